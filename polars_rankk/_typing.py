@@ -1,0 +1,32 @@
+"""Literal aliases for every policy value, shared by the API, the CLI and the docs."""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import polars as pl
+
+ShortListPolicy = Literal["fixed", "observed", "skip"]
+AveragePrecisionDenominator = Literal["relevant", "min_k_relevant"]
+DuplicatePolicy = Literal["first", "error", "keep"]
+TiePolicy = Literal["trec_eval", "item_asc", "input_order", "pessimistic", "optimistic", "expected"]
+EmptyTruthPolicy = Literal["exclude", "zero", "nan"]
+MissingGroupPolicy = Literal["zero", "exclude", "error"]
+PoolPolicy = Literal["all", "restrict"]
+GainPolicy = Literal["linear", "exponential"]
+InvalidScorePolicy = Literal["error", "drop", "lowest"]
+Average = Literal["macro", "micro", "weighted"]
+
+MetricName = Literal[
+    "precision",
+    "recall",
+    "f1",
+    "hit_rate",
+    "ndcg",
+    "average_precision",
+    "mrr",
+    "r_precision",
+]
+
+FrameLike = Union[pl.DataFrame, pl.LazyFrame]
+IntoExprColumn = Union[str, pl.Expr, pl.Series]

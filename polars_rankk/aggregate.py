@@ -1,0 +1,186 @@
+"""Aggregating per-group values over groups: macro, micro, weighted (SPEC §4).
+
+The macro mean is computed from a value histogram — (metric, k, value) -> count — reduced in
+sorted order, so the result is bit-identical however the per-group rows were partitioned or
+ordered; a distributed engine can build the histogram and hand it to `summarize_histogram`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankk._typing import FrameLike
+from polars_rankk.validate import METRICS
+
+#: Metrics that are ratios of counts, and so have a micro average.
+MICRO_METRICS = ("precision", "recall", "f1", "hit_rate", "r_precision")
+
+_METRIC_ORDER = {name: index for index, name in enumerate(METRICS)}
+
+
+def _collect(frame: FrameLike) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def order_metrics(frame: pl.DataFrame) -> pl.DataFrame:
+    """Sort a table with `metric` and `k` columns in canonical metric order, then by k."""
+    return (
+        frame.with_columns(
+            pl.col("metric").replace_strict(_METRIC_ORDER, default=len(METRICS)).alias("_order")
+        )
+        .sort(["_order", "k"], nulls_last=True)
+        .drop("_order")
+    )
+
+
+def value_histogram(per_group: FrameLike) -> pl.LazyFrame:
+    """(metric, k, value) -> count of groups, NaN values counted apart (value null)."""
+    return (
+        per_group.lazy()
+        .with_columns(pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")))
+        .group_by(["metric", "k", "value"])
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+    )
+
+
+def summarize_histogram(histogram: FrameLike) -> pl.DataFrame:
+    """Macro means from a value histogram: metric, k, value, n_groups, n_nan.
+
+    Distinct values are summed in ascending order, so the mean does not depend on how the
+    histogram was built.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.aggregate import summarize_histogram
+    >>> hist = pl.DataFrame({"metric": ["precision"] * 3, "k": [10] * 3,
+    ...                      "value": [0.0, 0.1, None], "count": [3, 1, 2]})
+    >>> summarize_histogram(hist)
+    shape: (1, 5)
+    ┌───────────┬─────┬───────┬──────────┬───────┐
+    │ metric    ┆ k   ┆ value ┆ n_groups ┆ n_nan │
+    │ ---       ┆ --- ┆ ---   ┆ ---      ┆ ---   │
+    │ str       ┆ i64 ┆ f64   ┆ i64      ┆ i64   │
+    ╞═══════════╪═════╪═══════╪══════════╪═══════╡
+    │ precision ┆ 10  ┆ 0.025 ┆ 4        ┆ 2     │
+    └───────────┴─────┴───────┴──────────┴───────┘
+    """
+    hist = _collect(histogram).sort(["metric", "k", "value"], nulls_last=True)
+    valid = pl.col("value").is_not_null()
+    summary = hist.group_by(["metric", "k"], maintain_order=True).agg(
+        (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
+        pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
+        pl.col("count").filter(~valid).sum().cast(pl.Int64).alias("n_nan"),
+    )
+    summary = summary.with_columns(
+        pl.when(pl.col("n_groups") > 0)
+        .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
+        .otherwise(float("nan"))
+        .alias("value")
+    ).select(["metric", "k", "value", "n_groups", "n_nan"])
+    return order_metrics(summary)
+
+
+def macro(per_group: FrameLike) -> pl.DataFrame:
+    """The mean of per-group values, each group counting once (NaN values skipped)."""
+    return summarize_histogram(value_histogram(per_group))
+
+
+def weighted(per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str) -> pl.DataFrame:
+    """Mean of per-group values weighted by `weight`, a column of `weights` keyed by `keys`."""
+    joined = (
+        per_group.lazy()
+        .join(weights.lazy().select([*keys, weight]), on=keys, how="left")
+        .filter(~pl.col("value").is_nan())
+        .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
+        .collect()
+    )
+    bad = joined.filter(pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan())
+    if bad.height:
+        raise ValueError(
+            f"weight column {weight!r} must be a number >= 0 for every evaluated group; "
+            f"{bad.height} per-group row(s) have a missing or negative weight, e.g. {bad.row(0, named=True)}"
+        )
+    # Summing in sorted order keeps the result independent of row order.
+    joined = joined.sort(["metric", "k", "value", "_weight"], nulls_last=True)
+    summary = joined.group_by(["metric", "k"], maintain_order=True).agg(
+        (pl.col("value") * pl.col("_weight")).sum().alias("_total"),
+        pl.col("_weight").sum().alias("_weight_total"),
+        pl.len().cast(pl.Int64).alias("n_groups"),
+    )
+    summary = summary.with_columns(
+        pl.when(pl.col("_weight_total") > 0)
+        .then(pl.col("_total") / pl.col("_weight_total"))
+        .otherwise(float("nan"))
+        .alias("value"),
+        pl.col("_weight_total").alias("total_weight"),
+    ).select(["metric", "k", "value", "n_groups", "total_weight"])
+    return order_metrics(summary)
+
+
+def micro(per_k: FrameLike, per_group: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame:
+    """Ratios of sums for the count-based metrics.
+
+    `per_k` holds one row per evaluated (group, k) with columns ``hits``,
+    ``precision_denominator``, ``n_relevant`` and ``hit``; `per_group` one row per group with
+    ``hits_at_r`` and ``n_relevant`` (for r_precision).
+    """
+    not_micro = [name for name in metrics if name not in MICRO_METRICS]
+    if not_micro:
+        raise ValueError(
+            f"micro averaging is a ratio of summed counts, defined for "
+            f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
+            f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
+        )
+    frames = []
+    k_metrics = [name for name in metrics if name != "r_precision"]
+    if k_metrics:
+        sums = (
+            per_k.lazy()
+            .sort([*keys, "k"])
+            .group_by("k")
+            .agg(
+                pl.col("hits").sum().cast(pl.Float64).alias("hits"),
+                pl.col("precision_denominator").sum().cast(pl.Float64).alias("denominator"),
+                pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
+                pl.col("hit").sum().cast(pl.Float64).alias("groups_hit"),
+                pl.len().cast(pl.Int64).alias("n_groups"),
+            )
+            .collect()
+        )
+        p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
+        r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
+        values = {
+            "precision": p,
+            "recall": r,
+            "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
+            "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
+        }
+        for name in k_metrics:
+            frames.append(
+                sums.select(
+                    pl.lit(name).alias("metric"),
+                    pl.col("k"),
+                    values[name].alias("value"),
+                    pl.col("n_groups"),
+                )
+            )
+    if "r_precision" in metrics:
+        totals = per_group.lazy().sort(keys).select(
+            pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits"),
+            pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
+            pl.len().cast(pl.Int64).alias("n_groups"),
+        ).collect()
+        frames.append(
+            totals.select(
+                pl.lit("r_precision").alias("metric"),
+                pl.lit(None, dtype=pl.Int64).alias("k"),
+                _safe_ratio(pl.col("hits"), pl.col("relevant")).alias("value"),
+                pl.col("n_groups"),
+            )
+        )
+    return order_metrics(pl.concat(frames, how="vertical"))
+
+
+def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(float("nan"))

@@ -1,0 +1,469 @@
+"""`evaluate`: candidates + truth -> per-group metrics, summaries and diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from polars_rankk import aggregate
+from polars_rankk._typing import Average, FrameLike, MetricName
+from polars_rankk.metrics import K_METRIC_BUILDERS, r_precision
+from polars_rankk.policy import Policy
+from polars_rankk.prepare import (
+    HAS_CANDIDATES,
+    HITS,
+    HITS_AT_R,
+    N_CANDIDATES,
+    N_RELEVANT,
+    Prepared,
+    prepare,
+)
+from polars_rankk.validate import METRICS, Spec, check_inputs
+
+if TYPE_CHECKING:
+    from polars_rankk.diagnostics import Diagnostics
+
+EngineType = Literal["auto", "in-memory", "streaming"]
+
+#: Names the output uses; a group key may not take them.
+RESERVED = ("metric", "k", "value", N_CANDIDATES, N_RELEVANT)
+
+
+class Evaluation:
+    """The result of `evaluate`: per-group values, summaries and diagnostics.
+
+    Attributes
+    ----------
+    per_group
+        One row per (group, metric, k): the group keys, ``metric`` (str), ``k`` (Int64, null
+        for ``r_precision``) and ``value`` (Float64). A ``pl.DataFrame`` when the inputs were
+        eager (sorted by group, metric, k), a ``pl.LazyFrame`` when they were lazy.
+    groups
+        One row per evaluated group: the keys, ``n_candidates`` (ranked list length after
+        de-duplication) and ``n_relevant`` (R_g under the policy).
+    group_keys, ks, metrics, policy
+        What was evaluated, and under which policy.
+    """
+
+    def __init__(
+        self,
+        spec: Spec,
+        prepared: Prepared,
+        per_group: FrameLike,
+        groups: FrameLike,
+        per_k: FrameLike,
+        micro_groups: FrameLike,
+        engine: EngineType,
+    ) -> None:
+        self._spec = spec
+        self._prepared = prepared
+        self._per_k = per_k
+        self._micro_groups = micro_groups
+        self._engine: EngineType = engine
+        self.per_group = per_group
+        self.groups = groups
+        self.group_keys: list[str] = list(spec.keys)
+        self.ks: list[int] = list(spec.ks)
+        self.metrics: list[MetricName] = list(spec.metrics)
+        self.policy: Policy = spec.policy
+        self.is_lazy: bool = spec.is_lazy
+
+    def summary(
+        self,
+        average: Average = "macro",
+        *,
+        weight: str | None = None,
+        weights: FrameLike | None = None,
+        metrics: Iterable[str] | None = None,
+    ) -> pl.DataFrame:
+        """Aggregate the per-group values over groups.
+
+        Parameters
+        ----------
+        average
+            ``"macro"`` (the mean of per-group values), ``"micro"`` (ratio of summed counts;
+            precision, recall, f1, hit_rate and r_precision only) or ``"weighted"``.
+        weight
+            For ``"weighted"``: a column of `weights`, or of `groups` (``n_candidates``,
+            ``n_relevant``) when `weights` is None.
+        weights
+            A table keyed by the group keys that holds `weight`.
+        metrics
+            Restrict to these metrics (for micro: default the count-based ones evaluated).
+
+        Returns
+        -------
+        pl.DataFrame
+            ``metric, k, value, n_groups`` and, for macro, ``n_nan`` (groups whose value is
+            NaN and was skipped), plus the groups each policy dropped at that k:
+            ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "c", "d"],
+        ...                            "score": [0.9, 0.8, 0.7, 0.6]})
+        >>> truth = pl.DataFrame({"user": [1, 2], "item": ["b", "x"]})
+        >>> res = rk.evaluate(candidates, truth, k=2, metrics=["precision", "recall"],
+        ...                   group_by="user")
+        >>> res.summary().select("metric", "k", "value", "n_groups")
+        shape: (2, 4)
+        ┌───────────┬─────┬───────┬──────────┐
+        │ metric    ┆ k   ┆ value ┆ n_groups │
+        │ ---       ┆ --- ┆ ---   ┆ ---      │
+        │ str       ┆ i64 ┆ f64   ┆ i64      │
+        ╞═══════════╪═════╪═══════╪══════════╡
+        │ precision ┆ 2   ┆ 0.25  ┆ 2        │
+        │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
+        └───────────┴─────┴───────┴──────────┘
+        """
+        chosen = self._chosen_metrics(metrics, average)
+        per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
+        if average == "macro":
+            result = aggregate.macro(per_group)
+        elif average == "weighted":
+            if weight is None:
+                raise ValueError("average='weighted' needs weight=<column name>")
+            table = self.groups if weights is None else weights
+            if weight not in table.lazy().collect_schema():
+                raise ValueError(
+                    f"weight column {weight!r} is not in "
+                    f"{'the groups table' if weights is None else 'weights'}; "
+                    f"its columns are {list(table.lazy().collect_schema())}"
+                )
+            result = aggregate.weighted(per_group, table, self.group_keys, weight)
+        elif average == "micro":
+            result = aggregate.micro(self._per_k, self._micro_groups, chosen, self.group_keys)
+        else:
+            raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
+        return result.join(self._dropped, on="k", how="left", nulls_equal=True).with_columns(
+            pl.col("dropped_short").fill_null(0)
+        )
+
+    def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
+        if metrics is None:
+            if average == "micro":
+                return [m for m in self.metrics if m in aggregate.MICRO_METRICS]
+            return list(self.metrics)
+        chosen = list(metrics)
+        missing = [m for m in chosen if m not in self.metrics]
+        if missing:
+            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
+        return chosen
+
+    @cached_property
+    def _dropped(self) -> pl.DataFrame:
+        """Per k (null for r_precision): groups each policy dropped."""
+        policy = self.policy
+        groups = self._prepared.groups
+        empty = pl.col(N_RELEVANT) == 0
+        empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
+        missing_dropped = (
+            ~pl.col(HAS_CANDIDATES) & ~empty_dropped
+            if policy.missing_groups == "exclude"
+            else pl.lit(False)
+        )
+        counts = groups.select(
+            empty_dropped.sum().cast(pl.Int64).alias("dropped_empty_truth"),
+            missing_dropped.sum().cast(pl.Int64).alias("dropped_missing"),
+        ).collect()
+        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
+        short = (
+            self._kept_groups(groups)
+            .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
+            .group_by("k")
+            .agg((pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short"))
+            .collect()
+            if policy.short_lists == "skip"
+            else pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
+        )
+        return ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
+
+    def _kept_groups(self, groups: pl.LazyFrame) -> pl.LazyFrame:
+        return _apply_group_policies(groups, self.policy)
+
+    @cached_property
+    def diagnostics(self) -> Diagnostics:
+        """Counts that qualify the numbers (SPEC §7); computed on first access."""
+        from polars_rankk.diagnostics import compute_diagnostics
+
+        return compute_diagnostics(self._spec, self._prepared)
+
+    def wide(self) -> FrameLike:
+        """per_group pivoted: one row per group, one column per ``metric@k``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["hit_rate"], group_by="q")
+        >>> res.wide()
+        shape: (1, 3)
+        ┌─────┬────────────┬────────────┐
+        │ q   ┆ hit_rate@1 ┆ hit_rate@2 │
+        │ --- ┆ ---        ┆ ---        │
+        │ i64 ┆ f64        ┆ f64        │
+        ╞═════╪════════════╪════════════╡
+        │ 1   ┆ 0.0        ┆ 1.0        │
+        └─────┴────────────┴────────────┘
+        """
+        per_group = self.per_group.lazy().with_columns(
+            pl.when(pl.col("k").is_null())
+            .then(pl.col("metric"))
+            .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+            .alias("_name")
+        )
+        names = [
+            name if name == "r_precision" else f"{name}@{k}"
+            for name in self.metrics
+            for k in ([None] if name == "r_precision" else self.ks)
+        ]
+        wide = (
+            per_group.group_by(self.group_keys)
+            .agg(pl.col("value").filter(pl.col("_name") == name).first().alias(name) for name in names)
+            .sort(self.group_keys)
+        )
+        return wide if self.is_lazy else wide.collect()
+
+    def __repr__(self) -> str:
+        head = (
+            f"Evaluation(group_by={self.group_keys}, k={self.ks}, metrics={self.metrics},\n"
+            f"           policy={self.policy})"
+        )
+        if self.is_lazy:
+            return head + "\n(lazy: call .summary() or collect .per_group)"
+        return f"{head}\n{self.summary().select('metric', 'k', 'value', 'n_groups')}"
+
+
+def _apply_group_policies(groups: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:
+    """Drop the groups that empty_truth='exclude' and missing_groups='exclude' leave out."""
+    if policy.empty_truth == "exclude":
+        groups = groups.filter(pl.col(N_RELEVANT) > 0)
+    if policy.missing_groups == "exclude":
+        groups = groups.filter(pl.col(HAS_CANDIDATES))
+    return groups
+
+
+def _check_missing_groups(spec: Spec) -> None:
+    if spec.policy.missing_groups != "error" or spec.truth is None:
+        return
+    keys = list(spec.keys)
+    missing = (
+        spec.truth.select(keys)
+        .unique()
+        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
+    )
+    rows = missing.head(1).collect()
+    if rows.height:
+        count = missing.select(pl.len()).collect().item()
+        raise ValueError(
+            f"truth has {count} group(s) with no candidates and "
+            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
+            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
+        )
+
+
+def evaluate(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str],
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    n_relevant: str | None = None,
+    policy: Policy | None = None,
+    engine: EngineType = "auto",
+    check_values: bool = True,
+) -> Evaluation:
+    """Evaluate ranked candidates against truth: every metric at every K, per group.
+
+    Parameters
+    ----------
+    candidates
+        One row per (group, item) scored by the model: the `group_by` columns, `item` and
+        `score` (higher ranks first). If it carries a `relevance` column it is pre-labelled:
+        ranks take their relevance from it and `truth` becomes optional.
+    truth
+        One row per judged (group, item), with an optional `relevance` grade (absent: every
+        row is relevant with grade 1). The groups evaluated are the groups in `truth`
+        (or in `candidates` when there is no truth).
+    k
+        One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+    metrics
+        Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
+        average_precision, mrr, r_precision``.
+    group_by
+        The group key column(s): query, user, session ...
+    item, score, relevance
+        Column names.
+    n_relevant
+        With pre-labelled candidates and no truth: a column holding R_g for each group
+        (relevant items the list may have missed).
+    policy
+        Every definitional choice (`Policy`); default ``Policy()``; ``Policy.trec_eval()``
+        reproduces trec_eval.
+    engine
+        Polars engine used to collect eager results.
+    check_values
+        Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
+        off only for inputs already validated.
+
+    Returns
+    -------
+    Evaluation
+        ``per_group`` (one row per group, metric, k), ``summary()``, ``diagnostics``. Lazy
+        inputs give a lazy ``per_group`` to collect or sink.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({
+    ...     "user": [1, 1, 1, 2, 2],
+    ...     "item": ["a", "b", "c", "a", "d"],
+    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7],
+    ... })
+    >>> truth = pl.DataFrame({"user": [1, 2, 2], "item": ["b", "d", "e"]})
+    >>> res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["precision", "ndcg"],
+    ...                   group_by="user")
+    >>> res.per_group.filter(pl.col("k") == 2)
+    shape: (4, 4)
+    ┌──────┬───────────┬─────┬──────────┐
+    │ user ┆ metric    ┆ k   ┆ value    │
+    │ ---  ┆ ---       ┆ --- ┆ ---      │
+    │ i64  ┆ str       ┆ i64 ┆ f64      │
+    ╞══════╪═══════════╪═════╪══════════╡
+    │ 1    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 1    ┆ ndcg      ┆ 2   ┆ 0.63093  │
+    │ 2    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
+    └──────┴───────────┴─────┴──────────┘
+    """
+    policy = Policy() if policy is None else policy
+    spec = check_inputs(
+        candidates,
+        truth,
+        k=k,
+        metrics=metrics,
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        check_values=check_values,
+    )
+    clashes = [key for key in spec.keys if key in RESERVED]
+    if clashes:
+        raise ValueError(
+            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
+        )
+    _check_missing_groups(spec)
+    prepared = prepare(spec)
+    keys = list(spec.keys)
+
+    groups = _apply_group_policies(prepared.groups, policy)
+    per_k = groups.select(keys).join(prepared.per_k, on=keys, how="inner")
+    if policy.short_lists == "skip":
+        per_k = per_k.filter(pl.col(N_CANDIDATES) >= pl.col("k"))
+
+    k_metrics = [name for name in spec.metrics if name in K_METRIC_BUILDERS]
+    nan_if_empty = policy.empty_truth == "nan"
+
+    def guarded(expression: pl.Expr) -> pl.Expr:
+        if not nan_if_empty:
+            return expression
+        return pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
+
+    precision_denominator = (
+        pl.min_horizontal(pl.col("k"), pl.col(N_CANDIDATES))
+        if policy.short_lists == "observed"
+        else pl.col("k")
+    )
+    per_k = per_k.select(
+        *keys,
+        "k",
+        *(guarded(K_METRIC_BUILDERS[name](policy)).alias(name) for name in k_metrics),
+        # Kept for micro averages.
+        pl.col(HITS).alias("hits"),
+        precision_denominator.alias("precision_denominator"),
+        pl.col(N_RELEVANT),
+        K_METRIC_BUILDERS["hit_rate"](policy).alias("hit"),
+    )
+    if nan_if_empty:
+        per_k = per_k.filter(pl.col(N_RELEVANT) > 0)
+    groups = groups.select(
+        *keys,
+        N_CANDIDATES,
+        N_RELEVANT,
+        HITS_AT_R,
+        guarded(r_precision(policy)).alias("r_precision"),
+    )
+    micro_groups = groups.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups
+
+    if not spec.is_lazy:
+        per_k_df, groups_df = pl.collect_all([per_k, groups], engine=engine)
+        per_group_df = _long(per_k_df.lazy(), groups_df.lazy(), spec, k_metrics).collect()
+        per_group_df = _sorted(per_group_df, keys)
+        micro_df = (
+            groups_df.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups_df
+        )
+        return Evaluation(
+            spec,
+            prepared,
+            per_group_df,
+            groups_df.select(*keys, N_CANDIDATES, N_RELEVANT).sort(keys),
+            per_k_df,
+            micro_df,
+            engine,
+        )
+    per_group = _long(per_k, groups, spec, k_metrics)
+    return Evaluation(
+        spec,
+        prepared,
+        per_group,
+        groups.select(*keys, N_CANDIDATES, N_RELEVANT),
+        per_k,
+        micro_groups,
+        engine,
+    )
+
+
+def _long(
+    per_k: pl.LazyFrame, groups: pl.LazyFrame, spec: Spec, k_metrics: list[str]
+) -> pl.LazyFrame:
+    """Per-(group, k) metric columns and per-group r_precision as one long table."""
+    keys = list(spec.keys)
+    parts = []
+    if k_metrics:
+        parts.append(
+            per_k.select(*keys, "k", *k_metrics)
+            .unpivot(on=k_metrics, index=[*keys, "k"], variable_name="metric", value_name="value")
+            .select(*keys, "metric", "k", "value")
+        )
+    if "r_precision" in spec.metrics:
+        parts.append(
+            groups.select(
+                *keys,
+                pl.lit("r_precision").alias("metric"),
+                pl.lit(None, dtype=pl.Int64).alias("k"),
+                pl.col("r_precision").cast(pl.Float64).alias("value"),
+            )
+        )
+    return pl.concat(parts, how="vertical")
+
+
+def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    order = {name: index for index, name in enumerate(METRICS)}
+    return (
+        per_group.with_columns(pl.col("metric").replace_strict(order).alias("_order"))
+        .sort([*keys, "_order", "k"], nulls_last=True)
+        .drop("_order")
+    )
+

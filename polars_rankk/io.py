@@ -1,0 +1,298 @@
+"""Read and write TREC run and qrels files with Polars.
+
+TREC formats (whitespace-separated, one record per line):
+
+- run: ``query Q0 item rank score tag`` — the ``Q0`` literal, the rank and the tag are
+  ignored (trec_eval orders by score, never by the rank column). As in trec_eval, anything
+  after the sixth field is ignored (trec_eval's own ``results.trunc`` test file carries such
+  trailing text).
+- qrels: ``query iteration item relevance`` — the iteration column is ignored.
+
+Fields may be separated by any run of spaces or tabs, lines may start with whitespace and
+may end with ``\\r\\n``; blank lines are skipped. Parsing is vectorised (one pass of Polars
+string expressions, no Python loop over lines) and validated eagerly, so a malformed file
+fails at read time with the file name, the 1-based line number and the offending line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Union
+
+import polars as pl
+
+__all__ = ["read_trec_qrels", "read_trec_run", "write_trec_run"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_LINE_NO = "__rankk_line_no"
+_LINE = "__rankk_line"
+_FIELDS = "__rankk_fields"
+_N_FIELDS = "__rankk_n_fields"
+
+_RUN_LAYOUT = "'query Q0 item rank score tag'"
+_QRELS_LAYOUT = "'query iteration item relevance'"
+_INT_PATTERN = r"^[+-]?[0-9]+$"
+
+
+def _split_lines(path: PathLike) -> pl.DataFrame:
+    """All non-blank lines of ``path`` with their 1-based number and their fields."""
+    return (
+        pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
+        .with_columns(
+            pl.col(_LINE)
+            .str.replace_all(r"\s+", " ")
+            .str.strip_chars(" ")
+            .str.split(" ")
+            .alias(_FIELDS)
+        )
+        .filter(pl.col(_FIELDS).list.first() != "")
+        .with_columns(pl.col(_FIELDS).list.len().alias(_N_FIELDS))
+        .collect()
+    )
+
+
+def _raise_first(frame: pl.DataFrame, mask: pl.Expr, path: PathLike, message: str) -> None:
+    """Raise ``ValueError`` for the first row of ``frame`` where ``mask`` holds."""
+    bad = frame.filter(mask).head(1)
+    if bad.height:
+        line_no = bad.item(0, _LINE_NO)
+        line = bad.item(0, _LINE)
+        raise ValueError(f"{os.fspath(path)} line {line_no}: {message}, got {line!r}")
+
+
+def read_trec_run(path: PathLike) -> pl.LazyFrame:
+    """Read a TREC run file (``query Q0 item rank score tag``).
+
+    Parameters
+    ----------
+    path
+        The run file. Fields are separated by any whitespace; trailing fields after the
+        sixth are ignored, as trec_eval does.
+
+    Returns
+    -------
+    pl.LazyFrame
+        Columns ``query`` (String), ``item`` (String) and ``score`` (Float64), one row per
+        line, in file order (the rank and tag columns are dropped).
+
+    Raises
+    ------
+    ValueError
+        A line has fewer than six fields or a score that is not a number; the message names
+        the file, the 1-based line number and the line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from polars_rankk import io as rkio
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.trec"
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 sys\\nq1\\tQ0\\td2\\t2\\t1.0\\tsys\\n")
+    >>> rkio.read_trec_run(path).collect()
+    shape: (2, 3)
+    ┌───────┬──────┬───────┐
+    │ query ┆ item ┆ score │
+    │ ---   ┆ ---  ┆ ---   │
+    │ str   ┆ str  ┆ f64   │
+    ╞═══════╪══════╪═══════╡
+    │ q1    ┆ d1   ┆ 2.5   │
+    │ q1    ┆ d2   ┆ 1.0   │
+    └───────┴──────┴───────┘
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 sys\\nfoo bar\\n")
+    >>> rkio.read_trec_run(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: ... line 2: expected at least 6 whitespace-separated fields 'query Q0 item rank score tag', got 'foo bar'
+    """
+    lines = _split_lines(path)
+    _raise_first(
+        lines,
+        pl.col(_N_FIELDS) < 6,
+        path,
+        f"expected at least 6 whitespace-separated fields {_RUN_LAYOUT}",
+    )
+    parsed = lines.select(
+        pl.col(_LINE_NO),
+        pl.col(_LINE),
+        pl.col(_FIELDS).list.get(0).alias("query"),
+        pl.col(_FIELDS).list.get(2).alias("item"),
+        pl.col(_FIELDS).list.get(4).alias("__score_text"),
+        pl.col(_FIELDS).list.get(4).cast(pl.Float64, strict=False).alias("score"),
+    )
+    _raise_first(
+        parsed,
+        pl.col("score").is_null(),
+        path,
+        "the score (5th field) is not a number",
+    )
+    return parsed.select("query", "item", "score").lazy()
+
+
+def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
+    """Read a TREC qrels file (``query iteration item relevance``).
+
+    Parameters
+    ----------
+    path
+        The qrels file: exactly four whitespace-separated fields per line.
+
+    Returns
+    -------
+    pl.LazyFrame
+        Columns ``query`` (String), ``item`` (String) and ``relevance``: Int64 when every
+        grade in the file is an integer (the usual case, and what trec_eval accepts),
+        Float64 when at least one grade is fractional (e.g. ``0.5``).
+
+    Raises
+    ------
+    ValueError
+        A line does not have exactly four fields or its relevance is not a number; the
+        message names the file, the 1-based line number and the line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from polars_rankk import io as rkio
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 2\\nq1 0 d3 0\\n")
+    >>> rkio.read_trec_qrels(path).collect()
+    shape: (2, 3)
+    ┌───────┬──────┬───────────┐
+    │ query ┆ item ┆ relevance │
+    │ ---   ┆ ---  ┆ ---       │
+    │ str   ┆ str  ┆ i64       │
+    ╞═══════╪══════╪═══════════╡
+    │ q1    ┆ d1   ┆ 2         │
+    │ q1    ┆ d3   ┆ 0         │
+    └───────┴──────┴───────────┘
+    >>> _ = path.write_text("q1 0 d1 0.5\\n")
+    >>> rkio.read_trec_qrels(path).collect()["relevance"].to_list()
+    [0.5]
+    """
+    lines = _split_lines(path)
+    _raise_first(
+        lines,
+        pl.col(_N_FIELDS) != 4,
+        path,
+        f"expected 4 whitespace-separated fields {_QRELS_LAYOUT}",
+    )
+    text = pl.col(_FIELDS).list.get(3)
+    parsed = lines.select(
+        pl.col(_LINE_NO),
+        pl.col(_LINE),
+        pl.col(_FIELDS).list.get(0).alias("query"),
+        pl.col(_FIELDS).list.get(2).alias("item"),
+        text.str.contains(_INT_PATTERN).alias("__is_int"),
+        text.cast(pl.Float64, strict=False).alias("__float"),
+        text.cast(pl.Int64, strict=False).alias("__int"),
+    )
+    # a grade is valid when it is a finite number; integers must fit in Int64
+    _raise_first(
+        parsed,
+        pl.col("__float").is_null()
+        | ~pl.col("__float").is_finite()
+        | (pl.col("__is_int") & pl.col("__int").is_null()),
+        path,
+        "the relevance (4th field) is not a finite number",
+    )
+    all_int = bool(parsed.get_column("__is_int").all()) if parsed.height else True
+    relevance = pl.col("__int") if all_int else pl.col("__float")
+    return parsed.select("query", "item", relevance.alias("relevance")).lazy()
+
+
+def write_trec_run(
+    frame: pl.DataFrame | pl.LazyFrame,
+    path: PathLike,
+    *,
+    group_by: str = "query",
+    item: str = "item",
+    score: str = "score",
+    tag: str = "rankk",
+) -> None:
+    """Write candidates as a TREC run file (``query Q0 item rank score tag``).
+
+    Rows are written per group in trec_eval's order — score descending, ties by item id
+    descending in byte order — and ``rank`` is the 1-based position in that order, so the
+    file reads back (with :func:`read_trec_run`) to the same ranking under
+    ``Policy.trec_eval()``.
+
+    Parameters
+    ----------
+    frame
+        Candidates with a group column, an item column and a numeric score column.
+    path
+        Destination file (overwritten).
+    group_by, item, score
+        Column names in ``frame``. Group and item values are written as strings and must
+        not contain whitespace.
+    tag
+        The run tag written in the last field (no whitespace).
+
+    Raises
+    ------
+    ValueError
+        The tag, a group value or an item value contains whitespace or is empty.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import polars as pl
+    >>> from polars_rankk import io as rkio
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.trec"
+    >>> df = pl.DataFrame({"query": ["q1", "q1", "q1"], "item": ["a", "b", "c"],
+    ...                    "score": [0.5, 0.9, 0.5]})
+    >>> rkio.write_trec_run(df, path, tag="demo")
+    >>> print(path.read_text(), end="")
+    q1 Q0 b 1 0.9 demo
+    q1 Q0 c 2 0.5 demo
+    q1 Q0 a 3 0.5 demo
+    >>> rkio.read_trec_run(path).collect().shape
+    (3, 3)
+    """
+    if not tag or any(ch.isspace() for ch in tag):
+        raise ValueError(f"the run tag must be non-empty and contain no whitespace; got {tag!r}")
+    out = (
+        frame.lazy()
+        .select(
+            pl.col(group_by).cast(pl.String).alias("__q"),
+            pl.col(item).cast(pl.String).alias("__item"),
+            pl.col(score).cast(pl.Float64).alias("__score"),
+        )
+        .with_columns(pl.col("__item").cast(pl.Binary).alias("__item_bytes"))
+        .sort(
+            ["__q", "__score", "__item_bytes"],
+            descending=[False, True, True],
+            maintain_order=True,
+        )
+        .with_columns(pl.int_range(1, pl.len() + 1).over("__q").alias("__rank"))
+        .collect()
+    )
+    bad_text = (
+        pl.col("__q").is_null()
+        | pl.col("__item").is_null()
+        | (pl.col("__q") == "")
+        | (pl.col("__item") == "")
+        | pl.col("__q").str.contains(r"\s")
+        | pl.col("__item").str.contains(r"\s")
+    )
+    bad = out.filter(bad_text).head(1)
+    if bad.height:
+        raise ValueError(
+            "TREC run fields must be non-empty and contain no whitespace; got "
+            f"{group_by}={bad.item(0, '__q')!r}, {item}={bad.item(0, '__item')!r}"
+        )
+    lines = out.select(
+        pl.concat_str(
+            [
+                pl.col("__q"),
+                pl.lit("Q0"),
+                pl.col("__item"),
+                pl.col("__rank").cast(pl.String),
+                pl.col("__score").cast(pl.String),
+                pl.lit(tag),
+            ],
+            separator=" ",
+        ).alias("line")
+    )
+    lines.write_csv(Path(path), include_header=False, quote_style="never")
