@@ -136,7 +136,10 @@ class Evaluation:
                 )
             result = aggregate.weighted(per_group, table, self.group_keys, weight)
         elif average == "micro":
-            result = aggregate.micro(self._per_k, self._micro_groups, chosen, self.group_keys)
+            per_k = self._per_k.lazy()
+            if self.policy.empty_truth == "nan":
+                per_k = per_k.filter(pl.col(N_RELEVANT) > 0)
+            result = aggregate.micro(per_k, self._micro_groups, chosen, self.group_keys)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         return result.join(self._dropped, on="k", how="left", nulls_equal=True).with_columns(
@@ -396,8 +399,6 @@ def evaluate(
         pl.col(N_RELEVANT),
         K_METRIC_BUILDERS["hit_rate"](policy).alias("hit"),
     )
-    if nan_if_empty:
-        per_k = per_k.filter(pl.col(N_RELEVANT) > 0)
     groups = groups.select(
         *keys,
         N_CANDIDATES,

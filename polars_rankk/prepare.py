@@ -279,6 +279,14 @@ def _ideal(truth: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.
     )
 
 
+def _present(spec: Spec) -> pl.LazyFrame:
+    """Groups that have candidate rows in the input, before invalid scores are dropped.
+
+    A group whose every score was dropped is ranked empty; it is not a missing group.
+    """
+    return spec.candidates.select(spec.keys).unique().with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+
+
 def prepare(spec: Spec) -> Prepared:
     """Build the lazy per-group and per-(group, k) tables for `spec`."""
     policy = spec.policy
@@ -349,8 +357,14 @@ def prepare(spec: Spec) -> Prepared:
         universe.join(truth_counts, on=keys, how="left")
         .join(total_relevant, on=keys, how="left")
         .join(list_lengths, on=keys, how="left")
-        .with_columns(
-            pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES),
+    )
+    if policy.invalid_scores == "drop":
+        groups = groups.join(_present(spec), on=keys, how="left")
+    else:
+        groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
+    groups = (
+        groups.with_columns(
+            pl.col(HAS_CANDIDATES).fill_null(False),
             pl.col(N_CANDIDATES).fill_null(0),
             pl.col(N_RELEVANT).fill_null(0),
             pl.col(N_RELEVANT_TOTAL).fill_null(0),

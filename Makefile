@@ -1,0 +1,37 @@
+# Everything a fresh machine needs, from Python 3 and make alone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+## demo: evaluate the bundled demo data and print a readable summary
+demo: $(STAMP)
+	$(BIN)/python scripts/demo.py
+
+## test: lint, type-check and run the whole test suite (what CI runs)
+test: $(STAMP)
+	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
+	$(BIN)/python -m mypy
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
+	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts
+
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
+
+## bench: the core benchmark at 5M rows (see benchmarks/README.md)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py --scale 5M
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,425 @@
+"""Metric expressions for pre-labelled rows, inside ``group_by().agg()`` or ``.over()``.
+
+Each function returns a ``pl.Expr`` computing one metric of one group's rows: ``relevance``
+(a grade per row), ranked by ``by`` (higher first) with ties broken as `Policy.ties` says.
+R_g is the number of relevant rows of the group (or an ``n_relevant`` expression), and the
+ideal DCG is built from the group's own grades — the same numbers `evaluate` gives for
+pre-labelled candidates without a truth table. Rows are taken as given: de-duplicate first
+(or use `evaluate`, which applies `Policy.duplicates`).
+
+These expressions sort inside each group, so Polars runs them on its in-memory engine; for
+very large tables use `evaluate`, whose pipeline stays streaming.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankk._typing import IntoExprColumn
+from polars_rankk.policy import Policy
+
+__all__ = [
+    "average_precision_at_k",
+    "f1_at_k",
+    "hit_rate_at_k",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "precision_at_k",
+    "r_precision",
+    "recall_at_k",
+]
+
+
+def _expr(value: IntoExprColumn) -> pl.Expr:
+    if isinstance(value, pl.Expr):
+        return value
+    if isinstance(value, str):
+        return pl.col(value)
+    if isinstance(value, pl.Series):
+        return pl.lit(value)
+    raise TypeError(f"expected a column name, expression or Series; got {type(value).__name__}")
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be an int >= 1; got {k!r}")
+    return k
+
+
+def _ranked_grades(
+    relevance: IntoExprColumn, by: IntoExprColumn, item: IntoExprColumn | None, policy: Policy
+) -> pl.Expr:
+    """The group's grades in rank order (score descending, ties per the policy)."""
+    grade = _expr(relevance).cast(pl.Float64)
+    score = _expr(by).cast(pl.Float64) + 0.0
+    ties = policy.ties
+    if ties == "expected":
+        raise ValueError(
+            "ties='expected' is not available in the expression API; use rk.evaluate"
+        )
+    if ties in ("trec_eval", "item_asc") and item is None:
+        raise ValueError(
+            f"ties={ties!r} breaks ties by item id: pass item=<column>, "
+            f"or use Policy(ties='input_order')"
+        )
+    if ties == "trec_eval":
+        assert item is not None
+        keys, descending = [score, _expr(item).cast(pl.String)], [True, True]
+    elif ties == "item_asc":
+        assert item is not None
+        keys, descending = [score, _expr(item)], [True, False]
+    elif ties == "pessimistic":
+        keys, descending = [score, grade], [True, False]
+    elif ties == "optimistic":
+        keys, descending = [score, grade], [True, True]
+    else:  # input_order
+        keys, descending = [score], [True]
+    return grade.sort_by(keys, descending=descending, maintain_order=True)
+
+
+def _relevant(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    return (grade >= policy.relevance_threshold).cast(pl.Int64)
+
+
+def _gain(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    grade = grade.clip(lower_bound=0.0)
+    if policy.gain == "exponential":
+        return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
+    return grade
+
+
+def _discounted_sum(gains: pl.Expr) -> pl.Expr:
+    """Σ gain_i / log2(i + 1), summed in rank order as `evaluate` does."""
+    discount = (pl.int_range(1, gains.len() + 1) + 1).cast(pl.Float64).log(2)
+    return (gains / discount).cum_sum().last().fill_null(0.0)
+
+
+def _divide(numerator: pl.Expr, denominator: pl.Expr | int) -> pl.Expr:
+    """numerator / denominator, 0 where the denominator is 0.
+
+    The denominator is turned into a column as long as the numerator: Polars divides by a
+    scalar through its reciprocal on long columns, which would change the last bit.
+    """
+    numerator = numerator.cast(pl.Float64)
+    if isinstance(denominator, int):
+        denominator = numerator * 0.0 + float(denominator)
+    denominator = denominator.cast(pl.Float64)
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)
+
+
+def _n_relevant(
+    relevance: IntoExprColumn, n_relevant: IntoExprColumn | None, policy: Policy
+) -> pl.Expr:
+    if n_relevant is not None:
+        return _expr(n_relevant).first().cast(pl.Int64)
+    return _relevant(_expr(relevance).cast(pl.Float64), policy).sum()
+
+
+def _empty_truth(value: pl.Expr, n_relevant: pl.Expr, policy: Policy) -> pl.Expr:
+    """Apply `Policy.empty_truth` to a group with no relevant row."""
+    if policy.empty_truth == "zero":
+        return value
+    empty = pl.lit(float("nan")) if policy.empty_truth == "nan" else pl.lit(None, pl.Float64)
+    return pl.when(n_relevant == 0).then(empty).otherwise(value)
+
+
+def _hits(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
+    return _relevant(ranked.head(k), policy).sum()
+
+
+def _precision(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
+    hits = _hits(ranked, k, policy)
+    if policy.short_lists == "observed":
+        return _divide(hits, pl.min_horizontal(ranked.len(), hits * 0 + k))
+    value = _divide(hits, k)
+    if policy.short_lists == "skip":
+        return pl.when(ranked.len() >= k).then(value).otherwise(None)
+    return value
+
+
+def _skip_short(value: pl.Expr, ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
+    if policy.short_lists != "skip":
+        return value
+    return pl.when(ranked.len() >= k).then(value).otherwise(None)
+
+
+def precision_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """Precision@K of each group: relevant rows in the top K / K (trec_eval ``P_k``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``).
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or
+        ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 1, 1, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.precision_at_k("rel", by="score", k=2, item="item").alias("p@2")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────┐
+    │ user ┆ p@2 │
+    │ ---  ┆ --- │
+    │ i64  ┆ f64 │
+    ╞══════╪═════╡
+    │ 1    ┆ 0.5 │
+    │ 2    ┆ 0.5 │
+    └──────┴─────┘
+
+    See Also
+    --------
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    value = _precision(ranked, k, policy)
+    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+
+
+def recall_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """Recall@K of each group: relevant rows in the top K / R_g (trec_eval ``recall_k``).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.recall_at_k("rel", by="score", k=2, item="item")).item()
+    0.5
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    total = _n_relevant(relevance, n_relevant, policy)
+    value = _skip_short(_divide(_hits(ranked, k, policy), total), ranked, k, policy)
+    return _empty_truth(value, total, policy)
+
+
+def f1_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """F1@K: 2PR / (P + R) of precision@K and recall@K; 0 when both are 0.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.f1_at_k("rel", by="score", k=2, item="item")).item()
+    0.5
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    total = _n_relevant(relevance, n_relevant, policy)
+    p = _precision(ranked, k, policy)
+    r = _divide(_hits(ranked, k, policy), total)
+    value = _skip_short(_divide(2.0 * p * r, p + r), ranked, k, policy)
+    return _empty_truth(value, total, policy)
+
+
+def hit_rate_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """HitRate@K: 1.0 if a relevant row is in the top K, else 0.0 (trec_eval ``success_k``).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.hit_rate_at_k("rel", by="score", k=1, item="item")).item()
+    0.0
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    value = (_hits(ranked, k, policy) > 0).cast(pl.Float64)
+    value = _skip_short(value, ranked, k, policy)
+    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+
+
+def ndcg_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """nDCG@K: DCG of the top K over the DCG of the group's grades in ideal order.
+
+    Gain is the grade (``gain="linear"``, trec_eval ``ndcg_cut``) or ``2**grade - 1``;
+    discount ``log2(rank + 1)``; 0 when the ideal DCG is 0.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 2, 1]})
+    >>> round(df.select(rk.ndcg_at_k("rel", by="score", k=3, item="item")).item(), 6)
+    0.669672
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    grade = _expr(relevance).cast(pl.Float64)
+    dcg = _discounted_sum(_gain(ranked.head(k), policy))
+    ideal = _discounted_sum(_gain(grade, policy).sort(descending=True).head(k))
+    value = _skip_short(_divide(dcg, ideal), ranked, k, policy)
+    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+
+
+def average_precision_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """AP@K: Σ precision@i over relevant ranks i ≤ K, / R_g (trec_eval ``map_cut_k``).
+
+    ``Policy(ap_denominator="min_k_relevant")`` divides by min(K, R_g) instead.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.average_precision_at_k("rel", by="score", k=3, item="item")).item()
+    0.5833333333333333
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    total = _n_relevant(relevance, n_relevant, policy)
+    relevant = _relevant(ranked.head(k), policy)
+    rank = pl.int_range(1, relevant.len() + 1).cast(pl.Float64)
+    terms = (relevant * relevant.cum_sum()).cast(pl.Float64) / rank
+    precision_sum = terms.cum_sum().last().fill_null(0.0)
+    denominator = total
+    if policy.ap_denominator == "min_k_relevant":
+        denominator = pl.min_horizontal(total, total * 0 + k)
+    value = _skip_short(_divide(precision_sum, denominator), ranked, k, policy)
+    return _empty_truth(value, total, policy)
+
+
+def mrr_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """Reciprocal rank of the first relevant row within K; 0 if none (trec_eval ``recip_rank``).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.mrr_at_k("rel", by="score", k=3, item="item")).item()
+    0.5
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    k = _check_k(k)
+    ranked = _ranked_grades(relevance, by, item, policy)
+    first = (_relevant(ranked.head(k), policy) == 1).arg_true().first()
+    value = (1.0 / (first + 1).cast(pl.Float64)).fill_null(0.0)
+    value = _skip_short(value, ranked, k, policy)
+    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+
+
+def r_precision(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+) -> pl.Expr:
+    """R-precision: precision at rank R_g, the group's number of relevant items (``Rprec``).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.r_precision("rel", by="score", item="item")).item()
+    0.5
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    policy = Policy() if policy is None else policy
+    ranked = _ranked_grades(relevance, by, item, policy)
+    total = _n_relevant(relevance, n_relevant, policy)
+    within = pl.int_range(1, ranked.len() + 1) <= total
+    hits = (_relevant(ranked, policy) * within.cast(pl.Int64)).sum()
+    return _empty_truth(_divide(hits, total), total, policy)

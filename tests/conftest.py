@@ -1,0 +1,41 @@
+"""Shared fixtures and helpers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import polars as pl
+import pytest
+
+ENGINES = ("in-memory", "streaming")
+
+
+def per_group_dict(per_group: pl.DataFrame | pl.LazyFrame, keys: list[str]) -> dict[tuple, float]:
+    """{(keys..., metric, k): value} from a per_group table."""
+    frame = per_group.collect() if isinstance(per_group, pl.LazyFrame) else per_group
+    out = {}
+    for row in frame.iter_rows(named=True):
+        out[(*[row[key] for key in keys], row["metric"], row["k"])] = row["value"]
+    return out
+
+
+def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
+    """Same keys; values equal (NaN equals NaN), within `tolerance` if given."""
+    assert left.keys() == right.keys(), (
+        f"only left: {sorted(left.keys() - right.keys(), key=repr)[:5]}; "
+        f"only right: {sorted(right.keys() - left.keys(), key=repr)[:5]}"
+    )
+    for key, value in left.items():
+        other = right[key]
+        if isinstance(value, float) and math.isnan(value):
+            assert isinstance(other, float) and math.isnan(other), (key, value, other)
+        elif tolerance == 0.0:
+            assert value == other, (key, value, other)
+        else:
+            assert abs(value - other) <= tolerance, (key, value, other)
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield request.param
