@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal, TypeAlias
 
 import polars as pl
 
@@ -28,5 +28,5 @@ MetricName = Literal[
     "r_precision",
 ]
 
-FrameLike = Union[pl.DataFrame, pl.LazyFrame]
-IntoExprColumn = Union[str, pl.Expr, pl.Series]
+FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
+IntoExprColumn: TypeAlias = str | pl.Expr | pl.Series

@@ -86,7 +86,9 @@ def macro(per_group: FrameLike) -> pl.DataFrame:
     return summarize_histogram(value_histogram(per_group))
 
 
-def weighted(per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str) -> pl.DataFrame:
+def weighted(
+    per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str
+) -> pl.DataFrame:
     """Mean of per-group values weighted by `weight`, a column of `weights` keyed by `keys`."""
     joined = (
         per_group.lazy()
@@ -95,11 +97,14 @@ def weighted(per_group: FrameLike, weights: FrameLike, keys: list[str], weight: 
         .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
         .collect()
     )
-    bad = joined.filter(pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan())
+    bad = joined.filter(
+        pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan()
+    )
     if bad.height:
         raise ValueError(
             f"weight column {weight!r} must be a number >= 0 for every evaluated group; "
-            f"{bad.height} per-group row(s) have a missing or negative weight, e.g. {bad.row(0, named=True)}"
+            f"{bad.height} per-group row(s) have a missing or negative weight, "
+            f"e.g. {bad.row(0, named=True)}"
         )
     # Summing in sorted order keeps the result independent of row order.
     joined = joined.sort(["metric", "k", "value", "_weight"], nulls_last=True)
@@ -118,7 +123,9 @@ def weighted(per_group: FrameLike, weights: FrameLike, keys: list[str], weight: 
     return order_metrics(summary)
 
 
-def micro(per_k: FrameLike, per_group: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame:
+def micro(
+    per_k: FrameLike, per_group: FrameLike, metrics: list[str], keys: list[str]
+) -> pl.DataFrame:
     """Ratios of sums for the count-based metrics.
 
     `per_k` holds one row per evaluated (group, k) with columns ``hits``,
@@ -166,11 +173,16 @@ def micro(per_k: FrameLike, per_group: FrameLike, metrics: list[str], keys: list
                 )
             )
     if "r_precision" in metrics:
-        totals = per_group.lazy().sort(keys).select(
-            pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits"),
-            pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
-            pl.len().cast(pl.Int64).alias("n_groups"),
-        ).collect()
+        totals = (
+            per_group.lazy()
+            .sort(keys)
+            .select(
+                pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits"),
+                pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
+                pl.len().cast(pl.Int64).alias("n_groups"),
+            )
+            .collect()
+        )
         frames.append(
             totals.select(
                 pl.lit("r_precision").alias("metric"),

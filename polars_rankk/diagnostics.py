@@ -128,9 +128,10 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     )
     candidate_groups = per_group_scores.select(
         pl.len().cast(pl.Int64).alias("groups_in_candidates"),
-        ((pl.col("_n") > 1) & pl.col("_constant")).sum().cast(pl.Int64).alias(
-            "constant_score_groups"
-        ),
+        ((pl.col("_n") > 1) & pl.col("_constant"))
+        .sum()
+        .cast(pl.Int64)
+        .alias("constant_score_groups"),
     )
     candidates_only = (
         per_group_scores.select(keys)
@@ -150,7 +151,9 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     shorter = (
         evaluated.join(ks, how="cross")
         .group_by("k")
-        .agg((pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("groups_shorter_than_k"))
+        .agg(
+            (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("groups_shorter_than_k")
+        )
     )
     next_score = pl.col(SCORE).shift(-1).over(keys, order_by=RANK)
     straddling = (

@@ -227,7 +227,10 @@ class Evaluation:
         ]
         wide = (
             per_group.group_by(self.group_keys)
-            .agg(pl.col("value").filter(pl.col("_name") == name).first().alias(name) for name in names)
+            .agg(
+                pl.col("value").filter(pl.col("_name") == name).first().alias(name)
+                for name in names
+            )
             .sort(self.group_keys)
         )
         return wide if self.is_lazy else wide.collect()
@@ -412,9 +415,7 @@ def evaluate(
         per_k_df, groups_df = pl.collect_all([per_k, groups], engine=engine)
         per_group_df = _long(per_k_df.lazy(), groups_df.lazy(), spec, k_metrics).collect()
         per_group_df = _sorted(per_group_df, keys)
-        micro_df = (
-            groups_df.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups_df
-        )
+        micro_df = groups_df.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups_df
         return Evaluation(
             spec,
             prepared,
@@ -437,7 +438,7 @@ def evaluate(
 
 
 def _long(
-    per_k: pl.LazyFrame, groups: pl.LazyFrame, spec: Spec, k_metrics: list[str]
+    per_k: pl.LazyFrame, groups: pl.LazyFrame, spec: Spec, k_metrics: Sequence[str]
 ) -> pl.LazyFrame:
     """Per-(group, k) metric columns and per-group r_precision as one long table."""
     keys = list(spec.keys)
@@ -467,4 +468,3 @@ def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         .sort([*keys, "_order", "k"], nulls_last=True)
         .drop("_order")
     )
-

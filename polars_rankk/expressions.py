@@ -54,9 +54,7 @@ def _ranked_grades(
     score = _expr(by).cast(pl.Float64) + 0.0
     ties = policy.ties
     if ties == "expected":
-        raise ValueError(
-            "ties='expected' is not available in the expression API; use rk.evaluate"
-        )
+        raise ValueError("ties='expected' is not available in the expression API; use rk.evaluate")
     if ties in ("trec_eval", "item_asc") and item is None:
         raise ValueError(
             f"ties={ties!r} breaks ties by item id: pass item=<column>, "
@@ -115,12 +113,14 @@ def _n_relevant(
     return _relevant(_expr(relevance).cast(pl.Float64), policy).sum()
 
 
-def _empty_truth(value: pl.Expr, n_relevant: pl.Expr, policy: Policy) -> pl.Expr:
-    """Apply `Policy.empty_truth` to a group with no relevant row."""
-    if policy.empty_truth == "zero":
-        return value
-    empty = pl.lit(float("nan")) if policy.empty_truth == "nan" else pl.lit(None, pl.Float64)
-    return pl.when(n_relevant == 0).then(empty).otherwise(value)
+def _finish(
+    value: pl.Expr, n_relevant: pl.Expr, policy: Policy, metric: str, k: int | None
+) -> pl.Expr:
+    """Apply `Policy.empty_truth` to a group with no relevant row; name it ``metric@k``."""
+    if policy.empty_truth != "zero":
+        empty = pl.lit(float("nan")) if policy.empty_truth == "nan" else pl.lit(None, pl.Float64)
+        value = pl.when(n_relevant == 0).then(empty).otherwise(value)
+    return value.alias(metric if k is None else f"{metric}@{k}")
 
 
 def _hits(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
@@ -196,7 +196,7 @@ def precision_at_k(
     k = _check_k(k)
     ranked = _ranked_grades(relevance, by, item, policy)
     value = _precision(ranked, k, policy)
-    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "precision", k)
 
 
 def recall_at_k(
@@ -226,7 +226,7 @@ def recall_at_k(
     ranked = _ranked_grades(relevance, by, item, policy)
     total = _n_relevant(relevance, n_relevant, policy)
     value = _skip_short(_divide(_hits(ranked, k, policy), total), ranked, k, policy)
-    return _empty_truth(value, total, policy)
+    return _finish(value, total, policy, "recall", k)
 
 
 def f1_at_k(
@@ -258,7 +258,7 @@ def f1_at_k(
     p = _precision(ranked, k, policy)
     r = _divide(_hits(ranked, k, policy), total)
     value = _skip_short(_divide(2.0 * p * r, p + r), ranked, k, policy)
-    return _empty_truth(value, total, policy)
+    return _finish(value, total, policy, "f1", k)
 
 
 def hit_rate_at_k(
@@ -288,7 +288,7 @@ def hit_rate_at_k(
     ranked = _ranked_grades(relevance, by, item, policy)
     value = (_hits(ranked, k, policy) > 0).cast(pl.Float64)
     value = _skip_short(value, ranked, k, policy)
-    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "hit_rate", k)
 
 
 def ndcg_at_k(
@@ -323,7 +323,7 @@ def ndcg_at_k(
     dcg = _discounted_sum(_gain(ranked.head(k), policy))
     ideal = _discounted_sum(_gain(grade, policy).sort(descending=True).head(k))
     value = _skip_short(_divide(dcg, ideal), ranked, k, policy)
-    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "ndcg", k)
 
 
 def average_precision_at_k(
@@ -362,7 +362,7 @@ def average_precision_at_k(
     if policy.ap_denominator == "min_k_relevant":
         denominator = pl.min_horizontal(total, total * 0 + k)
     value = _skip_short(_divide(precision_sum, denominator), ranked, k, policy)
-    return _empty_truth(value, total, policy)
+    return _finish(value, total, policy, "average_precision", k)
 
 
 def mrr_at_k(
@@ -393,7 +393,7 @@ def mrr_at_k(
     first = (_relevant(ranked.head(k), policy) == 1).arg_true().first()
     value = (1.0 / (first + 1).cast(pl.Float64)).fill_null(0.0)
     value = _skip_short(value, ranked, k, policy)
-    return _empty_truth(value, _n_relevant(relevance, n_relevant, policy), policy)
+    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "mrr", k)
 
 
 def r_precision(
@@ -422,4 +422,4 @@ def r_precision(
     total = _n_relevant(relevance, n_relevant, policy)
     within = pl.int_range(1, ranked.len() + 1) <= total
     hits = (_relevant(ranked, policy) * within.cast(pl.Int64)).sum()
-    return _empty_truth(_divide(hits, total), total, policy)
+    return _finish(_divide(hits, total), total, policy, "r_precision", None)

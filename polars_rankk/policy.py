@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -47,8 +48,7 @@ POLICY_HELP: dict[str, str] = {
     "trec_eval -c), 'exclude' them, or raise ('error')",
     "pool": "truth items the model never scored count in R ('all') or not ('restrict')",
     "relevance_threshold": "an item is relevant when its grade >= this (default 1)",
-    "gain": "nDCG gain of a grade: the grade ('linear', trec_eval) or 2^grade - 1 "
-    "('exponential')",
+    "gain": "nDCG gain of a grade: the grade ('linear', trec_eval) or 2^grade - 1 ('exponential')",
     "invalid_scores": "null/NaN/inf scores: raise ('error'), drop the rows ('drop'), or rank "
     "them last ('lowest')",
 }
@@ -104,7 +104,7 @@ class Policy:
     >>> rk.Policy(ties="random")
     Traceback (most recent call last):
     ...
-    ValueError: Policy.ties must be one of 'trec_eval', 'item_asc', 'input_order', 'pessimistic', 'optimistic', 'expected'; got 'random'
+    ValueError: Policy.ties must be one of 'trec_eval', 'item_asc', ..., 'expected'; got 'random'
     """
 
     short_lists: ShortListPolicy = "fixed"
@@ -129,7 +129,7 @@ class Policy:
             raise TypeError(
                 f"Policy.relevance_threshold must be a number; got {type(threshold).__name__}"
             )
-        if not threshold > 0 or threshold != threshold:
+        if not threshold > 0 or math.isnan(threshold):
             raise ValueError(f"Policy.relevance_threshold must be > 0; got {threshold!r}")
 
     @classmethod

@@ -261,9 +261,7 @@ def _ideal(truth: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.
     if padding is not None:
         gains = pl.concat([gains, padding], how="vertical")
     gains = gains.filter(pl.col(GAIN) > 0)
-    ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(
-        keys, order_by=-pl.col(GAIN)
-    )
+    ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-pl.col(GAIN))
     gains = gains.with_columns(ideal_rank.alias(RANK)).filter(pl.col(RANK) <= spec.k_max)
     # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
     gains = gains.with_columns(
@@ -284,7 +282,9 @@ def _present(spec: Spec) -> pl.LazyFrame:
 
     A group whose every score was dropped is ranked empty; it is not a missing group.
     """
-    return spec.candidates.select(spec.keys).unique().with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+    return (
+        spec.candidates.select(spec.keys).unique().with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+    )
 
 
 def prepare(spec: Spec) -> Prepared:
@@ -333,8 +333,11 @@ def prepare(spec: Spec) -> Prepared:
         if spec.n_relevant is not None:
             declared = deduplicated.group_by(keys).agg(pl.col(N_PADDING).first())
             truth_counts = truth_counts.join(declared, on=keys, how="left").select(
-                [*keys, pl.col(N_PADDING).alias(N_RELEVANT),
-                 (pl.col(N_PADDING) - pl.col(N_RELEVANT)).clip(lower_bound=0).alias("_rk_pad")]
+                [
+                    *keys,
+                    pl.col(N_PADDING).alias(N_RELEVANT),
+                    (pl.col(N_PADDING) - pl.col(N_RELEVANT)).clip(lower_bound=0).alias("_rk_pad"),
+                ]
             )
             missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
             padding = (
@@ -346,13 +349,9 @@ def prepare(spec: Spec) -> Prepared:
             truth_counts = truth_counts.drop("_rk_pad")
     else:
         universe = truth.select(keys).unique()
-    total_relevant = truth.group_by(keys).agg(
-        relevant.sum().cast(pl.Int64).alias(N_RELEVANT_TOTAL)
-    )
+    total_relevant = truth.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(N_RELEVANT_TOTAL))
     if spec.n_relevant is not None:
-        total_relevant = truth_counts.select(
-            [*keys, pl.col(N_RELEVANT).alias(N_RELEVANT_TOTAL)]
-        )
+        total_relevant = truth_counts.select([*keys, pl.col(N_RELEVANT).alias(N_RELEVANT_TOTAL)])
     groups = (
         universe.join(truth_counts, on=keys, how="left")
         .join(total_relevant, on=keys, how="left")
@@ -362,13 +361,11 @@ def prepare(spec: Spec) -> Prepared:
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
-    groups = (
-        groups.with_columns(
-            pl.col(HAS_CANDIDATES).fill_null(False),
-            pl.col(N_CANDIDATES).fill_null(0),
-            pl.col(N_RELEVANT).fill_null(0),
-            pl.col(N_RELEVANT_TOTAL).fill_null(0),
-        )
+    groups = groups.with_columns(
+        pl.col(HAS_CANDIDATES).fill_null(False),
+        pl.col(N_CANDIDATES).fill_null(0),
+        pl.col(N_RELEVANT).fill_null(0),
+        pl.col(N_RELEVANT_TOTAL).fill_null(0),
     )
     hits_at_r = (
         rows.join(groups.select([*keys, N_RELEVANT]), on=keys, how="inner")
@@ -397,6 +394,4 @@ def prepare(spec: Spec) -> Prepared:
         pl.col(column).fill_null(0).cum_max().over(keys, order_by="k")
         for column in (*CUMULATED, IDEAL_DCG)
     )
-    return Prepared(
-        groups=groups, per_k=per_k, ranked=ranked, truth=truth, candidates=candidates
-    )
+    return Prepared(groups=groups, per_k=per_k, ranked=ranked, truth=truth, candidates=candidates)

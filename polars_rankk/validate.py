@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
@@ -79,7 +78,13 @@ def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
 
 def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
     """Cut-offs as a sorted tuple of distinct positive ints."""
-    values = [k] if isinstance(k, int) else list(k)  # type: ignore[redundant-expr]
+    if isinstance(k, (int, float, str, bool)):
+        values: list[object] = [k]
+    else:
+        try:
+            values = list(k)
+        except TypeError:
+            raise TypeError(f"k must be an int or a list of ints; got {k!r}") from None
     if not values:
         raise ValueError("k must name at least one cut-off, e.g. k=10 or k=[5, 10]")
     for value in values:
@@ -87,7 +92,7 @@ def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
             raise TypeError(f"every k must be an int >= 1; got {value!r} ({type(value).__name__})")
         if value <= 0:
             raise ValueError(f"every k must be an int >= 1; got {value}")
-    return tuple(sorted(set(values)))
+    return tuple(sorted({int(value) for value in values}))  # type: ignore[call-overload]
 
 
 def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
@@ -97,9 +102,7 @@ def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, 
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     unknown = [name for name in names if name not in METRICS]
     if unknown:
-        raise ValueError(
-            f"unknown metric name(s) {unknown}; valid names are: {', '.join(METRICS)}"
-        )
+        raise ValueError(f"unknown metric name(s) {unknown}; valid names are: {', '.join(METRICS)}")
     if not names:
         raise ValueError(f"metrics is empty; choose among: {', '.join(METRICS)}")
     return tuple(name for name in METRICS if name in names)
@@ -155,12 +158,14 @@ def _common_id_dtype(
     truth: pl.LazyFrame,
 ) -> pl.DataType:
     """The dtype both tables' id column is cast to, or a TypeError if they cannot agree."""
-    if candidates_dtype == truth_dtype and not isinstance(candidates_dtype, (pl.Categorical, pl.Enum)):
+    if candidates_dtype == truth_dtype and not isinstance(
+        candidates_dtype, (pl.Categorical, pl.Enum)
+    ):
         return candidates_dtype
     if candidates_dtype.is_integer() and truth_dtype.is_integer():
-        return pl.Int64 if not (candidates_dtype == pl.UInt64 == truth_dtype) else pl.UInt64
+        return pl.Int64()
     if _is_stringlike(candidates_dtype) and _is_stringlike(truth_dtype):
-        return pl.String
+        return pl.String()
     example_c = _example_row(candidates, pl.lit(True), [column])
     example_t = _example_row(truth, pl.lit(True), [column])
     raise TypeError(
@@ -216,7 +221,7 @@ def check_inputs(
         if value in keys:
             raise ValueError(f"{name}={value!r} is also a group_by key; they must differ")
 
-    required = {key: "a group key" for key in keys}
+    required = dict.fromkeys(keys, "a group key")
     required[item] = "the item id"
     required[score] = "the model's score (higher ranks first)"
     cand_schema = _require_columns(candidates_lf, "candidates", required)
@@ -249,7 +254,7 @@ def check_inputs(
 
     truth_graded = False
     if truth_lf is not None:
-        truth_required = {key: "a group key" for key in keys}
+        truth_required = dict.fromkeys(keys, "a group key")
         truth_required[item] = "the item id"
         truth_schema = _require_columns(truth_lf, "truth", truth_required)
         truth_graded = relevance in truth_schema
@@ -373,8 +378,3 @@ def _check_truth_values(
         checks += _grade_checks(relevance)
     show = [*keys, item] + ([relevance] if relevance is not None else [])
     _value_checks(frame, "truth", checks, show)
-
-
-def describe_row(row: dict[str, Any]) -> str:
-    """A row as the errors show it."""
-    return repr(row)

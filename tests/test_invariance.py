@@ -51,8 +51,12 @@ def test_lazy_eager_engines_shuffles_and_splits_agree(ties: str) -> None:
         assert isinstance(lazy, pl.LazyFrame)
         assert_same_values(per_group_dict(lazy.collect(engine=engine), ["user"]), reference)
         eager = rk.evaluate(
-            shuffled, truth.sample(fraction=1.0, shuffle=True, seed=3), k=K, group_by="user",
-            policy=policy, engine=engine,
+            shuffled,
+            truth.sample(fraction=1.0, shuffle=True, seed=3),
+            k=K,
+            group_by="user",
+            policy=policy,
+            engine=engine,
         ).per_group
         assert_same_values(per_group_dict(eager, ["user"]), reference)
     # Any split of the groups into separate calls gives the same per-group numbers.
@@ -60,7 +64,10 @@ def test_lazy_eager_engines_shuffles_and_splits_agree(ties: str) -> None:
     for part in range(3):
         in_part = pl.col("user") % 3 == part
         res = rk.evaluate(
-            candidates.filter(in_part), truth.filter(in_part), k=K, group_by="user",
+            candidates.filter(in_part),
+            truth.filter(in_part),
+            k=K,
+            group_by="user",
             policy=policy,
         )
         parts.update(per_group_dict(res.per_group, ["user"]))
@@ -69,8 +76,11 @@ def test_lazy_eager_engines_shuffles_and_splits_agree(ties: str) -> None:
     single = {}
     for user in truth["user"].unique().to_list()[:10]:
         res = rk.evaluate(
-            candidates.filter(pl.col("user") == user), truth.filter(pl.col("user") == user),
-            k=K, group_by="user", policy=policy,
+            candidates.filter(pl.col("user") == user),
+            truth.filter(pl.col("user") == user),
+            k=K,
+            group_by="user",
+            policy=policy,
         )
         single.update(per_group_dict(res.per_group, ["user"]))
     assert_same_values(single, {key: reference[key] for key in single})
@@ -78,12 +88,14 @@ def test_lazy_eager_engines_shuffles_and_splits_agree(ties: str) -> None:
 
 def test_multiple_group_keys_and_string_ids() -> None:
     candidates, truth = _tables(seed=1)
+
     def split(frame: pl.DataFrame) -> pl.DataFrame:
         return frame.with_columns(
             (pl.col("user") % 4).alias("country"),
             pl.format("ユーザー{}", pl.col("user") // 4).alias("user"),
             pl.format("é{}", pl.col("item")).alias("item"),
         )
+
     res = rk.evaluate(split(candidates), split(truth), k=K, group_by=["country", "user"])
     base = rk.evaluate(candidates, truth, k=K, group_by="user", policy=rk.Policy(ties="item_asc"))
     assert res.per_group.columns == ["country", "user", "metric", "k", "value"]
@@ -93,7 +105,5 @@ def test_multiple_group_keys_and_string_ids() -> None:
 def test_summary_is_independent_of_row_order() -> None:
     candidates, truth = _tables(seed=2, n_groups=200)
     a = rk.evaluate(candidates, truth, k=K, group_by="user").summary()
-    b = rk.evaluate(
-        candidates.lazy().sort("score"), truth.lazy(), k=K, group_by="user"
-    ).summary()
+    b = rk.evaluate(candidates.lazy().sort("score"), truth.lazy(), k=K, group_by="user").summary()
     assert a.equals(b)
