@@ -123,14 +123,11 @@ def weighted(
     return order_metrics(summary)
 
 
-def micro(
-    per_k: FrameLike, per_group: FrameLike, metrics: list[str], keys: list[str]
-) -> pl.DataFrame:
+def micro(per_k: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame:
     """Ratios of sums for the count-based metrics.
 
-    `per_k` holds one row per evaluated (group, k) with columns ``hits``,
-    ``precision_denominator``, ``n_relevant`` and ``hit``; `per_group` one row per group with
-    ``hits_at_r`` and ``n_relevant`` (for r_precision).
+    `per_k` holds one row per evaluated (group, k) — k null for r_precision — with columns
+    ``hits``, ``precision_denominator``, ``n_relevant``, ``hit`` and ``hits_at_r``.
     """
     not_micro = [name for name in metrics if name not in MICRO_METRICS]
     if not_micro:
@@ -139,58 +136,36 @@ def micro(
             f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
             f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
         )
-    frames = []
-    k_metrics = [name for name in metrics if name != "r_precision"]
-    if k_metrics:
-        sums = (
-            per_k.lazy()
-            .sort([*keys, "k"])
-            .group_by("k")
-            .agg(
-                pl.col("hits").sum().cast(pl.Float64).alias("hits"),
-                pl.col("precision_denominator").sum().cast(pl.Float64).alias("denominator"),
-                pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
-                pl.col("hit").sum().cast(pl.Float64).alias("groups_hit"),
-                pl.len().cast(pl.Int64).alias("n_groups"),
-            )
-            .collect()
+    # Summing in a fixed order keeps float sums (ties="expected") reproducible.
+    sums = (
+        per_k.lazy()
+        .sort([*keys, "k"], nulls_last=True)
+        .group_by("k", maintain_order=True)
+        .agg(
+            pl.col("hits").sum().cast(pl.Float64).alias("hits"),
+            pl.col("precision_denominator").sum().cast(pl.Float64).alias("denominator"),
+            pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
+            pl.col("hit").sum().cast(pl.Float64).alias("groups_hit"),
+            pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits_at_r"),
+            pl.len().cast(pl.Int64).alias("n_groups"),
         )
-        p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
-        r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
-        values = {
-            "precision": p,
-            "recall": r,
-            "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
-            "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
-        }
-        for name in k_metrics:
-            frames.append(
-                sums.select(
-                    pl.lit(name).alias("metric"),
-                    pl.col("k"),
-                    values[name].alias("value"),
-                    pl.col("n_groups"),
-                )
-            )
-    if "r_precision" in metrics:
-        totals = (
-            per_group.lazy()
-            .sort(keys)
-            .select(
-                pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits"),
-                pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
-                pl.len().cast(pl.Int64).alias("n_groups"),
-            )
-            .collect()
+        .collect()
+    )
+    p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
+    r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
+    values = {
+        "precision": p,
+        "recall": r,
+        "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
+        "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
+        "r_precision": _safe_ratio(pl.col("hits_at_r"), pl.col("relevant")),
+    }
+    frames = [
+        sums.filter(pl.col("k").is_null() == (name == "r_precision")).select(
+            pl.lit(name).alias("metric"), pl.col("k"), values[name].alias("value"), "n_groups"
         )
-        frames.append(
-            totals.select(
-                pl.lit("r_precision").alias("metric"),
-                pl.lit(None, dtype=pl.Int64).alias("k"),
-                _safe_ratio(pl.col("hits"), pl.col("relevant")).alias("value"),
-                pl.col("n_groups"),
-            )
-        )
+        for name in metrics
+    ]
     return order_metrics(pl.concat(frames, how="vertical"))
 
 

@@ -12,7 +12,6 @@ from polars_rankk.prepare import (
     HAS_CANDIDATES,
     N_CANDIDATES,
     N_RELEVANT,
-    N_RELEVANT_TOTAL,
     RANK,
     SCORE,
     Prepared,
@@ -124,7 +123,6 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
         pl.len().cast(pl.Int64).alias("groups_in_truth"),
         (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
         (~pl.col(HAS_CANDIDATES)).sum().cast(pl.Int64).alias("groups_without_candidates"),
-        pl.col(N_RELEVANT_TOTAL).sum().cast(pl.Int64).alias("relevant_in_truth"),
     )
     candidate_groups = per_group_scores.select(
         pl.len().cast(pl.Int64).alias("groups_in_candidates"),
@@ -141,6 +139,8 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     evaluated_count = evaluated.select(pl.len().cast(pl.Int64).alias("groups_evaluated"))
 
     relevant_truth = prepared.truth.filter(pl.col(GRADE) >= policy.relevance_threshold)
+    relevant_count = relevant_truth.select(pl.len().cast(pl.Int64).alias("relevant_in_truth"))
+    total_per_group = relevant_truth.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_total"))
     pool = prepared.ranked.select([*keys, spec.item]).unique()
     pooled = relevant_truth.join(pool, on=[*keys, spec.item], how="semi")
     pooled_per_group = pooled.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_pooled"))
@@ -163,14 +163,14 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
         .agg(pl.len().cast(pl.Int64).alias("tie_blocks_straddling_k"))
     )
     ceiling = (
-        evaluated.filter(pl.col(N_RELEVANT_TOTAL) > 0)
+        evaluated.join(total_per_group, on=keys, how="inner")
         .join(pooled_per_group, on=keys, how="left")
         .join(ks, how="cross")
         .group_by("k")
         .agg(
             (
                 pl.min_horizontal(pl.col("k"), pl.col("_pooled").fill_null(0)).cast(pl.Float64)
-                / pl.col(N_RELEVANT_TOTAL).cast(pl.Float64)
+                / pl.col("_total").cast(pl.Float64)
             )
             .sort()
             .mean()
@@ -188,6 +188,7 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
             kept_rows,
             ranked_rows,
             group_counts,
+            relevant_count,
             candidate_groups,
             candidates_only,
             evaluated_count,
@@ -198,13 +199,15 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
             grades,
         ]
     )
-    (raw, bad, kept, ranked, gcounts, cgroups, only, n_eval, out, short, tie, ceil, grade) = frames
+    (raw, bad, kept, ranked, gcounts, nrel, cgroups, only, n_eval, out, short, tie, ceil, grade) = (
+        frames
+    )
     counts: dict[str, int] = {}
     counts["candidate_rows"] = raw.item()
     counts["invalid_scores"] = bad.item()
     counts["invalid_score_rows_dropped"] = raw.item() - kept.item()
     counts["duplicate_rows_removed"] = kept.item() - ranked.item()
-    for frame in (gcounts, cgroups, only, n_eval, out):
+    for frame in (gcounts, nrel, cgroups, only, n_eval, out):
         counts.update({name: int(value) for name, value in frame.row(0, named=True).items()})
     counts = {name: int(value or 0) for name, value in counts.items()}
 

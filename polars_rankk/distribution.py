@@ -14,6 +14,7 @@ relevant item under ``empty_truth="nan"``) are left out of every statistic and c
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, Union
@@ -328,7 +329,7 @@ def histogram_edges(bins: int | Sequence[float]) -> list[float]:
             raise ValueError(f"bins must be at least 1; got {bins}")
         return [i / bins for i in range(bins + 1)]
     edges = [float(e) for e in bins]
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+    if len(edges) < 2 or any(b <= a for a, b in itertools.pairwise(edges)):
         raise ValueError(f"bin edges must be at least two strictly increasing numbers; got {edges}")
     return edges
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
@@ -10,7 +10,7 @@ import polars as pl
 
 from polars_rankk import aggregate
 from polars_rankk._typing import Average, FrameLike, MetricName
-from polars_rankk.metrics import K_METRIC_BUILDERS, r_precision
+from polars_rankk.metrics import K_METRIC_BUILDERS, precision_denominator, r_precision
 from polars_rankk.policy import Policy
 from polars_rankk.prepare import (
     HAS_CANDIDATES,
@@ -20,6 +20,7 @@ from polars_rankk.prepare import (
     N_RELEVANT,
     Prepared,
     prepare,
+    stat_column,
 )
 from polars_rankk.validate import METRICS, Spec, check_inputs
 
@@ -55,14 +56,14 @@ class Evaluation:
         per_group: FrameLike,
         groups: FrameLike,
         per_k: FrameLike,
-        micro_groups: FrameLike,
-        engine: EngineType,
+        all_groups: FrameLike,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
+        # One row per evaluated (group, k), with the counts micro averages sum.
         self._per_k = per_k
-        self._micro_groups = micro_groups
-        self._engine: EngineType = engine
+        # Every group of the universe, before the group policies drop any.
+        self._all_groups = all_groups
         self.per_group = per_group
         self.groups = groups
         self.group_keys: list[str] = list(spec.keys)
@@ -139,7 +140,7 @@ class Evaluation:
             per_k = self._per_k.lazy()
             if self.policy.empty_truth == "nan":
                 per_k = per_k.filter(pl.col(N_RELEVANT) > 0)
-            result = aggregate.micro(per_k, self._micro_groups, chosen, self.group_keys)
+            result = aggregate.micro(per_k, chosen, self.group_keys)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         return result.join(self._dropped, on="k", how="left", nulls_equal=True).with_columns(
@@ -161,7 +162,7 @@ class Evaluation:
     def _dropped(self) -> pl.DataFrame:
         """Per k (null for r_precision): groups each policy dropped."""
         policy = self.policy
-        groups = self._prepared.groups
+        groups = self._all_groups.lazy()
         empty = pl.col(N_RELEVANT) == 0
         empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
         missing_dropped = (
@@ -372,14 +373,39 @@ def evaluate(
         )
     _check_missing_groups(spec)
     prepared = prepare(spec)
+    all_groups: FrameLike = prepared.groups
+    if not spec.is_lazy:
+        # The one heavy pass; everything after works on one row per group.
+        all_groups = prepared.groups.collect(engine=engine)
+    kept = _apply_group_policies(all_groups.lazy(), policy)
+    per_k = _per_k(kept, spec)
+    per_group = _long(per_k, spec)
+    groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
+    if spec.is_lazy:
+        return Evaluation(spec, prepared, per_group, groups, per_k, all_groups)
+    per_k_df = per_k.collect()
+    return Evaluation(
+        spec,
+        prepared,
+        _sorted(_long(per_k_df.lazy(), spec).collect(), list(spec.keys)),
+        groups.collect().sort(spec.keys),
+        per_k_df,
+        all_groups,
+    )
+
+
+def _per_k(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """One row per (group, k) with every metric; the k-null row holds r_precision.
+
+    Metrics are computed on the one-row-per-group table and only then spread over k, so
+    every division is between full columns (see `metrics.cutoff`).
+    """
+    policy = spec.policy
     keys = list(spec.keys)
-
-    groups = _apply_group_policies(prepared.groups, policy)
-    per_k = groups.select(keys).join(prepared.per_k, on=keys, how="inner")
-    if policy.short_lists == "skip":
-        per_k = per_k.filter(pl.col(N_CANDIDATES) >= pl.col("k"))
-
-    k_metrics = [name for name in spec.metrics if name in K_METRIC_BUILDERS]
+    ks: list[int | None] = list(spec.ks)
+    with_r_precision = "r_precision" in spec.metrics
+    if with_r_precision:
+        ks.append(None)
     nan_if_empty = policy.empty_truth == "nan"
 
     def guarded(expression: pl.Expr) -> pl.Expr:
@@ -387,78 +413,51 @@ def evaluate(
             return expression
         return pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
 
-    precision_denominator = (
-        pl.min_horizontal(pl.col("k"), pl.col(N_CANDIDATES))
-        if policy.short_lists == "observed"
-        else pl.col("k")
-    )
-    per_k = per_k.select(
-        *keys,
-        "k",
-        *(guarded(K_METRIC_BUILDERS[name](policy)).alias(name) for name in k_metrics),
-        # Kept for micro averages.
-        pl.col(HITS).alias("hits"),
-        precision_denominator.alias("precision_denominator"),
-        pl.col(N_RELEVANT),
-        K_METRIC_BUILDERS["hit_rate"](policy).alias("hit"),
-    )
-    groups = groups.select(
+    def spread(name: str, at_k: Callable[[int], pl.Expr], at_r: pl.Expr | None = None) -> pl.Expr:
+        values = [at_k(k) if k is not None else at_r for k in ks]
+        return pl.concat_list(
+            [pl.lit(None, dtype=pl.Float64) if v is None else v.cast(pl.Float64) for v in values]
+        ).alias(name)
+
+    columns = [
+        spread(name, lambda k, name=name: guarded(K_METRIC_BUILDERS[name](policy, k)))
+        for name in spec.metrics
+        if name != "r_precision"
+    ]
+    if with_r_precision:
+        columns.append(spread("r_precision", lambda k: pl.lit(None), guarded(r_precision(policy))))
+    # The counts micro averages sum.
+    counts = {
+        "hits": (lambda k: pl.col(stat_column(HITS, k)), pl.lit(None)),
+        "precision_denominator": (lambda k: precision_denominator(policy, k), pl.lit(None)),
+        "hit": (lambda k: K_METRIC_BUILDERS["hit_rate"](policy, k), pl.lit(None)),
+    }
+    columns += [spread(name, at_k, at_r) for name, (at_k, at_r) in counts.items()]
+    listed = [*spec.metrics, *counts]
+    per_k = groups.select(
         *keys,
         N_CANDIDATES,
         N_RELEVANT,
-        HITS_AT_R,
-        guarded(r_precision(policy)).alias("r_precision"),
-    )
-    micro_groups = groups.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups
-
-    if not spec.is_lazy:
-        per_k_df, groups_df = pl.collect_all([per_k, groups], engine=engine)
-        per_group_df = _long(per_k_df.lazy(), groups_df.lazy(), spec, k_metrics).collect()
-        per_group_df = _sorted(per_group_df, keys)
-        micro_df = groups_df.filter(pl.col(N_RELEVANT) > 0) if nan_if_empty else groups_df
-        return Evaluation(
-            spec,
-            prepared,
-            per_group_df,
-            groups_df.select(*keys, N_CANDIDATES, N_RELEVANT).sort(keys),
-            per_k_df,
-            micro_df,
-            engine,
-        )
-    per_group = _long(per_k, groups, spec, k_metrics)
-    return Evaluation(
-        spec,
-        prepared,
-        per_group,
-        groups.select(*keys, N_CANDIDATES, N_RELEVANT),
-        per_k,
-        micro_groups,
-        engine,
-    )
+        pl.col(HITS_AT_R).alias("hits_at_r"),
+        pl.concat_list([pl.lit(k, dtype=pl.Int64) for k in ks]).alias("k"),
+        *columns,
+    ).explode(["k", *listed])
+    if policy.short_lists == "skip":
+        per_k = per_k.filter(pl.col("k").is_null() | (pl.col(N_CANDIDATES) >= pl.col("k")))
+    return per_k
 
 
-def _long(
-    per_k: pl.LazyFrame, groups: pl.LazyFrame, spec: Spec, k_metrics: Sequence[str]
-) -> pl.LazyFrame:
-    """Per-(group, k) metric columns and per-group r_precision as one long table."""
+def _long(per_k: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """The per-(group, k) metric columns as one long table: keys, metric, k, value."""
     keys = list(spec.keys)
-    parts = []
-    if k_metrics:
-        parts.append(
-            per_k.select(*keys, "k", *k_metrics)
-            .unpivot(on=k_metrics, index=[*keys, "k"], variable_name="metric", value_name="value")
-            .select(*keys, "metric", "k", "value")
-        )
-    if "r_precision" in spec.metrics:
-        parts.append(
-            groups.select(
-                *keys,
-                pl.lit("r_precision").alias("metric"),
-                pl.lit(None, dtype=pl.Int64).alias("k"),
-                pl.col("r_precision").cast(pl.Float64).alias("value"),
-            )
-        )
-    return pl.concat(parts, how="vertical")
+    metrics = list(spec.metrics)
+    return (
+        per_k.select(*keys, "k", *metrics)
+        .unpivot(on=metrics, index=[*keys, "k"], variable_name="metric", value_name="value")
+        # r_precision lives on the k-null rows, every other metric on the others.
+        .filter(pl.col("value").is_not_null())
+        .select(*keys, "metric", "k", "value")
+    )
 
 
 def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:

@@ -1,7 +1,8 @@
-"""One small expression builder per metric, on the prepared per-(group, k) table (SPEC §2).
+"""One small expression builder per metric, on the prepared per-group table (SPEC §2).
 
-Each builder reads the cumulated sums of `prepare` at cut-off ``k`` and divides by a column,
-never by a Python scalar, so that a value is the same whether its frame has one row or many.
+Each builder reads the cumulated sums of `prepare` at cut-off ``k`` (columns ``stat@k``) and
+divides by a column, never by a Python scalar, so that a value is the same whether its frame
+has one row or many.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from polars_rankk.prepare import (
     N_RELEVANT,
     PRECISION_SUM,
     RECIPROCAL_RANK,
+    stat_column,
 )
 
 #: One line per metric: what it measures, with its reference convention.
@@ -46,56 +48,70 @@ def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
-def precision(policy: Policy) -> pl.Expr:
-    """hits@K / K, or / min(K, n) under ``short_lists="observed"``."""
-    denominator = pl.col("k")
+def cutoff(k: int) -> pl.Expr:
+    """K as a full column: Polars divides by a scalar (or a broadcast column) through its
+    reciprocal, which would make a value depend on how many rows its frame has."""
+    return pl.col(N_CANDIDATES) * 0 + k
+
+
+def _at(stat: str, k: int) -> pl.Expr:
+    return pl.col(stat_column(stat, k))
+
+
+def precision_denominator(policy: Policy, k: int) -> pl.Expr:
+    """K, or min(K, n) under ``short_lists="observed"``."""
     if policy.short_lists == "observed":
-        denominator = pl.min_horizontal(pl.col("k"), pl.col(N_CANDIDATES))
-    return _ratio(pl.col(HITS), denominator)
+        return pl.min_horizontal(cutoff(k), pl.col(N_CANDIDATES))
+    return cutoff(k)
 
 
-def recall(policy: Policy) -> pl.Expr:
+def precision(policy: Policy, k: int) -> pl.Expr:
+    """hits@K / K, or / min(K, n) under ``short_lists="observed"``."""
+    return _ratio(_at(HITS, k), precision_denominator(policy, k))
+
+
+def recall(policy: Policy, k: int) -> pl.Expr:
     """hits@K / R_g."""
-    return _ratio(pl.col(HITS), pl.col(N_RELEVANT))
+    return _ratio(_at(HITS, k), pl.col(N_RELEVANT))
 
 
-def f1(policy: Policy) -> pl.Expr:
+def f1(policy: Policy, k: int) -> pl.Expr:
     """2PR / (P + R); 0 when P + R = 0."""
-    p = precision(policy)
-    r = recall(policy)
+    p = precision(policy, k)
+    r = recall(policy, k)
     return _ratio(2.0 * p * r, p + r)
 
 
-def hit_rate(policy: Policy) -> pl.Expr:
+def hit_rate(policy: Policy, k: int) -> pl.Expr:
     """1 if a relevant item is within K (its expectation under ``ties="expected"``)."""
-    return pl.col(FIRST_HIT).cast(pl.Float64)
+    return _at(FIRST_HIT, k).cast(pl.Float64)
 
 
-def ndcg(policy: Policy) -> pl.Expr:
+def ndcg(policy: Policy, k: int) -> pl.Expr:
     """DCG@K / IDCG@K; 0 when the ideal DCG is 0."""
-    return _ratio(pl.col(DCG), pl.col(IDEAL_DCG))
+    return _ratio(_at(DCG, k), _at(IDEAL_DCG, k))
 
 
-def average_precision(policy: Policy) -> pl.Expr:
+def average_precision(policy: Policy, k: int) -> pl.Expr:
     """Sum of precision@i at relevant ranks i <= K, over R_g or min(K, R_g)."""
     denominator = pl.col(N_RELEVANT)
     if policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(pl.col("k"), pl.col(N_RELEVANT))
-    return _ratio(pl.col(PRECISION_SUM), denominator)
+        denominator = pl.min_horizontal(cutoff(k), pl.col(N_RELEVANT))
+    return _ratio(_at(PRECISION_SUM, k), denominator)
 
 
-def mrr(policy: Policy) -> pl.Expr:
+def mrr(policy: Policy, k: int) -> pl.Expr:
     """1 / rank of the first relevant item within K; 0 if none."""
-    return pl.col(RECIPROCAL_RANK).cast(pl.Float64)
+    return _at(RECIPROCAL_RANK, k).cast(pl.Float64)
 
 
 def r_precision(policy: Policy) -> pl.Expr:
-    """hits@R_g / R_g (read from the per-group table; it has no K)."""
+    """hits@R_g / R_g (it has no K)."""
     return _ratio(pl.col(HITS_AT_R), pl.col(N_RELEVANT))
 
 
 #: Metric name -> expression builder on the per-(group, k) table.
-K_METRIC_BUILDERS: dict[str, Callable[[Policy], pl.Expr]] = {
+K_METRIC_BUILDERS: dict[str, Callable[[Policy, int], pl.Expr]] = {
     "precision": precision,
     "recall": recall,
     "f1": f1,

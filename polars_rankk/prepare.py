@@ -23,7 +23,7 @@ from polars_rankk.validate import Spec
 SCORE = "_rk_score"
 GRADE = "_rk_grade"
 GAIN = "_rk_gain"
-RELEVANT = "_rk_relevant"
+RELEVANT = "_rk_is_relevant"
 RANK = "_rk_rank"
 ROW = "_rk_row"
 N_PADDING = "_rk_padding"
@@ -46,7 +46,6 @@ CUMULATED = (HITS, DCG, PRECISION_SUM, RECIPROCAL_RANK, FIRST_HIT)
 # Public per-group columns.
 N_CANDIDATES = "n_candidates"
 N_RELEVANT = "n_relevant"
-N_RELEVANT_TOTAL = "n_relevant_total"
 HAS_CANDIDATES = "has_candidates"
 HITS_AT_R = "hits_at_r"
 
@@ -57,11 +56,10 @@ RELEVANCE_AWARE_TIES = frozenset({"pessimistic", "optimistic", "expected"})
 class Prepared:
     """The lazy frames every metric and diagnostic is computed from."""
 
-    #: One row per evaluated group: keys, n_candidates, n_relevant, n_relevant_total,
-    #: has_candidates, hits_at_r.
+    #: One row per group of the universe (truth groups, or candidate groups without truth):
+    #: keys, n_candidates, n_relevant, has_candidates, hits_at_r, and every cumulated sum
+    #: at every k (`stat_column`).
     groups: pl.LazyFrame
-    #: One row per (group, k): the groups columns, k, and the cumulated sums at rank k.
-    per_k: pl.LazyFrame
     #: The de-duplicated candidates with rank and grade (not cut): for diagnostics.
     ranked: pl.LazyFrame
     #: The normalised truth: keys, item, grade (one row per (group, item)).
@@ -242,27 +240,21 @@ def _expected_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     )
 
 
-def _bucket_table(ks: tuple[int, ...]) -> pl.LazyFrame:
-    """rank -> the smallest K >= rank, for ranks 1..K_max."""
-    buckets = []
-    previous = 0
-    for k in ks:
-        buckets += [k] * (k - previous)
-        previous = k
-    return pl.LazyFrame(
-        {RANK: range(1, ks[-1] + 1), "k": buckets}, schema={RANK: pl.Int64, "k": pl.Int64}
-    )
+def stat_column(stat: str, k: int) -> str:
+    """Name of the per-group column holding cumulated `stat` at cut-off `k`."""
+    return f"{stat}@{k}"
 
 
-def _ideal(truth: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.LazyFrame:
-    """Per (group, k): the ideal DCG of all truth grades, cut at k (bucketed)."""
+def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.LazyFrame:
+    """Per group: R_g and the ideal DCG of all its truth grades cut at every k."""
     keys = list(spec.keys)
-    gains = truth.select([*keys, gain_of(pl.col(GRADE), spec.policy).alias(GAIN)])
+    policy = spec.policy
+    relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
+    gains = judged.select([*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)])
     if padding is not None:
         gains = pl.concat([gains, padding], how="vertical")
-    gains = gains.filter(pl.col(GAIN) > 0)
     ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-pl.col(GAIN))
-    gains = gains.with_columns(ideal_rank.alias(RANK)).filter(pl.col(RANK) <= spec.k_max)
+    gains = gains.with_columns(ideal_rank.alias(RANK))
     # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
     gains = gains.with_columns(
         (pl.col(GAIN) / _log2_discount(pl.col(RANK)))
@@ -270,10 +262,16 @@ def _ideal(truth: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.
         .over(keys, order_by=RANK)
         .alias(IDEAL_DCG)
     )
-    return (
-        gains.join(_bucket_table(spec.ks), on=RANK, how="inner")
-        .group_by([*keys, "k"])
-        .agg(pl.col(IDEAL_DCG).max())
+    return gains.group_by(keys).agg(
+        pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
+        *(
+            pl.when(pl.col(RANK) <= k)
+            .then(pl.col(IDEAL_DCG))
+            .max()
+            .fill_null(0.0)
+            .alias(stat_column(IDEAL_DCG, k))
+            for k in spec.ks
+        ),
     )
 
 
@@ -282,13 +280,40 @@ def _present(spec: Spec) -> pl.LazyFrame:
 
     A group whose every score was dropped is ranked empty; it is not a missing group.
     """
+    present = spec.candidates.select(spec.keys).unique()
+    return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+
+
+def _padding(spec: Spec, deduplicated: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
+
+    They count in R_g and enter the ideal DCG with the gain of the threshold grade.
+    """
+    keys = list(spec.keys)
+    policy = spec.policy
+    labelled = truth.group_by(keys).agg(
+        (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
+    )
+    declared = deduplicated.group_by(keys).agg(pl.col(N_PADDING).max())
+    missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
+    missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
     return (
-        spec.candidates.select(spec.keys).unique().with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+        declared.join(labelled, on=keys, how="left")
+        .with_columns(pl.col("_rk_labelled").fill_null(0))
+        .select([*keys, pl.int_ranges(0, missing).alias("_rk_pad")])
+        .explode("_rk_pad")
+        .filter(pl.col("_rk_pad").is_not_null())
+        .select([*keys, missing_gain.alias(GAIN), pl.lit(1, dtype=pl.Int64).alias(RELEVANT)])
     )
 
 
 def prepare(spec: Spec) -> Prepared:
-    """Build the lazy per-group and per-(group, k) tables for `spec`."""
+    """Build the lazy per-group table for `spec`: one pass over the candidates.
+
+    The candidates are read once: de-duplicated, ranked in a window, joined with the
+    positive truth, compacted to the rows that matter (graded rows and each group's first
+    row, which carries the list length), cumulated in rank order and reduced per group.
+    """
     policy = spec.policy
     keys = list(spec.keys)
     relevance_aware = policy.ties in RELEVANCE_AWARE_TIES
@@ -302,96 +327,69 @@ def prepare(spec: Spec) -> Prepared:
     else:
         judged = truth
     positive = judged.filter(pl.col(GRADE) > 0)
+    padding = _padding(spec, deduplicated, truth) if spec.n_relevant is not None else None
+    truth_stats = _truth_stats(judged, spec, padding)
+    if judged is truth:
+        universe = truth_stats
+    else:
+        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
 
-    labelled = deduplicated
+    chain = deduplicated
     if relevance_aware and not spec.labelled:
-        labelled = labelled.join(positive, on=[*keys, spec.item], how="left").with_columns(
+        chain = chain.join(positive, on=[*keys, spec.item], how="left").with_columns(
             pl.col(GRADE).fill_null(0.0)
         )
-    ranked = _ranked(labelled, spec)
-    needs_whole_list = "r_precision" in spec.metrics
+    ranked = _ranked(chain, spec)
+    chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
+    needs_whole_list = "r_precision" in spec.metrics or policy.ties == "expected"
+    if not needs_whole_list:
+        chain = chain.filter(pl.col(RANK) <= spec.k_max)
+    if GRADE not in chain.collect_schema():
+        chain = chain.join(positive, on=[*keys, spec.item], how="left")
+    chain = chain.with_columns(pl.col(GRADE).fill_null(0.0))
+    # Each group keeps its first row, so that groups without a single hit still report
+    # their list length.
+    first_row = pl.col(RANK) == 1
     if policy.ties == "expected":
-        rows = _expected_terms(ranked, spec).filter(
-            (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0)
+        chain = _expected_terms(chain, spec).filter(
+            (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0) | first_row
         )
     else:
-        rows = ranked if needs_whole_list else ranked.filter(pl.col(RANK) <= spec.k_max)
-        if GRADE in rows.collect_schema():
-            rows = rows.filter(pl.col(GRADE) > 0)
-        else:
-            rows = rows.join(positive, on=[*keys, spec.item], how="inner")
-        rows = _deterministic_terms(rows, spec)
-    rows = _cumulate(rows, keys)
+        chain = _deterministic_terms(chain.filter((pl.col(GRADE) > 0) | first_row), spec)
+    chain = _cumulate(chain, keys)
 
-    # Per-group counts.
-    relevant = pl.col(GRADE) >= policy.relevance_threshold
-    truth_counts = judged.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(N_RELEVANT))
-    list_lengths = ranked.group_by(keys).agg(pl.len().cast(pl.Int64).alias(N_CANDIDATES))
-    padding = None
-    if spec.truth is None:
-        universe = list_lengths.select(keys)
-        if spec.n_relevant is not None:
-            declared = deduplicated.group_by(keys).agg(pl.col(N_PADDING).first())
-            truth_counts = truth_counts.join(declared, on=keys, how="left").select(
-                [
-                    *keys,
-                    pl.col(N_PADDING).alias(N_RELEVANT),
-                    (pl.col(N_PADDING) - pl.col(N_RELEVANT)).clip(lower_bound=0).alias("_rk_pad"),
-                ]
-            )
-            missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
-            padding = (
-                truth_counts.filter(pl.col("_rk_pad") > 0)
-                .with_columns(pl.int_ranges(0, pl.col("_rk_pad")).alias("_rk_pad"))
-                .explode("_rk_pad")
-                .select([*keys, missing_gain.alias(GAIN)])
-            )
-            truth_counts = truth_counts.drop("_rk_pad")
-    else:
-        universe = truth.select(keys).unique()
-    total_relevant = truth.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(N_RELEVANT_TOTAL))
-    if spec.n_relevant is not None:
-        total_relevant = truth_counts.select([*keys, pl.col(N_RELEVANT).alias(N_RELEVANT_TOTAL)])
-    groups = (
-        universe.join(truth_counts, on=keys, how="left")
-        .join(total_relevant, on=keys, how="left")
-        .join(list_lengths, on=keys, how="left")
-    )
+    aggregations = [pl.col(N_CANDIDATES).max()]
+    if "r_precision" in spec.metrics:
+        chain = chain.join(truth_stats.select([*keys, N_RELEVANT]), on=keys, how="left")
+        aggregations.append(
+            pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
+            .then(pl.col(HITS))
+            .max()
+            .fill_null(0)
+            .cast(pl.Float64)
+            .alias(HITS_AT_R)
+        )
+    aggregations += [
+        pl.when(pl.col(RANK) <= k).then(pl.col(stat)).max().fill_null(0).alias(stat_column(stat, k))
+        for k in spec.ks
+        for stat in CUMULATED
+    ]
+    per_group = chain.group_by(keys).agg(aggregations)
+
+    groups = universe.join(per_group, on=keys, how="left")
     if policy.invalid_scores == "drop":
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
+    stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*CUMULATED, IDEAL_DCG)]
     groups = groups.with_columns(
         pl.col(HAS_CANDIDATES).fill_null(False),
         pl.col(N_CANDIDATES).fill_null(0),
         pl.col(N_RELEVANT).fill_null(0),
-        pl.col(N_RELEVANT_TOTAL).fill_null(0),
+        *(pl.col(column).fill_null(0) for column in stat_columns),
     )
-    hits_at_r = (
-        rows.join(groups.select([*keys, N_RELEVANT]), on=keys, how="inner")
-        .filter(pl.col(RANK) <= pl.col(N_RELEVANT))
-        .group_by(keys)
-        .agg(pl.col(HITS).max().cast(pl.Float64).alias(HITS_AT_R))
-    )
-    groups = groups.join(hits_at_r, on=keys, how="left").with_columns(
-        pl.col(HITS_AT_R).fill_null(0.0)
-    )
-
-    by_bucket = (
-        rows.filter(pl.col(RANK) <= spec.k_max)
-        .join(_bucket_table(spec.ks), on=RANK, how="inner")
-        .group_by([*keys, "k"])
-        .agg(pl.col(column).max() for column in CUMULATED)
-    )
-    ks = pl.LazyFrame({"k": spec.ks}, schema={"k": pl.Int64})
-    per_k = (
-        groups.join(ks, how="cross")
-        .join(by_bucket, on=[*keys, "k"], how="left")
-        .join(_ideal(judged, spec, padding), on=[*keys, "k"], how="left")
-    )
-    # A bucket with no relevant row carries the totals of the buckets before it.
-    per_k = per_k.with_columns(
-        pl.col(column).fill_null(0).cum_max().over(keys, order_by="k")
-        for column in (*CUMULATED, IDEAL_DCG)
-    )
-    return Prepared(groups=groups, per_k=per_k, ranked=ranked, truth=truth, candidates=candidates)
+    if "r_precision" in spec.metrics:
+        groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
+    else:
+        groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
+    return Prepared(groups=groups, ranked=ranked, truth=truth, candidates=candidates)

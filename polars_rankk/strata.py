@@ -7,6 +7,7 @@ label column — to pass as ``attributes=`` with ``by=<label column>`` to `distr
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Literal, TypeVar
@@ -32,9 +33,9 @@ def bucket_labels(edges: Sequence[float], integer: bool) -> list[str]:
     """
     if integer:
         ints = [int(e) for e in edges]
-        middle = [str(a) if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(ints, ints[1:])]
+        middle = [str(a) if b == a + 1 else f"{a}-{b - 1}" for a, b in itertools.pairwise(ints)]
         return [f"<{ints[0]}", *middle, f">={ints[-1]}"]
-    middle = [f"[{_format(a)}, {_format(b)})" for a, b in zip(edges, edges[1:])]
+    middle = [f"[{_format(a)}, {_format(b)})" for a, b in itertools.pairwise(edges)]
     return [f"(-inf, {_format(edges[0])})", *middle, f"[{_format(edges[-1])}, inf)"]
 
 
@@ -109,7 +110,7 @@ def buckets(
         raise ValueError("give exactly one of edges= and quantiles=")
     if edges is not None:
         cuts = [float(e) for e in edges]
-        if not cuts or any(b <= a for a, b in zip(cuts, cuts[1:])):
+        if not cuts or any(b <= a for a, b in itertools.pairwise(cuts)):
             raise ValueError(f"edges must be a non-empty increasing sequence; got {list(edges)}")
         if integer:
             cuts = [float(math.ceil(e)) for e in cuts]

@@ -1,0 +1,191 @@
+"""One benchmark phase per process: `python benchmarks/phases.py PHASE SCALE`.
+
+Prints one JSON line: {"convert": seconds, "evaluate": seconds, "check": {...}}. Peak RSS is
+read by the parent (benchmarks/run.py) from the child's rusage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+KS = [1, 5, 10, 20, 50, 100]
+DATA = Path(__file__).parent / "data"
+
+
+def _paths(scale: str) -> tuple[str, str]:
+    folder = DATA / scale
+    return str(folder / "candidates" / "*.parquet"), str(folder / "truth" / "*.parquet")
+
+
+def floor(scale: str) -> dict[str, object]:
+    """The leanest streaming Polars query any such suite needs: rank, cut, join, count."""
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    rank = pl.int_range(1, pl.len() + 1).over("user", order_by=[-pl.col("score"), pl.col("item")])
+    hit = pl.col("relevance").is_not_null()
+    out = (
+        pl.scan_parquet(cand_path)
+        .with_columns(rank.alias("rank"))
+        .filter(pl.col("rank") <= max(KS))
+        .join(pl.scan_parquet(truth_path), on=["user", "item"], how="left")
+        .group_by("user")
+        .agg([(hit & (pl.col("rank") <= k)).sum().alias(f"hits@{k}") for k in KS])
+        .collect(engine="streaming")
+    )
+    elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed, "check": {"hits@10": int(out["hits@10"].sum())}}
+
+
+def _rankk(scale: str, ks: list[int]) -> dict[str, object]:
+    import polars_rankk as rk
+
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    res = rk.evaluate(
+        pl.scan_parquet(cand_path), pl.scan_parquet(truth_path), k=ks, group_by="user",
+        check_values=True,
+    )
+    per_group = res.per_group.collect(engine="streaming")
+    elapsed = time.perf_counter() - start
+    p10 = per_group.filter((pl.col("metric") == "precision") & (pl.col("k") == 10))
+    return {"evaluate": elapsed, "check": {"hits@10": round(float(p10["value"].sum()) * 10)},
+            "rows": per_group.height}
+
+
+def rankk(scale: str) -> dict[str, object]:
+    """polars-rankk: all eight metrics at K in {1, 5, 10, 20, 50, 100}, per group."""
+    return _rankk(scale, KS)
+
+
+def rankk_single_k(scale: str) -> dict[str, object]:
+    """polars-rankk: all eight metrics at K = 10 only."""
+    return _rankk(scale, [10])
+
+
+def rankk_k_curve(scale: str) -> dict[str, object]:
+    """polars-rankk: all eight metrics at every K = 1..100."""
+    return _rankk(scale, list(range(1, 101)))
+
+
+def _trec_measures() -> set[str]:
+    cuts = ",".join(str(k) for k in KS)
+    return {f"P.{cuts}", f"recall.{cuts}", f"ndcg_cut.{cuts}", f"map_cut.{cuts}",
+            f"success.{cuts}", "recip_rank", "Rprec"}
+
+
+def pytrec_eval_phase(scale: str) -> dict[str, object]:
+    """pytrec_eval (trec_eval's C code): dict-of-dicts input, the same measures."""
+    import pytrec_eval
+
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    candidates = pl.read_parquet(cand_path).with_columns(
+        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
+    )
+    truth = pl.read_parquet(truth_path).with_columns(
+        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
+    )
+    run: dict[str, dict[str, float]] = {}
+    for user, item, score in candidates.iter_rows():
+        run.setdefault(user, {})[item] = score
+    qrels: dict[str, dict[str, int]] = {}
+    for user, item, relevance in truth.iter_rows():
+        qrels.setdefault(user, {})[item] = relevance
+    converted = time.perf_counter()
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, _trec_measures())
+    results = evaluator.evaluate(run)
+    done = time.perf_counter()
+    hits10 = round(sum(v["P_10"] for v in results.values()) * 10)
+    return {"convert": converted - start, "evaluate": done - converted,
+            "check": {"hits@10": hits10}}
+
+
+def ranx_phase(scale: str) -> dict[str, object]:
+    """ranx (Numba), after its JIT warm-up: Qrels/Run from pandas, the same metrics."""
+    from ranx import Qrels, Run, evaluate
+
+    metrics = [f"{m}@{k}" for m in ("precision", "recall", "ndcg", "map", "hit_rate")
+               for k in KS] + ["mrr@100", "r-precision"]
+    # Warm-up: compile every metric kernel on a tiny input first.
+    tiny_q = Qrels({"q": {"a": 1}})
+    tiny_r = Run({"q": {"a": 1.0, "b": 0.5}})
+    evaluate(tiny_q, tiny_r, metrics)
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    candidates = pl.read_parquet(cand_path).with_columns(
+        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
+    ).to_pandas()
+    truth = pl.read_parquet(truth_path).with_columns(
+        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
+    ).to_pandas()
+    qrels = Qrels.from_df(truth, q_id_col="user", doc_id_col="item", score_col="relevance")
+    run = Run.from_df(candidates, q_id_col="user", doc_id_col="item", score_col="score")
+    converted = time.perf_counter()
+    scores = evaluate(qrels, run, metrics, make_comparable=True)
+    done = time.perf_counter()
+    return {"convert": converted - start, "evaluate": done - converted,
+            "check": {"precision@10": float(scores["precision@10"])}}
+
+
+def pandas_phase(scale: str) -> dict[str, object]:
+    """The obvious pandas implementation: sort, rank, merge, groupby."""
+    import numpy as np
+    import pandas as pd
+
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    candidates = pl.read_parquet(cand_path).to_pandas()
+    truth = pl.read_parquet(truth_path).to_pandas()
+    converted = time.perf_counter()
+    ranked = candidates.sort_values(["user", "score", "item"], ascending=[True, False, False])
+    ranked["rank"] = ranked.groupby("user").cumcount() + 1
+    ranked = ranked[ranked["rank"] <= max(KS)]
+    labelled = ranked.merge(truth, on=["user", "item"], how="left")
+    labelled["relevance"] = labelled["relevance"].fillna(0)
+    labelled["hit"] = (labelled["relevance"] >= 1).astype(int)
+    labelled = labelled.sort_values(["user", "rank"])
+    labelled["hits_so_far"] = labelled.groupby("user")["hit"].cumsum()
+    labelled["dcg_term"] = labelled["relevance"] / np.log2(labelled["rank"] + 1)
+    labelled["ap_term"] = labelled["hit"] * labelled["hits_so_far"] / labelled["rank"]
+    n_rel = truth[truth["relevance"] >= 1].groupby("user").size().rename("n_rel")
+    ideal = truth.sort_values(["user", "relevance"], ascending=[True, False])
+    ideal["irank"] = ideal.groupby("user").cumcount() + 1
+    ideal["idcg_term"] = ideal["relevance"] / np.log2(ideal["irank"] + 1)
+    out = {}
+    for k in KS:
+        top = labelled[labelled["rank"] <= k].groupby("user")
+        hits = top["hit"].sum()
+        dcg = top["dcg_term"].sum()
+        idcg = ideal[ideal["irank"] <= k].groupby("user")["idcg_term"].sum()
+        frame = pd.concat([hits.rename("hits"), dcg.rename("dcg"), n_rel, idcg.rename("idcg"),
+                           top["ap_term"].sum().rename("ap")], axis=1).fillna(0)
+        frame["precision"] = frame["hits"] / k
+        frame["recall"] = frame["hits"] / frame["n_rel"]
+        frame["ndcg"] = frame["dcg"] / frame["idcg"]
+        frame["average_precision"] = frame["ap"] / frame["n_rel"]
+        frame["hit_rate"] = (frame["hits"] > 0).astype(float)
+        out[k] = frame
+    done = time.perf_counter()
+    return {"convert": converted - start, "evaluate": done - converted,
+            "check": {"hits@10": int(out[10]["hits"].sum())}}
+
+
+PHASES: dict[str, Callable[[str], dict[str, object]]] = {
+    "floor": floor,
+    "rankk": rankk,
+    "rankk_single_k": rankk_single_k,
+    "rankk_k_curve": rankk_k_curve,
+    "pytrec_eval": pytrec_eval_phase,
+    "ranx": ranx_phase,
+    "pandas": pandas_phase,
+}
+
+if __name__ == "__main__":
+    phase, scale = sys.argv[1], sys.argv[2]
+    print(json.dumps(PHASES[phase](scale)))
