@@ -10,7 +10,9 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rankk._typing import FrameLike
-from polars_rankk.validate import METRICS
+from polars_rankk.metrics import precision_denominator
+from polars_rankk.prepare import FIRST_HIT, HITS, HITS_AT_R, N_CANDIDATES, N_RELEVANT, stat_column
+from polars_rankk.validate import METRICS, Spec
 
 #: Metrics that are ratios of counts, and so have a micro average.
 MICRO_METRICS = ("precision", "recall", "f1", "hit_rate", "r_precision")
@@ -37,7 +39,7 @@ def value_histogram(per_group: FrameLike) -> pl.LazyFrame:
     """(metric, k, value) -> count of groups, NaN values counted apart (value null)."""
     return (
         per_group.lazy()
-        .with_columns(pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")))
+        .with_columns(pl.col("value").fill_nan(None))
         .group_by(["metric", "k", "value"])
         .agg(pl.len().cast(pl.Int64).alias("count"))
     )
@@ -123,11 +125,11 @@ def weighted(
     return order_metrics(summary)
 
 
-def micro(per_k: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame:
-    """Ratios of sums for the count-based metrics.
+def micro(groups: FrameLike, metrics: list[str], spec: Spec) -> pl.DataFrame:
+    """Ratios of sums for the count-based metrics, from the prepared per-group table.
 
-    `per_k` holds one row per evaluated (group, k) — k null for r_precision — with columns
-    ``hits``, ``precision_denominator``, ``n_relevant``, ``hit`` and ``hits_at_r``.
+    A group counts at k when it has a value there: not dropped by ``short_lists="skip"``,
+    nor NaN under ``empty_truth="nan"``.
     """
     not_micro = [name for name in metrics if name not in MICRO_METRICS]
     if not_micro:
@@ -136,21 +138,35 @@ def micro(per_k: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame
             f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
             f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
         )
-    # Summing in a fixed order keeps float sums (ties="expected") reproducible.
-    sums = (
-        per_k.lazy()
-        .sort([*keys, "k"], nulls_last=True)
-        .group_by("k", maintain_order=True)
-        .agg(
-            pl.col("hits").sum().cast(pl.Float64).alias("hits"),
-            pl.col("precision_denominator").sum().cast(pl.Float64).alias("denominator"),
-            pl.col("n_relevant").sum().cast(pl.Float64).alias("relevant"),
-            pl.col("hit").sum().cast(pl.Float64).alias("groups_hit"),
-            pl.col("hits_at_r").sum().cast(pl.Float64).alias("hits_at_r"),
-            pl.len().cast(pl.Int64).alias("n_groups"),
+    policy = spec.policy
+    frame = groups.lazy()
+    if policy.empty_truth == "nan":
+        frame = frame.filter(pl.col(N_RELEVANT) > 0)
+    # Sorting first keeps float sums (ties="expected") independent of row order.
+    frame = frame.sort(list(spec.keys))
+    rows = []
+    for k in (*spec.ks, None):
+        counted = frame
+        if k is not None and policy.short_lists == "skip":
+            counted = counted.filter(pl.col(N_CANDIDATES) >= k)
+        hits = pl.col(HITS_AT_R) if k is None else pl.col(stat_column(HITS, k))
+        rows.append(
+            counted.select(
+                pl.lit(k, dtype=pl.Int64).alias("k"),
+                hits.sum().cast(pl.Float64).alias("hits"),
+                (pl.lit(0) if k is None else precision_denominator(policy, k))
+                .sum()
+                .cast(pl.Float64)
+                .alias("denominator"),
+                pl.col(N_RELEVANT).sum().cast(pl.Float64).alias("relevant"),
+                (pl.lit(0.0) if k is None else pl.col(stat_column(FIRST_HIT, k)))
+                .sum()
+                .cast(pl.Float64)
+                .alias("groups_hit"),
+                pl.len().cast(pl.Int64).alias("n_groups"),
+            )
         )
-        .collect()
-    )
+    sums = pl.concat(pl.collect_all(rows), how="vertical")
     p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
     r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
     values = {
@@ -158,7 +174,7 @@ def micro(per_k: FrameLike, metrics: list[str], keys: list[str]) -> pl.DataFrame
         "recall": r,
         "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
         "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
-        "r_precision": _safe_ratio(pl.col("hits_at_r"), pl.col("relevant")),
+        "r_precision": r,
     }
     frames = [
         sums.filter(pl.col("k").is_null() == (name == "r_precision")).select(

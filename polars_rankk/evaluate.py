@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
@@ -10,17 +10,14 @@ import polars as pl
 
 from polars_rankk import aggregate
 from polars_rankk._typing import Average, FrameLike, MetricName
-from polars_rankk.metrics import K_METRIC_BUILDERS, precision_denominator, r_precision
+from polars_rankk.metrics import K_METRIC_BUILDERS, r_precision
 from polars_rankk.policy import Policy
 from polars_rankk.prepare import (
     HAS_CANDIDATES,
-    HITS,
-    HITS_AT_R,
     N_CANDIDATES,
     N_RELEVANT,
     Prepared,
     prepare,
-    stat_column,
 )
 from polars_rankk.validate import METRICS, Spec, check_inputs
 
@@ -55,13 +52,13 @@ class Evaluation:
         prepared: Prepared,
         per_group: FrameLike,
         groups: FrameLike,
-        per_k: FrameLike,
+        kept_groups: FrameLike,
         all_groups: FrameLike,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
-        # One row per evaluated (group, k), with the counts micro averages sum.
-        self._per_k = per_k
+        # One row per evaluated group, with the cumulated counts at every k.
+        self._kept_groups_wide = kept_groups
         # Every group of the universe, before the group policies drop any.
         self._all_groups = all_groups
         self.per_group = per_group
@@ -137,10 +134,7 @@ class Evaluation:
                 )
             result = aggregate.weighted(per_group, table, self.group_keys, weight)
         elif average == "micro":
-            per_k = self._per_k.lazy()
-            if self.policy.empty_truth == "nan":
-                per_k = per_k.filter(pl.col(N_RELEVANT) > 0)
-            result = aggregate.micro(per_k, chosen, self.group_keys)
+            result = aggregate.micro(self._kept_groups_wide, chosen, self._spec)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         return result.join(self._dropped, on="k", how="left", nulls_equal=True).with_columns(
@@ -378,84 +372,76 @@ def evaluate(
         # The one heavy pass; everything after works on one row per group.
         all_groups = prepared.groups.collect(engine=engine)
     kept = _apply_group_policies(all_groups.lazy(), policy)
-    per_k = _per_k(kept, spec)
-    per_group = _long(per_k, spec)
+    wide = _wide_metrics(kept, spec)
     groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
-        return Evaluation(spec, prepared, per_group, groups, per_k, all_groups)
-    per_k_df = per_k.collect()
+        return Evaluation(spec, prepared, _long(wide, spec), groups, kept, all_groups)
+    wide_df = wide.collect()
     return Evaluation(
         spec,
         prepared,
-        _sorted(_long(per_k_df.lazy(), spec).collect(), list(spec.keys)),
+        _sorted(_long(wide_df.lazy(), spec).collect(), list(spec.keys)),
         groups.collect().sort(spec.keys),
-        per_k_df,
+        kept.collect(),
         all_groups,
     )
 
 
-def _per_k(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """One row per (group, k) with every metric; the k-null row holds r_precision.
+def metric_column(metric: str, k: int | None) -> str:
+    """Name of the wide column holding `metric` at `k` (``r_precision`` has no k)."""
+    return metric if k is None else f"{metric}@{k}"
 
-    Metrics are computed on the one-row-per-group table and only then spread over k, so
-    every division is between full columns (see `metrics.cutoff`).
+
+def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """One row per group, one column per metric@k (null where short_lists='skip' drops it).
+
+    Metrics are computed on the one-row-per-group table, where every division is between
+    full columns (see `metrics.cutoff`).
     """
     policy = spec.policy
-    keys = list(spec.keys)
-    ks: list[int | None] = list(spec.ks)
-    with_r_precision = "r_precision" in spec.metrics
-    if with_r_precision:
-        ks.append(None)
     nan_if_empty = policy.empty_truth == "nan"
 
-    def guarded(expression: pl.Expr) -> pl.Expr:
-        if not nan_if_empty:
-            return expression
-        return pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
-
-    def spread(name: str, at_k: Callable[[int], pl.Expr], at_r: pl.Expr | None = None) -> pl.Expr:
-        values = [at_k(k) if k is not None else at_r for k in ks]
-        return pl.concat_list(
-            [pl.lit(None, dtype=pl.Float64) if v is None else v.cast(pl.Float64) for v in values]
-        ).alias(name)
+    def finished(expression: pl.Expr, k: int | None) -> pl.Expr:
+        if nan_if_empty:
+            expression = pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
+        if policy.short_lists == "skip" and k is not None:
+            expression = pl.when(pl.col(N_CANDIDATES) >= k).then(expression)
+        return expression.cast(pl.Float64)
 
     columns = [
-        spread(name, lambda k, name=name: guarded(K_METRIC_BUILDERS[name](policy, k)))
-        for name in spec.metrics
-        if name != "r_precision"
+        finished(
+            r_precision(policy) if name == "r_precision" else K_METRIC_BUILDERS[name](policy, k),
+            k,
+        ).alias(metric_column(name, k))
+        for name, k in _metric_cutoffs(spec)
     ]
-    if with_r_precision:
-        columns.append(spread("r_precision", lambda k: pl.lit(None), guarded(r_precision(policy))))
-    # The counts micro averages sum.
-    counts = {
-        "hits": (lambda k: pl.col(stat_column(HITS, k)), pl.lit(None)),
-        "precision_denominator": (lambda k: precision_denominator(policy, k), pl.lit(None)),
-        "hit": (lambda k: K_METRIC_BUILDERS["hit_rate"](policy, k), pl.lit(None)),
-    }
-    columns += [spread(name, at_k, at_r) for name, (at_k, at_r) in counts.items()]
-    listed = [*spec.metrics, *counts]
-    per_k = groups.select(
-        *keys,
-        N_CANDIDATES,
-        N_RELEVANT,
-        pl.col(HITS_AT_R).alias("hits_at_r"),
-        pl.concat_list([pl.lit(k, dtype=pl.Int64) for k in ks]).alias("k"),
-        *columns,
-    ).explode(["k", *listed])
-    if policy.short_lists == "skip":
-        per_k = per_k.filter(pl.col("k").is_null() | (pl.col(N_CANDIDATES) >= pl.col("k")))
-    return per_k
+    return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)
 
 
-def _long(per_k: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """The per-(group, k) metric columns as one long table: keys, metric, k, value."""
+def _metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
+    return [
+        (name, k) for name in spec.metrics for k in ([None] if name == "r_precision" else spec.ks)
+    ]
+
+
+def _long(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """The wide metric@k columns as one long table: keys, metric, k, value."""
     keys = list(spec.keys)
-    metrics = list(spec.metrics)
+    pairs = _metric_cutoffs(spec)
+    lookup = pl.LazyFrame(
+        {
+            "_name": [metric_column(name, k) for name, k in pairs],
+            "metric": [name for name, _ in pairs],
+            "k": [k for _, k in pairs],
+        },
+        schema={"_name": pl.String, "metric": pl.String, "k": pl.Int64},
+    )
     return (
-        per_k.select(*keys, "k", *metrics)
-        .unpivot(on=metrics, index=[*keys, "k"], variable_name="metric", value_name="value")
-        # r_precision lives on the k-null rows, every other metric on the others.
+        wide.select(*keys, *(metric_column(name, k) for name, k in pairs))
+        .unpivot(index=keys, variable_name="_name", value_name="value")
+        # Null: short_lists="skip" dropped the group at that k.
         .filter(pl.col("value").is_not_null())
+        .join(lookup, on="_name", how="inner")
         .select(*keys, "metric", "k", "value")
     )
 

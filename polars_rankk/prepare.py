@@ -250,7 +250,9 @@ def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None)
     keys = list(spec.keys)
     policy = spec.policy
     relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
-    gains = judged.select([*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)])
+    gains = judged.select(
+        [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]
+    )
     if padding is not None:
         gains = pl.concat([gains, padding], how="vertical")
     ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-pl.col(GAIN))
