@@ -408,11 +408,13 @@ def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
             expression = pl.when(pl.col(N_CANDIDATES) >= k).then(expression)
         return expression.cast(pl.Float64)
 
+    def value(name: str, k: int | None) -> pl.Expr:
+        if k is None:
+            return r_precision(policy)
+        return K_METRIC_BUILDERS[name](policy, k)
+
     columns = [
-        finished(
-            r_precision(policy) if name == "r_precision" else K_METRIC_BUILDERS[name](policy, k),
-            k,
-        ).alias(metric_column(name, k))
+        finished(value(name, k), k).alias(metric_column(name, k))
         for name, k in _metric_cutoffs(spec)
     ]
     return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)

@@ -1,0 +1,100 @@
+"""Benchmark entry point: every system on one scale, side by side, in one run.
+
+    python benchmarks/run.py --scale 5M                     # all phases, median of 3
+    python benchmarks/run.py --scale 5M --phases floor,rankk --repeat 5
+
+Each phase runs in a fresh process (benchmarks/phases.py) so that its peak RSS is its own.
+Prints a table — system, phase, wall seconds (median), peak RSS, ratio to the floor and to
+polars-rankk — and writes it as JSON to benchmarks/results/<scale>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from generate import generate  # noqa: E402
+
+DEFAULT_PHASES = ["floor", "rankk", "rankk_single_k", "rankk_k_curve", "pytrec_eval", "ranx",
+                  "pandas"]
+
+
+def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
+    """(timings, peak RSS in MiB) of one phase in a fresh interpreter."""
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "phases.py"), phase, scale],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    stdout = process.stdout.read() if process.stdout else ""
+    stderr = process.stderr.read() if process.stderr else ""
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"phase {phase} failed:\n{stderr[-2000:]}")
+    result = json.loads(stdout.strip().splitlines()[-1])
+    return result, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--scale", default="5M")
+    parser.add_argument("--phases", default=",".join(DEFAULT_PHASES))
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    generate(args.scale)
+    rows = []
+    for phase in args.phases.split(","):
+        runs = [_run_once(phase, args.scale) for _ in range(args.repeat)]
+        evaluate = statistics.median(r["evaluate"] for r, _ in runs)
+        convert = statistics.median(r.get("convert", 0.0) for r, _ in runs)
+        rows.append({
+            "system": phase,
+            "convert_s": round(convert, 3),
+            "evaluate_s": round(evaluate, 3),
+            "total_s": round(convert + evaluate, 3),
+            "peak_rss_mib": round(max(rss for _, rss in runs)),
+            "check": runs[0][0].get("check"),
+        })
+        print(f"  {phase}: {convert + evaluate:.2f}s", file=sys.stderr)
+    by_name = {row["system"]: row for row in rows}
+    floor = by_name.get("floor")
+    rankk = by_name.get("rankk")
+    for row in rows:
+        if floor:
+            row["time_vs_floor"] = round(row["total_s"] / floor["total_s"], 2)
+            row["rss_vs_floor"] = round(row["peak_rss_mib"] / floor["peak_rss_mib"], 2)
+        if rankk:
+            row["rankk_speedup"] = round(row["total_s"] / rankk["total_s"], 2)
+    header = ["system", "convert_s", "evaluate_s", "total_s", "peak_rss_mib", "time_vs_floor",
+              "rss_vs_floor", "rankk_speedup"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(str(row.get(column, "")) for column in header) + " |")
+    machine = {"python": platform.python_version(), "machine": platform.machine(),
+               "cpus": os.cpu_count(), "platform": platform.platform()}
+    try:
+        import polars
+
+        machine["polars"] = polars.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    out = HERE / "results" / f"{args.scale}.json"
+    out.write_text(json.dumps({"scale": args.scale, "repeat": args.repeat, "machine": machine,
+                               "rows": rows}, indent=2))
+    print(f"written {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
