@@ -124,6 +124,10 @@ def ranx_phase(scale: str) -> dict[str, object]:
     truth = pl.read_parquet(truth_path).with_columns(
         pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
     ).to_pandas()
+    # ranx insists on object-dtype ids (pandas 3 infers its own string dtype).
+    for frame in (candidates, truth):
+        frame["user"] = frame["user"].astype(object)
+        frame["item"] = frame["item"].astype(object)
     qrels = Qrels.from_df(truth, q_id_col="user", doc_id_col="item", score_col="relevance")
     run = Run.from_df(candidates, q_id_col="user", doc_id_col="item", score_col="score")
     converted = time.perf_counter()

@@ -103,7 +103,7 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     >>> rkio.read_trec_run(path)
     Traceback (most recent call last):
     ...
-    ValueError: ... line 2: expected at least 6 whitespace-separated fields 'query Q0 item rank score tag', got 'foo bar'
+    ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
     lines = _split_lines(path)
     _raise_first(

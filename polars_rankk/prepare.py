@@ -80,11 +80,10 @@ def _log2_discount(rank: pl.Expr) -> pl.Expr:
     return (rank + 1).cast(pl.Float64).log(2)
 
 
-def _normalised_candidates(spec: Spec) -> pl.LazyFrame:
-    """Select and rename the candidate columns; handle invalid scores; add the input row."""
-    policy = spec.policy
+def _selected_candidates(spec: Spec) -> pl.LazyFrame:
+    """Select and rename the candidate columns, adding the input row where ties need it."""
     frame = spec.candidates
-    if policy.ties == "input_order":
+    if spec.policy.ties == "input_order":
         frame = frame.with_row_index(ROW)
     # `+ 0.0` folds -0.0 into 0.0 so the two tie.
     score = pl.col(spec.score).cast(pl.Float64) + 0.0
@@ -93,13 +92,17 @@ def _normalised_candidates(spec: Spec) -> pl.LazyFrame:
         columns.append(pl.col(spec.relevance).cast(pl.Float64).alias(GRADE))
     if spec.n_relevant is not None:
         columns.append(pl.col(spec.n_relevant).cast(pl.Int64).alias(N_PADDING))
-    if policy.ties == "input_order":
+    if spec.policy.ties == "input_order":
         columns.append(pl.col(ROW))
-    frame = frame.select(columns)
-    if policy.invalid_scores == "drop":
-        frame = frame.filter(pl.col(SCORE).is_finite())
-    elif policy.invalid_scores == "lowest":
-        frame = frame.with_columns(
+    return frame.select(columns)
+
+
+def _valid_scores(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """Apply `Policy.invalid_scores` to null, NaN and infinite scores."""
+    if spec.policy.invalid_scores == "drop":
+        return frame.filter(pl.col(SCORE).is_finite())
+    if spec.policy.invalid_scores == "lowest":
+        return frame.with_columns(
             pl.when(pl.col(SCORE).is_finite())
             .then(pl.col(SCORE))
             .otherwise(float("-inf"))
@@ -112,17 +115,16 @@ def _deduplicated(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     """Keep the highest-scored copy of each (group, item) under duplicates='first'."""
     if spec.policy.duplicates != "first":
         return frame  # 'error' was checked during validation; 'keep' ranks every copy
-    # Among copies with the best score: the highest grade, then the earliest row.
-    best = [-pl.col(SCORE)]
-    if spec.labelled:
-        best.append(-pl.col(GRADE))
-    if spec.policy.ties == "input_order":
-        best.append(pl.col(ROW))
-    best_copy = pl.struct(best) if len(best) > 1 else best[0]
+    # An item's label is the highest among its copies; under input_order ties its position
+    # is that of the earliest copy with the best score.
     aggregations = [pl.col(SCORE).max()]
-    for column in (GRADE, ROW, N_PADDING):
-        if column in frame.collect_schema():
-            aggregations.append(pl.col(column).min_by(best_copy))
+    schema = frame.collect_schema()
+    if GRADE in schema:
+        aggregations.append(pl.col(GRADE).max())
+    if N_PADDING in schema:
+        aggregations.append(pl.col(N_PADDING).max())
+    if ROW in schema:
+        aggregations.append(pl.col(ROW).min_by(pl.struct(-pl.col(SCORE), pl.col(ROW))))
     return frame.group_by([*spec.keys, spec.item]).agg(aggregations)
 
 
@@ -319,9 +321,11 @@ def prepare(spec: Spec) -> Prepared:
     policy = spec.policy
     keys = list(spec.keys)
     relevance_aware = policy.ties in RELEVANCE_AWARE_TIES
-    candidates = _normalised_candidates(spec)
+    selected = _selected_candidates(spec)
+    candidates = _valid_scores(selected, spec)
     deduplicated = _deduplicated(candidates, spec)
-    truth = _normalised_truth(spec, deduplicated)
+    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
+    truth = _normalised_truth(spec, selected)
 
     if policy.pool == "restrict" and spec.truth is not None:
         pool = deduplicated.select([*keys, spec.item]).unique()
@@ -329,7 +333,7 @@ def prepare(spec: Spec) -> Prepared:
     else:
         judged = truth
     positive = judged.filter(pl.col(GRADE) > 0)
-    padding = _padding(spec, deduplicated, truth) if spec.n_relevant is not None else None
+    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
     truth_stats = _truth_stats(judged, spec, padding)
     if judged is truth:
         universe = truth_stats

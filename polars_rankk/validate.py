@@ -315,12 +315,6 @@ def _grade_checks(column: str) -> list[tuple[str, pl.Expr, str]]:
     return [
         (column, grade.is_null(), f"column {column!r} (a relevance grade) must not be null"),
         (column, grade.is_nan(), f"column {column!r} (a relevance grade) must not be NaN"),
-        (
-            column,
-            grade < 0,
-            f"column {column!r} must hold relevance grades >= 0 (negative grades are not "
-            f"relevance; drop those rows or clip them to 0)",
-        ),
     ]
 
 

@@ -12,7 +12,9 @@ Conventions (mirroring SPEC.md §1-3 and the decisions the core follows):
 - ranking: score descending; ties by the policy (see :func:`_tie_key`);
 - ``duplicates="first"`` keeps the highest-scored copy of an item (the earliest such row
   when the same item repeats with the same score); ``"keep"`` ranks every copy and a
-  relevant item counts each time; ``"error"`` raises ``ValueError``;
+  relevant item counts each time; ``"error"`` raises ``ValueError`` when a ``(group, item)``
+  pair repeats in the candidate table as given (even if a copy has an invalid score that
+  ``invalid_scores="drop"`` would remove);
 - truth: rows ``(group, item[, relevance])``; without a relevance column every row has
   grade 1; an item is relevant when ``grade >= relevance_threshold``; when an item repeats
   in a group's truth its largest grade is used; ``R_g`` = number of distinct relevant truth
@@ -314,6 +316,15 @@ def evaluate(
         truth_map = _normalize_truth(truth, group_cols, item, relevance)
 
     groups_with_rows = {key for key, *_ in rows}
+
+    # duplicates="error" looks at the candidate table as given (before invalid scores are
+    # dropped): a repeated (group, item) pair is an error even if one copy has a NaN score
+    if p["duplicates"] == "error":
+        pairs: set[tuple[Key, Any]] = set()
+        for key, it, _, _ in rows:
+            if (key, it) in pairs:
+                raise ValueError(f"duplicated candidate: group {key!r}, item {it!r}")
+            pairs.add((key, it))
 
     # invalid scores
     if p["invalid_scores"] == "error":

@@ -90,12 +90,17 @@ def test_unknown_metric_lists_valid_ones():
         run(metrics=["ndgc"])
 
 
-def test_negative_relevance():
-    bad = TRUTH.with_columns(pl.lit(-1).alias("relevance"))
-    with pytest.raises(
-        ValueError, match=r"truth: column 'relevance' must hold relevance grades >= 0"
-    ):
+def test_nan_relevance():
+    bad = TRUTH.with_columns(pl.lit(float("nan")).alias("relevance"))
+    with pytest.raises(ValueError, match=r"truth: column 'relevance' .* must not be NaN"):
         run(truth=bad)
+
+
+def test_negative_relevance_is_a_judged_non_relevant_item():
+    # TREC qrels grade spam -1: not relevant, and (SPEC §2) gain 0.
+    negative = TRUTH.with_columns(pl.lit(-1).alias("relevance"))
+    res = run(truth=negative, policy=rk.Policy.trec_eval(), metrics=["ndcg", "recall"])
+    assert res.per_group["value"].to_list() == [0.0, 0.0, 0.0, 0.0]
 
 
 def test_duplicates_error_policy_names_the_pair():
