@@ -88,17 +88,20 @@ def macro(per_group: FrameLike) -> pl.DataFrame:
     return summarize_histogram(value_histogram(per_group))
 
 
-def weighted(
+def weighted_query(
     per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str
-) -> pl.DataFrame:
-    """Mean of per-group values weighted by `weight`, a column of `weights` keyed by `keys`."""
-    joined = (
+) -> pl.LazyFrame:
+    """Per-group values with their weight: metric, k, value, _weight (NaN values left out)."""
+    return (
         per_group.lazy()
         .join(weights.lazy().select([*keys, weight]), on=keys, how="left")
         .filter(~pl.col("value").is_nan())
         .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
-        .collect()
     )
+
+
+def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
+    """Weighted means from `weighted_query`'s rows: metric, k, value, n_groups, total_weight."""
     bad = joined.filter(
         pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan()
     )
@@ -125,12 +128,8 @@ def weighted(
     return order_metrics(summary)
 
 
-def micro(groups: FrameLike, metrics: list[str], spec: Spec) -> pl.DataFrame:
-    """Ratios of sums for the count-based metrics, from the prepared per-group table.
-
-    A group counts at k when it has a value there: not dropped by ``short_lists="skip"``,
-    nor NaN under ``empty_truth="nan"``.
-    """
+def check_micro(metrics: list[str]) -> None:
+    """Raise unless every metric has a micro average."""
     not_micro = [name for name in metrics if name not in MICRO_METRICS]
     if not_micro:
         raise ValueError(
@@ -138,6 +137,14 @@ def micro(groups: FrameLike, metrics: list[str], spec: Spec) -> pl.DataFrame:
             f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
             f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
         )
+
+
+def micro_query(groups: FrameLike, spec: Spec) -> pl.LazyFrame:
+    """Summed counts per k (k null: r_precision) from the prepared per-group table.
+
+    A group counts at k when it has a value there: not dropped by ``short_lists="skip"``,
+    nor NaN under ``empty_truth="nan"``.
+    """
     policy = spec.policy
     frame = groups.lazy()
     if policy.empty_truth == "nan":
@@ -166,7 +173,12 @@ def micro(groups: FrameLike, metrics: list[str], spec: Spec) -> pl.DataFrame:
                 pl.len().cast(pl.Int64).alias("n_groups"),
             )
         )
-    sums = pl.concat(pl.collect_all(rows), how="vertical")
+    return pl.concat(rows, how="vertical")
+
+
+def micro_from(sums: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    """Micro averages from `micro_query`'s sums: metric, k, value, n_groups."""
+    check_micro(metrics)
     p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
     r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
     values = {

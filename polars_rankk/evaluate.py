@@ -121,7 +121,7 @@ class Evaluation:
         chosen = self._chosen_metrics(metrics, average)
         per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
         if average == "macro":
-            result = aggregate.macro(per_group)
+            query = aggregate.value_histogram(per_group)
         elif average == "weighted":
             if weight is None:
                 raise ValueError("average='weighted' needs weight=<column name>")
@@ -132,12 +132,23 @@ class Evaluation:
                     f"{'the groups table' if weights is None else 'weights'}; "
                     f"its columns are {list(table.lazy().collect_schema())}"
                 )
-            result = aggregate.weighted(per_group, table, self.group_keys, weight)
+            query = aggregate.weighted_query(per_group, table, self.group_keys, weight)
         elif average == "micro":
-            result = aggregate.micro(self._kept_groups_wide, chosen, self._spec)
+            aggregate.check_micro(chosen)
+            query = aggregate.micro_query(self._kept_groups_wide, self._spec)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
-        return result.join(self._dropped, on="k", how="left", nulls_equal=True).with_columns(
+        # One collect, so that a lazy evaluation runs its pipeline once for both.
+        rows, counts, short = pl.collect_all([query, *self._dropped_queries()])
+        if average == "macro":
+            result = aggregate.summarize_histogram(rows)
+        elif average == "weighted":
+            result = aggregate.weighted_from(rows, weight or "")
+        else:
+            result = aggregate.micro_from(rows, chosen)
+        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
+        dropped = ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
+        return result.join(dropped, on="k", how="left", nulls_equal=True).with_columns(
             pl.col("dropped_short").fill_null(0)
         )
 
@@ -152,9 +163,8 @@ class Evaluation:
             raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
         return chosen
 
-    @cached_property
-    def _dropped(self) -> pl.DataFrame:
-        """Per k (null for r_precision): groups each policy dropped."""
+    def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        """Groups each policy dropped: overall counts, and per k for short lists."""
         policy = self.policy
         groups = self._all_groups.lazy()
         empty = pl.col(N_RELEVANT) == 0
@@ -167,21 +177,19 @@ class Evaluation:
         counts = groups.select(
             empty_dropped.sum().cast(pl.Int64).alias("dropped_empty_truth"),
             missing_dropped.sum().cast(pl.Int64).alias("dropped_missing"),
-        ).collect()
-        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
-        short = (
-            self._kept_groups(groups)
-            .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
-            .group_by("k")
-            .agg((pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short"))
-            .collect()
-            if policy.short_lists == "skip"
-            else pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
         )
-        return ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
-
-    def _kept_groups(self, groups: pl.LazyFrame) -> pl.LazyFrame:
-        return _apply_group_policies(groups, self.policy)
+        if policy.short_lists == "skip":
+            short = (
+                _apply_group_policies(groups, policy)
+                .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
+                .group_by("k")
+                .agg(
+                    (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short")
+                )
+            )
+        else:
+            short = pl.LazyFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
+        return counts, short
 
     @cached_property
     def diagnostics(self) -> Diagnostics:
