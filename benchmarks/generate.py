@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-SCALES = {"100K": 100_000, "1M": 1_000_000, "5M": 5_000_000, "50M": 50_000_000,
-          "1B": 1_000_000_000}
+SCALES = {"100K": 100_000, "1M": 1_000_000, "5M": 5_000_000, "50M": 50_000_000, "1B": 1_000_000_000}
 CANDIDATES_PER_USER = 100
 USERS_PER_CHUNK = 50_000
 DATA = Path(__file__).parent / "data"
@@ -25,8 +24,9 @@ DATA = Path(__file__).parent / "data"
 def _chunk(first_user: int, n_users: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     rng = np.random.default_rng(seed)
     n = n_users * CANDIDATES_PER_USER
-    users = np.repeat(np.arange(first_user, first_user + n_users, dtype=np.int64),
-                      CANDIDATES_PER_USER)
+    users = np.repeat(
+        np.arange(first_user, first_user + n_users, dtype=np.int64), CANDIDATES_PER_USER
+    )
     # Items drawn from a catalogue of 1M, distinct within a user with overwhelming odds.
     items = rng.integers(0, 1_000_000, size=n, dtype=np.int64)
     scores = rng.random(n).astype(np.float64)
@@ -47,8 +47,10 @@ def _chunk(first_user: int, n_users: int, seed: int) -> tuple[pl.DataFrame, pl.D
         {
             "user": np.concatenate([users[pooled_rows], first_user + outside_users]),
             "item": np.concatenate(
-                [items[pooled_rows],
-                 rng.integers(1_000_000, 2_000_000, size=outside_users.size, dtype=np.int64)]
+                [
+                    items[pooled_rows],
+                    rng.integers(1_000_000, 2_000_000, size=outside_users.size, dtype=np.int64),
+                ]
             ),
             "relevance": rng.integers(1, 4, size=pooled_rows.size + outside_users.size),
         }

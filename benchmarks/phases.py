@@ -48,14 +48,20 @@ def _rankk(scale: str, ks: list[int]) -> dict[str, object]:
     cand_path, truth_path = _paths(scale)
     start = time.perf_counter()
     res = rk.evaluate(
-        pl.scan_parquet(cand_path), pl.scan_parquet(truth_path), k=ks, group_by="user",
+        pl.scan_parquet(cand_path),
+        pl.scan_parquet(truth_path),
+        k=ks,
+        group_by="user",
         check_values=True,
     )
     per_group = res.per_group.collect(engine="streaming")
     elapsed = time.perf_counter() - start
     p10 = per_group.filter((pl.col("metric") == "precision") & (pl.col("k") == 10))
-    return {"evaluate": elapsed, "check": {"hits@10": round(float(p10["value"].sum()) * 10)},
-            "rows": per_group.height}
+    return {
+        "evaluate": elapsed,
+        "check": {"hits@10": round(float(p10["value"].sum()) * 10)},
+        "rows": per_group.height,
+    }
 
 
 def rankk(scale: str) -> dict[str, object]:
@@ -75,8 +81,15 @@ def rankk_k_curve(scale: str) -> dict[str, object]:
 
 def _trec_measures() -> set[str]:
     cuts = ",".join(str(k) for k in KS)
-    return {f"P.{cuts}", f"recall.{cuts}", f"ndcg_cut.{cuts}", f"map_cut.{cuts}",
-            f"success.{cuts}", "recip_rank", "Rprec"}
+    return {
+        f"P.{cuts}",
+        f"recall.{cuts}",
+        f"ndcg_cut.{cuts}",
+        f"map_cut.{cuts}",
+        f"success.{cuts}",
+        "recip_rank",
+        "Rprec",
+    }
 
 
 def pytrec_eval_phase(scale: str) -> dict[str, object]:
@@ -102,28 +115,36 @@ def pytrec_eval_phase(scale: str) -> dict[str, object]:
     results = evaluator.evaluate(run)
     done = time.perf_counter()
     hits10 = round(sum(v["P_10"] for v in results.values()) * 10)
-    return {"convert": converted - start, "evaluate": done - converted,
-            "check": {"hits@10": hits10}}
+    return {
+        "convert": converted - start,
+        "evaluate": done - converted,
+        "check": {"hits@10": hits10},
+    }
 
 
 def ranx_phase(scale: str) -> dict[str, object]:
     """ranx (Numba), after its JIT warm-up: Qrels/Run from pandas, the same metrics."""
     from ranx import Qrels, Run, evaluate
 
-    metrics = [f"{m}@{k}" for m in ("precision", "recall", "ndcg", "map", "hit_rate")
-               for k in KS] + ["mrr@100", "r-precision"]
+    metrics = [
+        f"{m}@{k}" for m in ("precision", "recall", "ndcg", "map", "hit_rate") for k in KS
+    ] + ["mrr@100", "r-precision"]
     # Warm-up: compile every metric kernel on a tiny input first.
     tiny_q = Qrels({"q": {"a": 1}})
     tiny_r = Run({"q": {"a": 1.0, "b": 0.5}})
     evaluate(tiny_q, tiny_r, metrics)
     cand_path, truth_path = _paths(scale)
     start = time.perf_counter()
-    candidates = pl.read_parquet(cand_path).with_columns(
-        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
-    ).to_pandas()
-    truth = pl.read_parquet(truth_path).with_columns(
-        pl.col("user").cast(pl.String), pl.col("item").cast(pl.String)
-    ).to_pandas()
+    candidates = (
+        pl.read_parquet(cand_path)
+        .with_columns(pl.col("user").cast(pl.String), pl.col("item").cast(pl.String))
+        .to_pandas()
+    )
+    truth = (
+        pl.read_parquet(truth_path)
+        .with_columns(pl.col("user").cast(pl.String), pl.col("item").cast(pl.String))
+        .to_pandas()
+    )
     # ranx insists on object-dtype ids (pandas 3 infers its own string dtype).
     for frame in (candidates, truth):
         frame["user"] = frame["user"].astype(object)
@@ -133,8 +154,11 @@ def ranx_phase(scale: str) -> dict[str, object]:
     converted = time.perf_counter()
     scores = evaluate(qrels, run, metrics, make_comparable=True)
     done = time.perf_counter()
-    return {"convert": converted - start, "evaluate": done - converted,
-            "check": {"precision@10": float(scores["precision@10"])}}
+    return {
+        "convert": converted - start,
+        "evaluate": done - converted,
+        "check": {"precision@10": float(scores["precision@10"])},
+    }
 
 
 def pandas_phase(scale: str) -> dict[str, object]:
@@ -167,8 +191,16 @@ def pandas_phase(scale: str) -> dict[str, object]:
         hits = top["hit"].sum()
         dcg = top["dcg_term"].sum()
         idcg = ideal[ideal["irank"] <= k].groupby("user")["idcg_term"].sum()
-        frame = pd.concat([hits.rename("hits"), dcg.rename("dcg"), n_rel, idcg.rename("idcg"),
-                           top["ap_term"].sum().rename("ap")], axis=1).fillna(0)
+        frame = pd.concat(
+            [
+                hits.rename("hits"),
+                dcg.rename("dcg"),
+                n_rel,
+                idcg.rename("idcg"),
+                top["ap_term"].sum().rename("ap"),
+            ],
+            axis=1,
+        ).fillna(0)
         frame["precision"] = frame["hits"] / k
         frame["recall"] = frame["hits"] / frame["n_rel"]
         frame["ndcg"] = frame["dcg"] / frame["idcg"]
@@ -176,8 +208,11 @@ def pandas_phase(scale: str) -> dict[str, object]:
         frame["hit_rate"] = (frame["hits"] > 0).astype(float)
         out[k] = frame
     done = time.perf_counter()
-    return {"convert": converted - start, "evaluate": done - converted,
-            "check": {"hits@10": int(out[10]["hits"].sum())}}
+    return {
+        "convert": converted - start,
+        "evaluate": done - converted,
+        "check": {"hits@10": int(out[10]["hits"].sum())},
+    }
 
 
 PHASES: dict[str, Callable[[str], dict[str, object]]] = {

@@ -24,8 +24,15 @@ sys.path.insert(0, str(HERE))
 
 from generate import generate  # noqa: E402
 
-DEFAULT_PHASES = ["floor", "rankk", "rankk_single_k", "rankk_k_curve", "pytrec_eval", "ranx",
-                  "pandas"]
+DEFAULT_PHASES = [
+    "floor",
+    "rankk",
+    "rankk_single_k",
+    "rankk_k_curve",
+    "pytrec_eval",
+    "ranx",
+    "pandas",
+]
 
 
 def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
@@ -47,7 +54,9 @@ def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--scale", default="5M")
     parser.add_argument("--phases", default=",".join(DEFAULT_PHASES))
     parser.add_argument("--repeat", type=int, default=3)
@@ -58,14 +67,16 @@ def main() -> None:
         runs = [_run_once(phase, args.scale) for _ in range(args.repeat)]
         evaluate = statistics.median(r["evaluate"] for r, _ in runs)
         convert = statistics.median(r.get("convert", 0.0) for r, _ in runs)
-        rows.append({
-            "system": phase,
-            "convert_s": round(convert, 3),
-            "evaluate_s": round(evaluate, 3),
-            "total_s": round(convert + evaluate, 3),
-            "peak_rss_mib": round(max(rss for _, rss in runs)),
-            "check": runs[0][0].get("check"),
-        })
+        rows.append(
+            {
+                "system": phase,
+                "convert_s": round(convert, 3),
+                "evaluate_s": round(evaluate, 3),
+                "total_s": round(convert + evaluate, 3),
+                "peak_rss_mib": round(max(rss for _, rss in runs)),
+                "check": runs[0][0].get("check"),
+            }
+        )
         print(f"  {phase}: {convert + evaluate:.2f}s", file=sys.stderr)
     by_name = {row["system"]: row for row in rows}
     floor = by_name.get("floor")
@@ -76,14 +87,26 @@ def main() -> None:
             row["rss_vs_floor"] = round(row["peak_rss_mib"] / floor["peak_rss_mib"], 2)
         if rankk:
             row["rankk_speedup"] = round(row["total_s"] / rankk["total_s"], 2)
-    header = ["system", "convert_s", "evaluate_s", "total_s", "peak_rss_mib", "time_vs_floor",
-              "rss_vs_floor", "rankk_speedup"]
+    header = [
+        "system",
+        "convert_s",
+        "evaluate_s",
+        "total_s",
+        "peak_rss_mib",
+        "time_vs_floor",
+        "rss_vs_floor",
+        "rankk_speedup",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(str(row.get(column, "")) for column in header) + " |")
-    machine = {"python": platform.python_version(), "machine": platform.machine(),
-               "cpus": os.cpu_count(), "platform": platform.platform()}
+    machine = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
     try:
         import polars
 
@@ -91,8 +114,11 @@ def main() -> None:
     except ImportError:  # pragma: no cover
         pass
     out = HERE / "results" / f"{args.scale}.json"
-    out.write_text(json.dumps({"scale": args.scale, "repeat": args.repeat, "machine": machine,
-                               "rows": rows}, indent=2))
+    out.write_text(
+        json.dumps(
+            {"scale": args.scale, "repeat": args.repeat, "machine": machine, "rows": rows}, indent=2
+        )
+    )
     print(f"written {out}", file=sys.stderr)
 
 

@@ -8,8 +8,8 @@ tidy table, the input of `polars_rankk.charts.plot_k_curve` and friends.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import polars as pl
 
@@ -18,12 +18,12 @@ from polars_rankk.aggregate import order_metrics
 from polars_rankk.evaluate import EngineType, Evaluation, evaluate
 from polars_rankk.policy import Policy
 
-__all__ = ["CURVE_COLUMNS", "curve_of_evaluations", "evaluate_systems", "k_curve"]
+__all__ = ["CURVE_COLUMNS", "curve_of_evaluations", "evaluate_systems", "for_systems", "k_curve"]
 
 #: A system: candidates to evaluate, or an evaluation already made.
-SystemInput = Union[pl.DataFrame, pl.LazyFrame, Evaluation]
+SystemInput: TypeAlias = pl.DataFrame | pl.LazyFrame | Evaluation
 #: Several systems by name, or one (named ``"system"``, or split by a ``system=`` column).
-Systems = Union[Mapping[str, SystemInput], SystemInput]
+Systems: TypeAlias = Mapping[str, SystemInput] | SystemInput
 
 #: Columns of a K-curve besides the stratum columns (which come after ``system``).
 CURVE_COLUMNS: tuple[str, ...] = (
@@ -203,8 +203,11 @@ def _curve_of(
     confidence: float,
     seed: int,
     metrics: list[str] | None,
+    ks: list[int] | None,
 ) -> pl.DataFrame:
     per_group = evaluation.per_group.lazy().filter(pl.col("k").is_not_null())
+    if ks is not None:
+        per_group = per_group.filter(pl.col("k").is_in(ks))
     if metrics is not None:
         per_group = per_group.filter(pl.col("metric").is_in(metrics))
     if strata:
@@ -360,6 +363,7 @@ def curve_of_evaluations(
     evaluations: Mapping[str, Evaluation],
     *,
     metrics: Iterable[str] | None = None,
+    k: Iterable[int] | None = None,
     by: str | Sequence[str] | None = None,
     attributes: FrameLike | Sequence[FrameLike] | None = None,
     ci: bool = True,
@@ -369,7 +373,8 @@ def curve_of_evaluations(
 ) -> pl.DataFrame:
     """The K-curve table of evaluations already made (their K values, every K metric).
 
-    Parameters are as in `k_curve`.
+    `k` restricts the table to some of the evaluated K; the other parameters are as in
+    `k_curve`.
 
     Examples
     --------
@@ -400,6 +405,7 @@ def curve_of_evaluations(
             confidence=confidence,
             seed=seed,
             metrics=chosen,
+            ks=None if k is None else list(k),
         )
         parts.append(curve.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
     if not parts:
@@ -421,3 +427,58 @@ def curve_of_evaluations(
         "ci_high",
         "n_groups",
     )
+
+
+def for_systems(
+    evaluations: Mapping[str, Any],
+    function: Callable[..., pl.DataFrame | pl.LazyFrame],
+    /,
+    **options: Any,
+) -> pl.DataFrame:
+    """Apply a per-evaluation summary to several systems and stack the results.
+
+    Parameters
+    ----------
+    evaluations
+        ``{name: evaluation}`` (e.g. from `evaluate_systems`).
+    function
+        Called as ``function(evaluation, **options)``: `polars_rankk.distribution.distribution`,
+        ``histogram``, `polars_rankk.bootstrap.bootstrap` …
+    **options
+        Passed on to `function`.
+
+    Returns
+    -------
+    pl.DataFrame
+        The results, each with a leading ``system`` column, in the order given.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.curves import for_systems
+    >>> from polars_rankk.distribution import distribution
+    >>> truth = pl.DataFrame({"q": [1], "item": [2]})
+    >>> runs = {name: rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": s}),
+    ...                           truth, k=1, metrics="hit_rate", group_by="q")
+    ...         for name, s in {"A": [2.0, 1.0], "B": [1.0, 2.0]}.items()}
+    >>> for_systems(runs, distribution, quantiles=[0.5]).select("system", "metric", "mean")
+    shape: (2, 3)
+    ┌────────┬──────────┬──────┐
+    │ system ┆ metric   ┆ mean │
+    │ ---    ┆ ---      ┆ ---  │
+    │ str    ┆ str      ┆ f64  │
+    ╞════════╪══════════╪══════╡
+    │ A      ┆ hit_rate ┆ 0.0  │
+    │ B      ┆ hit_rate ┆ 1.0  │
+    └────────┴──────────┴──────┘
+    """
+    parts = []
+    for name, evaluation in evaluations.items():
+        result = function(evaluation, **options)
+        frame = result.collect() if isinstance(result, pl.LazyFrame) else result
+        if "system" in frame.columns:
+            raise ValueError(f"the result for {name!r} already has a 'system' column")
+        parts.append(frame.select(pl.lit(name, dtype=pl.String).alias("system"), pl.all()))
+    if not parts:
+        raise ValueError("no evaluations given")
+    return pl.concat(parts, how="vertical_relaxed")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import polars as pl
 import pytest
@@ -29,7 +28,8 @@ def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
     for key, value in left.items():
         other = right[key]
         if isinstance(value, float) and math.isnan(value):
-            assert isinstance(other, float) and math.isnan(other), (key, value, other)
+            assert isinstance(other, float), (key, value, other)
+            assert math.isnan(other), (key, value, other)
         elif tolerance == 0.0:
             assert value == other, (key, value, other)
         else:
@@ -37,5 +37,5 @@ def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
 
 
 @pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield request.param
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)

@@ -19,7 +19,7 @@ def _tables(seed: int = 0, n_groups: int = 60) -> tuple[pl.DataFrame, pl.DataFra
         n = int(rng.integers(0, 25))
         items = rng.integers(0, 40, size=n)  # repeats -> duplicates
         scores = rng.integers(0, 6, size=n) / 4  # few values -> many ties
-        rows += [(group, int(i), float(s)) for i, s in zip(items, scores)]
+        rows += [(group, int(i), float(s)) for i, s in zip(items, scores, strict=True)]
     candidates = pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
     truth_rows = []
     for group in range(n_groups + 5):  # some groups have no candidates

@@ -1,0 +1,76 @@
+"""The notebooks in notebooks/ run top to bottom (nbclient, a kernel on this interpreter)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+nbclient = pytest.importorskip("nbclient")
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("ipykernel")
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+KERNEL = "rankk-tests"
+
+
+@pytest.fixture(scope="module")
+def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A kernelspec that runs this very interpreter (the venv), found first on JUPYTER_PATH.
+
+    A user-level or system ``python3`` kernelspec could point at another Python without
+    polars-rankk; a private kernelspec avoids depending on what is installed where.
+    """
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "polars-rankk tests",
+                "language": "python",
+            }
+        )
+    )
+    patch = pytest.MonkeyPatch()
+    patch.setenv("JUPYTER_PATH", str(root))
+    patch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    yield KERNEL
+    patch.undo()
+
+
+@pytest.mark.parametrize("name", ["quickstart", "large_logs", "k_curves"])
+def test_notebook_runs(name: str, kernel_name: str) -> None:
+    path = NOTEBOOKS / f"{name}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    client = nbclient.NotebookClient(
+        notebook,
+        kernel_name=kernel_name,
+        timeout=120,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    client.execute()
+    errors = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert errors == []
+    last = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
+    assert last.outputs, "the last cell printed nothing"
+
+
+def test_notebooks_are_committed_without_outputs() -> None:
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [], path.name
+                assert cell.execution_count is None, path.name
