@@ -8,7 +8,20 @@
 """
 
 from polars_rankk import namespace as _namespace  # registers the `rankk` namespaces
+from polars_rankk.bootstrap import bootstrap
+from polars_rankk.charts import (
+    plot_comparison,
+    plot_distribution,
+    plot_histogram,
+    plot_k_curve,
+    plot_precision_recall,
+    plot_strata,
+    save_chart,
+)
+from polars_rankk.compare import compare
+from polars_rankk.curves import curve_of_evaluations, evaluate_systems, k_curve
 from polars_rankk.diagnostics import Diagnostics
+from polars_rankk.distribution import distribution, histogram
 from polars_rankk.evaluate import Evaluation, evaluate
 from polars_rankk.expressions import (
     average_precision_at_k,
@@ -22,26 +35,51 @@ from polars_rankk.expressions import (
 )
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from polars_rankk.metrics import METRIC_DEFINITIONS
+from polars_rankk.out_of_core import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.policy import Policy
+from polars_rankk.report import render_report, report
+from polars_rankk.strata import activity_buckets, buckets, new_vs_returning, relevant_size_buckets
 from polars_rankk.validate import METRICS
 
 __all__ = [
     "METRICS",
     "METRIC_DEFINITIONS",
+    "BucketedEvaluation",
     "Diagnostics",
     "Evaluation",
     "Policy",
+    "activity_buckets",
     "average_precision_at_k",
+    "bootstrap",
+    "buckets",
+    "compare",
+    "curve_of_evaluations",
+    "distribution",
     "evaluate",
+    "evaluate_in_buckets",
+    "evaluate_systems",
     "f1_at_k",
+    "histogram",
     "hit_rate_at_k",
+    "k_curve",
     "mrr_at_k",
     "ndcg_at_k",
+    "new_vs_returning",
+    "plot_comparison",
+    "plot_distribution",
+    "plot_histogram",
+    "plot_k_curve",
+    "plot_precision_recall",
+    "plot_strata",
     "precision_at_k",
     "r_precision",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",
+    "relevant_size_buckets",
+    "render_report",
+    "report",
+    "save_chart",
 ]
 __version__ = "0.1.0"
 del _namespace

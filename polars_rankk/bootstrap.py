@@ -11,6 +11,7 @@ a time so that memory stays at a few arrays of ``n``.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Hashable, Sequence
 from typing import Literal
@@ -18,7 +19,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import stats
 
 from polars_rankk.distribution import (
     Attributes,
@@ -37,6 +37,7 @@ IntArray = npt.NDArray[np.int64]
 #: multinomial draw over the value histogram; beyond, group indices are drawn.
 HISTOGRAM_LIMIT = 50_000
 _CELLS_PER_CHUNK = 4_000_000
+_BLOCK = 65_536  # indices inside a block are raw uint16 words
 
 
 def generator(seed: int | None, key: Hashable) -> np.random.Generator:
@@ -80,7 +81,7 @@ def resampled_sums(
         step = max(1, _CELLS_PER_CHUNK // len(values))
         for start in range(0, n_resamples, step):
             draws = rng.multinomial(n, probabilities, size=min(step, n_resamples - start))
-            sums[start : start + len(draws)] = draws @ values
+            sums[start : start + len(draws)] = draws.astype(np.float64) @ values
         return sums
     return resampled_column_sums(np.repeat(values, counts)[:, None], n_resamples, rng)[:, 0]
 
@@ -90,14 +91,38 @@ def resampled_column_sums(
 ) -> FloatArray:
     """Column sums of ``matrix`` (groups × columns) over groups drawn with replacement.
 
-    All columns share each resample of groups. Shape ``(n_resamples, columns)``.
+    All columns share each resample of groups. Shape ``(n_resamples, columns)``. The groups
+    are cut in blocks of 65,536: a resample first draws how many of its ``n`` groups come from
+    each block (a multinomial over block sizes), then indices inside each block from raw
+    16-bit random words — exactly uniform and cheap to draw — and counts them in a block
+    that fits in cache. The same distribution as ``n`` uniform indices, about twice as fast.
     """
-    n = matrix.shape[0]
-    sums = np.empty((n_resamples, matrix.shape[1]))
+    columns = np.ascontiguousarray(matrix.T)
+    n = columns.shape[1]
+    full, rest = divmod(n, _BLOCK)
+    sizes = np.array([_BLOCK] * full + ([rest] if rest else []), dtype=np.float64)
+    share = sizes / n
+    sums = np.empty((n_resamples, columns.shape[0]))
     for b in range(n_resamples):
-        weights = np.bincount(rng.integers(0, n, size=n), minlength=n)
-        sums[b] = weights @ matrix
+        drawn = rng.multinomial(n, share)
+        local = np.frombuffer(rng.bytes(2 * int(drawn[:full].sum())), dtype=np.uint16)
+        total = np.zeros(columns.shape[0])
+        offset = 0
+        for j in range(full):
+            weights = np.bincount(local[offset : offset + drawn[j]], minlength=_BLOCK)
+            total += _weighted(columns[:, j * _BLOCK : (j + 1) * _BLOCK], weights)
+            offset += drawn[j]
+        if rest:
+            weights = np.bincount(rng.integers(0, rest, size=drawn[full]), minlength=rest)
+            total += _weighted(columns[:, full * _BLOCK :], weights)
+        sums[b] = total
     return sums
+
+
+def _weighted(block: FloatArray, weights: IntArray) -> FloatArray:
+    """``block @ weights`` (columns × groups, groups) without BLAS: called thousands of times
+    on 65,536 groups, a multi-threaded BLAS product stalls whenever the cores are busy."""
+    return np.asarray(np.einsum("ji,i->j", block, weights.astype(np.float64)), dtype=np.float64)
 
 
 def acceleration(values: FloatArray, counts: IntArray) -> float:
@@ -111,7 +136,7 @@ def acceleration(values: FloatArray, counts: IntArray) -> float:
     spread = float(counts @ deviation**2)
     if spread == 0:
         return 0.0
-    return float(counts @ deviation**3) / (6 * spread**1.5)
+    return float(counts @ deviation**3) / (6 * spread * math.sqrt(spread))
 
 
 def interval(
@@ -128,6 +153,8 @@ def interval(
     bias correction counts resamples equal to the estimate as half below (as SciPy does), and
     is clipped to ``[1/(2B), 1 - 1/(2B)]`` so that it stays finite.
     """
+    from scipy import stats
+
     alpha = 1 - confidence
     tails = np.array([alpha / 2, 1 - alpha / 2])
     if method == "bca":

@@ -19,7 +19,6 @@ from typing import Literal
 
 import numpy as np
 import polars as pl
-from scipy import optimize, stats
 
 from polars_rankk.bootstrap import (
     FloatArray,
@@ -41,16 +40,16 @@ from polars_rankk.distribution import (
     sort_rows,
     with_strata,
 )
+from polars_rankk.significance import (
+    RandomizationMethod,
+    benjamini_hochberg,
+    holm,
+    randomization_p_value,
+)
 
 GroupPolicy = Literal["intersect", "error", "zero"]
 PairedTest = Literal["t", "randomization", "wilcoxon"]
 Correction = Literal["holm", "bh"]
-RandomizationMethod = Literal["auto", "exact", "monte_carlo", "saddlepoint"]
-
-#: "auto" enumerates the randomization distribution exactly up to this many arrangements.
-EXACT_LIMIT = 2**20
-#: "auto" samples (binomial draws per distinct |difference|) up to this many draws in all.
-MONTE_CARLO_LIMIT = 50_000_000
 _TEST_COLUMN = {
     "t": "p_value_t",
     "randomization": "p_value_randomization",
@@ -76,158 +75,6 @@ _NUMBERS: dict[str, type[pl.DataType]] = {
     "p_value_wilcoxon": pl.Float64,
     "randomization_method": pl.String,
 }
-
-
-def randomization_test(
-    differences: Sequence[float] | FloatArray,
-    n_permutations: int = 10_000,
-    seed: int | None = 0,
-    method: RandomizationMethod = "auto",
-) -> tuple[float, str]:
-    """Two-sided paired randomization test of "no difference" on per-group differences.
-
-    Under the null hypothesis each difference is as likely to have either sign; the statistic
-    is ``|Σ d|`` and the p-value is the share of the ``2^n`` sign arrangements whose statistic
-    is at least the observed one (Fisher's randomization test; the same statistic as ranx's
-    ``fisher`` test, which swaps the two systems' values of a group). Zero differences do not
-    change the statistic. Groups with equal ``|d|`` only matter through how many of them flip,
-    so the distribution is a sum of binomials over the distinct ``|d|`` values, which makes the
-    exact and sampled versions cheap when metrics take few values.
-
-    Parameters
-    ----------
-    differences
-        Paired differences, one per group (no NaN).
-    n_permutations
-        Random arrangements drawn by the Monte Carlo method. Its p-value is the share of them at
-        least as extreme as the observed statistic — no "+1" correction, as in ranx — so it can
-        be 0 for a very large difference.
-    seed
-        Seed of the Monte Carlo draws (``None``: fresh entropy).
-    method
-        ``"exact"``: enumerate every arrangement (by counts of flips per distinct ``|d|``);
-        ``"monte_carlo"``: ``n_permutations`` random arrangements; ``"saddlepoint"``: the
-        Lugannani–Rice approximation of the same randomization distribution (Robinson 1982,
-        relative error O(1/n) — for the large, many-valued inputs where sampling is slow);
-        ``"auto"``: exact up to 2**20 arrangements, else Monte Carlo up to 5e7 binomial draws
-        (distinct ``|d|`` × ``n_permutations``), else the saddlepoint.
-
-    Returns
-    -------
-    tuple[float, str]
-        The p-value and the method used.
-
-    Examples
-    --------
-    >>> from polars_rankk.compare import randomization_test
-    >>> randomization_test([0.5, 0.25, 0.25, 0.5, -0.25])
-    (0.25, 'exact')
-    """
-    d = np.asarray(differences, dtype=np.float64)
-    if np.isnan(d).any():
-        raise ValueError("differences must not contain NaN")
-    magnitudes, signed_total = np.abs(d[d != 0]), float(d.sum())
-    values, counts = np.unique(magnitudes, return_counts=True)
-    return _randomization(
-        values, counts.astype(np.int64), abs(signed_total), n_permutations, seed, method
-    )
-
-
-def _randomization(
-    values: FloatArray,
-    counts: IntArray,
-    observed: float,
-    n_permutations: int,
-    rng: np.random.Generator | int | None,
-    method: RandomizationMethod,
-) -> tuple[float, str]:
-    """p-value of ``|Σ s_i a_i| >= observed`` over random signs, ``a`` given as distinct values
-    with counts (all > 0)."""
-    if len(values) == 0:
-        return 1.0, "exact"
-    total = float(counts @ values)
-    threshold = observed - 1e-10 * total  # sums of floats in another order: allow rounding
-    arrangements = 1
-    for count in counts:
-        arrangements *= int(count) + 1
-        if arrangements > EXACT_LIMIT:
-            break
-    if method == "auto":
-        if arrangements <= EXACT_LIMIT:
-            method = "exact"
-        elif len(values) * n_permutations <= MONTE_CARLO_LIMIT:
-            method = "monte_carlo"
-        else:
-            method = "saddlepoint"
-    if method == "exact":
-        if arrangements > EXACT_LIMIT:
-            raise ValueError(f"exact enumeration needs more than {EXACT_LIMIT} arrangements")
-        statistic, probability = np.zeros(1), np.ones(1)
-        for value, count in zip(values, counts):
-            flips = np.arange(count + 1)
-            statistic = (statistic[:, None] + value * (count - 2 * flips)).ravel()
-            probability = (probability[:, None] * stats.binom.pmf(flips, count, 0.5)).ravel()
-        return min(1.0, float(probability[np.abs(statistic) >= threshold].sum())), "exact"
-    if method == "monte_carlo":
-        random = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        extreme = 0
-        step = max(1, 4_000_000 // len(values))
-        for start in range(0, n_permutations, step):
-            size = min(step, n_permutations - start)
-            flips = random.binomial(counts, 0.5, size=(size, len(values)))
-            statistic = total - flips @ (2 * values)
-            extreme += int(np.count_nonzero(np.abs(statistic) >= threshold))
-        return extreme / n_permutations, "monte_carlo"
-    if method == "saddlepoint":
-        return _saddlepoint(values, counts, observed), "saddlepoint"
-    raise ValueError(f"unknown randomization method {method!r}")
-
-
-def _saddlepoint(values: FloatArray, counts: IntArray, observed: float) -> float:
-    """Lugannani–Rice approximation of ``P(|Σ s_i a_i| >= observed)`` (Robinson 1982)."""
-    total = float(counts @ values)
-    variance = float(counts @ values**2)
-    if observed <= 0:
-        return 1.0
-    if observed >= total * (1 - 1e-12):  # only the two arrangements with every sign alike
-        return min(1.0, 2.0 ** (1 - float(counts.sum())))
-
-    def slope(t: float) -> float:  # K'(t) - observed, K(t) = Σ log cosh(t a)
-        return float(counts @ (values * np.tanh(t * values))) - observed
-
-    upper = observed / variance
-    while slope(upper) < 0:
-        upper *= 2
-    t = float(optimize.brentq(slope, 0.0, upper, xtol=1e-300, rtol=1e-13, maxiter=500))
-    x = t * values
-    log_cosh = np.abs(x) + np.log1p(np.exp(-2 * np.abs(x))) - math.log(2)
-    curvature = float(counts @ (values**2 * (1 - np.tanh(x) ** 2)))
-    w = math.sqrt(max(0.0, 2 * (t * observed - float(counts @ log_cosh))))
-    u = t * math.sqrt(curvature)
-    if w < 1e-4 or u <= 0:  # at the centre the formula is 0/0; the normal limit is exact there
-        return min(1.0, float(2 * stats.norm.sf(observed / math.sqrt(variance))))
-    tail = float(stats.norm.sf(w) + stats.norm.pdf(w) * (1 / u - 1 / w))
-    return min(1.0, max(0.0, 2 * tail))
-
-
-def holm(p_values: FloatArray) -> FloatArray:
-    """Holm's step-down adjustment (controls the family-wise error rate); NaN stays NaN."""
-    adjusted = np.full(len(p_values), np.nan)
-    present = np.flatnonzero(~np.isnan(p_values))
-    order = present[np.argsort(p_values[present], kind="stable")]
-    m = len(order)
-    steps = np.maximum.accumulate((m - np.arange(m)) * p_values[order])
-    adjusted[order] = np.minimum(steps, 1.0)
-    return adjusted
-
-
-def benjamini_hochberg(p_values: FloatArray) -> FloatArray:
-    """Benjamini–Hochberg adjustment (false discovery rate), by SciPy; NaN stays NaN."""
-    adjusted = np.full(len(p_values), np.nan)
-    present = ~np.isnan(p_values)
-    if present.any():
-        adjusted[present] = stats.false_discovery_control(p_values[present], method="bh")
-    return adjusted
 
 
 def compare(
@@ -273,7 +120,7 @@ def compare(
     n_permutations, randomization
         Randomization test: arrangements drawn, and how (see `randomization_test`; "auto" is
         exact when it can be and switches to the saddlepoint approximation only where sampling
-        would exceed 5e7 draws — many distinct differences over many groups).
+        would exceed 1e7 draws — many distinct differences over many groups).
     test
         The test whose p-values are adjusted into ``p_adjusted``. Randomization by default
         (Smucker et al. 2007 recommend it for IR metrics).
@@ -282,8 +129,10 @@ def compare(
         ``None`` (``p_adjusted`` is then the unadjusted p-value). Applied across all rows:
         every metric, K, stratum and pair; rows without a p-value are left out.
     seed
-        Reproducibility of the bootstrap and randomization draws: each metric × K × stratum
-        draws from its own generator seeded by ``(seed, that row)``. ``None``: fresh entropy.
+        Reproducibility of the bootstrap and randomization draws: each (stratum…, metric, k)
+        draws from its own generator seeded by ``(seed, stratum…, metric, k)``, its pairs in
+        turn (so results do not move when other metrics are added, but can when systems are).
+        ``None``: fresh entropy.
     group_keys
         The group key columns of per-group frames.
 
@@ -351,7 +200,7 @@ def compare(
             matrix, [(index[a], index[b]) for a, b in pairs], n_resamples, confidence, method,
             n_permutations, randomization, rng,
         )  # fmt: skip
-        for (a, b), row in zip(pairs, found):
+        for (a, b), row in zip(pairs, found, strict=True):
             row |= {
                 "n_groups_union": table["n_groups_union"][position],
                 "n_nan": table["n_nan"][position],
@@ -359,7 +208,9 @@ def compare(
                 "n_missing_system": table[f"__missing_{index[b]}"][position],
             }
             rows.append(row)
-    heads = table.select(part).select(pl.all().gather(np.repeat(np.arange(table.height), len(pairs))))
+    heads = table.select(part).select(
+        pl.all().gather(np.repeat(np.arange(table.height), len(pairs)))
+    )
     labels = pl.DataFrame(
         {"baseline": [a for a, _ in pairs] * table.height,
          "system": [b for _, b in pairs] * table.height},
@@ -374,7 +225,7 @@ def compare(
     }[correction]  # fmt: skip
     adjusted = adjust(chosen) if adjust is not None else chosen
     numbers = numbers.with_columns(pl.Series("p_adjusted", adjusted, dtype=pl.Float64))
-    order = [*_NUMBERS][:-1] + ["p_adjusted", "randomization_method"]
+    order = [*list(_NUMBERS)[:-1], "p_adjusted", "randomization_method"]
     return pl.concat([heads, labels, numbers.select(order)], how="horizontal")
 
 
@@ -408,7 +259,7 @@ def _check_systems(
 def _common_keys(sources: list[PerGroup], names: list[str]) -> list[str]:
     keys = sources[0].group_keys
     first = sources[0].frame.collect_schema()
-    for name, source in zip(names[1:], sources[1:]):
+    for name, source in zip(names[1:], sources[1:], strict=True):
         if sorted(source.group_keys) != sorted(keys):
             raise ValueError(
                 f"systems must share group keys: {names[0]!r} has {keys}, {name!r} has "
@@ -429,27 +280,47 @@ def _aligned(
 ) -> pl.DataFrame:
     """One row per (group, metric, k) in any system; one value column per system (null where
     a system lacks the row). Systems listing the same rows in the same order (as `evaluate`
-    does for eager inputs) are stacked side by side; otherwise they are joined."""
+    does for eager inputs) are stacked side by side; otherwise each metric × K is joined on
+    the group keys alone, which is much cheaper than joining on (keys, metric, k)."""
     on = [*keys, "metric", "k"]
     frames = pl.collect_all(
-        [s.frame.select(*on, pl.col("value").alias(c)) for s, c in zip(sources, columns)]
+        [
+            s.frame.select(*on, pl.col("value").alias(c))
+            for s, c in zip(sources, columns, strict=True)
+        ]
     )
     first = frames[0]
     if all(f.height == first.height for f in frames) and all(
         first.select(on).equals(f.select(on)) for f in frames[1:]
     ):
-        return first.with_columns(f.get_column(c) for f, c in zip(frames[1:], columns[1:]))
-    for name, frame in zip(names, frames):
-        repeated = frame.select(on).filter(pl.struct(on).is_duplicated()).head(1)
-        if repeated.height:
-            raise ValueError(
-                f"systems[{name!r}] has more than one row for a (group, metric, k), for example "
-                f"{repeated.row(0, named=True)}"
+        return first.with_columns(
+            f.get_column(c) for f, c in zip(frames[1:], columns[1:], strict=True)
+        )
+    split = [f.partition_by("metric", "k", as_dict=True) for f in frames]
+    joined = []
+    for part in dict.fromkeys(key for pieces in split for key in pieces):
+        wide: pl.LazyFrame | None = None
+        for name, frame, pieces in zip(names, frames, split, strict=True):
+            piece = pieces.get(part, frame.clear()).drop("metric", "k")
+            if piece.select(keys).is_duplicated().any():
+                example = piece.filter(piece.select(keys).is_duplicated()).row(0, named=True)
+                raise ValueError(
+                    f"systems[{name!r}] has more than one row for a (group, metric, k): "
+                    f"{example | {'metric': part[0], 'k': part[1]}}"
+                )
+            wide = piece.lazy() if wide is None else wide.join(
+                piece.lazy(), on=keys, how="full", coalesce=True, nulls_equal=True
+            )  # fmt: skip
+        assert wide is not None
+        joined.append(
+            wide.select(
+                *keys,
+                pl.lit(part[0], pl.String).alias("metric"),
+                pl.lit(part[1], pl.Int64).alias("k"),
+                *columns,
             )
-    wide = frames[0].lazy()
-    for frame in frames[1:]:
-        wide = wide.join(frame.lazy(), on=on, how="full", coalesce=True, nulls_equal=True)
-    return wide.collect()
+        )
+    return pl.concat(pl.collect_all(joined))
 
 
 def _partitions(
@@ -467,7 +338,7 @@ def _partitions(
     absent = counts.select(pl.sum_horizontal(f"__missing_{i}" for i in range(len(names))).sum())
     if groups == "error" and absent.item():
         example = wide.filter(pl.any_horizontal(pl.col(c).is_null() for c in columns)).head(1)
-        lacking = [n for n, c in zip(names, columns) if example[c][0] is None]
+        lacking = [n for n, c in zip(names, columns, strict=True) if example[c][0] is None]
         raise ValueError(
             f"groups='error': systems {lacking} lack a (group, metric, k) others have, for "
             f"example {example.drop(columns).row(0, named=True)}; use groups='intersect' or 'zero'"
@@ -517,7 +388,7 @@ def _compare_part(
     rows = []
     for j, (a, b) in enumerate(pairs):
         d, (values, counts) = differences[j], histograms[j]
-        row: dict[str, float | int | str | None] = {name: None for name in _NUMBERS}
+        row: dict[str, float | int | str | None] = dict.fromkeys(_NUMBERS)
         row |= {"n_groups": n, "wins": int((d > 0).sum()), "ties": int((d == 0).sum())}
         row["losses"] = int((d < 0).sum())
         if n == 0:
@@ -547,6 +418,8 @@ def _p_values(
     randomization: RandomizationMethod,
     rng: np.random.Generator,
 ) -> dict[str, float | int | str | None]:
+    from scipy import stats
+
     nonzero = values != 0
     if not nonzero.any():
         return {"p_value_t": 1.0, "p_value_wilcoxon": 1.0, "p_value_randomization": 1.0,
@@ -554,7 +427,7 @@ def _p_values(
     magnitudes, inverse = np.unique(np.abs(values[nonzero]), return_inverse=True)
     weights = np.bincount(inverse, weights=counts[nonzero]).astype(np.int64)
     observed = abs(float(counts @ values))
-    p_random, used = _randomization(
+    p_random, used = randomization_p_value(
         magnitudes, weights, observed, n_permutations, rng, randomization
     )
     with warnings.catch_warnings():  # degenerate inputs: SciPy warns and returns NaN

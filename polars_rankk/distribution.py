@@ -17,10 +17,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Literal, Protocol, overload
 
 import polars as pl
-from polars._typing import QuantileMethod
 
 from polars_rankk._typing import FrameLike
 
@@ -36,6 +35,8 @@ METRIC_ORDER: tuple[str, ...] = (
     "r_precision",
 )
 DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+#: Polars' quantile interpolation methods (``Expr.quantile(interpolation=...)``).
+QuantileMethod = Literal["nearest", "higher", "lower", "midpoint", "linear", "equiprobable"]
 PER_GROUP_COLUMNS: tuple[str, ...] = ("metric", "k", "value")
 
 
@@ -50,9 +51,9 @@ class EvaluationLike(Protocol):
 
 
 #: An evaluation, or its per-group frame (group keys…, metric, k, value).
-Results = Union[EvaluationLike, pl.DataFrame, pl.LazyFrame]
+Results = EvaluationLike | pl.DataFrame | pl.LazyFrame
 #: Tables of group attributes (strata), joined on the group keys they share with the results.
-Attributes = Union[FrameLike, Sequence[FrameLike], None]
+Attributes = FrameLike | Sequence[FrameLike] | None
 
 
 @dataclass(frozen=True)
@@ -121,9 +122,13 @@ def per_group_input(
          "String"),
     ):  # fmt: skip
         if not ok:
-            raise TypeError(f"{argument}: column {column!r} must be {expected}; got {schema[column]}")
+            raise TypeError(
+                f"{argument}: column {column!r} must be {expected}; got {schema[column]}"
+            )
     lazy = lazy.with_columns(
-        pl.col("metric").cast(pl.String), pl.col("k").cast(pl.Int64), pl.col("value").cast(pl.Float64)
+        pl.col("metric").cast(pl.String),
+        pl.col("k").cast(pl.Int64),
+        pl.col("value").cast(pl.Float64),
     )
     return PerGroup(lazy, keys, isinstance(frame, pl.LazyFrame), groups)
 
@@ -229,6 +234,36 @@ def _check_quantiles(quantiles: Sequence[float]) -> list[float]:
     return checked
 
 
+@overload
+def distribution(
+    results: pl.DataFrame,
+    by: str | Sequence[str] | None = ...,
+    quantiles: Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    interpolation: QuantileMethod = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> pl.DataFrame: ...
+@overload
+def distribution(
+    results: pl.LazyFrame,
+    by: str | Sequence[str] | None = ...,
+    quantiles: Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    interpolation: QuantileMethod = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> pl.LazyFrame: ...
+@overload
+def distribution(
+    results: EvaluationLike,
+    by: str | Sequence[str] | None = ...,
+    quantiles: Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    interpolation: QuantileMethod = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> FrameLike: ...
 def distribution(
     results: Results,
     by: str | Sequence[str] | None = None,
@@ -324,7 +359,9 @@ def distribution(
 
 def histogram_edges(bins: int | Sequence[float]) -> list[float]:
     """``bins`` equal-width bins over [0, 1] (edges ``i / bins``), or explicit edges."""
-    if isinstance(bins, int) and not isinstance(bins, bool):
+    if isinstance(bins, bool):
+        raise TypeError("bins must be an integer or a sequence of edges; got a bool")
+    if isinstance(bins, int):
         if bins < 1:
             raise ValueError(f"bins must be at least 1; got {bins}")
         return [i / bins for i in range(bins + 1)]
@@ -334,6 +371,33 @@ def histogram_edges(bins: int | Sequence[float]) -> list[float]:
     return edges
 
 
+@overload
+def histogram(
+    results: pl.DataFrame,
+    by: str | Sequence[str] | None = ...,
+    bins: int | Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> pl.DataFrame: ...
+@overload
+def histogram(
+    results: pl.LazyFrame,
+    by: str | Sequence[str] | None = ...,
+    bins: int | Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> pl.LazyFrame: ...
+@overload
+def histogram(
+    results: EvaluationLike,
+    by: str | Sequence[str] | None = ...,
+    bins: int | Sequence[float] = ...,
+    *,
+    attributes: Attributes = ...,
+    group_keys: Sequence[str] | None = ...,
+) -> FrameLike: ...
 def histogram(
     results: Results,
     by: str | Sequence[str] | None = None,

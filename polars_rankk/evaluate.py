@@ -163,6 +163,17 @@ class Evaluation:
             raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
         return chosen
 
+    @cached_property
+    def _dropped(self) -> pl.DataFrame:
+        """Per k (null for r_precision): the groups each policy dropped."""
+        counts, short = pl.collect_all(list(self._dropped_queries()))
+        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
+        return (
+            ks.join(counts, how="cross")
+            .join(short, on="k", how="left", nulls_equal=True)
+            .with_columns(pl.col("dropped_short").fill_null(0))
+        )
+
     def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         """Groups each policy dropped: overall counts, and per k for short lists."""
         policy = self.policy

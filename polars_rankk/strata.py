@@ -10,15 +10,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Literal, TypeVar
+from typing import Literal, overload
 
 import polars as pl
-from polars._typing import QuantileMethod
 
 from polars_rankk._typing import FrameLike
-from polars_rankk.distribution import Results, as_list, per_group_input
+from polars_rankk.distribution import QuantileMethod, Results, as_list, per_group_input
 
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 DEFAULT_RELEVANT_EDGES: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 50)
 
 
@@ -39,15 +37,35 @@ def bucket_labels(edges: Sequence[float], integer: bool) -> list[str]:
     return [f"(-inf, {_format(edges[0])})", *middle, f"[{_format(edges[-1])}, inf)"]
 
 
+@overload
 def buckets(
-    frame: Frame,
+    frame: pl.DataFrame,
+    column: str,
+    *,
+    edges: Sequence[float] | None = ...,
+    quantiles: int | Sequence[float] | None = ...,
+    name: str | None = ...,
+    interpolation: QuantileMethod = ...,
+) -> pl.DataFrame: ...
+@overload
+def buckets(
+    frame: pl.LazyFrame,
+    column: str,
+    *,
+    edges: Sequence[float] | None = ...,
+    quantiles: int | Sequence[float] | None = ...,
+    name: str | None = ...,
+    interpolation: QuantileMethod = ...,
+) -> pl.LazyFrame: ...
+def buckets(
+    frame: FrameLike,
     column: str,
     *,
     edges: Sequence[float] | None = None,
     quantiles: int | Sequence[float] | None = None,
     name: str | None = None,
     interpolation: QuantileMethod = "linear",
-) -> Frame:
+) -> FrameLike:
     """Add a bucket label of a numeric column, from fixed edges or from the column's quantiles.
 
     Buckets are left-closed: ``(-inf, e0)``, ``[e0, e1)``, …, ``[e_last, inf)``. With
@@ -163,7 +181,10 @@ def _quantile_edges(
 
 def _group_table(results: Results | FrameLike, group_keys: Sequence[str] | None) -> pl.LazyFrame:
     """One row per evaluated group (its keys), from an evaluation or a frame of groups."""
-    if isinstance(results, (pl.DataFrame, pl.LazyFrame)) and "metric" not in results.collect_schema():
+    if (
+        isinstance(results, (pl.DataFrame, pl.LazyFrame))
+        and "metric" not in results.collect_schema()
+    ):
         keys = as_list(group_keys) or results.collect_schema().names()
         return results.lazy().select(keys).unique()
     source = per_group_input(results, group_keys)
@@ -298,7 +319,10 @@ def relevant_size_buckets(
     │ c     ┆ 60         ┆ >=50          │
     └───────┴────────────┴───────────────┘
     """
-    if isinstance(results, (pl.DataFrame, pl.LazyFrame)) and "metric" not in results.collect_schema():
+    if (
+        isinstance(results, (pl.DataFrame, pl.LazyFrame))
+        and "metric" not in results.collect_schema()
+    ):
         frame: FrameLike = results
         schema = results.collect_schema()
         keys = as_list(group_keys) or [c for c in schema.names() if c != "n_relevant"]
@@ -310,8 +334,7 @@ def relevant_size_buckets(
         frame = source.groups if source.is_lazy else source.groups.collect()
     if "n_relevant" not in frame.collect_schema():
         raise ValueError("relevant_size_buckets needs an n_relevant column")
-    table = frame.select(*keys, "n_relevant")
-    return buckets(table, "n_relevant", edges=edges, name=name)
+    return buckets(frame.select(*keys, "n_relevant"), "n_relevant", edges=edges, name=name)
 
 
 def new_vs_returning(
