@@ -8,6 +8,7 @@
 """
 
 from polars_rankk import namespace as _namespace  # registers the `rankk` namespaces
+from polars_rankk.audit import AuditReport, audit
 from polars_rankk.bootstrap import bootstrap
 from polars_rankk.charts import (
     plot_comparison,
@@ -36,27 +37,44 @@ from polars_rankk.expressions import (
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from polars_rankk.metrics import METRIC_DEFINITIONS
 from polars_rankk.out_of_core import BucketedEvaluation, evaluate_in_buckets
+from polars_rankk.over_time import evaluate_over_time, plot_over_time
 from polars_rankk.policy import Policy
 from polars_rankk.report import render_report, report
+from polars_rankk.seen import SeenFiltered, drop_seen
+from polars_rankk.sessions import sessionize, summarize_by
 from polars_rankk.strata import activity_buckets, buckets, new_vs_returning, relevant_size_buckets
+from polars_rankk.temporal import (
+    TemporalSplit,
+    rolling_splits,
+    split_by_time,
+    split_last_fraction,
+    split_last_n,
+    truth_from_log,
+)
 from polars_rankk.validate import METRICS
 
 __all__ = [
     "METRICS",
     "METRIC_DEFINITIONS",
+    "AuditReport",
     "BucketedEvaluation",
     "Diagnostics",
     "Evaluation",
     "Policy",
+    "SeenFiltered",
+    "TemporalSplit",
     "activity_buckets",
+    "audit",
     "average_precision_at_k",
     "bootstrap",
     "buckets",
     "compare",
     "curve_of_evaluations",
     "distribution",
+    "drop_seen",
     "evaluate",
     "evaluate_in_buckets",
+    "evaluate_over_time",
     "evaluate_systems",
     "f1_at_k",
     "histogram",
@@ -69,6 +87,7 @@ __all__ = [
     "plot_distribution",
     "plot_histogram",
     "plot_k_curve",
+    "plot_over_time",
     "plot_precision_recall",
     "plot_strata",
     "precision_at_k",
@@ -79,7 +98,14 @@ __all__ = [
     "relevant_size_buckets",
     "render_report",
     "report",
+    "rolling_splits",
     "save_chart",
+    "sessionize",
+    "split_by_time",
+    "split_last_fraction",
+    "split_last_n",
+    "summarize_by",
+    "truth_from_log",
 ]
 __version__ = "0.1.0"
 del _namespace
