@@ -47,9 +47,10 @@ def randomization_test(
     differences
         Paired differences, one per group (no NaN).
     n_permutations
-        Random arrangements drawn by the Monte Carlo method. Its p-value is the share of them at
-        least as extreme as the observed statistic — no "+1" correction, as in ranx — so it can
-        be 0 for a very large difference.
+        Random arrangements drawn by the Monte Carlo method. Its p-value is
+        ``(b + 1) / (B + 1)``, b of the B draws being at least as extreme as the observed
+        statistic (the observed arrangement counts as one of them: Phipson & Smyth 2010), so
+        it is never 0; ranx reports ``b / B``, which differs by less than 1/B.
     seed
         Seed of the Monte Carlo draws (``None``: fresh entropy).
     method
@@ -131,7 +132,7 @@ def randomization_p_value(
             flips = random.binomial(counts, 0.5, size=(size, len(values)))
             statistic = total - flips.astype(np.float64) @ (2 * values)
             extreme += int(np.count_nonzero(np.abs(statistic) >= threshold))
-        return extreme / n_permutations, "monte_carlo"
+        return (extreme + 1) / (n_permutations + 1), "monte_carlo"
     if method == "saddlepoint":
         return _saddlepoint(values, counts, observed), "saddlepoint"
     raise ValueError(f"unknown randomization method {method!r}")
