@@ -7,46 +7,40 @@ ordered; a distributed engine can build the histogram and hand it to `summarize_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from polars_rankk._typing import FrameLike
 from polars_rankk.metrics import precision_denominator
 from polars_rankk.prepare import FIRST_HIT, HITS, HITS_AT_R, N_CANDIDATES, N_RELEVANT, stat_column
-from polars_rankk.validate import METRICS, Spec
+from polars_rankk.validate import Spec, metric_rank
 
 #: Metrics that are ratios of counts, and so have a micro average.
 MICRO_METRICS = ("precision", "recall", "f1", "hit_rate", "r_precision")
-
-_METRIC_ORDER = {name: index for index, name in enumerate(METRICS)}
 
 
 def _collect(frame: FrameLike) -> pl.DataFrame:
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
-def order_metrics(frame: pl.DataFrame) -> pl.DataFrame:
-    """Sort a table with `metric` and `k` columns in canonical metric order, then by k."""
-    return (
-        frame.with_columns(
-            pl.col("metric").replace_strict(_METRIC_ORDER, default=len(METRICS)).alias("_order")
-        )
-        .sort(["_order", "k"], nulls_last=True)
-        .drop("_order")
-    )
+def order_metrics(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Sort a table by `by`, then metric (canonical order), then k (null last)."""
+    return frame.sort([*by, metric_rank(), "k"], nulls_last=True)
 
 
-def value_histogram(per_group: FrameLike) -> pl.LazyFrame:
-    """(metric, k, value) -> count of groups, NaN values counted apart (value null)."""
+def value_histogram(per_group: FrameLike, by: Sequence[str] = ()) -> pl.LazyFrame:
+    """(by…, metric, k, value) -> count of groups, NaN values counted apart (value null)."""
     return (
         per_group.lazy()
         .with_columns(pl.col("value").fill_nan(None))
-        .group_by(["metric", "k", "value"])
+        .group_by([*by, "metric", "k", "value"])
         .agg(pl.len().cast(pl.Int64).alias("count"))
     )
 
 
-def summarize_histogram(histogram: FrameLike) -> pl.DataFrame:
-    """Macro means from a value histogram: metric, k, value, n_groups, n_nan.
+def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Macro means from a value histogram: by…, metric, k, value, n_groups, n_nan.
 
     Distinct values are summed in ascending order, so the mean does not depend on how the
     histogram was built.
@@ -67,9 +61,9 @@ def summarize_histogram(histogram: FrameLike) -> pl.DataFrame:
     │ precision ┆ 10  ┆ 0.025 ┆ 4        ┆ 2     │
     └───────────┴─────┴───────┴──────────┴───────┘
     """
-    hist = _collect(histogram).sort(["metric", "k", "value"], nulls_last=True)
+    hist = _collect(histogram).sort([*by, "metric", "k", "value"], nulls_last=True)
     valid = pl.col("value").is_not_null()
-    summary = hist.group_by(["metric", "k"], maintain_order=True).agg(
+    summary = hist.group_by([*by, "metric", "k"], maintain_order=True).agg(
         (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
         pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
         pl.col("count").filter(~valid).sum().cast(pl.Int64).alias("n_nan"),
@@ -79,8 +73,8 @@ def summarize_histogram(histogram: FrameLike) -> pl.DataFrame:
         .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
         .otherwise(float("nan"))
         .alias("value")
-    ).select(["metric", "k", "value", "n_groups", "n_nan"])
-    return order_metrics(summary)
+    ).select([*by, "metric", "k", "value", "n_groups", "n_nan"])
+    return order_metrics(summary, by)
 
 
 def macro(per_group: FrameLike) -> pl.DataFrame:

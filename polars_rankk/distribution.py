@@ -22,18 +22,8 @@ from typing import Literal, Protocol, overload
 import polars as pl
 
 from polars_rankk._typing import FrameLike
+from polars_rankk.validate import metric_rank
 
-#: The library's metric order; outputs list metrics in this order (unknown names last).
-METRIC_ORDER: tuple[str, ...] = (
-    "precision",
-    "recall",
-    "f1",
-    "hit_rate",
-    "ndcg",
-    "average_precision",
-    "mrr",
-    "r_precision",
-)
 DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 #: Polars' quantile interpolation methods (``Expr.quantile(interpolation=...)``).
 QuantileMethod = Literal["nearest", "higher", "lower", "midpoint", "linear", "equiprobable"]
@@ -205,13 +195,6 @@ def _check_unique(table: pl.LazyFrame, on: list[str], label: str) -> None:
         raise ValueError(
             f"{label} must have one row per {on}; for example {found.row(0, named=True)}"
         )
-
-
-def metric_rank() -> pl.Expr:
-    """Sort key putting metrics in the library's order (unknown names after, by name)."""
-    return pl.col("metric").replace_strict(
-        {m: i for i, m in enumerate(METRIC_ORDER)}, default=len(METRIC_ORDER), return_dtype=pl.Int64
-    )
 
 
 def sort_rows(frame: pl.LazyFrame, strata: list[str], *extra: str) -> pl.LazyFrame:

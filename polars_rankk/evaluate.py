@@ -19,7 +19,7 @@ from polars_rankk.prepare import (
     Prepared,
     prepare,
 )
-from polars_rankk.validate import METRICS, Spec, check_inputs
+from polars_rankk.validate import Spec, check_inputs, metric_rank
 
 if TYPE_CHECKING:
     from polars_rankk.diagnostics import Diagnostics
@@ -468,9 +468,4 @@ def _long(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
 
 
 def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    order = {name: index for index, name in enumerate(METRICS)}
-    return (
-        per_group.with_columns(pl.col("metric").replace_strict(order).alias("_order"))
-        .sort([*keys, "_order", "k"], nulls_last=True)
-        .drop("_order")
-    )
+    return per_group.sort([*keys, metric_rank(), "k"], nulls_last=True)

@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_rankk._time import align_ids, duration_text, is_time, to_lazy
 from polars_rankk._typing import FrameLike
-from polars_rankk.aggregate import order_metrics
+from polars_rankk.aggregate import order_metrics, summarize_histogram, value_histogram
 from polars_rankk.evaluate import EngineType, evaluate
 from polars_rankk.policy import Policy
 from polars_rankk.validate import _require_columns, normalize_keys
@@ -147,28 +147,9 @@ def evaluate_over_time(
         engine=engine,
         check_values=check_values,
     )
-    # A value histogram per period, as in `aggregate.value_histogram`.
-    histogram = (
-        res.per_group.lazy()
-        .with_columns(pl.col("value").fill_nan(None))
-        .group_by(PERIOD, "metric", "k", "value")
-        .agg(pl.len().cast(pl.Int64).alias("count"))
-    )
-    # Distinct values summed in ascending order: exact whatever the row order.
-    counts = histogram.collect().sort(PERIOD, "metric", "k", "value", nulls_last=True)
-    valid = pl.col("value").is_not_null()
-    summary = counts.group_by(PERIOD, "metric", "k", maintain_order=True).agg(
-        (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
-        pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
-        pl.col("count").filter(~valid).sum().cast(pl.Int64).alias("n_nan"),
-    )
-    summary = summary.with_columns(
-        pl.when(pl.col("n_groups") > 0)
-        .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
-        .otherwise(float("nan"))
-        .alias("value")
-    )
-    return order_metrics(summary).sort(PERIOD, maintain_order=True).select(OVER_TIME_COLUMNS)
+    # Exact whatever the row order: the same value-histogram summariser as `summary()`.
+    histogram = value_histogram(res.per_group, by=[PERIOD]).collect()
+    return summarize_histogram(histogram, by=[PERIOD]).select(OVER_TIME_COLUMNS)
 
 
 def plot_over_time(

@@ -26,6 +26,16 @@ METRICS: tuple[MetricName, ...] = (
     "r_precision",
 )
 
+
+def metric_rank(column: str = "metric") -> pl.Expr:
+    """Sort key putting metric names in canonical order (unknown names after them)."""
+    return pl.col(column).replace_strict(
+        {name: index for index, name in enumerate(METRICS)},
+        default=len(METRICS),
+        return_dtype=pl.Int64,
+    )
+
+
 #: Metrics that take a cut-off K (r_precision cuts at R_g instead).
 K_METRICS: frozenset[str] = frozenset(METRICS) - {"r_precision"}
 
