@@ -13,6 +13,9 @@ very large tables use `evaluate`, whose pipeline stays streaming.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import polars as pl
 
 from polars_rankk._typing import IntoExprColumn
@@ -131,16 +134,96 @@ def _precision(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
     hits = _hits(ranked, k, policy)
     if policy.short_lists == "observed":
         return _divide(hits, pl.min_horizontal(ranked.len(), hits * 0 + k))
-    value = _divide(hits, k)
-    if policy.short_lists == "skip":
-        return pl.when(ranked.len() >= k).then(value).otherwise(None)
-    return value
+    return _divide(hits, k)
 
 
 def _skip_short(value: pl.Expr, ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
     if policy.short_lists != "skip":
         return value
     return pl.when(ranked.len() >= k).then(value).otherwise(None)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One group's rows, ranked: what every metric expression starts from."""
+
+    policy: Policy
+    k: int
+    grade: pl.Expr  # grades in input order
+    ranked: pl.Expr  # grades in rank order
+    total: pl.Expr  # R_g
+
+
+def _metric(
+    name: str,
+    value: Callable[[_Group], pl.Expr],
+    relevance: IntoExprColumn,
+    by: IntoExprColumn,
+    k: int | None,
+    item: IntoExprColumn | None,
+    n_relevant: IntoExprColumn | None,
+    policy: Policy | None,
+) -> pl.Expr:
+    """Rank the group, compute `value`, then apply short_lists='skip' and empty_truth."""
+    policy = Policy() if policy is None else policy
+    cutoff = 0 if k is None else _check_k(k)
+    group = _Group(
+        policy=policy,
+        k=cutoff,
+        grade=_expr(relevance).cast(pl.Float64),
+        ranked=_ranked_grades(relevance, by, item, policy),
+        total=_n_relevant(relevance, n_relevant, policy),
+    )
+    result = value(group)
+    if k is not None:
+        result = _skip_short(result, group.ranked, cutoff, policy)
+    return _finish(result, group.total, policy, name, k)
+
+
+def _precision_of(group: _Group) -> pl.Expr:
+    return _precision(group.ranked, group.k, group.policy)
+
+
+def _recall(group: _Group) -> pl.Expr:
+    return _divide(_hits(group.ranked, group.k, group.policy), group.total)
+
+
+def _f1(group: _Group) -> pl.Expr:
+    p = _precision(group.ranked, group.k, group.policy)
+    r = _recall(group)
+    return _divide(2.0 * p * r, p + r)
+
+
+def _hit_rate(group: _Group) -> pl.Expr:
+    return (_hits(group.ranked, group.k, group.policy) > 0).cast(pl.Float64)
+
+
+def _ndcg(group: _Group) -> pl.Expr:
+    dcg = _discounted_sum(_gain(group.ranked.head(group.k), group.policy))
+    ideal = _discounted_sum(_gain(group.grade, group.policy).sort(descending=True).head(group.k))
+    return _divide(dcg, ideal)
+
+
+def _average_precision(group: _Group) -> pl.Expr:
+    relevant = _relevant(group.ranked.head(group.k), group.policy)
+    rank = pl.int_range(1, relevant.len() + 1).cast(pl.Float64)
+    terms = (relevant * relevant.cum_sum()).cast(pl.Float64) / rank
+    precision_sum = terms.cum_sum().last().fill_null(0.0)
+    denominator = group.total
+    if group.policy.ap_denominator == "min_k_relevant":
+        denominator = pl.min_horizontal(group.total, group.total * 0 + group.k)
+    return _divide(precision_sum, denominator)
+
+
+def _mrr(group: _Group) -> pl.Expr:
+    first = (_relevant(group.ranked.head(group.k), group.policy) == 1).arg_true().first()
+    return (1.0 / (first + 1).cast(pl.Float64)).fill_null(0.0)
+
+
+def _r_precision(group: _Group) -> pl.Expr:
+    within = pl.int_range(1, group.ranked.len() + 1) <= group.total
+    hits = (_relevant(group.ranked, group.policy) * within.cast(pl.Int64)).sum()
+    return _divide(hits, group.total)
 
 
 def precision_at_k(
@@ -192,11 +275,7 @@ def precision_at_k(
     --------
     evaluate : every metric at every K for candidate and truth tables.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    value = _precision(ranked, k, policy)
-    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "precision", k)
+    return _metric("precision", _precision_of, relevance, by, k, item, n_relevant, policy)
 
 
 def recall_at_k(
@@ -221,12 +300,7 @@ def recall_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    total = _n_relevant(relevance, n_relevant, policy)
-    value = _skip_short(_divide(_hits(ranked, k, policy), total), ranked, k, policy)
-    return _finish(value, total, policy, "recall", k)
+    return _metric("recall", _recall, relevance, by, k, item, n_relevant, policy)
 
 
 def f1_at_k(
@@ -251,14 +325,7 @@ def f1_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    total = _n_relevant(relevance, n_relevant, policy)
-    p = _precision(ranked, k, policy)
-    r = _divide(_hits(ranked, k, policy), total)
-    value = _skip_short(_divide(2.0 * p * r, p + r), ranked, k, policy)
-    return _finish(value, total, policy, "f1", k)
+    return _metric("f1", _f1, relevance, by, k, item, n_relevant, policy)
 
 
 def hit_rate_at_k(
@@ -283,12 +350,7 @@ def hit_rate_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    value = (_hits(ranked, k, policy) > 0).cast(pl.Float64)
-    value = _skip_short(value, ranked, k, policy)
-    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "hit_rate", k)
+    return _metric("hit_rate", _hit_rate, relevance, by, k, item, n_relevant, policy)
 
 
 def ndcg_at_k(
@@ -316,14 +378,7 @@ def ndcg_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    grade = _expr(relevance).cast(pl.Float64)
-    dcg = _discounted_sum(_gain(ranked.head(k), policy))
-    ideal = _discounted_sum(_gain(grade, policy).sort(descending=True).head(k))
-    value = _skip_short(_divide(dcg, ideal), ranked, k, policy)
-    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "ndcg", k)
+    return _metric("ndcg", _ndcg, relevance, by, k, item, n_relevant, policy)
 
 
 def average_precision_at_k(
@@ -350,19 +405,9 @@ def average_precision_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    total = _n_relevant(relevance, n_relevant, policy)
-    relevant = _relevant(ranked.head(k), policy)
-    rank = pl.int_range(1, relevant.len() + 1).cast(pl.Float64)
-    terms = (relevant * relevant.cum_sum()).cast(pl.Float64) / rank
-    precision_sum = terms.cum_sum().last().fill_null(0.0)
-    denominator = total
-    if policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(total, total * 0 + k)
-    value = _skip_short(_divide(precision_sum, denominator), ranked, k, policy)
-    return _finish(value, total, policy, "average_precision", k)
+    return _metric(
+        "average_precision", _average_precision, relevance, by, k, item, n_relevant, policy
+    )
 
 
 def mrr_at_k(
@@ -387,13 +432,7 @@ def mrr_at_k(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    k = _check_k(k)
-    ranked = _ranked_grades(relevance, by, item, policy)
-    first = (_relevant(ranked.head(k), policy) == 1).arg_true().first()
-    value = (1.0 / (first + 1).cast(pl.Float64)).fill_null(0.0)
-    value = _skip_short(value, ranked, k, policy)
-    return _finish(value, _n_relevant(relevance, n_relevant, policy), policy, "mrr", k)
+    return _metric("mrr", _mrr, relevance, by, k, item, n_relevant, policy)
 
 
 def r_precision(
@@ -417,9 +456,4 @@ def r_precision(
     --------
     precision_at_k : parameters.
     """
-    policy = Policy() if policy is None else policy
-    ranked = _ranked_grades(relevance, by, item, policy)
-    total = _n_relevant(relevance, n_relevant, policy)
-    within = pl.int_range(1, ranked.len() + 1) <= total
-    hits = (_relevant(ranked, policy) * within.cast(pl.Int64)).sum()
-    return _finish(_divide(hits, total), total, policy, "r_precision", None)
+    return _metric("r_precision", _r_precision, relevance, by, None, item, n_relevant, policy)
