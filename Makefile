@@ -20,7 +20,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts

@@ -146,11 +146,8 @@ class Evaluation:
             result = aggregate.weighted_from(rows, weight or "")
         else:
             result = aggregate.micro_from(rows, chosen)
-        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
-        dropped = ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
-        return result.join(dropped, on="k", how="left", nulls_equal=True).with_columns(
-            pl.col("dropped_short").fill_null(0)
-        )
+        dropped = dropped_table(self.ks, counts, short)
+        return result.join(dropped, on="k", how="left", nulls_equal=True)
 
     def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
         if metrics is None:
@@ -164,15 +161,30 @@ class Evaluation:
         return chosen
 
     @cached_property
-    def _dropped(self) -> pl.DataFrame:
-        """Per k (null for r_precision): the groups each policy dropped."""
+    def dropped(self) -> pl.DataFrame:
+        """Groups each policy dropped, per k (null k: r_precision).
+
+        Columns ``k``, ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short`` — the
+        counts `summary()` joins on. Computed on first access.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 2], "item": [1, 1], "score": [0.5, 0.5]})
+        >>> truth = pl.DataFrame({"q": [1, 2, 3], "item": [1, 2, 3], "relevance": [1, 0, 1]})
+        >>> rk.evaluate(candidates, truth, k=1, metrics="precision", group_by="q").dropped
+        shape: (2, 4)
+        ┌──────┬─────────────────────┬─────────────────┬───────────────┐
+        │ k    ┆ dropped_empty_truth ┆ dropped_missing ┆ dropped_short │
+        │ ---  ┆ ---                 ┆ ---             ┆ ---           │
+        │ i64  ┆ i64                 ┆ i64             ┆ i64           │
+        ╞══════╪═════════════════════╪═════════════════╪═══════════════╡
+        │ 1    ┆ 1                   ┆ 0               ┆ 0             │
+        │ null ┆ 1                   ┆ 0               ┆ 0             │
+        └──────┴─────────────────────┴─────────────────┴───────────────┘
+        """
         counts, short = pl.collect_all(list(self._dropped_queries()))
-        ks = pl.DataFrame({"k": [*self.ks, None]}, schema={"k": pl.Int64})
-        return (
-            ks.join(counts, how="cross")
-            .join(short, on="k", how="left", nulls_equal=True)
-            .with_columns(pl.col("dropped_short").fill_null(0))
-        )
+        return dropped_table(self.ks, counts, short)
 
     def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         """Groups each policy dropped: overall counts, and per k for short lists."""
@@ -257,6 +269,16 @@ class Evaluation:
         if self.is_lazy:
             return head + "\n(lazy: call .summary() or collect .per_group)"
         return f"{head}\n{self.summary().select('metric', 'k', 'value', 'n_groups')}"
+
+
+def dropped_table(ks: Sequence[int], counts: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
+    """Per k (and null k): the overall drop counts, and the short-list drops at that k."""
+    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
+    return (
+        frame.join(counts, how="cross")
+        .join(short, on="k", how="left", nulls_equal=True)
+        .with_columns(pl.col("dropped_short").fill_null(0))
+    )
 
 
 def _apply_group_policies(groups: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:

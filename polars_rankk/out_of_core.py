@@ -19,7 +19,7 @@ import polars as pl
 
 from polars_rankk import aggregate
 from polars_rankk._typing import FrameLike
-from polars_rankk.evaluate import EngineType, evaluate
+from polars_rankk.evaluate import EngineType, dropped_table, evaluate
 from polars_rankk.policy import Policy
 from polars_rankk.validate import check_inputs
 
@@ -174,11 +174,11 @@ def evaluate_in_buckets(
                 [sink, histogram, counts, short], engine=engine
             )
             histograms.append(hist)
-            dropped.append(_dropped_rows(count, short_df, spec.ks))
+            dropped.append(dropped_table(spec.ks, count, short_df))
     finally:
         if workdir is None:
             shutil.rmtree(staging, ignore_errors=True)
-    schema = {**{key: spec.candidates.collect_schema()[key] for key in keys}}
+    schema = {key: spec.candidates.collect_schema()[key] for key in keys}
     empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
     files = sorted(output.glob("part-*.parquet"))
     per_group = pl.scan_parquet(files) if files else empty.lazy()
@@ -190,10 +190,10 @@ def evaluate_in_buckets(
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
         _dropped=pl.concat(dropped)
         if dropped
-        else _dropped_rows(
+        else dropped_table(
+            spec.ks,
             pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
             pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
-            spec.ks,
         ),
     )
 
@@ -203,12 +203,3 @@ def _scan_or_empty(folder: Path, like: pl.LazyFrame) -> pl.LazyFrame:
     if files:
         return pl.scan_parquet(files)
     return pl.DataFrame(schema=like.collect_schema()).lazy()
-
-
-def _dropped_rows(counts: pl.DataFrame, short: pl.DataFrame, ks: Sequence[int]) -> pl.DataFrame:
-    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
-    return (
-        frame.join(counts, how="cross")
-        .join(short, on="k", how="left", nulls_equal=True)
-        .with_columns(pl.col("dropped_short").fill_null(0))
-    )

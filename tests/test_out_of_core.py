@@ -28,8 +28,13 @@ def test_buckets_match_one_pass(tmp_path: Path, buckets: int, policy: rk.Policy)
     candidates.write_parquet(parquet_c)
     truth.write_parquet(parquet_t)
     result = evaluate_in_buckets(
-        pl.scan_parquet(parquet_c), pl.scan_parquet(parquet_t), output=tmp_path / "out",
-        buckets=buckets, k=K, group_by="user", policy=policy,
+        pl.scan_parquet(parquet_c),
+        pl.scan_parquet(parquet_t),
+        output=tmp_path / "out",
+        buckets=buckets,
+        k=K,
+        group_by="user",
+        policy=policy,
     )
     assert_same_values(
         per_group_dict(result.per_group.collect(), ["user"]),
