@@ -86,8 +86,16 @@ def main() -> None:
     generate(args.scale)
     with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
         process = subprocess.Popen(
-            [sys.executable, __file__, "--scale", args.scale, "--buckets", str(args.buckets),
-             "--child-output", output],
+            [
+                sys.executable,
+                __file__,
+                "--scale",
+                args.scale,
+                "--buckets",
+                str(args.buckets),
+                "--child-output",
+                output,
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )

@@ -79,6 +79,29 @@ def rankk_k_curve(scale: str) -> dict[str, object]:
     return _rankk(scale, list(range(1, 101)))
 
 
+def _rankk_summary(scale: str, ks: list[int]) -> dict[str, object]:
+    import polars_rankk as rk
+
+    cand_path, truth_path = _paths(scale)
+    start = time.perf_counter()
+    res = rk.evaluate(
+        pl.scan_parquet(cand_path), pl.scan_parquet(truth_path), k=ks, group_by="user"
+    )
+    summary = res.summary()
+    elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed, "rows": summary.height}
+
+
+def rankk_summary_single_k(scale: str) -> dict[str, object]:
+    """polars-rankk summary (macro means) of all eight metrics at K = 10."""
+    return _rankk_summary(scale, [10])
+
+
+def rankk_summary_k_curve(scale: str) -> dict[str, object]:
+    """polars-rankk summary (macro means) of all eight metrics at every K = 1..100: a K-curve."""
+    return _rankk_summary(scale, list(range(1, 101)))
+
+
 def _trec_measures() -> set[str]:
     cuts = ",".join(str(k) for k in KS)
     return {
@@ -220,6 +243,8 @@ PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "rankk": rankk,
     "rankk_single_k": rankk_single_k,
     "rankk_k_curve": rankk_k_curve,
+    "rankk_summary_single_k": rankk_summary_single_k,
+    "rankk_summary_k_curve": rankk_summary_k_curve,
     "pytrec_eval": pytrec_eval_phase,
     "ranx": ranx_phase,
     "pandas": pandas_phase,
