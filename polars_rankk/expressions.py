@@ -20,6 +20,7 @@ import polars as pl
 
 from polars_rankk._typing import IntoExprColumn
 from polars_rankk.policy import Policy
+from polars_rankk.prepare import gain_of
 
 __all__ = [
     "average_precision_at_k",
@@ -80,13 +81,6 @@ def _ranked_grades(
 
 def _relevant(grade: pl.Expr, policy: Policy) -> pl.Expr:
     return (grade >= policy.relevance_threshold).cast(pl.Int64)
-
-
-def _gain(grade: pl.Expr, policy: Policy) -> pl.Expr:
-    grade = grade.clip(lower_bound=0.0)
-    if policy.gain == "exponential":
-        return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
-    return grade
 
 
 def _discounted_sum(gains: pl.Expr) -> pl.Expr:
@@ -199,8 +193,8 @@ def _hit_rate(group: _Group) -> pl.Expr:
 
 
 def _ndcg(group: _Group) -> pl.Expr:
-    dcg = _discounted_sum(_gain(group.ranked.head(group.k), group.policy))
-    ideal = _discounted_sum(_gain(group.grade, group.policy).sort(descending=True).head(group.k))
+    dcg = _discounted_sum(gain_of(group.ranked.head(group.k), group.policy))
+    ideal = _discounted_sum(gain_of(group.grade, group.policy).sort(descending=True).head(group.k))
     return _divide(dcg, ideal)
 
 
