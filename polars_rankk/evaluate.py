@@ -54,6 +54,7 @@ class Evaluation:
         groups: FrameLike,
         kept_groups: FrameLike,
         all_groups: FrameLike,
+        wide_metrics: FrameLike,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
@@ -61,6 +62,8 @@ class Evaluation:
         self._kept_groups_wide = kept_groups
         # Every group of the universe, before the group policies drop any.
         self._all_groups = all_groups
+        # One row per evaluated group, one column per metric@k: what per_group unpivots.
+        self._wide_metrics = wide_metrics
         self.per_group = per_group
         self.groups = groups
         self.group_keys: list[str] = list(spec.keys)
@@ -240,25 +243,8 @@ class Evaluation:
         │ 1   ┆ 0.0        ┆ 1.0        │
         └─────┴────────────┴────────────┘
         """
-        per_group = self.per_group.lazy().with_columns(
-            pl.when(pl.col("k").is_null())
-            .then(pl.col("metric"))
-            .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-            .alias("_name")
-        )
-        names = [
-            name if name == "r_precision" else f"{name}@{k}"
-            for name in self.metrics
-            for k in ([None] if name == "r_precision" else self.ks)
-        ]
-        wide = (
-            per_group.group_by(self.group_keys)
-            .agg(
-                pl.col("value").filter(pl.col("_name") == name).first().alias(name)
-                for name in names
-            )
-            .sort(self.group_keys)
-        )
+        columns = [metric_column(name, k) for name, k in _metric_cutoffs(self._spec)]
+        wide = self._wide_metrics.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
         return wide if self.is_lazy else wide.collect()
 
     def __repr__(self) -> str:
@@ -416,15 +402,16 @@ def evaluate(
     wide = _wide_metrics(kept, spec)
     groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
-        return Evaluation(spec, prepared, _long(wide, spec), groups, kept, all_groups)
-    wide_df = wide.collect()
+        return Evaluation(spec, prepared, _long(wide, spec), groups, kept, all_groups, wide)
+    wide_df, groups_df, kept_df = pl.collect_all([wide, groups, kept])
     return Evaluation(
         spec,
         prepared,
         _sorted(_long(wide_df.lazy(), spec).collect(), list(spec.keys)),
-        groups.collect().sort(spec.keys),
-        kept.collect(),
+        groups_df.sort(spec.keys),
+        kept_df,
         all_groups,
+        wide_df,
     )
 
 

@@ -288,7 +288,7 @@ def _present(spec: Spec) -> pl.LazyFrame:
     return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
 
 
-def _padding(spec: Spec, deduplicated: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
     """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
 
     They count in R_g and enter the ideal DCG with the gain of the threshold grade.
@@ -298,7 +298,7 @@ def _padding(spec: Spec, deduplicated: pl.LazyFrame, truth: pl.LazyFrame) -> pl.
     labelled = truth.group_by(keys).agg(
         (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
     )
-    declared = deduplicated.group_by(keys).agg(pl.col(N_PADDING).max())
+    declared = candidates.group_by(keys).agg(pl.col(N_PADDING).max())
     missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
     missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
     return (

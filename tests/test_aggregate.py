@@ -105,3 +105,24 @@ def test_summary_reports_dropped_groups() -> None:
     assert (summary["dropped_empty_truth"] == diagnostics["groups_with_no_relevant"]).all()
     assert summary.filter(pl.col("k") == 20)["dropped_short"][0] > 0
     assert summary.filter(pl.col("k") == 1)["dropped_missing"][0] > 0
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_wide_is_per_group_pivoted(lazy: bool) -> None:
+    candidates, truth = _tables(seed=9)
+    policy = rk.Policy(short_lists="skip", empty_truth="nan")
+    if lazy:
+        res = rk.evaluate(candidates.lazy(), truth.lazy(), k=K, group_by="user", policy=policy)
+    else:
+        res = rk.evaluate(candidates, truth, k=K, group_by="user", policy=policy)
+    wide = res.wide().lazy().collect()
+    per_group = res.per_group.lazy().collect()
+    assert wide.height == per_group["user"].n_unique()
+    for row in per_group.iter_rows(named=True):
+        name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        got = wide.filter(pl.col("user") == row["user"])[name][0]
+        assert got == row["value"] or (math.isnan(got) and math.isnan(row["value"]))
+    # A group skipped at a k has a null there and no per_group row.
+    assert wide.null_count().sum_horizontal()[0] + per_group.height == wide.height * (
+        wide.width - 1
+    )
