@@ -5,7 +5,6 @@ Not public: use `polars_rankk.temporal`, `polars_rankk.audit`, `polars_rankk.ses
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TypeAlias
 
@@ -207,34 +206,3 @@ def offset(
     if not moved:
         raise ValueError(f"{what} must be a positive duration for dtype {dtype}; got {duration!r}")
     return moment.dt.offset_by(f"-{text}" if backwards else text)
-
-
-def align_ids(
-    left: pl.LazyFrame,
-    right: pl.LazyFrame,
-    columns: Sequence[str],
-    names: tuple[str, str],
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Cast the join columns of two tables to one dtype (ints to Int64, strings to String),
-    or raise a TypeError naming both tables."""
-    left_schema, right_schema = left.collect_schema(), right.collect_schema()
-    left_casts, right_casts = [], []
-    for column in columns:
-        a, b = left_schema[column], right_schema[column]
-        if a == b and not isinstance(a, pl.Categorical | pl.Enum):
-            continue
-        if a.is_integer() and b.is_integer():
-            common: pl.DataType = pl.Int64()
-        elif all(d == pl.String or isinstance(d, pl.Categorical | pl.Enum) for d in (a, b)):
-            common = pl.String()
-        else:
-            raise TypeError(
-                f"column {column!r} has dtype {a} in {names[0]} but {b} in {names[1]}; "
-                f"ids must have the same type in both. Cast one side, e.g. "
-                f"pl.col({column!r}).cast(pl.{b})"
-            )
-        left_casts.append(pl.col(column).cast(common))
-        right_casts.append(pl.col(column).cast(common))
-    if left_casts:
-        left, right = left.with_columns(left_casts), right.with_columns(right_casts)
-    return left, right

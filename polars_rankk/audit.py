@@ -36,14 +36,13 @@ import polars as pl
 from polars_rankk._time import (
     CUTOFF,
     TimePoint,
-    align_ids,
     cutoff_literal,
     cutoff_table,
     is_time,
     to_lazy,
 )
 from polars_rankk._typing import FrameLike
-from polars_rankk.validate import _require_columns
+from polars_rankk.validate import _require_columns, align_ids
 
 #: The checks, in report order, with their kind and what an offending row is.
 CHECKS: dict[str, tuple[str, str]] = {

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
-from polars_rankk._time import align_ids, duration_text, is_time, to_lazy
+from polars_rankk._time import duration_text, is_time, to_lazy
 from polars_rankk._typing import FrameLike
 from polars_rankk.aggregate import order_metrics, summarize_histogram, value_histogram
 from polars_rankk.evaluate import EngineType, evaluate
 from polars_rankk.policy import Policy
-from polars_rankk.validate import _require_columns, normalize_keys
+from polars_rankk.validate import _require_columns, align_ids, normalize_keys
 
 if TYPE_CHECKING:
     import altair as alt

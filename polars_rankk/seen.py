@@ -11,9 +11,9 @@ from functools import cached_property
 
 import polars as pl
 
-from polars_rankk._time import align_ids, to_lazy
+from polars_rankk._time import to_lazy
 from polars_rankk._typing import FrameLike
-from polars_rankk.validate import _require_columns
+from polars_rankk.validate import _require_columns, align_ids
 
 
 class SeenFiltered:

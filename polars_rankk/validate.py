@@ -162,27 +162,46 @@ def _is_stringlike(dtype: pl.DataType) -> bool:
 
 def _common_id_dtype(
     column: str,
-    candidates_dtype: pl.DataType,
-    truth_dtype: pl.DataType,
-    candidates: pl.LazyFrame,
-    truth: pl.LazyFrame,
+    frames: tuple[pl.LazyFrame, pl.LazyFrame],
+    dtypes: tuple[pl.DataType, pl.DataType],
+    names: tuple[str, str],
 ) -> pl.DataType:
     """The dtype both tables' id column is cast to, or a TypeError if they cannot agree."""
-    if candidates_dtype == truth_dtype and not isinstance(
-        candidates_dtype, (pl.Categorical, pl.Enum)
-    ):
-        return candidates_dtype
-    if candidates_dtype.is_integer() and truth_dtype.is_integer():
+    left, right = dtypes
+    if left == right and not isinstance(left, (pl.Categorical, pl.Enum)):
+        return left
+    if left.is_integer() and right.is_integer():
         return pl.Int64()
-    if _is_stringlike(candidates_dtype) and _is_stringlike(truth_dtype):
+    if _is_stringlike(left) and _is_stringlike(right):
         return pl.String()
-    example_c = _example_row(candidates, pl.lit(True), [column])
-    example_t = _example_row(truth, pl.lit(True), [column])
+    example_left = _example_row(frames[0], pl.lit(True), [column])
+    example_right = _example_row(frames[1], pl.lit(True), [column])
     raise TypeError(
-        f"column {column!r} has dtype {candidates_dtype} in candidates but {truth_dtype} in truth; "
-        f"ids must have the same type in both tables (e.g. candidates row {example_c} vs truth "
-        f"row {example_t}). Cast one side, e.g. pl.col({column!r}).cast(pl.{truth_dtype})"
+        f"column {column!r} has dtype {left} in {names[0]} but {right} in {names[1]}; "
+        f"ids must have the same type in both tables (e.g. {names[0]} row {example_left} vs "
+        f"{names[1]} row {example_right}). Cast one side, e.g. pl.col({column!r}).cast(pl.{right})"
     )
+
+
+def align_ids(
+    left: pl.LazyFrame,
+    right: pl.LazyFrame,
+    columns: Sequence[str],
+    names: tuple[str, str] = ("candidates", "truth"),
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Cast the id columns two tables are joined on to one dtype.
+
+    Integers of any width become Int64, string-like ids (String, Categorical, Enum) String;
+    any other mismatch raises a TypeError naming both tables with an example row of each.
+    """
+    left_schema, right_schema = dict(left.collect_schema()), dict(right.collect_schema())
+    casts = {
+        column: _common_id_dtype(
+            column, (left, right), (left_schema[column], right_schema[column]), names
+        )
+        for column in columns
+    }
+    return _cast_if_needed(left, casts, left_schema), _cast_if_needed(right, casts, right_schema)
 
 
 def _value_checks(
@@ -273,14 +292,7 @@ def check_inputs(
             _check_numeric(
                 truth_lf, "truth", relevance, truth_schema[relevance], "a grade", show_truth
             )
-        casts: dict[str, pl.DataType] = {}
-        for column in (*keys, item):
-            common = _common_id_dtype(
-                column, cand_schema[column], truth_schema[column], candidates_lf, truth_lf
-            )
-            casts[column] = common
-        candidates_lf = _cast_if_needed(candidates_lf, casts, cand_schema)
-        truth_lf = _cast_if_needed(truth_lf, casts, truth_schema)
+        candidates_lf, truth_lf = align_ids(candidates_lf, truth_lf, [*keys, item])
 
     if check_values:
         _check_candidate_values(
