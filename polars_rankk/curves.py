@@ -15,6 +15,7 @@ import polars as pl
 
 from polars_rankk._typing import FrameLike
 from polars_rankk.aggregate import order_metrics
+from polars_rankk.distribution import as_list
 from polars_rankk.evaluate import EngineType, Evaluation, evaluate
 from polars_rankk.policy import Policy
 
@@ -333,7 +334,7 @@ def k_curve(
                 "r_precision has no K (it is precision at R), so it has no K-curve; "
                 "leave it out of metrics"
             )
-    strata = [by] if isinstance(by, str) else list(by or [])
+    strata = as_list(by)
     _check_strata(strata)
     evaluations = evaluate_systems(
         systems,
@@ -386,7 +387,7 @@ def curve_of_evaluations(
     >>> curve_of_evaluations({"run": res}, ci=False)["value"].to_list()
     [0.0, 0.5]
     """
-    strata = [by] if isinstance(by, str) else list(by or [])
+    strata = as_list(by)
     _check_strata(strata)
     chosen = None if metrics is None else [m for m in metrics if m != "r_precision"]
     parts = []

@@ -20,6 +20,7 @@ import polars as pl
 from polars_rankk._html import Cell, Page, escape, html_table, number
 from polars_rankk._typing import FrameLike
 from polars_rankk.curves import Systems, curve_of_evaluations, evaluate_systems, for_systems
+from polars_rankk.distribution import as_list
 from polars_rankk.evaluate import Evaluation
 from polars_rankk.metrics import METRIC_DEFINITIONS
 from polars_rankk.policy import POLICY_HELP, Policy
@@ -134,7 +135,7 @@ def render_report(
     top = max(ks) if k_max is None else k_max
     if top < max(ks):
         raise ValueError(f"k_max={k_max} is below the largest k ({max(ks)})")
-    strata = [by] if isinstance(by, str) else list(by or [])
+    strata = as_list(by)
     say("evaluating")
     evaluations = evaluate_systems(
         systems,
@@ -248,7 +249,7 @@ def render_evaluations(
     _curves_section(page, context, log_k=log_k, ui_k=ui_k, k_max=max(available))
     say("summarising distributions")
     _distribution_section(page, context)
-    strata = [by] if isinstance(by, str) else list(by or [])
+    strata = as_list(by)
     if strata:
         say("stratifying")
         _strata_section(page, context, strata, attributes)
