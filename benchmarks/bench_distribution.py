@@ -26,9 +26,9 @@ os.environ.setdefault("POLARS_MAX_THREADS", "2")
 import numpy as np
 import polars as pl
 
-from polars_rankk.bootstrap import bootstrap
-from polars_rankk.compare import compare
-from polars_rankk.distribution import distribution, histogram
+from polars_rankk.stats.comparison import compare
+from polars_rankk.stats.distributions import distribution, histogram
+from polars_rankk.stats.resampling import bootstrap
 
 RESULTS = Path(__file__).parent / "results" / "distribution.json"
 METRICS = ("precision", "recall", "hit_rate", "ndcg", "average_precision", "mrr")

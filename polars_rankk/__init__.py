@@ -7,25 +7,24 @@
 0.5
 """
 
-from polars_rankk import namespace as _namespace  # registers the `rankk` namespaces
-from polars_rankk.audit import AuditReport, audit
-from polars_rankk.bootstrap import bootstrap
 from polars_rankk.charts import (
     plot_comparison,
     plot_distribution,
     plot_histogram,
     plot_k_curve,
+    plot_over_time,
     plot_precision_recall,
     plot_strata,
     save_chart,
 )
-from polars_rankk.compare import compare
-from polars_rankk.curves import curve_of_evaluations, evaluate_systems, k_curve
-from polars_rankk.diagnostics import Diagnostics
-from polars_rankk.distribution import distribution, histogram
-from polars_rankk.evaluate import Evaluation, evaluate
-from polars_rankk.expressions import (
+from polars_rankk.core import (
+    METRIC_DEFINITIONS,
+    METRICS,
+    Diagnostics,
+    Evaluation,
+    Policy,
     average_precision_at_k,
+    evaluate,
     f1_at_k,
     hit_rate_at_k,
     mrr_at_k,
@@ -34,24 +33,37 @@ from polars_rankk.expressions import (
     r_precision,
     recall_at_k,
 )
+from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.io import read_trec_qrels, read_trec_run
-from polars_rankk.metrics import METRIC_DEFINITIONS
-from polars_rankk.out_of_core import BucketedEvaluation, evaluate_in_buckets
-from polars_rankk.over_time import evaluate_over_time, plot_over_time
-from polars_rankk.policy import Policy
-from polars_rankk.report import render_report, report
-from polars_rankk.seen import SeenFiltered, drop_seen
-from polars_rankk.sessions import sessionize, summarize_by
-from polars_rankk.strata import activity_buckets, buckets, new_vs_returning, relevant_size_buckets
-from polars_rankk.temporal import (
+from polars_rankk.reports import render_report, report
+from polars_rankk.stats import (
+    activity_buckets,
+    bootstrap,
+    buckets,
+    compare,
+    curve_of_evaluations,
+    distribution,
+    evaluate_systems,
+    histogram,
+    k_curve,
+    new_vs_returning,
+    relevant_size_buckets,
+)
+from polars_rankk.time import (
+    AuditReport,
+    SeenFiltered,
     TemporalSplit,
+    audit,
+    drop_seen,
+    evaluate_over_time,
     rolling_splits,
+    sessionize,
     split_by_time,
     split_last_fraction,
     split_last_n,
+    summarize_by,
     truth_from_log,
 )
-from polars_rankk.validate import METRICS
 
 __all__ = [
     "METRICS",
@@ -108,4 +120,3 @@ __all__ = [
     "truth_from_log",
 ]
 __version__ = "0.1.0"
-del _namespace

@@ -16,7 +16,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from polars_rankk.evaluate import Evaluation
+from polars_rankk.core.evaluation import Evaluation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args(argv)
 
-    from polars_rankk.curves import evaluate_systems
-    from polars_rankk.report import render_evaluations
+    from polars_rankk.reports.document import render_evaluations
+    from polars_rankk.stats.curves import evaluate_systems
 
     console = Console()
     errors = Console(stderr=True)

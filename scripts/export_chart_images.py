@@ -24,9 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from polars_rankk import charts
-    from polars_rankk.compare import compare
-    from polars_rankk.curves import curve_of_evaluations, evaluate_systems, for_systems
-    from polars_rankk.distribution import distribution, histogram
+    from polars_rankk.stats.comparison import compare
+    from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
+    from polars_rankk.stats.distributions import distribution, histogram
 
     candidates = pl.read_parquet(DATA / "demo_candidates.parquet")
     truth = pl.read_parquet(DATA / "demo_truth.parquet")

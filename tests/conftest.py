@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import math
 
-import polars as pl
 import pytest
 
 ENGINES = ("in-memory", "streaming")
-
-
-def per_group_dict(per_group: pl.DataFrame | pl.LazyFrame, keys: list[str]) -> dict[tuple, float]:
-    """{(keys..., metric, k): value} from a per_group table."""
-    frame = per_group.collect() if isinstance(per_group, pl.LazyFrame) else per_group
-    out = {}
-    for row in frame.iter_rows(named=True):
-        out[(*[row[key] for key in keys], row["metric"], row["k"])] = row["value"]
-    return out
 
 
 def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:

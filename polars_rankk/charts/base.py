@@ -1,0 +1,438 @@
+"""Shared machinery of the charts: theme, input checks, data for Vega-Lite, export.
+
+Not public: use `polars_rankk.charts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_rankk.core.inputs import METRICS
+from polars_rankk.core.metrics import METRIC_DEFINITIONS
+
+if TYPE_CHECKING:
+    import altair as alt
+
+#: The most rows a chart accepts (Altair's own inline-data limit is 5000).
+MAX_ROWS = 5000
+#: Okabe & Ito (2008): distinguishable under every common colour-vision deficiency.
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)
+#: Columns each kind of table may carry; any other column is a stratum.
+CURVE_COLUMNS_KNOWN = frozenset(
+    ["system", "metric", "k", "value", "ci_low", "ci_high", "n_groups", "n_nan", "std_error"]
+)
+DISTRIBUTION_COLUMNS_KNOWN = frozenset(
+    [
+        "system",
+        "metric",
+        "k",
+        "n_groups",
+        "n_nan",
+        "mean",
+        "std",
+        "std_error",
+        "min",
+        "max",
+        "median",
+        "share_zeros",
+        "share_ones",
+        "value",
+        "ci_low",
+        "ci_high",
+    ]
+)
+HISTOGRAM_COLUMNS_KNOWN = frozenset(
+    ["system", "metric", "k", "bin", "bin_start", "bin_end", "count", "share", "n_groups"]
+)
+COMPARE_COLUMNS_KNOWN = frozenset(
+    [
+        "system",
+        "metric",
+        "k",
+        "baseline",
+        "pair",
+        "n_groups",
+        "n_groups_union",
+        "n_nan",
+        "n_missing_baseline",
+        "n_missing_system",
+        "baseline_mean",
+        "mean",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+        "p_value_t",
+        "p_value_randomization",
+        "p_value_wilcoxon",
+        "p_adjusted",
+        "randomization_method",
+        "std_error",
+        "significant",
+    ]
+)
+#: The field that carries the stratum label in every chart (user column names never do).
+STRATUM = "stratum"
+
+
+def theme() -> dict[str, Any]:
+    """The Vega-Lite ``config`` every chart of this module carries.
+
+    Examples
+    --------
+    >>> from polars_rankk.charts import theme
+    >>> theme()["range"]["category"][:2]
+    ['#0072B2', '#E69F00']
+    """
+    return {
+        "font": "Liberation Sans, Helvetica, Arial, sans-serif",
+        "background": "white",
+        "padding": 8,
+        "title": {
+            "fontSize": 15,
+            "anchor": "start",
+            "subtitleFontSize": 11,
+            "subtitleColor": "#555555",
+            "offset": 10,
+        },
+        "axis": {
+            "labelFontSize": 11,
+            "titleFontSize": 12,
+            "titleFontWeight": "normal",
+            "gridColor": "#ececec",
+            "domainColor": "#888888",
+            "tickColor": "#888888",
+            "labelColor": "#333333",
+            "titleColor": "#333333",
+        },
+        "header": {
+            "labelFontSize": 12,
+            "labelFontWeight": "bold",
+            "titleFontSize": 12,
+            "titleFontWeight": "normal",
+            "labelColor": "#222222",
+        },
+        "legend": {
+            "labelFontSize": 11,
+            "titleFontSize": 12,
+            "titleFontWeight": "normal",
+            "orient": "bottom",
+            "labelLimit": 260,
+            "symbolOpacity": 1,
+        },
+        "view": {"stroke": "#dddddd"},
+        "range": {"category": list(PALETTE)},
+        "line": {"strokeWidth": 2},
+        "point": {"size": 30},
+    }
+
+
+def altair_module() -> Any:
+    """Altair, imported on first use (the charts extra)."""
+    try:
+        import altair
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError("charts need Altair: pip install 'polars-rankk[charts]'") from error
+    return altair
+
+
+# --- input checks ---------------------------------------------------------------------
+
+
+def prepare(
+    table: object,
+    kind: str,
+    required: Sequence[str],
+    hint: str,
+    known: frozenset[str],
+    *,
+    metrics: str | Iterable[str] | None = None,
+    k: int | Iterable[int] | None = None,
+    systems: Sequence[str] | None = None,
+    extra_ids: Sequence[str] = (),
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """Check an aggregated table, keep the rows to draw, and label its strata.
+
+    Refuses evaluations, tables without the `required` columns, more than `MAX_ROWS` rows
+    to draw, and repeated rows for one (system, stratum…, metric, k) — the mark of per-group
+    data. Returns the rows with the stratum columns (every column the chart does not know)
+    replaced by one String ``stratum`` label, the stratum column names (for titles) and the
+    labels in order. User column names thus never become Vega-Lite field names.
+    """
+    if hasattr(table, "per_group") and hasattr(table, "group_keys"):
+        raise TypeError(
+            f"{kind} takes an aggregated table, not an evaluation (one row per group would "
+            f"make the chart grow with the data); pass {hint}"
+        )
+    if not isinstance(table, (pl.DataFrame, pl.LazyFrame)):
+        raise TypeError(f"{kind} takes a pl.DataFrame ({hint}); got {type(table).__name__}")
+    lazy = table.lazy()
+    schema = lazy.collect_schema()
+    missing = [c for c in required if c not in schema]
+    if missing:
+        raise ValueError(f"{kind} needs columns {missing} (got {schema.names()}); pass {hint}")
+    system = pl.col("system").cast(pl.String) if "system" in schema else pl.lit("system")
+    lazy = lazy.with_columns(system.alias("system"))
+    chosen = None
+    if metrics is not None:
+        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+        lazy = lazy.filter(pl.col("metric").is_in(chosen))
+    if k is not None:
+        ks = [k] if isinstance(k, int) else list(k)
+        lazy = lazy.filter(pl.col("k").is_in(ks))
+    if systems is not None:
+        lazy = lazy.filter(pl.col("system").is_in(list(systems)))
+    frame = lazy.head(MAX_ROWS + 1).collect()
+    if frame.height > MAX_ROWS:
+        raise ValueError(
+            f"{kind} takes aggregated tables of at most {MAX_ROWS} rows to draw; got more. "
+            f"Charts never take one row per group: pass {hint}, and choose the metrics, K "
+            "and systems to draw"
+        )
+    if chosen is not None:
+        absent = [m for m in chosen if m not in frame.get_column("metric").to_list()]
+        if absent:
+            raise ValueError(f"{kind}: metrics {absent} are not in the table")
+    if frame.height == 0:
+        raise ValueError(f"{kind}: nothing to draw, no row matches the metrics / k / systems")
+    strata = [c for c in frame.columns if c not in known and not c.startswith("quantile_")]
+    ids = ["system", *strata, "metric", "k", *(c for c in extra_ids if c in frame.columns)]
+    repeated = frame.filter(frame.select(ids).is_duplicated())
+    if repeated.height:
+        raise ValueError(
+            f"{kind} expects one row per {ids}; rows repeat, e.g. "
+            f"{repeated.select(ids).row(0, named=True)}. Is this per-group data, or several "
+            f"systems without a 'system' column? Pass {hint}"
+        )
+    frame, values = with_stratum(frame, strata)
+    return frame, strata, values
+
+
+def with_stratum(table: pl.DataFrame, strata: list[str]) -> tuple[pl.DataFrame, list[str]]:
+    """Replace the stratum columns by one String label (values joined with " · ")."""
+    if not strata:
+        return table, []
+    ordered = table.sort(strata, nulls_last=True, maintain_order=True)
+    label = pl.concat_str(
+        [pl.col(c).cast(pl.String).fill_null("(none)") for c in strata], separator=" · "
+    )
+    ordered = ordered.with_columns(label.alias(STRATUM)).drop([c for c in strata if c != STRATUM])
+    values = ordered.get_column(STRATUM).unique(maintain_order=True).to_list()
+    return ordered, [str(v) for v in values]
+
+
+def metrics_in_order(table: pl.DataFrame) -> list[str]:
+    """The metrics of `table` in the library's order (unknown names last, sorted)."""
+    present = table.get_column("metric").unique().to_list()
+    return [m for m in METRICS if m in present] + sorted(m for m in present if m not in METRICS)
+
+
+def records(table: pl.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-safe dicts: NaN and infinities become null, decimals floats, categories
+    and anything else strings."""
+    exprs = []
+    for name, dtype in table.schema.items():
+        if isinstance(dtype, pl.Decimal):
+            exprs.append(pl.col(name).cast(pl.Float64))
+        elif dtype.is_float():
+            exprs.append(
+                pl.when(pl.col(name).is_finite()).then(pl.col(name)).otherwise(None).alias(name)
+            )
+        elif not (dtype.is_numeric() or dtype in (pl.String, pl.Null, pl.Boolean)):
+            exprs.append(pl.col(name).cast(pl.String))
+    return table.with_columns(exprs).to_dicts() if exprs else table.to_dicts()
+
+
+def with_definitions(table: pl.DataFrame) -> pl.DataFrame:
+    """Add ``definition`` (the metric's one-line definition, for tooltips) and ``label``
+    (``metric@k``)."""
+    return table.with_columns(
+        pl.col("metric")
+        .replace_strict(dict(METRIC_DEFINITIONS), default="", return_dtype=pl.String)
+        .alias("definition"),
+        pl.when(pl.col("k").is_null())
+        .then(pl.col("metric"))
+        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+        .alias("label"),
+    )
+
+
+def system_order(table: pl.DataFrame, chosen: Sequence[str] | None = None) -> list[str]:
+    """The colour order: the systems asked for (so colours match across charts), else the
+    table's order of appearance."""
+    if chosen is not None:
+        return [str(s) for s in chosen]
+    return [str(s) for s in table.get_column("system").unique(maintain_order=True).to_list()]
+
+
+def colour(alt: Any, systems: list[str], legend: bool = True) -> Any:
+    """The colour channel: one palette colour per system, in `systems` order."""
+    return alt.Color(
+        "system:N",
+        title="system",
+        sort=systems,
+        scale=alt.Scale(domain=systems, range=list(PALETTE)),
+        legend=alt.Legend() if legend else None,
+    )
+
+
+def finish(chart: Any, title: str, subtitle: str | None) -> Any:
+    """Add the title and the theme (as top-level config)."""
+    alt = altair_module()
+    heading = alt.Title(title, subtitle=subtitle) if subtitle else alt.Title(title)
+    return chart.properties(title=heading).configure(**theme())
+
+
+def header(alt: Any) -> Any:
+    """Facet headers: the value only, left-aligned."""
+    return alt.Header(title=None, labelAnchor="start", labelPadding=4)
+
+
+def tooltips(alt: Any, strata: list[str], table: pl.DataFrame) -> list[Any]:
+    """Tooltips of a mean: system, stratum, metric@K, mean, interval, groups, definition."""
+    tips = [alt.Tooltip("system:N", title="system")]
+    if strata:
+        tips.append(alt.Tooltip(f"{STRATUM}:N", title=" · ".join(strata)))
+    tips += [
+        alt.Tooltip("label:N", title="metric"),
+        alt.Tooltip("value:Q", title="mean", format=".4f"),
+    ]
+    if "ci_low" in table.columns:
+        tips += [
+            alt.Tooltip("ci_low:Q", title="CI low", format=".4f"),
+            alt.Tooltip("ci_high:Q", title="CI high", format=".4f"),
+        ]
+    if "n_groups" in table.columns:
+        tips.append(alt.Tooltip("n_groups:Q", title="groups", format=","))
+    tips.append(alt.Tooltip("definition:N", title="definition"))
+    return tips
+
+
+def log_ticks(table: pl.DataFrame) -> list[int]:
+    """1-2-5 ticks up to the largest K, for a logarithmic K axis."""
+    largest = table.get_column("k").cast(pl.Int64).max()
+    top = largest if isinstance(largest, int) else 1
+    return [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000) if t <= top]
+
+
+# --- export ---------------------------------------------------------------------------
+
+
+def vl_version(alt: Any) -> str | None:
+    """The Vega-Lite version vl-convert should use: Altair's, when vl-convert has it."""
+    import vl_convert
+
+    wanted = ".".join(str(alt.SCHEMA_VERSION).lstrip("v").split(".")[:2])
+    available = vl_convert.get_vegalite_versions()
+    return wanted if wanted in available else None
+
+
+def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The Vega-Lite JSON of a chart, as a dict (validated against the schema).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts import chart_spec, plot_k_curve
+    >>> curve = pl.DataFrame({"metric": "ndcg", "k": [1, 2], "value": [0.2, 0.3],
+    ...                       "n_groups": 9})
+    >>> chart_spec(plot_k_curve(curve))["$schema"]
+    'https://vega.github.io/schema/vega-lite/v6.4.1.json'
+    """
+    spec: dict[str, Any] = chart.to_dict(validate=True)
+    return spec
+
+
+def save_chart(
+    chart: alt.TopLevelMixin,
+    path: str | Path,
+    *,
+    scale: float = 2.0,
+) -> Path:
+    """Write a chart as PNG, SVG, PDF, Vega-Lite JSON or a self-contained HTML page.
+
+    The format follows the extension (``.png``, ``.svg``, ``.pdf``, ``.json``, ``.html``).
+    HTML inlines Vega, Vega-Lite and Vega-Embed, so the file opens offline. Rendering never
+    fetches anything: the data is inline.
+
+    Parameters
+    ----------
+    chart
+        Any Altair chart (e.g. from `plot_k_curve`).
+    path
+        Destination file.
+    scale
+        Pixel density of PNG output (2 = sharp on high-DPI screens).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl
+    >>> from polars_rankk.charts import plot_k_curve, save_chart
+    >>> curve = pl.DataFrame({"system": "A", "metric": "recall", "k": [1, 2],
+    ...                       "value": [0.1, 0.2], "n_groups": 10})
+    >>> out = save_chart(plot_k_curve(curve), pathlib.Path(tempfile.mkdtemp()) / "c.svg")
+    >>> out.read_text()[:4]
+    '<svg'
+    """
+    import vl_convert
+
+    alt = altair_module()
+    target = Path(path)
+    spec = chart_spec(chart)
+    version = vl_version(alt)
+    suffix = target.suffix.lower()
+    if suffix == ".png":
+        target.write_bytes(
+            vl_convert.vegalite_to_png(spec, vl_version=version, scale=scale, allowed_base_urls=[])
+        )
+    elif suffix == ".svg":
+        target.write_text(
+            vl_convert.vegalite_to_svg(spec, vl_version=version, allowed_base_urls=[]),
+            encoding="utf-8",
+        )
+    elif suffix == ".pdf":
+        target.write_bytes(
+            vl_convert.vegalite_to_pdf(spec, vl_version=version, allowed_base_urls=[])
+        )
+    elif suffix == ".html":
+        target.write_text(
+            vl_convert.vegalite_to_html(spec, vl_version=version, bundle=True), encoding="utf-8"
+        )
+    elif suffix == ".json":
+        import json
+
+        target.write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    else:
+        raise ValueError(
+            f"cannot tell the format of {target.name!r}: use .png, .svg, .pdf, .json or .html"
+        )
+    return target
+
+
+def quantile_title(column: str) -> str:
+    """``quantile_0.1`` -> ``10th percentile``; ``min``/``max`` unchanged."""
+    if column in ("min", "max"):
+        return column
+    share = float(column.removeprefix("quantile_")) * 100
+    return f"{share:g}th percentile"

@@ -1,0 +1,199 @@
+"""The forest plot of paired differences (the output of `polars_rankk.compare`).
+
+Not public: use `polars_rankk.charts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import polars as pl
+
+from polars_rankk.charts.base import (
+    COMPARE_COLUMNS_KNOWN,
+    PALETTE,
+    STRATUM,
+    altair_module,
+    finish,
+    header,
+    prepare,
+    records,
+    system_order,
+    with_definitions,
+)
+from polars_rankk.core.inputs import METRICS
+
+if TYPE_CHECKING:
+    import altair
+    import altair as alt
+
+
+def plot_comparison(
+    comparison: pl.DataFrame | pl.LazyFrame,
+    *,
+    metrics: str | Iterable[str] | None = None,
+    k: int | Iterable[int] | None = None,
+    systems: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    p_value: str = "p_adjusted",
+    width: int = 420,
+    title: str = "Paired differences against the baseline",
+) -> alt.LayerChart | alt.FacetChart:
+    """A forest plot: each system's mean paired difference to the baseline, with its CI.
+
+    Parameters
+    ----------
+    comparison
+        The output of `polars_rankk.compare` (``metric, k, system, diff, ci_low, ci_high``
+        and p-values), one row per (system, metric, k); the baseline's own rows (no
+        difference) are left out.
+    metrics, k, systems
+        Draw only these; `systems` also fixes the colour order (to match other charts).
+    alpha
+        Significance level: points whose `p_value` is below it are filled.
+    p_value
+        The p-value column that decides significance (the multiple-comparison adjusted one
+        by default).
+    width
+        Chart width in pixels.
+    title
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart
+        (an altair.FacetChart when the table has stratum columns)
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts import plot_comparison
+    >>> cmp = pl.DataFrame({"metric": "ndcg", "k": [5, 10], "system": "B", "baseline": "A",
+    ...                     "diff": [0.02, 0.03], "ci_low": [-0.01, 0.01],
+    ...                     "ci_high": [0.05, 0.05], "p_adjusted": [0.2, 0.01]})
+    >>> [layer["mark"]["type"] for layer in plot_comparison(cmp).to_dict()["layer"]]
+    ['rule', 'rule', 'point', 'point']
+    """
+    alt = altair_module()
+    hint = "rk.compare(...) output"
+    table, strata, stratum_values = prepare(
+        comparison,
+        "plot_comparison",
+        ["metric", "k", "diff"],
+        hint,
+        COMPARE_COLUMNS_KNOWN,
+        metrics=metrics,
+        k=k,
+        systems=systems,
+        extra_ids=["baseline"],
+    )
+    if "baseline" in table.columns:
+        table = table.filter(pl.col("system") != pl.col("baseline").cast(pl.String))
+    table = table.filter(pl.col("diff").is_not_null())
+    if table.height == 0:
+        raise ValueError("plot_comparison: no difference to draw (only the baseline's rows?)")
+    has_p = p_value in table.columns
+    significant = (pl.col(p_value) < alpha).fill_null(False) if has_p else pl.lit(False)
+    table = table.with_columns(significant.alias("significant"))
+    several = "baseline" in table.columns and table.get_column("baseline").n_unique() > 1
+    pair = (
+        pl.format("{} − {}", pl.col("system"), pl.col("baseline").cast(pl.String))
+        if several
+        else pl.col("system")
+    )
+    table = table.with_columns(pair.alias("pair"))
+    table = with_definitions(table)
+    pairs = [str(p) for p in table.get_column("pair").unique(maintain_order=True).to_list()]
+    domain = system_order(table, systems) if not several else pairs
+    order = (
+        table.with_columns(
+            pl.col("metric")
+            .replace_strict({m: i for i, m in enumerate(METRICS)}, default=99)
+            .alias("_o")
+        )
+        .sort(["_o", "k"], nulls_last=True)
+        .get_column("label")
+        .unique(maintain_order=True)
+        .to_list()
+    )
+    against = (
+        "baseline"
+        if several or "baseline" not in table.columns
+        else str(table.get_column("baseline")[0])
+    )
+    colour = alt.Color(
+        "pair:N",
+        sort=domain,
+        title="system − baseline" if several else "system",
+        scale=alt.Scale(domain=domain, range=list(PALETTE)),
+        legend=alt.Legend(values=[p for p in domain if p in pairs]),
+    )
+    tips = [
+        alt.Tooltip("system:N"),
+        *([alt.Tooltip("baseline:N")] if "baseline" in table.columns else []),
+        alt.Tooltip("label:N", title="metric"),
+        *([alt.Tooltip(f"{STRATUM}:N", title=" · ".join(strata))] if strata else []),
+        alt.Tooltip("diff:Q", title="mean difference", format="+.4f"),
+    ]
+    if "ci_low" in table.columns:
+        tips += [
+            alt.Tooltip("ci_low:Q", title="CI low", format="+.4f"),
+            alt.Tooltip("ci_high:Q", title="CI high", format="+.4f"),
+        ]
+    tips += [
+        alt.Tooltip(f"{c}:Q", title=c, format=".4g")
+        for c in (
+            "n_groups",
+            "p_value_t",
+            "p_value_randomization",
+            "p_value_wilcoxon",
+            "p_adjusted",
+        )
+        if c in table.columns
+    ]
+    tips.append(alt.Tooltip("definition:N", title="definition"))
+    data = alt.Data(values=records(table))
+    base = alt.Chart(data).encode(
+        y=alt.Y("label:N", sort=order, title=None), yOffset=alt.YOffset("pair:N", sort=pairs)
+    )
+    x_title = f"mean paired difference (system − {against})"
+    x_axis = alt.Axis(format="+.2~f", tickCount=6)
+    zero = (
+        alt.Chart(data)
+        .transform_aggregate(rows="count()", groupby=[STRATUM] if strata else [])
+        .mark_rule(color="#888888")
+        .encode(x=alt.datum(0))
+    )
+    layers = [zero]
+    if "ci_low" in table.columns:
+        layers.append(
+            base.mark_rule(strokeWidth=2).encode(
+                x=alt.X("ci_low:Q", title=x_title, axis=x_axis), x2="ci_high:Q", color=colour
+            )
+        )
+    point_x = alt.X("diff:Q", title=x_title, axis=x_axis)
+    layers.append(
+        base.mark_point(size=60, strokeWidth=2, opacity=1, fill="white", filled=False).encode(
+            x=point_x, color=colour, tooltip=tips
+        )
+    )
+    layers.append(
+        base.transform_filter(alt.datum.significant)
+        .mark_point(size=60, filled=True, opacity=1)
+        .encode(x=point_x, color=colour, tooltip=tips)
+    )
+    n_rows = len(order) * max(1, len(pairs))
+    chart: Any = alt.layer(*layers).properties(width=width, height=max(120, 14 * n_rows))
+    if strata:
+        chart = chart.facet(
+            column=alt.Column(
+                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+            )
+        )
+    subtitle = (
+        f"Point: mean of per-group differences; bar: bootstrap CI; filled: {p_value} < {alpha:g}"
+        if has_p
+        else "Point: mean of per-group differences; bar: confidence interval"
+    )
+    return cast("altair.LayerChart | altair.FacetChart", finish(chart, title, subtitle))

@@ -1,0 +1,348 @@
+"""Charts of K-curves: metrics against K, the precision–recall trade-off, strata.
+
+Not public: use `polars_rankk.charts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import polars as pl
+
+from polars_rankk.charts.base import (
+    CURVE_COLUMNS_KNOWN,
+    STRATUM,
+    altair_module,
+    colour,
+    finish,
+    header,
+    log_ticks,
+    metrics_in_order,
+    prepare,
+    records,
+    system_order,
+    tooltips,
+    with_definitions,
+)
+
+if TYPE_CHECKING:
+    import altair
+    import altair as alt
+
+
+def plot_k_curve(
+    curve: pl.DataFrame | pl.LazyFrame,
+    *,
+    metrics: str | Iterable[str] | None = None,
+    systems: Sequence[str] | None = None,
+    log_k: bool = False,
+    ui_k: int | None = None,
+    ci: bool = True,
+    columns: int = 3,
+    width: int = 220,
+    height: int = 160,
+    title: str = "Metrics across the cut-off K",
+) -> alt.FacetChart:
+    """Each metric against K, one line per system, with its confidence band.
+
+    Parameters
+    ----------
+    curve
+        The output of `polars_rankk.k_curve` (``system, <strata…>, metric, k, value,
+        ci_low, ci_high, n_groups``). With stratum columns the panels form a grid: one row per
+        stratum, one column per metric.
+    metrics, systems
+        Draw only these; `systems` also fixes the colour order (to match other charts).
+    log_k
+        A logarithmic K axis (useful when K spans 1…1000).
+    ui_k
+        The K the product shows: marked with a dashed rule on every panel.
+    ci
+        Draw the bootstrap band (when the table has intervals).
+    columns
+        Panels per row (without strata).
+    width, height
+        Size of one panel in pixels.
+    title
+        Chart title.
+
+    Returns
+    -------
+    altair.FacetChart
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts import plot_k_curve
+    >>> curve = pl.DataFrame({"system": "A", "metric": "recall", "k": [1, 2, 3],
+    ...                       "value": [0.1, 0.2, 0.25], "ci_low": [0.05, 0.15, 0.2],
+    ...                       "ci_high": [0.15, 0.25, 0.3], "n_groups": 100})
+    >>> chart = plot_k_curve(curve, ui_k=2)
+    >>> len(chart.to_dict()["data"]["values"])  # three aggregated rows, nothing more
+    3
+    """
+    alt = altair_module()
+    hint = "rk.k_curve(...) output"
+    table, strata, stratum_values = prepare(
+        curve,
+        "plot_k_curve",
+        ["metric", "k", "value"],
+        hint,
+        CURVE_COLUMNS_KNOWN,
+        metrics=metrics,
+        systems=systems,
+    )
+    table = table.filter(pl.col("k").is_not_null())
+    has_ci = ci and "ci_low" in table.columns and table.get_column("ci_low").is_not_null().any()
+    table = with_definitions(table)
+    names = system_order(table, systems)
+    metric_order = metrics_in_order(table)
+    n_k = table.get_column("k").n_unique()
+    x = alt.X(
+        "k:Q",
+        title="K (cut-off)",
+        scale=alt.Scale(type="log") if log_k else alt.Scale(zero=False, nice=False),
+        axis=alt.Axis(values=log_ticks(table)) if log_k else alt.Axis(tickMinStep=1),
+    )
+    tips = tooltips(alt, strata, table)
+    base = alt.Chart(alt.Data(values=records(table)))
+    layers = []
+    if has_ci:
+        layers.append(
+            base.mark_area(opacity=0.18).encode(
+                x=x, y="ci_low:Q", y2="ci_high:Q", color=colour(alt, names)
+            )
+        )
+    layers.append(
+        base.mark_line().encode(
+            x=x, y=alt.Y("value:Q", title="mean over groups"), color=colour(alt, names)
+        )
+    )
+    layers.append(
+        base.mark_circle(size=28, opacity=0.9 if n_k <= 25 else 0.0).encode(
+            x=x, y="value:Q", color=colour(alt, names), tooltip=tips
+        )
+    )
+    if ui_k is not None:
+        if isinstance(ui_k, bool) or not isinstance(ui_k, int) or ui_k < 1:
+            raise ValueError(f"ui_k must be a positive integer; got {ui_k!r}")
+        facet_fields = ["metric", *([STRATUM] if strata else [])]
+        marker = base.transform_filter(alt.datum.k == ui_k).transform_aggregate(
+            groupby=["k", *facet_fields]
+        )
+        layers.append(marker.mark_rule(strokeDash=[4, 3], color="#555555").encode(x=x))
+        layers.append(
+            marker.mark_text(
+                align="left", dx=3, dy=-2, baseline="top", color="#555555", fontSize=10
+            ).encode(x=x, y=alt.value(2), text=alt.value(f"K={ui_k} (UI)"))
+        )
+    layered = alt.layer(*layers).properties(width=width, height=height)
+    if strata:
+        chart = layered.facet(
+            row=alt.Row(
+                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+            ),
+            column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
+        )
+    else:
+        chart = layered.facet(
+            facet=alt.Facet("metric:N", sort=metric_order, header=header(alt)),
+            columns=max(1, min(columns, len(metric_order))),
+        )
+    chart = chart.resolve_scale(y="independent")
+    subtitle = "Mean over groups" + ("; band: bootstrap confidence interval" if has_ci else "")
+    return cast("altair.FacetChart", finish(chart, title, subtitle))
+
+
+def plot_precision_recall(
+    curve: pl.DataFrame | pl.LazyFrame,
+    *,
+    systems: Sequence[str] | None = None,
+    label_k: Sequence[int] = (1, 5, 10, 20, 50, 100),
+    width: int = 360,
+    height: int = 280,
+    title: str = "Precision–recall trade-off across K",
+) -> alt.Chart | alt.LayerChart | alt.FacetChart:
+    """Precision against recall as K grows, one path per system (one panel per stratum).
+
+    Parameters
+    ----------
+    curve
+        `polars_rankk.k_curve` output holding both ``precision`` and ``recall``.
+    systems
+        Draw only these.
+    label_k
+        The K values written next to their point.
+    width, height
+        Size of one panel in pixels.
+    title
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart or altair.FacetChart
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts import plot_precision_recall
+    >>> curve = pl.DataFrame({"system": "A", "metric": ["precision"] * 2 + ["recall"] * 2,
+    ...                       "k": [1, 2, 1, 2], "value": [0.5, 0.4, 0.2, 0.3],
+    ...                       "n_groups": 10})
+    >>> chart = plot_precision_recall(curve)
+    >>> chart.to_dict()["layer"][0]["mark"]["type"]
+    'line'
+    """
+    alt = altair_module()
+    hint = "rk.k_curve(..., metrics=['precision', 'recall']) output"
+    table, strata, stratum_values = prepare(
+        curve,
+        "plot_precision_recall",
+        ["metric", "k", "value"],
+        hint,
+        CURVE_COLUMNS_KNOWN,
+        metrics=["precision", "recall"],
+        systems=systems,
+    )
+    ids = ["system", *([STRATUM] if strata else []), "k"]
+    wide = (
+        table.select(*ids, "metric", "value")
+        .pivot(on="metric", index=ids, values="value")
+        .drop_nulls(["precision", "recall"])
+        .sort(ids)
+    )
+    names = system_order(table, systems)
+    base = alt.Chart(alt.Data(values=records(wide)))
+    x = alt.X("recall:Q", title="recall@K (share of relevant items found)")
+    y = alt.Y("precision:Q", title="precision@K (share of the top K that is relevant)")
+    tips = [alt.Tooltip("system:N"), alt.Tooltip("k:Q", title="K")]
+    if strata:
+        tips.append(alt.Tooltip(f"{STRATUM}:N", title=" · ".join(strata)))
+    tips += [alt.Tooltip("precision:Q", format=".4f"), alt.Tooltip("recall:Q", format=".4f")]
+    line = base.mark_line().encode(x=x, y=y, color=colour(alt, names), order="k:Q")
+    points = base.mark_circle(size=26).encode(x=x, y=y, color=colour(alt, names), tooltip=tips)
+    labels = (
+        base.transform_filter(alt.FieldOneOfPredicate(field="k", oneOf=list(label_k)))
+        .mark_text(align="left", dx=5, dy=-5, fontSize=10, color="#444444")
+        .encode(x=x, y=y, text=alt.Text("k:Q", format="d"))
+    )
+    layered = alt.layer(line, points, labels).properties(width=width, height=height)
+    chart: Any = layered
+    if strata:
+        chart = layered.facet(
+            facet=alt.Facet(
+                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+            ),
+            columns=3,
+        )
+    return cast(
+        "altair.Chart | altair.LayerChart | altair.FacetChart",
+        finish(
+            chart,
+            title,
+            "Each point is one K (labelled: " + ", ".join(str(k) for k in label_k) + ")",
+        ),
+    )
+
+
+def plot_strata(
+    table: pl.DataFrame | pl.LazyFrame,
+    *,
+    k: int | None = None,
+    metrics: str | Iterable[str] | None = None,
+    systems: Sequence[str] | None = None,
+    columns: int = 3,
+    width: int = 220,
+    height: int = 170,
+    title: str = "By stratum",
+) -> alt.FacetChart:
+    """Stratified small multiples: the mean and its interval per stratum, for each metric.
+
+    Parameters
+    ----------
+    table
+        A stratified `polars_rankk.k_curve` (``k_curve(..., by=...)``) or
+        `polars_rankk.bootstrap` table (``by=...``), optionally with a ``system``
+        column.
+    k
+        The K to show. None: every K in the table, as K-curves (one row of panels per stratum).
+    metrics, systems
+        Draw only these; `systems` also fixes the colour order (to match other charts).
+    columns
+        Panels per row.
+    width, height
+        Size of one panel in pixels.
+    title
+        Chart title.
+
+    Returns
+    -------
+    altair.FacetChart
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts import plot_strata
+    >>> table = pl.DataFrame({"activity": ["light", "heavy"], "metric": "ndcg", "k": 10,
+    ...                       "value": [0.1, 0.3], "ci_low": [0.05, 0.2], "ci_high": [0.15, 0.4],
+    ...                       "n_groups": [80, 20]})
+    >>> plot_strata(table, k=10).to_dict()["spec"]["layer"][1]["mark"]["type"]
+    'point'
+    """
+    alt = altair_module()
+    hint = "rk.k_curve(..., by=[...]) or rk.bootstrap(..., by=[...]) output"
+    source, strata, stratum_values = prepare(
+        table,
+        "plot_strata",
+        ["metric", "k", "value"],
+        hint,
+        CURVE_COLUMNS_KNOWN,
+        metrics=metrics,
+        k=k,
+        systems=systems,
+    )
+    if not strata:
+        raise ValueError(f"plot_strata needs stratum columns; pass {hint}")
+    if k is None:
+        return plot_k_curve(
+            table, metrics=metrics, systems=systems, width=width, height=height, title=title
+        )
+    source = with_definitions(source)
+    names = system_order(source, systems)
+    metric_order = metrics_in_order(source)
+    x = alt.X(
+        f"{STRATUM}:N",
+        sort=stratum_values,
+        title=" · ".join(strata),
+        axis=alt.Axis(labelAngle=0, labelLimit=120),
+    )
+    base = alt.Chart(alt.Data(values=records(source))).encode(
+        x=x, xOffset=alt.XOffset("system:N", sort=names)
+    )
+    tips = tooltips(alt, strata, source)
+    layers = []
+    if "ci_low" in source.columns:
+        layers.append(
+            base.mark_rule(strokeWidth=2).encode(
+                y="ci_low:Q", y2="ci_high:Q", color=colour(alt, names)
+            )
+        )
+    layers.append(
+        base.mark_point(filled=True, size=55).encode(
+            y=alt.Y("value:Q", title=f"mean at K={k}"), color=colour(alt, names), tooltip=tips
+        )
+    )
+    chart = (
+        alt.layer(*layers)
+        .properties(width=width, height=height)
+        .facet(
+            facet=alt.Facet("metric:N", sort=metric_order, header=header(alt)),
+            columns=max(1, min(columns, len(metric_order))),
+        )
+        .resolve_scale(y="independent")
+    )
+    return cast(
+        "altair.FacetChart",
+        finish(chart, title, f"Mean at K={k} per stratum, with its confidence interval"),
+    )

@@ -1,0 +1,69 @@
+"""The core: policy, metric registry, input checks, ranking, evaluation, expressions.
+
+Everything else in the package (statistics, time, engines, charts, report, CLI) builds on the
+names exported here; the core imports none of them.
+"""
+
+from polars_rankk.core import namespace as _namespace  # registers the `rankk` namespaces
+from polars_rankk.core.aggregate import order_metrics, summarize_histogram, value_histogram
+from polars_rankk.core.diagnostics import Diagnostics
+from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate, metric_column
+from polars_rankk.core.expressions import (
+    average_precision_at_k,
+    f1_at_k,
+    hit_rate_at_k,
+    mrr_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    r_precision,
+    recall_at_k,
+)
+from polars_rankk.core.inputs import (
+    METRICS,
+    align_ids,
+    check_numeric,
+    example_row,
+    metric_rank,
+    normalize_keys,
+    normalize_ks,
+    require_columns,
+    to_lazy,
+)
+from polars_rankk.core.metrics import METRIC_DEFINITIONS
+from polars_rankk.core.policy import POLICY_HELP, Policy
+from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
+
+__all__ = [
+    "METRICS",
+    "METRIC_DEFINITIONS",
+    "POLICY_HELP",
+    "Diagnostics",
+    "EngineType",
+    "Evaluation",
+    "FrameLike",
+    "IntoExprColumn",
+    "MetricName",
+    "Policy",
+    "align_ids",
+    "average_precision_at_k",
+    "check_numeric",
+    "evaluate",
+    "example_row",
+    "f1_at_k",
+    "hit_rate_at_k",
+    "metric_column",
+    "metric_rank",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "normalize_keys",
+    "normalize_ks",
+    "order_metrics",
+    "precision_at_k",
+    "r_precision",
+    "recall_at_k",
+    "require_columns",
+    "summarize_histogram",
+    "to_lazy",
+    "value_histogram",
+]
+del _namespace

@@ -1,0 +1,202 @@
+"""Aggregating per-group values over groups: macro, micro, weighted (SPEC §4).
+
+The macro mean is computed from a value histogram — (metric, k, value) -> count — reduced in
+sorted order, so the result is bit-identical however the per-group rows were partitioned or
+ordered; a distributed engine can build the histogram and hand it to `summarize_histogram`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankk.core.inputs import Spec, metric_rank
+from polars_rankk.core.metrics import precision_denominator
+from polars_rankk.core.prepare import (
+    FIRST_HIT,
+    HITS,
+    HITS_AT_R,
+    N_CANDIDATES,
+    N_RELEVANT,
+    stat_column,
+)
+from polars_rankk.core.types import FrameLike
+
+#: Metrics that are ratios of counts, and so have a micro average.
+MICRO_METRICS = ("precision", "recall", "f1", "hit_rate", "r_precision")
+
+
+def _collect(frame: FrameLike) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def order_metrics(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Sort a table by `by`, then metric (canonical order), then k (null last)."""
+    return frame.sort([*by, metric_rank(), "k"], nulls_last=True)
+
+
+def value_histogram(per_group: FrameLike, by: Sequence[str] = ()) -> pl.LazyFrame:
+    """(by…, metric, k, value) -> count of groups, NaN values counted apart (value null)."""
+    return (
+        per_group.lazy()
+        .with_columns(pl.col("value").fill_nan(None))
+        .group_by([*by, "metric", "k", "value"])
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+    )
+
+
+def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Macro means from a value histogram: by…, metric, k, value, n_groups, n_nan.
+
+    Distinct values are summed in ascending order, so the mean does not depend on how the
+    histogram was built.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.aggregate import summarize_histogram
+    >>> hist = pl.DataFrame({"metric": ["precision"] * 3, "k": [10] * 3,
+    ...                      "value": [0.0, 0.1, None], "count": [3, 1, 2]})
+    >>> summarize_histogram(hist)
+    shape: (1, 5)
+    ┌───────────┬─────┬───────┬──────────┬───────┐
+    │ metric    ┆ k   ┆ value ┆ n_groups ┆ n_nan │
+    │ ---       ┆ --- ┆ ---   ┆ ---      ┆ ---   │
+    │ str       ┆ i64 ┆ f64   ┆ i64      ┆ i64   │
+    ╞═══════════╪═════╪═══════╪══════════╪═══════╡
+    │ precision ┆ 10  ┆ 0.025 ┆ 4        ┆ 2     │
+    └───────────┴─────┴───────┴──────────┴───────┘
+    """
+    hist = _collect(histogram).sort([*by, "metric", "k", "value"], nulls_last=True)
+    valid = pl.col("value").is_not_null()
+    summary = hist.group_by([*by, "metric", "k"], maintain_order=True).agg(
+        (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
+        pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
+        pl.col("count").filter(~valid).sum().cast(pl.Int64).alias("n_nan"),
+    )
+    summary = summary.with_columns(
+        pl.when(pl.col("n_groups") > 0)
+        .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
+        .otherwise(float("nan"))
+        .alias("value")
+    ).select([*by, "metric", "k", "value", "n_groups", "n_nan"])
+    return order_metrics(summary, by)
+
+
+def macro(per_group: FrameLike) -> pl.DataFrame:
+    """The mean of per-group values, each group counting once (NaN values skipped)."""
+    return summarize_histogram(value_histogram(per_group))
+
+
+def weighted_query(
+    per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str
+) -> pl.LazyFrame:
+    """Per-group values with their weight: metric, k, value, _weight (NaN values left out)."""
+    return (
+        per_group.lazy()
+        .join(weights.lazy().select([*keys, weight]), on=keys, how="left")
+        .filter(~pl.col("value").is_nan())
+        .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
+    )
+
+
+def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
+    """Weighted means from `weighted_query`'s rows: metric, k, value, n_groups, total_weight."""
+    bad = joined.filter(
+        pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan()
+    )
+    if bad.height:
+        raise ValueError(
+            f"weight column {weight!r} must be a number >= 0 for every evaluated group; "
+            f"{bad.height} per-group row(s) have a missing or negative weight, "
+            f"e.g. {bad.row(0, named=True)}"
+        )
+    # Summing in sorted order keeps the result independent of row order.
+    joined = joined.sort(["metric", "k", "value", "_weight"], nulls_last=True)
+    summary = joined.group_by(["metric", "k"], maintain_order=True).agg(
+        (pl.col("value") * pl.col("_weight")).sum().alias("_total"),
+        pl.col("_weight").sum().alias("_weight_total"),
+        pl.len().cast(pl.Int64).alias("n_groups"),
+    )
+    summary = summary.with_columns(
+        pl.when(pl.col("_weight_total") > 0)
+        .then(pl.col("_total") / pl.col("_weight_total"))
+        .otherwise(float("nan"))
+        .alias("value"),
+        pl.col("_weight_total").alias("total_weight"),
+    ).select(["metric", "k", "value", "n_groups", "total_weight"])
+    return order_metrics(summary)
+
+
+def check_micro(metrics: list[str]) -> None:
+    """Raise unless every metric has a micro average."""
+    not_micro = [name for name in metrics if name not in MICRO_METRICS]
+    if not_micro:
+        raise ValueError(
+            f"micro averaging is a ratio of summed counts, defined for "
+            f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
+            f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
+        )
+
+
+def micro_query(groups: FrameLike, spec: Spec) -> pl.LazyFrame:
+    """Summed counts per k (k null: r_precision) from the prepared per-group table.
+
+    A group counts at k when it has a value there: not dropped by ``short_lists="skip"``,
+    nor NaN under ``empty_truth="nan"``.
+    """
+    policy = spec.policy
+    frame = groups.lazy()
+    if policy.empty_truth == "nan":
+        frame = frame.filter(pl.col(N_RELEVANT) > 0)
+    # Sorting first keeps float sums (ties="expected") independent of row order.
+    frame = frame.sort(list(spec.keys))
+    rows = []
+    for k in (*spec.ks, None):
+        counted = frame
+        if k is not None and policy.short_lists == "skip":
+            counted = counted.filter(pl.col(N_CANDIDATES) >= k)
+        hits = pl.col(HITS_AT_R) if k is None else pl.col(stat_column(HITS, k))
+        rows.append(
+            counted.select(
+                pl.lit(k, dtype=pl.Int64).alias("k"),
+                hits.sum().cast(pl.Float64).alias("hits"),
+                (pl.lit(0) if k is None else precision_denominator(policy, k))
+                .sum()
+                .cast(pl.Float64)
+                .alias("denominator"),
+                pl.col(N_RELEVANT).sum().cast(pl.Float64).alias("relevant"),
+                (pl.lit(0.0) if k is None else pl.col(stat_column(FIRST_HIT, k)))
+                .sum()
+                .cast(pl.Float64)
+                .alias("groups_hit"),
+                pl.len().cast(pl.Int64).alias("n_groups"),
+            )
+        )
+    return pl.concat(rows, how="vertical")
+
+
+def micro_from(sums: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    """Micro averages from `micro_query`'s sums: metric, k, value, n_groups."""
+    check_micro(metrics)
+    p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
+    r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
+    values = {
+        "precision": p,
+        "recall": r,
+        "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
+        "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
+        "r_precision": r,
+    }
+    frames = [
+        sums.filter(pl.col("k").is_null() == (name == "r_precision")).select(
+            pl.lit(name).alias("metric"), pl.col("k"), values[name].alias("value"), "n_groups"
+        )
+        for name in metrics
+    ]
+    return order_metrics(pl.concat(frames, how="vertical"))
+
+
+def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(float("nan"))

@@ -1,0 +1,480 @@
+"""`evaluate`: candidates + truth -> per-group metrics, summaries and diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from polars_rankk.core import aggregate
+from polars_rankk.core.inputs import Spec, check_inputs, metric_rank
+from polars_rankk.core.metrics import K_METRIC_BUILDERS, r_precision
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.prepare import (
+    HAS_CANDIDATES,
+    N_CANDIDATES,
+    N_RELEVANT,
+    Prepared,
+    prepare,
+)
+from polars_rankk.core.types import Average, FrameLike, MetricName
+
+if TYPE_CHECKING:
+    from polars_rankk.core.diagnostics import Diagnostics
+
+EngineType = Literal["auto", "in-memory", "streaming"]
+
+#: Names the output uses; a group key may not take them.
+RESERVED = ("metric", "k", "value", N_CANDIDATES, N_RELEVANT)
+
+
+class Evaluation:
+    """The result of `evaluate`: per-group values, summaries and diagnostics.
+
+    Attributes
+    ----------
+    per_group
+        One row per (group, metric, k): the group keys, ``metric`` (str), ``k`` (Int64, null
+        for ``r_precision``) and ``value`` (Float64). A ``pl.DataFrame`` when the inputs were
+        eager (sorted by group, metric, k), a ``pl.LazyFrame`` when they were lazy.
+    groups
+        One row per evaluated group: the keys, ``n_candidates`` (ranked list length after
+        de-duplication) and ``n_relevant`` (R_g under the policy).
+    group_keys, ks, metrics, policy
+        What was evaluated, and under which policy.
+    """
+
+    def __init__(
+        self,
+        spec: Spec,
+        prepared: Prepared,
+        per_group: FrameLike,
+        groups: FrameLike,
+        kept_groups: FrameLike,
+        all_groups: FrameLike,
+        wide_metrics: FrameLike,
+    ) -> None:
+        self._spec = spec
+        self._prepared = prepared
+        # One row per evaluated group, with the cumulated counts at every k.
+        self._kept_groups_wide = kept_groups
+        # Every group of the universe, before the group policies drop any.
+        self._all_groups = all_groups
+        # One row per evaluated group, one column per metric@k: what per_group unpivots.
+        self._wide_metrics = wide_metrics
+        self.per_group = per_group
+        self.groups = groups
+        self.group_keys: list[str] = list(spec.keys)
+        self.ks: list[int] = list(spec.ks)
+        self.metrics: list[MetricName] = list(spec.metrics)
+        self.policy: Policy = spec.policy
+        self.is_lazy: bool = spec.is_lazy
+
+    def summary(
+        self,
+        average: Average = "macro",
+        *,
+        weight: str | None = None,
+        weights: FrameLike | None = None,
+        metrics: Iterable[str] | None = None,
+    ) -> pl.DataFrame:
+        """Aggregate the per-group values over groups.
+
+        Parameters
+        ----------
+        average
+            ``"macro"`` (the mean of per-group values), ``"micro"`` (ratio of summed counts;
+            precision, recall, f1, hit_rate and r_precision only) or ``"weighted"``.
+        weight
+            For ``"weighted"``: a column of `weights`, or of `groups` (``n_candidates``,
+            ``n_relevant``) when `weights` is None.
+        weights
+            A table keyed by the group keys that holds `weight`.
+        metrics
+            Restrict to these metrics (for micro: default the count-based ones evaluated).
+
+        Returns
+        -------
+        pl.DataFrame
+            ``metric, k, value, n_groups`` and, for macro, ``n_nan`` (groups whose value is
+            NaN and was skipped), plus the groups each policy dropped at that k:
+            ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "c", "d"],
+        ...                            "score": [0.9, 0.8, 0.7, 0.6]})
+        >>> truth = pl.DataFrame({"user": [1, 2], "item": ["b", "x"]})
+        >>> res = rk.evaluate(candidates, truth, k=2, metrics=["precision", "recall"],
+        ...                   group_by="user")
+        >>> res.summary().select("metric", "k", "value", "n_groups")
+        shape: (2, 4)
+        ┌───────────┬─────┬───────┬──────────┐
+        │ metric    ┆ k   ┆ value ┆ n_groups │
+        │ ---       ┆ --- ┆ ---   ┆ ---      │
+        │ str       ┆ i64 ┆ f64   ┆ i64      │
+        ╞═══════════╪═════╪═══════╪══════════╡
+        │ precision ┆ 2   ┆ 0.25  ┆ 2        │
+        │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
+        └───────────┴─────┴───────┴──────────┘
+        """
+        chosen = self._chosen_metrics(metrics, average)
+        per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
+        if average == "macro":
+            query = aggregate.value_histogram(per_group)
+        elif average == "weighted":
+            if weight is None:
+                raise ValueError("average='weighted' needs weight=<column name>")
+            table = self.groups if weights is None else weights
+            if weight not in table.lazy().collect_schema():
+                raise ValueError(
+                    f"weight column {weight!r} is not in "
+                    f"{'the groups table' if weights is None else 'weights'}; "
+                    f"its columns are {list(table.lazy().collect_schema())}"
+                )
+            query = aggregate.weighted_query(per_group, table, self.group_keys, weight)
+        elif average == "micro":
+            aggregate.check_micro(chosen)
+            query = aggregate.micro_query(self._kept_groups_wide, self._spec)
+        else:
+            raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
+        # One collect, so that a lazy evaluation runs its pipeline once for both.
+        rows, counts, short = pl.collect_all([query, *self._dropped_queries()])
+        if average == "macro":
+            result = aggregate.summarize_histogram(rows)
+        elif average == "weighted":
+            result = aggregate.weighted_from(rows, weight or "")
+        else:
+            result = aggregate.micro_from(rows, chosen)
+        dropped = dropped_table(self.ks, counts, short)
+        return result.join(dropped, on="k", how="left", nulls_equal=True)
+
+    def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
+        if metrics is None:
+            if average == "micro":
+                return [m for m in self.metrics if m in aggregate.MICRO_METRICS]
+            return list(self.metrics)
+        chosen = list(metrics)
+        missing = [m for m in chosen if m not in self.metrics]
+        if missing:
+            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
+        return chosen
+
+    @cached_property
+    def dropped(self) -> pl.DataFrame:
+        """Groups each policy dropped, per k (null k: r_precision).
+
+        Columns ``k``, ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short`` — the
+        counts `summary()` joins on. Computed on first access.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 2], "item": [1, 1], "score": [0.5, 0.5]})
+        >>> truth = pl.DataFrame({"q": [1, 2, 3], "item": [1, 2, 3], "relevance": [1, 0, 1]})
+        >>> rk.evaluate(candidates, truth, k=1, metrics="precision", group_by="q").dropped
+        shape: (2, 4)
+        ┌──────┬─────────────────────┬─────────────────┬───────────────┐
+        │ k    ┆ dropped_empty_truth ┆ dropped_missing ┆ dropped_short │
+        │ ---  ┆ ---                 ┆ ---             ┆ ---           │
+        │ i64  ┆ i64                 ┆ i64             ┆ i64           │
+        ╞══════╪═════════════════════╪═════════════════╪═══════════════╡
+        │ 1    ┆ 1                   ┆ 0               ┆ 0             │
+        │ null ┆ 1                   ┆ 0               ┆ 0             │
+        └──────┴─────────────────────┴─────────────────┴───────────────┘
+        """
+        counts, short = pl.collect_all(list(self._dropped_queries()))
+        return dropped_table(self.ks, counts, short)
+
+    def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        """Groups each policy dropped: overall counts, and per k for short lists."""
+        policy = self.policy
+        groups = self._all_groups.lazy()
+        empty = pl.col(N_RELEVANT) == 0
+        empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
+        missing_dropped = (
+            ~pl.col(HAS_CANDIDATES) & ~empty_dropped
+            if policy.missing_groups == "exclude"
+            else pl.lit(False)
+        )
+        counts = groups.select(
+            empty_dropped.sum().cast(pl.Int64).alias("dropped_empty_truth"),
+            missing_dropped.sum().cast(pl.Int64).alias("dropped_missing"),
+        )
+        if policy.short_lists == "skip":
+            short = (
+                _apply_group_policies(groups, policy)
+                .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
+                .group_by("k")
+                .agg(
+                    (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short")
+                )
+            )
+        else:
+            short = pl.LazyFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
+        return counts, short
+
+    @cached_property
+    def diagnostics(self) -> Diagnostics:
+        """Counts that qualify the numbers (SPEC §7); computed on first access."""
+        from polars_rankk.core.diagnostics import compute_diagnostics
+
+        return compute_diagnostics(self._spec, self._prepared)
+
+    def wide(self) -> FrameLike:
+        """per_group pivoted: one row per group, one column per ``metric@k``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["hit_rate"], group_by="q")
+        >>> res.wide()
+        shape: (1, 3)
+        ┌─────┬────────────┬────────────┐
+        │ q   ┆ hit_rate@1 ┆ hit_rate@2 │
+        │ --- ┆ ---        ┆ ---        │
+        │ i64 ┆ f64        ┆ f64        │
+        ╞═════╪════════════╪════════════╡
+        │ 1   ┆ 0.0        ┆ 1.0        │
+        └─────┴────────────┴────────────┘
+        """
+        columns = [metric_column(name, k) for name, k in _metric_cutoffs(self._spec)]
+        wide = self._wide_metrics.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
+        return wide if self.is_lazy else wide.collect()
+
+    def __repr__(self) -> str:
+        head = (
+            f"Evaluation(group_by={self.group_keys}, k={self.ks}, metrics={self.metrics},\n"
+            f"           policy={self.policy})"
+        )
+        if self.is_lazy:
+            return head + "\n(lazy: call .summary() or collect .per_group)"
+        return f"{head}\n{self.summary().select('metric', 'k', 'value', 'n_groups')}"
+
+
+def dropped_table(ks: Sequence[int], counts: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
+    """Per k (and null k): the overall drop counts, and the short-list drops at that k."""
+    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
+    return (
+        frame.join(counts, how="cross")
+        .join(short, on="k", how="left", nulls_equal=True)
+        .with_columns(pl.col("dropped_short").fill_null(0))
+    )
+
+
+def _apply_group_policies(groups: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:
+    """Drop the groups that empty_truth='exclude' and missing_groups='exclude' leave out."""
+    if policy.empty_truth == "exclude":
+        groups = groups.filter(pl.col(N_RELEVANT) > 0)
+    if policy.missing_groups == "exclude":
+        groups = groups.filter(pl.col(HAS_CANDIDATES))
+    return groups
+
+
+def _check_missing_groups(spec: Spec) -> None:
+    if spec.policy.missing_groups != "error" or spec.truth is None:
+        return
+    keys = list(spec.keys)
+    missing = (
+        spec.truth.select(keys)
+        .unique()
+        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
+    )
+    rows = missing.head(1).collect()
+    if rows.height:
+        count = missing.select(pl.len()).collect().item()
+        raise ValueError(
+            f"truth has {count} group(s) with no candidates and "
+            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
+            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
+        )
+
+
+def evaluate(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str],
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    n_relevant: str | None = None,
+    policy: Policy | None = None,
+    engine: EngineType = "auto",
+    check_values: bool = True,
+) -> Evaluation:
+    """Evaluate ranked candidates against truth: every metric at every K, per group.
+
+    Parameters
+    ----------
+    candidates
+        One row per (group, item) scored by the model: the `group_by` columns, `item` and
+        `score` (higher ranks first). If it carries a `relevance` column it is pre-labelled:
+        ranks take their relevance from it and `truth` becomes optional.
+    truth
+        One row per judged (group, item), with an optional `relevance` grade (absent: every
+        row is relevant with grade 1). The groups evaluated are the groups in `truth`
+        (or in `candidates` when there is no truth).
+    k
+        One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+    metrics
+        Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
+        average_precision, mrr, r_precision``.
+    group_by
+        The group key column(s): query, user, session ...
+    item, score, relevance
+        Column names.
+    n_relevant
+        With pre-labelled candidates and no truth: a column holding R_g for each group
+        (relevant items the list may have missed).
+    policy
+        Every definitional choice (`Policy`); default ``Policy()``; ``Policy.trec_eval()``
+        reproduces trec_eval.
+    engine
+        Polars engine used to collect eager results.
+    check_values
+        Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
+        off only for inputs already validated.
+
+    Returns
+    -------
+    Evaluation
+        ``per_group`` (one row per group, metric, k), ``summary()``, ``diagnostics``. Lazy
+        inputs give a lazy ``per_group`` to collect or sink.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({
+    ...     "user": [1, 1, 1, 2, 2],
+    ...     "item": ["a", "b", "c", "a", "d"],
+    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7],
+    ... })
+    >>> truth = pl.DataFrame({"user": [1, 2, 2], "item": ["b", "d", "e"]})
+    >>> res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["precision", "ndcg"],
+    ...                   group_by="user")
+    >>> res.per_group.filter(pl.col("k") == 2)
+    shape: (4, 4)
+    ┌──────┬───────────┬─────┬──────────┐
+    │ user ┆ metric    ┆ k   ┆ value    │
+    │ ---  ┆ ---       ┆ --- ┆ ---      │
+    │ i64  ┆ str       ┆ i64 ┆ f64      │
+    ╞══════╪═══════════╪═════╪══════════╡
+    │ 1    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 1    ┆ ndcg      ┆ 2   ┆ 0.63093  │
+    │ 2    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
+    └──────┴───────────┴─────┴──────────┘
+    """
+    policy = Policy() if policy is None else policy
+    spec = check_inputs(
+        candidates,
+        truth,
+        k=k,
+        metrics=metrics,
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        check_values=check_values,
+    )
+    clashes = [key for key in spec.keys if key in RESERVED]
+    if clashes:
+        raise ValueError(
+            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
+        )
+    _check_missing_groups(spec)
+    prepared = prepare(spec)
+    all_groups: FrameLike = prepared.groups
+    if not spec.is_lazy:
+        # The one heavy pass; everything after works on one row per group.
+        all_groups = prepared.groups.collect(engine=engine)
+    kept = _apply_group_policies(all_groups.lazy(), policy)
+    wide = _wide_metrics(kept, spec)
+    groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
+    if spec.is_lazy:
+        return Evaluation(spec, prepared, _long(wide, spec), groups, kept, all_groups, wide)
+    wide_df, groups_df, kept_df = pl.collect_all([wide, groups, kept])
+    return Evaluation(
+        spec,
+        prepared,
+        _sorted(_long(wide_df.lazy(), spec).collect(), list(spec.keys)),
+        groups_df.sort(spec.keys),
+        kept_df,
+        all_groups,
+        wide_df,
+    )
+
+
+def metric_column(metric: str, k: int | None) -> str:
+    """Name of the wide column holding `metric` at `k` (``r_precision`` has no k)."""
+    return metric if k is None else f"{metric}@{k}"
+
+
+def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """One row per group, one column per metric@k (null where short_lists='skip' drops it).
+
+    Metrics are computed on the one-row-per-group table, where every division is between
+    full columns (see `metrics.cutoff`).
+    """
+    policy = spec.policy
+    nan_if_empty = policy.empty_truth == "nan"
+
+    def finished(expression: pl.Expr, k: int | None) -> pl.Expr:
+        if nan_if_empty:
+            expression = pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
+        if policy.short_lists == "skip" and k is not None:
+            expression = pl.when(pl.col(N_CANDIDATES) >= k).then(expression)
+        return expression.cast(pl.Float64)
+
+    def value(name: str, k: int | None) -> pl.Expr:
+        if k is None:
+            return r_precision(policy)
+        return K_METRIC_BUILDERS[name](policy, k)
+
+    columns = [
+        finished(value(name, k), k).alias(metric_column(name, k))
+        for name, k in _metric_cutoffs(spec)
+    ]
+    return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)
+
+
+def _metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
+    return [
+        (name, k) for name in spec.metrics for k in ([None] if name == "r_precision" else spec.ks)
+    ]
+
+
+def _long(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """The wide metric@k columns as one long table: keys, metric, k, value."""
+    keys = list(spec.keys)
+    pairs = _metric_cutoffs(spec)
+    lookup = pl.LazyFrame(
+        {
+            "_name": [metric_column(name, k) for name, k in pairs],
+            "metric": [name for name, _ in pairs],
+            "k": [k for _, k in pairs],
+        },
+        schema={"_name": pl.String, "metric": pl.String, "k": pl.Int64},
+    )
+    return (
+        wide.select(*keys, *(metric_column(name, k) for name, k in pairs))
+        .unpivot(index=keys, variable_name="_name", value_name="value")
+        # Null: short_lists="skip" dropped the group at that k.
+        .filter(pl.col("value").is_not_null())
+        .join(lookup, on="_name", how="inner")
+        .select(*keys, "metric", "k", "value")
+    )
+
+
+def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return per_group.sort([*keys, metric_rank(), "k"], nulls_last=True)

@@ -1,0 +1,396 @@
+"""Schema and value checks, raised as clear errors before any metric is computed.
+
+Every error names the table and the column, says what was expected, and shows one offending
+row, so that nothing surfaces later as a Polars exception from the middle of a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike, MetricName
+
+#: Canonical metric order: the order of `metrics=None` and of every output.
+METRICS: tuple[MetricName, ...] = (
+    "precision",
+    "recall",
+    "f1",
+    "hit_rate",
+    "ndcg",
+    "average_precision",
+    "mrr",
+    "r_precision",
+)
+
+
+def metric_rank(column: str = "metric") -> pl.Expr:
+    """Sort key putting metric names in canonical order (unknown names after them)."""
+    return pl.col(column).replace_strict(
+        {name: index for index, name in enumerate(METRICS)},
+        default=len(METRICS),
+        return_dtype=pl.Int64,
+    )
+
+
+#: Metrics that take a cut-off K (r_precision cuts at R_g instead).
+K_METRICS: frozenset[str] = frozenset(METRICS) - {"r_precision"}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to evaluate, after validation: the resolved column names and options."""
+
+    candidates: pl.LazyFrame
+    truth: pl.LazyFrame | None
+    keys: tuple[str, ...]
+    item: str
+    score: str
+    relevance: str
+    #: True when the candidates carry their own relevance labels.
+    labelled: bool
+    #: True when the truth table has a relevance column (else every truth row has grade 1).
+    truth_graded: bool
+    n_relevant: str | None
+    ks: tuple[int, ...]
+    metrics: tuple[MetricName, ...]
+    policy: Policy
+    is_lazy: bool
+
+    @property
+    def k_max(self) -> int:
+        return max(self.ks)
+
+
+def to_lazy(frame: object, name: str) -> pl.LazyFrame:
+    if isinstance(frame, pl.LazyFrame):
+        return frame
+    if isinstance(frame, pl.DataFrame):
+        return frame.lazy()
+    raise TypeError(
+        f"{name} must be a polars DataFrame or LazyFrame; got {type(frame).__name__}. "
+        f"Convert it first, e.g. pl.from_pandas(df) or pl.from_arrow(table)."
+    )
+
+
+def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
+    """Group keys as a tuple of column names."""
+    keys = (group_by,) if isinstance(group_by, str) else tuple(group_by)
+    if not keys or not all(isinstance(key, str) for key in keys):
+        raise TypeError(f"group_by must be a column name or a list of names; got {group_by!r}")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"group_by names a column twice: {list(keys)}")
+    return keys
+
+
+def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
+    """Cut-offs as a sorted tuple of distinct positive ints."""
+    if isinstance(k, (int, float, str, bool)):
+        values: list[object] = [k]
+    else:
+        try:
+            values = list(k)
+        except TypeError:
+            raise TypeError(f"k must be an int or a list of ints; got {k!r}") from None
+    if not values:
+        raise ValueError("k must name at least one cut-off, e.g. k=10 or k=[5, 10]")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"every k must be an int >= 1; got {value!r} ({type(value).__name__})")
+        if value <= 0:
+            raise ValueError(f"every k must be an int >= 1; got {value}")
+    return tuple(sorted({int(value) for value in values}))  # type: ignore[call-overload]
+
+
+def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
+    """Metric names in canonical order; unknown names raise with the valid list."""
+    if metrics is None:
+        return METRICS
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    unknown = [name for name in names if name not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric name(s) {unknown}; valid names are: {', '.join(METRICS)}")
+    if not names:
+        raise ValueError(f"metrics is empty; choose among: {', '.join(METRICS)}")
+    return tuple(name for name in METRICS if name in names)
+
+
+def example_row(frame: pl.LazyFrame, condition: pl.Expr, columns: Sequence[str]) -> str:
+    rows = frame.filter(condition).select(columns).head(1).collect().to_dicts()
+    return repr(rows[0]) if rows else "(none)"
+
+
+def require_columns(
+    frame: pl.LazyFrame, table: str, required: dict[str, str]
+) -> dict[str, pl.DataType]:
+    schema = dict(frame.collect_schema())
+    for column, meaning in required.items():
+        if column not in schema:
+            raise ValueError(
+                f"{table} has no column {column!r} (expected {meaning}); "
+                f"its columns are {list(schema)}"
+            )
+    return schema
+
+
+def _is_numeric(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric() or dtype == pl.Boolean
+
+
+def check_numeric(
+    frame: pl.LazyFrame,
+    table: str,
+    column: str,
+    dtype: pl.DataType,
+    meaning: str,
+    show: Sequence[str],
+) -> None:
+    if not _is_numeric(dtype):
+        example = example_row(frame, pl.lit(True), show)
+        raise TypeError(
+            f"{table} column {column!r} must be numeric ({meaning}); it has dtype {dtype}, "
+            f"e.g. row {example}"
+        )
+
+
+def _is_stringlike(dtype: pl.DataType) -> bool:
+    return dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum))
+
+
+def _common_id_dtype(
+    column: str,
+    frames: tuple[pl.LazyFrame, pl.LazyFrame],
+    dtypes: tuple[pl.DataType, pl.DataType],
+    names: tuple[str, str],
+) -> pl.DataType:
+    """The dtype both tables' id column is cast to, or a TypeError if they cannot agree."""
+    left, right = dtypes
+    if left == right and not isinstance(left, (pl.Categorical, pl.Enum)):
+        return left
+    if left.is_integer() and right.is_integer():
+        return pl.Int64()
+    if _is_stringlike(left) and _is_stringlike(right):
+        return pl.String()
+    example_left = example_row(frames[0], pl.lit(True), [column])
+    example_right = example_row(frames[1], pl.lit(True), [column])
+    raise TypeError(
+        f"column {column!r} has dtype {left} in {names[0]} but {right} in {names[1]}; "
+        f"ids must have the same type in both tables (e.g. {names[0]} row {example_left} vs "
+        f"{names[1]} row {example_right}). Cast one side, e.g. pl.col({column!r}).cast(pl.{right})"
+    )
+
+
+def align_ids(
+    left: pl.LazyFrame,
+    right: pl.LazyFrame,
+    columns: Sequence[str],
+    names: tuple[str, str] = ("candidates", "truth"),
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Cast the id columns two tables are joined on to one dtype.
+
+    Integers of any width become Int64, string-like ids (String, Categorical, Enum) String;
+    any other mismatch raises a TypeError naming both tables with an example row of each.
+    """
+    left_schema, right_schema = dict(left.collect_schema()), dict(right.collect_schema())
+    casts = {
+        column: _common_id_dtype(
+            column, (left, right), (left_schema[column], right_schema[column]), names
+        )
+        for column in columns
+    }
+    return _cast_if_needed(left, casts, left_schema), _cast_if_needed(right, casts, right_schema)
+
+
+def value_checks(
+    frame: pl.LazyFrame, table: str, checks: list[tuple[str, pl.Expr, str]], show: Sequence[str]
+) -> None:
+    """Run every (name, bad-row condition, message) check in one pass; raise on the first hit."""
+    if not checks:
+        return
+    counts = frame.select(
+        [condition.sum().alias(f"check_{i}") for i, (_, condition, _) in enumerate(checks)]
+    ).collect()
+    for i, (_, condition, message) in enumerate(checks):
+        count = counts[f"check_{i}"][0]
+        if count:
+            example = example_row(frame, condition, show)
+            raise ValueError(f"{table}: {message}; {count} row(s), e.g. {example}")
+
+
+def check_inputs(
+    candidates: FrameLike,
+    truth: FrameLike | None,
+    *,
+    k: int | Iterable[int],
+    metrics: str | Iterable[str] | None,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+    relevance: str,
+    n_relevant: str | None,
+    policy: Policy,
+    check_values: bool = True,
+) -> Spec:
+    """Validate the inputs of `evaluate` and resolve them into a `Spec`."""
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
+    is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
+    keys = normalize_keys(group_by)
+    ks = normalize_ks(k)
+    metric_names = normalize_metrics(metrics)
+    candidates_lf = to_lazy(candidates, "candidates")
+    truth_lf = None if truth is None else to_lazy(truth, "truth")
+
+    for name, value in (("item", item), ("score", score), ("relevance", relevance)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a column name (str); got {value!r}")
+        if value in keys:
+            raise ValueError(f"{name}={value!r} is also a group_by key; they must differ")
+
+    required = dict.fromkeys(keys, "a group key")
+    required[item] = "the item id"
+    required[score] = "the model's score (higher ranks first)"
+    cand_schema = require_columns(candidates_lf, "candidates", required)
+    labelled = relevance in cand_schema
+    show_cand = [*keys, item, score] + ([relevance] if labelled else [])
+    check_numeric(candidates_lf, "candidates", score, cand_schema[score], "a score", show_cand)
+    if labelled:
+        check_numeric(
+            candidates_lf, "candidates", relevance, cand_schema[relevance], "a grade", show_cand
+        )
+    if n_relevant is not None:
+        if truth_lf is not None:
+            raise ValueError(
+                "give either a truth table or an n_relevant column, not both: "
+                "with a truth table R_g is counted from the truth"
+            )
+        if not labelled:
+            raise ValueError(
+                f"n_relevant={n_relevant!r} needs pre-labelled candidates (a {relevance!r} column)"
+            )
+        require_columns(candidates_lf, "candidates", {n_relevant: "R_g, the relevant count"})
+        check_numeric(
+            candidates_lf, "candidates", n_relevant, cand_schema[n_relevant], "a count", show_cand
+        )
+    if truth_lf is None and not labelled:
+        raise ValueError(
+            f"no truth table and the candidates carry no {relevance!r} column: give truth=..., "
+            f"or label the candidates with a relevance column (relevance=...)"
+        )
+
+    truth_graded = False
+    if truth_lf is not None:
+        truth_required = dict.fromkeys(keys, "a group key")
+        truth_required[item] = "the item id"
+        truth_schema = require_columns(truth_lf, "truth", truth_required)
+        truth_graded = relevance in truth_schema
+        show_truth = [*keys, item] + ([relevance] if truth_graded else [])
+        if truth_graded:
+            check_numeric(
+                truth_lf, "truth", relevance, truth_schema[relevance], "a grade", show_truth
+            )
+        candidates_lf, truth_lf = align_ids(candidates_lf, truth_lf, [*keys, item])
+
+    if check_values:
+        _check_candidate_values(
+            candidates_lf, keys, item, score, relevance if labelled else None, n_relevant, policy
+        )
+        if truth_lf is not None:
+            _check_truth_values(truth_lf, keys, item, relevance if truth_graded else None)
+
+    return Spec(
+        candidates=candidates_lf,
+        truth=truth_lf,
+        keys=keys,
+        item=item,
+        score=score,
+        relevance=relevance,
+        labelled=labelled,
+        truth_graded=truth_graded,
+        n_relevant=n_relevant,
+        ks=ks,
+        metrics=metric_names,
+        policy=policy,
+        is_lazy=is_lazy,
+    )
+
+
+def _cast_if_needed(
+    frame: pl.LazyFrame, casts: dict[str, pl.DataType], schema: dict[str, pl.DataType]
+) -> pl.LazyFrame:
+    changed = [pl.col(c).cast(dtype) for c, dtype in casts.items() if schema[c] != dtype]
+    return frame.with_columns(changed) if changed else frame
+
+
+def _null_checks(keys: Sequence[str], item: str) -> list[tuple[str, pl.Expr, str]]:
+    return [
+        (column, pl.col(column).is_null(), f"column {column!r} ({meaning}) must not be null")
+        for column, meaning in [*((key, "a group key") for key in keys), (item, "the item id")]
+    ]
+
+
+def _grade_checks(column: str) -> list[tuple[str, pl.Expr, str]]:
+    grade = pl.col(column).cast(pl.Float64)
+    return [
+        (column, grade.is_null(), f"column {column!r} (a relevance grade) must not be null"),
+        (column, grade.is_nan(), f"column {column!r} (a relevance grade) must not be NaN"),
+    ]
+
+
+def _check_candidate_values(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    item: str,
+    score: str,
+    relevance: str | None,
+    n_relevant: str | None,
+    policy: Policy,
+) -> None:
+    checks = _null_checks(keys, item)
+    if policy.invalid_scores == "error":
+        value = pl.col(score).cast(pl.Float64)
+        checks.append(
+            (
+                score,
+                value.is_null() | ~value.is_finite(),
+                f"column {score!r} must hold finite numbers (null, NaN and inf are invalid "
+                f"scores; Policy(invalid_scores='drop' or 'lowest') handles them)",
+            )
+        )
+    if relevance is not None:
+        checks += _grade_checks(relevance)
+    if n_relevant is not None:
+        count = pl.col(n_relevant)
+        checks.append(
+            (
+                n_relevant,
+                count.is_null() | (count.cast(pl.Float64) < 0) | (count.n_unique().over(keys) > 1),
+                f"column {n_relevant!r} must be a non-null count >= 0, the same on every row "
+                f"of a group",
+            )
+        )
+    show = [*keys, item, score] + [c for c in (relevance, n_relevant) if c is not None]
+    value_checks(frame, "candidates", checks, show)
+    if policy.duplicates == "error":
+        duplicated = pl.len().over([*keys, item]) > 1
+        count = frame.select(duplicated.sum()).collect().item()
+        if count:
+            example = example_row(frame, duplicated, show)
+            raise ValueError(
+                f"candidates: (group, {item!r}) pairs repeat ({count} rows) and "
+                f"Policy(duplicates='error') forbids it, e.g. {example}; "
+                f"use duplicates='first' to keep the highest-scored copy"
+            )
+
+
+def _check_truth_values(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str, relevance: str | None
+) -> None:
+    checks = _null_checks(keys, item)
+    if relevance is not None:
+        checks += _grade_checks(relevance)
+    show = [*keys, item] + ([relevance] if relevance is not None else [])
+    value_checks(frame, "truth", checks, show)

@@ -1,0 +1,205 @@
+"""Evaluation larger than memory: hash buckets of groups, one streaming pass per bucket.
+
+Polars' streaming engine keeps a whole window partition in memory, so a single pass over a
+billion rows needs memory for all of them. Splitting the *groups* into hash buckets bounds
+that: the inputs are sunk once, partitioned by ``hash(group) % buckets``, and each bucket is
+evaluated on its own. A group's numbers depend only on its own rows, so the result is the
+same as one pass; the macro summary is merged exactly from per-bucket value histograms.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankk.core import aggregate
+from polars_rankk.core.evaluation import EngineType, dropped_table, evaluate
+from polars_rankk.core.inputs import check_inputs
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
+
+_BUCKET = "_rk_bucket"
+
+
+@dataclass
+class BucketedEvaluation:
+    """The result of `evaluate_in_buckets`: per-group rows on disk and an exact summary.
+
+    Attributes
+    ----------
+    per_group
+        A lazy scan of the per-group Parquet files (same columns as `Evaluation.per_group`).
+    output
+        The folder holding them, one file per bucket.
+    buckets
+        How many hash buckets the groups were split into.
+    """
+
+    per_group: pl.LazyFrame
+    output: Path
+    buckets: int
+    _histogram: pl.DataFrame = field(repr=False)
+    _dropped: pl.DataFrame = field(repr=False)
+
+    def summary(self) -> pl.DataFrame:
+        """Macro means over every bucket, as `Evaluation.summary()` gives them."""
+        merged = self._histogram.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
+        result = aggregate.summarize_histogram(merged)
+        dropped = self._dropped.group_by("k").agg(pl.all().sum())
+        return result.join(dropped, on="k", how="left", nulls_equal=True)
+
+
+def _bucket_of(keys: Sequence[str], buckets: int) -> pl.Expr:
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(list(keys))
+    return (key.hash(seed=20260101) % buckets).alias(_BUCKET)
+
+
+def evaluate_in_buckets(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    output: str | Path,
+    buckets: int = 16,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str],
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    n_relevant: str | None = None,
+    policy: Policy | None = None,
+    workdir: str | Path | None = None,
+    engine: EngineType = "streaming",
+) -> BucketedEvaluation:
+    """Evaluate in hash buckets of groups, sinking per-group rows to Parquet.
+
+    Memory is bounded by the largest bucket rather than the whole input: use it when a
+    single `evaluate` pass does not fit. The inputs are validated once, partitioned by
+    ``hash(group keys) % buckets`` into `workdir` (a temporary folder by default, removed
+    afterwards), and each bucket is evaluated by the ordinary streaming pipeline and sunk to
+    ``output/part-<bucket>.parquet``.
+
+    Parameters
+    ----------
+    candidates, truth, k, metrics, group_by, item, score, relevance, n_relevant, policy
+        As for `evaluate`.
+    output
+        Folder for the per-group Parquet files (created; existing part files are replaced).
+    buckets
+        Number of hash buckets; memory scales with rows / buckets.
+    workdir
+        Where the partitioned inputs are staged; kept when given, temporary otherwise.
+    engine
+        Polars engine for every pass.
+
+    Returns
+    -------
+    BucketedEvaluation
+        ``per_group`` (a lazy scan of `output`) and ``summary()``.
+
+    Examples
+    --------
+    >>> import tempfile, polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 3, 4],
+    ...                            "score": [0.9, 0.1, 0.5, 0.7, 0.3]})
+    >>> truth = pl.DataFrame({"user": [1, 2, 3], "item": [2, 3, 9]})
+    >>> out = rk.evaluate_in_buckets(candidates, truth, output=tempfile.mkdtemp(), buckets=2,
+    ...                              k=1, metrics="hit_rate", group_by="user")
+    >>> out.per_group.sort("user").collect()["value"].to_list()
+    [0.0, 1.0, 0.0]
+    >>> out.summary().select("metric", "k", "value", "n_groups").row(0)
+    ('hit_rate', 1, 0.3333333333333333, 3)
+    """
+    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
+        raise ValueError(f"buckets must be an int >= 1; got {buckets!r}")
+    policy = Policy() if policy is None else policy
+    options = {
+        "k": k,
+        "metrics": metrics,
+        "group_by": group_by,
+        "item": item,
+        "score": score,
+        "relevance": relevance,
+        "n_relevant": n_relevant,
+        "policy": policy,
+    }
+    # Validate once over the whole input, with clear errors, before anything is written.
+    spec = check_inputs(candidates, truth, **options)  # type: ignore[arg-type]
+    keys = list(spec.keys)
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    for old in output.glob("part-*.parquet"):
+        old.unlink()
+    staging = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="rankk-"))
+    try:
+        sources = {"candidates": spec.candidates}
+        if spec.truth is not None:
+            sources["truth"] = spec.truth
+        for name, frame in sources.items():
+            frame.with_columns(_bucket_of(keys, buckets)).sink_parquet(
+                pl.PartitionBy(staging / name, key=_BUCKET, include_key=False),
+                mkdir=True,
+                engine=engine,
+            )
+        histograms = []
+        dropped = []
+        for bucket in range(buckets):
+            parts = {name: staging / name / f"{_BUCKET}={bucket}" for name in sources}
+            if not any(parts["candidates"].glob("*.parquet")) and not (
+                "truth" in parts and any(parts["truth"].glob("*.parquet"))
+            ):
+                continue
+            bucket_candidates = _scan_or_empty(parts["candidates"], spec.candidates)
+            bucket_truth = (
+                _scan_or_empty(parts["truth"], spec.truth) if spec.truth is not None else None
+            )
+            result = evaluate(
+                bucket_candidates,
+                bucket_truth,
+                check_values=False,
+                engine=engine,
+                **options,  # type: ignore[arg-type]
+            )
+            sink = result.per_group.lazy().sink_parquet(
+                output / f"part-{bucket:05d}.parquet", lazy=True, engine=engine
+            )
+            histogram = aggregate.value_histogram(result.per_group)
+            counts, short = result._dropped_queries()
+            _, hist, count, short_df = pl.collect_all(
+                [sink, histogram, counts, short], engine=engine
+            )
+            histograms.append(hist)
+            dropped.append(dropped_table(spec.ks, count, short_df))
+    finally:
+        if workdir is None:
+            shutil.rmtree(staging, ignore_errors=True)
+    schema = {key: spec.candidates.collect_schema()[key] for key in keys}
+    empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
+    files = sorted(output.glob("part-*.parquet"))
+    per_group = pl.scan_parquet(files) if files else empty.lazy()
+    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+    return BucketedEvaluation(
+        per_group=per_group,
+        output=output,
+        buckets=buckets,
+        _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
+        _dropped=pl.concat(dropped)
+        if dropped
+        else dropped_table(
+            spec.ks,
+            pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
+            pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
+        ),
+    )
+
+
+def _scan_or_empty(folder: Path, like: pl.LazyFrame) -> pl.LazyFrame:
+    files = sorted(folder.glob("*.parquet"))
+    if files:
+        return pl.scan_parquet(files)
+    return pl.DataFrame(schema=like.collect_schema()).lazy()

@@ -1,0 +1,427 @@
+"""What the Spark and Dask back ends share: one partition evaluated by the core engine, and the
+exact reduction of per-group values on the driver.
+
+The distributed engines only move rows: every group's candidate and truth rows are sent to one
+partition (hash partitioning by the group keys), and each partition — or each chunk of a
+partition sorted by the group keys — is evaluated by `polars_rankk.evaluate`. A group's numbers
+depend only on its own rows, so the per-group values are the single-machine values, bit for bit.
+
+Aggregates are reduced from value histograms — (metric, k, value) -> count — with the
+single-machine summariser (`polars_rankk.core.aggregate.summarize_histogram`), so they are
+bit-identical too. Policy drop counts (``dropped_*`` of ``Evaluation.summary()``) cannot be read
+off per-group rows; when asked for, each partition emits them as *sentinel* rows (metric
+``_rk_dropped_*``, null keys, the count as value) beside its per-group rows, and the driver sums
+them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal
+
+import polars as pl
+
+from polars_rankk.core.aggregate import order_metrics, summarize_histogram
+from polars_rankk.core.evaluation import RESERVED, Evaluation, evaluate
+from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.policy import Policy
+
+#: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row.
+TAG = "_rk_tag"
+#: The candidates' own relevance labels (pre-labelled candidates), in the tagged union.
+LABEL = "_rk_label"
+#: The truth table's relevance grades, in the tagged union.
+TRUTH_GRADE = "_rk_truth_grade"
+
+DROPPED_COLUMNS = ("dropped_empty_truth", "dropped_missing", "dropped_short")
+#: Metric names of the sentinel rows that carry policy drop counts.
+SENTINELS = tuple(f"_rk_{name}" for name in DROPPED_COLUMNS)
+MACRO_COLUMNS = ("metric", "k", "value", "n_groups", "n_nan")
+HISTOGRAM_SCHEMA = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+
+
+def add_note(error: BaseException, note: str) -> None:
+    """Attach `note` to an exception raised in an executor (Python >= 3.11; else nothing)."""
+    adder = getattr(error, "add_note", None)
+    if adder is not None:
+        adder(note)
+
+
+def quantile_name(quantile: float) -> str:
+    """Column name of a quantile, as `polars_rankk.distribution` names it: ``quantile_0.5``."""
+    return f"quantile_{float(quantile)!r}"
+
+
+def check_quantiles(quantiles: Iterable[float]) -> list[float]:
+    """Quantiles as floats in [0, 1]."""
+    checked = []
+    for q in quantiles:
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
+            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
+        checked.append(float(q))
+    return checked
+
+
+@dataclass(frozen=True)
+class PartitionJob:
+    """Everything an executor needs to evaluate one partition (plain, picklable values)."""
+
+    keys: tuple[str, ...]
+    item: str
+    score: str
+    relevance: str
+    n_relevant: str | None
+    order_by: str | None
+    labelled: bool
+    has_truth: bool
+    truth_graded: bool
+    ks: tuple[int, ...]
+    metrics: tuple[str, ...]
+    policy: Policy
+    with_dropped: bool
+    check_values: bool
+
+    # -- inputs -------------------------------------------------------------------------------
+
+    def candidate_columns(self) -> list[str]:
+        """The candidate columns the evaluation reads, in the user's names."""
+        columns = [*self.keys, self.item, self.score]
+        if self.labelled:
+            columns.append(self.relevance)
+        for extra in (self.n_relevant, self.order_by):
+            if extra is not None:
+                columns.append(extra)
+        return columns
+
+    def truth_columns(self) -> list[str]:
+        """The truth columns the evaluation reads, in the user's names."""
+        return [*self.keys, self.item] + ([self.relevance] if self.truth_graded else [])
+
+    def split_tagged(self, frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+        """Candidates and truth out of the tagged union (`TAG`, `LABEL`, `TRUTH_GRADE`)."""
+        candidates = frame.filter(pl.col(TAG) == 0).select(
+            *self.keys,
+            self.item,
+            self.score,
+            *([pl.col(LABEL).alias(self.relevance)] if self.labelled else []),
+            *[c for c in (self.n_relevant, self.order_by) if c is not None],
+        )
+        if not self.has_truth:
+            return candidates, None
+        truth = frame.filter(pl.col(TAG) == 1).select(
+            *self.keys,
+            self.item,
+            *([pl.col(TRUTH_GRADE).alias(self.relevance)] if self.truth_graded else []),
+        )
+        return candidates, truth
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def evaluate(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> pl.DataFrame:
+        """Per-group rows of these groups (plus sentinel drop-count rows if asked for).
+
+        Columns: the keys, ``metric``, ``k``, ``value`` — `Evaluation.per_group`'s.
+        """
+        if self.order_by is not None:
+            # ties="input_order": the row order is the order column's, within every group.
+            candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        result = evaluate(
+            candidates,
+            truth,
+            k=self.ks,
+            metrics=self.metrics,
+            group_by=self.keys,
+            item=self.item,
+            score=self.score,
+            relevance=self.relevance,
+            n_relevant=self.n_relevant,
+            policy=self.policy,
+            check_values=self.check_values,
+        )
+        per_group = result.per_group
+        assert isinstance(per_group, pl.DataFrame)
+        if not self.with_dropped:
+            return per_group
+        sentinels = (
+            policy_drops(result)
+            .unpivot(index="k", variable_name="metric", value_name="value")
+            .filter(pl.col("value").is_not_null() & (pl.col("value") != 0))
+            .select(
+                *(pl.lit(None, dtype=per_group.schema[key]).alias(key) for key in self.keys),
+                (pl.lit("_rk_") + pl.col("metric")).alias("metric"),
+                pl.col("k").cast(pl.Int64),
+                pl.col("value").cast(pl.Float64),
+            )
+        )
+        return pl.concat([per_group, sentinels], how="vertical")
+
+    def evaluate_tagged(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """`evaluate` on a slice of the tagged union."""
+        candidates, truth = self.split_tagged(frame)
+        return self.evaluate(candidates, truth)
+
+
+def policy_drops(result: Evaluation) -> pl.DataFrame:
+    """The groups each policy dropped, per k — what ``Evaluation.summary()`` joins on.
+
+    Columns: k (every k, then null for r_precision), dropped_empty_truth, dropped_missing,
+    dropped_short (null unless ``short_lists="skip"``). Reads the core's private
+    ``Evaluation._dropped_queries`` (no public API gives these counts for groups without
+    per-group rows); tests/test_spark.py and tests/test_dask.py check it against summary().
+    """
+    counts, short = pl.collect_all(result._dropped_queries())
+    ks = pl.DataFrame({"k": [*result.ks, None]}, schema={"k": pl.Int64})
+    return ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
+
+
+def whole_groups(
+    frames: Iterable[pl.DataFrame], keys: Sequence[str], max_rows: int
+) -> Iterator[pl.DataFrame]:
+    """Re-chunk a stream of frames *sorted by `keys`* into chunks of whole groups.
+
+    A chunk is emitted once at least `max_rows` rows are buffered; the trailing group of the
+    buffer (which may continue in the next frame) is carried over. A group larger than
+    `max_rows` is never split: memory is bounded by ``max(max_rows, largest group)`` plus one
+    input frame.
+    """
+    if max_rows < 1:
+        raise ValueError(f"max_rows_per_chunk must be >= 1; got {max_rows}")
+    buffer: list[pl.DataFrame] = []
+    rows = 0
+    for frame in frames:
+        if frame.height == 0:
+            continue
+        buffer.append(frame)
+        rows += frame.height
+        if rows < max_rows:
+            continue
+        chunk = pl.concat(buffer, how="vertical", rechunk=True)
+        last = chunk.row(chunk.height - 1, named=True)
+        in_last = pl.all_horizontal(
+            pl.col(key).eq_missing(pl.lit(last[key], dtype=chunk.schema[key])) for key in keys
+        )
+        # Sorted by the keys, so the trailing group is a suffix of the chunk.
+        tail = int(chunk.select(in_last.sum()).item())
+        if tail == chunk.height:
+            buffer, rows = [chunk], chunk.height  # one group so far: keep reading
+            continue
+        yield chunk.slice(0, chunk.height - tail)
+        carried = chunk.slice(chunk.height - tail)
+        buffer, rows = [carried], carried.height
+    if rows:
+        yield pl.concat(buffer, how="vertical", rechunk=True)
+
+
+# -- driver side ----------------------------------------------------------------------------
+
+
+def empty_frame(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """An empty frame with `schema`."""
+    return pl.DataFrame(schema=schema)
+
+
+def check_on_driver(
+    candidates_schema: dict[str, pl.DataType],
+    truth_schema: dict[str, pl.DataType] | None,
+    *,
+    k: int | Iterable[int],
+    metrics: str | Iterable[str] | None,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+    relevance: str,
+    n_relevant: str | None,
+    policy: Policy | None,
+    order_by: str | None,
+) -> Spec:
+    """The core's schema checks on empty frames of the inputs' schemas, before any job runs.
+
+    Raises the same errors `evaluate` raises for missing columns, wrong dtypes, ids whose types
+    differ between the tables, bad k, unknown metrics and group keys that clash with output
+    columns; plus the distributed rules for `order_by`.
+    """
+    policy = Policy() if policy is None else policy
+    spec = check_inputs(
+        empty_frame(candidates_schema),
+        None if truth_schema is None else empty_frame(truth_schema),
+        k=k,
+        metrics=metrics,
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        check_values=False,
+    )
+    clashes = [key for key in spec.keys if key in RESERVED or key.startswith("_rk_")]
+    if clashes:
+        raise ValueError(
+            f"group key(s) {clashes} clash with output columns {list(RESERVED)} or the "
+            f"internal '_rk_' prefix; rename them"
+        )
+    if policy.ties == "input_order" and order_by is None:
+        raise ValueError(
+            "Policy(ties='input_order') breaks ties by the candidates' row order, which a "
+            "distributed shuffle does not keep: pass order_by=<column> holding each row's "
+            "position (unique within a group, e.g. the row number of the file it came from)"
+        )
+    if order_by is not None:
+        if policy.ties != "input_order":
+            raise ValueError(
+                f"order_by is only used by Policy(ties='input_order'); the policy has "
+                f"ties={policy.ties!r}"
+            )
+        used = {*spec.keys, spec.item, spec.score, spec.relevance, n_relevant}
+        if order_by in used:
+            raise ValueError(f"order_by={order_by!r} must be a column of its own")
+        if order_by not in candidates_schema:
+            raise ValueError(
+                f"candidates has no column {order_by!r} (order_by, the input order); its "
+                f"columns are {list(candidates_schema)}"
+            )
+        dtype = candidates_schema[order_by]
+        if not (dtype.is_numeric() or dtype.is_temporal()):
+            raise TypeError(
+                f"candidates column {order_by!r} (order_by) must be numeric or temporal; "
+                f"it has dtype {dtype}"
+            )
+    return spec
+
+
+def partition_job(
+    spec: Spec, order_by: str | None, *, with_dropped: bool, check_values: bool
+) -> PartitionJob:
+    """The executors' job for a validated `spec`."""
+    return PartitionJob(
+        keys=spec.keys,
+        item=spec.item,
+        score=spec.score,
+        relevance=spec.relevance,
+        n_relevant=spec.n_relevant,
+        order_by=order_by,
+        labelled=spec.labelled,
+        has_truth=spec.truth is not None,
+        truth_graded=spec.truth_graded,
+        ks=spec.ks,
+        metrics=tuple(spec.metrics),
+        policy=spec.policy,
+        with_dropped=with_dropped,
+        check_values=check_values,
+    )
+
+
+def common_id_dtypes(spec: Spec) -> dict[str, pl.DataType]:
+    """Per id column (keys, item): the dtype both tables are cast to before the shuffle.
+
+    `check_inputs` unifies integer ids of different widths to Int64 and string-like ids to
+    String; the shuffle must hash one type, so the engine casts before repartitioning.
+    """
+    schema = spec.candidates.collect_schema()
+    return {column: schema[column] for column in (*spec.keys, spec.item)}
+
+
+def histogram_quantile(
+    values: Sequence[float], counts: Sequence[int], n_nan: int, q: float
+) -> float:
+    """Polars' ``quantile(q, "linear")`` of the column a histogram describes, bit for bit.
+
+    `values` ascending and distinct, `counts` their multiplicities, `n_nan` the null (NaN)
+    values Polars sorts first: the same index arithmetic and interpolation as Polars.
+    """
+    cumulative = list(itertools.accumulate(counts))
+    n = cumulative[-1]
+    float_idx = (n - 1) * q + n_nan
+    low = math.floor(float_idx)
+    high = math.ceil(float_idx)
+    lower = float(values[bisect.bisect_right(cumulative, low - n_nan)])
+    upper = float(values[bisect.bisect_right(cumulative, high - n_nan)])
+    if lower == upper:
+        return lower
+    return (float_idx - low) * (upper - lower) + lower
+
+
+def histogram_quantiles(histogram: pl.DataFrame, quantiles: Sequence[float]) -> pl.DataFrame:
+    """metric, k, quantile_<p>… from a value histogram (null value = NaN)."""
+    names = [quantile_name(q) for q in quantiles]
+    rows = []
+    for (metric, k), pair in histogram.sort("value", nulls_last=True).group_by(
+        ["metric", "k"], maintain_order=True
+    ):
+        valid = pair.filter(pl.col("value").is_not_null())
+        n_nan = int(pair.filter(pl.col("value").is_null())["count"].sum())
+        values = valid["value"].to_list()
+        counts = valid["count"].to_list()
+        row: dict[str, object] = {"metric": metric, "k": k}
+        for q, name in zip(quantiles, names, strict=True):
+            row[name] = histogram_quantile(values, counts, n_nan, q) if sum(counts) else None
+        rows.append(row)
+    schema: dict[str, pl.DataType] = {"metric": pl.String(), "k": pl.Int64()}
+    schema.update({name: pl.Float64() for name in names})
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def dropped_table(histogram: pl.DataFrame, ks: Sequence[int]) -> pl.DataFrame:
+    """k (every k, then null), dropped_empty_truth, dropped_missing, dropped_short: the sums of
+    the sentinel rows of every partition (absent rows count 0)."""
+    sentinel = histogram.filter(pl.col("metric").is_in(SENTINELS))
+    sums = sentinel.group_by(["metric", "k"]).agg(
+        (pl.col("value").cast(pl.Int64) * pl.col("count")).sum().alias("n")
+    )
+    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
+    for column, name in zip(DROPPED_COLUMNS, SENTINELS, strict=True):
+        part = sums.filter(pl.col("metric") == name).select("k", pl.col("n").alias(column))
+        frame = frame.join(part, on="k", how="left", nulls_equal=True).with_columns(
+            pl.col(column).fill_null(0).cast(pl.Int64)
+        )
+    return frame
+
+
+def summarize(
+    histogram: pl.DataFrame,
+    *,
+    dropped_ks: Sequence[int] | None = None,
+    quantiles: Sequence[float] = (),
+    fallback: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The summary from a value histogram collected from the partitions.
+
+    `histogram`: metric, k, value (null = NaN), count — possibly several rows per value (one
+    per partition); sentinel rows included when `dropped_ks` is given. `fallback`: rows already
+    summarised elsewhere (high-cardinality metrics), with the same columns as the result.
+    """
+    histogram = histogram.select(
+        pl.col(name).cast(dtype) for name, dtype in HISTOGRAM_SCHEMA.items()
+    )
+    metrics = histogram.filter(~pl.col("metric").is_in(SENTINELS))
+    # Partitions each contribute their own counts of a value: add them (exact integers).
+    metrics = metrics.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
+    summary = summarize_histogram(metrics)
+    if quantiles:
+        summary = summary.join(
+            histogram_quantiles(metrics, quantiles),
+            on=["metric", "k"],
+            how="left",
+            nulls_equal=True,
+        )
+    if fallback is not None and fallback.height:
+        summary = order_metrics(pl.concat([summary, fallback.select(summary.columns)]))
+    if dropped_ks is not None:
+        summary = summary.join(
+            dropped_table(histogram, dropped_ks), on="k", how="left", nulls_equal=True
+        ).with_columns(pl.col("dropped_short").fill_null(0))
+        summary = summary.select(
+            *MACRO_COLUMNS, *DROPPED_COLUMNS, *(quantile_name(q) for q in quantiles)
+        )
+    return summary
+
+
+def decimal_mean(total: Decimal | None, count: int) -> float:
+    """``total / count`` rounded once to a float (NaN when `count` is 0)."""
+    if count == 0 or total is None:
+        return float("nan")
+    return float(Context(prec=80).divide(Decimal(total), Decimal(count)))

@@ -1,0 +1,188 @@
+"""HTML building blocks of the report: one offline page, escaped text, embedded charts.
+
+Not public: see `polars_rankk.report`.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
+    "style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'"
+)
+_STYLE = """
+body { font-family: "Liberation Sans", Helvetica, Arial, sans-serif; margin: 0; color: #222;
+       background: #fafafa; }
+header { background: #0b3d63; color: white; padding: 18px 28px; }
+header h1 { margin: 0 0 4px 0; font-size: 22px; }
+header p { margin: 2px 0; opacity: .9; font-size: 13px; }
+nav { padding: 8px 28px; background: #eef2f6; font-size: 13px; position: sticky; top: 0;
+      border-bottom: 1px solid #d6dde4; z-index: 2; }
+nav a { margin-right: 14px; color: #0b3d63; text-decoration: none; }
+main { padding: 6px 28px 40px 28px; max-width: 1500px; }
+section { background: white; border: 1px solid #e2e6ea; border-radius: 6px; padding: 6px 18px 16px;
+          margin: 16px 0; }
+h2 { font-size: 18px; margin: 12px 0 6px; color: #0b3d63; }
+h3 { font-size: 15px; margin: 14px 0 6px; }
+p.note { color: #555; font-size: 13px; margin: 4px 0 10px; max-width: 1000px; }
+table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 10px; }
+th, td { border-bottom: 1px solid #e6e6e6; padding: 3px 9px; text-align: right;
+         white-space: nowrap; }
+th { background: #f3f5f7; font-weight: 600; }
+td.text, th.text { text-align: left; white-space: normal; max-width: 520px; }
+td.best { font-weight: 700; }
+span.ci { color: #777; font-size: 11px; }
+.chart { margin: 8px 0 14px; overflow-x: auto; }
+.chart[data-rendered="error"] { color: #a00; }
+.scroll { overflow-x: auto; }
+code { background: #f1f1f1; padding: 0 3px; border-radius: 3px; }
+header code { background: rgba(255, 255, 255, .18); color: white; }
+"""
+_SCRIPT = """
+(function () {
+  var nodes = document.querySelectorAll("div[data-rankk-chart]");
+  document.documentElement.setAttribute("data-charts", String(nodes.length));
+  nodes.forEach(function (node) {
+    var source = document.getElementById(node.getAttribute("data-rankk-chart"));
+    var spec = JSON.parse(source.textContent);
+    vegaEmbed(node, spec, {renderer: "svg", actions: false}).then(function () {
+      node.setAttribute("data-rendered", "ok");
+    }).catch(function (error) {
+      node.setAttribute("data-rendered", "error");
+      node.textContent = "This chart could not be drawn: " + error;
+      console.error(error);
+    });
+  });
+})();
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def javascript_bundle() -> str:
+    """Vega, Vega-Lite and Vega-Embed as one classic script (cached: it takes ~2 s)."""
+    import vl_convert
+
+    from polars_rankk.charts.base import altair_module, vl_version
+
+    make_bundle: Any = vl_convert.javascript_bundle  # its stub wants a snippet; None is valid
+    bundle: str = make_bundle(None, vl_version=vl_version(altair_module()))
+    return bundle.replace("</script", "<\\/script")
+
+
+def escape(value: object) -> str:
+    """HTML-escape any value for text or attribute content."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def json_for_script(spec: dict[str, Any]) -> str:
+    """JSON that cannot leave a ``<script type="application/json">`` element."""
+    text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(raw, escaped)
+    return text
+
+
+def number(value: object, digits: int = 4) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return escape(value)
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    text_columns: int = 1,
+    raw: bool = False,
+) -> str:
+    """An HTML table; cells are escaped unless `raw` (cells then come pre-escaped)."""
+    head = "".join(
+        f'<th class="text">{escape(h)}</th>' if i < text_columns else f"<th>{escape(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            content = str(cell) if raw else (escape(cell) if i < text_columns else number(cell))
+            css = ' class="text"' if i < text_columns else ""
+            if raw and isinstance(cell, Cell):
+                css = f' class="{cell.css}"' if cell.css else css
+            cells.append(f"<td{css}>{content}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(body)
+        + "</tbody></table></div>"
+    )
+
+
+class Cell(str):
+    """Pre-escaped cell content with a CSS class."""
+
+    css: str = ""
+
+    def __new__(cls, content: str, css: str = "") -> Cell:
+        cell = super().__new__(cls, content)
+        cell.css = css
+        return cell
+
+
+class Page:
+    """Collects sections and charts, then renders one HTML document."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.sections: list[tuple[str, str, str]] = []
+        self.specs: list[str] = []
+
+    def chart(self, chart: Any) -> str:
+        from polars_rankk.charts import chart_spec
+
+        index = len(self.specs) + 1
+        self.specs.append(
+            f'<script type="application/json" id="rankk-spec-{index}">'
+            f"{json_for_script(chart_spec(chart))}</script>"
+        )
+        return f'<div class="chart" data-rankk-chart="rankk-spec-{index}"></div>'
+
+    def section(self, anchor: str, heading: str, body: str) -> None:
+        self.sections.append((anchor, heading, body))
+
+    def render(self, subtitle_lines: list[str]) -> str:
+        nav = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h, _ in self.sections)
+        sections = "".join(
+            f'<section id="{a}"><h2>{escape(h)}</h2>{body}</section>'
+            for a, h, body in self.sections
+        )
+        subtitle = "".join(f"<p>{line}</p>" for line in subtitle_lines)
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{escape(self.title)}</title><style>{_STYLE}</style>"
+            f"<script>{javascript_bundle()}</script></head><body>"
+            f"<header><h1>{escape(self.title)}</h1>{subtitle}</header><nav>{nav}</nav>"
+            f"<main>{sections}</main>{''.join(self.specs)}<script>{_SCRIPT}</script>"
+            "</body></html>\n"
+        )

@@ -1,0 +1,32 @@
+"""Statistics over per-group values: distributions, strata, resampling, tests, K-curves."""
+
+from polars_rankk.stats.comparison import compare
+from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems, k_curve
+from polars_rankk.stats.distributions import as_list, distribution, histogram
+from polars_rankk.stats.resampling import bootstrap
+from polars_rankk.stats.significance import benjamini_hochberg, holm, randomization_test
+from polars_rankk.stats.strata import (
+    activity_buckets,
+    buckets,
+    new_vs_returning,
+    relevant_size_buckets,
+)
+
+__all__ = [
+    "activity_buckets",
+    "as_list",
+    "benjamini_hochberg",
+    "bootstrap",
+    "buckets",
+    "compare",
+    "curve_of_evaluations",
+    "distribution",
+    "evaluate_systems",
+    "for_systems",
+    "histogram",
+    "holm",
+    "k_curve",
+    "new_vs_returning",
+    "randomization_test",
+    "relevant_size_buckets",
+]

@@ -1,0 +1,485 @@
+"""K-sensitivity curves: every metric at K = 1…K_max, per system (and stratum), with CIs.
+
+A K-curve comes from one evaluation per system — `evaluate` computes every K from the same
+sorted, cumulated pass — then one mean per (system, stratum…, metric, k) and, optionally, a
+bootstrap interval over groups (`polars_rankk.bootstrap`). The result is a small
+tidy table, the input of `polars_rankk.charts.plot_k_curve` and friends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+import polars as pl
+
+from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
+from polars_rankk.stats.distributions import as_list
+
+__all__ = ["CURVE_COLUMNS", "curve_of_evaluations", "evaluate_systems", "for_systems", "k_curve"]
+
+#: A system: candidates to evaluate, or an evaluation already made.
+SystemInput: TypeAlias = pl.DataFrame | pl.LazyFrame | Evaluation
+#: Several systems by name, or one (named ``"system"``, or split by a ``system=`` column).
+Systems: TypeAlias = Mapping[str, SystemInput] | SystemInput
+
+#: Columns of a K-curve besides the stratum columns (which come after ``system``).
+CURVE_COLUMNS: tuple[str, ...] = (
+    "system",
+    "metric",
+    "k",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_groups",
+)
+
+_DEFAULT_NAME = "system"
+
+
+def _split_by_column(frame: FrameLike, column: str) -> dict[str, FrameLike]:
+    schema = frame.lazy().collect_schema()
+    if column not in schema:
+        raise ValueError(
+            f"system={column!r} is not a column of the candidates; columns are {schema.names()}"
+        )
+    names = (
+        frame.lazy()
+        .select(pl.col(column).unique(maintain_order=True).cast(pl.String))
+        .collect()
+        .to_series()
+    )
+    if names.null_count():
+        raise ValueError(f"the system column {column!r} has null values")
+    return {
+        name: frame.filter(pl.col(column).cast(pl.String) == name).drop(column)
+        for name in names.to_list()
+    }
+
+
+def _as_mapping(systems: Systems, system: str | None) -> dict[str, SystemInput]:
+    if isinstance(systems, Mapping):
+        if system is not None:
+            raise ValueError("system= splits one candidates frame; pass a frame, not a mapping")
+        mapping = dict(systems)
+    elif isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None:
+        mapping = dict(_split_by_column(systems, system))
+    elif isinstance(systems, (pl.DataFrame, pl.LazyFrame, Evaluation)):
+        mapping = {_DEFAULT_NAME: systems}
+    else:
+        raise TypeError(
+            "systems must be a mapping {name: candidates or Evaluation}, a candidates frame or "
+            f"an Evaluation; got {type(systems).__name__}"
+        )
+    if not mapping:
+        raise ValueError("systems is empty: pass at least one system")
+    for name, value in mapping.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"system names must be non-empty strings; got {name!r}")
+        if not isinstance(value, (pl.DataFrame, pl.LazyFrame, Evaluation)):
+            raise TypeError(
+                f"system {name!r} must be a Polars frame of candidates or an Evaluation; "
+                f"got {type(value).__name__}"
+            )
+    return mapping
+
+
+def evaluate_systems(
+    systems: Systems,
+    truth: FrameLike | None = None,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str] | None = None,
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    policy: Policy | None = None,
+    system: str | None = None,
+    engine: EngineType = "auto",
+) -> dict[str, Evaluation]:
+    """Evaluate several systems against the same truth, under one policy.
+
+    Parameters
+    ----------
+    systems
+        ``{name: candidates}`` (frames; `Evaluation` values are kept as they are), one
+        candidates frame (named ``"system"``), or one frame split by its `system` column.
+    truth
+        The judged items, shared by every system (see `polars_rankk.evaluate`).
+    k, metrics, group_by, item, score, relevance, policy, engine
+        As in `polars_rankk.evaluate`, applied to every system.
+    system
+        A column of a single candidates frame that names the system of each row.
+
+    Returns
+    -------
+    dict[str, Evaluation]
+        One evaluation per system, in the order given.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.stats.curves import evaluate_systems
+    >>> candidates = pl.DataFrame({"model": ["A", "A", "B", "B"], "user": [1, 1, 1, 1],
+    ...                            "item": [1, 2, 1, 2], "score": [0.9, 0.1, 0.1, 0.9]})
+    >>> truth = pl.DataFrame({"user": [1], "item": [2]})
+    >>> results = evaluate_systems(candidates, truth, k=1, metrics="hit_rate",
+    ...                            group_by="user", system="model")
+    >>> {name: res.summary()["value"][0] for name, res in results.items()}
+    {'A': 0.0, 'B': 1.0}
+    """
+    mapping = _as_mapping(systems, system)
+    evaluations: dict[str, Evaluation] = {}
+    for name, value in mapping.items():
+        if isinstance(value, Evaluation):
+            evaluations[name] = value
+            continue
+        if group_by is None:
+            raise ValueError(f"group_by is required to evaluate the candidates of {name!r}")
+        evaluations[name] = evaluate(
+            value,
+            truth,
+            k=k,
+            metrics=metrics,
+            group_by=group_by,
+            item=item,
+            score=score,
+            relevance=relevance,
+            policy=policy,
+            engine=engine,
+        )
+    return evaluations
+
+
+def _means(per_group: pl.LazyFrame, strata: list[str]) -> pl.DataFrame:
+    """Mean per (stratum…, metric, k) from a value histogram summed in sorted order.
+
+    Without strata this is exactly `Evaluation.summary()` (same histogram, same order).
+    """
+    cols = [*strata, "metric", "k"]
+    value = pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value"))
+    hist = (
+        per_group.select(*cols, value.alias("value"))
+        .group_by([*cols, "value"])
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+        .collect()
+        .sort([*cols, "value"], nulls_last=True)
+    )
+    valid = pl.col("value").is_not_null()
+    summary = hist.group_by(cols, maintain_order=True).agg(
+        (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
+        pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
+    )
+    return summary.select(
+        *cols,
+        pl.when(pl.col("n_groups") > 0)
+        .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
+        .otherwise(None)
+        .alias("value"),
+        "n_groups",
+    )
+
+
+def _check_strata(strata: list[str]) -> None:
+    clashes = [c for c in strata if c in CURVE_COLUMNS]
+    if clashes:
+        raise ValueError(
+            f"stratum columns cannot be named {clashes}: the curve uses {list(CURVE_COLUMNS)}"
+        )
+    if len(set(strata)) != len(strata):
+        raise ValueError(f"stratum columns are repeated: {strata}")
+
+
+def _curve_of(
+    evaluation: Evaluation,
+    *,
+    strata: list[str],
+    attributes: FrameLike | Sequence[FrameLike] | None,
+    ci: bool,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    metrics: list[str] | None,
+    ks: list[int] | None,
+) -> pl.DataFrame:
+    per_group = evaluation.per_group.lazy().filter(pl.col("k").is_not_null())
+    if ks is not None:
+        per_group = per_group.filter(pl.col("k").is_in(ks))
+    if metrics is not None:
+        per_group = per_group.filter(pl.col("metric").is_in(metrics))
+    if strata:
+        from polars_rankk.stats.distributions import with_strata
+
+        groups = evaluation.groups.lazy()
+        per_group = with_strata(per_group, evaluation.group_keys, strata, attributes, groups)
+    means = _means(per_group, strata)
+    keys = [*strata, "metric", "k"]
+    if ci:
+        from polars_rankk.stats.resampling import bootstrap
+
+        intervals = bootstrap(
+            per_group.select(*evaluation.group_keys, *strata, "metric", "k", "value"),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            by=strata or None,
+            group_keys=evaluation.group_keys,
+        ).select(*keys, "ci_low", "ci_high")
+        means = means.join(intervals, on=keys, how="left", nulls_equal=True)
+    else:
+        means = means.with_columns(
+            pl.lit(None, dtype=pl.Float64).alias("ci_low"),
+            pl.lit(None, dtype=pl.Float64).alias("ci_high"),
+        )
+    return means
+
+
+def k_curve(
+    systems: Systems,
+    truth: FrameLike | None = None,
+    *,
+    k_max: int = 20,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str] | None = None,
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    policy: Policy | None = None,
+    system: str | None = None,
+    by: str | Sequence[str] | None = None,
+    attributes: FrameLike | Sequence[FrameLike] | None = None,
+    ci: bool = True,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Every metric at K = 1…`k_max` for each system: the K-sensitivity curve, as a tidy table.
+
+    Each system is evaluated once with ``k=range(1, k_max + 1)`` (all K from the same pass),
+    then averaged over groups (macro mean, as `Evaluation.summary`) per system, stratum,
+    metric and K; the interval is a percentile bootstrap over groups.
+
+    Parameters
+    ----------
+    systems
+        ``{name: candidates}``; values may also be `Evaluation` objects, used as they are (their
+        own K values). A single candidates frame is one system named ``"system"``, or several
+        when `system` names a column that tells them apart.
+    truth
+        The judged items shared by every system.
+    k_max
+        The largest K; the curve has K = 1…k_max.
+    metrics
+        Metric names (default every metric with a K; ``r_precision`` has none).
+    group_by, item, score, relevance, policy
+        As in `polars_rankk.evaluate`.
+    system
+        With a single candidates frame: the column naming each row's system.
+    by
+        Stratum column(s) — group keys, columns of `attributes`, or ``n_candidates`` /
+        ``n_relevant`` — for one curve per stratum value.
+    attributes
+        Table(s) of group attributes (one row per group) holding the `by` columns.
+    ci
+        Add bootstrap confidence intervals (``ci_low``, ``ci_high``); null when False.
+    n_resamples, confidence, seed
+        Bootstrap settings (see `polars_rankk.bootstrap`).
+
+    Returns
+    -------
+    pl.DataFrame
+        ``system, <strata…>, metric, k, value, ci_low, ci_high, n_groups``: one row per
+        (system, stratum…, metric, k), systems in the order given, metrics in the library's
+        order. ``value`` is null where a stratum has no group with a value.
+
+    See Also
+    --------
+    polars_rankk.charts.plot_k_curve : draw it.
+    polars_rankk.charts.plot_precision_recall : precision against recall across K.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.stats.curves import k_curve
+    >>> truth = pl.DataFrame({"user": [1, 2], "item": ["b", "c"]})
+    >>> cand_a = pl.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "c", "d"],
+    ...                        "score": [0.9, 0.8, 0.7, 0.6]})
+    >>> cand_b = cand_a.with_columns(score=-pl.col("score"))
+    >>> curve = k_curve({"A": cand_a, "B": cand_b}, truth, k_max=2, metrics="hit_rate",
+    ...                 group_by="user", ci=False)
+    >>> curve.select("system", "metric", "k", "value", "n_groups")
+    shape: (4, 5)
+    ┌────────┬──────────┬─────┬───────┬──────────┐
+    │ system ┆ metric   ┆ k   ┆ value ┆ n_groups │
+    │ ---    ┆ ---      ┆ --- ┆ ---   ┆ ---      │
+    │ str    ┆ str      ┆ i64 ┆ f64   ┆ i64      │
+    ╞════════╪══════════╪═════╪═══════╪══════════╡
+    │ A      ┆ hit_rate ┆ 1   ┆ 0.5   ┆ 2        │
+    │ A      ┆ hit_rate ┆ 2   ┆ 1.0   ┆ 2        │
+    │ B      ┆ hit_rate ┆ 1   ┆ 0.5   ┆ 2        │
+    │ B      ┆ hit_rate ┆ 2   ┆ 1.0   ┆ 2        │
+    └────────┴──────────┴─────┴───────┴──────────┘
+    """
+    if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
+        raise ValueError(f"k_max must be a positive integer; got {k_max!r}")
+    chosen: list[str] | None = None
+    if metrics is not None:
+        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+        if "r_precision" in chosen:
+            raise ValueError(
+                "r_precision has no K (it is precision at R), so it has no K-curve; "
+                "leave it out of metrics"
+            )
+    strata = as_list(by)
+    _check_strata(strata)
+    evaluations = evaluate_systems(
+        systems,
+        truth,
+        k=range(1, k_max + 1),
+        metrics=chosen,
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        policy=policy,
+        system=system,
+    )
+    return curve_of_evaluations(
+        evaluations,
+        metrics=chosen,
+        by=strata,
+        attributes=attributes,
+        ci=ci,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+
+
+def curve_of_evaluations(
+    evaluations: Mapping[str, Evaluation],
+    *,
+    metrics: Iterable[str] | None = None,
+    k: Iterable[int] | None = None,
+    by: str | Sequence[str] | None = None,
+    attributes: FrameLike | Sequence[FrameLike] | None = None,
+    ci: bool = True,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """The K-curve table of evaluations already made (their K values, every K metric).
+
+    `k` restricts the table to some of the evaluated K; the other parameters are as in
+    `k_curve`.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.stats.curves import curve_of_evaluations
+    >>> res = rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]}),
+    ...                   pl.DataFrame({"q": [1], "item": [2]}), k=[1, 2],
+    ...                   metrics=["precision", "r_precision"], group_by="q")
+    >>> curve_of_evaluations({"run": res}, ci=False)["value"].to_list()
+    [0.0, 0.5]
+    """
+    strata = as_list(by)
+    _check_strata(strata)
+    chosen = None if metrics is None else [m for m in metrics if m != "r_precision"]
+    parts = []
+    for name, evaluation in evaluations.items():
+        if not isinstance(evaluation, Evaluation):
+            raise TypeError(f"{name!r}: expected an Evaluation; got {type(evaluation).__name__}")
+        clashes = [c for c in evaluation.group_keys if c in CURVE_COLUMNS and c not in strata]
+        if clashes:
+            raise ValueError(f"group keys cannot be named {clashes} in a curve")
+        curve = _curve_of(
+            evaluation,
+            strata=strata,
+            attributes=attributes,
+            ci=ci,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            metrics=chosen,
+            ks=None if k is None else list(k),
+        )
+        parts.append(curve.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
+    if not parts:
+        raise ValueError("no evaluations given")
+    table = pl.concat(parts, how="vertical_relaxed")
+    order = {name: index for index, name in enumerate(evaluations)}
+    table = table.with_columns(
+        pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_system_order")
+    )
+    table = order_metrics(table.sort(["_system_order", *strata], nulls_last=True))
+    table = table.sort(["_system_order", *strata], nulls_last=True, maintain_order=True)
+    return table.select(
+        "system",
+        *strata,
+        "metric",
+        "k",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_groups",
+    )
+
+
+def for_systems(
+    evaluations: Mapping[str, Any],
+    function: Callable[..., pl.DataFrame | pl.LazyFrame],
+    /,
+    **options: Any,
+) -> pl.DataFrame:
+    """Apply a per-evaluation summary to several systems and stack the results.
+
+    Parameters
+    ----------
+    evaluations
+        ``{name: evaluation}`` (e.g. from `evaluate_systems`).
+    function
+        Called as ``function(evaluation, **options)``: `polars_rankk.distribution`,
+        ``histogram``, `polars_rankk.bootstrap` …
+    **options
+        Passed on to `function`.
+
+    Returns
+    -------
+    pl.DataFrame
+        The results, each with a leading ``system`` column, in the order given.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.stats.curves import for_systems
+    >>> from polars_rankk.stats.distributions import distribution
+    >>> truth = pl.DataFrame({"q": [1], "item": [2]})
+    >>> runs = {name: rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": s}),
+    ...                           truth, k=1, metrics="hit_rate", group_by="q")
+    ...         for name, s in {"A": [2.0, 1.0], "B": [1.0, 2.0]}.items()}
+    >>> for_systems(runs, distribution, quantiles=[0.5]).select("system", "metric", "mean")
+    shape: (2, 3)
+    ┌────────┬──────────┬──────┐
+    │ system ┆ metric   ┆ mean │
+    │ ---    ┆ ---      ┆ ---  │
+    │ str    ┆ str      ┆ f64  │
+    ╞════════╪══════════╪══════╡
+    │ A      ┆ hit_rate ┆ 0.0  │
+    │ B      ┆ hit_rate ┆ 1.0  │
+    └────────┴──────────┴──────┘
+    """
+    parts = []
+    for name, evaluation in evaluations.items():
+        result = function(evaluation, **options)
+        frame = result.collect() if isinstance(result, pl.LazyFrame) else result
+        if "system" in frame.columns:
+            raise ValueError(f"the result for {name!r} already has a 'system' column")
+        parts.append(frame.select(pl.lit(name, dtype=pl.String).alias("system"), pl.all()))
+    if not parts:
+        raise ValueError("no evaluations given")
+    return pl.concat(parts, how="vertical_relaxed")

@@ -1,0 +1,321 @@
+"""Bootstrap confidence intervals for mean metric values, resampling groups (SPEC §5).
+
+Groups — never rows — are the resampling unit. A bootstrap mean only depends on how many times
+each distinct value is drawn, so when a metric takes few distinct values (``hits/K``, a 0/1
+hit rate, ``1/rank``) a resample is a single multinomial draw over the value histogram:
+``rng.multinomial(n, counts / n)``. This has exactly the distribution of ``n`` groups drawn
+with replacement, at a cost that does not grow with ``n``. Metrics with many distinct values
+(a continuous nDCG over a million groups) fall back to drawing group indices, one resample at
+a time so that memory stays at a few arrays of ``n``.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Hashable, Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from polars_rankk.stats.distributions import (
+    Attributes,
+    Results,
+    as_list,
+    per_group_input,
+    sort_rows,
+    with_strata,
+)
+
+IntervalMethod = Literal["percentile", "bca"]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Up to this many distinct values (or while they are at most half the groups), a resample is a
+#: multinomial draw over the value histogram; beyond, group indices are drawn.
+HISTOGRAM_LIMIT = 50_000
+_CELLS_PER_CHUNK = 4_000_000
+_BLOCK = 65_536  # indices inside a block are raw uint16 words
+
+
+def generator(seed: int | None, key: Hashable) -> np.random.Generator:
+    """A generator for one output row: reproducible from ``(seed, key)``, so a row's interval
+    does not change when other metrics, K or strata are added. ``seed=None``: fresh entropy."""
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+
+
+def check_options(n_resamples: int, confidence: float, method: str, seed: int | None) -> None:
+    """Raise ``ValueError`` on an out-of-range bootstrap option."""
+    if not isinstance(n_resamples, int) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    if method not in ("percentile", "bca"):
+        raise ValueError(f"method must be 'percentile' or 'bca'; got {method!r}")
+    if seed is not None and (not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None; got {seed!r}")
+
+
+def uses_histogram(distinct: int, n: int) -> bool:
+    """Whether resampling ``n`` groups with ``distinct`` values draws from the histogram."""
+    return distinct <= HISTOGRAM_LIMIT or 2 * distinct <= n
+
+
+def resampled_sums(
+    values: FloatArray, counts: IntArray, n_resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """Sums of ``n = counts.sum()`` groups drawn with replacement, ``n_resamples`` times.
+
+    ``values`` are the distinct values and ``counts`` how many groups have each.
+    """
+    n = int(counts.sum())
+    if len(values) == 1:
+        return np.full(n_resamples, n * float(values[0]))
+    if uses_histogram(len(values), n):
+        probabilities = counts / n
+        sums = np.empty(n_resamples)
+        step = max(1, _CELLS_PER_CHUNK // len(values))
+        for start in range(0, n_resamples, step):
+            draws = rng.multinomial(n, probabilities, size=min(step, n_resamples - start))
+            sums[start : start + len(draws)] = draws.astype(np.float64) @ values
+        return sums
+    return resampled_column_sums(np.repeat(values, counts)[:, None], n_resamples, rng)[:, 0]
+
+
+def resampled_column_sums(
+    matrix: FloatArray, n_resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """Column sums of ``matrix`` (groups × columns) over groups drawn with replacement.
+
+    All columns share each resample of groups. Shape ``(n_resamples, columns)``. The groups
+    are cut in blocks of 65,536: a resample first draws how many of its ``n`` groups come from
+    each block (a multinomial over block sizes), then indices inside each block from raw
+    16-bit random words — exactly uniform and cheap to draw — and counts them in a block
+    that fits in cache. The same distribution as ``n`` uniform indices, about twice as fast.
+    """
+    columns = np.ascontiguousarray(matrix.T)
+    n = columns.shape[1]
+    full, rest = divmod(n, _BLOCK)
+    sizes = np.array([_BLOCK] * full + ([rest] if rest else []), dtype=np.float64)
+    share = sizes / n
+    sums = np.empty((n_resamples, columns.shape[0]))
+    for b in range(n_resamples):
+        drawn = rng.multinomial(n, share)
+        local = np.frombuffer(rng.bytes(2 * int(drawn[:full].sum())), dtype=np.uint16)
+        total = np.zeros(columns.shape[0])
+        offset = 0
+        for j in range(full):
+            weights = np.bincount(local[offset : offset + drawn[j]], minlength=_BLOCK)
+            total += _weighted(columns[:, j * _BLOCK : (j + 1) * _BLOCK], weights)
+            offset += drawn[j]
+        if rest:
+            weights = np.bincount(rng.integers(0, rest, size=drawn[full]), minlength=rest)
+            total += _weighted(columns[:, full * _BLOCK :], weights)
+        sums[b] = total
+    return sums
+
+
+def _weighted(block: FloatArray, weights: IntArray) -> FloatArray:
+    """``block @ weights`` (columns × groups, groups) without BLAS: called thousands of times
+    on 65,536 groups, a multi-threaded BLAS product stalls whenever the cores are busy."""
+    return np.asarray(np.einsum("ji,i->j", block, weights.astype(np.float64)), dtype=np.float64)
+
+
+def acceleration(values: FloatArray, counts: IntArray) -> float:
+    """BCa acceleration of the mean, from the jackknife (leave one group out).
+
+    Leaving out a group of value ``v`` moves the mean by ``-(v - mean) / (n - 1)``, so the
+    jackknife sums reduce to weighted central moments of the value histogram.
+    """
+    n = counts.sum()
+    deviation = values - (counts @ values) / n
+    spread = float(counts @ deviation**2)
+    if spread == 0:
+        return 0.0
+    return float(counts @ deviation**3) / (6 * spread * math.sqrt(spread))
+
+
+def interval(
+    estimate: float,
+    resampled: FloatArray,
+    confidence: float,
+    method: IntervalMethod,
+    values: FloatArray,
+    counts: IntArray,
+) -> tuple[float, float]:
+    """Percentile or BCa interval (Efron 1987) from a bootstrap distribution of the mean.
+
+    Quantiles of the resampled means use linear interpolation (NumPy's default). For BCa the
+    bias correction counts resamples equal to the estimate as half below (as SciPy does), and
+    is clipped to ``[1/(2B), 1 - 1/(2B)]`` so that it stays finite.
+    """
+    from scipy import stats
+
+    alpha = 1 - confidence
+    tails = np.array([alpha / 2, 1 - alpha / 2])
+    if method == "bca":
+        tolerance = 1e-12 * max(1.0, abs(estimate))
+        below = np.count_nonzero(resampled < estimate - tolerance)
+        tied = np.count_nonzero(np.abs(resampled - estimate) <= tolerance)
+        b = len(resampled)
+        share = min(max((below + tied / 2) / b, 1 / (2 * b)), 1 - 1 / (2 * b))
+        bias = float(stats.norm.ppf(share))
+        a = acceleration(values, counts)
+        z = stats.norm.ppf(tails)
+        tails = stats.norm.cdf(bias + (bias + z) / (1 - a * (bias + z)))
+    low, high = np.quantile(resampled, tails)
+    return float(low), float(high)
+
+
+def bootstrap(
+    results: Results,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+    *,
+    method: IntervalMethod = "percentile",
+    by: str | Sequence[str] | None = None,
+    stratify: str | Sequence[str] | None = None,
+    attributes: Attributes = None,
+    group_keys: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Bootstrap confidence intervals for the mean of every metric × K, resampling groups.
+
+    Each resample draws as many groups as there are, with replacement (or, with ``stratify``,
+    as many as each stratum has from within that stratum) and takes the mean. NaN values
+    (``empty_truth="nan"``) are not groups of that metric × K: they are left out and counted.
+
+    Parameters
+    ----------
+    results
+        An evaluation (`polars_rankk.evaluate`) or a per-group frame (group keys…, ``metric``,
+        ``k``, ``value``). A lazy input is run once, down to the value histogram.
+    n_resamples
+        Bootstrap resamples per row.
+    confidence
+        Two-sided confidence level.
+    seed
+        Reproducibility: each row draws from ``numpy.random.default_rng([seed, hash(row)])``,
+        so its interval is the same whatever else is computed. ``None`` draws fresh entropy.
+    method
+        ``"percentile"`` (quantiles of the resampled means) or ``"bca"`` (bias-corrected and
+        accelerated, Efron 1987; the acceleration from the jackknife of the mean).
+    by
+        Stratum column(s): one interval per stratum (found as in `distribution`).
+    stratify
+        Column(s) to resample within: every resample keeps each stratum's group count, as in a
+        stratified sample (e.g. by traffic segment). The interval is still for the overall mean.
+    attributes
+        Table(s) of group attributes holding ``by`` / ``stratify`` columns.
+    group_keys
+        The group key columns of a per-group frame.
+
+    Returns
+    -------
+    pl.DataFrame
+        Always eager (it draws random numbers). One row per (stratum…, metric, k), sorted:
+        ``n_groups``, ``n_nan``, ``value`` (the mean), ``ci_low``, ``ci_high`` and
+        ``std_error`` (standard deviation of the resampled means). With no groups every
+        statistic is null; with one group ``ci_low``, ``ci_high`` and ``std_error`` are null
+        (one group says nothing about spread).
+
+    See Also
+    --------
+    distribution : summary statistics without resampling.
+    compare : paired differences between systems, with bootstrap intervals and tests.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankk as rk
+    >>> per_group = pl.DataFrame({
+    ...     "user": range(8),
+    ...     "metric": "hit_rate",
+    ...     "k": 10,
+    ...     "value": [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0],
+    ... })
+    >>> ci = rk.bootstrap(per_group, n_resamples=2000, seed=0)
+    >>> ci.select("metric", "k", "n_groups", "value", "ci_low", "ci_high")
+    shape: (1, 6)
+    ┌──────────┬─────┬──────────┬───────┬────────┬─────────┐
+    │ metric   ┆ k   ┆ n_groups ┆ value ┆ ci_low ┆ ci_high │
+    │ ---      ┆ --- ┆ ---      ┆ ---   ┆ ---    ┆ ---     │
+    │ str      ┆ i64 ┆ i64      ┆ f64   ┆ f64    ┆ f64     │
+    ╞══════════╪═════╪══════════╪═══════╪════════╪═════════╡
+    │ hit_rate ┆ 10  ┆ 8        ┆ 0.625 ┆ 0.25   ┆ 0.875   │
+    └──────────┴─────┴──────────┴───────┴────────┴─────────┘
+    """
+    check_options(n_resamples, confidence, method, seed)
+    source = per_group_input(results, group_keys)
+    strata = as_list(by)
+    layers = [c for c in as_list(stratify) if c not in strata]
+    frame = with_strata(
+        source.frame, source.group_keys, [*strata, *layers], attributes, source.groups
+    )
+    keys = [*strata, "metric", "k"]
+    histogram = (
+        frame.select(*keys, *layers, pl.col("value").fill_nan(None))
+        .group_by([*keys, *layers, "value"])
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+    )
+    table = sort_rows(histogram, strata, *layers, "value").collect()
+    partitions = table.partition_by(keys, maintain_order=True) if table.height else []
+    columns: dict[str, list[float | int | None]] = {
+        name: [] for name in ("n_groups", "n_nan", "value", "ci_low", "ci_high", "std_error")
+    }
+    for part in partitions:
+        row = _one_row(part, keys, layers, n_resamples, confidence, method, seed)
+        for name, number in row.items():
+            columns[name].append(number)
+    heads = (
+        pl.concat([part.select(keys).head(1) for part in partitions])
+        if partitions
+        else table.select(keys).clear()
+    )
+    schema = {"n_groups": pl.Int64, "n_nan": pl.Int64}
+    numbers = pl.DataFrame(columns, schema={n: schema.get(n, pl.Float64) for n in columns})
+    return pl.concat([heads, numbers], how="horizontal")
+
+
+def _one_row(
+    part: pl.DataFrame,
+    keys: list[str],
+    layers: list[str],
+    n_resamples: int,
+    confidence: float,
+    method: IntervalMethod,
+    seed: int | None,
+) -> dict[str, float | int | None]:
+    present = part.filter(pl.col("value").is_not_null())
+    n_nan = int(part.filter(pl.col("value").is_null())["count"].sum())
+    n = int(present["count"].sum())
+    row: dict[str, float | int | None] = {"n_groups": n, "n_nan": n_nan, "value": None}
+    row |= {"ci_low": None, "ci_high": None, "std_error": None}
+    if n == 0:
+        return row
+    values = present["value"].to_numpy().astype(np.float64)
+    counts = present["count"].to_numpy().astype(np.int64)
+    estimate = float(counts @ values) / n
+    row["value"] = estimate
+    if n < 2:
+        return row
+    rng = generator(seed, part.select(keys).row(0))
+    pieces = present.partition_by(layers, maintain_order=True) if layers else [present]
+    sums = np.zeros(n_resamples)
+    for piece in pieces:
+        sums += resampled_sums(
+            piece["value"].to_numpy().astype(np.float64),
+            piece["count"].to_numpy().astype(np.int64),
+            n_resamples,
+            rng,
+        )
+    resampled = sums / n
+    row["ci_low"], row["ci_high"] = interval(
+        estimate, resampled, confidence, method, values, counts
+    )
+    row["std_error"] = float(resampled.std(ddof=1)) if n_resamples > 1 else None
+    return row

@@ -1,0 +1,31 @@
+"""Time-aware evaluation: splits at a cutoff, seen items, sessions, leakage audit, over time."""
+
+from polars_rankk.time.leakage import AuditReport, audit
+from polars_rankk.time.over_time import OVER_TIME_COLUMNS, evaluate_over_time
+from polars_rankk.time.seen import SeenFiltered, drop_seen
+from polars_rankk.time.sessions import sessionize, summarize_by
+from polars_rankk.time.splits import (
+    TemporalSplit,
+    rolling_splits,
+    split_by_time,
+    split_last_fraction,
+    split_last_n,
+    truth_from_log,
+)
+
+__all__ = [
+    "OVER_TIME_COLUMNS",
+    "AuditReport",
+    "SeenFiltered",
+    "TemporalSplit",
+    "audit",
+    "drop_seen",
+    "evaluate_over_time",
+    "rolling_splits",
+    "sessionize",
+    "split_by_time",
+    "split_last_fraction",
+    "split_last_n",
+    "summarize_by",
+    "truth_from_log",
+]

@@ -1,0 +1,181 @@
+"""Altair charts of aggregated tables (polars_rankk/charts.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import altair as alt
+import polars as pl
+import pytest
+
+from polars_rankk import charts
+from polars_rankk.core.metrics import METRIC_DEFINITIONS
+from polars_rankk.stats.comparison import compare
+from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
+from polars_rankk.stats.distributions import distribution, histogram
+
+HOSTILE = '<script>alert(1)</script>"};'
+
+
+@pytest.fixture(scope="module")
+def tables() -> dict[str, Any]:
+    users = pl.DataFrame({"user": list(range(40))})
+    grid = users.join(pl.DataFrame({"item": list(range(10))}), how="cross").with_columns(
+        (((pl.col("user") * 5 + pl.col("item") * 11) % 13) / 13).alias("noise")
+    )
+    truth = grid.filter(pl.col("noise") > 0.7).select("user", "item")
+    systems = {
+        "A": grid.select("user", "item", pl.col("noise").alias("score")),
+        HOSTILE: grid.select("user", "item", (1 - pl.col("noise")).alias("score")),
+    }
+    attributes = users.with_columns(
+        pl.when(pl.col("user") % 2 == 0)
+        .then(pl.lit("even.[x]"))
+        .otherwise(pl.lit(HOSTILE))
+        .alias("seg'ment.[0]")
+    )
+    evaluations = evaluate_systems(systems, truth, k=range(1, 11), group_by="user")
+    at = {n: e.per_group.filter(pl.col("k").is_in([5, 10])) for n, e in evaluations.items()}
+    return {
+        "curve": curve_of_evaluations(evaluations, n_resamples=100),
+        "strata": curve_of_evaluations(
+            evaluations, k=[5, 10], by="seg'ment.[0]", attributes=attributes, n_resamples=100
+        ),
+        "distribution": for_systems(at, distribution),
+        "histogram": for_systems(at, histogram, bins=10),
+        "comparison": compare(at, baseline="A", n_resamples=100, n_permutations=200),
+        "evaluation": evaluations["A"],
+    }
+
+
+def _values(chart: Any) -> list[dict[str, Any]]:
+    spec = chart.to_dict()
+    data = spec.get("data") or {}
+    return list(data.get("values", []))
+
+
+def _svg(chart: Any) -> str:
+    import vl_convert
+
+    return str(vl_convert.vegalite_to_svg(charts.chart_spec(chart), allowed_base_urls=[]))
+
+
+def test_k_curve_chart(tables: dict[str, Any]) -> None:
+    curve = tables["curve"]
+    chart = charts.plot_k_curve(curve, ui_k=5, log_k=True)
+    assert isinstance(chart, alt.FacetChart)
+    spec = chart.to_dict()
+    assert len(_values(chart)) == curve.height  # one row per aggregated row, no more
+    assert spec["config"]["range"]["category"] == list(charts.PALETTE)
+    layers = spec["spec"]["layer"]
+    assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "circle", "rule", "text"]
+    assert layers[1]["encoding"]["x"]["scale"]["type"] == "log"
+    tooltip_fields = {t["field"] for t in layers[2]["encoding"]["tooltip"]}
+    assert {"definition", "value", "ci_low", "n_groups"} <= tooltip_fields
+    assert {r["definition"] for r in _values(chart) if r["metric"] == "ndcg"} == {
+        METRIC_DEFINITIONS["ndcg"]
+    }
+    assert "<svg" in _svg(chart)
+    plain = charts.plot_k_curve(curve, metrics=["recall"], ci=False).to_dict()
+    assert [layer["mark"]["type"] for layer in plain["spec"]["layer"]] == ["line", "circle"]
+
+
+def test_stratified_charts_use_a_safe_field_name(tables: dict[str, Any]) -> None:
+    strata = tables["strata"]
+    grid = charts.plot_k_curve(strata, metrics=["recall", "ndcg"])
+    small = charts.plot_strata(strata, k=10)
+    for chart in (grid, small, charts.plot_strata(strata)):
+        text = json.dumps(chart.to_dict())
+        assert '"field": "seg\'ment.[0]"' not in text  # never a Vega-Lite field name
+        assert "seg'ment.[0]" in text  # but the title
+        svg = _svg(chart)
+        assert "<svg" in svg
+    assert {r["stratum"] for r in _values(small)} == {"even.[x]", HOSTILE}
+
+
+def test_precision_recall_and_distribution_charts(tables: dict[str, Any]) -> None:
+    chart = charts.plot_precision_recall(tables["curve"])
+    assert {"precision", "recall", "k"} <= set(_values(chart)[0])
+    box = charts.plot_distribution(tables["distribution"], k=10)
+    assert [layer["mark"]["type"] for layer in box.to_dict()["spec"]["layer"]] == [
+        "rule",
+        "bar",
+        "tick",
+        "point",
+    ]
+    several = charts.plot_distribution(tables["distribution"], metrics=["ndcg"])
+    assert several.to_dict()["spec"]["layer"][0]["encoding"]["x"]["field"] == "k"
+    kinds: tuple[Literal["histogram", "ecdf", "violin"], ...] = ("histogram", "ecdf", "violin")
+    for kind in kinds:
+        hist = charts.plot_histogram(tables["histogram"], kind=kind, k=10)
+        assert "<svg" in _svg(hist)
+    ecdf = _values(charts.plot_histogram(tables["histogram"], kind="ecdf", k=5))
+    last = max(r["cumulative"] for r in ecdf if r["metric"] == "precision" and r["system"] == "A")
+    assert last == pytest.approx(1.0)
+
+
+def test_comparison_chart(tables: dict[str, Any]) -> None:
+    cmp = tables["comparison"]
+    chart = charts.plot_comparison(cmp, systems=["A", HOSTILE])
+    rows = _values(chart)
+    assert len(rows) == cmp.filter(pl.col("system") != "A").height
+    assert {r["significant"] for r in rows} <= {True, False}
+    encoding = chart.to_dict()["layer"][2]["encoding"]["color"]
+    assert encoding["scale"]["domain"] == ["A", HOSTILE]  # colours match the other charts
+    assert encoding["legend"]["values"] == [HOSTILE]  # the baseline is not drawn
+    assert "<svg" in _svg(chart)
+    pairs = compare(
+        dict.fromkeys(("X", "Y", "Z"), tables["evaluation"]), n_resamples=50, n_permutations=50
+    )
+    assert {r["pair"] for r in _values(charts.plot_comparison(pairs))} == {
+        "Y − X",
+        "Z − X",
+        "Z − Y",
+    }
+
+
+def test_charts_refuse_per_group_data(tables: dict[str, Any]) -> None:
+    evaluation = tables["evaluation"]
+    with pytest.raises(TypeError, match="not an evaluation"):
+        charts.plot_k_curve(evaluation)
+    per_group = evaluation.per_group.filter(pl.col("k").is_not_null())
+    with pytest.raises(ValueError, match="rows repeat"):
+        charts.plot_k_curve(per_group.filter(pl.col("user") < 3).drop("user"))
+    big = pl.DataFrame(
+        {"metric": "ndcg", "k": list(range(1, charts.MAX_ROWS + 2)), "value": 0.5, "n_groups": 1}
+    )
+    with pytest.raises(ValueError, match="at most 5000 rows"):
+        charts.plot_k_curve(big)
+    with pytest.raises(ValueError, match="at most 5000 rows"):
+        charts.plot_k_curve(big.lazy())
+    two = pl.concat([big.head(3000), big.head(3000).with_columns(metric=pl.lit("recall"))])
+    assert charts.plot_k_curve(two.lazy(), metrics=["ndcg"]).to_dict()  # filtered first
+    with pytest.raises(ValueError, match="needs columns"):
+        charts.plot_distribution(tables["curve"])
+    with pytest.raises(TypeError, match=r"takes a pl\.DataFrame"):
+        charts.plot_k_curve(tables["curve"].to_dicts())
+    with pytest.raises(ValueError, match="metrics \\['mrr'\\] are not in the table"):
+        charts.plot_comparison(
+            tables["comparison"].filter(pl.col("metric") != "mrr"), metrics=["mrr"]
+        )
+    with pytest.raises(ValueError, match="ui_k must be a positive integer"):
+        charts.plot_k_curve(tables["curve"], ui_k=0)
+    with pytest.raises(ValueError, match="needs stratum columns"):
+        charts.plot_strata(tables["curve"], k=5)
+
+
+def test_save_chart_formats(tmp_path: Path, tables: dict[str, Any]) -> None:
+    chart = charts.plot_k_curve(tables["curve"], metrics=["recall"])
+    png = charts.save_chart(chart, tmp_path / "c.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert charts.save_chart(chart, tmp_path / "c.svg").read_text().startswith("<svg")
+    page = charts.save_chart(chart, tmp_path / "c.html").read_text()
+    assert "vegaEmbed" in page  # inlined, no CDN
+    assert "<script src=" not in page
+    spec = json.loads(charts.save_chart(chart, tmp_path / "c.json").read_text())
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+    assert charts.save_chart(chart, tmp_path / "c.pdf").read_bytes()[:4] == b"%PDF"
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        charts.save_chart(chart, tmp_path / "c.gif")

@@ -1,0 +1,54 @@
+"""The core path stays native to Polars' streaming engine: no in-memory fallback nodes."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+from tests.core.test_invariance import _tables
+
+FALLBACK_MARKERS = ("in-memory-map", 'fillcolor="0.0 0.3 1.0"')
+
+
+def _fallback_nodes(frame: pl.LazyFrame) -> list[str]:
+    graph = frame.show_graph(engine="streaming", plan_stage="physical", raw_output=True)
+    assert isinstance(graph, str)
+    return [
+        line
+        for line in graph.splitlines()
+        if any(marker in line for marker in FALLBACK_MARKERS) and "in-memory-source" not in line
+    ]
+
+
+@pytest.mark.parametrize(
+    "ties", ["trec_eval", "item_asc", "input_order", "pessimistic", "expected"]
+)
+@pytest.mark.parametrize("labelled", [False, True])
+@pytest.mark.parametrize(
+    "policy_overrides",
+    [
+        {},
+        {"pool": "restrict", "invalid_scores": "drop", "short_lists": "skip"},
+        {"duplicates": "keep"},
+    ],
+)
+def test_core_path_has_no_in_memory_fallback(ties, labelled, policy_overrides):
+    candidates, truth = _tables()
+    cand = candidates.lazy()
+    truth_lf: pl.LazyFrame | None = truth.lazy()
+    if labelled:
+        cand = cand.join(truth.lazy(), on=["user", "item"], how="left").with_columns(
+            pl.col("relevance").fill_null(0)
+        )
+        truth_lf = None
+    res = rk.evaluate(
+        cand,
+        truth_lf,
+        k=[1, 5, 10],
+        group_by="user",
+        policy=rk.Policy(ties=ties, **policy_overrides),
+    )
+    assert isinstance(res.per_group, pl.LazyFrame)
+    assert _fallback_nodes(res.per_group) == []
+    assert _fallback_nodes(res.groups) == []

@@ -1,0 +1,297 @@
+"""Spark back end: exactly the single-machine numbers, on a real local Spark session.
+
+One session for the module (``local[2]``, 3 shuffle partitions, Arrow batches of 4 rows so
+that groups straddle batches). Every case of tests/distributed_cases.py is evaluated on Spark
+and compared with `polars_rankk.evaluate` for exact equality: per-group rows and the full
+summary (with the policy drop counts). Needs PySpark and Java 17+; when ``java`` is missing
+and we are root on Debian, the fixture installs ``openjdk-17-jre-headless``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.engines import partition as dist
+from tests.support.distributed_cases import (
+    CASES,
+    CHUNKED_CASES,
+    KS,
+    Case,
+    distributed_kwargs,
+    quantile_reference,
+    single_machine,
+    sort_per_group,
+    tables,
+)
+
+pyspark = pytest.importorskip("pyspark", reason="PySpark is not installed (pip install pyspark)")
+
+pytestmark = [
+    pytest.mark.xdist_group("spark"),
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+from polars_rankk.spark import SparkEvaluation, evaluate_spark, summarize_spark  # noqa: E402
+
+
+def _ensure_java() -> None:
+    if shutil.which("java"):
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in (
+            ["apt-get", "update", "-q"],
+            [
+                "apt-get",
+                "install",
+                "-y",
+                "-q",
+                "--no-install-recommends",
+                "openjdk-17-jre-headless",
+            ],
+        ):
+            done = subprocess.run(command, env=env, capture_output=True, check=False, timeout=900)
+            if done.returncode:
+                break
+    if not shutil.which("java"):
+        pytest.skip(
+            "Spark needs a Java 17+ runtime and none is on PATH (could not apt-get install "
+            "openjdk-17-jre-headless: not root, no apt-get, or no network)"
+        )
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    _ensure_java()
+    from pyspark.sql import SparkSession
+
+    # Executors run this interpreter (with polars_rankk importable), not the system python.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("polars-rankk-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "1g")
+        .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def to_spark(spark: Any, frame: pl.DataFrame, partitions: int = 3) -> Any:
+    """A Spark DataFrame of `frame`, spread round-robin over several input partitions."""
+    return spark.createDataFrame(frame.to_arrow()).repartition(partitions)
+
+
+def collect(frame: Any) -> pl.DataFrame:
+    out = pl.from_arrow(frame.toArrow())
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def check_case(spark: Any, case: Case) -> None:
+    candidates, truth = tables(case)
+    expected = single_machine(case, candidates, truth)
+    result = evaluate_spark(
+        to_spark(spark, candidates),
+        None if truth is None else to_spark(spark, truth, 2),
+        num_partitions=case.partitions,
+        max_rows_per_chunk=case.max_rows_per_chunk,
+        with_dropped=True,
+        **distributed_kwargs(case),
+    )
+    assert isinstance(result, SparkEvaluation)
+    per_group = collect(result.per_group)
+    assert per_group.schema == expected.per_group.schema
+    assert sort_per_group(per_group, case.keys).equals(
+        sort_per_group(expected.per_group, case.keys)
+    )
+    assert result.summary().equals(order_metrics(expected.summary()))
+
+
+@pytest.mark.parametrize("case", CASES + CHUNKED_CASES, ids=lambda case: case.name)
+def test_equal_to_single_machine(spark: Any, case: Case) -> None:
+    check_case(spark, case)
+
+
+def test_plain_per_group_and_quantiles(spark: Any) -> None:
+    """The DataFrame form (no drop counts), the macro columns and histogram quantiles."""
+    case = CASES[1]
+    candidates, truth = tables(case)
+    expected = single_machine(case, candidates, truth)
+    per_group = evaluate_spark(
+        to_spark(spark, candidates), to_spark(spark, truth), **distributed_kwargs(case)
+    )
+    quantiles = [0.0, 0.1, 0.25, 0.5, 0.9, 1.0]
+    summary = summarize_spark(per_group, quantiles=quantiles)
+    reference = order_metrics(
+        expected.summary()
+        .select(*dist.MACRO_COLUMNS)
+        .join(
+            quantile_reference(expected.per_group, quantiles), on=["metric", "k"], nulls_equal=True
+        )
+    )
+    assert summary.equals(reference)
+    assert summary["n_nan"].sum() > 0  # empty_truth="nan" groups are counted apart
+
+
+def test_high_cardinality_fallback(spark: Any) -> None:
+    """Metrics with more distinct values than max_distinct are reduced in Spark."""
+    case = CASES[4]
+    candidates, truth = tables(case)
+    expected = single_machine(case, candidates, truth)
+    result = evaluate_spark(
+        to_spark(spark, candidates),
+        to_spark(spark, truth),
+        with_dropped=True,
+        **distributed_kwargs(case),
+    ).persist()
+    quantiles = [0.25, 0.5]
+    reference = order_metrics(
+        expected.summary().join(
+            quantile_reference(expected.per_group, quantiles),
+            on=["metric", "k"],
+            nulls_equal=True,
+        )
+    )
+    for approximate in (False, True):
+        summary = result.summary(quantiles=quantiles, max_distinct=2, approximate=approximate)
+        assert summary.select(pl.exclude("value", "^quantile_.*$")).equals(
+            reference.select(pl.exclude("value", "^quantile_.*$"))
+        )
+        assert (summary["value"] - reference["value"]).abs().max() <= 1e-15  # type: ignore[operator]
+        for q in quantiles:
+            name = f"quantile_{q!r}"
+            gap = (summary[name] - reference[name]).abs().max()
+            # percentile is exact (Spark's interpolation); percentile_approx picks a value.
+            assert gap is not None
+            assert gap <= (1e-12 if not approximate else 1.0)  # type: ignore[operator]
+    result.unpersist()
+
+
+def test_dropped_view(spark: Any) -> None:
+    case = CASES[2]  # missing_groups="exclude", empty truth excluded
+    candidates, truth = tables(case)
+    expected = single_machine(case, candidates, truth).summary()
+    result = evaluate_spark(
+        to_spark(spark, candidates),
+        to_spark(spark, truth),
+        with_dropped=True,
+        **distributed_kwargs(case),
+    )
+    dropped = collect(result.dropped).sort("k", nulls_last=True)
+    want = (
+        expected.select("k", *dist.DROPPED_COLUMNS)
+        .unique()
+        .filter(pl.any_horizontal(pl.col(c) > 0 for c in dist.DROPPED_COLUMNS))
+        .sort("k", nulls_last=True)
+    )
+    assert dropped.equals(want)
+    assert want.height > 0
+
+
+def test_schema_errors_raise_on_the_driver(spark: Any) -> None:
+    candidates, truth = tables(CASES[0])
+    cand, judged = to_spark(spark, candidates), to_spark(spark, truth)
+    with pytest.raises(ValueError, match="candidates has no column 'rating'"):
+        evaluate_spark(cand, judged, group_by="user", score="rating")
+    with pytest.raises(TypeError, match="column 'item' has dtype"):
+        evaluate_spark(
+            cand, judged.withColumn("item", judged["item"].cast("string")), group_by="user"
+        )
+    with pytest.raises(ValueError, match="order_by"):
+        evaluate_spark(cand, judged, group_by="user", policy=rk.Policy(ties="input_order"))
+    with pytest.raises(ValueError, match="unknown metric"):
+        evaluate_spark(cand, judged, group_by="user", metrics=["ndcgg"])
+    with pytest.raises(TypeError, match="Spark DataFrame"):
+        evaluate_spark(candidates, judged, group_by="user")  # type: ignore[call-overload]
+
+
+def test_value_errors_surface_from_executors(spark: Any) -> None:
+    candidates, truth = tables(CASES[0])
+    bad = candidates.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise(pl.col("score")).alias("score")
+    )
+    per_group = evaluate_spark(to_spark(spark, bad), to_spark(spark, truth), group_by="user")
+    with pytest.raises(Exception, match="must hold finite numbers") as raised:
+        per_group.toArrow()
+    assert "polars_rankk.spark" in str(raised.value)
+
+
+def test_integer_widths_are_unified(spark: Any) -> None:
+    """int ids of different widths: cast to long on both sides, as the core does."""
+    case = CASES[0]
+    candidates, truth = tables(case)
+    narrow = truth.with_columns(pl.col("user").cast(pl.Int32), pl.col("item").cast(pl.Int16))
+    expected = rk.evaluate(candidates, narrow, k=KS, group_by="user")
+    per_group = collect(
+        evaluate_spark(
+            to_spark(spark, candidates), to_spark(spark, narrow), k=list(KS), group_by="user"
+        )
+    )
+    assert sort_per_group(per_group, ["user"]).equals(sort_per_group(expected.per_group, ["user"]))
+
+
+CONNECT_CHECK = """
+import os, sys
+os.environ["PYSPARK_PYTHON"] = sys.executable
+import polars as pl
+from pyspark.sql import SparkSession
+from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.spark import evaluate_spark
+from tests.support.distributed_cases import (
+    CASES, distributed_kwargs, single_machine, sort_per_group, tables)
+
+spark = (SparkSession.builder.remote("local[2]")
+         .config("spark.sql.shuffle.partitions", "3")
+         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "4").getOrCreate())
+assert type(spark).__module__.startswith("pyspark.sql.connect"), type(spark)
+case = CASES[7]
+candidates, truth = tables(case)
+expected = single_machine(case, candidates, truth)
+result = evaluate_spark(spark.createDataFrame(candidates.to_arrow()).repartition(3),
+                        spark.createDataFrame(truth.to_arrow()), num_partitions=3,
+                        with_dropped=True, **distributed_kwargs(case))
+per_group = pl.from_arrow(result.per_group.toArrow())
+assert sort_per_group(per_group, case.keys).equals(sort_per_group(expected.per_group, case.keys))
+assert result.summary().equals(order_metrics(expected.summary()))
+spark.stop()
+print("CONNECT-OK")
+"""
+
+
+def test_spark_connect() -> None:
+    """The same evaluation through a Spark Connect session (a local Connect server)."""
+    for module in ("grpc", "grpc_status", "google.rpc", "zstandard"):
+        pytest.importorskip(module, reason="Spark Connect needs pip install 'pyspark[connect]'")
+    _ensure_java()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [sys.executable, "-c", CONNECT_CHECK],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, *sys.path]))},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert "CONNECT-OK" in done.stdout, done.stderr[-3000:]

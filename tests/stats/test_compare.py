@@ -1,0 +1,266 @@
+"""`compare`: p-values equal SciPy's; the randomization test equals brute-force enumeration on
+small inputs and agrees with its Monte Carlo, saddlepoint and ranx versions within their error;
+alignment policies, strata, NaN, corrections."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import polars_rankk as rk
+from polars_rankk.stats.comparison import compare
+from polars_rankk.stats.significance import benjamini_hochberg, holm, randomization_test
+
+
+def brute_force_p(d: np.ndarray) -> float:
+    """Every one of the 2^n sign arrangements, counted one by one."""
+    observed = abs(d.sum())
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(d))))
+    statistic = np.abs(signs @ d)
+    return float(np.mean(statistic >= observed - 1e-9))
+
+
+def system_frame(values: np.ndarray, metric: str = "ndcg", k: int | None = 10) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"user": np.arange(len(values)), "metric": metric, "k": k, "value": values},
+        schema={"user": pl.Int64, "metric": pl.String, "k": pl.Int64, "value": pl.Float64},
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_randomization_equals_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 13))
+    discrete = (rng.integers(0, 6, n) - rng.integers(0, 6, n)) / 5  # hits/5: ties and zeros
+    d = discrete if seed % 2 else rng.normal(0.1, 0.3, n)
+    p, method = randomization_test(d)
+    assert method == "exact"
+    assert p == pytest.approx(brute_force_p(d), abs=1e-12)
+
+
+def test_monte_carlo_and_saddlepoint_agree_with_exact() -> None:
+    d = np.random.default_rng(20).normal(0.05, 0.3, 14)
+    exact, _ = randomization_test(d, method="exact")
+    sampled, method = randomization_test(d, n_permutations=40_000, seed=1, method="monte_carlo")
+    assert method == "monte_carlo"
+    assert abs(sampled - exact) < 4 * math.sqrt(exact * (1 - exact) / 40_000)
+    # many groups, continuous: the saddlepoint against 60,000 random sign flips, at a mean
+    # difference of about two standard errors (p near 0.05, where the comparison matters)
+    noise = np.random.default_rng(21).exponential(0.3, 2000)
+    big = noise - noise.mean() + 2 * noise.std() / math.sqrt(len(noise))
+    saddle, method = randomization_test(big, method="saddlepoint")
+    assert method == "saddlepoint"
+    flips = np.random.default_rng(22)
+    statistic = np.concatenate([
+        np.abs(np.where(flips.random((10_000, len(big))) < 0.5, -1.0, 1.0) @ big)
+        for _ in range(6)
+    ])  # fmt: skip
+    sampled = float(np.mean(statistic >= abs(big.sum())))
+    assert 0.02 < sampled < 0.1
+    assert abs(saddle - sampled) < 4 * math.sqrt(sampled * (1 - sampled) / len(statistic))
+    assert randomization_test(np.zeros(5)) == (1.0, "exact")
+
+
+def test_auto_method_choice() -> None:
+    rng = np.random.default_rng(23)
+    assert randomization_test(rng.normal(size=15))[1] == "exact"  # 2^15 arrangements
+    hit_rate = rng.integers(0, 2, 5000) - rng.integers(0, 2, 5000)  # |d| = 1 only: a sign test
+    assert randomization_test(hit_rate)[1] == "exact"
+    assert randomization_test(rng.normal(size=300))[1] == "monte_carlo"
+    assert randomization_test(rng.normal(size=5000))[1] == "saddlepoint"
+
+
+def test_p_values_equal_scipy() -> None:
+    rng = np.random.default_rng(24)
+    n = 80
+    a = rng.integers(0, 11, n) / 10
+    b = np.clip(a + rng.integers(-2, 4, n) / 10, 0, 1)  # ties, zeros and a shift
+    c = rng.random(n)
+    systems = {"A": system_frame(a), "B": system_frame(b), "C": system_frame(c)}
+    out = compare(systems, baseline="A", n_resamples=200, n_permutations=2000)
+    for row in out.iter_rows(named=True):
+        x = {"B": b, "C": c}[row["system"]]
+        assert row["p_value_t"] == pytest.approx(stats.ttest_rel(x, a).pvalue, rel=1e-12)
+        assert row["p_value_wilcoxon"] == pytest.approx(stats.wilcoxon(x, a).pvalue, rel=1e-12)
+        d = x - a
+        assert row["diff"] == pytest.approx(d.mean(), rel=1e-12)
+        assert row["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+        assert (row["wins"], row["ties"], row["losses"]) == (
+            (d > 0).sum(), (d == 0).sum(), (d < 0).sum()
+        )  # fmt: skip
+        assert (row["baseline_mean"], row["mean"]) == pytest.approx((a.mean(), x.mean()))
+        assert row["ci_low"] < row["diff"] < row["ci_high"]
+
+
+@pytest.mark.slow  # ranx compiles its numba kernels on first use (about a minute, then cached)
+def test_randomization_agrees_with_ranx_within_monte_carlo_error() -> None:
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(25)
+    queries = [f"q{i}" for i in range(150)]
+    qrels = ranx.Qrels(
+        {q: {f"d{j}": int(rng.integers(1, 3)) for j in rng.choice(30, 4, replace=False)}
+         for q in queries}
+    )  # fmt: skip
+    runs = []
+    for name, skill in (("A", 0.0), ("B", 0.04)):
+        scores = {}
+        for q in queries:
+            relevant = qrels.qrels[q]
+            scores[q] = {f"d{j}": float(rng.random() + (skill if f"d{j}" in relevant else 0.0))
+                         for j in range(30)}  # fmt: skip
+        runs.append(ranx.Run(scores, name=name))
+    report = ranx.compare(
+        qrels, runs, metrics=["ndcg@10"], stat_test="fisher", n_permutations=10_000,
+        random_seed=1, rounding_digits=12,
+    )  # fmt: skip
+    p_ranx = report.to_dict()["A"]["comparisons"]["B"]["ndcg@10"]
+    per_query = {
+        run.name: system_frame(np.array(ranx.evaluate(qrels, run, "ndcg@10", return_mean=False)))
+        for run in runs
+    }
+    ours = compare(per_query, baseline="A", n_permutations=10_000, n_resamples=100, seed=1)
+    row = ours.row(0, named=True)
+    assert row["randomization_method"] == "monte_carlo"
+    p_ours = row["p_value_randomization"]
+    assert 0.02 < p_ranx < 0.5  # an informative p-value, not 0 or 1
+    # two independent Monte Carlo estimates of the same p: their difference has this spread
+    spread = math.sqrt(2 * p_ranx * (1 - p_ranx) / 10_000)
+    assert abs(p_ours - p_ranx) < 4 * spread
+
+
+def test_groups_policies_and_counts() -> None:
+    a = system_frame(np.array([0.1, 0.2, 0.3, 0.4, float("nan")]))
+    b = system_frame(np.array([0.2, 0.2, 0.5, 0.4, float("nan")])).filter(pl.col("user") != 0)
+    c = system_frame(np.array([0.3, 0.3, 0.3, 0.3, float("nan")]))
+    systems = {"A": a, "B": b, "C": c}
+    out = compare(systems, baseline="A", n_resamples=50).select(
+        "system", "n_groups", "n_groups_union", "n_nan", "n_missing_baseline", "n_missing_system"
+    )
+    # user 0 is missing from B: dropped everywhere; user 4 is NaN everywhere: left out
+    assert out.rows() == [("B", 3, 5, 1, 0, 1), ("C", 3, 5, 1, 0, 0)]
+    zero = compare(systems, baseline="A", groups="zero", n_resamples=50)
+    assert zero["n_groups"].to_list() == [4, 4]
+    assert zero.filter(pl.col("system") == "B")["mean"][0] == pytest.approx(
+        (0 + 0.2 + 0.5 + 0.4) / 4
+    )
+    with pytest.raises(ValueError, match="systems \\['B'\\] lack a \\(group, metric, k\\)"):
+        compare(systems, baseline="A", groups="error")
+
+
+def test_rows_in_another_order_or_lazy_give_the_same_result() -> None:
+    rng = np.random.default_rng(26)
+    a, b = rng.random(40), rng.random(40)
+    frames = {"A": system_frame(a), "B": system_frame(b)}
+    aligned = compare(frames, n_resamples=100, n_permutations=500)
+    shuffled: dict[str, pl.DataFrame | pl.LazyFrame] = {
+        "A": frames["A"].reverse().lazy(),
+        "B": frames["B"].sample(fraction=1.0, seed=1),
+    }
+    joined = compare(shuffled, n_resamples=100, n_permutations=500)
+    columns = ["diff", "p_value_t", "p_value_wilcoxon", "baseline_mean", "mean", "wins"]
+    for name in columns:
+        assert joined[name][0] == pytest.approx(aligned[name][0], rel=1e-12)
+    repeated = {"A": pl.concat([frames["A"], frames["A"].head(1)]), "B": frames["B"]}
+    with pytest.raises(ValueError, match="more than one row for a \\(group, metric, k\\)"):
+        compare(repeated)
+
+
+def test_all_pairs_strata_null_k_and_one_group() -> None:
+    base = np.array([0.0, 0.5, 1.0, 0.5, 0.0, 1.0])
+    frames = {}
+    for name, shift in (("A", 0), ("B", 1), ("C", 2)):
+        values = np.roll(base, shift)
+        frames[name] = pl.concat([
+            system_frame(values, "precision", 5), system_frame(values, "r_precision", None)
+        ])  # fmt: skip
+    segments = pl.DataFrame({"user": range(6), "segment": ["solo"] + ["crowd"] * 5})
+    out = compare(frames, by="segment", attributes=segments, n_resamples=100)
+    assert out.height == 2 * 2 * 3  # strata × metric/k × pairs
+    assert out.select("baseline", "system").unique(maintain_order=True).rows() == [
+        ("A", "B"), ("A", "C"), ("B", "C")
+    ]  # fmt: skip
+    assert out["k"].null_count() == 6  # r_precision keeps its null k
+    solo = out.filter(pl.col("segment") == "solo")
+    assert solo["n_groups"].unique().to_list() == [1]
+    assert solo["ci_low"].null_count() == solo.height  # one group: no interval
+    for row in solo.iter_rows(named=True):  # nor a t-test, unless nothing differs (p = 1)
+        assert math.isnan(row["p_value_t"]) or (row["ties"] == 1 and row["p_value_t"] == 1)
+
+
+def test_identical_systems_and_corrections() -> None:
+    values = np.random.default_rng(27).random(30)
+    same = compare({"A": system_frame(values), "B": system_frame(values)}, n_resamples=50)
+    row = same.row(0, named=True)
+    assert (row["p_value_t"], row["p_value_randomization"], row["p_value_wilcoxon"]) == (1, 1, 1)
+    assert row["ties"] == 30
+    assert math.isnan(row["effect_size"])
+    p = np.array([0.01, 0.04, np.nan, 0.03, 0.5])
+    np.testing.assert_allclose(holm(p), [0.04, 0.09, np.nan, 0.09, 0.5])
+    np.testing.assert_allclose(
+        benjamini_hochberg(p)[[0, 1, 3, 4]], stats.false_discovery_control(p[[0, 1, 3, 4]])
+    )
+
+
+@pytest.mark.parametrize("correction", ["holm", "bh", None])
+@pytest.mark.parametrize("test", ["t", "randomization", "wilcoxon"])
+def test_p_adjusted_uses_the_chosen_test_across_all_rows(test: str, correction: str) -> None:
+    rng = np.random.default_rng(28)
+    frames = {
+        name: pl.concat([system_frame(rng.random(25) + shift, m, 10) for m in ("ndcg", "mrr")])
+        for name, shift in (("A", 0.0), ("B", 0.1), ("C", 0.3))
+    }
+    out = compare(frames, baseline="A", test=test, correction=correction, n_resamples=50)  # type: ignore[arg-type]
+    raw = out[{"t": "p_value_t", "randomization": "p_value_randomization",
+               "wilcoxon": "p_value_wilcoxon"}[test]].to_numpy()  # fmt: skip
+    expected = {"holm": holm, "bh": benjamini_hochberg, None: lambda p: p}[correction](raw)
+    np.testing.assert_allclose(out["p_adjusted"].to_numpy(), expected, rtol=1e-12)
+
+
+def test_argument_errors() -> None:
+    frame = system_frame(np.array([0.1, 0.2]))
+    with pytest.raises(ValueError, match="at least two systems"):
+        compare({"A": frame})
+    with pytest.raises(ValueError, match="baseline 'Z' is not one of"):
+        compare({"A": frame, "B": frame}, baseline="Z")
+    with pytest.raises(ValueError, match="groups must be one of"):
+        compare({"A": frame, "B": frame}, groups="union")  # type: ignore[arg-type]
+    other = frame.rename({"user": "query"})
+    with pytest.raises(ValueError, match="systems must share group keys"):
+        compare({"A": frame, "B": other})
+
+
+def test_through_evaluate() -> None:
+    rng = np.random.default_rng(29)
+    users, items = 40, 8
+    truth = pl.DataFrame({"user": np.arange(users), "item": rng.integers(0, items, users)})
+    results = {}
+    for name, noise in (("base", 3.0), ("better", 0.8)):
+        item = np.tile(np.arange(items), users)
+        user = np.repeat(np.arange(users), items)
+        target = truth["item"].to_numpy()[user]
+        score = (item == target) + noise * rng.random(users * items)
+        candidates = pl.DataFrame({"user": user, "item": item, "score": score})
+        results[name] = rk.evaluate(candidates, truth, k=[1, 5], group_by="user")
+    out = compare(results, baseline="base", n_resamples=200)
+    assert set(out["metric"]) >= {"precision", "ndcg", "r_precision"}
+    assert (out["n_groups"] == users).all()
+    better = out.filter(pl.col("metric") == "mrr", pl.col("k") == 5).row(0, named=True)
+    assert better["diff"] > 0
+    assert better["p_value_randomization"] < 0.05
+
+
+def test_a_stratum_with_no_groups_left() -> None:
+    a = system_frame(np.array([0.1, 0.2, 0.3, float("nan"), float("nan")]))
+    b = system_frame(np.array([0.3, 0.1, 0.4, float("nan"), float("nan")]))
+    segments = pl.DataFrame({"user": range(5), "segment": ["x", "x", "x", "empty", "empty"]})
+    out = compare({"A": a, "B": b}, by="segment", attributes=segments, n_resamples=50)
+    empty = out.filter(pl.col("segment") == "empty").row(0, named=True)
+    assert (empty["n_groups"], empty["n_nan"], empty["n_groups_union"]) == (0, 2, 2)
+    assert all(empty[c] is None for c in ("diff", "mean", "ci_low", "p_value_t"))
+    assert math.isnan(empty["p_adjusted"])  # no p-value: left out of the correction
+    assert out.filter(pl.col("segment") == "x")["n_groups"][0] == 3

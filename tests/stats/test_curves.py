@@ -1,0 +1,201 @@
+"""K-sensitivity curves (polars_rankk/curves.py)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_rankk as rk
+from polars_rankk.stats.curves import (
+    CURVE_COLUMNS,
+    curve_of_evaluations,
+    evaluate_systems,
+    for_systems,
+    k_curve,
+)
+from polars_rankk.stats.distributions import distribution
+
+
+def _data(
+    n_users: int = 60, seed: int = 1
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Two systems over the same users, graded truth, and a user attribute table."""
+    users = pl.DataFrame({"user": list(range(n_users))})
+    items = pl.DataFrame({"item": list(range(12))})
+    grid = users.join(items, how="cross").with_columns(
+        (((pl.col("user") * 7 + pl.col("item") * 13 + seed) % 17) / 17).alias("noise")
+    )
+    cand_a = grid.select("user", "item", pl.col("noise").alias("score"))
+    cand_b = grid.select("user", "item", (1 - pl.col("noise")).round(1).alias("score"))
+    truth = grid.filter(pl.col("noise") > 0.75).select(
+        "user", "item", (pl.col("item") % 3 + 1).alias("relevance")
+    )
+    attributes = users.with_columns(
+        pl.when(pl.col("user") < n_users // 3)
+        .then(pl.lit("light"))
+        .otherwise(pl.lit("heavy"))
+        .cast(pl.Enum(["light", "heavy"]))
+        .alias("activity")
+    )
+    return cand_a, cand_b, truth, attributes
+
+
+def test_curve_matches_evaluate_summary_exactly() -> None:
+    cand_a, cand_b, truth, _ = _data()
+    curve = k_curve({"A": cand_a, "B": cand_b}, truth, k_max=8, group_by="user", ci=False)
+    assert curve.columns == list(CURVE_COLUMNS)
+    assert curve.get_column("system").unique(maintain_order=True).to_list() == ["A", "B"]
+    assert curve.get_column("k").unique().sort().to_list() == list(range(1, 9))
+    assert "r_precision" not in curve.get_column("metric").to_list()
+    for name, cand in {"A": cand_a, "B": cand_b}.items():
+        summary = (
+            rk.evaluate(cand, truth, k=range(1, 9), group_by="user")
+            .summary()
+            .filter(pl.col("k").is_not_null())
+            .select("metric", "k", "value", "n_groups")
+        )
+        mine = curve.filter(pl.col("system") == name).select("metric", "k", "value", "n_groups")
+        assert_frame_equal(mine, summary, check_exact=True)
+
+
+def test_curve_intervals_are_reproducible_and_bracket_the_mean() -> None:
+    cand_a, cand_b, truth, _ = _data()
+    kwargs = {"k_max": 5, "metrics": ["recall", "ndcg"], "group_by": "user", "n_resamples": 200}
+    first = k_curve({"A": cand_a, "B": cand_b}, truth, seed=3, **kwargs)  # type: ignore[arg-type]
+    again = k_curve({"A": cand_a, "B": cand_b}, truth, seed=3, **kwargs)  # type: ignore[arg-type]
+    assert_frame_equal(first, again)
+    assert first.select(
+        ((pl.col("ci_low") <= pl.col("value")) & (pl.col("value") <= pl.col("ci_high"))).all()
+    ).item()
+    # the interval is rk.bootstrap's for the same per-group values
+    res = rk.evaluate(cand_a, truth, k=range(1, 6), metrics=["recall", "ndcg"], group_by="user")
+    from polars_rankk.stats.resampling import bootstrap
+
+    expected = bootstrap(res, n_resamples=200, seed=3).select("metric", "k", "ci_low", "ci_high")
+    mine = first.filter(pl.col("system") == "A").select("metric", "k", "ci_low", "ci_high")
+    assert_frame_equal(mine, expected)
+
+
+def test_strata_from_attributes_and_from_group_keys() -> None:
+    cand_a, _, truth, attributes = _data()
+    curve = k_curve(
+        {"A": cand_a},
+        truth,
+        k_max=3,
+        metrics="hit_rate",
+        group_by="user",
+        by="activity",
+        attributes=attributes,
+        ci=False,
+    )
+    assert curve.columns == [
+        "system",
+        "activity",
+        "metric",
+        "k",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_groups",
+    ]
+    assert curve.get_column("activity").unique(maintain_order=True).to_list() == ["light", "heavy"]
+    total = curve.group_by("k").agg(pl.col("n_groups").sum()).sort("k")
+    overall = k_curve({"A": cand_a}, truth, k_max=3, metrics="hit_rate", group_by="user", ci=False)
+    assert total.get_column("n_groups").to_list() == overall.get_column("n_groups").to_list()
+    # a group key can be the stratum
+    with_key = cand_a.join(attributes, on="user")
+    truth_key = truth.join(attributes, on="user")
+    by_key = k_curve(
+        {"A": with_key},
+        truth_key,
+        k_max=3,
+        metrics="hit_rate",
+        group_by=["user", "activity"],
+        by="activity",
+        ci=False,
+    )
+    # (evaluate gives Enum keys back as String, so compare in one order)
+    assert_frame_equal(
+        by_key.sort("activity", "k"),
+        curve.with_columns(pl.col("activity").cast(pl.String)).sort("activity", "k"),
+    )
+
+
+def test_system_column_split_and_evaluations_as_input() -> None:
+    cand_a, cand_b, truth, _ = _data()
+    both = pl.concat(
+        [cand_a.with_columns(model=pl.lit("A")), cand_b.with_columns(model=pl.lit("B"))]
+    )
+    split = k_curve(both, truth, k_max=4, group_by="user", system="model", ci=False)
+    mapping = k_curve({"A": cand_a, "B": cand_b}, truth, k_max=4, group_by="user", ci=False)
+    assert_frame_equal(split, mapping)
+    evaluations = evaluate_systems({"A": cand_a, "B": cand_b}, truth, k=[2, 4], group_by="user")
+    from_evaluations = curve_of_evaluations(evaluations, ci=False)
+    assert from_evaluations.get_column("k").unique().sort().to_list() == [2, 4]
+    assert_frame_equal(
+        from_evaluations, mapping.filter(pl.col("k").is_in([2, 4])), check_exact=True
+    )
+    single = k_curve(cand_a, truth, k_max=2, group_by="user", ci=False)
+    assert single.get_column("system").unique().to_list() == ["system"]
+
+
+def test_lazy_inputs_give_the_same_curve() -> None:
+    cand_a, _, truth, attributes = _data()
+    eager = k_curve(
+        {"A": cand_a},
+        truth,
+        k_max=4,
+        group_by="user",
+        by="activity",
+        attributes=attributes,
+        ci=False,
+    )
+    lazy = k_curve(
+        {"A": cand_a.lazy()},
+        truth.lazy(),
+        k_max=4,
+        group_by="user",
+        by="activity",
+        attributes=attributes.lazy(),
+        ci=False,
+    )
+    assert_frame_equal(lazy, eager, check_exact=True)
+
+
+def test_for_systems_stacks_with_a_system_column() -> None:
+    cand_a, cand_b, truth, _ = _data()
+    evaluations = evaluate_systems({"A": cand_a, "B": cand_b}, truth, k=5, group_by="user")
+    table = for_systems(evaluations, distribution, quantiles=[0.5])
+    assert table.columns[0] == "system"
+    assert table.get_column("system").unique(maintain_order=True).to_list() == ["A", "B"]
+    with pytest.raises(ValueError, match="already has a 'system' column"):
+        for_systems({"A": table}, lambda frame: frame)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"k_max": 0}, ValueError, "k_max must be a positive integer"),
+        ({"metrics": ["r_precision"]}, ValueError, "r_precision has no K"),
+        ({"by": "metric"}, ValueError, "stratum columns cannot be named"),
+        ({"group_by": None}, ValueError, "group_by is required"),
+    ],
+)
+def test_errors(kwargs: dict, error: type[Exception], match: str) -> None:  # type: ignore[type-arg]
+    cand_a, _, truth, _ = _data(n_users=6)
+    options = {"k_max": 3, "group_by": "user", "ci": False, **kwargs}
+    with pytest.raises(error, match=match):
+        k_curve({"A": cand_a}, truth, **options)
+
+
+def test_bad_systems() -> None:
+    cand_a, _, truth, _ = _data(n_users=6)
+    with pytest.raises(ValueError, match="systems is empty"):
+        k_curve({}, truth, group_by="user")
+    with pytest.raises(TypeError, match="system names must be non-empty strings"):
+        k_curve({1: cand_a}, truth, group_by="user")  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="must be a Polars frame"):
+        k_curve({"A": [1, 2]}, truth, group_by="user")  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="is not a column"):
+        k_curve(cand_a, truth, group_by="user", system="model")

@@ -1,0 +1,242 @@
+"""The leakage audit (polars_rankk/audit.py): each kind of leak, planted by hand, is found —
+exactly those rows, no others."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polars_rankk.time.leakage import CHECKS, audit
+from polars_rankk.time.splits import split_by_time, split_last_n
+
+T0 = datetime(2024, 3, 1)
+CUTOFF = T0 + timedelta(days=10)
+
+
+def _at(day: int) -> datetime:
+    return T0 + timedelta(days=day)
+
+
+def _tables() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """A history, a truth and candidates with one planted leak of every kind."""
+    history = pl.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3],
+            "item": [11, 12, 21, 22, 31],
+            "timestamp": [_at(1), _at(2), _at(3), _at(10), _at(4)],  # (2, 22): at the cutoff
+        }
+    )
+    truth = pl.DataFrame(
+        {
+            "user": [1, 1, 2, 3, 3, 5],
+            "item": [11, 13, 23, 32, 33, 51],  # (1, 11) was in the history
+            "relevance": [1, 2, 1, 0, 1, 3],  # (3, 32) is not relevant
+            "timestamp": [_at(11), _at(12), _at(11), _at(12), _at(9), _at(13)],  # (3, 33): early
+        }
+    )
+    candidates = pl.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3, 5],
+            "item": [13, 14, 23, 24, 34, 51],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+            # (1, 14) from features at the cutoff; (3, 34) from later ones.
+            "feature_ts": [_at(9), _at(10), _at(5), _at(8), _at(15), _at(1)],
+        }
+    )
+    return history, truth, candidates
+
+
+def _keys(frame: pl.LazyFrame, columns: tuple[str, ...] = ("user", "item")) -> set[tuple]:
+    return set(frame.collect().select(columns).iter_rows())
+
+
+def test_each_leak_is_found_exactly() -> None:
+    history, truth, candidates = _tables()
+    report = audit(
+        candidates.lazy(),
+        history=history,
+        truth=truth.lazy(),
+        cutoff=CUTOFF,
+        feature_time="feature_ts",
+    )
+    assert report.summary["check"].to_list() == list(CHECKS)
+    assert _keys(report.flagged["candidates_after_cutoff"]) == {(1, 14), (3, 34)}
+    assert _keys(report.flagged["history_after_cutoff"]) == {(2, 22)}
+    assert _keys(report.flagged["truth_before_cutoff"]) == {(3, 33)}
+    assert _keys(report.flagged["truth_in_history"]) == {(1, 11)}
+    assert _keys(report.flagged["cold_start_users"], ("user",)) == {(5,)}
+    # Relevant truth (grade >= 1) outside the candidates: (1, 11) and (3, 33).
+    assert _keys(report.flagged["truth_outside_pool"]) == {(1, 11), (3, 33)}
+    counts = dict(report.summary.select("check", "count").iter_rows())
+    totals = dict(report.summary.select("check", "total").iter_rows())
+    assert counts == {
+        "candidates_after_cutoff": 2,
+        "history_after_cutoff": 1,
+        "truth_before_cutoff": 1,
+        "truth_in_history": 1,
+        "cold_start_users": 1,
+        "truth_outside_pool": 2,
+    }
+    assert totals == {
+        "candidates_after_cutoff": 6,
+        "history_after_cutoff": 5,
+        "truth_before_cutoff": 6,
+        "truth_in_history": 6,
+        "cold_start_users": 4,
+        "truth_outside_pool": 5,
+    }
+    assert report.failed == [
+        "candidates_after_cutoff",
+        "history_after_cutoff",
+        "truth_before_cutoff",
+        "truth_in_history",
+    ]
+    assert not report.passed
+    # Users 1: 1 of 2 pooled; 2: 1 of 1; 3: 0 of 1; 5: 1 of 1.
+    assert report.recall_ceiling == pytest.approx((0.5 + 1 + 0 + 1) / 4)
+    example = report.examples["truth_in_history"].row(0, named=True)
+    assert example["last_seen_in_history"] == _at(1)
+    assert report.examples["candidates_after_cutoff"]["cutoff"].to_list() == [CUTOFF, CUTOFF]
+
+
+def test_strict_mode_names_every_failed_check_with_an_example() -> None:
+    history, truth, candidates = _tables()
+    with pytest.raises(ValueError, match="failed 4 check") as caught:
+        audit(
+            candidates,
+            history=history,
+            truth=truth,
+            cutoff=CUTOFF,
+            feature_time=["feature_ts"],
+            strict=True,
+        )
+    message = str(caught.value)
+    for check in ("candidates_after_cutoff", "history_after_cutoff", "truth_before_cutoff"):
+        assert f"- {check}:" in message
+    assert "'item': 22" in message  # the example row of history_after_cutoff
+    assert "cold_start_users" not in message
+
+
+def test_per_user_cutoffs() -> None:
+    history, truth, candidates = _tables()
+    cutoffs = pl.DataFrame({"user": [1, 2, 3], "cutoff": [_at(12), _at(11), _at(9)]})
+    report = audit(
+        candidates,
+        history=history,
+        truth=truth,
+        cutoff=cutoffs,
+        feature_time="feature_ts",
+    )
+    assert _keys(report.flagged["candidates_after_cutoff"]) == {(3, 34)}
+    assert _keys(report.flagged["history_after_cutoff"]) == set()
+    # User 1's (1, 11) at day 11 is now before its cutoff (day 12); user 5 has no cutoff.
+    assert _keys(report.flagged["truth_before_cutoff"]) == {(1, 11)}
+
+
+def test_options_turn_checks_informational_or_failing() -> None:
+    history, truth, candidates = _tables()
+    clean_truth = truth.filter(pl.col("item") != 33)
+    report = audit(
+        candidates.filter(pl.col("feature_ts") < CUTOFF),
+        history=history.filter(pl.col("timestamp") < CUTOFF),
+        truth=clean_truth,
+        cutoff=CUTOFF,
+        feature_time="feature_ts",
+        allow_repeats=True,
+    )
+    assert report.passed
+    kinds = dict(report.summary.select("check", "kind").iter_rows())
+    assert kinds["truth_in_history"] == "protocol"
+    strict = audit(
+        candidates,
+        history=history,
+        truth=clean_truth,
+        allow_repeats=True,
+        allow_cold_start=False,
+        min_coverage=0.9,
+    )
+    assert strict.failed == ["cold_start_users", "truth_outside_pool"]
+    lenient = audit(candidates, truth=clean_truth, min_coverage=0.5)
+    assert lenient.passed  # 3 of 4 relevant rows pooled
+
+
+def test_skipped_checks_say_why() -> None:
+    history, truth, _ = _tables()
+    report = audit(history=history.drop("timestamp"), truth=truth)
+    rows = {row["check"]: row for row in report.summary.iter_rows(named=True)}
+    assert rows["candidates_after_cutoff"]["description"].startswith("skipped")
+    assert (
+        rows["history_after_cutoff"]["description"] == "skipped: history has no 'timestamp' column"
+    )
+    assert rows["truth_before_cutoff"]["description"] == "skipped: no cutoff given"
+    assert rows["truth_outside_pool"]["count"] is None
+    assert rows["truth_in_history"]["count"] == 1
+    assert report.recall_ceiling is None
+    assert "truth_in_history" in repr(report)
+    with pytest.raises(ValueError, match="needs a candidates table"):
+        audit(history=history, feature_time="feature_ts")
+    with pytest.raises(ValueError, match="has no column 'feature_ts'"):
+        audit(history, feature_time="feature_ts")
+
+
+def test_cutoff_types_are_checked() -> None:
+    history, _, candidates = _tables()
+    with pytest.raises(TypeError, match="cannot be compared"):
+        audit(candidates, history=history, cutoff=10)
+    with pytest.raises(TypeError, match="must share one dtype"):
+        audit(
+            candidates.with_columns(pl.lit(3).alias("other")),
+            cutoff=CUTOFF,
+            feature_time=["feature_ts", "other"],
+        )
+
+
+def test_a_split_audits_clean_and_its_truth_carries_the_cutoff() -> None:
+    history, truth, _ = _tables()
+    log = pl.concat(
+        [
+            history.with_columns(pl.lit(1).alias("value")),
+            truth.select("user", "item", "timestamp", pl.col("relevance").alias("value")),
+        ],
+        how="vertical_relaxed",
+    )
+    split = split_last_n(log, 1, value="value")
+    candidates = pl.DataFrame({"user": [1, 2], "item": [13, 23], "score": [1.0, 1.0]})
+    report = split.audit(candidates)
+    counts = dict(report.summary.select("check", "count").iter_rows())
+    assert counts["history_after_cutoff"] == 0
+    assert counts["truth_before_cutoff"] == 0
+    # Without an explicit cutoff the audit reads the truth's own `cutoff` column.
+    implied = audit(history=split.history, truth=split.truth)
+    assert implied.summary.filter(pl.col("check") == "truth_before_cutoff")["count"].item() == 0
+
+
+logs = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4), st.integers(0, 10)), max_size=30)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=logs, cutoff=st.integers(0, 11))
+def test_splits_never_leak_and_repeats_match_reference(
+    rows: list[tuple[int, int, int]], cutoff: int
+) -> None:
+    log = pl.DataFrame(
+        {
+            "user": [r[0] for r in rows],
+            "item": [r[1] for r in rows],
+            "timestamp": [r[2] for r in rows],
+        },
+        schema={"user": pl.Int64, "item": pl.Int64, "timestamp": pl.Int64},
+    )
+    split = split_by_time(log, cutoff)
+    report = split.audit()
+    counts = dict(report.summary.select("check", "count").iter_rows())
+    assert counts["history_after_cutoff"] == 0
+    assert counts["truth_before_cutoff"] == 0
+    seen = {(u, i) for u, i, t in rows if t < cutoff}
+    truth = {(u, i) for u, i, t in rows if t >= cutoff}
+    assert counts["truth_in_history"] == len(truth & seen)
+    assert counts["cold_start_users"] == len({u for u, _ in truth} - {u for u, _ in seen})
