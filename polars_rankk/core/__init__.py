@@ -19,34 +19,45 @@ from polars_rankk.core.expressions import (
     recall_at_k,
 )
 from polars_rankk.core.inputs import (
-    METRICS,
     align_ids,
     check_numeric,
+    check_one_row_per_group,
     example_row,
-    metric_rank,
+    normalize_k,
     normalize_keys,
     normalize_ks,
     require_columns,
     to_lazy,
 )
-from polars_rankk.core.metrics import METRIC_DEFINITIONS
 from polars_rankk.core.policy import POLICY_HELP, Policy
+from polars_rankk.core.registry import (
+    METRIC_DEFINITIONS,
+    METRICS,
+    MICRO_METRICS,
+    REGISTRY,
+    Metric,
+    metric_rank,
+)
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
 
 __all__ = [
     "METRICS",
     "METRIC_DEFINITIONS",
+    "MICRO_METRICS",
     "POLICY_HELP",
+    "REGISTRY",
     "Diagnostics",
     "EngineType",
     "Evaluation",
     "FrameLike",
     "IntoExprColumn",
+    "Metric",
     "MetricName",
     "Policy",
     "align_ids",
     "average_precision_at_k",
     "check_numeric",
+    "check_one_row_per_group",
     "evaluate",
     "example_row",
     "f1_at_k",
@@ -55,6 +66,7 @@ __all__ = [
     "metric_rank",
     "mrr_at_k",
     "ndcg_at_k",
+    "normalize_k",
     "normalize_keys",
     "normalize_ks",
     "order_metrics",

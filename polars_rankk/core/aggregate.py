@@ -11,9 +11,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.inputs import Spec, metric_rank
-from polars_rankk.core.metrics import precision_denominator
-from polars_rankk.core.prepare import (
+from polars_rankk.core.columns import (
     FIRST_HIT,
     HITS,
     HITS_AT_R,
@@ -21,10 +19,10 @@ from polars_rankk.core.prepare import (
     N_RELEVANT,
     stat_column,
 )
+from polars_rankk.core.inputs import Spec, align_ids, check_one_row_per_group, require_columns
+from polars_rankk.core.metrics import precision_denominator
+from polars_rankk.core.registry import MICRO_METRICS, metric_rank
 from polars_rankk.core.types import FrameLike
-
-#: Metrics that are ratios of counts, and so have a micro average.
-MICRO_METRICS = ("precision", "recall", "f1", "hit_rate", "r_precision")
 
 
 def _collect(frame: FrameLike) -> pl.DataFrame:
@@ -90,12 +88,26 @@ def macro(per_group: FrameLike) -> pl.DataFrame:
 
 
 def weighted_query(
-    per_group: FrameLike, weights: FrameLike, keys: list[str], weight: str
+    per_group: FrameLike,
+    weights: FrameLike,
+    keys: list[str],
+    weight: str,
+    table: str = "weights",
+    check: bool = True,
 ) -> pl.LazyFrame:
-    """Per-group values with their weight: metric, k, value, _weight (NaN values left out)."""
+    """Per-group values with their weight: metric, k, value, _weight (NaN values left out).
+
+    ``weights`` (called ``table`` in errors) must have one row per group — checked unless
+    ``check`` is False, for the evaluation's own groups table — and its key dtypes are
+    aligned with the per-group keys as `evaluate` aligns ids (Categorical keys -> String).
+    """
+    require_columns(weights.lazy(), table, dict.fromkeys(keys, "a group key"))
+    lookup = weights.lazy().select([*keys, weight])
+    if check:
+        check_one_row_per_group(lookup, keys, table)
+    values, lookup = align_ids(per_group.lazy(), lookup, keys, names=("the evaluation", table))
     return (
-        per_group.lazy()
-        .join(weights.lazy().select([*keys, weight]), on=keys, how="left")
+        values.join(lookup, on=keys, how="left")
         .filter(~pl.col("value").is_nan())
         .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
     )
@@ -129,14 +141,23 @@ def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
     return order_metrics(summary)
 
 
-def check_micro(metrics: list[str]) -> None:
-    """Raise unless every metric has a micro average."""
+def check_micro(metrics: Sequence[str], evaluated: Sequence[str] = ()) -> None:
+    """Raise unless there is at least one metric and every one has a micro average.
+
+    ``evaluated`` (the evaluation's metrics) only words the error when ``metrics`` is empty.
+    """
+    defined = f"micro averaging is a ratio of summed counts, defined for {', '.join(MICRO_METRICS)}"
     not_micro = [name for name in metrics if name not in MICRO_METRICS]
     if not_micro:
+        what = "is not a ratio of counts" if len(not_micro) == 1 else "are not ratios of counts"
         raise ValueError(
-            f"micro averaging is a ratio of summed counts, defined for "
-            f"{', '.join(MICRO_METRICS)}; {', '.join(not_micro)} is not a ratio of counts — "
-            f"use average='macro' or 'weighted', or pass metrics=[...] to summary()"
+            f"{defined}; {', '.join(not_micro)} {what} — use average='macro' or 'weighted', "
+            f"or leave {'it' if len(not_micro) == 1 else 'them'} out of metrics=[...]"
+        )
+    if not metrics:
+        raise ValueError(
+            f"{defined}; none of the evaluated metrics ({', '.join(evaluated) or 'none'}) is — "
+            f"use average='macro' or 'weighted'"
         )
 
 

@@ -9,16 +9,12 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankk.core import aggregate
-from polars_rankk.core.inputs import Spec, check_inputs, metric_rank
-from polars_rankk.core.metrics import K_METRIC_BUILDERS, r_precision
+from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.metrics import finished
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.prepare import (
-    HAS_CANDIDATES,
-    N_CANDIDATES,
-    N_RELEVANT,
-    Prepared,
-    prepare,
-)
+from polars_rankk.core.prepare import Prepared, prepare
+from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import Average, FrameLike, MetricName
 
 if TYPE_CHECKING:
@@ -86,14 +82,19 @@ class Evaluation:
         ----------
         average
             ``"macro"`` (the mean of per-group values), ``"micro"`` (ratio of summed counts;
-            precision, recall, f1, hit_rate and r_precision only) or ``"weighted"``.
+            precision, recall, f1, hit_rate and r_precision only: ndcg, average_precision
+            and mrr have no micro form) or ``"weighted"``.
         weight
             For ``"weighted"``: a column of `weights`, or of `groups` (``n_candidates``,
             ``n_relevant``) when `weights` is None.
         weights
-            A table keyed by the group keys that holds `weight`.
+            A table keyed by the group keys that holds `weight`, one row per group (a
+            repeated group raises a ValueError). Categorical or Enum keys are matched to the
+            evaluation's String keys, as `evaluate` aligns ids.
         metrics
-            Restrict to these metrics (for micro: default the count-based ones evaluated).
+            Restrict to these metrics. For ``"micro"`` the default is the evaluated metrics
+            that have a micro form; naming one without (ndcg, average_precision, mrr) raises
+            a ValueError that names it, as does an evaluation with none of them.
 
         Returns
         -------
@@ -135,9 +136,11 @@ class Evaluation:
                     f"{'the groups table' if weights is None else 'weights'}; "
                     f"its columns are {list(table.lazy().collect_schema())}"
                 )
-            query = aggregate.weighted_query(per_group, table, self.group_keys, weight)
+            query = aggregate.weighted_query(
+                per_group, table, self.group_keys, weight, check=weights is not None
+            )
         elif average == "micro":
-            aggregate.check_micro(chosen)
+            aggregate.check_micro(chosen, self.metrics)
             query = aggregate.micro_query(self._kept_groups_wide, self._spec)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
@@ -155,9 +158,11 @@ class Evaluation:
     def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
         if metrics is None:
             if average == "micro":
-                return [m for m in self.metrics if m in aggregate.MICRO_METRICS]
+                return [m for m in self.metrics if m in MICRO_METRICS]
             return list(self.metrics)
-        chosen = list(metrics)
+        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+        if not chosen:
+            raise ValueError(f"metrics is empty; evaluated: {self.metrics}")
         missing = [m for m in chosen if m not in self.metrics]
         if missing:
             raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
@@ -247,14 +252,130 @@ class Evaluation:
         wide = self._wide_metrics.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
         return wide if self.is_lazy else wide.collect()
 
-    def __repr__(self) -> str:
-        head = (
-            f"Evaluation(group_by={self.group_keys}, k={self.ks}, metrics={self.metrics},\n"
-            f"           policy={self.policy})"
+    def collect(self, engine: EngineType = "auto") -> Evaluation:
+        """An eager copy of a lazy evaluation, run once for all its views.
+
+        ``per_group``, ``groups`` and the tables behind ``summary()`` and ``wide()`` come from
+        one ``pl.collect_all``, so the pipeline (ranking, joins, cumulated sums) runs once.
+        An eager evaluation returns itself.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.LazyFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.LazyFrame({"q": [1], "item": [2]}), k=2,
+        ...                   metrics="precision", group_by="q").collect()
+        >>> res.is_lazy, res.summary()["value"].to_list()
+        (False, [0.5])
+        """
+        if not self.is_lazy:
+            return self
+        from dataclasses import replace
+
+        spec = self._spec
+        per_group, groups, kept, all_groups, wide = pl.collect_all(
+            [
+                self.per_group.lazy(),
+                self.groups.lazy(),
+                self._kept_groups_wide.lazy(),
+                self._all_groups.lazy(),
+                self._wide_metrics.lazy(),
+            ],
+            engine=engine,
         )
-        if self.is_lazy:
-            return head + "\n(lazy: call .summary() or collect .per_group)"
-        return f"{head}\n{self.summary().select('metric', 'k', 'value', 'n_groups')}"
+        return Evaluation(
+            replace(spec, is_lazy=False),
+            self._prepared,
+            _sorted(per_group, self.group_keys),
+            groups.sort(self.group_keys),
+            kept,
+            all_groups,
+            wide,
+        )
+
+    def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
+
+        Returns ``(graded, ideal)``: ``graded`` holds one row per candidate with a positive
+        grade at rank <= max K (group keys, ``rank``, ``grade``); ``ideal`` one row per judged
+        truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
+        ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
+        more than these rows (``ties="expected"``, or an ``n_relevant`` column). Rows of
+        groups the policy dropped are included: join with ``groups`` to leave them out.
+        """
+        from polars_rankk.core.columns import GRADE, RANK
+        from polars_rankk.core.ranking import gain_of
+
+        spec = self._spec
+        if spec.policy.ties == "expected" or spec.n_relevant is not None:
+            return None
+        keys = list(spec.keys)
+        ranked = self._prepared.ranked.filter(pl.col(RANK) <= spec.k_max)
+        truth = self._prepared.truth
+        if spec.policy.pool == "restrict" and spec.truth is not None:
+            pool = self._prepared.ranked.select(*keys, spec.item).unique()
+            truth = truth.join(pool, on=[*keys, spec.item], how="semi")
+        positive = truth.filter(pl.col(GRADE) > 0)
+        if GRADE not in ranked.collect_schema():
+            ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
+        graded = ranked.filter(pl.col(GRADE) > 0).select(
+            *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
+        )
+        gain = gain_of(pl.col(GRADE), spec.policy)
+        ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
+        ideal = truth.select(*keys, gain.alias("gain"), ideal_rank.alias("rank")).filter(
+            (pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max)
+        )
+        return graded, ideal
+
+    def __repr__(self) -> str:
+        """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
+        from polars_rankk.core.display import evaluation_text
+
+        return evaluation_text(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook display: `__repr__` as an HTML table."""
+        from polars_rankk.core.display import evaluation_html
+
+        return evaluation_html(self)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The macro summary as a Markdown table: one row per metric, one column per K.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["precision", "hit_rate"], group_by="q")
+        >>> print(res.to_markdown(digits=2))
+        | metric | @1 | @2 |
+        |:---|---:|---:|
+        | precision | 0.00 | 0.50 |
+        | hit_rate | 0.00 | 1.00 |
+        """
+        from polars_rankk.core.display import summary_grid, to_markdown
+
+        return to_markdown(summary_grid(self.summary()), digits)
+
+    def to_latex(
+        self, digits: int = 4, caption: str | None = None, label: str | None = None
+    ) -> str:
+        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=2, metrics="hit_rate", group_by="q")
+        >>> print(res.to_latex(digits=2).splitlines()[4])
+        metric & @2 \\\\
+        """
+        from polars_rankk.core.display import summary_grid, to_latex
+
+        return to_latex(summary_grid(self.summary()), digits, caption, label)
 
 
 def dropped_table(ks: Sequence[int], counts: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
@@ -309,6 +430,7 @@ def evaluate(
     policy: Policy | None = None,
     engine: EngineType = "auto",
     check_values: bool = True,
+    rank: str | None = None,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
@@ -342,6 +464,9 @@ def evaluate(
     check_values
         Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
         off only for inputs already validated.
+    rank
+        A rank column (1 = best, lower ranks first) to rank by instead of `score`, e.g. a
+        logged position. Ties in it are broken by the policy, as for scores.
 
     Returns
     -------
@@ -386,6 +511,7 @@ def evaluate(
         n_relevant=n_relevant,
         policy=policy,
         check_values=check_values,
+        rank=rank,
     )
     clashes = [key for key in spec.keys if key in RESERVED]
     if clashes:
@@ -427,22 +553,8 @@ def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     full columns (see `metrics.cutoff`).
     """
     policy = spec.policy
-    nan_if_empty = policy.empty_truth == "nan"
-
-    def finished(expression: pl.Expr, k: int | None) -> pl.Expr:
-        if nan_if_empty:
-            expression = pl.when(pl.col(N_RELEVANT) == 0).then(float("nan")).otherwise(expression)
-        if policy.short_lists == "skip" and k is not None:
-            expression = pl.when(pl.col(N_CANDIDATES) >= k).then(expression)
-        return expression.cast(pl.Float64)
-
-    def value(name: str, k: int | None) -> pl.Expr:
-        if k is None:
-            return r_precision(policy)
-        return K_METRIC_BUILDERS[name](policy, k)
-
     columns = [
-        finished(value(name, k), k).alias(metric_column(name, k))
+        finished(REGISTRY[name].value(policy, k), policy, k).alias(metric_column(name, k))
         for name, k in _metric_cutoffs(spec)
     ]
     return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)
@@ -450,7 +562,7 @@ def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
 
 def _metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
     return [
-        (name, k) for name in spec.metrics for k in ([None] if name == "r_precision" else spec.ks)
+        (name, k) for name in spec.metrics for k in (spec.ks if REGISTRY[name].has_k else [None])
     ]
 
 

@@ -1,25 +1,38 @@
 """Metric expressions for pre-labelled rows, inside ``group_by().agg()`` or ``.over()``.
 
 Each function returns a ``pl.Expr`` computing one metric of one group's rows: ``relevance``
-(a grade per row), ranked by ``by`` (higher first) with ties broken as `Policy.ties` says.
-R_g is the number of relevant rows of the group (or an ``n_relevant`` expression), and the
-ideal DCG is built from the group's own grades — the same numbers `evaluate` gives for
-pre-labelled candidates without a truth table. Rows are taken as given: de-duplicate first
-(or use `evaluate`, which applies `Policy.duplicates`).
+(a grade per row), ranked by ``by`` (a score, higher first) or ``rank`` (a rank, lower first).
+The group is ranked by the same code as `evaluate` (`polars_rankk.core.ranking`) under the same
+`Policy` — invalid scores, de-duplication of repeated ``item`` ids, every tie policy including
+``"expected"``, R_g (with ``n_relevant``) and the ideal DCG — and the metric is the registry's
+formula, so the same rows give exactly the numbers `evaluate` gives for pre-labelled candidates
+without a truth table.
 
-These expressions sort inside each group, so Polars runs them on its in-memory engine; for
-very large tables use `evaluate`, whose pipeline stays streaming.
+A group `evaluate` would leave out comes out null: no relevant item under
+``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. An expression
+cannot raise in the middle of a query, so where `evaluate` raises — an invalid score under
+``invalid_scores="error"``, a repeated item under ``duplicates="error"`` — the group's value is
+null too; `rk.evaluate` reports those rows.
+
+On joined candidate and truth tables, label the rows with `rk.label` first: R_g must count the
+relevant items the candidates missed, which only the truth table knows.
+
+These expressions rank inside each group, so Polars runs them on its in-memory engine; for very
+large tables use `evaluate`, whose pipeline streams.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rankk.core import ranking
+from polars_rankk.core.columns import HITS, IDEAL_DCG
+from polars_rankk.core.inputs import normalize_ks
+from polars_rankk.core.metrics import GroupStats, finished
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.prepare import gain_of
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
@@ -33,6 +46,9 @@ __all__ = [
     "recall_at_k",
 ]
 
+#: The whole group: the expression is evaluated per group by ``agg`` or ``over``.
+_GROUP: list[pl.Expr] = [pl.lit(0)]
+
 
 def _expr(value: IntoExprColumn) -> pl.Expr:
     if isinstance(value, pl.Expr):
@@ -45,189 +61,180 @@ def _expr(value: IntoExprColumn) -> pl.Expr:
 
 
 def _check_k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"k must be an int >= 1; got {k!r}")
-    return k
+    try:
+        (value,) = normalize_ks(k)
+    except (TypeError, ValueError):
+        raise ValueError(f"k must be an int >= 1; got {k!r}") from None
+    return value
 
 
-def _ranked_grades(
-    relevance: IntoExprColumn, by: IntoExprColumn, item: IntoExprColumn | None, policy: Policy
-) -> pl.Expr:
-    """The group's grades in rank order (score descending, ties per the policy)."""
-    grade = _expr(relevance).cast(pl.Float64)
-    score = _expr(by).cast(pl.Float64) + 0.0
-    ties = policy.ties
-    if ties == "expected":
-        raise ValueError("ties='expected' is not available in the expression API; use rk.evaluate")
-    if ties in ("trec_eval", "item_asc") and item is None:
+@dataclass(frozen=True)
+class _Inputs:
+    """One group's rows as the user gave them."""
+
+    grade: pl.Expr
+    score: pl.Expr
+    item: pl.Expr | None
+    n_relevant: pl.Expr | None
+    policy: Policy
+
+
+def _inputs(
+    relevance: IntoExprColumn,
+    by: IntoExprColumn | None,
+    rank: IntoExprColumn | None,
+    item: IntoExprColumn | None,
+    n_relevant: IntoExprColumn | None,
+    policy: Policy | None,
+) -> _Inputs:
+    policy = Policy() if policy is None else policy
+    if (by is None) == (rank is None):
         raise ValueError(
-            f"ties={ties!r} breaks ties by item id: pass item=<column>, "
+            "give the ranking as by=<score column> (higher first) or rank=<rank column> "
+            "(lower first), exactly one of them"
+        )
+    if policy.ties in ("trec_eval", "item_asc") and item is None:
+        raise ValueError(
+            f"ties={policy.ties!r} breaks ties by item id: pass item=<column>, "
             f"or use Policy(ties='input_order')"
         )
-    if ties == "trec_eval":
-        assert item is not None
-        keys, descending = [score, _expr(item).cast(pl.String)], [True, True]
-    elif ties == "item_asc":
-        assert item is not None
-        keys, descending = [score, _expr(item)], [True, False]
-    elif ties == "pessimistic":
-        keys, descending = [score, grade], [True, False]
-    elif ties == "optimistic":
-        keys, descending = [score, grade], [True, True]
-    else:  # input_order
-        keys, descending = [score], [True]
-    return grade.sort_by(keys, descending=descending, maintain_order=True)
-
-
-def _relevant(grade: pl.Expr, policy: Policy) -> pl.Expr:
-    return (grade >= policy.relevance_threshold).cast(pl.Int64)
-
-
-def _discounted_sum(gains: pl.Expr) -> pl.Expr:
-    """Σ gain_i / log2(i + 1), summed in rank order as `evaluate` does."""
-    discount = (pl.int_range(1, gains.len() + 1) + 1).cast(pl.Float64).log(2)
-    return (gains / discount).cum_sum().last().fill_null(0.0)
-
-
-def _divide(numerator: pl.Expr, denominator: pl.Expr | int) -> pl.Expr:
-    """numerator / denominator, 0 where the denominator is 0.
-
-    The denominator is turned into a column as long as the numerator: Polars divides by a
-    scalar through its reciprocal on long columns, which would change the last bit.
-    """
-    numerator = numerator.cast(pl.Float64)
-    if isinstance(denominator, int):
-        denominator = numerator * 0.0 + float(denominator)
-    denominator = denominator.cast(pl.Float64)
-    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)
-
-
-def _n_relevant(
-    relevance: IntoExprColumn, n_relevant: IntoExprColumn | None, policy: Policy
-) -> pl.Expr:
-    if n_relevant is not None:
-        return _expr(n_relevant).first().cast(pl.Int64)
-    return _relevant(_expr(relevance).cast(pl.Float64), policy).sum()
-
-
-def _finish(
-    value: pl.Expr, n_relevant: pl.Expr, policy: Policy, metric: str, k: int | None
-) -> pl.Expr:
-    """Apply `Policy.empty_truth` to a group with no relevant row; name it ``metric@k``."""
-    if policy.empty_truth != "zero":
-        empty = pl.lit(float("nan")) if policy.empty_truth == "nan" else pl.lit(None, pl.Float64)
-        value = pl.when(n_relevant == 0).then(empty).otherwise(value)
-    return value.alias(metric if k is None else f"{metric}@{k}")
-
-
-def _hits(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
-    return _relevant(ranked.head(k), policy).sum()
-
-
-def _precision(ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
-    hits = _hits(ranked, k, policy)
-    if policy.short_lists == "observed":
-        return _divide(hits, pl.min_horizontal(ranked.len(), hits * 0 + k))
-    return _divide(hits, k)
-
-
-def _skip_short(value: pl.Expr, ranked: pl.Expr, k: int, policy: Policy) -> pl.Expr:
-    if policy.short_lists != "skip":
-        return value
-    return pl.when(ranked.len() >= k).then(value).otherwise(None)
+    ranking_column = by if rank is None else rank
+    assert ranking_column is not None
+    return _Inputs(
+        grade=_expr(relevance).cast(pl.Float64),
+        score=ranking.score_value(_expr(ranking_column), lower_is_better=rank is not None),
+        item=None if item is None else _expr(item),
+        n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
+        policy=policy,
+    )
 
 
 @dataclass(frozen=True)
 class _Group:
-    """One group's rows, ranked: what every metric expression starts from."""
+    """One group ranked as `evaluate` ranks it: its statistics, and when it has no value."""
 
-    policy: Policy
-    k: int
-    grade: pl.Expr  # grades in input order
-    ranked: pl.Expr  # grades in rank order
-    total: pl.Expr  # R_g
+    stats: GroupStats
+    #: True where `evaluate` would raise or leave the group out whatever the cut-off.
+    void: pl.Expr
+
+
+def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """The group's ranked rows, in rank order: (score, grade), and True where `evaluate`
+    would raise on the rows (invalid scores or repeated items it forbids).
+
+    Positional operations (filter, sort, first of each item) rather than windows keep this
+    usable inside ``group_by().agg()``.
+    """
+    policy = inputs.policy
+    score, grade, item = inputs.score, inputs.grade, inputs.item
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    valid = ranking.is_valid_score(score)
+    void = (~valid).any() if policy.invalid_scores == "error" else pl.lit(False)
+    if item is not None and policy.duplicates == "error":
+        # Checked on the rows as given, as `evaluate` validates them.
+        void = void | item.is_duplicated().any()
+    if policy.invalid_scores == "lowest":
+        score = ranking.lowest_if_invalid(score)
+    if item is not None and policy.duplicates == "first":
+        # An item's label is the highest among its copies still ranked.
+        grade = grade.max().over(
+            [*_GROUP, item, valid if policy.invalid_scores == "drop" else True]
+        )
+    if policy.invalid_scores == "drop":
+        score, grade, row = score.filter(valid), grade.filter(valid), row.filter(valid)
+        item = None if item is None else item.filter(valid)
+    if item is not None and policy.duplicates == "first":
+        # The highest-scored copy stands for the item (the earliest, on equal scores).
+        by_copy = [item, -score, row]
+        best = item.sort_by(by_copy).is_first_distinct()
+        score, grade, row, item = (
+            column.sort_by(by_copy).filter(best) for column in (score, grade, row, item)
+        )
+    keep_row = policy.ties == "input_order" or policy.duplicates == "keep" or item is None
+    order, descending = ranking.tie_order(policy, score, item, grade, row if keep_row else None)
+    return (
+        score.sort_by(order, descending=descending),
+        grade.sort_by(order, descending=descending),
+        void,
+    )
+
+
+def _ranked_group(inputs: _Inputs) -> _Group:
+    policy = inputs.policy
+    score, grade, void = _ranked_rows(inputs)
+    window = ranking.Sorted(score)
+    terms = ranking.row_terms(window, grade, policy)
+    cumulated = {stat: window.cumulative(term) for stat, term in terms.items()}
+
+    n_relevant, ideal_gains = _truth(inputs)
+    ideal = ranking.ideal_cumulative(ideal_gains)
+    ideal_rank = pl.int_range(1, ideal.len() + 1, dtype=pl.Int64)
+
+    def at(stat: str, k: int) -> pl.Expr:
+        if stat == IDEAL_DCG:
+            return ranking.read_at(ideal, ideal_rank, k)
+        return ranking.read_at(cumulated[stat], window.rank, k)
+
+    stats = GroupStats(
+        at=at,
+        n_candidates=score.len().cast(pl.Int64),
+        n_relevant=n_relevant,
+        hits_at_r=ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64),
+    )
+    if policy.empty_truth == "exclude":
+        void = void | (n_relevant == 0)
+    return _Group(stats=stats, void=void)
+
+
+def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr]:
+    """R_g and the gains of the ideal ranking: each item's highest label (rows with invalid
+    scores included: the item was relevant), plus the relevant items ``n_relevant`` says the
+    rows missed, at the threshold grade."""
+    policy = inputs.policy
+    grade = inputs.grade
+    if inputs.item is not None:
+        copies = [*_GROUP, inputs.item]
+        first_copy = pl.int_range(pl.len()).over(copies) == 0
+        grade = grade.max().over(copies).filter(first_copy)
+    labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
+    gains = ranking.gain_of(grade, policy)
+    if inputs.n_relevant is None:
+        return labelled, gains
+    missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)
+    missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
+    return labelled + missing, gains.append(pl.repeat(missing_gain, missing))
 
 
 def _metric(
     name: str,
-    value: Callable[[_Group], pl.Expr],
     relevance: IntoExprColumn,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None,
     k: int | None,
     item: IntoExprColumn | None,
     n_relevant: IntoExprColumn | None,
     policy: Policy | None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
-    """Rank the group, compute `value`, then apply short_lists='skip' and empty_truth."""
-    policy = Policy() if policy is None else policy
-    cutoff = 0 if k is None else _check_k(k)
-    group = _Group(
-        policy=policy,
-        k=cutoff,
-        grade=_expr(relevance).cast(pl.Float64),
-        ranked=_ranked_grades(relevance, by, item, policy),
-        total=_n_relevant(relevance, n_relevant, policy),
-    )
-    result = value(group)
-    if k is not None:
-        result = _skip_short(result, group.ranked, cutoff, policy)
-    return _finish(result, group.total, policy, name, k)
-
-
-def _precision_of(group: _Group) -> pl.Expr:
-    return _precision(group.ranked, group.k, group.policy)
-
-
-def _recall(group: _Group) -> pl.Expr:
-    return _divide(_hits(group.ranked, group.k, group.policy), group.total)
-
-
-def _f1(group: _Group) -> pl.Expr:
-    p = _precision(group.ranked, group.k, group.policy)
-    r = _recall(group)
-    return _divide(2.0 * p * r, p + r)
-
-
-def _hit_rate(group: _Group) -> pl.Expr:
-    return (_hits(group.ranked, group.k, group.policy) > 0).cast(pl.Float64)
-
-
-def _ndcg(group: _Group) -> pl.Expr:
-    dcg = _discounted_sum(gain_of(group.ranked.head(group.k), group.policy))
-    ideal = _discounted_sum(gain_of(group.grade, group.policy).sort(descending=True).head(group.k))
-    return _divide(dcg, ideal)
-
-
-def _average_precision(group: _Group) -> pl.Expr:
-    relevant = _relevant(group.ranked.head(group.k), group.policy)
-    rank = pl.int_range(1, relevant.len() + 1).cast(pl.Float64)
-    terms = (relevant * relevant.cum_sum()).cast(pl.Float64) / rank
-    precision_sum = terms.cum_sum().last().fill_null(0.0)
-    denominator = group.total
-    if group.policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(group.total, group.total * 0 + group.k)
-    return _divide(precision_sum, denominator)
-
-
-def _mrr(group: _Group) -> pl.Expr:
-    first = (_relevant(group.ranked.head(group.k), group.policy) == 1).arg_true().first()
-    return (1.0 / (first + 1).cast(pl.Float64)).fill_null(0.0)
-
-
-def _r_precision(group: _Group) -> pl.Expr:
-    within = pl.int_range(1, group.ranked.len() + 1) <= group.total
-    hits = (_relevant(group.ranked, group.policy) * within.cast(pl.Int64)).sum()
-    return _divide(hits, group.total)
+    """One registry metric of one group, null where `evaluate` would have no value for it."""
+    cutoff = None if k is None else _check_k(k)
+    inputs = _inputs(relevance, by, rank, item, n_relevant, policy)
+    group = _ranked_group(inputs)
+    metric = REGISTRY[name]
+    value = metric.value(inputs.policy, cutoff, group.stats)
+    value = finished(value, inputs.policy, cutoff, group.stats)
+    value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
+    return value.alias(metric.column(cutoff))
 
 
 def precision_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Precision@K of each group: relevant rows in the top K / K (trec_eval ``P_k``).
 
@@ -237,6 +244,8 @@ def precision_at_k(
         Grade of each row (relevant when ``>= policy.relevance_threshold``).
     by
         Score; higher ranks first.
+    rank
+        Instead of `by`: a rank (1 = best); lower ranks first.
     k
         Cut-off.
     item
@@ -269,17 +278,18 @@ def precision_at_k(
     --------
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return _metric("precision", _precision_of, relevance, by, k, item, n_relevant, policy)
+    return _metric("precision", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def recall_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Recall@K of each group: relevant rows in the top K / R_g (trec_eval ``recall_k``).
 
@@ -294,17 +304,18 @@ def recall_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("recall", _recall, relevance, by, k, item, n_relevant, policy)
+    return _metric("recall", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def f1_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """F1@K: 2PR / (P + R) of precision@K and recall@K; 0 when both are 0.
 
@@ -319,17 +330,18 @@ def f1_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("f1", _f1, relevance, by, k, item, n_relevant, policy)
+    return _metric("f1", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def hit_rate_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """HitRate@K: 1.0 if a relevant row is in the top K, else 0.0 (trec_eval ``success_k``).
 
@@ -344,17 +356,18 @@ def hit_rate_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("hit_rate", _hit_rate, relevance, by, k, item, n_relevant, policy)
+    return _metric("hit_rate", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def ndcg_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """nDCG@K: DCG of the top K over the DCG of the group's grades in ideal order.
 
@@ -372,17 +385,18 @@ def ndcg_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("ndcg", _ndcg, relevance, by, k, item, n_relevant, policy)
+    return _metric("ndcg", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def average_precision_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """AP@K: Σ precision@i over relevant ranks i ≤ K, / R_g (trec_eval ``map_cut_k``).
 
@@ -399,19 +413,18 @@ def average_precision_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric(
-        "average_precision", _average_precision, relevance, by, k, item, n_relevant, policy
-    )
+    return _metric("average_precision", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def mrr_at_k(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     k: int,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Reciprocal rank of the first relevant row within K; 0 if none (trec_eval ``recip_rank``).
 
@@ -426,16 +439,17 @@ def mrr_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("mrr", _mrr, relevance, by, k, item, n_relevant, policy)
+    return _metric("mrr", relevance, by, k, item, n_relevant, policy, rank)
 
 
 def r_precision(
     relevance: IntoExprColumn,
     *,
-    by: IntoExprColumn,
+    by: IntoExprColumn | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """R-precision: precision at rank R_g, the group's number of relevant items (``Rprec``).
 
@@ -450,4 +464,4 @@ def r_precision(
     --------
     precision_at_k : parameters.
     """
-    return _metric("r_precision", _r_precision, relevance, by, None, item, n_relevant, policy)
+    return _metric("r_precision", relevance, by, None, item, n_relevant, policy, rank)

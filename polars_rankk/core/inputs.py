@@ -6,38 +6,15 @@ row, so that nothing surfaces later as a Polars exception from the middle of a q
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.registry import METRICS
 from polars_rankk.core.types import FrameLike, MetricName
-
-#: Canonical metric order: the order of `metrics=None` and of every output.
-METRICS: tuple[MetricName, ...] = (
-    "precision",
-    "recall",
-    "f1",
-    "hit_rate",
-    "ndcg",
-    "average_precision",
-    "mrr",
-    "r_precision",
-)
-
-
-def metric_rank(column: str = "metric") -> pl.Expr:
-    """Sort key putting metric names in canonical order (unknown names after them)."""
-    return pl.col(column).replace_strict(
-        {name: index for index, name in enumerate(METRICS)},
-        default=len(METRICS),
-        return_dtype=pl.Int64,
-    )
-
-
-#: Metrics that take a cut-off K (r_precision cuts at R_g instead).
-K_METRICS: frozenset[str] = frozenset(METRICS) - {"r_precision"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +36,8 @@ class Spec:
     metrics: tuple[MetricName, ...]
     policy: Policy
     is_lazy: bool
+    #: True when `score` names a rank column (lower ranks first) rather than a score.
+    lower_is_better: bool = False
 
     @property
     def k_max(self) -> int:
@@ -76,6 +55,27 @@ def to_lazy(frame: object, name: str) -> pl.LazyFrame:
     )
 
 
+def resolve_ranking_column(score: str, rank: str | None) -> tuple[str, bool]:
+    """The column to rank by, and whether lower values rank first (a rank column).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.inputs import resolve_ranking_column
+    >>> resolve_ranking_column("score", None), resolve_ranking_column("score", "position")
+    (('score', False), ('position', True))
+    """
+    if rank is None:
+        return score, False
+    if not isinstance(rank, str):
+        raise TypeError(f"rank must be a column name (str); got {rank!r}")
+    if score != "score":
+        raise ValueError(
+            f"give either score={score!r} (higher ranks first) or rank={rank!r} (lower ranks "
+            f"first), not both"
+        )
+    return rank, True
+
+
 def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
     """Group keys as a tuple of column names."""
     keys = (group_by,) if isinstance(group_by, str) else tuple(group_by)
@@ -86,23 +86,60 @@ def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
     return keys
 
 
+def normalize_k(value: object, name: str = "k") -> int:
+    """One cut-off as a Python int >= 1.
+
+    Any integer scalar is accepted — ``int``, ``numpy.int64``, a 0-d integer array (anything
+    ``operator.index`` takes); bools and floats, even ``5.0``, raise a TypeError.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polars_rankk.core import normalize_k
+    >>> normalize_k(np.int64(5))
+    5
+    >>> normalize_k(5.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: k must be an int >= 1; got 5.0 (float); pass the int 5
+    """
+    dtype = getattr(value, "dtype", None)
+    is_bool = isinstance(value, bool) or getattr(dtype, "kind", None) == "b"
+    try:
+        number = None if is_bool else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        number = None
+    if number is None:
+        hint = ""
+        if isinstance(value, float) and value.is_integer():
+            hint = f"; pass the int {int(value)}"
+        raise TypeError(f"{name} must be an int >= 1; got {value!r} ({type(value).__name__}){hint}")
+    if number <= 0:
+        raise ValueError(f"{name} must be an int >= 1; got {number}")
+    return number
+
+
 def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
-    """Cut-offs as a sorted tuple of distinct positive ints."""
-    if isinstance(k, (int, float, str, bool)):
-        values: list[object] = [k]
-    else:
-        try:
-            values = list(k)
-        except TypeError:
-            raise TypeError(f"k must be an int or a list of ints; got {k!r}") from None
+    """Cut-offs as a sorted tuple of distinct positive ints.
+
+    ``k`` is one integer scalar (see `normalize_k`) or an iterable of them: a list, a range,
+    a ``numpy`` array (``np.arange(1, 11)``), a ``pl.Series``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polars_rankk.core import normalize_ks
+    >>> normalize_ks(np.arange(1, 4)), normalize_ks(np.int64(5)), normalize_ks([10, 5, 10])
+    ((1, 2, 3), (5,), (5, 10))
+    """
+    if isinstance(k, (str, bytes)):
+        raise TypeError(f"k must be an int or a list of ints; got {k!r}")
+    if not isinstance(k, Iterable) or getattr(k, "ndim", None) == 0:
+        return (normalize_k(k),)
+    values = list(k)
     if not values:
         raise ValueError("k must name at least one cut-off, e.g. k=10 or k=[5, 10]")
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"every k must be an int >= 1; got {value!r} ({type(value).__name__})")
-        if value <= 0:
-            raise ValueError(f"every k must be an int >= 1; got {value}")
-    return tuple(sorted({int(value) for value in values}))  # type: ignore[call-overload]
+    return tuple(sorted({normalize_k(value, "every k") for value in values}))
 
 
 def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
@@ -220,6 +257,40 @@ def value_checks(
             raise ValueError(f"{table}: {message}; {count} row(s), e.g. {example}")
 
 
+def check_one_row_per_group(frame: FrameLike, keys: Sequence[str], table: str) -> None:
+    """Raise a ValueError when a per-group table (attributes, weights) repeats a group key.
+
+    Such a table is joined on the group keys, so a repeated key would silently count its
+    group once per row. The message names ``table``, the keys and one repeated row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core import check_one_row_per_group
+    >>> weights = pl.DataFrame({"user": [1, 2, 2], "w": [1.0, 2.0, 3.0]})
+    >>> check_one_row_per_group(weights, ["user"], "weights")
+    Traceback (most recent call last):
+    ...
+    ValueError: weights must have one row per group (user), but user=2 has 2 rows, e.g. ...
+    """
+    keys = list(keys)
+    rows = "__rankk_rows"
+    repeated = (
+        frame.lazy()
+        .with_columns(pl.len().over(keys).alias(rows))
+        .filter(pl.col(rows) > 1)
+        .head(1)
+        .collect()
+    )
+    if repeated.height:
+        example = repeated.drop(rows).row(0, named=True)
+        key = ", ".join(f"{name}={example[name]!r}" for name in keys)
+        raise ValueError(
+            f"{table} must have one row per group ({', '.join(keys)}), but {key} has "
+            f"{repeated.item(0, rows)} rows, e.g. {example}"
+        )
+
+
 def check_inputs(
     candidates: FrameLike,
     truth: FrameLike | None,
@@ -233,10 +304,16 @@ def check_inputs(
     n_relevant: str | None,
     policy: Policy,
     check_values: bool = True,
+    rank: str | None = None,
 ) -> Spec:
-    """Validate the inputs of `evaluate` and resolve them into a `Spec`."""
+    """Validate the inputs of `evaluate` and resolve them into a `Spec`.
+
+    `rank` names a rank column (1 = best) to rank by instead of a score: it takes the place of
+    `score`, which must then be left at its default.
+    """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
+    score, lower_is_better = resolve_ranking_column(score, rank)
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
     ks = normalize_ks(k)
@@ -252,11 +329,22 @@ def check_inputs(
 
     required = dict.fromkeys(keys, "a group key")
     required[item] = "the item id"
-    required[score] = "the model's score (higher ranks first)"
+    required[score] = (
+        "the rank of each item (lower ranks first)"
+        if lower_is_better
+        else "the model's score (higher ranks first)"
+    )
     cand_schema = require_columns(candidates_lf, "candidates", required)
     labelled = relevance in cand_schema
     show_cand = [*keys, item, score] + ([relevance] if labelled else [])
-    check_numeric(candidates_lf, "candidates", score, cand_schema[score], "a score", show_cand)
+    check_numeric(
+        candidates_lf,
+        "candidates",
+        score,
+        cand_schema[score],
+        "a rank" if lower_is_better else "a score",
+        show_cand,
+    )
     if labelled:
         check_numeric(
             candidates_lf, "candidates", relevance, cand_schema[relevance], "a grade", show_cand
@@ -315,6 +403,7 @@ def check_inputs(
         metrics=metric_names,
         policy=policy,
         is_lazy=is_lazy,
+        lower_is_better=lower_is_better,
     )
 
 

@@ -1,18 +1,21 @@
-"""One small expression builder per metric, on the prepared per-group table (SPEC §2).
+"""One small expression builder per metric, on a group's prepared statistics.
 
-Each builder reads the cumulated sums of `prepare` at cut-off ``k`` (columns ``stat@k``) and
-divides by a column, never by a Python scalar, so that a value is the same whether its frame
-has one row or many.
+Each builder reads the cumulated sums of the ranking at cut-off ``k`` through a `GroupStats`,
+and divides by a column, never by a Python scalar, so that a value is the same whether its frame
+has one row or many. `evaluate` reads the statistics as columns of its one-row-per-group table
+(`COLUMNS`); the expression API builds them inline for one group — the formulas are the same
+code. What each metric means is written once, in the registry (`polars_rankk.core.registry`)
+and `docs/definitions.md`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core.policy import Policy
-from polars_rankk.core.prepare import (
+from polars_rankk.core.columns import (
     DCG,
     FIRST_HIT,
     HITS,
@@ -24,19 +27,38 @@ from polars_rankk.core.prepare import (
     RECIPROCAL_RANK,
     stat_column,
 )
-from polars_rankk.core.types import MetricName
+from polars_rankk.core.policy import Policy
 
-#: One line per metric: what it measures, with its reference convention.
-METRIC_DEFINITIONS: dict[MetricName, str] = {
-    "precision": "hits in the top K / K (trec_eval P_k)",
-    "recall": "hits in the top K / R, the number of relevant items (trec_eval recall_k)",
-    "f1": "harmonic mean of precision@K and recall@K; 0 when both are 0",
-    "hit_rate": "1 if any relevant item is in the top K, else 0 (trec_eval success_k)",
-    "ndcg": "DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k)",
-    "average_precision": "sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k)",
-    "mrr": "1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",
-    "r_precision": "precision at rank R, the number of relevant items (trec_eval Rprec)",
-}
+
+@dataclass(frozen=True)
+class GroupStats:
+    """Where a metric reads one group's statistics from.
+
+    Attributes
+    ----------
+    at
+        ``at(stat, k)``: a cumulated per-row term at cut-off k.
+    n_candidates
+        The length of the ranked list.
+    n_relevant
+        R_g under the policy.
+    hits_at_r
+        Hits within the first R_g ranks.
+    """
+
+    at: Callable[[str, int], pl.Expr]
+    n_candidates: pl.Expr
+    n_relevant: pl.Expr
+    hits_at_r: pl.Expr
+
+
+#: The statistics as columns of the prepared per-group table.
+COLUMNS = GroupStats(
+    at=lambda stat, k: pl.col(stat_column(stat, k)),
+    n_candidates=pl.col(N_CANDIDATES),
+    n_relevant=pl.col(N_RELEVANT),
+    hits_at_r=pl.col(HITS_AT_R),
+)
 
 
 def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -48,78 +70,70 @@ def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
-def cutoff(k: int) -> pl.Expr:
+def cutoff(k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """K as a full column: Polars divides by a scalar (or a broadcast column) through its
     reciprocal, which would make a value depend on how many rows its frame has."""
-    return pl.col(N_CANDIDATES) * 0 + k
+    return stats.n_candidates * 0 + k
 
 
-def _at(stat: str, k: int) -> pl.Expr:
-    return pl.col(stat_column(stat, k))
-
-
-def precision_denominator(policy: Policy, k: int) -> pl.Expr:
+def precision_denominator(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """K, or min(K, n) under ``short_lists="observed"``."""
     if policy.short_lists == "observed":
-        return pl.min_horizontal(cutoff(k), pl.col(N_CANDIDATES))
-    return cutoff(k)
+        return pl.min_horizontal(cutoff(k, stats), stats.n_candidates)
+    return cutoff(k, stats)
 
 
-def precision(policy: Policy, k: int) -> pl.Expr:
+def precision(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@K / K, or / min(K, n) under ``short_lists="observed"``."""
-    return _ratio(_at(HITS, k), precision_denominator(policy, k))
+    return _ratio(stats.at(HITS, k), precision_denominator(policy, k, stats))
 
 
-def recall(policy: Policy, k: int) -> pl.Expr:
+def recall(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@K / R_g."""
-    return _ratio(_at(HITS, k), pl.col(N_RELEVANT))
+    return _ratio(stats.at(HITS, k), stats.n_relevant)
 
 
-def f1(policy: Policy, k: int) -> pl.Expr:
+def f1(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """2PR / (P + R); 0 when P + R = 0."""
-    p = precision(policy, k)
-    r = recall(policy, k)
+    p = precision(policy, k, stats)
+    r = recall(policy, k, stats)
     return _ratio(2.0 * p * r, p + r)
 
 
-def hit_rate(policy: Policy, k: int) -> pl.Expr:
+def hit_rate(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """1 if a relevant item is within K (its expectation under ``ties="expected"``)."""
-    return _at(FIRST_HIT, k).cast(pl.Float64)
+    return stats.at(FIRST_HIT, k).cast(pl.Float64)
 
 
-def ndcg(policy: Policy, k: int) -> pl.Expr:
+def ndcg(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """DCG@K / IDCG@K; 0 when the ideal DCG is 0."""
-    return _ratio(_at(DCG, k), _at(IDEAL_DCG, k))
+    return _ratio(stats.at(DCG, k), stats.at(IDEAL_DCG, k))
 
 
-def average_precision(policy: Policy, k: int) -> pl.Expr:
+def average_precision(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Sum of precision@i at relevant ranks i <= K, over R_g or min(K, R_g)."""
-    denominator = pl.col(N_RELEVANT)
+    denominator = stats.n_relevant
     if policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(cutoff(k), pl.col(N_RELEVANT))
-    return _ratio(_at(PRECISION_SUM, k), denominator)
+        denominator = pl.min_horizontal(cutoff(k, stats), stats.n_relevant)
+    return _ratio(stats.at(PRECISION_SUM, k), denominator)
 
 
-def mrr(policy: Policy, k: int) -> pl.Expr:
+def mrr(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """1 / rank of the first relevant item within K; 0 if none."""
-    return _at(RECIPROCAL_RANK, k).cast(pl.Float64)
+    return stats.at(RECIPROCAL_RANK, k).cast(pl.Float64)
 
 
-def r_precision(policy: Policy) -> pl.Expr:
+def r_precision(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@R_g / R_g (it has no K)."""
-    return _ratio(pl.col(HITS_AT_R), pl.col(N_RELEVANT))
+    return _ratio(stats.hits_at_r, stats.n_relevant)
 
 
-#: Metric name -> expression builder on the per-(group, k) table.
-K_METRIC_BUILDERS: dict[str, Callable[[Policy, int], pl.Expr]] = {
-    "precision": precision,
-    "recall": recall,
-    "f1": f1,
-    "hit_rate": hit_rate,
-    "ndcg": ndcg,
-    "average_precision": average_precision,
-    "mrr": mrr,
-}
-
-#: Metrics whose value divides by R_g: 0 for empty-truth groups under ``empty_truth="zero"``.
-DIVIDES_BY_RELEVANT = frozenset({"recall", "average_precision", "r_precision"})
+def finished(value: pl.Expr, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Apply the per-group policies to a value: NaN for an empty truth under
+    ``empty_truth="nan"``, null (dropped) for a list shorter than K under ``short_lists="skip"``.
+    """
+    if policy.empty_truth == "nan":
+        value = pl.when(stats.n_relevant == 0).then(float("nan")).otherwise(value)
+    if policy.short_lists == "skip" and k is not None:
+        value = pl.when(stats.n_candidates >= k).then(value)
+    return value.cast(pl.Float64)

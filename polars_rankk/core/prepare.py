@@ -1,4 +1,4 @@
-"""Preparation of the ranking, once for every metric (SPEC §1, §3).
+"""Preparation of the ranking, once for every metric (see docs/definitions.md).
 
 De-duplicate, break ties, rank each group in a window, attach relevance, and reduce the
 relevant rows to cumulative per-rank sums read off at every cut-off K. The shape is chosen to
@@ -16,40 +16,27 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rankk.core import ranking
+from polars_rankk.core.columns import (
+    CUMULATED,
+    GAIN,
+    GRADE,
+    HAS_CANDIDATES,
+    HITS,
+    HITS_AT_R,
+    IDEAL_DCG,
+    N_CANDIDATES,
+    N_PADDING,
+    N_RELEVANT,
+    RANK,
+    RELEVANT,
+    ROW,
+    SCORE,
+    TERMS,
+    stat_column,
+)
 from polars_rankk.core.inputs import Spec
-from polars_rankk.core.policy import Policy
-
-# Internal column names; the `_rk_` prefix keeps them apart from user columns.
-SCORE = "_rk_score"
-GRADE = "_rk_grade"
-GAIN = "_rk_gain"
-RELEVANT = "_rk_is_relevant"
-RANK = "_rk_rank"
-ROW = "_rk_row"
-N_PADDING = "_rk_padding"
-HITS = "_rk_hits"
-DCG = "_rk_dcg"
-IDEAL_DCG = "_rk_ideal_dcg"
-PRECISION_SUM = "_rk_precision_sum"
-RECIPROCAL_RANK = "_rk_reciprocal_rank"
-FIRST_HIT = "_rk_first_hit"
-#: Per-row contributions before they are cumulated in rank order.
-_TERMS = {
-    HITS: "_rk_term_hits",
-    DCG: "_rk_term_dcg",
-    PRECISION_SUM: "_rk_term_precision",
-    RECIPROCAL_RANK: "_rk_term_reciprocal",
-    FIRST_HIT: "_rk_term_first",
-}
-CUMULATED = (HITS, DCG, PRECISION_SUM, RECIPROCAL_RANK, FIRST_HIT)
-
-# Public per-group columns.
-N_CANDIDATES = "n_candidates"
-N_RELEVANT = "n_relevant"
-HAS_CANDIDATES = "has_candidates"
-HITS_AT_R = "hits_at_r"
-
-RELEVANCE_AWARE_TIES = frozenset({"pessimistic", "optimistic", "expected"})
+from polars_rankk.core.ranking import RELEVANCE_AWARE_TIES, gain_of
 
 
 @dataclass(frozen=True)
@@ -68,31 +55,23 @@ class Prepared:
     candidates: pl.LazyFrame
 
 
-def gain_of(grade: pl.Expr, policy: Policy) -> pl.Expr:
-    """nDCG gain of a grade: the grade itself, or 2^grade - 1; negative grades gain 0."""
-    grade = grade.clip(lower_bound=0.0)
-    if policy.gain == "exponential":
-        return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
-    return grade
-
-
-def _log2_discount(rank: pl.Expr) -> pl.Expr:
-    return (rank + 1).cast(pl.Float64).log(2)
+def _needs_row(spec: Spec) -> bool:
+    """The input row orders ties under input_order, and repeated items kept as given."""
+    return spec.policy.ties == "input_order" or spec.policy.duplicates == "keep"
 
 
 def _selected_candidates(spec: Spec) -> pl.LazyFrame:
     """Select and rename the candidate columns, adding the input row where ties need it."""
     frame = spec.candidates
-    if spec.policy.ties == "input_order":
+    if _needs_row(spec):
         frame = frame.with_row_index(ROW)
-    # `+ 0.0` folds -0.0 into 0.0 so the two tie.
-    score = pl.col(spec.score).cast(pl.Float64) + 0.0
+    score = ranking.score_value(pl.col(spec.score), lower_is_better=spec.lower_is_better)
     columns = [*spec.keys, spec.item, score.alias(SCORE)]
     if spec.labelled:
         columns.append(pl.col(spec.relevance).cast(pl.Float64).alias(GRADE))
     if spec.n_relevant is not None:
         columns.append(pl.col(spec.n_relevant).cast(pl.Int64).alias(N_PADDING))
-    if spec.policy.ties == "input_order":
+    if _needs_row(spec):
         columns.append(pl.col(ROW))
     return frame.select(columns)
 
@@ -100,14 +79,9 @@ def _selected_candidates(spec: Spec) -> pl.LazyFrame:
 def _valid_scores(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     """Apply `Policy.invalid_scores` to null, NaN and infinite scores."""
     if spec.policy.invalid_scores == "drop":
-        return frame.filter(pl.col(SCORE).is_finite())
+        return frame.filter(ranking.is_valid_score(pl.col(SCORE)))
     if spec.policy.invalid_scores == "lowest":
-        return frame.with_columns(
-            pl.when(pl.col(SCORE).is_finite())
-            .then(pl.col(SCORE))
-            .otherwise(float("-inf"))
-            .alias(SCORE)
-        )
+        return frame.with_columns(ranking.lowest_if_invalid(pl.col(SCORE)).alias(SCORE))
     return frame
 
 
@@ -141,110 +115,26 @@ def _normalised_truth(spec: Spec, candidates: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _tie_order(spec: Spec) -> tuple[list[pl.Expr], bool]:
-    """Window ordering (columns, descending) that ranks by score then breaks ties."""
-    ties = spec.policy.ties
-    score = pl.col(SCORE)
-    item = pl.col(spec.item)
-    if ties == "trec_eval":
-        # trec_eval: sim descending, then strcmp(docno) descending.
-        return [score, item.cast(pl.String)], True
-    if ties == "input_order":
-        return [-score, pl.col(ROW)], False
-    if ties == "pessimistic":
-        return [-score, pl.col(GRADE), item], False
-    if ties == "optimistic":
-        return [-score, -pl.col(GRADE), item], False
-    return [-score, item], False  # item_asc; expected (any fixed order will do)
-
-
 def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    order, descending = _tie_order(spec)
-    rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(
-        list(spec.keys), order_by=order, descending=descending
+    schema = frame.collect_schema()
+    order, descending = ranking.tie_order(
+        spec.policy,
+        pl.col(SCORE),
+        pl.col(spec.item),
+        pl.col(GRADE) if GRADE in schema else None,
+        pl.col(ROW) if ROW in schema else None,
     )
+    rank = ranking.rank_of(order, descending, [pl.col(key) for key in spec.keys])
     return frame.with_columns(rank.alias(RANK))
 
 
-def _cumulate(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Cumulate each per-row term in rank order within its group (exact, order-free)."""
-    return frame.with_columns(
-        pl.col(term).cum_sum().over(keys, order_by=RANK).alias(total)
-        for total, term in _TERMS.items()
-    )
-
-
-def _deterministic_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """Per-row terms when the order is fixed: each row is relevant or not."""
-    keys = list(spec.keys)
-    relevant = pl.col(GRADE) >= spec.policy.relevance_threshold
-    hits_so_far = relevant.cast(pl.Int64).cum_sum().over(keys, order_by=RANK)
-    frame = frame.with_columns(relevant.cast(pl.Int64).alias(_TERMS[HITS]))
-    frame = frame.with_columns(hits_so_far.alias("_rk_hits_so_far"))
-    rank = pl.col(RANK).cast(pl.Float64)
-    first = (pl.col(_TERMS[HITS]) == 1) & (pl.col("_rk_hits_so_far") == 1)
-    return frame.with_columns(
-        (gain_of(pl.col(GRADE), spec.policy) / _log2_discount(pl.col(RANK))).alias(_TERMS[DCG]),
-        (pl.col(_TERMS[HITS]) * pl.col("_rk_hits_so_far") / rank).alias(_TERMS[PRECISION_SUM]),
-        (first.cast(pl.Float64) / rank).alias(_TERMS[RECIPROCAL_RANK]),
-        first.cast(pl.Int64).alias(_TERMS[FIRST_HIT]),
-    )
-
-
-def _expected_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """Per-row expectations over every ordering of each tie block (McSherry & Najork 2008).
-
-    A block is a run of equal scores in one group: `m` rows, `r` relevant, `hb` hits before
-    it, position `t` (1-based) inside it. By symmetry each position holds a relevant item with
-    probability r/m and the mean gain of the block; the precision term E[rel_i * hits@i] is
-    (r/m)(hb + 1 + (t-1)(r-1)/(m-1)); the first relevant item sits at t with probability
-    q_{t-1} * r / (m - t + 1), where q_t = P(no relevant among the block's first t) is a
-    running product.
-    """
-    keys = list(spec.keys)
-    block = [*keys, SCORE]
-    relevant = (pl.col(GRADE) >= spec.policy.relevance_threshold).cast(pl.Int64)
-    gain = gain_of(pl.col(GRADE), spec.policy)
-    frame = frame.with_columns(
-        relevant.alias("_rk_relevant"),
-        gain.alias("_rk_row_gain"),
-        relevant.cum_sum().over(keys, order_by=RANK).alias("_rk_hits_so_far"),
-    )
-    frame = frame.with_columns(
-        pl.len().over(block).cast(pl.Int64).alias("_rk_m"),
-        pl.col("_rk_relevant").sum().over(block).alias("_rk_r"),
-        # A running sum in rank order keeps the block's gain total exact.
-        pl.col("_rk_row_gain").cum_sum().over(block, order_by=RANK).alias("_rk_gain_so_far"),
-        pl.col(RANK).min().over(block).alias("_rk_start"),
-        (pl.col("_rk_hits_so_far") - pl.col("_rk_relevant")).min().over(block).alias("_rk_hb"),
-    )
-    m = pl.col("_rk_m").cast(pl.Float64)
-    r = pl.col("_rk_r").cast(pl.Float64)
-    t = (pl.col(RANK) - pl.col("_rk_start") + 1).cast(pl.Float64)
-    hb = pl.col("_rk_hb").cast(pl.Float64)
-    # Chance that the t-th position of the block is not relevant given none before it.
-    miss = ((m - r - t + 1.0) / (m - t + 1.0)).clip(lower_bound=0.0)
-    frame = frame.with_columns(
-        pl.col("_rk_gain_so_far").max().over(block).alias("_rk_block_gain"),
-        miss.cum_prod().over(block, order_by=RANK).alias("_rk_none_yet"),
-    )
-    none_before = pl.col("_rk_none_yet").shift(1).over(block, order_by=RANK).fill_null(1.0)
-    rank = pl.col(RANK).cast(pl.Float64)
-    others = pl.when(m > 1).then((t - 1.0) * (r - 1.0) / (m - 1.0)).otherwise(0.0)
-    p_relevant = r / m
-    p_first = pl.when(hb == 0).then(none_before * r / (m - t + 1.0)).otherwise(0.0)
-    return frame.with_columns(
-        p_relevant.alias(_TERMS[HITS]),
-        (pl.col("_rk_block_gain") / m / _log2_discount(pl.col(RANK))).alias(_TERMS[DCG]),
-        (p_relevant * (hb + 1.0 + others) / rank).alias(_TERMS[PRECISION_SUM]),
-        (p_first / rank).alias(_TERMS[RECIPROCAL_RANK]),
-        p_first.alias(_TERMS[FIRST_HIT]),
-    )
-
-
-def stat_column(stat: str, k: int) -> str:
-    """Name of the per-group column holding cumulated `stat` at cut-off `k`."""
-    return f"{stat}@{k}"
+def _with_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """Each row's terms, then their running sums in rank order within the group."""
+    window = ranking.Windows(frame, list(spec.keys), SCORE, RANK)
+    terms = ranking.row_terms(window, pl.col(GRADE), spec.policy)
+    window.stage({TERMS[stat]: term for stat, term in terms.items()})
+    window.stage({stat: window.cumulative(pl.col(TERMS[stat])) for stat in terms})
+    return window.frame
 
 
 def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.LazyFrame:
@@ -257,23 +147,18 @@ def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None)
     )
     if padding is not None:
         gains = pl.concat([gains, padding], how="vertical")
-    ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-pl.col(GAIN))
-    gains = gains.with_columns(ideal_rank.alias(RANK))
+    partition = [pl.col(key) for key in keys]
+    gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
     # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
     gains = gains.with_columns(
-        (pl.col(GAIN) / _log2_discount(pl.col(RANK)))
-        .cum_sum()
-        .over(keys, order_by=RANK)
-        .alias(IDEAL_DCG)
+        ranking.cumulative(
+            pl.col(GAIN) / ranking.discount(pl.col(RANK)), partition, pl.col(RANK)
+        ).alias(IDEAL_DCG)
     )
     return gains.group_by(keys).agg(
         pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
         *(
-            pl.when(pl.col(RANK) <= k)
-            .then(pl.col(IDEAL_DCG))
-            .max()
-            .fill_null(0.0)
-            .alias(stat_column(IDEAL_DCG, k))
+            ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
             for k in spec.ks
         ),
     )
@@ -356,13 +241,14 @@ def prepare(spec: Spec) -> Prepared:
     # Each group keeps its first row, so that groups without a single hit still report
     # their list length.
     first_row = pl.col(RANK) == 1
+    # Rows that add nothing (ungraded rows; under "expected", blocks without gain) are left
+    # out: their terms are exact zeros.
     if policy.ties == "expected":
-        chain = _expected_terms(chain, spec).filter(
+        chain = _with_terms(chain, spec).filter(
             (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0) | first_row
         )
     else:
-        chain = _deterministic_terms(chain.filter((pl.col(GRADE) > 0) | first_row), spec)
-    chain = _cumulate(chain, keys)
+        chain = _with_terms(chain.filter((pl.col(GRADE) > 0) | first_row), spec)
 
     aggregations = [pl.col(N_CANDIDATES).max()]
     if "r_precision" in spec.metrics:
@@ -376,7 +262,7 @@ def prepare(spec: Spec) -> Prepared:
             .alias(HITS_AT_R)
         )
     aggregations += [
-        pl.when(pl.col(RANK) <= k).then(pl.col(stat)).max().fill_null(0).alias(stat_column(stat, k))
+        ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
         for k in spec.ks
         for stat in CUMULATED
     ]

@@ -17,16 +17,8 @@ GainPolicy = Literal["linear", "exponential"]
 InvalidScorePolicy = Literal["error", "drop", "lowest"]
 Average = Literal["macro", "micro", "weighted"]
 
-MetricName = Literal[
-    "precision",
-    "recall",
-    "f1",
-    "hit_rate",
-    "ndcg",
-    "average_precision",
-    "mrr",
-    "r_precision",
-]
+MetricName: TypeAlias = str
+"""A canonical metric name: a key of `polars_rankk.core.registry.REGISTRY`."""
 
 FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
 IntoExprColumn: TypeAlias = str | pl.Expr | pl.Series

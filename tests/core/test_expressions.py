@@ -94,5 +94,5 @@ def test_expression_errors() -> None:
         rk.ndcg_at_k("rel", by="score", k=3)
     with pytest.raises(ValueError, match="k must be an int >= 1"):
         rk.ndcg_at_k("rel", by="score", k=0, item="item")
-    with pytest.raises(ValueError, match="expected"):
-        rk.ndcg_at_k("rel", by="score", k=3, item="item", policy=rk.Policy(ties="expected"))
+    with pytest.raises(ValueError, match="exactly one of them"):
+        rk.ndcg_at_k("rel", by="score", rank="position", k=3, item="item")

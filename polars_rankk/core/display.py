@@ -1,0 +1,281 @@
+"""Results as text: plain, Markdown, LaTeX and HTML tables, and an evaluation at a glance.
+
+A `Grid` is a table of numbers with row and column labels, the best value of each column
+marked bold and optional marks (significance letters) per cell. `polars_rankk.tables` builds
+grids from summaries, systems and comparisons; `Evaluation` uses them for its displays.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rankk.core.registry import METRICS
+
+if TYPE_CHECKING:
+    from polars_rankk.core.evaluation import Evaluation
+
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Numbers under labels, the best per column in bold, marks per cell, notes below."""
+
+    corner: str
+    rows: list[str]
+    columns: list[str]
+    values: list[list[float | None]]
+    marks: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    bold_best: bool = True
+
+    def best(self) -> list[list[bool]]:
+        """Cells holding their column's largest value (every metric: higher is better)."""
+        flags = [[False] * len(self.columns) for _ in self.rows]
+        if not self.bold_best or len(self.rows) < 2:
+            return flags
+        for j in range(len(self.columns)):
+            column = [v for row in self.values if (v := row[j]) is not None and not math.isnan(v)]
+            if not column:
+                continue
+            top = max(column)
+            for i, row in enumerate(self.values):
+                flags[i][j] = row[j] == top
+        return flags
+
+    def mark(self, i: int, j: int) -> str:
+        return self.marks[i][j] if self.marks else ""
+
+
+def number(value: float | None, digits: int) -> str:
+    """A value with `digits` decimals; blank when missing, ``NaN`` when undefined."""
+    if value is None:
+        return ""
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.{digits}f}"
+
+
+def to_text(grid: Grid, digits: int = 4) -> str:
+    """Aligned plain text (no markup), for ``repr``."""
+    cells = [
+        [number(v, digits) + grid.mark(i, j) for j, v in enumerate(row)]
+        for i, row in enumerate(grid.values)
+    ]
+    head = [grid.corner, *grid.columns]
+    body = [[label, *row] for label, row in zip(grid.rows, cells, strict=True)]
+    widths = [max(len(line[c]) for line in [head, *body]) for c in range(len(head))]
+    lines = [
+        "  ".join(
+            cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
+            for c, cell in enumerate(line)
+        ).rstrip()
+        for line in [head, *body]
+    ]
+    return "\n".join([*lines, *grid.notes])
+
+
+def to_markdown(grid: Grid, digits: int = 4) -> str:
+    """A GitHub-flavoured Markdown table; the best per column in bold, marks as superscripts."""
+    best = grid.best()
+
+    def cell(i: int, j: int) -> str:
+        text = number(grid.values[i][j], digits)
+        text = f"**{text}**" if best[i][j] and text else text
+        mark = grid.mark(i, j)
+        return text + (f"<sup>{mark}</sup>" if mark else "")
+
+    escape = str.maketrans({"|": r"\|"})
+    lines = [
+        "| " + " | ".join(c.translate(escape) for c in [grid.corner, *grid.columns]) + " |",
+        "|" + "|".join([":---", *["---:"] * len(grid.columns)]) + "|",
+    ]
+    for i, label in enumerate(grid.rows):
+        row = [label.translate(escape), *(cell(i, j) for j in range(len(grid.columns)))]
+        lines.append("| " + " | ".join(row) + " |")
+    if grid.notes:
+        lines += ["", *grid.notes]
+    return "\n".join(lines)
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def to_latex(
+    grid: Grid, digits: int = 4, caption: str | None = None, label: str | None = None
+) -> str:
+    """A LaTeX ``table`` (booktabs rules); the best per column in ``\\textbf``, marks as
+    superscripts, the notes as the caption when none is given."""
+    best = grid.best()
+
+    def cell(i: int, j: int) -> str:
+        text = number(grid.values[i][j], digits)
+        text = rf"\textbf{{{text}}}" if best[i][j] and text else text
+        mark = grid.mark(i, j)
+        return text + (rf"$^{{\mathrm{{{mark}}}}}$" if mark else "")
+
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(grid.columns) + "}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in [grid.corner, *grid.columns]) + r" \\",
+        r"\midrule",
+    ]
+    for i, name in enumerate(grid.rows):
+        cells = [latex_escape(name), *(cell(i, j) for j in range(len(grid.columns)))]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    text = caption if caption is not None else " ".join(grid.notes)
+    if text:
+        lines.append(rf"\caption{{{latex_escape(text)}}}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines)
+
+
+def to_html(grid: Grid, digits: int = 4) -> str:
+    """An HTML table (escaped), the best per column in bold, for notebooks."""
+    best = grid.best()
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in [grid.corner, *grid.columns])
+    rows = []
+    for i, name in enumerate(grid.rows):
+        cells = []
+        for j, value in enumerate(grid.values[i]):
+            text = html.escape(number(value, digits))
+            text = f"<b>{text}</b>" if best[i][j] and text else text
+            mark = grid.mark(i, j)
+            cells.append(f"<td>{text}{f'<sup>{html.escape(mark)}</sup>' if mark else ''}</td>")
+        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
+    notes = "".join(f"<p>{html.escape(n)}</p>" for n in grid.notes)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}"
+
+
+def summary_grid(summary: pl.DataFrame) -> Grid:
+    """A summary (``metric, k, value``) as metrics × K; r_precision in the ``@R`` column."""
+    ks = sorted(int(k) for k in summary.get_column("k").drop_nulls().unique().to_list())
+    present = summary.get_column("metric").unique().to_list()
+    metrics = [m for m in METRICS if m in present] + sorted(m for m in present if m not in METRICS)
+    has_r = summary.get_column("k").null_count() > 0
+    columns = [f"@{k}" for k in ks] + (["@R"] if has_r else [])
+    lookup = {
+        (str(m), None if k is None else int(k)): v
+        for m, k, v in summary.select("metric", "k", "value").iter_rows()
+    }
+    positions: list[int | None] = [*ks, *([None] if has_r else [])]
+    values = [[lookup.get((m, k)) for k in positions] for m in metrics]
+    return Grid("metric", metrics, columns, values, bold_best=False)
+
+
+def policy_text(evaluation: Evaluation) -> str:
+    """The policy fields that differ from the defaults (``default`` when none does)."""
+    from polars_rankk.core.policy import Policy
+
+    defaults = Policy().to_dict()
+    changed = {k: v for k, v in evaluation.policy.to_dict().items() if defaults.get(k) != v}
+    return ", ".join(f"{k}={v!r}" for k, v in changed.items()) or "default"
+
+
+def warnings_of(evaluation: Evaluation) -> list[str]:
+    """What qualifies the numbers, from the diagnostics and the groups dropped."""
+    counts = evaluation.diagnostics.counts
+    per_k = evaluation.diagnostics.per_k
+    found: list[str] = []
+    dropped = evaluation.dropped
+    reasons = {
+        "dropped_empty_truth": "no relevant item in truth (empty_truth='exclude')",
+        "dropped_missing": "no candidates (missing_groups='exclude')",
+    }
+    for column, reason in reasons.items():
+        n = dropped.get_column(column).cast(pl.Int64).max()
+        if isinstance(n, int) and n:
+            found.append(f"{n} group(s) dropped: {reason}")
+    short = dropped.filter(pl.col("dropped_short") > 0)
+    if short.height:
+        ks = ", ".join(str(k) for k in short.get_column("k").to_list())
+        found.append(f"groups shorter than K dropped at K={ks} (short_lists='skip')")
+    simple = {
+        "groups_only_in_candidates": "group(s) in candidates but not in truth, not evaluated",
+        "duplicate_rows_removed": "duplicate candidate row(s) removed",
+        "invalid_score_rows_dropped": "candidate row(s) with an invalid score dropped",
+        "constant_score_groups": "group(s) whose candidates all share one score",
+        "relevant_outside_pool": "relevant item(s) never among the candidates",
+    }
+    for name, text in simple.items():
+        if counts.get(name, 0):
+            found.append(f"{counts[name]} {text}")
+    if "recall_ceiling" in per_k.columns:
+        # At the largest K: below 1 there, relevant items lie outside the candidates.
+        top = per_k.sort("k").tail(1).filter(pl.col("recall_ceiling") < 1 - 1e-12)
+        for k, ceiling in top.select("k", "recall_ceiling").rows():
+            found.append(
+                f"recall ceiling {ceiling:.3f} at K={k}: the best any ordering could reach"
+            )
+    if "tie_blocks_straddling_k" in per_k.columns:
+        ties = per_k.filter(pl.col("tie_blocks_straddling_k") > 0)
+        if ties.height:
+            pairs = ", ".join(
+                f"{n} at K={k}" for k, n in ties.select("k", "tie_blocks_straddling_k").rows()
+            )
+            found.append(
+                f"groups where K cuts a tie in scores: {pairs} (ties={evaluation.policy.ties!r})"
+            )
+    return found
+
+
+def heading(evaluation: Evaluation) -> str:
+    groups = evaluation.diagnostics.counts.get("groups_evaluated")
+    evaluated = f"{groups:,} groups" if groups is not None else "groups"
+    return (
+        f"Evaluation of {evaluated} by {evaluation.group_keys}, K={evaluation.ks}; "
+        f"policy: {policy_text(evaluation)}"
+    )
+
+
+def evaluation_text(evaluation: Evaluation) -> str:
+    """The plain ``repr``: heading, metrics × K (macro means) and warnings."""
+    if evaluation.is_lazy:
+        return (
+            f"Evaluation(lazy; group_by={evaluation.group_keys}, k={evaluation.ks}, "
+            f"metrics={evaluation.metrics}; policy: {policy_text(evaluation)})\n"
+            "call .summary() or .collect() to compute"
+        )
+    grid = summary_grid(evaluation.summary())
+    lines = [heading(evaluation), "", to_text(grid)]
+    found = warnings_of(evaluation)
+    if found:
+        lines += ["", "Warnings:", *(f"  - {w}" for w in found)]
+    return "\n".join(lines)
+
+
+def evaluation_html(evaluation: Evaluation) -> str:
+    """The notebook display: heading, metrics × K and warnings, as HTML."""
+    if evaluation.is_lazy:
+        return f"<pre>{html.escape(evaluation_text(evaluation))}</pre>"
+    parts = [
+        f"<p><b>{html.escape(heading(evaluation))}</b></p>",
+        to_html(summary_grid(evaluation.summary())),
+    ]
+    found = warnings_of(evaluation)
+    if found:
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in found)
+        parts.append(f"<p>Warnings:</p><ul>{items}</ul>")
+    return f"<div class='rankk-evaluation'>{''.join(parts)}</div>"

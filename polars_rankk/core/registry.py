@@ -1,0 +1,257 @@
+"""The metric registry: every metric declared once.
+
+A `Metric` says what a metric is — its name, whether it takes a cut-off K, whether it divides
+by R_g, whether it has a micro average, its one-line definition with its citation, the names
+trec_eval and ir_measures give it, which cumulated per-row terms of the prepared ranking it
+reads, and the expression that computes it from them. Validation, evaluation, aggregation, the
+CLI's choices, the report and `docs/definitions.md` all read this table; adding a metric is one
+entry here plus its formula (`polars_rankk.core.metrics`) and its tests.
+
+Examples
+--------
+>>> from polars_rankk.core.registry import REGISTRY
+>>> REGISTRY["ndcg"].trec_eval_name(10), REGISTRY["ndcg"].ir_measures_name(10)
+('ndcg_cut_10', 'nDCG@10')
+>>> [name for name, metric in REGISTRY.items() if metric.micro]
+['precision', 'recall', 'f1', 'hit_rate', 'r_precision']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankk.core import metrics as formulas
+from polars_rankk.core.columns import (
+    DCG,
+    FIRST_HIT,
+    HITS,
+    HITS_AT_R,
+    IDEAL_DCG,
+    PRECISION_SUM,
+    RECIPROCAL_RANK,
+)
+from polars_rankk.core.metrics import COLUMNS, GroupStats
+from polars_rankk.core.policy import Policy
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: what it is, how it is named, and how it is computed.
+
+    Attributes
+    ----------
+    name
+        The canonical snake_case name used in every output (``metric`` column).
+    title
+        How charts and reports title it (``"nDCG@K"``).
+    has_k
+        Whether it takes a cut-off K (``r_precision`` cuts at R_g instead).
+    divides_by_relevant
+        Whether its value divides by R_g: it scores 0 on groups without a relevant item under
+        ``Policy(empty_truth="zero")``.
+    micro
+        Whether it has a micro average (a ratio of counts summed over groups).
+    discrete
+        Whether every per-group value is 0 or 1 (charts show the share of each value).
+    definition
+        One line: what it measures, with its reference convention.
+    citation
+        Where the definition comes from.
+    trec_eval, ir_measures
+        Its name in trec_eval and ir_measures, ``{k}`` standing for the cut-off.
+    needs
+        The cumulated per-row terms of the prepared ranking it reads.
+    formula
+        ``formula(policy, k, stats)``: its value from a group's statistics (k is None for a
+        metric without a cut-off); see `value`.
+    """
+
+    name: str
+    title: str
+    has_k: bool
+    divides_by_relevant: bool
+    micro: bool
+    discrete: bool
+    definition: str
+    citation: str
+    trec_eval: str | None
+    ir_measures: str | None
+    needs: tuple[str, ...]
+    formula: Callable[[Policy, int | None, GroupStats], pl.Expr]
+
+    def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
+        """Its value at cut-off `k` from a group's statistics (default: the prepared table's
+        columns), before the per-group policies (`polars_rankk.core.metrics.finished`)."""
+        if self.has_k and k is None:
+            raise ValueError(f"{self.name} needs a cut-off k")
+        return self.formula(policy, k, stats)
+
+    def trec_eval_name(self, k: int | None = None) -> str | None:
+        """Its trec_eval measure name at cut-off `k` (``P_10``), or None if trec_eval lacks it."""
+        return None if self.trec_eval is None else self.trec_eval.format(k=k)
+
+    def ir_measures_name(self, k: int | None = None) -> str | None:
+        """Its ir_measures name at cut-off `k` (``P@10``), or None if ir_measures lacks it."""
+        return None if self.ir_measures is None else self.ir_measures.format(k=k)
+
+    def column(self, k: int | None) -> str:
+        """Name of its wide per-group column: ``name@k``, or ``name`` without a cut-off."""
+        return self.name if k is None or not self.has_k else f"{self.name}@{k}"
+
+
+def _at_k(
+    builder: Callable[[Policy, int, GroupStats], pl.Expr],
+) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
+    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+        assert k is not None  # checked by Metric.value
+        return builder(policy, k, stats)
+
+    return formula
+
+
+def _without_k(
+    builder: Callable[[Policy, GroupStats], pl.Expr],
+) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
+    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+        return builder(policy, stats)
+
+    return formula
+
+
+_METRICS = (
+    Metric(
+        name="precision",
+        title="Precision@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=True,
+        discrete=False,
+        definition="hits in the top K / K (trec_eval P_k)",
+        citation="Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4",
+        trec_eval="P_{k}",
+        ir_measures="P@{k}",
+        needs=(HITS,),
+        formula=_at_k(formulas.precision),
+    ),
+    Metric(
+        name="recall",
+        title="Recall@K",
+        has_k=True,
+        divides_by_relevant=True,
+        micro=True,
+        discrete=False,
+        definition="hits in the top K / R, the number of relevant items (trec_eval recall_k)",
+        citation="Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4",
+        trec_eval="recall_{k}",
+        ir_measures="R@{k}",
+        needs=(HITS,),
+        formula=_at_k(formulas.recall),
+    ),
+    Metric(
+        name="f1",
+        title="F1@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=True,
+        discrete=False,
+        definition="harmonic mean of precision@K and recall@K; 0 when both are 0",
+        citation="van Rijsbergen, Information Retrieval (1979), ch. 7 (F with beta = 1)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(HITS,),
+        formula=_at_k(formulas.f1),
+    ),
+    Metric(
+        name="hit_rate",
+        title="HitRate@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=True,
+        discrete=True,
+        definition="1 if any relevant item is in the top K, else 0 (trec_eval success_k)",
+        citation="trec_eval success_k; Deshpande & Karypis, TOIS 22(1) 2004 (hit rate)",
+        trec_eval="success_{k}",
+        ir_measures="Success@{k}",
+        needs=(FIRST_HIT,),
+        formula=_at_k(formulas.hit_rate),
+    ),
+    Metric(
+        name="ndcg",
+        title="nDCG@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k)",
+        citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
+        trec_eval="ndcg_cut_{k}",
+        ir_measures="nDCG@{k}",
+        needs=(DCG, IDEAL_DCG),
+        formula=_at_k(formulas.ndcg),
+    ),
+    Metric(
+        name="average_precision",
+        title="AP@K",
+        has_k=True,
+        divides_by_relevant=True,
+        micro=False,
+        discrete=False,
+        definition="sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k)",
+        citation="Buckley & Voorhees, SIGIR 2000; trec_eval map_cut",
+        trec_eval="map_cut_{k}",
+        ir_measures="AP@{k}",
+        needs=(PRECISION_SUM,),
+        formula=_at_k(formulas.average_precision),
+    ),
+    Metric(
+        name="mrr",
+        title="MRR@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",
+        citation="Voorhees, TREC-8 Question Answering Track Report (1999)",
+        trec_eval="recip_rank",
+        ir_measures="RR@{k}",
+        needs=(RECIPROCAL_RANK,),
+        formula=_at_k(formulas.mrr),
+    ),
+    Metric(
+        name="r_precision",
+        title="R-precision",
+        has_k=False,
+        divides_by_relevant=True,
+        micro=True,
+        discrete=False,
+        definition="precision at rank R, the number of relevant items (trec_eval Rprec)",
+        citation="Buckley & Voorhees, SIGIR 2000; trec_eval Rprec",
+        trec_eval="Rprec",
+        ir_measures="Rprec",
+        needs=(HITS_AT_R,),
+        formula=_without_k(formulas.r_precision),
+    ),
+)
+
+#: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs).
+REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _METRICS}
+#: The canonical metric names, in order.
+METRICS: tuple[str, ...] = tuple(REGISTRY)
+#: One line per metric: what it measures, with its reference convention.
+METRIC_DEFINITIONS: dict[str, str] = {name: m.definition for name, m in REGISTRY.items()}
+#: Metrics that take a cut-off K.
+K_METRICS: frozenset[str] = frozenset(name for name, m in REGISTRY.items() if m.has_k)
+#: Metrics with a micro average (a ratio of summed counts).
+MICRO_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.micro)
+
+
+def metric_rank(column: str = "metric") -> pl.Expr:
+    """Sort key putting metric names in canonical order (unknown names after them)."""
+    return pl.col(column).replace_strict(
+        {name: index for index, name in enumerate(METRICS)},
+        default=len(METRICS),
+        return_dtype=pl.Int64,
+    )
