@@ -8,10 +8,14 @@ TREC formats (whitespace-separated, one record per line):
   trailing text).
 - qrels: ``query iteration item relevance`` — the iteration column is ignored.
 
-Fields may be separated by any run of spaces or tabs, lines may start with whitespace and
-may end with ``\\r\\n``; blank lines are skipped. Parsing is vectorised (one pass of Polars
-string expressions, no Python loop over lines) and validated eagerly, so a malformed file
-fails at read time with the file name, the 1-based line number and the offending line.
+As in trec_eval's readers (``get_qrels.c``, ``get_trec_results.c``), fields are separated by
+ASCII whitespace only — C's ``isspace`` in the C locale: space, tab, ``\\n``, ``\\v``, ``\\f``,
+``\\r`` — so an id holding another character (a no-break space ``\\u00a0``) stays one id; a line
+whose first non-blank character is ``#`` is a comment and skipped; blank lines are skipped.
+Lines may start with whitespace and end with ``\\r\\n``. Parsing is vectorised (one pass of
+Polars string expressions, no Python loop over lines) and validated eagerly, so a malformed
+file fails at read time with the file name, the 1-based line number (comments and blank
+lines count, as in an editor) and the offending line.
 """
 
 from __future__ import annotations
@@ -34,20 +38,27 @@ _N_FIELDS = "__rankk_n_fields"
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
 _QRELS_LAYOUT = "'query iteration item relevance'"
 _INT_PATTERN = r"^[+-]?[0-9]+$"
+#: C ``isspace`` in the C locale; Unicode spaces (``\u00a0``, ``\u2003``…) are id characters.
+_ASCII_SPACE = " \t\n\x0b\x0c\r"
+_SPACE_RUN = r"[ \t\n\x0B\x0C\r]+"
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
-    """All non-blank lines of ``path`` with their 1-based number and their fields."""
+    """The lines of ``path`` that are neither blank nor comments, with their 1-based number and
+    their ASCII-whitespace-separated fields."""
     return (
         pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
         .with_columns(
             pl.col(_LINE)
-            .str.replace_all(r"\s+", " ")
+            .str.replace_all(_SPACE_RUN, " ")
             .str.strip_chars(" ")
             .str.split(" ")
             .alias(_FIELDS)
         )
-        .filter(pl.col(_FIELDS).list.first() != "")
+        .filter(
+            (pl.col(_FIELDS).list.first() != "")
+            & ~pl.col(_FIELDS).list.first().str.starts_with("#")
+        )
         .with_columns(pl.col(_FIELDS).list.len().alias(_N_FIELDS))
         .collect()
     )
@@ -68,8 +79,9 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     Parameters
     ----------
     path
-        The run file. Fields are separated by any whitespace; trailing fields after the
-        sixth are ignored, as trec_eval does.
+        The run file. Fields are separated by ASCII whitespace (see the module docstring);
+        trailing fields after the sixth are ignored and lines starting with ``#`` skipped,
+        as trec_eval does.
 
     Returns
     -------
@@ -88,7 +100,7 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     >>> import tempfile, pathlib
     >>> from polars_rankk import io as rkio
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.trec"
-    >>> _ = path.write_text("q1 Q0 d1 1 2.5 sys\\nq1\\tQ0\\td2\\t2\\t1.0\\tsys\\n")
+    >>> _ = path.write_text("# run sys\\nq1 Q0 d1 1 2.5 sys\\nq1\\tQ0\\td2\\t2\\t1.0\\tsys\\n")
     >>> rkio.read_trec_run(path).collect()
     shape: (2, 3)
     ┌───────┬──────┬───────┐
@@ -135,7 +147,8 @@ def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
     Parameters
     ----------
     path
-        The qrels file: exactly four whitespace-separated fields per line.
+        The qrels file: exactly four ASCII-whitespace-separated fields per line; lines
+        starting with ``#`` are comments.
 
     Returns
     -------
@@ -155,7 +168,7 @@ def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
     >>> import tempfile, pathlib
     >>> from polars_rankk import io as rkio
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> _ = path.write_text("q1 0 d1 2\\nq1 0 d3 0\\n")
+    >>> _ = path.write_text("# judged by A\\nq1 0 d1 2\\nq1 0 d3 0\\n")
     >>> rkio.read_trec_qrels(path).collect()
     shape: (2, 3)
     ┌───────┬──────┬───────────┐
@@ -225,14 +238,16 @@ def write_trec_run(
         Destination file (overwritten).
     group_by, item, score
         Column names in ``frame``. Group and item values are written as strings and must
-        not contain whitespace.
+        not contain ASCII whitespace; a group value must not start with ``#`` (it would
+        read back as a comment).
     tag
-        The run tag written in the last field (no whitespace).
+        The run tag written in the last field (no ASCII whitespace).
 
     Raises
     ------
     ValueError
-        The tag, a group value or an item value contains whitespace or is empty.
+        The tag, a group value or an item value contains ASCII whitespace or is empty, or
+        a group value starts with ``#``.
 
     Examples
     --------
@@ -250,7 +265,7 @@ def write_trec_run(
     >>> rkio.read_trec_run(path).collect().shape
     (3, 3)
     """
-    if not tag or any(ch.isspace() for ch in tag):
+    if not tag or any(ch in _ASCII_SPACE for ch in tag):
         raise ValueError(f"the run tag must be non-empty and contain no whitespace; got {tag!r}")
     out = (
         frame.lazy()
@@ -273,13 +288,15 @@ def write_trec_run(
         | pl.col("__item").is_null()
         | (pl.col("__q") == "")
         | (pl.col("__item") == "")
-        | pl.col("__q").str.contains(r"\s")
-        | pl.col("__item").str.contains(r"\s")
+        | pl.col("__q").str.contains(_SPACE_RUN)
+        | pl.col("__item").str.contains(_SPACE_RUN)
+        | pl.col("__q").str.starts_with("#")
     )
     bad = out.filter(bad_text).head(1)
     if bad.height:
         raise ValueError(
-            "TREC run fields must be non-empty and contain no whitespace; got "
+            "TREC run fields must be non-empty and contain no whitespace, and a group must "
+            "not start with '#' (a comment in TREC files); got "
             f"{group_by}={bad.item(0, '__q')!r}, {item}={bad.item(0, '__item')!r}"
         )
     lines = out.select(

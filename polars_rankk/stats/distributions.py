@@ -21,7 +21,7 @@ from typing import Literal, Protocol, overload
 
 import polars as pl
 
-from polars_rankk.core.inputs import metric_rank
+from polars_rankk.core import align_ids, check_one_row_per_group, metric_rank
 from polars_rankk.core.types import FrameLike
 
 DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -140,6 +140,18 @@ def attribute_frames(attributes: Attributes) -> list[pl.LazyFrame]:
     return [frame.lazy() for frame in frames]
 
 
+def attribute_sources(attributes: Attributes) -> list[tuple[str, pl.LazyFrame]]:
+    """``attributes`` as (name in errors, lazy frame) pairs: ``"attributes"`` for one table,
+    else each table named by its columns — what the user sees, never an internal position."""
+    frames = attribute_frames(attributes)
+    if isinstance(attributes, (pl.DataFrame, pl.LazyFrame)):
+        return [("attributes", frames[0])]
+    return [
+        (f"the attributes table with columns {frame.collect_schema().names()}", frame)
+        for frame in frames
+    ]
+
+
 def with_strata(
     frame: pl.LazyFrame,
     group_keys: list[str],
@@ -158,7 +170,7 @@ def with_strata(
         raise ValueError(f"strata cannot be {reserved}: metric, k and value are always separated")
     schema = frame.collect_schema()
     needed = [c for c in strata if c not in schema]
-    sources = [(f"attributes[{i}]", f, True) for i, f in enumerate(attribute_frames(attributes))]
+    sources = [(label, table, True) for label, table in attribute_sources(attributes)]
     if groups is not None:  # one row per group by construction: not checked (that would run it)
         sources.append(("the evaluation's groups table", groups, False))
     for label, source, check in sources:
@@ -176,7 +188,9 @@ def with_strata(
             )
         table = source.select(*on, *provides)
         if check:
-            _check_unique(table, on, label)
+            check_one_row_per_group(table, on, label)
+        # evaluate turns Categorical/Enum keys into String: align the table's keys the same way
+        frame, table = align_ids(frame, table, on, names=("results", label))
         frame = frame.join(table, on=on, how="left", nulls_equal=True)
         needed = [c for c in needed if c not in provides]
     if needed:
@@ -185,16 +199,6 @@ def with_strata(
             "the attributes tables or the evaluation's groups table"
         )
     return frame
-
-
-def _check_unique(table: pl.LazyFrame, on: list[str], label: str) -> None:
-    """Raise with an offending row when an attributes table repeats a group (cheap: tiny result)."""
-    repeated = table.group_by(on).agg(pl.len().alias("rows")).filter(pl.col("rows") > 1).head(1)
-    found = repeated.collect()
-    if found.height:
-        raise ValueError(
-            f"{label} must have one row per {on}; for example {found.row(0, named=True)}"
-        )
 
 
 def sort_rows(frame: pl.LazyFrame, strata: list[str], *extra: str) -> pl.LazyFrame:

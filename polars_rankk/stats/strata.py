@@ -14,6 +14,7 @@ from typing import Literal, overload
 
 import polars as pl
 
+from polars_rankk.core import align_ids, check_one_row_per_group
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import QuantileMethod, Results, as_list, per_group_input
 
@@ -216,7 +217,8 @@ def activity_buckets(
         Fixed bucket edges, or the number of equal-probability buckets (or their inner
         probabilities) computed over groups; see `buckets`. Quartiles when neither is given.
     count
-        A column already holding each group's interaction count.
+        A column already holding each group's interaction count; ``interactions`` must then
+        have one row per group (a repeated group raises a ValueError).
     groups
         An evaluation (or a frame of group keys): its groups with no interaction get a count
         of 0 instead of no row (and so a null stratum once joined).
@@ -255,14 +257,16 @@ def activity_buckets(
         counts = lazy.group_by(keys).agg(pl.len().cast(pl.Int64).alias("n_interactions"))
     else:
         counts = lazy.select(*keys, pl.col(count).cast(pl.Int64).alias("n_interactions"))
+        check_one_row_per_group(counts, keys, "interactions")
     if groups is not None:
         table = _group_table(groups, None)
         shared = [k for k in keys if k in table.collect_schema()]
         if shared != keys:
             raise ValueError(f"groups must have the key columns {keys}")
+        # evaluate turns Categorical keys into String; the interactions may still have them
+        table, counts = align_ids(table.select(keys), counts, keys, ("groups", "interactions"))
         counts = (
-            table.select(keys)
-            .unique()
+            table.unique()
             .join(counts, on=keys, how="left", nulls_equal=True)
             .with_columns(pl.col("n_interactions").fill_null(0))
         )
@@ -404,6 +408,7 @@ def new_vs_returning(
             f"({history_columns})"
         )
     counts = history.lazy().group_by(join_on).agg(pl.len().cast(pl.Int64).alias("n_history"))
+    table, counts = align_ids(table, counts, join_on, ("results", "history"))
     labels: list[Literal["new", "returning"]] = ["new", "returning"]
     out = (
         table.join(counts, on=join_on, how="left", nulls_equal=True)

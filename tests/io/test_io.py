@@ -157,3 +157,54 @@ def test_scores_keep_full_precision(tmp_path: Path) -> None:
     frame = pl.DataFrame({"query": ["q"], "item": ["d"], "score": [0.1 + 0.2]})
     write_trec_run(frame, tmp_path / "p")
     assert read_trec_run(tmp_path / "p").collect()["score"].item() == 0.1 + 0.2
+
+
+def test_qrels_comment_is_not_a_query(tmp_path: Path) -> None:
+    # trec_eval's get_qrels.c skips '#' lines; read as data, '#' became a query scoring 0
+    import polars_rankk as rk
+
+    qrels = read_trec_qrels(_write(tmp_path, "q", "# 0 d9 1\nq1 0 d1 1\n  # 0 d8 1\n"))
+    assert qrels.collect().rows() == [("q1", "d1", 1)]
+    run = read_trec_run(_write(tmp_path, "r", "q1 Q0 d1 1 2.0 t\n"))
+    result = rk.evaluate(run, qrels, k=1, metrics="precision", group_by="query",
+                         policy=rk.Policy.trec_eval())  # fmt: skip
+    summary = result.summary()
+    assert summary.select("value", "n_groups").row(0) == (1.0, 1)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["# a b c d e f", "#short", "   #\tindented a b c d e", "#q1 Q0 d9 1 9.9 t"],
+)
+def test_run_comments_are_skipped(tmp_path: Path, comment: str) -> None:
+    path = _write(tmp_path, "run.trec", f"{comment}\nq1 Q0 d1 1 2.5 t\n{comment}\n")
+    assert read_trec_run(path).collect().rows() == [("q1", "d1", 2.5)]
+
+
+def test_ids_split_on_ascii_whitespace_only(tmp_path: Path) -> None:
+    # trec_eval splits with C isspace (C locale): a no-break space is part of the id
+    run = read_trec_run(
+        _write(tmp_path, "r", "q1 Q0 d\u00a01 1 2.5 tag\nq1\x0bQ0\x0cd\u20032\r2 1.5\ttag\r\n")
+    ).collect()
+    assert run.rows() == [("q1", "d\u00a01", 2.5), ("q1", "d\u20032", 1.5)]
+    qrels = read_trec_qrels(_write(tmp_path, "q", "q1 0 d\u00a01 1\n")).collect()
+    assert qrels.rows() == [("q1", "d\u00a01", 1)]
+
+
+def test_field_count_errors_give_the_file_line_number(tmp_path: Path) -> None:
+    # comments and blank lines count, so the number is the line an editor shows
+    path = _write(tmp_path, "qrels.txt", "# header\n\nq1 0 d1 1\nq1 0 d\u00a0 2 1\n")
+    with pytest.raises(ValueError, match=r"qrels\.txt line 4: expected 4 whitespace"):
+        read_trec_qrels(path)
+    run = _write(tmp_path, "run.trec", "# header\nq1 Q0 d1 1 2.5 t\nq1 Q0 d\u00a01 1 2.5\n")
+    with pytest.raises(ValueError, match=r"run\.trec line 3: expected at least 6"):
+        read_trec_run(run)
+
+
+def test_write_keeps_unicode_ids_and_refuses_comment_groups(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"query": ["q"], "item": ["d\u00a01"], "score": [1.0]})
+    write_trec_run(frame, tmp_path / "u", tag="t\u00a0x")
+    assert read_trec_run(tmp_path / "u").collect()["item"].to_list() == ["d\u00a01"]
+    hashed = pl.DataFrame({"query": ["#1"], "item": ["d"], "score": [1.0]})
+    with pytest.raises(ValueError, match="'#'"):
+        write_trec_run(hashed, tmp_path / "h")

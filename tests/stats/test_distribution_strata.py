@@ -145,3 +145,33 @@ def test_nan_policy_values_are_counted_not_used() -> None:
     table = distribution(result, quantiles=[0.5])
     assert isinstance(table, pl.DataFrame)
     assert table.select("n_groups", "n_nan", "mean").row(0) == (1, 1, 1.0)
+
+
+def test_strata_helpers_match_categorical_keys_to_an_evaluation() -> None:
+    # evaluate turns Categorical keys into String; the raw log and history keep them
+    users = pl.Series(["u1", "u1", "u2", "u3"], dtype=pl.Categorical)
+    candidates = pl.DataFrame({"user": users, "item": ["a", "b", "c", "d"], "score": [3, 2, 1, 1]})
+    truth = pl.DataFrame({"user": users, "item": ["a", "x", "c", "d"]})
+    result = rk.evaluate(candidates, truth, k=1, metrics="precision", group_by="user")
+    log = pl.DataFrame({"user": pl.Series(["u1", "u1", "u1", "u2"], dtype=pl.Categorical)})
+    activity = activity_buckets(log, "user", edges=[1, 3], groups=result)
+    assert isinstance(activity, pl.DataFrame)
+    assert activity.sort("user").select("user", "n_interactions").rows() == [
+        ("u1", 3), ("u2", 1), ("u3", 0)
+    ]  # fmt: skip
+    returning = new_vs_returning(result, log)
+    assert isinstance(returning, pl.DataFrame)
+    assert returning.sort("user")["new_vs_returning"].to_list() == ["returning", "returning", "new"]
+    table = distribution(result, by="activity", attributes=activity, quantiles=[])
+    assert isinstance(table, pl.DataFrame)
+    assert table.select("activity", "n_groups", "mean").rows() == [
+        ("<1", 1, 1.0), ("1-2", 1, 1.0), (">=3", 1, 1.0)
+    ]  # fmt: skip
+
+
+def test_activity_counts_given_per_group_must_not_repeat() -> None:
+    given = pl.DataFrame({"user": [1, 2, 2], "orders": [10, 0, 3]})
+    with pytest.raises(
+        ValueError, match=r"interactions must have one row per group \(user\), but user=2 has 2"
+    ):
+        activity_buckets(given, "user", count="orders", edges=[1])
