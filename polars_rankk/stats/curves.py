@@ -206,6 +206,19 @@ def _curve_of(
     metrics: list[str] | None,
     ks: list[int] | None,
 ) -> pl.DataFrame:
+    fast = _curve_from_ranks(
+        evaluation,
+        strata=strata,
+        attributes=attributes,
+        ci=ci,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        metrics=metrics,
+        ks=ks,
+    )
+    if fast is not None:
+        return fast
     per_group = evaluation.per_group.lazy().filter(pl.col("k").is_not_null())
     if ks is not None:
         per_group = per_group.filter(pl.col("k").is_in(ks))
@@ -236,6 +249,97 @@ def _curve_of(
             pl.lit(None, dtype=pl.Float64).alias("ci_high"),
         )
     return means
+
+
+def _curve_from_ranks(
+    evaluation: Evaluation,
+    *,
+    strata: list[str],
+    attributes: FrameLike | Sequence[FrameLike] | None,
+    ci: bool,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    metrics: list[str] | None,
+    ks: list[int] | None,
+) -> pl.DataFrame | None:
+    """The curve from sums over ranks (`rank_sums`); None when the policy needs per-group rows.
+
+    Intervals use the resampling of `polars_rankk.bootstrap` (one draw of group weights per
+    stratum, shared by every metric and K), so they equal its intervals for the same seed.
+    """
+    import numpy as np
+
+    from polars_rankk.stats.rank_sums import means, rank_sums, resampled_means, stratum_slices
+    from polars_rankk.stats.resampling import check_options, generator, resample_key
+
+    groups = evaluation.groups.lazy()
+    if strata:
+        from polars_rankk.stats.distributions import with_strata
+
+        groups = with_strata(groups, evaluation.group_keys, strata, attributes, groups)
+    sums = rank_sums(evaluation, strata, groups)
+    if sums is None:
+        return None
+    chosen = [
+        m for m in evaluation.metrics if m != "r_precision" and (metrics is None or m in metrics)
+    ]
+    wanted = [k for k in evaluation.ks if ks is None or k in ks]
+    columns = np.array(wanted, dtype=np.int64) - 1
+    if ci:
+        check_options(n_resamples, confidence, "percentile", seed)
+    tails = [(1 - confidence) / 2, 1 - (1 - confidence) / 2]
+    parts = []
+    slices = dict(stratum_slices(sums))
+    for key, numerators, counts in means(sums, chosen):
+        count = counts[columns].round().astype(np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = numerators[:, columns] / count
+        low = np.full(value.shape, np.nan)
+        high = np.full(value.shape, np.nan)
+        if ci:
+            rng = generator(seed, resample_key(key))
+            resampled = resampled_means(sums, chosen, slices[key], rng, n_resamples)
+            resampled = resampled[:, :, columns]
+            enough = np.broadcast_to(count >= 2, value.shape)
+            if enough.any():
+                bounds = np.nanquantile(resampled, tails, axis=0)
+                low = np.where(enough, bounds[0], np.nan)
+                high = np.where(enough, bounds[1], np.nan)
+        frame = pl.DataFrame(
+            {
+                "metric": np.repeat(chosen, len(wanted)),
+                "k": np.tile(np.array(wanted, dtype=np.int64), len(chosen)),
+                "value": value.ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+                "n_groups": np.tile(count, len(chosen)),
+            },
+            schema={"metric": pl.String, "k": pl.Int64, "value": pl.Float64,
+                    "ci_low": pl.Float64, "ci_high": pl.Float64, "n_groups": pl.Int64},
+        )  # fmt: skip
+        frame = frame.with_columns(pl.col("value", "ci_low", "ci_high").fill_nan(None))
+        stratum = [
+            pl.lit(value, dtype=sums.groups.schema[name]).alias(name)
+            for name, value in zip(strata, key, strict=True)
+        ]
+        parts.append(frame.select(*stratum, pl.all()))
+    if not parts:
+        schema = {name: sums.groups.schema[name] for name in strata}
+        return pl.DataFrame(schema=schema | {"metric": pl.String, "k": pl.Int64,
+                            "value": pl.Float64, "n_groups": pl.Int64,
+                            "ci_low": pl.Float64, "ci_high": pl.Float64})  # fmt: skip
+    return pl.concat(parts).select(*strata, "metric", "k", "value", "n_groups", "ci_low", "ci_high")
+
+
+def _lazy_systems(systems: Systems, system: str | None) -> dict[str, SystemInput]:
+    """Candidates as lazy frames: evaluate then builds plans, and the curve runs only what it
+    reads (an eager frame would be evaluated at every K first)."""
+    mapping = _as_mapping(systems, system)
+    return {
+        name: value.lazy() if isinstance(value, pl.DataFrame) else value
+        for name, value in mapping.items()
+    }
 
 
 def k_curve(
@@ -324,8 +428,12 @@ def k_curve(
     │ B      ┆ hit_rate ┆ 2   ┆ 1.0   ┆ 2        │
     └────────┴──────────┴─────┴───────┴──────────┘
     """
-    if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
-        raise ValueError(f"k_max must be a positive integer; got {k_max!r}")
+    from polars_rankk.core import normalize_k
+
+    try:  # any integer scalar, numpy's included
+        k_max = normalize_k(k_max, "k_max")
+    except (TypeError, ValueError):
+        raise ValueError(f"k_max must be a positive integer; got {k_max!r}") from None
     chosen: list[str] | None = None
     if metrics is not None:
         chosen = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -337,8 +445,8 @@ def k_curve(
     strata = as_list(by)
     _check_strata(strata)
     evaluations = evaluate_systems(
-        systems,
-        truth,
+        _lazy_systems(systems, system),
+        None if truth is None else truth.lazy(),
         k=range(1, k_max + 1),
         metrics=chosen,
         group_by=group_by,
@@ -346,7 +454,6 @@ def k_curve(
         score=score,
         relevance=relevance,
         policy=policy,
-        system=system,
     )
     return curve_of_evaluations(
         evaluations,

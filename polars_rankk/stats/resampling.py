@@ -1,4 +1,8 @@
-"""Bootstrap confidence intervals for mean metric values, resampling groups (SPEC §5).
+"""Bootstrap confidence intervals for mean metric values, resampling groups.
+
+`bootstrap` draws the resample weights over groups once per stratum and applies them to every
+(metric, K): a resampled mean is ``(W @ values) / (W @ present)``. The helpers below (value
+histograms, block draws) serve `compare`.
 
 Groups — never rows — are the resampling unit. A bootstrap mean only depends on how many times
 each distinct value is drawn, so when a metric takes few distinct values (``hits/K``, a 0/1
@@ -167,7 +171,7 @@ def interval(
         a = acceleration(values, counts)
         z = stats.norm.ppf(tails)
         tails = stats.norm.cdf(bias + (bias + z) / (1 - a * (bias + z)))
-    low, high = np.quantile(resampled, tails)
+    low, high = np.nanquantile(resampled, tails)
     return float(low), float(high)
 
 
@@ -199,8 +203,10 @@ def bootstrap(
     confidence
         Two-sided confidence level.
     seed
-        Reproducibility: each row draws from ``numpy.random.default_rng([seed, hash(row)])``,
-        so its interval is the same whatever else is computed. ``None`` draws fresh entropy.
+        Reproducibility: each stratum draws its group weights once from
+        ``numpy.random.default_rng([seed, hash(stratum)])`` and every metric × K of the
+        stratum shares them, so a row's interval is the same whatever else is computed, and
+        equals the K-curve's (`k_curve`) for the same seed. ``None`` draws fresh entropy.
     method
         ``"percentile"`` (quantiles of the resampled means) or ``"bca"`` (bias-corrected and
         accelerated, Efron 1987; the acceleration from the jackknife of the mean).
@@ -253,6 +259,7 @@ def bootstrap(
     source = per_group_input(results, group_keys)
     strata = as_list(by)
     layers = [c for c in as_list(stratify) if c not in strata]
+    keys_of_groups = list(source.group_keys)
     frame = with_strata(
         source.frame, source.group_keys, [*strata, *layers], attributes, source.groups
     )
@@ -262,13 +269,21 @@ def bootstrap(
         .group_by([*keys, *layers, "value"])
         .agg(pl.len().cast(pl.Int64).alias("count"))
     )
-    table = sort_rows(histogram, strata, *layers, "value").collect()
+    universe = _universe(frame, source.groups, keys_of_groups, [*strata, *layers], attributes)
+    values = frame.select(*keys_of_groups, "metric", "k", pl.col("value").fill_nan(None))
+    table, groups, per_group = pl.collect_all(
+        [sort_rows(histogram, strata, *layers, "value"), universe, values]
+    )
+    resampled = _resampled_means(
+        groups.with_row_index("_g"), per_group, keys_of_groups, strata, layers, n_resamples, seed
+    )
     partitions = table.partition_by(keys, maintain_order=True) if table.height else []
     columns: dict[str, list[float | int | None]] = {
         name: [] for name in ("n_groups", "n_nan", "value", "ci_low", "ci_high", "std_error")
     }
     for part in partitions:
-        row = _one_row(part, keys, layers, n_resamples, confidence, method, seed)
+        key = part.select(keys).row(0)
+        row = _one_row(part, resampled.get(key), confidence, method)
         for name, number in row.items():
             columns[name].append(number)
     heads = (
@@ -281,14 +296,93 @@ def bootstrap(
     return pl.concat([heads, numbers], how="horizontal")
 
 
-def _one_row(
-    part: pl.DataFrame,
-    keys: list[str],
+def _universe(
+    frame: pl.LazyFrame,
+    groups: pl.LazyFrame | None,
+    group_keys: list[str],
+    strata: list[str],
+    attributes: Attributes,
+) -> pl.LazyFrame:
+    """The groups resampled, with their strata, sorted: the evaluation's groups table when
+    there is one (so K-curves draw the same weights), else the groups of the per-group rows."""
+    order = list(dict.fromkeys([*strata, *group_keys]))
+    if groups is not None:
+        try:
+            table = with_strata(groups.select(group_keys), group_keys, strata, attributes, groups)
+            return table.select(order).sort(order, nulls_last=True)
+        except ValueError:
+            pass  # a stratum that only the per-group rows carry
+    return frame.select(order).unique().sort(order, nulls_last=True)
+
+
+def resample_key(stratum: tuple[object, ...]) -> tuple[object, ...]:
+    """The generator key of a stratum's resamples: shared by `bootstrap` and the K-curves."""
+    return ("groups", *stratum)
+
+
+def _resampled_means(
+    groups: pl.DataFrame,
+    per_group: pl.DataFrame,
+    group_keys: list[str],
+    strata: list[str],
     layers: list[str],
     n_resamples: int,
+    seed: int | None,
+) -> dict[tuple[object, ...], FloatArray]:
+    """Resampled means of every (stratum…, metric, k) row, from one draw of group weights per
+    stratum shared by all its rows: ``(W @ values) / (W @ present)`` per resample."""
+    from polars_rankk.stats.rank_sums import weight_blocks
+
+    rows = per_group.join(groups, on=group_keys, how="inner", nulls_equal=True)
+    out: dict[tuple[object, ...], FloatArray] = {}
+    stratum_groups = groups.partition_by(strata, maintain_order=True) if strata else [groups]
+    stratum_rows = (
+        {part.select(strata).row(0): part for part in rows.partition_by(strata)}
+        if strata
+        else {(): rows}
+    )
+    for members in stratum_groups:
+        stratum = members.select(strata).row(0) if strata else ()
+        inside = stratum_rows.get(stratum)
+        if inside is None or inside.height == 0:
+            continue
+        start = int(members["_g"][0])
+        size = members.height
+        sizes = (
+            members.group_by(layers, maintain_order=True).len()["len"].to_list()
+            if layers
+            else [size]
+        )
+        cells = inside.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
+        step = max(1, _CELLS_PER_CHUNK // max(size, 1))
+        for offset in range(0, cells.height, step):
+            chunk = cells.slice(offset, step).with_row_index("_c")
+            cell_rows = inside.join(chunk, on=["metric", "k"], nulls_equal=True)
+            index = (cell_rows["_g"].to_numpy() - start, cell_rows["_c"].to_numpy())
+            present = cell_rows["value"].is_not_null().to_numpy()
+            matrix = np.zeros((size, chunk.height))
+            valid = np.zeros((size, chunk.height))
+            matrix[index[0][present], index[1][present]] = cell_rows["value"].to_numpy()[present]
+            valid[index[0][present], index[1][present]] = 1.0
+            rng = generator(seed, resample_key(stratum))
+            parts = []
+            for weights in weight_blocks(rng, sizes, n_resamples):
+                # Column by column: a row's numbers must not depend on which others are asked.
+                sums = np.column_stack([weights @ matrix[:, c] for c in range(chunk.height)])
+                drawn = np.column_stack([weights @ valid[:, c] for c in range(chunk.height)])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    parts.append(sums / drawn)
+            means = np.concatenate(parts, axis=0)
+            for c, (metric, k) in enumerate(chunk.select("metric", "k").iter_rows()):
+                out[tuple(stratum) + (metric, k)] = means[:, c]  # noqa: RUF005
+    return out
+
+
+def _one_row(
+    part: pl.DataFrame,
+    resampled: FloatArray | None,
     confidence: float,
     method: IntervalMethod,
-    seed: int | None,
 ) -> dict[str, float | int | None]:
     present = part.filter(pl.col("value").is_not_null())
     n_nan = int(part.filter(pl.col("value").is_null())["count"].sum())
@@ -301,21 +395,10 @@ def _one_row(
     counts = present["count"].to_numpy().astype(np.int64)
     estimate = float(counts @ values) / n
     row["value"] = estimate
-    if n < 2:
+    if n < 2 or resampled is None:
         return row
-    rng = generator(seed, part.select(keys).row(0))
-    pieces = present.partition_by(layers, maintain_order=True) if layers else [present]
-    sums = np.zeros(n_resamples)
-    for piece in pieces:
-        sums += resampled_sums(
-            piece["value"].to_numpy().astype(np.float64),
-            piece["count"].to_numpy().astype(np.int64),
-            n_resamples,
-            rng,
-        )
-    resampled = sums / n
     row["ci_low"], row["ci_high"] = interval(
         estimate, resampled, confidence, method, values, counts
     )
-    row["std_error"] = float(resampled.std(ddof=1)) if n_resamples > 1 else None
+    row["std_error"] = float(np.nanstd(resampled, ddof=1)) if len(resampled) > 1 else None
     return row

@@ -56,7 +56,8 @@ def test_curve_matches_evaluate_summary_exactly() -> None:
             .select("metric", "k", "value", "n_groups")
         )
         mine = curve.filter(pl.col("system") == name).select("metric", "k", "value", "n_groups")
-        assert_frame_equal(mine, summary, check_exact=True)
+        # Sums over ranks add in another order than the summary: equal to 1e-12 (module doc).
+        assert_frame_equal(mine, summary, check_exact=False, rel_tol=0, abs_tol=1e-12)
 
 
 def test_curve_intervals_are_reproducible_and_bracket_the_mean() -> None:
@@ -199,3 +200,143 @@ def test_bad_systems() -> None:
         k_curve({"A": [1, 2]}, truth, group_by="user")  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="is not a column"):
         k_curve(cand_a, truth, group_by="user", system="model")
+
+
+# --- K-curves from sums over ranks (issue 12) --------------------------------------------
+
+_CURVE_METRICS = ["precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"]
+
+
+def _curve_case() -> tuple[pl.DataFrame, pl.DataFrame]:
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    users, per = 40, 12
+    candidates = pl.DataFrame(
+        {
+            "user": np.repeat(np.arange(users), per),
+            "item": rng.integers(0, 30, users * per),
+            "score": rng.integers(0, 5, users * per).astype(float),
+        }
+    ).filter(~((pl.col("user") % 7 == 0) & (pl.col("score") < 3)))  # some short lists
+    truth = pl.DataFrame(
+        {
+            "user": rng.integers(0, users + 5, 150),
+            "item": rng.integers(0, 30, 150),
+            "relevance": rng.integers(0, 4, 150),
+        }
+    )
+    return candidates, truth
+
+
+@pytest.mark.parametrize("short_lists", ["fixed", "observed", "skip"])
+@pytest.mark.parametrize("ap_denominator", ["relevant", "min_k_relevant"])
+@pytest.mark.parametrize("empty_truth", ["zero", "nan", "exclude"])
+@pytest.mark.parametrize("pool", ["all", "restrict"])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_curve_equals_summary_at_every_k(
+    short_lists: str, ap_denominator: str, empty_truth: str, pool: str, gain: str
+) -> None:
+    from polars_rankk.stats.curves import curve_of_evaluations
+
+    candidates, truth = _curve_case()
+    policy = rk.Policy(
+        short_lists=short_lists,  # type: ignore[arg-type]
+        ap_denominator=ap_denominator,  # type: ignore[arg-type]
+        empty_truth=empty_truth,  # type: ignore[arg-type]
+        pool=pool,  # type: ignore[arg-type]
+        gain=gain,  # type: ignore[arg-type]
+        duplicates="first",
+        relevance_threshold=2,
+    )
+    options = {"group_by": "user", "policy": policy, "metrics": _CURVE_METRICS}
+    res = rk.evaluate(candidates, truth, k=range(1, 13), **options)  # type: ignore[arg-type]
+    assert res.ranking_rows() is not None  # the sums-over-ranks path
+    curve = curve_of_evaluations({"a": res}, ci=False)
+    for k in range(1, 13):
+        summary = rk.evaluate(candidates, truth, k=k, **options).summary()  # type: ignore[arg-type]
+        joined = curve.filter(pl.col("k") == k).join(summary, on=["metric", "k"], suffix="_s")
+        assert joined.height == summary.height
+        # Integer sums match exactly: group counts and the hit rate.
+        assert joined["n_groups"].to_list() == joined["n_groups_s"].to_list()
+        hit = joined.filter(pl.col("metric") == "hit_rate")
+        assert hit["value"].to_list() == hit["value_s"].to_list()
+        gap = joined.select((pl.col("value") - pl.col("value_s")).abs().max()).item()
+        assert gap is None or gap <= 1e-12
+
+
+def test_curve_intervals_equal_bootstrap_with_the_same_seed() -> None:
+    from polars_rankk.stats.curves import curve_of_evaluations
+
+    candidates, truth = _curve_case()
+    policy = rk.Policy(short_lists="skip", empty_truth="nan", duplicates="first")
+    res = rk.evaluate(candidates, truth, k=range(1, 11), group_by="user", policy=policy,
+                      metrics=_CURVE_METRICS)  # fmt: skip
+    curve = curve_of_evaluations({"a": res}, n_resamples=200, seed=7)
+    intervals = rk.bootstrap(res, n_resamples=200, seed=7)
+    joined = curve.join(intervals, on=["metric", "k"], suffix="_b")
+    assert joined.height == intervals.height
+    for bound in ("ci_low", "ci_high"):
+        gap = joined.select((pl.col(bound) - pl.col(f"{bound}_b")).abs().max()).item()
+        assert gap <= 1e-12
+        assert joined[bound].null_count() == joined[f"{bound}_b"].null_count()
+
+
+def test_curve_intervals_by_stratum_equal_bootstrap() -> None:
+    from polars_rankk.stats.curves import curve_of_evaluations
+
+    candidates, truth = _curve_case()
+    res = rk.evaluate(candidates, truth, k=range(1, 6), group_by="user",
+                      policy=rk.Policy(duplicates="first"), metrics=["ndcg", "f1"])  # fmt: skip
+    attributes = res.groups.select("user", (pl.col("user") % 3).alias("segment"))
+    curve = curve_of_evaluations({"a": res}, by="segment", attributes=attributes,
+                                 n_resamples=100, seed=2)  # fmt: skip
+    intervals = rk.bootstrap(res, n_resamples=100, seed=2, by="segment", attributes=attributes)
+    joined = curve.join(intervals, on=["segment", "metric", "k"], suffix="_b")
+    assert joined.height == intervals.height == 3 * 2 * 5
+    gap = joined.select((pl.col("ci_high") - pl.col("ci_high_b")).abs().max()).item()
+    assert gap <= 1e-12
+
+
+def test_k_curve_eager_and_lazy_agree_and_expected_ties_fall_back() -> None:
+    candidates, truth = _curve_case()
+    policy = rk.Policy(duplicates="first")
+    eager = rk.k_curve(candidates, truth, k_max=8, group_by="user", policy=policy, ci=False)
+    lazy = rk.k_curve(candidates.lazy(), truth.lazy(), k_max=8, group_by="user",
+                      policy=policy, ci=False)  # fmt: skip
+    assert eager.equals(lazy)
+    expected = rk.Policy(duplicates="first", ties="expected")
+    res = rk.evaluate(candidates, truth, k=range(1, 9), group_by="user", policy=expected)
+    assert res.ranking_rows() is None  # per-group path
+    curve = rk.k_curve(candidates, truth, k_max=8, group_by="user", policy=expected, ci=False)
+    summary = res.summary().filter(pl.col("k") == 8)
+    joined = curve.filter(pl.col("k") == 8).join(summary, on=["metric", "k"])
+    assert joined.select((pl.col("value") - pl.col("value_right")).abs().max()).item() <= 1e-12
+
+
+def test_collect_runs_the_lazy_pipeline_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    candidates, truth = _curve_case()
+    res = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 5], group_by="user",
+                      policy=rk.Policy(duplicates="first"))  # fmt: skip
+    runs: list[int] = []
+    real_collect_all = pl.collect_all
+
+    def counting_collect_all(frames, *args, **kwargs):  # type: ignore[no-untyped-def]
+        runs.append(len(frames))
+        return real_collect_all(frames, *args, **kwargs)
+
+    def no_collect(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a lazy frame was collected on its own")
+
+    monkeypatch.setattr(pl, "collect_all", counting_collect_all)
+    monkeypatch.setattr(pl.LazyFrame, "collect", no_collect)
+    eager = res.collect()
+    assert runs == [5]  # one collect_all for per_group, groups and the summary tables
+    assert not eager.is_lazy
+    assert isinstance(eager.per_group, pl.DataFrame)
+    assert isinstance(eager.groups, pl.DataFrame)
+    monkeypatch.undo()
+    expected = rk.evaluate(candidates, truth, k=[1, 5], group_by="user",
+                           policy=rk.Policy(duplicates="first"))  # fmt: skip
+    assert eager.per_group.equals(expected.per_group)
+    assert eager.summary().equals(expected.summary())
