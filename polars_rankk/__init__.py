@@ -49,6 +49,7 @@ from polars_rankk.stats import (
     new_vs_returning,
     relevant_size_buckets,
 )
+from polars_rankk.tables import systems_table, to_latex, to_markdown
 from polars_rankk.time import (
     AuditReport,
     SeenFiltered,
@@ -117,6 +118,9 @@ __all__ = [
     "split_last_fraction",
     "split_last_n",
     "summarize_by",
+    "systems_table",
+    "to_latex",
+    "to_markdown",
     "truth_from_log",
 ]
 __version__ = "0.1.0"

@@ -7,13 +7,22 @@ row per group, so a chart stays a few kilobytes at any scale. A table with more 
 with a message saying what to pass instead.
 
 Charts share one theme (`theme`): titles, axis labels, the Okabe–Ito colour-blind-safe
-palette, and tooltips that carry each metric's definition. `save_chart` writes PNG, SVG,
+palette, and tooltips that carry each metric's definition. Every chart colours systems
+through one mapping (`system_colours`) in the order the user gave them, so a system keeps its
+colour across charts. `save_chart` writes PNG, SVG,
 PDF, JSON or a self-contained HTML file (no CDN) through ``vl-convert-python``.
 """
 
 from __future__ import annotations
 
-from polars_rankk.charts.base import MAX_ROWS, PALETTE, chart_spec, save_chart, theme
+from polars_rankk.charts.base import (
+    MAX_ROWS,
+    PALETTE,
+    chart_spec,
+    save_chart,
+    system_colours,
+    theme,
+)
 from polars_rankk.charts.comparison import plot_comparison
 from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot_strata
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
@@ -31,5 +40,6 @@ __all__ = [
     "plot_precision_recall",
     "plot_strata",
     "save_chart",
+    "system_colours",
     "theme",
 ]

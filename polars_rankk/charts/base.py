@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rankk.core.inputs import METRICS
-from polars_rankk.core.metrics import METRIC_DEFINITIONS
+from polars_rankk.core import METRIC_DEFINITIONS, METRICS
 
 if TYPE_CHECKING:
     import altair as alt
@@ -274,22 +273,77 @@ def with_definitions(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def system_order(table: pl.DataFrame, chosen: Sequence[str] | None = None) -> list[str]:
-    """The colour order: the systems asked for (so colours match across charts), else the
-    table's order of appearance."""
+    """The colour order: the systems asked for, else the table's order of appearance.
+
+    Every table of the library keeps the order in which the user gave the systems (the
+    ``{name: evaluation}`` mapping), so the same systems get the same colours in every chart.
+    """
     if chosen is not None:
         return [str(s) for s in chosen]
     return [str(s) for s in table.get_column("system").unique(maintain_order=True).to_list()]
 
 
-def colour(alt: Any, systems: list[str], legend: bool = True) -> Any:
-    """The colour channel: one palette colour per system, in `systems` order."""
+def system_colours(systems: Sequence[str]) -> dict[str, str]:
+    """The colour of each system, in the order given: the palette, repeated when it runs out.
+
+    Every chart colours systems through this mapping, so a system keeps its colour from the
+    K-curve to the histogram to the forest plot when the charts get the same systems.
+
+    Examples
+    --------
+    >>> from polars_rankk.charts import system_colours
+    >>> system_colours(["popularity", "two_tower"])
+    {'popularity': '#0072B2', 'two_tower': '#E69F00'}
+    """
+    return {str(name): PALETTE[i % len(PALETTE)] for i, name in enumerate(systems)}
+
+
+def colour(alt: Any, systems: list[str], legend: bool = True, field: str = "system") -> Any:
+    """The colour channel: `system_colours` of `systems`, in that order."""
+    mapping = system_colours(systems)
     return alt.Color(
-        "system:N",
+        f"{field}:N",
         title="system",
         sort=systems,
-        scale=alt.Scale(domain=systems, range=list(PALETTE)),
+        scale=alt.Scale(domain=list(mapping), range=list(mapping.values())),
         legend=alt.Legend() if legend else None,
     )
+
+
+def default_k(table: pl.DataFrame, k: int | Iterable[int] | None) -> tuple[pl.DataFrame, str]:
+    """Distribution charts draw one K unless asked: the largest K ≤ 10 (else the smallest).
+
+    Rows without K (``r_precision``) stay. Returns the rows and a note for the subtitle.
+    """
+    if k is not None:
+        return table, ""
+    ks = sorted(int(v) for v in table.get_column("k").drop_nulls().unique().to_list())
+    if len(ks) <= 1:
+        return table, ""
+    chosen = max((v for v in ks if v <= 10), default=ks[0])
+    kept = table.filter((pl.col("k") == chosen) | pl.col("k").is_null())
+    return kept, f"K={chosen} (pass k=[...] for more)"
+
+
+def facet_columns(n_panels: int, columns: int) -> int:
+    """Panels per row such that the last row is as full as it can be (no lone panel)."""
+    columns = max(1, min(columns, n_panels))
+    rows = -(-n_panels // columns)
+    return -(-n_panels // rows)
+
+
+def wrapped(
+    chart: Any, alt: Any, field: str, order: list[str], columns: int, title: str | None = None
+) -> Any:
+    """Facet `chart` into a wrapped grid of `order`, every panel with its own x axis.
+
+    Vega-Lite draws the x axis of a wrapped grid under each column, so a short last row
+    leaves axes under empty slots; axes drawn per panel leave no empty slot with axes.
+    """
+    return chart.facet(
+        facet=alt.Facet(field, sort=order, header=header(alt), title=title),
+        columns=facet_columns(len(order), columns),
+    ).resolve_axis(x="independent")
 
 
 def finish(chart: Any, title: str, subtitle: str | None) -> Any:

@@ -12,9 +12,9 @@ import polars as pl
 
 from polars_rankk.charts.base import (
     COMPARE_COLUMNS_KNOWN,
-    PALETTE,
     STRATUM,
     altair_module,
+    colour,
     finish,
     header,
     prepare,
@@ -22,7 +22,7 @@ from polars_rankk.charts.base import (
     system_order,
     with_definitions,
 )
-from polars_rankk.core.inputs import METRICS
+from polars_rankk.core import METRICS
 
 if TYPE_CHECKING:
     import altair
@@ -49,7 +49,10 @@ def plot_comparison(
         and p-values), one row per (system, metric, k); the baseline's own rows (no
         difference) are left out.
     metrics, k, systems
-        Draw only these; `systems` also fixes the colour order (to match other charts).
+        Draw only these; `systems` also fixes the colour order. Without it the colours are
+        the baseline's then the challengers' in the table's order — the colours of the other
+        charts when the baseline came first among the systems; pass the systems in the order
+        given elsewhere to be sure. The baseline keeps its colour (and is not drawn).
     alpha
         Significance level: points whose `p_value` is below it are filled.
     p_value
@@ -76,12 +79,55 @@ def plot_comparison(
     ['rule', 'rule', 'point', 'point']
     """
     alt = altair_module()
-    hint = "rk.compare(...) output"
+    table, strata, stratum_values = comparison_rows(comparison, metrics, k, systems, p_value, alpha)
+    several = "baseline" in table.columns and table.get_column("baseline").n_unique() > 1
+    pairs = [str(p) for p in table.get_column("pair").unique(maintain_order=True).to_list()]
+    if several:
+        color = colour(alt, pairs, field="pair").title("system − baseline")
+    else:
+        baseline = [str(table.get_column("baseline")[0])] if "baseline" in table.columns else []
+        named = system_order(table, systems)
+        names = named if systems is not None else [*baseline, *named]
+        color = colour(alt, names, field="pair").legend(alt.Legend(values=pairs))
+    against = (
+        "baseline"
+        if several or "baseline" not in table.columns
+        else str(table.get_column("baseline")[0])
+    )
+    order = metric_labels(table)
+    data = alt.Data(values=records(table))
+    x_title = f"mean paired difference (system − {against})"
+    layers = forest_layers(alt, data, table, order, pairs, strata, color, x_title)
+    n_rows = len(order) * max(1, len(pairs))
+    chart: Any = alt.layer(*layers).properties(width=width, height=max(120, 14 * n_rows))
+    if strata:
+        chart = chart.facet(
+            column=alt.Column(
+                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+            )
+        )
+    subtitle = (
+        f"Point: mean of per-group differences; bar: bootstrap CI; filled: {p_value} < {alpha:g}"
+        if p_value in table.columns
+        else "Point: mean of per-group differences; bar: confidence interval"
+    )
+    return cast("altair.LayerChart | altair.FacetChart", finish(chart, title, subtitle))
+
+
+def comparison_rows(
+    comparison: pl.DataFrame | pl.LazyFrame,
+    metrics: str | Iterable[str] | None,
+    k: int | Iterable[int] | None,
+    systems: Sequence[str] | None,
+    p_value: str,
+    alpha: float,
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """The rows to draw: differences only, with ``significant``, ``pair`` and labels."""
     table, strata, stratum_values = prepare(
         comparison,
         "plot_comparison",
         ["metric", "k", "diff"],
-        hint,
+        "rk.compare(...) output",
         COMPARE_COLUMNS_KNOWN,
         metrics=metrics,
         k=k,
@@ -93,42 +139,33 @@ def plot_comparison(
     table = table.filter(pl.col("diff").is_not_null())
     if table.height == 0:
         raise ValueError("plot_comparison: no difference to draw (only the baseline's rows?)")
-    has_p = p_value in table.columns
-    significant = (pl.col(p_value) < alpha).fill_null(False) if has_p else pl.lit(False)
-    table = table.with_columns(significant.alias("significant"))
+    significant = (
+        (pl.col(p_value) < alpha).fill_null(False) if p_value in table.columns else pl.lit(False)
+    )
     several = "baseline" in table.columns and table.get_column("baseline").n_unique() > 1
     pair = (
         pl.format("{} − {}", pl.col("system"), pl.col("baseline").cast(pl.String))
         if several
         else pl.col("system")
     )
-    table = table.with_columns(pair.alias("pair"))
-    table = with_definitions(table)
-    pairs = [str(p) for p in table.get_column("pair").unique(maintain_order=True).to_list()]
-    domain = system_order(table, systems) if not several else pairs
-    order = (
-        table.with_columns(
-            pl.col("metric")
-            .replace_strict({m: i for i, m in enumerate(METRICS)}, default=99)
-            .alias("_o")
-        )
-        .sort(["_o", "k"], nulls_last=True)
+    table = table.with_columns(significant.alias("significant"), pair.alias("pair"))
+    return with_definitions(table), strata, stratum_values
+
+
+def metric_labels(table: pl.DataFrame) -> list[str]:
+    """``metric@k`` labels in the library's metric order, then by K."""
+    rank = pl.col("metric").replace_strict({m: i for i, m in enumerate(METRICS)}, default=99)
+    return [
+        str(label)
+        for label in table.sort([rank, "k"], nulls_last=True)
         .get_column("label")
         .unique(maintain_order=True)
         .to_list()
-    )
-    against = (
-        "baseline"
-        if several or "baseline" not in table.columns
-        else str(table.get_column("baseline")[0])
-    )
-    colour = alt.Color(
-        "pair:N",
-        sort=domain,
-        title="system − baseline" if several else "system",
-        scale=alt.Scale(domain=domain, range=list(PALETTE)),
-        legend=alt.Legend(values=[p for p in domain if p in pairs]),
-    )
+    ]
+
+
+def forest_tooltips(alt: Any, table: pl.DataFrame, strata: list[str]) -> list[Any]:
+    """Tooltips of one difference: who, what, how much, how sure."""
     tips = [
         alt.Tooltip("system:N"),
         *([alt.Tooltip("baseline:N")] if "baseline" in table.columns else []),
@@ -141,23 +178,27 @@ def plot_comparison(
             alt.Tooltip("ci_low:Q", title="CI low", format="+.4f"),
             alt.Tooltip("ci_high:Q", title="CI high", format="+.4f"),
         ]
-    tips += [
-        alt.Tooltip(f"{c}:Q", title=c, format=".4g")
-        for c in (
-            "n_groups",
-            "p_value_t",
-            "p_value_randomization",
-            "p_value_wilcoxon",
-            "p_adjusted",
-        )
-        if c in table.columns
-    ]
+    numbers = ("n_groups", "p_value_t", "p_value_randomization", "p_value_wilcoxon", "p_adjusted")
+    tips += [alt.Tooltip(f"{c}:Q", title=c, format=".4g") for c in numbers if c in table.columns]
     tips.append(alt.Tooltip("definition:N", title="definition"))
-    data = alt.Data(values=records(table))
+    return tips
+
+
+def forest_layers(
+    alt: Any,
+    data: Any,
+    table: pl.DataFrame,
+    order: list[str],
+    pairs: list[str],
+    strata: list[str],
+    color: Any,
+    x_title: str,
+) -> list[Any]:
+    """The zero line, the intervals, hollow points, and filled points where significant."""
+    tips = forest_tooltips(alt, table, strata)
     base = alt.Chart(data).encode(
         y=alt.Y("label:N", sort=order, title=None), yOffset=alt.YOffset("pair:N", sort=pairs)
     )
-    x_title = f"mean paired difference (system − {against})"
     x_axis = alt.Axis(format="+.2~f", tickCount=6)
     zero = (
         alt.Chart(data)
@@ -169,31 +210,18 @@ def plot_comparison(
     if "ci_low" in table.columns:
         layers.append(
             base.mark_rule(strokeWidth=2).encode(
-                x=alt.X("ci_low:Q", title=x_title, axis=x_axis), x2="ci_high:Q", color=colour
+                x=alt.X("ci_low:Q", title=x_title, axis=x_axis), x2="ci_high:Q", color=color
             )
         )
     point_x = alt.X("diff:Q", title=x_title, axis=x_axis)
     layers.append(
         base.mark_point(size=60, strokeWidth=2, opacity=1, fill="white", filled=False).encode(
-            x=point_x, color=colour, tooltip=tips
+            x=point_x, color=color, tooltip=tips
         )
     )
     layers.append(
         base.transform_filter(alt.datum.significant)
         .mark_point(size=60, filled=True, opacity=1)
-        .encode(x=point_x, color=colour, tooltip=tips)
+        .encode(x=point_x, color=color, tooltip=tips)
     )
-    n_rows = len(order) * max(1, len(pairs))
-    chart: Any = alt.layer(*layers).properties(width=width, height=max(120, 14 * n_rows))
-    if strata:
-        chart = chart.facet(
-            column=alt.Column(
-                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
-            )
-        )
-    subtitle = (
-        f"Point: mean of per-group differences; bar: bootstrap CI; filled: {p_value} < {alpha:g}"
-        if has_p
-        else "Point: mean of per-group differences; bar: confidence interval"
-    )
-    return cast("altair.LayerChart | altair.FacetChart", finish(chart, title, subtitle))
+    return layers

@@ -24,6 +24,7 @@ from polars_rankk.charts.base import (
     system_order,
     tooltips,
     with_definitions,
+    wrapped,
 )
 
 if TYPE_CHECKING:
@@ -146,10 +147,7 @@ def plot_k_curve(
             column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
         )
     else:
-        chart = layered.facet(
-            facet=alt.Facet("metric:N", sort=metric_order, header=header(alt)),
-            columns=max(1, min(columns, len(metric_order))),
-        )
+        chart = wrapped(layered, alt, "metric:N", metric_order, columns)
     chart = chart.resolve_scale(y="independent")
     subtitle = "Mean over groups" + ("; band: bootstrap confidence interval" if has_ci else "")
     return cast("altair.FacetChart", finish(chart, title, subtitle))
@@ -213,6 +211,7 @@ def plot_precision_recall(
         .sort(ids)
     )
     names = system_order(table, systems)
+    wide = with_labels(wide, list(label_k), [STRATUM] if strata else [], width, height)
     base = alt.Chart(alt.Data(values=records(wide)))
     x = alt.X("recall:Q", title="recall@K (share of relevant items found)")
     y = alt.Y("precision:Q", title="precision@K (share of the top K that is relevant)")
@@ -223,25 +222,22 @@ def plot_precision_recall(
     line = base.mark_line().encode(x=x, y=y, color=colour(alt, names), order="k:Q")
     points = base.mark_circle(size=26).encode(x=x, y=y, color=colour(alt, names), tooltip=tips)
     labels = (
-        base.transform_filter(alt.FieldOneOfPredicate(field="k", oneOf=list(label_k)))
-        .mark_text(align="left", dx=5, dy=-5, fontSize=10, color="#444444")
-        .encode(x=x, y=y, text=alt.Text("k:Q", format="d"))
+        base.transform_filter("isValid(datum.text)")
+        .mark_text(align="left", dx=5, dy=-6, fontSize=10, fontWeight="bold")
+        .encode(x=x, y=y, text="text:N", color=colour(alt, names, legend=False))
     )
     layered = alt.layer(line, points, labels).properties(width=width, height=height)
     chart: Any = layered
     if strata:
-        chart = layered.facet(
-            facet=alt.Facet(
-                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
-            ),
-            columns=3,
-        )
+        chart = wrapped(layered, alt, f"{STRATUM}:N", stratum_values, 3, " · ".join(strata))
     return cast(
         "altair.Chart | altair.LayerChart | altair.FacetChart",
         finish(
             chart,
             title,
-            "Each point is one K (labelled: " + ", ".join(str(k) for k in label_k) + ")",
+            "Each point is one K; labels: K="
+            + ", ".join(str(k) for k in label_k)
+            + " where they do not overlap (hover for every point)",
         ),
     )
 
@@ -333,16 +329,44 @@ def plot_strata(
             y=alt.Y("value:Q", title=f"mean at K={k}"), color=colour(alt, names), tooltip=tips
         )
     )
-    chart = (
-        alt.layer(*layers)
-        .properties(width=width, height=height)
-        .facet(
-            facet=alt.Facet("metric:N", sort=metric_order, header=header(alt)),
-            columns=max(1, min(columns, len(metric_order))),
-        )
-        .resolve_scale(y="independent")
-    )
+    chart = wrapped(
+        alt.layer(*layers).properties(width=width, height=height),
+        alt,
+        "metric:N",
+        metric_order,
+        columns,
+    ).resolve_scale(y="independent")
     return cast(
         "altair.FacetChart",
         finish(chart, title, f"Mean at K={k} per stratum, with its confidence interval"),
     )
+
+
+def with_labels(
+    wide: pl.DataFrame, label_k: list[int], panels: list[str], width: int, height: int
+) -> pl.DataFrame:
+    """Add ``text`` (``K=…``) to the precision–recall points to label, none overlapping.
+
+    Small K crowd the origin for every system; a label is kept only when it lies at least
+    ~24 px from every label kept before it in its panel (the smaller K and earlier systems
+    first). The loop runs over at most ``len(label_k) × systems`` points, never over groups.
+    """
+    spans = wide.select(
+        (pl.col("recall").max() - pl.col("recall").min()).alias("x"),
+        (pl.col("precision").max() - pl.col("precision").min()).alias("y"),
+    ).row(0)
+    x_scale = width / (spans[0] or 1.0)
+    y_scale = height / (spans[1] or 1.0)
+    indexed = wide.with_row_index("_order")
+    candidates = indexed.filter(pl.col("k").is_in(label_k)).sort([*panels, "k", "_order"])
+    kept_rows: list[int] = []
+    kept: dict[object, list[tuple[float, float]]] = {}
+    for row in candidates.iter_rows(named=True):
+        panel = tuple(row[p] for p in panels)
+        position = (row["recall"] * x_scale, row["precision"] * y_scale)
+        others = kept.setdefault(panel, [])
+        if all(abs(position[0] - a) > 26 or abs(position[1] - b) > 14 for a, b in others):
+            others.append(position)
+            kept_rows.append(row["_order"])
+    text = pl.when(pl.col("_order").is_in(kept_rows)).then(pl.format("K={}", pl.col("k")))
+    return indexed.with_columns(text.alias("text")).drop("_order")

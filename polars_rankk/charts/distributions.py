@@ -6,7 +6,7 @@ Not public: use `polars_rankk.charts`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
 
@@ -16,6 +16,7 @@ from polars_rankk.charts.base import (
     STRATUM,
     altair_module,
     colour,
+    default_k,
     finish,
     header,
     metrics_in_order,
@@ -24,8 +25,9 @@ from polars_rankk.charts.base import (
     records,
     system_order,
     with_definitions,
+    wrapped,
 )
-from polars_rankk.core.inputs import METRICS
+from polars_rankk.core import METRICS
 
 if TYPE_CHECKING:
     import altair
@@ -90,6 +92,8 @@ def plot_distribution(
         k=k,
         systems=systems,
     )
+    names = system_order(table, systems)
+    table, note = default_k(table, k)
     quantiles = sorted(
         (float(c.removeprefix("quantile_")), c) for c in table.columns if c.startswith("quantile_")
     )
@@ -118,7 +122,6 @@ def plot_distribution(
         pl.col(outer_high).alias("w_high"),
     )
     table = with_definitions(table)
-    names = system_order(table, systems)
     metric_order = metrics_in_order(table)
     several_k = table.get_column("k").n_unique() > 1
     x = (
@@ -166,12 +169,10 @@ def plot_distribution(
             column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
         )
     else:
-        chart = layered.facet(
-            facet=alt.Facet("metric:N", sort=metric_order, header=header(alt)),
-            columns=max(1, min(columns, len(metric_order))),
-        )
+        chart = wrapped(layered, alt, "metric:N", metric_order, columns)
     chart = chart.resolve_scale(y="independent")
     subtitle = f"Box: 25th–75th percentile; line: median; whiskers: {whisker}; diamond: mean"
+    subtitle += f"; {note}" if note else ""
     return cast("altair.FacetChart", finish(chart, title, subtitle))
 
 
@@ -234,14 +235,10 @@ def plot_histogram(
         systems=systems,
         extra_ids=["bin_start"],
     )
-    ids = ["system", *([STRATUM] if strata else []), "metric", "k", "bin_start"]
-    table = table.sort(ids, nulls_last=True).with_columns(
-        pl.col("share").fill_null(0.0),
-        pl.col("share").fill_null(0.0).cum_sum().over(ids[:-1]).alias("cumulative"),
-        ((pl.col("bin_start") + pl.col("bin_end")) / 2).alias("bin_mid"),
-    )
-    table = with_definitions(table)
     names = system_order(table, systems)
+    table, note = default_k(table, k)
+    ids = ["system", *([STRATUM] if strata else []), "metric", "k", "bin_start"]
+    table = with_definitions(with_discrete(table.sort(ids, nulls_last=True), ids[:-1]))
     labels = (
         table.sort(
             [
@@ -264,62 +261,122 @@ def plot_histogram(
         alt.Tooltip("definition:N", title="definition"),
     ]
     base = alt.Chart(alt.Data(values=records(table)))
-    value_title = "per-group value"
-    if kind == "histogram":
-        chart = base.mark_bar(opacity=0.55, binSpacing=0).encode(
-            x=alt.X("bin_start:Q", title=value_title, bin="binned"),
-            x2="bin_end:Q",
-            y=alt.Y("share:Q", title="share of groups", stack=None, axis=alt.Axis(format="%")),
-            color=colour(alt, names),
-            tooltip=tips,
-        )
-    elif kind == "ecdf":
-        chart = base.mark_line(interpolate="step-before").encode(
-            x=alt.X("bin_end:Q", title=f"{value_title} (upper bin edge)"),
-            y=alt.Y("cumulative:Q", title="share of groups ≤ value", axis=alt.Axis(format="%")),
-            color=colour(alt, names),
-            tooltip=tips,
-        )
-    else:
-        chart = base.mark_area(orient="horizontal", opacity=0.7, interpolate="monotone").encode(
-            y=alt.Y("bin_mid:Q", title=value_title),
-            x=alt.X("share:Q", stack="center", axis=None, title=None),
-            color=colour(alt, names),
-            tooltip=tips,
-        )
-    chart = chart.properties(width=width, height=height)
     if kind == "violin":
-        row_field = alt.Row("label:N", sort=labels, header=header(alt), title=None)
-        column_field = alt.Column("system:N", sort=names, header=header(alt), title=None)
-        if strata:
-            chart = chart.facet(
-                row=row_field,
-                column=alt.Column(
-                    f"{STRATUM}:N",
-                    sort=stratum_values,
-                    header=header(alt),
-                    title=" · ".join(strata),
-                ),
-            )
-        else:
-            chart = chart.properties(width=max(60, width // max(1, len(names)))).facet(
-                row=row_field, column=column_field
-            )
-    elif strata:
-        chart = chart.facet(
-            row=alt.Row("label:N", sort=labels, header=header(alt), title=None),
-            column=alt.Column(
-                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
-            ),
+        chart = violin_layers(alt, base, names, tips).properties(
+            width=max(60, width // max(1, len(names))) if not strata else width, height=height
         )
     else:
-        chart = chart.facet(
-            facet=alt.Facet("label:N", sort=labels, header=header(alt), title=None), columns=3
-        )
+        chart = histogram_marks(alt, base, kind, names, tips).properties(width=width, height=height)
+    chart = histogram_facets(alt, chart, kind, labels, names, strata, stratum_values)
     chart = chart.resolve_scale(y="independent")
     default = {
         "histogram": "Histogram of per-group values",
         "ecdf": "Cumulative distribution of per-group values",
         "violin": "Shape of the per-group distribution",
     }[kind]
-    return cast("altair.FacetChart", finish(chart, title or default, "Share of groups (binned)"))
+    subtitle = "Share of groups (binned)" + (
+        "; 0/1-valued metrics: the share at each value" if kind == "violin" else ""
+    )
+    subtitle += f"; {note}" if note else ""
+    return cast("altair.FacetChart", finish(chart, title or default, subtitle))
+
+
+def with_discrete(table: pl.DataFrame, panel: list[str]) -> pl.DataFrame:
+    """Add ``cumulative``, ``bin_mid``, the violin's half-widths and, for metrics whose values
+    all sit on bin edges, ``discrete`` and the ``at`` value each occupied bin holds.
+
+    Discrete: hit_rate (0 or 1), precision@K when K divides the number of equal-width bins
+    (values j/K fall on edges) and mrr@1. Their violin would smear mass between the values.
+    """
+    share = pl.col("share").fill_null(0.0)
+    n_bins = pl.len().over(panel)
+    equal_width = (
+        ((pl.col("bin_start") - pl.col("bin").cast(pl.Float64) / n_bins).abs() < 1e-9)
+        .all()
+        .over(panel)
+        if "bin" in table.columns
+        else pl.lit(False)
+    )
+    k = pl.col("k").fill_null(0)
+    on_edges = (
+        (pl.col("metric") == "hit_rate")
+        | ((pl.col("metric") == "precision") & (k > 0) & (n_bins % k.clip(1) == 0))
+        | ((pl.col("metric") == "mrr") & (k == 1))
+    )
+    last = pl.col("bin_end") == pl.col("bin_end").max().over(panel)
+    return table.with_columns(
+        share.alias("share"),
+        share.cum_sum().over(panel).alias("cumulative"),
+        ((pl.col("bin_start") + pl.col("bin_end")) / 2).alias("bin_mid"),
+        (-share / 2).alias("left"),
+        (share / 2).alias("right"),
+        (on_edges & equal_width).alias("discrete"),
+        pl.when(last).then(pl.col("bin_end")).otherwise(pl.col("bin_start")).alias("at"),
+    )
+
+
+def histogram_marks(alt: Any, base: Any, kind: str, names: list[str], tips: list[Any]) -> Any:
+    """Overlaid bars (histogram) or step lines (ECDF), one colour per system."""
+    value_title = "per-group value"
+    if kind == "histogram":
+        return base.mark_bar(opacity=0.55, binSpacing=0).encode(
+            x=alt.X("bin_start:Q", title=value_title, bin="binned"),
+            x2="bin_end:Q",
+            y=alt.Y("share:Q", title="share of groups", stack=None, axis=alt.Axis(format="%")),
+            color=colour(alt, names),
+            tooltip=tips,
+        )
+    return base.mark_line(interpolate="step-before").encode(
+        x=alt.X("bin_end:Q", title=f"{value_title} (upper bin edge)"),
+        y=alt.Y("cumulative:Q", title="share of groups ≤ value", axis=alt.Axis(format="%")),
+        color=colour(alt, names),
+        tooltip=tips,
+    )
+
+
+def violin_layers(alt: Any, base: Any, names: list[str], tips: list[Any]) -> Any:
+    """Mirrored binned density; for discrete metrics, a bar per value as wide as its share."""
+    value = alt.Y("bin_mid:Q", title="per-group value")
+    x = alt.X("left:Q", axis=None, title=None)
+    area = (
+        base.transform_filter("!datum.discrete")
+        .mark_area(orient="horizontal", opacity=0.7, interpolate="monotone")
+        .encode(y=value, x=x, x2="right:Q", color=colour(alt, names), tooltip=tips)
+    )
+    shares = base.transform_filter("datum.discrete && datum.share > 0")
+    bars = shares.mark_rule(strokeWidth=7, opacity=0.85).encode(
+        y=alt.Y("at:Q", title="per-group value"),
+        x=x,
+        x2="right:Q",
+        color=colour(alt, names),
+        tooltip=tips,
+    )
+    text = shares.mark_text(align="left", dx=4, fontSize=10, color="#333333").encode(
+        y="at:Q", x="right:Q", text=alt.Text("share:Q", format=".0%")
+    )
+    return alt.layer(area, bars, text)
+
+
+def histogram_facets(
+    alt: Any,
+    chart: Any,
+    kind: str,
+    labels: list[str],
+    names: list[str],
+    strata: list[str],
+    stratum_values: list[str],
+) -> Any:
+    """Panels: metric@K (by stratum, or by system for violins); a wrapped grid otherwise."""
+    row = alt.Row("label:N", sort=labels, header=header(alt), title=None)
+    if strata:
+        return chart.facet(
+            row=row,
+            column=alt.Column(
+                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+            ),
+        )
+    if kind == "violin":
+        return chart.facet(
+            row=row, column=alt.Column("system:N", sort=names, header=header(alt), title=None)
+        )
+    return wrapped(chart, alt, "label:N", labels, 3)

@@ -17,9 +17,8 @@ from typing import Any
 
 import polars as pl
 
+from polars_rankk.core import METRIC_DEFINITIONS, METRICS
 from polars_rankk.core.evaluation import Evaluation
-from polars_rankk.core.inputs import METRICS
-from polars_rankk.core.metrics import METRIC_DEFINITIONS
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.reports.html import Cell, Page, escape, html_table, number
@@ -129,9 +128,12 @@ def render_report(
     True
     """
     say = progress or (lambda _message: None)
-    ks = sorted({k} if isinstance(k, int) else set(k))
-    if not ks or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in ks):
-        raise ValueError(f"k must be positive integers; got {k!r}")
+    from polars_rankk.core import normalize_ks
+
+    try:  # any integer scalars, numpy's included
+        ks = list(normalize_ks(k))
+    except (TypeError, ValueError):
+        raise ValueError(f"k must be positive integers; got {k!r}") from None
     top = max(ks) if k_max is None else k_max
     if top < max(ks):
         raise ValueError(f"k_max={k_max} is below the largest k ({max(ks)})")

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from polars_rankk import charts
-from polars_rankk.core.metrics import METRIC_DEFINITIONS
+from polars_rankk.core import METRIC_DEFINITIONS
 from polars_rankk.stats.comparison import compare
 from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
 from polars_rankk.stats.distributions import distribution, histogram
@@ -105,7 +105,7 @@ def test_precision_recall_and_distribution_charts(tables: dict[str, Any]) -> Non
         "tick",
         "point",
     ]
-    several = charts.plot_distribution(tables["distribution"], metrics=["ndcg"])
+    several = charts.plot_distribution(tables["distribution"], metrics=["ndcg"], k=[5, 10])
     assert several.to_dict()["spec"]["layer"][0]["encoding"]["x"]["field"] == "k"
     kinds: tuple[Literal["histogram", "ecdf", "violin"], ...] = ("histogram", "ecdf", "violin")
     for kind in kinds:

@@ -1,0 +1,92 @@
+"""Tables out: Evaluation displays, systems_table, to_markdown / to_latex (issue 13 item 5)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, rk.Evaluation]:
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 1, 2, 3], "score": [3.0, 2, 1, 1, 1, 0]}
+    )
+    truth = pl.DataFrame({"user": [1, 2, 2], "item": [2, 3, 9]})
+    scores = {"popular": pl.col("score"), "reverse": -pl.col("score")}
+    return {
+        name: rk.evaluate(
+            candidates.with_columns(score=s),
+            truth,
+            k=[1, 2],
+            metrics=["precision", "ndcg"],
+            group_by="user",
+        )
+        for name, s in scores.items()
+    }
+
+
+def test_repr_shows_the_summary_and_warnings(runs: dict[str, rk.Evaluation]) -> None:
+    text = repr(runs["popular"])
+    assert "Evaluation of 2 groups by ['user']" in text
+    assert "precision" in text
+    assert "@2" in text
+    assert "Warnings:" in text
+    assert "relevant item(s) never among the candidates" in text  # item 9 of user 2
+    assert "K cuts a tie" in text  # user 2 scores 1, 1 at ranks 1 and 2
+    page = runs["popular"]._repr_html_()
+    assert page.startswith("<div")
+    assert "<table>" in page
+    assert "<li>" in page
+
+
+def test_systems_table_keeps_the_order_given(runs: dict[str, rk.Evaluation]) -> None:
+    table = rk.systems_table({"reverse": runs["reverse"], "popular": runs["popular"]})
+    assert table.get_column("system").to_list() == ["reverse", "popular"]
+    assert table.columns == ["system", "precision@1", "precision@2", "ndcg@1", "ndcg@2"]
+    summary = runs["popular"].summary()
+    assert table.row(1, named=True)["ndcg@2"] == pytest.approx(
+        summary.filter((pl.col("metric") == "ndcg") & (pl.col("k") == 2))["value"].item()
+    )
+    only = rk.systems_table(runs, metrics="ndcg", k=2)
+    assert only.columns == ["system", "ndcg@2"]
+
+
+def test_markdown_and_latex_bold_the_best() -> None:
+    table = pl.DataFrame({"system": ["A", "B|C"], "ndcg@10": [0.31, 0.35], "mrr@10": [0.5, 0.4]})
+    text = rk.to_markdown(table, digits=2)
+    assert "| A | 0.31 | **0.50** |" in text
+    assert r"| B\|C | **0.35** | 0.40 |" in text
+    latex = rk.to_latex(table, digits=2, caption="Results", label="tab:r")
+    assert r"\textbf{0.35}" in latex
+    assert r"\caption{Results}" in latex
+    assert r"\label{tab:r}" in latex
+    assert r"\toprule" in latex
+
+
+def test_comparison_marks_significance_like_ranx() -> None:
+    a = pl.DataFrame(
+        {"user": range(10), "metric": "ndcg", "k": 10, "value": [0.1 * i for i in range(10)]}
+    )
+    better = a.with_columns(pl.col("value") + 0.2)
+    same = a.with_columns(pl.col("value") + pl.Series([0.01, -0.01] * 5))
+    cmp = rk.compare({"base": a, "new": better, "noise": same}, baseline="base", seed=0)
+    text = rk.to_markdown(cmp, digits=2)
+    assert "| a) base |" in text
+    assert "**0.65**<sup>a</sup>" in text  # new beats base, significantly
+    assert "c) noise | 0.45 |" in text  # no mark: not significant
+    assert "<sup>" not in text.split("c) noise")[1].splitlines()[0]
+    latex = rk.to_latex(cmp, digits=2)
+    assert r"\textbf{0.65}$^{\mathrm{a}}$" in latex
+    with pytest.raises(ValueError, match="p_value='p_t'"):
+        rk.to_markdown(cmp, p_value="p_t")
+
+
+def test_evaluation_markdown_is_metrics_by_k(runs: dict[str, rk.Evaluation]) -> None:
+    text = runs["popular"].to_markdown(digits=3)
+    assert text.splitlines()[0] == "| metric | @1 | @2 |"
+    assert text == rk.to_markdown(runs["popular"], digits=3)
+    assert runs["popular"].to_latex().startswith(r"\begin{table}")
+    with pytest.raises(TypeError, match="to_markdown / to_latex take"):
+        rk.to_markdown([1, 2])
