@@ -1,67 +1,78 @@
-"""Files in and tables out for the ``rankk`` command (not public: see `polars_rankk.cli`)."""
+"""Reading the command's files, and the checks that name the file when something is wrong.
+
+Text files (CSV, TSV, TREC) hold ids as text, so their id columns are read as strings and never
+guessed as numbers. Where a typed file (Parquet) holds integer ids and a text file the same
+ids as digits, the text ids are parsed as integers when every one reads back unchanged;
+otherwise the command stops and names both files. Ids are never cast to strings to match.
+"""
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import polars as pl
-from rich.console import Console
-from rich.table import Table
 
-InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
-OutputFormat = Literal["table", "csv", "parquet", "json"]
-Kind = Literal["run", "qrels"]
+from polars_rankk.cli.options import InputFormat, split_names
+from polars_rankk.core import example_row
+
+Kind = Literal["run", "qrels", "table"]
 
 
-def parse_k(text: str) -> list[int]:
-    """Parse ``--k``: a list (``5,10,20``), a range (``1-20`` or ``1..20``), or both.
+@dataclass(frozen=True)
+class Columns:
+    """The column names the user chose (``score`` is ``None`` when ranking by ``rank``)."""
+
+    keys: list[str]
+    item: str
+    score: str | None
+    rank: str | None
+    relevance: str
+
+    @property
+    def order(self) -> str:
+        """The column that orders the candidates."""
+        return self.rank if self.rank is not None else self.score or "score"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A table read from a file, and what the command calls it (``CANDIDATES``, ``TRUTH`` …)."""
+
+    path: Path
+    role: str
+    frame: pl.DataFrame
+    #: True when the file stores types (Parquet); text files store every id as text.
+    typed: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} ({self.role})"
+
+    def replace(self, frame: pl.DataFrame) -> Source:
+        return Source(self.path, self.role, frame, self.typed)
+
+
+def warn(message: str) -> None:
+    """One line on stderr, ``rankk: warning: …``."""
+    sys.stderr.write(f"rankk: warning: {' '.join(message.split())}\n")
+
+
+def format_of(path: Path, chosen: InputFormat) -> InputFormat:
+    """The input format: the one chosen, else from the extension (TREC when unknown).
 
     Examples
     --------
-    >>> from polars_rankk.cli.app import parse_k
-    >>> parse_k("1-3,10")
-    [1, 2, 3, 10]
-    >>> parse_k("10, 5")
-    [5, 10]
-    >>> parse_k("0")
-    Traceback (most recent call last):
-    ...
-    ValueError: --k takes positive integers, lists (5,10) and ranges (1-20); got '0'
+    >>> from pathlib import Path
+    >>> from polars_rankk.cli.inputs import format_of
+    >>> format_of(Path("run.pq"), "auto"), format_of(Path("run.txt"), "auto")
+    ('parquet', 'trec')
     """
-    values: set[int] = set()
-    for part in text.split(","):
-        piece = part.strip()
-        match = re.fullmatch(r"(\d+)\s*(?:-|\.\.)\s*(\d+)", piece)
-        if match:
-            low, high = int(match.group(1)), int(match.group(2))
-            if low < 1 or high < low:
-                raise ValueError(f"--k range {piece!r} must be 1 <= low <= high")
-            values.update(range(low, high + 1))
-        elif piece.isdigit() and int(piece) >= 1:
-            values.add(int(piece))
-        else:
-            raise ValueError(
-                f"--k takes positive integers, lists (5,10) and ranges (1-20); got {text!r}"
-            )
-    return sorted(values)
-
-
-def split_names(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    return names or None
-
-
-def format_of(path: Path, fmt: InputFormat) -> InputFormat:
-    if fmt != "auto":
-        return fmt
+    if chosen != "auto":
+        return chosen
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return "parquet"
@@ -72,207 +83,234 @@ def format_of(path: Path, fmt: InputFormat) -> InputFormat:
     return "trec"
 
 
-def read_input(
-    path: Path,
-    kind: Kind,
-    fmt: InputFormat = "auto",
-    *,
-    group_by: Sequence[str] = ("query",),
-    item: str = "item",
-    score: str = "score",
-    relevance: str = "relevance",
-) -> pl.DataFrame:
-    """Read candidates (``kind="run"``) or truth (``"qrels"``) from Parquet, CSV, TSV or TREC.
-
-    TREC columns are renamed to the names given (``query`` → the single group key, ``item``,
-    ``score``, ``relevance``), so TREC and table files mix.
-    """
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    chosen = format_of(path, fmt)
-    if chosen == "parquet":
-        return pl.read_parquet(path)
-    if chosen in ("csv", "tsv"):
-        return pl.read_csv(
-            path, separator="," if chosen == "csv" else "\t", infer_schema_length=10_000
-        )
-    from polars_rankk.io import read_trec_qrels, read_trec_run
-
-    frame = (read_trec_run(path) if kind == "run" else read_trec_qrels(path)).collect()
-    if len(group_by) != 1:
-        raise ValueError(
-            f"{path}: a TREC file has one group column (query); got --group-by {','.join(group_by)}"
-        )
-    names = {"query": group_by[0], "item": item, "score": score, "relevance": relevance}
-    return frame.rename({old: new for old, new in names.items() if old in frame.columns})
-
-
-def align_types(frames: Sequence[pl.DataFrame], columns: Sequence[str]) -> list[pl.DataFrame]:
-    """Give id columns one dtype across files: text files lose types (``301`` read from CSV is
-    an integer, from TREC a string), so where they disagree every side becomes a string."""
-    out = list(frames)
-    for column in columns:
-        dtypes = {f.schema[column] for f in out if column in f.columns}
-        if len(dtypes) > 1:
-            out = [
-                f.with_columns(pl.col(column).cast(pl.String)) if column in f.columns else f
-                for f in out
-            ]
-    return out
-
-
-def label(metric: str, k: int | None) -> str:
-    return metric if k is None else f"{metric}@{k}"
-
-
-def print_summary(console: Console, summary: pl.DataFrame, title: str) -> None:
-    table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("metric")
-    table.add_column("k", justify="right")
-    table.add_column("value", justify="right")
-    has_ci = "ci_low" in summary.columns
-    if has_ci:
-        table.add_column("CI", justify="right")
-    table.add_column("groups", justify="right")
-    for row in summary.iter_rows(named=True):
-        value = row["value"]
-        cells = [
-            str(row["metric"]),
-            "" if row["k"] is None else str(row["k"]),
-            "–" if value is None else f"{value:.4f}",
-        ]
-        if has_ci:
-            low, high = row.get("ci_low"), row.get("ci_high")
-            cells.append("" if low is None else f"[{low:.4f}, {high:.4f}]")
-        cells.append(f"{row['n_groups']:,}")
-        table.add_row(*cells)
-    console.print(table)
-
-
-def print_wide(console: Console, wide: pl.DataFrame, title: str) -> None:
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for index, name in enumerate(wide.columns):
-        table.add_column(name, justify="left" if index == 0 else "right")
-    for row in wide.iter_rows():
-        table.add_row(str(row[0]), *("–" if v is None else f"{v:.4f}" for v in row[1:]))
-    console.print(table)
-
-
-def print_comparison(console: Console, cmp: pl.DataFrame, baseline: str) -> None:
-    table = Table(
-        title=f"Paired differences vs {baseline} (system − baseline)",
-        title_justify="left",
-        header_style="bold",
-    )
-    table.add_column("metric", no_wrap=True)
-    table.add_column("system", no_wrap=True)
-    for name in ("diff", "CI", "p", "p adj.", "groups"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for row in cmp.iter_rows(named=True):
-        low, high = row["ci_low"], row["ci_high"]
-        table.add_row(
-            label(row["metric"], row["k"]),
-            str(row["system"]),
-            "–" if row["diff"] is None else f"{row['diff']:+.4f}",
-            "" if low is None else f"[{low:+.4f}, {high:+.4f}]",
-            p_value(row["p_value_randomization"]),
-            p_value(row["p_adjusted"]),
-            f"{row['n_groups']:,}",
-        )
-    console.print(table)
-    console.print(
-        "p: paired randomization test; p adj.: Holm-corrected over all rows",
-        style="dim",
-        highlight=False,
-    )
-
-
-def p_value(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "–"
-    if value == 0:
-        return "0"
-    return f"{value:.1e}" if value < 1e-3 else f"{value:.4f}"
-
-
-def write_output(
-    frame: pl.DataFrame,
-    output: Path | None,
-    fmt: OutputFormat | None,
-    meta: dict[str, Any],
-    show: Callable[[], None],
-) -> None:
-    """Write `frame` in the chosen format, to `output` or stdout; `show` prints a table."""
-    chosen: OutputFormat
-    if fmt is not None:
-        chosen = fmt
-    elif output is None:
-        chosen = "table"
-    else:
-        suffix = output.suffix.lower()
-        formats: dict[str, OutputFormat] = {
-            ".csv": "csv",
-            ".parquet": "parquet",
-            ".pq": "parquet",
-            ".json": "json",
-        }
-        if suffix not in formats:
-            raise ValueError(
-                f"cannot tell the output format of {output.name!r}: use .csv, .parquet or "
-                ".json, or --output-format"
-            )
-        chosen = formats[suffix]
-    if chosen == "table":
-        if output is not None:
-            raise ValueError("--output-format table prints to the terminal; drop --output")
-        show()
-    elif chosen == "parquet":
-        if output is None:
-            raise ValueError("Parquet output needs a file: --output results.parquet")
-        frame.write_parquet(output)
-    elif chosen == "csv":
-        text = frame.write_csv()
-        emit(text, output)
-    else:
-        document = {**meta, "rows": frame.to_dicts()}
-        emit(json.dumps(document, indent=2, default=str) + "\n", output)
-
-
-def emit(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-
-
-def group_keys_for(group_by: str | None, inputs: Sequence[Path], fmt: InputFormat) -> list[str]:
-    """Check the input files exist; the group keys (default 'query' for TREC inputs)."""
+def group_keys_for(group_by: str | None, inputs: Sequence[Path], chosen: InputFormat) -> list[str]:
+    """Check the input files exist; the group keys (default ``query`` when all are TREC)."""
     for path in inputs:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
     keys = split_names(group_by)
     if keys is not None:
         return keys
-    if all(format_of(path, fmt) == "trec" for path in inputs):
+    if all(format_of(path, chosen) == "trec" for path in inputs):
         return ["query"]
     raise ValueError("--group-by is required (the group key column(s), e.g. --group-by user)")
 
 
-def attributes_table(path: Path | None) -> pl.DataFrame | None:
+def read_source(path: Path, role: str, kind: Kind, chosen: InputFormat, columns: Columns) -> Source:
+    """Read one file, refusing an empty one; every error names the file."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    fmt = format_of(path, chosen)
+    if fmt == "parquet":
+        frame = _read_parquet(path)
+    elif fmt in ("csv", "tsv"):
+        frame = _read_text_table(path, "," if fmt == "csv" else "\t", [*columns.keys, columns.item])
+    else:
+        frame = _read_trec(path, role, kind, columns)
+    if frame.height == 0:
+        what = {"parquet": "no rows", "trec": "no lines"}.get(fmt, "a header but no rows")
+        raise ValueError(f"{path}: the file is empty ({what}); there is nothing to evaluate")
+    return Source(path, role, frame, typed=fmt == "parquet")
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def _read_parquet(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise ValueError(f"{path}: not a readable Parquet file ({_first_line(error)})") from None
+
+
+def _read_text_table(path: Path, separator: str, ids: Sequence[str]) -> pl.DataFrame:
+    name = "CSV" if separator == "," else "TSV"
+    try:
+        header = pl.read_csv(path, separator=separator, n_rows=0).columns
+        text_ids = {column: pl.String for column in ids if column in header}
+        return pl.read_csv(
+            path, separator=separator, schema_overrides=text_ids, infer_schema_length=10_000
+        )
+    except pl.exceptions.NoDataError:
+        raise ValueError(
+            f"{path}: the file is empty (no header, no rows); there is nothing to evaluate"
+        ) from None
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise ValueError(f"{path}: not a readable {name} file ({_first_line(error)})") from None
+
+
+def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFrame:
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+
+    if kind == "table":
+        raise ValueError(f"{path} ({role}) must be a .parquet, .csv or .tsv table")
+    if len(columns.keys) != 1:
+        raise ValueError(
+            f"{path}: a TREC file has one group column (query); got --group-by "
+            f"{','.join(columns.keys)}"
+        )
+    reader = read_trec_run if kind == "run" else read_trec_qrels
+    try:
+        frame = reader(path).collect()
+    except ValueError as error:
+        raise ValueError(f"{error}{_swapped_trec_hint(path, role, kind)}") from None
+    names = {
+        "query": columns.keys[0],
+        "item": columns.item,
+        "score": columns.score or "score",
+        "relevance": columns.relevance,
+    }
+    return frame.rename({old: new for old, new in names.items() if old in frame.columns})
+
+
+def _swapped_trec_hint(path: Path, role: str, kind: Kind) -> str:
+    """A hint when a TREC file fails to read as a run but reads as qrels (or the other way)."""
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+
+    other = read_trec_qrels if kind == "run" else read_trec_run
+    try:
+        other(path).head(1).collect()
+    except (ValueError, pl.exceptions.PolarsError):
+        return ""
+    looks = "TREC qrels, not a run" if kind == "run" else "a TREC run, not qrels"
+    if role in ("CANDIDATES", "TRUTH"):
+        return f". {path} ({role}) looks like {looks}: are CANDIDATES and TRUTH swapped?"
+    return f". {path} ({role}) looks like {looks}: give the qrels with --truth"
+
+
+def check_candidates(candidates: Source, truth: Source, columns: Columns) -> None:
+    """The candidates have the key, item and score (or rank) columns, the order one numeric."""
+    order = columns.order
+    schema = candidates.frame.schema
+    meaning = "a rank, lower first" if columns.rank is not None else "a score, higher first"
+    missing = [c for c in [*columns.keys, columns.item, order] if c not in schema]
+    if missing:
+        hint = ""
+        if order in missing and order in truth.frame.schema:
+            hint = (
+                f" {truth.label} has a {order!r} column: are CANDIDATES and TRUTH swapped? "
+                f"The order is CANDIDATES TRUTH."
+            )
+        elif order in missing and columns.rank is None:
+            hint = " Name the score column with --score, or a rank column with --rank."
+        raise ValueError(
+            f"{candidates.label} has no column {missing[0]!r}; its columns are "
+            f"{list(schema)}.{hint}"
+        )
+    if not (schema[order].is_numeric() or schema[order] == pl.Boolean):
+        example = example_row(candidates.frame.lazy(), pl.lit(True), [*columns.keys, order])
+        raise TypeError(
+            f"{candidates.label} column {order!r} must be numeric ({meaning}); it holds "
+            f"{schema[order]}, e.g. row {example}"
+        )
+
+
+def check_truth(truth: Source, columns: Columns) -> None:
+    """The truth has the key and item columns."""
+    schema = truth.frame.schema
+    missing = [c for c in [*columns.keys, columns.item] if c not in schema]
+    if missing:
+        raise ValueError(
+            f"{truth.label} has no column {missing[0]!r}; its columns are {list(schema)}"
+        )
+
+
+def warn_unused_grades(truth: Source, columns: Columns) -> None:
+    """Warn when the truth has no relevance column but a numeric one the user did not name."""
+    schema = truth.frame.schema
+    if columns.relevance in schema:
+        return
+    ids = {*columns.keys, columns.item}
+    unused = [name for name, dtype in schema.items() if name not in ids and dtype.is_numeric()]
+    if unused:
+        listed = ", ".join(repr(name) for name in unused)
+        warn(
+            f"{truth.label} has no {columns.relevance!r} column, so every truth row counts as "
+            f"relevant (grade 1) and its numeric column {listed} is not used; to grade by it, "
+            f"pass --relevance {unused[0]}"
+        )
+
+
+def _integer_ids(text: Source, column: str, typed: Source) -> pl.DataFrame:
+    """`text`'s ids parsed as integers, or a TypeError when one does not read back unchanged."""
+    parsed = pl.col(column).cast(pl.Int64, strict=False)
+    bad = parsed.is_null() | (parsed.cast(pl.String) != pl.col(column))
+    if text.frame.select(bad.any()).item():
+        text_example = example_row(text.frame.lazy(), bad, [column])
+        typed_example = example_row(typed.frame.lazy(), pl.lit(True), [column])
+        raise TypeError(
+            f"column {column!r} holds integers in {typed.label} (e.g. {typed_example}) but "
+            f"text that is not a plain integer in {text.label} (e.g. {text_example}); ids "
+            f"must match exactly, so write them the same way in both files"
+        )
+    return text.frame.with_columns(parsed)
+
+
+def _is_integer(frame: pl.DataFrame, column: str) -> bool:
+    dtype = frame.schema.get(column)
+    return dtype is not None and dtype.is_integer()
+
+
+def reconcile_ids(sources: Sequence[Source], columns: Sequence[str]) -> list[Source]:
+    """Parse a text file's id column as integers where a typed file holds integer ids.
+
+    Any other disagreement is left to `polars_rankk.evaluate`, which raises a TypeError.
+    """
+    out = list(sources)
+    for column in columns:
+        typed = next((s for s in out if s.typed and _is_integer(s.frame, column)), None)
+        if typed is None:
+            continue
+        out = [
+            s.replace(_integer_ids(s, column, typed))
+            if not s.typed and s.frame.schema.get(column) == pl.String
+            else s
+            for s in out
+        ]
+    return out
+
+
+def _ids(frame: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """The id columns, integers widened to Int64 so that any two integer ids compare."""
+    return frame.select(
+        pl.col(name).cast(pl.Int64, strict=False) if _is_integer(frame, name) else pl.col(name)
+        for name in names
+    )
+
+
+def warn_unmatched(candidates: Source, truth: Source, columns: Columns) -> None:
+    """Warn when no group, or no item, of the candidates appears in the truth."""
+    for names, what in ((columns.keys, "group"), ([columns.item], "item")):
+        left, right = (_ids(source.frame, names) for source in (candidates, truth))
+        if left.schema != right.schema:
+            return  # evaluate raises on the mismatched types
+        if left.unique().join(right.unique(), on=names, how="semi").height == 0:
+            warn(
+                f"no {what} of {candidates.label} is in {truth.label} (e.g. "
+                f"{left.row(0, named=True)} vs {right.row(0, named=True)}): every metric will "
+                f"be 0. Check that both files hold the same ids in {', '.join(names)}"
+            )
+            return
+
+
+def read_attributes(path: Path | None, columns: Columns) -> Source | None:
+    """The ``--attributes`` table (one row per group), or ``None``."""
     if path is None:
         return None
-    if format_of(path, "auto") == "trec":
-        raise ValueError(f"{path}: --attributes must be a .parquet, .csv or .tsv table")
-    return read_input(path, "qrels")
+    return read_source(path, "ATTRIBUTES", "table", "auto", columns)
 
 
-def unique_name(name: str, taken: dict[str, Any]) -> str:
-    if name in taken:
-        raise ValueError(f"two systems are named {name!r}; name runs with NAME=PATH")
-    return name
+def parse_runs(runs: Sequence[str]) -> dict[str, Path]:
+    """``PATH`` or ``NAME=PATH`` arguments as ``{name: path}`` (name: the file name's stem).
 
-
-def parse_runs(runs: list[str]) -> dict[str, Path]:
+    Examples
+    --------
+    >>> from polars_rankk.cli.inputs import parse_runs
+    >>> parse_runs(["a=runs/x.parquet", "runs/y.txt"])
+    {'a': PosixPath('runs/x.parquet'), 'y': PosixPath('runs/y.txt')}
+    """
     paths: dict[str, Path] = {}
     for run in runs:
         name, sep, rest = run.partition("=")
@@ -282,3 +320,10 @@ def parse_runs(runs: list[str]) -> dict[str, Path]:
             name, path = Path(run).stem, Path(run)
         paths[unique_name(name, paths)] = path
     return paths
+
+
+def unique_name(name: str, taken: Mapping[str, object]) -> str:
+    """`name`, or a ValueError when a system already has it."""
+    if name in taken:
+        raise ValueError(f"two systems are named {name!r}; name runs with NAME=PATH")
+    return name

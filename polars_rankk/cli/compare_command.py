@@ -1,0 +1,341 @@
+"""``rankk compare RUN RUN... --truth TRUTH``: several runs, paired differences and tests."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Literal
+
+import polars as pl
+import typer
+
+from polars_rankk.cli.evaluate_command import settings
+from polars_rankk.cli.inputs import (
+    Columns,
+    Source,
+    group_keys_for,
+    parse_runs,
+    read_attributes,
+    read_source,
+    unique_name,
+)
+from polars_rankk.cli.options import (
+    COLUMNS,
+    AttributesOption,
+    ByOption,
+    FormatOption,
+    GroupByOption,
+    InputFormat,
+    InputFormatOption,
+    ItemOption,
+    KOption,
+    MetricsOption,
+    OutputOption,
+    ProgressOption,
+    RankOption,
+    RelevanceOption,
+    ReportOption,
+    ResamplesOption,
+    ScoreOption,
+    SeedOption,
+    UiKOption,
+    parse_k,
+    parse_metrics,
+    split_names,
+    with_policy_options,
+)
+from polars_rankk.cli.output import (
+    Result,
+    View,
+    fixed,
+    metric_label,
+    p_text,
+    plain,
+    write_result,
+)
+from polars_rankk.cli.running import (
+    Say,
+    column_names,
+    evaluate_run,
+    naming,
+    prepare_runs,
+    progress_steps,
+    read_truth,
+    report_files,
+)
+from polars_rankk.core import Evaluation, Policy
+
+RunsArgument = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="RUN",
+        help="Two or more runs, each PATH or NAME=PATH (name defaults to the file name "
+        "without extension). One file with --system-column holds several systems.",
+        show_default=False,
+    ),
+]
+TruthOption = Annotated[
+    Path,
+    typer.Option(
+        "--truth",
+        "-t",
+        metavar="TRUTH",
+        help="Judged items: Parquet, CSV, TSV or TREC qrels.",
+        show_default=False,
+    ),
+]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME", help="The system the others are compared with (default the first)."
+    ),
+]
+SystemColumnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--system-column",
+        metavar="COLUMN",
+        help="A column naming each row's system, to split one file into several systems.",
+        rich_help_panel=COLUMNS,
+    ),
+]
+
+Family = Literal["challengers", "all"]
+FamilyOption = Annotated[
+    Family,
+    typer.Option(
+        help="The p-values Holm-corrected together: the challengers of each metric@k "
+        "(challengers), or every row of the table (all, stricter).",
+    ),
+]
+
+
+@with_policy_options
+def compare(
+    runs: RunsArgument,
+    truth: TruthOption,
+    baseline: BaselineOption = None,
+    system_column: SystemColumnOption = None,
+    family: FamilyOption = "challengers",
+    k: KOption = "5,10,20",
+    metrics: MetricsOption = None,
+    group_by: GroupByOption = None,
+    item: ItemOption = "item",
+    score: ScoreOption = None,
+    rank: RankOption = None,
+    relevance: RelevanceOption = "relevance",
+    input_format: InputFormatOption = "auto",
+    output: OutputOption = None,
+    output_format: FormatOption = None,
+    report: ReportOption = None,
+    ui_k: UiKOption = None,
+    by: ByOption = None,
+    attributes: AttributesOption = None,
+    n_resamples: ResamplesOption = 1000,
+    seed: SeedOption = 0,
+    progress: ProgressOption = None,
+    *,
+    policy: Policy,
+) -> None:
+    """Compare several runs against one TRUTH: means per system, paired differences and tests."""
+    from polars_rankk.stats import compare as compare_systems
+
+    ks = parse_k(k)
+    chosen = parse_metrics(metrics)
+    paths = parse_runs(runs)
+    keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
+    columns = column_names(keys, item, score, rank, relevance)
+    with progress_steps(progress) as say:
+        systems = read_systems(paths, system_column, input_format, columns, say)
+        reference = choose_baseline(systems, baseline)
+        say("reading truth")
+        judged = read_truth(truth, input_format, columns)
+        extra = read_attributes(attributes, columns)
+        sources, judged, extra = prepare_runs(list(systems.values()), judged, extra, columns)
+        evaluations: dict[str, Evaluation] = {}
+        for name, source in zip(systems, sources, strict=True):
+            say(f"evaluating {name}")
+            evaluations[name] = evaluate_run(
+                source,
+                judged,
+                columns,
+                k=range(1, max(ks) + 1) if report is not None else ks,
+                metrics=chosen,
+                policy=policy,
+            )
+        say("comparing")
+        per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
+        means = system_means(evaluations, ks)
+        comparison = compare_systems(
+            per_group,
+            baseline=reference,
+            n_resamples=n_resamples,
+            seed=seed,
+            group_keys=keys,
+            family=family,
+        )
+        if report is not None:
+            say("writing the report")
+            with naming(report_files(report, extra)):
+                write_report(
+                    evaluations,
+                    report,
+                    ks,
+                    baseline=reference,
+                    ui_k=ui_k,
+                    by=split_names(by),
+                    attributes=None if extra is None else extra.frame,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                    say=say,
+                )
+    meta = {
+        "truth": str(truth),
+        "runs": {name: str(source.path) for name, source in systems.items()},
+        "baseline": reference,
+        "family": family,
+        **settings(columns, ks, policy),
+        "means": means.to_dicts(),
+    }
+    views = [
+        means_view(means, f"Mean over groups vs {truth.name}"),
+        differences_view(comparison, family),
+    ]
+    write_result(Result("comparison", comparison, views, meta), output, output_format)
+    if report is not None:
+        sys.stderr.write(f"report written to {report}\n")
+
+
+def read_systems(
+    paths: Mapping[str, Path],
+    system_column: str | None,
+    chosen: InputFormat,
+    columns: Columns,
+    say: Say,
+) -> dict[str, Source]:
+    """One source per system: a file each, or the parts of files split by `system_column`."""
+    systems: dict[str, Source] = {}
+    for name, path in paths.items():
+        say(f"reading {name}")
+        source = read_source(path, f"run {name!r}", "run", chosen, columns)
+        if system_column is None:
+            systems[name] = source
+            continue
+        if system_column not in source.frame.columns:
+            raise ValueError(
+                f"{source.label} has no column {system_column!r} (--system-column); its "
+                f"columns are {source.frame.columns}"
+            )
+        parts = source.frame.partition_by(system_column, as_dict=True, maintain_order=True)
+        for (label,), part in parts.items():
+            systems[unique_name(str(label), systems)] = Source(
+                path, f"system {str(label)!r}", part.drop(system_column), source.typed
+            )
+    if len(systems) < 2:
+        raise ValueError("compare needs at least two systems (runs, or --system-column)")
+    return systems
+
+
+def choose_baseline(systems: Mapping[str, Source], baseline: str | None) -> str:
+    """The system the others are compared with: `baseline`, else the first."""
+    if baseline is None:
+        return next(iter(systems))
+    if baseline not in systems:
+        raise ValueError(f"--baseline {baseline!r} is not one of {list(systems)}")
+    return baseline
+
+
+def at_cutoffs(evaluation: Evaluation, ks: list[int]) -> pl.LazyFrame:
+    """The per-group values at the K asked for (and r_precision, which has no K)."""
+    return evaluation.per_group.lazy().filter(cutoff_in(ks))
+
+
+def cutoff_in(ks: list[int]) -> pl.Expr:
+    """Rows at one of `ks`, and the rows of r_precision (no K)."""
+    return pl.col("k").is_in(ks) | pl.col("k").is_null()
+
+
+def system_means(evaluations: Mapping[str, Evaluation], ks: list[int]) -> pl.DataFrame:
+    """One row per metric@k, one column per system: the mean over groups."""
+    long = pl.concat(
+        evaluation.summary()
+        .filter(cutoff_in(ks))
+        .select(pl.lit(name).alias("system"), "metric", "k", "value")
+        for name, evaluation in evaluations.items()
+    )
+    return long.with_columns(metric_label()).pivot(
+        on="system", index="metric", values="value", maintain_order=True
+    )
+
+
+def means_view(means: pl.DataFrame, title: str) -> View:
+    """The means with four decimals."""
+    systems = means.columns[1:]
+    cells = means.select(pl.col("metric"), *(fixed(pl.col(name)).alias(name) for name in systems))
+    return View(title, cells, right=frozenset(systems))
+
+
+def differences_view(comparison: pl.DataFrame, family: Family) -> View:
+    """Paired differences: metric@k, system, diff, CI, p, adjusted p, how p was computed,
+    groups."""
+    interval = pl.format(
+        "[{}, {}]", fixed(pl.col("ci_low"), signed=True), fixed(pl.col("ci_high"), signed=True)
+    )
+    method = (
+        pl.when(pl.col("p_value_method") == "monte_carlo")
+        .then(pl.format("Monte Carlo, B={}", pl.col("n_permutations")))
+        .otherwise(pl.col("p_value_method").str.replace_all("_", " "))
+    )
+    cells = comparison.select(
+        metric_label(),
+        plain(pl.col("system")),
+        fixed(pl.col("diff"), signed=True).alias("diff"),
+        pl.when(pl.col("ci_low").is_null()).then(pl.lit("")).otherwise(interval).alias("CI"),
+        p_text(pl.col("p_value_randomization")).alias("p"),
+        p_text(pl.col("p_adjusted")).alias("p adj."),
+        plain(method).alias("p from"),
+        plain(pl.col("n_groups")).alias("groups"),
+    )
+    baseline = comparison.get_column("baseline")[0] if comparison.height else ""
+    adjusted = "within each metric@k" if family == "challengers" else "over all rows"
+    return View(
+        f"Paired differences vs {baseline} (system − baseline)",
+        cells,
+        right=frozenset(cells.columns) - {"metric", "system", "p from"},
+        note=f"p: paired randomization test; p adj.: Holm-corrected {adjusted}",
+    )
+
+
+def write_report(
+    evaluations: Mapping[str, Evaluation],
+    path: Path,
+    ks: list[int],
+    *,
+    baseline: str,
+    ui_k: int | None,
+    by: list[str] | None,
+    attributes: pl.DataFrame | None,
+    n_resamples: int,
+    seed: int,
+    say: Say,
+) -> None:
+    """The HTML report of the comparison."""
+    from polars_rankk.reports import render_evaluations
+
+    page = render_evaluations(
+        evaluations,
+        k=ks,
+        by=by,
+        attributes=attributes,
+        baseline=baseline,
+        ui_k=ui_k,
+        n_resamples=n_resamples,
+        seed=seed,
+        title="Ranking comparison",
+        progress=say,
+    )
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as error:
+        raise OSError(f"{path}: cannot write the report ({error.strerror})") from None

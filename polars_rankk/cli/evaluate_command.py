@@ -1,0 +1,247 @@
+"""``rankk evaluate CANDIDATES TRUTH``: one ranking against its truth."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+import polars as pl
+import typer
+
+from polars_rankk.cli.inputs import Columns, group_keys_for, read_attributes, read_source
+from polars_rankk.cli.options import (
+    OUTPUT,
+    AttributesOption,
+    ByOption,
+    FormatOption,
+    GroupByOption,
+    InputFormatOption,
+    ItemOption,
+    KOption,
+    MetricsOption,
+    OutputOption,
+    ProgressOption,
+    RankOption,
+    RelevanceOption,
+    ReportOption,
+    ResamplesOption,
+    ScoreOption,
+    SeedOption,
+    UiKOption,
+    parse_k,
+    parse_metrics,
+    split_names,
+    with_policy_options,
+)
+from polars_rankk.cli.output import Result, View, fixed, frame_view, plain, write_result
+from polars_rankk.cli.running import (
+    Say,
+    column_names,
+    evaluate_run,
+    naming,
+    prepare_runs,
+    progress_steps,
+    read_truth,
+    report_files,
+)
+from polars_rankk.core import Evaluation, Policy
+
+Average = Literal["macro", "micro"]
+
+CandidatesArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="CANDIDATES",
+        help="Ranked candidates: Parquet, CSV, TSV or a TREC run.",
+        show_default=False,
+    ),
+]
+TruthArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="TRUTH", help="Judged items: Parquet, CSV, TSV or TREC qrels.", show_default=False
+    ),
+]
+AverageOption = Annotated[
+    Average,
+    typer.Option(
+        help="macro: mean of per-group values; micro: ratio of summed counts (count-based "
+        "metrics only).",
+        rich_help_panel=OUTPUT,
+    ),
+]
+PerGroupOption = Annotated[
+    bool,
+    typer.Option(
+        "--per-group",
+        help="Output every row, one per (group, metric, k), instead of the summary.",
+        rich_help_panel=OUTPUT,
+    ),
+]
+IntervalsOption = Annotated[
+    bool,
+    typer.Option(
+        "--ci",
+        help="Add bootstrap confidence intervals to the summary (resampling groups).",
+        rich_help_panel=OUTPUT,
+    ),
+]
+
+
+@with_policy_options
+def evaluate(
+    candidates: CandidatesArgument,
+    truth: TruthArgument,
+    k: KOption = "5,10,20",
+    metrics: MetricsOption = None,
+    group_by: GroupByOption = None,
+    item: ItemOption = "item",
+    score: ScoreOption = None,
+    rank: RankOption = None,
+    relevance: RelevanceOption = "relevance",
+    input_format: InputFormatOption = "auto",
+    average: AverageOption = "macro",
+    per_group: PerGroupOption = False,
+    ci: IntervalsOption = False,
+    output: OutputOption = None,
+    output_format: FormatOption = None,
+    report: ReportOption = None,
+    ui_k: UiKOption = None,
+    by: ByOption = None,
+    attributes: AttributesOption = None,
+    n_resamples: ResamplesOption = 1000,
+    seed: SeedOption = 0,
+    progress: ProgressOption = None,
+    *,
+    policy: Policy,
+) -> None:
+    """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
+    ks = parse_k(k)
+    chosen = parse_metrics(metrics)
+    keys = group_keys_for(group_by, [candidates, truth], input_format)
+    columns = column_names(keys, item, score, rank, relevance)
+    with progress_steps(progress) as say:
+        say("reading candidates")
+        run = read_source(candidates, "CANDIDATES", "run", input_format, columns)
+        say("reading truth")
+        judged = read_truth(truth, input_format, columns)
+        extra = read_attributes(attributes, columns)
+        (run,), judged, extra = prepare_runs([run], judged, extra, columns)
+        say("evaluating")
+        evaluation = evaluate_run(run, judged, columns, k=ks, metrics=chosen, policy=policy)
+        say("summarising")
+        if per_group:
+            result = per_group_result(evaluation, candidates)
+        else:
+            table = summary_table(evaluation, average, ci=ci, n_resamples=n_resamples, seed=seed)
+            result = summary_result(table, f"{candidates.name} · {average} mean")
+        if report is not None:
+            with naming(report_files(report, extra)):
+                write_report(
+                    evaluation,
+                    report,
+                    candidates,
+                    ks,
+                    ui_k=ui_k,
+                    by=split_names(by),
+                    attributes=None if extra is None else extra.frame,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                    say=say,
+                )
+    meta = {
+        "candidates": str(candidates),
+        "truth": str(truth),
+        **settings(columns, ks, policy),
+        "average": None if per_group else average,
+    }
+    write_result(Result(result.what, result.frame, result.views, meta), output, output_format)
+    if report is not None:
+        sys.stderr.write(f"report written to {report}\n")
+
+
+def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, object]:
+    """The choices recorded with a JSON result."""
+    order = {"rank": columns.rank} if columns.rank is not None else {"score": columns.order}
+    return {
+        "group_by": columns.keys,
+        "item": columns.item,
+        **order,
+        "relevance": columns.relevance,
+        "k": ks,
+        "policy": policy.to_dict(),
+    }
+
+
+def summary_table(
+    evaluation: Evaluation, average: Average, *, ci: bool, n_resamples: int, seed: int
+) -> pl.DataFrame:
+    """The summary, with bootstrap intervals when asked."""
+    table = evaluation.summary(average=average)
+    if not ci:
+        return table
+    from polars_rankk.stats import bootstrap
+
+    intervals = bootstrap(evaluation, n_resamples=n_resamples, seed=seed)
+    return table.join(
+        intervals.select("metric", "k", "ci_low", "ci_high"),
+        on=["metric", "k"],
+        how="left",
+        nulls_equal=True,
+        maintain_order="left",
+    )
+
+
+def summary_result(table: pl.DataFrame, title: str) -> Result:
+    """The summary as data and as a table for people (metric, k, value, CI, groups)."""
+    cells = [plain(pl.col("metric")), plain(pl.col("k")), fixed(pl.col("value"))]
+    if "ci_low" in table.columns:
+        interval = pl.format("[{}, {}]", fixed(pl.col("ci_low")), fixed(pl.col("ci_high")))
+        cells.append(pl.when(pl.col("ci_low").is_null()).then(pl.lit("")).otherwise(interval))
+    names = ["metric", "k", "value", *(["CI"] if len(cells) > 3 else []), "groups"]
+    cells.append(plain(pl.col("n_groups")))
+    view = View(
+        title,
+        table.select(cell.alias(name) for cell, name in zip(cells, names, strict=True)),
+        right=frozenset(names) - {"metric"},
+    )
+    return Result("summary", table, [view], {})
+
+
+def per_group_result(evaluation: Evaluation, candidates: Path) -> Result:
+    """Every per-group row, in full."""
+    table = evaluation.per_group
+    assert isinstance(table, pl.DataFrame)  # evaluate_run's inputs are eager
+    title = f"{candidates.name} · per group ({table.height:,} rows)"
+    return Result("per-group table", table, [frame_view(table, title)], {})
+
+
+def write_report(
+    evaluation: Evaluation,
+    path: Path,
+    candidates: Path,
+    ks: list[int],
+    *,
+    ui_k: int | None,
+    by: list[str] | None,
+    attributes: pl.DataFrame | None,
+    n_resamples: int,
+    seed: int,
+    say: Say,
+) -> None:
+    """The HTML report of this evaluation."""
+    from polars_rankk.reports import report
+
+    report(
+        {candidates.stem: evaluation},
+        path=path,
+        k=ks,
+        ui_k=ui_k,
+        by=by,
+        attributes=attributes,
+        n_resamples=n_resamples,
+        seed=seed,
+        title=f"Ranking evaluation: {candidates.name}",
+        progress=say,
+    )

@@ -1,0 +1,313 @@
+"""The options both commands share, the policy options built from `Policy`, and their parsers."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from polars_rankk.core import METRICS, POLICY_HELP, Policy
+
+InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
+OutputFormat = Literal["table", "csv", "json", "markdown", "parquet"]
+
+POLICIES = "Policies"
+COLUMNS = "Columns"
+OUTPUT = "Output"
+REPORT = "Report"
+
+
+def parse_k(text: str) -> list[int]:
+    """Parse ``--k``: a list (``5,10,20``), a range (``1-20`` or ``1..20``), or both.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import parse_k
+    >>> parse_k("1-3,10")
+    [1, 2, 3, 10]
+    >>> parse_k("10, 5")
+    [5, 10]
+    >>> parse_k("0")
+    Traceback (most recent call last):
+    ...
+    ValueError: --k takes positive integers, lists (5,10) and ranges (1-20); got '0'
+    """
+    values: set[int] = set()
+    for part in text.split(","):
+        piece = part.strip()
+        match = re.fullmatch(r"(\d+)\s*(?:-|\.\.)\s*(\d+)", piece)
+        if match:
+            low, high = int(match.group(1)), int(match.group(2))
+            if low < 1 or high < low:
+                raise ValueError(f"--k range {piece!r} must be 1 <= low <= high")
+            values.update(range(low, high + 1))
+        elif piece.isdigit() and int(piece) >= 1:
+            values.add(int(piece))
+        else:
+            raise ValueError(
+                f"--k takes positive integers, lists (5,10) and ranges (1-20); got {text!r}"
+            )
+    return sorted(values)
+
+
+def split_names(text: str | None) -> list[str] | None:
+    """Comma-separated names as a list (``None`` when none are given).
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import split_names
+    >>> split_names("user, day")
+    ['user', 'day']
+    >>> split_names(None) is None
+    True
+    """
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    return names or None
+
+
+def parse_metrics(text: str | None) -> list[str] | None:
+    """Parse ``--metrics`` against the metric registry (``None``: every metric).
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import parse_metrics
+    >>> parse_metrics("ndcg,recall")
+    ['ndcg', 'recall']
+    >>> parse_metrics("accuracy")
+    Traceback (most recent call last):
+    ...
+    ValueError: --metrics: unknown metric 'accuracy'; choose among precision, recall, ...
+    """
+    names = split_names(text)
+    if names is None:
+        return None
+    unknown = [name for name in names if name not in METRICS]
+    if unknown:
+        listed = ", ".join(repr(name) for name in unknown)
+        raise ValueError(f"--metrics: unknown metric {listed}; choose among {', '.join(METRICS)}")
+    return names
+
+
+# Options shared by both commands -------------------------------------------------------------
+
+KOption = Annotated[
+    str,
+    typer.Option(
+        "--k",
+        "-k",
+        metavar="CUTOFFS",
+        help="Cut-offs: a list (5,10,20), a range (1-20 or 1..20), or both (1-5,10).",
+    ),
+]
+MetricsOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAMES", help=f"Comma-separated metrics (default all): {', '.join(METRICS)}."
+    ),
+]
+GroupByOption = Annotated[
+    str | None,
+    typer.Option(
+        "--group-by",
+        metavar="COLUMNS",
+        help="Group key column(s), comma-separated (default 'query' for TREC files).",
+        rich_help_panel=COLUMNS,
+    ),
+]
+ItemOption = Annotated[
+    str, typer.Option(metavar="COLUMN", help="Item column.", rich_help_panel=COLUMNS)
+]
+ScoreOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="COLUMN",
+        help="Score column, higher ranks first (default 'score').",
+        rich_help_panel=COLUMNS,
+        show_default=False,
+    ),
+]
+RankOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="COLUMN",
+        help="Rank column, lower ranks first (1 is the top): the alternative to --score.",
+        rich_help_panel=COLUMNS,
+        show_default=False,
+    ),
+]
+RelevanceOption = Annotated[
+    str,
+    typer.Option(
+        metavar="COLUMN",
+        help="Relevance grade column of the truth (absent: every truth row is relevant).",
+        rich_help_panel=COLUMNS,
+    ),
+]
+InputFormatOption = Annotated[
+    InputFormat,
+    typer.Option(
+        "--input-format",
+        help="Input format; auto: by extension (.parquet, .csv, .tsv), else TREC.",
+    ),
+]
+TrecEvalOption = Annotated[
+    bool,
+    typer.Option(
+        "--trec-eval",
+        help="Start from Policy.trec_eval() (reproduces trec_eval -c); other policy "
+        "options override it.",
+        rich_help_panel=POLICIES,
+    ),
+]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the table to FILE (format from .csv, .json, .md, .parquet) instead of stdout.",
+        rich_help_panel=OUTPUT,
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat | None,
+    typer.Option(
+        "--format",
+        "--output-format",
+        "-f",
+        help="table, csv, json, markdown or parquet (parquet needs --output). Default: from "
+        "--output's extension, else table on a terminal and csv when piped.",
+        rich_help_panel=OUTPUT,
+        show_default=False,
+    ),
+]
+ReportOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        metavar="FILE",
+        help="Also write a self-contained HTML report (opens offline).",
+        rich_help_panel=REPORT,
+    ),
+]
+UiKOption = Annotated[
+    int | None,
+    typer.Option(
+        "--ui-k",
+        help="The K your product shows: marked on the report's K-curves.",
+        rich_help_panel=REPORT,
+    ),
+]
+ByOption = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        metavar="COLUMNS",
+        help="Stratum column(s) for the report, comma-separated (from --attributes, or a "
+        "group key).",
+        rich_help_panel=REPORT,
+    ),
+]
+AttributesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--attributes",
+        metavar="FILE",
+        help="A table of group attributes (one row per group) holding the --by columns.",
+        rich_help_panel=REPORT,
+    ),
+]
+ResamplesOption = Annotated[
+    int,
+    typer.Option(
+        "--n-resamples",
+        help="Bootstrap resamples for confidence intervals.",
+        rich_help_panel=REPORT,
+    ),
+]
+SeedOption = Annotated[
+    int, typer.Option(help="Random seed of the bootstrap.", rich_help_panel=REPORT)
+]
+ProgressOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--progress/--no-progress",
+        help="Show progress on stderr (default: only on a terminal, and not when output is piped).",
+        show_default=False,
+    ),
+]
+
+
+# Policy options, one per `Policy` field ------------------------------------------------------
+
+POLICY_FIELDS: tuple[dataclasses.Field[Any], ...] = dataclasses.fields(Policy)
+
+
+def policy_parameters() -> list[inspect.Parameter]:
+    """One ``--field-name`` option per `Policy` field: its type (the Literal choices or a
+    number), its help line from `POLICY_HELP`, and no default (the policy's own applies)."""
+    hints = typing.get_type_hints(Policy)
+    parameters = []
+    for field in POLICY_FIELDS:
+        option = typer.Option(
+            f"--{field.name.replace('_', '-')}",
+            help=POLICY_HELP[field.name] + ".",
+            rich_help_panel=POLICIES,
+            show_default=False,
+        )
+        parameters.append(
+            inspect.Parameter(
+                field.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[hints[field.name] | None, option],
+            )
+        )
+    return parameters
+
+
+def build_policy(trec_eval: bool, chosen: dict[str, Any]) -> Policy:
+    """The policy from ``--trec-eval`` and the policy options given (``None``: not given).
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import build_policy
+    >>> build_policy(True, {"ties": "pessimistic", "gain": None}).ties
+    'pessimistic'
+    """
+    given = {name: value for name, value in chosen.items() if value is not None}
+    return Policy.trec_eval(**given) if trec_eval else Policy(**given)
+
+
+def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give `command` the ``--trec-eval`` flag and one option per `Policy` field.
+
+    `command` takes a ``policy: Policy`` parameter; the wrapper's signature (what typer reads)
+    replaces it with the policy options, and builds the `Policy` from them.
+    """
+    signature = inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.name != "policy"]
+    trec_eval = inspect.Parameter(
+        "trec_eval", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=TrecEvalOption
+    )
+    names = [field.name for field in POLICY_FIELDS]
+
+    @functools.wraps(command)
+    def wrapper(**options: Any) -> None:
+        chosen = {name: options.pop(name) for name in names}
+        policy = build_policy(options.pop("trec_eval"), chosen)
+        command(**options, policy=policy)
+
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*kept, trec_eval, *policy_parameters()]
+    )
+    return wrapper

@@ -1,0 +1,123 @@
+"""What both commands do: progress on stderr, the column names, and evaluating one run with
+errors that name its files."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from polars_rankk.cli.inputs import (
+    Columns,
+    Source,
+    check_candidates,
+    check_truth,
+    read_source,
+    reconcile_ids,
+    warn_unmatched,
+    warn_unused_grades,
+)
+from polars_rankk.cli.options import InputFormat
+from polars_rankk.core import Evaluation, Policy, evaluate
+
+Say = Callable[[str], None]
+
+
+@contextmanager
+def progress_steps(choice: bool | None) -> Iterator[Say]:
+    """A spinner with the current step on stderr; by default only when both stdout and
+    stderr are terminals, so that a pipe or a log never receives escape codes."""
+    enabled = choice if choice is not None else sys.stdout.isatty() and sys.stderr.isatty()
+    if not enabled:
+        yield lambda _message: None
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("starting …") as status:
+        yield lambda message: status.update(f"{message} …")
+
+
+def column_names(
+    group_keys: list[str], item: str, score: str | None, rank: str | None, relevance: str
+) -> Columns:
+    """The columns, refusing ``--score`` together with ``--rank``."""
+    if score is not None and rank is not None:
+        raise typer.BadParameter(
+            "give --score (higher first) or --rank (lower first), not both",
+            param_hint="--rank",
+        )
+    return Columns(
+        keys=group_keys,
+        item=item,
+        score=score if rank is None else None,
+        rank=rank,
+        relevance=relevance,
+    )
+
+
+def read_truth(path: Path, chosen: InputFormat, columns: Columns) -> Source:
+    """The truth file, checked for its key and item columns."""
+    truth = read_source(path, "TRUTH", "qrels", chosen, columns)
+    check_truth(truth, columns)
+    return truth
+
+
+def prepare_runs(
+    runs: Sequence[Source], truth: Source, attributes: Source | None, columns: Columns
+) -> tuple[list[Source], Source, Source | None]:
+    """Check every run against the truth, align id types across the files, warn when a run
+    and the truth share no id."""
+    for run in runs:
+        check_candidates(run, truth, columns)
+    warn_unused_grades(truth, columns)
+    ids = [*columns.keys, columns.item]
+    extra = [] if attributes is None else [attributes]
+    aligned = reconcile_ids([*runs, truth, *extra], ids)
+    runs, truth = aligned[: len(runs)], aligned[len(runs)]
+    for run in runs:
+        warn_unmatched(run, truth, columns)
+    return runs, truth, (aligned[-1] if attributes is not None else None)
+
+
+def evaluate_run(
+    run: Source,
+    truth: Source,
+    columns: Columns,
+    *,
+    k: Sequence[int],
+    metrics: Sequence[str] | None,
+    policy: Policy,
+) -> Evaluation:
+    """`polars_rankk.evaluate` on two files; an error says which files it is about."""
+    with naming(f"candidates: {run.path}; truth: {truth.path}"):
+        return evaluate(
+            run.frame,
+            truth.frame,
+            k=k,
+            metrics=metrics,
+            group_by=columns.keys,
+            item=columns.item,
+            score=columns.score or "score",
+            rank=columns.rank,
+            relevance=columns.relevance,
+            policy=policy,
+        )
+
+
+@contextmanager
+def naming(where: str) -> Iterator[None]:
+    """Add `where` (the files involved) to a ValueError or TypeError raised inside, since the
+    library's errors speak of its arguments (``candidates``, ``attributes``), not of files."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        kind = ValueError if isinstance(error, ValueError) else TypeError
+        raise kind(f"{error} [{where}]") from None
+
+
+def report_files(report: Path, attributes: Source | None) -> str:
+    """The files a report involves, for `naming`."""
+    return f"report: {report}" + ("" if attributes is None else f"; attributes: {attributes.path}")

@@ -1,0 +1,129 @@
+"""Options: built from `Policy` and the metric registry; help, version and usage lines."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from pathlib import Path
+
+import pytest
+import typer
+
+import polars_rankk as rk
+from polars_rankk.cli.app import application
+from polars_rankk.cli.options import parse_k, parse_metrics
+from polars_rankk.core import METRICS, POLICY_HELP, Policy
+from tests.cli.running import QRELS, RUN, Rankk
+
+
+def test_parse_k() -> None:
+    assert parse_k("5,10") == [5, 10]
+    assert parse_k("1..3, 2-4") == [1, 2, 3, 4]
+    for bad in ("", "a", "3-1", "0", "1.5"):
+        with pytest.raises(ValueError, match="--k"):
+            parse_k(bad)
+
+
+def test_metric_choices_come_from_the_registry(rankk: Rankk) -> None:
+    assert parse_metrics(",".join(METRICS)) == list(METRICS)
+    with pytest.raises(ValueError, match="unknown metric 'accuracy'; choose among precision"):
+        parse_metrics("ndcg,accuracy")
+    code, out, _ = rankk("evaluate", "--help")
+    assert code == 0
+    assert ", ".join(METRICS) in " ".join(out.split())
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_every_policy_field_is_an_option_with_its_choices(rankk: Rankk, command: str) -> None:
+    group = typer.main.get_command(application)
+    params = {param.name: param for param in group.commands[command].params}  # type: ignore[attr-defined]
+    code, out, _ = rankk(command, "--help")
+    assert code == 0
+    flat = " ".join(out.split())
+    hints = typing.get_type_hints(Policy)
+    for field in dataclasses.fields(Policy):
+        option = params[field.name]
+        assert option.opts == [f"--{field.name.replace('_', '-')}"]
+        assert option.default is None  # the policy's own default applies
+        assert option.help == POLICY_HELP[field.name] + "."
+        choices = typing.get_args(hints[field.name])
+        shown = "|".join(choices) if choices else hints[field.name].__name__
+        assert f"{option.opts[0]} <{shown}>" in flat, field.name
+    assert "trec_eval" in params
+
+
+def test_policy_options_build_the_policy(rankk: Rankk, tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    code, _, err = rankk(
+        "evaluate", RUN, QRELS, "--k", "5", "--trec-eval", "--gain", "exponential",
+        "--relevance-threshold", "2", "--invalid-scores", "drop", "-o", target,
+    )  # fmt: skip
+    assert code == 0, err
+    import json
+
+    recorded = json.loads(target.read_text())["policy"]
+    expected = Policy.trec_eval(gain="exponential", relevance_threshold=2.0, invalid_scores="drop")
+    assert recorded == expected.to_dict()
+
+
+def test_help_explains_every_policy(rankk: Rankk) -> None:
+    for command in ("evaluate", "compare"):
+        code, out, _ = rankk(command, "--help")
+        assert code == 0
+        flat = " ".join(out.split())
+        for name, text in POLICY_HELP.items():
+            assert f"--{name.replace('_', '-')}" in flat
+            assert " ".join(text.split()) in flat, name
+
+
+def test_short_help_version_and_usage_lines(rankk: Rankk) -> None:
+    code, out, _ = rankk("-h")
+    assert code == 0
+    assert out.startswith("Usage: rankk [OPTIONS] COMMAND [ARGS]...")
+    code, out, _ = rankk("evaluate", "-h")
+    assert code == 0
+    assert out.startswith("Usage: rankk evaluate [OPTIONS] CANDIDATES TRUTH\n")
+    code, out, _ = rankk("compare", "-h")
+    assert code == 0
+    assert out.startswith("Usage: rankk compare [OPTIONS] RUN...\n")
+    assert "--baseline NAME" in out
+    assert "{" not in out.splitlines()[0]
+    code, out, err = rankk("--version")
+    assert (code, err) == (0, "")
+    assert out == f"rankk (polars-rankk) {rk.__version__}\n"
+    code, out, _ = rankk()
+    assert code == 2
+    assert out.startswith("Usage: rankk [OPTIONS] COMMAND")
+
+
+def test_score_and_rank_are_exclusive(rankk: Rankk) -> None:
+    code, out, err = rankk("evaluate", RUN, QRELS, "--score", "score", "--rank", "rank")
+    assert (code, out) == (2, "")
+    assert err == (
+        "rankk: error: Invalid value for --rank: give --score (higher first) or --rank "
+        "(lower first), not both\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["evaluate", "missing.parquet", QRELS], 1, "missing.parquet: no such file"),
+        (["evaluate", RUN, QRELS, "--k", "0"], 1, "--k takes positive integers"),
+        (["evaluate", RUN, QRELS, "--ties", "random"], 2, "'random' is not one of"),
+        (["evaluate", RUN], 2, "Missing argument 'TRUTH'"),
+        (["evaluate", RUN, QRELS, "--metrics", "accuracy"], 1, "unknown metric 'accuracy'"),
+        (["evaluate", RUN, QRELS, "-o", "out.xlsx"], 1, "cannot tell the output format"),
+        (["evaluate", RUN, QRELS, "--format", "parquet"], 1, "needs a file"),
+        (["compare", RUN, "--truth", QRELS], 1, "at least two systems"),
+        (["compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS, "--baseline", "x"], 1, "'x'"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
+def test_errors_are_one_line(rankk: Rankk, args: list[str | Path], code: int, message: str) -> None:
+    found, out, err = rankk(*args)
+    assert found == code
+    assert err.count("\n") == 1, err
+    assert err.startswith("rankk: error: "), err
+    assert message in err
+    assert out == ""
