@@ -238,7 +238,117 @@ def pandas_phase(scale: str) -> dict[str, object]:
     }
 
 
+def _inputs(scale: str, eager: bool) -> tuple[pl.DataFrame | pl.LazyFrame, pl.LazyFrame]:
+    cand_path, truth_path = _paths(scale)
+    candidates = pl.scan_parquet(cand_path)
+    return (candidates.collect() if eager else candidates), pl.scan_parquet(truth_path)
+
+
+def _k_curve(scale: str, *, eager: bool, ci: bool) -> dict[str, object]:
+    import polars_rankk as rk
+
+    candidates, truth = _inputs(scale, eager)
+    start = time.perf_counter()
+    curve = rk.k_curve(candidates, truth, k_max=100, group_by="user", ci=ci)
+    return {"evaluate": time.perf_counter() - start, "rows": curve.height}
+
+
+def k_curve_lazy(scale: str) -> dict[str, object]:
+    """`k_curve(lazy, k_max=100, ci=False)`."""
+    return _k_curve(scale, eager=False, ci=False)
+
+
+def k_curve_eager(scale: str) -> dict[str, object]:
+    """`k_curve(eager, k_max=100, ci=False)` (the frame is read before the clock starts)."""
+    return _k_curve(scale, eager=True, ci=False)
+
+
+def k_curve_lazy_ci(scale: str) -> dict[str, object]:
+    """`k_curve(lazy, k_max=100)`: the default 95% interval, 1,000 resamples."""
+    return _k_curve(scale, eager=False, ci=True)
+
+
+def k_curve_eager_ci(scale: str) -> dict[str, object]:
+    """`k_curve(eager, k_max=100)` with the default interval."""
+    return _k_curve(scale, eager=True, ci=True)
+
+
+def compare_three(scale: str) -> dict[str, object]:
+    """`compare` of 3 systems (the workload's scores, and two noisier copies) over 8 metrics
+    × 6 K, each system evaluated once (`Evaluation.collect()`), timed end to end."""
+    import polars_rankk as rk
+
+    candidates, truth = _inputs(scale, eager=False)
+    start = time.perf_counter()
+    systems = {}
+    for name, noise in (("base", 0.0), ("noisy", 0.3), ("noisier", 0.6)):
+        scored = candidates.with_columns(
+            pl.col("score") + noise * ((pl.col("item") * 2654435761) % 1000) / 1000
+        )
+        systems[name] = rk.evaluate(scored, truth, k=KS, group_by="user").collect()
+    out = rk.compare(systems, baseline="base")
+    return {"evaluate": time.perf_counter() - start, "rows": out.height}
+
+
+def evaluate_eager_k_curve(scale: str) -> dict[str, object]:
+    """`evaluate(eager, k=range(1, 101))`; reports the per-group output size to compare with
+    the peak RSS."""
+    import polars_rankk as rk
+
+    candidates, truth = _inputs(scale, eager=True)
+    start = time.perf_counter()
+    res = rk.evaluate(candidates, truth.collect(), k=range(1, 101), group_by="user")
+    per_group = res.per_group
+    assert isinstance(per_group, pl.DataFrame)
+    return {
+        "evaluate": time.perf_counter() - start,
+        "rows": per_group.height,
+        "output_mib": round(per_group.estimated_size("mb"), 1),
+    }
+
+
+def _demo() -> tuple[pl.DataFrame, pl.DataFrame]:
+    data = Path(__file__).parent.parent / "data"
+    return (
+        pl.read_parquet(data / "demo_candidates.parquet"),
+        pl.read_parquet(data / "demo_truth.parquet"),
+    )
+
+
+def small_report(scale: str) -> dict[str, object]:
+    """`rk.report(..., k_max=100)` on the bundled demo data (3 systems, ~90k rows each)."""
+    import tempfile
+
+    import polars_rankk as rk
+
+    candidates, truth = _demo()
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        rk.report(candidates, truth, system="system", group_by="user", k_max=100,
+                  path=Path(folder) / "report.html")  # fmt: skip
+        elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed}
+
+
+def small_k_curve(scale: str) -> dict[str, object]:
+    """`rk.k_curve(..., k_max=100)` with intervals on the bundled demo data."""
+    import polars_rankk as rk
+
+    candidates, truth = _demo()
+    start = time.perf_counter()
+    curve = rk.k_curve(candidates, truth, system="system", group_by="user", k_max=100)
+    return {"evaluate": time.perf_counter() - start, "rows": curve.height}
+
+
 PHASES: dict[str, Callable[[str], dict[str, object]]] = {
+    "k_curve_lazy": k_curve_lazy,
+    "k_curve_eager": k_curve_eager,
+    "k_curve_lazy_ci": k_curve_lazy_ci,
+    "k_curve_eager_ci": k_curve_eager_ci,
+    "compare_three": compare_three,
+    "evaluate_eager_k_curve": evaluate_eager_k_curve,
+    "small_report": small_report,
+    "small_k_curve": small_k_curve,
     "floor": floor,
     "rankk": rankk,
     "rankk_single_k": rankk_single_k,

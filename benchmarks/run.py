@@ -2,6 +2,7 @@
 
     python benchmarks/run.py --scale 5M                     # all phases, median of 3
     python benchmarks/run.py --scale 5M --phases floor,rankk --repeat 5
+    python benchmarks/run.py --scale 5M --phases layer   # k_curve, compare, report vs summary
 
 Each phase runs in a fresh process (benchmarks/phases.py) so that its peak RSS is its own.
 Prints a table — system, phase, wall seconds (median), peak RSS, ratio to the floor and to
@@ -33,6 +34,18 @@ DEFAULT_PHASES = [
     "ranx",
     "pandas",
 ]
+#: The phases of the curves / intervals / comparisons / report issue, with their reference.
+LAYER_PHASES = [
+    "rankk_summary_single_k",
+    "k_curve_lazy",
+    "k_curve_eager",
+    "k_curve_lazy_ci",
+    "k_curve_eager_ci",
+    "compare_three",
+    "evaluate_eager_k_curve",
+    "small_report",
+    "small_k_curve",
+]
 
 
 def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
@@ -61,6 +74,8 @@ def main() -> None:
     parser.add_argument("--phases", default=",".join(DEFAULT_PHASES))
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if args.phases == "layer":
+        args.phases = ",".join(LAYER_PHASES)
     generate(args.scale)
     rows = []
     for phase in args.phases.split(","):
@@ -75,13 +90,18 @@ def main() -> None:
                 "total_s": round(convert + evaluate, 3),
                 "peak_rss_mib": round(max(rss for _, rss in runs)),
                 "check": runs[0][0].get("check"),
+                "output_mib": runs[0][0].get("output_mib"),
             }
         )
         print(f"  {phase}: {convert + evaluate:.2f}s", file=sys.stderr)
     by_name = {row["system"]: row for row in rows}
     floor = by_name.get("floor")
     rankk = by_name.get("rankk")
+    reference = by_name.get("rankk_summary_single_k")  # evaluate(k=10).summary(), this run
     for row in rows:
+        if reference:
+            row["time_vs_summary_k10"] = round(row["total_s"] / reference["total_s"], 2)
+            row["rss_vs_summary_k10"] = round(row["peak_rss_mib"] / reference["peak_rss_mib"], 2)
         if floor:
             row["time_vs_floor"] = round(row["total_s"] / floor["total_s"], 2)
             row["rss_vs_floor"] = round(row["peak_rss_mib"] / floor["peak_rss_mib"], 2)
@@ -96,6 +116,9 @@ def main() -> None:
         "time_vs_floor",
         "rss_vs_floor",
         "rankk_speedup",
+        "time_vs_summary_k10",
+        "rss_vs_summary_k10",
+        "output_mib",
     ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))

@@ -139,6 +139,10 @@ def render_report(
         raise ValueError(f"k_max={k_max} is below the largest k ({max(ks)})")
     strata = as_list(by)
     say("evaluating")
+    if isinstance(systems, pl.DataFrame):  # plans only: each view then reads what it needs
+        systems = systems.lazy()
+    elif isinstance(systems, Mapping):
+        systems = {n: v.lazy() if isinstance(v, pl.DataFrame) else v for n, v in systems.items()}
     evaluations = evaluate_systems(
         systems,
         truth,
@@ -230,15 +234,19 @@ def render_evaluations(
     if missing:
         raise ValueError(f"k {missing} were not evaluated for every system")
     first = next(iter(evaluations.values()))
+    # The tables' K of every system in one run; every section then reads these frames.
+    chosen = pl.collect_all(
+        [
+            ev.per_group.lazy().filter(pl.col("k").is_in(ks) | pl.col("k").is_null())
+            for ev in evaluations.values()
+        ]
+    )
     context = _Context(
         evaluations=evaluations,
         names=names,
         ks=ks,
         headline=_headline_k(ks, ui_k),
-        chosen={
-            name: ev.per_group.lazy().filter(pl.col("k").is_in(ks) | pl.col("k").is_null())
-            for name, ev in evaluations.items()
-        },
+        chosen={name: frame.lazy() for name, frame in zip(names, chosen, strict=True)},
         group_keys=list(first.group_keys),
         confidence=confidence,
         n_resamples=n_resamples,
@@ -496,7 +504,8 @@ def _policy(evaluation: Evaluation) -> str:
     metric_rows = [(name, _definition(name)) for name in METRICS if name in evaluation.metrics]
     columns = ", ".join(evaluation.group_keys)
     return (
-        '<p class="note">Every definitional choice behind the numbers (see SPEC §3). '
+        '<p class="note">Every definitional choice behind the numbers '
+        "(defined in docs/definitions.md §3). "
         f"Group key(s): <code>{escape(columns)}</code>.</p>"
         + html_table(["policy", "value", "meaning"], rows, text_columns=3)
         + "<h3>Metrics</h3>"

@@ -9,7 +9,9 @@ import functools
 import html
 import json
 import math
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 _CSP = (
@@ -65,14 +67,34 @@ _SCRIPT = """
 
 @functools.lru_cache(maxsize=1)
 def javascript_bundle() -> str:
-    """Vega, Vega-Lite and Vega-Embed as one classic script (cached: it takes ~2 s)."""
+    """Vega, Vega-Lite and Vega-Embed as one classic script.
+
+    Bundling takes seconds, so the script is cached in memory and on disk (under
+    ``$XDG_CACHE_HOME/polars-rankk``, keyed by the vl-convert and Vega-Lite versions; a cache
+    that cannot be written is skipped).
+    """
     import vl_convert
 
     from polars_rankk.charts.base import altair_module, vl_version
 
+    version = vl_version(altair_module())
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "polars-rankk"
+    release = getattr(vl_convert, "__version__", "unknown")
+    cached = folder / f"vega-bundle-{release}-{version}.js"
+    try:
+        return cached.read_text(encoding="utf-8")
+    except OSError:
+        pass
     make_bundle: Any = vl_convert.javascript_bundle  # its stub wants a snippet; None is valid
-    bundle: str = make_bundle(None, vl_version=vl_version(altair_module()))
-    return bundle.replace("</script", "<\\/script")
+    bundle: str = make_bundle(None, vl_version=version).replace("</script", "<\\/script")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(bundle, encoding="utf-8")
+        partial.replace(cached)  # atomic: a concurrent reader never sees half a file
+    except OSError:
+        pass
+    return bundle
 
 
 def escape(value: object) -> str:

@@ -1,4 +1,4 @@
-"""Paired comparison of systems evaluated on the same groups (SPEC §5).
+"""Paired comparison of systems evaluated on the same groups (docs/definitions.md §5).
 
 Two systems with the same mean can fail different groups; a paired analysis looks at the
 per-group differences. `compare` aligns the per-group values of two or more systems, then for
@@ -6,18 +6,18 @@ every metric × K (and stratum) reports each mean, the mean difference with a bo
 three paired tests — Student's t (`scipy.stats.ttest_rel`), the randomization (sign-flip)
 test of Fisher as used in IR by Smucker et al. (CIKM 2007), and Wilcoxon's signed-rank test
 (`scipy.stats.wilcoxon`) — an effect size, win/tie/loss counts, and p-values adjusted for
-multiple comparisons across every row (Holm, or Benjamini–Hochberg).
+multiple comparisons (Holm, or Benjamini–Hochberg) within each metric × K, or across every row.
+
+Every test runs over all (metric, K) columns of a stratum at once (`polars_rankk.stats.paired`):
+one draw of bootstrap weights over groups and one draw of random signs serve every column.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Literal
 
-import numpy as np
 import polars as pl
 
 from polars_rankk.stats.distributions import (
@@ -26,55 +26,16 @@ from polars_rankk.stats.distributions import (
     Results,
     as_list,
     per_group_input,
-    sort_rows,
     with_strata,
 )
-from polars_rankk.stats.resampling import (
-    FloatArray,
-    IntArray,
-    IntervalMethod,
-    check_options,
-    generator,
-    interval,
-    resampled_column_sums,
-    resampled_sums,
-    uses_histogram,
-)
-from polars_rankk.stats.significance import (
-    RandomizationMethod,
-    benjamini_hochberg,
-    holm,
-    randomization_p_value,
-)
+from polars_rankk.stats.paired import Options, arrange, compare_stratum, finish
+from polars_rankk.stats.resampling import IntervalMethod, check_options
+from polars_rankk.stats.significance import RandomizationMethod
 
 GroupPolicy = Literal["intersect", "error", "zero"]
+Family = Literal["challengers", "all"]
 PairedTest = Literal["t", "randomization", "wilcoxon"]
 Correction = Literal["holm", "bh"]
-_TEST_COLUMN = {
-    "t": "p_value_t",
-    "randomization": "p_value_randomization",
-    "wilcoxon": "p_value_wilcoxon",
-}
-_NUMBERS: dict[str, type[pl.DataType]] = {
-    "n_groups": pl.Int64,
-    "n_groups_union": pl.Int64,
-    "n_nan": pl.Int64,
-    "n_missing_baseline": pl.Int64,
-    "n_missing_system": pl.Int64,
-    "baseline_mean": pl.Float64,
-    "mean": pl.Float64,
-    "diff": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "effect_size": pl.Float64,
-    "wins": pl.Int64,
-    "ties": pl.Int64,
-    "losses": pl.Int64,
-    "p_value_t": pl.Float64,
-    "p_value_randomization": pl.Float64,
-    "p_value_wilcoxon": pl.Float64,
-    "randomization_method": pl.String,
-}
 
 
 def compare(
@@ -91,6 +52,7 @@ def compare(
     randomization: RandomizationMethod = "auto",
     test: PairedTest = "randomization",
     correction: Correction | None = "holm",
+    family: Family = "challengers",
     seed: int | None = 0,
     group_keys: Sequence[str] | None = None,
 ) -> pl.DataFrame:
@@ -114,24 +76,36 @@ def compare(
     groups
         Groups not evaluated by every system (per metric × K): ``"intersect"`` uses only groups
         every system has; ``"zero"`` scores a system 0 on the groups it lacks (as trec_eval
-        ``-c`` does for missing queries); ``"error"`` raises. The counts are reported.
+        ``-c`` does for missing queries); ``"error"`` raises. The counts are reported. A
+        metric × K that a system did not compute at all (no row in any group) is not filled
+        with zeros: under ``"intersect"`` and ``"zero"`` the comparisons with that system
+        are left out there (a ``UserWarning`` names them, and they enter no correction), and
+        the other systems are compared without it; ``"error"`` raises.
     n_resamples, confidence, method
         Bootstrap interval of the mean difference, resampling groups (see `bootstrap`).
     n_permutations, randomization
-        Randomization test: arrangements drawn, and how (see `randomization_test`; "auto" is
-        exact when it can be and switches to the saddlepoint approximation only where sampling
-        would exceed 1e7 draws — many distinct differences over many groups).
+        Randomization test: arrangements drawn, and how. "auto" enumerates exactly when there
+        are at most 2**20 sign arrangements (counted over the distinct ``|d|``); else it
+        samples ``n_permutations`` arrangements when groups × ``n_permutations`` is at most
+        2e7 — one draw of signs per stratum, shared by every metric × K and pair, p-value
+        ``(b + 1) / (B + 1)`` — else uses the saddlepoint approximation (see
+        `randomization_test`).
     test
         The test whose p-values are adjusted into ``p_adjusted``. Randomization by default
         (Smucker et al. 2007 recommend it for IR metrics).
     correction
         ``"holm"`` (family-wise error), ``"bh"`` (Benjamini–Hochberg false discovery rate), or
-        ``None`` (``p_adjusted`` is then the unadjusted p-value). Applied across all rows:
-        every metric, K, stratum and pair; rows without a p-value are left out.
+        ``None`` (``p_adjusted`` is then the unadjusted p-value). Rows without a p-value are
+        left out of the family.
+    family
+        The rows adjusted together: ``"challengers"`` (default) the pairs of one metric × K
+        (and stratum) — with a baseline, its challengers on that metric × K; ``"all"`` every
+        row: every metric, K, stratum and pair (stricter, as in earlier versions).
     seed
-        Reproducibility of the bootstrap and randomization draws: each (stratum…, metric, k)
-        draws from its own generator seeded by ``(seed, stratum…, metric, k)``, its pairs in
-        turn (so results do not move when other metrics are added, but can when systems are).
+        Reproducibility of the bootstrap and randomization draws: each stratum draws its
+        group weights from a generator seeded by ``(seed, stratum…)`` (the one `bootstrap`
+        uses) and its random signs from another, and every metric × K and pair reads the
+        same draws (so a row moves when groups are added, not when metrics are).
         ``None``: fresh entropy.
     group_keys
         The group key columns of per-group frames.
@@ -145,12 +119,21 @@ def compare(
         ``n_missing_system`` (union groups absent from that system: dropped under
         "intersect", scored 0 under "zero"); ``baseline_mean``, ``mean``, ``diff`` (mean
         difference), ``ci_low``, ``ci_high``; ``effect_size`` (Cohen's d_z: mean difference /
-        standard deviation of the differences, ddof=1; NaN when that deviation is 0);
+        standard deviation of the differences, ddof=1; NaN when that deviation is 0, where a
+        deviation within 1e-12 of the largest absolute value compared counts as 0: float
+        rounding, as in ``[.2, .3, .4] - [.1, .2, .3]``, is not a spread);
         ``wins``, ``ties``, ``losses`` (groups where the system is above, equal to, below the
         baseline); ``p_value_t`` (`scipy.stats.ttest_rel`), ``p_value_randomization``,
         ``p_value_wilcoxon`` (`scipy.stats.wilcoxon`, its defaults: zero differences dropped);
-        ``p_adjusted`` and ``randomization_method``. When every difference is 0 all three
-        p-values are 1; with fewer than 2 groups the interval and the t-test are null/NaN.
+        ``p_adjusted``; ``randomization_method`` ("exact", "monte_carlo" or "saddlepoint");
+        ``test`` (the test adjusted into ``p_adjusted``) and ``p_value_method`` (how its
+        p-value was computed: "exact" enumeration, "monte_carlo" with ``n_permutations``
+        arrangements, "saddlepoint", "t_distribution", or "normal" for Wilcoxon's large-sample
+        approximation); ``n_permutations`` (B, on Monte Carlo rows only); ``family_size`` (the
+        p-values adjusted together). When every difference is 0 all three p-values are 1;
+        when the differences have no spread (as above) but a non-zero mean, the t-test p-value
+        is NaN (the statistic is undefined); with fewer than 2 groups the interval is null and
+        the t-test NaN.
 
     See Also
     --------
@@ -177,6 +160,13 @@ def compare(
     """
     check_options(n_resamples, confidence, method, seed)
     names = _check_systems(systems, baseline, groups, test, correction, n_permutations)
+    if family not in ("challengers", "all"):
+        raise ValueError(f"family must be 'challengers' or 'all'; got {family!r}")
+    if randomization not in ("auto", "exact", "monte_carlo", "saddlepoint"):
+        raise ValueError(
+            "randomization must be 'auto', 'exact', 'monte_carlo' or 'saddlepoint'; got "
+            f"{randomization!r}"
+        )
     pairs = (
         [(baseline, name) for name in names if name != baseline]
         if baseline is not None
@@ -186,47 +176,16 @@ def compare(
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
     strata = as_list(by)
-    part = [*strata, "metric", "k"]
     anchor = sources[names.index(baseline) if baseline is not None else 0]
     wide = with_strata(_aligned(sources, names, keys, columns).lazy(), keys, strata, attributes,
                        anchor.groups).collect()  # fmt: skip
-    table, parts = _partitions(wide, part, strata, columns, names, groups)
+    layout = arrange(wide, keys, strata, columns, names, groups)
     index = {name: i for i, name in enumerate(names)}
-    rows: list[dict[str, float | int | str | None]] = []
-    for position, key in enumerate(table.select(part).iter_rows()):
-        matrix = parts[key] if key in parts else np.empty((0, len(names)))
-        rng = generator(seed, key)
-        found = _compare_part(
-            matrix, [(index[a], index[b]) for a, b in pairs], n_resamples, confidence, method,
-            n_permutations, randomization, rng,
-        )  # fmt: skip
-        for (a, b), row in zip(pairs, found, strict=True):
-            row |= {
-                "n_groups_union": table["n_groups_union"][position],
-                "n_nan": table["n_nan"][position],
-                "n_missing_baseline": table[f"__missing_{index[a]}"][position],
-                "n_missing_system": table[f"__missing_{index[b]}"][position],
-            }
-            rows.append(row)
-    heads = table.select(part).select(
-        pl.all().gather(np.repeat(np.arange(table.height), len(pairs)))
-    )
-    labels = pl.DataFrame(
-        {"baseline": [a for a, _ in pairs] * table.height,
-         "system": [b for _, b in pairs] * table.height},
-        schema={"baseline": pl.String, "system": pl.String},
-    )  # fmt: skip
-    numbers = pl.DataFrame(
-        {name: [row[name] for row in rows] for name in _NUMBERS}, schema=_NUMBERS
-    )
-    chosen = numbers[_TEST_COLUMN[test]].to_numpy().astype(np.float64)
-    adjust: Callable[[FloatArray], FloatArray] | None = {
-        "holm": holm, "bh": benjamini_hochberg, None: None
-    }[correction]  # fmt: skip
-    adjusted = adjust(chosen) if adjust is not None else chosen
-    numbers = numbers.with_columns(pl.Series("p_adjusted", adjusted, dtype=pl.Float64))
-    order = [*list(_NUMBERS)[:-1], "p_adjusted", "randomization_method"]
-    return pl.concat([heads, labels, numbers.select(order)], how="horizontal")
+    numbered = [(index[a], index[b]) for a, b in pairs]
+    options = Options(n_resamples, confidence, method, n_permutations, randomization, test, seed)
+    found = [compare_stratum(part, numbered, options) for part in layout.strata]
+    rows = pl.concat(found) if found else None
+    return finish(layout, pairs, names, rows, test, correction, family)
 
 
 def _check_systems(
@@ -321,118 +280,3 @@ def _aligned(
             )
         )
     return pl.concat(pl.collect_all(joined))
-
-
-def _partitions(
-    wide: pl.DataFrame,
-    part: list[str],
-    strata: list[str],
-    columns: list[str],
-    names: list[str],
-    groups: GroupPolicy,
-) -> tuple[pl.DataFrame, dict[tuple[object, ...], FloatArray]]:
-    """Counts per (stratum…, metric, k), and the compared values of each as a matrix."""
-    missing = [pl.col(c).null_count().cast(pl.Int64).alias(f"__missing_{i}")
-               for i, c in enumerate(columns)]  # fmt: skip
-    counts = wide.group_by(part).agg(pl.len().cast(pl.Int64).alias("n_groups_union"), *missing)
-    absent = counts.select(pl.sum_horizontal(f"__missing_{i}" for i in range(len(names))).sum())
-    if groups == "error" and absent.item():
-        example = wide.filter(pl.any_horizontal(pl.col(c).is_null() for c in columns)).head(1)
-        lacking = [n for n, c in zip(names, columns, strict=True) if example[c][0] is None]
-        raise ValueError(
-            f"groups='error': systems {lacking} lack a (group, metric, k) others have, for "
-            f"example {example.drop(columns).row(0, named=True)}; use groups='intersect' or 'zero'"
-        )
-    if groups == "zero":
-        kept = wide.with_columns(pl.col(c).fill_null(0.0) for c in columns)
-    else:
-        kept = wide.filter(pl.all_horizontal(pl.col(c).is_not_null() for c in columns))
-    kept = kept.with_columns(pl.any_horizontal(pl.col(c).is_nan() for c in columns).alias("__nan"))
-    nan = kept.group_by(part).agg(pl.col("__nan").sum().cast(pl.Int64).alias("n_nan"))
-    table = sort_rows(
-        counts.lazy().join(nan.lazy(), on=part, how="left", nulls_equal=True), strata
-    ).collect().with_columns(pl.col("n_nan").fill_null(0))  # fmt: skip
-    split = kept.filter(~pl.col("__nan")).select(*part, *columns)
-    parts = {
-        key: frame.select(columns).to_numpy().astype(np.float64)
-        for key, frame in split.partition_by(part, as_dict=True).items()
-    }
-    return table, parts
-
-
-def _compare_part(
-    matrix: FloatArray,
-    pairs: list[tuple[int, int]],
-    n_resamples: int,
-    confidence: float,
-    method: IntervalMethod,
-    n_permutations: int,
-    randomization: RandomizationMethod,
-    rng: np.random.Generator,
-) -> list[dict[str, float | int | str | None]]:
-    """Every statistic of every pair on one metric × K (× stratum); ``matrix`` is groups ×
-    systems."""
-    n = matrix.shape[0]
-    differences = [matrix[:, b] - matrix[:, a] for a, b in pairs]
-    histograms = [np.unique(d, return_counts=True) for d in differences]
-    resampled: dict[int, FloatArray] = {}
-    if n >= 2:  # intervals first, so the draws do not depend on the tests
-        dense = [j for j, (v, _) in enumerate(histograms) if not uses_histogram(len(v), n)]
-        for j, (values, counts) in enumerate(histograms):
-            if j not in dense:
-                resampled[j] = resampled_sums(values, counts.astype(np.int64), n_resamples, rng) / n
-        if dense:
-            stacked = np.column_stack([differences[j] for j in dense])
-            sums = resampled_column_sums(stacked, n_resamples, rng) / n
-            resampled |= {j: sums[:, i] for i, j in enumerate(dense)}
-    rows = []
-    for j, (a, b) in enumerate(pairs):
-        d, (values, counts) = differences[j], histograms[j]
-        row: dict[str, float | int | str | None] = dict.fromkeys(_NUMBERS)
-        row |= {"n_groups": n, "wins": int((d > 0).sum()), "ties": int((d == 0).sum())}
-        row["losses"] = int((d < 0).sum())
-        if n == 0:
-            rows.append(row)
-            continue
-        diff = float(d.mean())
-        row |= {"baseline_mean": float(matrix[:, a].mean()), "mean": float(matrix[:, b].mean())}
-        row["diff"] = diff
-        if j in resampled:
-            row["ci_low"], row["ci_high"] = interval(
-                diff, resampled[j], confidence, method, values, counts.astype(np.int64)
-            )
-        spread = float(d.std(ddof=1)) if n >= 2 else math.nan
-        row["effect_size"] = diff / spread if spread > 0 else math.nan
-        row |= _p_values(matrix[:, b], matrix[:, a], values, counts, n_permutations,
-                         randomization, rng)  # fmt: skip
-        rows.append(row)
-    return rows
-
-
-def _p_values(
-    system: FloatArray,
-    base: FloatArray,
-    values: FloatArray,
-    counts: FloatArray | IntArray,
-    n_permutations: int,
-    randomization: RandomizationMethod,
-    rng: np.random.Generator,
-) -> dict[str, float | int | str | None]:
-    from scipy import stats
-
-    nonzero = values != 0
-    if not nonzero.any():
-        return {"p_value_t": 1.0, "p_value_wilcoxon": 1.0, "p_value_randomization": 1.0,
-                "randomization_method": "exact"}  # fmt: skip
-    magnitudes, inverse = np.unique(np.abs(values[nonzero]), return_inverse=True)
-    weights = np.bincount(inverse, weights=counts[nonzero]).astype(np.int64)
-    observed = abs(float(counts @ values))
-    p_random, used = randomization_p_value(
-        magnitudes, weights, observed, n_permutations, rng, randomization
-    )
-    with warnings.catch_warnings():  # degenerate inputs: SciPy warns and returns NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        p_t = float(stats.ttest_rel(system, base).pvalue) if len(system) >= 2 else math.nan
-        p_w = float(stats.wilcoxon(system, base).pvalue)
-    return {"p_value_t": p_t, "p_value_wilcoxon": p_w, "p_value_randomization": p_random,
-            "randomization_method": used}  # fmt: skip

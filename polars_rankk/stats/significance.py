@@ -203,3 +203,77 @@ def benjamini_hochberg(p_values: FloatArray) -> FloatArray:
     if present.any():
         adjusted[present] = stats.false_discovery_control(p_values[present], method="bh")
     return adjusted
+
+
+#: Relative tolerance below which the spread of paired differences counts as 0: sums of
+#: differences such as ``[.2, .3, .4] - [.1, .2, .3]`` deviate by a few ulps, never by this.
+SPREAD_TOLERANCE = 1e-12
+#: `compare`'s "auto" runs the shared Monte Carlo draw up to this many signs (groups × B).
+SHARED_MONTE_CARLO_LIMIT = 20_000_000
+
+
+def paired_t(
+    differences: FloatArray, valid: npt.NDArray[np.bool_], scale: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Effect size (Cohen's d_z) and two-sided paired t-test p-value of every column.
+
+    ``differences`` is groups × columns (0 where ``valid`` is False); ``scale`` is each
+    column's largest absolute value. A standard deviation at most `SPREAD_TOLERANCE` × scale is
+    0: the effect size is NaN, and the p-value is 1 when the mean difference is 0 too, else NaN
+    (every difference the same non-zero number: the t statistic is undefined).
+    """
+    from scipy import stats
+
+    n = valid.sum(axis=0).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = differences.sum(axis=0) / n
+        centred = np.where(valid, differences - mean, 0.0)
+        spread = np.sqrt((centred**2).sum(axis=0) / (n - 1))
+        tolerance = SPREAD_TOLERANCE * np.maximum(scale, np.finfo(np.float64).tiny)
+        flat = spread <= tolerance
+        effect = np.where(flat | (n < 2), np.nan, mean / spread)
+        statistic = mean / (spread / np.sqrt(n))
+        p = 2 * stats.t.sf(np.abs(statistic), n - 1)
+    p = np.where(flat, np.where(np.abs(mean) <= tolerance, 1.0, np.nan), p)
+    p = np.where(n < 2, np.where((n == 1) & (np.abs(mean) <= tolerance), 1.0, np.nan), p)
+    return effect, np.where(n == 0, np.nan, p)
+
+
+def wilcoxon_method(differences: FloatArray) -> str:
+    """How `scipy.stats.wilcoxon` computes its p-value by default for these differences:
+    "exact" (the exact distribution, or every one of the 2^n sign arrangements when n <= 13)
+    or "normal" (the asymptotic approximation)."""
+    n = len(differences)
+    nonzero = np.abs(differences[differences != 0])
+    if n > 50:
+        return "normal"
+    if len(nonzero) == n and len(np.unique(nonzero)) == n:
+        return "exact"
+    return "exact" if n <= 13 else "normal"
+
+
+def shared_randomization(
+    differences: FloatArray,
+    thresholds: FloatArray,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """Monte Carlo randomization p-values of every column from one draw of signs per group.
+
+    ``differences`` is groups × columns (0 for groups a column leaves out: flipping them
+    changes nothing). Each of the ``n_permutations`` arrangements flips each group's sign with
+    probability 1/2, the same flips for every column; a column's p-value is ``(b + 1) / (B + 1)``
+    with b the arrangements whose ``|Σ ± d|`` reaches its threshold.
+    """
+    groups, columns = differences.shape
+    totals = differences.sum(axis=0)
+    doubled = 2 * differences
+    extreme = np.zeros(columns, dtype=np.int64)
+    step = max(1, 4_000_000 // max(groups, 1))
+    for start in range(0, n_permutations, step):
+        size = min(step, n_permutations - start)
+        raw = np.frombuffer(rng.bytes(-(-size * groups // 8)), dtype=np.uint8)
+        flips = np.unpackbits(raw)[: size * groups].reshape(size, groups).astype(np.float64)
+        statistic = totals - flips @ doubled
+        extreme += np.count_nonzero(np.abs(statistic) >= thresholds, axis=0)
+    return (extreme + 1) / (n_permutations + 1)

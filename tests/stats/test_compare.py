@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -208,16 +210,26 @@ def test_identical_systems_and_corrections() -> None:
 
 @pytest.mark.parametrize("correction", ["holm", "bh", None])
 @pytest.mark.parametrize("test", ["t", "randomization", "wilcoxon"])
-def test_p_adjusted_uses_the_chosen_test_across_all_rows(test: str, correction: str) -> None:
+def test_p_adjusted_uses_the_chosen_test_across_all_rows(test: Any, correction: Any) -> None:
     rng = np.random.default_rng(28)
     frames = {
         name: pl.concat([system_frame(rng.random(25) + shift, m, 10) for m in ("ndcg", "mrr")])
         for name, shift in (("A", 0.0), ("B", 0.1), ("C", 0.3))
     }
-    out = compare(frames, baseline="A", test=test, correction=correction, n_resamples=50)  # type: ignore[arg-type]
+    out = compare(
+        frames,
+        baseline="A",
+        test=test,
+        correction=correction,
+        n_resamples=50,
+        family="all",
+    )
     raw = out[{"t": "p_value_t", "randomization": "p_value_randomization",
                "wilcoxon": "p_value_wilcoxon"}[test]].to_numpy()  # fmt: skip
-    expected = {"holm": holm, "bh": benjamini_hochberg, None: lambda p: p}[correction](raw)
+    adjust: dict[str | None, Callable[[np.ndarray], np.ndarray]] = {
+        "holm": holm, "bh": benjamini_hochberg, None: lambda p: p
+    }  # fmt: skip
+    expected = adjust[correction](raw)
     np.testing.assert_allclose(out["p_adjusted"].to_numpy(), expected, rtol=1e-12)
 
 
@@ -264,3 +276,122 @@ def test_a_stratum_with_no_groups_left() -> None:
     assert all(empty[c] is None for c in ("diff", "mean", "ci_low", "p_value_t"))
     assert math.isnan(empty["p_adjusted"])  # no p-value: left out of the correction
     assert out.filter(pl.col("segment") == "x")["n_groups"][0] == 3
+
+
+def test_default_family_is_the_challengers_of_each_metric_and_k() -> None:
+    """Issue 13.4: Holm over the challengers of one (metric, K), not over every row."""
+    rng = np.random.default_rng(30)
+    frames = {
+        name: pl.concat([system_frame(rng.random(25) + shift, m, k)
+                         for m in ("ndcg", "mrr") for k in (5, 10)])
+        for name, shift in (("A", 0.0), ("B", 0.1), ("C", 0.3))
+    }  # fmt: skip
+    out = compare(frames, baseline="A", n_resamples=50)
+    assert out.height == 8
+    assert (out["family_size"] == 2).all()
+    for _, rows in out.group_by("metric", "k"):
+        raw = rows["p_value_randomization"].to_numpy()
+        np.testing.assert_allclose(rows["p_adjusted"].to_numpy(), holm(raw), rtol=1e-12)
+    everything = compare(frames, baseline="A", n_resamples=50, family="all")
+    assert (everything["family_size"] == 8).all()
+    np.testing.assert_allclose(
+        everything["p_adjusted"].to_numpy(),
+        holm(everything["p_value_randomization"].to_numpy()),
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="family must be"):
+        compare(frames, family="every")  # type: ignore[arg-type]
+
+
+def test_each_row_names_its_test_and_p_value_method() -> None:
+    """Issue 13.4: "exact" enumeration or "monte_carlo" with B permutations, row by row."""
+    rng = np.random.default_rng(31)
+    few = (rng.integers(0, 3, 12) / 2, rng.integers(0, 3, 12) / 2)  # 2^12 arrangements: exact
+    many = (rng.random(300), rng.random(300) + 0.05)  # continuous, 300 groups: Monte Carlo
+    a = pl.concat([system_frame(few[0], "precision", 1),
+                   system_frame(np.resize(many[0], 12), "ndcg", 10)])  # fmt: skip
+    b = pl.concat([system_frame(few[1], "precision", 1),
+                   system_frame(np.resize(many[1], 12), "ndcg", 10)])  # fmt: skip
+    out = compare({"A": a, "B": b}, n_resamples=20, n_permutations=3000)
+    assert out.select("metric", "test", "p_value_method", "n_permutations").rows() == [
+        ("precision", "randomization", "exact", None),
+        ("ndcg", "randomization", "exact", None),
+    ]
+    big = {"A": system_frame(many[0]), "B": system_frame(many[1])}
+    row = compare(big, n_resamples=20, n_permutations=3000).row(0, named=True)
+    assert (row["test"], row["p_value_method"], row["n_permutations"]) == (
+        "randomization", "monte_carlo", 3000
+    )  # fmt: skip
+    t_row = compare(big, n_resamples=20, test="t").row(0, named=True)
+    assert (t_row["test"], t_row["p_value_method"], t_row["n_permutations"]) == (
+        "t", "t_distribution", None
+    )  # fmt: skip
+    w_row = compare(big, n_resamples=20, test="wilcoxon").row(0, named=True)
+    assert (w_row["test"], w_row["p_value_method"]) == ("wilcoxon", "normal")
+
+
+def test_shared_monte_carlo_agrees_with_the_exact_p_value() -> None:
+    """One draw of signs serves every column; each column's p stays within Monte Carlo error."""
+    rng = np.random.default_rng(32)
+    n = 22  # 2^22 arrangements: "auto" samples, and the exact value is still computable
+    base = {m: rng.random(n) for m in ("ndcg", "recall", "mrr")}
+    shifted = {m: v + rng.normal(0.08, 0.2, n) for m, v in base.items()}
+    a = pl.concat([system_frame(v, m, 10) for m, v in base.items()])
+    b = pl.concat([system_frame(v, m, 10) for m, v in shifted.items()])
+    out = compare({"A": a, "B": b}, n_resamples=20, n_permutations=20_000, seed=3)
+    for row in out.iter_rows(named=True):
+        assert row["p_value_method"] == "monte_carlo"
+        d = shifted[row["metric"]] - base[row["metric"]]
+        exact = _exact_by_halves(d)
+        assert (
+            abs(row["p_value_randomization"] - exact)
+            < 4 * math.sqrt(exact * (1 - exact) / 20_000) + 1 / 20_000
+        )
+
+
+def _exact_by_halves(d: np.ndarray) -> float:
+    """Exact randomization p-value of 22 differences: every sign arrangement of each half."""
+    half = len(d) // 2
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=half)))
+    left, right = signs @ d[:half], signs @ d[half:]
+    total = np.abs(left[:, None] + right[None, :])
+    return float(np.mean(total >= abs(d.sum()) - 1e-9))
+
+
+def test_a_metric_a_system_lacks_is_left_out_not_zero_filled() -> None:
+    """Issue 11.5: B never computed precision@1; "zero" must not compare A with zeros there."""
+    a = pl.concat([system_frame(np.array([0.1, 0.3, 0.2, 0.4]), "ndcg", 10),
+                   system_frame(np.array([0.0, 1.0, 1.0, 0.0]), "precision", 1)])  # fmt: skip
+    b = system_frame(np.array([0.2, 0.3, 0.5, 0.4]), "ndcg", 10)
+    c = pl.concat([system_frame(np.array([0.3, 0.1, 0.2, 0.6]), "ndcg", 10),
+                   system_frame(np.array([1.0, 1.0, 0.0, 1.0]), "precision", 1)])  # fmt: skip
+    policies: tuple[Literal["zero", "intersect"], ...] = ("zero", "intersect")
+    for groups in policies:
+        with pytest.warns(UserWarning, match="'B' lacks precision@1"):
+            out = compare({"A": a, "B": b, "C": c}, baseline="A", groups=groups, n_resamples=20)
+        assert out.select("metric", "system").rows() == [
+            ("precision", "C"), ("ndcg", "B"), ("ndcg", "C")
+        ]  # fmt: skip
+        precision = out.row(0, named=True)
+        assert precision["n_groups"] == 4  # A and C still compared on every group
+        assert precision["family_size"] == 1  # B's missing row does not enter the family
+    with pytest.raises(ValueError, match="lack a \\(group, metric, k\\)"):
+        compare({"A": a, "B": b}, groups="error")
+
+
+def test_differences_equal_up_to_float_noise_have_no_spread() -> None:
+    """Issue 11.6: [.2,.3,.4] - [.1,.2,.3] is 0.1 everywhere, up to rounding: no effect size
+    of 3e15 and no p of 3e-32; the t statistic is undefined (NaN)."""
+    a = system_frame(np.array([0.1, 0.2, 0.3]))
+    b = system_frame(np.array([0.2, 0.3, 0.4]))
+    assert np.std(b["value"].to_numpy() - a["value"].to_numpy()) > 0  # the noise is real
+    row = compare({"A": a, "B": b}, n_resamples=20).row(0, named=True)
+    assert math.isnan(row["effect_size"])
+    assert math.isnan(row["p_value_t"])
+    assert row["diff"] == pytest.approx(0.1)
+    # equal up to noise, with a zero mean difference: nothing differs, p = 1
+    c = system_frame(np.array([0.1 + 0.2, 0.3, 0.7]))
+    d = system_frame(np.array([0.3, 0.1 + 0.2, 0.7]))
+    tied = compare({"C": c, "D": d}, n_resamples=20).row(0, named=True)
+    assert math.isnan(tied["effect_size"])
+    assert tied["p_value_t"] == 1.0
