@@ -17,6 +17,12 @@ from polars_rankk.core.expressions import (
     precision_at_k,
     r_precision,
     recall_at_k,
+    bpref,
+    dcg_at_k,
+    err_at_k,
+    judged_at_k,
+    rbp_at_k,
+    rbp_residual_at_k,
 )
 from polars_rankk.core.inputs import (
     align_ids,
@@ -29,6 +35,7 @@ from polars_rankk.core.inputs import (
     require_columns,
     to_lazy,
 )
+from polars_rankk.core.labelling import label
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registry import (
     METRIC_DEFINITIONS,
@@ -38,6 +45,7 @@ from polars_rankk.core.registry import (
     Metric,
     metric_rank,
 )
+from polars_rankk.core.tables_in import is_table
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
 
 __all__ = [
@@ -62,6 +70,8 @@ __all__ = [
     "example_row",
     "f1_at_k",
     "hit_rate_at_k",
+    "is_table",
+    "label",
     "metric_column",
     "metric_rank",
     "mrr_at_k",
@@ -72,6 +82,12 @@ __all__ = [
     "order_metrics",
     "precision_at_k",
     "r_precision",
+    "bpref",
+    "dcg_at_k",
+    "err_at_k",
+    "judged_at_k",
+    "rbp_at_k",
+    "rbp_residual_at_k",
     "recall_at_k",
     "require_columns",
     "summarize_histogram",

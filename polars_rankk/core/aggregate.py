@@ -1,4 +1,4 @@
-"""Aggregating per-group values over groups: macro, micro, weighted (SPEC §4).
+"""Aggregating per-group values over groups: macro, micro, weighted (docs/definitions.md §4).
 
 The macro mean is computed from a value histogram — (metric, k, value) -> count — reduced in
 sorted order, so the result is bit-identical however the per-group rows were partitioned or

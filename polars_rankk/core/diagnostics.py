@@ -1,22 +1,20 @@
-"""Diagnostics that come with every evaluation (SPEC §7): what qualifies the numbers."""
+"""Diagnostics that come with every evaluation: what qualifies the numbers.
+
+See docs/definitions.md for what each count means.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, RANK, SCORE
+from polars_rankk.core.evaluation import _apply_group_policies
 from polars_rankk.core.inputs import Spec
-from polars_rankk.core.prepare import (
-    GRADE,
-    HAS_CANDIDATES,
-    N_CANDIDATES,
-    N_RELEVANT,
-    RANK,
-    SCORE,
-    Prepared,
-)
+from polars_rankk.core.prepare import Prepared
 
 
 @dataclass(frozen=True)
@@ -33,9 +31,12 @@ class Diagnostics:
         outside the candidate pool.
     per_k
         One row per K: ``groups_shorter_than_k``, ``tie_blocks_straddling_k`` (groups whose
-        items at ranks K and K+1 share a score, so K cuts a tie), ``recall_ceiling`` (mean
-        over evaluated groups with relevant items of min(K, pooled relevant) / R — the best
-        recall any ordering of the candidates could reach).
+        items at ranks K and K+1 share a score, so K cuts a tie), ``recall_ceiling`` (the
+        best recall@K any ordering of the candidates could reach, under the same policy:
+        min(K, relevant candidates) / R_g with R_g as evaluated — restricted under
+        ``pool="restrict"`` —, averaged over the groups recall@K is averaged over: without
+        those ``short_lists="skip"`` drops at K, with groups that have no relevant item at 0
+        under ``empty_truth="zero"`` and left out under ``"nan"``).
     relevance_grades
         Truth grades seen and how many (group, item) rows carry each.
     policy
@@ -98,56 +99,95 @@ class Diagnostics:
 
 def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     """Collect every diagnostic of one evaluation in a single multi-query pass."""
-    policy = spec.policy
-    keys = list(spec.keys)
-    ks = pl.LazyFrame({"k": spec.ks}, schema={"k": pl.Int64})
-    groups = prepared.groups
-    evaluated = groups
-    if policy.empty_truth == "exclude":
-        evaluated = evaluated.filter(pl.col(N_RELEVANT) > 0)
-    if policy.missing_groups == "exclude":
-        evaluated = evaluated.filter(pl.col(HAS_CANDIDATES))
-
-    raw_rows = spec.candidates.select(pl.len().cast(pl.Int64).alias("candidate_rows"))
-    invalid = pl.col(spec.score).cast(pl.Float64)
-    invalid_rows = spec.candidates.select(
-        (invalid.is_null() | ~invalid.is_finite()).sum().cast(pl.Int64).alias("invalid_scores")
+    # The groups the evaluation keeps, before short lists are skipped at a K.
+    evaluated = _apply_group_policies(prepared.groups, spec.policy)
+    counts = _count_queries(spec, prepared, evaluated)
+    per_k = _per_k_queries(spec, prepared, evaluated)
+    grades = prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
+        pl.len().cast(pl.Int64).alias("rows")
     )
-    kept_rows = prepared.candidates.select(pl.len().cast(pl.Int64).alias("valid_rows"))
-    ranked_rows = prepared.ranked.select(pl.len().cast(pl.Int64).alias("ranked_rows"))
+    frames = pl.collect_all([*counts.values(), *per_k, grades])
+    scalars = dict(zip(counts, frames[: len(counts)], strict=True))
+    return Diagnostics(
+        counts=_counts(scalars),
+        per_k=_per_k_table(spec.ks, frames[len(counts) : -1]),
+        relevance_grades=frames[-1].sort("grade"),
+        policy=spec.policy.to_dict(),
+    )
+
+
+def _relevant(spec: Spec) -> pl.Expr:
+    return pl.col(GRADE) >= spec.policy.relevance_threshold
+
+
+def _count(frame: pl.LazyFrame, name: str, condition: pl.Expr | None = None) -> pl.LazyFrame:
+    """One row, one column `name`: the rows of `frame` (where `condition` holds)."""
+    count = pl.len() if condition is None else condition.sum()
+    return frame.select(count.cast(pl.Int64).alias(name))
+
+
+def _count_queries(
+    spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame
+) -> dict[str, pl.LazyFrame]:
+    """Queries of one row each, by the name their counts are read under."""
+    keys = list(spec.keys)
+    score = pl.col(spec.score).cast(pl.Float64)
+    invalid = score.is_null() | ~score.is_finite()
     per_group_scores = prepared.ranked.group_by(keys).agg(
         pl.len().alias("_n"),
         (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
     )
-    group_counts = groups.select(
-        pl.len().cast(pl.Int64).alias("groups_in_truth"),
-        (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
-        (~pl.col(HAS_CANDIDATES)).sum().cast(pl.Int64).alias("groups_without_candidates"),
-    )
-    candidate_groups = per_group_scores.select(
-        pl.len().cast(pl.Int64).alias("groups_in_candidates"),
-        ((pl.col("_n") > 1) & pl.col("_constant"))
-        .sum()
-        .cast(pl.Int64)
-        .alias("constant_score_groups"),
-    )
-    candidates_only = (
-        per_group_scores.select(keys)
-        .join(groups.select(keys), on=keys, how="anti")
-        .select(pl.len().cast(pl.Int64).alias("groups_only_in_candidates"))
-    )
-    evaluated_count = evaluated.select(pl.len().cast(pl.Int64).alias("groups_evaluated"))
-
-    relevant_truth = prepared.truth.filter(pl.col(GRADE) >= policy.relevance_threshold)
-    relevant_count = relevant_truth.select(pl.len().cast(pl.Int64).alias("relevant_in_truth"))
-    total_per_group = relevant_truth.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_total"))
+    relevant_truth = prepared.truth.filter(_relevant(spec))
     pool = prepared.ranked.select([*keys, spec.item]).unique()
-    pooled = relevant_truth.join(pool, on=[*keys, spec.item], how="semi")
-    pooled_per_group = pooled.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_pooled"))
-    outside = relevant_truth.join(pool, on=[*keys, spec.item], how="anti").select(
-        pl.len().cast(pl.Int64).alias("relevant_outside_pool")
+    outside = relevant_truth.join(pool, on=[*keys, spec.item], how="anti")
+    only_candidates = per_group_scores.select(keys).join(
+        prepared.groups.select(keys), on=keys, how="anti"
     )
+    return {
+        "candidate_rows": _count(spec.candidates, "candidate_rows"),
+        "invalid_scores": _count(spec.candidates, "invalid_scores", invalid),
+        "valid_rows": _count(prepared.candidates, "valid_rows"),
+        "ranked_rows": _count(prepared.ranked, "ranked_rows"),
+        "groups": prepared.groups.select(
+            pl.len().cast(pl.Int64).alias("groups_in_truth"),
+            (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
+            (~pl.col(HAS_CANDIDATES)).sum().cast(pl.Int64).alias("groups_without_candidates"),
+        ),
+        "relevant": _count(relevant_truth, "relevant_in_truth"),
+        "candidate_groups": per_group_scores.select(
+            pl.len().cast(pl.Int64).alias("groups_in_candidates"),
+            ((pl.col("_n") > 1) & pl.col("_constant"))
+            .sum()
+            .cast(pl.Int64)
+            .alias("constant_score_groups"),
+        ),
+        "only_candidates": _count(only_candidates, "groups_only_in_candidates"),
+        "evaluated": _count(evaluated, "groups_evaluated"),
+        "outside": _count(outside, "relevant_outside_pool"),
+    }
 
+
+def _counts(frames: dict[str, pl.DataFrame]) -> dict[str, int]:
+    """The scalar counts, in the order `Diagnostics.counts` lists them."""
+    raw, valid, ranked = (
+        frames[name].item() for name in ("candidate_rows", "valid_rows", "ranked_rows")
+    )
+    counts = {
+        "candidate_rows": raw,
+        "invalid_scores": frames["invalid_scores"].item(),
+        "invalid_score_rows_dropped": raw - valid,
+        "duplicate_rows_removed": valid - ranked,
+    }
+    for name in ("groups", "relevant", "candidate_groups", "only_candidates", "evaluated"):
+        counts.update(frames[name].row(0, named=True))
+    counts.update(frames["outside"].row(0, named=True))
+    return {name: int(value or 0) for name, value in counts.items()}
+
+
+def _per_k_queries(spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame) -> list[pl.LazyFrame]:
+    """Groups shorter than K, ties cut by K, and the recall ceiling: one table each, by k."""
+    keys = list(spec.keys)
+    ks = pl.LazyFrame({"k": spec.ks}, schema={"k": pl.Int64})
     shorter = (
         evaluated.join(ks, how="cross")
         .group_by("k")
@@ -162,69 +202,52 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
         .group_by(pl.col(RANK).alias("k"))
         .agg(pl.len().cast(pl.Int64).alias("tie_blocks_straddling_k"))
     )
-    ceiling = (
-        evaluated.join(total_per_group, on=keys, how="inner")
-        .join(pooled_per_group, on=keys, how="left")
+    return [shorter, straddling, _recall_ceiling(spec, prepared, evaluated, ks)]
+
+
+def _recall_ceiling(
+    spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame, ks: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Per k: the mean, over the groups recall@k is averaged over, of the best recall@k any
+    ordering of the group's ranked candidates reaches, min(k, relevant candidates) / R_g."""
+    keys = list(spec.keys)
+    policy = spec.policy
+    ranked = prepared.ranked
+    if GRADE in ranked.collect_schema():  # labelled candidates, or ties that read grades
+        relevant_rows = ranked.filter(_relevant(spec))
+    else:
+        relevant_truth = prepared.truth.filter(_relevant(spec))
+        relevant_rows = ranked.join(relevant_truth, on=[*keys, spec.item], how="semi")
+    # Rows, not items: under duplicates="keep" every relevant copy is a hit, as in recall.
+    pooled = relevant_rows.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_pooled"))
+    rows = (
+        evaluated.select(*keys, N_CANDIDATES, N_RELEVANT)
+        .join(pooled, on=keys, how="left")
         .join(ks, how="cross")
-        .group_by("k")
-        .agg(
-            (
-                pl.min_horizontal(pl.col("k"), pl.col("_pooled").fill_null(0)).cast(pl.Float64)
-                / pl.col("_total").cast(pl.Float64)
-            )
-            .sort()
-            .mean()
-            .alias("recall_ceiling")
-        )
     )
-    grades = prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
-        pl.len().cast(pl.Int64).alias("rows")
+    if policy.short_lists == "skip":
+        rows = rows.filter(pl.col(N_CANDIDATES) >= pl.col("k"))
+    if policy.empty_truth == "nan":
+        rows = rows.filter(pl.col(N_RELEVANT) > 0)  # NaN values are left out of the mean
+    best = pl.min_horizontal(pl.col("k"), pl.col("_pooled").fill_null(0)).cast(pl.Float64)
+    recall = (
+        pl.when(pl.col(N_RELEVANT) > 0)
+        .then(best / pl.col(N_RELEVANT).cast(pl.Float64))
+        .otherwise(0.0)
     )
+    return rows.group_by("k").agg(recall.sort().mean().alias("recall_ceiling"))
 
-    frames = pl.collect_all(
-        [
-            raw_rows,
-            invalid_rows,
-            kept_rows,
-            ranked_rows,
-            group_counts,
-            relevant_count,
-            candidate_groups,
-            candidates_only,
-            evaluated_count,
-            outside,
-            shorter,
-            straddling,
-            ceiling,
-            grades,
-        ]
-    )
-    (raw, bad, kept, ranked, gcounts, nrel, cgroups, only, n_eval, out, short, tie, ceil, grade) = (
-        frames
-    )
-    counts: dict[str, int] = {}
-    counts["candidate_rows"] = raw.item()
-    counts["invalid_scores"] = bad.item()
-    counts["invalid_score_rows_dropped"] = raw.item() - kept.item()
-    counts["duplicate_rows_removed"] = kept.item() - ranked.item()
-    for frame in (gcounts, nrel, cgroups, only, n_eval, out):
-        counts.update({name: int(value) for name, value in frame.row(0, named=True).items()})
-    counts = {name: int(value or 0) for name, value in counts.items()}
 
-    per_k = (
-        pl.DataFrame({"k": list(spec.ks)}, schema={"k": pl.Int64})
-        .join(short, on="k", how="left")
-        .join(tie, on="k", how="left")
-        .join(ceil, on="k", how="left")
+def _per_k_table(ks: Sequence[int], frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    shorter, straddling, ceiling = frames
+    return (
+        pl.DataFrame({"k": list(ks)}, schema={"k": pl.Int64})
+        .join(shorter, on="k", how="left")
+        .join(straddling, on="k", how="left")
+        .join(ceiling, on="k", how="left")
         .with_columns(
             pl.col("groups_shorter_than_k").fill_null(0),
             pl.col("tie_blocks_straddling_k").fill_null(0),
         )
         .sort("k")
-    )
-    return Diagnostics(
-        counts=counts,
-        per_k=per_k,
-        relevance_grades=grade.sort("grade"),
-        policy=policy.to_dict(),
     )

@@ -19,7 +19,7 @@ from polars_rankk.core.registry import METRICS
 if TYPE_CHECKING:
     from polars_rankk.core.evaluation import Evaluation
 
-LATEX_SPECIAL = {
+LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
     "%": r"\%",
@@ -115,7 +115,7 @@ def to_markdown(grid: Grid, digits: int = 4) -> str:
 
 
 def latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "".join(LATEX_ESCAPES.get(ch, ch) for ch in text)
 
 
 def to_latex(

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
 from polars_rankk.core import aggregate
+from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.inputs import Spec, check_inputs
 from polars_rankk.core.metrics import finished
+from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared, prepare
-from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.registry import BEYOND_ACCURACY, MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import Average, FrameLike, MetricName
 
 if TYPE_CHECKING:
@@ -40,6 +43,9 @@ class Evaluation:
         de-duplication) and ``n_relevant`` (R_g under the policy).
     group_keys, ks, metrics, policy
         What was evaluated, and under which policy.
+    catalogue
+        Catalogue-level metrics (``coverage``, ``gini``, ``entropy``, ``personalization``)
+        when asked for: one row per (metric, k) with ``metric, k, value``; None otherwise.
     """
 
     def __init__(
@@ -51,6 +57,7 @@ class Evaluation:
         kept_groups: FrameLike,
         all_groups: FrameLike,
         wide_metrics: FrameLike,
+        catalogue: FrameLike | None = None,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
@@ -67,6 +74,7 @@ class Evaluation:
         self.metrics: list[MetricName] = list(spec.metrics)
         self.policy: Policy = spec.policy
         self.is_lazy: bool = spec.is_lazy
+        self.catalogue: FrameLike | None = catalogue
 
     def summary(
         self,
@@ -75,6 +83,7 @@ class Evaluation:
         weight: str | None = None,
         weights: FrameLike | None = None,
         metrics: Iterable[str] | None = None,
+        names: NameStyle = "canonical",
     ) -> pl.DataFrame:
         """Aggregate the per-group values over groups.
 
@@ -95,6 +104,11 @@ class Evaluation:
             Restrict to these metrics. For ``"micro"`` the default is the evaluated metrics
             that have a micro form; naming one without (ndcg, average_precision, mrr) raises
             a ValueError that names it, as does an evaluation with none of them.
+        names
+            How the ``metric`` column names each (metric, K): ``"canonical"`` (``ndcg``, with
+            K in its own column), or the ``"ir_measures"`` / ``"trec_eval"`` spelling
+            (``nDCG@10``, ``ndcg_cut_10``; the canonical ``metric@K`` where that tool has
+            none). Any accepted spelling may be given in `metrics`.
 
         Returns
         -------
@@ -153,7 +167,8 @@ class Evaluation:
         else:
             result = aggregate.micro_from(rows, chosen)
         dropped = dropped_table(self.ks, counts, short)
-        return result.join(dropped, on="k", how="left", nulls_equal=True)
+        result = result.join(dropped, on="k", how="left", nulls_equal=True)
+        return _renamed(result, names, self.policy)
 
     def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
         if metrics is None:
@@ -163,6 +178,8 @@ class Evaluation:
         chosen = [metrics] if isinstance(metrics, str) else list(metrics)
         if not chosen:
             raise ValueError(f"metrics is empty; evaluated: {self.metrics}")
+        # Any accepted spelling (P@5, ndcg_cut_10) names its canonical metric.
+        chosen = [_canonical(name) for name in chosen]
         missing = [m for m in chosen if m not in self.metrics]
         if missing:
             raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
@@ -224,7 +241,7 @@ class Evaluation:
 
     @cached_property
     def diagnostics(self) -> Diagnostics:
-        """Counts that qualify the numbers (SPEC §7); computed on first access."""
+        """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
         from polars_rankk.core.diagnostics import compute_diagnostics
 
         return compute_diagnostics(self._spec, self._prepared)
@@ -270,16 +287,17 @@ class Evaluation:
         """
         if not self.is_lazy:
             return self
-        from dataclasses import replace
 
         spec = self._spec
-        per_group, groups, kept, all_groups, wide = pl.collect_all(
+        extra = [] if self.catalogue is None else [self.catalogue.lazy()]
+        per_group, groups, kept, all_groups, wide, *catalogue = pl.collect_all(
             [
                 self.per_group.lazy(),
                 self.groups.lazy(),
                 self._kept_groups_wide.lazy(),
                 self._all_groups.lazy(),
                 self._wide_metrics.lazy(),
+                *extra,
             ],
             engine=engine,
         )
@@ -291,6 +309,7 @@ class Evaluation:
             kept,
             all_groups,
             wide,
+            catalogue[0] if catalogue else None,
         )
 
     def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
@@ -378,6 +397,30 @@ class Evaluation:
         return to_latex(summary_grid(self.summary()), digits, caption, label)
 
 
+def _canonical(name: str) -> str:
+    """The canonical name of an accepted spelling; other names are left for the caller to
+    report."""
+    try:
+        return parse_metric_name(name).metric
+    except (TypeError, ValueError):
+        return name
+
+
+def _renamed(result: pl.DataFrame, names: NameStyle, policy: Policy) -> pl.DataFrame:
+    """The summary's ``metric`` column in another tool's spelling (with K folded in)."""
+    if names == "canonical":
+        return result
+    if names not in ("ir_measures", "trec_eval"):
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
+    pairs = result.select("metric", "k").to_dicts()
+    rendered = [
+        render_name(row["metric"], row["k"], policy, names) if row["metric"] in REGISTRY
+        else row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        for row in pairs
+    ]
+    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
+
+
 def dropped_table(ks: Sequence[int], counts: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
     """Per k (and null k): the overall drop counts, and the short-list drops at that k."""
     frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
@@ -431,6 +474,10 @@ def evaluate(
     engine: EngineType = "auto",
     check_values: bool = True,
     rank: str | None = None,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
@@ -467,6 +514,23 @@ def evaluate(
     rank
         A rank column (1 = best, lower ranks first) to rank by instead of `score`, e.g. a
         logged position. Ties in it are broken by the policy, as for scores.
+    popularity
+        For ``novelty``, ``arp`` and ``long_tail_share``: an interaction log (each row of its
+        `item` column counts once) or an ``(item, count)`` table (a ``count`` column).
+    catalogue
+        For the catalogue-level metrics: a table of items (an `item` column); default every
+        item seen in the candidates or the popularity log.
+    item_features
+        For ``intra_list_diversity``: `item` and one feature column, either labels (one or
+        several rows per item, or a list of labels) or an embedding (``list[f64]`` or
+        ``array``, one row per item), compared by cosine distance.
+    head_share
+        The share of interactions the head (the most popular items) makes up, for
+        ``long_tail_share``.
+
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
 
     Returns
     -------
@@ -499,11 +563,20 @@ def evaluate(
     └──────┴───────────┴─────┴──────────┘
     """
     policy = Policy() if policy is None else policy
+    accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
+    if (beyond_group or beyond_catalogue) and not accuracy:
+        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
+        accuracy = []
+        frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
+        if truth is None and frame is not None and relevance not in frame.collect_schema():
+            # Without truth every candidate group is evaluated, none relevant.
+            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+            policy = replace(policy, empty_truth="zero")
     spec = check_inputs(
         candidates,
         truth,
         k=k,
-        metrics=metrics,
+        metrics=accuracy or (None if accuracy is None else ["hit_rate"]),
         group_by=group_by,
         item=item,
         score=score,
@@ -519,17 +592,42 @@ def evaluate(
             f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
         )
     _check_missing_groups(spec)
+    beyond = (*beyond_group, *beyond_catalogue)
+    tables = item_tables(
+        spec,
+        needs=[BEYOND_ACCURACY[name].needs or "" for name in beyond],
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
+        head_share=head_share,
+    )
     prepared = prepare(spec)
     all_groups: FrameLike = prepared.groups
+    top: pl.LazyFrame = top_rows(spec, prepared.ranked)
     if not spec.is_lazy:
-        # The one heavy pass; everything after works on one row per group.
-        all_groups = prepared.groups.collect(engine=engine)
+        # The one heavy pass; everything after works on one row per group (and on the top
+        # K rows, for the beyond-accuracy metrics).
+        if beyond:
+            all_groups, top_df = pl.collect_all([prepared.groups, top], engine=engine)
+            top = top_df.lazy()
+        else:
+            all_groups = prepared.groups.collect(engine=engine)
     kept = _apply_group_policies(all_groups.lazy(), policy)
     wide = _wide_metrics(kept, spec)
+    per_group_beyond, catalogue_table = beyond_values(
+        spec, top, kept, beyond_group, beyond_catalogue, tables
+    )
+    if per_group_beyond is not None:
+        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
+    if beyond:
+        spec = replace(spec, metrics=(*(accuracy or ()), *beyond_group))
     groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
-        return Evaluation(spec, prepared, _long(wide, spec), groups, kept, all_groups, wide)
-    wide_df, groups_df, kept_df = pl.collect_all([wide, groups, kept])
+        return Evaluation(
+            spec, prepared, _long(wide, spec), groups, kept, all_groups, wide, catalogue_table
+        )
+    extra = [] if catalogue_table is None else [catalogue_table]
+    wide_df, groups_df, kept_df, *catalogue_df = pl.collect_all([wide, groups, kept, *extra])
     return Evaluation(
         spec,
         prepared,
@@ -538,6 +636,7 @@ def evaluate(
         kept_df,
         all_groups,
         wide_df,
+        catalogue_df[0] if catalogue_df else None,
     )
 
 
@@ -562,7 +661,10 @@ def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
 
 def _metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
     return [
-        (name, k) for name in spec.metrics for k in (spec.ks if REGISTRY[name].has_k else [None])
+        (name, k)
+        for name in spec.metrics
+        # Beyond-accuracy metrics all take a cut-off.
+        for k in (spec.ks if name not in REGISTRY or REGISTRY[name].has_k else [None])
     ]
 
 

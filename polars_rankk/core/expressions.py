@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core import ranking
-from polars_rankk.core.columns import HITS, IDEAL_DCG
+from polars_rankk.core.columns import CUMULATED, HITS, IDEAL_DCG, OPTIONAL
 from polars_rankk.core.inputs import normalize_ks
 from polars_rankk.core.metrics import GroupStats, finished
 from polars_rankk.core.policy import Policy
@@ -37,12 +37,18 @@ from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
     "average_precision_at_k",
+    "bpref",
+    "dcg_at_k",
+    "err_at_k",
     "f1_at_k",
     "hit_rate_at_k",
+    "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
     "precision_at_k",
     "r_precision",
+    "rbp_at_k",
+    "rbp_residual_at_k",
     "recall_at_k",
 ]
 
@@ -120,7 +126,8 @@ class _Group:
 
 def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """The group's ranked rows, in rank order: (score, grade), and True where `evaluate`
-    would raise on the rows (invalid scores or repeated items it forbids).
+    would raise on the rows (invalid scores or repeated items it forbids). A null grade marks
+    an unjudged row: it stays null here (``unjudged="condense"`` removes it).
 
     Positional operations (filter, sort, first of each item) rather than windows keep this
     usable inside ``group_by().agg()``.
@@ -140,6 +147,12 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         grade = grade.max().over(
             [*_GROUP, item, valid if policy.invalid_scores == "drop" else True]
         )
+    if policy.unjudged == "condense":
+        # Sakai's condensed list: unjudged rows (null grade, on every copy) leave before
+        # ranking.
+        judged = grade.is_not_null()
+        score, grade, row, valid = (c.filter(judged) for c in (score, grade, row, valid))
+        item = None if item is None else item.filter(judged)
     if policy.invalid_scores == "drop":
         score, grade, row = score.filter(valid), grade.filter(valid), row.filter(valid)
         item = None if item is None else item.filter(valid)
@@ -159,14 +172,22 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     )
 
 
-def _ranked_group(inputs: _Inputs) -> _Group:
+def _ranked_group(inputs: _Inputs, needs: tuple[str, ...] = ()) -> _Group:
     policy = inputs.policy
     score, grade, void = _ranked_rows(inputs)
     window = ranking.Sorted(score)
-    terms = ranking.row_terms(window, grade, policy)
+    n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
+    terms = ranking.row_terms(
+        window,
+        grade.fill_null(0.0),
+        policy,
+        needs=(*CUMULATED, *(stat for stat in OPTIONAL if stat in needs)),
+        judged=grade.is_not_null(),
+        n_relevant=n_relevant,
+        n_nonrelevant=n_nonrelevant,
+    )
     cumulated = {stat: window.cumulative(term) for stat, term in terms.items()}
 
-    n_relevant, ideal_gains = _truth(inputs)
     ideal = ranking.ideal_cumulative(ideal_gains)
     ideal_rank = pl.int_range(1, ideal.len() + 1, dtype=pl.Int64)
 
@@ -180,16 +201,17 @@ def _ranked_group(inputs: _Inputs) -> _Group:
         n_candidates=score.len().cast(pl.Int64),
         n_relevant=n_relevant,
         hits_at_r=ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64),
+        whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
     if policy.empty_truth == "exclude":
         void = void | (n_relevant == 0)
     return _Group(stats=stats, void=void)
 
 
-def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr]:
-    """R_g and the gains of the ideal ranking: each item's highest label (rows with invalid
-    scores included: the item was relevant), plus the relevant items ``n_relevant`` says the
-    rows missed, at the threshold grade."""
+def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """R_g, the gains of the ideal ranking and the number of judged non-relevant items: each
+    item's highest label (rows with invalid scores included: the item was relevant), plus the
+    relevant items ``n_relevant`` says the rows missed, at the threshold grade."""
     policy = inputs.policy
     grade = inputs.grade
     if inputs.item is not None:
@@ -197,12 +219,13 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr]:
         first_copy = pl.int_range(pl.len()).over(copies) == 0
         grade = grade.max().over(copies).filter(first_copy)
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
-    gains = ranking.gain_of(grade, policy)
+    nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
+    gains = ranking.gain_of(grade.fill_null(0.0), policy)
     if inputs.n_relevant is None:
-        return labelled, gains
+        return labelled, gains, nonrelevant
     missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)
     missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
-    return labelled + missing, gains.append(pl.repeat(missing_gain, missing))
+    return labelled + missing, gains.append(pl.repeat(missing_gain, missing)), nonrelevant
 
 
 def _metric(
@@ -218,8 +241,8 @@ def _metric(
     """One registry metric of one group, null where `evaluate` would have no value for it."""
     cutoff = None if k is None else _check_k(k)
     inputs = _inputs(relevance, by, rank, item, n_relevant, policy)
-    group = _ranked_group(inputs)
     metric = REGISTRY[name]
+    group = _ranked_group(inputs, metric.needs)
     value = metric.value(inputs.policy, cutoff, group.stats)
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
@@ -465,3 +488,169 @@ def r_precision(
     precision_at_k : parameters.
     """
     return _metric("r_precision", relevance, by, None, item, n_relevant, policy, rank)
+
+
+def dcg_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """DCG@K, unnormalised: Σ gain / log2(rank + 1) over the top K.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 2, 1]})
+    >>> round(df.select(rk.dcg_at_k("rel", by="score", k=3, item="item")).item(), 6)
+    1.76186
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    return _metric("dcg", relevance, by, k, item, n_relevant, policy, rank)
+
+
+def err_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """ERR@K (Chapelle et al. 2009): Σ_{i<=K} (1/i) R_i Π_{j<i} (1 - R_j), where a grade g
+    stops the user with chance R = (2^g - 1) / 2^g_max (``Policy.err_max_grade``, default 4).
+
+    ``ties="expected"`` raises a ValueError: ERR's expectation over tie orderings is not
+    computed here.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 4, 1]})
+    >>> round(df.select(rk.err_at_k("rel", by="score", k=3, item="item")).item(), 6)
+    0.470052
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    return _metric("err", relevance, by, k, item, n_relevant, policy, rank)
+
+
+def rbp_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """RBP@K (Moffat & Zobel 2008): (1 - p) Σ p^(i-1) over relevant ranks i <= K, p =
+    ``Policy.rbp_persistence`` (default 0.8).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> round(df.select(rk.rbp_at_k("rel", by="score", k=3, item="item")).item(), 6)
+    0.288
+
+    See Also
+    --------
+    rbp_residual_at_k : what unjudged and unseen ranks could add.
+    precision_at_k : parameters.
+    """
+    return _metric("rbp", relevance, by, k, item, n_relevant, policy, rank)
+
+
+def rbp_residual_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """RBP@K's residual: 1 - (1 - p) Σ p^(i-1) over judged ranks i <= min(K, n), the weight
+    of unjudged rows (null relevance) and of the ranks past the list.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [None, 1, 0]})
+    >>> round(df.select(rk.rbp_residual_at_k("rel", by="score", k=3, item="item")).item(), 6)
+    0.712
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    return _metric("rbp_residual", relevance, by, k, item, n_relevant, policy, rank)
+
+
+def judged_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Judged@K: the share of the top K with a judgement, a non-null relevance (non-relevant
+    grades included); / min(K, n) under ``short_lists="observed"`` (ir_measures).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [None, 1, 0]})
+    >>> df.select(rk.judged_at_k("rel", by="score", k=2, item="item")).item()
+    0.5
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    return _metric("judged", relevance, by, k, item, n_relevant, policy, rank)
+
+
+def bpref(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """bpref (Buckley & Voorhees 2004, trec_eval): over the relevant rows, 1 - min(n, R) /
+    min(N, R) for the n judged non-relevant rows above each, / R; rows with a null relevance
+    are unjudged and skipped. ``ties="expected"`` raises a ValueError.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.5, 0.1],
+    ...                    "rel": [0, None, 1, 1]})
+    >>> df.select(rk.bpref("rel", by="score", item="item")).item()
+    0.0
+
+    See Also
+    --------
+    precision_at_k : parameters.
+    """
+    return _metric("bpref", relevance, by, None, item, n_relevant, policy, rank)

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.registry import METRICS
+from polars_rankk.core.tables_in import long_form
+from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.types import FrameLike, MetricName
 
 
@@ -42,17 +44,6 @@ class Spec:
     @property
     def k_max(self) -> int:
         return max(self.ks)
-
-
-def to_lazy(frame: object, name: str) -> pl.LazyFrame:
-    if isinstance(frame, pl.LazyFrame):
-        return frame
-    if isinstance(frame, pl.DataFrame):
-        return frame.lazy()
-    raise TypeError(
-        f"{name} must be a polars DataFrame or LazyFrame; got {type(frame).__name__}. "
-        f"Convert it first, e.g. pl.from_pandas(df) or pl.from_arrow(table)."
-    )
 
 
 def resolve_ranking_column(score: str, rank: str | None) -> tuple[str, bool]:
@@ -143,16 +134,19 @@ def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
 
 
 def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
-    """Metric names in canonical order; unknown names raise with the valid list."""
-    if metrics is None:
-        return METRICS
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    unknown = [name for name in names if name not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metric name(s) {unknown}; valid names are: {', '.join(METRICS)}")
-    if not names:
-        raise ValueError(f"metrics is empty; choose among: {', '.join(METRICS)}")
-    return tuple(name for name in METRICS if name in names)
+    """Canonical metric names in canonical order, from any accepted spelling (``P@5``,
+    ``ndcg_cut_10``, ``recip_rank``: docs/metric_names.md); unknown names raise with the valid
+    list. None is every metric evaluated by default. Cut-offs and parameters in the names are
+    read by `polars_rankk.core.names.resolve_metric_names`.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.inputs import normalize_metrics
+    >>> normalize_metrics(["nDCG@10", "P_5", "recall"])
+    ('precision', 'recall', 'ndcg')
+    """
+    names, _, _ = resolve_metric_names(metrics)
+    return names
 
 
 def example_row(frame: pl.LazyFrame, condition: pl.Expr, columns: Sequence[str]) -> str:
@@ -316,16 +310,32 @@ def check_inputs(
     score, lower_is_better = resolve_ranking_column(score, rank)
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
-    ks = normalize_ks(k)
-    metric_names = normalize_metrics(metrics)
-    candidates_lf = to_lazy(candidates, "candidates")
-    truth_lf = None if truth is None else to_lazy(truth, "truth")
-
+    # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
+    metric_names, named_ks, policy = resolve_metric_names(metrics, policy)
+    ks = tuple(sorted({*normalize_ks(k), *named_ks}))
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a column name (str); got {value!r}")
         if value in keys:
             raise ValueError(f"{name}={value!r} is also a group_by key; they must differ")
+
+    candidates_lf = to_lazy(candidates, "candidates")
+    truth_lf = None if truth is None else to_lazy(truth, "truth")
+    # Ranked list columns become one row per item; without a score list the list order is the
+    # ranking (a score of -position). A rank column (lower first) is only ever exploded.
+    candidates_lf = long_form(
+        candidates_lf,
+        "candidates",
+        keys=keys,
+        item=item,
+        parallel=[score, relevance, *([n_relevant] if n_relevant else [])],
+        ranking=None if lower_is_better else score,
+        check_values=check_values,
+    )
+    if truth_lf is not None:
+        truth_lf = long_form(
+            truth_lf, "truth", keys=keys, item=item, parallel=[relevance], check_values=check_values
+        )
 
     required = dict.fromkeys(keys, "a group key")
     required[item] = "the item id"

@@ -16,14 +16,19 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core.columns import (
+    BPREF,
     DCG,
+    ERR,
     FIRST_HIT,
     HITS,
     HITS_AT_R,
     IDEAL_DCG,
+    JUDGED,
     N_CANDIDATES,
     N_RELEVANT,
     PRECISION_SUM,
+    RBP,
+    RBP_JUDGED,
     RECIPROCAL_RANK,
     stat_column,
 )
@@ -44,12 +49,15 @@ class GroupStats:
         R_g under the policy.
     hits_at_r
         Hits within the first R_g ranks.
+    whole
+        ``whole(stat)``: a cumulated per-row term over the whole ranked list (bpref).
     """
 
     at: Callable[[str, int], pl.Expr]
     n_candidates: pl.Expr
     n_relevant: pl.Expr
     hits_at_r: pl.Expr
+    whole: Callable[[str], pl.Expr] = pl.col
 
 
 #: The statistics as columns of the prepared per-group table.
@@ -58,6 +66,7 @@ COLUMNS = GroupStats(
     n_candidates=pl.col(N_CANDIDATES),
     n_relevant=pl.col(N_RELEVANT),
     hits_at_r=pl.col(HITS_AT_R),
+    whole=pl.col,
 )
 
 
@@ -126,6 +135,37 @@ def mrr(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
 def r_precision(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@R_g / R_g (it has no K)."""
     return _ratio(stats.hits_at_r, stats.n_relevant)
+
+
+def dcg(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """DCG@K, unnormalised."""
+    return stats.at(DCG, k).cast(pl.Float64)
+
+
+def err(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Σ_{i<=K} (1/i) R_i Π_{j<i} (1 - R_j), R = (2^g - 1) / 2^g_max."""
+    return stats.at(ERR, k).cast(pl.Float64)
+
+
+def rbp(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """(1 - p) Σ_{relevant i<=K} p^(i-1)."""
+    return stats.at(RBP, k).cast(pl.Float64)
+
+
+def rbp_residual(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """The weight rbp@K leaves unknown: unjudged ranks within min(K, n) and every rank past
+    it, 1 - (1 - p) Σ_{judged i<=min(K, n)} p^(i-1)."""
+    return 1.0 - stats.at(RBP_JUDGED, k).cast(pl.Float64)
+
+
+def judged(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Judged rows in the top K / K, or / min(K, n) under ``short_lists="observed"``."""
+    return _ratio(stats.at(JUDGED, k), precision_denominator(policy, k, stats))
+
+
+def bpref(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Σ over retrieved relevant items of 1 - min(n, R)/min(N, R), / R_g (trec_eval bpref)."""
+    return _ratio(stats.whole(BPREF), stats.n_relevant)
 
 
 def finished(value: pl.Expr, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:

@@ -144,6 +144,87 @@ class RankkExpr:
             self._expr, by=by, item=item, n_relevant=n_relevant, policy=policy
         )
 
+    def dcg_at_k(
+        self,
+        *,
+        by: IntoExprColumn,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.dcg_at_k`."""
+        return expressions.dcg_at_k(
+            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
+        )
+
+    def err_at_k(
+        self,
+        *,
+        by: IntoExprColumn,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.err_at_k`."""
+        return expressions.err_at_k(
+            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
+        )
+
+    def rbp_at_k(
+        self,
+        *,
+        by: IntoExprColumn,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.rbp_at_k`."""
+        return expressions.rbp_at_k(
+            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
+        )
+
+    def rbp_residual_at_k(
+        self,
+        *,
+        by: IntoExprColumn,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.rbp_residual_at_k`."""
+        return expressions.rbp_residual_at_k(
+            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
+        )
+
+    def judged_at_k(
+        self,
+        *,
+        by: IntoExprColumn,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.judged_at_k`."""
+        return expressions.judged_at_k(
+            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
+        )
+
+    def bpref(
+        self,
+        *,
+        by: IntoExprColumn,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.bpref`."""
+        return expressions.bpref(self._expr, by=by, item=item, n_relevant=n_relevant, policy=policy)
+
 
 class _RankkFrame:
     """``evaluate`` with the frame as the candidates."""

@@ -1,4 +1,4 @@
-"""`Policy`: every definitional choice of an evaluation, in one frozen object (SPEC §3)."""
+"""`Policy`: every definitional choice of an evaluation, in one frozen object (docs/definitions.md §3)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from polars_rankk.core.types import (
     PoolPolicy,
     ShortListPolicy,
     TiePolicy,
+    UnjudgedPolicy,
 )
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -29,6 +30,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "pool": get_args(PoolPolicy),
     "gain": get_args(GainPolicy),
     "invalid_scores": get_args(InvalidScorePolicy),
+    "unjudged": get_args(UnjudgedPolicy),
 }
 
 #: One line per policy field, shown by ``rankk --help`` and in the README's policy table.
@@ -48,15 +50,22 @@ POLICY_HELP: dict[str, str] = {
     "trec_eval -c), 'exclude' them, or raise ('error')",
     "pool": "truth items the model never scored count in R ('all') or not ('restrict')",
     "relevance_threshold": "an item is relevant when its grade >= this (default 1)",
-    "gain": "nDCG gain of a grade: the grade ('linear', trec_eval) or 2^grade - 1 ('exponential')",
+    "gain": "nDCG gain of a grade: the grade ('linear', trec_eval), 2^grade - 1 "
+    "('exponential'), or 1 when grade >= relevance_threshold else 0 ('binary')",
     "invalid_scores": "null/NaN/inf scores: raise ('error'), drop the rows ('drop'), or rank "
     "them last ('lowest')",
+    "unjudged": "candidates without any judgement in the truth: rank them ('keep') or remove "
+    "them before ranking ('condense', Sakai's condensed lists, ir_measures judged_only=True)",
+    "rbp_persistence": "rbp@K's persistence p, the chance a user goes on to the next rank "
+    "(default 0.8)",
+    "err_max_grade": "err@K's highest grade g_max: a grade g stops the user with chance "
+    "(2^g - 1) / 2^g_max (default 4, as gdeval; higher grades count as g_max)",
 }
 
 
 @dataclass(frozen=True)
 class Policy:
-    """Every definitional choice of an evaluation (SPEC §3), validated on construction.
+    """Every definitional choice of an evaluation (docs/definitions.md §3), validated on construction.
 
     The defaults are trec_eval's wherever trec_eval has an opinion, except that groups with no
     relevant item are excluded (``empty_truth="exclude"``) rather than scored 0.
@@ -89,10 +98,27 @@ class Policy:
     relevance_threshold
         An item is relevant when ``relevance >= relevance_threshold``.
     gain
-        nDCG gain: the grade (``"linear"``) or ``2**grade - 1`` (``"exponential"``).
+        nDCG gain: the grade (``"linear"``), ``2**grade - 1`` (``"exponential"``), or
+        ``"binary"``: 1 when ``grade >= relevance_threshold``, else 0. Under ``"linear"`` and
+        ``"exponential"`` the threshold decides only which items are relevant (precision,
+        recall, R_g ...), not their gain: trec_eval's rule, so with ``relevance_threshold=4``
+        a grade-3 item still earns nDCG gain. ``"binary"`` makes nDCG agree with the binary
+        metrics, as RecBole and Microsoft Recommenders compute it.
     invalid_scores
         Null, NaN or infinite scores: ``"error"``, ``"drop"`` the rows, or rank them
         ``"lowest"``.
+    unjudged
+        Candidates with no judgement in the truth (no truth row at all, whatever its grade):
+        ``"keep"`` ranks them as non-relevant; ``"condense"`` removes them before ranking, for
+        every metric (Sakai's condensed lists, SIGIR 2007; ir_measures ``judged_only=True``,
+        trec_eval ``-J``). Pre-labelled candidates are all judged.
+    rbp_persistence
+        ``rbp``'s persistence p in (0, 1): the chance that a user goes on from one rank to the
+        next (Moffat & Zobel, TOIS 2008). Default 0.8.
+    err_max_grade
+        ``err``'s highest grade g_max > 0: a grade g stops the user with chance
+        (2^g - 1) / 2^g_max (Chapelle et al., CIKM 2009). Default 4, the highest grade of the
+        TREC Web track's gdeval; grades above it count as g_max.
 
     Examples
     --------
@@ -117,6 +143,9 @@ class Policy:
     relevance_threshold: float = 1
     gain: GainPolicy = "linear"
     invalid_scores: InvalidScorePolicy = "error"
+    unjudged: UnjudgedPolicy = "keep"
+    rbp_persistence: float = 0.8
+    err_max_grade: float = 4
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -131,6 +160,8 @@ class Policy:
             )
         if not threshold > 0 or math.isnan(threshold):
             raise ValueError(f"Policy.relevance_threshold must be > 0; got {threshold!r}")
+        _check_number("rbp_persistence", self.rbp_persistence, upper=1.0)
+        _check_number("err_max_grade", self.err_max_grade, upper=math.inf)
 
     @classmethod
     def trec_eval(cls, **overrides: Any) -> Policy:
@@ -162,3 +193,12 @@ class Policy:
     def to_dict(self) -> dict[str, Any]:
         """The policy as a plain dict (recorded with every result)."""
         return dataclasses.asdict(self)
+
+
+def _check_number(name: str, value: object, *, upper: float) -> None:
+    """A number strictly between 0 and `upper`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"Policy.{name} must be a number; got {type(value).__name__}")
+    if not 0 < value < upper:
+        bound = "" if math.isinf(upper) else f" and < {upper:g}"
+        raise ValueError(f"Policy.{name} must be > 0{bound}; got {value!r}")

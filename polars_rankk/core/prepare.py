@@ -25,18 +25,30 @@ from polars_rankk.core.columns import (
     HITS,
     HITS_AT_R,
     IDEAL_DCG,
+    IS_JUDGED,
+    JUDGEMENT_AWARE,
     N_CANDIDATES,
+    N_NONRELEVANT,
     N_PADDING,
     N_RELEVANT,
+    OPTIONAL,
     RANK,
     RELEVANT,
     ROW,
     SCORE,
     TERMS,
+    WHOLE_LIST,
     stat_column,
 )
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.ranking import RELEVANCE_AWARE_TIES, gain_of
+from polars_rankk.core.registry import REGISTRY
+
+
+def optional_stats(spec: Spec) -> tuple[str, ...]:
+    """The judgement-aware cumulated terms the requested metrics read, in a fixed order."""
+    needed = {stat for name in spec.metrics for stat in REGISTRY[name].needs}
+    return tuple(stat for stat in OPTIONAL if stat in needed)
 
 
 @dataclass(frozen=True)
@@ -131,14 +143,27 @@ def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
 def _with_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     """Each row's terms, then their running sums in rank order within the group."""
     window = ranking.Windows(frame, list(spec.keys), SCORE, RANK)
-    terms = ranking.row_terms(window, pl.col(GRADE), spec.policy)
+    optional = optional_stats(spec)
+    schema = frame.collect_schema() if optional else {}
+    terms = ranking.row_terms(
+        window,
+        pl.col(GRADE),
+        spec.policy,
+        needs=(*CUMULATED, *optional),
+        judged=pl.col(IS_JUDGED) if IS_JUDGED in schema else None,
+        n_relevant=pl.col(N_RELEVANT) if N_RELEVANT in schema else None,
+        n_nonrelevant=pl.col(N_NONRELEVANT) if N_NONRELEVANT in schema else None,
+    )
     window.stage({TERMS[stat]: term for stat, term in terms.items()})
     window.stage({stat: window.cumulative(pl.col(TERMS[stat])) for stat in terms})
     return window.frame
 
 
-def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None) -> pl.LazyFrame:
-    """Per group: R_g and the ideal DCG of all its truth grades cut at every k."""
+def _truth_stats(
+    judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None, count_nonrelevant: bool
+) -> pl.LazyFrame:
+    """Per group: R_g and the ideal DCG of all its truth grades cut at every k (and, for
+    bpref, the number of judged non-relevant truth items)."""
     keys = list(spec.keys)
     policy = spec.policy
     relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
@@ -147,6 +172,10 @@ def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None)
     )
     if padding is not None:
         gains = pl.concat([gains, padding], how="vertical")
+    extra = []
+    if count_nonrelevant:
+        # Padding rows are relevant, so every non-relevant row is a judged truth item.
+        extra.append((1 - pl.col(RELEVANT)).sum().cast(pl.Int64).alias(N_NONRELEVANT))
     partition = [pl.col(key) for key in keys]
     gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
     # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
@@ -157,6 +186,7 @@ def _truth_stats(judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None)
     )
     return gains.group_by(keys).agg(
         pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
+        *extra,
         *(
             ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
             for k in spec.ks
@@ -202,10 +232,16 @@ def prepare(spec: Spec) -> Prepared:
     The candidates are read once: de-duplicated, ranked in a window, joined with the
     positive truth, compacted to the rows that matter (graded rows and each group's first
     row, which carries the list length), cumulated in rank order and reduced per group.
+    Judgement-aware metrics (judged@K, rbp's residual, bpref) and ``unjudged="condense"``
+    join every truth row instead, flag the judged candidates and keep the judged rows.
     """
     policy = spec.policy
     keys = list(spec.keys)
     relevance_aware = policy.ties in RELEVANCE_AWARE_TIES
+    optional = optional_stats(spec)
+    flags_judged = any(stat in JUDGEMENT_AWARE for stat in optional)
+    whole_list = [stat for stat in optional if stat in WHOLE_LIST]
+    by_k = [*CUMULATED, *(stat for stat in optional if stat not in WHOLE_LIST)]
     selected = _selected_candidates(spec)
     candidates = _valid_scores(selected, spec)
     deduplicated = _deduplicated(candidates, spec)
@@ -217,9 +253,18 @@ def prepare(spec: Spec) -> Prepared:
         judged = truth.join(pool, on=[*keys, spec.item], how="semi")
     else:
         judged = truth
+    if policy.unjudged == "condense" and spec.truth is not None:
+        # Sakai's condensed list: candidates without a judgement are removed before ranking.
+        deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
     positive = judged.filter(pl.col(GRADE) > 0)
+    # The truth rows joined to the candidates: every judged row when a metric needs the
+    # judged flag, else the positive ones only (the default path stays as small as it was).
+    if flags_judged and spec.truth is not None:
+        joined_truth = judged.with_columns(pl.lit(True).alias(IS_JUDGED))
+    else:
+        joined_truth = positive
     padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    truth_stats = _truth_stats(judged, spec, padding)
+    truth_stats = _truth_stats(judged, spec, padding, count_nonrelevant=bool(whole_list))
     if judged is truth:
         universe = truth_stats
     else:
@@ -227,32 +272,50 @@ def prepare(spec: Spec) -> Prepared:
 
     chain = deduplicated
     if relevance_aware and not spec.labelled:
-        chain = chain.join(positive, on=[*keys, spec.item], how="left").with_columns(
+        chain = chain.join(joined_truth, on=[*keys, spec.item], how="left").with_columns(
             pl.col(GRADE).fill_null(0.0)
         )
     ranked = _ranked(chain, spec)
     chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
-    needs_whole_list = "r_precision" in spec.metrics or policy.ties == "expected"
+    needs_whole_list = (
+        "r_precision" in spec.metrics or bool(whole_list) or policy.ties == "expected"
+    )
     if not needs_whole_list:
         chain = chain.filter(pl.col(RANK) <= spec.k_max)
     if GRADE not in chain.collect_schema():
-        chain = chain.join(positive, on=[*keys, spec.item], how="left")
+        chain = chain.join(joined_truth, on=[*keys, spec.item], how="left")
     chain = chain.with_columns(pl.col(GRADE).fill_null(0.0))
+    if flags_judged:
+        if spec.truth is None:
+            chain = chain.with_columns(pl.lit(True).alias(IS_JUDGED))
+        elif IS_JUDGED not in chain.collect_schema():
+            flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
+            chain = chain.join(flags, on=[*keys, spec.item], how="left")
+        chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
+    counts = [N_RELEVANT, N_NONRELEVANT] if whole_list else []
+    if "r_precision" in spec.metrics and not counts:
+        counts = [N_RELEVANT]
+    if counts:
+        chain = chain.join(truth_stats.select([*keys, *counts]), on=keys, how="left")
+        chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
     # Each group keeps its first row, so that groups without a single hit still report
     # their list length.
     first_row = pl.col(RANK) == 1
-    # Rows that add nothing (ungraded rows; under "expected", blocks without gain) are left
-    # out: their terms are exact zeros.
+    # Rows that add nothing (ungraded, unjudged rows; under "expected", blocks without gain)
+    # are left out: their terms are exact zeros.
     if policy.ties == "expected":
-        chain = _with_terms(chain, spec).filter(
-            (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0) | first_row
-        )
+        keep = (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0) | first_row
+        if flags_judged:
+            keep = keep | (pl.col("_rk_block_judged") > 0)
+        chain = _with_terms(chain, spec).filter(keep)
     else:
-        chain = _with_terms(chain.filter((pl.col(GRADE) > 0) | first_row), spec)
+        keep = (pl.col(GRADE) > 0) | first_row
+        if flags_judged:
+            keep = keep | pl.col(IS_JUDGED)
+        chain = _with_terms(chain.filter(keep), spec)
 
     aggregations = [pl.col(N_CANDIDATES).max()]
     if "r_precision" in spec.metrics:
-        chain = chain.join(truth_stats.select([*keys, N_RELEVANT]), on=keys, how="left")
         aggregations.append(
             pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
             .then(pl.col(HITS))
@@ -261,10 +324,11 @@ def prepare(spec: Spec) -> Prepared:
             .cast(pl.Float64)
             .alias(HITS_AT_R)
         )
+    aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in whole_list]
     aggregations += [
         ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
         for k in spec.ks
-        for stat in CUMULATED
+        for stat in by_k
     ]
     per_group = chain.group_by(keys).agg(aggregations)
 
@@ -273,13 +337,15 @@ def prepare(spec: Spec) -> Prepared:
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
-    stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*CUMULATED, IDEAL_DCG)]
+    stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*by_k, IDEAL_DCG)]
     groups = groups.with_columns(
         pl.col(HAS_CANDIDATES).fill_null(False),
         pl.col(N_CANDIDATES).fill_null(0),
         pl.col(N_RELEVANT).fill_null(0),
-        *(pl.col(column).fill_null(0) for column in stat_columns),
+        *(pl.col(column).fill_null(0) for column in [*stat_columns, *whole_list]),
     )
+    if whole_list:
+        groups = groups.drop(N_NONRELEVANT)
     if "r_precision" in spec.metrics:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:

@@ -10,15 +10,22 @@ numbers, bit for bit: every floating-point sum is a cumulative sum in rank order
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 import polars as pl
 
 from polars_rankk.core.columns import (
+    BPREF,
+    CUMULATED,
     DCG,
+    ERR,
     FIRST_HIT,
     HITS,
+    JUDGED,
     PRECISION_SUM,
+    RBP,
+    RBP_JUDGED,
     RECIPROCAL_RANK,
 )
 from polars_rankk.core.policy import Policy
@@ -102,7 +109,10 @@ class Sorted:
 
 
 def gain_of(grade: pl.Expr, policy: Policy) -> pl.Expr:
-    """nDCG gain of a grade: the grade itself, or 2^grade - 1; negative grades gain 0."""
+    """nDCG gain of a grade: the grade itself, 2^grade - 1, or 1 at or above the relevance
+    threshold (else 0); negative grades gain 0."""
+    if policy.gain == "binary":
+        return (grade >= policy.relevance_threshold).cast(pl.Float64)
     grade = grade.clip(lower_bound=0.0)
     if policy.gain == "exponential":
         return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
@@ -190,12 +200,136 @@ def read_at(cumulated: pl.Expr, rank: pl.Expr, k: int | pl.Expr) -> pl.Expr:
     return pl.when(rank <= k).then(cumulated).max().fill_null(0)
 
 
-def row_terms(window: Window, grade: pl.Expr, policy: Policy) -> dict[str, pl.Expr]:
+def row_terms(
+    window: Window,
+    grade: pl.Expr,
+    policy: Policy,
+    *,
+    needs: Iterable[str] = CUMULATED,
+    judged: pl.Expr | None = None,
+    n_relevant: pl.Expr | None = None,
+    n_nonrelevant: pl.Expr | None = None,
+) -> dict[str, pl.Expr]:
     """What each ranked row adds to hits, DCG, the precision sum, the reciprocal rank and the
-    first hit: exactly, or as expectations over each tie block under ``ties="expected"``."""
+    first hit: exactly, or as expectations over each tie block under ``ties="expected"``.
+
+    `needs` adds the judgement-aware terms (`polars_rankk.core.columns.OPTIONAL`) a metric
+    reads; `judged` flags rows with a judgement (default: every row), and bpref reads the
+    group's R_g and its count of judged non-relevant truth items.
+    """
+    wanted = set(needs)
     if policy.ties == "expected":
-        return _expected_terms(window, grade, policy)
-    return _deterministic_terms(window, grade, policy)
+        terms = _expected_terms(window, grade, policy)
+    else:
+        terms = _deterministic_terms(window, grade, policy)
+    optional = wanted - set(terms)
+    if optional:
+        judged = pl.lit(True) if judged is None else judged
+        terms |= _judgement_terms(
+            window, grade, policy, optional, judged, n_relevant, n_nonrelevant
+        )
+    return terms
+
+
+def err_stop(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    """ERR's chance that a user stops at a row: (2^g - 1) / 2^g_max, g clipped to [0, g_max]."""
+    top = float(policy.err_max_grade)
+    clipped = grade.clip(lower_bound=0.0, upper_bound=top)
+    scale = pl.lit(2.0**top, dtype=pl.Float64)
+    return (pl.lit(2.0, dtype=pl.Float64).pow(clipped) - 1.0) / scale
+
+
+def rbp_weight(rank: pl.Expr, policy: Policy) -> pl.Expr:
+    """RBP's weight of a rank: (1 - p) p^(rank - 1)."""
+    p = float(policy.rbp_persistence)
+    return (1.0 - p) * pl.lit(p, dtype=pl.Float64).pow((rank - 1).cast(pl.Float64))
+
+
+def _judgement_terms(
+    window: Window,
+    grade: pl.Expr,
+    policy: Policy,
+    wanted: set[str],
+    judged: pl.Expr,
+    n_relevant: pl.Expr | None,
+    n_nonrelevant: pl.Expr | None,
+) -> dict[str, pl.Expr]:
+    """Terms of judged@K, err@K, rbp@K (with its residual) and bpref.
+
+    Under ``ties="expected"`` judged@K and rbp@K are linear in each row's label, so their
+    expectation is a block's mean label times the row's weight; err@K and bpref depend on the
+    order inside a block in a way that has no such closed form here, so they raise.
+    """
+    if policy.ties == "expected":
+        unsupported = sorted(
+            name for stat, name in ((ERR, "err"), (BPREF, "bpref")) if stat in wanted
+        )
+        if unsupported:
+            raise ValueError(
+                f"{' and '.join(unsupported)} have no exact expectation over tie orderings "
+                f"here: Policy(ties='expected') cannot evaluate them; choose another tie "
+                f"policy (e.g. 'trec_eval' or 'pessimistic') for them"
+            )
+    staged = window.stage(
+        {
+            "_rk_judged_row": judged.cast(pl.Int64),
+            "_rk_relevant_row": (grade >= policy.relevance_threshold).cast(pl.Int64),
+        }
+    )
+    judged_row, relevant_row = staged["_rk_judged_row"], staged["_rk_relevant_row"]
+    if policy.ties == "expected":
+        so_far = window.stage(
+            {
+                "_rk_judged_so_far": window.cumulative(judged_row),
+                "_rk_relevant_row_so_far": window.cumulative(relevant_row),
+            }
+        )
+        blocks = window.stage(
+            {
+                "_rk_block_size": window.block_last(window.rank)
+                - window.block_first(window.rank)
+                + 1,
+                "_rk_block_judged": window.block_last(so_far["_rk_judged_so_far"])
+                - window.block_first(so_far["_rk_judged_so_far"] - judged_row),
+                "_rk_block_relevant": window.block_last(so_far["_rk_relevant_row_so_far"])
+                - window.block_first(so_far["_rk_relevant_row_so_far"] - relevant_row),
+            }
+        )
+        size = blocks["_rk_block_size"].cast(pl.Float64)
+        judged_share = blocks["_rk_block_judged"].cast(pl.Float64) / size
+        relevant_share = blocks["_rk_block_relevant"].cast(pl.Float64) / size
+    else:
+        judged_share = judged_row.cast(pl.Float64)
+        relevant_share = relevant_row.cast(pl.Float64)
+    terms: dict[str, pl.Expr] = {}
+    if JUDGED in wanted:
+        terms[JUDGED] = judged_share
+    if RBP in wanted:
+        terms[RBP] = relevant_share * rbp_weight(window.rank, policy)
+    if RBP_JUDGED in wanted:
+        terms[RBP_JUDGED] = judged_share * rbp_weight(window.rank, policy)
+    if ERR in wanted:
+        stop = err_stop(grade, policy)
+        # The chance of reaching a row is the product of the earlier rows' (1 - stop): a
+        # running sum of logarithms (stop < 1, so each is finite).
+        log_go_on = window.stage({"_rk_log_go_on": (1.0 - stop).log()})["_rk_log_go_on"]
+        reached = window.cumulative(log_go_on) - log_go_on
+        terms[ERR] = stop * reached.exp() / window.rank.cast(pl.Float64)
+    if BPREF in wanted:
+        if n_relevant is None or n_nonrelevant is None:
+            raise ValueError("bpref needs the group's relevant and judged non-relevant counts")
+        nonrelevant_row = judged_row * (1 - relevant_row)
+        before = window.stage({"_rk_nonrelevant_so_far": window.cumulative(nonrelevant_row)})[
+            "_rk_nonrelevant_so_far"
+        ]
+        # trec_eval m_bpref.c: 1 - min(n, R) / min(N, R) for the n judged non-relevant rows
+        # above a relevant row; 1 when there are none.
+        penalty = pl.min_horizontal(before, n_relevant).cast(pl.Float64) / pl.min_horizontal(
+            n_nonrelevant, n_relevant
+        ).cast(pl.Float64)
+        preserved = pl.when(before > 0).then(1.0 - penalty).otherwise(1.0)
+        terms[BPREF] = (relevant_row * judged_row).cast(pl.Float64) * preserved
+    return terms
 
 
 def _deterministic_terms(window: Window, grade: pl.Expr, policy: Policy) -> dict[str, pl.Expr]:

@@ -25,12 +25,17 @@ import polars as pl
 
 from polars_rankk.core import metrics as formulas
 from polars_rankk.core.columns import (
+    BPREF,
     DCG,
+    ERR,
     FIRST_HIT,
     HITS,
     HITS_AT_R,
     IDEAL_DCG,
+    JUDGED,
     PRECISION_SUM,
+    RBP,
+    RBP_JUDGED,
     RECIPROCAL_RANK,
 )
 from polars_rankk.core.metrics import COLUMNS, GroupStats
@@ -67,6 +72,9 @@ class Metric:
     formula
         ``formula(policy, k, stats)``: its value from a group's statistics (k is None for a
         metric without a cut-off); see `value`.
+    default
+        Whether ``metrics=None`` evaluates it (the judgement-aware IR measures are asked for
+        by name).
     """
 
     name: str
@@ -81,6 +89,7 @@ class Metric:
     ir_measures: str | None
     needs: tuple[str, ...]
     formula: Callable[[Policy, int | None, GroupStats], pl.Expr]
+    default: bool = True
 
     def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
         """Its value at cut-off `k` from a group's statistics (default: the prepared table's
@@ -93,9 +102,13 @@ class Metric:
         """Its trec_eval measure name at cut-off `k` (``P_10``), or None if trec_eval lacks it."""
         return None if self.trec_eval is None else self.trec_eval.format(k=k)
 
-    def ir_measures_name(self, k: int | None = None) -> str | None:
-        """Its ir_measures name at cut-off `k` (``P@10``), or None if ir_measures lacks it."""
-        return None if self.ir_measures is None else self.ir_measures.format(k=k)
+    def ir_measures_name(self, k: int | None = None, policy: Policy | None = None) -> str | None:
+        """Its ir_measures name at cut-off `k` (``P@10``), or None if ir_measures lacks it;
+        a parameter of the name (RBP's ``p``) is read from `policy`."""
+        if self.ir_measures is None:
+            return None
+        persistence = (Policy() if policy is None else policy).rbp_persistence
+        return self.ir_measures.format(k=k, p=persistence)
 
     def column(self, k: int | None) -> str:
         """Name of its wide per-group column: ``name@k``, or ``name`` without a cut-off."""
@@ -234,12 +247,110 @@ _METRICS = (
         needs=(HITS_AT_R,),
         formula=_without_k(formulas.r_precision),
     ),
+    # The judgement-aware IR measures (issue 14): asked for by name, not evaluated by default.
+    Metric(
+        name="dcg",
+        title="DCG@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="unnormalised DCG@K: sum of gain / log2(rank + 1) over the top K",
+        citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(DCG,),
+        formula=_at_k(formulas.dcg),
+        default=False,
+    ),
+    Metric(
+        name="err",
+        title="ERR@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="expected reciprocal rank of the stop of a cascade user, a grade g stopping "
+        "with chance (2^g - 1) / 2^g_max (Policy.err_max_grade, default 4 as gdeval)",
+        citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+        trec_eval=None,
+        ir_measures="ERR@{k}",
+        needs=(ERR,),
+        formula=_at_k(formulas.err),
+        default=False,
+    ),
+    Metric(
+        name="rbp",
+        title="RBP@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="rank-biased precision (1 - p) sum of p^(i-1) over relevant ranks i <= K, "
+        "p = Policy.rbp_persistence (default 0.8); unjudged items count as non-relevant",
+        citation="Moffat & Zobel, TOIS 27(1) 2008",
+        trec_eval=None,
+        ir_measures="RBP(p={p})@{k}",
+        needs=(RBP,),
+        formula=_at_k(formulas.rbp),
+        default=False,
+    ),
+    Metric(
+        name="rbp_residual",
+        title="RBP residual@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="the most rbp@K could grow were every unjudged rank within min(K, n) and "
+        "every rank past it relevant: 1 - (1 - p) sum of p^(i-1) over judged ranks i",
+        citation="Moffat & Zobel, TOIS 27(1) 2008, §4 (residuals)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(RBP_JUDGED,),
+        formula=_at_k(formulas.rbp_residual),
+        default=False,
+    ),
+    Metric(
+        name="judged",
+        title="Judged@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="share of the top K with any judgement in the truth (non-relevant grades "
+        "included); / min(K, n) under short_lists='observed', as ir_measures",
+        citation="ir_measures Judged@k (after OpenNIR); Sakai, SIGIR 2007",
+        trec_eval=None,
+        ir_measures="Judged@{k}",
+        needs=(JUDGED,),
+        formula=_at_k(formulas.judged),
+        default=False,
+    ),
+    Metric(
+        name="bpref",
+        title="bpref",
+        has_k=False,
+        divides_by_relevant=True,
+        micro=False,
+        discrete=False,
+        definition="over retrieved relevant items, 1 - min(n, R) / min(N, R) for the n judged "
+        "non-relevant items above it (N judged non-relevant in all), / R; unjudged skipped",
+        citation="Buckley & Voorhees, SIGIR 2004; trec_eval bpref (m_bpref.c)",
+        trec_eval="bpref",
+        ir_measures="Bpref",
+        needs=(BPREF,),
+        formula=_without_k(formulas.bpref),
+        default=False,
+    ),
 )
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs).
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _METRICS}
 #: The canonical metric names, in order.
 METRICS: tuple[str, ...] = tuple(REGISTRY)
+#: The metrics ``metrics=None`` evaluates.
+DEFAULT_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.default)
 #: One line per metric: what it measures, with its reference convention.
 METRIC_DEFINITIONS: dict[str, str] = {name: m.definition for name, m in REGISTRY.items()}
 #: Metrics that take a cut-off K.
@@ -251,7 +362,105 @@ MICRO_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m
 def metric_rank(column: str = "metric") -> pl.Expr:
     """Sort key putting metric names in canonical order (unknown names after them)."""
     return pl.col(column).replace_strict(
-        {name: index for index, name in enumerate(METRICS)},
-        default=len(METRICS),
+        {name: index for index, name in enumerate((*METRICS, *BEYOND_ACCURACY))},
+        default=len(METRICS) + len(BEYOND_ACCURACY),
         return_dtype=pl.Int64,
     )
+
+
+@dataclass(frozen=True)
+class BeyondMetric:
+    """A beyond-accuracy metric (issue 15): computed from item tables, not from relevance.
+
+    Attributes
+    ----------
+    name, title, definition, citation
+        As for `Metric`.
+    level
+        ``"group"``: one value per group and K, in ``per_group`` like the accuracy metrics;
+        ``"catalogue"``: one value per K over all lists, in ``Evaluation.catalogue``.
+    needs
+        The `evaluate` argument it reads (``"popularity"``, ``"item_features"``), or None.
+    """
+
+    name: str
+    title: str
+    level: str
+    definition: str
+    citation: str
+    needs: str | None
+
+
+_BEYOND_ACCURACY = (
+    BeyondMetric(
+        name="novelty",
+        title="Novelty@K",
+        level="group",
+        definition="mean self-information -log2(share of interactions) of the top K items "
+        "(an item the popularity log never saw counts as seen once)",
+        citation="Zhou et al., PNAS 107(10) 2010; Vargas & Castells, RecSys 2011",
+        needs="popularity",
+    ),
+    BeyondMetric(
+        name="arp",
+        title="ARP@K",
+        level="group",
+        definition="average recommendation popularity: mean interaction count of the top K items",
+        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (ARP)",
+        needs="popularity",
+    ),
+    BeyondMetric(
+        name="long_tail_share",
+        title="Long-tail share@K",
+        level="group",
+        definition="share of the top K outside the head: the most popular items that make up "
+        "head_share (default 20%) of interactions, tied counts on one side",
+        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (APLT)",
+        needs="popularity",
+    ),
+    BeyondMetric(
+        name="intra_list_diversity",
+        title="ILD@K",
+        level="group",
+        definition="mean cosine distance 1 - cos(u_i, u_j) over pairs of the top K items "
+        "(labels as multi-hot vectors, or an embedding)",
+        citation="Ziegler, McNee, Konstan & Lausen, WWW 2005",
+        needs="item_features",
+    ),
+    BeyondMetric(
+        name="coverage",
+        title="Coverage@K",
+        level="catalogue",
+        definition="share of the catalogue in at least one top-K list",
+        citation="Ge, Delgado-Battenfeld & Jannach, RecSys 2010 (catalog coverage)",
+        needs=None,
+    ),
+    BeyondMetric(
+        name="gini",
+        title="Gini@K",
+        level="catalogue",
+        definition="Gini index of the catalogue's top-K exposure counts, unexposed items included",
+        citation="Fleder & Hosanagar, Management Science 55(5) 2009; RecBole GiniIndex",
+        needs=None,
+    ),
+    BeyondMetric(
+        name="entropy",
+        title="Entropy@K",
+        level="catalogue",
+        definition="Shannon entropy (bits) of the catalogue's top-K exposure shares",
+        citation="Shani & Gunawardana, Recommender Systems Handbook (2011), §8.3.3",
+        needs=None,
+    ),
+    BeyondMetric(
+        name="personalization",
+        title="Personalization@K",
+        level="catalogue",
+        definition="1 - mean over pairs of lists of |L_u ∩ L_v| / K, from per-item exposure "
+        "counts (sum of c(c - 1)/2 shared pairs)",
+        citation="Zhou et al., PNAS 107(10) 2010 (personalization, 1 - mean overlap)",
+        needs=None,
+    ),
+)
+
+#: Beyond-accuracy metrics by name, in output order; asked for by name, never by default.
+BEYOND_ACCURACY: dict[str, BeyondMetric] = {metric.name: metric for metric in _BEYOND_ACCURACY}

@@ -13,8 +13,9 @@ TiePolicy = Literal["trec_eval", "item_asc", "input_order", "pessimistic", "opti
 EmptyTruthPolicy = Literal["exclude", "zero", "nan"]
 MissingGroupPolicy = Literal["zero", "exclude", "error"]
 PoolPolicy = Literal["all", "restrict"]
-GainPolicy = Literal["linear", "exponential"]
+GainPolicy = Literal["linear", "exponential", "binary"]
 InvalidScorePolicy = Literal["error", "drop", "lowest"]
+UnjudgedPolicy = Literal["keep", "condense"]
 Average = Literal["macro", "micro", "weighted"]
 
 MetricName: TypeAlias = str

@@ -1,10 +1,11 @@
-"""Evaluation larger than memory: hash buckets of groups, one streaming pass per bucket.
+"""Evaluation larger than memory: hash buckets of groups, one pass per bucket.
 
 Polars' streaming engine keeps a whole window partition in memory, so a single pass over a
 billion rows needs memory for all of them. Splitting the *groups* into hash buckets bounds
 that: the inputs are sunk once, partitioned by ``hash(group) % buckets``, and each bucket is
-evaluated on its own. A group's numbers depend only on its own rows, so the result is the
-same as one pass; the macro summary is merged exactly from per-bucket value histograms.
+read and evaluated on its own. A group's numbers depend only on its own rows, so the result is
+the same as one pass; the macro summary is merged exactly from per-bucket value histograms, and
+the policy drop counts are summed from each bucket's ``Evaluation.dropped``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from polars_rankk.core import aggregate
-from polars_rankk.core.evaluation import EngineType, dropped_table, evaluate
-from polars_rankk.core.inputs import check_inputs
+from polars_rankk.core.evaluation import EngineType, Evaluation, dropped_table, evaluate
+from polars_rankk.core.inputs import Spec, check_inputs
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.progress import track
 from polars_rankk.core.types import FrameLike
 
 _BUCKET = "_rk_bucket"
@@ -75,14 +78,15 @@ def evaluate_in_buckets(
     policy: Policy | None = None,
     workdir: str | Path | None = None,
     engine: EngineType = "streaming",
+    progress: bool | None = None,
 ) -> BucketedEvaluation:
     """Evaluate in hash buckets of groups, sinking per-group rows to Parquet.
 
     Memory is bounded by the largest bucket rather than the whole input: use it when a
     single `evaluate` pass does not fit. The inputs are validated once, partitioned by
     ``hash(group keys) % buckets`` into `workdir` (a temporary folder by default, removed
-    afterwards), and each bucket is evaluated by the ordinary streaming pipeline and sunk to
-    ``output/part-<bucket>.parquet``.
+    afterwards), and each bucket is read, evaluated by the ordinary pipeline (with `engine`)
+    and written to ``output/part-<bucket>.parquet``.
 
     Parameters
     ----------
@@ -96,6 +100,8 @@ def evaluate_in_buckets(
         Where the partitioned inputs are staged; kept when given, temporary otherwise.
     engine
         Polars engine for every pass.
+    progress
+        Show a bar of buckets done (default: in a notebook or on a terminal, not when piped).
 
     Returns
     -------
@@ -148,33 +154,16 @@ def evaluate_in_buckets(
             )
         histograms = []
         dropped = []
-        for bucket in range(buckets):
+        for bucket in track(range(buckets), "buckets", progress):
             parts = {name: staging / name / f"{_BUCKET}={bucket}" for name in sources}
-            if not any(parts["candidates"].glob("*.parquet")) and not (
-                "truth" in parts and any(parts["truth"].glob("*.parquet"))
-            ):
+            if not any(any(folder.glob("*.parquet")) for folder in parts.values()):
                 continue
-            bucket_candidates = _scan_or_empty(parts["candidates"], spec.candidates)
-            bucket_truth = (
-                _scan_or_empty(parts["truth"], spec.truth) if spec.truth is not None else None
-            )
-            result = evaluate(
-                bucket_candidates,
-                bucket_truth,
-                check_values=False,
-                engine=engine,
-                **options,  # type: ignore[arg-type]
-            )
-            sink = result.per_group.lazy().sink_parquet(
-                output / f"part-{bucket:05d}.parquet", lazy=True, engine=engine
-            )
-            histogram = aggregate.value_histogram(result.per_group)
-            counts, short = result._dropped_queries()
-            _, hist, count, short_df = pl.collect_all(
-                [sink, histogram, counts, short], engine=engine
-            )
-            histograms.append(hist)
-            dropped.append(dropped_table(spec.ks, count, short_df))
+            result = _evaluate_bucket(parts, spec, options, engine)
+            rows = result.per_group
+            assert isinstance(rows, pl.DataFrame)
+            rows.write_parquet(output / f"part-{bucket:05d}.parquet")
+            histograms.append(aggregate.value_histogram(rows).collect())
+            dropped.append(result.dropped)
     finally:
         if workdir is None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -198,8 +187,20 @@ def evaluate_in_buckets(
     )
 
 
-def _scan_or_empty(folder: Path, like: pl.LazyFrame) -> pl.LazyFrame:
+def _evaluate_bucket(
+    parts: dict[str, Path], spec: Spec, options: dict[str, Any], engine: EngineType
+) -> Evaluation:
+    """One bucket, read and evaluated eagerly: a bucket is the unit that fits in memory, and
+    its per-group rows and drop counts then come from one heavy pass."""
+    candidates = _read_or_empty(parts["candidates"], spec.candidates, engine)
+    truth = None
+    if spec.truth is not None:
+        truth = _read_or_empty(parts["truth"], spec.truth, engine)
+    return evaluate(candidates, truth, check_values=False, engine=engine, **options)
+
+
+def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.DataFrame:
     files = sorted(folder.glob("*.parquet"))
     if files:
-        return pl.scan_parquet(files)
-    return pl.DataFrame(schema=like.collect_schema()).lazy()
+        return pl.scan_parquet(files).collect(engine=engine)
+    return pl.DataFrame(schema=like.collect_schema())

@@ -4,7 +4,7 @@
 - ir-measures' MS MARCO RR provider (ties by doc id ascending) and its pytrec_eval nDCG with
   a gain map (exponential gain);
 - ranx (numba), on tie-free data;
-- tests/reference.py (brute force from SPEC.md, itself checked in
+- tests/support/reference.py (brute force from docs/definitions.md, itself checked in
   test_reference_selfcheck.py) under random combinations of every Policy field.
 
 Every comparison is per group, ``{(group_keys, metric, k): value}``: same key set (row
@@ -280,7 +280,7 @@ def _core_labelled(
 
 @pytest.mark.parametrize("lazy", [False, True])
 def test_negative_grades_gain_nothing(lazy: bool) -> None:
-    # SPEC.md §2: "Negative grades are treated as 0 gain" (trec_eval qrels use -1 for
+    # docs/definitions.md §1: "Negative grades … gain 0" (trec_eval qrels use -1 for
     # "judged, not relevant"; qrels.rel_level holds 304 of them).
     cand = pl.DataFrame({"g": [1, 1, 1], "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     truth = pl.DataFrame({"g": [1, 1, 1], "item": ["a", "b", "z"], "relevance": [-1, 2, -1]})

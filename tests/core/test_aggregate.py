@@ -1,4 +1,7 @@
-"""Macro, micro and weighted averages against straightforward recomputation (SPEC §4)."""
+"""Macro, micro and weighted averages against straightforward recomputation.
+
+Definitions: docs/definitions.md §4.
+"""
 
 from __future__ import annotations
 

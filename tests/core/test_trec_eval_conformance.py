@@ -27,8 +27,8 @@ How the command-line flags are expressed:
 - ``-l2`` is ``relevance_threshold=2``; ndcg_cut keeps using the raw grades.
 - the ``all`` line is the macro mean over the reported queries (``summary()``).
 
-qrels.rel_level holds grades of -1, which SPEC.md §2 says count as gain 0 (and not relevant); the
-qrels are passed unchanged.
+qrels.rel_level holds grades of -1, which docs/definitions.md §1 says count as gain 0 (and not
+relevant); the qrels are passed unchanged.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def test_nan_relevance():
 
 
 def test_negative_relevance_is_a_judged_non_relevant_item():
-    # TREC qrels grade spam -1: not relevant, and (SPEC §2) gain 0.
+    # TREC qrels grade spam -1: not relevant, and (docs/definitions.md §1) gain 0.
     negative = TRUTH.with_columns(pl.lit(-1).alias("relevance"))
     res = run(truth=negative, policy=rk.Policy.trec_eval(), metrics=["ndcg", "recall"])
     assert res.per_group["value"].to_list() == [0.0, 0.0, 0.0, 0.0]
@@ -122,7 +122,7 @@ def test_group_key_named_like_an_output_column():
 
 
 def test_not_a_frame():
-    with pytest.raises(TypeError, match=r"candidates must be a polars DataFrame or LazyFrame"):
+    with pytest.raises(TypeError, match=r"candidates must be a table \(polars, pandas, pyarrow"):
         rk.evaluate({"user": [1]}, TRUTH, group_by="user")  # type: ignore[arg-type]
 
 

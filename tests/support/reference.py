@@ -1,4 +1,4 @@
-"""A brute-force, plain-Python reference for ``rk.evaluate``, written from SPEC.md alone.
+"""A brute-force, plain-Python reference for ``rk.evaluate``, from docs/definitions.md.
 
 It evaluates one group at a time with explicit loops: sort the candidates, walk the
 ranking, count. It shares no code with the package (the policy object is only read
@@ -7,7 +7,7 @@ attribute by attribute) and is meant to be obviously correct rather than fast.
 (``itertools.permutations`` over the product of the blocks) and averages the metric values,
 so keep tie blocks small there.
 
-Conventions (mirroring SPEC.md §1-3 and the decisions the core follows):
+Conventions (mirroring docs/definitions.md §1-3 and the decisions the core follows):
 
 - ranking: score descending; ties by the policy (see :func:`_tie_key`);
 - ``duplicates="first"`` keeps the highest-scored copy of an item (the earliest such row

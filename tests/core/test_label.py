@@ -1,0 +1,97 @@
+"""`rk.label` gives the expression API `evaluate`'s numbers on candidates joined with truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_rankk as rk
+
+EXPRESSIONS = {
+    "precision": rk.precision_at_k,
+    "recall": rk.recall_at_k,
+    "f1": rk.f1_at_k,
+    "hit_rate": rk.hit_rate_at_k,
+    "ndcg": rk.ndcg_at_k,
+    "average_precision": rk.average_precision_at_k,
+    "mrr": rk.mrr_at_k,
+}
+
+
+def _tables(graded: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rng = np.random.default_rng(11)
+    candidates = pl.DataFrame(
+        {
+            "user": np.repeat(np.arange(30), 8),
+            "item": rng.integers(0, 15, size=240),
+            "score": rng.integers(0, 5, size=240) / 4,
+        }
+    ).unique(["user", "item"], maintain_order=True)
+    truth = pl.DataFrame(
+        {"user": rng.integers(0, 32, size=90), "item": rng.integers(0, 15, size=90)}
+    ).unique(maintain_order=True)
+    if graded:
+        truth = truth.with_columns(relevance=pl.Series(rng.integers(1, 4, size=truth.height)))
+    return candidates, truth
+
+
+@pytest.mark.parametrize(
+    ("policy", "graded"),
+    [
+        (rk.Policy(), False),
+        (rk.Policy.trec_eval(ties="pessimistic"), False),
+        (rk.Policy(relevance_threshold=2, gain="binary", short_lists="observed"), True),
+        (rk.Policy(pool="restrict", ap_denominator="min_k_relevant"), False),
+    ],
+)
+def test_label_then_expressions_equal_evaluate(policy: rk.Policy, graded: bool) -> None:
+    candidates, truth = _tables(graded)
+    ks = [1, 3, 5]
+    per_group = rk.evaluate(candidates, truth, k=ks, group_by="user", policy=policy).per_group
+    assert isinstance(per_group, pl.DataFrame)
+    labelled = rk.label(candidates, truth, group_by="user", policy=policy)
+    assert isinstance(labelled, pl.DataFrame)
+    assert labelled.columns == ["user", "item", "score", "relevance", "n_relevant"]
+    for name, expression in EXPRESSIONS.items():
+        for k in ks:
+            value = expression(
+                "relevance", by="score", k=k, item="item", n_relevant="n_relevant", policy=policy
+            )
+            got = (
+                labelled.group_by("user").agg(value.alias("value")).drop_nulls("value").sort("user")
+            )
+            want = (
+                per_group.filter(pl.col("metric") == name, pl.col("k") == k)
+                .join(labelled.select("user").unique(), on="user")  # groups with candidates
+                .select("user", "value")
+                .drop_nulls("value")
+                .sort("user")
+            )
+            assert_frame_equal(got, want, check_dtypes=False)
+
+
+def test_left_join_alone_disagrees() -> None:
+    """Why label exists: a plain join loses the relevant items the model missed."""
+    candidates = pl.DataFrame({"user": [1, 1], "item": ["a", "b"], "score": [0.9, 0.1]})
+    truth = pl.DataFrame({"user": [1, 1, 1], "item": ["b", "c", "d"]})
+    labelled = rk.label(candidates, truth, group_by="user")
+    recall = rk.recall_at_k("relevance", by="score", k=2, item="item", n_relevant="n_relevant")
+    assert labelled.select(recall).item() == pytest.approx(1 / 3)
+    assert labelled["n_relevant"].to_list() == [3, 3]
+    assert labelled["relevance"].to_list() == [0, 1]
+
+
+def test_label_keeps_laziness_and_grades() -> None:
+    candidates = pl.LazyFrame({"user": [1, 2], "item": [10, 20], "score": [1.0, 1.0]})
+    truth = pl.DataFrame({"user": [1, 1], "item": [10, 10], "relevance": [1, 3]})
+    labelled = rk.label(candidates, truth, group_by="user", policy=rk.Policy(relevance_threshold=2))
+    assert isinstance(labelled, pl.LazyFrame)
+    assert labelled.collect().rows() == [(1, 10, 1.0, 3, 1), (2, 20, 1.0, 0, 0)]
+
+
+def test_label_refuses_to_overwrite() -> None:
+    candidates = pl.DataFrame({"user": [1], "item": [1], "score": [1.0], "relevance": [1]})
+    with pytest.raises(ValueError, match="already has a column 'relevance'"):
+        rk.label(candidates, pl.DataFrame({"user": [1], "item": [1]}), group_by="user")

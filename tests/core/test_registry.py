@@ -1,0 +1,59 @@
+"""The metric registry is the one place a metric is declared; everything else reads it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+from polars_rankk.core import METRIC_DEFINITIONS, METRICS, MICRO_METRICS, REGISTRY, metric_rank
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_derived_tables_follow_the_registry() -> None:
+    assert tuple(REGISTRY) == METRICS
+    assert {name: m.definition for name, m in REGISTRY.items()} == METRIC_DEFINITIONS
+    assert tuple(name for name, m in REGISTRY.items() if m.micro) == MICRO_METRICS
+    assert rk.METRICS == METRICS
+    order = pl.DataFrame({"metric": list(reversed(METRICS))}).sort(metric_rank())
+    assert tuple(order["metric"]) == METRICS
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_metric_is_defined_in_the_docs_and_readme(name: str) -> None:
+    definitions = (ROOT / "docs" / "definitions.md").read_text()
+    assert re.search(rf"\| `{name}` \|", definitions), f"docs/definitions.md lacks {name}"
+    readme = (ROOT / "README.md").read_text()
+    assert f"`{name}`" in readme, f"README.md does not name {name}"
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_metric_evaluates_and_keeps_its_declared_shape(name: str) -> None:
+    metric = REGISTRY[name]
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 3], "score": [0.9, 0.5, 0.3]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [2, 3]})
+    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=name, group_by="q")
+    per_group = res.per_group
+    assert isinstance(per_group, pl.DataFrame)
+    ks = set(per_group["k"].to_list())
+    assert ks == ({1, 2} if metric.has_k else {None})
+    assert per_group["metric"].unique().to_list() == [name]
+
+
+def test_divides_by_relevant_is_what_empty_truth_zero_scores_zero() -> None:
+    # A group with grades below the threshold only: metrics dividing by R_g score 0 under
+    # empty_truth="zero"; the declared flag says which.
+    candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [0.9, 0.5]})
+    truth = pl.DataFrame({"q": [1], "item": [1], "relevance": [0.5]})
+    base = [name for name in METRICS if REGISTRY[name].needs and name in rk.METRICS]
+    res = rk.evaluate(
+        candidates, truth, k=2, metrics=base, group_by="q", policy=rk.Policy(empty_truth="zero")
+    )
+    values = dict(zip(res.per_group["metric"], res.per_group["value"], strict=True))
+    for name in base:
+        if REGISTRY[name].divides_by_relevant:
+            assert values[name] == 0.0, name

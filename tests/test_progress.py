@@ -1,0 +1,57 @@
+"""progress=: bars of buckets done on stderr when asked, silent when piped."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+from polars_rankk.core.progress import show_progress, track
+
+CANDIDATES = pl.DataFrame(
+    {"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 3, 4], "score": [0.9, 0.1, 0.5, 0.7, 0.3]}
+)
+TRUTH = pl.DataFrame({"user": [1, 2, 3], "item": [2, 3, 9]})
+
+
+def _buckets(tmp_path: Path, progress: bool | None) -> None:
+    rk.evaluate_in_buckets(CANDIDATES, TRUTH, output=tmp_path, buckets=4, k=1, group_by="user",
+                           progress=progress)  # fmt: skip
+
+
+def test_buckets_progress_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _buckets(tmp_path, progress=True)
+    err = capsys.readouterr().err
+    assert "buckets" in err
+    assert "/4 " in err  # a bar of the 4 buckets
+
+
+def test_buckets_progress_off_and_default_when_piped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _buckets(tmp_path, progress=False)
+    _buckets(tmp_path, progress=None)  # pytest's captured stderr is not a terminal
+    assert capsys.readouterr().err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_default_follows_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert show_progress(None)
+    assert list(track(range(3), "systems", progress=None)) == [0, 1, 2]
+    assert "systems" in sys.stderr.getvalue()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not show_progress(None)
+
+
+def test_progress_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        show_progress("yes")  # type: ignore[arg-type]
