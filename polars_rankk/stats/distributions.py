@@ -1,4 +1,4 @@
-"""Distributions of per-group metric values, overall or by strata (SPEC §5).
+"""Distributions of per-group metric values, overall or by strata (docs/definitions.md §5).
 
 A mean hides who a system fails. `distribution` and `histogram` summarise the per-group values
 of an evaluation — one row per (stratum…, metric, k) — with Polars expressions only, so a lazy

@@ -1,4 +1,4 @@
-"""Seen items: drop from candidates and truth what each user already had (SPEC §6).
+"""Seen items: drop from candidates and truth what each user already had (docs/definitions.md §6).
 
 The usual recommender protocol: a model gets no credit for recommending what the user
 already consumed, and a repeat in the future is not a discovery. `drop_seen` filters and
