@@ -1,9 +1,12 @@
-"""Every public name is typed and documented with a runnable example."""
+"""Every public name is typed and documented with a runnable example.
+
+The package's structure (parts, dependencies, module names) is checked in
+tests/test_architecture.py.
+"""
 
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import pytest
 
@@ -24,40 +27,3 @@ def test_public_names_have_docstrings_with_examples(name: str) -> None:
         for parameter in signature.parameters.values():
             if parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 assert parameter.annotation is not inspect.Parameter.empty, (name, parameter)
-
-
-def test_core_imports_no_optional_module() -> None:
-    """The core never imports charts, CLI or distributed engines (one-way dependencies)."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, polars_rankk\n"
-        "heavy = [m for m in ('altair', 'vl_convert', 'typer', 'rich', 'pyspark', 'dask', 'scipy')"
-        " if m in sys.modules]\n"
-        "assert not heavy, heavy\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-CORE_MODULES = sorted(path.stem for path in (Path(rk.__file__).parent / "core").glob("*.py"))
-OUTER_PARTS = ("stats", "time", "engines", "charts", "reports", "cli", "spark", "dask")
-
-
-@pytest.mark.parametrize("module", CORE_MODULES)
-def test_core_modules_depend_one_way(module: str) -> None:
-    import ast
-
-    source = Path(rk.__file__).parent / "core" / f"{module}.py"
-    imported = set()
-    for node in ast.walk(ast.parse(source.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module)
-        elif isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names)
-    outward = sorted(
-        name
-        for name in imported
-        if name.startswith("polars_rankk.") and name.split(".")[1] in OUTER_PARTS
-    )
-    assert not outward, f"core module {module} imports {outward}"

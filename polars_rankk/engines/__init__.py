@@ -1,9 +1,10 @@
 """Engines beyond one in-memory pass: out-of-core buckets, Spark and Dask.
 
 Each splits the candidates by group, runs `polars_rankk.evaluate` on every part with the same
-`Policy` (the partition logic is shared, in `partition`), and merges exact summaries.
-`spark` and `dask` import their engine lazily; `polars_rankk.spark` and `polars_rankk.dask`
-are the documented paths.
+`Policy`, and merges exact summaries. Spark and Dask share the driver's checks and the
+per-partition evaluation (`partition`) and the exact reduction of histograms (`reduction`);
+`spark_plan` and `dask_plan` hold each engine's own plumbing. `spark` and `dask` import their
+engine lazily; `polars_rankk.spark` and `polars_rankk.dask` are the documented paths.
 """
 
 from polars_rankk.engines.buckets import BucketedEvaluation, evaluate_in_buckets

@@ -15,125 +15,41 @@ polars-rankk on the workers.
 >>> candidates = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "c"],
 ...                            "score": [0.9, 0.5, 0.7]})
 >>> truth = pl.DataFrame({"user": [1, 2], "item": ["b", "c"], "relevance": [1, 2]})
->>> per_group = evaluate_dask(
+>>> result = evaluate_dask(
 ...     dd.from_pandas(candidates.to_pandas(), npartitions=2),
 ...     dd.from_pandas(truth.to_pandas(), npartitions=1),
-...     k=2, metrics="ndcg", group_by="user",
+...     k=2, metrics="ndcg", group_by="user", with_dropped=True,
 ... )
->>> summarize_dask(per_group).equals(
-...     rk.evaluate(candidates, truth, k=2, metrics="ndcg", group_by="user")
-...     .summary().select("metric", "k", "value", "n_groups", "n_nan"))
+>>> summarize_dask(result).equals(
+...     rk.evaluate(candidates, truth, k=2, metrics="ndcg", group_by="user").summary())
 True
+
+Without ``with_dropped=True`` the result is the per-group frame; its summary has the same
+columns, with the policy drop counts null (per-group rows cannot tell which groups a policy
+dropped).
+
+>>> summarize_dask(result.per_group)["dropped_empty_truth"].to_list()
+[None]
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
+from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
-    import pandas as pd
 
 __all__ = ["DaskEvaluation", "evaluate_dask", "summarize_dask"]
-
-_INSTALL = "polars_rankk.dask needs Dask: pip install 'polars-rankk[dask]'"
-
-
-def _dask_dataframe() -> Any:
-    try:
-        import dask.dataframe as dd
-    except ImportError as error:
-        raise ImportError(_INSTALL) from error
-    return dd
-
-
-def _check_frame(frame: object, name: str) -> None:
-    dask_dataframe = _dask_dataframe()
-    if not isinstance(frame, dask_dataframe.DataFrame):
-        raise TypeError(
-            f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
-            f"For Polars frames use polars_rankk.evaluate."
-        )
-
-
-def _to_polars(frame: pd.DataFrame) -> pl.DataFrame:
-    # NaN stays NaN (an invalid score, a NaN grade): what the single-machine path sees.
-    return pl.from_pandas(frame, nan_to_null=False)
-
-
-def _to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
-    # Arrow-backed columns round-trip every dtype, nulls (k of r_precision) and NaN exactly.
-    return frame.to_pandas(use_pyarrow_extension_array=True)
-
-
-def _polars_schema(frame: dd.DataFrame, columns: Iterable[str]) -> dict[str, pl.DataType]:
-    """Polars dtypes of the used columns of a dask frame (others: Null placeholders)."""
-    wanted = [c for c in frame.columns if c in set(columns)]
-    sample = _to_polars(frame._meta_nonempty[wanted])
-    return {c: sample.schema[c] if c in wanted else pl.Null() for c in frame.columns}
-
-
-def _tagged(
-    frame: pd.DataFrame, *, tag: int, schema: dict[str, pl.DataType], union: dict[str, pl.DataType]
-) -> pd.DataFrame:
-    """One partition of candidates (tag 0) or truth (tag 1) in the union's columns."""
-    polars_frame = _to_polars(frame).cast(schema)  # type: ignore[arg-type]
-    polars_frame = polars_frame.with_columns(pl.lit(tag, dtype=pl.Int8).alias(dist.TAG))
-    return _to_pandas(
-        polars_frame.select(
-            pl.col(name) if name in polars_frame.columns else pl.lit(None, dtype=dtype).alias(name)
-            for name, dtype in union.items()
-        )
-    )
-
-
-def _evaluate_partition(
-    frame: pd.DataFrame,
-    *,
-    job: dist.PartitionJob,
-    union: dict[str, pl.DataType],
-    empty: pd.DataFrame,
-) -> pd.DataFrame:
-    """map_partitions body: a partition of the tagged union, whole groups -> per_group."""
-    if len(frame) == 0:
-        return empty
-    tagged = _to_polars(frame).cast(union)  # type: ignore[arg-type]
-    try:
-        result = job.evaluate_tagged(tagged)
-    except Exception as error:
-        dist.add_note(
-            error,
-            f"polars_rankk.dask: raised by polars_rankk.evaluate on a partition of "
-            f"{len(frame)} rows (candidates and truth)",
-        )
-        raise
-    return _to_pandas(result)
-
-
-def _partition_histogram(frame: pd.DataFrame) -> pd.DataFrame:
-    """(metric, k, value, count) of one partition, NaN as null value."""
-    from polars_rankk.core.aggregate import value_histogram
-
-    polars_frame = _to_polars(frame[["metric", "k", "value"]]).cast(
-        {"metric": pl.String, "k": pl.Int64, "value": pl.Float64}
-    )
-    return _to_pandas(value_histogram(polars_frame).collect())
-
-
-def _without_sentinels(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[~frame["metric"].isin(list(dist.SENTINELS))].reset_index(drop=True)
-
-
-def _histogram_meta() -> pd.DataFrame:
-    return _to_pandas(pl.DataFrame(schema=dist.HISTOGRAM_SCHEMA))
 
 
 @dataclass(frozen=True)
@@ -155,7 +71,7 @@ class DaskEvaluation:
     def per_group(self) -> dd.DataFrame:
         """Keys, metric, k, value: the columns and rows of ``Evaluation.per_group``."""
         frame: dd.DataFrame = self.raw.map_partitions(  # type: ignore[no-untyped-call]
-            _without_sentinels, meta=self.raw._meta, enforce_metadata=False
+            plan.without_sentinels, meta=self.raw._meta, enforce_metadata=False
         )
         return frame
 
@@ -270,21 +186,15 @@ def evaluate_dask(
     │ 2    ┆ hit_rate ┆ 1   ┆ 1.0   │
     └──────┴──────────┴─────┴───────┘
     """
-    _check_frame(candidates, "candidates")
+    plan.check_frame(candidates, "candidates")
     if truth is not None:
-        _check_frame(truth, "truth")
+        plan.check_frame(truth, "truth")
     if npartitions is not None and (isinstance(npartitions, bool) or npartitions < 1):
         raise ValueError(f"npartitions must be an int >= 1; got {npartitions!r}")
-    used = {
-        *([group_by] if isinstance(group_by, str) else group_by),
-        item,
-        score,
-        relevance,
-        *(c for c in (n_relevant, order_by) if c is not None),
-    }
     spec = dist.check_on_driver(
-        _polars_schema(candidates, used),
-        None if truth is None else _polars_schema(truth, used),
+        *plan.driver_schemas(
+            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
+        ),
         k=k,
         metrics=metrics,
         group_by=group_by,
@@ -297,55 +207,10 @@ def evaluate_dask(
     )
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
     keys = list(job.keys)
-    dask_dataframe = _dask_dataframe()
-    # The tagged union: candidates and truth in one frame, with the core's unified id dtypes
-    # (so that a group's rows of both tables hash to one partition).
-    cand_schema = dict(spec.candidates.collect_schema())
-    cand_schema = {c: cand_schema[c] for c in job.candidate_columns()}
-    union: dict[str, pl.DataType] = {dist.TAG: pl.Int8()}
-    union.update({c: cand_schema[c] for c in (*keys, job.item, job.score)})
-    if job.labelled:
-        union[dist.LABEL] = cand_schema[job.relevance]
-    union.update({c: cand_schema[c] for c in (job.n_relevant, job.order_by) if c is not None})
-    cand_renames = {job.relevance: dist.LABEL} if job.labelled else {}
-    sides = [(candidates, 0, cand_schema, job.candidate_columns(), cand_renames)]
-    if truth is not None and spec.truth is not None:
-        truth_full = dict(spec.truth.collect_schema())
-        truth_schema = {c: truth_full[c] for c in job.truth_columns()}
-        renames: dict[str, str] = {}
-        if job.truth_graded:
-            union[dist.TRUTH_GRADE] = truth_schema[job.relevance]
-            renames = {job.relevance: dist.TRUTH_GRADE}
-        sides.append((truth, 1, truth_schema, job.truth_columns(), renames))
-    union_meta = _to_pandas(pl.DataFrame(schema=union))
-    parts = []
-    for frame, tag, side_schema, columns, renames in sides:
-        selected = frame[columns]
-        schema = {renames.get(c, c): dtype for c, dtype in side_schema.items()}
-        if renames:
-            selected = selected.rename(columns=renames)
-        parts.append(
-            selected.map_partitions(
-                _tagged,
-                tag=tag,
-                schema=schema,
-                union=union,
-                meta=union_meta,
-                enforce_metadata=False,
-            )
-        )
+    union, parts = plan.tagged_parts(candidates, truth, spec, job)
     partitions = npartitions or max(part.npartitions for part in parts)
-    tagged = dask_dataframe.concat(parts) if len(parts) > 1 else parts[0]
-    tagged = tagged.shuffle(on=keys, npartitions=partitions)
-    empty = _to_pandas(job.evaluate_tagged(pl.DataFrame(schema=union)))
-    raw: dd.DataFrame = tagged.map_partitions(
-        _evaluate_partition,
-        job=job,
-        union=union,
-        empty=empty,
-        meta=empty,
-        enforce_metadata=False,
-    )
+    tagged = plan.dask_dataframe_module().concat(parts) if len(parts) > 1 else parts[0]
+    raw = plan.evaluated(tagged.shuffle(on=keys, npartitions=partitions), job, union)
     if not with_dropped:
         return raw
     return DaskEvaluation(
@@ -373,16 +238,17 @@ def summarize_dask(
     Returns
     -------
     pl.DataFrame
-        ``metric, k, value, n_groups, n_nan`` — for a `DaskEvaluation` also the
-        ``dropped_*`` columns, i.e. every column of ``Evaluation.summary()`` — then the
-        quantile columns.
+        Every column of ``Evaluation.summary()`` — ``metric, k, value, n_groups, n_nan,
+        dropped_empty_truth, dropped_missing, dropped_short`` — then the quantile columns.
+        The ``dropped_*`` counts come from a `DaskEvaluation`; for a plain per-group frame
+        they are null (unknown), never a made-up 0.
 
     Examples
     --------
     See the module docstring.
     """
-    dask_dataframe = _dask_dataframe()
-    checked = dist.check_quantiles(quantiles)
+    dask_dataframe = plan.dask_dataframe_module()
+    checked = reduction.check_quantiles(quantiles)
     if isinstance(results, DaskEvaluation):
         frame, dropped_ks = results.raw, results.ks
     elif isinstance(results, dask_dataframe.DataFrame):
@@ -399,7 +265,7 @@ def summarize_dask(
             f"got {type(results).__name__}"
         )
     histograms = frame.map_partitions(  # type: ignore[no-untyped-call]
-        _partition_histogram, meta=_histogram_meta(), enforce_metadata=False
+        plan.partition_histogram, meta=plan.histogram_meta(), enforce_metadata=False
     ).compute()
-    histogram = _to_polars(histograms)
-    return order_metrics(dist.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked))
+    histogram = plan.to_polars(histograms)
+    return order_metrics(reduction.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked))

@@ -1,34 +1,27 @@
-"""What the Spark and Dask back ends share: one partition evaluated by the core engine, and the
-exact reduction of per-group values on the driver.
+"""What the Spark and Dask back ends share on the way in: the driver's checks, and one partition
+evaluated by the core engine.
 
 The distributed engines only move rows: every group's candidate and truth rows are sent to one
 partition (hash partitioning by the group keys), and each partition — or each chunk of a
 partition sorted by the group keys — is evaluated by `polars_rankk.evaluate`. A group's numbers
 depend only on its own rows, so the per-group values are the single-machine values, bit for bit.
-
-Aggregates are reduced from value histograms — (metric, k, value) -> count — with the
-single-machine summariser (`polars_rankk.core.aggregate.summarize_histogram`), so they are
-bit-identical too. Policy drop counts (``dropped_*`` of ``Evaluation.summary()``) cannot be read
-off per-group rows; when asked for, each partition emits them as *sentinel* rows (metric
-``_rk_dropped_*``, null keys, the count as value) beside its per-group rows, and the driver sums
-them.
+Policy drop counts (``dropped_*`` of ``Evaluation.summary()``) cannot be read off per-group rows;
+when asked for, each partition emits them as *sentinel* rows (metric ``_rk_dropped_*``, null
+keys, the count as value) beside its per-group rows. The way out — the exact reduction on the
+driver — is `polars_rankk.engines.reduction`.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Context, Decimal
 
 import polars as pl
 
-from polars_rankk.core.aggregate import order_metrics, summarize_histogram
-from polars_rankk.core.evaluation import RESERVED, Evaluation, evaluate
+from polars_rankk.core import Policy, evaluate
+from polars_rankk.core.evaluation import RESERVED
 from polars_rankk.core.inputs import Spec, check_inputs
-from polars_rankk.core.policy import Policy
+from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
 #: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row.
 TAG = "_rk_tag"
@@ -36,12 +29,8 @@ TAG = "_rk_tag"
 LABEL = "_rk_label"
 #: The truth table's relevance grades, in the tagged union.
 TRUTH_GRADE = "_rk_truth_grade"
-
-DROPPED_COLUMNS = ("dropped_empty_truth", "dropped_missing", "dropped_short")
-#: Metric names of the sentinel rows that carry policy drop counts.
-SENTINELS = tuple(f"_rk_{name}" for name in DROPPED_COLUMNS)
-MACRO_COLUMNS = ("metric", "k", "value", "n_groups", "n_nan")
-HISTOGRAM_SCHEMA = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+#: The tagged union's own columns, which a group key may not take.
+UNION_COLUMNS = (TAG, LABEL, TRUTH_GRADE)
 
 
 def add_note(error: BaseException, note: str) -> None:
@@ -49,21 +38,6 @@ def add_note(error: BaseException, note: str) -> None:
     adder = getattr(error, "add_note", None)
     if adder is not None:
         adder(note)
-
-
-def quantile_name(quantile: float) -> str:
-    """Column name of a quantile, as `polars_rankk.distribution` names it: ``quantile_0.5``."""
-    return f"quantile_{float(quantile)!r}"
-
-
-def check_quantiles(quantiles: Iterable[float]) -> list[float]:
-    """Quantiles as floats in [0, 1]."""
-    checked = []
-    for q in quantiles:
-        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
-            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
-        checked.append(float(q))
-    return checked
 
 
 @dataclass(frozen=True)
@@ -146,13 +120,13 @@ class PartitionJob:
         assert isinstance(per_group, pl.DataFrame)
         if not self.with_dropped:
             return per_group
+        # Evaluated eagerly, so reading the drop counts evaluates nothing again.
         sentinels = (
-            policy_drops(result)
-            .unpivot(index="k", variable_name="metric", value_name="value")
+            result.dropped.unpivot(index="k", variable_name="metric", value_name="value")
             .filter(pl.col("value").is_not_null() & (pl.col("value") != 0))
             .select(
                 *(pl.lit(None, dtype=per_group.schema[key]).alias(key) for key in self.keys),
-                (pl.lit("_rk_") + pl.col("metric")).alias("metric"),
+                (pl.lit(SENTINEL_PREFIX) + pl.col("metric")).alias("metric"),
                 pl.col("k").cast(pl.Int64),
                 pl.col("value").cast(pl.Float64),
             )
@@ -163,19 +137,6 @@ class PartitionJob:
         """`evaluate` on a slice of the tagged union."""
         candidates, truth = self.split_tagged(frame)
         return self.evaluate(candidates, truth)
-
-
-def policy_drops(result: Evaluation) -> pl.DataFrame:
-    """The groups each policy dropped, per k — what ``Evaluation.summary()`` joins on.
-
-    Columns: k (every k, then null for r_precision), dropped_empty_truth, dropped_missing,
-    dropped_short (null unless ``short_lists="skip"``). Reads the core's private
-    ``Evaluation._dropped_queries`` (no public API gives these counts for groups without
-    per-group rows); tests/test_spark.py and tests/test_dask.py check it against summary().
-    """
-    counts, short = pl.collect_all(result._dropped_queries())
-    ks = pl.DataFrame({"k": [*result.ks, None]}, schema={"k": pl.Int64})
-    return ks.join(counts, how="cross").join(short, on="k", how="left", nulls_equal=True)
 
 
 def whole_groups(
@@ -219,6 +180,17 @@ def whole_groups(
 # -- driver side ----------------------------------------------------------------------------
 
 
+def used_columns(names: Iterable[str | Sequence[str] | None]) -> set[str]:
+    """The column names among `names` (group keys as one name or several; None skipped)."""
+    used: set[str] = set()
+    for name in names:
+        if isinstance(name, str):
+            used.add(name)
+        elif name is not None:
+            used.update(name)
+    return used
+
+
 def empty_frame(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """An empty frame with `schema`."""
     return pl.DataFrame(schema=schema)
@@ -258,11 +230,17 @@ def check_on_driver(
         policy=policy,
         check_values=False,
     )
-    clashes = [key for key in spec.keys if key in RESERVED or key.startswith("_rk_")]
+    # The rule `evaluate` applies (its output columns), and the tagged union's own columns.
+    clashes = [key for key in spec.keys if key in RESERVED]
     if clashes:
         raise ValueError(
-            f"group key(s) {clashes} clash with output columns {list(RESERVED)} or the "
-            f"internal '_rk_' prefix; rename them"
+            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
+        )
+    clashes = [key for key in spec.keys if key in UNION_COLUMNS]
+    if clashes:
+        raise ValueError(
+            f"group key(s) {clashes} clash with the distributed engine's internal columns "
+            f"{list(UNION_COLUMNS)}; rename them"
         )
     if policy.ties == "input_order" and order_by is None:
         raise ValueError(
@@ -323,105 +301,3 @@ def common_id_dtypes(spec: Spec) -> dict[str, pl.DataType]:
     """
     schema = spec.candidates.collect_schema()
     return {column: schema[column] for column in (*spec.keys, spec.item)}
-
-
-def histogram_quantile(
-    values: Sequence[float], counts: Sequence[int], n_nan: int, q: float
-) -> float:
-    """Polars' ``quantile(q, "linear")`` of the column a histogram describes, bit for bit.
-
-    `values` ascending and distinct, `counts` their multiplicities, `n_nan` the null (NaN)
-    values Polars sorts first: the same index arithmetic and interpolation as Polars.
-    """
-    cumulative = list(itertools.accumulate(counts))
-    n = cumulative[-1]
-    float_idx = (n - 1) * q + n_nan
-    low = math.floor(float_idx)
-    high = math.ceil(float_idx)
-    lower = float(values[bisect.bisect_right(cumulative, low - n_nan)])
-    upper = float(values[bisect.bisect_right(cumulative, high - n_nan)])
-    if lower == upper:
-        return lower
-    return (float_idx - low) * (upper - lower) + lower
-
-
-def histogram_quantiles(histogram: pl.DataFrame, quantiles: Sequence[float]) -> pl.DataFrame:
-    """metric, k, quantile_<p>… from a value histogram (null value = NaN)."""
-    names = [quantile_name(q) for q in quantiles]
-    rows = []
-    for (metric, k), pair in histogram.sort("value", nulls_last=True).group_by(
-        ["metric", "k"], maintain_order=True
-    ):
-        valid = pair.filter(pl.col("value").is_not_null())
-        n_nan = int(pair.filter(pl.col("value").is_null())["count"].sum())
-        values = valid["value"].to_list()
-        counts = valid["count"].to_list()
-        row: dict[str, object] = {"metric": metric, "k": k}
-        for q, name in zip(quantiles, names, strict=True):
-            row[name] = histogram_quantile(values, counts, n_nan, q) if sum(counts) else None
-        rows.append(row)
-    schema: dict[str, pl.DataType] = {"metric": pl.String(), "k": pl.Int64()}
-    schema.update({name: pl.Float64() for name in names})
-    return pl.DataFrame(rows, schema=schema, orient="row")
-
-
-def dropped_table(histogram: pl.DataFrame, ks: Sequence[int]) -> pl.DataFrame:
-    """k (every k, then null), dropped_empty_truth, dropped_missing, dropped_short: the sums of
-    the sentinel rows of every partition (absent rows count 0)."""
-    sentinel = histogram.filter(pl.col("metric").is_in(SENTINELS))
-    sums = sentinel.group_by(["metric", "k"]).agg(
-        (pl.col("value").cast(pl.Int64) * pl.col("count")).sum().alias("n")
-    )
-    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
-    for column, name in zip(DROPPED_COLUMNS, SENTINELS, strict=True):
-        part = sums.filter(pl.col("metric") == name).select("k", pl.col("n").alias(column))
-        frame = frame.join(part, on="k", how="left", nulls_equal=True).with_columns(
-            pl.col(column).fill_null(0).cast(pl.Int64)
-        )
-    return frame
-
-
-def summarize(
-    histogram: pl.DataFrame,
-    *,
-    dropped_ks: Sequence[int] | None = None,
-    quantiles: Sequence[float] = (),
-    fallback: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """The summary from a value histogram collected from the partitions.
-
-    `histogram`: metric, k, value (null = NaN), count — possibly several rows per value (one
-    per partition); sentinel rows included when `dropped_ks` is given. `fallback`: rows already
-    summarised elsewhere (high-cardinality metrics), with the same columns as the result.
-    """
-    histogram = histogram.select(
-        pl.col(name).cast(dtype) for name, dtype in HISTOGRAM_SCHEMA.items()
-    )
-    metrics = histogram.filter(~pl.col("metric").is_in(SENTINELS))
-    # Partitions each contribute their own counts of a value: add them (exact integers).
-    metrics = metrics.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
-    summary = summarize_histogram(metrics)
-    if quantiles:
-        summary = summary.join(
-            histogram_quantiles(metrics, quantiles),
-            on=["metric", "k"],
-            how="left",
-            nulls_equal=True,
-        )
-    if fallback is not None and fallback.height:
-        summary = order_metrics(pl.concat([summary, fallback.select(summary.columns)]))
-    if dropped_ks is not None:
-        summary = summary.join(
-            dropped_table(histogram, dropped_ks), on="k", how="left", nulls_equal=True
-        ).with_columns(pl.col("dropped_short").fill_null(0))
-        summary = summary.select(
-            *MACRO_COLUMNS, *DROPPED_COLUMNS, *(quantile_name(q) for q in quantiles)
-        )
-    return summary
-
-
-def decimal_mean(total: Decimal | None, count: int) -> float:
-    """``total / count`` rounded once to a float (NaN when `count` is 0)."""
-    if count == 0 or total is None:
-        return float("nan")
-    return float(Context(prec=80).divide(Decimal(total), Decimal(count)))

@@ -18,89 +18,22 @@ the executors. Classic and Spark Connect DataFrames are both accepted.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
+from polars_rankk.engines import spark_plan as plan
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-    from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import DataType, StructType
-
-__all__ = ["SparkEvaluation", "evaluate_spark", "summarize_spark"]
-
-_INSTALL = "polars_rankk.spark needs PySpark >= 4.0: pip install 'polars-rankk[spark]'"
-
-
-def _pyspark() -> Any:
-    try:
-        import pyspark
-    except ImportError as error:
-        raise ImportError(_INSTALL) from error
-    if int(pyspark.__version__.split(".")[0]) < 4:
-        raise ImportError(f"{_INSTALL} (found PySpark {pyspark.__version__})")
-    return pyspark
-
-
-def _check_frame(frame: object, name: str) -> None:
-    _pyspark()
     from pyspark.sql import DataFrame
 
-    if not isinstance(frame, DataFrame):
-        raise TypeError(
-            f"{name} must be a Spark DataFrame (classic or Spark Connect); got "
-            f"{type(frame).__name__}. For Polars frames use polars_rankk.evaluate."
-        )
-
-
-def _col(name: str) -> Column:
-    """A column by its exact name (dots and spaces are not parsed)."""
-    from pyspark.sql import functions as sf
-
-    return sf.col("`" + name.replace("`", "``") + "`")
-
-
-def _polars_schema(
-    schema: StructType, columns: Iterable[str], timezone: str
-) -> dict[str, pl.DataType]:
-    """The Polars dtypes of `columns` of a Spark schema (other columns: Null placeholders)."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_type
-
-    wanted = set(columns)
-    fields = [
-        pa.field(
-            field.name,
-            to_arrow_type(field.dataType, timezone=timezone) if field.name in wanted else pa.null(),
-        )
-        for field in schema.fields
-    ]
-    frame = pl.from_arrow(pa.schema(fields).empty_table())
-    assert isinstance(frame, pl.DataFrame)
-    return dict(frame.schema)
-
-
-def _spark_type(dtype: pl.DataType, original: DataType) -> DataType:
-    """The Spark type of an id column once unified (integers -> long, strings -> string)."""
-    from pyspark.sql.types import LongType, StringType
-
-    if dtype == pl.Int64:
-        return LongType()
-    if dtype == pl.String:
-        return StringType()
-    return original
-
-
-def _session_timezone(frame: DataFrame) -> str:
-    timezone = frame.sparkSession.conf.get("spark.sql.session.timeZone")
-    return timezone or "UTC"
+__all__ = ["SparkEvaluation", "evaluate_spark", "summarize_spark"]
 
 
 @dataclass(frozen=True)
@@ -131,7 +64,7 @@ class SparkEvaluation:
         """Keys, metric, k, value: the columns and rows of ``Evaluation.per_group``."""
         from pyspark.sql import functions as sf
 
-        return self.raw.where(~sf.col("metric").isin(*dist.SENTINELS))
+        return self.raw.where(~sf.col("metric").isin(*reduction.SENTINELS))
 
     @property
     def dropped(self) -> DataFrame:
@@ -139,16 +72,18 @@ class SparkEvaluation:
         dropped at each k (k null: r_precision); a k where none was dropped has no row."""
         from pyspark.sql import functions as sf
 
-        sentinels = self.raw.where(sf.col("metric").isin(*dist.SENTINELS))
+        sentinels = self.raw.where(sf.col("metric").isin(*reduction.SENTINELS))
         return (
             sentinels.groupBy("k")
-            .pivot("metric", list(dist.SENTINELS))
+            .pivot("metric", list(reduction.SENTINELS))
             .agg(sf.sum("value").cast("long"))
             .select(
                 "k",
                 *(
                     sf.coalesce(sf.col(name), sf.lit(0).cast("long")).alias(column)
-                    for name, column in zip(dist.SENTINELS, dist.DROPPED_COLUMNS, strict=True)
+                    for name, column in zip(
+                        reduction.SENTINELS, reduction.DROPPED_COLUMNS, strict=True
+                    )
                 ),
             )
         )
@@ -180,43 +115,6 @@ class SparkEvaluation:
             approximate=approximate,
             accuracy=accuracy,
         )
-
-
-def _evaluate_partition(
-    job: dist.PartitionJob,
-    schema: pa.Schema,
-    max_rows: int | None,
-    batches: Iterator[pa.RecordBatch],
-) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: the whole partition (or sorted chunks of whole groups) -> per_group."""
-    import pyarrow as pa
-
-    def frame(batch: pa.RecordBatch | pa.Table) -> pl.DataFrame:
-        out = pl.from_arrow(batch)
-        assert isinstance(out, pl.DataFrame)
-        return out
-
-    chunks: Iterable[pl.DataFrame]
-    if max_rows is None:
-        # Spark splits a partition (and a group) across batches: evaluate them together.
-        collected = [batch for batch in batches if batch.num_rows]
-        if not collected:
-            return
-        chunks = [frame(pa.Table.from_batches(collected))]
-    else:
-        chunks = dist.whole_groups((frame(batch) for batch in batches), job.keys, max_rows)
-    for chunk in chunks:
-        try:
-            result = job.evaluate_tagged(chunk)
-        except Exception as error:
-            dist.add_note(
-                error,
-                f"polars_rankk.spark: raised by polars_rankk.evaluate on a partition chunk "
-                f"of {chunk.height} rows (candidates and truth)",
-            )
-            raise
-        for batch in result.to_arrow().to_batches(max_chunksize=1 << 16):
-            yield batch.cast(schema)
 
 
 @overload
@@ -335,41 +233,29 @@ def evaluate_spark(
     |   2|  ndcg|  2|               1.0|
     +----+------+---+------------------+
     <BLANKLINE>
-    >>> summarize_spark(per_group)  # doctest: +SKIP
-    shape: (2, 5)
-    ┌────────┬─────┬──────────┬──────────┬───────┐
-    │ metric ┆ k   ┆ value    ┆ n_groups ┆ n_nan │
-    │ ---    ┆ --- ┆ ---      ┆ ---      ┆ ---   │
-    │ str    ┆ i64 ┆ f64      ┆ i64      ┆ i64   │
-    ╞════════╪═════╪══════════╪══════════╪═══════╡
-    │ ndcg   ┆ 1   ┆ 0.5      ┆ 2        ┆ 0     │
-    │ ndcg   ┆ 2   ┆ 0.815465 ┆ 2        ┆ 0     │
-    └────────┴─────┴──────────┴──────────┴───────┘
+    >>> summarize_spark(per_group).select("metric", "k", "value", "n_groups")  # doctest: +SKIP
+    shape: (2, 4)
+    ┌────────┬─────┬──────────┬──────────┐
+    │ metric ┆ k   ┆ value    ┆ n_groups │
+    │ ---    ┆ --- ┆ ---      ┆ ---      │
+    │ str    ┆ i64 ┆ f64      ┆ i64      │
+    ╞════════╪═════╪══════════╪══════════╡
+    │ ndcg   ┆ 1   ┆ 0.5      ┆ 2        │
+    │ ndcg   ┆ 2   ┆ 0.815465 ┆ 2        │
+    └────────┴─────┴──────────┴──────────┘
     """
-    _check_frame(candidates, "candidates")
+    plan.check_frame(candidates, "candidates")
     if truth is not None:
-        _check_frame(truth, "truth")
+        plan.check_frame(truth, "truth")
     if num_partitions is not None and (isinstance(num_partitions, bool) or num_partitions < 1):
         raise ValueError(f"num_partitions must be an int >= 1; got {num_partitions!r}")
     if max_rows_per_chunk is not None and max_rows_per_chunk < 1:
         raise ValueError(f"max_rows_per_chunk must be an int >= 1; got {max_rows_per_chunk!r}")
-    from pyspark.sql import functions as sf
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
-
-    timezone = _session_timezone(candidates)
-    used = {
-        *([group_by] if isinstance(group_by, str) else group_by),
-        item,
-        score,
-        relevance,
-        *(c for c in (n_relevant, order_by) if c is not None),
-    }
-    cand_fields = {field.name: field.dataType for field in candidates.schema.fields}
-    truth_fields = {} if truth is None else {f.name: f.dataType for f in truth.schema.fields}
+    timezone = plan.session_timezone(candidates)
     spec = dist.check_on_driver(
-        _polars_schema(candidates.schema, used, timezone),
-        None if truth is None else _polars_schema(truth.schema, used, timezone),
+        *plan.driver_schemas(
+            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
+        ),
         k=k,
         metrics=metrics,
         group_by=group_by,
@@ -381,57 +267,17 @@ def evaluate_spark(
         order_by=order_by,
     )
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
-    ids = dist.common_id_dtypes(spec)
-    id_types = {c: _spark_type(dtype, cand_fields[c]) for c, dtype in ids.items()}
-
-    def null(dtype: DataType) -> Column:
-        return sf.lit(None).cast(dtype)
-
-    def typed(name: str, dtype: DataType) -> Column:
-        return _col(name).cast(dtype).alias(name)
-
-    ids_columns = [*job.keys, job.item]
-    cand_columns = [sf.lit(0).cast("tinyint").alias(dist.TAG)]
-    cand_columns += [typed(c, id_types[c]) for c in ids_columns]
-    cand_columns.append(_col(job.score))
-    if job.labelled:
-        cand_columns.append(_col(job.relevance).alias(dist.LABEL))
-    cand_columns += [_col(c) for c in (job.n_relevant, job.order_by) if c is not None]
-    if truth is not None and job.truth_graded:
-        cand_columns.append(null(truth_fields[job.relevance]).alias(dist.TRUTH_GRADE))
-    union = candidates.select(*cand_columns)
-    if truth is not None:
-        truth_columns = [sf.lit(1).cast("tinyint").alias(dist.TAG)]
-        truth_columns += [typed(c, id_types[c]) for c in ids_columns]
-        truth_columns.append(null(cand_fields[job.score]).alias(job.score))
-        if job.labelled:
-            truth_columns.append(null(cand_fields[job.relevance]).alias(dist.LABEL))
-        truth_columns += [
-            null(cand_fields[c]).alias(c) for c in (job.n_relevant, job.order_by) if c is not None
-        ]
-        if job.truth_graded:
-            truth_columns.append(_col(job.relevance).alias(dist.TRUTH_GRADE))
-        union = union.unionByName(truth.select(*truth_columns))
-
-    keys = [_col(key) for key in job.keys]
-    if num_partitions is None:
-        union = union.repartition(*keys)
-    else:
-        union = union.repartition(num_partitions, *keys)
-    if max_rows_per_chunk is not None:
-        union = union.sortWithinPartitions(*keys)
-
-    out_schema = StructType(
-        [StructField(key, id_types[key], True) for key in job.keys]
-        + [
-            StructField("metric", StringType(), True),
-            StructField("k", LongType(), True),
-            StructField("value", DoubleType(), True),
-        ]
+    fields = {field.name: field.dataType for field in candidates.schema.fields}
+    id_types = {
+        c: plan.spark_type(dtype, fields[c]) for c, dtype in dist.common_id_dtypes(spec).items()
+    }
+    union = plan.by_group(
+        plan.tagged_union(candidates, truth, job, id_types),
+        job.keys,
+        num_partitions,
+        max_rows_per_chunk,
     )
-    arrow_schema = to_arrow_schema(out_schema, timezone=timezone)
-    function = functools.partial(_evaluate_partition, job, arrow_schema, max_rows_per_chunk)
-    raw = union.mapInArrow(function, out_schema)
+    raw = plan.evaluated(union, job, id_types, max_rows_per_chunk, timezone)
     if not with_dropped:
         return raw
     return SparkEvaluation(
@@ -479,10 +325,11 @@ def summarize_spark(
     Returns
     -------
     pl.DataFrame
-        ``metric, k, value, n_groups, n_nan`` — for a `SparkEvaluation` also
-        ``dropped_empty_truth, dropped_missing, dropped_short``, i.e. every column of
-        ``Evaluation.summary()`` — then the quantile columns. Per-group rows cannot tell which
-        groups a policy dropped, so a plain per-group DataFrame gives the macro columns only.
+        Every column of ``Evaluation.summary()`` — ``metric, k, value, n_groups, n_nan,
+        dropped_empty_truth, dropped_missing, dropped_short`` — then the quantile columns.
+        The ``dropped_*`` counts come from a `SparkEvaluation`
+        (``evaluate_spark(..., with_dropped=True)``); a plain per-group DataFrame cannot tell
+        which groups a policy dropped, so there they are null (unknown), never a made-up 0.
 
     Examples
     --------
@@ -491,11 +338,11 @@ def summarize_spark(
     ...                         with_dropped=True)  # doctest: +SKIP
     >>> summarize_spark(result, quantiles=[0.5])  # doctest: +SKIP
     """
-    _pyspark()
+    plan.pyspark_module()
     from pyspark.sql import DataFrame, Window
     from pyspark.sql import functions as sf
 
-    checked = dist.check_quantiles(quantiles)
+    checked = reduction.check_quantiles(quantiles)
     if isinstance(max_distinct, bool) or max_distinct < 1:
         raise ValueError(f"max_distinct must be an int >= 1; got {max_distinct!r}")
     if isinstance(results, SparkEvaluation):
@@ -537,68 +384,8 @@ def summarize_spark(
     large = collected.filter(~small).select("metric", "k").unique()
     fallback = None
     if large.height:
-        fallback = _high_cardinality(frame, large, checked, approximate, accuracy)
-    summary = dist.summarize(
+        fallback = plan.high_cardinality(frame, large, checked, approximate, accuracy)
+    summary = reduction.summarize(
         collected.filter(small), dropped_ks=dropped_ks, quantiles=checked, fallback=fallback
     )
     return order_metrics(summary)
-
-
-def _high_cardinality(
-    frame: DataFrame,
-    pairs: pl.DataFrame,
-    quantiles: list[float],
-    approximate: bool,
-    accuracy: int,
-) -> pl.DataFrame:
-    """Mean, counts and quantiles of (metric, k) pairs with too many values to collect."""
-    from functools import reduce
-
-    from pyspark.sql import functions as sf
-    from pyspark.sql.types import DecimalType
-
-    conditions = [
-        (sf.col("metric") == metric) & sf.col("k").eqNullSafe(sf.lit(k).cast("long"))
-        for metric, k in pairs.iter_rows()
-    ]
-    valid = ~sf.isnan("value")
-    aggregations = [
-        sf.count(sf.when(valid, 1)).alias("n_groups"),
-        sf.count(sf.when(~valid, 1)).alias("n_nan"),
-        # A decimal sum is exact and order-independent (values carry 20 decimals).
-        sf.sum(sf.when(valid, sf.col("value").cast(DecimalType(38, 20)))).alias("total"),
-    ]
-    if quantiles:
-        values = sf.when(valid, sf.col("value"))
-        if approximate:
-            aggregations.append(sf.percentile_approx(values, quantiles, accuracy).alias("q"))
-        else:
-            aggregations.append(sf.percentile(values, quantiles).alias("q"))
-    rows = (
-        frame.where(reduce(lambda a, b: a | b, conditions))
-        .groupBy("metric", "k")
-        .agg(*aggregations)
-        .collect()
-    )
-    out: list[dict[str, object]] = []
-    for row in rows:
-        record: dict[str, object] = {
-            "metric": row["metric"],
-            "k": row["k"],
-            "value": dist.decimal_mean(row["total"], row["n_groups"]),
-            "n_groups": row["n_groups"],
-            "n_nan": row["n_nan"],
-        }
-        for index, q in enumerate(quantiles):
-            found = row["q"]
-            record[dist.quantile_name(q)] = None if found is None else float(found[index])
-        out.append(record)
-    schema: dict[str, pl.DataType] = {
-        "metric": pl.String(),
-        "k": pl.Int64(),
-        "value": pl.Float64(),
-        "n_groups": pl.Int64(),
-        "n_nan": pl.Int64(),
-    }
-    schema.update({dist.quantile_name(q): pl.Float64() for q in quantiles})
-    return pl.DataFrame(out, schema=schema, orient="row")

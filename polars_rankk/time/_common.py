@@ -1,16 +1,17 @@
 """Shared checks and helpers of the time-aware modules: log validation, cutoffs, durations.
 
-Not public: use `polars_rankk.temporal`, `polars_rankk.audit`, `polars_rankk.sessions`.
+Not public: use the functions `polars_rankk.time` exports (splits, audit, sessions …).
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 import polars as pl
 
 from polars_rankk.core.inputs import (
+    align_ids,
     check_numeric,
     example_row,
     require_columns,
@@ -170,8 +171,21 @@ def cutoff_table(
     return frame
 
 
-def duration_text(duration: Duration, what: str) -> str:
+def duration_text(duration: Duration, what: str, dtype: pl.DataType | None = None) -> str:
+    """A duration as Polars' duration string, for a timestamp of `dtype`.
+
+    A Date column moves in whole days, and Polars' date ranges take only day-based strings, so
+    a timedelta becomes ``"<n>d"`` there; elsewhere it is an exact length in microseconds.
+    """
     if isinstance(duration, timedelta):
+        if dtype == pl.Date:
+            if duration % timedelta(days=1):
+                raise ValueError(
+                    f"{what} {duration!r} is not a whole number of days, but the timestamp "
+                    f"column is a Date: use whole days (e.g. timedelta(days=7) or '1w'), or a "
+                    f"Datetime column"
+                )
+            return f"{duration.days}d"
         return f"{duration // timedelta(microseconds=1)}us"
     if isinstance(duration, str):
         return duration
@@ -191,7 +205,7 @@ def offset(
         if duration <= 0:
             raise ValueError(f"{what} must be positive; got {duration!r}")
         return moment - duration if backwards else moment + duration
-    text = duration_text(duration, what)
+    text = duration_text(duration, what, dtype)
     base = pl.lit(datetime(2000, 1, 1)).cast(dtype)
     try:
         moved = pl.select(base.dt.offset_by(text) > base).item()
@@ -203,3 +217,34 @@ def offset(
     if not moved:
         raise ValueError(f"{what} must be a positive duration for dtype {dtype}; got {duration!r}")
     return moment.dt.offset_by(f"-{text}" if backwards else text)
+
+
+class Cutoff:
+    """A global or per-user cutoff, applied to any table with a user and a time column."""
+
+    def __init__(self, cutoff: TimePoint | FrameLike, user: str, check_values: bool) -> None:
+        self.value = cutoff
+        self.user = user
+        self.check_values = check_values
+
+    def attach(
+        self, frame: pl.LazyFrame, column: str, table: str, *, keep_all: bool = False
+    ) -> pl.LazyFrame:
+        """`frame` with the cutoff that applies to each row; rows of users without one drop
+        (or keep a null cutoff with `keep_all`)."""
+        dtype = frame.collect_schema()[column]
+        if not is_time(dtype):
+            raise TypeError(
+                f"{table} column {column!r} must be a Datetime, Date or integer time; it has "
+                f"dtype {dtype}"
+            )
+        frame = frame.drop(CUTOFF, strict=False)
+        if isinstance(self.value, pl.DataFrame | pl.LazyFrame):
+            per_user = cutoff_table(
+                self.value, user=self.user, dtype=dtype, check_values=self.check_values
+            )
+            frame, per_user = align_ids(frame, per_user, [self.user], (table, "cutoffs"))
+            how: Literal["left", "inner"] = "left" if keep_all else "inner"
+            return frame.join(per_user, on=self.user, how=how, maintain_order="left")
+        literal = cutoff_literal(self.value, dtype, name="cutoff")
+        return frame.with_columns(literal.alias(CUTOFF))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -19,9 +18,6 @@ from polars_rankk.core.inputs import align_ids, normalize_keys, require_columns,
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.time._common import duration_text, is_time
-
-if TYPE_CHECKING:
-    pass
 
 #: The column holding each row's period.
 PERIOD = "period"
@@ -40,7 +36,7 @@ def _period(time: str, dtype: pl.DataType, every: str | timedelta | int | None) 
         return (column // every) * every
     if isinstance(every, int):
         raise TypeError(f"every must be a duration string or timedelta for {dtype}; got {every}")
-    return column.dt.truncate(duration_text(every, "every"))
+    return column.dt.truncate(duration_text(every, "every", dtype))
 
 
 def evaluate_over_time(

@@ -15,7 +15,7 @@ import pytest
 
 import polars_rankk as rk
 from polars_rankk.core.aggregate import order_metrics
-from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
     KS,
@@ -78,12 +78,18 @@ def test_plain_per_group_and_quantiles() -> None:
     quantiles = [0.0, 0.25, 0.5, 0.9, 1.0]
     reference = order_metrics(
         expected.summary()
-        .select(*dist.MACRO_COLUMNS)
+        .select(*reduction.MACRO_COLUMNS)
         .join(
             quantile_reference(expected.per_group, quantiles), on=["metric", "k"], nulls_equal=True
         )
     )
-    assert summarize_dask(per_group, quantiles=quantiles).equals(reference)
+    summary = summarize_dask(per_group, quantiles=quantiles)
+    assert summary.select(pl.exclude(reduction.DROPPED_COLUMNS)).equals(reference)
+    # Issue 11 item 16: every column of Evaluation.summary(); the drop counts, which per-group
+    # rows cannot tell, are null.
+    assert summary.columns == [*expected.summary().columns, *(f"quantile_{q!r}" for q in quantiles)]
+    nulls = summary.select(reduction.DROPPED_COLUMNS).null_count().row(0)
+    assert nulls == (summary.height,) * len(reduction.DROPPED_COLUMNS)
     # The output is an ordinary frame: a boolean filter aligns with it.
     ndcg = pl.from_pandas(per_group[per_group["metric"] == "ndcg"].compute())
     want = expected.per_group.filter(pl.col("metric") == "ndcg")

@@ -9,6 +9,7 @@ import pytest
 import polars_rankk as rk
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
     KS,
@@ -45,7 +46,7 @@ def test_histogram_quantile_is_polars_quantile_bit_for_bit() -> None:
         frame = pl.DataFrame({"metric": "m", "k": 1, "value": column})
         histogram = frame.group_by("metric", "k", "value").agg(pl.len().alias("count"))
         quantiles = [0.0, 0.1, 0.33, 0.5, 0.9, 1.0, float(rng.random())]
-        got = dist.histogram_quantiles(histogram, quantiles)
+        got = reduction.histogram_quantiles(histogram, quantiles)
         want = quantile_reference(frame, quantiles)
         assert got.select(pl.exclude("metric", "k")).equals(want.select(pl.exclude("metric", "k")))
 
@@ -75,12 +76,12 @@ def test_partition_job_and_reduction_match_evaluate(case: Case) -> None:
         job.evaluate(candidates.filter(bucket == b), truth.filter(bucket == b)) for b in range(4)
     ]
     raw = pl.concat(parts)
-    per_group = raw.filter(~pl.col("metric").is_in(dist.SENTINELS))
+    per_group = raw.filter(~pl.col("metric").is_in(reduction.SENTINELS))
     assert per_group.sort(["user", "metric", "k"], nulls_last=True).equals(
         expected.per_group.sort(["user", "metric", "k"], nulls_last=True)
     )
     histogram = pl.concat(rk.core.aggregate.value_histogram(part).collect() for part in parts)
-    summary = order_metrics(dist.summarize(histogram, dropped_ks=KS))
+    summary = order_metrics(reduction.summarize(histogram, dropped_ks=KS))
     assert summary.equals(order_metrics(expected.summary()))
 
 
@@ -109,3 +110,46 @@ def test_driver_checks() -> None:
         dist.check_on_driver(
             schema, ok, policy=rk.Policy(ties="input_order"), order_by="pos", **common
         )  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", ["k", "n_relevant"])
+def test_driver_rejects_reserved_keys_with_the_core_rule(key: str) -> None:
+    """One reserved-column rule: the driver raises what `evaluate` raises for a group key that
+    clashes with an output column."""
+    schema = {key: pl.Int64(), "item": pl.Int64(), "score": pl.Float64()}
+    frame = pl.DataFrame(schema=schema)
+    with pytest.raises(ValueError, match="clash with output columns") as core:
+        rk.evaluate(frame, frame.drop("score"), group_by=key)
+    with pytest.raises(ValueError, match="clash with output columns") as driver:
+        dist.check_on_driver(
+            schema,
+            {key: pl.Int64(), "item": pl.Int64()},
+            k=5,
+            metrics=None,
+            group_by=key,
+            item="item",
+            score="score",
+            relevance="relevance",
+            n_relevant=None,
+            policy=None,
+            order_by=None,
+        )
+    assert str(driver.value) == str(core.value)
+
+
+def test_driver_rejects_keys_named_like_the_union_columns() -> None:
+    schema = {dist.TAG: pl.Int64(), "item": pl.Int64(), "score": pl.Float64()}
+    with pytest.raises(ValueError, match="distributed engine's internal columns"):
+        dist.check_on_driver(
+            schema,
+            {dist.TAG: pl.Int64(), "item": pl.Int64()},
+            k=5,
+            metrics=None,
+            group_by=dist.TAG,
+            item="item",
+            score="score",
+            relevance="relevance",
+            n_relevant=None,
+            policy=None,
+            order_by=None,
+        )

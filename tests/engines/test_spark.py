@@ -21,7 +21,7 @@ import pytest
 
 import polars_rankk as rk
 from polars_rankk.core.aggregate import order_metrics
-from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
     CHUNKED_CASES,
@@ -134,7 +134,7 @@ def test_equal_to_single_machine(spark: Any, case: Case) -> None:
 
 
 def test_plain_per_group_and_quantiles(spark: Any) -> None:
-    """The DataFrame form (no drop counts), the macro columns and histogram quantiles."""
+    """The DataFrame form (drop counts unknown), the macro columns and histogram quantiles."""
     case = CASES[1]
     candidates, truth = tables(case)
     expected = single_machine(case, candidates, truth)
@@ -145,13 +145,24 @@ def test_plain_per_group_and_quantiles(spark: Any) -> None:
     summary = summarize_spark(per_group, quantiles=quantiles)
     reference = order_metrics(
         expected.summary()
-        .select(*dist.MACRO_COLUMNS)
+        .select(*reduction.MACRO_COLUMNS)
         .join(
             quantile_reference(expected.per_group, quantiles), on=["metric", "k"], nulls_equal=True
         )
     )
-    assert summary.equals(reference)
+    assert summary.select(pl.exclude(reduction.DROPPED_COLUMNS)).equals(reference)
     assert summary["n_nan"].sum() > 0  # empty_truth="nan" groups are counted apart
+    check_unknown_drops(summary, expected.summary(), quantiles)
+
+
+def check_unknown_drops(
+    summary: pl.DataFrame, single: pl.DataFrame, quantiles: list[float]
+) -> None:
+    """Issue 11 item 16: the summary of plain per-group rows has every column of
+    Evaluation.summary(); the drop counts, which per-group rows cannot tell, are null."""
+    assert summary.columns == [*single.columns, *(f"quantile_{q!r}" for q in quantiles)]
+    nulls = summary.select(reduction.DROPPED_COLUMNS).null_count().row(0)
+    assert nulls == (summary.height,) * len(reduction.DROPPED_COLUMNS)
 
 
 def test_high_cardinality_fallback(spark: Any) -> None:
@@ -200,9 +211,9 @@ def test_dropped_view(spark: Any) -> None:
     )
     dropped = collect(result.dropped).sort("k", nulls_last=True)
     want = (
-        expected.select("k", *dist.DROPPED_COLUMNS)
+        expected.select("k", *reduction.DROPPED_COLUMNS)
         .unique()
-        .filter(pl.any_horizontal(pl.col(c) > 0 for c in dist.DROPPED_COLUMNS))
+        .filter(pl.any_horizontal(pl.col(c) > 0 for c in reduction.DROPPED_COLUMNS))
         .sort("k", nulls_last=True)
     )
     assert dropped.equals(want)

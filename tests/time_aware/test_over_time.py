@@ -1,4 +1,4 @@
-"""Metrics per period (polars_rankk/over_time.py): equal to evaluating each period on its own."""
+"""Metrics per period (polars_rankk/time/over_time.py): equal to evaluating each period alone."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import polars_rankk as rk
 from polars_rankk.charts import plot_over_time
 from polars_rankk.time.over_time import OVER_TIME_COLUMNS, evaluate_over_time
-from polars_rankk.time.splits import rolling_splits
+from polars_rankk.time.rolling import rolling_splits
 
 START = datetime(2024, 1, 1)  # a Monday
 

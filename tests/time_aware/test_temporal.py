@@ -1,5 +1,5 @@
-"""Temporal splits, truth from the future, seen items and sessions (polars_rankk/temporal.py,
-seen.py, sessions.py), checked against plain-Python implementations."""
+"""Temporal splits, truth from the future, seen items and sessions (polars_rankk/time/: splits,
+rolling, truth, seen, sessions), checked against plain-Python implementations."""
 
 from __future__ import annotations
 
@@ -13,15 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.time.rolling import rolling_splits
 from polars_rankk.time.seen import drop_seen
 from polars_rankk.time.sessions import sessionize, summarize_by
-from polars_rankk.time.splits import (
-    rolling_splits,
-    split_by_time,
-    split_last_fraction,
-    split_last_n,
-    truth_from_log,
-)
+from polars_rankk.time.splits import split_by_time, split_last_fraction, split_last_n
+from polars_rankk.time.temporal_split import TemporalSplit
+from polars_rankk.time.truth import truth_from_log
 
 Row = tuple[int, int, int, int, int]  # row id, user, item, timestamp, value
 
@@ -60,7 +57,7 @@ def _rows(frame: pl.LazyFrame) -> list[int]:
     return sorted(frame.collect().get_column("row").to_list())
 
 
-def _partition(split: rk.temporal.TemporalSplit, n_rows: int) -> tuple[list[int], list[int]]:
+def _partition(split: TemporalSplit, n_rows: int) -> tuple[list[int], list[int]]:
     history, future = _rows(split.history), _rows(split.future)
     assert sorted(history + future) == list(range(n_rows)), "a row was lost or duplicated"
     return history, future
@@ -218,6 +215,35 @@ def test_horizon_and_rolling_with_dates() -> None:
     assert splits[1].future.collect()["item"].to_list() == [3, 4]  # 16th is past `end`
     truth = pl.concat([s.truth for s in splits]).collect()
     assert truth["cutoff"].unique().sort().to_list() == [date(2024, 1, 1), date(2024, 1, 8)]
+
+
+def test_rolling_splits_on_dates_take_a_timedelta_like_a_duration_string() -> None:
+    """Issue 11 item 11: every=timedelta(days=7) on a Date column raised a raw ComputeError."""
+    log = pl.DataFrame(
+        {
+            "user": [1] * 5,
+            "item": [1, 2, 3, 4, 5],
+            "timestamp": [date(2024, 1, d) for d in (1, 3, 8, 10, 16)],
+        }
+    )
+    by_text = rolling_splits(log, start=date(2024, 1, 1), every="1w", history_window="2w")
+    by_delta = rolling_splits(
+        log,
+        start=date(2024, 1, 1),
+        every=timedelta(days=7),
+        history_window=timedelta(days=14),
+        horizon=timedelta(weeks=1),
+    )
+    assert [s.cutoff for s in by_delta] == [s.cutoff for s in by_text]
+    assert [s.cutoff for s in by_delta] == [date(2024, 1, d) for d in (1, 8, 15)]
+    for text, delta in zip(by_text, by_delta, strict=True):
+        assert delta.future.collect().equals(text.future.collect())
+        assert delta.history.collect().equals(text.history.collect())
+    # Dates move in whole days: a part of a day is refused with a clear message.
+    with pytest.raises(ValueError, match=r"every .*not a whole number of days.*Date"):
+        rolling_splits(log, start=date(2024, 1, 1), every=timedelta(hours=36))
+    with pytest.raises(ValueError, match=r"horizon .*not a whole number of days"):
+        split_by_time(log, date(2024, 1, 3), horizon=timedelta(hours=7))
 
 
 def test_invalid_logs_raise_with_the_column_and_a_row() -> None:

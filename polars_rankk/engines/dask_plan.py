@@ -1,0 +1,179 @@
+"""The Dask side of `evaluate_dask` and `summarize_dask`: conversions between pandas and
+Polars, the tagged union, the per-partition evaluation and histograms.
+`polars_rankk.engines.dask` holds the public functions that put them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_rankk.core.inputs import Spec
+from polars_rankk.engines import partition as dist
+from polars_rankk.engines import reduction
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
+INSTALL = "polars_rankk.dask needs Dask: pip install 'polars-rankk[dask]'"
+
+
+def dask_dataframe_module() -> Any:
+    try:
+        import dask.dataframe as dd
+    except ImportError as error:
+        raise ImportError(INSTALL) from error
+    return dd
+
+
+def check_frame(frame: object, name: str) -> None:
+    dask_dataframe = dask_dataframe_module()
+    if not isinstance(frame, dask_dataframe.DataFrame):
+        raise TypeError(
+            f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
+            f"For Polars frames use polars_rankk.evaluate."
+        )
+
+
+def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
+    # NaN stays NaN (an invalid score, a NaN grade): what the single-machine path sees.
+    return pl.from_pandas(frame, nan_to_null=False)
+
+
+def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
+    # Arrow-backed columns round-trip every dtype, nulls (k of r_precision) and NaN exactly.
+    return frame.to_pandas(use_pyarrow_extension_array=True)
+
+
+def polars_schema(frame: dd.DataFrame, columns: Iterable[str]) -> dict[str, pl.DataType]:
+    """Polars dtypes of the used columns of a dask frame (others: Null placeholders)."""
+    wanted = [c for c in frame.columns if c in set(columns)]
+    sample = to_polars(frame._meta_nonempty[wanted])
+    return {c: sample.schema[c] if c in wanted else pl.Null() for c in frame.columns}
+
+
+def tagged(
+    frame: pd.DataFrame, *, tag: int, schema: dict[str, pl.DataType], union: dict[str, pl.DataType]
+) -> pd.DataFrame:
+    """One partition of candidates (tag 0) or truth (tag 1) in the union's columns."""
+    polars_frame = to_polars(frame).cast(schema)  # type: ignore[arg-type]
+    polars_frame = polars_frame.with_columns(pl.lit(tag, dtype=pl.Int8).alias(dist.TAG))
+    return to_pandas(
+        polars_frame.select(
+            pl.col(name) if name in polars_frame.columns else pl.lit(None, dtype=dtype).alias(name)
+            for name, dtype in union.items()
+        )
+    )
+
+
+def evaluate_partition(
+    frame: pd.DataFrame,
+    *,
+    job: dist.PartitionJob,
+    union: dict[str, pl.DataType],
+    empty: pd.DataFrame,
+) -> pd.DataFrame:
+    """map_partitions body: a partition of the tagged union, whole groups -> per_group."""
+    if len(frame) == 0:
+        return empty
+    tagged = to_polars(frame).cast(union)  # type: ignore[arg-type]
+    try:
+        result = job.evaluate_tagged(tagged)
+    except Exception as error:
+        dist.add_note(
+            error,
+            f"polars_rankk.dask: raised by polars_rankk.evaluate on a partition of "
+            f"{len(frame)} rows (candidates and truth)",
+        )
+        raise
+    return to_pandas(result)
+
+
+def partition_histogram(frame: pd.DataFrame) -> pd.DataFrame:
+    """(metric, k, value, count) of one partition, NaN as null value."""
+    from polars_rankk.core.aggregate import value_histogram
+
+    polars_frame = to_polars(frame[["metric", "k", "value"]]).cast(
+        {"metric": pl.String, "k": pl.Int64, "value": pl.Float64}
+    )
+    return to_pandas(value_histogram(polars_frame).collect())
+
+
+def without_sentinels(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[~frame["metric"].isin(list(reduction.SENTINELS))].reset_index(drop=True)
+
+
+def histogram_meta() -> pd.DataFrame:
+    return to_pandas(pl.DataFrame(schema=reduction.HISTOGRAM_SCHEMA))
+
+
+def driver_schemas(
+    candidates: dd.DataFrame,
+    truth: dd.DataFrame | None,
+    names: Sequence[str | Sequence[str] | None],
+) -> tuple[dict[str, pl.DataType], dict[str, pl.DataType] | None]:
+    """The Polars schemas of both tables for the core's checks on the driver (the columns the
+    evaluation does not read are Null placeholders)."""
+    used = dist.used_columns(names)
+    return polars_schema(candidates, used), None if truth is None else polars_schema(truth, used)
+
+
+def tagged_parts(
+    candidates: dd.DataFrame, truth: dd.DataFrame | None, spec: Spec, job: dist.PartitionJob
+) -> tuple[dict[str, pl.DataType], list[dd.DataFrame]]:
+    """The tagged union's schema, and each table as frames of that schema, with the core's
+    unified id dtypes (so that a group's rows of both tables hash to one partition)."""
+    cand_schema = dict(spec.candidates.collect_schema())
+    cand_schema = {c: cand_schema[c] for c in job.candidate_columns()}
+    union: dict[str, pl.DataType] = {dist.TAG: pl.Int8()}
+    union.update({c: cand_schema[c] for c in (*job.keys, job.item, job.score)})
+    if job.labelled:
+        union[dist.LABEL] = cand_schema[job.relevance]
+    union.update({c: cand_schema[c] for c in (job.n_relevant, job.order_by) if c is not None})
+    cand_renames = {job.relevance: dist.LABEL} if job.labelled else {}
+    sides = [(candidates, 0, cand_schema, job.candidate_columns(), cand_renames)]
+    if truth is not None and spec.truth is not None:
+        truth_full = dict(spec.truth.collect_schema())
+        truth_schema = {c: truth_full[c] for c in job.truth_columns()}
+        renames: dict[str, str] = {}
+        if job.truth_graded:
+            union[dist.TRUTH_GRADE] = truth_schema[job.relevance]
+            renames = {job.relevance: dist.TRUTH_GRADE}
+        sides.append((truth, 1, truth_schema, job.truth_columns(), renames))
+    union_meta = to_pandas(pl.DataFrame(schema=union))
+    parts = []
+    for frame, tag, side_schema, columns, renames in sides:
+        selected = frame[columns]
+        schema = {renames.get(c, c): dtype for c, dtype in side_schema.items()}
+        if renames:
+            selected = selected.rename(columns=renames)
+        parts.append(
+            selected.map_partitions(
+                tagged,
+                tag=tag,
+                schema=schema,
+                union=union,
+                meta=union_meta,
+                enforce_metadata=False,
+            )
+        )
+    return union, parts
+
+
+def evaluated(
+    shuffled: dd.DataFrame, job: dist.PartitionJob, union: dict[str, pl.DataType]
+) -> dd.DataFrame:
+    """The per-group rows (and sentinel rows) of every partition of the shuffled union."""
+    empty = to_pandas(job.evaluate_tagged(pl.DataFrame(schema=union)))
+    raw: dd.DataFrame = shuffled.map_partitions(  # type: ignore[no-untyped-call]
+        evaluate_partition,
+        job=job,
+        union=union,
+        empty=empty,
+        meta=empty,
+        enforce_metadata=False,
+    )
+    return raw

@@ -1,0 +1,150 @@
+"""What the Spark and Dask back ends share on the way out: the exact reduction, on the driver,
+of the value histograms the partitions build.
+
+Aggregates are reduced from value histograms — (metric, k, value) -> count — with the
+single-machine summariser (`polars_rankk.core.summarize_histogram`), so they are bit-identical
+to ``Evaluation.summary()``; quantiles use Polars' own index arithmetic. The policy drop counts
+are the sums of the partitions' sentinel rows (see `polars_rankk.engines.partition`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from decimal import Context, Decimal
+
+import polars as pl
+
+from polars_rankk.core import order_metrics, summarize_histogram
+
+DROPPED_COLUMNS = ("dropped_empty_truth", "dropped_missing", "dropped_short")
+#: Prefix of the metric names of the sentinel rows that carry policy drop counts.
+SENTINEL_PREFIX = "_rk_"
+#: Metric names of the sentinel rows that carry policy drop counts.
+SENTINELS = tuple(f"{SENTINEL_PREFIX}{name}" for name in DROPPED_COLUMNS)
+MACRO_COLUMNS = ("metric", "k", "value", "n_groups", "n_nan")
+HISTOGRAM_SCHEMA = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+
+
+def quantile_name(quantile: float) -> str:
+    """Column name of a quantile, as `polars_rankk.distribution` names it: ``quantile_0.5``."""
+    return f"quantile_{float(quantile)!r}"
+
+
+def check_quantiles(quantiles: Iterable[float]) -> list[float]:
+    """Quantiles as floats in [0, 1]."""
+    checked = []
+    for q in quantiles:
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
+            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
+        checked.append(float(q))
+    return checked
+
+
+def histogram_quantile(
+    values: Sequence[float], counts: Sequence[int], n_nan: int, q: float
+) -> float:
+    """Polars' ``quantile(q, "linear")`` of the column a histogram describes, bit for bit.
+
+    `values` ascending and distinct, `counts` their multiplicities, `n_nan` the null (NaN)
+    values Polars sorts first: the same index arithmetic and interpolation as Polars.
+    """
+    cumulative = list(itertools.accumulate(counts))
+    n = cumulative[-1]
+    float_idx = (n - 1) * q + n_nan
+    low = math.floor(float_idx)
+    high = math.ceil(float_idx)
+    lower = float(values[bisect.bisect_right(cumulative, low - n_nan)])
+    upper = float(values[bisect.bisect_right(cumulative, high - n_nan)])
+    if lower == upper:
+        return lower
+    return (float_idx - low) * (upper - lower) + lower
+
+
+def histogram_quantiles(histogram: pl.DataFrame, quantiles: Sequence[float]) -> pl.DataFrame:
+    """metric, k, quantile_<p>… from a value histogram (null value = NaN)."""
+    names = [quantile_name(q) for q in quantiles]
+    rows = []
+    for (metric, k), pair in histogram.sort("value", nulls_last=True).group_by(
+        ["metric", "k"], maintain_order=True
+    ):
+        valid = pair.filter(pl.col("value").is_not_null())
+        n_nan = int(pair.filter(pl.col("value").is_null())["count"].sum())
+        values = valid["value"].to_list()
+        counts = valid["count"].to_list()
+        row: dict[str, object] = {"metric": metric, "k": k}
+        for q, name in zip(quantiles, names, strict=True):
+            row[name] = histogram_quantile(values, counts, n_nan, q) if sum(counts) else None
+        rows.append(row)
+    schema: dict[str, pl.DataType] = {"metric": pl.String(), "k": pl.Int64()}
+    schema.update({name: pl.Float64() for name in names})
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def dropped_table(histogram: pl.DataFrame, ks: Sequence[int]) -> pl.DataFrame:
+    """k (every k, then null), dropped_empty_truth, dropped_missing, dropped_short: the sums of
+    the sentinel rows of every partition (absent rows count 0)."""
+    sentinel = histogram.filter(pl.col("metric").is_in(SENTINELS))
+    sums = sentinel.group_by(["metric", "k"]).agg(
+        (pl.col("value").cast(pl.Int64) * pl.col("count")).sum().alias("n")
+    )
+    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
+    for column, name in zip(DROPPED_COLUMNS, SENTINELS, strict=True):
+        part = sums.filter(pl.col("metric") == name).select("k", pl.col("n").alias(column))
+        frame = frame.join(part, on="k", how="left", nulls_equal=True).with_columns(
+            pl.col(column).fill_null(0).cast(pl.Int64)
+        )
+    return frame
+
+
+def summarize(
+    histogram: pl.DataFrame,
+    *,
+    dropped_ks: Sequence[int] | None = None,
+    quantiles: Sequence[float] = (),
+    fallback: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The summary from a value histogram collected from the partitions.
+
+    `histogram`: metric, k, value (null = NaN), count — possibly several rows per value (one
+    per partition); sentinel rows included when `dropped_ks` is given. `fallback`: rows already
+    summarised elsewhere (high-cardinality metrics), with the same columns as the result.
+
+    The columns are those of ``Evaluation.summary()`` — the ``dropped_*`` counts null when
+    `dropped_ks` is None (per-group rows cannot tell which groups a policy dropped) — then the
+    quantiles.
+    """
+    histogram = histogram.select(
+        pl.col(name).cast(dtype) for name, dtype in HISTOGRAM_SCHEMA.items()
+    )
+    metrics = histogram.filter(~pl.col("metric").is_in(SENTINELS))
+    # Partitions each contribute their own counts of a value: add them (exact integers).
+    metrics = metrics.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
+    summary = summarize_histogram(metrics)
+    if quantiles:
+        summary = summary.join(
+            histogram_quantiles(metrics, quantiles),
+            on=["metric", "k"],
+            how="left",
+            nulls_equal=True,
+        )
+    if fallback is not None and fallback.height:
+        summary = order_metrics(pl.concat([summary, fallback.select(summary.columns)]))
+    if dropped_ks is None:
+        summary = summary.with_columns(
+            pl.lit(None, dtype=pl.Int64).alias(column) for column in DROPPED_COLUMNS
+        )
+    else:
+        summary = summary.join(
+            dropped_table(histogram, dropped_ks), on="k", how="left", nulls_equal=True
+        ).with_columns(pl.col("dropped_short").fill_null(0))
+    return summary.select(*MACRO_COLUMNS, *DROPPED_COLUMNS, *(quantile_name(q) for q in quantiles))
+
+
+def decimal_mean(total: Decimal | None, count: int) -> float:
+    """``total / count`` rounded once to a float (NaN when `count` is 0)."""
+    if count == 0 or total is None:
+        return float("nan")
+    return float(Context(prec=80).divide(Decimal(total), Decimal(count)))

@@ -1,0 +1,317 @@
+"""The package's architecture, checked from its source: parts, their dependencies, front doors.
+
+A *part* is a first-level subpackage of `polars_rankk` (``core``, ``stats``, ``time``,
+``engines``, ``charts``, ``reports``, ``cli``) or a first-level module (``io``, ``tables``;
+``spark`` and ``dask`` are documented import paths of ``engines``). Imports are read with
+`ast`, so nothing here depends on what happens to be imported at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import polars_rankk as rk
+
+PACKAGE = Path(rk.__file__).parent
+ROOT = PACKAGE.parent
+#: Thin documented import paths that belong to another part.
+ALIASES = {"spark": "engines", "dask": "engines"}
+#: Which parts each part may import. The core imports none; every other part builds on it.
+ALLOWED: dict[str, frozenset[str]] = {
+    "core": frozenset(),
+    "io": frozenset(),
+    "stats": frozenset({"core"}),
+    "time": frozenset({"core"}),
+    "engines": frozenset({"core"}),
+    "charts": frozenset({"core", "stats", "time"}),
+    "tables": frozenset({"core", "stats"}),
+    "reports": frozenset({"core", "stats", "time", "charts", "tables"}),
+    "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
+}
+#: Names any part may import from the package root.
+ROOT_METADATA = frozenset({"__version__"})
+#: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).
+OPTIONAL_LIBRARIES = ("altair", "vl_convert", "typer", "rich", "pyspark", "dask", "scipy")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One name a module imports from the package: the dotted module and, for ``from``
+    imports, the name taken from it."""
+
+    module: str
+    name: str | None
+    line: int
+
+
+def _modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def _dotted(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _part_of(dotted: str) -> str | None:
+    """The part a dotted module name belongs to (None: the package root itself)."""
+    pieces = dotted.split(".")
+    if len(pieces) < 2:
+        return None
+    return ALIASES.get(pieces[1], pieces[1])
+
+
+def _imports(path: Path) -> Iterator[Import]:
+    """Every import of a `polars_rankk` module in `path`, relative imports resolved."""
+    package = _dotted(path) if path.name == "__init__.py" else _dotted(path).rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "polars_rankk":
+                    yield Import(alias.name, None, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != "polars_rankk":
+                continue
+            for alias in node.names:
+                yield Import(module, alias.name, node.lineno)
+
+
+def _is_module(dotted: str) -> bool:
+    relative = Path(*dotted.split(".")[1:]) if "." in dotted else Path()
+    return (PACKAGE / relative).with_suffix(".py").exists() or (
+        PACKAGE / relative / "__init__.py"
+    ).exists()
+
+
+def _target(found: Import) -> tuple[str, str | None]:
+    """The module an import reaches, and the name it takes from that module (if any)."""
+    if found.name is not None and _is_module(f"{found.module}.{found.name}"):
+        return f"{found.module}.{found.name}", None
+    return found.module, found.name
+
+
+def _dependencies() -> Iterator[tuple[str, str, str | None, str]]:
+    """(importing part, imported module, imported name, where) for every import across parts
+    or of the package root."""
+    for path in _modules():
+        part = _part_of(_dotted(path))
+        if part is None:
+            continue  # the package's front door may import every part
+        for found in _imports(path):
+            module, name = _target(found)
+            where = f"{path.relative_to(ROOT)}:{found.line}"
+            target = _part_of(module)
+            if target != part:
+                yield part, module, name, where
+
+
+def _private(dotted: str, name: str | None) -> bool:
+    pieces = [*dotted.split(".")[1:], *([name] if name else [])]
+    return any(piece.startswith("_") and not piece.startswith("__") for piece in pieces)
+
+
+def test_every_module_belongs_to_a_known_part() -> None:
+    parts = {_part_of(_dotted(path)) for path in _modules()} - {None}
+    assert parts <= set(ALLOWED), f"parts without a dependency rule: {parts - set(ALLOWED)}"
+
+
+def test_parts_depend_only_on_the_parts_below_them() -> None:
+    """The core depends on no other part; statistics, time, engines, charts, reports, tables
+    and the CLI build on it, in one direction. Importing the package root from inside a part
+    would depend on every part."""
+    wrong = []
+    for part, module, name, where in _dependencies():
+        target = _part_of(module)
+        if target is None:
+            if name not in ROOT_METADATA:
+                what = "the package root" if name is None else f"{name!r} from the package root"
+                wrong.append(f"{where}: {part} imports {what}")
+        elif target not in ALLOWED[part]:
+            wrong.append(f"{where}: {part} imports {module}{'.' + name if name else ''}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_core_imports_no_other_part() -> None:
+    outward = [
+        f"{where}: {module}"
+        for part, module, _, where in _dependencies()
+        if part == "core" and _part_of(module) != "core"
+    ]
+    assert not outward, "\n".join(outward)
+
+
+def test_no_part_imports_another_parts_private_names() -> None:
+    """Parts meet through public names: no ``_private`` function, constant or module."""
+    private = [
+        f"{where}: {part} imports {module}{'.' + name if name else ''}"
+        for part, module, name, where in _dependencies()
+        if _private(module, name)
+    ]
+    assert not private, "\n".join(private)
+
+
+def _private_attributes(path: Path) -> set[str]:
+    """Underscore names a module defines: functions, methods, and attributes it assigns."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+def test_no_part_reads_another_parts_private_attributes() -> None:
+    """E.g. an engine calling ``Evaluation._dropped_queries()`` instead of ``.dropped``."""
+    defined: dict[str, set[str]] = {}
+    for path in _modules():
+        part = _part_of(_dotted(path))
+        if part is not None:
+            defined.setdefault(part, set()).update(_private_attributes(path))
+    wrong = []
+    for path in _modules():
+        part = _part_of(_dotted(path))
+        if part is None:
+            continue
+        others = set().union(*(names for owner, names in defined.items() if owner != part))
+        own = defined.get(part, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in others - own
+                and not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"})
+            ):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {part} reads .{node.attr}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _all_modules() -> list[ModuleType]:
+    names = [rk.__name__] + [
+        info.name
+        for info in pkgutil.walk_packages(rk.__path__, prefix="polars_rankk.")
+        if not info.name.endswith("__main__")  # running it would start the CLI
+    ]
+    return [importlib.import_module(name) for name in names]
+
+
+def test_no_module_shares_its_name_with_a_function_it_exports() -> None:
+    """``import polars_rankk.x.evaluate as m`` must give the module, never a function of the
+    same name that the package re-exports over it."""
+    clashes = []
+    for module in _all_modules():
+        short = module.__name__.rsplit(".", 1)[-1]
+        exported = set(getattr(module, "__all__", ())) | {
+            name
+            for name, value in vars(module).items()
+            if getattr(value, "__module__", None) == module.__name__
+        }
+        value = getattr(module, short, None)
+        if short in exported and (inspect.isfunction(value) or inspect.isclass(value)):
+            clashes.append(f"{module.__name__} exports a function or class {short!r}")
+        parent = sys.modules.get(module.__name__.rsplit(".", 1)[0])
+        if parent is not None and parent is not module:
+            shadow = getattr(parent, short, module)
+            if shadow is not module:
+                clashes.append(f"{parent.__name__}.{short} is {shadow!r}, not the module")
+    assert not clashes, "\n".join(clashes)
+
+
+def _constant_documented(name: str) -> bool:
+    """A ``#:`` comment on the constant's definition, or a mention in the user docs."""
+    pattern = re.compile(rf"^#:.*\n(?:#:.*\n)*{re.escape(name)}\b\s*[:=]", re.MULTILINE)
+    if any(pattern.search(path.read_text(encoding="utf-8")) for path in _modules()):
+        return True
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return any(re.search(rf"\b{name}\b", path.read_text(encoding="utf-8")) for path in docs)
+
+
+@pytest.mark.parametrize("name", rk.__all__)
+def test_every_public_name_is_importable_and_documented(name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from polars_rankk import {name}", namespace)  # the documented import works
+    value = namespace[name]
+    if callable(value):
+        assert (inspect.getdoc(value) or "").strip(), f"rk.{name} has no docstring"
+    else:
+        assert _constant_documented(name), f"rk.{name} is documented nowhere"
+
+
+def test_public_names_are_unique_and_sorted_into_all() -> None:
+    assert len(set(rk.__all__)) == len(rk.__all__)
+    public = {name for name in vars(rk) if not name.startswith("_")}
+    modules = {name for name in public if inspect.ismodule(getattr(rk, name))}
+    missing = sorted(public - modules - set(rk.__all__))
+    assert not missing, f"public names missing from polars_rankk.__all__: {missing}"
+
+
+def test_importing_the_package_loads_no_optional_library() -> None:
+    """The core and the default front door never pull in charts, CLI or engine libraries."""
+    code = (
+        "import sys, polars_rankk\n"
+        f"heavy = [m for m in {OPTIONAL_LIBRARIES!r} if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+#: Files whose text the reference check reads.
+TEXT_SUFFIXES = {".py", ".md", ".txt", ".html", ".css", ".js", ".json", ".toml", ".cfg"}
+
+
+def _text_files() -> Iterator[Path]:
+    yield ROOT / "README.md"
+    for folder in (PACKAGE, ROOT / "docs"):
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in TEXT_SUFFIXES and "__pycache__" not in path.parts:
+                yield path
+
+
+def _repository_files() -> set[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    files = set(listed.stdout.split()) if listed.returncode == 0 else set()
+    if not files:
+        files = {str(path.relative_to(ROOT)) for path in ROOT.rglob("*") if path.is_file()}
+    return files | {Path(name).name for name in files}
+
+
+def test_spec_and_seed_references_point_inside_the_repository() -> None:
+    """``grep -rn "SPEC\\|seed 0" polars_rankk docs README.md`` finds only references to files
+    in the repository: the definitions live in docs/definitions.md, not in documents readers
+    cannot open."""
+    files = _repository_files()
+    token = re.compile(r"[\w./-]*(?:SPEC|seed 0)[\w./-]*")
+    outside = []
+    for path in _text_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in token.finditer(line):
+                reference = match.group().strip("./")
+                if not reference or reference not in files:
+                    where = f"{path.relative_to(ROOT)}:{number}"
+                    outside.append(f"{where}: {line.strip()}")
+                    break
+    assert not outside, "references to documents outside the repository:\n" + "\n".join(outside)
