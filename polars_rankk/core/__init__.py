@@ -5,24 +5,30 @@ names exported here; the core imports none of them.
 """
 
 from polars_rankk.core import namespace as _namespace  # registers the `rankk` namespaces
-from polars_rankk.core.aggregate import order_metrics, summarize_histogram, value_histogram
+from polars_rankk.core.aggregate import (
+    check_quantiles,
+    order_metrics,
+    quantile_name,
+    summarize_histogram,
+    value_histogram,
+)
 from polars_rankk.core.diagnostics import Diagnostics
 from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate, metric_column
 from polars_rankk.core.expressions import (
     average_precision_at_k,
+    bpref,
+    dcg_at_k,
+    err_at_k,
     f1_at_k,
     hit_rate_at_k,
+    judged_at_k,
     mrr_at_k,
     ndcg_at_k,
     precision_at_k,
     r_precision,
-    recall_at_k,
-    bpref,
-    dcg_at_k,
-    err_at_k,
-    judged_at_k,
     rbp_at_k,
     rbp_residual_at_k,
+    recall_at_k,
 )
 from polars_rankk.core.inputs import (
     align_ids,
@@ -64,13 +70,18 @@ __all__ = [
     "Policy",
     "align_ids",
     "average_precision_at_k",
+    "bpref",
     "check_numeric",
     "check_one_row_per_group",
+    "check_quantiles",
+    "dcg_at_k",
+    "err_at_k",
     "evaluate",
     "example_row",
     "f1_at_k",
     "hit_rate_at_k",
     "is_table",
+    "judged_at_k",
     "label",
     "metric_column",
     "metric_rank",
@@ -81,11 +92,8 @@ __all__ = [
     "normalize_ks",
     "order_metrics",
     "precision_at_k",
+    "quantile_name",
     "r_precision",
-    "bpref",
-    "dcg_at_k",
-    "err_at_k",
-    "judged_at_k",
     "rbp_at_k",
     "rbp_residual_at_k",
     "recall_at_k",

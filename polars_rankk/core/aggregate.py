@@ -7,7 +7,7 @@ ordered; a distributed engine can build the histogram and hand it to `summarize_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import polars as pl
 
@@ -27,6 +27,30 @@ from polars_rankk.core.types import FrameLike
 
 def _collect(frame: FrameLike) -> pl.DataFrame:
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def quantile_name(quantile: float) -> str:
+    """Column name of a quantile: ``0.25`` -> ``"quantile_0.25"``, everywhere a quantile is
+    reported (distributions, Spark and Dask summaries)."""
+    return f"quantile_{float(quantile)!r}"
+
+
+def check_quantiles(quantiles: Iterable[float]) -> list[float]:
+    """Quantiles as distinct floats in [0, 1], in the order given.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.aggregate import check_quantiles
+    >>> check_quantiles([0.5, 0.9, 0.5])
+    [0.5, 0.9]
+    """
+    checked: list[float] = []
+    for q in quantiles:
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
+            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
+        if float(q) not in checked:
+            checked.append(float(q))
+    return checked
 
 
 def order_metrics(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:

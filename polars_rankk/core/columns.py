@@ -6,6 +6,9 @@ The ``_rk_`` prefix keeps internal columns apart from user columns; the public p
 
 from __future__ import annotations
 
+#: The prefix of every internal column; user columns may not start with it.
+INTERNAL_PREFIX = "_rk_"
+
 # Internal column names; the `_rk_` prefix keeps them apart from user columns.
 SCORE = "_rk_score"
 GRADE = "_rk_grade"

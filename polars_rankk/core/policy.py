@@ -1,4 +1,7 @@
-"""`Policy`: every definitional choice of an evaluation, in one frozen object (docs/definitions.md §3)."""
+"""`Policy`: every definitional choice of an evaluation, in one frozen object.
+
+What each choice means: docs/definitions.md §3.
+"""
 
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ POLICY_HELP: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Policy:
-    """Every definitional choice of an evaluation (docs/definitions.md §3), validated on construction.
+    """Every definitional choice of an evaluation, validated on construction (definitions §3).
 
     The defaults are trec_eval's wherever trec_eval has an opinion, except that groups with no
     relevant item are excluded (``empty_truth="exclude"``) rather than scored 0.

@@ -226,7 +226,7 @@ def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.La
     )
 
 
-def prepare(spec: Spec) -> Prepared:
+def prepare_groups(spec: Spec) -> Prepared:
     """Build the lazy per-group table for `spec`: one pass over the candidates.
 
     The candidates are read once: de-duplicated, ranked in a window, joined with the

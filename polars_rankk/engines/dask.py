@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
+from polars_rankk.core import check_quantiles
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.engines import dask_plan as plan
@@ -248,7 +249,7 @@ def summarize_dask(
     See the module docstring.
     """
     dask_dataframe = plan.dask_dataframe_module()
-    checked = reduction.check_quantiles(quantiles)
+    checked = check_quantiles(quantiles)
     if isinstance(results, DaskEvaluation):
         frame, dropped_ks = results.raw, results.ks
     elif isinstance(results, dask_dataframe.DataFrame):

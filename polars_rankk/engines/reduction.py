@@ -12,12 +12,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from decimal import Context, Decimal
 
 import polars as pl
 
-from polars_rankk.core import order_metrics, summarize_histogram
+from polars_rankk.core import order_metrics, quantile_name, summarize_histogram
 
 DROPPED_COLUMNS = ("dropped_empty_truth", "dropped_missing", "dropped_short")
 #: Prefix of the metric names of the sentinel rows that carry policy drop counts.
@@ -26,21 +26,6 @@ SENTINEL_PREFIX = "_rk_"
 SENTINELS = tuple(f"{SENTINEL_PREFIX}{name}" for name in DROPPED_COLUMNS)
 MACRO_COLUMNS = ("metric", "k", "value", "n_groups", "n_nan")
 HISTOGRAM_SCHEMA = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
-
-
-def quantile_name(quantile: float) -> str:
-    """Column name of a quantile, as `polars_rankk.distribution` names it: ``quantile_0.5``."""
-    return f"quantile_{float(quantile)!r}"
-
-
-def check_quantiles(quantiles: Iterable[float]) -> list[float]:
-    """Quantiles as floats in [0, 1]."""
-    checked = []
-    for q in quantiles:
-        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
-            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
-        checked.append(float(q))
-    return checked
 
 
 def histogram_quantile(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import polars as pl
 
+from polars_rankk.core import check_quantiles
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.engines import partition as dist
@@ -342,7 +343,7 @@ def summarize_spark(
     from pyspark.sql import DataFrame, Window
     from pyspark.sql import functions as sf
 
-    checked = reduction.check_quantiles(quantiles)
+    checked = check_quantiles(quantiles)
     if isinstance(max_distinct, bool) or max_distinct < 1:
         raise ValueError(f"max_distinct must be an int >= 1; got {max_distinct!r}")
     if isinstance(results, SparkEvaluation):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rankk.core import quantile_name
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 
@@ -263,7 +264,7 @@ def high_cardinality(
         }
         for index, q in enumerate(quantiles):
             found = row["q"]
-            record[reduction.quantile_name(q)] = None if found is None else float(found[index])
+            record[quantile_name(q)] = None if found is None else float(found[index])
         out.append(record)
     schema: dict[str, pl.DataType] = {
         "metric": pl.String(),
@@ -272,5 +273,5 @@ def high_cardinality(
         "n_groups": pl.Int64(),
         "n_nan": pl.Int64(),
     }
-    schema.update({reduction.quantile_name(q): pl.Float64() for q in quantiles})
+    schema.update({quantile_name(q): pl.Float64() for q in quantiles})
     return pl.DataFrame(out, schema=schema, orient="row")

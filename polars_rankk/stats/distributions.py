@@ -21,7 +21,13 @@ from typing import Literal, Protocol, overload
 
 import polars as pl
 
-from polars_rankk.core import align_ids, check_one_row_per_group, metric_rank
+from polars_rankk.core import (
+    align_ids,
+    check_one_row_per_group,
+    check_quantiles,
+    metric_rank,
+    quantile_name,
+)
 from polars_rankk.core.types import FrameLike
 
 DEFAULT_QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -206,21 +212,6 @@ def sort_rows(frame: pl.LazyFrame, strata: list[str], *extra: str) -> pl.LazyFra
     return frame.sort([*strata, metric_rank(), "metric", "k", *extra], nulls_last=True)
 
 
-def quantile_name(quantile: float) -> str:
-    """Column name of a quantile: ``0.25`` -> ``"quantile_0.25"``."""
-    return f"quantile_{float(quantile)!r}"
-
-
-def _check_quantiles(quantiles: Sequence[float]) -> list[float]:
-    checked: list[float] = []
-    for q in quantiles:
-        if not isinstance(q, (int, float)) or not 0 <= q <= 1:
-            raise ValueError(f"quantiles must be numbers in [0, 1]; got {q!r}")
-        if float(q) not in checked:
-            checked.append(float(q))
-    return checked
-
-
 @overload
 def distribution(
     results: pl.DataFrame,
@@ -323,7 +314,7 @@ def distribution(
     """
     source = per_group_input(results, group_keys)
     strata = as_list(by)
-    checked = _check_quantiles(quantiles)
+    checked = check_quantiles(quantiles)
     frame = with_strata(source.frame, source.group_keys, strata, attributes, source.groups)
     value = pl.col("value").fill_nan(None)
     count = value.count()

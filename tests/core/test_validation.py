@@ -85,7 +85,7 @@ def test_bad_k(k):
 
 def test_unknown_metric_lists_valid_ones():
     with pytest.raises(
-        ValueError, match=r"unknown metric name\(s\) \['ndgc'\]; valid names are: precision"
+        ValueError, match=r"unknown metric name 'ndgc'; valid names are: precision"
     ):
         run(metrics=["ndgc"])
 
@@ -153,3 +153,9 @@ def test_empty_inputs_give_an_empty_result(lazy):
 def test_no_truth_and_no_labels():
     with pytest.raises(ValueError, match=r"no truth table and the candidates carry no 'relevance'"):
         rk.evaluate(CANDIDATES, None, group_by="user")
+
+
+def test_internal_column_prefix_is_reserved() -> None:
+    candidates = pl.DataFrame({"_rk_score": [1], "item": [1], "score": [1.0]})
+    with pytest.raises(ValueError, match=r"start with '_rk_', which the library reserves"):
+        rk.evaluate(candidates, candidates.select("_rk_score", "item"), group_by="_rk_score")

@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from polars_rankk.stats.distributions import distribution, histogram, quantile_name
+from polars_rankk.core import quantile_name
+from polars_rankk.stats.distributions import distribution, histogram
 
 QUANTILES = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
 
