@@ -11,12 +11,12 @@ import polars as pl
 
 from polars_rankk.core import aggregate
 from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
-from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.columns import HAS_CANDIDATES, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.inputs import Spec, check_inputs
 from polars_rankk.core.metrics import finished
 from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.prepare import Prepared, prepare
+from polars_rankk.core.prepare import Prepared, prepare_groups
 from polars_rankk.core.registry import BEYOND_ACCURACY, MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import Average, FrameLike, MetricName
 
@@ -289,6 +289,10 @@ class Evaluation:
             return self
 
         spec = self._spec
+        if self._one_pass():
+            # Polars does not share the heavy pass between the plans of one collect_all:
+            # run it once, then derive every view from its one row per group.
+            return self._from_groups(self._all_groups.lazy().collect(engine=engine))
         extra = [] if self.catalogue is None else [self.catalogue.lazy()]
         per_group, groups, kept, all_groups, wide, *catalogue = pl.collect_all(
             [
@@ -310,6 +314,50 @@ class Evaluation:
             all_groups,
             wide,
             catalogue[0] if catalogue else None,
+        )
+
+    @staticmethod
+    def collect_together(
+        evaluations: Sequence[Evaluation], engine: EngineType = "auto"
+    ) -> list[Evaluation]:
+        """Eager copies of several evaluations, their lazy pipelines run in one
+        ``pl.collect_all`` (side by side), each once.
+
+        Eager evaluations are returned as they are.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> truth = pl.LazyFrame({"q": [1], "item": [2]})
+        >>> runs = [pl.LazyFrame({"q": [1, 1], "item": [1, 2], "score": [s, 1.0]})
+        ...         for s in (2.0, 0.5)]
+        >>> found = rk.Evaluation.collect_together(
+        ...     [rk.evaluate(r, truth, k=1, metrics="precision", group_by="q") for r in runs])
+        >>> [e.summary()["value"].item() for e in found]
+        [0.0, 1.0]
+        """
+        together = [e for e in evaluations if e.is_lazy and e._one_pass()]
+        passes = pl.collect_all([e._all_groups.lazy() for e in together], engine=engine)
+        done = {id(e): e._from_groups(groups) for e, groups in zip(together, passes, strict=True)}
+        return [done[id(e)] if id(e) in done else e.collect(engine) for e in evaluations]
+
+    def _one_pass(self) -> bool:
+        """Every view derives from the collected one-row-per-group pass (no beyond-accuracy
+        tables to collect beside it)."""
+        return self.catalogue is None and all(name in REGISTRY for name in self.metrics)
+
+    def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:
+        """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
+        spec = self._spec
+        kept, wide = _views_of(all_groups, spec)
+        return Evaluation(
+            replace(spec, is_lazy=False),
+            self._prepared,
+            _sorted(_long(wide.lazy(), spec).collect(), self.group_keys),
+            kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT).sort(self.group_keys),
+            kept,
+            all_groups,
+            wide,
         )
 
     def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
@@ -438,6 +486,12 @@ def _apply_group_policies(groups: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:
     if policy.missing_groups == "exclude":
         groups = groups.filter(pl.col(HAS_CANDIDATES))
     return groups
+
+
+def _views_of(all_groups: pl.DataFrame, spec: Spec) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The kept groups and the wide metric table, from the collected one-row-per-group pass."""
+    kept = _apply_group_policies(all_groups.lazy(), spec.policy).collect()
+    return kept, _wide_metrics(kept.lazy(), spec).collect()
 
 
 def _check_missing_groups(spec: Spec) -> None:
@@ -591,6 +645,16 @@ def evaluate(
         raise ValueError(
             f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
         )
+    internal = [
+        column
+        for column in (*spec.keys, spec.item, spec.score, spec.relevance)
+        if column.startswith(INTERNAL_PREFIX)
+    ]
+    if internal:
+        raise ValueError(
+            f"column name(s) {internal} start with {INTERNAL_PREFIX!r}, which the library "
+            f"reserves for its internal columns; rename them"
+        )
     _check_missing_groups(spec)
     beyond = (*beyond_group, *beyond_catalogue)
     tables = item_tables(
@@ -601,7 +665,7 @@ def evaluate(
         item_features=item_features,
         head_share=head_share,
     )
-    prepared = prepare(spec)
+    prepared = prepare_groups(spec)
     all_groups: FrameLike = prepared.groups
     top: pl.LazyFrame = top_rows(spec, prepared.ranked)
     if not spec.is_lazy:
