@@ -15,7 +15,9 @@ import polars as pl
 
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate
+from polars_rankk.core.inputs import normalize_metrics
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import as_list
 
@@ -263,27 +265,36 @@ def _curve_from_ranks(
     metrics: list[str] | None,
     ks: list[int] | None,
 ) -> pl.DataFrame | None:
-    """The curve from sums over ranks (`rank_sums`); None when the policy needs per-group rows.
+    """The curve from sums over ranks (`sums_over_ranks`); None when a policy needs per-group
+    rows.
 
     Intervals use the resampling of `polars_rankk.bootstrap` (one draw of group weights per
     stratum, shared by every metric and K), so they equal its intervals for the same seed.
     """
     import numpy as np
 
-    from polars_rankk.stats.rank_sums import means, rank_sums, resampled_means, stratum_slices
+    from polars_rankk.stats.rank_sums import (
+        SUMMED_METRICS,
+        means,
+        resampled_means,
+        stratum_slices,
+        sums_over_ranks,
+    )
     from polars_rankk.stats.resampling import check_options, generator, resample_key
 
+    chosen = [
+        m for m in evaluation.metrics if REGISTRY[m].has_k and (metrics is None or m in metrics)
+    ]
+    if not set(chosen) <= SUMMED_METRICS:
+        return None  # the other metrics' curves read the per-group values
     groups = evaluation.groups.lazy()
     if strata:
         from polars_rankk.stats.distributions import with_strata
 
         groups = with_strata(groups, evaluation.group_keys, strata, attributes, groups)
-    sums = rank_sums(evaluation, strata, groups)
+    sums = sums_over_ranks(evaluation, strata, groups)
     if sums is None:
         return None
-    chosen = [
-        m for m in evaluation.metrics if m != "r_precision" and (metrics is None or m in metrics)
-    ]
     wanted = [k for k in evaluation.ks if ks is None or k in ks]
     columns = np.array(wanted, dtype=np.int64) - 1
     if ci:
@@ -437,10 +448,11 @@ def k_curve(
     chosen: list[str] | None = None
     if metrics is not None:
         chosen = [metrics] if isinstance(metrics, str) else list(metrics)
-        if "r_precision" in chosen:
+        without_k = [m for m in normalize_metrics(chosen) if not REGISTRY[m].has_k]
+        if without_k:
             raise ValueError(
-                "r_precision has no K (it is precision at R), so it has no K-curve; "
-                "leave it out of metrics"
+                f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
+                "the whole list), so it has no K-curve; leave it out of metrics"
             )
     strata = as_list(by)
     _check_strata(strata)
@@ -496,7 +508,9 @@ def curve_of_evaluations(
     """
     strata = as_list(by)
     _check_strata(strata)
-    chosen = None if metrics is None else [m for m in metrics if m != "r_precision"]
+    chosen = None if metrics is None else [
+        m for m in normalize_metrics(metrics) if REGISTRY[m].has_k
+    ]
     parts = []
     for name, evaluation in evaluations.items():
         if not isinstance(evaluation, Evaluation):

@@ -35,6 +35,10 @@ IntArray = npt.NDArray[np.int64]
 #: Fixed bases (column index); f1's hits-by-R columns follow.
 COUNT, HITS, RECALL, HIT_RATE, MRR, AP, NDCG, PRECISION_TAIL, F1_TAIL = range(9)
 _FIXED = 9
+#: The metrics these sums give; a curve of any other metric reads the per-group values.
+SUMMED_METRICS = frozenset(
+    {"precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"}
+)
 #: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
 RESAMPLE_BLOCK = 50
 
@@ -57,7 +61,7 @@ class RankSums:
         return _FIXED + len(self.relevant_sizes)
 
 
-def rank_sums(
+def sums_over_ranks(
     evaluation: Evaluation, strata: Sequence[str] = (), groups: pl.LazyFrame | None = None
 ) -> RankSums | None:
     """Events of `evaluation` at K = 1…max K; None when its policy needs the per-group path.
