@@ -40,6 +40,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
+    named_cutoffs,
     parse_k,
     parse_metrics,
     split_names,
@@ -141,8 +142,8 @@ def compare(
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
     from polars_rankk.stats import compare as compare_systems
 
-    ks = parse_k(k)
     chosen = parse_metrics(metrics)
+    ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)

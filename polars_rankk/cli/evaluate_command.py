@@ -29,6 +29,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
+    named_cutoffs,
     parse_k,
     parse_metrics,
     split_names,
@@ -117,8 +118,8 @@ def evaluate(
     policy: Policy,
 ) -> None:
     """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
-    ks = parse_k(k)
     chosen = parse_metrics(metrics)
+    ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)
     with progress_steps(progress) as say:

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 import typer
 
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
+from polars_rankk.core.names import parse_metric_name, resolve_metric_names
+from polars_rankk.core.registry import DEFAULT_METRICS
 
 InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
 OutputFormat = Literal["table", "csv", "json", "markdown", "parquet"]
@@ -75,13 +77,18 @@ def split_names(text: str | None) -> list[str] | None:
 
 
 def parse_metrics(text: str | None) -> list[str] | None:
-    """Parse ``--metrics`` against the metric registry (``None``: every metric).
+    """Parse ``--metrics``: canonical names and the ir_measures / trec_eval spellings the core
+    accepts (``P@5``, ``nDCG(judged_only=True)@10``, ``ndcg_cut_10``: docs/metric_names.md),
+    kept as typed so that evaluation reads their cut-offs and parameters (``None``: the
+    default metrics).
 
     Examples
     --------
     >>> from polars_rankk.cli.options import parse_metrics
     >>> parse_metrics("ndcg,recall")
     ['ndcg', 'recall']
+    >>> parse_metrics("P@5, ndcg_cut_10,Bpref")
+    ['P@5', 'ndcg_cut_10', 'Bpref']
     >>> parse_metrics("accuracy")
     Traceback (most recent call last):
     ...
@@ -90,11 +97,38 @@ def parse_metrics(text: str | None) -> list[str] | None:
     names = split_names(text)
     if names is None:
         return None
-    unknown = [name for name in names if name not in METRICS]
+    unknown = []
+    for name in names:
+        try:
+            parse_metric_name(name)
+        except ValueError as error:
+            if not str(error).startswith("unknown metric name"):
+                raise ValueError(f"--metrics: {error}") from None
+            unknown.append(name)
     if unknown:
         listed = ", ".join(repr(name) for name in unknown)
-        raise ValueError(f"--metrics: unknown metric {listed}; choose among {', '.join(METRICS)}")
+        raise ValueError(
+            f"--metrics: unknown metric {listed}; choose among {', '.join(METRICS)} "
+            "(or their ir_measures / trec_eval names, e.g. P@5, ndcg_cut_10: "
+            "docs/metric_names.md)"
+        )
+    try:  # names that set one policy field two ways
+        resolve_metric_names(names)
+    except ValueError as error:
+        raise ValueError(f"--metrics: {error}") from None
     return names
+
+
+def named_cutoffs(names: list[str] | None) -> list[int]:
+    """The cut-offs the metric names carry (``P@5`` -> 5), to add to ``--k``.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import named_cutoffs
+    >>> named_cutoffs(["P@5", "ndcg_cut_10", "recall"]), named_cutoffs(None)
+    ([5, 10], [])
+    """
+    return list(resolve_metric_names(names)[1]) if names else []
 
 
 # Options shared by both commands -------------------------------------------------------------
@@ -111,7 +145,10 @@ KOption = Annotated[
 MetricsOption = Annotated[
     str | None,
     typer.Option(
-        metavar="NAMES", help=f"Comma-separated metrics (default all): {', '.join(METRICS)}."
+        metavar="NAMES",
+        help=f"Comma-separated metrics (default {', '.join(DEFAULT_METRICS)}); any of "
+        f"{', '.join(METRICS)}, or their ir_measures / trec_eval names (P@5, nDCG@10, "
+        "ndcg_cut_10, Bpref, RBP(p=0.9)@10): a name's cut-off is added to --k.",
     ),
 ]
 GroupByOption = Annotated[

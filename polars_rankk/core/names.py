@@ -27,27 +27,43 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import DEFAULT_METRICS, METRICS, REGISTRY
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
 
-#: Every spelling (lower case) of each metric: canonical, ir_measures and trec_eval bases.
+#: The spellings other tools use, by tool: (spelling as that tool writes it, metric, whether
+#: the tool gives it a cut-off). Matching ignores case.
+SPELLINGS: tuple[tuple[str, str, str, bool], ...] = (
+    ("P", "precision", "ir_measures", True),
+    ("R", "recall", "ir_measures", True),
+    ("Success", "hit_rate", "ir_measures", True),
+    ("nDCG", "ndcg", "ir_measures", True),
+    ("AP", "average_precision", "ir_measures", True),
+    ("RR", "mrr", "ir_measures", True),
+    ("Rprec", "r_precision", "ir_measures", False),
+    ("Bpref", "bpref", "ir_measures", False),
+    ("ERR", "err", "ir_measures", True),
+    ("RBP", "rbp", "ir_measures", True),
+    ("Judged", "judged", "ir_measures", True),
+    ("P", "precision", "trec_eval", True),
+    ("recall", "recall", "trec_eval", True),
+    ("success", "hit_rate", "trec_eval", True),
+    ("ndcg_cut", "ndcg", "trec_eval", True),
+    ("map_cut", "average_precision", "trec_eval", True),
+    ("map", "average_precision", "trec_eval", False),
+    ("recip_rank", "mrr", "trec_eval", False),
+    ("Rprec", "r_precision", "trec_eval", False),
+    ("bpref", "bpref", "trec_eval", False),
+    ("hitrate", "hit_rate", "alias", True),
+)
+
+#: Every spelling (lower case) of each metric: canonical names and the tools' spellings.
 ALIASES: dict[str, str] = {
     **{name: name for name in METRICS},
-    "p": "precision",
-    "r": "recall",
-    "success": "hit_rate",
-    "hitrate": "hit_rate",
-    "ndcg_cut": "ndcg",
-    "ap": "average_precision",
-    "map": "average_precision",
-    "map_cut": "average_precision",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "rprec": "r_precision",
+    **{spelling.lower(): metric for spelling, metric, _, _ in SPELLINGS},
 }
 
 #: Parameters a name may carry: the Policy field each sets, and how its value reads.
@@ -226,15 +242,45 @@ def render_name(
     return entry.column(k) if name is None else name
 
 
-def accepted_names() -> list[tuple[str, str, str]]:
-    """Every accepted spelling: (spelling, form, what it maps to), for docs/metric_names.md."""
-    rows: list[tuple[str, str, str]] = []
-    for alias, metric in ALIASES.items():
+class AcceptedName(NamedTuple):
+    """One accepted spelling (``K`` stands for any cut-off >= 1), the tool that writes it,
+    the canonical metric it names and the K it is evaluated at."""
+
+    spelling: str
+    tool: str
+    metric: str
+    k: str
+
+
+def accepted_names() -> list[AcceptedName]:
+    """Every accepted spelling, in registry order: the rows of docs/metric_names.md.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names import accepted_names
+    >>> [row.spelling for row in accepted_names() if row.metric == "mrr"]
+    ['mrr@K', 'mrr', 'RR@K', 'RR', 'recip_rank']
+    """
+    rows: list[AcceptedName] = []
+    for metric in METRICS:
         entry = REGISTRY[metric]
         if entry.has_k:
-            rows.append((f"{alias}@K", "ir_measures style", f"{metric} at K (adds K)"))
-            rows.append((f"{alias}_K", "trec_eval style", f"{metric} at K (adds K)"))
-            rows.append((alias, "no cut-off", f"{metric} at the evaluation's K"))
-        else:
-            rows.append((alias, "no cut-off", metric))
+            rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
+        rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
+        for spelling, target, tool, cut in SPELLINGS:
+            if target != metric:
+                continue
+            if cut:
+                joint = "_" if tool == "trec_eval" else "@"
+                base = "RBP(p=0.9)" if spelling == "RBP" else spelling
+                rows.append(AcceptedName(f"{base}{joint}K", tool, metric, ADDS_K))
+            rows.append(AcceptedName(spelling, tool, metric, _plain_k(entry.has_k)))
     return rows
+
+
+#: How a spelling with a cut-off is evaluated.
+ADDS_K = "K (added to the evaluation's K)"
+
+
+def _plain_k(has_k: bool) -> str:
+    return "the evaluation's K" if has_k else "no K"

@@ -12,11 +12,15 @@ agrees to 1e-12 per query under the matching policy:
 - The bundled trec_eval ``out.test`` bpref (a mean printed to 4 decimals).
 - ranx's ``bpref`` kernel on tie-free runs.
 - A brute force of our own, written from the papers, for ERR (Chapelle et al. 2009) and RBP
-  with its residual (Moffat & Zobel 2008); cwl-eval when installed.
+  with its residual (Moffat & Zobel 2008).
+- cwl-eval's RBP and its residual (the C/W/L framework's bounds) on lists cut at K.
 
 Known residual differences, by cause: trec_eval treats a negative qrels grade as unjudged for
 bpref, where we count it as judged non-relevant (the generators draw no negative grade);
-ir_measures' Judged@K raises on an empty run, so those queries are left out of that check.
+ir_measures' Judged@K raises on an empty run, so those queries are left out of that check;
+cwl-eval normalises RBP's weights over a finite depth (max_n = 1000 ranks), dividing every
+weight by 1 - p^1000, and its residual stops at rank 1000: both differ from the infinite sums
+here by at most p^1000 (< 1e-22 for p <= 0.95), far inside the 1e-12 tolerance.
 """
 
 from __future__ import annotations
@@ -229,11 +233,29 @@ def test_rbp_and_residual_match_the_paper(case: dict[str, Any], ks: list[int], p
     _close(got, want, repr(case))
 
 
-def test_rbp_matches_cwl_eval() -> None:
-    pytest.importorskip("cwl")
-    from cwl.ruler.cwl_ruler import RBPCWLMetric  # noqa: F401
+@SETTINGS
+@given(case=cases(id_kinds=("str",)), ks=ks_strategy, p=st.sampled_from([0.8, 0.5, 0.95]))
+def test_rbp_and_residual_match_cwl_eval(case: dict[str, Any], ks: list[int], p: float) -> None:
+    """cwl-eval's RBP (Moffat et al.'s C/W/L framework) scores a list cut at K: its lower bound
+    gives unjudged ranks gain 0, its upper bound gives unjudged ranks and every rank past the
+    list gain 1, and the residual is their difference. Gains are 0/1 (grade >= threshold)."""
+    import numpy as np
+    from cwl.ruler.measures.cwl_rbp import RBPCWLMetric
+    from cwl.ruler.ranking import Ranking
 
-    pytest.skip("cwl-eval comparison: see the report (not installed in this environment)")
+    policy = rk.Policy(ties="item_asc", empty_truth="zero", rbp_persistence=p)
+    got = _ours(case, ks, policy, ["rbp", "rbp_residual"])
+    want: ref.Result = {}
+    for key, ranked in _ranked_lists(case).items():
+        for k in ks:
+            gains = [np.nan if g is None else float(g >= 1) for _, g in ranked[:k]]
+            ranking = Ranking(str(key), np.array(gains, float), np.ones(len(gains)))
+            metric = RBPCWLMetric(theta=p)
+            metric.residuals = True
+            metric.measure(ranking)
+            want[key, "rbp", k] = float(metric.expected_utility)
+            want[key, "rbp_residual", k] = float(metric.residual_expected_utility)
+    _close(got, want, repr(case))
 
 
 # --- policies and errors ----------------------------------------------------------------
@@ -284,3 +306,125 @@ def test_condense_removes_unjudged_before_ranking() -> None:
     assert keep.per_group["value"].to_list() == [0.0, 0.5]
     assert condensed.per_group["value"].to_list() == [0.5, 1.0]
     assert condensed.groups["n_candidates"].to_list() == [2]
+
+
+# --- every path gives evaluate's numbers ---------------------------------------------------------
+
+IR_METRICS = ["dcg", "err", "rbp", "rbp_residual", "judged", "bpref"]
+K_IR_METRICS = [name for name in IR_METRICS if name != "bpref"]
+FLOW_POLICIES = [
+    rk.Policy(),
+    rk.Policy(unjudged="condense", rbp_persistence=0.9, err_max_grade=3, empty_truth="zero"),
+]
+
+
+def _flow_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Graded truth covering part of the candidates (unjudged rows), ties, repeats, groups
+    without candidates."""
+    from tests.core.test_invariance import _tables
+
+    return _tables(seed=5, n_groups=40)
+
+
+def _values(frame: pl.DataFrame, column: str = "value") -> dict[tuple[str, int | None], float]:
+    return {(m, k): v for m, k, v in frame.select("metric", "k", column).iter_rows()}
+
+
+def _same(got: dict[Any, float], want: dict[Any, float]) -> None:
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert math.isclose(got[key], value, rel_tol=0, abs_tol=TOL), (key, got[key], value)
+
+
+@pytest.mark.parametrize("policy", FLOW_POLICIES)
+def test_k_curve_of_the_ir_measures_equals_evaluate(policy: rk.Policy) -> None:
+    cand, truth = _flow_tables()
+    # With a metric the sums over ranks do not give, the curve falls back to per-group values;
+    # precision alone takes the fast path: both agree with evaluate.
+    for metrics in ([*K_IR_METRICS, "precision"], ["precision"]):
+        curve = rk.k_curve(
+            {"A": cand}, truth, k_max=6, metrics=metrics, group_by="user", policy=policy, ci=False
+        )
+        res = rk.evaluate(
+            cand, truth, k=range(1, 7), metrics=metrics, group_by="user", policy=policy
+        )
+        _same(_values(curve), _values(res.summary()))
+    with pytest.raises(ValueError, match="bpref has no K"):
+        rk.k_curve({"A": cand}, truth, k_max=3, metrics=["Bpref"], group_by="user")
+    named = rk.k_curve({"A": cand}, truth, k_max=3, metrics=["ERR@2"], group_by="user", ci=False)
+    assert set(named["metric"]) == {"err"}
+
+
+@pytest.mark.parametrize("policy", FLOW_POLICIES)
+def test_compare_and_distribution_of_the_ir_measures_equal_evaluate(policy: rk.Policy) -> None:
+    cand, truth = _flow_tables()
+    runs = {"A": cand, "B": cand.with_columns(score=-pl.col("score"))}
+    results = {
+        name: rk.evaluate(run, truth, k=[1, 5], metrics=IR_METRICS, group_by="user", policy=policy)
+        for name, run in runs.items()
+    }
+    summaries = {name: _values(res.summary()) for name, res in results.items()}
+    compared = rk.compare(results, n_resamples=50)
+    assert set(compared["metric"]) == set(IR_METRICS)
+    _same(_values(compared, "baseline_mean"), summaries["A"])
+    _same(_values(compared, "mean"), summaries["B"])
+    for name, res in results.items():
+        _same(_values(rk.distribution(res), "mean"), summaries[name])
+
+
+@pytest.mark.parametrize("policy", FLOW_POLICIES)
+def test_buckets_give_evaluate_s_ir_measures(tmp_path: Path, policy: rk.Policy) -> None:
+    from polars_rankk.engines.buckets import evaluate_in_buckets
+    from tests.conftest import assert_same_values
+
+    cand, truth = _flow_tables()
+    expected = rk.evaluate(
+        cand, truth, k=[1, 5], metrics=IR_METRICS, group_by="user", policy=policy
+    )
+    result = evaluate_in_buckets(
+        cand.lazy(),
+        truth.lazy(),
+        output=tmp_path / "out",
+        buckets=3,
+        k=[1, 5],
+        metrics=IR_METRICS,
+        group_by="user",
+        policy=policy,
+    )
+    assert_same_values(
+        ref.per_group_dict(result.per_group.collect(), ["user"]),
+        ref.per_group_dict(expected.per_group, ["user"]),
+    )
+    want = expected.summary().sort("metric", "k")
+    assert result.summary().sort("metric", "k").select(want.columns).equals(want)
+
+
+@pytest.mark.parametrize("policy", FLOW_POLICIES)
+def test_dask_gives_evaluate_s_ir_measures(policy: rk.Policy) -> None:
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.core.aggregate import order_metrics
+    from polars_rankk.dask import evaluate_dask
+
+    cand, truth = _flow_tables()
+    expected = rk.evaluate(
+        cand, truth, k=[1, 5], metrics=IR_METRICS, group_by="user", policy=policy
+    )
+    with dask.config.set(scheduler="threads", num_workers=2):
+        result = evaluate_dask(
+            dd.from_pandas(cand.to_pandas(), npartitions=3, sort=False),
+            dd.from_pandas(truth.to_pandas(), npartitions=2, sort=False),
+            npartitions=3,
+            k=[1, 5],
+            metrics=IR_METRICS,
+            group_by="user",
+            policy=policy,
+            with_dropped=True,
+        )
+        per_group = pl.from_pandas(result.per_group.compute())
+        summary = result.summary()
+    order = ["user", "metric", "k"]
+    assert per_group.sort(order, nulls_last=True).equals(
+        expected.per_group.sort(order, nulls_last=True)
+    )
+    assert summary.equals(order_metrics(expected.summary()))

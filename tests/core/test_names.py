@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.names import accepted_names, parse_metric_name, resolve_metric_names
+from polars_rankk.core.names import (
+    ADDS_K,
+    PARAMETERS,
+    AcceptedName,
+    accepted_names,
+    parse_metric_name,
+    resolve_metric_names,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("metric_names", ROOT / "scripts/metric_names.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 SPELLINGS = {
     "P@5": ("precision", 5),
@@ -40,9 +63,24 @@ def test_each_spelling_parses(text: str) -> None:
     assert (request.metric, request.k) == SPELLINGS[text]
 
 
-def test_every_documented_spelling_parses() -> None:
-    for spelling, _, _ in accepted_names():
-        parse_metric_name(spelling.replace("@K", "@3").replace("_K", "_3"))
+@pytest.mark.parametrize("row", accepted_names(), ids=lambda row: f"{row.tool}:{row.spelling}")
+def test_every_documented_spelling_parses_to_what_it_says(row: AcceptedName) -> None:
+    spelling, _, metric, k = row
+    request = parse_metric_name(spelling.replace("@K", "@7").replace("_K", "_7"))
+    assert request.metric == metric
+    assert request.k == (7 if k == ADDS_K else None)
+
+
+def test_metric_names_doc_is_generated_and_up_to_date() -> None:
+    generator = _generator()
+    text = (ROOT / "docs" / "metric_names.md").read_text()
+    assert text == generator.render(), "run: .venv/bin/python scripts/metric_names.py"
+    assert generator.main(["--check"]) == 0
+    for row in accepted_names():
+        assert f"| `{row.spelling}` |" in text
+    # Every parameter's example in the doc parses and sets the field it documents.
+    for key, (field, _) in PARAMETERS.items():
+        assert field in parse_metric_name(generator.PARAMETER_EXAMPLES[key]).policy
 
 
 def test_parameters_set_the_policy_and_conflicts_raise() -> None:
@@ -68,3 +106,63 @@ def test_evaluate_adds_named_cutoffs_and_renders_names_back() -> None:
     summary = res.summary(names="ir_measures")
     assert {"P@5", "nDCG@2", "Bpref"} <= set(summary["metric"])
     assert "ndcg_cut_2" in set(res.summary(names="trec_eval")["metric"])
+
+
+# --- the rankk command and the report read the same names ----------------------------------------
+
+
+def test_cli_accepts_the_names_users_type(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from polars.testing import assert_frame_equal
+
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+    from tests.cli.running import QRELS, RUN, run_rankk
+
+    names = "P@5,ndcg_cut_10,Bpref,RBP(p=0.9)@4"
+    code, out, err = run_rankk(
+        capsys, "evaluate", RUN, QRELS, "--k", "3", "--metrics", names, "--trec-eval", "-f", "csv"
+    )
+    assert code == 0, err
+    expected = rk.evaluate(
+        read_trec_run(RUN),
+        read_trec_qrels(QRELS),
+        k=3,
+        metrics=names.split(","),
+        group_by="query",
+        policy=rk.Policy.trec_eval(),
+    ).summary()
+    got = pl.read_csv(io.StringIO(out))
+    assert_frame_equal(got, expected, check_dtypes=False)
+    assert sorted(set(got["k"].drop_nulls())) == [3, 4, 5, 10]  # each name's cut-off is added
+    code, out, err = run_rankk(
+        capsys, "compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS, "--k", "3",
+        "--metrics", "P@5,Bpref", "--n-resamples", "10", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    compared = pl.read_csv(io.StringIO(out))
+    assert {("precision", 5), ("bpref", None)} <= set(compared.select("metric", "k").rows())
+    code, _, err = run_rankk(capsys, "evaluate", RUN, QRELS, "--metrics", "Bpref@10")
+    assert code == 1
+    assert "--metrics: metric 'Bpref@10': bpref has no cut-off K" in err
+    code, _, err = run_rankk(capsys, "evaluate", RUN, QRELS, "--metrics", "P@5,accuracy")
+    assert code == 1
+    assert "unknown metric 'accuracy'; choose among precision" in err
+
+
+def test_report_accepts_the_names_users_type(tmp_path: Path) -> None:
+    cand = pl.DataFrame(
+        {"q": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5], "score": [3.0, 2.0, 1.0, 2.0, 1.0]}
+    )
+    truth = pl.DataFrame({"q": [1, 1, 2], "item": [2, 3, 5], "relevance": [1, 0, 2]})
+    page = rk.report(
+        {"A": cand, "B": cand.with_columns(score=-pl.col("score"))},
+        truth,
+        path=tmp_path / "report.html",
+        k=[1, 2],
+        metrics=["P@2", "nDCG(judged_only=True)@2", "Bpref", "ERR@2", "Judged@2"],
+        group_by="q",
+        n_resamples=20,
+    ).read_text()
+    for name in ("precision", "ndcg", "bpref", "err", "judged"):
+        assert name in page
