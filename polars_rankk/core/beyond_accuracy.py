@@ -44,6 +44,9 @@ _LABEL = "_rk_label"
 _WEIGHT = "_rk_weight"
 _DIMENSION = "_rk_dimension_{}"
 _VECTOR = "_rk_vector"
+_UNIT = "_rk_unit"
+_BLOCK = "_rk_block"
+_ROWS = "_rk_rows"
 _SIMILARITY = "_rk_similarity"
 _TERMS = {
     "novelty": _SELF_INFORMATION,
@@ -142,8 +145,8 @@ def _features(
     inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else None
     if inner is not None and inner.is_float():
         width = _embedding_width(frame, item, feature, dtype)
-        # Unit vectors are made after the join with the top-K rows, on those rows only.
-        table = frame.select(item, pl.col(feature).cast(pl.Array(pl.Float64, width)).alias(_VECTOR))
+        # Cast and normalised after the join, on the top-K rows only.
+        table = frame.select(item, pl.col(feature).alias(_VECTOR))
         return _aligned(spec, table, "item_features"), "embedding", width
     labels = frame.select(item, pl.col(feature).alias(_LABEL))
     if isinstance(dtype, pl.List):
@@ -164,13 +167,17 @@ def _embedding_width(frame: pl.LazyFrame, item: str, feature: str, dtype: pl.Dat
     """The one vector length of an embedding column (one scan, which also finds repeated
     items), or a ValueError naming the offending rows."""
     length = pl.col(feature).list.len() if isinstance(dtype, pl.List) else pl.col(feature).arr.len()
-    facts = frame.select(
-        length.min().alias("shortest"),
-        length.max().alias("longest"),
-        pl.col(feature).null_count().alias("missing"),
-        pl.len().alias("rows"),
-        pl.col(item).n_unique().alias("items"),
-    ).collect().row(0, named=True)
+    facts = (
+        frame.select(
+            length.min().alias("shortest"),
+            length.max().alias("longest"),
+            pl.col(feature).null_count().alias("missing"),
+            pl.len().alias("rows"),
+            pl.col(item).n_unique().alias("items"),
+        )
+        .collect()
+        .row(0, named=True)
+    )
     if facts["missing"] or facts["shortest"] != facts["longest"]:
         odd = pl.col(feature).is_null() | (length != facts["longest"])
         raise ValueError(
@@ -231,32 +238,85 @@ def cutoff_count(spec: Spec, k: int) -> pl.Expr:
     return n * 0.0 + k
 
 
-def _similarity_terms(spec: Spec, top: pl.LazyFrame, tables: ItemTables) -> pl.LazyFrame:
-    """Each row's summed similarity with the items ranked above it in its group."""
+def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) -> pl.LazyFrame:
+    """Per group, the summed pairwise cosine distance within each top K (``_rk_sum_...@k``).
+
+    The pairs' summed similarity is (|S_K|^2 - n_K) / 2, S_K the sum of the top K unit
+    vectors and n_K how many of them are non-zero. The coordinates are summed as integers
+    (rounded to 2^-bits, bits from `_scale_bits`), so the sums are exact whatever the order
+    or partitioning of the rows, and no running sum per coordinate is needed.
+    """
     keys, item = list(spec.keys), spec.item
     assert tables.features is not None
-    if tables.feature_kind == "embedding":
-        dims = [_DIMENSION.format(d) for d in range(tables.dimensions)]
-        vector = pl.col(_VECTOR)
-        norm = (vector * vector).arr.sum().sqrt()
-        # Only the top-K rows are joined and normalised; an item without features, or with a
-        # zero vector, is at distance 1 from every other item.
-        unit = pl.when(norm > 0).then(vector / norm).fill_null(vector * 0.0)
-        rows = (
-            top.join(tables.features, on=item, how="left")
-            .with_columns(unit.alias(_VECTOR))
-            .with_columns(
-                pl.col(_VECTOR).arr.get(d).fill_null(0.0).alias(name)
+    scale = 2.0 ** _scale_bits(spec.k_max)
+    dims = [_DIMENSION.format(d) for d in range(tables.dimensions)]
+    vector = pl.col(_VECTOR)
+    norm = (vector * vector).arr.sum().sqrt()
+    # Only the top-K rows are joined and normalised; an item without features, or with a
+    # zero vector, is at distance 1 from every other item.
+    rows = (
+        top.join(tables.features, on=item, how="left")
+        .with_columns(pl.col(_VECTOR).cast(pl.Array(pl.Float64, tables.dimensions)))
+        .with_columns(
+            pl.when(norm > 0).then(vector / norm).alias(_VECTOR),
+            (norm > 0).fill_null(False).cast(pl.Int64).alias(_UNIT),
+            # Block m: the rows counted from the m-th K on (the smallest K >= rank).
+            pl.sum_horizontal([(pl.col(RANK) > k).cast(pl.Int64) for k in spec.ks]).alias(_BLOCK),
+        )
+        .select(
+            *keys,
+            _BLOCK,
+            _UNIT,
+            pl.lit(1, dtype=pl.Int64).alias(_ROWS),
+            *(
+                (pl.col(_VECTOR).arr.get(d).fill_null(0.0) * scale)
+                .round()
+                .cast(pl.Int64)
+                .alias(name)
                 for d, name in enumerate(dims)
+            ),
+        )
+    )
+    counted = [_ROWS, _UNIT, *dims]
+    blocks = rows.group_by([*keys, _BLOCK]).agg(pl.col(counted).sum())
+    if len(spec.ks) > 1:
+        # Every block of every group, so that the running sums can be read at each K.
+        every = (
+            blocks.select(keys)
+            .unique()
+            .join(
+                pl.LazyFrame({_BLOCK: range(len(spec.ks))}, schema={_BLOCK: pl.Int64}), how="cross"
             )
         )
-        partition = [pl.col(key) for key in keys]
-        # u_j . (sum of the u_i ranked above j), from running sums per coordinate.
-        earlier = [ranking.cumulative(pl.col(d), partition, pl.col(RANK)) - pl.col(d) for d in dims]
-        similarity = pl.sum_horizontal(
-            [pl.col(d) * above for d, above in zip(dims, earlier, strict=True)]
+        blocks = (
+            every.join(blocks, on=[*keys, _BLOCK], how="left")
+            .with_columns(pl.col(counted).fill_null(0))
+            .with_columns(pl.col(counted).cum_sum().over(keys, order_by=_BLOCK))
         )
-        return rows.with_columns(similarity.alias(_SIMILARITY)).drop(*dims, _VECTOR)
+    squared = pl.sum_horizontal([(pl.col(d).cast(pl.Float64) / scale).pow(2) for d in dims])
+    similarity = (squared - pl.col(_UNIT).cast(pl.Float64)) / 2.0
+    n = pl.col(_ROWS).cast(pl.Float64)
+    distance = (n * (n - 1.0) / 2.0 - similarity).alias("_rk_distance")
+    per_block = blocks.select(*keys, _BLOCK, distance)
+    return per_block.group_by(keys).agg(
+        pl.col("_rk_distance")
+        .filter(pl.col(_BLOCK) == m)
+        .first()
+        .alias(f"_rk_sum_intra_list_diversity@{k}")
+        for m, k in enumerate(spec.ks)
+    )
+
+
+def _scale_bits(k_max: int) -> int:
+    """Bits after the point for integer sums of at most `k_max` numbers in [-1, 1]: 2^-52
+    (a double's resolution near 1) while k_max 2^bits stays below 2^62."""
+    return min(52, 62 - max(1, int(k_max)).bit_length())
+
+
+def _similarity_terms(spec: Spec, top: pl.LazyFrame, tables: ItemTables) -> pl.LazyFrame:
+    """Each row's summed similarity (labels) with the items ranked above it in its group."""
+    keys, item = list(spec.keys), spec.item
+    assert tables.features is not None
     labelled = top.select(*keys, item, RANK).join(tables.features, on=item, how="inner")
     # Per label, the weights of the earlier items carrying it.
     partition = [*(pl.col(key) for key in keys), pl.col(_LABEL)]
@@ -302,7 +362,8 @@ def group_values(
         for metric in metrics:
             if metric in _TERMS:
                 sums[metric] = pl.col(_TERMS[metric])
-    if "intra_list_diversity" in metrics:
+    embedding = "intra_list_diversity" in metrics and tables.feature_kind == "embedding"
+    if "intra_list_diversity" in metrics and not embedding:
         top = _similarity_terms(spec, top, tables)
         # Distance to the earlier items: (rank - 1) pairs, less their summed similarity.
         sums["intra_list_diversity"] = (pl.col(RANK) - 1).cast(pl.Float64) - pl.col(_SIMILARITY)
@@ -310,19 +371,23 @@ def group_values(
         ranking.cumulative(term, partition, pl.col(RANK)).alias(f"_rk_sum_{metric}")
         for metric, term in sums.items()
     )
-    # Read at the last rank within K (the sums of signed terms need not be monotone).
-    read = [
-        pl.when(pl.col(RANK) <= k)
-        .then(pl.col(f"_rk_sum_{metric}"))
-        .sort_by(RANK)
-        .drop_nulls()
-        .last()
-        .alias(f"_rk_sum_{metric}@{k}")
-        for metric in sums
-        for k in spec.ks
-    ]
-    per_group = top.group_by(keys).agg(read)
-    table = groups.select(*keys, N_CANDIDATES).join(per_group, on=keys, how="left")
+
+    def read(metric: str, k: int) -> pl.Expr:
+        within = pl.when(pl.col(RANK) <= k).then(pl.col(f"_rk_sum_{metric}"))
+        if metric in _TERMS:
+            # Sums of non-negative terms never decrease: the last within K is the largest.
+            return within.max()
+        # Sums of signed terms are read at the last rank within K.
+        return within.sort_by(RANK).drop_nulls().last()
+
+    table = groups.select(*keys, N_CANDIDATES)
+    if sums:
+        per_group = top.group_by(keys).agg(
+            read(metric, k).alias(f"_rk_sum_{metric}@{k}") for metric in sums for k in spec.ks
+        )
+        table = table.join(per_group, on=keys, how="left")
+    if embedding:
+        table = table.join(_embedding_distance_sums(spec, top, tables), on=keys, how="left")
     columns = []
     for metric in metrics:
         for k in spec.ks:

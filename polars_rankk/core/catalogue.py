@@ -18,6 +18,7 @@ the rows were split.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -28,6 +29,7 @@ from polars_rankk.core.inputs import Spec
 CATALOGUE_METRICS = ("coverage", "gini", "entropy", "personalization")
 
 _ITEM = "item"
+_SIZE = "_rk_size"
 EXPOSURE = "exposure"
 N_LISTS = "n_lists"
 
@@ -86,32 +88,49 @@ def merge_exposures(
     return exposure, n_lists
 
 
+@dataclass(frozen=True)
+class Catalogue:
+    """The catalogue the exposures are counted against."""
+
+    #: The given catalogue's items (column ``item``); None: every item of the candidates and
+    #: the popularity log, which holds every exposed item, so nothing needs leaving out.
+    items: pl.LazyFrame | None
+    #: One row, ``_rk_size``: the number of items in the catalogue.
+    size: pl.LazyFrame
+
+
 def catalogue_items(
     spec: Spec, catalogue: pl.LazyFrame | None, popularity: pl.LazyFrame | None
-) -> pl.LazyFrame:
-    """The catalogue's items (column ``item``): the given table, or every item of the
-    candidates and the popularity log."""
+) -> Catalogue:
+    """The catalogue: the given table, or every item of the candidates and the popularity
+    log."""
     item = spec.item
     if catalogue is not None:
-        return catalogue.select(pl.col(item).alias(_ITEM)).unique()
+        items = catalogue.select(pl.col(item).alias(_ITEM)).unique()
+        return Catalogue(items, items.select(pl.len().cast(pl.Int64).alias(_SIZE)))
     seen = [spec.candidates.select(pl.col(item).alias(_ITEM))]
     if popularity is not None:
         seen.append(popularity.select(pl.col(item).alias(_ITEM)))
-    return pl.concat(seen, how="vertical").unique()
+    size = pl.concat(seen, how="vertical").select(
+        pl.col(_ITEM).drop_nulls().n_unique().cast(pl.Int64).alias(_SIZE)
+    )
+    return Catalogue(None, size)
 
 
 def catalogue_values(
     exposure: pl.LazyFrame,
     n_lists: pl.LazyFrame,
-    items: pl.LazyFrame,
+    catalogue: Catalogue,
     metrics: Sequence[str],
 ) -> pl.LazyFrame:
     """``metric, k, value`` for each catalogue-level metric and K (see the module notes)."""
-    size = items.select(pl.len().cast(pl.Int64).alias("_rk_size"))
-    inside = exposure.join(items, on=_ITEM, how="semi")
+    size = catalogue.size
+    inside = exposure
+    if catalogue.items is not None:
+        inside = exposure.join(catalogue.items, on=_ITEM, how="semi")
     # Ascending position among the catalogue: the unexposed items come first.
     position = (
-        pl.col("_rk_size")
+        pl.col(_SIZE)
         - pl.len().over("k")
         + pl.col(EXPOSURE).rank("ordinal").over("k").cast(pl.Int64)
     )
@@ -120,7 +139,7 @@ def catalogue_values(
     stats = (
         inside.join(size, how="cross")
         .with_columns(
-            ((2 * position - pl.col("_rk_size") - 1) * pl.col(EXPOSURE)).alias("_rk_gini"),
+            ((2 * position - pl.col(_SIZE) - 1) * pl.col(EXPOSURE)).alias("_rk_gini"),
             (-share * share.log(2.0)).alias("_rk_entropy"),
         )
         .group_by("k")
@@ -143,10 +162,10 @@ def catalogue_values(
             pl.col("_rk_entropy").fill_null(0.0),
         )
     )
-    size_f = pl.col("_rk_size").cast(pl.Float64)
+    size_f = pl.col(_SIZE).cast(pl.Float64)
     pairs = (pl.col(N_LISTS) * (pl.col(N_LISTS) - 1) // 2).cast(pl.Float64)
     values = {
-        "coverage": pl.when(pl.col("_rk_size") > 0).then(pl.col("_rk_covered") / size_f),
+        "coverage": pl.when(pl.col(_SIZE) > 0).then(pl.col("_rk_covered") / size_f),
         "gini": pl.when(pl.col("_rk_total") > 0).then(
             pl.col("_rk_gini").cast(pl.Float64) / (size_f * pl.col("_rk_total").cast(pl.Float64))
         ),

@@ -1,8 +1,10 @@
 """Beyond-accuracy metrics: hand-computed cases, peers' published formulas, properties.
 
 None of the peers (Microsoft Recommenders, Evidently, RecBole) is installed in the test
-environment, so each peer's formula is written out here, as published in its source or
-documentation, and compared with ours; where the definitions differ the test says how.
+environment, so each peer's formula is written out here and compared with ours; where the
+definitions differ the test says how. The Microsoft Recommenders and Evidently formulas were
+read from their source (the files each test names); the RecBole ones follow its
+documentation and were not checked against its source.
 """
 
 from __future__ import annotations
@@ -264,69 +266,101 @@ def test_recbole_tail_percentage_and_shannon_entropy_differ_as_documented() -> N
 
 
 def test_microsoft_recommenders_coverage_novelty_and_diversity() -> None:
-    """Microsoft Recommenders (recommenders/evaluation/python_evaluation.py).
+    """Microsoft Recommenders, recommenders/evaluation/python_evaluation.py (read from its
+    source): catalog_coverage, distributional_coverage, novelty, diversity.
 
-    catalog_coverage: distinct recommended items / distinct items in train — ours with the
-    train items as the catalogue. distributional_coverage: the entropy in bits of the
-    recommendation counts — ours when every recommended item is in the catalogue.
-    novelty: the mean over all recommendations of -log2(users who interacted / users); ours
-    uses the share of interactions, so with one row per (user, item) the two differ by the
-    constant log2(interactions / users). diversity (item features): the mean over users of
-    the mean pairwise (1 - cosine similarity) — ours.
+    - catalog_coverage = reco_df[item].nunique() / train_df[item].nunique(): recommended items
+      outside train count in the numerator (it can exceed 1); ours, with the train items as
+      the catalogue, counts catalogue items only.
+    - distributional_coverage = -sum p log2 p over all recommendation rows: ours with the
+      default catalogue (every candidate and logged item).
+    - novelty: item novelty -log2(count / train rows), averaged over all recommendation rows,
+      an item unseen in train adding 0 (the merge drops it; the row still counts). Ours is the
+      mean over groups of each list's mean, an unseen item counting as seen once; with lists
+      of K items the two differ only by the unseen items' -log2(1 / train rows) / rows.
+    - diversity (item_sim_measure="item_feature_vector"): 1 - the mean cosine similarity over
+      the unordered pairs of each user's list, averaged over users; a missing pair counts 0 —
+      ours, where an item without features is at distance 1.
     """
     train_items = sorted({i for _, i in TRAIN})
     rng = np.random.default_rng(1)
     vectors = {item: rng.normal(size=4) for item in "abcdefg"}
     features = pl.DataFrame({"item": list(vectors), "v": [v.tolist() for v in vectors.values()]})
+    metrics = ["coverage", "entropy", "novelty", "intra_list_diversity"]
     res = _peer_result(
-        metrics=["coverage", "entropy", "novelty", "intra_list_diversity"],
-        catalogue=pl.DataFrame({"item": train_items}), item_features=features,
-    )  # fmt: skip
+        metrics=metrics, catalogue=pl.DataFrame({"item": train_items}), item_features=features
+    )
+    default = _peer_result(metrics=metrics, item_features=features)
     matrix = [items[:K] for items in PEER_LISTS.values()]
     flat = list(itertools.chain(*matrix))
-    in_train = [i for i in flat if i in train_items]
-    values = _catalogue(res)
-    assert values[("coverage", K)] == pytest.approx(len(set(in_train)) / len(train_items))
-    counts = np.array(list(Counter(in_train).values()))
-    p = counts / counts.sum()
-    assert values[("entropy", K)] == pytest.approx(float(-(p * np.log2(p)).sum()))
-    users = len({u for u, _ in TRAIN})
-    item_users = Counter(i for _, i in TRAIN)
-    seen = [row for row in matrix if all(i in item_users for i in row)]
-    # Recommenders only scores items seen in train; compare on the users whose lists are.
-    recommenders = np.mean([-math.log2(item_users[i] / users) for row in seen for i in row])
-    ours = _values(res)
-    ours_seen = np.mean([ours[(u, "novelty", K)] for u, row in PEER_LISTS.items() if row in seen])
-    assert ours_seen - recommenders == pytest.approx(math.log2(len(TRAIN) / users))
+    outside = set(flat) - set(train_items)
+    assert outside == {"e"}
+    catalog_coverage = len(set(flat)) / len(train_items)
+    coverage = _catalogue(res)[("coverage", K)]
+    assert coverage == pytest.approx(len(set(flat) - outside) / len(train_items))
+    assert catalog_coverage - coverage == pytest.approx(len(outside) / len(train_items))
+    p = np.array(list(Counter(flat).values())) / len(flat)
+    distributional_coverage = float(-(p * np.log2(p)).sum())
+    assert _catalogue(default)[("entropy", K)] == pytest.approx(distributional_coverage)
+    item_count = Counter(i for _, i in TRAIN)
+    n_records = len(TRAIN)
+    novelty = sum(-math.log2(item_count[i] / n_records) for i in flat if i in item_count)
+    novelty /= len(flat)
+    unseen = sum(i not in item_count for i in flat) * -math.log2(1 / n_records) / len(flat)
+    assert _macro(res, "novelty") == pytest.approx(novelty + unseen)
     unit = {i: v / np.linalg.norm(v) for i, v in vectors.items()}
     diversity = np.mean(
         [
-            np.mean([1 - unit[i] @ unit[j] for i, j in itertools.combinations(row, 2)])
+            1 - np.mean([unit[i] @ unit[j] for i, j in itertools.combinations(row, 2)])
             for row in matrix
         ]
     )
     assert _macro(res, "intra_list_diversity") == pytest.approx(diversity)
 
 
-def test_evidently_personalization_and_popularity_bias() -> None:
-    """Evidently (PersonalizationMetric, PopularityBias).
+def test_evidently_personalization_popularity_bias_and_coverage() -> None:
+    """Evidently, src/evidently/metrics/recsys/personalisation.py and popularity_bias.py
+    (read from its source).
 
-    Personalization: 1 - the mean cosine similarity of users' binary top-K item vectors; with
-    K items in every list the cosine is |L_u ∩ L_v| / K — ours. PopularityBias's ARP
-    normalises each item's popularity by the number of users (the share who interacted); ours
-    is the raw count, so Evidently's ARP is ours / users. Its coverage is the share of train
-    items recommended — ours with the train items as the catalogue.
+    - PersonalizationMetric: (U^2 - U - (sum c^2 - U k) / k) / (U^2 - U), c the top-k
+      counts per item — ours exactly when every list holds k items (its U k stands for the
+      number of recommendations).
+    - PopularityBias ARP: per user, the mean over the top k of the item's number of distinct
+      train users, items unseen in train dropped; then the mean over users (normalize_arp
+      divides by the largest). Ours counts interactions (equal with one row per user and
+      item) and counts an unseen item as 0 in a mean over K: equal on users without one.
+    - PopularityBias coverage: |recommended items ∩ train items| / |train items|, over all
+      recommendations (not the top k) — ours with the train items as the catalogue when the
+      candidates are the top k.
+    - PopularityBias gini: over the recommended items only, divided by (n - 1) sum c; ours
+      includes the M - n unexposed catalogue items as zeros and divides by M sum c, so
+      ours = (G (n - 1) + M - n) / M.
     """
-    res = _peer_result(metrics=["personalization", "arp"])
-    matrix = [set(items[:K]) for items in PEER_LISTS.values()]
-    similarities = [len(a & b) / K for a, b in itertools.combinations(matrix, 2)]
-    assert _catalogue(res)[("personalization", K)] == pytest.approx(1 - np.mean(similarities))
-    users = len({u for u, _ in TRAIN})
-    item_users = Counter(i for _, i in TRAIN)
-    evidently_arp = np.mean(
-        [np.mean([item_users.get(i, 0) / users for i in row]) for row in matrix]
-    )
-    assert _macro(res, "arp") / users == pytest.approx(evidently_arp)
+    train_items = sorted({i for _, i in TRAIN})
+    metrics = ["personalization", "arp", "coverage", "gini"]
+    res = _peer_result(metrics=metrics, catalogue=pl.DataFrame({"item": train_items}))
+    frame = _peer_candidates()
+    top = frame.filter(pl.col("score").rank("ordinal", descending=True).over("user") <= K)
+    counts = top.group_by("item").len()["len"].to_numpy()
+    users = top["user"].n_unique()
+    personalization = (users**2 - users - (np.sum(counts**2) - users * K) / K) / (users**2 - users)
+    values = _catalogue(res)
+    assert values[("personalization", K)] == pytest.approx(personalization)
+    user_interacted = Counter(i for _, i in set(TRAIN))
+    ours = _values(res)
+    for user, items in PEER_LISTS.items():
+        if all(i in user_interacted for i in items[:K]):
+            evidently = np.mean([user_interacted[i] for i in items[:K]])
+            assert ours[(user, "arp", K)] == pytest.approx(evidently)
+    recommended = set(frame["item"])
+    coverage = len(recommended & set(train_items)) / len(train_items)
+    assert values[("coverage", K)] == pytest.approx(coverage)
+    in_catalogue = top.filter(pl.col("item").is_in(train_items))
+    ascending = np.sort(in_catalogue.group_by("item").len()["len"].to_numpy())
+    n, size = len(ascending), len(train_items)
+    index = np.arange(1, n + 1)
+    gini = np.sum((2 * index - n - 1) * ascending) / ((n - 1) * np.sum(ascending))
+    assert values[("gini", K)] == pytest.approx((gini * (n - 1) + size - n) / size)
 
 
 @settings(max_examples=40, deadline=None)
