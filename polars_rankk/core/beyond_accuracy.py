@@ -26,16 +26,14 @@ from polars_rankk.core import catalogue as catalogue_level
 from polars_rankk.core import ranking
 from polars_rankk.core.columns import N_CANDIDATES, RANK
 from polars_rankk.core.inputs import Spec, align_ids, example_row, require_columns, to_lazy
-from polars_rankk.core.registry import BEYOND_ACCURACY
+from polars_rankk.core.names import parse_metric_name
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 
-#: Per-group beyond-accuracy metrics, and the item table each one needs.
-GROUP_METRICS: dict[str, str] = {
-    "novelty": "popularity",
-    "arp": "popularity",
-    "long_tail_share": "popularity",
-    "intra_list_diversity": "item_features",
-}
+#: Per-group beyond-accuracy metrics, in registry order.
+GROUP_METRICS: tuple[str, ...] = tuple(
+    name for name, m in REGISTRY.items() if not m.accuracy and m.level == "group"
+)
 
 COUNT = "_rk_popularity"
 _SELF_INFORMATION = "_rk_self_information"
@@ -211,7 +209,7 @@ def item_tables(
         raise ValueError(f"head_share must be in (0, 1); got {head_share!r}")
     for table, name in (("popularity", popularity), ("item_features", item_features)):
         if table in needs and name is None:
-            metrics = [m for m, needed in GROUP_METRICS.items() if needed == table]
+            metrics = [m for m in GROUP_METRICS if table in REGISTRY[m].requires]
             raise ValueError(f"metrics {metrics} need {table}=...; give it to evaluate")
     if needs and spec.policy.ties == "expected":
         raise ValueError(
@@ -410,12 +408,31 @@ def split_metrics(
     if metrics is None:
         return None, (), ()
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    accuracy = [name for name in names if name not in BEYOND_ACCURACY]
-    group = tuple(n for n, m in BEYOND_ACCURACY.items() if n in names and m.level == "group")
-    catalogue = tuple(
-        n for n, m in BEYOND_ACCURACY.items() if n in names and m.level == "catalogue"
-    )
+    accuracy, beyond = [], set()
+    for name in names:
+        metric = _beyond_name(name)
+        if metric is None:
+            accuracy.append(name)
+        else:
+            beyond.add(metric)
+    group = tuple(n for n in GROUP_METRICS if n in beyond)
+    catalogue = tuple(n for n in catalogue_level.CATALOGUE_METRICS if n in beyond)
     return accuracy, group, catalogue
+
+
+def _beyond_name(name: str) -> str | None:
+    """The canonical beyond-accuracy metric `name` spells, or None (accuracy or unknown)."""
+    try:
+        request = parse_metric_name(name)
+    except ValueError:
+        return None
+    if REGISTRY[request.metric].accuracy:
+        return None
+    if request.k is not None:
+        raise ValueError(
+            f"metric {name!r}: give a beyond-accuracy metric's cut-offs through k=, not in its name"
+        )
+    return request.metric
 
 
 def beyond_values(
@@ -425,18 +442,21 @@ def beyond_values(
     group_metrics: Sequence[str],
     catalogue_metrics: Sequence[str],
     tables: ItemTables,
-) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:
-    """The per-group ``metric@k`` columns and the catalogue table (``metric, k, value``)
-    of the evaluated `groups`, from `top` (`top_rows`)."""
+) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None, catalogue_level.Exposures | None]:
+    """The per-group ``metric@k`` columns, the catalogue table (``metric, k, value``) and
+    the exposure counts it was computed from (`catalogue.exposures`) of the evaluated
+    `groups`, from `top` (`top_rows`)."""
     per_group = None
     if group_metrics:
         per_group = group_values(spec, top, groups, group_metrics, tables)
-    table = None
+    table, counts = None, None
     if catalogue_metrics:
         exposure, n_lists = catalogue_level.exposures(spec, top, groups)
         items = catalogue_level.catalogue_items(spec, tables.catalogue, tables.popularity)
         table = catalogue_level.catalogue_values(exposure, n_lists, items, catalogue_metrics)
-    return per_group, table
+        listed = groups.select(*spec.keys, N_CANDIDATES)
+        counts = catalogue_level.Exposures(exposure, n_lists, items, top, listed)
+    return per_group, table, counts
 
 
 def top_rows(spec: Spec, ranked: pl.LazyFrame) -> pl.LazyFrame:

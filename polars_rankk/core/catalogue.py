@@ -24,9 +24,12 @@ import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, RANK
 from polars_rankk.core.inputs import Spec
+from polars_rankk.core.registry import REGISTRY
 
-#: Catalogue-level metrics, in output order.
-CATALOGUE_METRICS = ("coverage", "gini", "entropy", "personalization")
+#: Catalogue-level metrics, in registry order (the order of the output).
+CATALOGUE_METRICS: tuple[str, ...] = tuple(
+    name for name, m in REGISTRY.items() if m.level == "catalogue"
+)
 
 _ITEM = "item"
 _SIZE = "_rk_size"
@@ -97,6 +100,22 @@ class Catalogue:
     items: pl.LazyFrame | None
     #: One row, ``_rk_size``: the number of items in the catalogue.
     size: pl.LazyFrame
+
+
+@dataclass(frozen=True)
+class Exposures:
+    """What the catalogue-level figures of an evaluation are computed from."""
+
+    #: ``item, k, exposure``: how many lists hold the item in their top k.
+    exposure: pl.LazyFrame | pl.DataFrame
+    #: ``k, n_lists``: how many lists count at k.
+    n_lists: pl.LazyFrame | pl.DataFrame
+    #: The catalogue the counts are measured against.
+    catalogue: Catalogue
+    #: The ranked rows within the largest K (keys, item, rank) of every group, and the groups
+    #: (keys, n_candidates): to recount exposures under group weights (bootstrap intervals).
+    top: pl.LazyFrame
+    groups: pl.LazyFrame
 
 
 def catalogue_items(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import polars as pl
 
@@ -73,8 +74,14 @@ class Metric:
         ``formula(policy, k, stats)``: its value from a group's statistics (k is None for a
         metric without a cut-off); see `value`.
     default
-        Whether ``metrics=None`` evaluates it (the judgement-aware IR measures are asked for
-        by name).
+        Whether ``metrics=None`` evaluates it (the judgement-aware IR measures and the
+        beyond-accuracy metrics are asked for by name).
+    level
+        ``"group"``: one value per group (and K), in ``per_group``; ``"catalogue"``: one value
+        per K over all lists, in ``Evaluation.catalogue``.
+    requires
+        The `evaluate` inputs besides the ranking it reads (``"popularity"``,
+        ``"item_features"``); a beyond-accuracy metric never reads relevance.
     """
 
     name: str
@@ -90,6 +97,14 @@ class Metric:
     needs: tuple[str, ...]
     formula: Callable[[Policy, int | None, GroupStats], pl.Expr]
     default: bool = True
+    level: Literal["group", "catalogue"] = "group"
+    requires: tuple[str, ...] = ()
+
+    @property
+    def accuracy(self) -> bool:
+        """Whether it is computed from relevance by `formula` (False: a beyond-accuracy
+        metric, computed by `polars_rankk.core.beyond_accuracy` from the top-K items)."""
+        return self.level == "group" and not self.requires
 
     def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
         """Its value at cut-off `k` from a group's statistics (default: the prepared table's
@@ -130,6 +145,16 @@ def _without_k(
 ) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
     def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
         return builder(policy, stats)
+
+    return formula
+
+
+def _beyond_accuracy(name: str) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
+    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+        raise ValueError(
+            f"{name} is a beyond-accuracy metric: rk.evaluate computes it from the top-K items "
+            f"(and popularity= / item_features=); it has no formula over relevance"
+        )
 
     return formula
 
@@ -343,6 +368,144 @@ _METRICS = (
         formula=_without_k(formulas.bpref),
         default=False,
     ),
+    # Beyond accuracy (issue 15): computed from the top-K items and item tables, not from
+    # relevance; asked for by name.
+    Metric(
+        name="novelty",
+        title="Novelty@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="mean self-information -log2(share of interactions) of the top K items "
+        "(an item the popularity log never saw counts as seen once)",
+        citation="Zhou et al., PNAS 107(10) 2010; Vargas & Castells, RecSys 2011",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("novelty"),
+        default=False,
+        level="group",
+        requires=("popularity",),
+    ),
+    Metric(
+        name="arp",
+        title="ARP@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="average recommendation popularity: mean interaction count of the top K items",
+        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (ARP)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("arp"),
+        default=False,
+        level="group",
+        requires=("popularity",),
+    ),
+    Metric(
+        name="long_tail_share",
+        title="Long-tail share@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="share of the top K outside the head: the most popular items that make up "
+        "head_share (default 20%) of interactions, tied counts on one side",
+        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (APLT)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("long_tail_share"),
+        default=False,
+        level="group",
+        requires=("popularity",),
+    ),
+    Metric(
+        name="intra_list_diversity",
+        title="ILD@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="mean cosine distance 1 - cos(u_i, u_j) over pairs of the top K items "
+        "(labels as multi-hot vectors, or an embedding)",
+        citation="Ziegler, McNee, Konstan & Lausen, WWW 2005",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("intra_list_diversity"),
+        default=False,
+        level="group",
+        requires=("item_features",),
+    ),
+    Metric(
+        name="coverage",
+        title="Coverage@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="share of the catalogue in at least one top-K list",
+        citation="Ge, Delgado-Battenfeld & Jannach, RecSys 2010 (catalog coverage)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("coverage"),
+        default=False,
+        level="catalogue",
+    ),
+    Metric(
+        name="gini",
+        title="Gini@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="Gini index of the catalogue's top-K exposure counts, unexposed items included",
+        citation="Fleder & Hosanagar, Management Science 55(5) 2009; RecBole GiniIndex",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("gini"),
+        default=False,
+        level="catalogue",
+    ),
+    Metric(
+        name="entropy",
+        title="Entropy@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="Shannon entropy (bits) of the catalogue's top-K exposure shares",
+        citation="Shani & Gunawardana, Recommender Systems Handbook (2011), §8.3.3",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("entropy"),
+        default=False,
+        level="catalogue",
+    ),
+    Metric(
+        name="personalization",
+        title="Personalization@K",
+        has_k=True,
+        divides_by_relevant=False,
+        micro=False,
+        discrete=False,
+        definition="1 - mean over pairs of lists of |L_u ∩ L_v| / K, from per-item exposure "
+        "counts (sum of c(c - 1)/2 shared pairs)",
+        citation="Zhou et al., PNAS 107(10) 2010 (personalization, 1 - mean overlap)",
+        trec_eval=None,
+        ir_measures=None,
+        needs=(),
+        formula=_beyond_accuracy("personalization"),
+        default=False,
+        level="catalogue",
+    ),
 )
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs).
@@ -355,6 +518,8 @@ DEFAULT_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if
 METRIC_DEFINITIONS: dict[str, str] = {name: m.definition for name, m in REGISTRY.items()}
 #: Metrics that take a cut-off K.
 K_METRICS: frozenset[str] = frozenset(name for name, m in REGISTRY.items() if m.has_k)
+#: Metrics computed from relevance (the rest are beyond-accuracy metrics).
+ACCURACY_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.accuracy)
 #: Metrics with a micro average (a ratio of summed counts).
 MICRO_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.micro)
 
@@ -362,105 +527,7 @@ MICRO_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m
 def metric_rank(column: str = "metric") -> pl.Expr:
     """Sort key putting metric names in canonical order (unknown names after them)."""
     return pl.col(column).replace_strict(
-        {name: index for index, name in enumerate((*METRICS, *BEYOND_ACCURACY))},
-        default=len(METRICS) + len(BEYOND_ACCURACY),
+        {name: index for index, name in enumerate(METRICS)},
+        default=len(METRICS),
         return_dtype=pl.Int64,
     )
-
-
-@dataclass(frozen=True)
-class BeyondMetric:
-    """A beyond-accuracy metric (issue 15): computed from item tables, not from relevance.
-
-    Attributes
-    ----------
-    name, title, definition, citation
-        As for `Metric`.
-    level
-        ``"group"``: one value per group and K, in ``per_group`` like the accuracy metrics;
-        ``"catalogue"``: one value per K over all lists, in ``Evaluation.catalogue``.
-    needs
-        The `evaluate` argument it reads (``"popularity"``, ``"item_features"``), or None.
-    """
-
-    name: str
-    title: str
-    level: str
-    definition: str
-    citation: str
-    needs: str | None
-
-
-_BEYOND_ACCURACY = (
-    BeyondMetric(
-        name="novelty",
-        title="Novelty@K",
-        level="group",
-        definition="mean self-information -log2(share of interactions) of the top K items "
-        "(an item the popularity log never saw counts as seen once)",
-        citation="Zhou et al., PNAS 107(10) 2010; Vargas & Castells, RecSys 2011",
-        needs="popularity",
-    ),
-    BeyondMetric(
-        name="arp",
-        title="ARP@K",
-        level="group",
-        definition="average recommendation popularity: mean interaction count of the top K items",
-        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (ARP)",
-        needs="popularity",
-    ),
-    BeyondMetric(
-        name="long_tail_share",
-        title="Long-tail share@K",
-        level="group",
-        definition="share of the top K outside the head: the most popular items that make up "
-        "head_share (default 20%) of interactions, tied counts on one side",
-        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (APLT)",
-        needs="popularity",
-    ),
-    BeyondMetric(
-        name="intra_list_diversity",
-        title="ILD@K",
-        level="group",
-        definition="mean cosine distance 1 - cos(u_i, u_j) over pairs of the top K items "
-        "(labels as multi-hot vectors, or an embedding)",
-        citation="Ziegler, McNee, Konstan & Lausen, WWW 2005",
-        needs="item_features",
-    ),
-    BeyondMetric(
-        name="coverage",
-        title="Coverage@K",
-        level="catalogue",
-        definition="share of the catalogue in at least one top-K list",
-        citation="Ge, Delgado-Battenfeld & Jannach, RecSys 2010 (catalog coverage)",
-        needs=None,
-    ),
-    BeyondMetric(
-        name="gini",
-        title="Gini@K",
-        level="catalogue",
-        definition="Gini index of the catalogue's top-K exposure counts, unexposed items included",
-        citation="Fleder & Hosanagar, Management Science 55(5) 2009; RecBole GiniIndex",
-        needs=None,
-    ),
-    BeyondMetric(
-        name="entropy",
-        title="Entropy@K",
-        level="catalogue",
-        definition="Shannon entropy (bits) of the catalogue's top-K exposure shares",
-        citation="Shani & Gunawardana, Recommender Systems Handbook (2011), §8.3.3",
-        needs=None,
-    ),
-    BeyondMetric(
-        name="personalization",
-        title="Personalization@K",
-        level="catalogue",
-        definition="1 - mean over pairs of lists of |L_u ∩ L_v| / K, from per-item exposure "
-        "counts (sum of c(c - 1)/2 shared pairs)",
-        citation="Zhou et al., PNAS 107(10) 2010 (personalization, 1 - mean overlap)",
-        needs=None,
-    ),
-)
-
-#: Beyond-accuracy metrics by name, in output order; asked for by name, never by default.
-BEYOND_ACCURACY: dict[str, BeyondMetric] = {metric.name: metric for metric in _BEYOND_ACCURACY}

@@ -13,17 +13,20 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from polars_rankk.core import aggregate
+from polars_rankk.core.beyond_accuracy import item_tables, split_metrics
+from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
 from polars_rankk.core.evaluation import EngineType, Evaluation, dropped_table, evaluate
-from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 
 _BUCKET = "_rk_bucket"
@@ -41,11 +44,15 @@ class BucketedEvaluation:
         The folder holding them, one file per bucket.
     buckets
         How many hash buckets the groups were split into.
+    catalogue
+        Catalogue-level metrics (``metric, k, value``) from the buckets' summed exposure
+        counts, as `Evaluation.catalogue`; None when none was asked for.
     """
 
     per_group: pl.LazyFrame
     output: Path
     buckets: int
+    catalogue: pl.DataFrame | None
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
 
@@ -79,6 +86,10 @@ def evaluate_in_buckets(
     workdir: str | Path | None = None,
     engine: EngineType = "streaming",
     progress: bool | None = None,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
 ) -> BucketedEvaluation:
     """Evaluate in hash buckets of groups, sinking per-group rows to Parquet.
 
@@ -92,6 +103,9 @@ def evaluate_in_buckets(
     ----------
     candidates, truth, k, metrics, group_by, item, score, relevance, n_relevant, policy
         As for `evaluate`.
+    popularity, catalogue, item_features, head_share
+        As for `evaluate`: whole tables given to every bucket; the catalogue (by default every
+        item of the whole candidates and popularity log) is the whole input's.
     output
         Folder for the per-group Parquet files (created; existing part files are replaced).
     buckets
@@ -124,7 +138,7 @@ def evaluate_in_buckets(
     if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
         raise ValueError(f"buckets must be an int >= 1; got {buckets!r}")
     policy = Policy() if policy is None else policy
-    options = {
+    options: dict[str, Any] = {
         "k": k,
         "metrics": metrics,
         "group_by": group_by,
@@ -134,8 +148,27 @@ def evaluate_in_buckets(
         "n_relevant": n_relevant,
         "policy": policy,
     }
+    beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
+    accuracy, group_metrics, catalogue_metrics = split_metrics(metrics)
+    if (group_metrics or catalogue_metrics) and not accuracy and truth is None:
+        # As `evaluate`: without truth every candidate group is evaluated, none relevant.
+        frame = to_lazy(candidates, "candidates")
+        if relevance not in frame.collect_schema():
+            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+            options["policy"] = policy = replace(policy, empty_truth="zero")
     # Validate once over the whole input, with clear errors, before anything is written.
-    spec = check_inputs(candidates, truth, **options)  # type: ignore[arg-type]
+    spec = check_inputs(
+        candidates,
+        truth,
+        **{**options, "metrics": accuracy or (None if accuracy is None else ["hit_rate"])},
+    )
+    tables = item_tables(
+        spec,
+        needs=[table for name in group_metrics for table in REGISTRY[name].requires],
+        catalogue=catalogue,
+        **beyond,  # type: ignore[arg-type]
+    )
+    options.update(beyond)
     keys = list(spec.keys)
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
@@ -154,6 +187,7 @@ def evaluate_in_buckets(
             )
         histograms = []
         dropped = []
+        exposures = []
         for bucket in track(range(buckets), "buckets", progress):
             parts = {name: staging / name / f"{_BUCKET}={bucket}" for name in sources}
             if not any(any(folder.glob("*.parquet")) for folder in parts.values()):
@@ -164,6 +198,9 @@ def evaluate_in_buckets(
             rows.write_parquet(output / f"part-{bucket:05d}.parquet")
             histograms.append(aggregate.value_histogram(rows).collect())
             dropped.append(result.dropped)
+            if result.exposures is not None:
+                part = result.exposures
+                exposures.append((part.exposure.lazy(), part.n_lists.lazy()))
     finally:
         if workdir is None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -172,10 +209,17 @@ def evaluate_in_buckets(
     files = sorted(output.glob("part-*.parquet"))
     per_group = pl.scan_parquet(files) if files else empty.lazy()
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+    catalogue_table = None
+    if catalogue_metrics:
+        items = catalogue_items(spec, tables.catalogue, tables.popularity)
+        item_dtype = spec.candidates.collect_schema()[spec.item]
+        counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
+        catalogue_table = catalogue_values(*counts, items, catalogue_metrics).collect()
     return BucketedEvaluation(
         per_group=per_group,
         output=output,
         buckets=buckets,
+        catalogue=catalogue_table,
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
         _dropped=pl.concat(dropped)
         if dropped
@@ -183,6 +227,16 @@ def evaluate_in_buckets(
             spec.ks,
             pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
             pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
+        ),
+    )
+
+
+def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The exposure counts of no lists (an input without groups)."""
+    return (
+        pl.LazyFrame(schema={"item": item, "k": pl.Int64, "exposure": pl.Int64}),
+        pl.LazyFrame(
+            {"k": list(ks), "n_lists": [0] * len(ks)}, schema={"k": pl.Int64, "n_lists": pl.Int64}
         ),
     )
 

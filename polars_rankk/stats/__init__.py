@@ -1,5 +1,6 @@
 """Statistics over per-group values: distributions, strata, resampling, tests, K-curves."""
 
+from polars_rankk.stats.catalogue_resampling import catalogue_intervals
 from polars_rankk.stats.comparison import compare
 from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems, k_curve
 from polars_rankk.stats.distributions import as_list, distribution, histogram
@@ -18,6 +19,7 @@ __all__ = [
     "benjamini_hochberg",
     "bootstrap",
     "buckets",
+    "catalogue_intervals",
     "compare",
     "curve_of_evaluations",
     "distribution",

@@ -19,6 +19,12 @@ def test_derived_tables_follow_the_registry() -> None:
     assert {name: m.definition for name, m in REGISTRY.items()} == METRIC_DEFINITIONS
     assert tuple(name for name, m in REGISTRY.items() if m.micro) == MICRO_METRICS
     assert rk.METRICS == METRICS
+    beyond = [name for name, m in REGISTRY.items() if not m.accuracy]
+    assert beyond == [
+        *("novelty", "arp", "long_tail_share", "intra_list_diversity"),
+        *("coverage", "gini", "entropy", "personalization"),
+    ]
+    assert not any(REGISTRY[name].default for name in beyond)
     order = pl.DataFrame({"metric": list(reversed(METRICS))}).sort(metric_rank())
     assert tuple(order["metric"]) == METRICS
 
@@ -36,12 +42,26 @@ def test_every_metric_evaluates_and_keeps_its_declared_shape(name: str) -> None:
     metric = REGISTRY[name]
     candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 3], "score": [0.9, 0.5, 0.3]})
     truth = pl.DataFrame({"q": [1, 2], "item": [2, 3]})
-    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=name, group_by="q")
+    inputs = {
+        "popularity": pl.DataFrame({"item": [1, 1, 3]}),
+        "item_features": pl.DataFrame({"item": [1, 2, 3], "label": ["x", "y", "x"]}),
+    }
+    given = {table: inputs[table] for table in metric.requires}
+    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=name, group_by="q", **given)
+    if metric.level == "catalogue":
+        assert res.catalogue is not None
+        assert res.catalogue.select("metric", "k").rows() == [(name, 1), (name, 2)]
+        return
     per_group = res.per_group
     assert isinstance(per_group, pl.DataFrame)
     ks = set(per_group["k"].to_list())
     assert ks == ({1, 2} if metric.has_k else {None})
     assert per_group["metric"].unique().to_list() == [name]
+
+
+def test_a_beyond_accuracy_metric_has_no_formula_over_relevance() -> None:
+    with pytest.raises(ValueError, match="novelty is a beyond-accuracy metric"):
+        REGISTRY["novelty"].value(rk.Policy(), 5)
 
 
 def test_divides_by_relevant_is_what_empty_truth_zero_scores_zero() -> None:
