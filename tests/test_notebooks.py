@@ -43,7 +43,7 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     patch.undo()
 
 
-@pytest.mark.parametrize("name", ["quickstart", "large_logs", "k_curves", "time_aware"])
+@pytest.mark.parametrize("name", sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")))
 def test_notebook_runs(name: str, kernel_name: str) -> None:
     path = NOTEBOOKS / f"{name}.ipynb"
     notebook = nbformat.read(path, as_version=4)

@@ -166,7 +166,8 @@ def catalogue_values(
             pl.len().cast(pl.Int64).alias("_rk_covered"),
             pl.col(EXPOSURE).sum().alias("_rk_total"),
             pl.col("_rk_gini").sum(),
-            pl.col("_rk_entropy").sort_by(pl.col(_ITEM)).sum(),
+            # A running sum is sequential: the same bits however the rows were chunked.
+            pl.col("_rk_entropy").sort_by(pl.col(_ITEM)).cum_sum().last(),
         )
     )
     shared = exposure.group_by("k").agg(

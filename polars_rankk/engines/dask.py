@@ -35,14 +35,16 @@ dropped).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, overload
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
 from polars_rankk.core import check_quantiles
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
@@ -67,6 +69,23 @@ class DaskEvaluation:
     ks: list[int]
     metrics: list[str]
     policy: Policy
+    #: Per partition, its exposure counts (`polars_rankk.engines.partition.KIND`, item, k,
+    #: count); None without catalogue-level metrics.
+    exposures: dd.DataFrame | None = None
+    _catalogue: Any = field(default=None, repr=False)
+
+    @cached_property
+    def catalogue(self) -> pl.DataFrame | None:
+        """Catalogue-level metrics (``metric, k, value``), as ``Evaluation.catalogue``: the
+        partitions' exposure counts summed, against the whole input's catalogue. Computed (one
+        Dask computation) on first access; None when none was asked for."""
+        if self.exposures is None or self._catalogue is None:
+            return None
+        spec, tables, metrics, items = self._catalogue
+        rows, distinct = plan.dask_module().compute(self.exposures, items)
+        return dist.catalogue_table(
+            spec, tables, metrics, plan.to_polars(distinct.to_frame()), plan.to_polars(rows)
+        )
 
     @property
     def per_group(self) -> dd.DataFrame:
@@ -98,6 +117,10 @@ def evaluate_dask(
     npartitions: int | None = ...,
     with_dropped: Literal[False] = ...,
     check_values: bool = ...,
+    popularity: FrameLike | None = ...,
+    catalogue: FrameLike | None = ...,
+    item_features: FrameLike | None = ...,
+    head_share: float = ...,
 ) -> dd.DataFrame: ...
 
 
@@ -118,6 +141,10 @@ def evaluate_dask(
     npartitions: int | None = ...,
     with_dropped: Literal[True],
     check_values: bool = ...,
+    popularity: FrameLike | None = ...,
+    catalogue: FrameLike | None = ...,
+    item_features: FrameLike | None = ...,
+    head_share: float = ...,
 ) -> DaskEvaluation: ...
 
 
@@ -137,6 +164,10 @@ def evaluate_dask(
     npartitions: int | None = None,
     with_dropped: bool = False,
     check_values: bool = True,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
 ) -> dd.DataFrame | DaskEvaluation:
     """`polars_rankk.evaluate` on dask DataFrames: the same per-group values, bit for bit.
 
@@ -157,7 +188,16 @@ def evaluate_dask(
         Partitions of the shuffle by group (default: the larger input's). Each partition is
         evaluated in memory at once: more partitions, less memory per task.
     with_dropped
-        Also carry the policy drop counts: return a `DaskEvaluation`.
+        Also carry the policy drop counts: return a `DaskEvaluation`. Required with
+        catalogue-level metrics, whose table is `DaskEvaluation.catalogue`.
+    popularity, catalogue, item_features, head_share
+        As for `evaluate` (Polars, Dask or Spark frames; small item tables, collected and given
+        whole to every partition). Per-group beyond-accuracy metrics are rows of the result;
+        catalogue-level ones (coverage, gini, entropy, personalization) are
+        `DaskEvaluation.catalogue`, from the partitions' summed exposure counts against the
+        whole input's catalogue (default: every item of the candidates and the popularity log).
+        They evaluate each partition a second time (a second ``map_partitions`` over the same
+        shuffle).
 
     Returns
     -------
@@ -192,12 +232,21 @@ def evaluate_dask(
         plan.check_frame(truth, "truth")
     if npartitions is not None and (isinstance(npartitions, bool) or npartitions < 1):
         raise ValueError(f"npartitions must be an int >= 1; got {npartitions!r}")
+    request = dist.beyond_request(metrics)
+    if request.catalogue and not with_dropped:
+        raise ValueError(
+            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
+            f"with_dropped=True and read DaskEvaluation.catalogue"
+        )
+    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+        candidates = candidates.assign(**{relevance: 0.0})
+        policy = dist.zero_truth(policy)
     spec = dist.check_on_driver(
         *plan.driver_schemas(
             candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
         ),
         k=k,
-        metrics=metrics,
+        metrics=request.checked_metrics(),
         group_by=group_by,
         item=item,
         score=score,
@@ -207,15 +256,37 @@ def evaluate_dask(
         order_by=order_by,
     )
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    job, tables = dist.with_beyond(
+        job,
+        request,
+        spec,
+        popularity=dist.small_table(popularity, "popularity"),
+        catalogue=dist.small_table(catalogue, "catalogue"),
+        item_features=dist.small_table(item_features, "item_features"),
+        head_share=head_share,
+    )
     keys = list(job.keys)
     union, parts = plan.tagged_parts(candidates, truth, spec, job)
     partitions = npartitions or max(part.npartitions for part in parts)
     tagged = plan.dask_dataframe_module().concat(parts) if len(parts) > 1 else parts[0]
-    raw = plan.evaluated(tagged.shuffle(on=keys, npartitions=partitions), job, union)
+    shuffled = tagged.shuffle(on=keys, npartitions=partitions)
+    raw = plan.evaluated(shuffled, job, union)
     if not with_dropped:
         return raw
+    exposures, inputs = None, None
+    if job.catalogue_metrics and tables is not None:
+        exposures = plan.exposures(shuffled, job, union)
+        # The default catalogue is the whole input's: its distinct candidate items.
+        items = parts[0][job.item].drop_duplicates()
+        inputs = (spec, tables, job.catalogue_metrics, items)
     return DaskEvaluation(
-        raw=raw, group_keys=keys, ks=list(job.ks), metrics=list(job.metrics), policy=job.policy
+        raw=raw,
+        group_keys=keys,
+        ks=list(job.ks),
+        metrics=list(job.metrics),
+        policy=job.policy,
+        exposures=exposures,
+        _catalogue=inputs,
     )
 
 

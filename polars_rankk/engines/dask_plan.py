@@ -29,6 +29,14 @@ def dask_dataframe_module() -> Any:
     return dd
 
 
+def dask_module() -> Any:
+    try:
+        import dask
+    except ImportError as error:
+        raise ImportError(INSTALL) from error
+    return dask
+
+
 def check_frame(frame: object, name: str) -> None:
     dask_dataframe = dask_dataframe_module()
     if not isinstance(frame, dask_dataframe.DataFrame):
@@ -177,3 +185,21 @@ def evaluated(
         enforce_metadata=False,
     )
     return raw
+
+
+def exposure_partition(
+    frame: pd.DataFrame, *, job: dist.PartitionJob, union: dict[str, pl.DataType]
+) -> pd.DataFrame:
+    """map_partitions body: a partition of the tagged union -> its exposure counts."""
+    return to_pandas(job.exposure_rows(to_polars(frame).cast(union)))  # type: ignore[arg-type]
+
+
+def exposures(
+    shuffled: dd.DataFrame, job: dist.PartitionJob, union: dict[str, pl.DataType]
+) -> dd.DataFrame:
+    """Every partition's exposure counts (`polars_rankk.engines.partition.KIND` rows)."""
+    meta = to_pandas(job.exposure_rows(pl.DataFrame(schema=union)))
+    rows: dd.DataFrame = shuffled.map_partitions(  # type: ignore[no-untyped-call]
+        exposure_partition, job=job, union=union, meta=meta, enforce_metadata=False
+    )
+    return rows

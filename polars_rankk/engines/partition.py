@@ -14,13 +14,16 @@ driver — is `polars_rankk.engines.reduction`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from polars_rankk.core import Policy, evaluate
-from polars_rankk.core.evaluation import RESERVED
-from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
+from polars_rankk.core.evaluation import RESERVED, Evaluation
+from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
 #: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row.
@@ -31,6 +34,9 @@ LABEL = "_rk_label"
 TRUTH_GRADE = "_rk_truth_grade"
 #: The tagged union's own columns, which a group key may not take.
 UNION_COLUMNS = (TAG, LABEL, TRUTH_GRADE)
+#: Exposure output: 0 an (item, k, exposure) row, 1 a (k, number of lists) row (item null).
+KIND = "_rk_kind"
+EXPOSURE_ITEM = "item"
 
 
 def add_note(error: BaseException, note: str) -> None:
@@ -58,6 +64,12 @@ class PartitionJob:
     policy: Policy
     with_dropped: bool
     check_values: bool
+    #: Beyond accuracy: the item tables, whole (small), shipped to every partition.
+    popularity: pl.DataFrame | None = None
+    item_features: pl.DataFrame | None = None
+    head_share: float = 0.2
+    #: Catalogue-level metrics (their exposure counts come from `exposure_rows`).
+    catalogue_metrics: tuple[str, ...] = ()
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -100,22 +112,7 @@ class PartitionJob:
 
         Columns: the keys, ``metric``, ``k``, ``value`` — `Evaluation.per_group`'s.
         """
-        if self.order_by is not None:
-            # ties="input_order": the row order is the order column's, within every group.
-            candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
-        result = evaluate(
-            candidates,
-            truth,
-            k=self.ks,
-            metrics=self.metrics,
-            group_by=self.keys,
-            item=self.item,
-            score=self.score,
-            relevance=self.relevance,
-            n_relevant=self.n_relevant,
-            policy=self.policy,
-            check_values=self.check_values,
-        )
+        result = self._evaluation(candidates, truth)
         per_group = result.per_group
         assert isinstance(per_group, pl.DataFrame)
         if not self.with_dropped:
@@ -133,10 +130,59 @@ class PartitionJob:
         )
         return pl.concat([per_group, sentinels], how="vertical")
 
+    def _evaluation(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
+        if self.order_by is not None:
+            # ties="input_order": the row order is the order column's, within every group.
+            candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        return evaluate(
+            candidates,
+            truth,
+            k=self.ks,
+            metrics=(*self.metrics, *self.catalogue_metrics),
+            group_by=self.keys,
+            item=self.item,
+            score=self.score,
+            relevance=self.relevance,
+            n_relevant=self.n_relevant,
+            policy=self.policy,
+            check_values=self.check_values,
+            popularity=self.popularity,
+            item_features=self.item_features,
+            head_share=self.head_share,
+        )
+
     def evaluate_tagged(self, frame: pl.DataFrame) -> pl.DataFrame:
         """`evaluate` on a slice of the tagged union."""
         candidates, truth = self.split_tagged(frame)
         return self.evaluate(candidates, truth)
+
+    def exposure_rows(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """The exposure counts of the groups of a slice of the tagged union: `KIND`, item,
+        k, count (see `KIND`); they add up over partitions (`catalogue_table`)."""
+        candidates, truth = self.split_tagged(frame)
+        exposures = self._evaluation(candidates, truth).exposures
+        item = candidates.schema[self.item]
+        schema: dict[str, pl.DataType] = {
+            KIND: pl.Int8(),
+            EXPOSURE_ITEM: item,
+            "k": pl.Int64(),
+            "count": pl.Int64(),
+        }
+        if exposures is None:
+            return pl.DataFrame(schema=schema)
+        exposure = exposures.exposure.lazy().select(
+            pl.lit(0, dtype=pl.Int8).alias(KIND),
+            pl.col("item").cast(item).alias(EXPOSURE_ITEM),
+            pl.col("k").cast(pl.Int64),
+            pl.col("exposure").cast(pl.Int64).alias("count"),
+        )
+        lists = exposures.n_lists.lazy().select(
+            pl.lit(1, dtype=pl.Int8).alias(KIND),
+            pl.lit(None, dtype=item).alias(EXPOSURE_ITEM),
+            pl.col("k").cast(pl.Int64),
+            pl.col("n_lists").cast(pl.Int64).alias("count"),
+        )
+        return pl.concat([exposure, lists]).collect().cast(schema)  # type: ignore[arg-type]
 
 
 def whole_groups(
@@ -291,6 +337,124 @@ def partition_job(
         with_dropped=with_dropped,
         check_values=check_values,
     )
+
+
+@dataclass(frozen=True)
+class BeyondRequest:
+    """The asked metric names split as `evaluate` splits them, and what the driver does."""
+
+    #: Accuracy metrics (None: the default set).
+    accuracy: list[str] | None
+    group: tuple[str, ...]
+    catalogue: tuple[str, ...]
+
+    @property
+    def beyond_only(self) -> bool:
+        return bool(self.group or self.catalogue) and not self.accuracy
+
+    def checked_metrics(self) -> list[str] | None:
+        """What the core's input checks are given (a placeholder when only beyond metrics)."""
+        return self.accuracy or (None if self.accuracy is None else ["hit_rate"])
+
+    def needs_relevance(self, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
+        """As `evaluate`: only beyond metrics and no truth: every group counts, none relevant
+        (the engine adds a 0.0 relevance column and ``empty_truth="zero"``)."""
+        return self.beyond_only and not has_truth and relevance not in set(columns)
+
+
+def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
+    """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
+    return BeyondRequest(*split_metrics(metrics))
+
+
+def zero_truth(policy: Policy | None) -> Policy:
+    """The policy of an evaluation without truth (every group evaluated, none relevant)."""
+    return replace(Policy() if policy is None else policy, empty_truth="zero")
+
+
+def small_table(frame: object, name: str) -> pl.DataFrame | None:
+    """An item table as a Polars frame to ship to every partition: Polars frames as they are,
+    Spark and Dask frames collected (item tables are small)."""
+    if frame is None:
+        return None
+    if hasattr(frame, "toArrow"):  # a Spark DataFrame
+        table = pl.from_arrow(frame.toArrow())
+        assert isinstance(table, pl.DataFrame)
+        return table
+    if hasattr(frame, "compute") and hasattr(frame, "map_partitions"):  # a Dask DataFrame
+        return pl.from_pandas(frame.compute(), nan_to_null=False)
+    lazy = to_lazy(frame, name)
+    return lazy.collect()
+
+
+def with_beyond(
+    job: PartitionJob,
+    request: BeyondRequest,
+    spec: Spec,
+    *,
+    popularity: pl.DataFrame | None,
+    catalogue: pl.DataFrame | None,
+    item_features: pl.DataFrame | None,
+    head_share: float,
+) -> tuple[PartitionJob, ItemTables | None]:
+    """The job with the beyond-accuracy metrics and tables, which are validated here, on the
+    driver, with `evaluate`'s errors; and the validated tables (None without beyond metrics)."""
+    if not (request.group or request.catalogue):
+        return job, None
+    tables = item_tables(
+        spec,
+        needs=[table for name in request.group for table in REGISTRY[name].requires],
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
+        head_share=head_share,
+    )
+    accuracy = tuple(spec.metrics) if request.accuracy else ()
+    job = replace(
+        job,
+        metrics=(*accuracy, *request.group),
+        popularity=popularity,
+        item_features=item_features,
+        head_share=head_share,
+        catalogue_metrics=request.catalogue,
+    )
+    return job, tables
+
+
+def catalogue_table(
+    spec: Spec,
+    tables: ItemTables,
+    metrics: Sequence[str],
+    items: pl.DataFrame,
+    rows: pl.DataFrame,
+) -> pl.DataFrame:
+    """``Evaluation.catalogue`` from the partitions' summed exposure rows (`exposure_rows`) and
+    the whole input's distinct candidate items (`items`, the item column): the default
+    catalogue is every item of the candidates and the popularity log."""
+    item = spec.candidates.collect_schema()[spec.item]
+    whole = replace(spec, candidates=items.lazy().select(pl.col(spec.item).cast(item)))
+    catalogue = catalogue_items(whole, tables.catalogue, tables.popularity)
+    exposure = (
+        rows.lazy()
+        .filter(pl.col(KIND) == 0)
+        .select(
+            pl.col(EXPOSURE_ITEM).cast(item).alias("item"),
+            pl.col("k").cast(pl.Int64),
+            pl.col("count").cast(pl.Int64).alias("exposure"),
+        )
+    )
+    n_lists = (
+        rows.lazy()
+        .filter(pl.col(KIND) == 1)
+        .select(pl.col("k").cast(pl.Int64), pl.col("count").cast(pl.Int64).alias("n_lists"))
+    )
+    # Every k counted, even with no partition (no lists): zero lists.
+    none = pl.LazyFrame(
+        {"k": list(spec.ks), "n_lists": [0] * len(spec.ks)},
+        schema={"k": pl.Int64, "n_lists": pl.Int64},
+    )
+    counts = merge_exposures([(exposure, n_lists), (exposure.head(0), none)])
+    return catalogue_values(*counts, catalogue, metrics).collect()
 
 
 def common_id_dtypes(spec: Spec) -> dict[str, pl.DataType]:

@@ -19,14 +19,16 @@ the executors. Classic and Spark Connect DataFrames are both accepted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, overload
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
 from polars_rankk.core import check_quantiles
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
@@ -59,6 +61,24 @@ class SparkEvaluation:
     ks: list[int]
     metrics: list[str]
     policy: Policy
+    #: Per partition, its exposure counts (`polars_rankk.engines.partition.KIND`, item, k,
+    #: count); None without catalogue-level metrics.
+    exposures: DataFrame | None = None
+    _catalogue: Any = field(default=None, repr=False)
+
+    @cached_property
+    def catalogue(self) -> pl.DataFrame | None:
+        """Catalogue-level metrics (``metric, k, value``), as ``Evaluation.catalogue``: the
+        partitions' exposure counts summed, against the whole input's catalogue. Computed (two
+        Spark jobs) on first access; None when none was asked for."""
+        if self.exposures is None or self._catalogue is None:
+            return None
+        spec, tables, metrics, items = self._catalogue
+        rows = pl.from_arrow(self.exposures.toArrow())
+        distinct = pl.from_arrow(items.toArrow())
+        assert isinstance(rows, pl.DataFrame)
+        assert isinstance(distinct, pl.DataFrame)
+        return dist.catalogue_table(spec, tables, metrics, distinct, rows)
 
     @property
     def per_group(self) -> DataFrame:
@@ -136,6 +156,10 @@ def evaluate_spark(
     max_rows_per_chunk: int | None = ...,
     with_dropped: Literal[False] = ...,
     check_values: bool = ...,
+    popularity: FrameLike | None = ...,
+    catalogue: FrameLike | None = ...,
+    item_features: FrameLike | None = ...,
+    head_share: float = ...,
 ) -> DataFrame: ...
 
 
@@ -157,6 +181,10 @@ def evaluate_spark(
     max_rows_per_chunk: int | None = ...,
     with_dropped: Literal[True],
     check_values: bool = ...,
+    popularity: FrameLike | None = ...,
+    catalogue: FrameLike | None = ...,
+    item_features: FrameLike | None = ...,
+    head_share: float = ...,
 ) -> SparkEvaluation: ...
 
 
@@ -177,6 +205,10 @@ def evaluate_spark(
     max_rows_per_chunk: int | None = None,
     with_dropped: bool = False,
     check_values: bool = True,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
 ) -> DataFrame | SparkEvaluation:
     """`polars_rankk.evaluate` on Spark DataFrames: the same per-group values, bit for bit.
 
@@ -204,7 +236,16 @@ def evaluate_spark(
         carried over to the next chunk). Default: evaluate each partition at once.
     with_dropped
         Also carry the policy drop counts (``dropped_*`` of ``Evaluation.summary()``): return a
-        `SparkEvaluation` instead of a DataFrame.
+        `SparkEvaluation` instead of a DataFrame. Required with catalogue-level metrics,
+        whose table is `SparkEvaluation.catalogue`.
+    popularity, catalogue, item_features, head_share
+        As for `evaluate` (Polars or Spark frames; small item tables, collected to the driver
+        and given whole to every partition). Per-group beyond-accuracy metrics are rows of the
+        result; catalogue-level ones (coverage, gini, entropy, personalization) are
+        `SparkEvaluation.catalogue`, from the partitions' summed exposure counts against the
+        whole input's catalogue (default: every item of the candidates and the popularity log).
+        They evaluate each partition a second time (a second ``mapInArrow`` over the same
+        shuffle).
 
     Returns
     -------
@@ -252,13 +293,24 @@ def evaluate_spark(
         raise ValueError(f"num_partitions must be an int >= 1; got {num_partitions!r}")
     if max_rows_per_chunk is not None and max_rows_per_chunk < 1:
         raise ValueError(f"max_rows_per_chunk must be an int >= 1; got {max_rows_per_chunk!r}")
+    request = dist.beyond_request(metrics)
+    if request.catalogue and not with_dropped:
+        raise ValueError(
+            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
+            f"with_dropped=True and read SparkEvaluation.catalogue"
+        )
+    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+        from pyspark.sql import functions as sf
+
+        candidates = candidates.withColumn(relevance, sf.lit(0.0))
+        policy = dist.zero_truth(policy)
     timezone = plan.session_timezone(candidates)
     spec = dist.check_on_driver(
         *plan.driver_schemas(
             candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
         ),
         k=k,
-        metrics=metrics,
+        metrics=request.checked_metrics(),
         group_by=group_by,
         item=item,
         score=score,
@@ -268,6 +320,15 @@ def evaluate_spark(
         order_by=order_by,
     )
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    job, tables = dist.with_beyond(
+        job,
+        request,
+        spec,
+        popularity=dist.small_table(popularity, "popularity"),
+        catalogue=dist.small_table(catalogue, "catalogue"),
+        item_features=dist.small_table(item_features, "item_features"),
+        head_share=head_share,
+    )
     fields = {field.name: field.dataType for field in candidates.schema.fields}
     id_types = {
         c: plan.spark_type(dtype, fields[c]) for c, dtype in dist.common_id_dtypes(spec).items()
@@ -281,12 +342,22 @@ def evaluate_spark(
     raw = plan.evaluated(union, job, id_types, max_rows_per_chunk, timezone)
     if not with_dropped:
         return raw
+    exposures, inputs = None, None
+    if job.catalogue_metrics and tables is not None:
+        exposures = plan.exposures(union, job, id_types, max_rows_per_chunk, timezone)
+        # The default catalogue is the whole input's: its distinct candidate items.
+        items = candidates.select(
+            plan.column(job.item).cast(id_types[job.item]).alias(job.item)
+        ).distinct()
+        inputs = (spec, tables, job.catalogue_metrics, items)
     return SparkEvaluation(
         raw=raw,
         group_keys=list(job.keys),
         ks=list(job.ks),
         metrics=list(job.metrics),
         policy=job.policy,
+        exposures=exposures,
+        _catalogue=inputs,
     )
 
 

@@ -92,6 +92,7 @@ def evaluate_partition(
     schema: pa.Schema,
     max_rows: int | None,
     batches: Iterator[pa.RecordBatch],
+    exposures: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: the whole partition (or sorted chunks of whole groups) -> per_group."""
     import pyarrow as pa
@@ -112,7 +113,7 @@ def evaluate_partition(
         chunks = dist.whole_groups((frame(batch) for batch in batches), job.keys, max_rows)
     for chunk in chunks:
         try:
-            result = job.evaluate_tagged(chunk)
+            result = job.exposure_rows(chunk) if exposures else job.evaluate_tagged(chunk)
         except Exception as error:
             dist.add_note(
                 error,
@@ -275,3 +276,30 @@ def high_cardinality(
     }
     schema.update({quantile_name(q): pl.Float64() for q in quantiles})
     return pl.DataFrame(out, schema=schema, orient="row")
+
+
+def exposures(
+    union: DataFrame,
+    job: dist.PartitionJob,
+    id_types: dict[str, DataType],
+    max_rows_per_chunk: int | None,
+    timezone: str,
+) -> DataFrame:
+    """Every partition's exposure counts (`polars_rankk.engines.partition.KIND` rows)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import ByteType, LongType, StructField, StructType
+
+    out_schema = StructType(
+        [
+            StructField(dist.KIND, ByteType(), True),
+            StructField(dist.EXPOSURE_ITEM, id_types[job.item], True),
+            StructField("k", LongType(), True),
+            StructField("count", LongType(), True),
+        ]
+    )
+    arrow_schema = to_arrow_schema(out_schema, timezone=timezone)
+
+    def function(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return evaluate_partition(job, arrow_schema, max_rows_per_chunk, batches, exposures=True)
+
+    return union.mapInArrow(function, out_schema)
