@@ -55,3 +55,41 @@ def test_default_follows_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_progress_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="progress must be True, False or None"):
         show_progress("yes")  # type: ignore[arg-type]
+
+
+def test_dask_and_spark_summaries_draw_a_bar_when_asked(capfd: pytest.CaptureFixture[str]) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask, summarize_dask
+
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 3], "score": [0.9, 0.5, 0.3]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [2, 3]})
+    result = evaluate_dask(
+        dd.from_pandas(candidates.to_pandas(), npartitions=2),
+        dd.from_pandas(truth.to_pandas(), npartitions=1),
+        k=1,
+        group_by="q",
+    )
+    summarize_dask(result, progress=True)
+    assert "100%" in capfd.readouterr().out
+    summarize_dask(result, progress=False)
+    assert capfd.readouterr().out == ""
+
+
+def test_spark_task_count_follows_the_stages() -> None:
+    from polars_rankk.engines.progress import _TaskCount
+
+    class Bar:
+        total: int | None = None
+        n = 0
+
+        def refresh(self) -> None:
+            pass
+
+    bar = Bar()
+    count = _TaskCount(bar)
+    count.update([(0, 4, 1), (1, 2, 0)])
+    assert (bar.total, bar.n) == (6, 1)
+    count.update([(1, 2, 2)])
+    assert (bar.total, bar.n) == (6, 3)
+    count.finish()
+    assert (bar.total, bar.n) == (6, 6)

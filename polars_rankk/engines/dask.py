@@ -48,6 +48,7 @@ from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
+from polars_rankk.engines.progress import dask_progress
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -291,7 +292,10 @@ def evaluate_dask(
 
 
 def summarize_dask(
-    results: dd.DataFrame | DaskEvaluation, *, quantiles: Sequence[float] = ()
+    results: dd.DataFrame | DaskEvaluation,
+    *,
+    quantiles: Sequence[float] = (),
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """The macro summary of per-group values in Dask, bit-identical to ``res.summary()``.
 
@@ -306,6 +310,9 @@ def summarize_dask(
     quantiles
         Probabilities in [0, 1]: adds ``quantile_<p>`` columns equal to Polars'
         ``quantile(p, "linear")`` of the values (as `polars_rankk.distribution` computes them).
+    progress
+        Draw Dask's progress bar over the computation (default: in notebooks and terminals,
+        not when piped).
 
     Returns
     -------
@@ -336,8 +343,9 @@ def summarize_dask(
             "summarize_dask takes the frame or the DaskEvaluation evaluate_dask returns; "
             f"got {type(results).__name__}"
         )
-    histograms = frame.map_partitions(  # type: ignore[no-untyped-call]
-        plan.partition_histogram, meta=plan.histogram_meta(), enforce_metadata=False
-    ).compute()
+    with dask_progress(progress):
+        histograms = frame.map_partitions(  # type: ignore[no-untyped-call]
+            plan.partition_histogram, meta=plan.histogram_meta(), enforce_metadata=False
+        ).compute()
     histogram = plan.to_polars(histograms)
     return order_metrics(reduction.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked))

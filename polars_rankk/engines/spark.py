@@ -32,6 +32,7 @@ from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
+from polars_rankk.engines.progress import spark_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -368,6 +369,7 @@ def summarize_spark(
     max_distinct: int = 1_000_000,
     approximate: bool = False,
     accuracy: int = 10_000,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """The macro summary of per-group values in Spark, bit-identical to ``res.summary()``.
 
@@ -393,6 +395,8 @@ def summarize_spark(
         high-cardinality metrics.
     accuracy
         ``percentile_approx`` accuracy.
+    progress
+        Draw a bar of Spark tasks done (default: in notebooks and terminals, not when piped).
 
     Returns
     -------
@@ -450,13 +454,14 @@ def summarize_spark(
         # A high-cardinality pair sends one marker row, not its histogram.
         .where((sf.col("_rk_distinct") <= max_distinct) | (sf.col("_rk_first") == 1))
     )
-    collected = pl.from_arrow(histogram.toArrow())
-    assert isinstance(collected, pl.DataFrame)
-    small = pl.col("_rk_distinct") <= max_distinct
-    large = collected.filter(~small).select("metric", "k").unique()
-    fallback = None
-    if large.height:
-        fallback = plan.high_cardinality(frame, large, checked, approximate, accuracy)
+    with spark_progress(frame.sparkSession, progress):
+        collected = pl.from_arrow(histogram.toArrow())
+        assert isinstance(collected, pl.DataFrame)
+        small = pl.col("_rk_distinct") <= max_distinct
+        large = collected.filter(~small).select("metric", "k").unique()
+        fallback = None
+        if large.height:
+            fallback = plan.high_cardinality(frame, large, checked, approximate, accuracy)
     summary = reduction.summarize(
         collected.filter(small), dropped_ks=dropped_ks, quantiles=checked, fallback=fallback
     )

@@ -155,6 +155,19 @@ def test_plain_per_group_and_quantiles(spark: Any) -> None:
     check_unknown_drops(summary, expected.summary(), quantiles)
 
 
+def test_summary_draws_a_bar_of_spark_tasks(spark: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 13 item 9: progress=True draws the tasks the cluster reports done."""
+    case = CASES[1]
+    candidates, truth = tables(case)
+    per_group = evaluate_spark(
+        to_spark(spark, candidates), to_spark(spark, truth), **distributed_kwargs(case)
+    )
+    summarize_spark(per_group, progress=True)
+    assert "Spark tasks" in capfd.readouterr().err
+    summarize_spark(per_group, progress=False)
+    assert "Spark tasks" not in capfd.readouterr().err
+
+
 def check_unknown_drops(
     summary: pl.DataFrame, single: pl.DataFrame, quantiles: list[float]
 ) -> None:
