@@ -31,18 +31,32 @@ import polars as pl
 __all__ = ["is_table", "long_form", "to_lazy"]
 
 
+def _kind(frame: object) -> str | None:
+    """Which reader takes `frame`: "polars", "pandas", "arrow", "stream", or None."""
+    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        return "polars"
+    library, name = type(frame).__module__.split(".")[0], type(frame).__name__
+    if library == "pandas" and name == "DataFrame":
+        return "pandas"
+    if library == "pyarrow" and name in ("Table", "RecordBatch"):
+        return "arrow"
+    if hasattr(frame, "__arrow_c_stream__"):
+        # The Arrow PyCapsule stream: RecordBatchReader, DuckDB relations and many more.
+        return "stream"
+    return None
+
+
 def _from_other_library(frame: object) -> pl.DataFrame | None:
     """A Polars DataFrame read from a pandas or Arrow table, or None for anything else."""
-    library = type(frame).__module__.split(".")[0]
-    if library == "pandas" and type(frame).__name__ == "DataFrame":
+    kind = _kind(frame)
+    if kind == "pandas":
         return pl.from_pandas(frame)
-    if library == "pyarrow" and type(frame).__name__ in ("Table", "RecordBatch"):
+    if kind == "arrow":
         result = pl.from_arrow(frame)
         assert isinstance(result, pl.DataFrame)
         return result
-    if hasattr(frame, "__arrow_c_stream__"):
-        # The Arrow PyCapsule stream: RecordBatchReader, DuckDB relations and many more.
-        return pl.DataFrame(frame)
+    if kind == "stream":
+        return pl.DataFrame(frame)  # type: ignore[arg-type]
     return None
 
 
@@ -56,14 +70,7 @@ def is_table(frame: object) -> bool:
     >>> is_table(pa.table({"a": [1]})), is_table([1, 2])
     (True, False)
     """
-    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-        return True
-    library = type(frame).__module__.split(".")[0]
-    return (
-        (library == "pandas" and type(frame).__name__ == "DataFrame")
-        or (library == "pyarrow" and type(frame).__name__ in ("Table", "RecordBatch"))
-        or hasattr(frame, "__arrow_c_stream__")
-    )
+    return _kind(frame) is not None
 
 
 def to_lazy(frame: object, name: str) -> pl.LazyFrame:
