@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.tables_in import long_form
@@ -44,6 +45,30 @@ class Spec:
     @property
     def k_max(self) -> int:
         return max(self.ks)
+
+
+#: Names the output uses; a group key may not take them.
+RESERVED = ("metric", "k", "value", N_CANDIDATES, N_RELEVANT)
+
+
+def check_output_names(spec: Spec) -> None:
+    """Group keys may not take the output's column names, and no column may start with the
+    internal prefix: one rule for `evaluate` and every engine."""
+    clashes = [key for key in spec.keys if key in RESERVED]
+    if clashes:
+        raise ValueError(
+            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
+        )
+    internal = [
+        column
+        for column in (*spec.keys, spec.item, spec.score, spec.relevance)
+        if column.startswith(INTERNAL_PREFIX)
+    ]
+    if internal:
+        raise ValueError(
+            f"column name(s) {internal} start with {INTERNAL_PREFIX!r}, which the library "
+            f"reserves for its internal columns; rename them"
+        )
 
 
 def resolve_ranking_column(score: str, rank: str | None) -> tuple[str, bool]:

@@ -21,8 +21,8 @@ import polars as pl
 from polars_rankk.core import Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.evaluation import RESERVED, Evaluation
-from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
+from polars_rankk.core.evaluation import Evaluation
+from polars_rankk.core.inputs import Spec, check_inputs, check_output_names, to_lazy
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
@@ -32,8 +32,6 @@ TAG = "_rk_tag"
 LABEL = "_rk_label"
 #: The truth table's relevance grades, in the tagged union.
 TRUTH_GRADE = "_rk_truth_grade"
-#: The tagged union's own columns, which a group key may not take.
-UNION_COLUMNS = (TAG, LABEL, TRUTH_GRADE)
 #: Exposure output: 0 an (item, k, exposure) row, 1 a (k, number of lists) row (item null).
 KIND = "_rk_kind"
 EXPOSURE_ITEM = "item"
@@ -276,18 +274,9 @@ def check_on_driver(
         policy=policy,
         check_values=False,
     )
-    # The rule `evaluate` applies (its output columns), and the tagged union's own columns.
-    clashes = [key for key in spec.keys if key in RESERVED]
-    if clashes:
-        raise ValueError(
-            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
-        )
-    clashes = [key for key in spec.keys if key in UNION_COLUMNS]
-    if clashes:
-        raise ValueError(
-            f"group key(s) {clashes} clash with the distributed engine's internal columns "
-            f"{list(UNION_COLUMNS)}; rename them"
-        )
+    # The rule `evaluate` applies: output names, and the internal prefix the tagged union's
+    # own columns carry too.
+    check_output_names(spec)
     if policy.ties == "input_order" and order_by is None:
         raise ValueError(
             "Policy(ties='input_order') breaks ties by the candidates' row order, which a "

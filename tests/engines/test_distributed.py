@@ -139,7 +139,7 @@ def test_driver_rejects_reserved_keys_with_the_core_rule(key: str) -> None:
 
 def test_driver_rejects_keys_named_like_the_union_columns() -> None:
     schema = {dist.TAG: pl.Int64(), "item": pl.Int64(), "score": pl.Float64()}
-    with pytest.raises(ValueError, match="distributed engine's internal columns"):
+    with pytest.raises(ValueError, match="which the library reserves for its internal columns"):
         dist.check_on_driver(
             schema,
             {dist.TAG: pl.Int64(), "item": pl.Int64()},
