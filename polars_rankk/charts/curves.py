@@ -224,7 +224,9 @@ def plot_precision_recall(
     labels = (
         base.transform_filter("isValid(datum.text)")
         .mark_text(align="left", dx=5, dy=-6, fontSize=10, fontWeight="bold")
-        .encode(x=x, y=y, text="text:N", color=colour(alt, names, legend=False))
+        # The same colour channel as the line and points: a layer that hides the shared
+        # legend conflicts with them (Vega warns "Conflicting legend property disable").
+        .encode(x=x, y=y, text="text:N", color=colour(alt, names))
     )
     layered = alt.layer(line, points, labels).properties(width=width, height=height)
     chart: Any = layered

@@ -5,7 +5,7 @@ See docs/definitions.md for what each count means.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +99,15 @@ class Diagnostics:
 
 def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     """Collect every diagnostic of one evaluation in a single multi-query pass."""
+    queries, assemble = diagnostics_plan(spec, prepared)
+    return assemble(pl.collect_all(queries))
+
+
+def diagnostics_plan(
+    spec: Spec, prepared: Prepared
+) -> tuple[list[pl.LazyFrame], Callable[[Sequence[pl.DataFrame]], Diagnostics]]:
+    """The queries behind `compute_diagnostics` (to collect with others in one
+    ``collect_all``), and what turns their results, in order, into the diagnostics."""
     # The groups the evaluation keeps, before short lists are skipped at a K.
     evaluated = _apply_group_policies(prepared.groups, spec.policy)
     counts = _count_queries(spec, prepared, evaluated)
@@ -106,14 +115,17 @@ def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
     grades = prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
         pl.len().cast(pl.Int64).alias("rows")
     )
-    frames = pl.collect_all([*counts.values(), *per_k, grades])
-    scalars = dict(zip(counts, frames[: len(counts)], strict=True))
-    return Diagnostics(
-        counts=_counts(scalars),
-        per_k=_per_k_table(spec.ks, frames[len(counts) : -1]),
-        relevance_grades=frames[-1].sort("grade"),
-        policy=spec.policy.to_dict(),
-    )
+
+    def assemble(frames: Sequence[pl.DataFrame]) -> Diagnostics:
+        scalars = dict(zip(counts, frames[: len(counts)], strict=True))
+        return Diagnostics(
+            counts=_counts(scalars),
+            per_k=_per_k_table(spec.ks, list(frames[len(counts) : -1])),
+            relevance_grades=frames[-1].sort("grade"),
+            policy=spec.policy.to_dict(),
+        )
+
+    return [*counts.values(), *per_k, grades], assemble
 
 
 def _relevant(spec: Spec) -> pl.Expr:

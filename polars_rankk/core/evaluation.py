@@ -11,13 +11,14 @@ import polars as pl
 
 from polars_rankk.core import aggregate
 from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
-from polars_rankk.core.columns import HAS_CANDIDATES, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.catalogue import Exposures
+from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.inputs import Spec, check_inputs, check_output_names
 from polars_rankk.core.metrics import finished
 from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared, prepare_groups
-from polars_rankk.core.registry import BEYOND_ACCURACY, MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import Average, FrameLike, MetricName
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 EngineType = Literal["auto", "in-memory", "streaming"]
 
-#: Names the output uses; a group key may not take them.
-RESERVED = ("metric", "k", "value", N_CANDIDATES, N_RELEVANT)
 
 
 class Evaluation:
@@ -46,6 +45,10 @@ class Evaluation:
     catalogue
         Catalogue-level metrics (``coverage``, ``gini``, ``entropy``, ``personalization``)
         when asked for: one row per (metric, k) with ``metric, k, value``; None otherwise.
+    exposures
+        With catalogue-level metrics: the exposure counts they are computed from
+        (`polars_rankk.core.catalogue.Exposures`), which add up over disjoint sets of groups
+        (`polars_rankk.core.catalogue.merge_exposures`); None otherwise.
     """
 
     def __init__(
@@ -58,6 +61,7 @@ class Evaluation:
         all_groups: FrameLike,
         wide_metrics: FrameLike,
         catalogue: FrameLike | None = None,
+        exposures: Exposures | None = None,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
@@ -75,6 +79,7 @@ class Evaluation:
         self.policy: Policy = spec.policy
         self.is_lazy: bool = spec.is_lazy
         self.catalogue: FrameLike | None = catalogue
+        self.exposures: Exposures | None = exposures
 
     def summary(
         self,
@@ -269,12 +274,15 @@ class Evaluation:
         wide = self._wide_metrics.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
         return wide if self.is_lazy else wide.collect()
 
-    def collect(self, engine: EngineType = "auto") -> Evaluation:
+    def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
         """An eager copy of a lazy evaluation, run once for all its views.
 
-        ``per_group``, ``groups`` and the tables behind ``summary()`` and ``wide()`` come from
-        one ``pl.collect_all``, so the pipeline (ranking, joins, cumulated sums) runs once.
-        An eager evaluation returns itself.
+        ``per_group``, ``groups``, the tables behind ``summary()`` and ``wide()``, and
+        ``diagnostics`` come from one ``pl.collect_all``: the pipeline (ranking, joins,
+        cumulated sums) runs once, and every view is derived from its one row per group.
+        ``diagnostics=False`` leaves the diagnostics out of that pass (they read every
+        candidate row again, about twice the pipeline's cost; they are then computed on first
+        access). An eager evaluation returns itself.
 
         Examples
         --------
@@ -290,10 +298,10 @@ class Evaluation:
 
         spec = self._spec
         if self._one_pass():
-            # Polars does not share the heavy pass between the plans of one collect_all:
-            # run it once, then derive every view from its one row per group.
-            return self._from_groups(self._all_groups.lazy().collect(engine=engine))
+            return Evaluation.collect_together([self], engine, diagnostics=diagnostics)[0]
         extra = [] if self.catalogue is None else [self.catalogue.lazy()]
+        if self.catalogue is not None and self.exposures is not None:
+            extra.extend([self.exposures.exposure.lazy(), self.exposures.n_lists.lazy()])
         per_group, groups, kept, all_groups, wide, *catalogue = pl.collect_all(
             [
                 self.per_group.lazy(),
@@ -314,14 +322,17 @@ class Evaluation:
             all_groups,
             wide,
             catalogue[0] if catalogue else None,
+            None
+            if self.exposures is None or len(catalogue) < 3
+            else replace(self.exposures, exposure=catalogue[1], n_lists=catalogue[2]),
         )
 
     @staticmethod
     def collect_together(
-        evaluations: Sequence[Evaluation], engine: EngineType = "auto"
+        evaluations: Sequence[Evaluation], engine: EngineType = "auto", *, diagnostics: bool = True
     ) -> list[Evaluation]:
         """Eager copies of several evaluations, their lazy pipelines run in one
-        ``pl.collect_all`` (side by side), each once.
+        ``pl.collect_all`` (side by side), each once (see `collect`).
 
         Eager evaluations are returned as they are.
 
@@ -336,15 +347,37 @@ class Evaluation:
         >>> [e.summary()["value"].item() for e in found]
         [0.0, 1.0]
         """
+        from polars_rankk.core.diagnostics import diagnostics_plan
+
         together = [e for e in evaluations if e.is_lazy and e._one_pass()]
-        passes = pl.collect_all([e._all_groups.lazy() for e in together], engine=engine)
-        done = {id(e): e._from_groups(groups) for e, groups in zip(together, passes, strict=True)}
+        # Polars does not share the heavy pass between separate plans (each projects the
+        # inputs differently): one query per evaluation, every view derived from its result.
+        queries: list[pl.LazyFrame] = []
+        plans = []
+        for evaluation in together:
+            extra, assemble = (
+                diagnostics_plan(evaluation._spec, evaluation._prepared)
+                if diagnostics and "diagnostics" not in evaluation.__dict__
+                else ([], None)
+            )
+            plans.append((len(queries), len(extra), assemble))
+            queries += [evaluation._all_groups.lazy(), *extra]
+        frames = pl.collect_all(queries, engine=engine)
+        done = {}
+        for evaluation, (start, size, assemble) in zip(together, plans, strict=True):
+            found = evaluation._from_groups(frames[start])
+            known = evaluation.__dict__.get("diagnostics")
+            if assemble is not None:
+                known = assemble(frames[start + 1 : start + 1 + size])
+            if known is not None:
+                found.__dict__["diagnostics"] = known  # the cached_property's slot
+            done[id(evaluation)] = found
         return [done[id(e)] if id(e) in done else e.collect(engine) for e in evaluations]
 
     def _one_pass(self) -> bool:
         """Every view derives from the collected one-row-per-group pass (no beyond-accuracy
         tables to collect beside it)."""
-        return self.catalogue is None and all(name in REGISTRY for name in self.metrics)
+        return self.catalogue is None and all(REGISTRY[name].accuracy for name in self.metrics)
 
     def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:
         """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
@@ -353,12 +386,43 @@ class Evaluation:
         return Evaluation(
             replace(spec, is_lazy=False),
             self._prepared,
-            _sorted(_long(wide.lazy(), spec).collect(), self.group_keys),
+            Evaluation._per_group_rows(wide, spec),
             kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT).sort(self.group_keys),
             kept,
             all_groups,
             wide,
         )
+
+    @staticmethod
+    def _per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+        """The eager ``per_group`` from the wide metric table, built in its sorted order
+        (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
+        that costs about what the output weighs instead of several copies of it."""
+        import numpy as np
+
+        keys = list(spec.keys)
+        pairs = _metric_cutoffs(spec)
+        cells = pl.DataFrame(
+            {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
+            schema={"metric": pl.String, "k": pl.Int64},
+        ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
+        names = [metric_column(m, k) for m, k in cells.iter_rows()]
+        ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
+        n_groups, n_cells = ordered.height, len(names)
+        # One temporary at a time (the row-major values, then 32-bit gather indices): the
+        # peak stays near the output's own size.
+        matrix = ordered.select(pl.col(names).cast(pl.Float64)).to_numpy(order="c")
+        values = pl.Series("value", matrix.ravel(), dtype=pl.Float64, nan_to_null=False)
+        del matrix
+        heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
+        labels = cells[np.tile(np.arange(n_cells), n_groups)]
+        rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
+        # No columns: only catalogue-level metrics were asked for.
+        if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
+            # Null: short_lists="skip" dropped the group at that k.
+            absent = ordered.select(pl.col(names).is_null()).to_numpy(order="c").ravel()
+            rows = rows.filter(pl.Series(~absent))
+        return rows
 
     def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
         """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
@@ -640,26 +704,12 @@ def evaluate(
         check_values=check_values,
         rank=rank,
     )
-    clashes = [key for key in spec.keys if key in RESERVED]
-    if clashes:
-        raise ValueError(
-            f"group key(s) {clashes} clash with output columns {list(RESERVED)}; rename them"
-        )
-    internal = [
-        column
-        for column in (*spec.keys, spec.item, spec.score, spec.relevance)
-        if column.startswith(INTERNAL_PREFIX)
-    ]
-    if internal:
-        raise ValueError(
-            f"column name(s) {internal} start with {INTERNAL_PREFIX!r}, which the library "
-            f"reserves for its internal columns; rename them"
-        )
+    check_output_names(spec)
     _check_missing_groups(spec)
     beyond = (*beyond_group, *beyond_catalogue)
     tables = item_tables(
         spec,
-        needs=[BEYOND_ACCURACY[name].needs or "" for name in beyond],
+        needs=[table for name in beyond for table in REGISTRY[name].requires],
         popularity=popularity,
         catalogue=catalogue,
         item_features=item_features,
@@ -678,7 +728,7 @@ def evaluate(
             all_groups = prepared.groups.collect(engine=engine)
     kept = _apply_group_policies(all_groups.lazy(), policy)
     wide = _wide_metrics(kept, spec)
-    per_group_beyond, catalogue_table = beyond_values(
+    per_group_beyond, catalogue_table, exposures = beyond_values(
         spec, top, kept, beyond_group, beyond_catalogue, tables
     )
     if per_group_beyond is not None:
@@ -688,19 +738,32 @@ def evaluate(
     groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
         return Evaluation(
-            spec, prepared, _long(wide, spec), groups, kept, all_groups, wide, catalogue_table
+            spec,
+            prepared,
+            _long(wide, spec),
+            groups,
+            kept,
+            all_groups,
+            wide,
+            catalogue_table,
+            exposures,
         )
-    extra = [] if catalogue_table is None else [catalogue_table]
+    extra = []
+    if catalogue_table is not None and exposures is not None:
+        extra = [catalogue_table, exposures.exposure.lazy(), exposures.n_lists.lazy()]
     wide_df, groups_df, kept_df, *catalogue_df = pl.collect_all([wide, groups, kept, *extra])
     return Evaluation(
         spec,
         prepared,
-        _sorted(_long(wide_df.lazy(), spec).collect(), list(spec.keys)),
+        Evaluation._per_group_rows(wide_df, spec),
         groups_df.sort(spec.keys),
         kept_df,
         all_groups,
         wide_df,
         catalogue_df[0] if catalogue_df else None,
+        None
+        if exposures is None
+        else replace(exposures, exposure=catalogue_df[1], n_lists=catalogue_df[2]),
     )
 
 

@@ -10,24 +10,60 @@ markup or code) to the charts.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS
+from polars_rankk.core import METRIC_DEFINITIONS, METRICS, is_table, to_lazy
 from polars_rankk.core.evaluation import Evaluation
 from polars_rankk.core.policy import POLICY_HELP, Policy
+from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.reports.html import Cell, Page, escape, html_table, number
-from polars_rankk.stats.curves import Systems, curve_of_evaluations, evaluate_systems, for_systems
+from polars_rankk.stats.curves import (
+    Systems,
+    covers_every_k,
+    curve_of_evaluations,
+    evaluate_systems,
+    for_systems,
+)
 from polars_rankk.stats.distributions import as_list
 
 __all__ = ["render_report", "report"]
 
+#: A callback given a short message as each step starts (the CLI's spinner).
 Progress = Callable[[str], None]
+
+
+@contextmanager
+def _steps(progress: bool | Progress | None, total: int) -> Iterator[Progress]:
+    """What the report calls as each step starts: the caller's callback, or a bar of steps."""
+    if callable(progress):
+        yield progress
+        return
+    with progress_bar(total, "report", progress) as bar:
+
+        def say(message: str) -> None:
+            describe = getattr(bar, "set_description_str", None)
+            if describe is not None:
+                describe(f"report: {message}")
+            bar.update(1)
+
+        yield say
+
+
+def _bars(progress: bool | Progress | None) -> bool | None:
+    """The `progress` to hand on to compare: bars only when the caller did not bring its own
+    display."""
+    return False if callable(progress) else progress
+
+
+def _step_count(n_systems: int, strata: list[str]) -> int:
+    return 4 + bool(strata) + (n_systems > 1)
 
 
 def _headline_k(ks: list[int], ui_k: int | None) -> int:
@@ -113,7 +149,7 @@ def render_report(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    progress: Progress | None = None,
+    progress: bool | Progress | None = None,
 ) -> str:
     """The report as an HTML string (see `report` for the parameters).
 
@@ -127,7 +163,6 @@ def render_report(
     >>> "&lt;b&gt;A&lt;/b&gt;" in page and "<b>A</b>" not in page
     True
     """
-    say = progress or (lambda _message: None)
     from polars_rankk.core import normalize_ks
 
     try:  # any integer scalars, numpy's included
@@ -138,37 +173,37 @@ def render_report(
     if top < max(ks):
         raise ValueError(f"k_max={k_max} is below the largest k ({max(ks)})")
     strata = as_list(by)
-    say("evaluating")
-    if isinstance(systems, pl.DataFrame):  # plans only: each view then reads what it needs
-        systems = systems.lazy()
-    elif isinstance(systems, Mapping):
-        systems = {n: v.lazy() if isinstance(v, pl.DataFrame) else v for n, v in systems.items()}
-    evaluations = evaluate_systems(
-        systems,
-        truth,
-        k=range(1, top + 1),
-        metrics=metrics,
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        policy=policy,
-        system=system,
-    )
-    return render_evaluations(
-        evaluations,
-        k=ks,
-        by=strata,
-        attributes=attributes,
-        baseline=baseline,
-        ui_k=ui_k,
-        log_k=log_k,
-        title=title,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        progress=progress,
-    )
+    # Plans only (any table read once, here): each view then reads what it needs.
+    if isinstance(systems, Mapping):
+        systems = {n: _planned(v, f"systems[{n!r}]") for n, v in systems.items()}
+    else:
+        systems = _planned(systems, "systems")
+    truth = None if truth is None else to_lazy(truth, "truth")
+    options: dict[str, Any] = {
+        "metrics": metrics, "group_by": group_by, "item": item, "score": score,
+        "relevance": relevance, "policy": policy, "system": system,
+    }  # fmt: skip
+    # The tables' K and the largest: the curves come from sums over ranks at every K up to
+    # it; only a policy that needs per-group values at every K evaluates them all.
+    evaluations = evaluate_systems(systems, truth, k=sorted({*ks, top}), **options)
+    every_k = all(covers_every_k(ev) for ev in evaluations.values())
+    if not every_k:
+        evaluations = evaluate_systems(systems, truth, k=range(1, top + 1), **options)
+    if not evaluations:
+        raise ValueError("no systems to report on")
+    if baseline is not None and baseline not in evaluations:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems {list(evaluations)}")
+    with _steps(progress, _step_count(len(evaluations), strata)) as say:
+        return _render(
+            evaluations, k=ks, by=strata, attributes=attributes, baseline=baseline, ui_k=ui_k,
+            log_k=log_k, title=title, n_resamples=n_resamples, confidence=confidence,
+            seed=seed, say=say, bars=_bars(progress), curve_k_max=top if every_k else None,
+        )  # fmt: skip
+
+
+def _planned(value: Any, name: str) -> Any:
+    """A table as a lazy plan (an evaluation as it is)."""
+    return value if isinstance(value, Evaluation) or not is_table(value) else to_lazy(value, name)
 
 
 @dataclass
@@ -203,7 +238,7 @@ def render_evaluations(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    progress: Progress | None = None,
+    progress: bool | Progress | None = None,
 ) -> str:
     """The report of evaluations already made, as an HTML string.
 
@@ -222,9 +257,33 @@ def render_evaluations(
     >>> page.count('data-rankk-chart="'), "K: 1, 3 (curves 1–3)" in page
     (4, True)
     """
-    say = progress or (lambda _message: None)
     if not evaluations:
         raise ValueError("no systems to report on")
+    with _steps(progress, _step_count(len(evaluations), as_list(by))) as say:
+        return _render(
+            evaluations, k=k, by=by, attributes=attributes, baseline=baseline, ui_k=ui_k,
+            log_k=log_k, title=title, n_resamples=n_resamples, confidence=confidence,
+            seed=seed, say=say, bars=_bars(progress), curve_k_max=None,
+        )  # fmt: skip
+
+
+def _render(
+    evaluations: Mapping[str, Evaluation],
+    *,
+    k: Iterable[int] | None,
+    by: str | Sequence[str] | None,
+    attributes: FrameLike | Sequence[FrameLike] | None,
+    baseline: str | None,
+    ui_k: int | None,
+    log_k: bool,
+    title: str,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    say: Progress,
+    bars: bool | None,
+    curve_k_max: int | None,
+) -> str:
     names = list(evaluations)
     if baseline is not None and baseline not in evaluations:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
@@ -233,6 +292,11 @@ def render_evaluations(
     missing = [x for x in ks if any(x not in ev.ks for ev in evaluations.values())]
     if missing:
         raise ValueError(f"k {missing} were not evaluated for every system")
+    # Each system's pipeline runs once, all side by side; every view then reads the result.
+    say("evaluating")
+    evaluations = dict(
+        zip(names, Evaluation.collect_together(list(evaluations.values())), strict=True)
+    )
     first = next(iter(evaluations.values()))
     # The tables' K of every system in one run; every section then reads these frames.
     chosen = pl.collect_all(
@@ -256,7 +320,10 @@ def render_evaluations(
     say("bootstrapping the summary")
     _summary_section(page, context)
     say("computing K-curves")
-    _curves_section(page, context, log_k=log_k, ui_k=ui_k, k_max=max(available))
+    _curves_section(
+        page, context, log_k=log_k, ui_k=ui_k, k_max=max(available),
+        every_k=curve_k_max is not None,
+    )  # fmt: skip
     say("summarising distributions")
     _distribution_section(page, context)
     strata = as_list(by)
@@ -265,7 +332,7 @@ def render_evaluations(
         _strata_section(page, context, strata, attributes)
     if len(evaluations) > 1:
         say("comparing systems")
-        _comparison_section(page, context, baseline if baseline is not None else names[0])
+        _comparison_section(page, context, baseline if baseline is not None else names[0], bars)
     say("collecting diagnostics")
     page.section("diagnostics", "Diagnostics", _diagnostics(evaluations, ks))
     page.section("policy", "Policy and definitions", _policy(first))
@@ -279,11 +346,12 @@ def render_evaluations(
 
 
 def _curves_section(
-    page: Page, context: _Context, *, log_k: bool, ui_k: int | None, k_max: int
+    page: Page, context: _Context, *, log_k: bool, ui_k: int | None, k_max: int, every_k: bool
 ) -> None:
     from polars_rankk import charts
 
-    curve = curve_of_evaluations(context.evaluations, ci=True, **context.bootstrap)
+    every = range(1, k_max + 1) if every_k else None
+    curve = curve_of_evaluations(context.evaluations, k=every, ci=True, **context.bootstrap)
     body = (
         f'<p class="note">Each metric at every K from 1 to {k_max}, from one evaluation pass '
         f"per system. Bands: {context.confidence:.0%} bootstrap confidence intervals over "
@@ -404,7 +472,9 @@ _COMPARISON_COLUMNS = {
 }
 
 
-def _comparison_section(page: Page, context: _Context, baseline: str) -> None:
+def _comparison_section(
+    page: Page, context: _Context, baseline: str, progress: bool | None = None
+) -> None:
     from polars_rankk import charts
     from polars_rankk.stats.comparison import compare
 
@@ -412,6 +482,7 @@ def _comparison_section(page: Page, context: _Context, baseline: str) -> None:
         dict(context.chosen),
         baseline=baseline,
         group_keys=context.group_keys,
+        progress=progress,
         **context.bootstrap,
     )
     rows = cmp.with_columns(
@@ -424,7 +495,7 @@ def _comparison_section(page: Page, context: _Context, baseline: str) -> None:
         f'<p class="note">Paired per-group differences against <b>{escape(baseline)}</b>, '
         f"on the groups both systems have. Intervals: {context.confidence:.0%} bootstrap; "
         "p-values: paired t-test, randomization test and Wilcoxon signed-rank; "
-        "p adjusted: Holm-corrected randomization p-value over every row.</p>"
+        "p adjusted: Holm-corrected randomization p-value within each metric × K.</p>"
         + page.chart(charts.plot_comparison(cmp, systems=context.names))
         + html_table(list(_COMPARISON_COLUMNS.values()), rows.iter_rows(), text_columns=2)
     )
@@ -536,7 +607,7 @@ def report(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    progress: Progress | None = None,
+    progress: bool | Progress | None = None,
 ) -> Path:
     """Evaluate systems and write one self-contained HTML report (opens offline).
 
@@ -548,10 +619,11 @@ def report(
     Parameters
     ----------
     systems
-        ``{name: candidates}`` (or `Evaluation` objects), or one candidates frame, split by
-        its `system` column when given.
+        ``{name: candidates}`` (or `Evaluation` objects), or one candidates table, split by
+        its `system` column when given. Any table: Polars, pandas, Arrow, or an object with
+        ``__arrow_c_stream__`` (a DuckDB relation).
     truth
-        The judged items shared by every system.
+        The judged items shared by every system (any table, as above).
     path
         Where to write the page.
     k
@@ -576,7 +648,10 @@ def report(
     n_resamples, confidence, seed
         Bootstrap settings (intervals and comparisons).
     progress
-        Called with a short message as each step starts (the CLI shows them).
+        A progress bar of the report's steps (and of the comparison's resamples): True, False,
+        or None (default: shown in a notebook or on a terminal, not when stderr is piped). A
+        callable is called with a short message as each step starts instead (the CLI shows
+        them).
 
     Returns
     -------

@@ -20,6 +20,8 @@ from typing import Literal
 
 import polars as pl
 
+from polars_rankk.core import Evaluation, is_table, to_lazy
+from polars_rankk.core.progress import progress_bar
 from polars_rankk.stats.distributions import (
     Attributes,
     PerGroup,
@@ -55,6 +57,7 @@ def compare(
     family: Family = "challengers",
     seed: int | None = 0,
     group_keys: Sequence[str] | None = None,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Compare two or more systems on the same groups: differences, intervals, paired tests.
 
@@ -64,7 +67,9 @@ def compare(
     Parameters
     ----------
     systems
-        ``{name: evaluation or per-group frame}``, all with the same group keys.
+        ``{name: evaluation or per-group frame}``, all with the same group keys. A per-group
+        frame may be any table (Polars, pandas, Arrow, an Arrow C stream). Lazy evaluations
+        are collected together, each pipeline run once.
     baseline
         Compare every other system with this one; ``None`` compares all pairs (in the order of
         ``systems``, the earlier one as baseline).
@@ -109,6 +114,9 @@ def compare(
         ``None``: fresh entropy.
     group_keys
         The group key columns of per-group frames.
+    progress
+        Show a progress bar of the resamples done (per stratum); None (default) shows it in a
+        notebook or on a terminal, not when stderr is piped.
 
     Returns
     -------
@@ -172,7 +180,8 @@ def compare(
         if baseline is not None
         else list(combinations(names, 2))
     )
-    sources = [per_group_input(systems[n], group_keys, argument=f"systems[{n!r}]") for n in names]
+    ready = _ready(systems)
+    sources = [per_group_input(ready[n], group_keys, argument=f"systems[{n!r}]") for n in names]
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
     strata = as_list(by)
@@ -183,7 +192,9 @@ def compare(
     index = {name: i for i, name in enumerate(names)}
     numbered = [(index[a], index[b]) for a, b in pairs]
     options = Options(n_resamples, confidence, method, n_permutations, randomization, test, seed)
-    found = [compare_stratum(part, numbered, options) for part in layout.strata]
+    total = len(layout.strata) * n_resamples
+    with progress_bar(total, "compare: resamples", progress) as bar:
+        found = [compare_stratum(part, numbered, options, bar) for part in layout.strata]
     rows = pl.concat(found) if found else None
     return finish(layout, pairs, names, rows, test, correction, family)
 
@@ -213,6 +224,21 @@ def _check_systems(
     if not isinstance(n_permutations, int) or n_permutations < 1:
         raise ValueError(f"n_permutations must be a positive integer; got {n_permutations!r}")
     return names
+
+
+def _ready(systems: Mapping[str, Results]) -> dict[str, Results]:
+    """Tables of other libraries read into Polars; lazy evaluations collected in one
+    ``collect_all``, so that each system's pipeline runs once."""
+    ready: dict[str, Results] = {
+        name: to_lazy(value, f"systems[{name!r}]").collect()
+        if not isinstance(value, (pl.DataFrame, pl.LazyFrame, Evaluation)) and is_table(value)
+        else value
+        for name, value in systems.items()
+    }
+    lazy = {n: v for n, v in ready.items() if isinstance(v, Evaluation) and v.is_lazy}
+    found = Evaluation.collect_together(list(lazy.values()), diagnostics=False)
+    ready.update(zip(lazy, found, strict=True))
+    return ready
 
 
 def _common_keys(sources: list[PerGroup], names: list[str]) -> list[str]:

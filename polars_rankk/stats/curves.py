@@ -13,10 +13,12 @@ from typing import Any, TypeAlias
 
 import polars as pl
 
+from polars_rankk.core import is_table, to_lazy
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate
 from polars_rankk.core.inputs import normalize_metrics
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.progress import track
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import as_list
@@ -66,15 +68,24 @@ def _as_mapping(systems: Systems, system: str | None) -> dict[str, SystemInput]:
     if isinstance(systems, Mapping):
         if system is not None:
             raise ValueError("system= splits one candidates frame; pass a frame, not a mapping")
-        mapping = dict(systems)
+        # Tables of other libraries (pandas, Arrow, Arrow C streams) are read once, here.
+        mapping = {
+            name: value
+            if isinstance(value, (pl.DataFrame, pl.LazyFrame, Evaluation)) or not is_table(value)
+            else to_lazy(value, f"systems[{name!r}]")
+            for name, value in systems.items()
+        }
+    elif not isinstance(systems, (pl.DataFrame, pl.LazyFrame, Evaluation)) and is_table(systems):
+        return _as_mapping(to_lazy(systems, "systems"), system)
     elif isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None:
         mapping = dict(_split_by_column(systems, system))
     elif isinstance(systems, (pl.DataFrame, pl.LazyFrame, Evaluation)):
         mapping = {_DEFAULT_NAME: systems}
     else:
         raise TypeError(
-            "systems must be a mapping {name: candidates or Evaluation}, a candidates frame or "
-            f"an Evaluation; got {type(systems).__name__}"
+            "systems must be a mapping {name: candidates or Evaluation}, a candidates table "
+            "(polars, pandas, pyarrow, or any object with __arrow_c_stream__) or an Evaluation; "
+            f"got {type(systems).__name__}"
         )
     if not mapping:
         raise ValueError("systems is empty: pass at least one system")
@@ -295,7 +306,12 @@ def _curve_from_ranks(
     sums = sums_over_ranks(evaluation, strata, groups)
     if sums is None:
         return None
-    wanted = [k for k in evaluation.ks if ks is None or k in ks]
+    # The rank sums hold every K up to the largest evaluated, not only the evaluated ones.
+    wanted = (
+        list(evaluation.ks)
+        if ks is None
+        else sorted({k for k in ks if 1 <= k <= max(evaluation.ks)})
+    )
     columns = np.array(wanted, dtype=np.int64) - 1
     if ci:
         check_options(n_resamples, confidence, "percentile", seed)
@@ -371,6 +387,7 @@ def k_curve(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """Every metric at K = 1…`k_max` for each system: the K-sensitivity curve, as a tidy table.
 
@@ -403,6 +420,9 @@ def k_curve(
         Add bootstrap confidence intervals (``ci_low``, ``ci_high``); null when False.
     n_resamples, confidence, seed
         Bootstrap settings (see `polars_rankk.bootstrap`).
+    progress
+        Show a progress bar of the systems done (with their resamples); None (default) shows
+        it in a notebook or on a terminal, not when stderr is piped.
 
     Returns
     -------
@@ -458,7 +478,7 @@ def k_curve(
     _check_strata(strata)
     evaluations = evaluate_systems(
         _lazy_systems(systems, system),
-        None if truth is None else truth.lazy(),
+        None if truth is None else to_lazy(truth, "truth"),
         k=range(1, k_max + 1),
         metrics=chosen,
         group_by=group_by,
@@ -476,7 +496,31 @@ def k_curve(
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        progress=progress,
     )
+
+
+def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None) -> bool:
+    """Whether `curve_of_evaluations` can give this evaluation's curve at every K up to its
+    largest, not only at the evaluated K: the curve then comes from sums over ranks, which
+    every policy allows except ``ties="expected"`` and an ``n_relevant`` column.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.stats.curves import covers_every_k
+    >>> res = rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]}),
+    ...                   pl.DataFrame({"q": [1], "item": [2]}), k=[1, 2], group_by="q")
+    >>> covers_every_k(res)
+    True
+    """
+    from polars_rankk.stats.rank_sums import SUMMED_METRICS
+
+    chosen = evaluation.metrics if metrics is None else normalize_metrics(metrics)
+    if any(m not in REGISTRY for m in chosen):
+        return False
+    with_k = {m for m in chosen if REGISTRY[m].has_k}
+    return with_k <= SUMMED_METRICS and evaluation.ranking_rows() is not None
 
 
 def curve_of_evaluations(
@@ -490,11 +534,13 @@ def curve_of_evaluations(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    progress: bool | None = None,
 ) -> pl.DataFrame:
     """The K-curve table of evaluations already made (their K values, every K metric).
 
-    `k` restricts the table to some of the evaluated K; the other parameters are as in
-    `k_curve`.
+    `k` chooses the K of the table: any K up to the largest evaluated when the curve comes
+    from sums over ranks (`covers_every_k`), else some of the evaluated K. The other
+    parameters are as in `k_curve`.
 
     Examples
     --------
@@ -508,13 +554,15 @@ def curve_of_evaluations(
     """
     strata = as_list(by)
     _check_strata(strata)
-    chosen = None if metrics is None else [
-        m for m in normalize_metrics(metrics) if REGISTRY[m].has_k
-    ]
-    parts = []
+    chosen = (
+        None if metrics is None else [m for m in normalize_metrics(metrics) if REGISTRY[m].has_k]
+    )
     for name, evaluation in evaluations.items():
         if not isinstance(evaluation, Evaluation):
             raise TypeError(f"{name!r}: expected an Evaluation; got {type(evaluation).__name__}")
+    parts = []
+    label = "k_curve: systems" + (f" ({n_resamples} resamples each)" if ci else "")
+    for name, evaluation in track(evaluations.items(), label, progress, len(evaluations)):
         clashes = [c for c in evaluation.group_keys if c in CURVE_COLUMNS and c not in strata]
         if clashes:
             raise ValueError(f"group keys cannot be named {clashes} in a curve")

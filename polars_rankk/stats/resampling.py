@@ -157,11 +157,11 @@ def interval(
     bias correction counts resamples equal to the estimate as half below (as SciPy does), and
     is clipped to ``[1/(2B), 1 - 1/(2B)]`` so that it stays finite.
     """
-    from scipy import stats
-
     alpha = 1 - confidence
     tails = np.array([alpha / 2, 1 - alpha / 2])
     if method == "bca":
+        from scipy import stats  # only here: importing scipy.stats takes about a second
+
         tolerance = 1e-12 * max(1.0, abs(estimate))
         below = np.count_nonzero(resampled < estimate - tolerance)
         tied = np.count_nonzero(np.abs(resampled - estimate) <= tolerance)

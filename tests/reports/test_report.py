@@ -203,3 +203,53 @@ def test_report_errors(kwargs: dict[str, Any], match: str, tmp_path: Path) -> No
             n_resamples=20,
             **kwargs,
         )
+
+
+def test_layers_sharing_a_colour_agree_on_the_legend() -> None:
+    # A layer hiding the legend the others show makes Vega warn in the page (and the
+    # Chromium check fail): the precision-recall labels did.
+    curve = pl.DataFrame(
+        {
+            "system": ["A"] * 4 + ["B"] * 4,
+            "metric": ["precision", "precision", "recall", "recall"] * 2,
+            "k": [1, 2, 1, 2] * 2,
+            "value": [0.5, 0.4, 0.1, 0.2, 0.6, 0.5, 0.2, 0.3],
+            "n_groups": 10,
+        }
+    )
+    spec = rk.charts.plot_precision_recall(curve).to_dict()
+    legends = {
+        json.dumps(layer["encoding"]["color"].get("legend", {}), sort_keys=True)
+        for layer in spec["layer"]
+        if "color" in layer.get("encoding", {})
+    }
+    assert len(legends) == 1
+    assert "null" not in legends
+
+
+def test_report_reads_any_table_and_shows_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    truth = pl.DataFrame({"user": [1, 2, 3], "item": ["b", "c", "a"]})
+    cand = pl.DataFrame(
+        {"user": [1, 1, 2, 2, 3, 3], "item": ["a", "b", "c", "d", "a", "e"],
+         "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]}
+    )  # fmt: skip
+    other = cand.with_columns(score=-pl.col("score"))
+    options: dict[str, Any] = {"k": [1, 2], "group_by": "user", "n_resamples": 30}
+    expected = render_report({"A": cand, "B": other}, truth, progress=False, **options)
+    found = render_report(
+        {"A": cand.to_pandas(), "B": other.to_arrow()}, truth.to_pandas(), progress=True,
+        **options,
+    )  # fmt: skip
+    assert "report" in capsys.readouterr().err
+    today = re.compile(r"\d{4}-\d{2}-\d{2}")
+    assert today.sub("", found) == today.sub("", expected)
+    messages: list[str] = []
+    report({"A": cand, "B": other}, truth, path=tmp_path / "r.html", progress=messages.append,
+           **options)  # fmt: skip
+    assert messages[0] == "evaluating"
+    assert "comparing systems" in messages
+    assert capsys.readouterr().err == ""

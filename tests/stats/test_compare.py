@@ -395,3 +395,79 @@ def test_differences_equal_up_to_float_noise_have_no_spread() -> None:
     tied = compare({"C": c, "D": d}, n_resamples=20).row(0, named=True)
     assert math.isnan(tied["effect_size"])
     assert tied["p_value_t"] == 1.0
+
+
+def test_intervals_equal_bootstrap_of_the_differences_with_the_same_seed() -> None:
+    # Both paths of the shared resampling: a cell every group enters, and one some lack.
+    rng = np.random.default_rng(1)
+    n = 200
+    a = system_frame(rng.random(n))
+    b = a.with_columns(pl.col("value") + rng.normal(0.05, 0.2, n))
+    a2 = system_frame(rng.random(n), "recall", 5)
+    b2 = a2.with_columns(pl.col("value") + rng.normal(0.0, 0.2, n)).filter(pl.col("user") % 7 != 0)
+    out = compare({"A": pl.concat([a, a2]), "B": pl.concat([b, b2])}, baseline="A", seed=3)
+    on = ["user", "metric", "k"]
+    differences = (
+        pl.concat([a, a2])
+        .join(pl.concat([b, b2]), on=on, how="left")
+        .select(*on, (pl.col("value_right") - pl.col("value")).alias("value"))
+    )
+    expected = rk.bootstrap(differences, seed=3)
+    joined = out.join(expected, on=["metric", "k"])
+    assert joined.height == 2
+    for column in ("ci_low", "ci_high"):
+        gap = (joined[column] - joined[f"{column}_right"]).abs().max()
+        assert isinstance(gap, float)
+        assert gap <= 1e-12
+
+
+def test_any_table_in_and_lazy_evaluations_run_once() -> None:
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(2)
+    a = system_frame(rng.random(30))
+    b = a.with_columns(pl.col("value") + rng.normal(0.0, 0.1, 30))
+    expected = compare({"A": a, "B": b}, baseline="A", seed=1)
+    for converted in (
+        {"A": a.to_pandas(), "B": b.to_arrow()},
+        {"A": a.to_arrow().to_reader(), "B": b.to_pandas()},
+    ):
+        assert compare(converted, baseline="A", seed=1).equals(expected)
+
+    reads: list[int] = []
+
+    def counted(frame: pl.DataFrame) -> pl.DataFrame:
+        reads.append(frame.height)
+        return frame
+
+    candidates = pl.DataFrame(
+        {"user": np.repeat(np.arange(20), 5), "item": np.tile(np.arange(5), 20),
+         "score": rng.random(100)}
+    )  # fmt: skip
+    truth = pl.DataFrame({"user": np.arange(20), "item": rng.integers(0, 5, 20)})
+    systems = {
+        name: rk.evaluate(
+            candidates.lazy()
+            .with_columns(pl.col("score") * sign)
+            .map_batches(counted, schema=candidates.schema),
+            truth.lazy(),
+            k=[1, 3],
+            group_by="user",
+        )
+        for name, sign in (("up", 1.0), ("down", -1.0))
+    }
+    reads.clear()
+    lazy = compare(systems, baseline="up", seed=1)
+    assert len(reads) == 2  # each system's pipeline once
+    eager = {n: rk.evaluate(candidates.with_columns(pl.col("score") * s), truth, k=[1, 3],
+                            group_by="user") for n, s in (("up", 1.0), ("down", -1.0))}  # fmt: skip
+    assert lazy.equals(compare(eager, baseline="up", seed=1))
+
+
+def test_progress_reports_resamples(capsys: pytest.CaptureFixture[str]) -> None:
+    a = system_frame(np.linspace(0.0, 1.0, 10))
+    b = a.with_columns(pl.col("value") * 0.9)
+    compare({"A": a, "B": b}, baseline="A", n_resamples=120, progress=True)
+    assert "resamples" in capsys.readouterr().err
+    compare({"A": a, "B": b}, baseline="A", n_resamples=120, progress=False)
+    assert capsys.readouterr().err == ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -9,6 +11,7 @@ from polars.testing import assert_frame_equal
 import polars_rankk as rk
 from polars_rankk.stats.curves import (
     CURVE_COLUMNS,
+    covers_every_k,
     curve_of_evaluations,
     evaluate_systems,
     for_systems,
@@ -316,8 +319,33 @@ def test_k_curve_eager_and_lazy_agree_and_expected_ties_fall_back() -> None:
 
 def test_collect_runs_the_lazy_pipeline_once(monkeypatch: pytest.MonkeyPatch) -> None:
     candidates, truth = _curve_case()
-    res = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 5], group_by="user",
-                      policy=rk.Policy(duplicates="first"))  # fmt: skip
+    reads: list[int] = []
+
+    def counted(frame: pl.DataFrame) -> pl.DataFrame:
+        reads.append(frame.height)
+        return frame
+
+    source = candidates.lazy().map_batches(counted, schema=candidates.schema)
+    policy = rk.Policy(duplicates="first")
+    res = rk.evaluate(source, truth.lazy(), k=[1, 5], group_by="user", policy=policy)
+    reads.clear()
+    eager = res.collect(diagnostics=False)
+    # Polars does not share the pass between the plans of one collect_all (it read the
+    # candidates three times): the pipeline runs once, its views come from its result.
+    assert len(reads) == 1
+    assert not eager.is_lazy
+    assert isinstance(eager.per_group, pl.DataFrame)
+    assert isinstance(eager.groups, pl.DataFrame)
+    reads.clear()
+    eager.summary(), eager.wide(), eager.dropped
+    assert reads == []
+    expected = rk.evaluate(candidates, truth, k=[1, 5], group_by="user", policy=policy)
+    assert_frame_equal(eager.per_group, expected.per_group)
+    assert_frame_equal(eager.groups, expected.groups)
+    assert_frame_equal(eager.summary(), expected.summary())
+    assert_frame_equal(eager.wide(), expected.wide())
+
+    # With the diagnostics (the default): one collect_all, and nothing collected after it.
     runs: list[int] = []
     real_collect_all = pl.collect_all
 
@@ -325,18 +353,61 @@ def test_collect_runs_the_lazy_pipeline_once(monkeypatch: pytest.MonkeyPatch) ->
         runs.append(len(frames))
         return real_collect_all(frames, *args, **kwargs)
 
-    def no_collect(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        raise AssertionError("a lazy frame was collected on its own")
-
     monkeypatch.setattr(pl, "collect_all", counting_collect_all)
-    monkeypatch.setattr(pl.LazyFrame, "collect", no_collect)
-    eager = res.collect()
-    assert runs == [5]  # one collect_all for per_group, groups and the summary tables
-    assert not eager.is_lazy
-    assert isinstance(eager.per_group, pl.DataFrame)
-    assert isinstance(eager.groups, pl.DataFrame)
+    full = res.collect()
+    assert len(runs) == 1
+    runs.clear()
+    reads.clear()
+    found = full.diagnostics
+    assert runs == []
+    assert reads == []
     monkeypatch.undo()
-    expected = rk.evaluate(candidates, truth, k=[1, 5], group_by="user",
-                           policy=rk.Policy(duplicates="first"))  # fmt: skip
-    assert eager.per_group.equals(expected.per_group)
-    assert eager.summary().equals(expected.summary())
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 5], group_by="user", policy=policy)
+    # recall_ceiling is a float mean: its summation order may vary from run to run.
+    assert_frame_equal(found.to_frame(), lazy.diagnostics.to_frame(), rel_tol=1e-12)
+
+
+def test_k_curve_reads_any_table() -> None:
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    candidates, truth = _curve_case()
+    policy = rk.Policy(duplicates="first")
+    other = candidates.with_columns(-pl.col("score"))
+    options: dict[str, Any] = {"k_max": 5, "group_by": "user", "policy": policy, "n_resamples": 50}
+    expected = rk.k_curve({"a": candidates, "b": other}, truth, **options)
+    for systems, judged in (
+        ({"a": candidates.to_pandas(), "b": other.to_arrow()}, truth.to_arrow()),
+        ({"a": candidates.to_arrow().to_reader(), "b": other.to_pandas()}, truth.to_pandas()),
+    ):
+        assert_frame_equal(rk.k_curve(systems, judged, **options), expected)
+    both = pl.concat(
+        [candidates.with_columns(run=pl.lit("a")), other.with_columns(run=pl.lit("b"))]
+    )
+    split = rk.k_curve(both.to_pandas(), truth.to_arrow().to_reader(), system="run", **options)
+    assert_frame_equal(split, expected)
+
+
+def test_k_curve_progress_reports_systems(capsys: pytest.CaptureFixture[str]) -> None:
+    candidates, truth = _curve_case()
+    options: dict[str, Any] = {"k_max": 3, "group_by": "user", "n_resamples": 20}
+    rk.k_curve({"a": candidates, "b": candidates}, truth, progress=True, **options)
+    assert "k_curve: systems" in capsys.readouterr().err
+    rk.k_curve({"a": candidates}, truth, progress=False, **options)
+    rk.k_curve({"a": candidates}, truth, **options)  # captured stderr is not a terminal
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("short_lists", ["fixed", "skip"])
+def test_curve_at_every_k_from_an_evaluation_of_a_few(short_lists: str) -> None:
+    # The report evaluates the tables' K and the largest only: the rank sums hold every K.
+    candidates, truth = _curve_case()
+    policy = rk.Policy(duplicates="first", short_lists=short_lists)  # type: ignore[arg-type]
+    few = rk.evaluate(candidates, truth, k=[2, 7], group_by="user", policy=policy)
+    every = rk.evaluate(candidates, truth, k=range(1, 8), group_by="user", policy=policy)
+    assert covers_every_k(few)
+    found = curve_of_evaluations({"a": few}, k=range(1, 8), n_resamples=60, seed=4)
+    expected = curve_of_evaluations({"a": every}, n_resamples=60, seed=4)
+    assert_frame_equal(found, expected)
+    expected_policy = rk.Policy(duplicates="first", ties="expected")
+    tied = rk.evaluate(candidates, truth, k=[2, 7], group_by="user", policy=expected_policy)
+    assert not covers_every_k(tied)
