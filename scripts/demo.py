@@ -16,7 +16,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from polars_rankk.core.evaluation import Evaluation
+from polars_rankk import Evaluation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"

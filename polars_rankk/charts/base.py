@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rankk.core import METRIC_DEFINITIONS, METRICS
+from polars_rankk.stats import COMPARISON_COLUMNS
 
 if TYPE_CHECKING:
     import altair as alt
@@ -56,36 +57,9 @@ DISTRIBUTION_COLUMNS_KNOWN = frozenset(
 HISTOGRAM_COLUMNS_KNOWN = frozenset(
     ["system", "metric", "k", "bin", "bin_start", "bin_end", "count", "share", "n_groups"]
 )
-COMPARE_COLUMNS_KNOWN = frozenset(
-    [
-        "system",
-        "metric",
-        "k",
-        "baseline",
-        "pair",
-        "n_groups",
-        "n_groups_union",
-        "n_nan",
-        "n_missing_baseline",
-        "n_missing_system",
-        "baseline_mean",
-        "mean",
-        "diff",
-        "ci_low",
-        "ci_high",
-        "effect_size",
-        "wins",
-        "ties",
-        "losses",
-        "p_value_t",
-        "p_value_randomization",
-        "p_value_wilcoxon",
-        "p_adjusted",
-        "randomization_method",
-        "std_error",
-        "significant",
-    ]
-)
+#: The columns of a `compare` table, plus what the charts add (``pair``, ``std_error``,
+#: ``significant``): any other column is a stratum.
+COMPARE_COLUMNS_KNOWN = frozenset(["pair", "std_error", "significant", *COMPARISON_COLUMNS])
 #: The field that carries the stratum label in every chart (user column names never do).
 STRATUM = "stratum"
 

@@ -13,7 +13,7 @@ from polars_rankk.core.aggregate import (
     value_histogram,
 )
 from polars_rankk.core.diagnostics import Diagnostics
-from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate, metric_column
+from polars_rankk.core.evaluation import EngineType, Evaluation
 from polars_rankk.core.expressions import (
     average_precision_at_k,
     bpref,
@@ -42,6 +42,7 @@ from polars_rankk.core.inputs import (
     to_lazy,
 )
 from polars_rankk.core.labelling import label
+from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registry import (
     METRIC_DEFINITIONS,
@@ -53,6 +54,7 @@ from polars_rankk.core.registry import (
 )
 from polars_rankk.core.tables_in import is_table
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
+from polars_rankk.core.views import dropped_table, metric_column
 
 __all__ = [
     "METRICS",
@@ -75,6 +77,7 @@ __all__ = [
     "check_one_row_per_group",
     "check_quantiles",
     "dcg_at_k",
+    "dropped_table",
     "err_at_k",
     "evaluate",
     "example_row",

@@ -12,9 +12,9 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, RANK, SCORE
-from polars_rankk.core.evaluation import _apply_group_policies
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.prepare import Prepared
+from polars_rankk.core.views import apply_group_policies
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def diagnostics_plan(
     """The queries behind `compute_diagnostics` (to collect with others in one
     ``collect_all``), and what turns their results, in order, into the diagnostics."""
     # The groups the evaluation keeps, before short lists are skipped at a K.
-    evaluated = _apply_group_policies(prepared.groups, spec.policy)
+    evaluated = apply_group_policies(prepared.group_sums, spec.policy)
     counts = _count_queries(spec, prepared, evaluated)
     per_k = _per_k_queries(spec, prepared, evaluated)
     grades = prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
@@ -153,14 +153,14 @@ def _count_queries(
     pool = prepared.ranked.select([*keys, spec.item]).unique()
     outside = relevant_truth.join(pool, on=[*keys, spec.item], how="anti")
     only_candidates = per_group_scores.select(keys).join(
-        prepared.groups.select(keys), on=keys, how="anti"
+        prepared.group_sums.select(keys), on=keys, how="anti"
     )
     return {
         "candidate_rows": _count(spec.candidates, "candidate_rows"),
         "invalid_scores": _count(spec.candidates, "invalid_scores", invalid),
         "valid_rows": _count(prepared.candidates, "valid_rows"),
         "ranked_rows": _count(prepared.ranked, "ranked_rows"),
-        "groups": prepared.groups.select(
+        "groups": prepared.group_sums.select(
             pl.len().cast(pl.Int64).alias("groups_in_truth"),
             (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
             (~pl.col(HAS_CANDIDATES)).sum().cast(pl.Int64).alias("groups_without_candidates"),

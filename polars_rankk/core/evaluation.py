@@ -1,4 +1,5 @@
-"""`evaluate`: candidates + truth -> per-group metrics, summaries and diagnostics."""
+"""`Evaluation`: the result of `evaluate` — per-group values, summaries, diagnostics, and the
+views a user asks for, each built from one pass."""
 
 from __future__ import annotations
 
@@ -10,22 +11,27 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankk.core import aggregate
-from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
 from polars_rankk.core.catalogue import Exposures
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.inputs import Spec, check_inputs, check_output_names
-from polars_rankk.core.metrics import finished
+from polars_rankk.core.inputs import Spec
 from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.prepare import Prepared, prepare_groups
+from polars_rankk.core.prepare import Prepared
 from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import Average, FrameLike, MetricName
+from polars_rankk.core.views import (
+    apply_group_policies,
+    dropped_table,
+    metric_column,
+    metric_cutoffs,
+    sorted_per_group,
+    views_of,
+)
 
 if TYPE_CHECKING:
     from polars_rankk.core.diagnostics import Diagnostics
 
 EngineType = Literal["auto", "in-memory", "streaming"]
-
 
 
 class Evaluation:
@@ -57,20 +63,20 @@ class Evaluation:
         prepared: Prepared,
         per_group: FrameLike,
         groups: FrameLike,
-        kept_groups: FrameLike,
-        all_groups: FrameLike,
-        wide_metrics: FrameLike,
+        evaluated_group_sums: FrameLike,
+        all_group_sums: FrameLike,
+        metric_table: FrameLike,
         catalogue: FrameLike | None = None,
         exposures: Exposures | None = None,
     ) -> None:
         self._spec = spec
         self._prepared = prepared
         # One row per evaluated group, with the cumulated counts at every k.
-        self._kept_groups_wide = kept_groups
+        self._evaluated_group_sums = evaluated_group_sums
         # Every group of the universe, before the group policies drop any.
-        self._all_groups = all_groups
+        self._all_group_sums = all_group_sums
         # One row per evaluated group, one column per metric@k: what per_group unpivots.
-        self._wide_metrics = wide_metrics
+        self._metric_table = metric_table
         self.per_group = per_group
         self.groups = groups
         self.group_keys: list[str] = list(spec.keys)
@@ -160,7 +166,7 @@ class Evaluation:
             )
         elif average == "micro":
             aggregate.check_micro(chosen, self.metrics)
-            query = aggregate.micro_query(self._kept_groups_wide, self._spec)
+            query = aggregate.micro_query(self._evaluated_group_sums, self._spec)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         # One collect, so that a lazy evaluation runs its pipeline once for both.
@@ -219,7 +225,7 @@ class Evaluation:
     def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         """Groups each policy dropped: overall counts, and per k for short lists."""
         policy = self.policy
-        groups = self._all_groups.lazy()
+        groups = self._all_group_sums.lazy()
         empty = pl.col(N_RELEVANT) == 0
         empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
         missing_dropped = (
@@ -233,7 +239,7 @@ class Evaluation:
         )
         if policy.short_lists == "skip":
             short = (
-                _apply_group_policies(groups, policy)
+                apply_group_policies(groups, policy)
                 .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
                 .group_by("k")
                 .agg(
@@ -270,8 +276,8 @@ class Evaluation:
         │ 1   ┆ 0.0        ┆ 1.0        │
         └─────┴────────────┴────────────┘
         """
-        columns = [metric_column(name, k) for name, k in _metric_cutoffs(self._spec)]
-        wide = self._wide_metrics.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
+        columns = [metric_column(name, k) for name, k in metric_cutoffs(self._spec)]
+        wide = self._metric_table.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
         return wide if self.is_lazy else wide.collect()
 
     def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
@@ -306,9 +312,9 @@ class Evaluation:
             [
                 self.per_group.lazy(),
                 self.groups.lazy(),
-                self._kept_groups_wide.lazy(),
-                self._all_groups.lazy(),
-                self._wide_metrics.lazy(),
+                self._evaluated_group_sums.lazy(),
+                self._all_group_sums.lazy(),
+                self._metric_table.lazy(),
                 *extra,
             ],
             engine=engine,
@@ -316,7 +322,7 @@ class Evaluation:
         return Evaluation(
             replace(spec, is_lazy=False),
             self._prepared,
-            _sorted(per_group, self.group_keys),
+            sorted_per_group(per_group, self.group_keys),
             groups.sort(self.group_keys),
             kept,
             all_groups,
@@ -361,7 +367,7 @@ class Evaluation:
                 else ([], None)
             )
             plans.append((len(queries), len(extra), assemble))
-            queries += [evaluation._all_groups.lazy(), *extra]
+            queries += [evaluation._all_group_sums.lazy(), *extra]
         frames = pl.collect_all(queries, engine=engine)
         done = {}
         for evaluation, (start, size, assemble) in zip(together, plans, strict=True):
@@ -382,7 +388,7 @@ class Evaluation:
     def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:
         """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
         spec = self._spec
-        kept, wide = _views_of(all_groups, spec)
+        kept, wide = views_of(all_groups, spec)
         return Evaluation(
             replace(spec, is_lazy=False),
             self._prepared,
@@ -401,7 +407,7 @@ class Evaluation:
         import numpy as np
 
         keys = list(spec.keys)
-        pairs = _metric_cutoffs(spec)
+        pairs = metric_cutoffs(spec)
         cells = pl.DataFrame(
             {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
             schema={"metric": pl.String, "k": pl.Int64},
@@ -526,296 +532,11 @@ def _renamed(result: pl.DataFrame, names: NameStyle, policy: Policy) -> pl.DataF
         raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
     pairs = result.select("metric", "k").to_dicts()
     rendered = [
-        render_name(row["metric"], row["k"], policy, names) if row["metric"] in REGISTRY
-        else row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        render_name(row["metric"], row["k"], policy, names)
+        if row["metric"] in REGISTRY
+        else row["metric"]
+        if row["k"] is None
+        else f"{row['metric']}@{row['k']}"
         for row in pairs
     ]
     return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
-
-
-def dropped_table(ks: Sequence[int], counts: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
-    """Per k (and null k): the overall drop counts, and the short-list drops at that k."""
-    frame = pl.DataFrame({"k": [*ks, None]}, schema={"k": pl.Int64})
-    return (
-        frame.join(counts, how="cross")
-        .join(short, on="k", how="left", nulls_equal=True)
-        .with_columns(pl.col("dropped_short").fill_null(0))
-    )
-
-
-def _apply_group_policies(groups: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:
-    """Drop the groups that empty_truth='exclude' and missing_groups='exclude' leave out."""
-    if policy.empty_truth == "exclude":
-        groups = groups.filter(pl.col(N_RELEVANT) > 0)
-    if policy.missing_groups == "exclude":
-        groups = groups.filter(pl.col(HAS_CANDIDATES))
-    return groups
-
-
-def _views_of(all_groups: pl.DataFrame, spec: Spec) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The kept groups and the wide metric table, from the collected one-row-per-group pass."""
-    kept = _apply_group_policies(all_groups.lazy(), spec.policy).collect()
-    return kept, _wide_metrics(kept.lazy(), spec).collect()
-
-
-def _check_missing_groups(spec: Spec) -> None:
-    if spec.policy.missing_groups != "error" or spec.truth is None:
-        return
-    keys = list(spec.keys)
-    missing = (
-        spec.truth.select(keys)
-        .unique()
-        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
-    )
-    rows = missing.head(1).collect()
-    if rows.height:
-        count = missing.select(pl.len()).collect().item()
-        raise ValueError(
-            f"truth has {count} group(s) with no candidates and "
-            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
-            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
-        )
-
-
-def evaluate(
-    candidates: FrameLike,
-    truth: FrameLike | None = None,
-    *,
-    k: int | Iterable[int] = 10,
-    metrics: str | Iterable[str] | None = None,
-    group_by: str | Sequence[str],
-    item: str = "item",
-    score: str = "score",
-    relevance: str = "relevance",
-    n_relevant: str | None = None,
-    policy: Policy | None = None,
-    engine: EngineType = "auto",
-    check_values: bool = True,
-    rank: str | None = None,
-    popularity: FrameLike | None = None,
-    catalogue: FrameLike | None = None,
-    item_features: FrameLike | None = None,
-    head_share: float = 0.2,
-) -> Evaluation:
-    """Evaluate ranked candidates against truth: every metric at every K, per group.
-
-    Parameters
-    ----------
-    candidates
-        One row per (group, item) scored by the model: the `group_by` columns, `item` and
-        `score` (higher ranks first). If it carries a `relevance` column it is pre-labelled:
-        ranks take their relevance from it and `truth` becomes optional.
-    truth
-        One row per judged (group, item), with an optional `relevance` grade (absent: every
-        row is relevant with grade 1). The groups evaluated are the groups in `truth`
-        (or in `candidates` when there is no truth).
-    k
-        One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
-    metrics
-        Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
-        average_precision, mrr, r_precision``.
-    group_by
-        The group key column(s): query, user, session ...
-    item, score, relevance
-        Column names.
-    n_relevant
-        With pre-labelled candidates and no truth: a column holding R_g for each group
-        (relevant items the list may have missed).
-    policy
-        Every definitional choice (`Policy`); default ``Policy()``; ``Policy.trec_eval()``
-        reproduces trec_eval.
-    engine
-        Polars engine used to collect eager results.
-    check_values
-        Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
-        off only for inputs already validated.
-    rank
-        A rank column (1 = best, lower ranks first) to rank by instead of `score`, e.g. a
-        logged position. Ties in it are broken by the policy, as for scores.
-    popularity
-        For ``novelty``, ``arp`` and ``long_tail_share``: an interaction log (each row of its
-        `item` column counts once) or an ``(item, count)`` table (a ``count`` column).
-    catalogue
-        For the catalogue-level metrics: a table of items (an `item` column); default every
-        item seen in the candidates or the popularity log.
-    item_features
-        For ``intra_list_diversity``: `item` and one feature column, either labels (one or
-        several rows per item, or a list of labels) or an embedding (``list[f64]`` or
-        ``array``, one row per item), compared by cosine distance.
-    head_share
-        The share of interactions the head (the most popular items) makes up, for
-        ``long_tail_share``.
-
-    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
-    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
-    by name. With only those, `truth` is optional: every candidate group is evaluated.
-
-    Returns
-    -------
-    Evaluation
-        ``per_group`` (one row per group, metric, k), ``summary()``, ``diagnostics``. Lazy
-        inputs give a lazy ``per_group`` to collect or sink.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> candidates = pl.DataFrame({
-    ...     "user": [1, 1, 1, 2, 2],
-    ...     "item": ["a", "b", "c", "a", "d"],
-    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7],
-    ... })
-    >>> truth = pl.DataFrame({"user": [1, 2, 2], "item": ["b", "d", "e"]})
-    >>> res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["precision", "ndcg"],
-    ...                   group_by="user")
-    >>> res.per_group.filter(pl.col("k") == 2)
-    shape: (4, 4)
-    ┌──────┬───────────┬─────┬──────────┐
-    │ user ┆ metric    ┆ k   ┆ value    │
-    │ ---  ┆ ---       ┆ --- ┆ ---      │
-    │ i64  ┆ str       ┆ i64 ┆ f64      │
-    ╞══════╪═══════════╪═════╪══════════╡
-    │ 1    ┆ precision ┆ 2   ┆ 0.5      │
-    │ 1    ┆ ndcg      ┆ 2   ┆ 0.63093  │
-    │ 2    ┆ precision ┆ 2   ┆ 0.5      │
-    │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
-    └──────┴───────────┴─────┴──────────┘
-    """
-    policy = Policy() if policy is None else policy
-    accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
-    if (beyond_group or beyond_catalogue) and not accuracy:
-        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
-        accuracy = []
-        frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
-        if truth is None and frame is not None and relevance not in frame.collect_schema():
-            # Without truth every candidate group is evaluated, none relevant.
-            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
-            policy = replace(policy, empty_truth="zero")
-    spec = check_inputs(
-        candidates,
-        truth,
-        k=k,
-        metrics=accuracy or (None if accuracy is None else ["hit_rate"]),
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        n_relevant=n_relevant,
-        policy=policy,
-        check_values=check_values,
-        rank=rank,
-    )
-    check_output_names(spec)
-    _check_missing_groups(spec)
-    beyond = (*beyond_group, *beyond_catalogue)
-    tables = item_tables(
-        spec,
-        needs=[table for name in beyond for table in REGISTRY[name].requires],
-        popularity=popularity,
-        catalogue=catalogue,
-        item_features=item_features,
-        head_share=head_share,
-    )
-    prepared = prepare_groups(spec)
-    all_groups: FrameLike = prepared.groups
-    top: pl.LazyFrame = top_rows(spec, prepared.ranked)
-    if not spec.is_lazy:
-        # The one heavy pass; everything after works on one row per group (and on the top
-        # K rows, for the beyond-accuracy metrics).
-        if beyond:
-            all_groups, top_df = pl.collect_all([prepared.groups, top], engine=engine)
-            top = top_df.lazy()
-        else:
-            all_groups = prepared.groups.collect(engine=engine)
-    kept = _apply_group_policies(all_groups.lazy(), policy)
-    wide = _wide_metrics(kept, spec)
-    per_group_beyond, catalogue_table, exposures = beyond_values(
-        spec, top, kept, beyond_group, beyond_catalogue, tables
-    )
-    if per_group_beyond is not None:
-        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
-    if beyond:
-        spec = replace(spec, metrics=(*(accuracy or ()), *beyond_group))
-    groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
-    if spec.is_lazy:
-        return Evaluation(
-            spec,
-            prepared,
-            _long(wide, spec),
-            groups,
-            kept,
-            all_groups,
-            wide,
-            catalogue_table,
-            exposures,
-        )
-    extra = []
-    if catalogue_table is not None and exposures is not None:
-        extra = [catalogue_table, exposures.exposure.lazy(), exposures.n_lists.lazy()]
-    wide_df, groups_df, kept_df, *catalogue_df = pl.collect_all([wide, groups, kept, *extra])
-    return Evaluation(
-        spec,
-        prepared,
-        Evaluation._per_group_rows(wide_df, spec),
-        groups_df.sort(spec.keys),
-        kept_df,
-        all_groups,
-        wide_df,
-        catalogue_df[0] if catalogue_df else None,
-        None
-        if exposures is None
-        else replace(exposures, exposure=catalogue_df[1], n_lists=catalogue_df[2]),
-    )
-
-
-def metric_column(metric: str, k: int | None) -> str:
-    """Name of the wide column holding `metric` at `k` (``r_precision`` has no k)."""
-    return metric if k is None else f"{metric}@{k}"
-
-
-def _wide_metrics(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """One row per group, one column per metric@k (null where short_lists='skip' drops it).
-
-    Metrics are computed on the one-row-per-group table, where every division is between
-    full columns (see `metrics.cutoff`).
-    """
-    policy = spec.policy
-    columns = [
-        finished(REGISTRY[name].value(policy, k), policy, k).alias(metric_column(name, k))
-        for name, k in _metric_cutoffs(spec)
-    ]
-    return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)
-
-
-def _metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
-    return [
-        (name, k)
-        for name in spec.metrics
-        # Beyond-accuracy metrics all take a cut-off.
-        for k in (spec.ks if name not in REGISTRY or REGISTRY[name].has_k else [None])
-    ]
-
-
-def _long(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """The wide metric@k columns as one long table: keys, metric, k, value."""
-    keys = list(spec.keys)
-    pairs = _metric_cutoffs(spec)
-    lookup = pl.LazyFrame(
-        {
-            "_name": [metric_column(name, k) for name, k in pairs],
-            "metric": [name for name, _ in pairs],
-            "k": [k for _, k in pairs],
-        },
-        schema={"_name": pl.String, "metric": pl.String, "k": pl.Int64},
-    )
-    return (
-        wide.select(*keys, *(metric_column(name, k) for name, k in pairs))
-        .unpivot(index=keys, variable_name="_name", value_name="value")
-        # Null: short_lists="skip" dropped the group at that k.
-        .filter(pl.col("value").is_not_null())
-        .join(lookup, on="_name", how="inner")
-        .select(*keys, "metric", "k", "value")
-    )
-
-
-def _sorted(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    return per_group.sort([*keys, metric_rank(), "k"], nulls_last=True)

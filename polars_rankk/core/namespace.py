@@ -13,7 +13,8 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core import expressions
-from polars_rankk.core.evaluation import Evaluation, evaluate
+from polars_rankk.core.evaluation import Evaluation
+from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, IntoExprColumn
 

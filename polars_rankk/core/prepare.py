@@ -58,7 +58,7 @@ class Prepared:
     #: One row per group of the universe (truth groups, or candidate groups without truth):
     #: keys, n_candidates, n_relevant, has_candidates, hits_at_r, and every cumulated sum
     #: at every k (`stat_column`).
-    groups: pl.LazyFrame
+    group_sums: pl.LazyFrame
     #: The de-duplicated candidates with rank and grade (not cut): for diagnostics.
     ranked: pl.LazyFrame
     #: The normalised truth: keys, item, grade (one row per (group, item)).
@@ -350,4 +350,4 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
-    return Prepared(groups=groups, ranked=ranked, truth=truth, candidates=candidates)
+    return Prepared(group_sums=groups, ranked=ranked, truth=truth, candidates=candidates)

@@ -19,10 +19,9 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import aggregate
+from polars_rankk.core import EngineType, Evaluation, aggregate, dropped_table, evaluate
 from polars_rankk.core.beyond_accuracy import item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.evaluation import EngineType, Evaluation, dropped_table, evaluate
 from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track

@@ -18,10 +18,9 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_rankk.core import Policy, evaluate
+from polars_rankk.core import Evaluation, Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.evaluation import Evaluation
 from polars_rankk.core.inputs import Spec, check_inputs, check_output_names, to_lazy
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.engines.reduction import SENTINEL_PREFIX

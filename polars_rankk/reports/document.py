@@ -18,8 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS, is_table, to_lazy
-from polars_rankk.core.evaluation import Evaluation
+from polars_rankk.core import METRIC_DEFINITIONS, METRICS, Evaluation, is_table, to_lazy
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike

@@ -4,6 +4,7 @@ from polars_rankk.stats.catalogue_resampling import catalogue_intervals
 from polars_rankk.stats.comparison import compare
 from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems, k_curve
 from polars_rankk.stats.distributions import as_list, distribution, histogram
+from polars_rankk.stats.paired import COMPARISON_COLUMNS
 from polars_rankk.stats.resampling import bootstrap
 from polars_rankk.stats.significance import benjamini_hochberg, holm, randomization_test
 from polars_rankk.stats.strata import (
@@ -14,6 +15,7 @@ from polars_rankk.stats.strata import (
 )
 
 __all__ = [
+    "COMPARISON_COLUMNS",
     "activity_buckets",
     "as_list",
     "benjamini_hochberg",

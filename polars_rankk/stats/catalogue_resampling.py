@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from polars_rankk.core import Evaluation
 from polars_rankk.core.catalogue import CATALOGUE_METRICS
-from polars_rankk.core.evaluation import Evaluation
 from polars_rankk.stats.rank_sums import weight_blocks
 from polars_rankk.stats.resampling import check_options, generator, resample_key
 

@@ -13,9 +13,8 @@ from typing import Any, TypeAlias
 
 import polars as pl
 
-from polars_rankk.core import is_table, to_lazy
+from polars_rankk.core import EngineType, Evaluation, evaluate, is_table, to_lazy
 from polars_rankk.core.aggregate import order_metrics
-from polars_rankk.core.evaluation import EngineType, Evaluation, evaluate
 from polars_rankk.core.inputs import normalize_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track

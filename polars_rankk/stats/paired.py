@@ -66,6 +66,8 @@ NUMBERS: dict[str, type[pl.DataType]] = {
     "n_permutations": pl.Int64,
     "family_size": pl.Int64,
 }
+#: Every column of a `compare` table besides the stratum columns, in order.
+COMPARISON_COLUMNS: tuple[str, ...] = ("metric", "k", "baseline", "system", *NUMBERS)
 _TEST_COLUMN = {
     "t": "p_value_t",
     "randomization": "p_value_randomization",

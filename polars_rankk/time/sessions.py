@@ -19,7 +19,7 @@ from polars_rankk.core.inputs import normalize_keys, require_columns
 from polars_rankk.time._common import Duration, check_log, offset
 
 if TYPE_CHECKING:
-    from polars_rankk.core.evaluation import Evaluation
+    from polars_rankk.core import Evaluation
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

@@ -1,0 +1,232 @@
+"""`evaluate`: candidates + truth -> an `Evaluation` (per-group metrics, summaries,
+diagnostics), in one lazy pass over the candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+import polars as pl
+
+from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
+from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation import EngineType, Evaluation
+from polars_rankk.core.inputs import Spec, check_inputs, check_output_names
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.prepare import prepare_groups
+from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.types import FrameLike
+from polars_rankk.core.views import (
+    apply_group_policies,
+    long_table,
+    metric_table_of,
+)
+
+
+def _check_missing_groups(spec: Spec) -> None:
+    if spec.policy.missing_groups != "error" or spec.truth is None:
+        return
+    keys = list(spec.keys)
+    missing = (
+        spec.truth.select(keys)
+        .unique()
+        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
+    )
+    rows = missing.head(1).collect()
+    if rows.height:
+        count = missing.select(pl.len()).collect().item()
+        raise ValueError(
+            f"truth has {count} group(s) with no candidates and "
+            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
+            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
+        )
+
+
+def evaluate(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str],
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    n_relevant: str | None = None,
+    policy: Policy | None = None,
+    engine: EngineType = "auto",
+    check_values: bool = True,
+    rank: str | None = None,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
+) -> Evaluation:
+    """Evaluate ranked candidates against truth: every metric at every K, per group.
+
+    Parameters
+    ----------
+    candidates
+        One row per (group, item) scored by the model: the `group_by` columns, `item` and
+        `score` (higher ranks first). If it carries a `relevance` column it is pre-labelled:
+        ranks take their relevance from it and `truth` becomes optional.
+    truth
+        One row per judged (group, item), with an optional `relevance` grade (absent: every
+        row is relevant with grade 1). The groups evaluated are the groups in `truth`
+        (or in `candidates` when there is no truth).
+    k
+        One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+    metrics
+        Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
+        average_precision, mrr, r_precision``.
+    group_by
+        The group key column(s): query, user, session ...
+    item, score, relevance
+        Column names.
+    n_relevant
+        With pre-labelled candidates and no truth: a column holding R_g for each group
+        (relevant items the list may have missed).
+    policy
+        Every definitional choice (`Policy`); default ``Policy()``; ``Policy.trec_eval()``
+        reproduces trec_eval.
+    engine
+        Polars engine used to collect eager results.
+    check_values
+        Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
+        off only for inputs already validated.
+    rank
+        A rank column (1 = best, lower ranks first) to rank by instead of `score`, e.g. a
+        logged position. Ties in it are broken by the policy, as for scores.
+    popularity
+        For ``novelty``, ``arp`` and ``long_tail_share``: an interaction log (each row of its
+        `item` column counts once) or an ``(item, count)`` table (a ``count`` column).
+    catalogue
+        For the catalogue-level metrics: a table of items (an `item` column); default every
+        item seen in the candidates or the popularity log.
+    item_features
+        For ``intra_list_diversity``: `item` and one feature column, either labels (one or
+        several rows per item, or a list of labels) or an embedding (``list[f64]`` or
+        ``array``, one row per item), compared by cosine distance.
+    head_share
+        The share of interactions the head (the most popular items) makes up, for
+        ``long_tail_share``.
+
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
+
+    Returns
+    -------
+    Evaluation
+        ``per_group`` (one row per group, metric, k), ``summary()``, ``diagnostics``. Lazy
+        inputs give a lazy ``per_group`` to collect or sink.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({
+    ...     "user": [1, 1, 1, 2, 2],
+    ...     "item": ["a", "b", "c", "a", "d"],
+    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7],
+    ... })
+    >>> truth = pl.DataFrame({"user": [1, 2, 2], "item": ["b", "d", "e"]})
+    >>> res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["precision", "ndcg"],
+    ...                   group_by="user")
+    >>> res.per_group.filter(pl.col("k") == 2)
+    shape: (4, 4)
+    ┌──────┬───────────┬─────┬──────────┐
+    │ user ┆ metric    ┆ k   ┆ value    │
+    │ ---  ┆ ---       ┆ --- ┆ ---      │
+    │ i64  ┆ str       ┆ i64 ┆ f64      │
+    ╞══════╪═══════════╪═════╪══════════╡
+    │ 1    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 1    ┆ ndcg      ┆ 2   ┆ 0.63093  │
+    │ 2    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
+    └──────┴───────────┴─────┴──────────┘
+    """
+    policy = Policy() if policy is None else policy
+    accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
+    if (beyond_group or beyond_catalogue) and not accuracy:
+        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
+        accuracy = []
+        frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
+        if truth is None and frame is not None and relevance not in frame.collect_schema():
+            # Without truth every candidate group is evaluated, none relevant.
+            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+            policy = replace(policy, empty_truth="zero")
+    spec = check_inputs(
+        candidates,
+        truth,
+        k=k,
+        metrics=accuracy or (None if accuracy is None else ["hit_rate"]),
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        check_values=check_values,
+        rank=rank,
+    )
+    check_output_names(spec)
+    _check_missing_groups(spec)
+    beyond = (*beyond_group, *beyond_catalogue)
+    tables = item_tables(
+        spec,
+        needs=[table for name in beyond for table in REGISTRY[name].requires],
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
+        head_share=head_share,
+    )
+    prepared = prepare_groups(spec)
+    all_groups: FrameLike = prepared.group_sums
+    top: pl.LazyFrame = top_rows(spec, prepared.ranked)
+    if not spec.is_lazy:
+        # The one heavy pass; everything after works on one row per group (and on the top
+        # K rows, for the beyond-accuracy metrics).
+        if beyond:
+            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
+            top = top_df.lazy()
+        else:
+            all_groups = prepared.group_sums.collect(engine=engine)
+    kept = apply_group_policies(all_groups.lazy(), policy)
+    wide = metric_table_of(kept, spec)
+    per_group_beyond, catalogue_table, exposures = beyond_values(
+        spec, top, kept, beyond_group, beyond_catalogue, tables
+    )
+    if per_group_beyond is not None:
+        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
+    if beyond:
+        spec = replace(spec, metrics=(*(accuracy or ()), *beyond_group))
+    groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
+    if spec.is_lazy:
+        return Evaluation(
+            spec,
+            prepared,
+            long_table(wide, spec),
+            groups,
+            kept,
+            all_groups,
+            wide,
+            catalogue_table,
+            exposures,
+        )
+    extra = []
+    if catalogue_table is not None and exposures is not None:
+        extra = [catalogue_table, exposures.exposure.lazy(), exposures.n_lists.lazy()]
+    wide_df, groups_df, kept_df, *catalogue_df = pl.collect_all([wide, groups, kept, *extra])
+    return Evaluation(
+        spec,
+        prepared,
+        Evaluation._per_group_rows(wide_df, spec),
+        groups_df.sort(spec.keys),
+        kept_df,
+        all_groups,
+        wide_df,
+        catalogue_df[0] if catalogue_df else None,
+        None
+        if exposures is None
+        else replace(exposures, exposure=catalogue_df[1], n_lists=catalogue_df[2]),
+    )
