@@ -10,7 +10,8 @@ agrees to 1e-12 per query under the matching policy:
 - ir_measures' own ``Judged@K``: it sorts by (-score, docno) and divides by min(K, n), i.e.
   ``ties="item_asc"`` on string ids and ``short_lists="observed"``.
 - The bundled trec_eval ``out.test`` bpref (a mean printed to 4 decimals).
-- ranx's ``bpref`` kernel on tie-free runs.
+- ranx's ``bpref`` kernel on tie-free runs, and its ``rbp`` on 0/1 grades (ranx weighs a rank
+  by the document's grade, which equals our binary RBP only there).
 - A brute force of our own, written from the papers, for ERR (Chapelle et al. 2009) and RBP
   with its residual (Moffat & Zobel 2008).
 - cwl-eval's RBP and its residual (the C/W/L framework's bounds) on lists cut at K.
@@ -155,6 +156,42 @@ def test_bpref_matches_ranx(case: dict[str, Any]) -> None:
         if ranked.size == 0:
             ranked = np.zeros((0, 2))
         assert math.isclose(value, _bpref(qrels, ranked, 1), abs_tol=TOL), (group, case)
+
+
+@SETTINGS
+@given(
+    case=cases(
+        allow_duplicates=False, allow_multi_key=False, scores=tuple(range(50)), grades=(0, 1)
+    ),
+    k=st.integers(1, 10),
+    p=st.sampled_from((0.5, 0.8, 0.95)),
+)
+def test_rbp_matches_ranx_on_binary_judgements(case: dict[str, Any], k: int, p: float) -> None:
+    """ranx weighs each rank by the document's grade, so the definitions match on 0/1 grades;
+    ranx reads the whole run, so it is given our top K."""
+    import numpy as np
+    from ranx.metrics.rank_biased_precision import _rank_biased_precision
+
+    cand, truth = frames(case)
+    got = _ours(case, [k], rk.Policy.trec_eval(rbp_persistence=p), ["rbp"])
+    for (group,), value in [(key, v) for (key, _, _), v in got.items()]:
+        rows = (
+            cand.filter(pl.col("g") == group)
+            # trec_eval's tie order, which the policy uses: item id as a string, descending.
+            .sort(pl.col("score"), pl.col("item").cast(pl.String), descending=True)
+            .head(k)
+        )
+        judged = truth.filter(pl.col("g") == group)
+        if judged.filter(pl.col("relevance") >= 1).is_empty():
+            assert value == 0.0
+            continue
+        ids = {item: index for index, item in enumerate({*rows["item"], *judged["item"]})}
+        qrels = np.array([[ids[i], g] for i, g in judged.select("item", "relevance").rows()], float)
+        ranked = np.array([[ids[i], s] for i, s in rows.select("item", "score").rows()], float)
+        if ranked.size == 0:
+            ranked = np.zeros((0, 2))
+        want = _rank_biased_precision(qrels, ranked, p, 1)
+        assert math.isclose(value, want, abs_tol=TOL), (group, case)
 
 
 # --- ERR and RBP from the papers -----------------------------------------------------------------
