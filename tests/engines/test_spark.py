@@ -319,3 +319,28 @@ def test_spark_connect() -> None:
         check=False,
     )
     assert "CONNECT-OK" in done.stdout, done.stderr[-3000:]
+
+
+def test_ir_measures_on_spark_equal_evaluate(spark: Any) -> None:
+    """Issue 14: bpref, err, rbp (with its residual), judged and dcg through Spark."""
+    from tests.core.test_ir_measures import IR_METRICS, _flow_tables
+
+    candidates, truth = _flow_tables()
+    policy = rk.Policy(unjudged="condense", rbp_persistence=0.9, err_max_grade=3)
+    expected = rk.evaluate(
+        candidates, truth, k=[1, 5], metrics=IR_METRICS, group_by="user", policy=policy
+    )
+    result = evaluate_spark(
+        to_spark(spark, candidates),
+        to_spark(spark, truth, 2),
+        k=[1, 5],
+        metrics=IR_METRICS,
+        group_by="user",
+        policy=policy,
+        with_dropped=True,
+    )
+    assert isinstance(result, SparkEvaluation)
+    assert sort_per_group(collect(result.per_group), ["user"]).equals(
+        sort_per_group(expected.per_group, ["user"])
+    )
+    assert result.summary().equals(order_metrics(expected.summary()))
