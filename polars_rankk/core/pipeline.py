@@ -9,6 +9,7 @@ from dataclasses import replace
 import polars as pl
 
 from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
+from polars_rankk.core.catalogue import catalogue_values
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation import EngineType, Evaluation
 from polars_rankk.core.inputs import Spec, check_inputs, check_output_names
@@ -215,8 +216,16 @@ def evaluate(
         )
     extra = []
     if catalogue_table is not None and exposures is not None:
-        extra = [catalogue_table, exposures.exposure.lazy(), exposures.n_lists.lazy()]
-    wide_df, groups_df, kept_df, *catalogue_df = pl.collect_all([wide, groups, kept, *extra])
+        extra = [exposures.exposure.lazy(), exposures.n_lists.lazy()]
+    wide_df, groups_df, kept_df, *counted = pl.collect_all([wide, groups, kept, *extra])
+    catalogue_df = None
+    if counted and exposures is not None:
+        # Polars does not share a sub-plan between the plans of one collect_all: count the
+        # exposures once, then compute the catalogue figures from the collected counts.
+        exposures = replace(exposures, exposure=counted[0], n_lists=counted[1])
+        catalogue_df = catalogue_values(
+            counted[0].lazy(), counted[1].lazy(), exposures.catalogue, beyond_catalogue
+        ).collect()
     return Evaluation(
         spec,
         prepared,
@@ -225,8 +234,6 @@ def evaluate(
         kept_df,
         all_groups,
         wide_df,
-        catalogue_df[0] if catalogue_df else None,
-        None
-        if exposures is None
-        else replace(exposures, exposure=catalogue_df[1], n_lists=catalogue_df[2]),
+        catalogue_df,
+        exposures,
     )
