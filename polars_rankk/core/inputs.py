@@ -51,7 +51,7 @@ class Spec:
 RESERVED = ("metric", "k", "value", N_CANDIDATES, N_RELEVANT)
 
 
-def check_output_names(spec: Spec) -> None:
+def _check_output_names(spec: Spec) -> None:
     """Group keys may not take the output's column names, and no column may start with the
     internal prefix: one rule for `evaluate` and every engine."""
     clashes = [key for key in spec.keys if key in RESERVED]
@@ -424,7 +424,7 @@ def check_inputs(
         if truth_lf is not None:
             _check_truth_values(truth_lf, keys, item, relevance if truth_graded else None)
 
-    return Spec(
+    spec = Spec(
         candidates=candidates_lf,
         truth=truth_lf,
         keys=keys,
@@ -440,6 +440,8 @@ def check_inputs(
         is_lazy=is_lazy,
         lower_is_better=lower_is_better,
     )
+    _check_output_names(spec)
+    return spec
 
 
 def _cast_if_needed(

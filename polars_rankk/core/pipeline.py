@@ -12,7 +12,7 @@ from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_
 from polars_rankk.core.catalogue import catalogue_values
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation import EngineType, Evaluation
-from polars_rankk.core.inputs import Spec, check_inputs, check_output_names
+from polars_rankk.core.inputs import Spec, check_inputs
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import prepare_groups
 from polars_rankk.core.registry import REGISTRY
@@ -170,7 +170,6 @@ def evaluate(
         check_values=check_values,
         rank=rank,
     )
-    check_output_names(spec)
     _check_missing_groups(spec)
     beyond = (*beyond_group, *beyond_catalogue)
     tables = item_tables(

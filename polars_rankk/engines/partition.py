@@ -21,7 +21,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import Spec, check_inputs, check_output_names, to_lazy
+from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
@@ -273,9 +273,8 @@ def check_on_driver(
         policy=policy,
         check_values=False,
     )
-    # The rule `evaluate` applies: output names, and the internal prefix the tagged union's
-    # own columns carry too.
-    check_output_names(spec)
+    # check_inputs applies the output-name rule; the tagged union's own columns carry the
+    # internal prefix it reserves.
     if policy.ties == "input_order" and order_by is None:
         raise ValueError(
             "Policy(ties='input_order') breaks ties by the candidates' row order, which a "
