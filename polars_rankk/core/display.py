@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -197,14 +198,24 @@ def policy_text(evaluation: Evaluation) -> str:
 def warnings_of(evaluation: Evaluation) -> list[str]:
     """What qualifies the numbers, from the diagnostics and the groups dropped; for several
     systems, each system's, prefixed with its name."""
+    return actions_of(evaluation) + _qualifiers(evaluation)
+
+
+def _each_system(evaluation: Evaluation, found: Callable[[Evaluation], list[str]]) -> list[str]:
+    assert evaluation.system is not None
+    return [
+        f"{evaluation.system} {name!r}: {line}"
+        for name, one in evaluation.by_system().items()
+        for line in found(one)
+    ]
+
+
+def actions_of(evaluation: Evaluation) -> list[str]:
+    """What the evaluation did to its inputs: groups each policy dropped, rows removed,
+    groups left out, relevant items never retrieved."""
     if evaluation.system is not None:
-        return [
-            f"{evaluation.system} {name!r}: {found}"
-            for name, one in evaluation.by_system().items()
-            for found in warnings_of(one)
-        ]
+        return _each_system(evaluation, actions_of)
     counts = evaluation.diagnostics.counts
-    per_k = evaluation.diagnostics.per_k
     found: list[str] = []
     dropped = evaluation.dropped
     reasons = {
@@ -229,6 +240,15 @@ def warnings_of(evaluation: Evaluation) -> list[str]:
     for name, text in simple.items():
         if counts.get(name, 0):
             found.append(f"{counts[name]} {text}")
+    return found
+
+
+def _qualifiers(evaluation: Evaluation) -> list[str]:
+    """What qualifies the numbers without changing the inputs: the recall ceiling, tie cuts."""
+    if evaluation.system is not None:
+        return _each_system(evaluation, _qualifiers)
+    per_k = evaluation.diagnostics.per_k
+    found: list[str] = []
     if "recall_ceiling" in per_k.columns:
         # At the largest K: below 1 there, relevant items lie outside the candidates.
         top = per_k.sort("k").tail(1).filter(pl.col("recall_ceiling") < 1 - 1e-12)
