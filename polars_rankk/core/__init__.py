@@ -31,6 +31,8 @@ from polars_rankk.core.expressions import (
     recall_at_k,
 )
 from polars_rankk.core.inputs import (
+    EmptyResultWarning,
+    IgnoredColumnWarning,
     align_ids,
     check_numeric,
     check_one_row_per_group,
@@ -63,9 +65,11 @@ __all__ = [
     "POLICY_HELP",
     "REGISTRY",
     "Diagnostics",
+    "EmptyResultWarning",
     "EngineType",
     "Evaluation",
     "FrameLike",
+    "IgnoredColumnWarning",
     "IntoExprColumn",
     "Metric",
     "MetricName",

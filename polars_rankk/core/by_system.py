@@ -52,6 +52,9 @@ def system_prepared(prepared: Prepared, system: str, value: object) -> Prepared:
         ranked=_one(prepared.ranked, system, value),
         truth=_one(prepared.truth, system, value),
         candidates=_one(prepared.candidates, system, value),
+        deduplicated=None
+        if prepared.deduplicated is None
+        else _one(prepared.deduplicated, system, value),
     )
 
 

@@ -233,6 +233,7 @@ def actions_of(evaluation: Evaluation) -> list[str]:
     simple = {
         "groups_only_in_candidates": "group(s) in candidates but not in truth, not evaluated",
         "duplicate_rows_removed": "duplicate candidate row(s) removed",
+        "unjudged_rows_condensed": "unjudged candidate row(s) removed (unjudged='condense')",
         "invalid_score_rows_dropped": "candidate row(s) with an invalid score dropped",
         "constant_score_groups": "group(s) whose candidates all share one score",
         "relevant_outside_pool": "relevant item(s) never among the candidates",

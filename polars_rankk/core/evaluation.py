@@ -13,7 +13,7 @@ import polars as pl
 from polars_rankk.core import aggregate
 from polars_rankk.core.catalogue import Exposures
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.inputs import Spec
+from polars_rankk.core.inputs import Spec, to_lazy
 from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared
@@ -169,7 +169,7 @@ class Evaluation:
         elif average == "weighted":
             if weight is None:
                 raise ValueError("average='weighted' needs weight=<column name>")
-            table = self.groups if weights is None else weights
+            table = self.groups if weights is None else to_lazy(weights, "weights")
             if weight not in table.lazy().collect_schema():
                 raise ValueError(
                     f"weight column {weight!r} is not in "

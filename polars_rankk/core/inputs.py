@@ -371,6 +371,7 @@ def check_inputs(
         parallel=[score, relevance, *([n_relevant] if n_relevant else [])],
         ranking=None if lower_is_better else score,
         check_values=check_values,
+        rank=score if lower_is_better else None,
     )
     if truth_lf is not None:
         truth_lf = long_form(
@@ -469,6 +470,10 @@ class IgnoredColumnWarning(UserWarning):
     """A column of the input that looks meaningful was not used: a numeric truth column when
     no relevance column was named, or a label column (a system name) pooled by
     de-duplication."""
+
+
+class EmptyResultWarning(UserWarning):
+    """A result has no rows, and this says why (an empty split, no group evaluated)."""
 
 
 #: The default relevance column: a table without it is ungraded; any other name must exist.

@@ -65,6 +65,9 @@ class Prepared:
     truth: pl.LazyFrame
     #: The candidates after invalid-score handling, before de-duplication: for diagnostics.
     candidates: pl.LazyFrame
+    #: The candidates after de-duplication, before unjudged rows are condensed away: for
+    #: diagnostics (rows removed as duplicates, rows removed as unjudged).
+    deduplicated: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -195,9 +198,10 @@ def _truth_stats(
 
 
 def _present(spec: Spec) -> pl.LazyFrame:
-    """Groups that have candidate rows in the input, before invalid scores are dropped.
+    """Groups that have candidate rows in the input, before invalid scores are dropped or
+    unjudged items condensed.
 
-    A group whose every score was dropped is ranked empty; it is not a missing group.
+    A group whose every row was dropped is ranked empty; it is not a missing group.
     """
     present = spec.candidates.select(spec.keys).unique()
     return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
@@ -253,7 +257,9 @@ def prepare_groups(spec: Spec) -> Prepared:
         judged = truth.join(pool, on=[*keys, spec.item], how="semi")
     else:
         judged = truth
-    if policy.unjudged == "condense" and spec.truth is not None:
+    before_condensing = deduplicated
+    condensed = policy.unjudged == "condense" and spec.truth is not None
+    if condensed:
         # Sakai's condensed list: candidates without a judgement are removed before ranking.
         deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
     positive = judged.filter(pl.col(GRADE) > 0)
@@ -333,7 +339,9 @@ def prepare_groups(spec: Spec) -> Prepared:
     per_group = chain.group_by(keys).agg(aggregations)
 
     groups = universe.join(per_group, on=keys, how="left")
-    if policy.invalid_scores == "drop":
+    if policy.invalid_scores == "drop" or condensed:
+        # Whether a group has candidates is a fact of the input: a list emptied by dropping
+        # invalid scores or condensing unjudged items is an empty ranking, not a missing one.
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
@@ -350,4 +358,10 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
-    return Prepared(group_sums=groups, ranked=ranked, truth=truth, candidates=candidates)
+    return Prepared(
+        group_sums=groups,
+        ranked=ranked,
+        truth=truth,
+        candidates=candidates,
+        deduplicated=before_condensing,
+    )
