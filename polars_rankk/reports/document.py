@@ -30,14 +30,9 @@ from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.reports.html import Cell, Page, escape, html_table, number
-from polars_rankk.stats.curves import (
-    Systems,
-    covers_every_k,
-    curve_of_evaluations,
-    evaluate_systems,
-    for_systems,
-)
+from polars_rankk.stats.curves import covers_every_k, curve_of_evaluations
 from polars_rankk.stats.distributions import as_list
+from polars_rankk.stats.systems import Systems, evaluate_systems, for_systems, lazy_systems
 
 __all__ = ["render_report", "report"]
 
@@ -186,9 +181,11 @@ def render_report(
     else:
         systems = _planned(systems, "systems")
     truth = None if truth is None else to_lazy(truth, "truth")
+    # One lazy plan per system: each is ranked once, for its curves and tables together.
+    systems = lazy_systems(systems, system)
     options: dict[str, Any] = {
         "metrics": metrics, "group_by": group_by, "item": item, "score": score,
-        "relevance": relevance, "policy": policy, "system": system,
+        "relevance": relevance, "policy": policy,
     }  # fmt: skip
     # The tables' K and the largest: the curves come from sums over ranks at every K up to
     # it; only a policy that needs per-group values at every K evaluates them all.
