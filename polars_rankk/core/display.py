@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rankk.core.registry import METRICS
+from polars_rankk.core.registry import METRICS, higher_is_better
 
 if TYPE_CHECKING:
     from polars_rankk.core.evaluation import Evaluation
@@ -47,7 +47,8 @@ class Grid:
     bold_best: bool = True
 
     def best(self) -> list[list[bool]]:
-        """Cells holding their column's largest value (every metric: higher is better)."""
+        """Cells holding their column's best value: the largest, or the smallest where the
+        column's metric (``metric@k`` or ``metric``) is declared lower-is-better."""
         flags = [[False] * len(self.columns) for _ in self.rows]
         if not self.bold_best or len(self.rows) < 2:
             return flags
@@ -55,7 +56,8 @@ class Grid:
             column = [v for row in self.values if (v := row[j]) is not None and not math.isnan(v)]
             if not column:
                 continue
-            top = max(column)
+            metric = self.columns[j].partition("@")[0]
+            top = max(column) if higher_is_better(metric) else min(column)
             for i, row in enumerate(self.values):
                 flags[i][j] = row[j] == top
         return flags

@@ -181,7 +181,7 @@ class Evaluation:
             )
         elif average == "micro":
             aggregate.check_micro(chosen, self.metrics)
-            query = aggregate.micro_query(self._evaluated_group_sums, self._spec)
+            query = aggregate.micro_query(self._evaluated_group_sums, self._spec, chosen)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         # One collect, so that a lazy evaluation runs its pipeline once for both.
@@ -191,7 +191,7 @@ class Evaluation:
         elif average == "weighted":
             result = aggregate.weighted_from(rows, weight or "")
         else:
-            result = aggregate.micro_from(rows, chosen)
+            result = aggregate.micro_from(rows)
         dropped = dropped_table(self.ks, counts, short)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
         return _renamed(result, names, self.policy)

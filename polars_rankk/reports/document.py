@@ -18,7 +18,14 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS, Evaluation, is_table, to_lazy
+from polars_rankk.core import (
+    METRIC_DEFINITIONS,
+    METRICS,
+    Evaluation,
+    higher_is_better,
+    is_table,
+    to_lazy,
+)
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
@@ -89,7 +96,8 @@ def _summary_section(page: Page, context: _Context) -> None:
         part = intervals.filter((pl.col("metric") == metric) & pl.col("k").eq_missing(k))
         values = {r["system"]: r for r in part.iter_rows(named=True)}
         present = [v["value"] for v in values.values() if v["value"] is not None]
-        best = max(present) if present else None
+        pick = max if higher_is_better(metric) else min
+        best = pick(present) if present else None
         cells: list[object] = [Cell(escape(metric if k is None else f"{metric}@{k}"), "text")]
         for name in context.names:
             row = values.get(name)

@@ -152,7 +152,6 @@ def _curve_from_ranks(
     import numpy as np
 
     from polars_rankk.stats.rank_sums import (
-        SUMMED_METRICS,
         means,
         resampled_means,
         stratum_slices,
@@ -163,7 +162,7 @@ def _curve_from_ranks(
     chosen = [
         m for m in evaluation.metrics if REGISTRY[m].has_k and (metrics is None or m in metrics)
     ]
-    if not set(chosen) <= SUMMED_METRICS:
+    if not all(REGISTRY[m].rank_summed for m in chosen):
         return None  # the other metrics' curves read the per-group values
     groups = evaluation.groups.lazy()
     if strata:
@@ -371,13 +370,11 @@ def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None)
     >>> covers_every_k(res)
     True
     """
-    from polars_rankk.stats.rank_sums import SUMMED_METRICS
-
     chosen = evaluation.metrics if metrics is None else normalize_metrics(metrics)
     if any(m not in REGISTRY for m in chosen):
         return False
-    with_k = {m for m in chosen if REGISTRY[m].has_k}
-    return with_k <= SUMMED_METRICS and evaluation.ranking_rows() is not None
+    with_k = [REGISTRY[m] for m in chosen if REGISTRY[m].has_k]
+    return all(m.rank_summed for m in with_k) and evaluation.ranking_rows() is not None
 
 
 def curve_of_evaluations(
