@@ -84,6 +84,8 @@ class _Inputs:
     item: pl.Expr | None
     n_relevant: pl.Expr | None
     policy: Policy
+    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them).
+    unretrieved: pl.Expr | None = None
 
 
 def _inputs(
@@ -93,6 +95,7 @@ def _inputs(
     item: IntoExprColumn | None,
     n_relevant: IntoExprColumn | None,
     policy: Policy | None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> _Inputs:
     policy = Policy() if policy is None else policy
     if (by is None) == (rank is None):
@@ -113,6 +116,9 @@ def _inputs(
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
         policy=policy,
+        unretrieved=None
+        if unretrieved is None
+        else _expr(unretrieved).cast(pl.List(pl.Float64)),
     )
 
 
@@ -212,12 +218,18 @@ def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
     )
     if policy.empty_truth == "exclude":
         void = void | (n_relevant == 0)
+    # A group the truth does not know (null R_g, or null unretrieved grades from `rk.label`)
+    # is not evaluated, as `evaluate` evaluates the truth's groups.
+    for known in (inputs.n_relevant, inputs.unretrieved):
+        if known is not None:
+            void = void | known.is_null().all()
     return _Group(stats=stats, void=void)
 
 
 def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """R_g, the gains of the ideal ranking and the number of judged non-relevant items: each
-    item's highest label (rows with invalid scores included: the item was relevant), plus the
+    item's highest label (rows with invalid scores included: the item was relevant), plus
+    the judged items the rows missed: with their grades from ``unretrieved``, else the
     relevant items ``n_relevant`` says the rows missed, at the threshold grade."""
     policy = inputs.policy
     grade = inputs.grade
@@ -225,10 +237,15 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         copies = [*_GROUP, inputs.item]
         first_copy = pl.int_range(pl.len()).over(copies) == 0
         grade = grade.max().over(copies).filter(first_copy)
+    if inputs.unretrieved is not None:
+        # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
+        # judged non-relevant count are then the truth's, exactly.
+        grade = grade.drop_nulls().append(inputs.unretrieved.drop_nulls().first().explode())
+        grade = grade.drop_nulls()
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
     nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
     gains = ranking.gain_of(grade.fill_null(0.0), policy)
-    if inputs.n_relevant is None:
+    if inputs.n_relevant is None or inputs.unretrieved is not None:
         return labelled, gains, nonrelevant
     missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)
     missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
@@ -244,10 +261,11 @@ def _metric(
     n_relevant: IntoExprColumn | None,
     policy: Policy | None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """One registry metric of one group, null where `evaluate` would have no value for it."""
     cutoff = None if k is None else _check_k(k)
-    inputs = _inputs(relevance, by, rank, item, n_relevant, policy)
+    inputs = _inputs(relevance, by, rank, item, n_relevant, policy, unretrieved)
     metric = REGISTRY[name]
     group = _ranked_group(inputs, name)
     value = metric.value(inputs.policy, cutoff, group.stats)
@@ -265,6 +283,7 @@ def precision_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Precision@K of each group: relevant rows in the top K / K (trec_eval ``P_k``).
 
@@ -282,7 +301,14 @@ def precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or
         ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item (the missed ones
+        enter the ideal DCG at the threshold grade). Null: a group the truth does not know,
+        which has no value (as `evaluate` evaluates only the truth's groups).
+    unretrieved
+        The grades of the group's judged items the rows do not hold, a list (the same on
+        every row of the group; `rk.label` writes it). With it R_g, the ideal DCG (graded
+        truth) and bpref's judged non-relevant count are the truth's, so every metric equals
+        `evaluate`; null: a group the truth does not know, which has no value.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
 
@@ -308,7 +334,7 @@ def precision_at_k(
     --------
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return _metric("precision", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("precision", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def recall_at_k(
@@ -320,6 +346,7 @@ def recall_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Recall@K of each group: relevant rows in the top K / R_g (trec_eval ``recall_k``).
 
@@ -334,7 +361,7 @@ def recall_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("recall", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("recall", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def f1_at_k(
@@ -346,6 +373,7 @@ def f1_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """F1@K: 2PR / (P + R) of precision@K and recall@K; 0 when both are 0.
 
@@ -360,7 +388,7 @@ def f1_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("f1", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("f1", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def hit_rate_at_k(
@@ -372,6 +400,7 @@ def hit_rate_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """HitRate@K: 1.0 if a relevant row is in the top K, else 0.0 (trec_eval ``success_k``).
 
@@ -386,7 +415,7 @@ def hit_rate_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("hit_rate", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("hit_rate", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def ndcg_at_k(
@@ -398,6 +427,7 @@ def ndcg_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """nDCG@K: DCG of the top K over the DCG of the group's grades in ideal order.
 
@@ -415,7 +445,7 @@ def ndcg_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("ndcg", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("ndcg", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def average_precision_at_k(
@@ -427,6 +457,7 @@ def average_precision_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """AP@K: Σ precision@i over relevant ranks i ≤ K, / R_g (trec_eval ``map_cut_k``).
 
@@ -443,7 +474,9 @@ def average_precision_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("average_precision", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric(
+        "average_precision", relevance, by, k, item, n_relevant, policy, rank, unretrieved
+    )
 
 
 def mrr_at_k(
@@ -455,6 +488,7 @@ def mrr_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Reciprocal rank of the first relevant row within K; 0 if none (trec_eval ``recip_rank``).
 
@@ -469,7 +503,7 @@ def mrr_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("mrr", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("mrr", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def r_precision(
@@ -480,6 +514,7 @@ def r_precision(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """R-precision: precision at rank R_g, the group's number of relevant items (``Rprec``).
 
@@ -494,7 +529,7 @@ def r_precision(
     --------
     precision_at_k : parameters.
     """
-    return _metric("r_precision", relevance, by, None, item, n_relevant, policy, rank)
+    return _metric("r_precision", relevance, by, None, item, n_relevant, policy, rank, unretrieved)
 
 
 def dcg_at_k(
@@ -506,6 +541,7 @@ def dcg_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """DCG@K, unnormalised: Σ gain / log2(rank + 1) over the top K.
 
@@ -520,7 +556,7 @@ def dcg_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("dcg", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("dcg", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def err_at_k(
@@ -532,6 +568,7 @@ def err_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """ERR@K (Chapelle et al. 2009): Σ_{i<=K} (1/i) R_i Π_{j<i} (1 - R_j), where a grade g
     stops the user with chance R = (2^g - 1) / 2^g_max (``Policy.err_max_grade``, default 4).
@@ -550,7 +587,7 @@ def err_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("err", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("err", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def rbp_at_k(
@@ -562,6 +599,7 @@ def rbp_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """RBP@K (Moffat & Zobel 2008): (1 - p) Σ p^(i-1) over relevant ranks i <= K, p =
     ``Policy.rbp_persistence`` (default 0.8).
@@ -578,7 +616,7 @@ def rbp_at_k(
     rbp_residual_at_k : what unjudged and unseen ranks could add.
     precision_at_k : parameters.
     """
-    return _metric("rbp", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("rbp", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def rbp_residual_at_k(
@@ -590,6 +628,7 @@ def rbp_residual_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """RBP@K's residual: 1 - (1 - p) Σ p^(i-1) over judged ranks i <= min(K, n), the weight
     of unjudged rows (null relevance) and of the ranks past the list.
@@ -605,7 +644,7 @@ def rbp_residual_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("rbp_residual", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("rbp_residual", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def judged_at_k(
@@ -617,6 +656,7 @@ def judged_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Judged@K: the share of the top K with a judgement, a non-null relevance (non-relevant
     grades included); / min(K, n) under ``short_lists="observed"`` (ir_measures).
@@ -632,7 +672,7 @@ def judged_at_k(
     --------
     precision_at_k : parameters.
     """
-    return _metric("judged", relevance, by, k, item, n_relevant, policy, rank)
+    return _metric("judged", relevance, by, k, item, n_relevant, policy, rank, unretrieved)
 
 
 def bpref(
@@ -643,6 +683,7 @@ def bpref(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """bpref (Buckley & Voorhees 2004, trec_eval): over the relevant rows, 1 - min(n, R) /
     min(N, R) for the n judged non-relevant rows above each, / R; rows with a null relevance
@@ -660,4 +701,4 @@ def bpref(
     --------
     precision_at_k : parameters.
     """
-    return _metric("bpref", relevance, by, None, item, n_relevant, policy, rank)
+    return _metric("bpref", relevance, by, None, item, n_relevant, policy, rank, unretrieved)
