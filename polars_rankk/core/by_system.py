@@ -35,10 +35,16 @@ def system_spec(spec: Spec, value: object) -> Spec:
     """The spec of one system: its candidates, the shared truth, the keys without the system."""
     assert spec.system is not None
     system = spec.system
+
+    def one(frame: pl.LazyFrame | None) -> pl.LazyFrame | None:
+        return None if frame is None else _one(frame, system, value)
+
     return replace(
         spec,
         candidates=_one(spec.candidates, system, value),
-        truth=None if spec.truth is None else _one(spec.truth, system, value),
+        truth=one(spec.truth),
+        empty_candidate_groups=one(spec.empty_candidate_groups),
+        empty_truth_groups=one(spec.empty_truth_groups),
         keys=spec.group_keys,
         system=None,
         is_lazy=False,

@@ -16,7 +16,7 @@ import polars as pl
 from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.tables_in import long_form
+from polars_rankk.core.tables_in import empty_list_groups, long_form
 from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.types import FrameLike, MetricName
 
@@ -42,6 +42,10 @@ class Spec:
     is_lazy: bool
     #: True when `score` names a rank column (lower ranks first) rather than a score.
     lower_is_better: bool = False
+    #: Groups whose candidates were an empty list (an empty ranking, present), and groups
+    #: whose truth was an empty list (in the truth, nothing relevant): no row stands for them.
+    empty_candidate_groups: pl.LazyFrame | None = None
+    empty_truth_groups: pl.LazyFrame | None = None
     #: The candidates' column naming each row's system: the first of `keys`, an outer key
     #: under which every system is ranked and scored on its own in the same pass.
     system: str | None = None
@@ -363,6 +367,8 @@ def check_inputs(
                                       truth_lf)  # fmt: skip
     # Ranked list columns become one row per item; without a score list the list order is the
     # ranking (a score of -position). A rank column (lower first) is only ever exploded.
+    empty_candidates = empty_list_groups(candidates_lf, keys, item)
+    empty_truth = None if truth_lf is None else empty_list_groups(truth_lf, keys, item)
     candidates_lf = long_form(
         candidates_lf,
         "candidates",
@@ -446,6 +452,10 @@ def check_inputs(
             _check_truth_values(truth_lf, keys, item, relevance if truth_graded else None)
 
     spec = Spec(
+        empty_candidate_groups=_keys_as(empty_candidates, candidates_lf, keys),
+        empty_truth_groups=None
+        if truth_lf is None
+        else _keys_as(empty_truth, truth_lf, keys),
         candidates=candidates_lf,
         truth=truth_lf,
         keys=keys,
@@ -581,6 +591,16 @@ def _with_system(
         names = candidates.select(pl.col(system).unique())
         truth = truth.join(names, how="cross")
     return (system, *keys), truth
+
+
+def _keys_as(
+    groups: pl.LazyFrame | None, frame: pl.LazyFrame, keys: Sequence[str]
+) -> pl.LazyFrame | None:
+    """`groups` with the key dtypes of `frame` (after the ids were aligned)."""
+    if groups is None:
+        return None
+    schema = frame.collect_schema()
+    return groups.with_columns(pl.col(key).cast(schema[key]) for key in keys)
 
 
 def _cast_if_needed(

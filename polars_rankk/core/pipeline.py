@@ -29,11 +29,13 @@ def _check_missing_groups(spec: Spec) -> None:
     if spec.policy.missing_groups != "error" or spec.truth is None:
         return
     keys = list(spec.keys)
-    missing = (
-        spec.truth.select(keys)
-        .unique()
-        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
-    )
+    present = spec.candidates.select(keys)
+    if spec.empty_candidate_groups is not None:
+        present = pl.concat([present, spec.empty_candidate_groups])
+    truth = spec.truth.select(keys)
+    if spec.empty_truth_groups is not None:
+        truth = pl.concat([truth, spec.empty_truth_groups])
+    missing = truth.unique().join(present.unique(), on=keys, how="anti")
     rows = missing.head(1).collect()
     if rows.height:
         count = missing.select(pl.len()).collect().item()

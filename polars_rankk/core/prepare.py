@@ -205,6 +205,9 @@ def _present(spec: Spec) -> pl.LazyFrame:
     A group whose every row was dropped is ranked empty; it is not a missing group.
     """
     present = spec.candidates.select(spec.keys).unique()
+    if spec.empty_candidate_groups is not None:
+        # An empty list is an empty ranking: the group has candidates, none of them ranked.
+        present = pl.concat([present, spec.empty_candidate_groups]).unique()
     return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
 
 
@@ -278,6 +281,12 @@ def prepare_groups(spec: Spec) -> Prepared:
         universe = truth_stats
     else:
         universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is not None:
+        extra = empty.join(universe.select(keys), on=keys, how="anti")
+        universe = pl.concat([universe, extra], how="diagonal_relaxed")
 
     chain = deduplicated
     if relevance_aware and not spec.labelled:
@@ -334,7 +343,7 @@ def prepare_groups(spec: Spec) -> Prepared:
     per_group = chain.group_by(keys).agg(aggregations)
 
     groups = universe.join(per_group, on=keys, how="left")
-    if policy.invalid_scores == "drop" or condensed:
+    if policy.invalid_scores == "drop" or condensed or spec.empty_candidate_groups is not None:
         # Whether a group has candidates is a fact of the input: a list emptied by dropping
         # invalid scores or condensing unjudged items is an empty ranking, not a missing one.
         groups = groups.join(_present(spec), on=keys, how="left")

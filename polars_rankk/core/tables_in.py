@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-__all__ = ["is_table", "long_form", "to_lazy"]
+__all__ = ["empty_list_groups", "is_table", "long_form", "to_lazy"]
 
 
 def _kind(frame: object) -> str | None:
@@ -191,6 +191,28 @@ def long_form(
         frame = frame.with_columns(pl.int_ranges(-1, -length - 1, -1).alias(ranking))
         lists.append(ranking)
     return frame.explode(lists, keep_nulls=False)
+
+
+def empty_list_groups(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str
+) -> pl.LazyFrame | None:
+    """The groups whose `item` list is empty (or null): an empty ranking, or an empty truth.
+    Exploding a list to one row per item leaves no row for them, so they are kept here. None
+    when `item` holds no lists.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.tables_in import empty_list_groups
+    >>> lists = pl.LazyFrame({"user": [1, 2, 3], "item": [["a"], [], None]})
+    >>> empty_list_groups(lists, ["user"], "item").collect()["user"].sort().to_list()
+    [2, 3]
+    """
+    schema = frame.collect_schema()
+    if item not in schema or not _is_list(schema[item]) or any(k not in schema for k in keys):
+        return None
+    length = _as_list(item, schema[item]).list.len().fill_null(0)
+    return frame.filter(length == 0).select(keys).unique()
 
 
 def _check_lists(

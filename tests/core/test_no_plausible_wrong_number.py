@@ -3,6 +3,7 @@ what it did, or refuses with the words a user needs."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 import pandas as pd
@@ -146,3 +147,24 @@ def test_pandas_runs_are_accepted_by_compare(evaluated: rk.Evaluation) -> None:
         {"q": [1, 2], "metric": "precision", "k": [1.0, 1.0], "value": [1.0, 0.0]}
     )
     assert rk.compare({"A": frame, "B": frame}, n_resamples=5)["diff"].item() == 0.0
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_empty_lists_are_an_empty_ranking_and_an_empty_truth(lazy: bool) -> None:
+    candidates = pl.DataFrame({"q": [1, 2], "item": [[1, 2], []]})
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [[2], [5], []]})
+    if lazy:
+        candidates, truth = candidates.lazy(), truth.lazy()  # type: ignore[assignment]
+
+    def recall(policy: rk.Policy) -> list[tuple[int, float]]:
+        res = rk.evaluate(candidates, truth, k=2, metrics="recall", group_by="q", policy=policy)
+        return res.collect().per_group.select("q", "value").rows()  # type: ignore[union-attr]
+
+    # Query 2 ranked nothing: it is not missing, so "exclude" keeps it, at 0.
+    assert recall(rk.Policy(missing_groups="exclude")) == [(1, 1.0), (2, 0.0)]
+    # Query 3's truth is an empty list: a group with nothing relevant, not an absent one.
+    assert recall(rk.Policy(empty_truth="zero")) == [(1, 1.0), (2, 0.0), (3, 0.0)]
+    nan = recall(rk.Policy(empty_truth="nan"))
+    assert nan[:2] == [(1, 1.0), (2, 0.0)]
+    assert nan[2][0] == 3
+    assert math.isnan(nan[2][1])
