@@ -170,3 +170,27 @@ def test_judged_and_condensed_lists_after_label(policy: rk.Policy) -> None:
         "judged": got[0], "precision": got[1]
     }
     assert got == ((1.0, 0.5) if policy.unjudged == "condense" else (0.5, 0.0))
+
+
+def test_the_bundled_graded_truth_gives_evaluate_ndcg_per_user() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    candidates = (
+        pl.read_parquet(data / "demo_candidates.parquet")
+        .filter(pl.col("system") == "two_tower")
+        .drop("system")
+    )
+    truth = pl.read_parquet(data / "demo_truth.parquet")
+    evaluation = rk.evaluate(candidates, truth, k=10, metrics="ndcg", group_by="user")
+    labelled = rk.label(candidates, truth, group_by="user")
+    assert isinstance(labelled, pl.DataFrame)
+    expression = rk.ndcg_at_k("relevance", by="score", k=10, item="item",
+                              unretrieved="unretrieved")  # fmt: skip
+    got = labelled.group_by("user").agg(expression.alias("got")).drop_nulls("got")
+    both = evaluation.per_group.join(got, on="user", how="inner")  # type: ignore[union-attr]
+    assert both.height > 1_000
+    assert both.filter(pl.col("got") != pl.col("value")).height == 0
+    # The evaluated users the expressions do not see are those without candidates: 0 there.
+    unseen = evaluation.per_group.join(got, on="user", how="anti")  # type: ignore[union-attr]
+    assert unseen["value"].to_list() == [0.0] * unseen.height
