@@ -209,8 +209,10 @@ def register_metric(
     >>> res = rk.evaluate(candidates, truth, k=2, metrics="first_relevant_rank", group_by="q")
     >>> res.per_group.select("q", "value").sort("q").rows()
     [(1, 2.0), (2, 3.0)]
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.1], "rel": [0, 0, 1]})
-    >>> df.select(rk.metric_expression("first_relevant_rank", "rel", by="score", k=3)).item()
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 0, 1]})
+    >>> df.select(
+    ...     rk.metric_expression("first_relevant_rank", "rel", by="score", k=3, item="item")
+    ... ).item()
     3.0
     >>> rk.unregister_metric("first_relevant_rank")
 
