@@ -110,13 +110,51 @@ class Sorted:
 
 def gain_of(grade: pl.Expr, policy: Policy) -> pl.Expr:
     """nDCG gain of a grade: the grade itself, 2^grade - 1, or 1 at or above the relevance
-    threshold (else 0); negative grades gain 0."""
+    threshold (else 0); negative grades gain 0. Grades listed in ``Policy.gains`` take their
+    mapped gain; under ``nonrelevant_gain="zero"`` grades below the threshold gain nothing."""
     if policy.gain == "binary":
-        return (grade >= policy.relevance_threshold).cast(pl.Float64)
-    grade = grade.clip(lower_bound=0.0)
-    if policy.gain == "exponential":
-        return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
-    return grade
+        gain = (grade >= policy.relevance_threshold).cast(pl.Float64)
+    else:
+        clipped = grade.clip(lower_bound=0.0)
+        if policy.gain == "exponential":
+            gain = pl.lit(2.0, dtype=pl.Float64).pow(clipped) - 1.0
+        else:
+            gain = clipped
+    mapped = policy.gain_map()
+    if mapped:
+        chain = pl.when(grade == next(iter(mapped))).then(pl.lit(mapped[next(iter(mapped))]))
+        for listed, value in list(mapped.items())[1:]:
+            chain = chain.when(grade == listed).then(pl.lit(value))
+        gain = chain.otherwise(gain)
+    if policy.nonrelevant_gain == "zero":
+        gain = pl.when(grade >= policy.relevance_threshold).then(gain).otherwise(0.0)
+    return gain.cast(pl.Float64)
+
+
+def mapped_below_one(policy: Policy) -> list[float]:
+    """Grades at or below 0 that ``Policy.gains`` gives a gain: only judged rows hold them."""
+    return [grade for grade, gain in policy.gain_map().items() if grade <= 0 and gain != 0]
+
+
+def unjudged_grade(policy: Policy) -> float:
+    """The grade an unjudged row is ranked with: 0, or -inf when ``Policy.gains`` gives a
+    gain to a grade <= 0 (trec_eval maps only judged grades)."""
+    return float("-inf") if mapped_below_one(policy) else 0.0
+
+
+def may_add(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    """Rows whose grade can add to a term: a positive grade, or one `Policy.gains` maps."""
+    listed = mapped_below_one(policy)
+    return (grade > 0) | grade.is_in(listed) if listed else grade > 0
+
+
+def rbp_gain(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    """What rbp@K counts for a row: 1 when relevant (``rbp_grades="binary"``) or its grade
+    (``"graded"``, ranx), 0 below the relevance threshold."""
+    relevant = grade >= policy.relevance_threshold
+    if policy.rbp_grades == "graded":
+        return pl.when(relevant).then(grade).otherwise(0.0).cast(pl.Float64)
+    return relevant.cast(pl.Float64)
 
 
 def discount(rank: pl.Expr) -> pl.Expr:
@@ -274,14 +312,16 @@ def _judgement_terms(
         {
             "_rk_judged_row": judged.cast(pl.Int64),
             "_rk_relevant_row": (grade >= policy.relevance_threshold).cast(pl.Int64),
+            "_rk_rbp_row": rbp_gain(grade, policy),
         }
     )
     judged_row, relevant_row = staged["_rk_judged_row"], staged["_rk_relevant_row"]
+    rbp_row = staged["_rk_rbp_row"]
     if policy.ties == "expected":
         so_far = window.stage(
             {
                 "_rk_judged_so_far": window.cumulative(judged_row),
-                "_rk_relevant_row_so_far": window.cumulative(relevant_row),
+                "_rk_rbp_so_far": window.cumulative(rbp_row),
             }
         )
         blocks = window.stage(
@@ -291,21 +331,21 @@ def _judgement_terms(
                 + 1,
                 "_rk_block_judged": window.block_last(so_far["_rk_judged_so_far"])
                 - window.block_first(so_far["_rk_judged_so_far"] - judged_row),
-                "_rk_block_relevant": window.block_last(so_far["_rk_relevant_row_so_far"])
-                - window.block_first(so_far["_rk_relevant_row_so_far"] - relevant_row),
+                "_rk_block_rbp": window.block_last(so_far["_rk_rbp_so_far"])
+                - window.block_first(so_far["_rk_rbp_so_far"] - rbp_row),
             }
         )
         size = blocks["_rk_block_size"].cast(pl.Float64)
         judged_share = blocks["_rk_block_judged"].cast(pl.Float64) / size
-        relevant_share = blocks["_rk_block_relevant"].cast(pl.Float64) / size
+        rbp_share = blocks["_rk_block_rbp"] / size
     else:
         judged_share = judged_row.cast(pl.Float64)
-        relevant_share = relevant_row.cast(pl.Float64)
+        rbp_share = rbp_row
     terms: dict[str, pl.Expr] = {}
     if JUDGED in wanted:
         terms[JUDGED] = judged_share
     if RBP in wanted:
-        terms[RBP] = relevant_share * rbp_weight(window.rank, policy)
+        terms[RBP] = rbp_share * rbp_weight(window.rank, policy)
     if RBP_JUDGED in wanted:
         terms[RBP_JUDGED] = judged_share * rbp_weight(window.rank, policy)
     if ERR in wanted:
