@@ -1,15 +1,20 @@
-"""The metric names users type: canonical, ir_measures and trec_eval spellings.
+"""The metric names users type: canonical, ir_measures, trec_eval and ranx spellings.
 
 Every place that takes metric names (`evaluate`, summaries, distributions, curves, compare,
-the report and the ``rankk`` command) reads them through `parse_metric_name`, so ``P@5``,
-``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, ``recip_rank`` and ``precision`` all name a
-metric of the registry. A name that carries a cut-off adds that K to the evaluation; a
-parameter in a name sets a `Policy` field of the whole evaluation (``RBP(p=0.9)`` sets
-``rbp_persistence``, ``judged_only=True`` sets ``unjudged="condense"``, ``rel=2`` sets
-``relevance_threshold``, ``dcg='exp-log2'`` sets ``gain="exponential"``, ``max_rel=3`` sets
-``err_max_grade``). A name without a cut-off is evaluated at the evaluation's K, like the
-canonical names: ``map`` and ``recip_rank`` are trec_eval's full-list measures only when K is
-at least the longest list. `render_name` writes a (metric, K) back in either style.
+the report and the ``rankk`` command) reads them through `parse_metric_names`, so ``P@5``,
+``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, trec_eval's own ``P.5,10`` and
+``ndcg_cut.10``, ``recip_rank`` and ``precision`` all name a metric of the registry. A name
+that carries a cut-off adds that K to the evaluation; a parameter in a name sets a `Policy`
+field of the whole evaluation (``RBP(p=0.9)`` sets ``rbp_persistence``, ``judged_only=True``
+sets ``unjudged="condense"``, ``rel=2`` sets ``relevance_threshold``, ``dcg='exp-log2'`` sets
+``gain="exponential"``, ``max_rel=3`` sets ``err_max_grade``, ``gains={0:1,1:4}`` sets
+``gains``, ``beta=x`` sets ``f_beta`` to sqrt(x), ranx's ``-lN`` suffix sets the threshold and,
+for nDCG, ``nonrelevant_gain="zero"``). ir_measures' ``RBP`` without ``rel=`` weighs ranks by
+grade (``rbp_grades="graded"``), as ir_measures does; the canonical ``rbp`` is binary. A name
+without a cut-off is evaluated at the evaluation's K, like the canonical names: ``map`` and
+``recip_rank`` are trec_eval's full-list measures only when K is at least the longest list.
+`render_name` writes a (metric, K) back where that tool computes the same number
+(`polars_rankk.core.dialects`).
 
 Examples
 --------
@@ -19,7 +24,7 @@ MetricRequest(metric='ndcg', k=10, policy={'unjudged': 'condense'})
 >>> parse_metric_name("map_cut_10"), parse_metric_name("recip_rank").metric
 (MetricRequest(metric='average_precision', k=10, policy={}), 'mrr')
 >>> render_name("rbp", 10, style="ir_measures"), render_name("precision", 5, style="trec_eval")
-('RBP(p=0.8)@10', 'P_5')
+('RBP(p=0.8,rel=1)@10', 'P_5')
 """
 
 from __future__ import annotations
@@ -36,37 +41,23 @@ from polars_rankk.core.registry import DEFAULT_METRICS, METRICS, REGISTRY
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
 
-#: The spellings other tools use, by tool: (spelling as that tool writes it, metric, whether
-#: the tool gives it a cut-off). Matching ignores case.
-SPELLINGS: tuple[tuple[str, str, str, bool], ...] = (
-    ("P", "precision", "ir_measures", True),
-    ("R", "recall", "ir_measures", True),
-    ("Success", "hit_rate", "ir_measures", True),
-    ("nDCG", "ndcg", "ir_measures", True),
-    ("AP", "average_precision", "ir_measures", True),
-    ("RR", "mrr", "ir_measures", True),
-    ("Rprec", "r_precision", "ir_measures", False),
-    ("Bpref", "bpref", "ir_measures", False),
-    ("ERR", "err", "ir_measures", True),
-    ("RBP", "rbp", "ir_measures", True),
-    ("Judged", "judged", "ir_measures", True),
-    ("P", "precision", "trec_eval", True),
-    ("recall", "recall", "trec_eval", True),
-    ("success", "hit_rate", "trec_eval", True),
-    ("ndcg_cut", "ndcg", "trec_eval", True),
-    ("map_cut", "average_precision", "trec_eval", True),
-    ("map", "average_precision", "trec_eval", False),
-    ("recip_rank", "mrr", "trec_eval", False),
-    ("Rprec", "r_precision", "trec_eval", False),
-    ("bpref", "bpref", "trec_eval", False),
-    ("hitrate", "hit_rate", "alias", True),
-)
+def spellings() -> list[tuple[str, str, str, bool]]:
+    """The spellings other tools use, from the registry: (spelling as that tool writes it,
+    metric, tool, whether the tool gives it a cut-off). Matching ignores case."""
+    return [
+        (alias.spelling, name, alias.tool, alias.cut)
+        for name, metric in REGISTRY.items()
+        for alias in metric.aliases
+    ]
 
-#: Every spelling (lower case) of each metric: canonical names and the tools' spellings.
-ALIASES: dict[str, str] = {
-    **{name: name for name in METRICS},
-    **{spelling.lower(): metric for spelling, metric, _, _ in SPELLINGS},
-}
+
+def aliases() -> dict[str, str]:
+    """Every spelling (lower case) of each metric: canonical names and the tools' spellings."""
+    return {
+        **{name: name for name in METRICS},
+        **{spelling.lower(): metric for spelling, metric, _, _ in spellings()},
+    }
+
 
 #: Parameters a name may carry: the Policy field each sets, and how its value reads.
 PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
@@ -188,26 +179,27 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     if not isinstance(text, str):
         raise TypeError(f"a metric name must be a str; got {text!r}")
     name = text.strip()
-    if name.lower() in ALIASES:
-        return [MetricRequest(ALIASES[name.lower()], None, _graded_rbp(name, None, {}))]
+    known = aliases()
+    if name.lower() in known:
+        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}))]
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
         field_name, value = _parameter(text, f"{key}={parameter['value']}")
-        metric = ALIASES[parameter["base"].lower()]
+        metric = known[parameter["base"].lower()]
         return [MetricRequest(metric, None, _checked(text, {field_name: value}))]
     trec = _TREC_EVAL.match(name)
-    if trec and trec["base"].lower() in ALIASES:
-        metric = ALIASES[trec["base"].lower()]
+    if trec and trec["base"].lower() in known:
+        metric = known[trec["base"].lower()]
         return [_request(text, metric, int(k), {}) for k in trec["k"].split(",")]
     ir = _IR_MEASURES.match(name)
-    if ir is None or ir["base"].lower() not in ALIASES:
+    if ir is None or ir["base"].lower() not in known:
         raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
     changes: dict[str, Any] = {}
     for raw in _split_parameters(ir["params"] or ""):
         policy_field, value = _parameter(text, raw)
         changes[policy_field] = value
-    metric = ALIASES[ir["base"].lower()]
+    metric = known[ir["base"].lower()]
     if ir["level"] is not None:
         # ranx's ndcg@k-lN: relevant at grade N; for (n)DCG, grades below N gain nothing.
         changes["relevance_threshold"] = int(ir["level"])
@@ -254,7 +246,7 @@ def resolve_metric_names(
     """
     policy = Policy() if policy is None else policy
     if metrics is None:
-        return DEFAULT_METRICS, (), policy
+        return tuple(DEFAULT_METRICS), (), policy
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError(f"metrics is empty; choose among: {_valid_names()}")
@@ -330,9 +322,8 @@ def accepted_names() -> list[AcceptedName]:
         if entry.has_k:
             rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
         rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
-        for spelling, target, tool, cut in SPELLINGS:
-            if target != metric:
-                continue
+        for alias in entry.aliases:
+            spelling, tool, cut = alias.spelling, alias.tool, alias.cut
             if cut:
                 joint = "_" if tool == "trec_eval" else "@"
                 base = "RBP(p=0.9)" if spelling == "RBP" else spelling

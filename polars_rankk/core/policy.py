@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -223,7 +223,9 @@ class Policy:
         >>> rk.Policy(gains={1: 4, 0: 1}).gain_map()
         {0.0: 1.0, 1.0: 4.0}
         """
-        return {} if self.gains is None else dict(self.gains)  # type: ignore[arg-type]
+        if self.gains is None:
+            return {}
+        return {float(grade): float(gain) for grade, gain in _gain_pairs(self.gains)}
 
     @classmethod
     def trec_eval(cls, **overrides: Any) -> Policy:
@@ -266,8 +268,8 @@ class Policy:
 def _gain_pairs(gains: object) -> GainMap:
     """A grade -> gain mapping (or pairs) as sorted pairs of finite floats."""
     try:
-        pairs = gains.items() if isinstance(gains, Mapping) else gains
-        items = [(grade, gain) for grade, gain in pairs]  # type: ignore[union-attr]
+        pairs: Iterable[Any] = gains.items() if isinstance(gains, Mapping) else gains  # type: ignore[assignment]
+        items = [(grade, gain) for grade, gain in pairs]
     except (TypeError, ValueError):
         raise TypeError(
             f"Policy.gains must map grades to gains, like {{0: 1, 1: 4}}; got {gains!r}"
