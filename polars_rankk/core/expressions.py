@@ -94,8 +94,12 @@ def _inputs(
         )
     ranking_column = by if rank is None else rank
     assert ranking_column is not None
+    grade = _expr(relevance).cast(pl.Float64)
+    if policy.negative_grades == "unjudged":
+        # trec_eval: a negative grade is no judgement, like a null one.
+        grade = pl.when(grade >= 0).then(grade)
     return _Inputs(
-        grade=_expr(relevance).cast(pl.Float64),
+        grade=grade,
         score=ranking.score_value(_expr(ranking_column), lower_is_better=rank is not None),
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
@@ -168,7 +172,7 @@ def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
     n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
     rows = RankedRows(
         window,
-        grade.fill_null(0.0),
+        grade.fill_null(ranking.unjudged_grade(policy)),
         policy,
         judged=grade.is_not_null(),
         n_relevant=n_relevant,
@@ -214,7 +218,7 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         grade = grade.max().over(copies).filter(first_copy)
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
     nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
-    gains = ranking.gain_of(grade.fill_null(0.0), policy)
+    gains = ranking.gain_of(grade.drop_nulls(), policy)
     if inputs.n_relevant is None:
         return labelled, gains, nonrelevant
     missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)

@@ -36,7 +36,7 @@ from polars_rankk.core.columns import (
     RECIPROCAL_RANK,
 )
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.ranking import Window, discount, gain_of
+from polars_rankk.core.ranking import Window, discount, gain_of, rbp_gain
 
 
 class RankedRows:
@@ -248,7 +248,7 @@ class RankedRows:
     def contributes(self, judged_terms: bool) -> pl.Expr:
         """Under ``ties="expected"``: rows whose block can add to a term (a relevant or gaining
         row in it, or a judged one when a term reads judgements); the others add exact zeros."""
-        keep = (self._block["_rk_r"] > 0) | (self._block["_rk_block_gain"] > 0)
+        keep = (self._block["_rk_r"] > 0) | (self._block["_rk_block_gain"] != 0)
         if judged_terms:
             keep = keep | (self._block_extra["_rk_block_judged"] > 0)
         return keep
@@ -353,7 +353,17 @@ def rbp_weight(rank: pl.Expr, policy: Policy) -> pl.Expr:
 
 
 def _rbp(rows: RankedRows) -> pl.Expr:
-    return rows.relevant * rbp_weight(rows.rank, rows.policy)
+    return rbp_gain(rows._grade, rows.policy) * rbp_weight(rows.rank, rows.policy)
+
+
+def _rbp_expected(rows: RankedRows) -> pl.Expr:
+    # Linear in the row's label: its block's mean label times the rank's weight.
+    if rows.policy.rbp_grades == "binary":
+        return rows.relevant * rbp_weight(rows.rank, rows.policy)
+    label = rows.stage("rbp_row", rbp_gain(rows._grade, rows.policy))
+    running = rows.stage("rbp_so_far", rows.cumulative(label))
+    mean = rows._block_total(running, label) / rows._m
+    return mean * rbp_weight(rows.rank, rows.policy)
 
 
 def _rbp_judged(rows: RankedRows) -> pl.Expr:
@@ -401,7 +411,7 @@ _BUILT_IN = (
     Term("first_hit", FIRST_HIT, "_rk_term_first", _first, _first_expected),
     Term("judged", JUDGED, "_rk_term_judged", _judged, _judged, judged=True),
     Term("err", ERR, "_rk_term_err", _err, None),
-    Term("rbp", RBP, "_rk_term_rbp", _rbp, _rbp),
+    Term("rbp", RBP, "_rk_term_rbp", _rbp, _rbp_expected),
     Term("rbp_judged", RBP_JUDGED, "_rk_term_rbp_judged", _rbp_judged, _rbp_judged, judged=True),
     Term(
         "bpref",
