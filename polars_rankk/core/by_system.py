@@ -86,7 +86,7 @@ def split_by_system(evaluation: Evaluation) -> dict[str, Evaluation]:
         evaluation._metric_table,
     ]
     frames = [table if isinstance(table, pl.DataFrame) else table.collect() for table in tables]
-    values = system_names(frames[3], system)
+    values = system_names(spec.candidates, system)
     split = [_pieces(frame, system, values) for frame in frames]
     known = evaluation.__dict__.get("diagnostics")
     found: dict[str, Evaluation] = {}
@@ -116,7 +116,8 @@ def diagnostics_by_system(evaluation: Evaluation) -> Diagnostics:
     spec: Spec = evaluation._spec
     system = spec.system
     assert system is not None
-    values = system_names(evaluation._all_group_sums, system)
+    # From the candidates: a lazy evaluation's per-group pass is not run for the names.
+    values = system_names(spec.candidates, system)
     queries: list[pl.LazyFrame] = []
     plans = []
     for value in values:
