@@ -65,6 +65,10 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
+
     Parameters
     ----------
     candidates
@@ -111,10 +115,6 @@ def evaluate(
     head_share
         The share of interactions the head (the most popular items) makes up, for
         ``long_tail_share``.
-
-    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
-    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
-    by name. With only those, `truth` is optional: every candidate group is evaluated.
 
     Returns
     -------
