@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck bench docs notebook clean
+.PHONY: demo test lint typecheck bench docs docs-notebooks notebook clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: $(STAMP)
 ## docs: build the documentation site into site/ (strict: a warning fails it; works offline)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+## docs-notebooks: execute the notebooks into docs/notebooks/ (the site shows their outputs)
+docs-notebooks: $(STAMP)
+	$(BIN)/python scripts/render_notebooks.py
 
 ## notebook: open the notebooks in JupyterLab (charts draw offline)
 notebook: $(STAMP)

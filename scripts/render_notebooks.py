@@ -46,6 +46,12 @@ def kernel_directory() -> Path:
     return root
 
 
+def is_progress_bar(output: dict[str, object]) -> bool:
+    """A progress bar's redraw on stderr: noise on a page that is read, not watched."""
+    text = output.get("text", "")
+    return output.get("name") == "stderr" and isinstance(text, str) and text.startswith("\r")
+
+
 def render(path: Path, target: Path) -> int:
     """Execute `path`, drop the inlined Vega libraries, write `target`; returns the charts."""
     notebook = nbformat.read(path, as_version=4)
@@ -54,6 +60,8 @@ def render(path: Path, target: Path) -> int:
     ).execute()
     charts = 0
     for cell in notebook.cells:
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if not is_progress_bar(o)]
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "text/html" in data and BUNDLE_START in data["text/html"]:

@@ -100,8 +100,9 @@ def test_rendered_notebooks_draw_their_charts_from_the_site() -> None:
                 if "rankk-chart" in html:
                     charts += 1
                     assert "window.vegaEmbed" in html
-                    assert not CDN.search(html) and not EXTERNAL.search(html), path.name
-    assert charts >= 8
+                    assert not CDN.search(html), path.name
+                    assert not EXTERNAL.search(html), path.name
+    assert charts >= 7
 
 
 def test_guide_pages_keep_what_the_readme_used_to_say() -> None:

@@ -39,7 +39,9 @@ def vega_script() -> str:
     """
     import vl_convert
 
-    bundle = vl_convert.javascript_bundle(vl_version=vl_version(altair_module()))
+    # The stub requires `snippet`; without it the bundle assigns the libraries to `window`.
+    bundler: Any = vl_convert.javascript_bundle
+    bundle = bundler(vl_version=vl_version(altair_module()))
     return "if (!window.vegaEmbed) { (function () {\n" + bundle + "\n})(); }\n"
 
 
