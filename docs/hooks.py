@@ -5,10 +5,13 @@
   name gets its page without editing a list.
 - ``javascripts/vega-bundle.js``: Vega, Vega-Lite and Vega-Embed from vl-convert-python (the
   charts extra), served by the site itself: the notebooks' charts draw offline.
+- Notebook pages lose nbconvert's Mermaid loader, which imports Mermaid from a CDN when a
+  page has a diagram (none has): the site loads nothing from another host.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -78,6 +81,20 @@ def vega_bundle() -> str:
     from polars_rankk.charts.notebook import vega_script
 
     return vega_script()
+
+
+#: nbconvert's Mermaid loader: a module script that imports Mermaid from cdnjs.
+MERMAID_LOADER = re.compile(
+    r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{'
+    r"\s*const diagrams = document\.querySelectorAll\(\"\.jp-Mermaid.*?</script>",
+    re.S,
+)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    if not page.file.src_uri.endswith(".ipynb"):
+        return output
+    return MERMAID_LOADER.sub("", output)
 
 
 def on_files(files: Files, config: Any) -> Files:

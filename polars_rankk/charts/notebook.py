@@ -41,7 +41,7 @@ def vega_script() -> str:
 
     # The stub requires `snippet`; without it the bundle assigns the libraries to `window`.
     bundler: Any = vl_convert.javascript_bundle
-    bundle = bundler(vl_version=vl_version(altair_module()))
+    bundle = str(bundler(vl_version=vl_version(altair_module())))
     return "if (!window.vegaEmbed) { (function () {\n" + bundle + "\n})(); }\n"
 
 
