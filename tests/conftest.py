@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pytest
 
@@ -38,3 +39,14 @@ def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture
+def toy_metrics() -> Iterator[tuple[str, str]]:
+    """Two metrics registered through `rk.register_metric` alone, removed afterwards
+    (tests/support/toy_metrics.py)."""
+    from tests.support import toy_metrics as toys
+
+    names = toys.register()
+    yield names
+    toys.unregister()

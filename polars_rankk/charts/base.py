@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS
+from polars_rankk.core import LOWER_IS_BETTER, METRIC_DEFINITIONS, METRICS
 from polars_rankk.stats import COMPARISON_COLUMNS
 
 if TYPE_CHECKING:
@@ -247,16 +247,21 @@ def records(table: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def with_definitions(table: pl.DataFrame) -> pl.DataFrame:
-    """Add ``definition`` (the metric's one-line definition, for tooltips) and ``label``
-    (``metric@k``)."""
+    """Add ``definition`` (the metric's one-line definition, for tooltips), ``better``
+    (``"higher"`` or ``"lower"``, the metric's declared direction) and ``label``
+    (``metric@k``, marked "(lower is better)" where it is)."""
+    lower = pl.col("metric").is_in(list(LOWER_IS_BETTER))
+    name = (
+        pl.when(pl.col("k").is_null())
+        .then(pl.col("metric"))
+        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+    )
     return table.with_columns(
         pl.col("metric")
         .replace_strict(dict(METRIC_DEFINITIONS), default="", return_dtype=pl.String)
         .alias("definition"),
-        pl.when(pl.col("k").is_null())
-        .then(pl.col("metric"))
-        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-        .alias("label"),
+        pl.when(lower).then(pl.lit("lower")).otherwise(pl.lit("higher")).alias("better"),
+        pl.when(lower).then(name + " (lower is better)").otherwise(name).alias("label"),
     )
 
 
@@ -395,6 +400,8 @@ def tooltips(
         alt.Tooltip("label:N", title="metric"),
         alt.Tooltip("value:Q", title="mean", format=".4f"),
     ]
+    if "better" in table.columns:
+        tips.append(alt.Tooltip("better:N", title="better"))
     if "ci_low" in table.columns:
         level = interval_name(table, confidence).split("%")[0]
         tips += [

@@ -14,6 +14,7 @@ otherwise. Errors are one line on stderr with a non-zero exit status (2 for usag
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -27,6 +28,8 @@ from polars_rankk.cli.compare_command import compare
 from polars_rankk.cli.evaluate_command import evaluate
 from polars_rankk.cli.report_command import report
 from polars_rankk.cli.wording import in_cli_terms
+from polars_rankk.core.registration import load_metric_entry_points
+from polars_rankk.core.version import package_version
 
 __all__ = ["application", "main"]
 
@@ -70,10 +73,22 @@ application.command("report", cls=_Command)(report)
 
 def _show_version(value: bool) -> None:
     if value:
-        from polars_rankk import __version__
-
-        sys.stdout.write(f"rankk (polars-rankk) {__version__}\n")
+        sys.stdout.write(f"rankk (polars-rankk) {package_version()}\n")
         raise typer.Exit()
+
+
+def _load_metric_modules(modules: list[str] | None) -> list[str] | None:
+    """Import each ``--metric-module``: a module that calls ``rk.register_metric``."""
+    for module in modules or ():
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise typer.BadParameter(
+                f"cannot import {module!r} ({error}); it must be importable from the current "
+                f"directory or the Python path",
+                param_hint="--metric-module",
+            ) from None
+    return modules
 
 
 @application.callback()
@@ -88,6 +103,18 @@ def _options(
             is_eager=True,
         ),
     ] = False,
+    metric_module: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric-module",
+            metavar="MODULE",
+            help="Import MODULE first (repeatable): a module that declares metrics with "
+            "polars_rankk.register_metric, which --metrics may then name. Installed packages "
+            "can declare theirs under the 'polars_rankk.metrics' entry point group instead.",
+            callback=_load_metric_modules,
+            is_eager=True,
+        ),
+    ] = None,
 ) -> None:
     """Top-K ranking metrics (precision, recall, nDCG, MAP, MRR …) computed with Polars,
     every definitional choice an explicit policy."""
@@ -104,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """
     command = typer.main.get_command(application)
     try:
+        load_metric_entry_points()
         code = command.main(
             args=list(sys.argv[1:] if argv is None else argv),
             prog_name="rankk",

@@ -436,11 +436,21 @@ def _beyond_name(name: str) -> str | None:
         return None
     if REGISTRY[request.metric].accuracy:
         return None
-    if request.k is not None:
-        raise ValueError(
-            f"metric {name!r}: give a beyond-accuracy metric's cut-offs through k=, not in its name"
-        )
     return request.metric
+
+
+def named_cutoffs(metrics: str | Iterable[str] | None) -> tuple[int, ...]:
+    """The cut-offs beyond-accuracy names carry (``novelty@5`` -> 5), to add to K."""
+    if metrics is None:
+        return ()
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    ks = set()
+    for name in names:
+        if _beyond_name(name) is not None:
+            k = parse_metric_name(name).k
+            if k is not None:
+                ks.add(k)
+    return tuple(sorted(ks))
 
 
 def beyond_values(

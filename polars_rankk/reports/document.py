@@ -528,9 +528,9 @@ def _spread(available: list[int]) -> list[int]:
 
 
 def _version() -> str:
-    from polars_rankk import __version__
+    from polars_rankk.core.version import package_version
 
-    return str(__version__)
+    return package_version()
 
 
 def _diagnostics(evaluations: Mapping[str, Evaluation], ks: list[int]) -> str:
