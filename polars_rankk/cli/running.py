@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -107,9 +108,11 @@ def evaluate_run(
     k: Sequence[int],
     metrics: Sequence[str] | None,
     policy: Policy,
+    items: Mapping[str, Any] | None = None,
     system: str | None = None,
 ) -> Evaluation:
-    """`polars_rankk.evaluate` on two files; an error says which files it is about."""
+    """`polars_rankk.evaluate` on two files (and the item tables of the beyond-accuracy
+    metrics, `items`); an error says which files it is about."""
     with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
         # The command has said what the library would warn about, in its own words.
         warnings.simplefilter("ignore", IgnoredColumnWarning)
@@ -125,6 +128,7 @@ def evaluate_run(
             relevance=columns.relevance,
             policy=policy,
             system=system,
+            **(items or {}),
         )
 
 
