@@ -77,7 +77,7 @@ def test_duplicates_and_dropped_groups_are_said(rankk: Rankk, tmp_path: Path) ->
     assert code == 0, err
     assert err.splitlines() == [
         f"rankk: warning: {candidates}: 1 group(s) dropped: no candidates "
-        "(missing_groups='exclude')",
+        "(--missing-groups exclude)",
         f"rankk: warning: {candidates}: 1 group(s) in candidates but not in truth, not evaluated",
         f"rankk: warning: {candidates}: 1 duplicate candidate row(s) removed",
         f"rankk: warning: {candidates}: 1 relevant item(s) never among the candidates",
