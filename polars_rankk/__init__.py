@@ -39,6 +39,7 @@ from polars_rankk.core import (
     rbp_at_k,
     rbp_residual_at_k,
     recall_at_k,
+    show_versions,
 )
 from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.io import read_trec_qrels, read_trec_run
@@ -130,6 +131,7 @@ __all__ = [
     "rolling_splits",
     "save_chart",
     "sessionize",
+    "show_versions",
     "split_by_time",
     "split_last_fraction",
     "split_last_n",

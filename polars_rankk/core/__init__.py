@@ -42,6 +42,7 @@ from polars_rankk.core.inputs import (
     to_lazy,
 )
 from polars_rankk.core.labelling import label
+from polars_rankk.core.native import show_versions
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registry import (
@@ -101,6 +102,7 @@ __all__ = [
     "rbp_residual_at_k",
     "recall_at_k",
     "require_columns",
+    "show_versions",
     "summarize_histogram",
     "to_lazy",
     "value_histogram",

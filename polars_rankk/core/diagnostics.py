@@ -41,6 +41,9 @@ class Diagnostics:
         Truth grades seen and how many (group, item) rows carry each.
     policy
         The policy the evaluation used, as a dict.
+    path
+        Which path computed the per-group sums: the native kernel, or pure Polars and why
+        (``native kernel: not used (...)``).
 
     Examples
     --------
@@ -67,6 +70,7 @@ class Diagnostics:
     per_k: pl.DataFrame
     relevance_grades: pl.DataFrame
     policy: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
 
     def to_frame(self) -> pl.DataFrame:
         """All diagnostics as one tidy table: ``name, k, value`` (k null when not per K)."""
@@ -93,6 +97,8 @@ class Diagnostics:
         lines += [f"  {name}: {value}" for name, value in self.counts.items()]
         lines.append(f"  per_k:\n{self.per_k}")
         lines.append(f"  relevance_grades: {dict(self.relevance_grades.iter_rows())}")
+        if self.path:
+            lines.append(f"  path: {self.path}")
         lines.append(")")
         return "\n".join(lines)
 
@@ -123,6 +129,7 @@ def diagnostics_plan(
             per_k=_per_k_table(spec.ks, list(frames[len(counts) : -1])),
             relevance_grades=frames[-1].sort("grade"),
             policy=spec.policy.to_dict(),
+            path=prepared.path,
         )
 
     return [*counts.values(), *per_k, grades], assemble

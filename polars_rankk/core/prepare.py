@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core import ranking
+from polars_rankk.core import native, ranking
 from polars_rankk.core.columns import (
     CUMULATED,
     GAIN,
@@ -65,6 +65,8 @@ class Prepared:
     truth: pl.LazyFrame
     #: The candidates after invalid-score handling, before de-duplication: for diagnostics.
     candidates: pl.LazyFrame
+    #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
+    path: str = "pure Polars"
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -331,9 +333,28 @@ def prepare_groups(spec: Spec) -> Prepared:
         for stat in by_k
     ]
     per_group = chain.group_by(keys).agg(aggregations)
+    # The same per-group sums from the compiled kernel, when it is there and can do this.
+    path = native.unsupported(spec, by_k, whole_list)
+    if path is None:
+        path = native.status().line()
+        per_group = native.group_sums(
+            spec,
+            selected,
+            truth,
+            truth_stats,
+            by_k=by_k,
+            whole_list=whole_list,
+            flags_judged=flags_judged,
+        )
 
     groups = universe.join(per_group, on=keys, how="left")
-    if policy.invalid_scores == "drop":
+    if path.startswith("native kernel: loaded"):
+        # The kernel returns every group with candidate rows, ranked empty when none survived.
+        present = pl.col(N_CANDIDATES).is_not_null()
+        if policy.invalid_scores != "drop":
+            present = present & (pl.col(N_CANDIDATES) > 0)
+        groups = groups.with_columns(present.alias(HAS_CANDIDATES))
+    elif policy.invalid_scores == "drop":
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
@@ -350,4 +371,6 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
-    return Prepared(group_sums=groups, ranked=ranked, truth=truth, candidates=candidates)
+    return Prepared(
+        group_sums=groups, ranked=ranked, truth=truth, candidates=candidates, path=path
+    )
