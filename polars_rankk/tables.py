@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import METRICS, Evaluation
+from polars_rankk.core import LOWER_IS_BETTER, METRICS, Evaluation
 from polars_rankk.core.display import Grid, summary_grid
 from polars_rankk.core.display import to_latex as grid_latex
 from polars_rankk.core.display import to_markdown as grid_markdown
@@ -227,7 +227,9 @@ def comparison_grid(comparison: pl.DataFrame, alpha: float, p_value: str) -> Gri
     order = pl.DataFrame({"system": names}).with_row_index("_o")
     table = systems_table(means).join(order, on="system").sort("_o").drop("_o")
     letters = {name: ascii_lowercase[i % 26] for i, name in enumerate(names)}
-    better = pl.col("diff") > 0
+    # A lower-is-better metric's winner is the system with the smaller mean.
+    lower = pl.col("metric").is_in(list(LOWER_IS_BETTER))
+    better = (pl.col("diff") > 0) ^ lower
     winners = rows.filter((pl.col("_p") < alpha).fill_null(False) & (pl.col("diff") != 0)).select(
         pl.when(better).then(pl.col("system")).otherwise(pl.col("baseline")).alias("winner"),
         pl.when(better).then(pl.col("baseline")).otherwise(pl.col("system")).alias("loser"),

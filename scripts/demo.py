@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from polars_rankk.reports.document import render_evaluations
-    from polars_rankk.stats.curves import evaluate_systems
+    from polars_rankk.stats.systems import evaluate_systems
 
     console = Console()
     errors = Console(stderr=True)

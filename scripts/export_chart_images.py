@@ -25,8 +25,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from polars_rankk import charts
     from polars_rankk.stats.comparison import compare
-    from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
+    from polars_rankk.stats.curves import curve_of_evaluations
     from polars_rankk.stats.distributions import distribution, histogram
+    from polars_rankk.stats.systems import evaluate_systems, for_systems
 
     candidates = pl.read_parquet(DATA / "demo_candidates.parquet")
     truth = pl.read_parquet(DATA / "demo_truth.parquet")

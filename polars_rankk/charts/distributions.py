@@ -56,7 +56,7 @@ def plot_distribution(
     distribution
         The output of `polars_rankk.distribution` (``metric, k, n_groups, mean,
         median, quantile_<p>…``); add a ``system`` column to compare systems (see
-        `polars_rankk.stats.curves.for_systems`). Stratum columns give one row of panels each.
+        `polars_rankk.stats.systems.for_systems`). Stratum columns give one row of panels each.
     metrics, k, systems
         Draw only these; `systems` also fixes the colour order (to match other charts).
     columns

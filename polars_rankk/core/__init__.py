@@ -46,11 +46,13 @@ from polars_rankk.core.native import show_versions
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registry import (
+    LOWER_IS_BETTER,
     METRIC_DEFINITIONS,
     METRICS,
     MICRO_METRICS,
     REGISTRY,
     Metric,
+    higher_is_better,
     metric_rank,
 )
 from polars_rankk.core.tables_in import is_table
@@ -58,6 +60,7 @@ from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
 from polars_rankk.core.views import dropped_table, metric_column
 
 __all__ = [
+    "LOWER_IS_BETTER",
     "METRICS",
     "METRIC_DEFINITIONS",
     "MICRO_METRICS",
@@ -83,6 +86,7 @@ __all__ = [
     "evaluate",
     "example_row",
     "f1_at_k",
+    "higher_is_better",
     "hit_rate_at_k",
     "is_table",
     "judged_at_k",

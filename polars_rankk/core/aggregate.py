@@ -11,17 +11,10 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from polars_rankk.core.columns import (
-    FIRST_HIT,
-    HITS,
-    HITS_AT_R,
-    N_CANDIDATES,
-    N_RELEVANT,
-    stat_column,
-)
+from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.inputs import Spec, align_ids, check_one_row_per_group, require_columns
-from polars_rankk.core.metrics import precision_denominator
-from polars_rankk.core.registry import MICRO_METRICS, metric_rank
+from polars_rankk.core.metrics import COLUMNS
+from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import FrameLike
 
 
@@ -185,12 +178,15 @@ def check_micro(metrics: Sequence[str], evaluated: Sequence[str] = ()) -> None:
         )
 
 
-def micro_query(groups: FrameLike, spec: Spec) -> pl.LazyFrame:
-    """Summed counts per k (k null: r_precision) from the prepared per-group table.
+def micro_query(groups: FrameLike, spec: Spec, metrics: Sequence[str]) -> pl.LazyFrame:
+    """Micro averages of `metrics` from the prepared per-group table: metric, k, value,
+    n_groups. Each metric's declared per-group quantities (`Metric.micro`) are summed over the
+    groups that count at each k (k null for a metric without one), then combined.
 
     A group counts at k when it has a value there: not dropped by ``short_lists="skip"``,
     nor NaN under ``empty_truth="nan"``.
     """
+    check_micro(metrics)
     policy = spec.policy
     frame = groups.lazy()
     if policy.empty_truth == "nan":
@@ -198,50 +194,35 @@ def micro_query(groups: FrameLike, spec: Spec) -> pl.LazyFrame:
     # Sorting first keeps float sums (ties="expected") independent of row order.
     frame = frame.sort(list(spec.keys))
     rows = []
-    for k in (*spec.ks, None):
-        counted = frame
-        if k is not None and policy.short_lists == "skip":
-            counted = counted.filter(pl.col(N_CANDIDATES) >= k)
-        hits = pl.col(HITS_AT_R) if k is None else pl.col(stat_column(HITS, k))
-        rows.append(
-            counted.select(
-                pl.lit(k, dtype=pl.Int64).alias("k"),
-                hits.sum().cast(pl.Float64).alias("hits"),
-                (pl.lit(0) if k is None else precision_denominator(policy, k))
-                .sum()
-                .cast(pl.Float64)
-                .alias("denominator"),
-                pl.col(N_RELEVANT).sum().cast(pl.Float64).alias("relevant"),
-                (pl.lit(0.0) if k is None else pl.col(stat_column(FIRST_HIT, k)))
-                .sum()
-                .cast(pl.Float64)
-                .alias("groups_hit"),
+    for name in metrics:
+        metric = REGISTRY[name]
+        micro = metric.micro
+        assert micro is not None  # checked above
+        for k in spec.ks if metric.has_k else (None,):
+            counted = frame
+            if k is not None and policy.short_lists == "skip":
+                counted = counted.filter(pl.col(N_CANDIDATES) >= k)
+            parts = micro.sums(policy, k, COLUMNS)
+            totals = counted.select(
+                *(
+                    part.sum().cast(pl.Float64).alias(f"_rk_sum_{key}")
+                    for key, part in parts.items()
+                ),
                 pl.len().cast(pl.Int64).alias("n_groups"),
             )
-        )
+            summed = {key: pl.col(f"_rk_sum_{key}") for key in parts}
+            summed["n_groups"] = pl.col("n_groups").cast(pl.Float64)
+            rows.append(
+                totals.select(
+                    pl.lit(name).alias("metric"),
+                    pl.lit(k, dtype=pl.Int64).alias("k"),
+                    micro.value(summed).cast(pl.Float64).alias("value"),
+                    pl.col("n_groups"),
+                )
+            )
     return pl.concat(rows, how="vertical")
 
 
-def micro_from(sums: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
-    """Micro averages from `micro_query`'s sums: metric, k, value, n_groups."""
-    check_micro(metrics)
-    p = _safe_ratio(pl.col("hits"), pl.col("denominator"))
-    r = _safe_ratio(pl.col("hits"), pl.col("relevant"))
-    values = {
-        "precision": p,
-        "recall": r,
-        "f1": pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0),
-        "hit_rate": _safe_ratio(pl.col("groups_hit"), pl.col("n_groups").cast(pl.Float64)),
-        "r_precision": r,
-    }
-    frames = [
-        sums.filter(pl.col("k").is_null() == (name == "r_precision")).select(
-            pl.lit(name).alias("metric"), pl.col("k"), values[name].alias("value"), "n_groups"
-        )
-        for name in metrics
-    ]
-    return order_metrics(pl.concat(frames, how="vertical"))
-
-
-def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    return pl.when(denominator > 0).then(numerator / denominator).otherwise(float("nan"))
+def micro_from(rows: pl.DataFrame) -> pl.DataFrame:
+    """Micro averages from `micro_query`'s collected rows, in canonical order."""
+    return order_metrics(rows)

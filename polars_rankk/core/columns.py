@@ -17,13 +17,13 @@ RELEVANT = "_rk_is_relevant"
 RANK = "_rk_rank"
 ROW = "_rk_row"
 N_PADDING = "_rk_padding"
+# Cumulated per-rank terms (their definitions: `polars_rankk.core.terms`).
 HITS = "_rk_hits"
 DCG = "_rk_dcg"
 IDEAL_DCG = "_rk_ideal_dcg"
 PRECISION_SUM = "_rk_precision_sum"
 RECIPROCAL_RANK = "_rk_reciprocal_rank"
 FIRST_HIT = "_rk_first_hit"
-# Cumulated terms only the judgement-aware metrics read (issue 14); added when a metric needs them.
 JUDGED = "_rk_judged"
 ERR = "_rk_err"
 RBP = "_rk_rbp"
@@ -33,27 +33,6 @@ BPREF = "_rk_bpref"
 IS_JUDGED = "_rk_is_judged"
 #: Per-group count of judged non-relevant truth items (bpref's N).
 N_NONRELEVANT = "_rk_n_nonrelevant"
-#: Per-row contributions before they are cumulated in rank order.
-TERMS = {
-    HITS: "_rk_term_hits",
-    DCG: "_rk_term_dcg",
-    PRECISION_SUM: "_rk_term_precision",
-    RECIPROCAL_RANK: "_rk_term_reciprocal",
-    FIRST_HIT: "_rk_term_first",
-    JUDGED: "_rk_term_judged",
-    ERR: "_rk_term_err",
-    RBP: "_rk_term_rbp",
-    RBP_JUDGED: "_rk_term_rbp_judged",
-    BPREF: "_rk_term_bpref",
-}
-CUMULATED = (HITS, DCG, PRECISION_SUM, RECIPROCAL_RANK, FIRST_HIT)
-#: Cumulated terms computed only when a requested metric needs them.
-OPTIONAL = (JUDGED, ERR, RBP, RBP_JUDGED, BPREF)
-#: Terms that need each candidate's judged flag (not just its positive grade).
-JUDGEMENT_AWARE = frozenset({JUDGED, RBP_JUDGED, BPREF})
-#: Terms read over the whole ranked list rather than at a cut-off.
-WHOLE_LIST = frozenset({BPREF})
-
 # Public per-group columns.
 N_CANDIDATES = "n_candidates"
 N_RELEVANT = "n_relevant"

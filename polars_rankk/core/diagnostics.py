@@ -41,6 +41,11 @@ class Diagnostics:
         Truth grades seen and how many (group, item) rows carry each.
     policy
         The policy the evaluation used, as a dict.
+    systems, system
+        For an evaluation of several systems (``evaluate(..., system=COLUMN)``): each
+        system's own diagnostics by name, and the column naming them. ``counts`` then sums
+        the systems' counts, and ``per_k``, ``relevance_grades`` and `to_frame` have the
+        system column first.
     path
         Which path computed the per-group sums: the native kernel, or pure Polars and why
         (``native kernel: not used (...)``).
@@ -70,10 +75,21 @@ class Diagnostics:
     per_k: pl.DataFrame
     relevance_grades: pl.DataFrame
     policy: dict[str, Any] = field(default_factory=dict)
+    systems: dict[str, Diagnostics] = field(default_factory=dict)
+    system: str | None = None
     path: str = ""
 
     def to_frame(self) -> pl.DataFrame:
-        """All diagnostics as one tidy table: ``name, k, value`` (k null when not per K)."""
+        """All diagnostics as one tidy table: ``name, k, value`` (k null when not per K),
+        after the system column for several systems."""
+        if self.system is not None:
+            system = self.system
+            return pl.concat(
+                [
+                    one.to_frame().select(pl.lit(name, dtype=pl.String).alias(system), pl.all())
+                    for name, one in self.systems.items()
+                ]
+            )
         scalars = pl.DataFrame(
             {
                 "name": list(self.counts),

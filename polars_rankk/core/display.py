@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rankk.core.registry import METRICS
+from polars_rankk.core.registry import METRICS, higher_is_better
 
 if TYPE_CHECKING:
     from polars_rankk.core.evaluation import Evaluation
@@ -46,7 +46,8 @@ class Grid:
     bold_best: bool = True
 
     def best(self) -> list[list[bool]]:
-        """Cells holding their column's largest value (every metric: higher is better)."""
+        """Cells holding their column's best value: the largest, or the smallest where the
+        column's metric (``metric@k`` or ``metric``) is declared lower-is-better."""
         flags = [[False] * len(self.columns) for _ in self.rows]
         if not self.bold_best or len(self.rows) < 2:
             return flags
@@ -54,7 +55,8 @@ class Grid:
             column = [v for row in self.values if (v := row[j]) is not None and not math.isnan(v)]
             if not column:
                 continue
-            top = max(column)
+            metric = self.columns[j].partition("@")[0]
+            top = max(column) if higher_is_better(metric) else min(column)
             for i, row in enumerate(self.values):
                 flags[i][j] = row[j] == top
         return flags
@@ -195,7 +197,14 @@ def policy_text(evaluation: Evaluation) -> str:
 
 
 def warnings_of(evaluation: Evaluation) -> list[str]:
-    """What qualifies the numbers, from the diagnostics and the groups dropped."""
+    """What qualifies the numbers, from the diagnostics and the groups dropped; for several
+    systems, each system's, prefixed with its name."""
+    if evaluation.system is not None:
+        return [
+            f"{evaluation.system} {name!r}: {found}"
+            for name, one in evaluation.by_system().items()
+            for found in warnings_of(one)
+        ]
     counts = evaluation.diagnostics.counts
     per_k = evaluation.diagnostics.per_k
     found: list[str] = []
@@ -244,6 +253,9 @@ def warnings_of(evaluation: Evaluation) -> list[str]:
 def heading(evaluation: Evaluation) -> str:
     groups = evaluation.diagnostics.counts.get("groups_evaluated")
     evaluated = f"{groups:,} groups" if groups is not None else "groups"
+    if evaluation.system is not None:
+        names = ", ".join(evaluation.by_system())
+        evaluated += f" of the systems in {evaluation.system!r} ({names})"
     return (
         f"Evaluation of {evaluated} by {evaluation.group_keys}, K={evaluation.ks}; "
         f"policy: {policy_text(evaluation)}"
@@ -258,8 +270,9 @@ def evaluation_text(evaluation: Evaluation) -> str:
             f"metrics={evaluation.metrics}; policy: {policy_text(evaluation)})\n"
             "call .summary() or .collect() to compute"
         )
-    grid = summary_grid(evaluation.summary())
-    lines = [heading(evaluation), "", to_text(grid)]
+    lines = [heading(evaluation)]
+    for title, summary in _summaries(evaluation):
+        lines += ["", *([title] if title else []), to_text(summary_grid(summary))]
     found = warnings_of(evaluation)
     if found:
         lines += ["", "Warnings:", *(f"  - {w}" for w in found)]
@@ -270,12 +283,23 @@ def evaluation_html(evaluation: Evaluation) -> str:
     """The notebook display: heading, metrics × K and warnings, as HTML."""
     if evaluation.is_lazy:
         return f"<pre>{html.escape(evaluation_text(evaluation))}</pre>"
-    parts = [
-        f"<p><b>{html.escape(heading(evaluation))}</b></p>",
-        to_html(summary_grid(evaluation.summary())),
-    ]
+    parts = [f"<p><b>{html.escape(heading(evaluation))}</b></p>"]
+    for title, summary in _summaries(evaluation):
+        if title:
+            parts.append(f"<p>{html.escape(title)}</p>")
+        parts.append(to_html(summary_grid(summary)))
     found = warnings_of(evaluation)
     if found:
         items = "".join(f"<li>{html.escape(w)}</li>" for w in found)
         parts.append(f"<p>Warnings:</p><ul>{items}</ul>")
     return f"<div class='rankk-evaluation'>{''.join(parts)}</div>"
+
+
+def _summaries(evaluation: Evaluation) -> list[tuple[str, pl.DataFrame]]:
+    """The macro summary, or one per system under its name."""
+    if evaluation.system is None:
+        return [("", evaluation.summary())]
+    return [
+        (f"{evaluation.system} {name!r}:", one.summary())
+        for name, one in evaluation.by_system().items()
+    ]

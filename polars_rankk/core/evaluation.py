@@ -3,7 +3,7 @@ views a user asks for, each built from one pass."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -47,7 +47,11 @@ class Evaluation:
         One row per evaluated group: the keys, ``n_candidates`` (ranked list length after
         de-duplication) and ``n_relevant`` (R_g under the policy).
     group_keys, ks, metrics, policy
-        What was evaluated, and under which policy.
+        What was evaluated, and under which policy. `group_keys` are one system's keys.
+    system
+        With ``evaluate(..., system=COLUMN)``: the column naming each system, the first
+        column of ``per_group``, ``groups``, ``summary()`` and the diagnostics' tables, and
+        `by_system` gives one evaluation per system; None for one system.
     catalogue
         Catalogue-level metrics (``coverage``, ``gini``, ``entropy``, ``personalization``)
         when asked for: one row per (metric, k) with ``metric, k, value``; None otherwise.
@@ -79,7 +83,12 @@ class Evaluation:
         self._metric_table = metric_table
         self.per_group = per_group
         self.groups = groups
-        self.group_keys: list[str] = list(spec.keys)
+        self.group_keys: list[str] = list(spec.group_keys)
+        self.system: str | None = spec.system
+        # Every key of the per-group tables: the system column first, when there is one.
+        self._keys: list[str] = list(spec.keys)
+        # One system's slice of a multi-system evaluation: its plans would rank again.
+        self._sliced = False
         self.ks: list[int] = list(spec.ks)
         self.metrics: list[MetricName] = list(spec.metrics)
         self.policy: Policy = spec.policy
@@ -147,6 +156,12 @@ class Evaluation:
         │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
         └───────────┴─────┴───────┴──────────┘
         """
+        if self.system is not None:
+            return self._per_system(
+                lambda one: one.summary(
+                    average, weight=weight, weights=weights, metrics=metrics, names=names
+                )
+            )
         chosen = self._chosen_metrics(metrics, average)
         per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
         if average == "macro":
@@ -166,7 +181,7 @@ class Evaluation:
             )
         elif average == "micro":
             aggregate.check_micro(chosen, self.metrics)
-            query = aggregate.micro_query(self._evaluated_group_sums, self._spec)
+            query = aggregate.micro_query(self._evaluated_group_sums, self._spec, chosen)
         else:
             raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
         # One collect, so that a lazy evaluation runs its pipeline once for both.
@@ -176,7 +191,7 @@ class Evaluation:
         elif average == "weighted":
             result = aggregate.weighted_from(rows, weight or "")
         else:
-            result = aggregate.micro_from(rows, chosen)
+            result = aggregate.micro_from(rows)
         dropped = dropped_table(self.ks, counts, short)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
         return _renamed(result, names, self.policy)
@@ -219,8 +234,49 @@ class Evaluation:
         │ null ┆ 1                   ┆ 0               ┆ 0             │
         └──────┴─────────────────────┴─────────────────┴───────────────┘
         """
+        if self.system is not None:
+            return self._per_system(lambda one: one.dropped)
         counts, short = pl.collect_all(list(self._dropped_queries()))
         return dropped_table(self.ks, counts, short)
+
+    def by_system(self) -> dict[str, Evaluation]:
+        """One eager evaluation per system, split from this evaluation's tables.
+
+        Nothing is ranked again: the per-group tables of an ``evaluate(..., system=...)``
+        call are split by the system column (a lazy evaluation is collected first, once).
+        Systems come in the sorted order of their names (as strings).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"model": ["A", "A", "B", "B"], "user": [1, 1, 1, 1],
+        ...                            "item": [1, 2, 1, 2], "score": [0.9, 0.1, 0.1, 0.9]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"user": [1], "item": [2]}), k=1,
+        ...                   metrics="hit_rate", group_by="user", system="model")
+        >>> {name: one.summary()["value"][0] for name, one in res.by_system().items()}
+        {'A': 0.0, 'B': 1.0}
+        """
+        if self.system is None:
+            raise ValueError(
+                "this evaluation holds one system; evaluate(..., system=COLUMN) evaluates "
+                "several at once"
+            )
+        found: dict[str, Evaluation] | None = self.__dict__.get("_systems")
+        if found is None:
+            from polars_rankk.core.by_system import split_by_system
+
+            found = split_by_system(self.collect(diagnostics=False) if self.is_lazy else self)
+            self.__dict__["_systems"] = found
+        return found
+
+    def _per_system(self, table: Callable[[Evaluation], pl.DataFrame]) -> pl.DataFrame:
+        """`table` of each system, stacked, the system column first."""
+        assert self.system is not None
+        parts = [
+            table(one).select(pl.lit(name, dtype=pl.String).alias(self.system), pl.all())
+            for name, one in self.by_system().items()
+        ]
+        return pl.concat(parts, how="vertical_relaxed")
 
     def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         """Groups each policy dropped: overall counts, and per k for short lists."""
@@ -255,6 +311,10 @@ class Evaluation:
         """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
         from polars_rankk.core.diagnostics import compute_diagnostics
 
+        if self.system is not None:
+            from polars_rankk.core.by_system import diagnostics_by_system
+
+            return diagnostics_by_system(self)
         return compute_diagnostics(self._spec, self._prepared)
 
     def wide(self) -> FrameLike:
@@ -277,7 +337,7 @@ class Evaluation:
         └─────┴────────────┴────────────┘
         """
         columns = [metric_column(name, k) for name, k in metric_cutoffs(self._spec)]
-        wide = self._metric_table.lazy().select(*self.group_keys, *columns).sort(self.group_keys)
+        wide = self._metric_table.lazy().select(*self._keys, *columns).sort(self._keys)
         return wide if self.is_lazy else wide.collect()
 
     def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
@@ -322,8 +382,8 @@ class Evaluation:
         return Evaluation(
             replace(spec, is_lazy=False),
             self._prepared,
-            sorted_per_group(per_group, self.group_keys),
-            groups.sort(self.group_keys),
+            sorted_per_group(per_group, self._keys),
+            groups.sort(self._keys),
             kept,
             all_groups,
             wide,
@@ -363,7 +423,10 @@ class Evaluation:
         for evaluation in together:
             extra, assemble = (
                 diagnostics_plan(evaluation._spec, evaluation._prepared)
-                if diagnostics and "diagnostics" not in evaluation.__dict__
+                # Several systems' diagnostics are counted per system, on first access.
+                if diagnostics
+                and "diagnostics" not in evaluation.__dict__
+                and evaluation.system is None
                 else ([], None)
             )
             plans.append((len(queries), len(extra), assemble))
@@ -393,7 +456,7 @@ class Evaluation:
             replace(spec, is_lazy=False),
             self._prepared,
             Evaluation._per_group_rows(wide, spec),
-            kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT).sort(self.group_keys),
+            kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT).sort(self._keys),
             kept,
             all_groups,
             wide,
@@ -437,14 +500,15 @@ class Evaluation:
         grade at rank <= max K (group keys, ``rank``, ``grade``); ``ideal`` one row per judged
         truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
         ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
-        more than these rows (``ties="expected"``, or an ``n_relevant`` column). Rows of
+        more than these rows (``ties="expected"``, or an ``n_relevant`` column), and for one
+        system of several (`by_system`: its rows would be ranked again). Rows of
         groups the policy dropped are included: join with ``groups`` to leave them out.
         """
         from polars_rankk.core.columns import GRADE, RANK
         from polars_rankk.core.ranking import gain_of
 
         spec = self._spec
-        if spec.policy.ties == "expected" or spec.n_relevant is not None:
+        if spec.policy.ties == "expected" or spec.n_relevant is not None or self._sliced:
             return None
         keys = list(spec.keys)
         ranked = self._prepared.ranked.filter(pl.col(RANK) <= spec.k_max)

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core import ranking
-from polars_rankk.core.columns import CUMULATED, HITS, IDEAL_DCG, OPTIONAL
+from polars_rankk.core.columns import HITS, IDEAL_DCG
 from polars_rankk.core.inputs import normalize_ks
 from polars_rankk.core.metrics import GroupStats, finished
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.registry import REGISTRY, term_needs
+from polars_rankk.core.terms import RankedRows, row_terms
 from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
@@ -172,20 +173,21 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     )
 
 
-def _ranked_group(inputs: _Inputs, needs: tuple[str, ...] = ()) -> _Group:
+def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
     policy = inputs.policy
+    needs = term_needs([metric], policy)
     score, grade, void = _ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
-    terms = ranking.row_terms(
+    rows = RankedRows(
         window,
         grade.fill_null(0.0),
         policy,
-        needs=(*CUMULATED, *(stat for stat in OPTIONAL if stat in needs)),
         judged=grade.is_not_null(),
         n_relevant=n_relevant,
         n_nonrelevant=n_nonrelevant,
     )
+    terms = row_terms(rows, needs.columns)
     cumulated = {stat: window.cumulative(term) for stat, term in terms.items()}
 
     ideal = ranking.ideal_cumulative(ideal_gains)
@@ -196,11 +198,16 @@ def _ranked_group(inputs: _Inputs, needs: tuple[str, ...] = ()) -> _Group:
             return ranking.read_at(ideal, ideal_rank, k)
         return ranking.read_at(cumulated[stat], window.rank, k)
 
+    hits_at_r = (
+        ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64)
+        if needs.hits_at_r
+        else pl.lit(0.0)
+    )
     stats = GroupStats(
         at=at,
         n_candidates=score.len().cast(pl.Int64),
         n_relevant=n_relevant,
-        hits_at_r=ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64),
+        hits_at_r=hits_at_r,
         whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
     if policy.empty_truth == "exclude":
@@ -242,7 +249,7 @@ def _metric(
     cutoff = None if k is None else _check_k(k)
     inputs = _inputs(relevance, by, rank, item, n_relevant, policy)
     metric = REGISTRY[name]
-    group = _ranked_group(inputs, metric.needs)
+    group = _ranked_group(inputs, name)
     value = metric.value(inputs.policy, cutoff, group.stats)
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)

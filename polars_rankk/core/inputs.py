@@ -41,6 +41,14 @@ class Spec:
     is_lazy: bool
     #: True when `score` names a rank column (lower ranks first) rather than a score.
     lower_is_better: bool = False
+    #: The candidates' column naming each row's system: the first of `keys`, an outer key
+    #: under which every system is ranked and scored on its own in the same pass.
+    system: str | None = None
+
+    @property
+    def group_keys(self) -> tuple[str, ...]:
+        """The keys of one system's groups (`keys` without the system column)."""
+        return self.keys[1:] if self.system is not None else self.keys
 
     @property
     def k_max(self) -> int:
@@ -324,11 +332,14 @@ def check_inputs(
     policy: Policy,
     check_values: bool = True,
     rank: str | None = None,
+    system: str | None = None,
 ) -> Spec:
     """Validate the inputs of `evaluate` and resolve them into a `Spec`.
 
     `rank` names a rank column (1 = best) to rank by instead of a score: it takes the place of
-    `score`, which must then be left at its default.
+    `score`, which must then be left at its default. `system` names a candidates column that
+    tells systems apart: it becomes the first group key, and a truth table without it is
+    shared by every system.
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
@@ -346,6 +357,9 @@ def check_inputs(
 
     candidates_lf = to_lazy(candidates, "candidates")
     truth_lf = None if truth is None else to_lazy(truth, "truth")
+    if system is not None:
+        keys, truth_lf = _with_system(system, keys, (item, score, relevance), candidates_lf,
+                                      truth_lf)  # fmt: skip
     # Ranked list columns become one row per item; without a score list the list order is the
     # ranking (a score of -position). A rank column (lower first) is only ever exploded.
     candidates_lf = long_form(
@@ -439,9 +453,41 @@ def check_inputs(
         policy=policy,
         is_lazy=is_lazy,
         lower_is_better=lower_is_better,
+        system=system,
     )
     _check_output_names(spec)
     return spec
+
+
+def _with_system(
+    system: str,
+    keys: tuple[str, ...],
+    columns: tuple[str, ...],
+    candidates: pl.LazyFrame,
+    truth: pl.LazyFrame | None,
+) -> tuple[tuple[str, ...], pl.LazyFrame | None]:
+    """The keys with the system column first, and the truth shared by every system.
+
+    A truth table without the system column applies to every system: it is crossed with the
+    systems of the candidates (a handful of names), so each (system, group) has its truth.
+    """
+    if not isinstance(system, str):
+        raise TypeError(f"system must be a column name (str); got {system!r}")
+    if system in keys or system in columns:
+        raise ValueError(
+            f"system={system!r} is also a group_by key or the item/score/relevance column; "
+            f"it must name the column that tells the systems apart"
+        )
+    schema = candidates.collect_schema()
+    if system not in schema:
+        raise ValueError(
+            f"system={system!r} is not a column of the candidates; its columns are "
+            f"{schema.names()}"
+        )
+    if truth is not None and system not in truth.collect_schema():
+        names = candidates.select(pl.col(system).unique())
+        truth = truth.join(names, how="cross")
+    return (system, *keys), truth
 
 
 def _cast_if_needed(

@@ -79,6 +79,12 @@ def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
+def safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator, or NaN where the denominator is 0 (a micro average over no
+    count)."""
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(float("nan"))
+
+
 def cutoff(k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """K as a full column: Polars divides by a scalar (or a broadcast column) through its
     reciprocal, which would make a value depend on how many rows its frame has."""

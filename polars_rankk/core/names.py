@@ -34,37 +34,23 @@ from polars_rankk.core.registry import DEFAULT_METRICS, METRICS, REGISTRY
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
 
-#: The spellings other tools use, by tool: (spelling as that tool writes it, metric, whether
-#: the tool gives it a cut-off). Matching ignores case.
-SPELLINGS: tuple[tuple[str, str, str, bool], ...] = (
-    ("P", "precision", "ir_measures", True),
-    ("R", "recall", "ir_measures", True),
-    ("Success", "hit_rate", "ir_measures", True),
-    ("nDCG", "ndcg", "ir_measures", True),
-    ("AP", "average_precision", "ir_measures", True),
-    ("RR", "mrr", "ir_measures", True),
-    ("Rprec", "r_precision", "ir_measures", False),
-    ("Bpref", "bpref", "ir_measures", False),
-    ("ERR", "err", "ir_measures", True),
-    ("RBP", "rbp", "ir_measures", True),
-    ("Judged", "judged", "ir_measures", True),
-    ("P", "precision", "trec_eval", True),
-    ("recall", "recall", "trec_eval", True),
-    ("success", "hit_rate", "trec_eval", True),
-    ("ndcg_cut", "ndcg", "trec_eval", True),
-    ("map_cut", "average_precision", "trec_eval", True),
-    ("map", "average_precision", "trec_eval", False),
-    ("recip_rank", "mrr", "trec_eval", False),
-    ("Rprec", "r_precision", "trec_eval", False),
-    ("bpref", "bpref", "trec_eval", False),
-    ("hitrate", "hit_rate", "alias", True),
-)
+def spellings() -> list[tuple[str, str, str, bool]]:
+    """The spellings other tools use, from the registry: (spelling as that tool writes it,
+    metric, tool, whether the tool gives it a cut-off). Matching ignores case."""
+    return [
+        (alias.spelling, name, alias.tool, alias.cut)
+        for name, metric in REGISTRY.items()
+        for alias in metric.aliases
+    ]
 
-#: Every spelling (lower case) of each metric: canonical names and the tools' spellings.
-ALIASES: dict[str, str] = {
-    **{name: name for name in METRICS},
-    **{spelling.lower(): metric for spelling, metric, _, _ in SPELLINGS},
-}
+
+def aliases() -> dict[str, str]:
+    """Every spelling (lower case) of each metric: canonical names and the tools' spellings."""
+    return {
+        **{name: name for name in METRICS},
+        **{spelling.lower(): metric for spelling, metric, _, _ in spellings()},
+    }
+
 
 #: Parameters a name may carry: the Policy field each sets, and how its value reads.
 PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
@@ -130,13 +116,14 @@ def parse_metric_name(text: str) -> MetricRequest:
     if not isinstance(text, str):
         raise TypeError(f"a metric name must be a str; got {text!r}")
     name = text.strip()
-    if name.lower() in ALIASES:
-        return MetricRequest(ALIASES[name.lower()])
+    known = aliases()
+    if name.lower() in known:
+        return MetricRequest(known[name.lower()])
     trec = _TREC_EVAL.match(name)
-    if trec and trec["base"].lower() in ALIASES:
-        return _request(text, ALIASES[trec["base"].lower()], int(trec["k"]), {})
+    if trec and trec["base"].lower() in known:
+        return _request(text, known[trec["base"].lower()], int(trec["k"]), {})
     ir = _IR_MEASURES.match(name)
-    if ir is None or ir["base"].lower() not in ALIASES:
+    if ir is None or ir["base"].lower() not in known:
         raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
     changes: dict[str, Any] = {}
     for raw in (ir["params"] or "").split(","):
@@ -144,7 +131,7 @@ def parse_metric_name(text: str) -> MetricRequest:
             policy_field, value = _parameter(text, name, raw)
             changes[policy_field] = value
     cutoff = None if ir["k"] is None else int(ir["k"])
-    return _request(text, ALIASES[ir["base"].lower()], cutoff, changes)
+    return _request(text, known[ir["base"].lower()], cutoff, changes)
 
 
 def _request(text: str, metric: str, k: int | None, changes: dict[str, Any]) -> MetricRequest:
@@ -173,7 +160,7 @@ def resolve_metric_names(
     """
     policy = Policy() if policy is None else policy
     if metrics is None:
-        return DEFAULT_METRICS, (), policy
+        return tuple(DEFAULT_METRICS), (), policy
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError(f"metrics is empty; choose among: {_valid_names()}")
@@ -267,9 +254,8 @@ def accepted_names() -> list[AcceptedName]:
         if entry.has_k:
             rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
         rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
-        for spelling, target, tool, cut in SPELLINGS:
-            if target != metric:
-                continue
+        for alias in entry.aliases:
+            spelling, tool, cut = alias.spelling, alias.tool, alias.cut
             if cut:
                 joint = "_" if tool == "trec_eval" else "@"
                 base = "RBP(p=0.9)" if spelling == "RBP" else spelling

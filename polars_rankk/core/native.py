@@ -38,6 +38,7 @@ from polars_rankk.core.columns import (
     stat_column,
 )
 from polars_rankk.core.inputs import Spec
+from polars_rankk.core.terms import TermNeeds
 
 #: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
 SWITCH = "POLARS_RANKK_NATIVE"
@@ -55,8 +56,6 @@ KERNEL_STATS = {
     RBP_JUDGED: "rbp_judged",
     BPREF: "bpref",
 }
-#: Statistics that stay integers on the reference path (unless ties are averaged).
-INTEGER_STATS = frozenset({HITS, FIRST_HIT})
 
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 _PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
@@ -176,21 +175,23 @@ def group_sums(
     selected: pl.LazyFrame,
     truth: pl.LazyFrame,
     truth_stats: pl.LazyFrame,
-    *,
-    by_k: list[str],
-    whole_list: list[str],
-    flags_judged: bool,
+    needs: TermNeeds,
+    schema: pl.Schema,
 ) -> pl.LazyFrame:
     """One row per group with candidates: keys, n_candidates, [hits_at_r], the whole-list
-    stats and every cumulated stat at every k — the reference path's per-group sums.
+    terms and every cumulated term at every k, with the dtypes of the reference path's
+    per-group sums (`schema`).
 
     `selected` are the candidates as `prepare` selects them (keys, item, score, and the grade,
-    padding and input row where they exist); `truth` the normalised truth (any grade).
+    padding and input row where they exist); `truth` the normalised truth (any grade);
+    `truth_stats` its per-group counts.
     """
     state = status()
     assert state.library is not None, "check unsupported() first"
     policy = spec.policy
     keys = list(spec.keys)
+    by_k, whole_list, flags_judged = list(needs.by_k), list(needs.whole_list), needs.judged
+    output_schema = schema
     schema = selected.collect_schema()
     frame = selected
     judged = "unused"
@@ -216,8 +217,8 @@ def group_sums(
             judged = "all"
     if ROW in schema:
         arguments.append(pl.col(ROW).cast(pl.Int64))
-    counts = "r_precision" in spec.metrics or bool(whole_list)
-    count_columns = [N_RELEVANT] + ([N_NONRELEVANT] if whole_list else [])
+    counts = bool(needs.counts)
+    count_columns = [N_RELEVANT] + ([N_NONRELEVANT] if "n_nonrelevant" in needs.counts else [])
     if counts:
         frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
         arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
@@ -241,7 +242,7 @@ def group_sums(
     ]
     outputs = [(key, f"key:{index}") for index, key in enumerate(keys)]
     outputs.append((N_CANDIDATES, "n_candidates"))
-    if "r_precision" in spec.metrics:
+    if needs.hits_at_r:
         outputs.append((HITS_AT_R, "hits_at_r"))
     outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in whole_list]
     outputs += [
@@ -251,16 +252,7 @@ def group_sums(
     config = "\n".join(lines) + "\n"
 
     sums = frame.select(_call(state.library, arguments, config)).unnest(_SUMS)
-    integers = policy.ties != "expected"
-    casts = [pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String]
-    casts.append(pl.col(N_CANDIDATES).cast(pl.Int64))
-    casts += [
-        pl.col(stat_column(stat, k)).cast(pl.Int64)
-        for k in spec.ks
-        for stat in by_k
-        if integers and stat in INTEGER_STATS
-    ]
-    return sums.with_columns(casts)
+    return sums.with_columns(pl.col(name).cast(output_schema[name]) for name, _ in outputs)
 
 
 def show_versions() -> None:

@@ -62,6 +62,7 @@ def evaluate(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
+    system: str | None = None,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
@@ -111,6 +112,14 @@ def evaluate(
     head_share
         The share of interactions the head (the most popular items) makes up, for
         ``long_tail_share``.
+    system
+        A candidates column naming each row's system (run, model): every system is ranked
+        and scored on its own in the same pass, the column acting as the outermost group key,
+        against the same truth (a truth table without that column serves every system).
+        ``per_group``, ``groups``, ``summary()`` and the diagnostics' tables then start with
+        this column; ``by_system()`` gives one evaluation per system, which `compare`,
+        `report` and `k_curve` read without ranking again. Without it, rows of different
+        systems are one ranking: de-duplication keeps each item's highest score across them.
 
     The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
     per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
@@ -169,7 +178,14 @@ def evaluate(
         policy=policy,
         check_values=check_values,
         rank=rank,
+        system=system,
     )
+    if system is not None and beyond_catalogue:
+        raise ValueError(
+            f"catalogue-level metrics {list(beyond_catalogue)} describe one system's lists "
+            f"together; with system={system!r} evaluate them per system "
+            f"(rk.evaluate_systems(candidates, truth, system={system!r}, ...))"
+        )
     _check_missing_groups(spec)
     beyond = (*beyond_group, *beyond_catalogue)
     tables = item_tables(

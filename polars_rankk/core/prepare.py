@@ -18,7 +18,6 @@ import polars as pl
 
 from polars_rankk.core import native, ranking
 from polars_rankk.core.columns import (
-    CUMULATED,
     GAIN,
     GRADE,
     HAS_CANDIDATES,
@@ -26,29 +25,20 @@ from polars_rankk.core.columns import (
     HITS_AT_R,
     IDEAL_DCG,
     IS_JUDGED,
-    JUDGEMENT_AWARE,
     N_CANDIDATES,
     N_NONRELEVANT,
     N_PADDING,
     N_RELEVANT,
-    OPTIONAL,
     RANK,
     RELEVANT,
     ROW,
     SCORE,
-    TERMS,
-    WHOLE_LIST,
     stat_column,
 )
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.ranking import RELEVANCE_AWARE_TIES, gain_of
-from polars_rankk.core.registry import REGISTRY
-
-
-def optional_stats(spec: Spec) -> tuple[str, ...]:
-    """The judgement-aware cumulated terms the requested metrics read, in a fixed order."""
-    needed = {stat for name in spec.metrics for stat in REGISTRY[name].needs}
-    return tuple(stat for stat in OPTIONAL if stat in needed)
+from polars_rankk.core.registry import term_needs
+from polars_rankk.core.terms import TERMS, RankedRows, TermNeeds, row_terms
 
 
 @dataclass(frozen=True)
@@ -142,23 +132,34 @@ def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     return frame.with_columns(rank.alias(RANK))
 
 
-def _with_terms(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """Each row's terms, then their running sums in rank order within the group."""
+def _with_terms(
+    frame: pl.LazyFrame, spec: Spec, needs: TermNeeds, keep: pl.Expr | None
+) -> pl.LazyFrame:
+    """Each row's terms, then their running sums in rank order within the group.
+
+    `keep` (the deterministic tie policies) leaves out the rows that add nothing before the
+    terms are computed; under ``ties="expected"`` a row adds nothing when its tie block does,
+    which only the staged block statistics tell, so those rows leave afterwards.
+    """
+    if keep is not None:
+        frame = frame.filter(keep)
     window = ranking.Windows(frame, list(spec.keys), SCORE, RANK)
-    optional = optional_stats(spec)
-    schema = frame.collect_schema() if optional else {}
-    terms = ranking.row_terms(
+    schema = frame.collect_schema()
+    rows = RankedRows(
         window,
         pl.col(GRADE),
         spec.policy,
-        needs=(*CUMULATED, *optional),
         judged=pl.col(IS_JUDGED) if IS_JUDGED in schema else None,
         n_relevant=pl.col(N_RELEVANT) if N_RELEVANT in schema else None,
         n_nonrelevant=pl.col(N_NONRELEVANT) if N_NONRELEVANT in schema else None,
     )
-    window.stage({TERMS[stat]: term for stat, term in terms.items()})
-    window.stage({stat: window.cumulative(pl.col(TERMS[stat])) for stat in terms})
-    return window.frame
+    terms = row_terms(rows, needs.columns)
+    dropped_after = None
+    if rows.expected and needs.sparse:
+        dropped_after = rows.contributes(needs.judged) | (pl.col(RANK) == 1)
+    window.stage({TERMS[stat].row_column: term for stat, term in terms.items()})
+    window.stage({stat: window.cumulative(pl.col(TERMS[stat].row_column)) for stat in terms})
+    return window.frame if dropped_after is None else window.frame.filter(dropped_after)
 
 
 def _truth_stats(
@@ -240,10 +241,10 @@ def prepare_groups(spec: Spec) -> Prepared:
     policy = spec.policy
     keys = list(spec.keys)
     relevance_aware = policy.ties in RELEVANCE_AWARE_TIES
-    optional = optional_stats(spec)
-    flags_judged = any(stat in JUDGEMENT_AWARE for stat in optional)
-    whole_list = [stat for stat in optional if stat in WHOLE_LIST]
-    by_k = [*CUMULATED, *(stat for stat in optional if stat not in WHOLE_LIST)]
+    needs = term_needs(spec.metrics, policy)
+    flags_judged = needs.judged
+    whole_list = list(needs.whole_list)
+    by_k = list(needs.by_k)
     selected = _selected_candidates(spec)
     candidates = _valid_scores(selected, spec)
     deduplicated = _deduplicated(candidates, spec)
@@ -266,7 +267,9 @@ def prepare_groups(spec: Spec) -> Prepared:
     else:
         joined_truth = positive
     padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    truth_stats = _truth_stats(judged, spec, padding, count_nonrelevant=bool(whole_list))
+    truth_stats = _truth_stats(
+        judged, spec, padding, count_nonrelevant="n_nonrelevant" in needs.counts
+    )
     if judged is truth:
         universe = truth_stats
     else:
@@ -279,9 +282,7 @@ def prepare_groups(spec: Spec) -> Prepared:
         )
     ranked = _ranked(chain, spec)
     chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
-    needs_whole_list = (
-        "r_precision" in spec.metrics or bool(whole_list) or policy.ties == "expected"
-    )
+    needs_whole_list = needs.hits_at_r or bool(whole_list) or policy.ties == "expected"
     if not needs_whole_list:
         chain = chain.filter(pl.col(RANK) <= spec.k_max)
     if GRADE not in chain.collect_schema():
@@ -294,30 +295,24 @@ def prepare_groups(spec: Spec) -> Prepared:
             flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
             chain = chain.join(flags, on=[*keys, spec.item], how="left")
         chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
-    counts = [N_RELEVANT, N_NONRELEVANT] if whole_list else []
-    if "r_precision" in spec.metrics and not counts:
+    counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
+    if "n_relevant" in needs.counts and not counts:
         counts = [N_RELEVANT]
     if counts:
         chain = chain.join(truth_stats.select([*keys, *counts]), on=keys, how="left")
         chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
     # Each group keeps its first row, so that groups without a single hit still report
-    # their list length.
-    first_row = pl.col(RANK) == 1
-    # Rows that add nothing (ungraded, unjudged rows; under "expected", blocks without gain)
-    # are left out: their terms are exact zeros.
-    if policy.ties == "expected":
-        keep = (pl.col("_rk_r") > 0) | (pl.col("_rk_block_gain") > 0) | first_row
-        if flags_judged:
-            keep = keep | (pl.col("_rk_block_judged") > 0)
-        chain = _with_terms(chain, spec).filter(keep)
-    else:
-        keep = (pl.col(GRADE) > 0) | first_row
+    # their list length; rows that add nothing to a sparse term (ungraded, unjudged rows;
+    # under "expected", blocks without gain) are left out: their terms are exact zeros.
+    keep = None
+    if policy.ties != "expected" and needs.sparse:
+        keep = (pl.col(GRADE) > 0) | (pl.col(RANK) == 1)
         if flags_judged:
             keep = keep | pl.col(IS_JUDGED)
-        chain = _with_terms(chain.filter(keep), spec)
+    chain = _with_terms(chain, spec, needs, keep)
 
     aggregations = [pl.col(N_CANDIDATES).max()]
-    if "r_precision" in spec.metrics:
+    if needs.hits_at_r:
         aggregations.append(
             pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
             .then(pl.col(HITS))
@@ -338,13 +333,7 @@ def prepare_groups(spec: Spec) -> Prepared:
     if path is None:
         path = native.status().line()
         per_group = native.group_sums(
-            spec,
-            selected,
-            truth,
-            truth_stats,
-            by_k=by_k,
-            whole_list=whole_list,
-            flags_judged=flags_judged,
+            spec, selected, truth, truth_stats, needs, per_group.collect_schema()
         )
 
     groups = universe.join(per_group, on=keys, how="left")
@@ -365,9 +354,9 @@ def prepare_groups(spec: Spec) -> Prepared:
         pl.col(N_RELEVANT).fill_null(0),
         *(pl.col(column).fill_null(0) for column in [*stat_columns, *whole_list]),
     )
-    if whole_list:
+    if "n_nonrelevant" in needs.counts:
         groups = groups.drop(N_NONRELEVANT)
-    if "r_precision" in spec.metrics:
+    if needs.hits_at_r:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))

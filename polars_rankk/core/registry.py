@@ -1,11 +1,14 @@
-"""The metric registry: every metric declared once.
+"""The metric registry: every fact about a metric, declared once.
 
-A `Metric` says what a metric is — its name, whether it takes a cut-off K, whether it divides
-by R_g, whether it has a micro average, its one-line definition with its citation, the names
-trec_eval and ir_measures give it, which cumulated per-row terms of the prepared ranking it
-reads, and the expression that computes it from them. Validation, evaluation, aggregation, the
-CLI's choices, the report and `docs/definitions.md` all read this table; adding a metric is one
-entry here plus its formula (`polars_rankk.core.metrics`) and its tests.
+A `Metric` says what a metric is — its name and the names other tools give it, whether higher
+or lower is better, whether it takes a cut-off K, its kind (a per-group accuracy metric, a
+per-group beyond-accuracy metric, or one figure over the catalogue), the per-rank terms it reads
+(`polars_rankk.core.terms`), its formula, its micro average (or none), and whether K-curves read
+it from sums over ranks. Validation, names, evaluation, aggregation, curves, comparisons, charts
+and tables (which value is "best"), the report, the CLI's choices, the docs generators and the
+tests' parametrisation all read this table. A built-in metric is one entry here (plus its term
+in `polars_rankk.core.terms` if it reads a new one, and its docs); a user's metric is one call
+of `polars_rankk.register_metric`.
 
 Examples
 --------
@@ -18,29 +21,74 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import polars as pl
 
 from polars_rankk.core import metrics as formulas
+from polars_rankk.core import terms as term_table
 from polars_rankk.core.columns import (
     BPREF,
     DCG,
     ERR,
     FIRST_HIT,
     HITS,
-    HITS_AT_R,
-    IDEAL_DCG,
     JUDGED,
     PRECISION_SUM,
     RBP,
     RBP_JUDGED,
     RECIPROCAL_RANK,
 )
-from polars_rankk.core.metrics import COLUMNS, GroupStats
+from polars_rankk.core.metrics import COLUMNS, GroupStats, safe_ratio
 from polars_rankk.core.policy import Policy
+
+Kind = Literal["accuracy", "beyond_accuracy", "catalogue"]
+Direction = Literal["higher", "lower"]
+#: ``formula(policy, k, stats)``: a metric's value from one group's statistics.
+Formula = Callable[[Policy, int | None, GroupStats], pl.Expr]
+#: ``sums(policy, k, stats)``: the per-group quantities a micro average sums over groups.
+MicroSums = Callable[[Policy, int | None, GroupStats], dict[str, pl.Expr]]
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A spelling another tool gives a metric (matched ignoring case).
+
+    ``cut``: whether that tool writes a cut-off after it (``P@5``, ``P_5``)."""
+
+    spelling: str
+    tool: Literal["ir_measures", "trec_eval", "alias"]
+    cut: bool
+
+
+@dataclass(frozen=True)
+class Micro:
+    """A micro average: per-group quantities summed over the groups that count, then combined.
+
+    Attributes
+    ----------
+    sums
+        ``sums(policy, k, stats)``: named per-group quantities (``{"hits": …, "relevant": …}``).
+    value
+        ``value(totals)``: the average from those quantities summed over groups (plus
+        ``"n_groups"``, the number of groups counted); NaN where it divides by zero.
+    """
+
+    sums: MicroSums
+    value: Callable[[Mapping[str, pl.Expr]], pl.Expr]
+
+    @classmethod
+    def ratio(cls, numerator: Formula, denominator: Formula) -> Micro:
+        """Σ numerator / Σ denominator over groups."""
+        return cls(
+            sums=lambda policy, k, stats: {
+                "numerator": numerator(policy, k, stats),
+                "denominator": denominator(policy, k, stats),
+            },
+            value=lambda total: safe_ratio(total["numerator"], total["denominator"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -53,62 +101,119 @@ class Metric:
         The canonical snake_case name used in every output (``metric`` column).
     title
         How charts and reports title it (``"nDCG@K"``).
-    has_k
-        Whether it takes a cut-off K (``r_precision`` cuts at R_g instead).
-    divides_by_relevant
-        Whether its value divides by R_g: it scores 0 on groups without a relevant item under
-        ``Policy(empty_truth="zero")``.
-    micro
-        Whether it has a micro average (a ratio of counts summed over groups).
-    discrete
-        Whether every per-group value is 0 or 1 (charts show the share of each value).
     definition
         One line: what it measures, with its reference convention.
     citation
         Where the definition comes from.
-    trec_eval, ir_measures
-        Its name in trec_eval and ir_measures, ``{k}`` standing for the cut-off.
-    needs
-        The cumulated per-row terms of the prepared ranking it reads.
+    kind
+        ``"accuracy"``: one value per group from relevance, by `formula`;
+        ``"beyond_accuracy"``: one value per group from the top-K items and item tables
+        (`polars_rankk.core.beyond_accuracy`); ``"catalogue"``: one value per K over all lists,
+        in ``Evaluation.catalogue``.
+    direction
+        ``"higher"`` or ``"lower"``: which values are better (tables and charts mark the best).
+    has_k
+        Whether it takes a cut-off K (``r_precision`` cuts at R_g instead).
+    terms
+        The per-rank terms it reads, by cumulated column (`polars_rankk.core.terms.TERMS`).
+    counts
+        Per-group counts it reads besides the list length and R_g: ``"hits_at_r"`` (hits within
+        the first R_g ranks, read over the whole list).
     formula
         ``formula(policy, k, stats)``: its value from a group's statistics (k is None for a
-        metric without a cut-off); see `value`.
+        metric without a cut-off); see `value`. None for a beyond-accuracy or catalogue metric.
+    micro
+        Its micro average, or None when it has none.
+    rank_summed
+        Whether K-curves compute it from sums over ranks (`polars_rankk.stats.rank_sums`).
+    trec_eval, ir_measures
+        How it is written back in trec_eval's and ir_measures' style, ``{k}`` standing for the
+        cut-off and ``{p}`` for RBP's persistence; None where that tool lacks it.
+    aliases
+        The spellings accepted for it besides its name (ir_measures, trec_eval, aliases).
+    divides_by_relevant
+        Whether its value divides by R_g: it scores 0 on groups without a relevant item under
+        ``Policy(empty_truth="zero")``.
+    discrete
+        Whether every per-group value is 0 or 1 (charts show the share of each value).
     default
-        Whether ``metrics=None`` evaluates it (the judgement-aware IR measures and the
-        beyond-accuracy metrics are asked for by name).
-    level
-        ``"group"``: one value per group (and K), in ``per_group``; ``"catalogue"``: one value
-        per K over all lists, in ``Evaluation.catalogue``.
+        Whether ``metrics=None`` evaluates it.
     requires
         The `evaluate` inputs besides the ranking it reads (``"popularity"``,
-        ``"item_features"``); a beyond-accuracy metric never reads relevance.
+        ``"item_features"``).
     """
 
     name: str
     title: str
-    has_k: bool
-    divides_by_relevant: bool
-    micro: bool
-    discrete: bool
     definition: str
     citation: str
-    trec_eval: str | None
-    ir_measures: str | None
-    needs: tuple[str, ...]
-    formula: Callable[[Policy, int | None, GroupStats], pl.Expr]
-    default: bool = True
-    level: Literal["group", "catalogue"] = "group"
+    kind: Kind = "accuracy"
+    direction: Direction = "higher"
+    has_k: bool = True
+    terms: tuple[str, ...] = ()
+    counts: tuple[str, ...] = ()
+    formula: Formula | None = None
+    micro: Micro | None = None
+    rank_summed: bool = False
+    trec_eval: str | None = None
+    ir_measures: str | None = None
+    aliases: tuple[Alias, ...] = ()
+    divides_by_relevant: bool = False
+    discrete: bool = False
+    default: bool = False
     requires: tuple[str, ...] = ()
+    #: Where it was declared: ``"built-in"``, or the module that registered it.
+    origin: str = field(default="built-in", compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.formula is None) == (self.kind == "accuracy"):
+            raise ValueError(
+                f"metric {self.name!r}: an accuracy metric has a formula, a beyond-accuracy or "
+                f"catalogue metric none"
+            )
+        if self.kind != "accuracy" and (self.terms or self.micro or self.rank_summed):
+            raise ValueError(f"metric {self.name!r}: only accuracy metrics read per-rank terms")
 
     @property
     def accuracy(self) -> bool:
-        """Whether it is computed from relevance by `formula` (False: a beyond-accuracy
-        metric, computed by `polars_rankk.core.beyond_accuracy` from the top-K items)."""
-        return self.level == "group" and not self.requires
+        """Whether it is computed from relevance by `formula`."""
+        return self.kind == "accuracy"
+
+    @property
+    def level(self) -> Literal["group", "catalogue"]:
+        """``"group"``: one value per group (and K), in ``per_group``; ``"catalogue"``: one
+        value per K over all lists, in ``Evaluation.catalogue``."""
+        return "catalogue" if self.kind == "catalogue" else "group"
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether larger values are better."""
+        return self.direction == "higher"
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The cumulated per-rank terms it reads (another name for `terms`)."""
+        return self.terms
+
+    @property
+    def supports_expected_ties(self) -> bool:
+        """Whether ``Policy(ties="expected")`` can evaluate it exactly (every term it reads has
+        an expectation over tie orderings)."""
+        return not term_table.unsupported_under_expected(self.terms)
+
+    @property
+    def function_name(self) -> str:
+        """The name of its expression function (``precision_at_k``, ``r_precision``)."""
+        return f"{self.name}_at_k" if self.has_k else self.name
 
     def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
         """Its value at cut-off `k` from a group's statistics (default: the prepared table's
         columns), before the per-group policies (`polars_rankk.core.metrics.finished`)."""
+        if self.formula is None:
+            raise ValueError(
+                f"{self.name} is a {self.kind.replace('_', '-')} metric: rk.evaluate computes it "
+                f"from the top-K items (and popularity= / item_features=), not from relevance"
+            )
         if self.has_k and k is None:
             raise ValueError(f"{self.name} needs a cut-off k")
         return self.formula(policy, k, stats)
@@ -130,9 +235,7 @@ class Metric:
         return self.name if k is None or not self.has_k else f"{self.name}@{k}"
 
 
-def _at_k(
-    builder: Callable[[Policy, int, GroupStats], pl.Expr],
-) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
+def _at_k(builder: Callable[[Policy, int, GroupStats], pl.Expr]) -> Formula:
     def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
         assert k is not None  # checked by Metric.value
         return builder(policy, k, stats)
@@ -140,394 +243,460 @@ def _at_k(
     return formula
 
 
-def _without_k(
-    builder: Callable[[Policy, GroupStats], pl.Expr],
-) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
+def _without_k(builder: Callable[[Policy, GroupStats], pl.Expr]) -> Formula:
     def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
         return builder(policy, stats)
 
     return formula
 
 
-def _beyond_accuracy(name: str) -> Callable[[Policy, int | None, GroupStats], pl.Expr]:
-    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-        raise ValueError(
-            f"{name} is a beyond-accuracy metric: rk.evaluate computes it from the top-K items "
-            f"(and popularity= / item_features=); it has no formula over relevance"
-        )
+def _hits(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+    return stats.hits_at_r if k is None else stats.at(HITS, k)
 
-    return formula
 
+def _relevant(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+    return stats.n_relevant
+
+
+def _micro_f1(total: Mapping[str, pl.Expr]) -> pl.Expr:
+    p = safe_ratio(total["hits"], total["denominator"])
+    r = safe_ratio(total["hits"], total["relevant"])
+    return pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0)
+
+
+def _ir(spelling: str, cut: bool = True) -> Alias:
+    return Alias(spelling, "ir_measures", cut)
+
+
+def _trec(spelling: str, cut: bool = True) -> Alias:
+    return Alias(spelling, "trec_eval", cut)
+
+
+_MANNING = "Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4"
 
 _METRICS = (
     Metric(
         name="precision",
         title="Precision@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=True,
-        discrete=False,
         definition="hits in the top K / K (trec_eval P_k)",
-        citation="Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4",
+        citation=_MANNING,
+        terms=(HITS,),
+        formula=_at_k(formulas.precision),
+        micro=Micro.ratio(_hits, _at_k(formulas.precision_denominator)),
+        rank_summed=True,
         trec_eval="P_{k}",
         ir_measures="P@{k}",
-        needs=(HITS,),
-        formula=_at_k(formulas.precision),
+        aliases=(_ir("P"), _trec("P")),
+        default=True,
     ),
     Metric(
         name="recall",
         title="Recall@K",
-        has_k=True,
-        divides_by_relevant=True,
-        micro=True,
-        discrete=False,
         definition="hits in the top K / R, the number of relevant items (trec_eval recall_k)",
-        citation="Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4",
+        citation=_MANNING,
+        terms=(HITS,),
+        formula=_at_k(formulas.recall),
+        micro=Micro.ratio(_hits, _relevant),
+        rank_summed=True,
         trec_eval="recall_{k}",
         ir_measures="R@{k}",
-        needs=(HITS,),
-        formula=_at_k(formulas.recall),
+        aliases=(_ir("R"), _trec("recall")),
+        divides_by_relevant=True,
+        default=True,
     ),
     Metric(
         name="f1",
         title="F1@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=True,
-        discrete=False,
         definition="harmonic mean of precision@K and recall@K; 0 when both are 0",
         citation="van Rijsbergen, Information Retrieval (1979), ch. 7 (F with beta = 1)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(HITS,),
+        terms=(HITS,),
         formula=_at_k(formulas.f1),
+        micro=Micro(
+            sums=lambda policy, k, stats: {
+                "hits": _hits(policy, k, stats),
+                "denominator": _at_k(formulas.precision_denominator)(policy, k, stats),
+                "relevant": stats.n_relevant,
+            },
+            value=_micro_f1,
+        ),
+        rank_summed=True,
+        default=True,
     ),
     Metric(
         name="hit_rate",
         title="HitRate@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=True,
-        discrete=True,
         definition="1 if any relevant item is in the top K, else 0 (trec_eval success_k)",
         citation="trec_eval success_k; Deshpande & Karypis, TOIS 22(1) 2004 (hit rate)",
+        terms=(FIRST_HIT,),
+        formula=_at_k(formulas.hit_rate),
+        micro=Micro(
+            sums=lambda policy, k, stats: {"hit": _at_k(formulas.hit_rate)(policy, k, stats)},
+            value=lambda total: safe_ratio(total["hit"], total["n_groups"]),
+        ),
+        rank_summed=True,
         trec_eval="success_{k}",
         ir_measures="Success@{k}",
-        needs=(FIRST_HIT,),
-        formula=_at_k(formulas.hit_rate),
+        aliases=(_ir("Success"), _trec("success"), Alias("hitrate", "alias", True)),
+        discrete=True,
+        default=True,
     ),
     Metric(
         name="ndcg",
         title="nDCG@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k)",
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
+        terms=(DCG,),
+        formula=_at_k(formulas.ndcg),
+        rank_summed=True,
         trec_eval="ndcg_cut_{k}",
         ir_measures="nDCG@{k}",
-        needs=(DCG, IDEAL_DCG),
-        formula=_at_k(formulas.ndcg),
+        aliases=(_ir("nDCG"), _trec("ndcg_cut")),
+        default=True,
     ),
     Metric(
         name="average_precision",
         title="AP@K",
-        has_k=True,
-        divides_by_relevant=True,
-        micro=False,
-        discrete=False,
         definition="sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k)",
         citation="Buckley & Voorhees, SIGIR 2000; trec_eval map_cut",
+        terms=(PRECISION_SUM,),
+        formula=_at_k(formulas.average_precision),
+        rank_summed=True,
         trec_eval="map_cut_{k}",
         ir_measures="AP@{k}",
-        needs=(PRECISION_SUM,),
-        formula=_at_k(formulas.average_precision),
+        aliases=(_ir("AP"), _trec("map_cut"), _trec("map", cut=False)),
+        divides_by_relevant=True,
+        default=True,
     ),
     Metric(
         name="mrr",
         title="MRR@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",
         citation="Voorhees, TREC-8 Question Answering Track Report (1999)",
+        terms=(RECIPROCAL_RANK,),
+        formula=_at_k(formulas.mrr),
+        rank_summed=True,
         trec_eval="recip_rank",
         ir_measures="RR@{k}",
-        needs=(RECIPROCAL_RANK,),
-        formula=_at_k(formulas.mrr),
+        aliases=(_ir("RR"), _trec("recip_rank", cut=False)),
+        default=True,
     ),
     Metric(
         name="r_precision",
         title="R-precision",
-        has_k=False,
-        divides_by_relevant=True,
-        micro=True,
-        discrete=False,
         definition="precision at rank R, the number of relevant items (trec_eval Rprec)",
         citation="Buckley & Voorhees, SIGIR 2000; trec_eval Rprec",
+        has_k=False,
+        terms=(HITS,),
+        counts=("hits_at_r",),
+        formula=_without_k(formulas.r_precision),
+        micro=Micro.ratio(_hits, _relevant),
         trec_eval="Rprec",
         ir_measures="Rprec",
-        needs=(HITS_AT_R,),
-        formula=_without_k(formulas.r_precision),
+        aliases=(_ir("Rprec", cut=False), _trec("Rprec", cut=False)),
+        divides_by_relevant=True,
+        default=True,
     ),
-    # The judgement-aware IR measures (issue 14): asked for by name, not evaluated by default.
+    # The judgement-aware IR measures: asked for by name, not evaluated by default.
     Metric(
         name="dcg",
         title="DCG@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="unnormalised DCG@K: sum of gain / log2(rank + 1) over the top K",
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(DCG,),
+        terms=(DCG,),
         formula=_at_k(formulas.dcg),
-        default=False,
     ),
     Metric(
         name="err",
         title="ERR@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="expected reciprocal rank of the stop of a cascade user, a grade g stopping "
         "with chance (2^g - 1) / 2^g_max (Policy.err_max_grade, default 4 as gdeval)",
         citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
-        trec_eval=None,
-        ir_measures="ERR@{k}",
-        needs=(ERR,),
+        terms=(ERR,),
         formula=_at_k(formulas.err),
-        default=False,
+        ir_measures="ERR@{k}",
+        aliases=(_ir("ERR"),),
     ),
     Metric(
         name="rbp",
         title="RBP@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="rank-biased precision (1 - p) sum of p^(i-1) over relevant ranks i <= K, "
         "p = Policy.rbp_persistence (default 0.8); unjudged items count as non-relevant",
         citation="Moffat & Zobel, TOIS 27(1) 2008",
-        trec_eval=None,
-        ir_measures="RBP(p={p})@{k}",
-        needs=(RBP,),
+        terms=(RBP,),
         formula=_at_k(formulas.rbp),
-        default=False,
+        ir_measures="RBP(p={p})@{k}",
+        aliases=(_ir("RBP"),),
     ),
     Metric(
         name="rbp_residual",
         title="RBP residual@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="the most rbp@K could grow were every unjudged rank within min(K, n) and "
         "every rank past it relevant: 1 - (1 - p) sum of p^(i-1) over judged ranks i",
         citation="Moffat & Zobel, TOIS 27(1) 2008, §4 (residuals)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(RBP_JUDGED,),
+        # A residual is an uncertainty: the smaller, the better the judgements cover the list.
+        direction="lower",
+        terms=(RBP_JUDGED,),
         formula=_at_k(formulas.rbp_residual),
-        default=False,
     ),
     Metric(
         name="judged",
         title="Judged@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="share of the top K with any judgement in the truth (non-relevant grades "
         "included); / min(K, n) under short_lists='observed', as ir_measures",
         citation="ir_measures Judged@k (after OpenNIR); Sakai, SIGIR 2007",
-        trec_eval=None,
-        ir_measures="Judged@{k}",
-        needs=(JUDGED,),
+        terms=(JUDGED,),
         formula=_at_k(formulas.judged),
-        default=False,
+        ir_measures="Judged@{k}",
+        aliases=(_ir("Judged"),),
     ),
     Metric(
         name="bpref",
         title="bpref",
-        has_k=False,
-        divides_by_relevant=True,
-        micro=False,
-        discrete=False,
         definition="over retrieved relevant items, 1 - min(n, R) / min(N, R) for the n judged "
         "non-relevant items above it (N judged non-relevant in all), / R; unjudged skipped",
         citation="Buckley & Voorhees, SIGIR 2004; trec_eval bpref (m_bpref.c)",
+        has_k=False,
+        terms=(BPREF,),
+        formula=_without_k(formulas.bpref),
         trec_eval="bpref",
         ir_measures="Bpref",
-        needs=(BPREF,),
-        formula=_without_k(formulas.bpref),
-        default=False,
+        aliases=(_ir("Bpref", cut=False), _trec("bpref", cut=False)),
+        divides_by_relevant=True,
     ),
-    # Beyond accuracy (issue 15): computed from the top-K items and item tables, not from
-    # relevance; asked for by name.
+    # Beyond accuracy: computed from the top-K items and item tables, not from relevance;
+    # asked for by name.
     Metric(
         name="novelty",
         title="Novelty@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="mean self-information -log2(share of interactions) of the top K items "
         "(an item the popularity log never saw counts as seen once)",
         citation="Zhou et al., PNAS 107(10) 2010; Vargas & Castells, RecSys 2011",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("novelty"),
-        default=False,
-        level="group",
+        kind="beyond_accuracy",
         requires=("popularity",),
     ),
     Metric(
         name="arp",
         title="ARP@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="average recommendation popularity: mean interaction count of the top K items",
         citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (ARP)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("arp"),
-        default=False,
-        level="group",
+        kind="beyond_accuracy",
+        # A popularity bias: smaller is better (RecBole's AveragePopularity, smaller=True).
+        direction="lower",
         requires=("popularity",),
     ),
     Metric(
         name="long_tail_share",
         title="Long-tail share@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="share of the top K outside the head: the most popular items that make up "
         "head_share (default 20%) of interactions, tied counts on one side",
         citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (APLT)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("long_tail_share"),
-        default=False,
-        level="group",
+        kind="beyond_accuracy",
         requires=("popularity",),
     ),
     Metric(
         name="intra_list_diversity",
         title="ILD@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="mean cosine distance 1 - cos(u_i, u_j) over pairs of the top K items "
         "(labels as multi-hot vectors, or an embedding)",
         citation="Ziegler, McNee, Konstan & Lausen, WWW 2005",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("intra_list_diversity"),
-        default=False,
-        level="group",
+        kind="beyond_accuracy",
         requires=("item_features",),
     ),
     Metric(
         name="coverage",
         title="Coverage@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="share of the catalogue in at least one top-K list",
         citation="Ge, Delgado-Battenfeld & Jannach, RecSys 2010 (catalog coverage)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("coverage"),
-        default=False,
-        level="catalogue",
+        kind="catalogue",
     ),
     Metric(
         name="gini",
         title="Gini@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="Gini index of the catalogue's top-K exposure counts, unexposed items included",
         citation="Fleder & Hosanagar, Management Science 55(5) 2009; RecBole GiniIndex",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("gini"),
-        default=False,
-        level="catalogue",
+        kind="catalogue",
+        # Concentration of exposure, 0 when every item is shown equally often: smaller is
+        # better (RecBole's GiniIndex, smaller=True).
+        direction="lower",
     ),
     Metric(
         name="entropy",
         title="Entropy@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="Shannon entropy (bits) of the catalogue's top-K exposure shares",
         citation="Shani & Gunawardana, Recommender Systems Handbook (2011), §8.3.3",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("entropy"),
-        default=False,
-        level="catalogue",
+        kind="catalogue",
     ),
     Metric(
         name="personalization",
         title="Personalization@K",
-        has_k=True,
-        divides_by_relevant=False,
-        micro=False,
-        discrete=False,
         definition="1 - mean over pairs of lists of |L_u ∩ L_v| / K, from per-item exposure "
         "counts (sum of c(c - 1)/2 shared pairs)",
         citation="Zhou et al., PNAS 107(10) 2010 (personalization, 1 - mean overlap)",
-        trec_eval=None,
-        ir_measures=None,
-        needs=(),
-        formula=_beyond_accuracy("personalization"),
-        default=False,
-        level="catalogue",
+        kind="catalogue",
     ),
 )
 
-#: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs).
+#: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs);
+#: `polars_rankk.register_metric` adds to it.
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _METRICS}
+
+
+class MetricNames(Sequence[str]):
+    """The names of the registered metrics that satisfy a condition, in canonical order.
+
+    A live view: a metric registered later is in it. It compares equal to a tuple of the same
+    names.
+    """
+
+    def __init__(self, keep: Callable[[Metric], bool]) -> None:
+        self._keep = keep
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(name for name, metric in REGISTRY.items() if self._keep(metric))
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, name: object) -> bool:
+        metric = REGISTRY.get(name) if isinstance(name, str) else None
+        return metric is not None and self._keep(metric)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MetricNames):
+            return self._names() == other._names()
+        if isinstance(other, (tuple, list)):
+            return self._names() == tuple(other)
+        if isinstance(other, (set, frozenset)):
+            return set(self._names()) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._names())
+
+    def __repr__(self) -> str:
+        return repr(self._names())
+
+
 #: The canonical metric names, in order.
-METRICS: tuple[str, ...] = tuple(REGISTRY)
+METRICS = MetricNames(lambda metric: True)
 #: The metrics ``metrics=None`` evaluates.
-DEFAULT_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.default)
-#: One line per metric: what it measures, with its reference convention.
-METRIC_DEFINITIONS: dict[str, str] = {name: m.definition for name, m in REGISTRY.items()}
+DEFAULT_METRICS = MetricNames(lambda metric: metric.default)
 #: Metrics that take a cut-off K.
-K_METRICS: frozenset[str] = frozenset(name for name, m in REGISTRY.items() if m.has_k)
+K_METRICS = MetricNames(lambda metric: metric.has_k)
 #: Metrics computed from relevance (the rest are beyond-accuracy metrics).
-ACCURACY_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.accuracy)
-#: Metrics with a micro average (a ratio of summed counts).
-MICRO_METRICS: tuple[str, ...] = tuple(name for name, m in REGISTRY.items() if m.micro)
+ACCURACY_METRICS = MetricNames(lambda metric: metric.accuracy)
+#: Metrics with a micro average.
+MICRO_METRICS = MetricNames(lambda metric: metric.micro is not None)
+#: Metrics whose K-curves are read from sums over ranks.
+RANK_SUMMED_METRICS = MetricNames(lambda metric: metric.rank_summed)
+#: Metrics where lower values are better.
+LOWER_IS_BETTER = MetricNames(lambda metric: metric.direction == "lower")
+
+
+class _Definitions(Mapping[str, str]):
+    """One line per metric: what it measures, with its reference convention (live)."""
+
+    def __getitem__(self, name: str) -> str:
+        return REGISTRY[name].definition
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+#: One line per metric: what it measures, with its reference convention.
+METRIC_DEFINITIONS: Mapping[str, str] = _Definitions()
+
+
+def higher_is_better(metric: str) -> bool:
+    """Whether larger values of `metric` are better (an unknown name: True).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.registry import higher_is_better
+    >>> higher_is_better("ndcg"), higher_is_better("gini")
+    (True, False)
+    """
+    entry = REGISTRY.get(metric)
+    return True if entry is None else entry.higher_is_better
+
+
+def add_metric(metric: Metric, *, replace: bool = False) -> None:
+    """Add `metric` to the registry (after the metrics already there).
+
+    A name or alias another metric already uses raises a ValueError, unless `replace` is True
+    and the name is that of a metric registered at run time (built-in metrics stay).
+    """
+    existing = REGISTRY.get(metric.name)
+    if existing is not None and (not replace or existing.origin == "built-in"):
+        raise ValueError(
+            f"a metric called {metric.name!r} is already registered "
+            f"({'built in' if existing.origin == 'built-in' else existing.origin}); "
+            f"choose another name{'' if existing.origin == 'built-in' else ' or replace=True'}"
+        )
+    taken = {
+        alias.spelling.lower(): other.name
+        for other in REGISTRY.values()
+        if other.name != metric.name
+        for alias in other.aliases
+    } | {other.lower(): other for other in REGISTRY if other != metric.name}
+    for spelling in (metric.name, *(alias.spelling for alias in metric.aliases)):
+        if spelling.lower() in taken:
+            raise ValueError(
+                f"metric {metric.name!r}: the name {spelling!r} already names "
+                f"{taken[spelling.lower()]!r}"
+            )
+    REGISTRY[metric.name] = metric
+
+
+def remove_metric(name: str) -> None:
+    """Remove a metric registered at run time (built-in metrics stay)."""
+    metric = REGISTRY.get(name)
+    if metric is None:
+        raise ValueError(f"no metric {name!r} is registered")
+    if metric.origin == "built-in":
+        raise ValueError(f"{name} is built in; only metrics registered at run time can go")
+    del REGISTRY[name]
 
 
 def metric_rank(column: str = "metric") -> pl.Expr:
     """Sort key putting metric names in canonical order (unknown names after them)."""
+    names = tuple(REGISTRY)
     return pl.col(column).replace_strict(
-        {name: index for index, name in enumerate(METRICS)},
-        default=len(METRICS),
+        {name: index for index, name in enumerate(names)},
+        default=len(names),
         return_dtype=pl.Int64,
+    )
+
+
+def term_needs(metrics: Iterable[str], policy: Policy) -> term_table.TermNeeds:
+    """The per-rank terms and counts the accuracy `metrics` read, checked against `policy`.
+
+    Under ``ties="expected"`` a metric reading a term without an exact expectation over tie
+    orderings raises a ValueError naming it.
+    """
+    chosen = [REGISTRY[name] for name in metrics if REGISTRY[name].accuracy]
+    if policy.ties == "expected":
+        unsupported = [metric.name for metric in chosen if not metric.supports_expected_ties]
+        if unsupported:
+            raise ValueError(
+                f"{' and '.join(unsupported)} have no exact expectation over tie orderings "
+                f"here: Policy(ties='expected') cannot evaluate them; choose another tie "
+                f"policy (e.g. 'trec_eval' or 'pessimistic') for them"
+            )
+    return term_table.TermNeeds(
+        columns=term_table.ordered(column for metric in chosen for column in metric.terms),
+        hits_at_r=any("hits_at_r" in metric.counts for metric in chosen),
     )

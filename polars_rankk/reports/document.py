@@ -18,19 +18,21 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS, Evaluation, is_table, to_lazy
+from polars_rankk.core import (
+    METRIC_DEFINITIONS,
+    METRICS,
+    Evaluation,
+    higher_is_better,
+    is_table,
+    to_lazy,
+)
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.reports.html import Cell, Page, escape, html_table, number
-from polars_rankk.stats.curves import (
-    Systems,
-    covers_every_k,
-    curve_of_evaluations,
-    evaluate_systems,
-    for_systems,
-)
+from polars_rankk.stats.curves import covers_every_k, curve_of_evaluations
 from polars_rankk.stats.distributions import as_list
+from polars_rankk.stats.systems import Systems, evaluate_systems, for_systems, lazy_systems
 
 __all__ = ["render_report", "report"]
 
@@ -94,7 +96,8 @@ def _summary_section(page: Page, context: _Context) -> None:
         part = intervals.filter((pl.col("metric") == metric) & pl.col("k").eq_missing(k))
         values = {r["system"]: r for r in part.iter_rows(named=True)}
         present = [v["value"] for v in values.values() if v["value"] is not None]
-        best = max(present) if present else None
+        pick = max if higher_is_better(metric) else min
+        best = pick(present) if present else None
         cells: list[object] = [Cell(escape(metric if k is None else f"{metric}@{k}"), "text")]
         for name in context.names:
             row = values.get(name)
@@ -178,9 +181,11 @@ def render_report(
     else:
         systems = _planned(systems, "systems")
     truth = None if truth is None else to_lazy(truth, "truth")
+    # One lazy plan per system: each is ranked once, for its curves and tables together.
+    systems = lazy_systems(systems, system)
     options: dict[str, Any] = {
         "metrics": metrics, "group_by": group_by, "item": item, "score": score,
-        "relevance": relevance, "policy": policy, "system": system,
+        "relevance": relevance, "policy": policy,
     }  # fmt: skip
     # The tables' K and the largest: the curves come from sums over ranks at every K up to
     # it; only a policy that needs per-group values at every K evaluates them all.

@@ -2,7 +2,7 @@
 
 from polars_rankk.stats.catalogue_resampling import catalogue_intervals
 from polars_rankk.stats.comparison import compare
-from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems, k_curve
+from polars_rankk.stats.curves import curve_of_evaluations, k_curve
 from polars_rankk.stats.distributions import as_list, distribution, histogram
 from polars_rankk.stats.paired import COMPARISON_COLUMNS
 from polars_rankk.stats.resampling import bootstrap
@@ -13,6 +13,7 @@ from polars_rankk.stats.strata import (
     new_vs_returning,
     relevant_size_buckets,
 )
+from polars_rankk.stats.systems import evaluate_systems, for_systems
 
 __all__ = [
     "COMPARISON_COLUMNS",

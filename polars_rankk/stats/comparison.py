@@ -41,7 +41,7 @@ Correction = Literal["holm", "bh"]
 
 
 def compare(
-    systems: Mapping[str, Results],
+    systems: Mapping[str, Results] | Evaluation,
     baseline: str | None = None,
     *,
     by: str | Sequence[str] | None = None,
@@ -67,7 +67,8 @@ def compare(
     Parameters
     ----------
     systems
-        ``{name: evaluation or per-group frame}``, all with the same group keys. A per-group
+        ``{name: evaluation or per-group frame}``, all with the same group keys, or one
+        evaluation of several systems (``evaluate(..., system=COLUMN)``). A per-group
         frame may be any table (Polars, pandas, Arrow, an Arrow C stream). Lazy evaluations
         are collected together, each pipeline run once.
     baseline
@@ -166,6 +167,14 @@ def compare(
     │ B      ┆ 0.15 ┆ 5    ┆ 1    ┆ 0.0625                │
     └────────┴──────┴──────┴──────┴───────────────────────┘
     """
+    if isinstance(systems, Evaluation):
+        # Several systems from one pass: their slices, never ranked again.
+        if systems.system is None:
+            raise ValueError(
+                "compare needs several systems: a mapping {name: evaluation}, or one "
+                "evaluation of several (evaluate(..., system=COLUMN))"
+            )
+        systems = dict(systems.by_system())
     check_options(n_resamples, confidence, method, seed)
     names = _check_systems(systems, baseline, groups, test, correction, n_permutations)
     if family not in ("challengers", "all"):

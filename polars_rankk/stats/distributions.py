@@ -25,8 +25,10 @@ from polars_rankk.core import (
     align_ids,
     check_one_row_per_group,
     check_quantiles,
+    is_table,
     metric_rank,
     quantile_name,
+    to_lazy,
 )
 from polars_rankk.core.types import FrameLike
 
@@ -79,7 +81,17 @@ def per_group_input(
     keys = None if group_keys is None else as_list(group_keys)
     if isinstance(results, (pl.DataFrame, pl.LazyFrame)):
         frame: pl.DataFrame | pl.LazyFrame = results
+    elif is_table(results):
+        # pandas, Arrow, an Arrow C stream: read once, here.
+        frame = to_lazy(results, argument).collect()
     elif hasattr(results, "per_group") and hasattr(results, "group_keys"):
+        system = getattr(results, "system", None)
+        if system is not None:
+            raise ValueError(
+                f"{argument} holds several systems (column {system!r}), whose groups must not "
+                f"be pooled: pass one of {argument}.by_system() (a dict by system name), "
+                f"or all of them to rk.compare / rk.k_curve / rk.report / for_systems"
+            )
         frame = results.per_group
         if keys is None:
             keys = list(results.group_keys)
@@ -113,7 +125,8 @@ def per_group_input(
         raise ValueError(f"{argument}: the per-group frame has no group key column")
     for column, ok, expected in (
         ("value", schema["value"].is_numeric() or schema["value"] == pl.Null, "numeric"),
-        ("k", schema["k"].is_integer() or schema["k"] == pl.Null, "integer (null for r_precision)"),
+        ("k", schema["k"].is_integer() or schema["k"].is_float() or schema["k"] == pl.Null,
+         "integer (null for r_precision)"),
         ("metric", schema["metric"] in (pl.String, pl.Categorical) or _is_enum(schema["metric"]),
          "String"),
     ):  # fmt: skip
@@ -121,9 +134,20 @@ def per_group_input(
             raise TypeError(
                 f"{argument}: column {column!r} must be {expected}; got {schema[column]}"
             )
+    k = pl.col("k")
+    if schema["k"].is_float():
+        # A table that went through pandas holds K as float (null made it so): whole numbers
+        # are K, anything else is refused.
+        fractional = lazy.filter(k.is_not_null() & (k.is_nan() | (k != k.round()))).head(1)
+        bad = fractional.collect()
+        if bad.height:
+            raise TypeError(
+                f"{argument}: column 'k' must hold whole numbers (null for r_precision); "
+                f"got {bad.row(0, named=True)}"
+            )
     lazy = lazy.with_columns(
         pl.col("metric").cast(pl.String),
-        pl.col("k").cast(pl.Int64),
+        k.cast(pl.Int64),
         pl.col("value").cast(pl.Float64),
     )
     return PerGroup(lazy, keys, isinstance(frame, pl.LazyFrame), groups)

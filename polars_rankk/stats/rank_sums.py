@@ -28,6 +28,7 @@ import polars as pl
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.ranking import discount
+from polars_rankk.core.registry import RANK_SUMMED_METRICS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -35,10 +36,9 @@ IntArray = npt.NDArray[np.int64]
 #: Fixed bases (column index); f1's hits-by-R columns follow.
 COUNT, HITS, RECALL, HIT_RATE, MRR, AP, NDCG, PRECISION_TAIL, F1_TAIL = range(9)
 _FIXED = 9
-#: The metrics these sums give; a curve of any other metric reads the per-group values.
-SUMMED_METRICS = frozenset(
-    {"precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"}
-)
+#: The metrics these sums give (declared ``rank_summed`` in the registry); a curve of any
+#: other metric reads the per-group values.
+SUMMED_METRICS = RANK_SUMMED_METRICS
 #: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
 RESAMPLE_BLOCK = 50
 

@@ -14,8 +14,9 @@ from PIL import Image
 
 from polars_rankk import charts
 from polars_rankk.stats.comparison import compare
-from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
+from polars_rankk.stats.curves import curve_of_evaluations
 from polars_rankk.stats.distributions import distribution, histogram
+from polars_rankk.stats.systems import evaluate_systems, for_systems
 
 #: Not alphabetical on purpose: the charts must keep the order the user gave.
 SYSTEMS = ["zeta", "alpha", "mid"]

@@ -13,8 +13,9 @@ import pytest
 from polars_rankk import charts
 from polars_rankk.core import METRIC_DEFINITIONS
 from polars_rankk.stats.comparison import compare
-from polars_rankk.stats.curves import curve_of_evaluations, evaluate_systems, for_systems
+from polars_rankk.stats.curves import curve_of_evaluations
 from polars_rankk.stats.distributions import distribution, histogram
+from polars_rankk.stats.systems import evaluate_systems, for_systems
 
 HOSTILE = '<script>alert(1)</script>"};'
 

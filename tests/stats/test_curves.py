@@ -13,11 +13,10 @@ from polars_rankk.stats.curves import (
     CURVE_COLUMNS,
     covers_every_k,
     curve_of_evaluations,
-    evaluate_systems,
-    for_systems,
     k_curve,
 )
 from polars_rankk.stats.distributions import distribution
+from polars_rankk.stats.systems import evaluate_systems, for_systems
 
 
 def _data(
