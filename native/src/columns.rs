@@ -88,57 +88,48 @@ impl Column<'_> {
         self.chunks.iter().all(|c| matches!(c.values, Values::F64(_)))
     }
 
-    /// Float values in row order, null as NaN.
-    pub fn floats(&self) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.len());
-        for chunk in &self.chunks {
-            if let Values::F64(values) = chunk.values {
-                let values = &values[..chunk.len];
-                match chunk.validity {
-                    None => out.extend_from_slice(values),
-                    Some(validity) => out.extend(
-                        values
-                            .iter()
-                            .enumerate()
-                            .map(|(i, v)| if validity.get(i) { *v } else { f64::NAN }),
-                    ),
-                }
-            }
-        }
-        out
+    /// Float values in row order, null as NaN (no copy of the column).
+    pub fn floats(&self) -> impl Iterator<Item = f64> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let values: &[f64] = match chunk.values {
+                Values::F64(values) => &values[..chunk.len],
+                _ => &[],
+            };
+            let validity = chunk.validity;
+            values.iter().enumerate().map(move |(i, v)| match validity {
+                Some(bits) if !bits.get(i) => f64::NAN,
+                _ => *v,
+            })
+        })
     }
 
-    /// Integer values in row order, null as `None`-marker `i64::MIN`.
-    pub fn integers(&self) -> Vec<i64> {
-        let mut out = Vec::with_capacity(self.len());
-        for chunk in &self.chunks {
-            if let Values::I64(values) = chunk.values {
-                let values = &values[..chunk.len];
-                match chunk.validity {
-                    None => out.extend_from_slice(values),
-                    Some(validity) => out.extend(
-                        values
-                            .iter()
-                            .enumerate()
-                            .map(|(i, v)| if validity.get(i) { *v } else { i64::MIN }),
-                    ),
-                }
-            }
-        }
-        out
+    /// Integer values in row order, null as `i64::MIN` (no copy of the column).
+    pub fn integers(&self) -> impl Iterator<Item = i64> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let values: &[i64] = match chunk.values {
+                Values::I64(values) => &values[..chunk.len],
+                _ => &[],
+            };
+            let validity = chunk.validity;
+            values.iter().enumerate().map(move |(i, v)| match validity {
+                Some(bits) if !bits.get(i) => i64::MIN,
+                _ => *v,
+            })
+        })
     }
 
-    /// A handle per row: the value of an integer column, or (chunk << 32 | row in chunk) of a
-    /// string column, to resolve with `text_of`.
-    pub fn handles(&self) -> Vec<u64> {
+    /// A handle per row, in row order: the value of an integer column, or
+    /// (chunk << 32 | row in chunk) of a string column, to resolve with `text_of`.
+    pub fn handles(&self) -> Box<dyn Iterator<Item = u64> + '_> {
         if self.is_integer() {
-            return self.integers().into_iter().map(|v| v as u64).collect();
+            return Box::new(self.integers().map(|v| v as u64));
         }
-        let mut out = Vec::with_capacity(self.len());
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            out.extend((0..chunk.len as u64).map(|i| ((c as u64) << 32) | i));
-        }
-        out
+        Box::new(
+            self.chunks
+                .iter()
+                .enumerate()
+                .flat_map(|(c, chunk)| (0..chunk.len as u64).map(move |i| ((c as u64) << 32) | i)),
+        )
     }
 
     #[inline]

@@ -90,13 +90,16 @@ unsafe fn text(pointer: *const c_char) -> String {
 // ---------------------------------------------------------------------------------------
 // The output dtype.
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_field_group_sums(
+type FieldFunction = fn(&[u8], &[(String, String)]) -> Result<Vec<(String, String)>, String>;
+type ComputeFunction = fn(&[u8], &[Column<'_>]) -> Result<Vec<OutColumn>, String>;
+
+unsafe fn field_call(
     fields: *mut ArrowSchema,
     len: usize,
     return_value: *mut ArrowSchema,
     kwargs_pointer: *const u8,
     kwargs_len: usize,
+    function: FieldFunction,
 ) {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let inputs: Vec<(String, String)> = (0..len)
@@ -105,13 +108,37 @@ pub unsafe extern "C" fn _polars_plugin_field_group_sums(
                 (text(field.name), text(field.format))
             })
             .collect();
-        crate::plugin::output_fields(kwargs(kwargs_pointer, kwargs_len), &inputs)
+        function(kwargs(kwargs_pointer, kwargs_len), &inputs)
     }));
     match result {
         Ok(Ok(outputs)) => ptr::write(return_value, struct_schema(&outputs)),
         Ok(Err(message)) => set_error(&message),
         Err(_) => set_error("the rankk kernel panicked while resolving its output type"),
     }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_field_group_sums(
+    fields: *mut ArrowSchema,
+    len: usize,
+    return_value: *mut ArrowSchema,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+) {
+    let function: FieldFunction = crate::plugin::output_fields;
+    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_field_graded_rows(
+    fields: *mut ArrowSchema,
+    len: usize,
+    return_value: *mut ArrowSchema,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+) {
+    let function: FieldFunction = crate::plugin::graded_fields;
+    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
 }
 
 struct SchemaPrivate {
@@ -163,22 +190,19 @@ fn struct_schema(fields: &[(String, String)]) -> ArrowSchema {
 // ---------------------------------------------------------------------------------------
 // The computation.
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_group_sums(
+unsafe fn compute_call(
     inputs: *mut SeriesExport,
     len: usize,
     kwargs_pointer: *const u8,
     kwargs_len: usize,
     return_value: *mut SeriesExport,
-    _context: *mut c_void,
+    function: ComputeFunction,
 ) {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let columns = (0..len)
             .map(|i| import_column(&*inputs.add(i)))
             .collect::<Result<Vec<_>, String>>();
-        columns.and_then(|columns| {
-            crate::plugin::compute(kwargs(kwargs_pointer, kwargs_len), &columns)
-        })
+        columns.and_then(|columns| function(kwargs(kwargs_pointer, kwargs_len), &columns))
     }));
     // The inputs are ours to release, whatever happened.
     for i in 0..len {
@@ -189,6 +213,32 @@ pub unsafe extern "C" fn _polars_plugin_group_sums(
         Ok(Err(message)) => set_error(&message),
         Err(_) => set_error("the rankk kernel panicked"),
     }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_group_sums(
+    inputs: *mut SeriesExport,
+    len: usize,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+    return_value: *mut SeriesExport,
+    _context: *mut c_void,
+) {
+    let function: ComputeFunction = crate::plugin::compute;
+    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_graded_rows(
+    inputs: *mut SeriesExport,
+    len: usize,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+    return_value: *mut SeriesExport,
+    _context: *mut c_void,
+) {
+    let function: ComputeFunction = crate::plugin::graded_rows;
+    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

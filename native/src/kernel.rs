@@ -7,24 +7,22 @@ use std::cmp::Ordering;
 use crate::columns::Column;
 use crate::config::{Config, Gain, Invalid, Judged, Kind, Output, Stat, Ties, N_STATS};
 
-/// The inputs of one call, in row order.
+/// The input columns of one call, read in row order without copies.
 pub struct Inputs<'a> {
     pub keys: Vec<&'a Column<'a>>,
-    pub key_handles: Vec<Vec<u64>>,
     pub item: &'a Column<'a>,
-    pub item_handles: Vec<u64>,
-    pub score: Vec<f64>,
-    pub grade: Vec<f64>,
-    pub judged: Option<Vec<f64>>,
-    pub row: Option<Vec<i64>>,
-    pub n_relevant: Option<Vec<f64>>,
-    pub n_nonrelevant: Option<Vec<f64>>,
+    pub score: &'a Column<'a>,
+    pub grade: &'a Column<'a>,
+    pub judged: Option<&'a Column<'a>>,
+    pub row: Option<&'a Column<'a>>,
+    pub n_relevant: Option<&'a Column<'a>>,
+    pub n_nonrelevant: Option<&'a Column<'a>>,
 }
 
 /// The result: one entry per group.
 pub struct Groups {
-    /// A row of each group (its first), to read its keys from.
-    pub first_row: Vec<usize>,
+    /// `keys[j][g]`: the handle of key column `j` of group `g` (see `Column::handles`).
+    pub keys: Vec<Vec<u64>>,
     /// `values[g * n_outputs + j]`: output `j` of group `g` (keys excluded: 0).
     pub values: Vec<f64>,
 }
@@ -55,19 +53,17 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 
 struct KeyReader<'a> {
     columns: &'a [&'a Column<'a>],
-    handles: &'a [Vec<u64>],
     kinds: &'a [Kind],
 }
 
 impl KeyReader<'_> {
     #[inline]
-    fn hash(&self, row: usize) -> u64 {
+    fn hash(&self, handles: &[u64]) -> u64 {
         let mut h = 0u64;
         for (j, kind) in self.kinds.iter().enumerate() {
-            let handle = self.handles[j][row];
             let part = match kind {
-                Kind::Integer => mix(handle),
-                Kind::Text => hash_bytes(self.columns[j].text_of(handle)),
+                Kind::Integer => mix(handles[j]),
+                Kind::Text => hash_bytes(self.columns[j].text_of(handles[j])),
             };
             h = mix(h.rotate_left(5) ^ part);
         }
@@ -75,9 +71,9 @@ impl KeyReader<'_> {
     }
 
     #[inline]
-    fn equal(&self, a: usize, b: usize) -> bool {
+    fn equal(&self, a: &[u64], b: impl Fn(usize) -> u64) -> bool {
         self.kinds.iter().enumerate().all(|(j, kind)| {
-            let (x, y) = (self.handles[j][a], self.handles[j][b]);
+            let (x, y) = (a[j], b(j));
             match kind {
                 Kind::Integer => x == y,
                 Kind::Text => x == y || self.columns[j].text_of(x) == self.columns[j].text_of(y),
@@ -86,33 +82,41 @@ impl KeyReader<'_> {
     }
 }
 
-/// Dense group ids in order of first appearance, and each group's first row.
-fn group_ids(keys: &KeyReader<'_>, n: usize) -> (Vec<u32>, Vec<usize>) {
+/// Dense group ids in order of first appearance, and each group's key handles.
+fn group_ids(keys: &KeyReader<'_>, n: usize) -> (Vec<u32>, Vec<Vec<u64>>) {
+    let n_keys = keys.kinds.len();
+    let mut readers: Vec<_> = keys.columns.iter().map(|c| c.handles()).collect();
     let mut ids = Vec::with_capacity(n);
-    let mut first_row: Vec<usize> = Vec::new();
+    let mut group_keys: Vec<Vec<u64>> = vec![Vec::new(); n_keys];
     let mut hashes: Vec<u64> = Vec::new();
     let mut table: Vec<u32> = vec![u32::MAX; 1024];
     let mut mask = table.len() - 1;
-    let mut previous: Option<(usize, u32)> = None;
-    for row in 0..n {
+    let mut current = vec![0u64; n_keys];
+    let mut previous = vec![0u64; n_keys];
+    let mut previous_id: Option<u32> = None;
+    for _ in 0..n {
+        for (j, reader) in readers.iter_mut().enumerate() {
+            current[j] = reader.next().unwrap_or(0);
+        }
         // Rows of one group often come together: compare with the previous row first.
-        if let Some((last, id)) = previous {
-            if keys.equal(last, row) {
+        if let Some(id) = previous_id {
+            if keys.equal(&current, |j| previous[j]) {
                 ids.push(id);
-                previous = Some((row, id));
                 continue;
             }
         }
-        let h = keys.hash(row);
+        let h = keys.hash(&current);
         let mut slot = (h as usize) & mask;
         let id = loop {
             let found = table[slot];
             if found == u32::MAX {
-                let id = first_row.len() as u32;
-                first_row.push(row);
+                let id = hashes.len() as u32;
+                for (j, handle) in current.iter().enumerate() {
+                    group_keys[j].push(*handle);
+                }
                 hashes.push(h);
                 table[slot] = id;
-                if first_row.len() * 2 > table.len() {
+                if hashes.len() * 2 > table.len() {
                     table = vec![u32::MAX; table.len() * 2];
                     mask = table.len() - 1;
                     for (g, gh) in hashes.iter().enumerate() {
@@ -125,25 +129,39 @@ fn group_ids(keys: &KeyReader<'_>, n: usize) -> (Vec<u32>, Vec<usize>) {
                 }
                 break id;
             }
-            if hashes[found as usize] == h && keys.equal(first_row[found as usize], row) {
+            let g = found as usize;
+            if hashes[g] == h && keys.equal(&current, |j| group_keys[j][g]) {
                 break found;
             }
             slot = (slot + 1) & mask;
         };
         ids.push(id);
-        previous = Some((row, id));
+        previous.copy_from_slice(&current);
+        previous_id = Some(id);
     }
-    (ids, first_row)
+    (ids, group_keys)
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Candidate {
     score: f64,
     /// The grade as given (NaN: no grade).
     grade: f64,
     item: u64,
-    row: i64,
-    judged: bool,
+    /// The input row (when a policy reads it) << 1 | whether the candidate is judged.
+    extra: u64,
+}
+
+impl Candidate {
+    #[inline]
+    fn row(&self) -> u64 {
+        self.extra >> 1
+    }
+
+    #[inline]
+    fn judged(&self) -> bool {
+        self.extra & 1 == 1
+    }
 }
 
 /// The decimal text of an integer (trec_eval compares item ids as strings).
@@ -216,17 +234,17 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
         return by_score;
     }
     match config.ties {
-        Ties::TrecEval => items.cmp_text(b.item, a.item).then(b.row.cmp(&a.row)),
-        Ties::InputOrder => a.row.cmp(&b.row),
+        Ties::TrecEval => items.cmp_text(b.item, a.item).then(b.row().cmp(&a.row())),
+        Ties::InputOrder => a.row().cmp(&b.row()),
         Ties::Pessimistic => effective_grade(a.grade, config)
             .total_cmp(&effective_grade(b.grade, config))
             .then_with(|| items.cmp(a.item, b.item))
-            .then(a.row.cmp(&b.row)),
+            .then(a.row().cmp(&b.row())),
         Ties::Optimistic => effective_grade(b.grade, config)
             .total_cmp(&effective_grade(a.grade, config))
             .then_with(|| items.cmp(a.item, b.item))
-            .then(a.row.cmp(&b.row)),
-        Ties::ItemAsc | Ties::Expected => items.cmp(a.item, b.item).then(a.row.cmp(&b.row)),
+            .then(a.row().cmp(&b.row())),
+        Ties::ItemAsc | Ties::Expected => items.cmp(a.item, b.item).then(a.row().cmp(&b.row())),
     }
 }
 
@@ -303,7 +321,7 @@ impl Reader<'_> {
                 let rank = index + 1;
                 let grade = effective_grade(candidate.grade, config);
                 let relevant = grade >= config.threshold;
-                let judged = candidate.judged;
+                let judged = candidate.judged();
                 if relevant {
                     hits += 1;
                     sums[Stat::Hits as usize] += 1.0;
@@ -404,7 +422,7 @@ impl Reader<'_> {
             for (index, candidate) in block.iter().enumerate() {
                 let grade = effective_grade(candidate.grade, config);
                 r += usize::from(grade >= config.threshold);
-                judged += usize::from(candidate.judged);
+                judged += usize::from(candidate.judged());
                 let gain = gain_of(grade, config);
                 gain_so_far += gain;
                 if index == 0 {
@@ -458,13 +476,24 @@ impl Reader<'_> {
     }
 }
 
-/// Rank every group and read its sums; `outputs` gives the columns, in order.
-pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
+/// Every group's candidates side by side, after invalid scores and unjudged candidates are
+/// handled: group g holds `candidates[offsets[g]..ends[g]]`.
+struct Grouped {
+    keys: Vec<Vec<u64>>,
+    offsets: Vec<usize>,
+    ends: Vec<usize>,
+    candidates: Vec<Candidate>,
+    n_relevant: Vec<f64>,
+    n_nonrelevant: Vec<f64>,
+}
+
+fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let n = inputs.score.len();
-    let reader = KeyReader { columns: &inputs.keys, handles: &inputs.key_handles, kinds: &config.key_kinds };
-    let (ids, first_row) = group_ids(&reader, n);
-    let n_groups = first_row.len();
-    // Rows by group (a counting sort), in input order within each group.
+    let reader = KeyReader { columns: &inputs.keys, kinds: &config.key_kinds };
+    let (ids, group_keys) = group_ids(&reader, n);
+    let n_groups = group_keys[0].len();
+    // Each group's candidates side by side (a counting sort by group, in input order), after
+    // invalid scores and unjudged candidates are handled: group g holds offsets[g]..ends[g].
     let mut offsets = vec![0usize; n_groups + 1];
     for id in &ids {
         offsets[*id as usize + 1] += 1;
@@ -472,16 +501,65 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     for g in 0..n_groups {
         offsets[g + 1] += offsets[g];
     }
-    let mut order = vec![0u32; n];
+    let mut ends = offsets[..n_groups].to_vec();
+    let mut candidates = vec![Candidate::default(); n];
+    let mut n_relevant = vec![f64::NAN; if inputs.n_relevant.is_some() { n_groups } else { 0 }];
+    let mut n_nonrelevant = vec![f64::NAN; if inputs.n_nonrelevant.is_some() { n_groups } else { 0 }];
     {
-        let mut next = offsets.clone();
-        for (row, id) in ids.iter().enumerate() {
-            order[next[*id as usize]] = row as u32;
-            next[*id as usize] += 1;
+        let mut scores = inputs.score.floats();
+        let mut grades = inputs.grade.floats();
+        let mut items = inputs.item.handles();
+        let mut rows = inputs.row.map(Column::integers);
+        let mut judged_flags = inputs.judged.map(Column::floats);
+        let mut relevant_counts = inputs.n_relevant.map(Column::floats);
+        let mut nonrelevant_counts = inputs.n_nonrelevant.map(Column::floats);
+        for id in &ids {
+            let g = *id as usize;
+            let mut score = scores.next().unwrap_or(f64::NAN);
+            let grade = grades.next().unwrap_or(f64::NAN);
+            let item = items.next().unwrap_or(0);
+            let row = rows.as_mut().map_or(0, |r| r.next().unwrap_or(0));
+            let flag = judged_flags.as_mut().map_or(0.0, |j| j.next().unwrap_or(0.0));
+            if let Some(counts) = relevant_counts.as_mut() {
+                n_relevant[g] = n_relevant[g].max(counts.next().unwrap_or(f64::NAN));
+            }
+            if let Some(counts) = nonrelevant_counts.as_mut() {
+                n_nonrelevant[g] = n_nonrelevant[g].max(counts.next().unwrap_or(f64::NAN));
+            }
+            if !score.is_finite() {
+                match config.invalid {
+                    Invalid::Drop => continue,
+                    Invalid::Lowest => score = f64::NEG_INFINITY,
+                    Invalid::Error => {}
+                }
+            }
+            let judged = match config.judged {
+                Judged::Unused | Judged::All => true,
+                Judged::Grade => !grade.is_nan(),
+                Judged::Column => flag != 0.0 && !flag.is_nan(),
+            };
+            if config.condense && !judged {
+                continue;
+            }
+            let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
+            candidates[ends[g]] = Candidate { score, grade, item, extra };
+            ends[g] += 1;
         }
     }
-    drop(ids);
+    Grouped { keys: group_keys, offsets, ends, candidates, n_relevant, n_nonrelevant }
+}
 
+/// Each group's thread-sized share: (first group, number of groups) per part.
+fn parts(n_groups: usize) -> (usize, usize) {
+    let threads = crate::plugin::threads().min(n_groups.max(1)).max(1);
+    (threads, n_groups.div_ceil(threads).max(1))
+}
+
+/// Rank every group and read its sums; `outputs` gives the columns, in order.
+pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
+    let Grouped { keys: group_keys, offsets, ends, mut candidates, n_relevant, n_nonrelevant } =
+        grouped(config, inputs);
+    let n_groups = group_keys[0].len();
     let mut ks: Vec<usize> = config
         .outputs
         .iter()
@@ -507,22 +585,36 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     };
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
-    let threads = crate::plugin::threads().min(n_groups.max(1)).max(1);
-    let per_thread = n_groups.div_ceil(threads).max(1);
+    let (threads, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
     std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
         for (part, block) in values.chunks_mut(per_thread * n_outputs.max(1)).enumerate() {
-            let (reader, items, order, offsets, ks) = (&reader, &items, &order, &offsets, &ks);
+            let first = part * per_thread;
+            let count = if n_outputs == 0 { 0 } else { block.len() / n_outputs };
+            let last = (first + count).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (reader, items, offsets, ends, ks) = (&reader, &items, &offsets, &ends, &ks);
+            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut scratch: Vec<Candidate> = Vec::new();
-                let mut result = GroupResult { n: 0, hits_at_r: 0.0, at_k: vec![[0.0; N_STATS]; ks.len()], whole: [0.0; N_STATS] };
-                let first = part * per_thread;
-                let count = if n_outputs == 0 { 0 } else { block.len() / n_outputs };
+                let mut result = GroupResult {
+                    n: 0,
+                    hits_at_r: 0.0,
+                    at_k: vec![[0.0; N_STATS]; ks.len()],
+                    whole: [0.0; N_STATS],
+                };
+                let base = offsets[first];
                 for local in 0..count {
                     let g = first + local;
-                    let rows = &order[offsets[g]..offsets[g + 1]];
-                    let (n_relevant, n_nonrelevant) = rank_group(config, inputs, items, rows, &mut scratch);
-                    reader.read(&scratch, n_relevant, n_nonrelevant, &mut result);
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group);
+                    let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    let nonrelevant =
+                        n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    reader.read(&group[..len], relevant, nonrelevant, &mut result);
                     let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
                     for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
                         *slot = match output {
@@ -545,77 +637,88 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             }
         }
     });
-    Groups { first_row, values }
+    Groups { keys: group_keys, values }
 }
 
-/// The group's candidates after invalid scores, unjudged handling and de-duplication, in rank
-/// order (left in `scratch`); returns the group's R and judged non-relevant count.
-fn rank_group(
-    config: &Config,
-    inputs: &Inputs<'_>,
-    items: &Items<'_>,
-    rows: &[u32],
-    scratch: &mut Vec<Candidate>,
-) -> (f64, f64) {
-    scratch.clear();
-    let mut n_relevant = f64::NAN;
-    let mut n_nonrelevant = f64::NAN;
-    for &row in rows {
-        let row = row as usize;
-        if let Some(counts) = &inputs.n_relevant {
-            n_relevant = n_relevant.max(counts[row]);
+/// The ranked rows with a positive grade at rank <= `k_max`, group by group.
+pub struct Graded {
+    /// `keys[j][g]`: as `Groups::keys`.
+    pub keys: Vec<Vec<u64>>,
+    /// (group, rank, grade) in group order, then rank order.
+    pub rows: Vec<(u32, u32, f64)>,
+}
+
+/// Rank every group and keep its graded rows within the first `k_max` ranks (the K-curves'
+/// sums over ranks read them).
+pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
+    let Grouped { keys, offsets, ends, mut candidates, .. } = grouped(config, inputs);
+    let n_groups = keys[0].len();
+    let (threads, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let mut found: Vec<Vec<(u32, u32, f64)>> = Vec::new();
+    std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
+        let mut handles = Vec::new();
+        for part in 0..threads {
+            let first = (part * per_thread).min(n_groups);
+            let last = (first + per_thread).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (items, offsets, ends) = (&items, &offsets, &ends);
+            handles.push(scope.spawn(move || {
+                let mut rows = Vec::new();
+                let base = offsets[first];
+                for g in first..last {
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group);
+                    for (index, candidate) in group[..len.min(k_max)].iter().enumerate() {
+                        let grade = effective_grade(candidate.grade, config);
+                        if grade > 0.0 {
+                            rows.push((g as u32, (index + 1) as u32, grade));
+                        }
+                    }
+                }
+                rows
+            }));
         }
-        if let Some(counts) = &inputs.n_nonrelevant {
-            n_nonrelevant = n_nonrelevant.max(counts[row]);
-        }
-        let mut score = inputs.score[row];
-        if !score.is_finite() {
-            match config.invalid {
-                Invalid::Drop => continue,
-                Invalid::Lowest => score = f64::NEG_INFINITY,
-                Invalid::Error => {}
-            }
-        }
-        let grade = inputs.grade[row];
-        let judged = match config.judged {
-            Judged::Unused | Judged::All => true,
-            Judged::Grade => !grade.is_nan(),
-            Judged::Column => inputs.judged.as_ref().is_some_and(|j| j[row] != 0.0 && !j[row].is_nan()),
-        };
-        if config.condense && !judged {
-            continue;
-        }
-        let original_row = inputs.row.as_ref().map_or(0, |r| r[row]);
-        scratch.push(Candidate { score, grade, item: inputs.item_handles[row], row: original_row, judged });
-    }
-    if !config.keep_duplicates && scratch.len() > 1 {
+        found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    });
+    Graded { keys, rows: found.into_iter().flatten().collect() }
+}
+
+/// De-duplicate the group's candidates and sort them in rank order, in place; returns how
+/// many remain (the first ones).
+fn rank_group(config: &Config, items: &Items<'_>, group: &mut [Candidate]) -> usize {
+    let mut len = group.len();
+    if !config.keep_duplicates && len > 1 {
         // The highest-scored copy of each item, the earliest such row; its label is the
         // highest among the copies.
-        scratch.sort_unstable_by(|a, b| {
+        group.sort_unstable_by(|a, b| {
             items
                 .cmp(a.item, b.item)
                 .then(b.score.total_cmp(&a.score))
-                .then(a.row.cmp(&b.row))
+                .then(a.row().cmp(&b.row()))
         });
         let mut kept = 0usize;
-        for i in 0..scratch.len() {
-            if kept > 0 && items.cmp(scratch[kept - 1].item, scratch[i].item) == Ordering::Equal {
-                let copy = scratch[i];
-                let best = &mut scratch[kept - 1];
+        for i in 0..len {
+            if kept > 0 && items.cmp(group[kept - 1].item, group[i].item) == Ordering::Equal {
+                let copy = group[i];
+                let best = &mut group[kept - 1];
                 if !copy.grade.is_nan() && (best.grade.is_nan() || copy.grade > best.grade) {
                     best.grade = copy.grade;
                 }
-                best.judged |= copy.judged;
+                best.extra |= copy.extra & 1;
             } else {
-                scratch[kept] = scratch[i];
+                group[kept] = group[i];
                 kept += 1;
             }
         }
-        scratch.truncate(kept);
+        len = kept;
     }
-    scratch.sort_unstable_by(|a, b| rank_order(config, items, a, b));
-    let fix = |v: f64| if v.is_nan() { 0.0 } else { v };
-    (fix(n_relevant), fix(n_nonrelevant))
+    group[..len].sort_unstable_by(|a, b| rank_order(config, items, a, b));
+    len
 }
 
 #[cfg(test)]

@@ -80,16 +80,12 @@ fn check_kind(column: &Column<'_>, kind: Kind) -> Result<(), String> {
     }
 }
 
-fn floats(column: &Column<'_>) -> Result<Vec<f64>, String> {
-    if column.is_float() {
-        Ok(column.floats())
-    } else {
-        Err(format!("column {:?}: the rankk kernel expected Float64 values", column.name))
-    }
-}
-
-pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let (config, score_name) = configuration(kwargs)?;
+/// The checked inputs of a call, as the kernel reads them.
+fn read_inputs<'a>(
+    config: &Config,
+    score_name: &str,
+    columns: &'a [Column<'a>],
+) -> Result<Inputs<'a>, String> {
     if columns.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -112,74 +108,137 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     }
     check_kind(&rest[0], config.item_kind)?;
     let mut next = 3;
-    let judged = if config.judged == Judged::Column {
-        next += 1;
-        Some(floats(&rest[next - 1])?)
-    } else {
-        None
+    let take_float = |next: &mut usize| -> Result<&Column<'_>, String> {
+        *next += 1;
+        let column = &rest[*next - 1];
+        if column.is_float() {
+            Ok(column)
+        } else {
+            Err(format!("column {:?}: the rankk kernel expected Float64 values", column.name))
+        }
     };
+    let judged = if config.judged == Judged::Column { Some(take_float(&mut next)?) } else { None };
     let row = if config.has_row {
         next += 1;
-        let column = &rest[next - 1];
-        check_kind(column, Kind::Integer)?;
-        Some(column.integers())
+        check_kind(&rest[next - 1], Kind::Integer)?;
+        Some(&rest[next - 1])
     } else {
         None
     };
-    let n_relevant = if config.n_counts >= 1 { Some(floats(&rest[next])?) } else { None };
-    let n_nonrelevant = if config.n_counts >= 2 { Some(floats(&rest[next + 1])?) } else { None };
-    let score = floats(&rest[1])?;
+    let n_relevant = if config.n_counts >= 1 { Some(take_float(&mut next)?) } else { None };
+    let n_nonrelevant = if config.n_counts >= 2 { Some(take_float(&mut next)?) } else { None };
+    for (index, what) in [(1, "score"), (2, "grade")] {
+        if !rest[index].is_float() {
+            return Err(format!("column {:?}: the rankk kernel expected Float64 values ({what})", rest[index].name));
+        }
+    }
     if config.invalid == Invalid::Error {
-        if let Some(at) = score.iter().position(|s| !s.is_finite()) {
+        if let Some((at, value)) = rest[1].floats().enumerate().find(|(_, s)| !s.is_finite()) {
             return Err(format!(
-                "column {score_name:?} holds an invalid score ({}) at row {at}: null, NaN and \
-                 inf are invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them",
-                score[at]
+                "column {score_name:?} holds an invalid score ({value}) at row {at}: null, NaN \
+                 and inf are invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them"
             ));
         }
     }
-    let inputs = Inputs {
+    Ok(Inputs {
         keys: keys.iter().collect(),
-        key_handles: keys.iter().map(Column::handles).collect(),
         item: &rest[0],
-        item_handles: rest[0].handles(),
-        score,
-        grade: floats(&rest[2])?,
+        score: &rest[1],
+        grade: &rest[2],
         judged,
         row,
         n_relevant,
         n_nonrelevant,
+    })
+}
+
+fn key_column(name: &str, kind: Kind, column: &Column<'_>, handles: &[u64]) -> OutColumn {
+    let data = match kind {
+        Kind::Integer => OutData::I64(handles.iter().map(|h| *h as i64).collect()),
+        Kind::Text => {
+            let mut offsets = Vec::with_capacity(handles.len() + 1);
+            let mut bytes = Vec::new();
+            offsets.push(0i64);
+            for handle in handles {
+                bytes.extend_from_slice(column.text_of(*handle));
+                offsets.push(bytes.len() as i64);
+            }
+            OutData::Text { offsets, bytes }
+        }
     };
+    OutColumn { name: name.to_string(), data }
+}
+
+/// `group_sums`: one row per group, the configured outputs.
+pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let (config, score_name) = configuration(kwargs)?;
+    let inputs = read_inputs(&config, &score_name, columns)?;
+    let keys = &inputs.keys;
     let groups = kernel::compute(&config, &inputs);
-    let n_groups = groups.first_row.len();
+    let n_groups = groups.keys[0].len();
     let n_outputs = config.outputs.len();
     Ok(config
         .outputs
         .iter()
         .enumerate()
-        .map(|(j, (name, output))| {
-            let data = match output {
-                Output::Key(i) => {
-                    let handles = &inputs.key_handles[*i];
-                    match config.key_kinds[*i] {
-                        Kind::Integer => OutData::I64(
-                            groups.first_row.iter().map(|r| handles[*r] as i64).collect(),
-                        ),
-                        Kind::Text => {
-                            let mut offsets = Vec::with_capacity(n_groups + 1);
-                            let mut bytes = Vec::new();
-                            offsets.push(0i64);
-                            for r in &groups.first_row {
-                                bytes.extend_from_slice(keys[*i].text_of(handles[*r]));
-                                offsets.push(bytes.len() as i64);
-                            }
-                            OutData::Text { offsets, bytes }
-                        }
-                    }
-                }
-                _ => OutData::F64((0..n_groups).map(|g| groups.values[g * n_outputs + j]).collect()),
-            };
-            OutColumn { name: name.clone(), data }
+        .map(|(j, (name, output))| match output {
+            Output::Key(i) => key_column(name, config.key_kinds[*i], keys[*i], &groups.keys[*i]),
+            _ => OutColumn {
+                name: name.clone(),
+                data: OutData::F64((0..n_groups).map(|g| groups.values[g * n_outputs + j]).collect()),
+            },
         })
         .collect())
+}
+
+/// `graded_rows`' fields: the keys (the configured key outputs), `rank` and `grade`.
+pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let (config, _) = configuration(kwargs)?;
+    if inputs.len() != config.n_inputs() {
+        return Err(format!(
+            "the rankk kernel expects {} input columns, got {}",
+            config.n_inputs(),
+            inputs.len()
+        ));
+    }
+    let mut fields: Vec<(String, String)> = config
+        .outputs
+        .iter()
+        .filter_map(|(name, output)| match output {
+            Output::Key(i) => Some((name.clone(), key_format(config.key_kinds[*i]).to_string())),
+            _ => None,
+        })
+        .collect();
+    fields.push(("rank".to_string(), "l".to_string()));
+    fields.push(("grade".to_string(), "g".to_string()));
+    Ok(fields)
+}
+
+/// `graded_rows`: each ranked candidate with a positive grade within the first K_max ranks
+/// (K_max: `k_max=` of the configuration).
+pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let (config, score_name) = configuration(kwargs)?;
+    let inputs = read_inputs(&config, &score_name, columns)?;
+    let graded = kernel::graded(&config, &inputs, config.k_max());
+    let mut out: Vec<OutColumn> = config
+        .outputs
+        .iter()
+        .filter_map(|(name, output)| match output {
+            Output::Key(i) => {
+                let handles: Vec<u64> =
+                    graded.rows.iter().map(|(g, _, _)| graded.keys[*i][*g as usize]).collect();
+                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
+            }
+            _ => None,
+        })
+        .collect();
+    out.push(OutColumn {
+        name: "rank".to_string(),
+        data: OutData::I64(graded.rows.iter().map(|(_, rank, _)| i64::from(*rank)).collect()),
+    });
+    out.push(OutColumn {
+        name: "grade".to_string(),
+        data: OutData::F64(graded.rows.iter().map(|(_, _, grade)| *grade).collect()),
+    });
+    Ok(out)
 }

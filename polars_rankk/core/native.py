@@ -42,6 +42,8 @@ from polars_rankk.core.terms import TermNeeds
 
 #: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
 SWITCH = "POLARS_RANKK_NATIVE"
+#: A kernel library to load instead of the installed one (a development build).
+LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 
 #: The kernel's name for each cumulated statistic it computes.
 KERNEL_STATS = {
@@ -55,6 +57,25 @@ KERNEL_STATS = {
     RBP: "rbp",
     RBP_JUDGED: "rbp_judged",
     BPREF: "bpref",
+}
+
+#: The policy fields the kernel implements, with the choices it knows (None: any number).
+KNOWN_POLICY: dict[str, frozenset[str] | None] = {
+    "short_lists": None,  # applied after the sums, in Polars
+    "ap_denominator": None,
+    "empty_truth": None,
+    "missing_groups": None,
+    "pool": None,  # applied to the truth, in Polars
+    "duplicates": frozenset({"first", "keep", "error"}),
+    "ties": frozenset(
+        {"trec_eval", "item_asc", "input_order", "pessimistic", "optimistic", "expected"}
+    ),
+    "relevance_threshold": None,
+    "gain": frozenset({"linear", "exponential", "binary"}),
+    "invalid_scores": frozenset({"error", "drop", "lowest"}),
+    "unjudged": frozenset({"keep", "condense"}),
+    "rbp_persistence": None,
+    "err_max_grade": None,
 }
 
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
@@ -91,7 +112,7 @@ def _load() -> Status:
         import polars_rankk_native as package
     except ImportError as error:
         return Status(None, f"polars-rankk-native is not installed ({error})")
-    library = Path(package.LIBRARY)
+    library = Path(os.environ.get(LIBRARY_OVERRIDE) or package.LIBRARY)
     try:
         # Polars checks the plugin's ABI version when it loads the library: one tiny call
         # proves the library loads, speaks an ABI this Polars accepts, and computes.
@@ -149,6 +170,12 @@ def unsupported(spec: Spec, by_k: list[str], whole_list: list[str]) -> str | Non
     state = status()
     if not state.loaded:
         return state.line()
+    for name, value in spec.policy.to_dict().items():
+        if name not in KNOWN_POLICY:
+            return f"native kernel: not used (it does not implement Policy.{name})"
+        choices = KNOWN_POLICY[name]
+        if choices is not None and value not in choices:
+            return f"native kernel: not used (it does not implement Policy.{name}={value!r})"
     schema = spec.candidates.collect_schema()
     for column in (*spec.keys, spec.item):
         if _kind(schema[column]) is None:
@@ -170,6 +197,87 @@ def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
     return pl.col(column).cast(pl.Int64)
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """The kernel's input table, its columns as arguments, and the configuration lines that
+    describe them and the policy."""
+
+    frame: pl.LazyFrame
+    arguments: list[pl.Expr]
+    lines: list[str]
+    keys: list[str]
+    key_schema: dict[str, pl.DataType]
+
+
+def _inputs(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame | None,
+    needs: TermNeeds,
+) -> _Inputs:
+    policy = spec.policy
+    keys = list(spec.keys)
+    schema = selected.collect_schema()
+    frame = selected
+    judged = "unused"
+    positive_only = False
+    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
+    needs_judged = needs.judged or (policy.unjudged == "condense" and spec.truth is not None)
+    if not spec.labelled:
+        # Every judged truth row (any grade); a null grade marks an unjudged candidate.
+        frame = frame.join(truth, on=[*keys, spec.item], how="left")
+        judged = "grade" if needs_judged else "unused"
+        # Without the judged flag the reference path joins the positive truth only.
+        positive_only = not needs.judged
+        arguments.append(pl.col(GRADE))
+    else:
+        arguments.append(pl.col(GRADE).cast(pl.Float64))
+        if needs_judged and spec.truth is not None:
+            flags = truth.select([*keys, spec.item, pl.lit(1.0).alias(IS_JUDGED)])
+            frame = frame.join(flags, on=[*keys, spec.item], how="left")
+            judged = "column"
+            arguments.append(pl.col(IS_JUDGED))
+        elif needs_judged:
+            judged = "all"
+    if ROW in schema:
+        arguments.append(pl.col(ROW).cast(pl.Int64))
+    count_columns: list[str] = []
+    if needs.counts and truth_stats is not None:
+        count_columns = [N_RELEVANT]
+        if "n_nonrelevant" in needs.counts:
+            count_columns.append(N_NONRELEVANT)
+        frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
+        arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
+    lines = [
+        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
+        f"item={_kind(schema[spec.item])}",
+        f"ties={policy.ties}",
+        f"duplicates={policy.duplicates}",
+        f"invalid_scores={policy.invalid_scores}",
+        f"condense={int(policy.unjudged == 'condense' and spec.truth is not None)}",
+        f"judged={judged}",
+        f"positive_only={int(positive_only)}",
+        f"relevance_threshold={float(policy.relevance_threshold)!r}",
+        f"gain={policy.gain}",
+        f"rbp_persistence={float(policy.rbp_persistence)!r}",
+        f"err_max_grade={float(policy.err_max_grade)!r}",
+        f"row={int(ROW in schema)}",
+        f"counts={len(count_columns)}",
+        f"score_name={spec.score}",
+        *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
+    ]
+    return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+
+
+def _library() -> Path:
+    state = status()
+    if state.library is None:
+        raise RuntimeError(f"the native kernel is not loaded: {state.reason}")
+    return state.library
+
+
 def group_sums(
     spec: Spec,
     selected: pl.LazyFrame,
@@ -186,73 +294,43 @@ def group_sums(
     padding and input row where they exist); `truth` the normalised truth (any grade);
     `truth_stats` its per-group counts.
     """
-    state = status()
-    assert state.library is not None, "check unsupported() first"
-    policy = spec.policy
-    keys = list(spec.keys)
-    by_k, whole_list, flags_judged = list(needs.by_k), list(needs.whole_list), needs.judged
-    output_schema = schema
-    schema = selected.collect_schema()
-    frame = selected
-    judged = "unused"
-    positive_only = False
-    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
-    arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
-    needs_judged = flags_judged or (policy.unjudged == "condense" and spec.truth is not None)
-    if not spec.labelled:
-        # Every judged truth row (any grade); a null grade marks an unjudged candidate.
-        frame = frame.join(truth, on=[*keys, spec.item], how="left")
-        judged = "grade" if needs_judged else "unused"
-        # Without the judged flag the reference path joins the positive truth only.
-        positive_only = not flags_judged
-        arguments.append(pl.col(GRADE))
-    else:
-        arguments.append(pl.col(GRADE).cast(pl.Float64))
-        if needs_judged and spec.truth is not None:
-            flags = truth.select([*keys, spec.item, pl.lit(1.0).alias(IS_JUDGED)])
-            frame = frame.join(flags, on=[*keys, spec.item], how="left")
-            judged = "column"
-            arguments.append(pl.col(IS_JUDGED))
-        elif needs_judged:
-            judged = "all"
-    if ROW in schema:
-        arguments.append(pl.col(ROW).cast(pl.Int64))
-    counts = bool(needs.counts)
-    count_columns = [N_RELEVANT] + ([N_NONRELEVANT] if "n_nonrelevant" in needs.counts else [])
-    if counts:
-        frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
-        arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
-
-    lines = [
-        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
-        f"item={_kind(schema[spec.item])}",
-        f"ties={policy.ties}",
-        f"duplicates={policy.duplicates}",
-        f"invalid_scores={policy.invalid_scores}",
-        f"condense={int(policy.unjudged == 'condense' and spec.truth is not None)}",
-        f"judged={judged}",
-        f"positive_only={int(positive_only)}",
-        f"relevance_threshold={float(policy.relevance_threshold)!r}",
-        f"gain={policy.gain}",
-        f"rbp_persistence={float(policy.rbp_persistence)!r}",
-        f"err_max_grade={float(policy.err_max_grade)!r}",
-        f"row={int(ROW in schema)}",
-        f"counts={len(count_columns) if counts else 0}",
-        f"score_name={spec.score}",
-    ]
-    outputs = [(key, f"key:{index}") for index, key in enumerate(keys)]
-    outputs.append((N_CANDIDATES, "n_candidates"))
+    inputs = _inputs(spec, selected, truth, truth_stats, needs)
+    outputs = [(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
         outputs.append((HITS_AT_R, "hits_at_r"))
-    outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in whole_list]
+    outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in needs.whole_list]
     outputs += [
-        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}") for k in spec.ks for stat in by_k
+        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}")
+        for k in spec.ks
+        for stat in needs.by_k
     ]
-    lines += [f"output={name}\t{what}" for name, what in outputs]
-    config = "\n".join(lines) + "\n"
+    lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
+    call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")
+    sums = inputs.frame.select(call).unnest(_SUMS)
+    names = [*inputs.keys, *(name for name, _ in outputs)]
+    return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
 
-    sums = frame.select(_call(state.library, arguments, config)).unnest(_SUMS)
-    return sums.with_columns(pl.col(name).cast(output_schema[name]) for name, _ in outputs)
+
+def graded_rows(spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """The ranked candidates with a positive grade at rank <= max K: keys, ``rank`` (Int64),
+    ``grade`` — what `Evaluation.ranking_rows` reads for sums over ranks."""
+    inputs = _inputs(spec, selected, truth, None, TermNeeds(columns=(), hits_at_r=False))
+    # The cut-off rides on one output the graded rows do not return.
+    lines = [*inputs.lines, f"output=_rk_cut\thits@{spec.k_max}"]
+    call = pl.plugins.register_plugin_function(
+        plugin_path=_library(),
+        function_name="graded_rows",
+        args=inputs.arguments,
+        kwargs={"config": "\n".join(lines) + "\n"},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+    rows = inputs.frame.select(call).unnest(_SUMS)
+    return rows.with_columns(
+        pl.col(key).cast(inputs.key_schema[key])
+        for key in inputs.keys
+        if inputs.key_schema[key] != pl.String
+    )
 
 
 def show_versions() -> None:

@@ -57,6 +57,9 @@ class Prepared:
     candidates: pl.LazyFrame
     #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
     path: str = "pure Polars"
+    #: On the kernel's path: the candidates with a positive grade at rank <= max K (keys,
+    #: ``rank``, ``grade``), ranked by the kernel, for sums over ranks.
+    graded: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -330,8 +333,10 @@ def prepare_groups(spec: Spec) -> Prepared:
     per_group = chain.group_by(keys).agg(aggregations)
     # The same per-group sums from the compiled kernel, when it is there and can do this.
     path = native.unsupported(spec, by_k, whole_list)
+    graded = None
     if path is None:
         path = native.status().line()
+        graded = native.graded_rows(spec, selected, truth)
         per_group = native.group_sums(
             spec, selected, truth, truth_stats, needs, per_group.collect_schema()
         )
@@ -361,5 +366,10 @@ def prepare_groups(spec: Spec) -> Prepared:
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
     return Prepared(
-        group_sums=groups, ranked=ranked, truth=truth, candidates=candidates, path=path
+        group_sums=groups,
+        ranked=ranked,
+        truth=truth,
+        candidates=candidates,
+        path=path,
+        graded=graded,
     )

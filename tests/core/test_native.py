@@ -285,3 +285,31 @@ def test_the_kernel_releases_its_inputs() -> None:
     # A leak of the inputs would grow by the score, key and item columns every call
     # (about 10 MiB each here).
     assert _rss_mib() - before < 40
+
+
+@needs_kernel
+@pytest.mark.parametrize("ties", ["trec_eval", "pessimistic"])
+def test_k_curve_rows_from_the_kernel(ties: str) -> None:
+    candidates = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 1, 2, 2, 3],
+            "item": [1, 2, 3, 1, 4, 5, 6],
+            "score": [0.9, 0.5, 0.5, 0.2, 0.3, 0.3, 0.1],
+        }
+    )
+    truth = pl.DataFrame(
+        {"user": [1, 1, 2, 3, 4], "item": [2, 3, 5, 9, 1], "relevance": [2, 1, 1, 1, 3]}
+    )
+    rows = []
+    for enabled in (True, False):
+        with path(enabled):
+            evaluation = rk.evaluate(
+                candidates, truth, k=[1, 2, 3], group_by="user", policy=rk.Policy(ties=ties)
+            )
+            found = evaluation.ranking_rows()
+            assert found is not None
+            graded = found[0].collect().sort("user", "rank")
+            curve = rk.k_curve(evaluation)
+            rows.append((graded, curve))
+    assert rows[0][0].equals(rows[1][0])
+    assert_frames_match(rows[0][1], rows[1][1])
