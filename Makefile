@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck bench clean native
+.PHONY: demo test lint typecheck bench docs docs-notebooks notebook clean native
 
 # The compiled kernel's build cache lives outside the clone, so that a fresh clone (CI) on
 # this machine reuses it instead of compiling from scratch.
@@ -39,6 +39,18 @@ test: native
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 	POLARS_RANKK_NATIVE=0 $(BIN)/python -m pytest -n 2 --dist loadfile tests/core
 
+## docs: build the documentation site into site/ (strict: a warning fails it; works offline)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+## docs-notebooks: execute the notebooks into docs/notebooks/ (the site shows their outputs)
+docs-notebooks: $(STAMP)
+	$(BIN)/python scripts/render_notebooks.py
+
+## notebook: open the notebooks in JupyterLab (charts draw offline)
+notebook: $(STAMP)
+	$(BIN)/python -m jupyter lab notebooks/
+
 lint: $(STAMP)
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
 	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts
@@ -51,4 +63,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --scale 5M
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site .cache

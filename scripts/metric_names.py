@@ -25,6 +25,8 @@ PARAMETER_EXAMPLES = {
     "rel": "P(rel=2)@5",
     "dcg": "nDCG(dcg='exp-log2')@10",
     "max_rel": "ERR(max_rel=3)@20",
+    "beta": "f1(beta=0.25)@10",
+    "gains": "nDCG(gains={0:1,1:4})@10",
 }
 
 HEADER = """\
@@ -66,8 +68,12 @@ def parameters_table() -> list[str]:
         "|---|---|---|---|",
     ]
     for key, (field, reader) in PARAMETERS.items():
-        if isinstance(reader, dict):
+        if reader is dict:
+            values = "`{grade:gain,...}` → sorted (grade, gain) pairs"
+        elif isinstance(reader, dict):
             values = ", ".join(f"`{raw}` → `{value!r}`" for raw, value in reader.items())
+        elif key == "beta":
+            values = "a number x > 0: trec_eval's beta, so `f_beta` = sqrt(x)"
         else:
             values = "a number"
         example = _code(PARAMETER_EXAMPLES[key])
@@ -75,9 +81,9 @@ def parameters_table() -> list[str]:
     return lines
 
 
-def rendered_table(k: int = 10) -> list[str]:
-    """How each metric is written back, at cut-off `k`, under the default policy."""
-    policy = Policy()
+def rendered_table(k: int = 10, policy: Policy | None = None) -> list[str]:
+    """How each metric is written back, at cut-off `k`, under `policy` (default Policy())."""
+    policy = Policy() if policy is None else policy
     lines = [
         f'| metric | canonical (K = {k}) | `names="ir_measures"` | `names="trec_eval"` |',
         "|---|---|---|---|",
@@ -109,11 +115,19 @@ def render() -> str:
         *parameters_table(),
         "",
         "## Names written back\n",
-        "Where a tool has no name for a metric, the canonical `metric@K` is written. Under a "
-        "non-default policy the ir_measures names carry it (`nDCG(judged_only=True)@10`, "
-        "`RBP(p=0.9)@10`, `P(rel=2)@10`).\n",
+        "A name is written back only where that tool, run with its own defaults and the "
+        "parameters written, computes the same per-group number (`polars_rankk.core.dialects`); "
+        "elsewhere the canonical `metric@K` stays and `summary(names=...)` warns with the reason "
+        "(a tie order the tool does not use, a convention it sets by a command-line flag such as "
+        "trec_eval's `-l` and `-J`, or one it cannot express). Under the default policy:\n",
         *rendered_table(),
         "",
+        "Under `Policy.trec_eval()`:\n",
+        *rendered_table(policy=Policy.trec_eval()),
+        "",
+        "Parameters of the policy are written in ir_measures' syntax (`nDCG(judged_only=True)@10`, "
+        "`RBP(p=0.9,rel=1)@10`, `P(rel=2)@10`, `nDCG(dcg='exp-log2')@10`, "
+        "`nDCG(gains={0:1,1:4})@10`). Tie orders of the tools: docs/conformance.md.\n",
     ]
     return "\n".join(sections)
 

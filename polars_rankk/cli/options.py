@@ -15,6 +15,7 @@ import typer
 
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
 from polars_rankk.core.names import parse_metric_name, resolve_metric_names
+from polars_rankk.core.policy import parse_gains
 from polars_rankk.core.registry import DEFAULT_METRICS
 
 InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
@@ -306,10 +307,16 @@ def policy_parameters() -> list[inspect.Parameter]:
                 field.name,
                 inspect.Parameter.KEYWORD_ONLY,
                 default=None,
-                annotation=Annotated[hints[field.name] | None, option],
+                annotation=Annotated[policy_option_type(hints[field.name]) | None, option],
             )
         )
     return parameters
+
+
+def policy_option_type(hint: Any) -> Any:
+    """The type typer reads for a policy field: `Policy.gains` is typed as text
+    (``--gains 0:1,1:4``), the others as declared."""
+    return str if hint == Policy.__annotations__.get("gains") or "Mapping" in str(hint) else hint
 
 
 def build_policy(trec_eval: bool, chosen: dict[str, Any]) -> Policy:
@@ -322,6 +329,8 @@ def build_policy(trec_eval: bool, chosen: dict[str, Any]) -> Policy:
     'pessimistic'
     """
     given = {name: value for name, value in chosen.items() if value is not None}
+    if isinstance(given.get("gains"), str):
+        given["gains"] = parse_gains(given["gains"])
     return Policy.trec_eval(**given) if trec_eval else Policy(**given)
 
 

@@ -3,6 +3,7 @@ views a user asks for, each built from one pass."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -13,8 +14,9 @@ import polars as pl
 from polars_rankk.core import aggregate
 from polars_rankk.core.catalogue import Exposures
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.dialects import written_name
 from polars_rankk.core.inputs import Spec
-from polars_rankk.core.names import NameStyle, parse_metric_name, render_name
+from polars_rankk.core.names import NameStyle, parse_metric_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared
 from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
@@ -598,12 +600,20 @@ def _renamed(result: pl.DataFrame, names: NameStyle, policy: Policy) -> pl.DataF
     if names not in ("ir_measures", "trec_eval"):
         raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
     pairs = result.select("metric", "k").to_dicts()
-    rendered = [
-        render_name(row["metric"], row["k"], policy, names)
-        if row["metric"] in REGISTRY
-        else row["metric"]
-        if row["k"] is None
-        else f"{row['metric']}@{row['k']}"
-        for row in pairs
-    ]
+    rendered, reasons = [], {}
+    for row in pairs:
+        if row["metric"] not in REGISTRY:
+            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        else:
+            name, reason = written_name(row["metric"], row["k"], policy, names)
+            if reason is not None:
+                reasons[name] = reason
+        rendered.append(name)
+    if reasons:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
+        warnings.warn(
+            f"names={names!r}: kept the canonical name where {names} would compute another "
+            f"number under this policy ({listed})",
+            stacklevel=3,
+        )
     return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))

@@ -108,11 +108,17 @@ def recall(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     return _ratio(stats.at(HITS, k), stats.n_relevant)
 
 
+def f_measure(precision_value: pl.Expr, recall_value: pl.Expr, policy: Policy) -> pl.Expr:
+    """(1 + b^2) P R / (b^2 P + R), b = ``Policy.f_beta``; 0 when both are 0."""
+    weight = float(policy.f_beta) ** 2
+    return _ratio(
+        (1.0 + weight) * precision_value * recall_value, weight * precision_value + recall_value
+    )
+
+
 def f1(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
-    """2PR / (P + R); 0 when P + R = 0."""
-    p = precision(policy, k, stats)
-    r = recall(policy, k, stats)
-    return _ratio(2.0 * p * r, p + r)
+    """F-beta of precision@K and recall@K (F1 under the default beta = 1)."""
+    return f_measure(precision(policy, k, stats), recall(policy, k, stats), policy)
 
 
 def hit_rate(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:

@@ -1,15 +1,20 @@
-"""The metric names users type: canonical, ir_measures and trec_eval spellings.
+"""The metric names users type: canonical, ir_measures, trec_eval and ranx spellings.
 
 Every place that takes metric names (`evaluate`, summaries, distributions, curves, compare,
-the report and the ``rankk`` command) reads them through `parse_metric_name`, so ``P@5``,
-``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, ``recip_rank`` and ``precision`` all name a
-metric of the registry. A name that carries a cut-off adds that K to the evaluation; a
-parameter in a name sets a `Policy` field of the whole evaluation (``RBP(p=0.9)`` sets
-``rbp_persistence``, ``judged_only=True`` sets ``unjudged="condense"``, ``rel=2`` sets
-``relevance_threshold``, ``dcg='exp-log2'`` sets ``gain="exponential"``, ``max_rel=3`` sets
-``err_max_grade``). A name without a cut-off is evaluated at the evaluation's K, like the
-canonical names: ``map`` and ``recip_rank`` are trec_eval's full-list measures only when K is
-at least the longest list. `render_name` writes a (metric, K) back in either style.
+the report and the ``rankk`` command) reads them through `parse_metric_names`, so ``P@5``,
+``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, trec_eval's own ``P.5,10`` and
+``ndcg_cut.10``, ``recip_rank`` and ``precision`` all name a metric of the registry. A name
+that carries a cut-off adds that K to the evaluation; a parameter in a name sets a `Policy`
+field of the whole evaluation (``RBP(p=0.9)`` sets ``rbp_persistence``, ``judged_only=True``
+sets ``unjudged="condense"``, ``rel=2`` sets ``relevance_threshold``, ``dcg='exp-log2'`` sets
+``gain="exponential"``, ``max_rel=3`` sets ``err_max_grade``, ``gains={0:1,1:4}`` sets
+``gains``, ``beta=x`` sets ``f_beta`` to sqrt(x), ranx's ``-lN`` suffix sets the threshold and,
+for nDCG, ``nonrelevant_gain="zero"``). ir_measures' ``RBP`` without ``rel=`` weighs ranks by
+grade (``rbp_grades="graded"``), as ir_measures does; the canonical ``rbp`` is binary. A name
+without a cut-off is evaluated at the evaluation's K, like the canonical names: ``map`` and
+``recip_rank`` are trec_eval's full-list measures only when K is at least the longest list.
+`render_name` writes a (metric, K) back where that tool computes the same number
+(`polars_rankk.core.dialects`).
 
 Examples
 --------
@@ -19,17 +24,19 @@ MetricRequest(metric='ndcg', k=10, policy={'unjudged': 'condense'})
 >>> parse_metric_name("map_cut_10"), parse_metric_name("recip_rank").metric
 (MetricRequest(metric='average_precision', k=10, policy={}), 'mrr')
 >>> render_name("rbp", 10, style="ir_measures"), render_name("precision", 5, style="trec_eval")
-('RBP(p=0.8)@10', 'P_5')
+('RBP(p=0.8,rel=1)@10', 'P_5')
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from polars_rankk.core.policy import Policy
+from polars_rankk.core.dialects import written_name
+from polars_rankk.core.policy import Policy, parse_gains
 from polars_rankk.core.registry import DEFAULT_METRICS, METRICS, REGISTRY
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
@@ -59,12 +66,19 @@ PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
     "rel": ("relevance_threshold", float),
     "dcg": ("gain", {"log2": "linear", "exp-log2": "exponential"}),
     "max_rel": ("err_max_grade", float),
+    "beta": ("f_beta", float),
+    "gains": ("gains", dict),
 }
 
 _IR_MEASURES = re.compile(
-    r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>\d+))?$"
+    r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
+    r"(?:-l(?P<level>\d+))?$"
 )
-_TREC_EVAL = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)_(?P<k>\d+)$")
+# trec_eval's own syntax: P_5, P.5, P.5,10, P_5,10, ndcg_cut.10, set_F.0.5.
+_TREC_EVAL = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)[_.](?P<k>\d+(?:,\d+)*)$")
+_TREC_EVAL_PARAMETER = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)\.(?P<value>\d*\.?\d+)$")
+#: trec_eval measures whose one parameter is not a cut-off: the Policy field it sets.
+_TREC_EVAL_PARAMETERS = {"set_f": "beta"}
 
 
 @dataclass(frozen=True)
@@ -81,13 +95,32 @@ def _valid_names() -> str:
     return ", ".join(METRICS) + " (or their ir_measures / trec_eval names: docs/metric_names.md)"
 
 
-def _parameter(name: str, text: str, raw: str) -> tuple[str, Any]:
+def _split_parameters(text: str) -> list[str]:
+    """``p=0.9,gains={0:1,1:4}`` -> ``['p=0.9', 'gains={0:1,1:4}']`` (commas inside braces
+    stay)."""
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += character
+    return [part for part in [*parts, current] if part.strip()]
+
+
+def _parameter(name: str, raw: str) -> tuple[str, Any]:
     key, separator, value = (part.strip() for part in raw.partition("="))
     if not separator or key.lower() not in PARAMETERS:
         known = ", ".join(PARAMETERS)
         raise ValueError(f"metric {name!r}: unknown parameter {raw.strip()!r}; known: {known}")
     policy_field, reader = PARAMETERS[key.lower()]
     value = value.strip("'\"")
+    if reader is dict:
+        try:
+            return policy_field, parse_gains(value)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"metric {name!r}: {error}") from None
     if isinstance(reader, dict):
         if value.lower() not in reader:
             raise ValueError(f"metric {name!r}: {key}={value!r} must be one of {', '.join(reader)}")
@@ -96,14 +129,28 @@ def _parameter(name: str, text: str, raw: str) -> tuple[str, Any]:
         number = float(value)
     except ValueError:
         raise ValueError(f"metric {name!r}: {key}={value!r} must be a number") from None
+    if key.lower() == "beta":
+        # trec_eval's and ir_measures' beta weighs like van Rijsbergen's beta squared.
+        number = math.sqrt(number) if number > 0 else number
     return policy_field, int(number) if number.is_integer() and key == "rel" else number
+
+
+def _checked(name: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """The Policy fields a name sets, validated as Policy validates them, errors naming it."""
+    try:
+        Policy(**changes)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"metric {name!r}: {error}") from None
+    return changes
 
 
 def parse_metric_name(text: str) -> MetricRequest:
     """Read one metric name in any accepted spelling (docs/metric_names.md).
 
     Raises a ValueError naming the text and the valid names when it names no metric, a cut-off
-    on a metric without one (``bpref``, ``r_precision``), or an unknown parameter.
+    on a metric without one (``bpref``, ``r_precision``), an unknown parameter or a value the
+    policy rejects. A trec_eval name with several cut-offs (``P.5,10``) is read by
+    `parse_metric_names`.
 
     Examples
     --------
@@ -111,27 +158,66 @@ def parse_metric_name(text: str) -> MetricRequest:
     >>> parse_metric_name("P_5")
     MetricRequest(metric='precision', k=5, policy={})
     >>> parse_metric_name("RBP(p=0.9)@10").policy
-    {'rbp_persistence': 0.9}
+    {'rbp_persistence': 0.9, 'rbp_grades': 'graded'}
+    """
+    requests = parse_metric_names(text)
+    if len(requests) > 1:
+        raise ValueError(f"metric {text!r} names several cut-offs; read it with parse_metric_names")
+    return requests[0]
+
+
+def parse_metric_names(text: str) -> list[MetricRequest]:
+    """Read one metric name, which in trec_eval's syntax may carry several cut-offs
+    (``P.5,10``: P_5 and P_10).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names import parse_metric_names
+    >>> [(r.metric, r.k) for r in parse_metric_names("P.5,10")]
+    [('precision', 5), ('precision', 10)]
     """
     if not isinstance(text, str):
         raise TypeError(f"a metric name must be a str; got {text!r}")
     name = text.strip()
     known = aliases()
     if name.lower() in known:
-        return MetricRequest(known[name.lower()])
+        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}))]
+    parameter = _TREC_EVAL_PARAMETER.match(name)
+    if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
+        key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
+        field_name, value = _parameter(text, f"{key}={parameter['value']}")
+        metric = known[parameter["base"].lower()]
+        return [MetricRequest(metric, None, _checked(text, {field_name: value}))]
     trec = _TREC_EVAL.match(name)
     if trec and trec["base"].lower() in known:
-        return _request(text, known[trec["base"].lower()], int(trec["k"]), {})
+        metric = known[trec["base"].lower()]
+        return [_request(text, metric, int(k), {}) for k in trec["k"].split(",")]
     ir = _IR_MEASURES.match(name)
     if ir is None or ir["base"].lower() not in known:
         raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
     changes: dict[str, Any] = {}
-    for raw in (ir["params"] or "").split(","):
-        if raw.strip():
-            policy_field, value = _parameter(text, name, raw)
-            changes[policy_field] = value
+    for raw in _split_parameters(ir["params"] or ""):
+        policy_field, value = _parameter(text, raw)
+        changes[policy_field] = value
+    metric = known[ir["base"].lower()]
+    if ir["level"] is not None:
+        # ranx's ndcg@k-lN: relevant at grade N; for (n)DCG, grades below N gain nothing.
+        changes["relevance_threshold"] = int(ir["level"])
+        if metric in ("ndcg", "dcg"):
+            changes["nonrelevant_gain"] = "zero"
+    changes = _graded_rbp(ir["base"], ir["params"], changes)
     cutoff = None if ir["k"] is None else int(ir["k"])
-    return _request(text, known[ir["base"].lower()], cutoff, changes)
+    return [_request(text, metric, cutoff, _checked(text, changes))]
+
+
+def _graded_rbp(base: str, parameters: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+    """ir_measures' ``RBP`` (upper case, or with parameters) weighs ranks by grade unless
+    ``rel=`` is given; the canonical ``rbp`` is binary."""
+    if base.lower() != "rbp" or (base != "RBP" and parameters is None):
+        return changes
+    if "relevance_threshold" in changes:
+        return {**changes, "rbp_grades": "binary"}
+    return {**changes, "rbp_grades": "graded"}
 
 
 def _request(text: str, metric: str, k: int | None, changes: dict[str, Any]) -> MetricRequest:
@@ -164,10 +250,11 @@ def resolve_metric_names(
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError(f"metrics is empty; choose among: {_valid_names()}")
-    requests = [parse_metric_name(name) for name in names]
+    named = [(name, request) for name in names for request in parse_metric_names(name)]
+    requests = [request for _, request in named]
     default = Policy()
     changes: dict[str, tuple[Any, str]] = {}
-    for name, request in zip(names, requests, strict=True):
+    for name, request in named:
         for policy_field, value in request.policy.items():
             if policy_field in changes and changes[policy_field][0] != value:
                 earlier = changes[policy_field][1]
@@ -192,41 +279,22 @@ def resolve_metric_names(
 def render_name(
     metric: str, k: int | None, policy: Policy | None = None, style: NameStyle = "ir_measures"
 ) -> str:
-    """A (metric, K) in ir_measures' or trec_eval's spelling; the canonical ``metric@K`` (or
-    ``metric``) where that tool has no name for it.
+    """A (metric, K) in ir_measures' or trec_eval's spelling where that tool computes the same
+    number under `policy` (`polars_rankk.core.dialects.written_name`); the canonical
+    ``metric@K`` (or ``metric``) otherwise.
 
     Examples
     --------
     >>> import polars_rankk as rk
     >>> from polars_rankk.core.names import render_name
-    >>> render_name("ndcg", 10, rk.Policy(unjudged="condense"))
+    >>> render_name("ndcg", 10, rk.Policy.trec_eval(unjudged="condense"))
     'nDCG(judged_only=True)@10'
     >>> render_name("ndcg", 10, style="trec_eval"), render_name("f1", 10)
     ('ndcg_cut_10', 'f1@10')
     """
-    entry = REGISTRY[metric]
-    policy = Policy() if policy is None else policy
-    if style == "trec_eval":
-        name = entry.trec_eval_name(k)
-    elif style == "ir_measures":
-        name = entry.ir_measures_name(k, policy)
-        parameters = []
-        if policy.unjudged == "condense":
-            parameters.append("judged_only=True")
-        if policy.relevance_threshold != 1:
-            parameters.append(f"rel={policy.relevance_threshold:g}")
-        if name is not None and parameters:
-            base, _, cutoff = name.partition("@")
-            if base.endswith(")"):
-                base = f"{base[:-1]},{','.join(parameters)})"
-            else:
-                base = f"{base}({','.join(parameters)})"
-            name = f"{base}@{cutoff}" if cutoff else base
-    elif style == "canonical":
-        name = None
-    else:
-        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {style!r}")
-    return entry.column(k) if name is None else name
+    if style == "canonical":
+        return REGISTRY[metric].column(k)
+    return written_name(metric, k, policy, style)[0]
 
 
 class AcceptedName(NamedTuple):

@@ -60,7 +60,7 @@ KERNEL_STATS = {
 }
 
 #: The policy fields the kernel implements, with the choices it knows (None: any number).
-KNOWN_POLICY: dict[str, frozenset[str] | None] = {
+KNOWN_POLICY: dict[str, frozenset[object] | None] = {
     "short_lists": None,  # applied after the sums, in Polars
     "ap_denominator": None,
     "empty_truth": None,
@@ -76,6 +76,11 @@ KNOWN_POLICY: dict[str, frozenset[str] | None] = {
     "unjudged": frozenset({"keep", "condense"}),
     "rbp_persistence": None,
     "err_max_grade": None,
+    "f_beta": None,  # a formula's parameter, applied after the sums
+    "negative_grades": frozenset({"nonrelevant"}),
+    "gains": frozenset({None}),
+    "rbp_grades": frozenset({"binary"}),
+    "nonrelevant_gain": frozenset({"grade"}),
 }
 
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)

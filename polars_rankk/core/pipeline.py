@@ -8,11 +8,17 @@ from dataclasses import replace
 
 import polars as pl
 
-from polars_rankk.core.beyond_accuracy import beyond_values, item_tables, split_metrics, top_rows
+from polars_rankk.core.beyond_accuracy import (
+    beyond_values,
+    item_tables,
+    named_cutoffs,
+    split_metrics,
+    top_rows,
+)
 from polars_rankk.core.catalogue import catalogue_values
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation import EngineType, Evaluation
-from polars_rankk.core.inputs import Spec, check_inputs
+from polars_rankk.core.inputs import Spec, check_inputs, normalize_ks
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import prepare_groups
 from polars_rankk.core.registry import REGISTRY
@@ -65,6 +71,10 @@ def evaluate(
     system: str | None = None,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
+
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
 
     Parameters
     ----------
@@ -121,10 +131,6 @@ def evaluate(
         `report` and `k_curve` read without ranking again. Without it, rows of different
         systems are one ranking: de-duplication keeps each item's highest score across them.
 
-    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
-    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
-    by name. With only those, `truth` is optional: every candidate group is evaluated.
-
     Returns
     -------
     Evaluation
@@ -157,6 +163,10 @@ def evaluate(
     """
     policy = Policy() if policy is None else policy
     accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
+    beyond_ks = named_cutoffs(metrics)
+    if beyond_ks:
+        # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
+        k = (*normalize_ks(k), *beyond_ks)
     if (beyond_group or beyond_catalogue) and not accuracy:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
         accuracy = []
@@ -215,7 +225,8 @@ def evaluate(
     if per_group_beyond is not None:
         wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
     if beyond:
-        spec = replace(spec, metrics=(*(accuracy or ()), *beyond_group))
+        # The canonical accuracy names (none when only the ranking was needed).
+        spec = replace(spec, metrics=(*(spec.metrics if accuracy else ()), *beyond_group))
     groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
         return Evaluation(

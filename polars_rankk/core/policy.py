@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -14,10 +15,14 @@ from polars_rankk.core.types import (
     AveragePrecisionDenominator,
     DuplicatePolicy,
     EmptyTruthPolicy,
+    GainMap,
     GainPolicy,
     InvalidScorePolicy,
     MissingGroupPolicy,
+    NegativeGradePolicy,
+    NonrelevantGainPolicy,
     PoolPolicy,
+    RbpGradePolicy,
     ShortListPolicy,
     TiePolicy,
     UnjudgedPolicy,
@@ -34,6 +39,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "gain": get_args(GainPolicy),
     "invalid_scores": get_args(InvalidScorePolicy),
     "unjudged": get_args(UnjudgedPolicy),
+    "negative_grades": get_args(NegativeGradePolicy),
+    "rbp_grades": get_args(RbpGradePolicy),
+    "nonrelevant_gain": get_args(NonrelevantGainPolicy),
 }
 
 #: One line per policy field, shown by ``rankk --help`` and in the README's policy table.
@@ -63,6 +71,17 @@ POLICY_HELP: dict[str, str] = {
     "(default 0.8)",
     "err_max_grade": "err@K's highest grade g_max: a grade g stops the user with chance "
     "(2^g - 1) / 2^g_max (default 4, as gdeval; higher grades count as g_max)",
+    "negative_grades": "a truth grade below 0: a judged non-relevant item ('nonrelevant', "
+    "ir_measures Judged) or no judgement at all ('unjudged', trec_eval: -J drops it, bpref and "
+    "infAP skip it)",
+    "f_beta": "F's beta (van Rijsbergen): recall weighs beta times as much as precision, "
+    "F = (1 + beta^2) P R / (beta^2 P + R) (default 1; trec_eval set_F.x has x = beta^2)",
+    "gains": "nDCG gain of listed grades, e.g. '0:1,1:4' (trec_eval / ir_measures "
+    "nDCG(gains=...)); grades not listed keep the 'gain' rule",
+    "rbp_grades": "rbp@K weighs a relevant rank by 1 ('binary') or by its grade ('graded', "
+    "ranx rbp and ir_measures RBP without rel=)",
+    "nonrelevant_gain": "nDCG gain of grades below relevance_threshold: their own ('grade', "
+    "trec_eval) or none ('zero', so the ideal ranks only grades at or above it: ranx ndcg@k-lN)",
 }
 
 
@@ -122,6 +141,27 @@ class Policy:
         ``err``'s highest grade g_max > 0: a grade g stops the user with chance
         (2^g - 1) / 2^g_max (Chapelle et al., CIKM 2009). Default 4, the highest grade of the
         TREC Web track's gdeval; grades above it count as g_max.
+    negative_grades
+        A truth grade below 0: ``"nonrelevant"`` counts it as a judged non-relevant item (as
+        ir_measures' ``Judged`` does); ``"unjudged"`` as no judgement at all, trec_eval's rule
+        (``form_res_rels.c``): ``-J`` / ``unjudged="condense"`` removes it, bpref and judged@K
+        skip it. Metrics that never look at judgements give the same number either way.
+    f_beta
+        F's beta > 0 (van Rijsbergen 1979): F = (1 + beta^2) P R / (beta^2 P + R), recall
+        weighing beta times as much as precision. Default 1 (F1). trec_eval's ``set_F.x``
+        (and ir_measures' ``SetF(beta=x)``) compute (1 + x) P R / (x P + R): x = beta^2.
+    gains
+        The nDCG gain of listed grades, as a mapping ``{grade: gain}`` (trec_eval's and
+        ir_measures' ``nDCG(gains={0: 1, 1: 4})``); a grade not listed keeps the ``gain`` rule.
+        Stored as sorted ``(grade, gain)`` pairs.
+    rbp_grades
+        ``"binary"``: rbp@K weighs each relevant rank by 1 (Moffat & Zobel); ``"graded"``: by
+        its grade, 0 below the relevance threshold (ranx ``rbp``, ir_measures ``RBP`` without
+        ``rel=``).
+    nonrelevant_gain
+        ``"grade"``: a grade below ``relevance_threshold`` keeps its gain (trec_eval);
+        ``"zero"``: it gains nothing, so the ideal DCG ranks only grades at or above the
+        threshold (ranx ``ndcg@k-lN``).
 
     Examples
     --------
@@ -149,6 +189,11 @@ class Policy:
     unjudged: UnjudgedPolicy = "keep"
     rbp_persistence: float = 0.8
     err_max_grade: float = 4
+    negative_grades: NegativeGradePolicy = "nonrelevant"
+    f_beta: float = 1
+    gains: GainMap | Mapping[float, float] | None = None
+    rbp_grades: RbpGradePolicy = "binary"
+    nonrelevant_gain: NonrelevantGainPolicy = "grade"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -165,13 +210,30 @@ class Policy:
             raise ValueError(f"Policy.relevance_threshold must be > 0; got {threshold!r}")
         _check_number("rbp_persistence", self.rbp_persistence, upper=1.0)
         _check_number("err_max_grade", self.err_max_grade, upper=math.inf)
+        _check_number("f_beta", self.f_beta, upper=math.inf)
+        if self.gains is not None:
+            object.__setattr__(self, "gains", _gain_pairs(self.gains))
+
+    def gain_map(self) -> dict[float, float]:
+        """`gains` as a dict (empty when no grade is mapped).
+
+        Examples
+        --------
+        >>> import polars_rankk as rk
+        >>> rk.Policy(gains={1: 4, 0: 1}).gain_map()
+        {0.0: 1.0, 1.0: 4.0}
+        """
+        if self.gains is None:
+            return {}
+        return {float(grade): float(gain) for grade, gain in _gain_pairs(self.gains)}
 
     @classmethod
     def trec_eval(cls, **overrides: Any) -> Policy:
         """The policy that reproduces ``trec_eval -c`` number for number.
 
         Groups with no relevant item score 0 and are averaged in; ties are broken by item id
-        descending; average precision divides by R_g. Any field can be overridden.
+        descending; average precision divides by R_g; a negative grade is unjudged. Any field
+        can be overridden.
 
         Examples
         --------
@@ -179,7 +241,12 @@ class Policy:
         >>> rk.Policy.trec_eval(relevance_threshold=2).relevance_threshold
         2
         """
-        base = {"empty_truth": "zero", "missing_groups": "zero", "ties": "trec_eval"}
+        base = {
+            "empty_truth": "zero",
+            "missing_groups": "zero",
+            "ties": "trec_eval",
+            "negative_grades": "unjudged",
+        }
         return cls(**{**base, **overrides})
 
     def replace(self, **changes: Any) -> Policy:
@@ -196,6 +263,51 @@ class Policy:
     def to_dict(self) -> dict[str, Any]:
         """The policy as a plain dict (recorded with every result)."""
         return dataclasses.asdict(self)
+
+
+def _gain_pairs(gains: object) -> GainMap:
+    """A grade -> gain mapping (or pairs) as sorted pairs of finite floats."""
+    try:
+        pairs: Iterable[Any] = gains.items() if isinstance(gains, Mapping) else gains  # type: ignore[assignment]
+        items = [(grade, gain) for grade, gain in pairs]
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"Policy.gains must map grades to gains, like {{0: 1, 1: 4}}; got {gains!r}"
+        ) from None
+    out: dict[float, float] = {}
+    for grade, gain in items:
+        for what, value in (("grade", grade), ("gain", gain)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"Policy.gains: every {what} must be a number; got {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"Policy.gains: every {what} must be finite; got {value!r}")
+        out[float(grade)] = float(gain)
+    if not out:
+        raise ValueError("Policy.gains is empty; leave it None to use the gain rule alone")
+    return tuple(sorted(out.items()))
+
+
+def parse_gains(text: str) -> GainMap:
+    """``"0:1,1:4"`` (the ``--gains`` option) as grade -> gain pairs.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.policy import parse_gains
+    >>> parse_gains("0:1, 1:4")
+    ((0.0, 1.0), (1.0, 4.0))
+    """
+    pairs = []
+    for part in text.strip().strip("{}").split(","):
+        grade, separator, gain = part.partition(":")
+        try:
+            if not separator:
+                raise ValueError
+            pairs.append((float(grade), float(gain)))
+        except ValueError:
+            raise ValueError(
+                f"gains must read grade:gain pairs like '0:1,1:4'; got {part.strip()!r}"
+            ) from None
+    return _gain_pairs(pairs)
 
 
 def _check_number(name: str, value: object, *, upper: float) -> None:

@@ -122,6 +122,13 @@ def _normalised_truth(spec: Spec, candidates: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def _judged_grades(truth: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """Under ``negative_grades="unjudged"`` a negative grade is no judgement (trec_eval)."""
+    if spec.policy.negative_grades == "unjudged":
+        return truth.filter(pl.col(GRADE) >= 0)
+    return truth
+
+
 def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     schema = frame.collect_schema()
     order, descending = ranking.tie_order(
@@ -259,10 +266,15 @@ def prepare_groups(spec: Spec) -> Prepared:
         judged = truth.join(pool, on=[*keys, spec.item], how="semi")
     else:
         judged = truth
+    # The group stays in the universe (it is in the truth) even if no grade is judged.
+    judged = _judged_grades(judged, spec)
     if policy.unjudged == "condense" and spec.truth is not None:
         # Sakai's condensed list: candidates without a judgement are removed before ranking.
         deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
-    positive = judged.filter(pl.col(GRADE) > 0)
+    elif policy.unjudged == "condense" and policy.negative_grades == "unjudged":
+        # Pre-labelled: a candidate with a negative grade is the only unjudged kind.
+        deduplicated = deduplicated.filter(pl.col(GRADE) >= 0)
+    positive = judged.filter(ranking.may_add(pl.col(GRADE), policy))
     # The truth rows joined to the candidates: every judged row when a metric needs the
     # judged flag, else the positive ones only (the default path stays as small as it was).
     if flags_judged and spec.truth is not None:
@@ -281,7 +293,7 @@ def prepare_groups(spec: Spec) -> Prepared:
     chain = deduplicated
     if relevance_aware and not spec.labelled:
         chain = chain.join(joined_truth, on=[*keys, spec.item], how="left").with_columns(
-            pl.col(GRADE).fill_null(0.0)
+            pl.col(GRADE).fill_null(ranking.unjudged_grade(policy))
         )
     ranked = _ranked(chain, spec)
     chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
@@ -290,10 +302,13 @@ def prepare_groups(spec: Spec) -> Prepared:
         chain = chain.filter(pl.col(RANK) <= spec.k_max)
     if GRADE not in chain.collect_schema():
         chain = chain.join(joined_truth, on=[*keys, spec.item], how="left")
-    chain = chain.with_columns(pl.col(GRADE).fill_null(0.0))
+    chain = chain.with_columns(pl.col(GRADE).fill_null(ranking.unjudged_grade(policy)))
     if flags_judged:
         if spec.truth is None:
-            chain = chain.with_columns(pl.lit(True).alias(IS_JUDGED))
+            labelled_judged = (
+                pl.col(GRADE) >= 0 if policy.negative_grades == "unjudged" else pl.lit(True)
+            )
+            chain = chain.with_columns(labelled_judged.alias(IS_JUDGED))
         elif IS_JUDGED not in chain.collect_schema():
             flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
             chain = chain.join(flags, on=[*keys, spec.item], how="left")
@@ -309,7 +324,7 @@ def prepare_groups(spec: Spec) -> Prepared:
     # under "expected", blocks without gain) are left out: their terms are exact zeros.
     keep = None
     if policy.ties != "expected" and needs.sparse:
-        keep = (pl.col(GRADE) > 0) | (pl.col(RANK) == 1)
+        keep = ranking.may_add(pl.col(GRADE), policy) | (pl.col(RANK) == 1)
         if flags_judged:
             keep = keep | pl.col(IS_JUDGED)
     chain = _with_terms(chain, spec, needs, keep)

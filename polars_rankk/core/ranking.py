@@ -96,13 +96,48 @@ class Sorted:
 
 def gain_of(grade: pl.Expr, policy: Policy) -> pl.Expr:
     """nDCG gain of a grade: the grade itself, 2^grade - 1, or 1 at or above the relevance
-    threshold (else 0); negative grades gain 0."""
+    threshold (else 0); negative grades gain 0. Grades listed in ``Policy.gains`` take their
+    mapped gain; under ``nonrelevant_gain="zero"`` grades below the threshold gain nothing."""
     if policy.gain == "binary":
-        return (grade >= policy.relevance_threshold).cast(pl.Float64)
-    grade = grade.clip(lower_bound=0.0)
-    if policy.gain == "exponential":
-        return pl.lit(2.0, dtype=pl.Float64).pow(grade) - 1.0
-    return grade
+        gain = (grade >= policy.relevance_threshold).cast(pl.Float64)
+    else:
+        clipped = grade.clip(lower_bound=0.0)
+        if policy.gain == "exponential":
+            gain = pl.lit(2.0, dtype=pl.Float64).pow(clipped) - 1.0
+        else:
+            gain = clipped
+    # Listed grades take their mapped gain (the last listed first, so each is checked once).
+    for listed, value in policy.gain_map().items():
+        gain = pl.when(grade == listed).then(pl.lit(value)).otherwise(gain)
+    if policy.nonrelevant_gain == "zero":
+        gain = pl.when(grade >= policy.relevance_threshold).then(gain).otherwise(0.0)
+    return gain.cast(pl.Float64)
+
+
+def mapped_below_one(policy: Policy) -> list[float]:
+    """Grades at or below 0 that ``Policy.gains`` gives a gain: only judged rows hold them."""
+    return [grade for grade, gain in policy.gain_map().items() if grade <= 0 and gain != 0]
+
+
+def unjudged_grade(policy: Policy) -> float:
+    """The grade an unjudged row is ranked with: 0, or -inf when ``Policy.gains`` gives a
+    gain to a grade <= 0 (trec_eval maps only judged grades)."""
+    return float("-inf") if mapped_below_one(policy) else 0.0
+
+
+def may_add(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    """Rows whose grade can add to a term: a positive grade, or one `Policy.gains` maps."""
+    listed = mapped_below_one(policy)
+    return (grade > 0) | grade.is_in(listed) if listed else grade > 0
+
+
+def rbp_gain(grade: pl.Expr, policy: Policy) -> pl.Expr:
+    """What rbp@K counts for a row: 1 when relevant (``rbp_grades="binary"``) or its grade
+    (``"graded"``, ranx), 0 below the relevance threshold."""
+    relevant = grade >= policy.relevance_threshold
+    if policy.rbp_grades == "graded":
+        return pl.when(relevant).then(grade).otherwise(0.0).cast(pl.Float64)
+    return relevant.cast(pl.Float64)
 
 
 def discount(rank: pl.Expr) -> pl.Expr:

@@ -36,7 +36,7 @@ from polars_rankk.core.columns import (
     RECIPROCAL_RANK,
 )
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.ranking import Window, discount, gain_of
+from polars_rankk.core.ranking import Window, discount, gain_of, rbp_gain
 
 
 class RankedRows:
@@ -79,6 +79,8 @@ class RankedRows:
         self._n_relevant = n_relevant
         self._n_nonrelevant = n_nonrelevant
         self.expected = policy.ties == "expected"
+        #: What terms read of the rows: "judged", "n_relevant" (to learn a new term's needs).
+        self.reads: set[str] = set()
 
     # -- What a term reads ---------------------------------------------------------------------
 
@@ -111,6 +113,7 @@ class RankedRows:
     @property
     def judged(self) -> pl.Expr:
         """1.0 where the row has a judgement, else 0.0 (under ``ties="expected"``: the chance)."""
+        self.reads.add("judged")
         if self.expected:
             return self._block_extra["_rk_block_judged"].cast(pl.Float64) / self._m
         return self.judged_row.cast(pl.Float64)
@@ -126,6 +129,7 @@ class RankedRows:
     @property
     def n_relevant(self) -> pl.Expr:
         """R_g, the group's number of relevant items."""
+        self.reads.add("n_relevant")
         if self._n_relevant is None:
             raise ValueError("this term needs the group's number of relevant items")
         return self._n_relevant
@@ -149,9 +153,7 @@ class RankedRows:
     @cached_property
     def judged_row(self) -> pl.Expr:
         """1 where the row has a judgement (Int64)."""
-        return self.window.stage({"_rk_judged_row": self._judged.cast(pl.Int64)})[
-            "_rk_judged_row"
-        ]
+        return self.window.stage({"_rk_judged_row": self._judged.cast(pl.Int64)})["_rk_judged_row"]
 
     @cached_property
     def hits_so_far(self) -> pl.Expr:
@@ -246,7 +248,7 @@ class RankedRows:
     def contributes(self, judged_terms: bool) -> pl.Expr:
         """Under ``ties="expected"``: rows whose block can add to a term (a relevant or gaining
         row in it, or a judged one when a term reads judgements); the others add exact zeros."""
-        keep = (self._block["_rk_r"] > 0) | (self._block["_rk_block_gain"] > 0)
+        keep = (self._block["_rk_r"] > 0) | (self._block["_rk_block_gain"] != 0)
         if judged_terms:
             keep = keep | (self._block_extra["_rk_block_judged"] > 0)
         return keep
@@ -351,7 +353,17 @@ def rbp_weight(rank: pl.Expr, policy: Policy) -> pl.Expr:
 
 
 def _rbp(rows: RankedRows) -> pl.Expr:
-    return rows.relevant * rbp_weight(rows.rank, rows.policy)
+    return rbp_gain(rows._grade, rows.policy) * rbp_weight(rows.rank, rows.policy)
+
+
+def _rbp_expected(rows: RankedRows) -> pl.Expr:
+    # Linear in the row's label: its block's mean label times the rank's weight.
+    if rows.policy.rbp_grades == "binary":
+        return rows.relevant * rbp_weight(rows.rank, rows.policy)
+    label = rows.stage("rbp_row", rbp_gain(rows._grade, rows.policy))
+    running = rows.stage("rbp_so_far", rows.cumulative(label))
+    mean = rows._block_total(running, label) / rows._m
+    return mean * rbp_weight(rows.rank, rows.policy)
 
 
 def _rbp_judged(rows: RankedRows) -> pl.Expr:
@@ -399,7 +411,7 @@ _BUILT_IN = (
     Term("first_hit", FIRST_HIT, "_rk_term_first", _first, _first_expected),
     Term("judged", JUDGED, "_rk_term_judged", _judged, _judged, judged=True),
     Term("err", ERR, "_rk_term_err", _err, None),
-    Term("rbp", RBP, "_rk_term_rbp", _rbp, _rbp),
+    Term("rbp", RBP, "_rk_term_rbp", _rbp, _rbp_expected),
     Term("rbp_judged", RBP_JUDGED, "_rk_term_rbp_judged", _rbp_judged, _rbp_judged, judged=True),
     Term(
         "bpref",
@@ -428,10 +440,10 @@ def term_named(name: str) -> Term:
     raise ValueError(f"no per-rank term {name!r}; known: {known}")
 
 
-def add_term(term: Term) -> None:
+def add_term(term: Term, *, replace: bool = False) -> None:
     """Add a term to the table (a metric declared at run time brings its own)."""
     known = TERMS.get(term.column)
-    if known is not None and known != term:
+    if known is not None and known != term and not replace:
         raise ValueError(f"a different per-rank term already uses column {term.column!r}")
     if any(t.name == term.name and t.column != term.column for t in TERMS.values()):
         raise ValueError(f"a per-rank term is already called {term.name!r}")

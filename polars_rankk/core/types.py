@@ -16,6 +16,11 @@ PoolPolicy = Literal["all", "restrict"]
 GainPolicy = Literal["linear", "exponential", "binary"]
 InvalidScorePolicy = Literal["error", "drop", "lowest"]
 UnjudgedPolicy = Literal["keep", "condense"]
+NegativeGradePolicy = Literal["nonrelevant", "unjudged"]
+RbpGradePolicy = Literal["binary", "graded"]
+NonrelevantGainPolicy = Literal["grade", "zero"]
+GainMap: TypeAlias = tuple[tuple[float, float], ...]
+"""Grade -> gain pairs, sorted by grade (`Policy.gains`)."""
 Average = Literal["macro", "micro", "weighted"]
 
 MetricName: TypeAlias = str

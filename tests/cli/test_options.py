@@ -11,7 +11,7 @@ import typer
 
 import polars_rankk as rk
 from polars_rankk.cli.app import application
-from polars_rankk.cli.options import parse_k, parse_metrics
+from polars_rankk.cli.options import parse_k, parse_metrics, policy_option_type
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
 from tests.cli.running import QRELS, RUN, Rankk
 
@@ -46,8 +46,9 @@ def test_every_policy_field_is_an_option_with_its_choices(rankk: Rankk, command:
         assert option.opts == [f"--{field.name.replace('_', '-')}"]
         assert option.default is None  # the policy's own default applies
         assert option.help == POLICY_HELP[field.name] + "."
-        choices = typing.get_args(hints[field.name])
-        shown = "|".join(choices) if choices else hints[field.name].__name__
+        hint = policy_option_type(hints[field.name])
+        choices = typing.get_args(hint)
+        shown = "|".join(choices) if choices else hint.__name__
         assert f"{option.opts[0]} <{shown}>" in flat, field.name
     assert "trec_eval" in params
 

@@ -1,0 +1,208 @@
+"""Names written back in another tool's spelling, only where that tool gives the same number.
+
+`written_name` spells a (metric, K) under a `Policy` the way trec_eval or ir_measures would
+name it, with the parameters that tool needs (``rel=2``, ``judged_only=True``,
+``dcg='exp-log2'``, ``gains={0:1,1:4}``, ``beta=0.25``), and only when the tool, run with its
+own defaults and those parameters, computes the same per-group number. Otherwise it gives the
+canonical name and the reason: a convention the tool spells as a command-line flag
+(trec_eval's ``-l`` and ``-J``), one it cannot express (non-integer thresholds, binary gain),
+or a tie order it does not use. What each tool does by default: docs/conformance.md.
+
+Examples
+--------
+>>> import polars_rankk as rk
+>>> from polars_rankk.core.dialects import written_name
+>>> written_name("ndcg", 10, rk.Policy(gain="exponential"), "ir_measures")
+("nDCG(dcg='exp-log2')@10", None)
+>>> written_name("ndcg", 10, rk.Policy(gain="exponential"), "trec_eval")[1]
+"trec_eval's ndcg_cut has linear gain only (Policy.gain='exponential')"
+>>> written_name("mrr", 10, rk.Policy(ties="item_asc"), "ir_measures")
+('RR@10', None)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.registry import REGISTRY
+
+Tool = Literal["ir_measures", "trec_eval"]
+
+#: Metrics whose number depends on which candidates are judged (not only on relevant ones).
+_JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
+#: Metrics whose number depends on the relevance threshold.
+_THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual"})
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _is_integer(value: float) -> bool:
+    return float(value).is_integer()
+
+
+def _common(metric: str, policy: Policy, tool: str) -> str | None:
+    """A convention every trec_eval-computed number needs, or why the policy breaks it."""
+    if policy.ties != "trec_eval":
+        return f"{tool} breaks ties by item id descending (Policy.ties='trec_eval')"
+    if policy.pool != "all":
+        return f"{tool} counts every judged relevant item in R (Policy.pool='all')"
+    if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
+        return f"{tool} divides precision by K (Policy.short_lists='fixed')"
+    if metric == "average_precision" and policy.ap_denominator != "relevant":
+        return f"{tool} divides AP by R (Policy.ap_denominator='relevant')"
+    judged_matters = metric in _JUDGEMENT_AWARE or policy.unjudged == "condense"
+    if judged_matters and policy.negative_grades != "unjudged":
+        return (
+            f"{tool} treats a negative grade as unjudged, which this metric sees "
+            f"(Policy.negative_grades='unjudged')"
+        )
+    return None
+
+
+def _gain(metric: str, policy: Policy, tool: str) -> str | None:
+    """Why the nDCG gain of `policy` is not the tool's, for ndcg/dcg."""
+    if metric not in ("ndcg", "dcg"):
+        return None
+    if policy.gain == "binary":
+        return f"{tool} has no binary gain (Policy.gain='binary')"
+    if policy.nonrelevant_gain != "grade":
+        return f"{tool} gives grades below the threshold their gain (Policy.nonrelevant_gain)"
+    return None
+
+
+def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
+    entry = REGISTRY[metric]
+    name = entry.trec_eval_name(k)
+    if name is None or (metric == "mrr"):
+        if metric == "mrr":
+            return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+        return None, f"trec_eval has no {metric}"
+    reason = _common(metric, policy, "trec_eval") or _gain(metric, policy, "trec_eval")
+    if reason:
+        return None, reason
+    if metric in ("ndcg", "dcg") and policy.gain != "linear":
+        return None, f"trec_eval's ndcg_cut has linear gain only (Policy.gain={policy.gain!r})"
+    if metric in ("ndcg", "dcg") and policy.gains is not None:
+        return None, "trec_eval reads a gain map from its qrels, not from a measure name"
+    if policy.relevance_threshold != 1 and metric not in _THRESHOLD_FREE:
+        threshold = _number(policy.relevance_threshold)
+        return None, f"trec_eval sets the relevance threshold with the flag -l {threshold}"
+    if policy.unjudged == "condense":
+        return None, "trec_eval condenses lists with the flag -J, not in a measure name"
+    return name, None
+
+
+def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
+    entry = REGISTRY[metric]
+    if entry.ir_measures is None:
+        return None, f"ir_measures has no {metric}"
+    base = entry.ir_measures.split("(")[0].split("@")[0]
+    parameters: list[str] = []
+    # Which ir_measures provider computes the name, and the conventions it keeps.
+    if metric == "judged":
+        if policy.ties != "item_asc" or policy.short_lists != "observed":
+            return None, (
+                "ir_measures' judged provider sorts ties by docid ascending and divides by "
+                "min(K, n) (Policy(ties='item_asc', short_lists='observed'))"
+            )
+        if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
+            return None, "ir_measures' Judged counts every qrels entry, negative grades included"
+        return f"Judged@{k}", None
+    if metric == "mrr":
+        if policy.ties != "item_asc":
+            return None, (
+                "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
+                "docid ascending (Policy.ties='item_asc')"
+            )
+        if policy.unjudged == "condense":
+            return None, "ir_measures' RR@k (msmarco provider) has no judged_only"
+        reason = _threshold(policy, parameters)
+        return (None, reason) if reason else (_spelled(base, parameters, k), None)
+    if metric == "err":
+        if policy.err_max_grade != 4:
+            return None, "ir_measures' ERR@k (gdeval) stops with (2^g - 1) / 16: err_max_grade=4"
+        if policy.ties != "trec_eval" or policy.unjudged == "condense":
+            return None, "ir_measures' ERR@k (gdeval) keeps trec_eval's order and unjudged rows"
+        return _spelled(base, parameters, k), None
+    reason = _common(metric, policy, "ir_measures (pytrec_eval)")
+    if reason:
+        return None, reason
+    if metric == "rbp":
+        parameters.append(f"p={_number(policy.rbp_persistence)}")
+        if policy.rbp_grades == "binary":
+            reason = _threshold(policy, parameters, always=True)
+            if reason:
+                return None, reason
+        elif policy.relevance_threshold != 1:
+            return None, "ir_measures' graded RBP counts every positive grade (no rel=)"
+    elif metric == "ndcg":
+        reason = _gain(metric, policy, "ir_measures")
+        if reason:
+            return None, reason
+        if policy.gain == "exponential":
+            if policy.gains is not None or policy.unjudged == "condense":
+                return None, "ir_measures' exp-log2 nDCG (gdeval) takes no gains or judged_only"
+            parameters.append("dcg='exp-log2'")
+        if policy.gains is not None:
+            mapped = policy.gain_map()
+            if not all(_is_integer(g) and _is_integer(v) for g, v in mapped.items()):
+                return None, "ir_measures maps integer grades to integer gains only"
+            listed = ",".join(f"{int(g)}:{int(v)}" for g, v in mapped.items())
+            parameters.append(f"gains={{{listed}}}")
+    else:
+        reason = _threshold(policy, parameters)
+        if reason:
+            return None, reason
+    if policy.unjudged == "condense":
+        parameters.append("judged_only=True")
+    return _spelled(base, parameters, k if entry.has_k else None), None
+
+
+def _threshold(policy: Policy, parameters: list[str], *, always: bool = False) -> str | None:
+    """Add ``rel=N`` (or say why it cannot be written)."""
+    threshold = policy.relevance_threshold
+    if threshold == 1 and not always:
+        return None
+    if not _is_integer(threshold):
+        return (
+            f"ir_measures' rel= takes an integer grade; Policy.relevance_threshold="
+            f"{_number(threshold)} is not one"
+        )
+    parameters.append(f"rel={int(threshold)}")
+    return None
+
+
+def _spelled(base: str, parameters: list[str], k: int | None) -> str:
+    name = f"{base}({','.join(parameters)})" if parameters else base
+    return name if k is None else f"{name}@{k}"
+
+
+def written_name(
+    metric: str, k: int | None, policy: Policy | None = None, tool: Tool = "ir_measures"
+) -> tuple[str, str | None]:
+    """(name, None) when `tool` computes the same per-group number under that name, else
+    (the canonical ``metric@K``, why the tool's name would mean something else).
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.dialects import written_name
+    >>> written_name("precision", 5, rk.Policy(relevance_threshold=2), "ir_measures")
+    ('P(rel=2)@5', None)
+    >>> written_name("precision", 5, rk.Policy(relevance_threshold=2), "trec_eval")
+    ('precision@5', 'trec_eval sets the relevance threshold with the flag -l 2')
+    """
+    policy = Policy() if policy is None else policy
+    entry = REGISTRY[metric]
+    if tool == "trec_eval":
+        name, reason = _trec_eval(metric, k, policy)
+    elif tool == "ir_measures":
+        name, reason = _ir_measures(metric, k, policy)
+    else:
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {tool!r}")
+    if name is None:
+        return entry.column(k), reason
+    return name, None

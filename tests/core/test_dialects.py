@@ -1,0 +1,326 @@
+"""The peers' conventions as Policy fields, each against the tool that defines it.
+
+Hypothesis draws runs with graded relevance, negative grades, judged non-relevant items,
+unjudged candidates, ties, repeated items and short lists (`tests.support.ranking_cases`).
+
+- negative grades: trec_eval (pytrec_eval) reads a grade below 0 as unjudged, so ``-J`` drops
+  such documents and bpref skips them: ``Policy.trec_eval()`` (``negative_grades="unjudged"``);
+  ir_measures' ``Judged@K`` counts them as judged: ``negative_grades="nonrelevant"``.
+- gain maps: ir_measures' ``nDCG(gains={...})`` (pytrec_eval on remapped qrels).
+- F-beta: trec_eval's ``set_F.x`` formula (1 + x) P R / (x P + R), x = beta^2, on P_k and
+  recall_k from pytrec_eval.
+- graded RBP: ranx's ``rbp`` kernel (each rank weighed by its grade at or above the level).
+- ranx's ``ndcg@k-lN``: ranx's ``ndcg`` kernel with ``rel_lvl=N``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from tests.support import reference as ref
+from tests.support.external_refs import _trec_order, trec_dicts
+from tests.support.ranking_cases import cases, frames
+
+SETTINGS = settings(deadline=None, max_examples=40, derandomize=True, database=None)
+TOL = 1e-12
+NEGATIVE = (-2, -1, 0, 1, 2, 3)
+
+ks_strategy = st.lists(st.integers(1, 8), min_size=1, max_size=3, unique=True)
+
+
+def _ours(
+    case: dict[str, Any], ks: list[int], policy: rk.Policy, metrics: list[str]
+) -> ref.Result:
+    cand, truth = frames(case)
+    res = rk.evaluate(cand, truth, k=ks, group_by=case["group_by"], policy=policy, metrics=metrics)
+    assert isinstance(res.per_group, pl.DataFrame)
+    return ref.per_group_dict(res.per_group, case["group_by"])
+
+
+def _close(got: ref.Result, want: ref.Result, context: str) -> None:
+    assert want or not got
+    for key, value in want.items():
+        assert key in got, (key, context)
+        assert math.isclose(got[key], value, rel_tol=0, abs_tol=TOL), (
+            key,
+            got[key],
+            value,
+            context,
+        )
+
+
+def _without_negative_only(
+    qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]], set[str]]:
+    """pytrec_eval crashes (a segmentation fault) on a query whose every grade is negative:
+    such queries are left out of its input; trec_eval scores them 0 (no relevant item)."""
+    dropped = {query for query, docs in qrels.items() if all(g < 0 for g in docs.values())}
+    kept = {query: docs for query, docs in qrels.items() if query not in dropped}
+    return kept, {query: docs for query, docs in run.items() if query not in dropped}, dropped
+
+
+def _pytrec(
+    case: dict[str, Any], measures: set[str], judged_only: bool = False, threshold: int = 1
+) -> tuple[dict[str, dict[str, float]], dict[str, tuple[Any, ...]]]:
+    import pytrec_eval
+
+    qrels, run, key_of = trec_dicts(case)
+    qrels, run, dropped = _without_negative_only(qrels, run)
+    values: dict[str, dict[str, float]] = {}
+    if qrels:
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels, measures, relevance_level=threshold, judged_docs_only_flag=judged_only
+        )
+        values = evaluator.evaluate(run)
+    zeros = set()
+    for measure in measures:
+        base, _, cuts = measure.partition(".")
+        zeros |= {f"{base}_{k}" for k in cuts.split(",")} if cuts else {base}
+    for query in dropped:
+        values[query] = dict.fromkeys(zeros, 0.0)
+    return values, key_of
+
+
+# --- negative grades -----------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(case=cases(grades=NEGATIVE), ks=ks_strategy, judged_only=st.booleans())
+def test_negative_grades_follow_trec_eval(
+    case: dict[str, Any], ks: list[int], judged_only: bool
+) -> None:
+    cuts = ",".join(map(str, ks))
+    measures = {f"P.{cuts}", f"recall.{cuts}", f"ndcg_cut.{cuts}", f"map_cut.{cuts}", "Rprec"}
+    values, key_of = _pytrec(case, measures, judged_only=judged_only)
+    # One evaluator for bpref: pytrec_eval crashes computing Rprec and bpref together on a
+    # query whose every grade is negative.
+    bpref, _ = _pytrec(case, {"bpref"}, judged_only=judged_only)
+    for query, row in bpref.items():
+        values[query]["bpref"] = row["bpref"]
+    want: ref.Result = {}
+    for query, row in values.items():
+        key = key_of[query]
+        for k in ks:
+            want[key, "precision", k] = row[f"P_{k}"]
+            want[key, "recall", k] = row[f"recall_{k}"]
+            want[key, "ndcg", k] = row[f"ndcg_cut_{k}"]
+            want[key, "average_precision", k] = row[f"map_cut_{k}"]
+        want[key, "r_precision", None] = row["Rprec"]
+        want[key, "bpref", None] = row["bpref"]
+    policy = rk.Policy.trec_eval(unjudged="condense" if judged_only else "keep")
+    metrics = ["precision", "recall", "ndcg", "average_precision", "r_precision", "bpref"]
+    _close(_ours(case, ks, policy, metrics), want, repr(case))
+
+
+@SETTINGS
+@given(case=cases(grades=NEGATIVE, id_kinds=("str",)), ks=ks_strategy)
+def test_negative_grades_are_judged_for_ir_measures_judged(
+    case: dict[str, Any], ks: list[int]
+) -> None:
+    import ir_measures
+    from ir_measures import Judged
+
+    qrels, run, key_of = trec_dicts(case)
+    run = {query: docs for query, docs in run.items() if docs}  # it divides by len(run)
+    want: ref.Result = {}
+    for metric in ir_measures.judged.iter_calc([Judged(cutoff=k) for k in ks], qrels, run):
+        want[key_of[metric.query_id], "judged", metric.measure["cutoff"]] = metric.value
+    policy = rk.Policy(ties="item_asc", short_lists="observed", empty_truth="zero")
+    assert policy.negative_grades == "nonrelevant"
+    if want:
+        _close(_ours(case, ks, policy, ["judged"]), want, repr(case))
+
+
+def test_negative_grades_in_the_expression_api_follow_the_policy() -> None:
+    frame = pl.DataFrame(
+        {"item": ["a", "b", "c", "d"], "score": [4.0, 3.0, 2.0, 1.0], "rel": [-1, 0, 1, None]}
+    )
+    for negative, expected in (("nonrelevant", 0.75), ("unjudged", 0.5)):
+        policy = rk.Policy(negative_grades=negative)
+        value = frame.select(
+            rk.judged_at_k("rel", by="score", k=4, item="item", policy=policy)
+        ).item()
+        assert value == expected
+
+
+# --- gain maps, F-beta ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(
+    case=cases(grades=NEGATIVE),
+    ks=ks_strategy,
+    gains=st.sampled_from([{0: 1, 1: 4}, {1: 3, 2: 7, 3: 15}, {0: 2, 2: 1}, {-1: 5}]),
+)
+def test_gain_map_matches_ir_measures(case: dict[str, Any], ks: list[int], gains: dict) -> None:
+    import ir_measures
+    from ir_measures import nDCG
+
+    qrels, run, key_of = trec_dicts(case)
+    mapped = {q: {d: gains.get(g, g) for d, g in docs.items()} for q, docs in qrels.items()}
+    kept, run, dropped = _without_negative_only(mapped, run)
+    qrels = {query: docs for query, docs in qrels.items() if query in kept}
+    want: ref.Result = {(key_of[q], "ndcg", k): 0.0 for q in dropped for k in ks}
+    measures = [nDCG(cutoff=k, gains=gains) for k in ks]
+    for metric in ir_measures.pytrec_eval.iter_calc(measures, qrels, run) if qrels else ():
+        want[key_of[metric.query_id], "ndcg", metric.measure["cutoff"]] = metric.value
+    # ir_measures remaps the qrels, so a negative grade mapped to a gain is judged.
+    policy = rk.Policy.trec_eval(gains=gains, negative_grades="nonrelevant")
+    _close(_ours(case, ks, policy, ["ndcg"]), want, repr(case))
+    named = f"nDCG(gains={{{','.join(f'{g}:{v}' for g, v in gains.items())}}})@{ks[0]}"
+    got = _ours(case, ks, rk.Policy.trec_eval(negative_grades="nonrelevant"), [named])
+    _close(got, {key: v for key, v in want.items() if key[2] == ks[0]}, named)
+
+
+@SETTINGS
+@given(case=cases(), ks=ks_strategy, weight=st.sampled_from([0.25, 0.5, 2.0, 4.0]))
+def test_f_beta_is_trec_eval_set_f_formula(
+    case: dict[str, Any], ks: list[int], weight: float
+) -> None:
+    cuts = ",".join(map(str, ks))
+    values, key_of = _pytrec(case, {f"P.{cuts}", f"recall.{cuts}"})
+    want: ref.Result = {}
+    for query, row in values.items():
+        for k in ks:
+            p, r = row[f"P_{k}"], row[f"recall_{k}"]
+            f = (1 + weight) * p * r / (weight * p + r) if p + r > 0 else 0.0
+            want[key_of[query], "f1", k] = f
+    policy = rk.Policy.trec_eval(f_beta=math.sqrt(weight))
+    got = _ours(case, ks, policy, ["f1"])
+    for key, value in want.items():
+        assert math.isclose(got[key], value, rel_tol=1e-12, abs_tol=TOL), (key, case)
+
+
+# --- ranx: graded RBP and ndcg@k-lN --------------------------------------------------------------
+
+
+def _ranx_arrays(
+    cand: pl.DataFrame, truth: pl.DataFrame, group: Any, k: int | None
+) -> tuple[Any, Any]:
+    import numpy as np
+
+    rows = cand.filter(pl.col("g") == group)
+    docs = {str(i): s for i, s in rows.select("item", "score").rows()}
+    order = _trec_order(docs)[:k] if k else _trec_order(docs)
+    judged = truth.filter(pl.col("g") == group)
+    ids = {item: index for index, item in enumerate({*order, *map(str, judged["item"])})}
+    graded = judged.sort("relevance", descending=True).select("item", "relevance").rows()
+    # ranx's ideal DCG reads its qrels in the order given: best grade first.
+    qrels = np.array([[ids[str(i)], g] for i, g in graded])
+    # Decreasing fake scores keep trec_eval's order (ranx sorts by score).
+    ranked = np.array([[ids[d], float(len(order) - n)] for n, d in enumerate(order)])
+    return qrels.reshape(-1, 2).astype(float), ranked.reshape(-1, 2).astype(float)
+
+
+@SETTINGS
+@given(
+    case=cases(allow_multi_key=False),
+    k=st.integers(1, 8),
+    p=st.sampled_from((0.5, 0.8, 0.95)),
+    level=st.sampled_from((1, 2)),
+)
+def test_graded_rbp_matches_ranx(case: dict[str, Any], k: int, p: float, level: int) -> None:
+    from ranx.metrics.rank_biased_precision import _rank_biased_precision
+
+    cand, truth = frames(case)
+    policy = rk.Policy.trec_eval(rbp_persistence=p, rbp_grades="graded", relevance_threshold=level)
+    got = _ours(case, [k], policy, ["rbp"])
+    for (group,), value in [(key, v) for (key, _, _), v in got.items()]:
+        qrels, ranked = _ranx_arrays(cand, truth, group, k)
+        want = _rank_biased_precision(qrels, ranked, p, level) if len(qrels) else 0.0
+        assert math.isclose(value, want, abs_tol=TOL), (group, case)
+
+
+@SETTINGS
+@given(case=cases(allow_multi_key=False), k=st.integers(1, 8), level=st.sampled_from((1, 2, 3)))
+def test_ranx_ndcg_at_level_matches_ranx(case: dict[str, Any], k: int, level: int) -> None:
+    from ranx.metrics.ndcg import _ndcg
+
+    cand, truth = frames(case)
+    got = _ours(case, [k], rk.Policy.trec_eval(), [f"ndcg@{k}-l{level}"])
+    for (group,), value in [(key, v) for (key, _, _), v in got.items()]:
+        qrels, ranked = _ranx_arrays(cand, truth, group, None)
+        want = _ndcg(qrels, ranked, k, level, True) if len(qrels) else 0.0
+        if math.isnan(want):
+            want = 0.0
+        assert math.isclose(value, want, abs_tol=TOL), (group, level, case)
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "metric", "ks", "policy"),
+    [
+        ("P.5", "precision", [5], {}),
+        ("P.5,10", "precision", [5, 10], {}),
+        ("P_5,10", "precision", [5, 10], {}),
+        ("ndcg_cut.10", "ndcg", [10], {}),
+        ("RBP(p=0.9)@10", "rbp", [10], {"rbp_persistence": 0.9, "rbp_grades": "graded"}),
+        ("RBP(rel=2)@10", "rbp", [10], {"relevance_threshold": 2, "rbp_grades": "binary"}),
+        ("rbp@10", "rbp", [10], {}),
+        ("nDCG(gains={0:1,1:4})@10", "ndcg", [10], {"gains": ((0.0, 1.0), (1.0, 4.0))}),
+        ("ndcg@10-l2", "ndcg", [10], {"relevance_threshold": 2, "nonrelevant_gain": "zero"}),
+        ("novelty@5", "novelty", [5], {}),
+    ],
+)
+def test_peer_syntax_parses(text: str, metric: str, ks: list[int], policy: dict) -> None:
+    from polars_rankk.core.names import parse_metric_names
+
+    requests = parse_metric_names(text)
+    assert [(r.metric, r.k) for r in requests] == [(metric, k) for k in ks]
+    assert requests[0].policy == policy
+
+
+def test_bad_parameter_names_the_metric() -> None:
+    from polars_rankk.core.names import parse_metric_name
+
+    with pytest.raises(ValueError, match=r"metric 'P\(rel=-1\)@5': Policy.relevance_threshold"):
+        parse_metric_name("P(rel=-1)@5")
+
+
+@pytest.mark.parametrize(
+    ("metric", "k", "policy", "tool", "name"),
+    [
+        ("ndcg", 10, rk.Policy(gain="exponential"), "ir_measures", "nDCG(dcg='exp-log2')@10"),
+        ("ndcg", 10, rk.Policy(gain="exponential"), "trec_eval", None),
+        ("err", 10, rk.Policy(err_max_grade=3), "ir_measures", None),
+        ("precision", 5, rk.Policy(relevance_threshold=2.5), "ir_measures", None),
+        ("ndcg", 5, rk.Policy(relevance_threshold=2.5), "ir_measures", "nDCG@5"),
+        ("mrr", 1, rk.Policy(), "trec_eval", None),
+        ("mrr", 2, rk.Policy(), "ir_measures", None),
+        ("mrr", 2, rk.Policy(ties="item_asc"), "ir_measures", "RR@2"),
+        ("judged", 10, rk.Policy(), "ir_measures", None),
+        (
+            "judged",
+            10,
+            rk.Policy(ties="item_asc", short_lists="observed"),
+            "ir_measures",
+            "Judged@10",
+        ),
+        ("bpref", None, rk.Policy.trec_eval(), "ir_measures", "Bpref"),
+        ("bpref", None, rk.Policy(), "trec_eval", None),
+        ("rbp", 10, rk.Policy(), "ir_measures", "RBP(p=0.8,rel=1)@10"),
+        ("rbp", 10, rk.Policy(rbp_grades="graded"), "ir_measures", "RBP(p=0.8)@10"),
+        ("ndcg", 10, rk.Policy(gains={0: 1, 1: 4}), "ir_measures", "nDCG(gains={0:1,1:4})@10"),
+        ("precision", 5, rk.Policy(relevance_threshold=2), "trec_eval", None),
+    ],
+)
+def test_names_are_written_only_where_the_tool_agrees(
+    metric: str, k: int | None, policy: rk.Policy, tool: str, name: str | None
+) -> None:
+    from polars_rankk.core.dialects import written_name
+
+    written, reason = written_name(metric, k, policy, tool)  # type: ignore[arg-type]
+    if name is None:
+        assert reason is not None
+        assert written == rk.core.registry.REGISTRY[metric].column(k)
+    else:
+        assert (written, reason) == (name, None)
