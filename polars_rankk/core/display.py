@@ -9,15 +9,37 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import polars as pl
 
+from polars_rankk.core.diagnostics import Diagnostics
+from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import METRICS, higher_is_better
 
-if TYPE_CHECKING:
-    from polars_rankk.core.evaluation import Evaluation
+
+class Shown(Protocol):
+    """What the displays read of an evaluation (`polars_rankk.Evaluation` has it all), so
+    that presentation depends on the computation's results, never on its module."""
+
+    group_keys: list[str]
+    ks: list[int]
+    metrics: list[str]
+    policy: Policy
+    is_lazy: bool
+    system: str | None
+
+    @property
+    def diagnostics(self) -> Diagnostics: ...
+
+    @property
+    def dropped(self) -> pl.DataFrame: ...
+
+    def summary(self) -> pl.DataFrame: ...
+
+    def by_system(self) -> Mapping[str, Shown]: ...
 
 LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -187,16 +209,14 @@ def summary_grid(summary: pl.DataFrame) -> Grid:
     return Grid("metric", metrics, columns, values, bold_best=False)
 
 
-def policy_text(evaluation: Evaluation) -> str:
+def policy_text(evaluation: Shown) -> str:
     """The policy fields that differ from the defaults (``default`` when none does)."""
-    from polars_rankk.core.policy import Policy
-
     defaults = Policy().to_dict()
     changed = {k: v for k, v in evaluation.policy.to_dict().items() if defaults.get(k) != v}
     return ", ".join(f"{k}={v!r}" for k, v in changed.items()) or "default"
 
 
-def warnings_of(evaluation: Evaluation) -> list[str]:
+def warnings_of(evaluation: Shown) -> list[str]:
     """What qualifies the numbers, from the diagnostics and the groups dropped; for several
     systems, each system's, prefixed with its name."""
     if evaluation.system is not None:
@@ -250,7 +270,7 @@ def warnings_of(evaluation: Evaluation) -> list[str]:
     return found
 
 
-def heading(evaluation: Evaluation) -> str:
+def heading(evaluation: Shown) -> str:
     groups = evaluation.diagnostics.counts.get("groups_evaluated")
     evaluated = f"{groups:,} groups" if groups is not None else "groups"
     if evaluation.system is not None:
@@ -262,7 +282,7 @@ def heading(evaluation: Evaluation) -> str:
     )
 
 
-def evaluation_text(evaluation: Evaluation) -> str:
+def evaluation_text(evaluation: Shown) -> str:
     """The plain ``repr``: heading, metrics × K (macro means) and warnings."""
     if evaluation.is_lazy:
         return (
@@ -279,7 +299,7 @@ def evaluation_text(evaluation: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def evaluation_html(evaluation: Evaluation) -> str:
+def evaluation_html(evaluation: Shown) -> str:
     """The notebook display: heading, metrics × K and warnings, as HTML."""
     if evaluation.is_lazy:
         return f"<pre>{html.escape(evaluation_text(evaluation))}</pre>"
@@ -295,7 +315,7 @@ def evaluation_html(evaluation: Evaluation) -> str:
     return f"<div class='rankk-evaluation'>{''.join(parts)}</div>"
 
 
-def _summaries(evaluation: Evaluation) -> list[tuple[str, pl.DataFrame]]:
+def _summaries(evaluation: Shown) -> list[tuple[str, pl.DataFrame]]:
     """The macro summary, or one per system under its name."""
     if evaluation.system is None:
         return [("", evaluation.summary())]
