@@ -20,6 +20,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)
@@ -28,6 +29,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
 
 ## bench: the core benchmark at 5M rows (see benchmarks/README.md)
 bench: $(STAMP)

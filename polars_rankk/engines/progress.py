@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from polars_rankk.core.progress import progress_bar, show_progress
+from polars_rankk.core.types import untyped
 
 #: Seconds between two polls of a classic Spark session's status tracker.
 POLL_SECONDS = 0.25
@@ -34,7 +35,7 @@ def dask_progress(progress: bool | None) -> Iterator[None]:
         return
     from dask.diagnostics.progress import ProgressBar
 
-    with ProgressBar():  # type: ignore[no-untyped-call]
+    with untyped(ProgressBar)():
         yield
 
 
