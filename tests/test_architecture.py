@@ -41,7 +41,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
 }
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).
-OPTIONAL_LIBRARIES = ("altair", "vl_convert", "typer", "rich", "pyspark", "dask", "scipy")
+OPTIONAL_LIBRARIES = (
+    *("altair", "vl_convert", "typer", "rich", "pyspark", "dask", "scipy", "tqdm", "pyarrow"),
+)
 
 
 @dataclass(frozen=True)
@@ -357,6 +359,21 @@ def test_importing_the_package_loads_no_optional_library() -> None:
     """The core and the default front door never pull in charts, CLI or engine libraries."""
     code = (
         "import sys, polars_rankk\n"
+        f"heavy = [m for m in {OPTIONAL_LIBRARIES!r} if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_evaluate_needs_only_the_required_dependencies() -> None:
+    """`rk.evaluate` and its summaries run on the required dependencies (pyproject.toml)."""
+    code = (
+        "import sys, polars as pl, polars_rankk as rk\n"
+        "c = pl.DataFrame({'q': [1, 1, 2], 'item': [1, 2, 3], 'score': [0.9, 0.5, 0.3]})\n"
+        "t = pl.DataFrame({'q': [1, 2], 'item': [2, 3]})\n"
+        "res = rk.evaluate(c, t, k=[1, 2], group_by='q')\n"
+        "res.summary(), res.summary(average='micro'), repr(res), res.diagnostics\n"
+        "rk.evaluate(c.lazy(), t.lazy(), k=2, group_by='q').collect().summary()\n"
         f"heavy = [m for m in {OPTIONAL_LIBRARIES!r} if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
