@@ -8,6 +8,7 @@
 """
 
 from polars_rankk.charts import (
+    enable_offline_charts,
     plot_comparison,
     plot_distribution,
     plot_histogram,
@@ -104,6 +105,7 @@ __all__ = [
     "dcg_at_k",
     "distribution",
     "drop_seen",
+    "enable_offline_charts",
     "err_at_k",
     "evaluate",
     "evaluate_in_buckets",

@@ -10,6 +10,15 @@ import pytest
 ENGINES = ("in-memory", "streaming")
 
 
+@pytest.fixture(autouse=True)
+def bars_without_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress bars from the first step: every job of the tests is far quicker than the
+    second a bar waits for (tests/test_progress.py checks that wait)."""
+    from polars_rankk.core import progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+
+
 def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
     """Same keys; values equal (NaN equals NaN), within `tolerance` if given."""
     assert left.keys() == right.keys(), (

@@ -35,7 +35,9 @@ def dask_progress(progress: bool | None) -> Iterator[None]:
         return
     from dask.diagnostics.progress import ProgressBar
 
-    with untyped(ProgressBar)():
+    from polars_rankk.core import progress as bars
+
+    with untyped(ProgressBar)(minimum=bars.DELAY):
         yield
 
 
