@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -87,13 +87,80 @@ class Grid:
         return self.marks[i][j] if self.marks else ""
 
 
-def number(value: float | None, digits: int) -> str:
-    """A value with `digits` decimals; blank when missing, ``NaN`` when undefined."""
+def number(value: object, digits: int = 4, missing: str = "") -> str:
+    """The one number format of every table (text, Markdown, LaTeX, HTML, the report): a float
+    with `digits` decimals (in scientific notation when it would print as zero), ``NaN`` when
+    undefined, an integer with thousands separators, `missing` for None.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.display import number
+    >>> number(0.5), number(float("nan")), number(1234567), number(3e-7), number(None, missing="–")
+    ('0.5000', 'NaN', '1,234,567', '3.00e-07', '–')
+    """
     if value is None:
-        return ""
-    if math.isnan(value):
-        return "NaN"
-    return f"{value:.{digits}f}"
+        return missing
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def escape(value: object) -> str:
+    """HTML-escape any value for text or attribute content."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+class Cell(str):
+    """Pre-escaped HTML cell content with a CSS class."""
+
+    css: str = ""
+
+    def __new__(cls, content: str, css: str = "") -> Cell:
+        cell = super().__new__(cls, content)
+        cell.css = css
+        return cell
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    text_columns: int = 1,
+    raw: bool = False,
+) -> str:
+    """The one HTML table builder (notebook displays, tables, the report): cells are escaped
+    and numbers formatted by `number`, unless `raw` (cells then come pre-escaped, a `Cell`
+    with its CSS class)."""
+    head = "".join(
+        f'<th class="text">{escape(h)}</th>' if i < text_columns else f"<th>{escape(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            if raw:
+                content = str(cell)
+            elif i < text_columns:
+                content = escape(cell)
+            else:
+                content = escape(number(cell, missing="–"))
+            css = ' class="text"' if i < text_columns else ""
+            if raw and isinstance(cell, Cell):
+                css = f' class="{cell.css}"' if cell.css else css
+            cells.append(f"<td{css}>{content}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(body)
+        + "</tbody></table></div>"
+    )
 
 
 def to_text(grid: Grid, digits: int = 4) -> str:
@@ -179,18 +246,17 @@ def to_latex(
 def to_html(grid: Grid, digits: int = 4) -> str:
     """An HTML table (escaped), the best per column in bold, for notebooks."""
     best = grid.best()
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in [grid.corner, *grid.columns])
     rows = []
     for i, name in enumerate(grid.rows):
-        cells = []
+        cells: list[object] = [Cell(escape(name), "text")]
         for j, value in enumerate(grid.values[i]):
-            text = html.escape(number(value, digits))
+            text = escape(number(value, digits))
             text = f"<b>{text}</b>" if best[i][j] and text else text
             mark = grid.mark(i, j)
-            cells.append(f"<td>{text}{f'<sup>{html.escape(mark)}</sup>' if mark else ''}</td>")
-        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
-    notes = "".join(f"<p>{html.escape(n)}</p>" for n in grid.notes)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}"
+            cells.append(Cell(text + (f"<sup>{escape(mark)}</sup>" if mark else "")))
+        rows.append(cells)
+    notes = "".join(f"<p>{escape(n)}</p>" for n in grid.notes)
+    return html_table([grid.corner, *grid.columns], rows, raw=True) + notes
 
 
 def summary_grid(summary: pl.DataFrame) -> Grid:
