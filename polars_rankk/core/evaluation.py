@@ -519,11 +519,14 @@ class Evaluation:
             pool = self._prepared.ranked.select(*keys, spec.item).unique()
             truth = truth.join(pool, on=[*keys, spec.item], how="semi")
         positive = truth.filter(pl.col(GRADE) > 0)
-        if GRADE not in ranked.collect_schema():
-            ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
-        graded = ranked.filter(pl.col(GRADE) > 0).select(
-            *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
-        )
+        if self._prepared.graded is not None:
+            graded = self._prepared.graded  # ranked by the native kernel
+        else:
+            if GRADE not in ranked.collect_schema():
+                ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
+            graded = ranked.filter(pl.col(GRADE) > 0).select(
+                *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
+            )
         gain = gain_of(pl.col(GRADE), spec.policy)
         ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
         ideal = truth.select(*keys, gain.alias("gain"), ideal_rank.alias("rank")).filter(
