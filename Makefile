@@ -35,6 +35,7 @@ demo: native
 test: native
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
 	$(BIN)/python -c "import polars_rankk as rk; rk.show_versions()"
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 	POLARS_RANKK_NATIVE=0 $(BIN)/python -m pytest -n 2 --dist loadfile tests/core
@@ -57,6 +58,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
 
 ## bench: the core benchmark at 5M rows (see benchmarks/README.md)
 bench: $(STAMP)
