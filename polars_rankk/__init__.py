@@ -46,6 +46,7 @@ from polars_rankk.core import (
     rbp_residual_at_k,
     recall_at_k,
     register_metric,
+    show_versions,
     unregister_metric,
 )
 from polars_rankk.core.version import package_version as _package_version
@@ -146,6 +147,7 @@ __all__ = [
     "rolling_splits",
     "save_chart",
     "sessionize",
+    "show_versions",
     "split_by_time",
     "split_last_fraction",
     "split_last_n",

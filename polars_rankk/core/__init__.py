@@ -45,6 +45,7 @@ from polars_rankk.core.metric_expressions import (
     rbp_residual_at_k,
     recall_at_k,
 )
+from polars_rankk.core.native import show_versions
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registration import (
@@ -120,6 +121,7 @@ __all__ = [
     "recall_at_k",
     "register_metric",
     "require_columns",
+    "show_versions",
     "summarize_histogram",
     "to_lazy",
     "unregister_metric",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core import ranking
+from polars_rankk.core import native, ranking
 from polars_rankk.core.columns import (
     GAIN,
     GRADE,
@@ -58,6 +58,11 @@ class Prepared:
     #: The candidates after de-duplication, before unjudged rows are condensed away: for
     #: diagnostics (rows removed as duplicates, rows removed as unjudged).
     deduplicated: pl.LazyFrame | None = None
+    #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
+    path: str = "pure Polars"
+    #: On the kernel's path: the candidates with a positive grade at rank <= max K (keys,
+    #: ``rank``, ``grade``), ranked by the kernel, for sums over ranks.
+    graded: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -358,12 +363,33 @@ def prepare_groups(spec: Spec) -> Prepared:
         for stat in by_k
     ]
     per_group = chain.group_by(keys).agg(aggregations)
+    # The same per-group sums from the compiled kernel, when it is there and can do this.
+    path = native.unsupported(spec, by_k, whole_list)
+    graded = None
+    if path is None:
+        path = native.status().line()
+        graded = native.graded_rows(spec, selected, truth)
+        per_group = native.group_sums(
+            spec, selected, truth, truth_stats, needs, per_group.collect_schema()
+        )
 
     groups = universe.join(per_group, on=keys, how="left")
-    if policy.invalid_scores == "drop" or condensed or spec.empty_candidate_groups is not None:
+    kernel = path.startswith("native kernel: loaded")
+    if (
+        condensed
+        or spec.empty_candidate_groups is not None
+        or (policy.invalid_scores == "drop" and not kernel)
+    ):
         # Whether a group has candidates is a fact of the input: a list emptied by dropping
-        # invalid scores or condensing unjudged items is an empty ranking, not a missing one.
+        # invalid scores or condensing unjudged items, or given empty, is an empty ranking,
+        # not a missing one.
         groups = groups.join(_present(spec), on=keys, how="left")
+    elif kernel:
+        # The kernel returns every group with candidate rows, ranked empty when none survived.
+        present = pl.col(N_CANDIDATES).is_not_null()
+        if policy.invalid_scores != "drop":
+            present = present & (pl.col(N_CANDIDATES) > 0)
+        groups = groups.with_columns(present.alias(HAS_CANDIDATES))
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
     stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*by_k, IDEAL_DCG)]
@@ -385,4 +411,6 @@ def prepare_groups(spec: Spec) -> Prepared:
         truth=truth,
         candidates=candidates,
         deduplicated=before_condensing,
+        path=path,
+        graded=graded,
     )
