@@ -203,7 +203,8 @@ def _truth_stats(
 
 
 def _present(spec: Spec) -> pl.LazyFrame:
-    """Groups that have candidate rows in the input, before invalid scores are dropped.
+    """Groups that have candidate rows in the input, before invalid scores are dropped (or
+    negative labels condensed away).
 
     A group whose every score was dropped is ranked empty; it is not a missing group.
     """
@@ -343,7 +344,10 @@ def prepare_groups(spec: Spec) -> Prepared:
     per_group = chain.group_by(keys).agg(aggregations)
 
     groups = universe.join(per_group, on=keys, how="left")
-    if policy.invalid_scores == "drop":
+    condensed_labels = (
+        spec.truth is None and policy.unjudged == "condense" and policy.negative_grades == "unjudged"
+    )
+    if policy.invalid_scores == "drop" or condensed_labels:
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))

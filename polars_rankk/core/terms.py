@@ -34,6 +34,7 @@ from polars_rankk.core.columns import (
     RBP,
     RBP_JUDGED,
     RECIPROCAL_RANK,
+    RELEVANT_RETRIEVED,
 )
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.ranking import Window, discount, gain_of, rbp_gain
@@ -420,6 +421,17 @@ _BUILT_IN = (
         judged=True,
         whole_list=True,
         counts=("n_relevant", "n_nonrelevant"),
+    ),
+)
+
+_BUILT_IN += (
+    Term(
+        "relevant_retrieved",
+        RELEVANT_RETRIEVED,
+        "_rk_term_relevant_retrieved",
+        _hits,
+        lambda rows: rows.relevant,
+        whole_list=True,
     ),
 )
 
