@@ -344,8 +344,8 @@ def prepare_groups(spec: Spec) -> Prepared:
     per_group = chain.group_by(keys).agg(aggregations)
 
     groups = universe.join(per_group, on=keys, how="left")
-    condensed_labels = (
-        spec.truth is None and policy.unjudged == "condense" and policy.negative_grades == "unjudged"
+    condensed_labels = spec.truth is None and (
+        policy.unjudged == "condense" and policy.negative_grades == "unjudged"
     )
     if policy.invalid_scores == "drop" or condensed_labels:
         groups = groups.join(_present(spec), on=keys, how="left")

@@ -422,9 +422,6 @@ _BUILT_IN = (
         whole_list=True,
         counts=("n_relevant", "n_nonrelevant"),
     ),
-)
-
-_BUILT_IN += (
     Term(
         "relevant_retrieved",
         RELEVANT_RETRIEVED,
@@ -434,6 +431,7 @@ _BUILT_IN += (
         whole_list=True,
     ),
 )
+
 
 #: Every per-rank term by its cumulated column, in the order they are computed.
 TERMS: dict[str, Term] = {term.column: term for term in _BUILT_IN}

@@ -1,8 +1,8 @@
 """One Policy, one number: the expression API equals `evaluate` per group, exactly.
 
-Hypothesis draws pre-labelled rows full of ties, repeated items, NaN/null/inf scores, graded
-and negative labels and an ``n_relevant`` column below and above the labelled count, with string or int ids,
-and a `Policy` with every field drawn. Where `evaluate` drops a group (empty truth excluded, a
+Hypothesis draws pre-labelled rows full of ties, repeated items, NaN/null/inf scores,
+graded and negative labels and an ``n_relevant`` column below and above the labelled count,
+with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group (empty truth excluded, a
 list shorter than K skipped) the expression is null; where `evaluate` raises on the rows
 (invalid scores, repeated items it forbids) the expression is null for the groups concerned.
 """
