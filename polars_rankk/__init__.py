@@ -8,6 +8,7 @@
 """
 
 from polars_rankk.charts import (
+    enable_offline_charts,
     plot_comparison,
     plot_distribution,
     plot_histogram,
@@ -22,7 +23,9 @@ from polars_rankk.core import (
     METRICS,
     Diagnostics,
     Evaluation,
+    MetricSums,
     Policy,
+    RankedRows,
     average_precision_at_k,
     bpref,
     dcg_at_k,
@@ -32,6 +35,7 @@ from polars_rankk.core import (
     hit_rate_at_k,
     judged_at_k,
     label,
+    metric_expression,
     mrr_at_k,
     ndcg_at_k,
     precision_at_k,
@@ -39,7 +43,10 @@ from polars_rankk.core import (
     rbp_at_k,
     rbp_residual_at_k,
     recall_at_k,
+    register_metric,
+    unregister_metric,
 )
+from polars_rankk.core.version import package_version as _package_version
 from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from polars_rankk.reports import render_report, report
@@ -81,7 +88,9 @@ __all__ = [
     "BucketedEvaluation",
     "Diagnostics",
     "Evaluation",
+    "MetricSums",
     "Policy",
+    "RankedRows",
     "SeenFiltered",
     "TemporalSplit",
     "activity_buckets",
@@ -96,6 +105,7 @@ __all__ = [
     "dcg_at_k",
     "distribution",
     "drop_seen",
+    "enable_offline_charts",
     "err_at_k",
     "evaluate",
     "evaluate_in_buckets",
@@ -107,6 +117,7 @@ __all__ = [
     "judged_at_k",
     "k_curve",
     "label",
+    "metric_expression",
     "mrr_at_k",
     "ndcg_at_k",
     "new_vs_returning",
@@ -124,6 +135,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",
+    "register_metric",
     "relevant_size_buckets",
     "render_report",
     "report",
@@ -138,5 +150,6 @@ __all__ = [
     "to_latex",
     "to_markdown",
     "truth_from_log",
+    "unregister_metric",
 ]
-__version__ = "0.1.0"
+__version__ = _package_version()

@@ -1,8 +1,9 @@
 """Evaluate the bundled demo data with everything polars-rankk has; write out/report.html.
 
 Run with ``make demo`` (or ``.venv/bin/python scripts/demo.py [--out DIR] [--n-resamples N]``).
-The data — three recommenders over the same 2,000 users, graded relevance, user activity
-strata, ties, short lists, truth outside the pool — is made by ``data/make_demo_data.py``.
+The data — three recommenders over the same 2,000 users (1,748 of them have a relevant item and
+are evaluated), graded relevance, user activity strata, ties, short lists, truth outside the
+pool — is made by ``data/make_demo_data.py``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
             system="system",
         )
         say("summarising")
+        counts = next(iter(evaluations.values())).diagnostics.counts
+        evaluated = int(counts["groups_evaluated"])
+        console.print(
+            f"[bold]Evaluated[/bold]: {evaluated:,} of the {users.height:,} users — "
+            f"{int(counts['groups_only_in_candidates']):,} have no truth row and "
+            f"{int(counts['groups_with_no_relevant']):,} no relevant item, which the default "
+            "policy leaves out (empty_truth='exclude')"
+        )
         _print_summary(console, evaluations)
         _print_diagnostics(console, evaluations)
         page = render_evaluations(
@@ -72,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             attributes=users,
             baseline="popularity",
             ui_k=UI_K,
-            title="polars-rankk demo: three recommenders, 2,000 users",
+            title=f"polars-rankk demo: three recommenders, {evaluated:,} users evaluated",
             n_resamples=args.n_resamples,
             progress=say,
         )

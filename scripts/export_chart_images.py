@@ -1,7 +1,8 @@
-"""Render the chart gallery of docs/charts_and_cli.md from the bundled demo data.
+"""Render the chart gallery of docs/gallery.md from the bundled demo data.
 
-Run from the repository root: ``.venv/bin/python scripts/export_chart_images.py`` — it writes
-``docs/images/*.png`` (PNG through vl-convert, no browser). Pass ``--format svg`` for SVG.
+Run ``.venv/bin/python scripts/export_chart_images.py`` — it writes ``docs/images/*.png`` (PNG
+through vl-convert, no browser). ``--out DIR`` writes elsewhere (relative to the current
+folder, or anywhere); ``--format svg`` writes SVG.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ SYSTEMS = ["popularity", "two_tower", "two_tower_v2"]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="folder")
     parser.add_argument("--format", choices=["png", "svg"], default="png")
     parser.add_argument("--scale", type=float, default=1.5, help="PNG pixel density")
     args = parser.parse_args(argv)
@@ -65,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         "strata": charts.plot_strata(strata, k=10, systems=SYSTEMS),
         "comparison": charts.plot_comparison(cmp, systems=SYSTEMS),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out.resolve()  # a relative --out is relative to where the command runs
+    out.mkdir(parents=True, exist_ok=True)
     for name, chart in gallery.items():
-        target = charts.save_chart(chart, args.out / f"{name}.{args.format}", scale=args.scale)
-        print(f"{target.relative_to(ROOT)}: {target.stat().st_size / 1e3:.0f} kB")
+        target = charts.save_chart(chart, out / f"{name}.{args.format}", scale=args.scale)
+        shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+        print(f"{shown}: {target.stat().st_size / 1e3:.0f} kB")
     return 0
 
 

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pytest
 
 ENGINES = ("in-memory", "streaming")
+
+
+@pytest.fixture(autouse=True)
+def bars_without_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress bars from the first step: every job of the tests is far quicker than the
+    second a bar waits for (tests/test_progress.py checks that wait)."""
+    from polars_rankk.core import progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
 
 
 def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
@@ -29,3 +39,14 @@ def assert_same_values(left: dict, right: dict, tolerance: float = 0.0) -> None:
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture
+def toy_metrics() -> Iterator[tuple[str, str]]:
+    """Two metrics registered through `rk.register_metric` alone, removed afterwards
+    (tests/support/toy_metrics.py)."""
+    from tests.support import toy_metrics as toys
+
+    names = toys.register()
+    yield names
+    toys.unregister()

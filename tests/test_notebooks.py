@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,10 @@ pytest.importorskip("ipykernel")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KERNEL = "rankk-tests"
+#: Notebooks that draw charts, and how many at least.
+CHARTS = {"k_curves": 6, "time_aware": 1}
+#: Hosts serving chart libraries and fonts.
+CDN = re.compile(r"cdn\.jsdelivr|unpkg\.com|fonts\.googleapis|cdnjs|requirejs", re.I)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +70,21 @@ def test_notebook_runs(name: str, kernel_name: str) -> None:
     assert errors == []
     last = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
     assert last.outputs, "the last cell printed nothing"
+    outputs = [
+        output.get("data", {})
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+    ]
+    charts = [data["text/html"] for data in outputs if "rankk-chart" in data.get("text/html", "")]
+    assert len(charts) >= CHARTS.get(name, 0)
+    for html in charts:
+        # The chart carries Vega, Vega-Lite and Vega-Embed: it draws offline.
+        assert "window.vegaEmbed=" in html
+        assert "vegaEmbed(node, spec, options)" in html
+    for data in outputs:
+        assert not any(key.startswith("application/vnd.vegalite") for key in data)
+        assert not CDN.search(data.get("text/html", ""))
 
 
 def test_notebooks_are_committed_without_outputs() -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.progress import show_progress, track
+from polars_rankk.core import progress as progress_module
+from polars_rankk.core.progress import progress_bar, show_progress, track
 
 CANDIDATES = pl.DataFrame(
     {"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 3, 4], "score": [0.9, 0.1, 0.5, 0.7, 0.3]}
@@ -55,6 +57,23 @@ def test_default_follows_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_progress_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="progress must be True, False or None"):
         show_progress("yes")  # type: ignore[arg-type]
+
+
+def test_quick_jobs_draw_no_bar(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bar appears only once a job has run for about a second (tests run without the wait:
+    conftest.py)."""
+    monkeypatch.setattr(progress_module, "DELAY", 1.0)
+    with progress_bar(3, "quick", progress=True) as bar:
+        for _ in range(3):
+            bar.update(1)
+    assert capsys.readouterr().err == ""
+    with progress_bar(3, "slow", progress=True) as bar:
+        for _ in range(3):
+            time.sleep(0.45)
+            bar.update(1)
+    assert "slow" in capsys.readouterr().err
 
 
 def test_dask_and_spark_summaries_draw_a_bar_when_asked(capfd: pytest.CaptureFixture[str]) -> None:

@@ -26,12 +26,14 @@ from polars_rankk.charts.base import (
 from polars_rankk.charts.comparison import plot_comparison
 from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot_strata
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
+from polars_rankk.charts.notebook import enable_offline_charts
 from polars_rankk.charts.over_time import plot_over_time
 
 __all__ = [
     "MAX_ROWS",
     "PALETTE",
     "chart_spec",
+    "enable_offline_charts",
     "plot_comparison",
     "plot_distribution",
     "plot_histogram",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rankk.core import METRIC_DEFINITIONS, METRICS
+from polars_rankk.core import LOWER_IS_BETTER, METRIC_DEFINITIONS, METRICS
 from polars_rankk.stats import COMPARISON_COLUMNS
 
 if TYPE_CHECKING:
@@ -32,7 +32,18 @@ PALETTE: tuple[str, ...] = (
 )
 #: Columns each kind of table may carry; any other column is a stratum.
 CURVE_COLUMNS_KNOWN = frozenset(
-    ["system", "metric", "k", "value", "ci_low", "ci_high", "n_groups", "n_nan", "std_error"]
+    [
+        "system",
+        "metric",
+        "k",
+        "value",
+        "ci_low",
+        "ci_high",
+        "confidence",
+        "n_groups",
+        "n_nan",
+        "std_error",
+    ]
 )
 DISTRIBUTION_COLUMNS_KNOWN = frozenset(
     [
@@ -52,6 +63,7 @@ DISTRIBUTION_COLUMNS_KNOWN = frozenset(
         "value",
         "ci_low",
         "ci_high",
+        "confidence",
     ]
 )
 HISTOGRAM_COLUMNS_KNOWN = frozenset(
@@ -59,7 +71,9 @@ HISTOGRAM_COLUMNS_KNOWN = frozenset(
 )
 #: The columns of a `compare` table, plus what the charts add (``pair``, ``std_error``,
 #: ``significant``): any other column is a stratum.
-COMPARE_COLUMNS_KNOWN = frozenset(["pair", "std_error", "significant", *COMPARISON_COLUMNS])
+COMPARE_COLUMNS_KNOWN = frozenset(
+    ["pair", "std_error", "significant", "confidence", *COMPARISON_COLUMNS]
+)
 #: The field that carries the stratum label in every chart (user column names never do).
 STRATUM = "stratum"
 
@@ -233,16 +247,21 @@ def records(table: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def with_definitions(table: pl.DataFrame) -> pl.DataFrame:
-    """Add ``definition`` (the metric's one-line definition, for tooltips) and ``label``
-    (``metric@k``)."""
+    """Add ``definition`` (the metric's one-line definition, for tooltips), ``better``
+    (``"higher"`` or ``"lower"``, the metric's declared direction) and ``label``
+    (``metric@k``, marked "(lower is better)" where it is)."""
+    lower = pl.col("metric").is_in(list(LOWER_IS_BETTER))
+    name = (
+        pl.when(pl.col("k").is_null())
+        .then(pl.col("metric"))
+        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+    )
     return table.with_columns(
         pl.col("metric")
         .replace_strict(dict(METRIC_DEFINITIONS), default="", return_dtype=pl.String)
         .alias("definition"),
-        pl.when(pl.col("k").is_null())
-        .then(pl.col("metric"))
-        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-        .alias("label"),
+        pl.when(lower).then(pl.lit("lower")).otherwise(pl.lit("higher")).alias("better"),
+        pl.when(lower).then(name + " (lower is better)").otherwise(name).alias("label"),
     )
 
 
@@ -299,6 +318,44 @@ def default_k(table: pl.DataFrame, k: int | Iterable[int] | None) -> tuple[pl.Da
     return kept, f"K={chosen} (pass k=[...] for more)"
 
 
+def interval_name(table: pl.DataFrame, confidence: float) -> str:
+    """``95% bootstrap confidence interval``: the level of the table's intervals.
+
+    A ``confidence`` column (one value) says it; otherwise `confidence`, the level the chart
+    was told (the default of `polars_rankk.k_curve`, `bootstrap` and `compare`, 0.95).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts.base import interval_name
+    >>> interval_name(pl.DataFrame({"value": [0.1]}), 0.9)
+    '90% bootstrap confidence interval'
+    """
+    if "confidence" in table.columns:
+        levels = table.get_column("confidence").drop_nulls().unique().to_list()
+        if len(levels) == 1:
+            confidence = float(levels[0])
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    return f"{confidence * 100:g}% bootstrap confidence interval"
+
+
+def with_k_in_title(title: str, table: pl.DataFrame) -> str:
+    """`title` followed by the K drawn (``… at K=10``), when the chart shows one to three K.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.charts.base import with_k_in_title
+    >>> with_k_in_title("Distribution", pl.DataFrame({"k": [10, 10, None]}))
+    'Distribution at K=10'
+    """
+    ks = sorted(int(v) for v in table.get_column("k").drop_nulls().unique().to_list())
+    if not ks or len(ks) > 3 or "K=" in title:
+        return title
+    return f"{title} at K=" + ", ".join(str(v) for v in ks)
+
+
 def facet_columns(n_panels: int, columns: int) -> int:
     """Panels per row such that the last row is as full as it can be (no lone panel)."""
     columns = max(1, min(columns, n_panels))
@@ -332,7 +389,9 @@ def header(alt: Any) -> Any:
     return alt.Header(title=None, labelAnchor="start", labelPadding=4)
 
 
-def tooltips(alt: Any, strata: list[str], table: pl.DataFrame) -> list[Any]:
+def tooltips(
+    alt: Any, strata: list[str], table: pl.DataFrame, confidence: float = 0.95
+) -> list[Any]:
     """Tooltips of a mean: system, stratum, metric@K, mean, interval, groups, definition."""
     tips = [alt.Tooltip("system:N", title="system")]
     if strata:
@@ -341,10 +400,13 @@ def tooltips(alt: Any, strata: list[str], table: pl.DataFrame) -> list[Any]:
         alt.Tooltip("label:N", title="metric"),
         alt.Tooltip("value:Q", title="mean", format=".4f"),
     ]
+    if "better" in table.columns:
+        tips.append(alt.Tooltip("better:N", title="better"))
     if "ci_low" in table.columns:
+        level = interval_name(table, confidence).split("%")[0]
         tips += [
-            alt.Tooltip("ci_low:Q", title="CI low", format=".4f"),
-            alt.Tooltip("ci_high:Q", title="CI high", format=".4f"),
+            alt.Tooltip("ci_low:Q", title=f"{level}% interval from", format=".4f"),
+            alt.Tooltip("ci_high:Q", title=f"{level}% interval to", format=".4f"),
         ]
     if "n_groups" in table.columns:
         tips.append(alt.Tooltip("n_groups:Q", title="groups", format=","))

@@ -17,10 +17,12 @@ from polars_rankk.charts.base import (
     colour,
     finish,
     header,
+    interval_name,
     prepare,
     records,
     system_order,
     with_definitions,
+    with_k_in_title,
 )
 from polars_rankk.core import METRICS
 
@@ -38,9 +40,14 @@ def plot_comparison(
     alpha: float = 0.05,
     p_value: str = "p_adjusted",
     width: int = 420,
+    confidence: float = 0.95,
     title: str = "Paired differences against the baseline",
 ) -> alt.LayerChart | alt.FacetChart:
     """A forest plot: each system's mean paired difference to the baseline, with its CI.
+
+    Interactive where Vega runs: hovering a point shows the difference, its interval and
+    p-values, clicking a system in the legend shows it alone, and the K selector under the
+    chart keeps the rows of one K (every panel, when there are strata).
 
     Parameters
     ----------
@@ -60,8 +67,11 @@ def plot_comparison(
         by default).
     width
         Chart width in pixels.
+    confidence
+        The level the intervals were computed with (`polars_rankk.compare`'s
+        ``confidence``), for the subtitle and tooltips.
     title
-        Chart title.
+        Chart title (followed by the K drawn, up to three).
 
     Returns
     -------
@@ -97,7 +107,11 @@ def plot_comparison(
     order = metric_labels(table)
     data = alt.Data(values=records(table))
     x_title = f"mean paired difference (system − {against})"
-    layers = forest_layers(alt, data, table, order, pairs, strata, color, x_title)
+    shown = alt.selection_point(fields=["pair"], bind="legend", name="shown_systems")
+    chosen_k = k_choice(alt, table)
+    layers = forest_layers(
+        alt, data, table, order, pairs, strata, color, x_title, confidence, shown, chosen_k
+    )
     n_rows = len(order) * max(1, len(pairs))
     chart: Any = alt.layer(*layers).properties(width=width, height=max(120, 14 * n_rows))
     if strata:
@@ -106,12 +120,23 @@ def plot_comparison(
                 f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
             )
         )
-    subtitle = (
-        f"Point: mean of per-group differences; bar: bootstrap CI; filled: {p_value} < {alpha:g}"
-        if p_value in table.columns
-        else "Point: mean of per-group differences; bar: confidence interval"
+    chart = chart.add_params(chosen_k)
+    subtitle = "Point: mean of per-group differences"
+    if "ci_low" in table.columns:
+        subtitle += f"; bar: {interval_name(table, confidence)}"
+    if p_value in table.columns:
+        subtitle += f"; filled: {p_value} < {alpha:g}"
+    return cast(
+        "altair.LayerChart | altair.FacetChart",
+        finish(chart, with_k_in_title(title, table), subtitle),
     )
-    return cast("altair.LayerChart | altair.FacetChart", finish(chart, title, subtitle))
+
+
+def k_choice(alt: Any, table: pl.DataFrame) -> Any:
+    """The K selector: every K (the start) or one of the table's K."""
+    ks = sorted(int(v) for v in table.get_column("k").drop_nulls().unique().to_list())
+    binding = alt.binding_select(options=[None, *ks], labels=["every K", *map(str, ks)], name="K ")
+    return alt.param(name="selected_k", value=None, bind=binding)
 
 
 def comparison_rows(
@@ -164,7 +189,9 @@ def metric_labels(table: pl.DataFrame) -> list[str]:
     ]
 
 
-def forest_tooltips(alt: Any, table: pl.DataFrame, strata: list[str]) -> list[Any]:
+def forest_tooltips(
+    alt: Any, table: pl.DataFrame, strata: list[str], confidence: float = 0.95
+) -> list[Any]:
     """Tooltips of one difference: who, what, how much, how sure."""
     tips = [
         alt.Tooltip("system:N"),
@@ -174,9 +201,10 @@ def forest_tooltips(alt: Any, table: pl.DataFrame, strata: list[str]) -> list[An
         alt.Tooltip("diff:Q", title="mean difference", format="+.4f"),
     ]
     if "ci_low" in table.columns:
+        level = interval_name(table, confidence).split("%")[0]
         tips += [
-            alt.Tooltip("ci_low:Q", title="CI low", format="+.4f"),
-            alt.Tooltip("ci_high:Q", title="CI high", format="+.4f"),
+            alt.Tooltip("ci_low:Q", title=f"{level}% interval from", format="+.4f"),
+            alt.Tooltip("ci_high:Q", title=f"{level}% interval to", format="+.4f"),
         ]
     numbers = ("n_groups", "p_value_t", "p_value_randomization", "p_value_wilcoxon", "p_adjusted")
     tips += [alt.Tooltip(f"{c}:Q", title=c, format=".4g") for c in numbers if c in table.columns]
@@ -193,12 +221,24 @@ def forest_layers(
     strata: list[str],
     color: Any,
     x_title: str,
+    confidence: float = 0.95,
+    shown: Any = None,
+    chosen_k: Any = None,
 ) -> list[Any]:
-    """The zero line, the intervals, hollow points, and filled points where significant."""
-    tips = forest_tooltips(alt, table, strata)
-    base = alt.Chart(data).encode(
+    """The zero line, the intervals, hollow points, and filled points where significant.
+
+    `shown` (a legend selection) fades the other systems; `chosen_k` (a parameter) keeps the
+    rows of one K, or every row while it is null.
+    """
+    tips = forest_tooltips(alt, table, strata, confidence)
+    base = alt.Chart(data)
+    if chosen_k is not None:
+        base = base.transform_filter(f"{chosen_k.name} == null || datum.k == {chosen_k.name}")
+    base = base.encode(
         y=alt.Y("label:N", sort=order, title=None), yOffset=alt.YOffset("pair:N", sort=pairs)
     )
+    if shown is not None:
+        base = base.encode(opacity=alt.condition(shown, alt.value(1.0), alt.value(0.15)))
     x_axis = alt.Axis(format="+.2~f", tickCount=6)
     zero = (
         alt.Chart(data)
@@ -214,14 +254,13 @@ def forest_layers(
             )
         )
     point_x = alt.X("diff:Q", title=x_title, axis=x_axis)
-    layers.append(
-        base.mark_point(size=60, strokeWidth=2, opacity=1, fill="white", filled=False).encode(
-            x=point_x, color=color, tooltip=tips
-        )
+    hollow = base.mark_point(size=60, strokeWidth=2, fill="white", filled=False).encode(
+        x=point_x, color=color, tooltip=tips
     )
+    layers.append(hollow.add_params(shown) if shown is not None else hollow)
     layers.append(
         base.transform_filter(alt.datum.significant)
-        .mark_point(size=60, filled=True, opacity=1)
+        .mark_point(size=60, filled=True)
         .encode(x=point_x, color=color, tooltip=tips)
     )
     return layers

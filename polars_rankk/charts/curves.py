@@ -17,6 +17,7 @@ from polars_rankk.charts.base import (
     colour,
     finish,
     header,
+    interval_name,
     log_ticks,
     metrics_in_order,
     prepare,
@@ -24,6 +25,7 @@ from polars_rankk.charts.base import (
     system_order,
     tooltips,
     with_definitions,
+    with_k_in_title,
     wrapped,
 )
 
@@ -40,12 +42,18 @@ def plot_k_curve(
     log_k: bool = False,
     ui_k: int | None = None,
     ci: bool = True,
+    confidence: float = 0.95,
     columns: int = 3,
     width: int = 220,
     height: int = 160,
     title: str = "Metrics across the cut-off K",
 ) -> alt.FacetChart:
     """Each metric against K, one line per system, with its confidence band.
+
+    Interactive where Vega runs (a notebook, the report, an HTML export): hovering a point
+    shows its value and interval, clicking a system in the legend shows it alone
+    (shift-click adds systems), and the K selector under the chart marks one K on every
+    panel, with each system's value there.
 
     Parameters
     ----------
@@ -58,9 +66,13 @@ def plot_k_curve(
     log_k
         A logarithmic K axis (useful when K spans 1…1000).
     ui_k
-        The K the product shows: marked with a dashed rule on every panel.
+        The K the product shows: marked with a dashed rule on every panel, and where the K
+        selector starts (without it the selector starts unset and nothing is marked).
     ci
         Draw the bootstrap band (when the table has intervals).
+    confidence
+        The level the intervals were computed with, for the subtitle and tooltips (a
+        ``confidence`` column in the table takes precedence).
     columns
         Panels per row (without strata).
     width, height
@@ -106,38 +118,53 @@ def plot_k_curve(
         scale=alt.Scale(type="log") if log_k else alt.Scale(zero=False, nice=False),
         axis=alt.Axis(values=log_ticks(table)) if log_k else alt.Axis(tickMinStep=1),
     )
-    tips = tooltips(alt, strata, table)
+    tips = tooltips(alt, strata, table, confidence)
     base = alt.Chart(alt.Data(values=records(table)))
+    if ui_k is not None and (isinstance(ui_k, bool) or not isinstance(ui_k, int) or ui_k < 1):
+        raise ValueError(f"ui_k must be a positive integer; got {ui_k!r}")
+    shown = alt.selection_point(fields=["system"], bind="legend", name="shown_systems")
+    chosen_k = k_selector(alt, table, ui_k)
+    faded = alt.condition(shown, alt.value(1.0), alt.value(0.12))
     layers = []
     if has_ci:
         layers.append(
-            base.mark_area(opacity=0.18).encode(
-                x=x, y="ci_low:Q", y2="ci_high:Q", color=colour(alt, names)
+            base.mark_area().encode(
+                x=x,
+                y="ci_low:Q",
+                y2="ci_high:Q",
+                color=colour(alt, names),
+                opacity=alt.condition(shown, alt.value(0.18), alt.value(0.03)),
             )
         )
     layers.append(
-        base.mark_line().encode(
-            x=x, y=alt.Y("value:Q", title="mean over groups"), color=colour(alt, names)
+        base.mark_line()
+        .encode(
+            x=x,
+            y=alt.Y("value:Q", title="mean over groups"),
+            color=colour(alt, names),
+            opacity=faded,
         )
+        .add_params(shown)
     )
     layers.append(
         base.mark_circle(size=28, opacity=0.9 if n_k <= 25 else 0.0).encode(
             x=x, y="value:Q", color=colour(alt, names), tooltip=tips
         )
     )
-    if ui_k is not None:
-        if isinstance(ui_k, bool) or not isinstance(ui_k, int) or ui_k < 1:
-            raise ValueError(f"ui_k must be a positive integer; got {ui_k!r}")
-        facet_fields = ["metric", *([STRATUM] if strata else [])]
-        marker = base.transform_filter(alt.datum.k == ui_k).transform_aggregate(
-            groupby=["k", *facet_fields]
+    facet_fields = ["metric", *([STRATUM] if strata else [])]
+    at_k = base.transform_filter(alt.datum.k == chosen_k)
+    marker = at_k.transform_aggregate(groupby=["k", *facet_fields])
+    layers.append(marker.mark_rule(strokeDash=[4, 3], color="#555555").encode(x=x))
+    layers.append(
+        marker.transform_calculate(text="'K=' + datum.k")
+        .mark_text(align="left", dx=3, dy=-2, baseline="top", color="#555555", fontSize=10)
+        .encode(x=x, y=alt.value(2), text="text:N")
+    )
+    layers.append(
+        at_k.mark_point(size=70, filled=True, opacity=1).encode(
+            x=x, y="value:Q", color=colour(alt, names), tooltip=tips
         )
-        layers.append(marker.mark_rule(strokeDash=[4, 3], color="#555555").encode(x=x))
-        layers.append(
-            marker.mark_text(
-                align="left", dx=3, dy=-2, baseline="top", color="#555555", fontSize=10
-            ).encode(x=x, y=alt.value(2), text=alt.value(f"K={ui_k} (UI)"))
-        )
+    )
     layered = alt.layer(*layers).properties(width=width, height=height)
     if strata:
         chart = layered.facet(
@@ -148,9 +175,22 @@ def plot_k_curve(
         )
     else:
         chart = wrapped(layered, alt, "metric:N", metric_order, columns)
-    chart = chart.resolve_scale(y="independent")
-    subtitle = "Mean over groups" + ("; band: bootstrap confidence interval" if has_ci else "")
+    chart = chart.resolve_scale(y="independent").add_params(chosen_k)
+    subtitle = "Mean over groups" + (
+        f"; band: {interval_name(table, confidence)}" if has_ci else ""
+    )
+    subtitle += f"; dashed: K={ui_k}" if ui_k is not None else ""
     return cast("altair.FacetChart", finish(chart, title, subtitle))
+
+
+def k_selector(alt: Any, table: pl.DataFrame, start: int | None) -> Any:
+    """The K selector under a chart: a slider over the table's K, starting at `start`."""
+    ks = sorted(int(v) for v in table.get_column("k").drop_nulls().unique().to_list())
+    if len(ks) <= 12:
+        binding = alt.binding_select(options=[None, *ks], labels=["—", *map(str, ks)], name="K ")
+    else:
+        binding = alt.binding_range(min=ks[0], max=ks[-1], step=1, name="K ")
+    return alt.param(name="selected_k", value=start, bind=binding)
 
 
 def plot_precision_recall(
@@ -253,6 +293,7 @@ def plot_strata(
     columns: int = 3,
     width: int = 220,
     height: int = 170,
+    confidence: float = 0.95,
     title: str = "By stratum",
 ) -> alt.FacetChart:
     """Stratified small multiples: the mean and its interval per stratum, for each metric.
@@ -271,8 +312,10 @@ def plot_strata(
         Panels per row.
     width, height
         Size of one panel in pixels.
+    confidence
+        The level the intervals were computed with, for the subtitle and tooltips.
     title
-        Chart title.
+        Chart title (followed by the K drawn).
 
     Returns
     -------
@@ -304,7 +347,13 @@ def plot_strata(
         raise ValueError(f"plot_strata needs stratum columns; pass {hint}")
     if k is None:
         return plot_k_curve(
-            table, metrics=metrics, systems=systems, width=width, height=height, title=title
+            table,
+            metrics=metrics,
+            systems=systems,
+            width=width,
+            height=height,
+            title=title,
+            confidence=confidence,
         )
     source = with_definitions(source)
     names = system_order(source, systems)
@@ -318,7 +367,7 @@ def plot_strata(
     base = alt.Chart(alt.Data(values=records(source))).encode(
         x=x, xOffset=alt.XOffset("system:N", sort=names)
     )
-    tips = tooltips(alt, strata, source)
+    tips = tooltips(alt, strata, source, confidence)
     layers = []
     if "ci_low" in source.columns:
         layers.append(
@@ -340,7 +389,12 @@ def plot_strata(
     ).resolve_scale(y="independent")
     return cast(
         "altair.FacetChart",
-        finish(chart, title, f"Mean at K={k} per stratum, with its confidence interval"),
+        finish(
+            chart,
+            with_k_in_title(title, source),
+            f"Mean at K={k} per stratum"
+            + (f"; bar: {interval_name(source, confidence)}" if "ci_low" in source.columns else ""),
+        ),
     )
 
 

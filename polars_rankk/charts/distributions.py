@@ -25,6 +25,7 @@ from polars_rankk.charts.base import (
     records,
     system_order,
     with_definitions,
+    with_k_in_title,
     wrapped,
 )
 from polars_rankk.core import METRICS
@@ -173,7 +174,7 @@ def plot_distribution(
     chart = chart.resolve_scale(y="independent")
     subtitle = f"Box: 25th–75th percentile; line: median; whiskers: {whisker}; diamond: mean"
     subtitle += f"; {note}" if note else ""
-    return cast("altair.FacetChart", finish(chart, title, subtitle))
+    return cast("altair.FacetChart", finish(chart, with_k_in_title(title, table), subtitle))
 
 
 def plot_histogram(
@@ -195,7 +196,8 @@ def plot_histogram(
         The output of `polars_rankk.histogram` (``metric, k, bin, bin_start,
         bin_end, count, share``); add a ``system`` column to compare systems.
     kind
-        ``"histogram"`` (share of groups per bin, systems overlaid), ``"ecdf"`` (share of
+        ``"histogram"`` (share of groups per bin, the systems' bars side by side inside
+        each bin, opaque: colours never blend), ``"ecdf"`` (share of
         groups at or below each bin's upper edge) or ``"violin"`` (mirrored density, one
         violin per system).
     metrics, k, systems
@@ -203,7 +205,7 @@ def plot_histogram(
     width, height
         Size of one panel in pixels.
     title
-        Chart title (a default per kind).
+        Chart title (a default per kind), followed by the K drawn.
 
     Returns
     -------
@@ -239,6 +241,7 @@ def plot_histogram(
     table, note = default_k(table, k)
     ids = ["system", *([STRATUM] if strata else []), "metric", "k", "bin_start"]
     table = with_definitions(with_discrete(table.sort(ids, nulls_last=True), ids[:-1]))
+    table = with_bars(table, names)
     labels = (
         table.sort(
             [
@@ -278,7 +281,9 @@ def plot_histogram(
         "; 0/1-valued metrics: the share at each value" if kind == "violin" else ""
     )
     subtitle += f"; {note}" if note else ""
-    return cast("altair.FacetChart", finish(chart, title or default, subtitle))
+    return cast(
+        "altair.FacetChart", finish(chart, with_k_in_title(title or default, table), subtitle)
+    )
 
 
 def with_discrete(table: pl.DataFrame, panel: list[str]) -> pl.DataFrame:
@@ -315,14 +320,31 @@ def with_discrete(table: pl.DataFrame, panel: list[str]) -> pl.DataFrame:
     )
 
 
+def with_bars(table: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """Add ``bar_start`` and ``bar_end``: each system's slice of its bin, side by side.
+
+    Overlaid translucent bars blend into colours no system has; slices of the bin keep every
+    bar opaque and in its own colour, in the colour order.
+    """
+    slot = pl.col("system").replace_strict(
+        {name: i for i, name in enumerate(names)}, default=0, return_dtype=pl.Float64
+    )
+    width = (pl.col("bin_end") - pl.col("bin_start")) / max(1, len(names))
+    return table.with_columns(
+        (pl.col("bin_start") + slot * width).alias("bar_start"),
+        (pl.col("bin_start") + (slot + 1) * width).alias("bar_end"),
+    )
+
+
 def histogram_marks(alt: Any, base: Any, kind: str, names: list[str], tips: list[Any]) -> Any:
-    """Overlaid bars (histogram) or step lines (ECDF), one colour per system."""
+    """Bars side by side in each bin (histogram) or step lines (ECDF), one colour per system."""
     value_title = "per-group value"
     if kind == "histogram":
-        return base.mark_bar(opacity=0.55, binSpacing=0).encode(
-            x=alt.X("bin_start:Q", title=value_title, bin="binned"),
-            x2="bin_end:Q",
+        return base.mark_bar(opacity=1, binSpacing=0).encode(
+            x=alt.X("bar_start:Q", title=value_title),
+            x2="bar_end:Q",
             y=alt.Y("share:Q", title="share of groups", stack=None, axis=alt.Axis(format="%")),
+            y2=alt.datum(0),
             color=colour(alt, names),
             tooltip=tips,
         )

@@ -1,9 +1,10 @@
-"""The ``rankk`` command: evaluate and compare rankings from Parquet, CSV or TREC files.
+"""The ``rankk`` command: evaluate, compare and report rankings from Parquet, CSV or TREC files.
 
 ::
 
-    rankk evaluate CANDIDATES TRUTH --k 5,10 --group-by user --report report.html
+    rankk evaluate CANDIDATES TRUTH --k 5,10 --group-by user
     rankk compare RUN_A RUN_B --truth qrels.txt --k 10 --baseline RUN_A
+    rankk report RUN_A RUN_B --truth truth.parquet --group-by user --output report.html
 
 Input formats follow the extension — ``.parquet``/``.pq``, ``.csv``, ``.tsv`` — and anything
 else is read as TREC (a run for candidates, qrels for truth), unless ``--input-format`` says
@@ -13,6 +14,7 @@ otherwise. Errors are one line on stderr with a non-zero exit status (2 for usag
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -24,8 +26,23 @@ import typer
 
 from polars_rankk.cli.compare_command import compare
 from polars_rankk.cli.evaluate_command import evaluate
+from polars_rankk.cli.report_command import report
+from polars_rankk.cli.wording import in_cli_terms
+from polars_rankk.core.registration import load_metric_entry_points
+from polars_rankk.core.version import package_version
 
 __all__ = ["application", "main"]
+
+#: One short example per command, under ``rankk --help`` (``\b``: printed as written).
+EXAMPLES = """\b
+Examples:
+  rankk evaluate run.parquet truth.parquet --group-by user --k 5,10
+  rankk compare A=a.parquet B=b.parquet --truth truth.parquet --group-by user --k 10
+  rankk report a.parquet b.parquet --truth truth.parquet --group-by user -o report.html
+
+Each command's options: rankk COMMAND --help. Beyond accuracy: --popularity FILE,
+--item-features FILE and --catalogue FILE with --metrics novelty,coverage,...
+"""
 
 #: The typer application: the ``evaluate`` and ``compare`` commands and the global options.
 application = typer.Typer(
@@ -37,6 +54,7 @@ application = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXAMPLES,
 )
 
 
@@ -50,14 +68,27 @@ class _Command(typer.core.TyperCommand):
 
 application.command("evaluate", cls=_Command)(evaluate)
 application.command("compare", cls=_Command)(compare)
+application.command("report", cls=_Command)(report)
 
 
 def _show_version(value: bool) -> None:
     if value:
-        from polars_rankk import __version__
-
-        sys.stdout.write(f"rankk (polars-rankk) {__version__}\n")
+        sys.stdout.write(f"rankk (polars-rankk) {package_version()}\n")
         raise typer.Exit()
+
+
+def _load_metric_modules(modules: list[str] | None) -> list[str] | None:
+    """Import each ``--metric-module``: a module that calls ``rk.register_metric``."""
+    for module in modules or ():
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise typer.BadParameter(
+                f"cannot import {module!r} ({error}); it must be importable from the current "
+                f"directory or the Python path",
+                param_hint="--metric-module",
+            ) from None
+    return modules
 
 
 @application.callback()
@@ -72,6 +103,18 @@ def _options(
             is_eager=True,
         ),
     ] = False,
+    metric_module: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric-module",
+            metavar="MODULE",
+            help="Import MODULE first (repeatable): a module that declares metrics with "
+            "polars_rankk.register_metric, which --metrics may then name. Installed packages "
+            "can declare theirs under the 'polars_rankk.metrics' entry point group instead.",
+            callback=_load_metric_modules,
+            is_eager=True,
+        ),
+    ] = None,
 ) -> None:
     """Top-K ranking metrics (precision, recall, nDCG, MAP, MRR …) computed with Polars,
     every definitional choice an explicit policy."""
@@ -88,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """
     command = typer.main.get_command(application)
     try:
+        load_metric_entry_points()
         code = command.main(
             args=list(sys.argv[1:] if argv is None else argv),
             prog_name="rankk",
@@ -122,6 +166,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    line = " ".join(message.split()) or "failed"
+    line = in_cli_terms(" ".join(message.split())) or "failed"
     sys.stderr.write(f"rankk: error: {line}\n")
     raise SystemExit(code)

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import polars as pl
 import typer
 
-from polars_rankk.cli.evaluate_command import settings
+from polars_rankk.cli.evaluate_command import settings, with_catalogue
 from polars_rankk.cli.inputs import (
     Columns,
     Source,
@@ -20,6 +20,7 @@ from polars_rankk.cli.inputs import (
     read_source,
     unique_name,
 )
+from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
     COLUMNS,
     AttributesOption,
@@ -113,6 +114,7 @@ FamilyOption = Annotated[
 
 
 @with_policy_options
+@with_item_table_options
 def compare(
     runs: RunsArgument,
     truth: TruthOption,
@@ -137,6 +139,7 @@ def compare(
     seed: SeedOption = 0,
     progress: ProgressOption = None,
     *,
+    items: ItemFiles,
     policy: Policy,
 ) -> None:
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
@@ -154,6 +157,7 @@ def compare(
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
         sources, judged, extra = prepare_runs(list(systems.values()), judged, extra, columns)
+        tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
@@ -164,6 +168,7 @@ def compare(
                 k=range(1, max(ks) + 1) if report is not None else ks,
                 metrics=chosen,
                 policy=policy,
+                items=tables,
             )
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
@@ -258,9 +263,10 @@ def cutoff_in(ks: list[int]) -> pl.Expr:
 
 
 def system_means(evaluations: Mapping[str, Evaluation], ks: list[int]) -> pl.DataFrame:
-    """One row per metric@k, one column per system: the mean over groups."""
+    """One row per metric@k, one column per system: the mean over groups (and the
+    catalogue-level figures)."""
     long = pl.concat(
-        evaluation.summary()
+        with_catalogue(evaluation.summary(), evaluation)
         .filter(cutoff_in(ks))
         .select(pl.lit(name).alias("system"), "metric", "k", "value")
         for name, evaluation in evaluations.items()

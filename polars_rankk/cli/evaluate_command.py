@@ -10,6 +10,7 @@ import polars as pl
 import typer
 
 from polars_rankk.cli.inputs import Columns, group_keys_for, read_attributes, read_source
+from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
     OUTPUT,
     AttributesOption,
@@ -46,6 +47,7 @@ from polars_rankk.cli.running import (
     read_truth,
     report_files,
 )
+from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
 
 Average = Literal["macro", "micro"]
@@ -91,6 +93,7 @@ IntervalsOption = Annotated[
 
 
 @with_policy_options
+@with_item_table_options
 def evaluate(
     candidates: CandidatesArgument,
     truth: TruthArgument,
@@ -115,6 +118,7 @@ def evaluate(
     seed: SeedOption = 0,
     progress: ProgressOption = None,
     *,
+    items: ItemFiles,
     policy: Policy,
 ) -> None:
     """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
@@ -130,7 +134,10 @@ def evaluate(
         extra = read_attributes(attributes, columns)
         (run,), judged, extra = prepare_runs([run], judged, extra, columns)
         say("evaluating")
-        evaluation = evaluate_run(run, judged, columns, k=ks, metrics=chosen, policy=policy)
+        tables = items.read([run], columns)
+        evaluation = evaluate_run(
+            run, judged, columns, k=ks, metrics=chosen, policy=policy, items=tables
+        )
         say("summarising")
         if per_group:
             result = per_group_result(evaluation, candidates)
@@ -178,8 +185,9 @@ def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, objec
 def summary_table(
     evaluation: Evaluation, average: Average, *, ci: bool, n_resamples: int, seed: int
 ) -> pl.DataFrame:
-    """The summary, with bootstrap intervals when asked."""
-    table = evaluation.summary(average=average)
+    """The summary, with bootstrap intervals when asked, then the catalogue-level figures
+    (coverage, gini, entropy, personalization: one value each, no groups)."""
+    table = with_catalogue(evaluation.summary(average=average), evaluation)
     if not ci:
         return table
     from polars_rankk.stats import bootstrap
@@ -192,6 +200,15 @@ def summary_table(
         nulls_equal=True,
         maintain_order="left",
     )
+
+
+def with_catalogue(summary: pl.DataFrame, evaluation: Evaluation) -> pl.DataFrame:
+    """`summary` and the rows of ``evaluation.catalogue`` (null where a column has no
+    meaning for them)."""
+    if evaluation.catalogue is None:
+        return summary
+    catalogue = evaluation.catalogue.lazy().select("metric", "k", "value").collect()
+    return pl.concat([summary, catalogue], how="diagonal_relaxed")
 
 
 def summary_result(table: pl.DataFrame, title: str) -> Result:
@@ -214,7 +231,7 @@ def per_group_result(evaluation: Evaluation, candidates: Path) -> Result:
     """Every per-group row, in full."""
     table = evaluation.per_group
     assert isinstance(table, pl.DataFrame)  # evaluate_run's inputs are eager
-    title = f"{candidates.name} · per group ({table.height:,} rows)"
+    title = f"{candidates.name} · per group ({count(table.height, 'row')})"
     return Result("per-group table", table, [frame_view(table, title)], {})
 
 

@@ -17,6 +17,7 @@ from typing import Literal
 import polars as pl
 
 from polars_rankk.cli.options import InputFormat, split_names
+from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core import example_row
 
 Kind = Literal["run", "qrels", "table"]
@@ -58,7 +59,7 @@ class Source:
 
 def warn(message: str) -> None:
     """One line on stderr, ``rankk: warning: …``."""
-    sys.stderr.write(f"rankk: warning: {' '.join(message.split())}\n")
+    sys.stderr.write(f"rankk: warning: {in_cli_terms(' '.join(message.split()))}\n")
 
 
 def format_of(path: Path, chosen: InputFormat) -> InputFormat:

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.cli.options import OutputFormat
+from polars_rankk.cli.wording import count
 
 
 @dataclass(frozen=True)
@@ -262,4 +263,4 @@ def write_result(result: Result, output: Path | None, chosen: OutputFormat | Non
             output.write_text(render(result, fmt), encoding="utf-8")
     except OSError as error:
         raise OSError(f"{output}: cannot write the {result.what} ({error.strerror})") from None
-    sys.stderr.write(f"{result.what} written to {output} ({result.frame.height:,} rows)\n")
+    sys.stderr.write(f"{result.what} written to {output} ({count(result.frame.height, 'row')})\n")

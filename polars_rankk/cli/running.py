@@ -4,9 +4,10 @@ errors that name its files."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -90,8 +91,10 @@ def evaluate_run(
     k: Sequence[int],
     metrics: Sequence[str] | None,
     policy: Policy,
+    items: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """`polars_rankk.evaluate` on two files; an error says which files it is about."""
+    """`polars_rankk.evaluate` on two files (and the item tables of the beyond-accuracy
+    metrics, `items`); an error says which files it is about."""
     with naming(f"candidates: {run.path}; truth: {truth.path}"):
         return evaluate(
             run.frame,
@@ -104,6 +107,7 @@ def evaluate_run(
             rank=columns.rank,
             relevance=columns.relevance,
             policy=policy,
+            **(items or {}),
         )
 
 

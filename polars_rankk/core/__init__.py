@@ -14,7 +14,20 @@ from polars_rankk.core.aggregate import (
 )
 from polars_rankk.core.diagnostics import Diagnostics
 from polars_rankk.core.evaluation import EngineType, Evaluation
-from polars_rankk.core.expressions import (
+from polars_rankk.core.expressions import metric_expression
+from polars_rankk.core.inputs import (
+    align_ids,
+    check_numeric,
+    check_one_row_per_group,
+    example_row,
+    normalize_k,
+    normalize_keys,
+    normalize_ks,
+    require_columns,
+    to_lazy,
+)
+from polars_rankk.core.labelling import label
+from polars_rankk.core.metric_expressions import (
     average_precision_at_k,
     bpref,
     dcg_at_k,
@@ -30,20 +43,13 @@ from polars_rankk.core.expressions import (
     rbp_residual_at_k,
     recall_at_k,
 )
-from polars_rankk.core.inputs import (
-    align_ids,
-    check_numeric,
-    check_one_row_per_group,
-    example_row,
-    normalize_k,
-    normalize_keys,
-    normalize_ks,
-    require_columns,
-    to_lazy,
-)
-from polars_rankk.core.labelling import label
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
+from polars_rankk.core.registration import (
+    MetricSums,
+    register_metric,
+    unregister_metric,
+)
 from polars_rankk.core.registry import (
     LOWER_IS_BETTER,
     METRIC_DEFINITIONS,
@@ -55,6 +61,7 @@ from polars_rankk.core.registry import (
     metric_rank,
 )
 from polars_rankk.core.tables_in import is_table
+from polars_rankk.core.terms import RankedRows
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
 from polars_rankk.core.views import dropped_table, metric_column
 
@@ -72,7 +79,9 @@ __all__ = [
     "IntoExprColumn",
     "Metric",
     "MetricName",
+    "MetricSums",
     "Policy",
+    "RankedRows",
     "align_ids",
     "average_precision_at_k",
     "bpref",
@@ -91,6 +100,7 @@ __all__ = [
     "judged_at_k",
     "label",
     "metric_column",
+    "metric_expression",
     "metric_rank",
     "mrr_at_k",
     "ndcg_at_k",
@@ -104,9 +114,11 @@ __all__ = [
     "rbp_at_k",
     "rbp_residual_at_k",
     "recall_at_k",
+    "register_metric",
     "require_columns",
     "summarize_histogram",
     "to_lazy",
+    "unregister_metric",
     "value_histogram",
 ]
 del _namespace

@@ -195,6 +195,14 @@ def _embedding_width(frame: pl.LazyFrame, item: str, feature: str, dtype: pl.Dat
     return int(facts["longest"] or 1)
 
 
+#: What each item table holds, for the error that asks for it.
+ITEM_TABLES = {
+    "popularity": "an interaction log (each row of its item column counts) or an "
+    "(item, count) table",
+    "item_features": "the item column and one feature column (labels, or an embedding)",
+}
+
+
 def item_tables(
     spec: Spec,
     *,
@@ -210,7 +218,7 @@ def item_tables(
     for table, name in (("popularity", popularity), ("item_features", item_features)):
         if table in needs and name is None:
             metrics = [m for m in GROUP_METRICS if table in REGISTRY[m].requires]
-            raise ValueError(f"metrics {metrics} need {table}=...; give it to evaluate")
+            raise ValueError(f"metrics {metrics} need {table}=...: {ITEM_TABLES[table]}")
     if needs and spec.policy.ties == "expected":
         raise ValueError(
             "beyond-accuracy metrics need one ranked order; Policy(ties='expected') has none: "

@@ -1,12 +1,14 @@
 """Metric expressions for pre-labelled rows, inside ``group_by().agg()`` or ``.over()``.
 
-Each function returns a ``pl.Expr`` computing one metric of one group's rows: ``relevance``
-(a grade per row), ranked by ``by`` (a score, higher first) or ``rank`` (a rank, lower first).
-The group is ranked by the same code as `evaluate` (`polars_rankk.core.ranking`) under the same
-`Policy` — invalid scores, de-duplication of repeated ``item`` ids, every tie policy including
-``"expected"``, R_g (with ``n_relevant``) and the ideal DCG — and the metric is the registry's
-formula, so the same rows give exactly the numbers `evaluate` gives for pre-labelled candidates
-without a truth table.
+`metric_expression` computes any registered metric; the one-metric functions
+(``rk.ndcg_at_k``, …) and the ``.rankk`` expression namespace are generated from the registry
+into `polars_rankk.core.metric_expressions` by ``scripts/expression_api.py``. Each returns a
+``pl.Expr`` computing one metric of one group's rows: ``relevance`` (a grade per row), ranked by
+``by`` (a score, higher first) or ``rank`` (a rank, lower first). The group is ranked by the same
+code as `evaluate` (`polars_rankk.core.ranking`) under the same `Policy` — invalid scores,
+de-duplication of repeated ``item`` ids, every tie policy including ``"expected"``, R_g (with
+``n_relevant``) and the ideal DCG — and the metric is the registry's formula, so the same rows
+give exactly the numbers `evaluate` gives for pre-labelled candidates without a truth table.
 
 A group `evaluate` would leave out comes out null: no relevant item under
 ``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. An expression
@@ -36,22 +38,7 @@ from polars_rankk.core.registry import REGISTRY, term_needs
 from polars_rankk.core.terms import RankedRows, row_terms
 from polars_rankk.core.types import IntoExprColumn
 
-__all__ = [
-    "average_precision_at_k",
-    "bpref",
-    "dcg_at_k",
-    "err_at_k",
-    "f1_at_k",
-    "hit_rate_at_k",
-    "judged_at_k",
-    "mrr_at_k",
-    "ndcg_at_k",
-    "precision_at_k",
-    "r_precision",
-    "rbp_at_k",
-    "rbp_residual_at_k",
-    "recall_at_k",
-]
+__all__ = ["metric_expression"]
 
 #: The whole group: the expression is evaluated per group by ``agg`` or ``over``.
 _GROUP: list[pl.Expr] = [pl.lit(0)]
@@ -239,6 +226,77 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return labelled + missing, gains.append(pl.repeat(missing_gain, missing)), nonrelevant
 
 
+def metric_expression(
+    metric: str,
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Any registered metric of each group, as an expression (null where `evaluate` would have
+    no value for the group).
+
+    Parameters
+    ----------
+    metric
+        A registered metric: its name or any accepted spelling (``"ndcg"``, ``"nDCG@10"``,
+        ``"P_5"``); a cut-off in the name is used when `k` is not given.
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); a null grade marks
+        an unjudged row.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off, for a metric with one.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower ranks first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.metric_expression("P@2", "rel", by="score", item="item")).item()
+    0.5
+
+    See Also
+    --------
+    register_metric : declare a metric of your own.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    from polars_rankk.core.names import parse_metric_name
+
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a metric name (str); got {metric!r}")
+    request = parse_metric_name(metric)
+    if request.policy:
+        raise ValueError(
+            f"metric {metric!r} carries parameters ({request.policy}); pass them as "
+            f"policy=rk.Policy(...) instead"
+        )
+    entry = REGISTRY[request.metric]
+    if not entry.accuracy:
+        raise ValueError(
+            f"{entry.name} is a {entry.kind.replace('_', '-')} metric: it is computed from the "
+            f"top-K items by rk.evaluate, not from relevance, and has no expression"
+        )
+    cutoff = k if k is not None else request.k
+    if entry.has_k and cutoff is None:
+        raise ValueError(f"{entry.name} takes a cut-off: pass k=<int>")
+    if not entry.has_k and cutoff is not None:
+        raise ValueError(f"{entry.name} has no cut-off K; leave k out")
+    return _metric(entry.name, relevance, by, cutoff, item, n_relevant, policy, rank)
+
+
 def _metric(
     name: str,
     relevance: IntoExprColumn,
@@ -258,410 +316,3 @@ def _metric(
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
     return value.alias(metric.column(cutoff))
-
-
-def precision_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """Precision@K of each group: relevant rows in the top K / K (trec_eval ``P_k``).
-
-    Parameters
-    ----------
-    relevance
-        Grade of each row (relevant when ``>= policy.relevance_threshold``).
-    by
-        Score; higher ranks first.
-    rank
-        Instead of `by`: a rank (1 = best); lower ranks first.
-    k
-        Cut-off.
-    item
-        Item id, needed to break ties under ``ties="trec_eval"`` (default) or
-        ``"item_asc"``.
-    n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
-    policy
-        `Policy` for ties, short lists, threshold, empty truth.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
-    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 1, 1, 1, 0]})
-    >>> df.group_by("user").agg(
-    ...     rk.precision_at_k("rel", by="score", k=2, item="item").alias("p@2")
-    ... ).sort("user")
-    shape: (2, 2)
-    ┌──────┬─────┐
-    │ user ┆ p@2 │
-    │ ---  ┆ --- │
-    │ i64  ┆ f64 │
-    ╞══════╪═════╡
-    │ 1    ┆ 0.5 │
-    │ 2    ┆ 0.5 │
-    └──────┴─────┘
-
-    See Also
-    --------
-    evaluate : every metric at every K for candidate and truth tables.
-    """
-    return _metric("precision", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def recall_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """Recall@K of each group: relevant rows in the top K / R_g (trec_eval ``recall_k``).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.recall_at_k("rel", by="score", k=2, item="item")).item()
-    0.5
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("recall", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def f1_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """F1@K: 2PR / (P + R) of precision@K and recall@K; 0 when both are 0.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.f1_at_k("rel", by="score", k=2, item="item")).item()
-    0.5
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("f1", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def hit_rate_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """HitRate@K: 1.0 if a relevant row is in the top K, else 0.0 (trec_eval ``success_k``).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.hit_rate_at_k("rel", by="score", k=1, item="item")).item()
-    0.0
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("hit_rate", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def ndcg_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """nDCG@K: DCG of the top K over the DCG of the group's grades in ideal order.
-
-    Gain is the grade (``gain="linear"``, trec_eval ``ndcg_cut``) or ``2**grade - 1``;
-    discount ``log2(rank + 1)``; 0 when the ideal DCG is 0.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 2, 1]})
-    >>> round(df.select(rk.ndcg_at_k("rel", by="score", k=3, item="item")).item(), 6)
-    0.669672
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("ndcg", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def average_precision_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """AP@K: Σ precision@i over relevant ranks i ≤ K, / R_g (trec_eval ``map_cut_k``).
-
-    ``Policy(ap_denominator="min_k_relevant")`` divides by min(K, R_g) instead.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.average_precision_at_k("rel", by="score", k=3, item="item")).item()
-    0.5833333333333333
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("average_precision", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def mrr_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """Reciprocal rank of the first relevant row within K; 0 if none (trec_eval ``recip_rank``).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.mrr_at_k("rel", by="score", k=3, item="item")).item()
-    0.5
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("mrr", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def r_precision(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """R-precision: precision at rank R_g, the group's number of relevant items (``Rprec``).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.r_precision("rel", by="score", item="item")).item()
-    0.5
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("r_precision", relevance, by, None, item, n_relevant, policy, rank)
-
-
-def dcg_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """DCG@K, unnormalised: Σ gain / log2(rank + 1) over the top K.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 2, 1]})
-    >>> round(df.select(rk.dcg_at_k("rel", by="score", k=3, item="item")).item(), 6)
-    1.76186
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("dcg", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def err_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """ERR@K (Chapelle et al. 2009): Σ_{i<=K} (1/i) R_i Π_{j<i} (1 - R_j), where a grade g
-    stops the user with chance R = (2^g - 1) / 2^g_max (``Policy.err_max_grade``, default 4).
-
-    ``ties="expected"`` raises a ValueError: ERR's expectation over tie orderings is not
-    computed here.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 4, 1]})
-    >>> round(df.select(rk.err_at_k("rel", by="score", k=3, item="item")).item(), 6)
-    0.470052
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("err", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def rbp_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """RBP@K (Moffat & Zobel 2008): (1 - p) Σ p^(i-1) over relevant ranks i <= K, p =
-    ``Policy.rbp_persistence`` (default 0.8).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> round(df.select(rk.rbp_at_k("rel", by="score", k=3, item="item")).item(), 6)
-    0.288
-
-    See Also
-    --------
-    rbp_residual_at_k : what unjudged and unseen ranks could add.
-    precision_at_k : parameters.
-    """
-    return _metric("rbp", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def rbp_residual_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """RBP@K's residual: 1 - (1 - p) Σ p^(i-1) over judged ranks i <= min(K, n), the weight
-    of unjudged rows (null relevance) and of the ranks past the list.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [None, 1, 0]})
-    >>> round(df.select(rk.rbp_residual_at_k("rel", by="score", k=3, item="item")).item(), 6)
-    0.712
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("rbp_residual", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def judged_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """Judged@K: the share of the top K with a judgement, a non-null relevance (non-relevant
-    grades included); / min(K, n) under ``short_lists="observed"`` (ir_measures).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [None, 1, 0]})
-    >>> df.select(rk.judged_at_k("rel", by="score", k=2, item="item")).item()
-    0.5
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("judged", relevance, by, k, item, n_relevant, policy, rank)
-
-
-def bpref(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """bpref (Buckley & Voorhees 2004, trec_eval): over the relevant rows, 1 - min(n, R) /
-    min(N, R) for the n judged non-relevant rows above each, / R; rows with a null relevance
-    are unjudged and skipped. ``ties="expected"`` raises a ValueError.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.5, 0.1],
-    ...                    "rel": [0, None, 1, 1]})
-    >>> df.select(rk.bpref("rel", by="score", item="item")).item()
-    0.0
-
-    See Also
-    --------
-    precision_at_k : parameters.
-    """
-    return _metric("bpref", relevance, by, None, item, n_relevant, policy, rank)

@@ -1,8 +1,10 @@
-"""The ``rankk`` namespaces: thin, explicit forwarding to `expressions` and `evaluate`.
+"""The ``rankk`` namespaces: thin, explicit forwarding to the expressions and `evaluate`.
 
 Importing ``polars_rankk`` registers them, so ``pl.col("rel").rankk.ndcg_at_k(by="score",
 k=10)`` and ``candidates.rankk.evaluate(truth, k=10, group_by="user")`` work. Every method is
-written out (no ``__getattr__``) so that autocompletion and type checkers see it.
+written out (no ``__getattr__``) so that autocompletion and type checkers see it; the
+expression namespace is generated with the expression functions
+(`polars_rankk.core.metric_expressions`), so a method takes exactly its function's arguments.
 """
 
 from __future__ import annotations
@@ -12,219 +14,13 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import expressions
 from polars_rankk.core.evaluation import Evaluation
+from polars_rankk.core.metric_expressions import RankkExpr
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.types import FrameLike, IntoExprColumn
+from polars_rankk.core.types import FrameLike
 
-
-@pl.api.register_expr_namespace("rankk")
-class RankkExpr:
-    """Metric expressions with the relevance column as ``self``.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(pl.col("rel").rankk.precision_at_k(by="score", k=2, item="item")).item()
-    0.5
-    """
-
-    def __init__(self, expr: pl.Expr) -> None:
-        self._expr = expr
-
-    def precision_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.precision_at_k`."""
-        return expressions.precision_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def recall_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.recall_at_k`."""
-        return expressions.recall_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def f1_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.f1_at_k`."""
-        return expressions.f1_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def hit_rate_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.hit_rate_at_k`."""
-        return expressions.hit_rate_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def ndcg_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.ndcg_at_k`."""
-        return expressions.ndcg_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def average_precision_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.average_precision_at_k`."""
-        return expressions.average_precision_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def mrr_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.mrr_at_k`."""
-        return expressions.mrr_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def r_precision(
-        self,
-        *,
-        by: IntoExprColumn,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.r_precision`."""
-        return expressions.r_precision(
-            self._expr, by=by, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def dcg_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.dcg_at_k`."""
-        return expressions.dcg_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def err_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.err_at_k`."""
-        return expressions.err_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def rbp_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.rbp_at_k`."""
-        return expressions.rbp_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def rbp_residual_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.rbp_residual_at_k`."""
-        return expressions.rbp_residual_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def judged_at_k(
-        self,
-        *,
-        by: IntoExprColumn,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.judged_at_k`."""
-        return expressions.judged_at_k(
-            self._expr, by=by, k=k, item=item, n_relevant=n_relevant, policy=policy
-        )
-
-    def bpref(
-        self,
-        *,
-        by: IntoExprColumn,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.bpref`."""
-        return expressions.bpref(self._expr, by=by, item=item, n_relevant=n_relevant, policy=policy)
+__all__ = ["RankkDataFrame", "RankkExpr", "RankkLazyFrame"]
 
 
 class _RankkFrame:

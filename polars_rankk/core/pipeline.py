@@ -72,6 +72,10 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
+
     Parameters
     ----------
     candidates
@@ -126,10 +130,6 @@ def evaluate(
         this column; ``by_system()`` gives one evaluation per system, which `compare`,
         `report` and `k_curve` read without ranking again. Without it, rows of different
         systems are one ranking: de-duplication keeps each item's highest score across them.
-
-    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
-    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
-    by name. With only those, `truth` is optional: every candidate group is evaluated.
 
     Returns
     -------

@@ -2,7 +2,8 @@
 
 Every long-running entry point takes ``progress: bool | None = None``: None (the default) shows
 a bar in a notebook or when stderr is a terminal and stays silent when it is piped or logged;
-True and False force it. Bars go to stderr and disappear when the job ends.
+True and False force it. Bars go to stderr and disappear when the job ends, and appear only
+once a job has run for `DELAY` seconds: a quick job draws nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from typing import Any, Protocol, TypeVar
 __all__ = ["Bar", "progress_bar", "show_progress", "track"]
 
 T = TypeVar("T")
+
+#: Seconds a job runs before its bar appears (tqdm's ``delay``).
+DELAY = 1.0
 
 
 class Bar(Protocol):
@@ -80,6 +84,7 @@ def progress_bar(total: int | None, description: str, progress: bool | None) -> 
         file=sys.stderr,
         leave=False,
         dynamic_ncols=True,
+        delay=DELAY,
     )
     try:
         yield bar

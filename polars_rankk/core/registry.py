@@ -163,6 +163,8 @@ class Metric:
     discrete: bool = False
     default: bool = False
     requires: tuple[str, ...] = ()
+    #: Per-rank terms it brings into the term table (a metric declared at run time).
+    own_terms: tuple[term_table.Term, ...] = ()
     #: Where it was declared: ``"built-in"``, or the module that registered it.
     origin: str = field(default="built-in", compare=False)
 
@@ -741,6 +743,8 @@ def add_metric(metric: Metric, *, replace: bool = False) -> None:
                 f"metric {metric.name!r}: the name {spelling!r} already names "
                 f"{taken[spelling.lower()]!r}"
             )
+    for term in metric.own_terms:
+        term_table.add_term(term, replace=replace)
     REGISTRY[metric.name] = metric
 
 
@@ -752,6 +756,8 @@ def remove_metric(name: str) -> None:
     if metric.origin == "built-in":
         raise ValueError(f"{name} is built in; only metrics registered at run time can go")
     del REGISTRY[name]
+    for term in metric.own_terms:
+        term_table.TERMS.pop(term.column, None)
 
 
 def metric_rank(column: str = "metric") -> pl.Expr:

@@ -80,6 +80,8 @@ class RankedRows:
         self._n_relevant = n_relevant
         self._n_nonrelevant = n_nonrelevant
         self.expected = policy.ties == "expected"
+        #: What terms read of the rows: "judged", "n_relevant" (to learn a new term's needs).
+        self.reads: set[str] = set()
 
     # -- What a term reads ---------------------------------------------------------------------
 
@@ -112,6 +114,7 @@ class RankedRows:
     @property
     def judged(self) -> pl.Expr:
         """1.0 where the row has a judgement, else 0.0 (under ``ties="expected"``: the chance)."""
+        self.reads.add("judged")
         if self.expected:
             return self._block_extra["_rk_block_judged"].cast(pl.Float64) / self._m
         return self.judged_row.cast(pl.Float64)
@@ -127,6 +130,7 @@ class RankedRows:
     @property
     def n_relevant(self) -> pl.Expr:
         """R_g, the group's number of relevant items."""
+        self.reads.add("n_relevant")
         if self._n_relevant is None:
             raise ValueError("this term needs the group's number of relevant items")
         return self._n_relevant
@@ -150,9 +154,7 @@ class RankedRows:
     @cached_property
     def judged_row(self) -> pl.Expr:
         """1 where the row has a judgement (Int64)."""
-        return self.window.stage({"_rk_judged_row": self._judged.cast(pl.Int64)})[
-            "_rk_judged_row"
-        ]
+        return self.window.stage({"_rk_judged_row": self._judged.cast(pl.Int64)})["_rk_judged_row"]
 
     @cached_property
     def hits_so_far(self) -> pl.Expr:
@@ -448,10 +450,10 @@ def term_named(name: str) -> Term:
     raise ValueError(f"no per-rank term {name!r}; known: {known}")
 
 
-def add_term(term: Term) -> None:
+def add_term(term: Term, *, replace: bool = False) -> None:
     """Add a term to the table (a metric declared at run time brings its own)."""
     known = TERMS.get(term.column)
-    if known is not None and known != term:
+    if known is not None and known != term and not replace:
         raise ValueError(f"a different per-rank term already uses column {term.column!r}")
     if any(t.name == term.name and t.column != term.column for t in TERMS.values()):
         raise ValueError(f"a per-rank term is already called {term.name!r}")

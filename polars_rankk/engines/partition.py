@@ -22,7 +22,8 @@ from polars_rankk.core import Evaluation, Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
 from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.registration import declared_at_run_time, ensure_registered
+from polars_rankk.core.registry import REGISTRY, Metric
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
 #: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row.
@@ -67,6 +68,9 @@ class PartitionJob:
     head_share: float = 0.2
     #: Catalogue-level metrics (their exposure counts come from `exposure_rows`).
     catalogue_metrics: tuple[str, ...] = ()
+    #: Metrics registered at run time on the driver, shipped with the job so that an executor
+    #: process registers them too.
+    declared: tuple[Metric, ...] = ()
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -128,6 +132,7 @@ class PartitionJob:
         return pl.concat([per_group, sentinels], how="vertical")
 
     def _evaluation(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
+        ensure_registered(self.declared)
         if self.order_by is not None:
             # ties="input_order": the row order is the order column's, within every group.
             candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
@@ -323,6 +328,7 @@ def partition_job(
         policy=spec.policy,
         with_dropped=with_dropped,
         check_values=check_values,
+        declared=declared_at_run_time(spec.metrics),
     )
 
 

@@ -34,7 +34,9 @@ def dask_progress(progress: bool | None) -> Iterator[None]:
         return
     from dask.diagnostics.progress import ProgressBar
 
-    with ProgressBar():  # type: ignore[no-untyped-call]
+    from polars_rankk.core import progress as bars
+
+    with ProgressBar(minimum=bars.DELAY):  # type: ignore[no-untyped-call]
         yield
 
 

@@ -362,7 +362,15 @@ def _curves_section(
         "groups."
         + (f" The dashed line marks K={ui_k}, the K the product shows." if ui_k else "")
         + "</p>"
-        + page.chart(charts.plot_k_curve(curve, systems=context.names, log_k=log_k, ui_k=ui_k))
+        + page.chart(
+            charts.plot_k_curve(
+                curve,
+                systems=context.names,
+                log_k=log_k,
+                ui_k=ui_k,
+                confidence=context.confidence,
+            )
+        )
     )
     if {"precision", "recall"} <= set(curve.get_column("metric")):
         body += page.chart(charts.plot_precision_recall(curve, systems=context.names))
@@ -451,7 +459,11 @@ def _strata_section(
         f'<p class="note">The mean at K={headline} per stratum of '
         f"{escape(', '.join(strata))}, with {context.confidence:.0%} bootstrap intervals. "
         "A system can win overall and lose on a segment.</p>"
-        + page.chart(charts.plot_strata(table, k=headline, systems=context.names))
+        + page.chart(
+            charts.plot_strata(
+                table, k=headline, systems=context.names, confidence=context.confidence
+            )
+        )
         + "<h3>Groups per stratum</h3>"
         + html_table(
             ["system", *strata, "groups"], counts.iter_rows(), text_columns=1 + len(strata)
@@ -500,7 +512,9 @@ def _comparison_section(
         f"on the groups both systems have. Intervals: {context.confidence:.0%} bootstrap; "
         "p-values: paired t-test, randomization test and Wilcoxon signed-rank; "
         "p adjusted: Holm-corrected randomization p-value within each metric × K.</p>"
-        + page.chart(charts.plot_comparison(cmp, systems=context.names))
+        + page.chart(
+            charts.plot_comparison(cmp, systems=context.names, confidence=context.confidence)
+        )
         + html_table(list(_COMPARISON_COLUMNS.values()), rows.iter_rows(), text_columns=2)
     )
     page.section("comparison", "Comparison", body)
@@ -514,9 +528,9 @@ def _spread(available: list[int]) -> list[int]:
 
 
 def _version() -> str:
-    from polars_rankk import __version__
+    from polars_rankk.core.version import package_version
 
-    return str(__version__)
+    return package_version()
 
 
 def _diagnostics(evaluations: Mapping[str, Evaluation], ks: list[int]) -> str:

@@ -54,9 +54,9 @@ def catalogue_intervals(
     Returns
     -------
     pl.DataFrame
-        ``evaluation.catalogue`` (``metric, k, value``) with ``lower, upper, n_resamples``. A
-        resample with a null figure (e.g. personalization of fewer than two drawn lists) is
-        left out of that row's interval.
+        ``evaluation.catalogue`` (``metric, k, value``) with ``ci_low, ci_high, n_resamples``
+        (named as every interval of the library). A resample with a null figure (e.g.
+        personalization of fewer than two drawn lists) is left out of that row's interval.
 
     Examples
     --------
@@ -66,9 +66,9 @@ def catalogue_intervals(
     >>> res = rk.evaluate(recs, k=2, group_by="user", metrics=["coverage", "personalization"])
     >>> ci = rk.catalogue_intervals(res, n_resamples=200, seed=0)
     >>> ci.columns
-    ['metric', 'k', 'value', 'lower', 'upper', 'n_resamples']
+    ['metric', 'k', 'value', 'ci_low', 'ci_high', 'n_resamples']
     >>> row = ci.row(0, named=True)
-    >>> row["metric"], row["value"], row["lower"] <= row["value"] <= row["upper"]
+    >>> row["metric"], row["value"], row["ci_low"] <= row["value"] <= row["ci_high"]
     ('coverage', 1.0, True)
     """
     from scipy import sparse
@@ -135,8 +135,8 @@ def catalogue_intervals(
         lower.append(float(np.quantile(values, alpha)) if values.size else None)
         upper.append(float(np.quantile(values, 1.0 - alpha)) if values.size else None)
     return observed.with_columns(
-        pl.Series("lower", lower, dtype=pl.Float64),
-        pl.Series("upper", upper, dtype=pl.Float64),
+        pl.Series("ci_low", lower, dtype=pl.Float64),
+        pl.Series("ci_high", upper, dtype=pl.Float64),
         pl.Series("n_resamples", used, dtype=pl.Int64),
     )
 

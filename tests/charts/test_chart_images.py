@@ -207,3 +207,70 @@ def test_precision_recall_labels_do_not_pile_up(tables: dict[str, Any]) -> None:
     for i, (x, y) in enumerate(points):
         for a, b in points[:i]:
             assert abs(x - a) > 26 or abs(y - b) > 14  # no two labels overlap
+
+
+def _texts(chart: Any) -> list[str]:
+    """Every piece of text the rendered chart draws (titles, subtitles, labels)."""
+    scene = vl_convert.vegalite_to_scenegraph(charts.chart_spec(chart))["scenegraph"]
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            text = node.get("text")
+            if isinstance(text, str):
+                found.append(text)
+            elif isinstance(text, list):
+                found.extend(str(t) for t in text)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(scene)
+    return found
+
+
+def test_subtitles_state_the_interval_level(tables: dict[str, Any]) -> None:
+    drawn = {
+        "k_curve": charts.plot_k_curve(tables["curve"], ui_k=10),
+        "strata": charts.plot_strata(tables["strata"], k=10),
+        "comparison": charts.plot_comparison(tables["comparison"], k=10),
+    }
+    for name, chart in drawn.items():
+        texts = _texts(chart)
+        assert any("95% bootstrap confidence interval" in t for t in texts), (name, texts[:3])
+        assert not any("(UI)" in t for t in texts), name
+    at_90 = _texts(charts.plot_k_curve(tables["curve"], confidence=0.9))
+    assert any("90% bootstrap confidence interval" in t for t in at_90)
+
+
+def test_titles_of_one_k_say_which(tables: dict[str, Any]) -> None:
+    drawn = {
+        "distribution": charts.plot_distribution(tables["distribution"], k=10),
+        "histogram": charts.plot_histogram(tables["histogram"], k=10),
+        "ecdf": charts.plot_histogram(tables["histogram"], kind="ecdf", k=10),
+        "strata": charts.plot_strata(tables["strata"], k=10),
+        "comparison": charts.plot_comparison(tables["comparison"], k=10),
+    }
+    for name, chart in drawn.items():
+        title = chart.to_dict()["title"]["text"]
+        assert title.endswith("at K=10"), (name, title)
+        assert title in _texts(chart), name
+
+
+def test_histogram_bars_do_not_blend(tables: dict[str, Any], tmp_path: Path) -> None:
+    """Every coloured pixel of the histogram is a system's own colour: no bar shows through
+    another (edge pixels, antialiased, aside)."""
+    chart = charts.plot_histogram(tables["histogram"], k=10, metrics=["ndcg", "recall"])
+    png = charts.save_chart(chart, tmp_path / "histogram.png", scale=1.0)
+    image = Image.open(io.BytesIO(png.read_bytes())).convert("RGB")
+    palette = {tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in charts.PALETTE}
+    coloured = exact = 0
+    for count, rgb in image.getcolors(maxcolors=1 << 20) or []:
+        if max(rgb) - min(rgb) > 40:  # not white, grey or black: a mark's colour
+            coloured += count
+            exact += count if rgb in palette else 0
+    assert coloured > 1000
+    # Overlaid translucent bars: about 10% of coloured pixels are a palette colour; here most.
+    assert exact / coloured > 0.75

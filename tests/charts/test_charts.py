@@ -71,7 +71,8 @@ def test_k_curve_chart(tables: dict[str, Any]) -> None:
     assert len(_values(chart)) == curve.height  # one row per aggregated row, no more
     assert spec["config"]["range"]["category"] == list(charts.PALETTE)
     layers = spec["spec"]["layer"]
-    assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "circle", "rule", "text"]
+    marks = [layer["mark"]["type"] for layer in layers]
+    assert marks == ["area", "line", "circle", "rule", "text", "point"]
     assert layers[1]["encoding"]["x"]["scale"]["type"] == "log"
     tooltip_fields = {t["field"] for t in layers[2]["encoding"]["tooltip"]}
     assert {"definition", "value", "ci_low", "n_groups"} <= tooltip_fields
@@ -80,7 +81,45 @@ def test_k_curve_chart(tables: dict[str, Any]) -> None:
     }
     assert "<svg" in _svg(chart)
     plain = charts.plot_k_curve(curve, metrics=["recall"], ci=False).to_dict()
-    assert [layer["mark"]["type"] for layer in plain["spec"]["layer"]] == ["line", "circle"]
+    marks = [layer["mark"]["type"] for layer in plain["spec"]["layer"]]
+    assert marks == ["line", "circle", "rule", "text", "point"]
+
+
+def test_k_curve_is_interactive(tables: dict[str, Any]) -> None:
+    """Tooltips with value and interval, a legend that toggles systems, a K selector that
+    moves the marked K on every panel."""
+    spec = charts.plot_k_curve(tables["curve"], ui_k=5).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["selected_k"]["value"] == 5
+    assert params["selected_k"]["bind"]["input"] == "select"
+    assert params["shown_systems"]["bind"] == "legend"
+    assert params["shown_systems"]["select"] == {"type": "point", "fields": ["system"]}
+    layers = spec["spec"]["layer"]
+    assert layers[1]["encoding"]["opacity"]["condition"]["param"] == "shown_systems"
+    marked = [layer for layer in layers if {"filter": "(datum.k === selected_k)"}
+              in layer.get("transform", [])]
+    assert [layer["mark"]["type"] for layer in marked] == ["rule", "text", "point"]
+    tips = {t["field"]: t["title"] for t in layers[2]["encoding"]["tooltip"]}
+    assert tips["value"] == "mean"
+    assert tips["ci_low"] == "95% interval from"
+    assert tips["ci_high"] == "95% interval to"
+    assert "K=5 (UI)" not in json.dumps(spec)
+    unset = {p["name"]: p for p in charts.plot_k_curve(tables["curve"]).to_dict()["params"]}
+    assert unset["selected_k"]["value"] is None  # nothing marked until a K is chosen
+
+
+def test_comparison_is_interactive(tables: dict[str, Any]) -> None:
+    spec = charts.plot_comparison(tables["comparison"], confidence=0.9).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["selected_k"]["value"] is None
+    assert params["selected_k"]["bind"]["labels"][0] == "every K"
+    assert params["shown_systems"]["bind"] == "legend"
+    layers = spec["layer"]
+    assert {"filter": "selected_k == null || datum.k == selected_k"} in layers[1]["transform"]
+    tips = {t["field"]: t.get("title") for t in layers[2]["encoding"]["tooltip"]}
+    assert tips["diff"] == "mean difference"
+    assert tips["ci_low"] == "90% interval from"
+    assert "90% bootstrap confidence interval" in spec["title"]["subtitle"]
 
 
 def test_stratified_charts_use_a_safe_field_name(tables: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import (
     AveragePrecisionDenominator,
     DuplicatePolicy,
@@ -30,24 +31,20 @@ from polars_rankk.core.types import (
 from tests.support.reference import per_group_dict
 
 K = [1, 2, 3, 5]
+#: The expression function of every built-in accuracy metric, by metric, from the registry.
 BUILDERS = {
-    "precision": rk.precision_at_k,
-    "recall": rk.recall_at_k,
-    "f1": rk.f1_at_k,
-    "hit_rate": rk.hit_rate_at_k,
-    "ndcg": rk.ndcg_at_k,
-    "average_precision": rk.average_precision_at_k,
-    "mrr": rk.mrr_at_k,
-    "dcg": rk.dcg_at_k,
-    "err": rk.err_at_k,
-    "rbp": rk.rbp_at_k,
-    "rbp_residual": rk.rbp_residual_at_k,
-    "judged": rk.judged_at_k,
+    name: getattr(rk, metric.function_name)
+    for name, metric in REGISTRY.items()
+    if metric.accuracy and metric.origin == "built-in" and metric.has_k
 }
 #: Metrics without a cut-off.
-WHOLE_LIST = {"r_precision": rk.r_precision, "bpref": rk.bpref}
+WHOLE_LIST = {
+    name: getattr(rk, metric.function_name)
+    for name, metric in REGISTRY.items()
+    if metric.accuracy and metric.origin == "built-in" and not metric.has_k
+}
 #: Metrics with no expectation over tie orderings: both paths raise under ties="expected".
-NOT_EXPECTED = {"err", "bpref"}
+NOT_EXPECTED = {name for name, metric in REGISTRY.items() if not metric.supports_expected_ties}
 SCORES = (0.0, 0.5, 1.0, 2.0, -1.0)
 INVALID = (None, math.nan, math.inf, -math.inf)
 INT_IDS = (*range(8), 10, 9)

@@ -7,17 +7,15 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
+from polars_rankk.core.registry import REGISTRY
 from tests.conftest import assert_same_values
 from tests.support.reference import per_group_dict
 
+#: The default metrics with a cut-off, by their expression functions (from the registry).
 BUILDERS = {
-    "precision": rk.precision_at_k,
-    "recall": rk.recall_at_k,
-    "f1": rk.f1_at_k,
-    "hit_rate": rk.hit_rate_at_k,
-    "ndcg": rk.ndcg_at_k,
-    "average_precision": rk.average_precision_at_k,
-    "mrr": rk.mrr_at_k,
+    name: getattr(rk, metric.function_name)
+    for name, metric in REGISTRY.items()
+    if metric.default and metric.has_k
 }
 K = [1, 2, 5, 10]
 

@@ -26,6 +26,8 @@ from tests.support.distributed_cases import (
     sort_per_group,
     tables,
 )
+from tests.support.toy_metrics import as_dict, assert_close, brute_force
+from tests.support.toy_metrics import tables as registered_tables
 
 dask = pytest.importorskip("dask", reason="Dask is not installed (pip install 'dask[dataframe]')")
 dd = pytest.importorskip("dask.dataframe")
@@ -123,3 +125,14 @@ def test_mixed_id_dtypes_are_unified() -> None:
     per_group = evaluate_dask(to_dask(candidates), to_dask(narrow), k=list(KS), group_by="user")
     got = pl.from_pandas(per_group.compute())
     assert sort_per_group(got, ["user"]).equals(sort_per_group(expected.per_group, ["user"]))
+
+
+def test_a_registered_metric_equals_its_definition(toy_metrics: tuple[str, str]) -> None:
+    """A metric declared with rk.register_metric runs on Dask as it does on one machine."""
+    candidates, truth = registered_tables()
+    per_group = evaluate_dask(
+        to_dask(candidates), to_dask(truth, 2), npartitions=2, k=[1, 2, 3, 5],
+        metrics=list(toy_metrics), group_by="q",
+    )
+    got = pl.from_pandas(per_group.compute())
+    assert_close(as_dict(got), as_dict(brute_force("trec_eval")))

@@ -33,6 +33,8 @@ from tests.support.distributed_cases import (
     sort_per_group,
     tables,
 )
+from tests.support.toy_metrics import as_dict, assert_close, brute_force
+from tests.support.toy_metrics import tables as registered_tables
 
 pyspark = pytest.importorskip("pyspark", reason="PySpark is not installed (pip install pyspark)")
 
@@ -344,3 +346,16 @@ def test_ir_measures_on_spark_equal_evaluate(spark: Any) -> None:
         sort_per_group(expected.per_group, ["user"])
     )
     assert result.summary().equals(order_metrics(expected.summary()))
+
+
+def test_a_registered_metric_equals_its_definition(
+    spark: Any, toy_metrics: tuple[str, str]
+) -> None:
+    """A metric declared with rk.register_metric on the driver runs in Spark's executor
+    processes (the job ships its declaration) and equals its definition."""
+    candidates, truth = registered_tables()
+    per_group = evaluate_spark(
+        to_spark(spark, candidates), to_spark(spark, truth, 2), num_partitions=2,
+        k=[1, 2, 3, 5], metrics=list(toy_metrics), group_by="q",
+    )
+    assert_close(as_dict(collect(per_group)), as_dict(brute_force("trec_eval")))

@@ -50,8 +50,8 @@ def test_each_resample_is_the_evaluation_of_the_drawn_groups() -> None:
             draws.setdefault((metric, k), []).append(value)
     for row in got.iter_rows(named=True):
         values = np.array(draws[(row["metric"], row["k"])])
-        assert row["lower"] == pytest.approx(np.quantile(values, 0.025), abs=1e-12)
-        assert row["upper"] == pytest.approx(np.quantile(values, 0.975), abs=1e-12)
+        assert row["ci_low"] == pytest.approx(np.quantile(values, 0.025), abs=1e-12)
+        assert row["ci_high"] == pytest.approx(np.quantile(values, 0.975), abs=1e-12)
     assert res.catalogue is not None
     assert got.select("metric", "k", "value").equals(res.catalogue)
 
@@ -87,7 +87,7 @@ def test_intervals_cover_the_population_figure() -> None:
         res = rk.evaluate(lists(60), **options)  # type: ignore[arg-type]
         ci = rk.catalogue_intervals(res, confidence=0.9, n_resamples=300, seed=seed)
         for row in ci.iter_rows(named=True):
-            covered[row["metric"]] += row["lower"] <= target[row["metric"]] <= row["upper"]
+            covered[row["metric"]] += row["ci_low"] <= target[row["metric"]] <= row["ci_high"]
     for name, hits in covered.items():
         assert hits >= 0.7 * samples, (name, hits)
 

@@ -1,0 +1,94 @@
+"""Messages in the command's own terms: options instead of Python arguments, counts in words.
+
+The library's errors speak Python (``Policy(duplicates='first')``, ``popularity=...``); the
+command prints them with the options that do the same (``--duplicates first``,
+``--popularity FILE``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from polars_rankk.core import Policy
+
+#: Policy fields: each is the option ``--field-name`` (see `polars_rankk.cli.options`).
+POLICY_FIELDS = frozenset(field.name for field in dataclasses.fields(Policy))
+#: Arguments of `polars_rankk.evaluate` that are options of the command, with their value.
+ARGUMENTS = {
+    "popularity": "FILE",
+    "item_features": "FILE",
+    "catalogue": "FILE",
+    "attributes": "FILE",
+    "head_share": "SHARE",
+    "group_by": "COLUMNS",
+    "metrics": "NAMES",
+    "k": "CUTOFFS",
+}
+_QUOTED = r"""(?:'[^']*'|"[^"]*")"""
+_POLICY = re.compile(rf"Policy\((\w+)=({_QUOTED}(?:\s+or\s+{_QUOTED})*)\)")
+_SETTING = re.compile(rf"(?<![\w.\-])(\w+)=({_QUOTED})")
+_ARGUMENT = re.compile(r"(?<![\w.\-])(\w+)=\.\.\.")
+
+
+def option(name: str) -> str:
+    """``--option-name`` of a Python name.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.wording import option
+    >>> option("invalid_scores")
+    '--invalid-scores'
+    """
+    return "--" + name.replace("_", "-")
+
+
+def _unquoted(values: str) -> str:
+    return re.sub(_QUOTED, lambda m: m.group(0)[1:-1], values)
+
+
+def in_cli_terms(message: str) -> str:
+    """`message` with Python spellings of policies and arguments written as options.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.wording import in_cli_terms
+    >>> in_cli_terms("Policy(duplicates='error') forbids it; use duplicates='first'")
+    '--duplicates error forbids it; use --duplicates first'
+    >>> in_cli_terms("scores; Policy(invalid_scores='drop' or 'lowest') handles them")
+    'scores; --invalid-scores drop or lowest handles them'
+    >>> in_cli_terms("metrics ['novelty'] need popularity=...: an interaction log")
+    "metrics ['novelty'] need --popularity FILE: an interaction log"
+    >>> in_cli_terms("Policy.trec_eval() reproduces trec_eval")
+    '--trec-eval reproduces trec_eval'
+    """
+
+    def policy(match: re.Match[str]) -> str:
+        return f"{option(match.group(1))} {_unquoted(match.group(2))}"
+
+    def setting(match: re.Match[str]) -> str:
+        if match.group(1) not in POLICY_FIELDS:
+            return match.group(0)
+        return f"{option(match.group(1))} {_unquoted(match.group(2))}"
+
+    def argument(match: re.Match[str]) -> str:
+        if match.group(1) not in ARGUMENTS:
+            return match.group(0)
+        return f"{option(match.group(1))} {ARGUMENTS[match.group(1)]}"
+
+    message = _POLICY.sub(policy, message)
+    message = _SETTING.sub(setting, message)
+    message = _ARGUMENT.sub(argument, message)
+    return message.replace("Policy.trec_eval()", "--trec-eval")
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,000 rows``: a number and its noun, singular when one.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.wording import count
+    >>> count(1, "row"), count(12000, "row"), count(2, "query", "queries")
+    ('1 row', '12,000 rows', '2 queries')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

@@ -1,0 +1,243 @@
+"""Write polars_rankk/core/metric_expressions.py: one expression function per built-in accuracy
+metric and the ``.rankk`` expression namespace, from the metric registry.
+
+Both are written out (not made at run time) so that type checkers, autocompletion and the API
+docs see every function and method with its signature and docstring; both come from one
+parameter list here, so a method takes exactly the arguments of its function. The examples'
+outputs are computed by running them. Run ``.venv/bin/python scripts/expression_api.py`` after
+changing the registry (``--check`` exits 1 when the file is out of date;
+``tests/core/test_expression_api.py`` runs that check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = ROOT / "polars_rankk" / "core" / "metric_expressions.py"
+
+#: Every argument after `relevance`, in order: (name, annotation, default or None if required,
+#: its description). `k` is left out for a metric without a cut-off.
+ARGUMENTS = (
+    ("by", "IntoExprColumn | None", "None", "Score; higher ranks first."),
+    ("k", "int", None, "Cut-off."),
+    (
+        "item",
+        "IntoExprColumn | None",
+        "None",
+        'Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.',
+    ),
+    (
+        "n_relevant",
+        "IntoExprColumn | None",
+        "None",
+        "R_g of the group, when the rows do not hold every relevant item.",
+    ),
+    ("policy", "Policy | None", "None", "`Policy` for ties, short lists, threshold, empty truth."),
+    ("rank", "IntoExprColumn | None", "None", "Instead of `by`: a rank (1 = best); lower first."),
+)
+
+EXAMPLE_FRAME = (
+    'pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],\n'
+    '...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})'
+)
+
+HEADER = '''\
+"""One expression function per built-in accuracy metric, and the ``.rankk`` expression namespace.
+
+Generated from the metric registry by scripts/expression_api.py; do not edit by hand. Each
+function is `polars_rankk.core.expressions.metric_expression` for one metric, and each method of
+the namespace forwards to its function with the same arguments, the relevance column as
+``self``. A metric registered at run time (`polars_rankk.register_metric`) is computed by
+``rk.metric_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankk.core.expressions import metric_expression
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import IntoExprColumn
+
+'''
+
+
+def _arguments(has_k: bool) -> list[tuple[str, str, str | None, str]]:
+    return [argument for argument in ARGUMENTS if has_k or argument[0] != "k"]
+
+
+def _signature(has_k: bool, first: str) -> str:
+    parts = [first, "*"]
+    for name, annotation, default, _ in _arguments(has_k):
+        parts.append(f"{name}: {annotation}" + ("" if default is None else f" = {default}"))
+    return "".join(f"    {part},\n" for part in parts)
+
+
+def _forwarded(has_k: bool, indent: str) -> str:
+    return "".join(f"{indent}{name}={name},\n" for name, *_ in _arguments(has_k))
+
+
+def _example(name: str, function: str, has_k: bool) -> str:
+    from polars_rankk.core.expressions import metric_expression
+
+    frame = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2],
+            "item": [1, 2, 3, 4, 5],
+            "score": [0.9, 0.8, 0.1, 0.5, 0.4],
+            "rel": [0, 2, None, 1, 0],
+        }
+    )
+    cut = ", k=2" if has_k else ""
+    call = f'rk.{function}("rel", by="score"{cut}, item="item")'
+    # The same expression as the call written in the docstring.
+    expression = metric_expression(name, "rel", by="score", k=2 if has_k else None, item="item")
+    with pl.Config(tbl_rows=10, tbl_cols=10, fmt_float="mixed"):
+        shown = repr(frame.group_by("user").agg(expression).sort("user"))
+    return (
+        ">>> import polars as pl, polars_rankk as rk\n"
+        f">>> df = {EXAMPLE_FRAME}\n"
+        f'>>> df.group_by("user").agg(\n...     {call}\n... ).sort("user")\n'
+        f"{shown}"
+    )
+
+
+def _function(name: str) -> str:
+    from polars_rankk.core.registry import REGISTRY
+
+    metric = REGISTRY[name]
+    function, has_k = metric.function_name, metric.has_k
+    definition = metric.definition.rstrip(".")
+    summary = textwrap.fill(f"{metric.title} of each group: {definition}.", width=92)
+    lines = [summary, "", f"Reference: {metric.citation}."]
+    if not metric.supports_expected_ties:
+        lines += [
+            "",
+            '``Policy(ties="expected")`` raises a ValueError: it has no exact expectation',
+            "over tie orderings here.",
+        ]
+    lines += ["", "Parameters", "----------", "relevance"]
+    lines.append(
+        "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."
+    )
+    for argument, _, _, description in _arguments(has_k):
+        lines += [argument, f"    {description}"]
+    lines += ["", "Examples", "--------", *_example(name, function, has_k).splitlines()]
+    lines += [
+        "",
+        "See Also",
+        "--------",
+        "metric_expression : any registered metric by name.",
+        "evaluate : every metric at every K for candidate and truth tables.",
+    ]
+    body = textwrap.indent("\n".join(lines), "    ").replace("    \n", "\n")
+    return (
+        f"def {function}(\n{_signature(has_k, 'relevance: IntoExprColumn')}) -> pl.Expr:\n"
+        f'    """{body.lstrip()}\n    """\n'
+        f"    return metric_expression(\n"
+        f'        "{name}",\n'
+        f"        relevance,\n"
+        f"{_forwarded(has_k, ' ' * 8)}"
+        f"    )\n"
+    )
+
+
+def _method(name: str) -> str:
+    from polars_rankk.core.registry import REGISTRY
+
+    metric = REGISTRY[name]
+    function, has_k = metric.function_name, metric.has_k
+    signature = textwrap.indent(_signature(has_k, "self"), "    ")
+    return (
+        f"    def {function}(\n{signature}    ) -> pl.Expr:\n"
+        f'        """See `polars_rankk.{function}`."""\n'
+        f"        return {function}(\n"
+        f"            self._expr,\n"
+        f"{_forwarded(has_k, ' ' * 12)}"
+        f"        )\n"
+    )
+
+
+NAMESPACE = '''\
+@pl.api.register_expr_namespace("rankk")
+class RankkExpr:
+    """Metric expressions with the relevance column as ``self``: one method per function.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(pl.col("rel").rankk.precision_at_k(by="score", k=2, item="item")).item()
+    0.5
+    >>> df.select(pl.col("rel").rankk.metric("P@2", by="score", item="item")).item()
+    0.5
+    """
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def metric(
+        self,
+        metric: str,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.metric_expression`: any registered metric by name."""
+        return metric_expression(
+            metric,
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+'''
+
+
+def render() -> str:
+    """The module's text, from the registry's built-in accuracy metrics."""
+    from polars_rankk.core.registry import REGISTRY
+
+    names = [
+        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
+    ]
+    functions = sorted(REGISTRY[name].function_name for name in names)
+    listing = "".join(f'    "{function}",\n' for function in functions)
+    parts = [HEADER, f'__all__ = [\n    "RankkExpr",\n{listing}]\n\n']
+    parts += [f"\n{_function(name)}\n" for name in names]
+    parts.append("\n" + NAMESPACE)
+    parts += [f"{_method(name)}\n" for name in names]
+    return "".join(parts).rstrip("\n") + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    args = parser.parse_args()
+    text = render()
+    if args.check:
+        current = TARGET.read_text() if TARGET.exists() else ""
+        if current != text:
+            print(f"{TARGET} is out of date; run scripts/expression_api.py", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
