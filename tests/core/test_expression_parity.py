@@ -2,9 +2,10 @@
 
 Hypothesis draws pre-labelled rows full of ties, repeated items, NaN/null/inf scores,
 graded and negative labels and an ``n_relevant`` column below and above the labelled count,
-with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group (empty truth excluded, a
-list shorter than K skipped) the expression is null; where `evaluate` raises on the rows
-(invalid scores, repeated items it forbids) the expression is null for the groups concerned.
+with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group
+(empty truth excluded, a list shorter than K skipped) the expression is null; where `evaluate`
+raises on the rows (invalid scores, repeated items it forbids) the expression is null for the
+groups concerned.
 """
 
 from __future__ import annotations
