@@ -10,6 +10,7 @@ systems it is significantly better than.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from string import ascii_lowercase
 from typing import Any
 
@@ -95,9 +96,23 @@ def systems_table(
 
 
 def to_markdown(
-    table: Any, *, digits: int = 4, alpha: float = 0.05, p_value: str = "p_adjusted"
+    table: Any,
+    *,
+    digits: int = 4,
+    alpha: float = 0.05,
+    p_value: str = "p_adjusted",
+    ci: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
 ) -> str:
     """A summary, systems table or comparison as Markdown, the best per column in bold.
+
+    With ``ci=True`` every value is followed by its confidence interval, ``[low, high]``:
+    bootstrapped over groups (`polars_rankk.bootstrap`) for evaluations, read from the
+    ``ci_low``/``ci_high`` columns of a table that has them (``rk.bootstrap`` output, a
+    K-curve), and for a comparison the interval of each system's paired difference to the
+    baseline.
 
     Parameters
     ----------
@@ -110,6 +125,10 @@ def to_markdown(
     alpha, p_value
         For comparisons: a difference is significant when ``p_value`` (the adjusted p-value
         by default) is below ``alpha``.
+    ci
+        Show each value's confidence interval.
+    confidence, n_resamples, seed
+        The bootstrap of evaluations (``confidence`` also names the level in the note).
 
     Returns
     -------
@@ -118,6 +137,16 @@ def to_markdown(
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({"q": [1, 1, 2, 2, 3, 3], "item": [1, 2, 1, 2, 1, 2],
+    ...                            "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0]})
+    >>> truth = pl.DataFrame({"q": [1, 2, 3], "item": [1, 2, 1]})
+    >>> res = rk.evaluate(candidates, truth, k=1, metrics="hit_rate", group_by="q")
+    >>> print(rk.to_markdown(res, ci=True, digits=2, n_resamples=200))
+    | metric | @1 |
+    |:---|---:|
+    | hit_rate | 0.33 [0.00, 1.00] |
+    <BLANKLINE>
+    Brackets: 95% bootstrap confidence interval (resampling groups).
     >>> a = pl.DataFrame({"user": range(8), "metric": "ndcg", "k": 10,
     ...                   "value": [0.2, 0.5, 0.1, 0.4, 0.3, 0.6, 0.2, 0.1]})
     >>> b = a.with_columns(pl.col("value") + 0.1)
@@ -129,7 +158,8 @@ def to_markdown(
     <BLANKLINE>
     Bold: the best per column. Superscript: better than that system (p_adjusted < 0.05).
     """
-    return grid_markdown(grid_of(table, alpha, p_value), digits)
+    intervals = Intervals(confidence, n_resamples, seed) if ci else None
+    return grid_markdown(grid_of(table, alpha, p_value, intervals), digits)
 
 
 def to_latex(
@@ -140,10 +170,15 @@ def to_latex(
     p_value: str = "p_adjusted",
     caption: str | None = None,
     label: str | None = None,
+    ci: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
 ) -> str:
     r"""A summary, systems table or comparison as a LaTeX table (booktabs), best in bold.
 
     Takes what `to_markdown` takes; the notes become the caption unless `caption` is given.
+    With ``ci=True`` each value is followed by its interval in ``\scriptsize``.
 
     Examples
     --------
@@ -153,16 +188,77 @@ def to_latex(
     ...     print(line)
     A & 0.31 \\
     B & \textbf{0.35} \\
+    >>> summary = pl.DataFrame({"metric": "ndcg", "k": 10, "value": [0.31],
+    ...                         "ci_low": [0.28], "ci_high": [0.34]})
+    >>> print(rk.to_latex(summary, digits=2, ci=True).splitlines()[6])
+    ndcg & 0.31 {\scriptsize [0.28, 0.34]} \\
     """
-    return grid_latex(grid_of(table, alpha, p_value), digits, caption, label)
+    intervals = Intervals(confidence, n_resamples, seed) if ci else None
+    return grid_latex(grid_of(table, alpha, p_value, intervals), digits, caption, label)
 
 
-def grid_of(table: Any, alpha: float, p_value: str) -> Grid:
-    """The grid to format, whatever the kind of table."""
+@dataclass(frozen=True)
+class Intervals:
+    """How to find the intervals `to_markdown` and `to_latex` show (``ci=True``)."""
+
+    confidence: float
+    n_resamples: int
+    seed: int | None
+
+    def note(self, what: str = "bootstrap confidence interval (resampling groups)") -> str:
+        return f"Brackets: {self.confidence * 100:g}% {what}."
+
+    def of(self, evaluation: Evaluation) -> pl.DataFrame:
+        """The evaluation's summary with ``ci_low`` and ``ci_high`` (`rk.bootstrap`)."""
+        from polars_rankk.stats import bootstrap
+
+        bounds = bootstrap(
+            evaluation,
+            n_resamples=self.n_resamples,
+            confidence=self.confidence,
+            seed=self.seed,
+        ).select("metric", "k", "ci_low", "ci_high")
+        return evaluation.summary().join(
+            bounds, on=["metric", "k"], how="left", nulls_equal=True, maintain_order="left"
+        )
+
+
+def _with_intervals(table: pl.DataFrame, intervals: Intervals | None) -> pl.DataFrame:
+    """`table`, refusing ``ci=True`` when it has no ``ci_low``/``ci_high``."""
+    if intervals is not None and not {"ci_low", "ci_high"} <= set(table.columns):
+        raise ValueError(
+            "ci=True: the table has no ci_low/ci_high columns; pass the evaluation itself, "
+            "{name: evaluation}, or rk.bootstrap(...) output"
+        )
+    return table if intervals is not None else table.drop("ci_low", "ci_high", strict=False)
+
+
+def grid_of(
+    table: Any, alpha: float, p_value: str, intervals: Intervals | None = None
+) -> Grid:
+    """The grid to format, whatever the kind of table (with intervals when asked)."""
+    grid = _grid_of(table, alpha, p_value, intervals)
+    if intervals is None:
+        return grid
+    what = (
+        "bootstrap interval of the paired difference to the baseline"
+        if grid.signed_intervals
+        else "bootstrap confidence interval (resampling groups)"
+    )
+    return replace(grid, notes=[*grid.notes, intervals.note(what)])
+
+
+def _grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None) -> Grid:
     if isinstance(table, Evaluation):
-        return summary_grid(table.summary())
+        return summary_grid(table.summary() if intervals is None else intervals.of(table))
     if isinstance(table, Mapping):
-        return systems_grid(systems_table(table))
+        if intervals is None:
+            return systems_grid(systems_table(table))
+        summaries = {
+            name: intervals.of(value) if isinstance(value, Evaluation) else value
+            for name, value in table.items()
+        }
+        return long_grid(_with_intervals(_long_table(summaries), intervals))
     if isinstance(table, pl.LazyFrame):
         table = table.collect()
     if not isinstance(table, pl.DataFrame):
@@ -172,12 +268,14 @@ def grid_of(table: Any, alpha: float, p_value: str) -> Grid:
         )
     columns = set(table.columns)
     if {"baseline", "system", "metric", "k", "mean", "baseline_mean"} <= columns:
-        return comparison_grid(table, alpha, p_value)
+        return comparison_grid(table, alpha, p_value, with_intervals=intervals is not None)
     if {"system", "metric", "k", "value"} <= columns:
-        return systems_grid(systems_table(table))
+        return long_grid(_with_intervals(_long_table(table), intervals))
     if {"metric", "k", "value"} <= columns:
-        return summary_grid(table)
+        return summary_grid(_with_intervals(table, intervals))
     if "system" in columns:
+        if intervals is not None:
+            _with_intervals(table, intervals)  # a wide table has none: the error says so
         return systems_grid(table)
     raise ValueError(
         "to_markdown / to_latex: expected a summary (metric, k, value), a systems table "
@@ -194,8 +292,32 @@ def systems_grid(table: pl.DataFrame) -> Grid:
     return Grid("system", rows, numeric, values, notes=["Bold: the best per column."])
 
 
-def comparison_grid(comparison: pl.DataFrame, alpha: float, p_value: str) -> Grid:
-    """A compare output as systems × metric@K means, with ranx-style significance letters."""
+def long_grid(table: pl.DataFrame) -> Grid:
+    """``system, metric, k, value[, ci_low, ci_high]`` as systems × metric@K, with the
+    intervals when the table has them."""
+    grid = systems_grid(systems_table(table))
+    if "ci_low" not in table.columns:
+        return grid
+    label = (
+        pl.when(pl.col("k").is_null())
+        .then(pl.col("metric"))
+        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+    )
+    bounds = {
+        (str(system), str(column)): (low, high)
+        for system, column, low, high in table.select(
+            "system", label.alias("label"), "ci_low", "ci_high"
+        ).iter_rows()
+    }
+    intervals = [[bounds.get((row, column)) for column in grid.columns] for row in grid.rows]
+    return replace(grid, intervals=intervals)
+
+
+def comparison_grid(
+    comparison: pl.DataFrame, alpha: float, p_value: str, *, with_intervals: bool = False
+) -> Grid:
+    """A compare output as systems × metric@K means, with ranx-style significance letters
+    (and, `with_intervals`, each challenger's interval of its difference to the baseline)."""
     if p_value not in comparison.columns:
         raise ValueError(
             f"p_value={p_value!r} is not a column of the comparison; its p-values: "
@@ -210,6 +332,7 @@ def comparison_grid(comparison: pl.DataFrame, alpha: float, p_value: str) -> Gri
         "mean",
         "diff",
         pl.col(p_value).alias("_p"),
+        *(["ci_low", "ci_high"] if with_intervals else []),
     )
     names = [
         str(n)
@@ -249,6 +372,20 @@ def comparison_grid(comparison: pl.DataFrame, alpha: float, p_value: str) -> Gri
     note = (
         f"Bold: the best per column. Superscript: better than that system ({p_value} < {alpha:g})."
     )
+    intervals: list[list[tuple[float | None, float | None] | None]] = []
+    if with_intervals:
+        label = (
+            pl.when(pl.col("k").is_null())
+            .then(pl.col("metric"))
+            .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
+        )
+        bounds = {
+            (str(system), str(column)): (low, high)
+            for system, column, low, high in rows.select(
+                "system", label.alias("label"), "ci_low", "ci_high"
+            ).iter_rows()
+        }
+        intervals = [[bounds.get((row, column)) for column in grid.columns] for row in grid.rows]
     return Grid(
         "system",
         [f"{letters[s]}) {s}" for s in grid.rows],
@@ -256,6 +393,8 @@ def comparison_grid(comparison: pl.DataFrame, alpha: float, p_value: str) -> Gri
         grid.values,
         marks=marks,
         notes=[note],
+        intervals=intervals,
+        signed_intervals=True,
     )
 
 
@@ -273,6 +412,7 @@ def _long_table(systems: Mapping[str, Evaluation | pl.DataFrame] | pl.DataFrame)
             pl.col("metric").cast(pl.String),
             pl.col("k").cast(pl.Int64),
             pl.col("value").cast(pl.Float64),
+            *(pl.col(c).cast(pl.Float64) for c in ("ci_low", "ci_high") if c in systems.columns),
         )
     if not isinstance(systems, Mapping) or not systems:
         raise TypeError(
@@ -289,12 +429,14 @@ def _long_table(systems: Mapping[str, Evaluation | pl.DataFrame] | pl.DataFrame)
                 f"systems[{name!r}] must be an evaluation or a summary (metric, k, value); "
                 f"got {type(result).__name__}"
             )
+        bounds = [c for c in ("ci_low", "ci_high") if c in summary.columns]
         parts.append(
             summary.select(
                 pl.lit(str(name)).alias("system"),
                 pl.col("metric").cast(pl.String),
                 pl.col("k").cast(pl.Int64),
                 pl.col("value").cast(pl.Float64),
+                *(pl.col(c).cast(pl.Float64) for c in bounds),
             )
         )
-    return pl.concat(parts)
+    return pl.concat(parts, how="diagonal")

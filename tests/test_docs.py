@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import polars as pl
 import pytest
 
 import polars_rankk
@@ -124,3 +125,64 @@ def test_guide_pages_keep_what_the_readme_used_to_say() -> None:
     ):
         assert (DOCS / page).exists(), page
         assert page in config, page
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    from tests.support.chromium import find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("Chromium is not installed and could not be installed with apt-get")
+    return executable
+
+
+CHARTS = "Array.from(document.querySelectorAll('.rankk-chart'))"
+
+
+def test_notebook_charts_draw_offline_in_a_browser(site: Path, chromium: str) -> None:
+    """The rendered K-curves notebook, opened from disk: every chart draws, and the page
+    requests nothing but its own files."""
+    from tests.support.chromium import load_page
+
+    result = load_page(
+        chromium,
+        site / "notebooks" / "k_curves.html",
+        ready=f"{CHARTS}.length > 0 && {CHARTS}.every(n => n.querySelector('svg, canvas'))",
+        expressions={
+            "charts": f"{CHARTS}.length",
+            "drawn": f"{CHARTS}.filter(n => n.querySelector('svg, canvas')).length",
+            "selectors": "document.querySelectorAll('.vega-bindings select').length",
+        },
+        timeout=120,
+    )
+    assert result.values["charts"] >= 6
+    assert result.values["drawn"] == result.values["charts"]
+    assert result.values["selectors"] >= 1  # the K selector of the K-curves
+    assert [r for r in result.requests if not r.startswith(("file://", "data:"))] == []
+
+
+def test_notebook_outputs_draw_offline_in_a_browser(chromium: str, tmp_path: Path) -> None:
+    """Two chart outputs as Jupyter shows them (each with Vega inlined) on one page: both
+    draw, the libraries load once without clashing, nothing is requested."""
+    from polars_rankk.charts import chart_spec, plot_k_curve
+    from polars_rankk.charts.notebook import chart_html
+    from tests.support.chromium import load_page
+
+    curve = pl.DataFrame(
+        {"system": ["A", "A", "B", "B"], "metric": "recall", "k": [1, 2, 1, 2],
+         "value": [0.1, 0.2, 0.15, 0.3], "ci_low": 0.0, "ci_high": 0.4, "n_groups": 10}
+    )  # fmt: skip
+    outputs = "".join(chart_html(chart_spec(plot_k_curve(curve, ui_k=2))) for _ in range(2))
+    page = tmp_path / "outputs.html"
+    page.write_text(f"<!doctype html><html><body>{outputs}</body></html>", encoding="utf-8")
+    result = load_page(
+        chromium,
+        page,
+        ready=f"{CHARTS}.length === 2 && {CHARTS}.every(n => n.querySelector('svg, canvas'))",
+        expressions={"drawn": f"{CHARTS}.filter(n => n.querySelector('svg, canvas')).length"},
+        timeout=90,
+    )
+    assert result.values["drawn"] == 2
+    assert result.errors == []
+    assert [r for r in result.requests if not r.startswith(("file://", "data:"))] == []

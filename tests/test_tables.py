@@ -90,3 +90,43 @@ def test_evaluation_markdown_is_metrics_by_k(runs: dict[str, rk.Evaluation]) -> 
     assert runs["popular"].to_latex().startswith(r"\begin{table}")
     with pytest.raises(TypeError, match="to_markdown / to_latex take"):
         rk.to_markdown([1, 2])
+
+
+def test_intervals_of_an_evaluation_are_its_bootstrap(runs: dict[str, rk.Evaluation]) -> None:
+    res = runs["popular"]
+    ci = rk.bootstrap(res, n_resamples=200, seed=3)
+    row = ci.filter((pl.col("metric") == "ndcg") & (pl.col("k") == 2)).row(0, named=True)
+    text = rk.to_markdown(res, ci=True, n_resamples=200, seed=3)
+    expected = f"{row['value']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+    assert expected in text
+    assert "Brackets: 95% bootstrap confidence interval (resampling groups)." in text
+    latex = rk.to_latex(res, ci=True, n_resamples=200, seed=3, confidence=0.9)
+    assert r"{\scriptsize [" in latex
+    assert "90\\% bootstrap confidence interval" in latex
+    assert "[" not in rk.to_markdown(res)  # no intervals unless asked
+
+
+def test_intervals_of_several_systems_and_of_a_comparison(
+    runs: dict[str, rk.Evaluation],
+) -> None:
+    table = rk.to_markdown(runs, ci=True, n_resamples=100, digits=2)
+    lines = table.splitlines()
+    assert lines[0] == "| system | precision@1 | precision@2 | ndcg@1 | ndcg@2 |"
+    assert all(line.count("[") == 4 for line in lines[2:4])
+    cmp = rk.compare(runs, baseline="popular", n_resamples=100, seed=0)
+    text = rk.to_markdown(cmp, ci=True, digits=2)
+    challenger = next(line for line in text.splitlines() if "reverse" in line)
+    diff = cmp.filter((pl.col("metric") == "ndcg") & (pl.col("k") == 1)).row(0, named=True)
+    assert f"[{diff['ci_low']:+.2f}, {diff['ci_high']:+.2f}]" in challenger
+    assert "interval of the paired difference to the baseline" in text
+    baseline = next(line for line in text.splitlines() if "popular" in line)
+    assert "[" not in baseline
+
+
+def test_intervals_need_a_table_that_has_them(runs: dict[str, rk.Evaluation]) -> None:
+    with pytest.raises(ValueError, match="no ci_low/ci_high columns; pass the evaluation"):
+        rk.to_markdown(runs["popular"].summary(), ci=True)
+    with pytest.raises(ValueError, match="no ci_low/ci_high columns"):
+        rk.to_latex(rk.systems_table(runs), ci=True)
+    bootstrapped = rk.bootstrap(runs["popular"], n_resamples=50, seed=0)
+    assert "[" in rk.to_markdown(bootstrapped, ci=True)

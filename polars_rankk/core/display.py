@@ -44,6 +44,12 @@ class Grid:
     marks: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     bold_best: bool = True
+    #: Per cell, an interval (low, high) shown after the value, or None.
+    intervals: list[list[tuple[float | None, float | None] | None]] = field(
+        default_factory=list
+    )
+    #: Intervals of differences (signed, ``[+0.01, +0.05]``) rather than of values.
+    signed_intervals: bool = False
 
     def best(self) -> list[list[bool]]:
         """Cells holding their column's best value: the largest, or the smallest where the
@@ -64,6 +70,15 @@ class Grid:
     def mark(self, i: int, j: int) -> str:
         return self.marks[i][j] if self.marks else ""
 
+    def interval(self, i: int, j: int, digits: int) -> str:
+        """``[low, high]`` of cell (i, j), or an empty string."""
+        bounds = self.intervals[i][j] if self.intervals else None
+        if bounds is None or bounds[0] is None or bounds[1] is None:
+            return ""
+        sign = "+" if self.signed_intervals else ""
+        low, high = (f"{v:{sign}.{digits}f}" for v in bounds)
+        return f"[{low}, {high}]"
+
 
 def number(value: float | None, digits: int) -> str:
     """A value with `digits` decimals; blank when missing, ``NaN`` when undefined."""
@@ -77,7 +92,10 @@ def number(value: float | None, digits: int) -> str:
 def to_text(grid: Grid, digits: int = 4) -> str:
     """Aligned plain text (no markup), for ``repr``."""
     cells = [
-        [number(v, digits) + grid.mark(i, j) for j, v in enumerate(row)]
+        [
+            f"{number(v, digits)}{grid.mark(i, j)} {grid.interval(i, j, digits)}".strip()
+            for j, v in enumerate(row)
+        ]
         for i, row in enumerate(grid.values)
     ]
     head = [grid.corner, *grid.columns]
@@ -101,7 +119,8 @@ def to_markdown(grid: Grid, digits: int = 4) -> str:
         text = number(grid.values[i][j], digits)
         text = f"**{text}**" if best[i][j] and text else text
         mark = grid.mark(i, j)
-        return text + (f"<sup>{mark}</sup>" if mark else "")
+        interval = grid.interval(i, j, digits)
+        return text + (f"<sup>{mark}</sup>" if mark else "") + (f" {interval}" if interval else "")
 
     escape = str.maketrans({"|": r"\|"})
     lines = [
@@ -131,7 +150,12 @@ def to_latex(
         text = number(grid.values[i][j], digits)
         text = rf"\textbf{{{text}}}" if best[i][j] and text else text
         mark = grid.mark(i, j)
-        return text + (rf"$^{{\mathrm{{{mark}}}}}$" if mark else "")
+        interval = grid.interval(i, j, digits)
+        return (
+            text
+            + (rf"$^{{\mathrm{{{mark}}}}}$" if mark else "")
+            + (rf" {{\scriptsize {interval}}}" if interval else "")
+        )
 
     lines = [
         r"\begin{table}[t]",
@@ -184,7 +208,14 @@ def summary_grid(summary: pl.DataFrame) -> Grid:
     }
     positions: list[int | None] = [*ks, *([None] if has_r else [])]
     values = [[lookup.get((m, k)) for k in positions] for m in metrics]
-    return Grid("metric", metrics, columns, values, bold_best=False)
+    intervals: list[list[tuple[float | None, float | None] | None]] = []
+    if {"ci_low", "ci_high"} <= set(summary.columns):
+        bounds = {
+            (str(m), None if k is None else int(k)): (low, high)
+            for m, k, low, high in summary.select("metric", "k", "ci_low", "ci_high").iter_rows()
+        }
+        intervals = [[bounds.get((m, k)) for k in positions] for m in metrics]
+    return Grid("metric", metrics, columns, values, bold_best=False, intervals=intervals)
 
 
 def policy_text(evaluation: Evaluation) -> str:
