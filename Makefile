@@ -4,7 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck bench docs docs-notebooks notebook clean
+.PHONY: demo test lint typecheck bench docs docs-notebooks notebook clean native
+
+# The compiled kernel's build cache lives outside the clone, so that a fresh clone (CI) on
+# this machine reuses it instead of compiling from scratch.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/polars-rankk/target
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,15 +16,29 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+## native: build and install the compiled kernel (native/) when cargo is present
+native: $(STAMP)
+	@if command -v cargo >/dev/null 2>&1; then \
+		$(BIN)/python -m pip install --quiet "setuptools-rust==1.12.0" wheel && \
+		$(BIN)/python -m pip install --quiet --no-build-isolation --no-deps ./native && \
+		rm -rf native/build; \
+	else \
+		echo "cargo not found: the native kernel is not built; polars-rankk runs in pure Polars"; \
+	fi
+
 ## demo: evaluate the bundled demo data and print a readable summary
-demo: $(STAMP)
+demo: native
 	$(BIN)/python scripts/demo.py
 
-## test: lint, type-check and run the whole test suite (what CI runs)
-test: $(STAMP)
+## test: lint, type-check and run the whole test suite (what CI runs): on the native kernel
+## when it is built, and the core tests again on the pure-Polars path
+test: native
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
+	$(BIN)/python -c "import polars_rankk as rk; rk.show_versions()"
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+	POLARS_RANKK_NATIVE=0 $(BIN)/python -m pytest -n 2 --dist loadfile tests/core
 
 ## docs: build the documentation site into site/ (strict: a warning fails it; works offline)
 docs: $(STAMP)
@@ -40,6 +58,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
+	$(BIN)/python scripts/mypy_without_engines.py
 
 ## bench: the core benchmark at 5M rows (see benchmarks/README.md)
 bench: $(STAMP)

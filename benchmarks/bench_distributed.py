@@ -1,4 +1,4 @@
-"""Distributed evaluation at 5M rows (issue 6): Spark and Dask local mode next to one machine.
+"""Distributed evaluation at 5M rows: Spark and Dask local mode next to one machine.
 
 The workload of benchmarks/generate.py (50,000 users x 100 candidates, graded truth), all eight
 metrics at K in {1, 5, 10, 20, 50, 100}. For each engine it times

@@ -1,4 +1,4 @@
-"""Benchmark of the distribution module at a million groups (issue 3).
+"""Benchmark of the distribution module at a million groups.
 
 Synthetic per-group values for 6 metric × K columns that look like real ones — five discrete
 (hits/10, hits/R, 0/1, 1/rank, a product of the two) and one continuous nDCG — for three
@@ -7,7 +7,7 @@ and `compare` (3 systems, baseline vs 2, 1,000 resamples, 10,000 permutations, t
 / Wilcoxon), prints a table and writes ``benchmarks/results/distribution.json``.
 
 Run: ``.venv/bin/python benchmarks/bench_distribution.py [--groups 1000000]``.
-Target (issues 3 and later): bootstrap and compare each under 30 s on 2 cores.
+Target: bootstrap and compare each under 30 s on 2 cores.
 """
 
 from __future__ import annotations

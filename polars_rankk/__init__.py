@@ -50,6 +50,7 @@ from polars_rankk.core import (
     set_f,
     set_precision,
     set_recall,
+    show_versions,
     unregister_metric,
 )
 from polars_rankk.core.version import package_version as _package_version
@@ -154,6 +155,7 @@ __all__ = [
     "set_f",
     "set_precision",
     "set_recall",
+    "show_versions",
     "split_by_time",
     "split_last_fraction",
     "split_last_n",

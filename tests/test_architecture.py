@@ -40,10 +40,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "reports": frozenset({"core", "stats", "time", "charts", "tables"}),
     "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
 }
-#: Names any part may import from the package root.
-ROOT_METADATA = frozenset({"__version__"})
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).
-OPTIONAL_LIBRARIES = ("altair", "vl_convert", "typer", "rich", "pyspark", "dask", "scipy")
+OPTIONAL_LIBRARIES = (
+    *("altair", "vl_convert", "typer", "rich", "pyspark", "dask", "scipy", "tqdm", "pyarrow"),
+)
 
 
 @dataclass(frozen=True)
@@ -140,12 +140,104 @@ def test_parts_depend_only_on_the_parts_below_them() -> None:
     for part, module, name, where in _dependencies():
         target = _part_of(module)
         if target is None:
-            if name not in ROOT_METADATA:
-                what = "the package root" if name is None else f"{name!r} from the package root"
-                wrong.append(f"{where}: {part} imports {what}")
+            what = "the package root" if name is None else f"{name!r} from the package root"
+            wrong.append(f"{where}: {part} imports {what}")
         elif target not in ALLOWED[part]:
             wrong.append(f"{where}: {part} imports {module}{'.' + name if name else ''}")
     assert not wrong, "\n".join(wrong)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every module and the package modules it imports (at import time, inside functions or
+    for type checking alike: each is a dependency)."""
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        own = _dotted(path)
+        graph.setdefault(own, set())
+        for found in _imports(path):
+            module, _ = _target(found)
+            if module != own:
+                graph[own].add(module)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Modules depend one way: declarations, then computation, then presentation; no two
+    modules import each other, directly or around a loop."""
+    cycles = _cycles(_module_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_nothing_but_the_package_face_imports_the_package_root() -> None:
+    importers = sorted(
+        _dotted(path)
+        for path in _modules()
+        if _dotted(path) != "polars_rankk"
+        and any(_target(found)[0] == "polars_rankk" for found in _imports(path))
+    )
+    assert not importers, f"modules importing the package root: {importers}"
+
+
+def test_an_evaluation_is_built_in_one_place() -> None:
+    """Only `polars_rankk.core.evaluation.assemble` calls ``Evaluation(...)``."""
+    calls = []
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Evaluation"
+            ):
+                calls.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(calls) == 1, calls
+    assert calls[0].startswith("polars_rankk/core/evaluation.py"), calls
 
 
 def test_core_imports_no_other_part() -> None:
@@ -267,6 +359,21 @@ def test_importing_the_package_loads_no_optional_library() -> None:
     """The core and the default front door never pull in charts, CLI or engine libraries."""
     code = (
         "import sys, polars_rankk\n"
+        f"heavy = [m for m in {OPTIONAL_LIBRARIES!r} if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_evaluate_needs_only_the_required_dependencies() -> None:
+    """`rk.evaluate` and its summaries run on the required dependencies (pyproject.toml)."""
+    code = (
+        "import sys, polars as pl, polars_rankk as rk\n"
+        "c = pl.DataFrame({'q': [1, 1, 2], 'item': [1, 2, 3], 'score': [0.9, 0.5, 0.3]})\n"
+        "t = pl.DataFrame({'q': [1, 2], 'item': [2, 3]})\n"
+        "res = rk.evaluate(c, t, k=[1, 2], group_by='q')\n"
+        "res.summary(), res.summary(average='micro'), repr(res), res.diagnostics\n"
+        "rk.evaluate(c.lazy(), t.lazy(), k=2, group_by='q').collect().summary()\n"
         f"heavy = [m for m in {OPTIONAL_LIBRARIES!r} if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

@@ -1,4 +1,4 @@
-"""Tables out: Evaluation displays, systems_table, to_markdown / to_latex (issue 13 item 5)."""
+"""Tables out: Evaluation displays, systems_table, to_markdown / to_latex."""
 
 from __future__ import annotations
 

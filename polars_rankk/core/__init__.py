@@ -49,6 +49,7 @@ from polars_rankk.core.metric_expressions import (
     set_precision,
     set_recall,
 )
+from polars_rankk.core.native import show_versions
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.registration import (
@@ -128,6 +129,7 @@ __all__ = [
     "set_f",
     "set_precision",
     "set_recall",
+    "show_versions",
     "summarize_histogram",
     "to_lazy",
     "unregister_metric",

@@ -9,16 +9,12 @@ system at a time: it reads the slices of the one pass made here, and never ranks
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import polars as pl
 
+from polars_rankk.core.diagnostics import Diagnostics, diagnostics_plan
+from polars_rankk.core.inputs import Spec
 from polars_rankk.core.prepare import Prepared
-
-if TYPE_CHECKING:
-    from polars_rankk.core.diagnostics import Diagnostics
-    from polars_rankk.core.evaluation import Evaluation
-    from polars_rankk.core.inputs import Spec
 
 
 def system_names(frame: pl.DataFrame | pl.LazyFrame, system: str) -> list[object]:
@@ -55,64 +51,26 @@ def system_prepared(prepared: Prepared, system: str, value: object) -> Prepared:
     )
 
 
-def _pieces(frame: pl.DataFrame, system: str, values: list[object]) -> list[pl.DataFrame]:
+def slices(frame: pl.DataFrame, system: str, values: list[object]) -> list[pl.DataFrame]:
+    """`frame` split by its system column, one slice per value (empty where it has none)."""
     parts = frame.partition_by(system, as_dict=True, include_key=False, maintain_order=True)
     empty = frame.clear().drop(system)
     return [parts.get((value,), empty) for value in values]
 
 
-def split_by_system(evaluation: Evaluation) -> dict[str, Evaluation]:
-    """One eager evaluation per system from an eager multi-system evaluation's tables."""
-    from polars_rankk.core.evaluation import Evaluation
-
-    spec: Spec = evaluation._spec
-    system = evaluation.system
-    assert system is not None
-    assert not evaluation.is_lazy
-    tables = [
-        evaluation.per_group,
-        evaluation.groups,
-        evaluation._evaluated_group_sums,
-        evaluation._all_group_sums,
-        evaluation._metric_table,
-    ]
-    frames = [table if isinstance(table, pl.DataFrame) else table.collect() for table in tables]
-    values = system_names(frames[3], system)
-    split = [_pieces(frame, system, values) for frame in frames]
-    known = evaluation.__dict__.get("diagnostics")
-    found: dict[str, Evaluation] = {}
-    for index, value in enumerate(values):
-        per_group, groups, kept, all_groups, wide = (pieces[index] for pieces in split)
-        one = Evaluation(
-            system_spec(spec, value),
-            system_prepared(evaluation._prepared, system, value),
-            per_group,
-            groups,
-            kept,
-            all_groups,
-            wide,
-        )
-        one._sliced = True
-        if known is not None and str(value) in known.systems:
-            one.__dict__["diagnostics"] = known.systems[str(value)]
-        found[str(value)] = one
-    return found
-
-
-def diagnostics_by_system(evaluation: Evaluation) -> Diagnostics:
+def diagnostics_by_system(
+    spec: Spec, prepared: Prepared, all_group_sums: pl.DataFrame | pl.LazyFrame
+) -> Diagnostics:
     """The diagnostics of every system, counted in one ``collect_all``: the counts summed over
     systems, the tables with the system column first, and each system's own in ``systems``."""
-    from polars_rankk.core.diagnostics import Diagnostics, diagnostics_plan
-
-    spec: Spec = evaluation._spec
     system = spec.system
     assert system is not None
-    values = system_names(evaluation._all_group_sums, system)
+    values = system_names(all_group_sums, system)
     queries: list[pl.LazyFrame] = []
     plans = []
     for value in values:
         plan, assemble = diagnostics_plan(
-            system_spec(spec, value), system_prepared(evaluation._prepared, system, value)
+            system_spec(spec, value), system_prepared(prepared, system, value)
         )
         plans.append((len(queries), len(plan), assemble))
         queries += plan

@@ -46,6 +46,9 @@ class Diagnostics:
         system's own diagnostics by name, and the column naming them. ``counts`` then sums
         the systems' counts, and ``per_k``, ``relevance_grades`` and `to_frame` have the
         system column first.
+    path
+        Which path computed the per-group sums: the native kernel, or pure Polars and why
+        (``native kernel: not used (...)``).
 
     Examples
     --------
@@ -74,6 +77,7 @@ class Diagnostics:
     policy: dict[str, Any] = field(default_factory=dict)
     systems: dict[str, Diagnostics] = field(default_factory=dict)
     system: str | None = None
+    path: str = ""
 
     def to_frame(self) -> pl.DataFrame:
         """All diagnostics as one tidy table: ``name, k, value`` (k null when not per K),
@@ -109,6 +113,8 @@ class Diagnostics:
         lines += [f"  {name}: {value}" for name, value in self.counts.items()]
         lines.append(f"  per_k:\n{self.per_k}")
         lines.append(f"  relevance_grades: {dict(self.relevance_grades.iter_rows())}")
+        if self.path:
+            lines.append(f"  path: {self.path}")
         lines.append(")")
         return "\n".join(lines)
 
@@ -139,6 +145,7 @@ def diagnostics_plan(
             per_k=_per_k_table(spec.ks, list(frames[len(counts) : -1])),
             relevance_grades=frames[-1].sort("grade"),
             policy=spec.policy.to_dict(),
+            path=prepared.path,
         )
 
     return [*counts.values(), *per_k, grades], assemble

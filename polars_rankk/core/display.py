@@ -9,15 +9,37 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import polars as pl
 
+from polars_rankk.core.diagnostics import Diagnostics
+from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import METRICS, higher_is_better
 
-if TYPE_CHECKING:
-    from polars_rankk.core.evaluation import Evaluation
+
+class Shown(Protocol):
+    """What the displays read of an evaluation (`polars_rankk.Evaluation` has it all), so
+    that presentation depends on the computation's results, never on its module."""
+
+    group_keys: list[str]
+    ks: list[int]
+    metrics: list[str]
+    policy: Policy
+    is_lazy: bool
+    system: str | None
+
+    @property
+    def diagnostics(self) -> Diagnostics: ...
+
+    @property
+    def dropped(self) -> pl.DataFrame: ...
+
+    def summary(self) -> pl.DataFrame: ...
+
+    def by_system(self) -> Mapping[str, Shown]: ...
 
 LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -80,13 +102,80 @@ class Grid:
         return f"[{low}, {high}]"
 
 
-def number(value: float | None, digits: int) -> str:
-    """A value with `digits` decimals; blank when missing, ``NaN`` when undefined."""
+def number(value: object, digits: int = 4, missing: str = "") -> str:
+    """The one number format of every table (text, Markdown, LaTeX, HTML, the report): a float
+    with `digits` decimals (in scientific notation when it would print as zero), ``NaN`` when
+    undefined, an integer with thousands separators, `missing` for None.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.display import number
+    >>> number(0.5), number(float("nan")), number(1234567), number(3e-7), number(None, missing="–")
+    ('0.5000', 'NaN', '1,234,567', '3.00e-07', '–')
+    """
     if value is None:
-        return ""
-    if math.isnan(value):
-        return "NaN"
-    return f"{value:.{digits}f}"
+        return missing
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def escape(value: object) -> str:
+    """HTML-escape any value for text or attribute content."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+class Cell(str):
+    """Pre-escaped HTML cell content with a CSS class."""
+
+    css: str = ""
+
+    def __new__(cls, content: str, css: str = "") -> Cell:
+        cell = super().__new__(cls, content)
+        cell.css = css
+        return cell
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    text_columns: int = 1,
+    raw: bool = False,
+) -> str:
+    """The one HTML table builder (notebook displays, tables, the report): cells are escaped
+    and numbers formatted by `number`, unless `raw` (cells then come pre-escaped, a `Cell`
+    with its CSS class)."""
+    head = "".join(
+        f'<th class="text">{escape(h)}</th>' if i < text_columns else f"<th>{escape(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            if raw:
+                content = str(cell)
+            elif i < text_columns:
+                content = escape(cell)
+            else:
+                content = escape(number(cell, missing="–"))
+            css = ' class="text"' if i < text_columns else ""
+            if raw and isinstance(cell, Cell):
+                css = f' class="{cell.css}"' if cell.css else css
+            cells.append(f"<td{css}>{content}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(body)
+        + "</tbody></table></div>"
+    )
 
 
 def to_text(grid: Grid, digits: int = 4) -> str:
@@ -181,18 +270,17 @@ def to_latex(
 def to_html(grid: Grid, digits: int = 4) -> str:
     """An HTML table (escaped), the best per column in bold, for notebooks."""
     best = grid.best()
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in [grid.corner, *grid.columns])
     rows = []
     for i, name in enumerate(grid.rows):
-        cells = []
+        cells: list[object] = [Cell(escape(name), "text")]
         for j, value in enumerate(grid.values[i]):
-            text = html.escape(number(value, digits))
+            text = escape(number(value, digits))
             text = f"<b>{text}</b>" if best[i][j] and text else text
             mark = grid.mark(i, j)
-            cells.append(f"<td>{text}{f'<sup>{html.escape(mark)}</sup>' if mark else ''}</td>")
-        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
-    notes = "".join(f"<p>{html.escape(n)}</p>" for n in grid.notes)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}"
+            cells.append(Cell(text + (f"<sup>{escape(mark)}</sup>" if mark else "")))
+        rows.append(cells)
+    notes = "".join(f"<p>{escape(n)}</p>" for n in grid.notes)
+    return html_table([grid.corner, *grid.columns], rows, raw=True) + notes
 
 
 def summary_grid(summary: pl.DataFrame) -> Grid:
@@ -218,16 +306,14 @@ def summary_grid(summary: pl.DataFrame) -> Grid:
     return Grid("metric", metrics, columns, values, bold_best=False, intervals=intervals)
 
 
-def policy_text(evaluation: Evaluation) -> str:
+def policy_text(evaluation: Shown) -> str:
     """The policy fields that differ from the defaults (``default`` when none does)."""
-    from polars_rankk.core.policy import Policy
-
     defaults = Policy().to_dict()
     changed = {k: v for k, v in evaluation.policy.to_dict().items() if defaults.get(k) != v}
     return ", ".join(f"{k}={v!r}" for k, v in changed.items()) or "default"
 
 
-def warnings_of(evaluation: Evaluation) -> list[str]:
+def warnings_of(evaluation: Shown) -> list[str]:
     """What qualifies the numbers, from the diagnostics and the groups dropped; for several
     systems, each system's, prefixed with its name."""
     if evaluation.system is not None:
@@ -281,7 +367,7 @@ def warnings_of(evaluation: Evaluation) -> list[str]:
     return found
 
 
-def heading(evaluation: Evaluation) -> str:
+def heading(evaluation: Shown) -> str:
     groups = evaluation.diagnostics.counts.get("groups_evaluated")
     evaluated = f"{groups:,} groups" if groups is not None else "groups"
     if evaluation.system is not None:
@@ -293,7 +379,7 @@ def heading(evaluation: Evaluation) -> str:
     )
 
 
-def evaluation_text(evaluation: Evaluation) -> str:
+def evaluation_text(evaluation: Shown) -> str:
     """The plain ``repr``: heading, metrics × K (macro means) and warnings."""
     if evaluation.is_lazy:
         return (
@@ -310,7 +396,7 @@ def evaluation_text(evaluation: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def evaluation_html(evaluation: Evaluation) -> str:
+def evaluation_html(evaluation: Shown) -> str:
     """The notebook display: heading, metrics × K and warnings, as HTML."""
     if evaluation.is_lazy:
         return f"<pre>{html.escape(evaluation_text(evaluation))}</pre>"
@@ -326,7 +412,7 @@ def evaluation_html(evaluation: Evaluation) -> str:
     return f"<div class='rankk-evaluation'>{''.join(parts)}</div>"
 
 
-def _summaries(evaluation: Evaluation) -> list[tuple[str, pl.DataFrame]]:
+def _summaries(evaluation: Shown) -> list[tuple[str, pl.DataFrame]]:
     """The macro summary, or one per system under its name."""
     if evaluation.system is None:
         return [("", evaluation.summary())]

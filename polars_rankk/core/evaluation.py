@@ -24,6 +24,7 @@ from polars_rankk.core.types import Average, FrameLike, MetricName
 from polars_rankk.core.views import (
     apply_group_policies,
     dropped_table,
+    long_table,
     metric_column,
     metric_cutoffs,
     sorted_per_group,
@@ -265,10 +266,44 @@ class Evaluation:
             )
         found: dict[str, Evaluation] | None = self.__dict__.get("_systems")
         if found is None:
-            from polars_rankk.core.by_system import split_by_system
-
-            found = split_by_system(self.collect(diagnostics=False) if self.is_lazy else self)
+            found = (self.collect(diagnostics=False) if self.is_lazy else self)._split()
             self.__dict__["_systems"] = found
+        return found
+
+    def _split(self) -> dict[str, Evaluation]:
+        """One eager evaluation per system, from this eager multi-system evaluation's tables."""
+        from polars_rankk.core.by_system import slices, system_names, system_prepared, system_spec
+
+        system = self.system
+        assert system is not None
+        assert not self.is_lazy
+        tables = [
+            self.per_group,
+            self.groups,
+            self._evaluated_group_sums,
+            self._all_group_sums,
+            self._metric_table,
+        ]
+        frames = [table if isinstance(table, pl.DataFrame) else table.collect() for table in tables]
+        values = system_names(frames[3], system)
+        split = [slices(frame, system, values) for frame in frames]
+        known = self.__dict__.get("diagnostics")
+        found: dict[str, Evaluation] = {}
+        for index, value in enumerate(values):
+            per_group, groups, kept, all_groups, wide = (pieces[index] for pieces in split)
+            one = assemble(
+                system_spec(self._spec, value),
+                system_prepared(self._prepared, system, value),
+                all_groups,
+                kept,
+                wide,
+                per_group=per_group,
+                groups=groups,
+            )
+            one._sliced = True
+            if known is not None and str(value) in known.systems:
+                one.__dict__["diagnostics"] = known.systems[str(value)]
+            found[str(value)] = one
         return found
 
     def _per_system(self, table: Callable[[Evaluation], pl.DataFrame]) -> pl.DataFrame:
@@ -316,7 +351,7 @@ class Evaluation:
         if self.system is not None:
             from polars_rankk.core.by_system import diagnostics_by_system
 
-            return diagnostics_by_system(self)
+            return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
         return compute_diagnostics(self._spec, self._prepared)
 
     def wide(self) -> FrameLike:
@@ -381,18 +416,18 @@ class Evaluation:
             ],
             engine=engine,
         )
-        return Evaluation(
+        return assemble(
             replace(spec, is_lazy=False),
             self._prepared,
-            sorted_per_group(per_group, self._keys),
-            groups.sort(self._keys),
-            kept,
             all_groups,
+            kept,
             wide,
-            catalogue[0] if catalogue else None,
-            None
+            catalogue=catalogue[0] if catalogue else None,
+            exposures=None
             if self.exposures is None or len(catalogue) < 3
             else replace(self.exposures, exposure=catalogue[1], n_lists=catalogue[2]),
+            per_group=sorted_per_group(per_group, self._keys),
+            groups=groups.sort(self._keys),
         )
 
     @staticmethod
@@ -454,46 +489,8 @@ class Evaluation:
         """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
         spec = self._spec
         kept, wide = views_of(all_groups, spec)
-        return Evaluation(
-            replace(spec, is_lazy=False),
-            self._prepared,
-            Evaluation._per_group_rows(wide, spec),
-            kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT).sort(self._keys),
-            kept,
-            all_groups,
-            wide,
-        )
+        return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
 
-    @staticmethod
-    def _per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
-        """The eager ``per_group`` from the wide metric table, built in its sorted order
-        (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
-        that costs about what the output weighs instead of several copies of it."""
-        import numpy as np
-
-        keys = list(spec.keys)
-        pairs = metric_cutoffs(spec)
-        cells = pl.DataFrame(
-            {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
-            schema={"metric": pl.String, "k": pl.Int64},
-        ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
-        names = [metric_column(m, k) for m, k in cells.iter_rows()]
-        ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
-        n_groups, n_cells = ordered.height, len(names)
-        # One temporary at a time (the row-major values, then 32-bit gather indices): the
-        # peak stays near the output's own size.
-        matrix = ordered.select(pl.col(names).cast(pl.Float64)).to_numpy(order="c")
-        values = pl.Series("value", matrix.ravel(), dtype=pl.Float64, nan_to_null=False)
-        del matrix
-        heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
-        labels = cells[np.tile(np.arange(n_cells), n_groups)]
-        rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
-        # No columns: only catalogue-level metrics were asked for.
-        if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
-            # Null: short_lists="skip" dropped the group at that k.
-            absent = ordered.select(pl.col(names).is_null()).to_numpy(order="c").ravel()
-            rows = rows.filter(pl.Series(~absent))
-        return rows
 
     def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
         """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
@@ -519,11 +516,14 @@ class Evaluation:
             pool = self._prepared.ranked.select(*keys, spec.item).unique()
             truth = truth.join(pool, on=[*keys, spec.item], how="semi")
         positive = truth.filter(pl.col(GRADE) > 0)
-        if GRADE not in ranked.collect_schema():
-            ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
-        graded = ranked.filter(pl.col(GRADE) > 0).select(
-            *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
-        )
+        if self._prepared.graded is not None:
+            graded = self._prepared.graded  # ranked by the native kernel
+        else:
+            if GRADE not in ranked.collect_schema():
+                ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
+            graded = ranked.filter(pl.col(GRADE) > 0).select(
+                *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
+            )
         gain = gain_of(pl.col(GRADE), spec.policy)
         ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
         ideal = truth.select(*keys, gain.alias("gain"), ideal_rank.alias("rank")).filter(
@@ -614,3 +614,64 @@ def _renamed(result: pl.DataFrame, names: NameStyle, policy: Policy) -> pl.DataF
             stacklevel=3,
         )
     return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
+
+
+def assemble(
+    spec: Spec,
+    prepared: Prepared,
+    all_group_sums: FrameLike,
+    kept: FrameLike,
+    wide: FrameLike,
+    *,
+    catalogue: FrameLike | None = None,
+    exposures: Exposures | None = None,
+    per_group: FrameLike | None = None,
+    groups: FrameLike | None = None,
+) -> Evaluation:
+    """The one place an `Evaluation` is built: from the one-row-per-group pass
+    (`all_group_sums`), the groups the policies keep (`kept`) and the wide metric table, the
+    per-group rows and the groups table derived here unless given (already collected).
+    Eager when ``spec.is_lazy`` is False: `kept` and `wide` are then DataFrames."""
+    if groups is None:
+        groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
+        if isinstance(groups, pl.DataFrame):
+            groups = groups.sort(list(spec.keys))
+    if per_group is None:
+        if isinstance(wide, pl.DataFrame):
+            per_group = per_group_rows(wide, spec)
+        else:
+            per_group = long_table(wide, spec)
+    return Evaluation(
+        spec, prepared, per_group, groups, kept, all_group_sums, wide, catalogue, exposures
+    )
+
+
+def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+    """The eager ``per_group`` from the wide metric table, built in its sorted order
+    (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
+    that costs about what the output weighs instead of several copies of it."""
+    import numpy as np
+
+    keys = list(spec.keys)
+    pairs = metric_cutoffs(spec)
+    cells = pl.DataFrame(
+        {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
+        schema={"metric": pl.String, "k": pl.Int64},
+    ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
+    names = [metric_column(m, k) for m, k in cells.iter_rows()]
+    ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
+    n_groups, n_cells = ordered.height, len(names)
+    # One temporary at a time (the row-major values, then 32-bit gather indices): the
+    # peak stays near the output's own size.
+    matrix = ordered.select(pl.col(names).cast(pl.Float64)).to_numpy(order="c")
+    values = pl.Series("value", matrix.ravel(), dtype=pl.Float64, nan_to_null=False)
+    del matrix
+    heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
+    labels = cells[np.tile(np.arange(n_cells), n_groups)]
+    rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
+    # No columns: only catalogue-level metrics were asked for.
+    if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
+        # Null: short_lists="skip" dropped the group at that k.
+        absent = ordered.select(pl.col(names).is_null()).to_numpy(order="c").ravel()
+        rows = rows.filter(pl.Series(~absent))
+    return rows

@@ -12,12 +12,36 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polars_rankk.core._checks import (
+    check_numeric,
+    check_one_row_per_group,
+    example_row,
+    require_columns,
+    value_checks,
+)
 from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.tables_in import long_form
 from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.types import FrameLike, MetricName
+
+__all__ = [
+    "Spec",
+    "align_ids",
+    "check_inputs",
+    "check_numeric",
+    "check_one_row_per_group",
+    "example_row",
+    "normalize_k",
+    "normalize_keys",
+    "normalize_ks",
+    "normalize_metrics",
+    "require_columns",
+    "resolve_ranking_column",
+    "to_lazy",
+    "value_checks",
+]
 
 
 @dataclass(frozen=True)
@@ -182,44 +206,6 @@ def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, 
     return names
 
 
-def example_row(frame: pl.LazyFrame, condition: pl.Expr, columns: Sequence[str]) -> str:
-    rows = frame.filter(condition).select(columns).head(1).collect().to_dicts()
-    return repr(rows[0]) if rows else "(none)"
-
-
-def require_columns(
-    frame: pl.LazyFrame, table: str, required: dict[str, str]
-) -> dict[str, pl.DataType]:
-    schema = dict(frame.collect_schema())
-    for column, meaning in required.items():
-        if column not in schema:
-            raise ValueError(
-                f"{table} has no column {column!r} (expected {meaning}); "
-                f"its columns are {list(schema)}"
-            )
-    return schema
-
-
-def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric() or dtype == pl.Boolean
-
-
-def check_numeric(
-    frame: pl.LazyFrame,
-    table: str,
-    column: str,
-    dtype: pl.DataType,
-    meaning: str,
-    show: Sequence[str],
-) -> None:
-    if not _is_numeric(dtype):
-        example = example_row(frame, pl.lit(True), show)
-        raise TypeError(
-            f"{table} column {column!r} must be numeric ({meaning}); it has dtype {dtype}, "
-            f"e.g. row {example}"
-        )
-
-
 def _is_stringlike(dtype: pl.DataType) -> bool:
     return dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum))
 
@@ -266,56 +252,6 @@ def align_ids(
         for column in columns
     }
     return _cast_if_needed(left, casts, left_schema), _cast_if_needed(right, casts, right_schema)
-
-
-def value_checks(
-    frame: pl.LazyFrame, table: str, checks: list[tuple[str, pl.Expr, str]], show: Sequence[str]
-) -> None:
-    """Run every (name, bad-row condition, message) check in one pass; raise on the first hit."""
-    if not checks:
-        return
-    counts = frame.select(
-        [condition.sum().alias(f"check_{i}") for i, (_, condition, _) in enumerate(checks)]
-    ).collect()
-    for i, (_, condition, message) in enumerate(checks):
-        count = counts[f"check_{i}"][0]
-        if count:
-            example = example_row(frame, condition, show)
-            raise ValueError(f"{table}: {message}; {count} row(s), e.g. {example}")
-
-
-def check_one_row_per_group(frame: FrameLike, keys: Sequence[str], table: str) -> None:
-    """Raise a ValueError when a per-group table (attributes, weights) repeats a group key.
-
-    Such a table is joined on the group keys, so a repeated key would silently count its
-    group once per row. The message names ``table``, the keys and one repeated row.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from polars_rankk.core import check_one_row_per_group
-    >>> weights = pl.DataFrame({"user": [1, 2, 2], "w": [1.0, 2.0, 3.0]})
-    >>> check_one_row_per_group(weights, ["user"], "weights")
-    Traceback (most recent call last):
-    ...
-    ValueError: weights must have one row per group (user), but user=2 has 2 rows, e.g. ...
-    """
-    keys = list(keys)
-    rows = "__rankk_rows"
-    repeated = (
-        frame.lazy()
-        .with_columns(pl.len().over(keys).alias(rows))
-        .filter(pl.col(rows) > 1)
-        .head(1)
-        .collect()
-    )
-    if repeated.height:
-        example = repeated.drop(rows).row(0, named=True)
-        key = ", ".join(f"{name}={example[name]!r}" for name in keys)
-        raise ValueError(
-            f"{table} must have one row per group ({', '.join(keys)}), but {key} has "
-            f"{repeated.item(0, rows)} rows, e.g. {example}"
-        )
 
 
 def check_inputs(

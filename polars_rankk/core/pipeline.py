@@ -16,8 +16,7 @@ from polars_rankk.core.beyond_accuracy import (
     top_rows,
 )
 from polars_rankk.core.catalogue import catalogue_values
-from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation import EngineType, Evaluation
+from polars_rankk.core.evaluation import EngineType, Evaluation, assemble
 from polars_rankk.core.inputs import Spec, check_inputs, normalize_ks
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import prepare_groups
@@ -25,7 +24,6 @@ from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.core.views import (
     apply_group_policies,
-    long_table,
     metric_table_of,
 )
 
@@ -227,23 +225,14 @@ def evaluate(
     if beyond:
         # The canonical accuracy names (none when only the ranking was needed).
         spec = replace(spec, metrics=(*(spec.metrics if accuracy else ()), *beyond_group))
-    groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
     if spec.is_lazy:
-        return Evaluation(
-            spec,
-            prepared,
-            long_table(wide, spec),
-            groups,
-            kept,
-            all_groups,
-            wide,
-            catalogue_table,
-            exposures,
+        return assemble(
+            spec, prepared, all_groups, kept, wide, catalogue=catalogue_table, exposures=exposures
         )
     extra = []
     if catalogue_table is not None and exposures is not None:
         extra = [exposures.exposure.lazy(), exposures.n_lists.lazy()]
-    wide_df, groups_df, kept_df, *counted = pl.collect_all([wide, groups, kept, *extra])
+    wide_df, kept_df, *counted = pl.collect_all([wide, kept, *extra])
     catalogue_df = None
     if counted and exposures is not None:
         # Polars does not share a sub-plan between the plans of one collect_all: count the
@@ -252,14 +241,6 @@ def evaluate(
         catalogue_df = catalogue_values(
             counted[0].lazy(), counted[1].lazy(), exposures.catalogue, beyond_catalogue
         ).collect()
-    return Evaluation(
-        spec,
-        prepared,
-        Evaluation._per_group_rows(wide_df, spec),
-        groups_df.sort(spec.keys),
-        kept_df,
-        all_groups,
-        wide_df,
-        catalogue_df,
-        exposures,
+    return assemble(
+        spec, prepared, all_groups, kept_df, wide_df, catalogue=catalogue_df, exposures=exposures
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core import ranking
+from polars_rankk.core import native, ranking
 from polars_rankk.core.columns import (
     GAIN,
     GRADE,
@@ -55,6 +55,11 @@ class Prepared:
     truth: pl.LazyFrame
     #: The candidates after invalid-score handling, before de-duplication: for diagnostics.
     candidates: pl.LazyFrame
+    #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
+    path: str = "pure Polars"
+    #: On the kernel's path: the candidates with a positive grade at rank <= max K (keys,
+    #: ``rank``, ``grade``), ranked by the kernel, for sums over ranks.
+    graded: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -353,12 +358,27 @@ def prepare_groups(spec: Spec) -> Prepared:
         for stat in by_k
     ]
     per_group = chain.group_by(keys).agg(aggregations)
+    # The same per-group sums from the compiled kernel, when it is there and can do this.
+    path = native.unsupported(spec, by_k, whole_list)
+    graded = None
+    if path is None:
+        path = native.status().line()
+        graded = native.graded_rows(spec, selected, truth)
+        per_group = native.group_sums(
+            spec, selected, truth, truth_stats, needs, per_group.collect_schema()
+        )
 
     groups = universe.join(per_group, on=keys, how="left")
     condensed_labels = spec.truth is None and (
         policy.unjudged == "condense" and policy.negative_grades == "unjudged"
     )
-    if policy.invalid_scores == "drop" or condensed_labels:
+    if path.startswith("native kernel: loaded"):
+        # The kernel returns every group with candidate rows, ranked empty when none survived.
+        present = pl.col(N_CANDIDATES).is_not_null()
+        if policy.invalid_scores != "drop":
+            present = present & (pl.col(N_CANDIDATES) > 0)
+        groups = groups.with_columns(present.alias(HAS_CANDIDATES))
+    elif policy.invalid_scores == "drop" or condensed_labels:
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
@@ -375,4 +395,11 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     else:
         groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
-    return Prepared(group_sums=groups, ranked=ranked, truth=truth, candidates=candidates)
+    return Prepared(
+        group_sums=groups,
+        ranked=ranked,
+        truth=truth,
+        candidates=candidates,
+        path=path,
+        graded=graded,
+    )

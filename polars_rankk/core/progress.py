@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Sized
 from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
+from polars_rankk.core.optional import optional_module
+
 __all__ = ["Bar", "progress_bar", "show_progress", "track"]
 
 T = TypeVar("T")
@@ -55,15 +57,26 @@ def show_progress(progress: bool | None) -> bool:
     return stream is not None and hasattr(stream, "isatty") and stream.isatty()
 
 
-def _tqdm_class() -> Any:
+class _Silent:
+    """The bar of a job that shows none: tqdm is not even imported."""
+
+    def update(self, n: float | None = 1) -> bool | None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def _tqdm_class(progress: bool | None) -> Any:
+    """tqdm's bar class, or None when tqdm is missing and no bar was asked for."""
+    if importlib.util.find_spec("tqdm") is None:
+        if progress:
+            optional_module("tqdm", "progress=True")  # raises, naming the extra
+        return None
     # Notebook widgets need ipywidgets; without it the text bar reads fine in a notebook too.
     if _in_notebook() and importlib.util.find_spec("ipywidgets") is not None:
-        from tqdm.notebook import tqdm as notebook_tqdm
-
-        return notebook_tqdm
-    from tqdm.std import tqdm as text_tqdm
-
-    return text_tqdm
+        return optional_module("tqdm.notebook", "a notebook progress bar").tqdm
+    return optional_module("tqdm.std", "a progress bar").tqdm
 
 
 @contextmanager
@@ -77,15 +90,19 @@ def progress_bar(total: int | None, description: str, progress: bool | None) -> 
     ...     for _ in range(3):
     ...         _ = bar.update(1)
     """
-    bar = _tqdm_class()(
-        total=total,
-        desc=description,
-        disable=not show_progress(progress),
-        file=sys.stderr,
-        leave=False,
-        dynamic_ncols=True,
-        delay=DELAY,
-    )
+    shown = show_progress(progress)
+    bar_class = _tqdm_class(progress) if shown else None
+    if bar_class is None:
+        bar: Any = _Silent()
+    else:
+        bar = bar_class(
+            total=total,
+            desc=description,
+            file=sys.stderr,
+            leave=False,
+            dynamic_ncols=True,
+            delay=DELAY,
+        )
     try:
         yield bar
     finally:

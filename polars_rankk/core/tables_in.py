@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from polars_rankk.core._checks import check_one_row_per_group, value_checks
+
 __all__ = ["is_table", "long_form", "to_lazy"]
 
 
@@ -184,8 +186,6 @@ def long_form(
 def _check_lists(
     frame: pl.LazyFrame, table: str, item: str, lists: Sequence[str], shown: Sequence[str]
 ) -> None:
-    from polars_rankk.core.inputs import value_checks
-
     length = pl.col(item).list.len().fill_null(0)
     checks = [
         (
@@ -199,8 +199,6 @@ def _check_lists(
 
 
 def _check_one_list_per_group(frame: pl.LazyFrame, table: str, keys: Sequence[str]) -> None:
-    from polars_rankk.core.inputs import check_one_row_per_group
-
     try:
         check_one_row_per_group(frame, keys, table)
     except ValueError as error:

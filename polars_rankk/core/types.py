@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
@@ -28,3 +28,9 @@ MetricName: TypeAlias = str
 
 FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
 IntoExprColumn: TypeAlias = str | pl.Expr | pl.Series
+
+
+def untyped(value: object) -> Any:
+    """`value` typed as Any: for an optional library whose functions are untyped when it is
+    installed and unknown when it is not, one spelling that type-checks either way."""
+    return value

@@ -44,7 +44,7 @@ import polars as pl
 from polars_rankk.core import check_quantiles
 from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.types import FrameLike
+from polars_rankk.core.types import FrameLike, untyped
 from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
@@ -91,7 +91,7 @@ class DaskEvaluation:
     @property
     def per_group(self) -> dd.DataFrame:
         """Keys, metric, k, value: the columns and rows of ``Evaluation.per_group``."""
-        frame: dd.DataFrame = self.raw.map_partitions(  # type: ignore[no-untyped-call]
+        frame: dd.DataFrame = untyped(self.raw).map_partitions(
             plan.without_sentinels, meta=self.raw._meta, enforce_metadata=False
         )
         return frame
@@ -344,8 +344,9 @@ def summarize_dask(
             f"got {type(results).__name__}"
         )
     with dask_progress(progress):
-        histograms = frame.map_partitions(  # type: ignore[no-untyped-call]
+        partitions = untyped(frame).map_partitions(
             plan.partition_histogram, meta=plan.histogram_meta(), enforce_metadata=False
-        ).compute()
+        )
+        histograms = partitions.compute()
     histogram = plan.to_polars(histograms)
     return order_metrics(reduction.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rankk.core.inputs import Spec
+from polars_rankk.core.types import untyped
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 
@@ -176,7 +177,7 @@ def evaluated(
 ) -> dd.DataFrame:
     """The per-group rows (and sentinel rows) of every partition of the shuffled union."""
     empty = to_pandas(job.evaluate_tagged(pl.DataFrame(schema=union)))
-    raw: dd.DataFrame = shuffled.map_partitions(  # type: ignore[no-untyped-call]
+    raw: dd.DataFrame = untyped(shuffled).map_partitions(
         evaluate_partition,
         job=job,
         union=union,
@@ -199,7 +200,7 @@ def exposures(
 ) -> dd.DataFrame:
     """Every partition's exposure counts (`polars_rankk.engines.partition.KIND` rows)."""
     meta = to_pandas(job.exposure_rows(pl.DataFrame(schema=union)))
-    rows: dd.DataFrame = shuffled.map_partitions(  # type: ignore[no-untyped-call]
+    rows: dd.DataFrame = untyped(shuffled).map_partitions(
         exposure_partition, job=job, union=union, meta=meta, enforce_metadata=False
     )
     return rows

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from polars_rankk.core.progress import progress_bar, show_progress
+from polars_rankk.core.types import untyped
 
 #: Seconds between two polls of a classic Spark session's status tracker.
 POLL_SECONDS = 0.25
@@ -36,7 +37,7 @@ def dask_progress(progress: bool | None) -> Iterator[None]:
 
     from polars_rankk.core import progress as bars
 
-    with ProgressBar(minimum=bars.DELAY):  # type: ignore[no-untyped-call]
+    with untyped(ProgressBar)(minimum=bars.DELAY):
         yield
 
 

@@ -6,13 +6,14 @@ Not public: see `polars_rankk.report`.
 from __future__ import annotations
 
 import functools
-import html
 import json
-import math
 import os
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from polars_rankk.core.display import Cell, escape, html_table, number
+
+__all__ = ["Cell", "Page", "escape", "html_table", "javascript_bundle", "json_for_script", "number"]
 
 _CSP = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -97,11 +98,6 @@ def javascript_bundle() -> str:
     return bundle
 
 
-def escape(value: object) -> str:
-    """HTML-escape any value for text or attribute content."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def json_for_script(spec: dict[str, Any]) -> str:
     """JSON that cannot leave a ``<script type="application/json">`` element."""
     text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -114,60 +110,6 @@ def json_for_script(spec: dict[str, Any]) -> str:
     ):
         text = text.replace(raw, escaped)
     return text
-
-
-def number(value: object, digits: int = 4) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if value != 0 and abs(value) < 10 ** (-digits):
-            return f"{value:.2e}"
-        return f"{value:.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return escape(value)
-
-
-def html_table(
-    headers: Sequence[str],
-    rows: Iterable[Sequence[object]],
-    *,
-    text_columns: int = 1,
-    raw: bool = False,
-) -> str:
-    """An HTML table; cells are escaped unless `raw` (cells then come pre-escaped)."""
-    head = "".join(
-        f'<th class="text">{escape(h)}</th>' if i < text_columns else f"<th>{escape(h)}</th>"
-        for i, h in enumerate(headers)
-    )
-    body = []
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            content = str(cell) if raw else (escape(cell) if i < text_columns else number(cell))
-            css = ' class="text"' if i < text_columns else ""
-            if raw and isinstance(cell, Cell):
-                css = f' class="{cell.css}"' if cell.css else css
-            cells.append(f"<td{css}>{content}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
-        + "".join(body)
-        + "</tbody></table></div>"
-    )
-
-
-class Cell(str):
-    """Pre-escaped cell content with a CSS class."""
-
-    css: str = ""
-
-    def __new__(cls, content: str, css: str = "") -> Cell:
-        cell = super().__new__(cls, content)
-        cell.css = css
-        return cell
 
 
 class Page:

@@ -23,6 +23,7 @@ import polars as pl
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.catalogue import CATALOGUE_METRICS
+from polars_rankk.core.optional import optional_module
 from polars_rankk.stats.rank_sums import weight_blocks
 from polars_rankk.stats.resampling import check_options, generator, resample_key
 
@@ -71,7 +72,7 @@ def catalogue_intervals(
     >>> row["metric"], row["value"], row["ci_low"] <= row["value"] <= row["ci_high"]
     ('coverage', 1.0, True)
     """
-    from scipy import sparse
+    sparse = optional_module("scipy.sparse", "resampling the catalogue metrics")
 
     check_options(n_resamples, confidence, "percentile", seed)
     counts = evaluation.exposures

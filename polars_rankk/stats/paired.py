@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from polars_rankk.core.optional import optional_module
 from polars_rankk.core.progress import Bar
 from polars_rankk.stats.distributions import sort_rows
 from polars_rankk.stats.resampling import (
@@ -322,7 +323,7 @@ def _tests(
     out: dict[str, Any],
 ) -> None:
     """The randomization and Wilcoxon p-values, and which method gave each row's p-value."""
-    from scipy import stats
+    stats = optional_module("scipy.stats", "paired significance tests")
 
     columns = differences.shape[1]
     p_random = np.full(columns, np.nan)

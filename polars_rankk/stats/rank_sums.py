@@ -27,6 +27,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankk.core import Evaluation
+from polars_rankk.core.optional import optional_module
 from polars_rankk.core.ranking import discount
 from polars_rankk.core.registry import RANK_SUMMED_METRICS
 
@@ -357,7 +358,7 @@ def resampled_means(
     sums: RankSums, metrics: Sequence[str], rows: slice, rng: np.random.Generator, n_resamples: int
 ) -> FloatArray:
     """Resampled means (B × metrics × K) of the stratum whose groups are `rows`."""
-    from scipy import sparse
+    sparse = optional_module("scipy.sparse", "K-curve intervals")
 
     inside = (sums.group >= rows.start) & (sums.group < rows.stop)
     size = rows.stop - rows.start

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from polars_rankk.core.optional import optional_module
 from polars_rankk.stats.distributions import (
     Attributes,
     Results,
@@ -160,7 +161,8 @@ def interval(
     alpha = 1 - confidence
     tails = np.array([alpha / 2, 1 - alpha / 2])
     if method == "bca":
-        from scipy import stats  # only here: importing scipy.stats takes about a second
+        # Only here: importing scipy.stats takes about a second.
+        stats = optional_module("scipy.stats", "BCa intervals")
 
         tolerance = 1e-12 * max(1.0, abs(estimate))
         below = np.count_nonzero(resampled < estimate - tolerance)

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from polars_rankk.core.optional import optional_module
 from polars_rankk.stats.resampling import FloatArray, IntArray
 
 RandomizationMethod = Literal["auto", "exact", "monte_carlo", "saddlepoint"]
@@ -96,7 +97,7 @@ def randomization_p_value(
 ) -> tuple[float, str]:
     """p-value of ``|Σ s_i a_i| >= observed`` over random signs, ``a`` given as distinct values
     with counts (all > 0)."""
-    from scipy import stats
+    stats = optional_module("scipy.stats", "significance tests")
 
     if len(values) == 0:
         return 1.0, "exact"
@@ -140,7 +141,8 @@ def randomization_p_value(
 
 def _saddlepoint(values: FloatArray, counts: IntArray, observed: float) -> float:
     """Lugannani–Rice approximation of ``P(|Σ s_i a_i| >= observed)`` (Robinson 1982)."""
-    from scipy import optimize, stats
+    optimize = optional_module("scipy.optimize", "the saddlepoint approximation")
+    stats = optional_module("scipy.stats", "the saddlepoint approximation")
 
     total = float(counts @ values)
     variance = float(counts @ values**2)
@@ -196,7 +198,7 @@ def benjamini_hochberg(p_values: FloatArray) -> FloatArray:
     >>> benjamini_hochberg(np.array([0.01, 0.04, 0.03, np.nan])).round(3).tolist()
     [0.03, 0.04, 0.04, nan]
     """
-    from scipy import stats
+    stats = optional_module("scipy.stats", "significance tests")
 
     adjusted = np.full(len(p_values), np.nan)
     present = ~np.isnan(p_values)
@@ -222,7 +224,7 @@ def paired_t(
     0: the effect size is NaN, and the p-value is 1 when the mean difference is 0 too, else NaN
     (every difference the same non-zero number: the t statistic is undefined).
     """
-    from scipy import stats
+    stats = optional_module("scipy.stats", "significance tests")
 
     n = valid.sum(axis=0).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -51,7 +51,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return paths
 
 
-# Issue 11 item 7: ids are never cast to strings to make them match ----------------------------
+# Ids are never cast to strings to make them match ----------------------------
 
 
 def test_string_ids_against_integer_ids_raise_naming_both_files(
@@ -115,7 +115,7 @@ def test_no_matching_item_warns_on_stderr(rankk: Rankk, files: dict[str, Path]) 
     assert "the same ids in item" in err
 
 
-# Issue 11 items 8 and 13, and every error about a file names the file --------------------------
+# Every error about a file names the file -------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -218,7 +218,7 @@ def test_missing_score_column_names_the_options(rankk: Rankk, files: dict[str, P
     )
 
 
-# Issue 11 item 9: a forgotten --relevance ------------------------------------------------------
+# A forgotten --relevance ------------------------------------------------------
 
 
 def test_an_unnamed_numeric_truth_column_warns_once(rankk: Rankk, files: dict[str, Path]) -> None:

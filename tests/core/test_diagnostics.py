@@ -25,7 +25,7 @@ def _recall(res: rk.Evaluation) -> dict[int, float | None]:
 
 
 def test_recall_ceiling_counts_r_in_the_restricted_pool() -> None:
-    """Issue 11 item 4: with pool="restrict", candidates [1, 2] and truth [1, 9], recall@1 is
+    """With pool="restrict", candidates [1, 2] and truth [1, 9], recall@1 is
     1.0 but the ceiling was 0.5, computed with the unrestricted R."""
     candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [0.9, 0.1]})
     truth = pl.DataFrame({"q": [1, 1], "item": [1, 9]})
@@ -40,7 +40,7 @@ def test_recall_ceiling_counts_r_in_the_restricted_pool() -> None:
 
 
 def test_recall_ceiling_leaves_out_the_groups_skipped_at_k() -> None:
-    """Issue 11 item 4: under short_lists="skip" the ceiling averaged over groups skipped at K."""
+    """Under short_lists="skip" the ceiling averaged over groups skipped at K."""
     candidates = pl.DataFrame(
         {"q": [1, 2, 2, 2], "item": ["a", "b", "c", "d"], "score": [0.9, 0.9, 0.5, 0.1]}
     )

@@ -1,4 +1,4 @@
-"""The same per-group numbers, exactly, however the data arrives (issue 2, invariance)."""
+"""The same per-group numbers, exactly, however the data arrives."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """bpref, err@K, rbp@K (and its residual), judged@K, dcg@K and condensed lists, against
-independent implementations (issue 14).
+independent implementations.
 
 Hypothesis draws runs with graded relevance, judged non-relevant items (grade 0), unjudged
 candidates, ties, repeated items and short lists (`tests.support.ranking_cases`). Every value

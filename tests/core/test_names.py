@@ -1,4 +1,4 @@
-"""The names users type (issue 14): ir_measures and trec_eval spellings parse to the registry."""
+"""The names users type: ir_measures and trec_eval spellings parse to the registry."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seams around `evaluate` (issue 11): per-group tables joined after it, micro averages, K
+"""Seams around `evaluate`: per-group tables joined after it, micro averages, K
 given as NumPy integers, and the names errors use."""
 
 from __future__ import annotations

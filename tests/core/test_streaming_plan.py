@@ -1,4 +1,9 @@
-"""The core path stays native to Polars' streaming engine: no in-memory fallback nodes."""
+"""The core path stays native to Polars' streaming engine: no in-memory fallback nodes.
+
+The pure-Polars path is checked (``POLARS_RANKK_NATIVE=0``); on the native kernel's path the
+kernel is the one node that gathers its input columns (it ranks whole groups at once), and
+`evaluate_in_buckets` bounds that memory for out-of-core tables.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +38,8 @@ def _fallback_nodes(frame: pl.LazyFrame) -> list[str]:
         {"duplicates": "keep"},
     ],
 )
-def test_core_path_has_no_in_memory_fallback(ties, labelled, policy_overrides):
+def test_core_path_has_no_in_memory_fallback(ties, labelled, policy_overrides, monkeypatch):
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", "0")
     candidates, truth = _tables()
     cand = candidates.lazy()
     truth_lf: pl.LazyFrame | None = truth.lazy()
@@ -52,3 +58,16 @@ def test_core_path_has_no_in_memory_fallback(ties, labelled, policy_overrides):
     assert isinstance(res.per_group, pl.LazyFrame)
     assert _fallback_nodes(res.per_group) == []
     assert _fallback_nodes(res.groups) == []
+
+
+def test_on_the_kernel_path_the_kernel_is_the_only_in_memory_node():
+    from polars_rankk.core import native
+
+    if not native.status().loaded:
+        pytest.skip("the native kernel is not loaded")
+    candidates, truth = _tables()
+    res = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 5], group_by="user")
+    assert isinstance(res.per_group, pl.LazyFrame)
+    nodes = _fallback_nodes(res.per_group)
+    assert len(nodes) == 1
+    assert "group_sums" in nodes[0]

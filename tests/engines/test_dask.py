@@ -87,7 +87,7 @@ def test_plain_per_group_and_quantiles() -> None:
     )
     summary = summarize_dask(per_group, quantiles=quantiles)
     assert summary.select(pl.exclude(reduction.DROPPED_COLUMNS)).equals(reference)
-    # Issue 11 item 16: every column of Evaluation.summary(); the drop counts, which per-group
+    # Every column of Evaluation.summary(); the drop counts, which per-group
     # rows cannot tell, are null.
     assert summary.columns == [*expected.summary().columns, *(f"quantile_{q!r}" for q in quantiles)]
     nulls = summary.select(reduction.DROPPED_COLUMNS).null_count().row(0)

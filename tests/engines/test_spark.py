@@ -158,7 +158,7 @@ def test_plain_per_group_and_quantiles(spark: Any) -> None:
 
 
 def test_summary_draws_a_bar_of_spark_tasks(spark: Any, capfd: pytest.CaptureFixture[str]) -> None:
-    """Issue 13 item 9: progress=True draws the tasks the cluster reports done."""
+    """Progress=True draws the tasks the cluster reports done."""
     case = CASES[1]
     candidates, truth = tables(case)
     per_group = evaluate_spark(
@@ -173,7 +173,7 @@ def test_summary_draws_a_bar_of_spark_tasks(spark: Any, capfd: pytest.CaptureFix
 def check_unknown_drops(
     summary: pl.DataFrame, single: pl.DataFrame, quantiles: list[float]
 ) -> None:
-    """Issue 11 item 16: the summary of plain per-group rows has every column of
+    """The summary of plain per-group rows has every column of
     Evaluation.summary(); the drop counts, which per-group rows cannot tell, are null."""
     assert summary.columns == [*single.columns, *(f"quantile_{q!r}" for q in quantiles)]
     nulls = summary.select(reduction.DROPPED_COLUMNS).null_count().row(0)
@@ -324,7 +324,7 @@ def test_spark_connect() -> None:
 
 
 def test_ir_measures_on_spark_equal_evaluate(spark: Any) -> None:
-    """Issue 14: bpref, err, rbp (with its residual), judged and dcg through Spark."""
+    """Bpref, err, rbp (with its residual), judged and dcg through Spark."""
     from tests.core.test_ir_measures import IR_METRICS, _flow_tables
 
     candidates, truth = _flow_tables()

@@ -279,7 +279,7 @@ def test_a_stratum_with_no_groups_left() -> None:
 
 
 def test_default_family_is_the_challengers_of_each_metric_and_k() -> None:
-    """Issue 13.4: Holm over the challengers of one (metric, K), not over every row."""
+    """Holm over the challengers of one (metric, K), not over every row."""
     rng = np.random.default_rng(30)
     frames = {
         name: pl.concat([system_frame(rng.random(25) + shift, m, k)
@@ -304,7 +304,7 @@ def test_default_family_is_the_challengers_of_each_metric_and_k() -> None:
 
 
 def test_each_row_names_its_test_and_p_value_method() -> None:
-    """Issue 13.4: "exact" enumeration or "monte_carlo" with B permutations, row by row."""
+    """The "exact" enumeration or "monte_carlo" with B permutations, row by row."""
     rng = np.random.default_rng(31)
     few = (rng.integers(0, 3, 12) / 2, rng.integers(0, 3, 12) / 2)  # 2^12 arrangements: exact
     many = (rng.random(300), rng.random(300) + 0.05)  # continuous, 300 groups: Monte Carlo
@@ -359,7 +359,7 @@ def _exact_by_halves(d: np.ndarray) -> float:
 
 
 def test_a_metric_a_system_lacks_is_left_out_not_zero_filled() -> None:
-    """Issue 11.5: B never computed precision@1; "zero" must not compare A with zeros there."""
+    """B never computed precision@1; "zero" must not compare A with zeros there."""
     a = pl.concat([system_frame(np.array([0.1, 0.3, 0.2, 0.4]), "ndcg", 10),
                    system_frame(np.array([0.0, 1.0, 1.0, 0.0]), "precision", 1)])  # fmt: skip
     b = system_frame(np.array([0.2, 0.3, 0.5, 0.4]), "ndcg", 10)
@@ -380,7 +380,7 @@ def test_a_metric_a_system_lacks_is_left_out_not_zero_filled() -> None:
 
 
 def test_differences_equal_up_to_float_noise_have_no_spread() -> None:
-    """Issue 11.6: [.2,.3,.4] - [.1,.2,.3] is 0.1 everywhere, up to rounding: no effect size
+    """[.2,.3,.4] - [.1,.2,.3] is 0.1 everywhere, up to rounding: no effect size
     of 3e15 and no p of 3e-32; the t statistic is undefined (NaN)."""
     a = system_frame(np.array([0.1, 0.2, 0.3]))
     b = system_frame(np.array([0.2, 0.3, 0.4]))

@@ -204,7 +204,7 @@ def test_bad_systems() -> None:
         k_curve(cand_a, truth, group_by="user", system="model")
 
 
-# --- K-curves from sums over ranks (issue 12) --------------------------------------------
+# --- K-curves from sums over ranks --------------------------------------------
 
 _CURVE_METRICS = ["precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"]
 

@@ -204,7 +204,7 @@ def test_skipped_checks_say_why() -> None:
 
 
 def test_a_leak_check_without_its_input_is_not_checked_and_fails_strict() -> None:
-    """Issue 13 item 8: without feature_time the audit reported "passed" on a model that reads
+    """Without feature_time the audit reported "passed" on a model that reads
     future data; the skipped check only showed up as nulls."""
     history, truth, candidates = _tables()
     honest_history = history.filter(pl.col("timestamp") < CUTOFF)

@@ -218,7 +218,7 @@ def test_horizon_and_rolling_with_dates() -> None:
 
 
 def test_rolling_splits_on_dates_take_a_timedelta_like_a_duration_string() -> None:
-    """Issue 11 item 11: every=timedelta(days=7) on a Date column raised a raw ComputeError."""
+    """Every=timedelta(days=7) on a Date column raised a raw ComputeError."""
     log = pl.DataFrame(
         {
             "user": [1] * 5,

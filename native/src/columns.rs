@@ -1,0 +1,172 @@
+//! Safe views of the input columns (borrowed Arrow buffers, one per chunk) and the owned
+//! output columns.
+
+/// A validity bitmap: bit `offset + i` says whether row `i` is valid.
+#[derive(Clone, Copy)]
+pub struct Bitmap<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+}
+
+impl<'a> Bitmap<'a> {
+    pub fn new(bytes: &'a [u8], offset: usize) -> Self {
+        Self { bytes, offset }
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        let bit = self.offset + i;
+        self.bytes[bit >> 3] & (1 << (bit & 7)) != 0
+    }
+}
+
+pub enum Values<'a> {
+    F64(&'a [f64]),
+    I64(&'a [i64]),
+    /// Arrow LargeUtf8: offsets (already sliced to the chunk) into one data buffer.
+    LargeText { offsets: &'a [i64], data: &'a [u8] },
+    /// Arrow Utf8View: 16-byte views, inline up to 12 bytes, else in one of the data buffers.
+    ViewText { views: &'a [[u8; 16]], data: Vec<&'a [u8]> },
+}
+
+pub struct Chunk<'a> {
+    pub len: usize,
+    pub values: Values<'a>,
+    pub validity: Option<Bitmap<'a>>,
+}
+
+impl Chunk<'_> {
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        self.validity.map_or(true, |v| v.get(i))
+    }
+
+    /// The bytes of string `i`.
+    #[inline]
+    pub fn text(&self, i: usize) -> &[u8] {
+        match &self.values {
+            Values::LargeText { offsets, data } => {
+                &data[offsets[i] as usize..offsets[i + 1] as usize]
+            }
+            Values::ViewText { views, data } => {
+                let view = &views[i];
+                let len = u32::from_le_bytes([view[0], view[1], view[2], view[3]]) as usize;
+                if len <= 12 {
+                    &view[4..4 + len]
+                } else {
+                    let buffer = u32::from_le_bytes([view[8], view[9], view[10], view[11]]) as usize;
+                    let start = u32::from_le_bytes([view[12], view[13], view[14], view[15]]) as usize;
+                    &data[buffer][start..start + len]
+                }
+            }
+            _ => &[],
+        }
+    }
+}
+
+pub struct Column<'a> {
+    pub name: String,
+    pub chunks: Vec<Chunk<'a>>,
+}
+
+impl Column<'_> {
+    pub fn len(&self) -> usize {
+        self.chunks.iter().map(|c| c.len).sum()
+    }
+
+    pub fn is_text(&self) -> bool {
+        self.chunks
+            .iter()
+            .all(|c| matches!(c.values, Values::LargeText { .. } | Values::ViewText { .. }))
+    }
+
+    pub fn is_integer(&self) -> bool {
+        self.chunks.iter().all(|c| matches!(c.values, Values::I64(_)))
+    }
+
+    pub fn is_float(&self) -> bool {
+        self.chunks.iter().all(|c| matches!(c.values, Values::F64(_)))
+    }
+
+    /// Float values in row order, null as NaN (no copy of the column).
+    pub fn floats(&self) -> impl Iterator<Item = f64> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let values: &[f64] = match chunk.values {
+                Values::F64(values) => &values[..chunk.len],
+                _ => &[],
+            };
+            let validity = chunk.validity;
+            values.iter().enumerate().map(move |(i, v)| match validity {
+                Some(bits) if !bits.get(i) => f64::NAN,
+                _ => *v,
+            })
+        })
+    }
+
+    /// Integer values in row order, null as `i64::MIN` (no copy of the column).
+    pub fn integers(&self) -> impl Iterator<Item = i64> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let values: &[i64] = match chunk.values {
+                Values::I64(values) => &values[..chunk.len],
+                _ => &[],
+            };
+            let validity = chunk.validity;
+            values.iter().enumerate().map(move |(i, v)| match validity {
+                Some(bits) if !bits.get(i) => i64::MIN,
+                _ => *v,
+            })
+        })
+    }
+
+    /// A handle per row, in row order: the value of an integer column, or
+    /// (chunk << 32 | row in chunk) of a string column, to resolve with `text_of`.
+    pub fn handles(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        if self.is_integer() {
+            return Box::new(self.integers().map(|v| v as u64));
+        }
+        Box::new(
+            self.chunks
+                .iter()
+                .enumerate()
+                .flat_map(|(c, chunk)| (0..chunk.len as u64).map(move |i| ((c as u64) << 32) | i)),
+        )
+    }
+
+    #[inline]
+    pub fn text_of(&self, handle: u64) -> &[u8] {
+        self.chunks[(handle >> 32) as usize].text((handle & 0xffff_ffff) as usize)
+    }
+}
+
+/// An owned output column.
+pub enum OutData {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    /// Arrow LargeUtf8.
+    Text { offsets: Vec<i64>, bytes: Vec<u8> },
+}
+
+impl OutData {
+    pub fn format(&self) -> &'static str {
+        match self {
+            OutData::F64(_) => "g",
+            OutData::I64(_) => "l",
+            OutData::Text { .. } => "U",
+        }
+    }
+}
+
+pub struct OutColumn {
+    pub name: String,
+    pub data: OutData,
+}
+
+impl OutColumn {
+    pub fn len(&self) -> usize {
+        match &self.data {
+            OutData::F64(v) => v.len(),
+            OutData::I64(v) => v.len(),
+            OutData::Text { offsets, .. } => offsets.len().saturating_sub(1),
+        }
+    }
+}

@@ -1,0 +1,735 @@
+//! The computation: group the rows, rank each group under the policy, and read the running
+//! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/ranking.py`
+//! and `polars_rankk/core/prepare.py`; the formulas below follow them term by term.
+
+use std::cmp::Ordering;
+
+use crate::columns::Column;
+use crate::config::{Config, Gain, Invalid, Judged, Kind, Output, Stat, Ties, N_STATS};
+
+/// The input columns of one call, read in row order without copies.
+pub struct Inputs<'a> {
+    pub keys: Vec<&'a Column<'a>>,
+    pub item: &'a Column<'a>,
+    pub score: &'a Column<'a>,
+    pub grade: &'a Column<'a>,
+    pub judged: Option<&'a Column<'a>>,
+    pub row: Option<&'a Column<'a>>,
+    pub n_relevant: Option<&'a Column<'a>>,
+    pub n_nonrelevant: Option<&'a Column<'a>>,
+}
+
+/// The result: one entry per group.
+pub struct Groups {
+    /// `keys[j][g]`: the handle of key column `j` of group `g` (see `Column::handles`).
+    pub keys: Vec<Vec<u64>>,
+    /// `values[g * n_outputs + j]`: output `j` of group `g` (keys excluded: 0).
+    pub values: Vec<f64>,
+}
+
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+#[inline]
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = 0x9e37_79b9_7f4a_7c15u64 ^ bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        h = (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
+    }
+    let mut tail = [0u8; 8];
+    let rest = words.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    h = (h ^ u64::from_le_bytes(tail)).wrapping_mul(0x0000_0100_0000_01b3);
+    mix(h)
+}
+
+struct KeyReader<'a> {
+    columns: &'a [&'a Column<'a>],
+    kinds: &'a [Kind],
+}
+
+impl KeyReader<'_> {
+    #[inline]
+    fn hash(&self, handles: &[u64]) -> u64 {
+        let mut h = 0u64;
+        for (j, kind) in self.kinds.iter().enumerate() {
+            let part = match kind {
+                Kind::Integer => mix(handles[j]),
+                Kind::Text => hash_bytes(self.columns[j].text_of(handles[j])),
+            };
+            h = mix(h.rotate_left(5) ^ part);
+        }
+        h
+    }
+
+    #[inline]
+    fn equal(&self, a: &[u64], b: impl Fn(usize) -> u64) -> bool {
+        self.kinds.iter().enumerate().all(|(j, kind)| {
+            let (x, y) = (a[j], b(j));
+            match kind {
+                Kind::Integer => x == y,
+                Kind::Text => x == y || self.columns[j].text_of(x) == self.columns[j].text_of(y),
+            }
+        })
+    }
+}
+
+/// Dense group ids in order of first appearance, and each group's key handles.
+fn group_ids(keys: &KeyReader<'_>, n: usize) -> (Vec<u32>, Vec<Vec<u64>>) {
+    let n_keys = keys.kinds.len();
+    let mut readers: Vec<_> = keys.columns.iter().map(|c| c.handles()).collect();
+    let mut ids = Vec::with_capacity(n);
+    let mut group_keys: Vec<Vec<u64>> = vec![Vec::new(); n_keys];
+    let mut hashes: Vec<u64> = Vec::new();
+    let mut table: Vec<u32> = vec![u32::MAX; 1024];
+    let mut mask = table.len() - 1;
+    let mut current = vec![0u64; n_keys];
+    let mut previous = vec![0u64; n_keys];
+    let mut previous_id: Option<u32> = None;
+    for _ in 0..n {
+        for (j, reader) in readers.iter_mut().enumerate() {
+            current[j] = reader.next().unwrap_or(0);
+        }
+        // Rows of one group often come together: compare with the previous row first.
+        if let Some(id) = previous_id {
+            if keys.equal(&current, |j| previous[j]) {
+                ids.push(id);
+                continue;
+            }
+        }
+        let h = keys.hash(&current);
+        let mut slot = (h as usize) & mask;
+        let id = loop {
+            let found = table[slot];
+            if found == u32::MAX {
+                let id = hashes.len() as u32;
+                for (j, handle) in current.iter().enumerate() {
+                    group_keys[j].push(*handle);
+                }
+                hashes.push(h);
+                table[slot] = id;
+                if hashes.len() * 2 > table.len() {
+                    table = vec![u32::MAX; table.len() * 2];
+                    mask = table.len() - 1;
+                    for (g, gh) in hashes.iter().enumerate() {
+                        let mut s = (*gh as usize) & mask;
+                        while table[s] != u32::MAX {
+                            s = (s + 1) & mask;
+                        }
+                        table[s] = g as u32;
+                    }
+                }
+                break id;
+            }
+            let g = found as usize;
+            if hashes[g] == h && keys.equal(&current, |j| group_keys[j][g]) {
+                break found;
+            }
+            slot = (slot + 1) & mask;
+        };
+        ids.push(id);
+        previous.copy_from_slice(&current);
+        previous_id = Some(id);
+    }
+    (ids, group_keys)
+}
+
+#[derive(Clone, Copy, Default)]
+struct Candidate {
+    score: f64,
+    /// The grade as given (NaN: no grade).
+    grade: f64,
+    item: u64,
+    /// The input row (when a policy reads it) << 1 | whether the candidate is judged.
+    extra: u64,
+}
+
+impl Candidate {
+    #[inline]
+    fn row(&self) -> u64 {
+        self.extra >> 1
+    }
+
+    #[inline]
+    fn judged(&self) -> bool {
+        self.extra & 1 == 1
+    }
+}
+
+/// The decimal text of an integer (trec_eval compares item ids as strings).
+fn integer_text(value: i64, buffer: &mut [u8; 24]) -> &[u8] {
+    let mut at = buffer.len();
+    let negative = value < 0;
+    let mut v = value.unsigned_abs();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buffer[at] = b'-';
+    }
+    &buffer[at..]
+}
+
+struct Items<'a> {
+    column: &'a Column<'a>,
+    kind: Kind,
+}
+
+impl Items<'_> {
+    /// The item's own order: integers by value, strings by bytes.
+    #[inline]
+    fn cmp(&self, a: u64, b: u64) -> Ordering {
+        match self.kind {
+            Kind::Integer => (a as i64).cmp(&(b as i64)),
+            Kind::Text => {
+                if a == b {
+                    Ordering::Equal
+                } else {
+                    self.column.text_of(a).cmp(self.column.text_of(b))
+                }
+            }
+        }
+    }
+
+    /// The order of the items' string forms (trec_eval).
+    #[inline]
+    fn cmp_text(&self, a: u64, b: u64) -> Ordering {
+        match self.kind {
+            Kind::Integer => {
+                let (mut x, mut y) = ([0u8; 24], [0u8; 24]);
+                integer_text(a as i64, &mut x).cmp(integer_text(b as i64, &mut y))
+            }
+            Kind::Text => self.cmp(a, b),
+        }
+    }
+}
+
+/// The grade the reference path ranks and scores with.
+#[inline]
+fn effective_grade(grade: f64, config: &Config) -> f64 {
+    if grade.is_nan() || (config.positive_only && grade <= 0.0) {
+        0.0
+    } else {
+        grade
+    }
+}
+
+fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) -> Ordering {
+    let by_score = b.score.total_cmp(&a.score);
+    if by_score != Ordering::Equal {
+        return by_score;
+    }
+    match config.ties {
+        Ties::TrecEval => items.cmp_text(b.item, a.item).then(b.row().cmp(&a.row())),
+        Ties::InputOrder => a.row().cmp(&b.row()),
+        Ties::Pessimistic => effective_grade(a.grade, config)
+            .total_cmp(&effective_grade(b.grade, config))
+            .then_with(|| items.cmp(a.item, b.item))
+            .then(a.row().cmp(&b.row())),
+        Ties::Optimistic => effective_grade(b.grade, config)
+            .total_cmp(&effective_grade(a.grade, config))
+            .then_with(|| items.cmp(a.item, b.item))
+            .then(a.row().cmp(&b.row())),
+        Ties::ItemAsc | Ties::Expected => items.cmp(a.item, b.item).then(a.row().cmp(&b.row())),
+    }
+}
+
+fn gain_of(grade: f64, config: &Config) -> f64 {
+    match config.gain {
+        Gain::Binary => f64::from(u8::from(grade >= config.threshold)),
+        Gain::Linear => grade.max(0.0),
+        Gain::Exponential => 2f64.powf(grade.max(0.0)) - 1.0,
+    }
+}
+
+fn discount(rank: usize) -> f64 {
+    // Polars' `log(2)`: ln(x) / ln(2).
+    ((rank + 1) as f64).log(2.0)
+}
+
+fn rbp_weight(rank: usize, config: &Config) -> f64 {
+    let p = config.rbp_persistence;
+    (1.0 - p) * p.powf((rank - 1) as f64)
+}
+
+fn err_stop(grade: f64, config: &Config) -> f64 {
+    let top = config.err_max_grade;
+    let clipped = grade.clamp(0.0, top);
+    (2f64.powf(clipped) - 1.0) / 2f64.powf(top)
+}
+
+/// What one group's ranking adds up to, read at the configured cut-offs.
+struct Reader<'a> {
+    config: &'a Config,
+    /// Sorted distinct cut-offs.
+    ks: Vec<usize>,
+    needed: [bool; N_STATS],
+    limit_whole: bool,
+    k_max: usize,
+}
+
+struct GroupResult {
+    n: usize,
+    hits_at_r: f64,
+    /// `at_k[i][stat]`: the running sum at rank min(ks[i], n).
+    at_k: Vec<[f64; N_STATS]>,
+    whole: [f64; N_STATS],
+}
+
+impl Reader<'_> {
+    fn read(&self, ranked: &[Candidate], n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
+        let config = self.config;
+        let n = ranked.len();
+        let limit = if self.limit_whole { n } else { n.min(self.k_max) };
+        let mut sums = [0.0f64; N_STATS];
+        let mut next_k = 0usize;
+        let r_cut = if n_relevant > 0.0 { n_relevant as usize } else { 0 };
+        out.n = n;
+        out.hits_at_r = 0.0;
+        let record = |rank: usize, sums: &[f64; N_STATS], next_k: &mut usize, out: &mut GroupResult| {
+            while *next_k < self.ks.len() && self.ks[*next_k] == rank {
+                out.at_k[*next_k] = *sums;
+                *next_k += 1;
+            }
+            if rank == r_cut {
+                out.hits_at_r = sums[Stat::Hits as usize];
+            }
+        };
+        if config.ties == Ties::Expected {
+            self.expected(ranked, limit, &mut sums, &mut |rank, sums| record(rank, sums, &mut next_k, out));
+        } else {
+            let mut hits = 0i64;
+            let mut log_go_on_sum = 0.0f64;
+            let mut nonrelevant_so_far = 0i64;
+            let mut bpref_sum = 0.0f64;
+            let mut bpref_best: Option<f64> = None;
+            for (index, candidate) in ranked[..limit].iter().enumerate() {
+                let rank = index + 1;
+                let grade = effective_grade(candidate.grade, config);
+                let relevant = grade >= config.threshold;
+                let judged = candidate.judged();
+                if relevant {
+                    hits += 1;
+                    sums[Stat::Hits as usize] += 1.0;
+                    sums[Stat::PrecisionSum as usize] += hits as f64 / rank as f64;
+                    if hits == 1 {
+                        sums[Stat::ReciprocalRank as usize] += 1.0 / rank as f64;
+                        sums[Stat::FirstHit as usize] += 1.0;
+                    }
+                }
+                if self.needed[Stat::Dcg as usize] {
+                    let gain = gain_of(grade, config);
+                    if gain != 0.0 {
+                        sums[Stat::Dcg as usize] += gain / discount(rank);
+                    }
+                }
+                if judged && self.needed[Stat::JudgedCount as usize] {
+                    sums[Stat::JudgedCount as usize] += 1.0;
+                }
+                if self.needed[Stat::Rbp as usize] && relevant {
+                    sums[Stat::Rbp as usize] += rbp_weight(rank, config);
+                }
+                if self.needed[Stat::RbpJudged as usize] && judged {
+                    sums[Stat::RbpJudged as usize] += rbp_weight(rank, config);
+                }
+                if self.needed[Stat::Err as usize] {
+                    let stop = err_stop(grade, config);
+                    if stop != 0.0 {
+                        // As the reference: the running sum of log(1 - stop) up to this row,
+                        // minus this row's.
+                        let log_go_on = (1.0 - stop).ln();
+                        log_go_on_sum += log_go_on;
+                        sums[Stat::Err as usize] += stop * (log_go_on_sum - log_go_on).exp() / rank as f64;
+                    }
+                }
+                if self.needed[Stat::Bpref as usize] {
+                    if judged && !relevant {
+                        nonrelevant_so_far += 1;
+                    }
+                    // As the reference: the term of every row it keeps (judged rows, the first
+                    // row, graded rows), whose largest running sum it reads, skipping NaN.
+                    if judged || rank == 1 || grade > 0.0 {
+                        let preserved = if nonrelevant_so_far > 0 {
+                            let before = nonrelevant_so_far as f64;
+                            1.0 - before.min(n_relevant) / n_nonrelevant.min(n_relevant)
+                        } else {
+                            1.0
+                        };
+                        let both = f64::from(u8::from(relevant && judged));
+                        bpref_sum += both * preserved;
+                        if !bpref_sum.is_nan() {
+                            bpref_best = Some(bpref_best.map_or(bpref_sum, |b: f64| b.max(bpref_sum)));
+                        }
+                    }
+                }
+                record(rank, &sums, &mut next_k, out);
+            }
+            if self.needed[Stat::Bpref as usize] {
+                sums[Stat::Bpref as usize] = if limit == 0 { 0.0 } else { bpref_best.unwrap_or(f64::NAN) };
+            }
+        }
+        // Cut-offs past the list read its last running sums.
+        while next_k < self.ks.len() {
+            out.at_k[next_k] = sums;
+            next_k += 1;
+        }
+        if r_cut > limit {
+            out.hits_at_r = sums[Stat::Hits as usize];
+        }
+        out.whole = sums;
+    }
+
+    /// Expectations over every ordering of each tie block (McSherry & Najork 2008), as
+    /// `ranking._expected_terms` and `ranking._judgement_terms` define them.
+    fn expected(
+        &self,
+        ranked: &[Candidate],
+        limit: usize,
+        sums: &mut [f64; N_STATS],
+        record: &mut dyn FnMut(usize, &[f64; N_STATS]),
+    ) {
+        let config = self.config;
+        let n = ranked.len();
+        let mut start = 0usize;
+        let mut hits_before = 0usize;
+        // Running sums over the whole group, read at block ends, as the reference does.
+        let mut gain_so_far = 0.0f64;
+        let mut log_miss_so_far = 0.0f64;
+        while start < limit {
+            let mut end = start + 1;
+            while end < n && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
+                end += 1;
+            }
+            let block = &ranked[start..end];
+            let m = block.len() as f64;
+            let mut r = 0usize;
+            let mut judged = 0usize;
+            let mut first_gain_so_far = 0.0f64;
+            for (index, candidate) in block.iter().enumerate() {
+                let grade = effective_grade(candidate.grade, config);
+                r += usize::from(grade >= config.threshold);
+                judged += usize::from(candidate.judged());
+                let gain = gain_of(grade, config);
+                gain_so_far += gain;
+                if index == 0 {
+                    first_gain_so_far = gain_so_far;
+                }
+            }
+            let first_gain = gain_of(effective_grade(block[0].grade, config), config);
+            let block_gain = gain_so_far - (first_gain_so_far - first_gain);
+            let rf = r as f64;
+            let hb = hits_before as f64;
+            let mut log_before_block = 0.0f64;
+            for t in 1..=block.len() {
+                let rank = start + t;
+                if rank > limit {
+                    break;
+                }
+                let tf = t as f64;
+                let miss = (m - rf - tf + 1.0) / (m - tf + 1.0);
+                let log_miss = if miss > 0.0 { miss.ln() } else { 0.0 };
+                log_miss_so_far += log_miss;
+                if t == 1 {
+                    log_before_block = log_miss_so_far - log_miss;
+                }
+                let none_before = if tf - 1.0 >= m - rf + 1.0 {
+                    0.0
+                } else {
+                    (log_miss_so_far - log_miss - log_before_block).exp()
+                };
+                let p_relevant = rf / m;
+                let others = if block.len() > 1 { (tf - 1.0) * (rf - 1.0) / (m - 1.0) } else { 0.0 };
+                let p_first = if hits_before == 0 { none_before * rf / (m - tf + 1.0) } else { 0.0 };
+                let rank_f = rank as f64;
+                sums[Stat::Hits as usize] += p_relevant;
+                sums[Stat::Dcg as usize] += block_gain / m / discount(rank);
+                sums[Stat::PrecisionSum as usize] += p_relevant * (hb + 1.0 + others) / rank_f;
+                sums[Stat::ReciprocalRank as usize] += p_first / rank_f;
+                sums[Stat::FirstHit as usize] += p_first;
+                let judged_share = judged as f64 / m;
+                sums[Stat::JudgedCount as usize] += judged_share;
+                if self.needed[Stat::Rbp as usize] {
+                    sums[Stat::Rbp as usize] += p_relevant * rbp_weight(rank, config);
+                }
+                if self.needed[Stat::RbpJudged as usize] {
+                    sums[Stat::RbpJudged as usize] += judged_share * rbp_weight(rank, config);
+                }
+                record(rank, sums);
+            }
+            hits_before += r;
+            start = end;
+        }
+    }
+}
+
+/// Every group's candidates side by side, after invalid scores and unjudged candidates are
+/// handled: group g holds `candidates[offsets[g]..ends[g]]`.
+struct Grouped {
+    keys: Vec<Vec<u64>>,
+    offsets: Vec<usize>,
+    ends: Vec<usize>,
+    candidates: Vec<Candidate>,
+    n_relevant: Vec<f64>,
+    n_nonrelevant: Vec<f64>,
+}
+
+fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
+    let n = inputs.score.len();
+    let reader = KeyReader { columns: &inputs.keys, kinds: &config.key_kinds };
+    let (ids, group_keys) = group_ids(&reader, n);
+    let n_groups = group_keys[0].len();
+    // Each group's candidates side by side (a counting sort by group, in input order), after
+    // invalid scores and unjudged candidates are handled: group g holds offsets[g]..ends[g].
+    let mut offsets = vec![0usize; n_groups + 1];
+    for id in &ids {
+        offsets[*id as usize + 1] += 1;
+    }
+    for g in 0..n_groups {
+        offsets[g + 1] += offsets[g];
+    }
+    let mut ends = offsets[..n_groups].to_vec();
+    let mut candidates = vec![Candidate::default(); n];
+    let mut n_relevant = vec![f64::NAN; if inputs.n_relevant.is_some() { n_groups } else { 0 }];
+    let mut n_nonrelevant = vec![f64::NAN; if inputs.n_nonrelevant.is_some() { n_groups } else { 0 }];
+    {
+        let mut scores = inputs.score.floats();
+        let mut grades = inputs.grade.floats();
+        let mut items = inputs.item.handles();
+        let mut rows = inputs.row.map(Column::integers);
+        let mut judged_flags = inputs.judged.map(Column::floats);
+        let mut relevant_counts = inputs.n_relevant.map(Column::floats);
+        let mut nonrelevant_counts = inputs.n_nonrelevant.map(Column::floats);
+        for id in &ids {
+            let g = *id as usize;
+            let mut score = scores.next().unwrap_or(f64::NAN);
+            let grade = grades.next().unwrap_or(f64::NAN);
+            let item = items.next().unwrap_or(0);
+            let row = rows.as_mut().map_or(0, |r| r.next().unwrap_or(0));
+            let flag = judged_flags.as_mut().map_or(0.0, |j| j.next().unwrap_or(0.0));
+            if let Some(counts) = relevant_counts.as_mut() {
+                n_relevant[g] = n_relevant[g].max(counts.next().unwrap_or(f64::NAN));
+            }
+            if let Some(counts) = nonrelevant_counts.as_mut() {
+                n_nonrelevant[g] = n_nonrelevant[g].max(counts.next().unwrap_or(f64::NAN));
+            }
+            if !score.is_finite() {
+                match config.invalid {
+                    Invalid::Drop => continue,
+                    Invalid::Lowest => score = f64::NEG_INFINITY,
+                    Invalid::Error => {}
+                }
+            }
+            let judged = match config.judged {
+                Judged::Unused | Judged::All => true,
+                Judged::Grade => !grade.is_nan(),
+                Judged::Column => flag != 0.0 && !flag.is_nan(),
+            };
+            if config.condense && !judged {
+                continue;
+            }
+            let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
+            candidates[ends[g]] = Candidate { score, grade, item, extra };
+            ends[g] += 1;
+        }
+    }
+    Grouped { keys: group_keys, offsets, ends, candidates, n_relevant, n_nonrelevant }
+}
+
+/// Each group's thread-sized share: (first group, number of groups) per part.
+fn parts(n_groups: usize) -> (usize, usize) {
+    let threads = crate::plugin::threads().min(n_groups.max(1)).max(1);
+    (threads, n_groups.div_ceil(threads).max(1))
+}
+
+/// Rank every group and read its sums; `outputs` gives the columns, in order.
+pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
+    let Grouped { keys: group_keys, offsets, ends, mut candidates, n_relevant, n_nonrelevant } =
+        grouped(config, inputs);
+    let n_groups = group_keys[0].len();
+    let mut ks: Vec<usize> = config
+        .outputs
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Output::At(_, k) if *k > 0 => Some(*k),
+            _ => None,
+        })
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    let mut needed = [false; N_STATS];
+    for (_, output) in &config.outputs {
+        if let Output::At(stat, _) = output {
+            needed[*stat as usize] = true;
+        }
+    }
+    let reader = Reader {
+        config,
+        ks: ks.clone(),
+        needed,
+        limit_whole: config.whole_list(),
+        k_max: config.k_max(),
+    };
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; n_groups * n_outputs];
+    let (threads, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
+        for (part, block) in values.chunks_mut(per_thread * n_outputs.max(1)).enumerate() {
+            let first = part * per_thread;
+            let count = if n_outputs == 0 { 0 } else { block.len() / n_outputs };
+            let last = (first + count).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (reader, items, offsets, ends, ks) = (&reader, &items, &offsets, &ends, &ks);
+            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
+            let mut work = move || {
+                let mut result = GroupResult {
+                    n: 0,
+                    hits_at_r: 0.0,
+                    at_k: vec![[0.0; N_STATS]; ks.len()],
+                    whole: [0.0; N_STATS],
+                };
+                let base = offsets[first];
+                for local in 0..count {
+                    let g = first + local;
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group);
+                    let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    let nonrelevant =
+                        n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    reader.read(&group[..len], relevant, nonrelevant, &mut result);
+                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
+                    for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
+                        *slot = match output {
+                            Output::Key(_) => 0.0,
+                            Output::NCandidates => result.n as f64,
+                            Output::HitsAtR => result.hits_at_r,
+                            Output::At(stat, 0) => result.whole[*stat as usize],
+                            Output::At(stat, k) => {
+                                let i = ks.binary_search(k).unwrap_or(0);
+                                result.at_k[i][*stat as usize]
+                            }
+                        };
+                    }
+                }
+            };
+            if threads == 1 {
+                work();
+            } else {
+                scope.spawn(work);
+            }
+        }
+    });
+    Groups { keys: group_keys, values }
+}
+
+/// The ranked rows with a positive grade at rank <= `k_max`, group by group.
+pub struct Graded {
+    /// `keys[j][g]`: as `Groups::keys`.
+    pub keys: Vec<Vec<u64>>,
+    /// (group, rank, grade) in group order, then rank order.
+    pub rows: Vec<(u32, u32, f64)>,
+}
+
+/// Rank every group and keep its graded rows within the first `k_max` ranks (the K-curves'
+/// sums over ranks read them).
+pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
+    let Grouped { keys, offsets, ends, mut candidates, .. } = grouped(config, inputs);
+    let n_groups = keys[0].len();
+    let (threads, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let mut found: Vec<Vec<(u32, u32, f64)>> = Vec::new();
+    std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
+        let mut handles = Vec::new();
+        for part in 0..threads {
+            let first = (part * per_thread).min(n_groups);
+            let last = (first + per_thread).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (items, offsets, ends) = (&items, &offsets, &ends);
+            handles.push(scope.spawn(move || {
+                let mut rows = Vec::new();
+                let base = offsets[first];
+                for g in first..last {
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group);
+                    for (index, candidate) in group[..len.min(k_max)].iter().enumerate() {
+                        let grade = effective_grade(candidate.grade, config);
+                        if grade > 0.0 {
+                            rows.push((g as u32, (index + 1) as u32, grade));
+                        }
+                    }
+                }
+                rows
+            }));
+        }
+        found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    });
+    Graded { keys, rows: found.into_iter().flatten().collect() }
+}
+
+/// De-duplicate the group's candidates and sort them in rank order, in place; returns how
+/// many remain (the first ones).
+fn rank_group(config: &Config, items: &Items<'_>, group: &mut [Candidate]) -> usize {
+    let mut len = group.len();
+    if !config.keep_duplicates && len > 1 {
+        // The highest-scored copy of each item, the earliest such row; its label is the
+        // highest among the copies.
+        group.sort_unstable_by(|a, b| {
+            items
+                .cmp(a.item, b.item)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.row().cmp(&b.row()))
+        });
+        let mut kept = 0usize;
+        for i in 0..len {
+            if kept > 0 && items.cmp(group[kept - 1].item, group[i].item) == Ordering::Equal {
+                let copy = group[i];
+                let best = &mut group[kept - 1];
+                if !copy.grade.is_nan() && (best.grade.is_nan() || copy.grade > best.grade) {
+                    best.grade = copy.grade;
+                }
+                best.extra |= copy.extra & 1;
+            } else {
+                group[kept] = group[i];
+                kept += 1;
+            }
+        }
+        len = kept;
+    }
+    group[..len].sort_unstable_by(|a, b| rank_order(config, items, a, b));
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_as_text() {
+        let mut buffer = [0u8; 24];
+        assert_eq!(integer_text(-120, &mut buffer), b"-120");
+        assert_eq!(integer_text(0, &mut buffer), b"0");
+        assert_eq!(integer_text(i64::MIN, &mut buffer), b"-9223372036854775808");
+    }
+}

@@ -1,0 +1,369 @@
+"""The compiled kernel (the optional `polars-rankk-native` package), and when it is used.
+
+The kernel is a Polars expression plugin that ranks every group of the candidate table under
+the `Policy` and returns one row of running sums per group: the same columns as the pure-Polars
+preparation (`polars_rankk.core.prepare`), which stays the reference. It is used when it is
+installed, Polars accepts its plugin ABI, ``POLARS_RANKK_NATIVE`` is not ``0``, and it can do
+what is asked; otherwise the evaluation runs in pure Polars and its diagnostics say why.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankk.core.columns import (
+    BPREF,
+    DCG,
+    ERR,
+    FIRST_HIT,
+    GRADE,
+    HITS,
+    HITS_AT_R,
+    IS_JUDGED,
+    JUDGED,
+    N_CANDIDATES,
+    N_NONRELEVANT,
+    N_RELEVANT,
+    PRECISION_SUM,
+    RBP,
+    RBP_JUDGED,
+    RECIPROCAL_RANK,
+    ROW,
+    SCORE,
+    stat_column,
+)
+from polars_rankk.core.inputs import Spec
+from polars_rankk.core.terms import TermNeeds
+
+#: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
+SWITCH = "POLARS_RANKK_NATIVE"
+#: A kernel library to load instead of the installed one (a development build).
+LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
+
+#: The kernel's name for each cumulated statistic it computes.
+KERNEL_STATS = {
+    HITS: "hits",
+    DCG: "dcg",
+    PRECISION_SUM: "precision_sum",
+    RECIPROCAL_RANK: "reciprocal_rank",
+    FIRST_HIT: "first_hit",
+    JUDGED: "judged",
+    ERR: "err",
+    RBP: "rbp",
+    RBP_JUDGED: "rbp_judged",
+    BPREF: "bpref",
+}
+
+#: The policy fields the kernel implements, with the choices it knows (None: any number).
+KNOWN_POLICY: dict[str, frozenset[object] | None] = {
+    "short_lists": None,  # applied after the sums, in Polars
+    "ap_denominator": None,
+    "empty_truth": None,
+    "missing_groups": None,
+    "pool": None,  # applied to the truth, in Polars
+    "duplicates": frozenset({"first", "keep", "error"}),
+    "ties": frozenset(
+        {"trec_eval", "item_asc", "input_order", "pessimistic", "optimistic", "expected"}
+    ),
+    "relevance_threshold": None,
+    "gain": frozenset({"linear", "exponential", "binary"}),
+    "invalid_scores": frozenset({"error", "drop", "lowest"}),
+    "unjudged": frozenset({"keep", "condense"}),
+    "rbp_persistence": None,
+    "err_max_grade": None,
+    "f_beta": None,  # a formula's parameter, applied after the sums
+    "negative_grades": frozenset({"nonrelevant"}),
+    "gains": frozenset({None}),
+    "rbp_grades": frozenset({"binary"}),
+    "nonrelevant_gain": frozenset({"grade"}),
+}
+
+_INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+_PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
+_SUMS = "_rk_sums"
+
+
+@dataclass(frozen=True)
+class Status:
+    """Whether the kernel is loaded, and why not."""
+
+    library: Path | None
+    reason: str
+    version: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.library is not None
+
+    def line(self) -> str:
+        """One line for `show_versions` and the diagnostics."""
+        if self.library is not None:
+            return f"native kernel: loaded (polars-rankk-native {self.version}, {self.library})"
+        return f"native kernel: not used ({self.reason})"
+
+
+def _disabled() -> bool:
+    return os.environ.get(SWITCH, "").strip().lower() in {"0", "false", "no", "off"}
+
+
+@functools.cache
+def _load() -> Status:
+    try:
+        import polars_rankk_native as package
+    except ImportError as error:
+        return Status(None, f"polars-rankk-native is not installed ({error})")
+    library = Path(os.environ.get(LIBRARY_OVERRIDE) or package.LIBRARY)
+    try:
+        # Polars checks the plugin's ABI version when it loads the library: one tiny call
+        # proves the library loads, speaks an ABI this Polars accepts, and computes.
+        frame = pl.DataFrame({"g": [1, 1], "i": [1, 2], "s": [0.5, 0.4], "r": [1.0, None]})
+        sums = frame.select(
+            _call(
+                library,
+                [pl.col("g"), pl.col("i"), pl.col("s"), pl.col("r")],
+                "keys=integer\nitem=integer\noutput=hits\thits@1\n",
+            )
+        ).unnest(_SUMS)
+        if sums["hits"].to_list() != [1.0]:
+            return Status(None, f"the kernel at {library} failed its self-check: {sums}")
+    except Exception as error:  # any refusal by Polars means: use pure Polars
+        return Status(None, f"Polars {pl.__version__} refused the kernel at {library}: {error}")
+    return Status(library, "", getattr(package, "__version__", "unknown"))
+
+
+def status() -> Status:
+    """The kernel's state in this process (``POLARS_RANKK_NATIVE`` is read on each call).
+
+    Examples
+    --------
+    >>> from polars_rankk.core import native
+    >>> native.status().line().startswith("native kernel: ")
+    True
+    """
+    if _disabled():
+        return Status(None, f"disabled by {SWITCH}=0")
+    return _load()
+
+
+def _call(library: Path, args: list[pl.Expr], config: str) -> pl.Expr:
+    return pl.plugins.register_plugin_function(
+        plugin_path=library,
+        function_name="group_sums",
+        args=args,
+        kwargs={"config": config},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+
+
+def _kind(dtype: pl.DataType) -> str | None:
+    """How the kernel reads a key or item column: as Int64, as text, or not at all."""
+    if dtype == pl.String:
+        return "text"
+    if isinstance(dtype, (*_INTEGERS, *_PHYSICAL)):
+        return "integer"
+    return None
+
+
+def unsupported(spec: Spec, by_k: list[str], whole_list: list[str]) -> str | None:
+    """Why the kernel cannot prepare `spec` (None: it can)."""
+    state = status()
+    if not state.loaded:
+        return state.line()
+    for name, value in spec.policy.to_dict().items():
+        if name not in KNOWN_POLICY:
+            return f"native kernel: not used (it does not implement Policy.{name})"
+        choices = KNOWN_POLICY[name]
+        if choices is not None and value not in choices:
+            return f"native kernel: not used (it does not implement Policy.{name}={value!r})"
+    schema = spec.candidates.collect_schema()
+    for column in (*spec.keys, spec.item):
+        if _kind(schema[column]) is None:
+            return (
+                f"native kernel: not used (column {column!r} has dtype {schema[column]}, "
+                f"which it does not read)"
+            )
+    unknown = [stat for stat in (*by_k, *whole_list) if stat not in KERNEL_STATS]
+    if unknown:
+        return f"native kernel: not used (it does not compute {', '.join(unknown)})"
+    return None
+
+
+def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
+    if dtype == pl.String:
+        return pl.col(column)
+    if isinstance(dtype, _PHYSICAL):
+        return pl.col(column).to_physical().cast(pl.Int64)
+    return pl.col(column).cast(pl.Int64)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The kernel's input table, its columns as arguments, and the configuration lines that
+    describe them and the policy."""
+
+    frame: pl.LazyFrame
+    arguments: list[pl.Expr]
+    lines: list[str]
+    keys: list[str]
+    key_schema: dict[str, pl.DataType]
+
+
+def _inputs(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame | None,
+    needs: TermNeeds,
+) -> _Inputs:
+    policy = spec.policy
+    keys = list(spec.keys)
+    schema = selected.collect_schema()
+    frame = selected
+    judged = "unused"
+    positive_only = False
+    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
+    needs_judged = needs.judged or (policy.unjudged == "condense" and spec.truth is not None)
+    if not spec.labelled:
+        # Every judged truth row (any grade); a null grade marks an unjudged candidate.
+        frame = frame.join(truth, on=[*keys, spec.item], how="left")
+        judged = "grade" if needs_judged else "unused"
+        # Without the judged flag the reference path joins the positive truth only.
+        positive_only = not needs.judged
+        arguments.append(pl.col(GRADE))
+    else:
+        arguments.append(pl.col(GRADE).cast(pl.Float64))
+        if needs_judged and spec.truth is not None:
+            flags = truth.select([*keys, spec.item, pl.lit(1.0).alias(IS_JUDGED)])
+            frame = frame.join(flags, on=[*keys, spec.item], how="left")
+            judged = "column"
+            arguments.append(pl.col(IS_JUDGED))
+        elif needs_judged:
+            judged = "all"
+    if ROW in schema:
+        arguments.append(pl.col(ROW).cast(pl.Int64))
+    count_columns: list[str] = []
+    if needs.counts and truth_stats is not None:
+        count_columns = [N_RELEVANT]
+        if "n_nonrelevant" in needs.counts:
+            count_columns.append(N_NONRELEVANT)
+        frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
+        arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
+    lines = [
+        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
+        f"item={_kind(schema[spec.item])}",
+        f"ties={policy.ties}",
+        f"duplicates={policy.duplicates}",
+        f"invalid_scores={policy.invalid_scores}",
+        f"condense={int(policy.unjudged == 'condense' and spec.truth is not None)}",
+        f"judged={judged}",
+        f"positive_only={int(positive_only)}",
+        f"relevance_threshold={float(policy.relevance_threshold)!r}",
+        f"gain={policy.gain}",
+        f"rbp_persistence={float(policy.rbp_persistence)!r}",
+        f"err_max_grade={float(policy.err_max_grade)!r}",
+        f"row={int(ROW in schema)}",
+        f"counts={len(count_columns)}",
+        f"score_name={spec.score}",
+        *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
+    ]
+    return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+
+
+def _library() -> Path:
+    state = status()
+    if state.library is None:
+        raise RuntimeError(f"the native kernel is not loaded: {state.reason}")
+    return state.library
+
+
+def group_sums(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame,
+    needs: TermNeeds,
+    schema: pl.Schema,
+) -> pl.LazyFrame:
+    """One row per group with candidates: keys, n_candidates, [hits_at_r], the whole-list
+    terms and every cumulated term at every k, with the dtypes of the reference path's
+    per-group sums (`schema`).
+
+    `selected` are the candidates as `prepare` selects them (keys, item, score, and the grade,
+    padding and input row where they exist); `truth` the normalised truth (any grade);
+    `truth_stats` its per-group counts.
+    """
+    inputs = _inputs(spec, selected, truth, truth_stats, needs)
+    outputs = [(N_CANDIDATES, "n_candidates")]
+    if needs.hits_at_r:
+        outputs.append((HITS_AT_R, "hits_at_r"))
+    outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in needs.whole_list]
+    outputs += [
+        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}")
+        for k in spec.ks
+        for stat in needs.by_k
+    ]
+    lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
+    call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")
+    sums = inputs.frame.select(call).unnest(_SUMS)
+    names = [*inputs.keys, *(name for name, _ in outputs)]
+    return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
+
+
+def graded_rows(spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """The ranked candidates with a positive grade at rank <= max K: keys, ``rank`` (Int64),
+    ``grade`` — what `Evaluation.ranking_rows` reads for sums over ranks."""
+    inputs = _inputs(spec, selected, truth, None, TermNeeds(columns=(), hits_at_r=False))
+    # The cut-off rides on one output the graded rows do not return.
+    lines = [*inputs.lines, f"output=_rk_cut\thits@{spec.k_max}"]
+    call = pl.plugins.register_plugin_function(
+        plugin_path=_library(),
+        function_name="graded_rows",
+        args=inputs.arguments,
+        kwargs={"config": "\n".join(lines) + "\n"},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+    rows = inputs.frame.select(call).unnest(_SUMS)
+    return rows.with_columns(
+        pl.col(key).cast(inputs.key_schema[key])
+        for key in inputs.keys
+        if inputs.key_schema[key] != pl.String
+    )
+
+
+def show_versions() -> None:
+    """Print the versions polars-rankk runs with, and whether the native kernel is loaded.
+
+    Like ``pl.show_versions()``: paste its output into a bug report.
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> rk.show_versions()  # doctest: +ELLIPSIS
+    --------Version info---------
+    polars-rankk: ...
+    native kernel: ...
+    """
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "<not installed>"
+
+    lines = ["--------Version info---------"]
+    lines.append(f"polars-rankk: {installed('polars-rankk')}")
+    lines.append(status().line())
+    lines.append(f"Python: {platform.python_version()} ({platform.platform()})")
+    for name in ("polars", "polars-rankk-native", "pyarrow", "numpy"):
+        lines.append(f"{name}: {installed(name)}")
+    print("\n".join(lines))
