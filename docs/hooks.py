@@ -5,6 +5,8 @@
   name gets its page without editing a list.
 - ``javascripts/vega-bundle.js``: Vega, Vega-Lite and Vega-Embed from vl-convert-python (the
   charts extra), served by the site itself: the notebooks' charts draw offline.
+- ``policies.md``'s table: one row per `rk.Policy` field, from the dataclass and its help
+  lines (`POLICY_HELP`, which ``rankk --help`` shows too).
 - Notebook pages lose nbconvert's Mermaid loader, which imports Mermaid from a CDN when a
   page has a diagram (none has): the site loads nothing from another host.
 """
@@ -74,6 +76,36 @@ def api_pages() -> dict[str, str]:
         pages[f"api/{part}.md"] = "\n".join(body)
     pages["api/index.md"] = "\n".join(index)
     return pages
+
+
+POLICY_TABLE = "<!-- policy-table: written by docs/hooks.py from rk.Policy and its help lines -->"
+
+
+def policy_table() -> str:
+    """The Markdown table of every `Policy` field: values (default in bold), meaning, option."""
+    import dataclasses
+    import typing
+
+    from polars_rankk.core import POLICY_HELP, Policy
+
+    hints = typing.get_type_hints(Policy)
+    lines = ["| field | values | meaning | `rankk` option |", "|---|---|---|---|"]
+    for field in dataclasses.fields(Policy):
+        choices = typing.get_args(hints[field.name])
+        if choices and all(isinstance(c, str) for c in choices):
+            values = ", ".join(f"**`{c}`**" if c == field.default else f"`{c}`" for c in choices)
+        else:
+            values = f"**`{field.default!r}`**"
+        meaning = POLICY_HELP[field.name].replace("|", "\\|")
+        option = "--" + field.name.replace("_", "-")
+        lines.append(f"| `{field.name}` | {values} | {meaning} | `{option}` |")
+    return "\n".join(lines)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if POLICY_TABLE in markdown:
+        return markdown.replace(POLICY_TABLE, policy_table())
+    return markdown
 
 
 def vega_bundle() -> str:

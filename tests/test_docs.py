@@ -186,3 +186,12 @@ def test_notebook_outputs_draw_offline_in_a_browser(chromium: str, tmp_path: Pat
     assert result.values["drawn"] == 2
     assert result.errors == []
     assert [r for r in result.requests if not r.startswith(("file://", "data:"))] == []
+
+
+def test_policy_table_lists_every_field(site: Path) -> None:
+    import dataclasses
+
+    page = (site / "policies.html").read_text()
+    for field in dataclasses.fields(polars_rankk.Policy):
+        assert f"<code>{field.name}</code>" in page, field.name
+        assert f"<code>--{field.name.replace('_', '-')}</code>" in page, field.name

@@ -487,10 +487,20 @@ struct Grouped {
     n_nonrelevant: Vec<f64>,
 }
 
+/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling).
+pub fn timing(label: &str, since: std::time::Instant) {
+    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
+        eprintln!("rankk kernel: {label}: {:.1} ms", since.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
 fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let n = inputs.score.len();
     let reader = KeyReader { columns: &inputs.keys, kinds: &config.key_kinds };
+    let started = std::time::Instant::now();
     let (ids, group_keys) = group_ids(&reader, n);
+    timing("group ids", started);
+    let started = std::time::Instant::now();
     let n_groups = group_keys[0].len();
     // Each group's candidates side by side (a counting sort by group, in input order), after
     // invalid scores and unjudged candidates are handled: group g holds offsets[g]..ends[g].
@@ -546,6 +556,7 @@ fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
             ends[g] += 1;
         }
     }
+    timing("scatter", started);
     Grouped { keys: group_keys, offsets, ends, candidates, n_relevant, n_nonrelevant }
 }
 
@@ -587,6 +598,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
+    let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         let mut rest: &mut [Candidate] = &mut candidates;
         let mut consumed = 0usize;
@@ -600,6 +612,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let (reader, items, offsets, ends, ks) = (&reader, &items, &offsets, &ends, &ks);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
+                let mut keys_scratch: Vec<u64> = Vec::new();
                 let mut result = GroupResult {
                     n: 0,
                     hits_at_r: 0.0,
@@ -610,7 +623,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                 for local in 0..count {
                     let g = first + local;
                     let group = &mut mine[offsets[g] - base..ends[g] - base];
-                    let len = rank_group(config, items, group);
+                    let len = rank_group(config, items, group, &mut keys_scratch);
                     let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
                     let nonrelevant =
                         n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
@@ -637,6 +650,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             }
         }
     });
+    timing("rank and sum", started);
     Groups { keys: group_keys, values }
 }
 
@@ -669,10 +683,11 @@ pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
             let (items, offsets, ends) = (&items, &offsets, &ends);
             handles.push(scope.spawn(move || {
                 let mut rows = Vec::new();
+                let mut keys_scratch: Vec<u64> = Vec::new();
                 let base = offsets[first];
                 for g in first..last {
                     let group = &mut mine[offsets[g] - base..ends[g] - base];
-                    let len = rank_group(config, items, group);
+                    let len = rank_group(config, items, group, &mut keys_scratch);
                     for (index, candidate) in group[..len.min(k_max)].iter().enumerate() {
                         let grade = effective_grade(candidate.grade, config);
                         if grade > 0.0 {
@@ -688,11 +703,46 @@ pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
     Graded { keys, rows: found.into_iter().flatten().collect() }
 }
 
+/// The item's identity as a number: its value, or a hash of its bytes (equal numbers are
+/// then compared byte by byte).
+#[inline]
+fn item_key(items: &Items<'_>, item: u64) -> u64 {
+    match items.kind {
+        Kind::Integer => item,
+        Kind::Text => hash_bytes(items.column.text_of(item)),
+    }
+}
+
+/// Whether two of the group's candidates may be copies of one item (a cheap check on
+/// numbers; a hash collision only sends the group through the full de-duplication).
+fn may_repeat(items: &Items<'_>, group: &[Candidate], scratch: &mut Vec<u64>) -> bool {
+    scratch.clear();
+    scratch.extend(group.iter().map(|c| item_key(items, c.item)));
+    scratch.sort_unstable();
+    scratch.windows(2).any(|pair| pair[0] == pair[1])
+}
+
+/// A score as an unsigned number in the same order (higher score, larger number).
+#[inline]
+fn score_order(score: f64) -> u64 {
+    let bits = score.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
 /// De-duplicate the group's candidates and sort them in rank order, in place; returns how
 /// many remain (the first ones).
-fn rank_group(config: &Config, items: &Items<'_>, group: &mut [Candidate]) -> usize {
+fn rank_group(
+    config: &Config,
+    items: &Items<'_>,
+    group: &mut [Candidate],
+    scratch: &mut Vec<u64>,
+) -> usize {
     let mut len = group.len();
-    if !config.keep_duplicates && len > 1 {
+    if !config.keep_duplicates && len > 1 && may_repeat(items, group, scratch) {
         // The highest-scored copy of each item, the earliest such row; its label is the
         // highest among the copies.
         group.sort_unstable_by(|a, b| {
@@ -717,7 +767,20 @@ fn rank_group(config: &Config, items: &Items<'_>, group: &mut [Candidate]) -> us
         }
         len = kept;
     }
-    group[..len].sort_unstable_by(|a, b| rank_order(config, items, a, b));
+    // By score first (a sort on numbers), then each run of equal scores by the tie policy.
+    let ranked = &mut group[..len];
+    ranked.sort_unstable_by_key(|c| std::cmp::Reverse(score_order(c.score)));
+    let mut start = 0usize;
+    while start < len {
+        let mut end = start + 1;
+        while end < len && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
+            end += 1;
+        }
+        if end - start > 1 {
+            ranked[start..end].sort_unstable_by(|a, b| rank_order(config, items, a, b));
+        }
+        start = end;
+    }
     len
 }
 

@@ -44,7 +44,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "nonrelevant_gain": get_args(NonrelevantGainPolicy),
 }
 
-#: One line per policy field, shown by ``rankk --help`` and in the README's policy table.
+#: One line per policy field, shown by ``rankk --help`` and in the policy table of docs/policies.md.
 POLICY_HELP: dict[str, str] = {
     "short_lists": "fewer than K candidates: 'fixed' divides precision by K, 'observed' by "
     "min(K, n), 'skip' drops the group at that K",
