@@ -212,7 +212,7 @@ def _truth_stats(
 
 def _present(spec: Spec) -> pl.LazyFrame:
     """Groups that have candidate rows in the input, before invalid scores are dropped or
-    unjudged items condensed.
+    unjudged items (negative labels, without truth) condensed.
 
     A group whose every row was dropped is ranked empty; it is not a missing group.
     """
@@ -330,6 +330,17 @@ def prepare_groups(spec: Spec) -> Prepared:
             flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
             chain = chain.join(flags, on=[*keys, spec.item], how="left")
         chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
+    if spec.truth is None and policy.negative_grades == "unjudged" and ranking.mapped_below_one(
+        policy
+    ):
+        # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
+        # row adds: no mapped gain.
+        chain = chain.with_columns(
+            pl.when(pl.col(GRADE) >= 0)
+            .then(pl.col(GRADE))
+            .otherwise(ranking.unjudged_grade(policy))
+            .alias(GRADE)
+        )
     counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
     if "n_relevant" in needs.counts and not counts:
         counts = [N_RELEVANT]
