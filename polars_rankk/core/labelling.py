@@ -132,8 +132,12 @@ def label(
     )
     relevant = pl.col(relevance) >= policy.relevance_threshold
     if policy.pool == "restrict":
-        # The truth restricted to the candidates' items, as `evaluate` restricts it.
-        grades = grades.join(frame.select(*keys, item).unique(), on=[*keys, item], how="semi")
+        # The truth restricted to the candidates' items, as `evaluate` restricts it: the
+        # ranked ones, without the rows whose invalid score is dropped.
+        pool = frame
+        if policy.invalid_scores == "drop" and "score" in schema:
+            pool = frame.filter(pl.col("score").cast(pl.Float64).is_finite().fill_null(False))
+        grades = grades.join(pool.select(*keys, item).unique(), on=[*keys, item], how="semi")
     missed = grades.join(frame.select(*keys, item).unique(), on=[*keys, item], how="anti")
     known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
     known = known.join(

@@ -1078,6 +1078,7 @@ def set_precision(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set precision of each group: relevant items in the whole list / its length (trec_eval
     set_P).
@@ -1098,6 +1099,11 @@ def set_precision(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1130,6 +1136,7 @@ def set_precision(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1141,6 +1148,7 @@ def set_recall(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set recall of each group: relevant items in the whole list / R (trec_eval set_recall).
 
@@ -1160,6 +1168,11 @@ def set_recall(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1192,6 +1205,7 @@ def set_recall(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1203,6 +1217,7 @@ def set_f(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set F of each group: F-beta of set precision and set recall, b = Policy.f_beta (trec_eval
     set_F.x with x = b^2).
@@ -1223,6 +1238,11 @@ def set_f(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1255,6 +1275,7 @@ def set_f(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1266,6 +1287,7 @@ def num_retrieved(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Retrieved of each group: the length of the ranked list after de-duplication (trec_eval
     num_ret).
@@ -1286,6 +1308,11 @@ def num_retrieved(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1318,6 +1345,7 @@ def num_retrieved(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1329,6 +1357,7 @@ def num_relevant(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Relevant of each group: R, the relevant items in the truth (trec_eval num_rel).
 
@@ -1348,6 +1377,11 @@ def num_relevant(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1380,6 +1414,7 @@ def num_relevant(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1391,6 +1426,7 @@ def num_relevant_retrieved(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Relevant retrieved of each group: relevant items in the whole ranked list (trec_eval
     num_rel_ret; ir_measures NumRet(rel=1)).
@@ -1411,6 +1447,11 @@ def num_relevant_retrieved(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1443,6 +1484,7 @@ def num_relevant_retrieved(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1814,6 +1856,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_precision`."""
         return set_precision(
@@ -1823,6 +1866,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def set_recall(
@@ -1833,6 +1877,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_recall`."""
         return set_recall(
@@ -1842,6 +1887,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def set_f(
@@ -1852,6 +1898,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_f`."""
         return set_f(
@@ -1861,6 +1908,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_retrieved(
@@ -1871,6 +1919,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_retrieved`."""
         return num_retrieved(
@@ -1880,6 +1929,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_relevant(
@@ -1890,6 +1940,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_relevant`."""
         return num_relevant(
@@ -1899,6 +1950,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_relevant_retrieved(
@@ -1909,6 +1961,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_relevant_retrieved`."""
         return num_relevant_retrieved(
@@ -1918,4 +1971,5 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
