@@ -35,8 +35,7 @@ dropped).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -48,6 +47,7 @@ from polars_rankk.core.types import FrameLike, untyped
 from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
+from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ __all__ = ["DaskEvaluation", "evaluate_dask", "summarize_dask"]
 
 
 @dataclass(frozen=True)
-class DaskEvaluation:
+class DaskEvaluation(DistributedEvaluation):
     """Per-group values and policy drop counts of one Dask evaluation.
 
     Returned by ``evaluate_dask(..., with_dropped=True)``: `raw` holds the per-group rows and,
@@ -66,27 +66,11 @@ class DaskEvaluation:
     """
 
     raw: dd.DataFrame
-    group_keys: list[str]
-    ks: list[int]
-    metrics: list[str]
-    policy: Policy
-    #: Per partition, its exposure counts (`polars_rankk.engines.partition.KIND`, item, k,
-    #: count); None without catalogue-level metrics.
-    exposures: dd.DataFrame | None = None
-    _catalogue: Any = field(default=None, repr=False)
 
-    @cached_property
-    def catalogue(self) -> pl.DataFrame | None:
-        """Catalogue-level metrics (``metric, k, value``), as ``Evaluation.catalogue``: the
-        partitions' exposure counts summed, against the whole input's catalogue. Computed (one
-        Dask computation) on first access; None when none was asked for."""
-        if self.exposures is None or self._catalogue is None:
-            return None
-        spec, tables, metrics, items = self._catalogue
+    def collected_exposures(self, items: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The exposure rows and the distinct catalogue items (one Dask computation)."""
         rows, distinct = plan.dask_module().compute(self.exposures, items)
-        return dist.catalogue_table(
-            spec, tables, metrics, plan.to_polars(distinct.to_frame()), plan.to_polars(rows)
-        )
+        return plan.to_polars(rows), plan.to_polars(distinct.to_frame())
 
     @property
     def per_group(self) -> dd.DataFrame:

@@ -19,8 +19,7 @@ the executors. Classic and Spark Connect DataFrames are both accepted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -32,6 +31,7 @@ from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
+from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import spark_progress
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ __all__ = ["SparkEvaluation", "evaluate_spark", "summarize_spark"]
 
 
 @dataclass(frozen=True)
-class SparkEvaluation:
+class SparkEvaluation(DistributedEvaluation):
     """Per-group values and policy drop counts of one distributed evaluation.
 
     Returned by ``evaluate_spark(..., with_dropped=True)``. `raw` holds the per-group rows and,
@@ -58,28 +58,15 @@ class SparkEvaluation:
     """
 
     raw: DataFrame
-    group_keys: list[str]
-    ks: list[int]
-    metrics: list[str]
-    policy: Policy
-    #: Per partition, its exposure counts (`polars_rankk.engines.partition.KIND`, item, k,
-    #: count); None without catalogue-level metrics.
-    exposures: DataFrame | None = None
-    _catalogue: Any = field(default=None, repr=False)
 
-    @cached_property
-    def catalogue(self) -> pl.DataFrame | None:
-        """Catalogue-level metrics (``metric, k, value``), as ``Evaluation.catalogue``: the
-        partitions' exposure counts summed, against the whole input's catalogue. Computed (two
-        Spark jobs) on first access; None when none was asked for."""
-        if self.exposures is None or self._catalogue is None:
-            return None
-        spec, tables, metrics, items = self._catalogue
+    def collected_exposures(self, items: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The exposure rows and the distinct catalogue items (two Spark jobs)."""
+        assert self.exposures is not None
         rows = pl.from_arrow(self.exposures.toArrow())
         distinct = pl.from_arrow(items.toArrow())
         assert isinstance(rows, pl.DataFrame)
         assert isinstance(distinct, pl.DataFrame)
-        return dist.catalogue_table(spec, tables, metrics, distinct, rows)
+        return rows, distinct
 
     @property
     def per_group(self) -> DataFrame:
