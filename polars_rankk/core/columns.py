@@ -29,6 +29,8 @@ ERR = "_rk_err"
 RBP = "_rk_rbp"
 RBP_JUDGED = "_rk_rbp_judged"
 BPREF = "_rk_bpref"
+#: Relevant rows over the whole retrieved list (trec_eval num_rel_ret, set_P, set_recall).
+RELEVANT_RETRIEVED = "_rk_relevant_retrieved"
 #: Per-row flag: the candidate has a judgement (any grade) in the truth.
 IS_JUDGED = "_rk_is_judged"
 #: Per-group count of judged non-relevant truth items (bpref's N).

@@ -31,8 +31,10 @@ Tool = Literal["ir_measures", "trec_eval"]
 
 #: Metrics whose number depends on which candidates are judged (not only on relevant ones).
 _JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
-#: Metrics whose number depends on the relevance threshold.
-_THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual"})
+#: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
+_SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
+#: Metrics whose number does not depend on the relevance threshold.
+_THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
 
 
 def _number(value: float) -> str:
@@ -92,6 +94,9 @@ def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, 
         return None, f"trec_eval sets the relevance threshold with the flag -l {threshold}"
     if policy.unjudged == "condense":
         return None, "trec_eval condenses lists with the flag -J, not in a measure name"
+    if metric == "set_f" and policy.f_beta != 1:
+        # trec_eval's set_F.x weighs with x = beta^2.
+        return f"set_F.{_number(policy.f_beta**2)}", None
     return name, None
 
 
@@ -130,6 +135,17 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     reason = _common(metric, policy, "ir_measures (pytrec_eval)")
     if reason:
         return None, reason
+    if metric == "num_retrieved":
+        if policy.unjudged == "condense":
+            return None, "ir_measures' NumRet has no judged_only"
+        return base, None  # ir_measures' NumRet with rel= is num_rel_ret
+    if metric == "num_relevant_retrieved":
+        reason = _threshold(policy, parameters, always=True)
+        return (None, reason) if reason else (_spelled(base, parameters, None), None)
+    if metric == "num_relevant" and policy.relevance_threshold != 1:
+        return None, "ir_measures' NumRel (pytrec_eval) counts grades >= 1 only"
+    if metric == "set_f" and policy.f_beta != 1:
+        parameters.append(f"beta={_number(policy.f_beta**2)}")
     if metric == "rbp":
         parameters.append(f"p={_number(policy.rbp_persistence)}")
         if policy.rbp_grades == "binary":
@@ -156,7 +172,7 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         reason = _threshold(policy, parameters)
         if reason:
             return None, reason
-    if policy.unjudged == "condense":
+    if policy.unjudged == "condense" and metric not in _SAME_CONDENSED:
         parameters.append("judged_only=True")
     return _spelled(base, parameters, k if entry.has_k else None), None
 

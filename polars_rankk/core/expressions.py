@@ -67,6 +67,8 @@ class _Inputs:
     """One group's rows as the user gave them."""
 
     grade: pl.Expr
+    #: The grade as given (negative grades kept), which relevance-aware tie orders read.
+    order_grade: pl.Expr
     score: pl.Expr
     item: pl.Expr | None
     n_relevant: pl.Expr | None
@@ -94,12 +96,14 @@ def _inputs(
         )
     ranking_column = by if rank is None else rank
     assert ranking_column is not None
-    grade = _expr(relevance).cast(pl.Float64)
+    given = _expr(relevance).cast(pl.Float64)
+    grade = given
     if policy.negative_grades == "unjudged":
         # trec_eval: a negative grade is no judgement, like a null one.
-        grade = pl.when(grade >= 0).then(grade)
+        grade = pl.when(given >= 0).then(given)
     return _Inputs(
         grade=grade,
+        order_grade=given,
         score=ranking.score_value(_expr(ranking_column), lower_is_better=rank is not None),
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
@@ -126,6 +130,9 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """
     policy = inputs.policy
     score, grade, item = inputs.score, inputs.grade, inputs.item
+    # Relevance-aware tie orders read the grade as `evaluate` ranks it: as given, and an
+    # unjudged row (null) at the grade `evaluate` fills in.
+    order_grade = inputs.order_grade.fill_null(ranking.unjudged_grade(policy))
     row = pl.int_range(pl.len(), dtype=pl.Int64)
     valid = ranking.is_valid_score(score)
     void = (~valid).any() if policy.invalid_scores == "error" else pl.lit(False)
@@ -136,27 +143,34 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         score = ranking.lowest_if_invalid(score)
     if item is not None and policy.duplicates == "first":
         # An item's label is the highest among its copies still ranked.
-        grade = grade.max().over(
-            [*_GROUP, item, valid if policy.invalid_scores == "drop" else True]
-        )
+        copies = [*_GROUP, item, valid if policy.invalid_scores == "drop" else True]
+        grade = grade.max().over(copies)
+        order_grade = order_grade.max().over(copies)
     if policy.unjudged == "condense":
         # Sakai's condensed list: unjudged rows (null grade, on every copy) leave before
         # ranking.
         judged = grade.is_not_null()
-        score, grade, row, valid = (c.filter(judged) for c in (score, grade, row, valid))
+        score, grade, order_grade, row, valid = (
+            c.filter(judged) for c in (score, grade, order_grade, row, valid)
+        )
         item = None if item is None else item.filter(judged)
     if policy.invalid_scores == "drop":
-        score, grade, row = score.filter(valid), grade.filter(valid), row.filter(valid)
+        score, grade, order_grade, row = (
+            c.filter(valid) for c in (score, grade, order_grade, row)
+        )
         item = None if item is None else item.filter(valid)
     if item is not None and policy.duplicates == "first":
         # The highest-scored copy stands for the item (the earliest, on equal scores).
         by_copy = [item, -score, row]
         best = item.sort_by(by_copy).is_first_distinct()
-        score, grade, row, item = (
-            column.sort_by(by_copy).filter(best) for column in (score, grade, row, item)
+        score, grade, order_grade, row, item = (
+            column.sort_by(by_copy).filter(best)
+            for column in (score, grade, order_grade, row, item)
         )
     keep_row = policy.ties == "input_order" or policy.duplicates == "keep" or item is None
-    order, descending = ranking.tie_order(policy, score, item, grade, row if keep_row else None)
+    order, descending = ranking.tie_order(
+        policy, score, item, order_grade, row if keep_row else None
+    )
     return (
         score.sort_by(order, descending=descending),
         grade.sort_by(order, descending=descending),

@@ -26,11 +26,17 @@ __all__ = [
     "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
+    "num_relevant",
+    "num_relevant_retrieved",
+    "num_retrieved",
     "precision_at_k",
     "r_precision",
     "rbp_at_k",
     "rbp_residual_at_k",
     "recall_at_k",
+    "set_f",
+    "set_precision",
+    "set_recall",
 ]
 
 
@@ -177,9 +183,10 @@ def f1_at_k(
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
 ) -> pl.Expr:
-    """F1@K of each group: harmonic mean of precision@K and recall@K; 0 when both are 0.
+    """F1@K of each group: F-beta of precision@K and recall@K, (1 + b^2) P R / (b^2 P + R), b =
+    Policy.f_beta (default 1: the harmonic mean); 0 when both are 0.
 
-    Reference: van Rijsbergen, Information Retrieval (1979), ch. 7 (F with beta = 1).
+    Reference: van Rijsbergen, Information Retrieval (1979), ch. 7.
 
     Parameters
     ----------
@@ -965,6 +972,382 @@ def bpref(
     )
 
 
+def set_precision(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Set precision of each group: relevant items in the whole list / its length (trec_eval
+    set_P).
+
+    Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_P.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.set_precision("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────┐
+    │ user ┆ set_precision │
+    │ ---  ┆ ---           │
+    │ i64  ┆ f64           │
+    ╞══════╪═══════════════╡
+    │ 1    ┆ 0.333333      │
+    │ 2    ┆ 0.5           │
+    └──────┴───────────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "set_precision",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
+def set_recall(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Set recall of each group: relevant items in the whole list / R (trec_eval set_recall).
+
+    Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_recall.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.set_recall("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────┐
+    │ user ┆ set_recall │
+    │ ---  ┆ ---        │
+    │ i64  ┆ f64        │
+    ╞══════╪════════════╡
+    │ 1    ┆ 1.0        │
+    │ 2    ┆ 1.0        │
+    └──────┴────────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "set_recall",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
+def set_f(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Set F of each group: F-beta of set precision and set recall, b = Policy.f_beta (trec_eval
+    set_F.x with x = b^2).
+
+    Reference: van Rijsbergen, Information Retrieval (1979), ch. 7; trec_eval set_F.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.set_f("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ set_f    │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.5      │
+    │ 2    ┆ 0.666667 │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "set_f",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
+def num_retrieved(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Retrieved of each group: the length of the ranked list after de-duplication (trec_eval
+    num_ret).
+
+    Reference: trec_eval num_ret.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.num_retrieved("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────┐
+    │ user ┆ num_retrieved │
+    │ ---  ┆ ---           │
+    │ i64  ┆ f64           │
+    ╞══════╪═══════════════╡
+    │ 1    ┆ 3.0           │
+    │ 2    ┆ 2.0           │
+    └──────┴───────────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "num_retrieved",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
+def num_relevant(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Relevant of each group: R, the relevant items in the truth (trec_eval num_rel).
+
+    Reference: trec_eval num_rel.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.num_relevant("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────┐
+    │ user ┆ num_relevant │
+    │ ---  ┆ ---          │
+    │ i64  ┆ f64          │
+    ╞══════╪══════════════╡
+    │ 1    ┆ 1.0          │
+    │ 2    ┆ 1.0          │
+    └──────┴──────────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "num_relevant",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
+def num_relevant_retrieved(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Relevant retrieved of each group: relevant items in the whole ranked list (trec_eval
+    num_rel_ret; ir_measures NumRet(rel=1)).
+
+    Reference: trec_eval num_rel_ret.
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.num_relevant_retrieved("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ num_relevant_retrieved │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 1.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "num_relevant_retrieved",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+    )
+
+
 @pl.api.register_expr_namespace("rankk")
 class RankkExpr:
     """Metric expressions with the relevance column as ``self``: one method per function.
@@ -1287,6 +1670,120 @@ class RankkExpr:
     ) -> pl.Expr:
         """See `polars_rankk.bpref`."""
         return bpref(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def set_precision(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.set_precision`."""
+        return set_precision(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def set_recall(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.set_recall`."""
+        return set_recall(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def set_f(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.set_f`."""
+        return set_f(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def num_retrieved(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.num_retrieved`."""
+        return num_retrieved(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def num_relevant(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.num_relevant`."""
+        return num_relevant(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+        )
+
+    def num_relevant_retrieved(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.num_relevant_retrieved`."""
+        return num_relevant_retrieved(
             self._expr,
             by=by,
             item=item,

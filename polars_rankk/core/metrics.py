@@ -30,6 +30,7 @@ from polars_rankk.core.columns import (
     RBP,
     RBP_JUDGED,
     RECIPROCAL_RANK,
+    RELEVANT_RETRIEVED,
     stat_column,
 )
 from polars_rankk.core.policy import Policy
@@ -189,3 +190,33 @@ def finished(value: pl.Expr, policy: Policy, k: int | None, stats: GroupStats = 
     if policy.short_lists == "skip" and k is not None:
         value = pl.when(stats.n_candidates >= k).then(value)
     return value.cast(pl.Float64)
+
+
+def relevant_retrieved(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Relevant items anywhere in the ranked list (trec_eval num_rel_ret)."""
+    return stats.whole(RELEVANT_RETRIEVED).cast(pl.Float64)
+
+
+def retrieved(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """The length of the ranked list (trec_eval num_ret)."""
+    return stats.n_candidates.cast(pl.Float64)
+
+
+def relevant(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """R_g, the relevant items in the truth (trec_eval num_rel)."""
+    return stats.n_relevant.cast(pl.Float64)
+
+
+def set_precision(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Relevant retrieved / retrieved, over the whole list (trec_eval set_P)."""
+    return _ratio(relevant_retrieved(policy, stats), stats.n_candidates)
+
+
+def set_recall(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """Relevant retrieved / R_g, over the whole list (trec_eval set_recall)."""
+    return _ratio(relevant_retrieved(policy, stats), stats.n_relevant)
+
+
+def set_f(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """F-beta of set precision and set recall (trec_eval set_F with x = beta^2)."""
+    return f_measure(set_precision(policy, stats), set_recall(policy, stats), policy)

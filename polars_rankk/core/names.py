@@ -206,6 +206,8 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
         if metric in ("ndcg", "dcg"):
             changes["nonrelevant_gain"] = "zero"
     changes = _graded_rbp(ir["base"], ir["params"], changes)
+    if metric == "num_retrieved" and "relevance_threshold" in changes:
+        metric = "num_relevant_retrieved"  # ir_measures' NumRet(rel=1) is trec_eval num_rel_ret
     cutoff = None if ir["k"] is None else int(ir["k"])
     return [_request(text, metric, cutoff, _checked(text, changes))]
 

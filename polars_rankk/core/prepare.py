@@ -208,7 +208,8 @@ def _truth_stats(
 
 
 def _present(spec: Spec) -> pl.LazyFrame:
-    """Groups that have candidate rows in the input, before invalid scores are dropped.
+    """Groups that have candidate rows in the input, before invalid scores are dropped (or
+    negative labels condensed away).
 
     A group whose every score was dropped is ranked empty; it is not a missing group.
     """
@@ -313,6 +314,17 @@ def prepare_groups(spec: Spec) -> Prepared:
             flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
             chain = chain.join(flags, on=[*keys, spec.item], how="left")
         chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
+    if spec.truth is None and policy.negative_grades == "unjudged" and ranking.mapped_below_one(
+        policy
+    ):
+        # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
+        # row adds: no mapped gain.
+        chain = chain.with_columns(
+            pl.when(pl.col(GRADE) >= 0)
+            .then(pl.col(GRADE))
+            .otherwise(ranking.unjudged_grade(policy))
+            .alias(GRADE)
+        )
     counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
     if "n_relevant" in needs.counts and not counts:
         counts = [N_RELEVANT]
@@ -357,13 +369,16 @@ def prepare_groups(spec: Spec) -> Prepared:
         )
 
     groups = universe.join(per_group, on=keys, how="left")
+    condensed_labels = spec.truth is None and (
+        policy.unjudged == "condense" and policy.negative_grades == "unjudged"
+    )
     if path.startswith("native kernel: loaded"):
         # The kernel returns every group with candidate rows, ranked empty when none survived.
         present = pl.col(N_CANDIDATES).is_not_null()
         if policy.invalid_scores != "drop":
             present = present & (pl.col(N_CANDIDATES) > 0)
         groups = groups.with_columns(present.alias(HAS_CANDIDATES))
-    elif policy.invalid_scores == "drop":
+    elif policy.invalid_scores == "drop" or condensed_labels:
         groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))

@@ -39,6 +39,7 @@ from polars_rankk.core.columns import (
     RBP,
     RBP_JUDGED,
     RECIPROCAL_RANK,
+    RELEVANT_RETRIEVED,
 )
 from polars_rankk.core.declaration import (
     Alias,
@@ -103,7 +104,13 @@ def _relevant(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
 def _micro_f1(total: Mapping[str, pl.Expr]) -> pl.Expr:
     p = safe_ratio(total["hits"], total["denominator"])
     r = safe_ratio(total["hits"], total["relevant"])
-    return pl.when(p + r > 0).then(2.0 * p * r / (p + r)).otherwise(0.0)
+    # beta^2 was summed once per group: the mean gives it back.
+    weight = total["beta_squared"] / total["n_groups"]
+    return pl.when(p + r > 0).then((1.0 + weight) * p * r / (weight * p + r)).otherwise(0.0)
+
+
+def _beta_squared(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
+    return stats.n_candidates * 0.0 + float(policy.f_beta) ** 2
 
 
 def _ir(spelling: str, cut: bool = True) -> Alias:
@@ -149,8 +156,9 @@ _METRICS = (
     Metric(
         name="f1",
         title="F1@K",
-        definition="harmonic mean of precision@K and recall@K; 0 when both are 0",
-        citation="van Rijsbergen, Information Retrieval (1979), ch. 7 (F with beta = 1)",
+        definition="F-beta of precision@K and recall@K, (1 + b^2) P R / (b^2 P + R), "
+        "b = Policy.f_beta (default 1: the harmonic mean); 0 when both are 0",
+        citation="van Rijsbergen, Information Retrieval (1979), ch. 7",
         terms=(HITS,),
         formula=_at_k(formulas.f1),
         micro=Micro(
@@ -158,6 +166,7 @@ _METRICS = (
                 "hits": _hits(policy, k, stats),
                 "denominator": _at_k(formulas.precision_denominator)(policy, k, stats),
                 "relevant": stats.n_relevant,
+                "beta_squared": _beta_squared(policy, k, stats),
             },
             value=_micro_f1,
         ),
@@ -304,6 +313,80 @@ _METRICS = (
         ir_measures="Bpref",
         aliases=(_ir("Bpref", cut=False), _trec("bpref", cut=False)),
         divides_by_relevant=True,
+    ),
+    # Set measures over the whole retrieved list (trec_eval's set_* and num_* measures).
+    Metric(
+        name="set_precision",
+        title="Set precision",
+        definition="relevant items in the whole list / its length (trec_eval set_P)",
+        citation=_MANNING + "; trec_eval set_P",
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=_without_k(formulas.set_precision),
+        trec_eval="set_P",
+        ir_measures="SetP",
+        aliases=(_ir("SetP", cut=False), _trec("set_P", cut=False)),
+    ),
+    Metric(
+        name="set_recall",
+        title="Set recall",
+        definition="relevant items in the whole list / R (trec_eval set_recall)",
+        citation=_MANNING + "; trec_eval set_recall",
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=_without_k(formulas.set_recall),
+        trec_eval="set_recall",
+        ir_measures="SetR",
+        aliases=(_ir("SetR", cut=False), _trec("set_recall", cut=False)),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="set_f",
+        title="Set F",
+        definition="F-beta of set precision and set recall, b = Policy.f_beta (trec_eval "
+        "set_F.x with x = b^2)",
+        citation="van Rijsbergen, Information Retrieval (1979), ch. 7; trec_eval set_F",
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=_without_k(formulas.set_f),
+        trec_eval="set_F",
+        ir_measures="SetF",
+        aliases=(_ir("SetF", cut=False), _trec("set_F", cut=False)),
+    ),
+    Metric(
+        name="num_retrieved",
+        title="Retrieved",
+        definition="the length of the ranked list after de-duplication (trec_eval num_ret)",
+        citation="trec_eval num_ret",
+        has_k=False,
+        formula=_without_k(formulas.retrieved),
+        trec_eval="num_ret",
+        ir_measures="NumRet",
+        aliases=(_ir("NumRet", cut=False), _trec("num_ret", cut=False)),
+    ),
+    Metric(
+        name="num_relevant",
+        title="Relevant",
+        definition="R, the relevant items in the truth (trec_eval num_rel)",
+        citation="trec_eval num_rel",
+        has_k=False,
+        formula=_without_k(formulas.relevant),
+        trec_eval="num_rel",
+        ir_measures="NumRel",
+        aliases=(_ir("NumRel", cut=False), _trec("num_rel", cut=False)),
+    ),
+    Metric(
+        name="num_relevant_retrieved",
+        title="Relevant retrieved",
+        definition="relevant items in the whole ranked list (trec_eval num_rel_ret; "
+        "ir_measures NumRet(rel=1))",
+        citation="trec_eval num_rel_ret",
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=_without_k(formulas.relevant_retrieved),
+        trec_eval="num_rel_ret",
+        ir_measures="NumRet",
+        aliases=(_trec("num_rel_ret", cut=False), Alias("NumRelRet", "alias", False)),
     ),
     # Beyond accuracy: computed from the top-K items and item tables, not from relevance;
     # asked for by name.

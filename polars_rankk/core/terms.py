@@ -34,6 +34,7 @@ from polars_rankk.core.columns import (
     RBP,
     RBP_JUDGED,
     RECIPROCAL_RANK,
+    RELEVANT_RETRIEVED,
 )
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.ranking import Window, discount, gain_of, rbp_gain
@@ -423,7 +424,16 @@ _BUILT_IN = (
         whole_list=True,
         counts=("n_relevant", "n_nonrelevant"),
     ),
+    Term(
+        "relevant_retrieved",
+        RELEVANT_RETRIEVED,
+        "_rk_term_relevant_retrieved",
+        _hits,
+        lambda rows: rows.relevant,
+        whole_list=True,
+    ),
 )
+
 
 #: Every per-rank term by its cumulated column, in the order they are computed.
 TERMS: dict[str, Term] = {term.column: term for term in _BUILT_IN}

@@ -324,3 +324,83 @@ def test_names_are_written_only_where_the_tool_agrees(
         assert written == rk.core.registry.REGISTRY[metric].column(k)
     else:
         assert (written, reason) == (name, None)
+
+
+# --- names written back equal the named tool -----------------------------------------------------
+
+#: Policies whose names the round trip checks; together they write every tool name we emit.
+ROUND_TRIP_POLICIES = {
+    "default": rk.Policy(),
+    "trec_eval": rk.Policy.trec_eval(),
+    "trec_eval -J": rk.Policy.trec_eval(unjudged="condense"),
+    "threshold 2": rk.Policy.trec_eval(relevance_threshold=2),
+    "msmarco and judged providers": rk.Policy(ties="item_asc", short_lists="observed"),
+    "gain map": rk.Policy.trec_eval(gains={0: 1, 1: 4, 3: 10}, negative_grades="nonrelevant"),
+    "F-beta": rk.Policy.trec_eval(f_beta=0.5),
+}
+#: Names no installed provider computes: ir_measures' gdeval provider (ERR@k, exp-log2 nDCG)
+#: fails here with a format error, and none computes RBP@k (trectools is not installed).
+UNCHECKED = ("ERR@", "nDCG(dcg='exp-log2')", "RBP(")
+
+
+def _tool_values(
+    tool: str, name: str, qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]
+) -> dict[str, float]:
+    import ir_measures
+    import pytrec_eval
+
+    if tool == "ir_measures":
+        measure = ir_measures.parse_measure(name)
+        return {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+    # trec_eval's -m syntax: P_5 -> P.5, ndcg_cut_10 -> ndcg_cut.10; set_F.0.25 as written.
+    head, _, tail = name.rpartition("_")
+    spec = f"{head}.{tail}" if tail.isdigit() else name
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {spec})
+    return {query: next(iter(row.values())) for query, row in evaluator.evaluate(run).items()}
+
+
+@pytest.mark.parametrize("label", ROUND_TRIP_POLICIES)
+@settings(deadline=None, max_examples=15, derandomize=True, database=None)
+@given(case=cases(grades=NEGATIVE, id_kinds=("str",)), ks=ks_strategy)
+def test_written_names_compute_the_same_numbers_in_the_named_tool(
+    label: str, case: dict[str, Any], ks: list[int]
+) -> None:
+    from polars_rankk.core.dialects import written_name
+    from polars_rankk.core.registry import REGISTRY
+
+    policy = ROUND_TRIP_POLICIES[label]
+    metrics = [
+        name
+        for name, entry in REGISTRY.items()
+        if entry.accuracy and (policy.ties != "expected" or entry.supports_expected_ties)
+    ]
+    got = _ours(case, ks, policy, metrics)
+    qrels, run, key_of = trec_dicts(case)
+    qrels, run, _ = _without_negative_only(qrels, run)
+    query_of = {key: query for query, key in key_of.items()}
+    written: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for key in got:
+        for tool in ("ir_measures", "trec_eval"):
+            name, reason = written_name(key[1], key[2], policy, tool)  # type: ignore[arg-type]
+            if reason is None and not name.startswith(UNCHECKED):
+                written.setdefault((tool, name), []).append(key)
+    assert written or not got
+    for (tool, name), keys in written.items():
+        if tool == "ir_measures" and name.startswith("Judged"):
+            # The judged provider raises on an empty run.
+            run_used = {q: docs for q, docs in run.items() if docs}
+        else:
+            run_used = run
+        values = _tool_values(tool, name, qrels, run_used) if qrels else {}
+        for key in keys:
+            query = query_of[key[0]]
+            if query not in values:
+                continue  # the tool does not report it (all grades negative, or an empty run)
+            assert math.isclose(got[key], values[query], rel_tol=1e-12, abs_tol=TOL), (
+                label,
+                tool,
+                name,
+                key,
+                got[key],
+                values[query],
+            )

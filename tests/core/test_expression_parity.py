@@ -1,10 +1,11 @@
 """One Policy, one number: the expression API equals `evaluate` per group, exactly.
 
-Hypothesis draws pre-labelled rows full of ties, repeated items, NaN/null/inf scores, graded
-labels and an ``n_relevant`` column below and above the labelled count, with string or int ids,
-and a `Policy` with every field drawn. Where `evaluate` drops a group (empty truth excluded, a
-list shorter than K skipped) the expression is null; where `evaluate` raises on the rows
-(invalid scores, repeated items it forbids) the expression is null for the groups concerned.
+Hypothesis draws pre-labelled rows full of ties, repeated items, NaN/null/inf scores,
+graded and negative labels and an ``n_relevant`` column below and above the labelled count,
+with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group
+(empty truth excluded, a list shorter than K skipped) the expression is null; where `evaluate`
+raises on the rows (invalid scores, repeated items it forbids) the expression is null for the
+groups concerned.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def policies(draw: st.DrawFn) -> rk.Policy:
         unjudged=draw(st.sampled_from(("keep", "condense"))),
         rbp_persistence=draw(st.sampled_from((0.8, 0.5, 0.95))),
         err_max_grade=draw(st.sampled_from((4, 3, 1.5))),
+        negative_grades=draw(st.sampled_from(("nonrelevant", "unjudged"))),
+        f_beta=draw(st.sampled_from((1, 0.5, 2))),
+        gains=draw(st.sampled_from((None, {0: 1, 2: 5}, {1: 3, -1: 2}))),
+        rbp_grades=draw(st.sampled_from(("binary", "graded"))),
+        nonrelevant_gain=draw(st.sampled_from(("grade", "zero"))),
     )
 
 
@@ -91,7 +97,7 @@ def labelled_rows(draw: st.DrawFn) -> tuple[pl.DataFrame, bool]:
                     "user": user,
                     "item": draw(st.sampled_from(pool)),
                     "score": draw(st.sampled_from(scores)),
-                    "rel": draw(st.sampled_from((0, 0, 1, 2, 3, 0.5))),
+                    "rel": draw(st.sampled_from((0, 0, 1, 2, 3, 0.5, -1))),
                     "n_rel": declared,
                 }
             )
