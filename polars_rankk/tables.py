@@ -228,9 +228,7 @@ def _with_intervals(table: pl.DataFrame, intervals: Intervals | None) -> pl.Data
     return table if intervals is not None else table.drop("ci_low", "ci_high", strict=False)
 
 
-def grid_of(
-    table: Any, alpha: float, p_value: str, intervals: Intervals | None = None
-) -> Grid:
+def grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None = None) -> Grid:
     """The grid to format, whatever the kind of table (with intervals when asked)."""
     grid = _grid_of(table, alpha, p_value, intervals)
     if intervals is None:
