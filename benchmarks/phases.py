@@ -69,6 +69,15 @@ def rankk(scale: str) -> dict[str, object]:
     return _rankk(scale, KS)
 
 
+def rankk_pure(scale: str) -> dict[str, object]:
+    """`rankk` on the pure-Polars path (the reference the native kernel is tested against)."""
+    import os
+
+    # Read when polars_rankk first chooses a path, so it must be set before the first evaluate.
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    return _rankk(scale, KS)
+
+
 def rankk_single_k(scale: str) -> dict[str, object]:
     """polars-rankk: all eight metrics at K = 10 only."""
     return _rankk(scale, [10])
@@ -403,6 +412,7 @@ PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "small_k_curve": small_k_curve,
     "floor": floor,
     "rankk": rankk,
+    "rankk_pure": rankk_pure,
     "rankk_single_k": rankk_single_k,
     "rankk_k_curve": rankk_k_curve,
     "rankk_summary_single_k": rankk_summary_single_k,
