@@ -296,6 +296,50 @@ def compare_three(scale: str) -> dict[str, object]:
     return {"convert": evaluated - start, "evaluate": done - evaluated, "rows": out.height}
 
 
+def _systems(scale: str) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """One candidates table of three systems (the workload's scores and two noisier copies),
+    `scale` rows each, told apart by a ``system`` column."""
+    candidates, truth = _inputs(scale, eager=False)
+    assert isinstance(candidates, pl.LazyFrame)
+    parts = [
+        candidates.with_columns(
+            pl.col("score") + noise * ((pl.col("item") * 2654435761) % 1000) / 1000,
+            pl.lit(name).alias("system"),
+        )
+        for name, noise in (("base", 0.0), ("noisy", 0.3), ("noisier", 0.6))
+    ]
+    return pl.concat(parts), truth
+
+
+def _systems_evaluation(scale: str) -> tuple[object, float]:
+    import polars_rankk as rk
+
+    candidates, truth = _systems(scale)
+    start = time.perf_counter()
+    lazy = rk.evaluate(candidates, truth, k=KS, group_by="user", system="system")
+    return lazy.collect(diagnostics=False), start
+
+
+def systems_evaluate(scale: str) -> dict[str, object]:
+    """`evaluate(..., system="system")` of 3 systems × `scale` rows, 8 metrics × 6 K, lazy
+    input collected once: the reference of `systems_compare`."""
+    evaluation, start = _systems_evaluation(scale)
+    per_group = evaluation.per_group  # type: ignore[attr-defined]
+    return {"evaluate": time.perf_counter() - start, "rows": per_group.height}
+
+
+def systems_compare(scale: str) -> dict[str, object]:
+    """`compare` of the 3 systems read from one multi-system evaluation (never ranked again),
+    end to end: ``convert`` is the evaluation, ``evaluate`` the split and the comparison."""
+    import polars_rankk as rk
+
+    evaluation, start = _systems_evaluation(scale)
+    evaluated = time.perf_counter()
+    out = rk.compare(evaluation, baseline="base", progress=False)  # type: ignore[arg-type]
+    done = time.perf_counter()
+    return {"convert": evaluated - start, "evaluate": done - evaluated, "rows": out.height}
+
+
 def evaluate_eager_k_curve(scale: str) -> dict[str, object]:
     """`evaluate(eager, k=range(1, 101))`; reports the per-group output size to compare with
     the peak RSS."""
@@ -352,6 +396,8 @@ PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "k_curve_lazy_ci": k_curve_lazy_ci,
     "k_curve_eager_ci": k_curve_eager_ci,
     "compare_three": compare_three,
+    "systems_evaluate": systems_evaluate,
+    "systems_compare": systems_compare,
     "evaluate_eager_k_curve": evaluate_eager_k_curve,
     "small_report": small_report,
     "small_k_curve": small_k_curve,

@@ -3,6 +3,7 @@
     python benchmarks/run.py --scale 5M                     # all phases, median of 3
     python benchmarks/run.py --scale 5M --phases floor,rankk --repeat 5
     python benchmarks/run.py --scale 5M --phases layer   # k_curve, compare, report vs summary
+    python benchmarks/run.py --scale 5M --phases systems --repeat 1  # 3 systems in one pass
 
 Each phase runs in a fresh process (benchmarks/phases.py) so that its peak RSS is its own.
 Prints a table — system, phase, wall seconds (median), peak RSS, ratio to the floor and to
@@ -46,6 +47,8 @@ LAYER_PHASES = [
     "small_report",
     "small_k_curve",
 ]
+#: Several systems in one evaluation (`evaluate(..., system=...)`), and `compare` read from it.
+SYSTEMS_PHASES = ["systems_evaluate", "systems_compare"]
 
 
 def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
@@ -74,8 +77,12 @@ def main() -> None:
     parser.add_argument("--phases", default=",".join(DEFAULT_PHASES))
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    name = args.scale
     if args.phases == "layer":
         args.phases = ",".join(LAYER_PHASES)
+    elif args.phases == "systems":
+        args.phases = ",".join(SYSTEMS_PHASES)
+        name = f"{args.scale}_systems"  # its own file: the other results stay as they are
     generate(args.scale)
     rows = []
     for phase in args.phases.split(","):
@@ -98,6 +105,7 @@ def main() -> None:
     floor = by_name.get("floor")
     rankk = by_name.get("rankk")
     reference = by_name.get("rankk_summary_single_k")  # evaluate(k=10).summary(), this run
+    systems = by_name.get("systems_evaluate")  # the multi-system evaluation alone
     for row in rows:
         if reference:
             row["time_vs_summary_k10"] = round(row["total_s"] / reference["total_s"], 2)
@@ -107,6 +115,8 @@ def main() -> None:
             row["rss_vs_floor"] = round(row["peak_rss_mib"] / floor["peak_rss_mib"], 2)
         if rankk:
             row["rankk_speedup"] = round(row["total_s"] / rankk["total_s"], 2)
+        if systems:
+            row["time_vs_systems_evaluate"] = round(row["total_s"] / systems["total_s"], 2)
     header = [
         "system",
         "convert_s",
@@ -118,6 +128,7 @@ def main() -> None:
         "rankk_speedup",
         "time_vs_summary_k10",
         "rss_vs_summary_k10",
+        "time_vs_systems_evaluate",
         "output_mib",
     ]
     print("| " + " | ".join(header) + " |")
@@ -136,7 +147,7 @@ def main() -> None:
         machine["polars"] = polars.__version__
     except ImportError:  # pragma: no cover
         pass
-    out = HERE / "results" / f"{args.scale}.json"
+    out = HERE / "results" / f"{name}.json"
     out.write_text(
         json.dumps(
             {"scale": args.scale, "repeat": args.repeat, "machine": machine, "rows": rows}, indent=2

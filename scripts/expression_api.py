@@ -40,6 +40,15 @@ ARGUMENTS = (
     ),
     ("policy", "Policy | None", "None", "`Policy` for ties, short lists, threshold, empty truth."),
     ("rank", "IntoExprColumn | None", "None", "Instead of `by`: a rank (1 = best); lower first."),
+    (
+        "unretrieved",
+        "IntoExprColumn | None",
+        "None",
+        "The grades (a list, the same on every row of the group) of the group's judged items "
+        "the rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged "
+        "non-relevant count are then the truth's, so the value equals `evaluate`'s; null for "
+        "a group the truth does not know (no value).",
+    ),
 )
 
 EXAMPLE_FRAME = (
@@ -127,7 +136,9 @@ def _function(name: str) -> str:
         "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."
     )
     for argument, _, _, description in _arguments(has_k):
-        lines += [argument, f"    {description}"]
+        # Indented 4 more below, so 92 here keeps the lines within 100.
+        lines += [argument, *textwrap.wrap(description, 92, initial_indent=" " * 4,
+                                           subsequent_indent=" " * 4)]  # fmt: skip
     lines += ["", "Examples", "--------", *_example(name, function, has_k).splitlines()]
     lines += [
         "",
@@ -192,6 +203,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.metric_expression`: any registered metric by name."""
         return metric_expression(
@@ -203,6 +215,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
 '''

@@ -17,7 +17,9 @@ def systems() -> dict[str, pl.DataFrame]:
     candidates, truth = tables()
     # "good" ranks relevant items first, "bad" last.
     labelled = rk.label(candidates, truth, group_by="q")
-    good = labelled.select("q", "item", (pl.col("relevance") - pl.col("item") / 100).alias("score"))
+    # An unjudged item (null grade) ranks as grade 0.
+    grade = pl.col("relevance").fill_null(0)
+    good = labelled.select("q", "item", (grade - pl.col("item") / 100).alias("score"))
     return {"good": good, "bad": good.with_columns(pl.col("score") * -1)}
 
 

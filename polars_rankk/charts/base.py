@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 #: The most rows a chart accepts (Altair's own inline-data limit is 5000).
 MAX_ROWS = 5000
+#: Panels (stratum values) a chart draws at most: more is the mark of a group id taken for a
+#: stratum, i.e. per-group rows.
+MAX_STRATA = 60
 #: Okabe & Ito (2008): distinguishable under every common colour-vision deficiency.
 PALETTE: tuple[str, ...] = (
     "#0072B2",
@@ -208,6 +211,12 @@ def prepare(
             f"systems without a 'system' column? Pass {hint}"
         )
     frame, values = with_stratum(frame, strata)
+    if len(values) > MAX_STRATA:
+        raise ValueError(
+            f"{kind} would draw {len(values)} panels, one per value of {strata} (at most "
+            f"{MAX_STRATA}); a column with that many values is a group id: is this per-group "
+            f"data (res.per_group)? Pass {hint}, or drop the column"
+        )
     return frame, strata, values
 
 

@@ -65,6 +65,7 @@ from polars_rankk.cli.running import (
     progress_steps,
     read_truth,
     report_files,
+    say_diagnostics,
 )
 from polars_rankk.core import Evaluation, Policy
 
@@ -156,7 +157,9 @@ def compare(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
-        sources, judged, extra = prepare_runs(list(systems.values()), judged, extra, columns)
+        sources, judged, extra = prepare_runs(
+            list(systems.values()), judged, extra, columns, system_option="--system-column"
+        )
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
         for name, source in zip(systems, sources, strict=True):
@@ -209,6 +212,8 @@ def compare(
         differences_view(comparison, family),
     ]
     write_result(Result("comparison", comparison, views, meta), output, output_format)
+    for name, evaluation in evaluations.items():
+        say_diagnostics(evaluation, f"{systems[name].path} ({name})")
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
 

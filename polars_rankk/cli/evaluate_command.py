@@ -29,6 +29,7 @@ from polars_rankk.cli.options import (
     ResamplesOption,
     ScoreOption,
     SeedOption,
+    SystemOption,
     UiKOption,
     named_cutoffs,
     parse_k,
@@ -46,6 +47,7 @@ from polars_rankk.cli.running import (
     progress_steps,
     read_truth,
     report_files,
+    say_diagnostics,
 )
 from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
@@ -100,6 +102,7 @@ def evaluate(
     k: KOption = "5,10,20",
     metrics: MetricsOption = None,
     group_by: GroupByOption = None,
+    system: SystemOption = None,
     item: ItemOption = "item",
     score: ScoreOption = None,
     rank: RankOption = None,
@@ -132,11 +135,18 @@ def evaluate(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
-        (run,), judged, extra = prepare_runs([run], judged, extra, columns)
+        (run,), judged, extra = prepare_runs([run], judged, extra, columns, system=system)
         say("evaluating")
         tables = items.read([run], columns)
         evaluation = evaluate_run(
-            run, judged, columns, k=ks, metrics=chosen, policy=policy, items=tables
+            run,
+            judged,
+            columns,
+            k=ks,
+            metrics=chosen,
+            policy=policy,
+            items=tables,
+            system=system,
         )
         say("summarising")
         if per_group:
@@ -162,9 +172,11 @@ def evaluate(
         "candidates": str(candidates),
         "truth": str(truth),
         **settings(columns, ks, policy),
+        "system": system,
         "average": None if per_group else average,
     }
     write_result(Result(result.what, result.frame, result.views, meta), output, output_format)
+    say_diagnostics(evaluation, candidates)
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
 
@@ -191,11 +203,19 @@ def summary_table(
     if not ci:
         return table
     from polars_rankk.stats import bootstrap
+    from polars_rankk.stats.systems import for_systems
 
-    intervals = bootstrap(evaluation, n_resamples=n_resamples, seed=seed)
+    keys = ["metric", "k"]
+    if evaluation.system is None:
+        intervals = bootstrap(evaluation, n_resamples=n_resamples, seed=seed)
+    else:
+        keys.insert(0, evaluation.system)
+        intervals = for_systems(
+            evaluation.by_system(), bootstrap, n_resamples=n_resamples, seed=seed
+        ).rename({"system": evaluation.system})
     return table.join(
-        intervals.select("metric", "k", "ci_low", "ci_high"),
-        on=["metric", "k"],
+        intervals.select(*keys, "ci_low", "ci_high"),
+        on=keys,
         how="left",
         nulls_equal=True,
         maintain_order="left",
@@ -213,16 +233,23 @@ def with_catalogue(summary: pl.DataFrame, evaluation: Evaluation) -> pl.DataFram
 
 def summary_result(table: pl.DataFrame, title: str) -> Result:
     """The summary as data and as a table for people (metric, k, value, CI, groups)."""
-    cells = [plain(pl.col("metric")), plain(pl.col("k")), fixed(pl.col("value"))]
+    leading = table.columns[: table.columns.index("metric")]
+    cells = [
+        *(plain(pl.col(c)) for c in leading),
+        plain(pl.col("metric")),
+        plain(pl.col("k")),
+        fixed(pl.col("value")),
+    ]
     if "ci_low" in table.columns:
         interval = pl.format("[{}, {}]", fixed(pl.col("ci_low")), fixed(pl.col("ci_high")))
         cells.append(pl.when(pl.col("ci_low").is_null()).then(pl.lit("")).otherwise(interval))
-    names = ["metric", "k", "value", *(["CI"] if len(cells) > 3 else []), "groups"]
+    ci_name = ["CI"] if "ci_low" in table.columns else []
+    names = [*leading, "metric", "k", "value", *ci_name, "groups"]
     cells.append(plain(pl.col("n_groups")))
     view = View(
         title,
         table.select(cell.alias(name) for cell, name in zip(cells, names, strict=True)),
-        right=frozenset(names) - {"metric"},
+        right=frozenset(names) - {"metric", *leading},
     )
     return Result("summary", table, [view], {})
 
@@ -252,7 +279,7 @@ def write_report(
     from polars_rankk.reports import report
 
     report(
-        {candidates.stem: evaluation},
+        {candidates.stem: evaluation} if evaluation.system is None else evaluation,
         path=path,
         k=ks,
         ui_k=ui_k,

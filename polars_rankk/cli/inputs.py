@@ -19,6 +19,7 @@ import polars as pl
 from polars_rankk.cli.options import InputFormat, split_names
 from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core import example_row
+from polars_rankk.core.inputs import DEFAULT_RELEVANCE, label_columns
 
 Kind = Literal["run", "qrels", "table"]
 
@@ -218,19 +219,42 @@ def check_truth(truth: Source, columns: Columns) -> None:
         )
 
 
-def warn_unused_grades(truth: Source, columns: Columns) -> None:
-    """Warn when the truth has no relevance column but a numeric one the user did not name."""
+def warn_unused_grades(truth: Source, columns: Columns, runs: Sequence[Source] = ()) -> None:
+    """Warn when the truth has no relevance column but a numeric one the user did not name;
+    refuse a ``--relevance`` column that no file has."""
     schema = truth.frame.schema
     if columns.relevance in schema:
         return
     ids = {*columns.keys, columns.item}
     unused = [name for name, dtype in schema.items() if name not in ids and dtype.is_numeric()]
-    if unused:
+    labelled = any(columns.relevance in run.frame.schema for run in runs)
+    if columns.relevance != DEFAULT_RELEVANCE and not labelled:
+        hint = f"; to grade by {unused[0]!r}, pass --relevance {unused[0]}" if unused else ""
+        raise ValueError(
+            f"{truth.label} has no column {columns.relevance!r} (--relevance); its columns "
+            f"are {list(schema)}{hint}"
+        )
+    if unused and not labelled:
         listed = ", ".join(repr(name) for name in unused)
         warn(
             f"{truth.label} has no {columns.relevance!r} column, so every truth row counts as "
             f"relevant (grade 1) and its numeric column {listed} is not used; to grade by it, "
             f"pass --relevance {unused[0]}"
+        )
+
+
+def refuse_pooled_systems(candidates: Source, columns: Columns, option: str) -> None:
+    """Refuse candidates whose repeated (group, item) rows differ in a text column: a system
+    label that de-duplication would pool into one ranking (the best score across systems)."""
+    named = [*columns.keys, columns.item, columns.order, columns.relevance]
+    found = label_columns(candidates.frame.lazy(), columns.keys, columns.item, named)
+    for column, rows in found.items():
+        raise ValueError(
+            f"{candidates.label}: {rows:,} rows repeat a ({', '.join(columns.keys)}, "
+            f"{columns.item}) pair with a different {column!r}, which looks like the name of "
+            f"a system. Evaluating them as one ranking would keep each item's best score "
+            f"across them. Pass {option} {column} to evaluate each {column} on its own, or "
+            f"drop the column if the rows are one system's"
         )
 
 

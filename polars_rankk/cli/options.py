@@ -161,6 +161,16 @@ GroupByOption = Annotated[
         rich_help_panel=COLUMNS,
     ),
 ]
+SystemOption = Annotated[
+    str | None,
+    typer.Option(
+        "--system",
+        metavar="COLUMN",
+        help="A candidates column naming each row's system: every system is evaluated on "
+        "its own, in one pass, and the output has this column first.",
+        rich_help_panel=COLUMNS,
+    ),
+]
 ItemOption = Annotated[
     str, typer.Option(metavar="COLUMN", help="Item column.", rich_help_panel=COLUMNS)
 ]

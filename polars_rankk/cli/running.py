@@ -4,6 +4,7 @@ errors that name its files."""
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,11 +19,14 @@ from polars_rankk.cli.inputs import (
     check_truth,
     read_source,
     reconcile_ids,
+    refuse_pooled_systems,
+    warn,
     warn_unmatched,
     warn_unused_grades,
 )
 from polars_rankk.cli.options import InputFormat
 from polars_rankk.core import Evaluation, Policy, evaluate
+from polars_rankk.core.inputs import IgnoredColumnWarning
 
 Say = Callable[[str], None]
 
@@ -67,13 +71,26 @@ def read_truth(path: Path, chosen: InputFormat, columns: Columns) -> Source:
 
 
 def prepare_runs(
-    runs: Sequence[Source], truth: Source, attributes: Source | None, columns: Columns
+    runs: Sequence[Source],
+    truth: Source,
+    attributes: Source | None,
+    columns: Columns,
+    *,
+    system: str | None = None,
+    system_option: str = "--system",
 ) -> tuple[list[Source], Source, Source | None]:
     """Check every run against the truth, align id types across the files, warn when a run
-    and the truth share no id."""
+    and the truth share no id, and refuse to pool systems that `system` does not name."""
     for run in runs:
         check_candidates(run, truth, columns)
-    warn_unused_grades(truth, columns)
+        if system is None:
+            refuse_pooled_systems(run, columns, system_option)
+        elif system not in run.frame.columns:
+            raise ValueError(
+                f"{run.label} has no column {system!r} ({system_option}); its columns are "
+                f"{run.frame.columns}"
+            )
+    warn_unused_grades(truth, columns, runs)
     ids = [*columns.keys, columns.item]
     extra = [] if attributes is None else [attributes]
     aligned = reconcile_ids([*runs, truth, *extra], ids)
@@ -92,10 +109,13 @@ def evaluate_run(
     metrics: Sequence[str] | None,
     policy: Policy,
     items: Mapping[str, Any] | None = None,
+    system: str | None = None,
 ) -> Evaluation:
     """`polars_rankk.evaluate` on two files (and the item tables of the beyond-accuracy
     metrics, `items`); an error says which files it is about."""
-    with naming(f"candidates: {run.path}; truth: {truth.path}"):
+    with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
+        # The command has said what the library would warn about, in its own words.
+        warnings.simplefilter("ignore", IgnoredColumnWarning)
         return evaluate(
             run.frame,
             truth.frame,
@@ -107,8 +127,19 @@ def evaluate_run(
             rank=columns.rank,
             relevance=columns.relevance,
             policy=policy,
+            system=system,
             **(items or {}),
         )
+
+
+def say_diagnostics(evaluation: Evaluation, where: str | Path) -> None:
+    """What the evaluation did to the inputs, on stderr, one line each: duplicates removed,
+    groups each policy dropped, groups only in the candidates, relevant items never
+    retrieved."""
+    from polars_rankk.core.display import actions_of
+
+    for found in actions_of(evaluation):
+        warn(f"{where}: {found}")
 
 
 @contextmanager

@@ -16,6 +16,8 @@ from polars_rankk.core.diagnostics import Diagnostics
 from polars_rankk.core.evaluation import EngineType, Evaluation
 from polars_rankk.core.expressions import metric_expression
 from polars_rankk.core.inputs import (
+    EmptyResultWarning,
+    IgnoredColumnWarning,
     align_ids,
     check_numeric,
     check_one_row_per_group,
@@ -80,9 +82,11 @@ __all__ = [
     "POLICY_HELP",
     "REGISTRY",
     "Diagnostics",
+    "EmptyResultWarning",
     "EngineType",
     "Evaluation",
     "FrameLike",
+    "IgnoredColumnWarning",
     "IntoExprColumn",
     "Metric",
     "MetricName",

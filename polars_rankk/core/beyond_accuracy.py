@@ -45,6 +45,7 @@ _VECTOR = "_rk_vector"
 _UNIT = "_rk_unit"
 _BLOCK = "_rk_block"
 _ROWS = "_rk_rows"
+_SCALE = "_rk_scale"
 _SIMILARITY = "_rk_similarity"
 _TERMS = {
     "novelty": _SELF_INFORMATION,
@@ -244,24 +245,28 @@ def cutoff_count(spec: Spec, k: int) -> pl.Expr:
     return n * 0.0 + k
 
 
-def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) -> pl.LazyFrame:
+def _embedding_distance_sums(
+    spec: Spec, top: pl.LazyFrame, tables: ItemTables, lengths: pl.LazyFrame
+) -> pl.LazyFrame:
     """Per group, the summed pairwise cosine distance within each top K (``_rk_sum_...@k``).
 
     The pairs' summed similarity is (|S_K|^2 - n_K) / 2, S_K the sum of the top K unit
     vectors and n_K how many of them are non-zero. The coordinates are summed as integers
-    (rounded to 2^-bits, bits from `_scale_bits`), so the sums are exact whatever the order
-    or partitioning of the rows, and no running sum per coordinate is needed.
+    (rounded to 2^-bits, bits from `_scale` of the group's list length, `lengths`: the
+    most numbers a sum can hold whatever K), so the sums are exact whatever the order or
+    partitioning of the rows, and no running sum per coordinate is needed.
     """
     keys, item = list(spec.keys), spec.item
     assert tables.features is not None
-    scale = 2.0 ** _scale_bits(spec.k_max)
+    scale = pl.col(_SCALE)
     dims = [_DIMENSION.format(d) for d in range(tables.dimensions)]
     vector = pl.col(_VECTOR)
     norm = (vector * vector).arr.sum().sqrt()
     # Only the top-K rows are joined and normalised; an item without features, or with a
     # zero vector, is at distance 1 from every other item.
     rows = (
-        top.join(tables.features, on=item, how="left")
+        top.join(lengths.select(*keys, _scale(pl.col(N_CANDIDATES))), on=keys, how="left")
+        .join(tables.features, on=item, how="left")
         .with_columns(pl.col(_VECTOR).cast(pl.Array(pl.Float64, tables.dimensions)))
         .with_columns(
             pl.when(norm > 0).then(vector / norm).alias(_VECTOR),
@@ -273,6 +278,7 @@ def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) 
             *keys,
             _BLOCK,
             _UNIT,
+            _SCALE,
             pl.lit(1, dtype=pl.Int64).alias(_ROWS),
             *(
                 (pl.col(_VECTOR).arr.get(d).fill_null(0.0) * scale)
@@ -284,7 +290,7 @@ def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) 
         )
     )
     counted = [_ROWS, _UNIT, *dims]
-    blocks = rows.group_by([*keys, _BLOCK]).agg(pl.col(counted).sum())
+    blocks = rows.group_by([*keys, _BLOCK]).agg(pl.col(counted).sum(), pl.col(_SCALE).first())
     if len(spec.ks) > 1:
         # Every block of every group, so that the running sums can be read at each K.
         every = (
@@ -296,7 +302,7 @@ def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) 
         )
         blocks = (
             every.join(blocks, on=[*keys, _BLOCK], how="left")
-            .with_columns(pl.col(counted).fill_null(0))
+            .with_columns(pl.col(counted).fill_null(0), pl.col(_SCALE).max().over(keys))
             .with_columns(pl.col(counted).cum_sum().over(keys, order_by=_BLOCK))
         )
     squared = pl.sum_horizontal([(pl.col(d).cast(pl.Float64) / scale).pow(2) for d in dims])
@@ -313,10 +319,13 @@ def _embedding_distance_sums(spec: Spec, top: pl.LazyFrame, tables: ItemTables) 
     )
 
 
-def _scale_bits(k_max: int) -> int:
-    """Bits after the point for integer sums of at most `k_max` numbers in [-1, 1]: 2^-52
-    (a double's resolution near 1) while k_max 2^bits stays below 2^62."""
-    return min(52, 62 - max(1, int(k_max)).bit_length())
+def _scale(length: pl.Expr) -> pl.Expr:
+    """2^bits for integer sums of at most `length` numbers in [-1, 1]: bits = 52 (a double's
+    resolution near 1) while length 2^bits stays below 2^62. The bit length of n >= 1 is
+    floor(log2 n) + 1 (a power of two is exact in floating point; just below one, it can
+    only come out one larger, a coarser but still exact step)."""
+    bit_length = length.clip(lower_bound=1).cast(pl.Float64).log(2).floor() + 1.0
+    return pl.lit(2.0).pow(pl.min_horizontal(pl.lit(52.0), 62.0 - bit_length)).alias(_SCALE)
 
 
 def _similarity_terms(spec: Spec, top: pl.LazyFrame, tables: ItemTables) -> pl.LazyFrame:
@@ -393,7 +402,8 @@ def group_values(
         )
         table = table.join(per_group, on=keys, how="left")
     if embedding:
-        table = table.join(_embedding_distance_sums(spec, top, tables), on=keys, how="left")
+        distances = _embedding_distance_sums(spec, top, tables, table.select(*keys, N_CANDIDATES))
+        table = table.join(distances, on=keys, how="left")
     columns = []
     for metric in metrics:
         for k in spec.ks:

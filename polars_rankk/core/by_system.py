@@ -31,10 +31,16 @@ def system_spec(spec: Spec, value: object) -> Spec:
     """The spec of one system: its candidates, the shared truth, the keys without the system."""
     assert spec.system is not None
     system = spec.system
+
+    def one(frame: pl.LazyFrame | None) -> pl.LazyFrame | None:
+        return None if frame is None else _one(frame, system, value)
+
     return replace(
         spec,
         candidates=_one(spec.candidates, system, value),
-        truth=None if spec.truth is None else _one(spec.truth, system, value),
+        truth=one(spec.truth),
+        empty_candidate_groups=one(spec.empty_candidate_groups),
+        empty_truth_groups=one(spec.empty_truth_groups),
         keys=spec.group_keys,
         system=None,
         is_lazy=False,
@@ -48,6 +54,9 @@ def system_prepared(prepared: Prepared, system: str, value: object) -> Prepared:
         ranked=_one(prepared.ranked, system, value),
         truth=_one(prepared.truth, system, value),
         candidates=_one(prepared.candidates, system, value),
+        deduplicated=None
+        if prepared.deduplicated is None
+        else _one(prepared.deduplicated, system, value),
     )
 
 
@@ -65,7 +74,8 @@ def diagnostics_by_system(
     systems, the tables with the system column first, and each system's own in ``systems``."""
     system = spec.system
     assert system is not None
-    values = system_names(all_group_sums, system)
+    # From the candidates: a lazy evaluation's per-group pass is not run for the names.
+    values = system_names(spec.candidates, system)
     queries: list[pl.LazyFrame] = []
     plans = []
     for value in values:

@@ -24,11 +24,11 @@ class Diagnostics:
     Attributes
     ----------
     counts
-        Scalar counts by name: candidate rows, duplicate rows removed, invalid scores
-        handled, groups in truth / in candidates / only in candidates (never evaluated),
-        groups evaluated, groups with no relevant item, groups in truth without candidates,
-        groups whose candidates all share one score, relevant truth items and how many lie
-        outside the candidate pool.
+        Scalar counts by name: candidate rows, duplicate rows removed, unjudged rows
+        condensed away (``unjudged="condense"``), invalid scores handled, groups in truth /
+        in candidates / only in candidates (never evaluated), groups evaluated, groups with
+        no relevant item, groups in truth without candidates, groups whose candidates all
+        share one score, relevant truth items and how many lie outside the candidate pool.
     per_k
         One row per K: ``groups_shorter_than_k``, ``tie_blocks_straddling_k`` (groups whose
         items at ranks K and K+1 share a score, so K cuts a tie), ``recall_ceiling`` (the
@@ -168,7 +168,10 @@ def _count_queries(
     keys = list(spec.keys)
     score = pl.col(spec.score).cast(pl.Float64)
     invalid = score.is_null() | ~score.is_finite()
-    per_group_scores = prepared.ranked.group_by(keys).agg(
+    # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
+    # condensed away (a group whose every item was unjudged still had candidates).
+    listed = prepared.ranked if prepared.deduplicated is None else prepared.deduplicated
+    per_group_scores = listed.group_by(keys).agg(
         pl.len().alias("_n"),
         (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
     )
@@ -183,6 +186,7 @@ def _count_queries(
         "invalid_scores": _count(spec.candidates, "invalid_scores", invalid),
         "valid_rows": _count(prepared.candidates, "valid_rows"),
         "ranked_rows": _count(prepared.ranked, "ranked_rows"),
+        "listed_rows": _count(listed, "listed_rows"),
         "groups": prepared.group_sums.select(
             pl.len().cast(pl.Int64).alias("groups_in_truth"),
             (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
@@ -204,14 +208,16 @@ def _count_queries(
 
 def _counts(frames: dict[str, pl.DataFrame]) -> dict[str, int]:
     """The scalar counts, in the order `Diagnostics.counts` lists them."""
-    raw, valid, ranked = (
-        frames[name].item() for name in ("candidate_rows", "valid_rows", "ranked_rows")
+    raw, valid, listed, ranked = (
+        frames[name].item()
+        for name in ("candidate_rows", "valid_rows", "listed_rows", "ranked_rows")
     )
     counts = {
         "candidate_rows": raw,
         "invalid_scores": frames["invalid_scores"].item(),
         "invalid_score_rows_dropped": raw - valid,
-        "duplicate_rows_removed": valid - ranked,
+        "duplicate_rows_removed": valid - listed,
+        "unjudged_rows_condensed": listed - ranked,
     }
     for name in ("groups", "relevant", "candidate_groups", "only_candidates", "evaluated"):
         counts.update(frames[name].row(0, named=True))

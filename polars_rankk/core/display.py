@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -316,14 +316,24 @@ def policy_text(evaluation: Shown) -> str:
 def warnings_of(evaluation: Shown) -> list[str]:
     """What qualifies the numbers, from the diagnostics and the groups dropped; for several
     systems, each system's, prefixed with its name."""
+    return actions_of(evaluation) + _qualifiers(evaluation)
+
+
+def _each_system(evaluation: Shown, found: Callable[[Shown], list[str]]) -> list[str]:
+    assert evaluation.system is not None
+    return [
+        f"{evaluation.system} {name!r}: {line}"
+        for name, one in evaluation.by_system().items()
+        for line in found(one)
+    ]
+
+
+def actions_of(evaluation: Shown) -> list[str]:
+    """What the evaluation did to its inputs: groups each policy dropped, rows removed,
+    groups left out, relevant items never retrieved."""
     if evaluation.system is not None:
-        return [
-            f"{evaluation.system} {name!r}: {found}"
-            for name, one in evaluation.by_system().items()
-            for found in warnings_of(one)
-        ]
+        return _each_system(evaluation, actions_of)
     counts = evaluation.diagnostics.counts
-    per_k = evaluation.diagnostics.per_k
     found: list[str] = []
     dropped = evaluation.dropped
     reasons = {
@@ -341,6 +351,7 @@ def warnings_of(evaluation: Shown) -> list[str]:
     simple = {
         "groups_only_in_candidates": "group(s) in candidates but not in truth, not evaluated",
         "duplicate_rows_removed": "duplicate candidate row(s) removed",
+        "unjudged_rows_condensed": "unjudged candidate row(s) removed (unjudged='condense')",
         "invalid_score_rows_dropped": "candidate row(s) with an invalid score dropped",
         "constant_score_groups": "group(s) whose candidates all share one score",
         "relevant_outside_pool": "relevant item(s) never among the candidates",
@@ -348,6 +359,15 @@ def warnings_of(evaluation: Shown) -> list[str]:
     for name, text in simple.items():
         if counts.get(name, 0):
             found.append(f"{counts[name]} {text}")
+    return found
+
+
+def _qualifiers(evaluation: Shown) -> list[str]:
+    """What qualifies the numbers without changing the inputs: the recall ceiling, tie cuts."""
+    if evaluation.system is not None:
+        return _each_system(evaluation, _qualifiers)
+    per_k = evaluation.diagnostics.per_k
+    found: list[str] = []
     if "recall_ceiling" in per_k.columns:
         # At the largest K: below 1 there, relevant items lie outside the candidates.
         top = per_k.sort("k").tail(1).filter(pl.col("recall_ceiling") < 1 - 1e-12)

@@ -15,7 +15,7 @@ from polars_rankk.core import aggregate
 from polars_rankk.core.catalogue import Exposures
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.dialects import written_name
-from polars_rankk.core.inputs import Spec
+from polars_rankk.core.inputs import Spec, to_lazy
 from polars_rankk.core.names import NameStyle, parse_metric_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared
@@ -172,7 +172,7 @@ class Evaluation:
         elif average == "weighted":
             if weight is None:
                 raise ValueError("average='weighted' needs weight=<column name>")
-            table = self.groups if weights is None else weights
+            table = self.groups if weights is None else to_lazy(weights, "weights")
             if weight not in table.lazy().collect_schema():
                 raise ValueError(
                     f"weight column {weight!r} is not in "
@@ -285,7 +285,8 @@ class Evaluation:
             self._metric_table,
         ]
         frames = [table if isinstance(table, pl.DataFrame) else table.collect() for table in tables]
-        values = system_names(frames[3], system)
+        # From the candidates: a system without evaluated groups still has its (empty) slice.
+        values = system_names(self._spec.candidates, system)
         split = [slices(frame, system, values) for frame in frames]
         known = self.__dict__.get("diagnostics")
         found: dict[str, Evaluation] = {}

@@ -73,6 +73,8 @@ class _Inputs:
     item: pl.Expr | None
     n_relevant: pl.Expr | None
     policy: Policy
+    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them).
+    unretrieved: pl.Expr | None = None
 
 
 def _inputs(
@@ -82,6 +84,7 @@ def _inputs(
     item: IntoExprColumn | None,
     n_relevant: IntoExprColumn | None,
     policy: Policy | None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> _Inputs:
     policy = Policy() if policy is None else policy
     if (by is None) == (rank is None):
@@ -108,6 +111,9 @@ def _inputs(
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
         policy=policy,
+        unretrieved=None
+        if unretrieved is None
+        else _expr(unretrieved).cast(pl.List(pl.Float64)),
     )
 
 
@@ -217,12 +223,18 @@ def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
     )
     if policy.empty_truth == "exclude":
         void = void | (n_relevant == 0)
+    # A group the truth does not know (null R_g, or null unretrieved grades from `rk.label`)
+    # is not evaluated, as `evaluate` evaluates the truth's groups.
+    for known in (inputs.n_relevant, inputs.unretrieved):
+        if known is not None:
+            void = void | known.is_null().all()
     return _Group(stats=stats, void=void)
 
 
 def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """R_g, the gains of the ideal ranking and the number of judged non-relevant items: each
-    item's highest label (rows with invalid scores included: the item was relevant), plus the
+    item's highest label (rows with invalid scores included: the item was relevant), plus
+    the judged items the rows missed: with their grades from ``unretrieved``, else the
     relevant items ``n_relevant`` says the rows missed, at the threshold grade."""
     policy = inputs.policy
     grade = inputs.grade
@@ -230,10 +242,15 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         copies = [*_GROUP, inputs.item]
         first_copy = pl.int_range(pl.len()).over(copies) == 0
         grade = grade.max().over(copies).filter(first_copy)
+    if inputs.unretrieved is not None:
+        # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
+        # judged non-relevant count are then the truth's, exactly.
+        grade = grade.drop_nulls().append(inputs.unretrieved.drop_nulls().first().explode())
+        grade = grade.drop_nulls()
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
     nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
     gains = ranking.gain_of(grade.drop_nulls(), policy)
-    if inputs.n_relevant is None:
+    if inputs.n_relevant is None or inputs.unretrieved is not None:
         return labelled, gains, nonrelevant
     missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)
     missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
@@ -250,6 +267,7 @@ def metric_expression(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Any registered metric of each group, as an expression (null where `evaluate` would have
     no value for the group).
@@ -269,11 +287,18 @@ def metric_expression(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item (the missed ones
+        enter the ideal DCG at the threshold grade); null: a group the truth does not know,
+        which has no value.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower ranks first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items
+        the rows do not hold, as `rk.label` writes them: R_g, the ideal DCG (graded truth) and
+        bpref's judged non-relevant count are then the truth's, so every metric equals
+        `evaluate` under every policy; null: a group the truth does not know (no value).
 
     Examples
     --------
@@ -308,7 +333,7 @@ def metric_expression(
         raise ValueError(f"{entry.name} takes a cut-off: pass k=<int>")
     if not entry.has_k and cutoff is not None:
         raise ValueError(f"{entry.name} has no cut-off K; leave k out")
-    return _metric(entry.name, relevance, by, cutoff, item, n_relevant, policy, rank)
+    return _metric(entry.name, relevance, by, cutoff, item, n_relevant, policy, rank, unretrieved)
 
 
 def _metric(
@@ -320,10 +345,11 @@ def _metric(
     n_relevant: IntoExprColumn | None,
     policy: Policy | None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """One registry metric of one group, null where `evaluate` would have no value for it."""
     cutoff = None if k is None else _check_k(k)
-    inputs = _inputs(relevance, by, rank, item, n_relevant, policy)
+    inputs = _inputs(relevance, by, rank, item, n_relevant, policy, unretrieved)
     metric = REGISTRY[name]
     group = _ranked_group(inputs, name)
     value = metric.value(inputs.policy, cutoff, group.stats)

@@ -7,6 +7,7 @@ row, so that nothing surfaces later as a Polars exception from the middle of a q
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from polars_rankk.core._checks import (
 from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.tables_in import long_form
+from polars_rankk.core.tables_in import empty_list_groups, long_form
 from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.types import FrameLike, MetricName
 
@@ -65,6 +66,10 @@ class Spec:
     is_lazy: bool
     #: True when `score` names a rank column (lower ranks first) rather than a score.
     lower_is_better: bool = False
+    #: Groups whose candidates were an empty list (an empty ranking, present), and groups
+    #: whose truth was an empty list (in the truth, nothing relevant): no row stands for them.
+    empty_candidate_groups: pl.LazyFrame | None = None
+    empty_truth_groups: pl.LazyFrame | None = None
     #: The candidates' column naming each row's system: the first of `keys`, an outer key
     #: under which every system is ranked and scored on its own in the same pass.
     system: str | None = None
@@ -298,6 +303,8 @@ def check_inputs(
                                       truth_lf)  # fmt: skip
     # Ranked list columns become one row per item; without a score list the list order is the
     # ranking (a score of -position). A rank column (lower first) is only ever exploded.
+    empty_candidates = empty_list_groups(candidates_lf, keys, item)
+    empty_truth = None if truth_lf is None else empty_list_groups(truth_lf, keys, item)
     candidates_lf = long_form(
         candidates_lf,
         "candidates",
@@ -306,6 +313,7 @@ def check_inputs(
         parallel=[score, relevance, *([n_relevant] if n_relevant else [])],
         ranking=None if lower_is_better else score,
         check_values=check_values,
+        rank=score if lower_is_better else None,
     )
     if truth_lf is not None:
         truth_lf = long_form(
@@ -360,6 +368,8 @@ def check_inputs(
         truth_required[item] = "the item id"
         truth_schema = require_columns(truth_lf, "truth", truth_required)
         truth_graded = relevance in truth_schema
+        if not truth_graded and not labelled:
+            _check_unused_grades(truth_schema, keys, item, relevance)
         show_truth = [*keys, item] + ([relevance] if truth_graded else [])
         if truth_graded:
             check_numeric(
@@ -371,10 +381,17 @@ def check_inputs(
         _check_candidate_values(
             candidates_lf, keys, item, score, relevance if labelled else None, n_relevant, policy
         )
+        if policy.duplicates == "first" and system is None:
+            named = (*keys, item, score, relevance, *([n_relevant] if n_relevant else []))
+            _warn_pooled_labels(candidates_lf, keys, item, named)
         if truth_lf is not None:
             _check_truth_values(truth_lf, keys, item, relevance if truth_graded else None)
 
     spec = Spec(
+        empty_candidate_groups=_keys_as(empty_candidates, candidates_lf, keys),
+        empty_truth_groups=None
+        if truth_lf is None
+        else _keys_as(empty_truth, truth_lf, keys),
         candidates=candidates_lf,
         truth=truth_lf,
         keys=keys,
@@ -393,6 +410,92 @@ def check_inputs(
     )
     _check_output_names(spec)
     return spec
+
+
+class IgnoredColumnWarning(UserWarning):
+    """A column of the input that looks meaningful was not used: a numeric truth column when
+    no relevance column was named, or a label column (a system name) pooled by
+    de-duplication."""
+
+
+class EmptyResultWarning(UserWarning):
+    """A result has no rows, and this says why (an empty split, no group evaluated)."""
+
+
+#: The default relevance column: a table without it is ungraded; any other name must exist.
+DEFAULT_RELEVANCE = "relevance"
+
+
+def _check_unused_grades(
+    schema: dict[str, pl.DataType], keys: Sequence[str], item: str, relevance: str
+) -> None:
+    """A relevance column named but absent raises; an absent default with a numeric truth
+    column left over warns (every truth row then counts as grade 1)."""
+    ids = {*keys, item}
+    unused = [name for name, dtype in schema.items() if name not in ids and dtype.is_numeric()]
+    if relevance != DEFAULT_RELEVANCE:
+        hint = f"; to grade by {unused[0]!r}, pass relevance={unused[0]!r}" if unused else ""
+        raise ValueError(
+            f"relevance={relevance!r} is not a column of the truth (nor of the candidates); "
+            f"the truth's columns are {list(schema)}{hint}"
+        )
+    if unused:
+        listed = ", ".join(repr(name) for name in unused)
+        warnings.warn(
+            f"truth has no {relevance!r} column, so every truth row counts as relevant "
+            f"(grade 1) and its numeric column {listed} is not used; to grade by it, pass "
+            f"relevance={unused[0]!r}",
+            IgnoredColumnWarning,
+            stacklevel=4,
+        )
+
+
+def label_columns(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str, named: Sequence[str]
+) -> dict[str, int]:
+    """String columns besides `named` whose value differs between rows of one (group, item):
+    a label such as a system name, which de-duplication would pool. By column, the rows of
+    the (group, item) pairs where it differs.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.inputs import label_columns
+    >>> runs = pl.LazyFrame({"run": ["A", "B", "B"], "q": [1, 1, 1], "item": [1, 1, 2],
+    ...                      "score": [0.5, 0.2, 0.1]})
+    >>> label_columns(runs, ["q"], "item", ["q", "item", "score"])
+    {'run': 2}
+    """
+    schema = frame.collect_schema()
+    columns = [
+        name
+        for name, dtype in schema.items()
+        if name not in named and _is_stringlike(dtype)
+    ]
+    if not columns:
+        return {}
+    pair = [*keys, item]
+    counts = (
+        frame.group_by(pair)
+        .agg(pl.len().alias("_rk_rows"), *(pl.col(c).n_unique().alias(c) for c in columns))
+        .select((pl.when(pl.col(c) > 1).then(pl.col("_rk_rows")).sum()).alias(c) for c in columns)
+        .collect()
+    )
+    return {c: int(counts.item(0, c) or 0) for c in columns if counts.item(0, c)}
+
+
+def _warn_pooled_labels(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str, named: Sequence[str]
+) -> None:
+    for column, rows in label_columns(frame, keys, item, named).items():
+        warnings.warn(
+            f"candidates: {rows:,} rows share a (group, {item!r}) pair with a row whose "
+            f"{column!r} differs, and Policy(duplicates='first') keeps only the highest-scored "
+            f"copy, pooling them into one ranking. If {column!r} names the system of each "
+            f"row, pass system={column!r} to evaluate each system on its own",
+            IgnoredColumnWarning,
+            stacklevel=4,
+        )
 
 
 def _with_system(
@@ -424,6 +527,16 @@ def _with_system(
         names = candidates.select(pl.col(system).unique())
         truth = truth.join(names, how="cross")
     return (system, *keys), truth
+
+
+def _keys_as(
+    groups: pl.LazyFrame | None, frame: pl.LazyFrame, keys: Sequence[str]
+) -> pl.LazyFrame | None:
+    """`groups` with the key dtypes of `frame` (after the ids were aligned)."""
+    if groups is None:
+        return None
+    schema = frame.collect_schema()
+    return groups.with_columns(pl.col(key).cast(schema[key]) for key in keys)
 
 
 def _cast_if_needed(

@@ -2,9 +2,11 @@
 
 On candidates left-joined with the truth, the expressions (``rk.ndcg_at_k`` ...) see only the
 labelled rows, so R_g would count only the relevant items the model happened to retrieve, and
-a group with no hit would look like a group with nothing to find. `label` attaches each row's
-grade and the group's ``n_relevant`` counted from the whole truth, which the expressions take
-as ``n_relevant=``.
+a group with no hit would look like a group with nothing to find. `label` attaches what the
+expressions need to give `evaluate`'s numbers: each row's grade (null when the truth does not
+judge the item), the group's ``n_relevant`` counted from the whole truth, and the grades of
+the judged items the candidates missed (``unretrieved``), for the ideal DCG of graded truth
+and bpref; both null for a group the truth does not know, which `evaluate` leaves out.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ def label(
     item: str = "item",
     relevance: str = "relevance",
     n_relevant: str = "n_relevant",
+    unretrieved: str = "unretrieved",
     policy: Policy | None = None,
 ) -> FrameLike:
-    """Attach each candidate's grade and its group's relevant count from `truth`.
+    """Attach each candidate's grade, and its group's relevant count and missed judged items
+    from `truth`.
 
     Parameters
     ----------
@@ -44,24 +48,36 @@ def label(
     group_by, item
         The group key column(s) and the item id column.
     relevance
-        The grade column to read from `truth` and to write: 0 for items not in the truth.
+        The grade column to read from `truth` and to write: null for an item the truth does
+        not judge (unjudged: what ``judged@K``, ``rbp_residual``, bpref and
+        ``unjudged="condense"`` read), its gain 0 otherwise.
     n_relevant
         The column to write: R_g, the group's items with ``grade >= relevance_threshold`` in
-        the truth (``pool="restrict"``: only those among the candidates), 0 for a group the
-        truth does not know.
+        the truth (``pool="restrict"``: only those among the candidates); null for a group
+        the truth does not know.
+    unretrieved
+        The column to write: the grades (a list, Float64) of the group's judged truth items
+        that are not among its candidates (empty under ``pool="restrict"``); null for a group
+        the truth does not know.
     policy
         Supplies ``relevance_threshold`` and ``pool``; default ``Policy()``.
 
     Returns
     -------
     DataFrame or LazyFrame
-        The candidates with `relevance` and `n_relevant` added; lazy for a lazy input.
+        The candidates with `relevance`, `n_relevant` and `unretrieved` added; lazy for a
+        lazy input.
 
     Notes
     -----
-    With ``n_relevant`` every metric equals `evaluate` on the same candidates and truth. The
-    ideal DCG counts a relevant item the candidates missed at the threshold grade, so nDCG is
-    exact when such items have that grade (binary truth) or under ``gain="binary"``.
+    Passed ``unretrieved="unretrieved"``, every expression equals `evaluate` on the same
+    candidates and truth, under every policy, for every group that has candidates. A group
+    the truth does not know comes out null (`evaluate` does not evaluate it). A group
+    without candidates has no rows, so no expression sees it: `evaluate` scores it 0 under
+    ``missing_groups="zero"`` (join the truth's groups and fill 0 to match). With
+    ``n_relevant`` alone the ideal DCG counts a missed relevant item at the threshold grade
+    and bpref counts only the judged non-relevant items among the rows: exact for binary
+    truth without unjudged-aware metrics.
 
     Examples
     --------
@@ -71,9 +87,9 @@ def label(
     >>> truth = pl.DataFrame({"user": [1, 1, 2], "item": ["b", "c", "d"]})
     >>> labelled = rk.label(candidates, truth, group_by="user")
     >>> labelled.rows()
-    [(1, 'a', 0.9, 0, 2), (1, 'b', 0.5, 1, 2), (2, 'a', 0.8, 0, 1)]
+    [(1, 'a', 0.9, None, 2, [1.0]), (1, 'b', 0.5, 1, 2, [1.0]), (2, 'a', 0.8, None, 1, [1.0])]
     >>> labelled.group_by("user").agg(
-    ...     rk.recall_at_k("relevance", by="score", k=2, item="item", n_relevant="n_relevant")
+    ...     rk.recall_at_k("relevance", by="score", k=2, item="item", unretrieved="unretrieved")
     ... ).sort("user")["recall@2"].to_list()
     [0.5, 0.0]
     """
@@ -97,9 +113,12 @@ def label(
     truth_schema = require_columns(
         truth_frame, "truth", {**dict.fromkeys(keys, "a group key"), item: "the item id"}
     )
-    for column in (relevance, n_relevant):
+    for column, option in (
+        (relevance, "relevance"),
+        (n_relevant, "n_relevant"),
+        (unretrieved, "unretrieved"),
+    ):
         if column in schema:
-            option = "relevance" if column == relevance else "n_relevant"
             raise ValueError(
                 f"candidates already has a column {column!r}; label writes it from the truth: "
                 f"drop it or choose another name ({option}=...)"
@@ -107,16 +126,31 @@ def label(
     frame, truth_frame = align_ids(frame, truth_frame, [*keys, item])
     grade = pl.col(relevance) if relevance in truth_schema else pl.lit(1, dtype=pl.Int32)
     grades = truth_frame.group_by([*keys, item]).agg(grade.max().alias(relevance))
+    # Unjudged rows keep a null grade: they are not judged non-relevant.
     labelled = frame.join(
         grades, on=[*keys, item], how="left", nulls_equal=True, maintain_order="left"
-    ).with_columns(pl.col(relevance).fill_null(0))
+    )
     relevant = pl.col(relevance) >= policy.relevance_threshold
     if policy.pool == "restrict":
-        count = pl.col(item).filter(relevant).n_unique().over(keys)
-        out = labelled.with_columns(count.cast(pl.Int64).alias(n_relevant))
-    else:
-        counts = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
-        out = labelled.join(
-            counts, on=keys, how="left", nulls_equal=True, maintain_order="left"
-        ).with_columns(pl.col(n_relevant).fill_null(0))
+        # The truth restricted to the candidates' items, as `evaluate` restricts it: the
+        # ranked ones, without the rows whose invalid score is dropped.
+        pool = frame
+        if policy.invalid_scores == "drop" and "score" in schema:
+            pool = frame.filter(pl.col("score").cast(pl.Float64).is_finite().fill_null(False))
+        grades = grades.join(pool.select(*keys, item).unique(), on=[*keys, item], how="semi")
+    missed = grades.join(frame.select(*keys, item).unique(), on=[*keys, item], how="anti")
+    known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
+    known = known.join(
+        missed.group_by(keys).agg(pl.col(relevance).cast(pl.Float64).alias(unretrieved)),
+        on=keys,
+        how="left",
+    ).with_columns(pl.col(unretrieved).fill_null(pl.lit([], dtype=pl.List(pl.Float64))))
+    if policy.pool == "restrict":
+        # Groups of the truth whose judged items were all missed: known, nothing to find.
+        every = truth_frame.select(keys).unique()
+        known = every.join(known, on=keys, how="left").with_columns(
+            pl.col(n_relevant).fill_null(0),
+            pl.col(unretrieved).fill_null(pl.lit([], dtype=pl.List(pl.Float64))),
+        )
+    out = labelled.join(known, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return out if is_lazy else out.collect()

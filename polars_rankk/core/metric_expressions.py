@@ -49,6 +49,7 @@ def precision_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Precision@K of each group: hits in the top K / K (trec_eval P_k).
 
@@ -70,6 +71,11 @@ def precision_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -103,6 +109,7 @@ def precision_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -115,6 +122,7 @@ def recall_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Recall@K of each group: hits in the top K / R, the number of relevant items (trec_eval
     recall_k).
@@ -137,6 +145,11 @@ def recall_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -170,6 +183,7 @@ def recall_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -182,6 +196,7 @@ def f1_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """F1@K of each group: F-beta of precision@K and recall@K, (1 + b^2) P R / (b^2 P + R), b =
     Policy.f_beta (default 1: the harmonic mean); 0 when both are 0.
@@ -204,6 +219,11 @@ def f1_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -237,6 +257,7 @@ def f1_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -249,6 +270,7 @@ def hit_rate_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """HitRate@K of each group: 1 if any relevant item is in the top K, else 0 (trec_eval
     success_k).
@@ -271,6 +293,11 @@ def hit_rate_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -304,6 +331,7 @@ def hit_rate_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -316,6 +344,7 @@ def ndcg_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """nDCG@K of each group: DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k).
 
@@ -337,6 +366,11 @@ def ndcg_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -370,6 +404,7 @@ def ndcg_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -382,6 +417,7 @@ def average_precision_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """AP@K of each group: sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k).
 
@@ -403,6 +439,11 @@ def average_precision_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -436,6 +477,7 @@ def average_precision_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -448,6 +490,7 @@ def mrr_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """MRR@K of each group: 1 / rank of the first relevant item within K, 0 if none (trec_eval
     recip_rank).
@@ -470,6 +513,11 @@ def mrr_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -503,6 +551,7 @@ def mrr_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -514,6 +563,7 @@ def r_precision(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """R-precision of each group: precision at rank R, the number of relevant items (trec_eval
     Rprec).
@@ -534,6 +584,11 @@ def r_precision(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -566,6 +621,7 @@ def r_precision(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -578,6 +634,7 @@ def dcg_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """DCG@K of each group: unnormalised DCG@K: sum of gain / log2(rank + 1) over the top K.
 
@@ -599,6 +656,11 @@ def dcg_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -632,6 +694,7 @@ def dcg_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -644,6 +707,7 @@ def err_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """ERR@K of each group: expected reciprocal rank of the stop of a cascade user, a grade g
     stopping with chance (2^g - 1) / 2^g_max (Policy.err_max_grade, default 4 as gdeval).
@@ -669,6 +733,11 @@ def err_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -702,6 +771,7 @@ def err_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -714,6 +784,7 @@ def rbp_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """RBP@K of each group: rank-biased precision (1 - p) sum of p^(i-1) over relevant ranks i <=
     K, p = Policy.rbp_persistence (default 0.8); unjudged items count as non-relevant.
@@ -736,6 +807,11 @@ def rbp_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -769,6 +845,7 @@ def rbp_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -781,6 +858,7 @@ def rbp_residual_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """RBP residual@K of each group: the most rbp@K could grow were every unjudged rank within
     min(K, n) and every rank past it relevant: 1 - (1 - p) sum of p^(i-1) over judged ranks i.
@@ -803,6 +881,11 @@ def rbp_residual_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -836,6 +919,7 @@ def rbp_residual_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -848,6 +932,7 @@ def judged_at_k(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Judged@K of each group: share of the top K with any judgement in the truth (non-relevant
     grades included); / min(K, n) under short_lists='observed', as ir_measures.
@@ -870,6 +955,11 @@ def judged_at_k(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -903,6 +993,7 @@ def judged_at_k(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -914,6 +1005,7 @@ def bpref(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """bpref of each group: over retrieved relevant items, 1 - min(n, R) / min(N, R) for the n
     judged non-relevant items above it (N judged non-relevant in all), / R; unjudged skipped.
@@ -937,6 +1029,11 @@ def bpref(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -969,6 +1066,7 @@ def bpref(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -980,6 +1078,7 @@ def set_precision(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set precision of each group: relevant items in the whole list / its length (trec_eval
     set_P).
@@ -1000,6 +1099,11 @@ def set_precision(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1032,6 +1136,7 @@ def set_precision(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1043,6 +1148,7 @@ def set_recall(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set recall of each group: relevant items in the whole list / R (trec_eval set_recall).
 
@@ -1062,6 +1168,11 @@ def set_recall(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1094,6 +1205,7 @@ def set_recall(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1105,6 +1217,7 @@ def set_f(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Set F of each group: F-beta of set precision and set recall, b = Policy.f_beta (trec_eval
     set_F.x with x = b^2).
@@ -1125,6 +1238,11 @@ def set_f(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1157,6 +1275,7 @@ def set_f(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1168,6 +1287,7 @@ def num_retrieved(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Retrieved of each group: the length of the ranked list after de-duplication (trec_eval
     num_ret).
@@ -1188,6 +1308,11 @@ def num_retrieved(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1220,6 +1345,7 @@ def num_retrieved(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1231,6 +1357,7 @@ def num_relevant(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Relevant of each group: R, the relevant items in the truth (trec_eval num_rel).
 
@@ -1250,6 +1377,11 @@ def num_relevant(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1282,6 +1414,7 @@ def num_relevant(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1293,6 +1426,7 @@ def num_relevant_retrieved(
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
     rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """Relevant retrieved of each group: relevant items in the whole ranked list (trec_eval
     num_rel_ret; ir_measures NumRet(rel=1)).
@@ -1313,6 +1447,11 @@ def num_relevant_retrieved(
         `Policy` for ties, short lists, threshold, empty truth.
     rank
         Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
 
     Examples
     --------
@@ -1345,6 +1484,7 @@ def num_relevant_retrieved(
         n_relevant=n_relevant,
         policy=policy,
         rank=rank,
+        unretrieved=unretrieved,
     )
 
 
@@ -1375,6 +1515,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.metric_expression`: any registered metric by name."""
         return metric_expression(
@@ -1386,6 +1527,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def precision_at_k(
@@ -1397,6 +1539,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.precision_at_k`."""
         return precision_at_k(
@@ -1407,6 +1550,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def recall_at_k(
@@ -1418,6 +1562,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.recall_at_k`."""
         return recall_at_k(
@@ -1428,6 +1573,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def f1_at_k(
@@ -1439,6 +1585,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.f1_at_k`."""
         return f1_at_k(
@@ -1449,6 +1596,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def hit_rate_at_k(
@@ -1460,6 +1608,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.hit_rate_at_k`."""
         return hit_rate_at_k(
@@ -1470,6 +1619,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def ndcg_at_k(
@@ -1481,6 +1631,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.ndcg_at_k`."""
         return ndcg_at_k(
@@ -1491,6 +1642,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def average_precision_at_k(
@@ -1502,6 +1654,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.average_precision_at_k`."""
         return average_precision_at_k(
@@ -1512,6 +1665,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def mrr_at_k(
@@ -1523,6 +1677,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.mrr_at_k`."""
         return mrr_at_k(
@@ -1533,6 +1688,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def r_precision(
@@ -1543,6 +1699,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.r_precision`."""
         return r_precision(
@@ -1552,6 +1709,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def dcg_at_k(
@@ -1563,6 +1721,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.dcg_at_k`."""
         return dcg_at_k(
@@ -1573,6 +1732,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def err_at_k(
@@ -1584,6 +1744,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.err_at_k`."""
         return err_at_k(
@@ -1594,6 +1755,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def rbp_at_k(
@@ -1605,6 +1767,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.rbp_at_k`."""
         return rbp_at_k(
@@ -1615,6 +1778,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def rbp_residual_at_k(
@@ -1626,6 +1790,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.rbp_residual_at_k`."""
         return rbp_residual_at_k(
@@ -1636,6 +1801,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def judged_at_k(
@@ -1647,6 +1813,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.judged_at_k`."""
         return judged_at_k(
@@ -1657,6 +1824,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def bpref(
@@ -1667,6 +1835,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.bpref`."""
         return bpref(
@@ -1676,6 +1845,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def set_precision(
@@ -1686,6 +1856,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_precision`."""
         return set_precision(
@@ -1695,6 +1866,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def set_recall(
@@ -1705,6 +1877,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_recall`."""
         return set_recall(
@@ -1714,6 +1887,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def set_f(
@@ -1724,6 +1898,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.set_f`."""
         return set_f(
@@ -1733,6 +1908,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_retrieved(
@@ -1743,6 +1919,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_retrieved`."""
         return num_retrieved(
@@ -1752,6 +1929,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_relevant(
@@ -1762,6 +1940,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_relevant`."""
         return num_relevant(
@@ -1771,6 +1950,7 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )
 
     def num_relevant_retrieved(
@@ -1781,6 +1961,7 @@ class RankkExpr:
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
         rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
         """See `polars_rankk.num_relevant_retrieved`."""
         return num_relevant_retrieved(
@@ -1790,4 +1971,5 @@ class RankkExpr:
             n_relevant=n_relevant,
             policy=policy,
             rank=rank,
+            unretrieved=unretrieved,
         )

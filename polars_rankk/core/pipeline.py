@@ -3,6 +3,7 @@ diagnostics), in one lazy pass over the candidates."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -16,8 +17,9 @@ from polars_rankk.core.beyond_accuracy import (
     top_rows,
 )
 from polars_rankk.core.catalogue import catalogue_values
+from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation import EngineType, Evaluation, assemble
-from polars_rankk.core.inputs import Spec, check_inputs, normalize_ks
+from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, normalize_ks
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import prepare_groups
 from polars_rankk.core.registry import REGISTRY
@@ -32,11 +34,13 @@ def _check_missing_groups(spec: Spec) -> None:
     if spec.policy.missing_groups != "error" or spec.truth is None:
         return
     keys = list(spec.keys)
-    missing = (
-        spec.truth.select(keys)
-        .unique()
-        .join(spec.candidates.select(keys).unique(), on=keys, how="anti")
-    )
+    present = spec.candidates.select(keys)
+    if spec.empty_candidate_groups is not None:
+        present = pl.concat([present, spec.empty_candidate_groups])
+    truth = spec.truth.select(keys)
+    if spec.empty_truth_groups is not None:
+        truth = pl.concat([truth, spec.empty_truth_groups])
+    missing = truth.unique().join(present.unique(), on=keys, how="anti")
     rows = missing.head(1).collect()
     if rows.height:
         count = missing.select(pl.len()).collect().item()
@@ -45,6 +49,33 @@ def _check_missing_groups(spec: Spec) -> None:
             f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
             f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
         )
+
+
+def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
+    """Say why no group was evaluated: no group at all, or every group dropped (by which
+    policy)."""
+    groups = all_groups.lazy()
+    found = groups.select(
+        pl.len().alias("groups"),
+        (pl.col(N_RELEVANT) == 0).sum().alias("empty"),
+        (~pl.col(HAS_CANDIDATES)).sum().alias("missing"),
+    ).collect().row(0, named=True)
+    source = "truth" if spec.truth is not None else "candidates"
+    if not found["groups"]:
+        reason = f"the {source} has no rows"
+    else:
+        policy = spec.policy
+        parts = []
+        if policy.empty_truth == "exclude" and found["empty"]:
+            parts.append(f"{found['empty']} without a relevant item (empty_truth='exclude')")
+        if policy.missing_groups == "exclude" and found["missing"]:
+            parts.append(f"{found['missing']} without candidates (missing_groups='exclude')")
+        reason = f"all {found['groups']} group(s) were dropped: " + ", ".join(parts)
+    warnings.warn(
+        f"evaluate: no group was evaluated, so every table is empty; {reason}",
+        EmptyResultWarning,
+        stacklevel=3,
+    )
 
 
 def evaluate(
@@ -233,6 +264,8 @@ def evaluate(
     if catalogue_table is not None and exposures is not None:
         extra = [exposures.exposure.lazy(), exposures.n_lists.lazy()]
     wide_df, kept_df, *counted = pl.collect_all([wide, kept, *extra])
+    if kept_df.height == 0:
+        _warn_empty(spec, all_groups)
     catalogue_df = None
     if counted and exposures is not None:
         # Polars does not share a sub-plan between the plans of one collect_all: count the

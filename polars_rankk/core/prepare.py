@@ -55,6 +55,9 @@ class Prepared:
     truth: pl.LazyFrame
     #: The candidates after invalid-score handling, before de-duplication: for diagnostics.
     candidates: pl.LazyFrame
+    #: The candidates after de-duplication, before unjudged rows are condensed away: for
+    #: diagnostics (rows removed as duplicates, rows removed as unjudged).
+    deduplicated: pl.LazyFrame | None = None
     #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
     path: str = "pure Polars"
     #: On the kernel's path: the candidates with a positive grade at rank <= max K (keys,
@@ -208,12 +211,15 @@ def _truth_stats(
 
 
 def _present(spec: Spec) -> pl.LazyFrame:
-    """Groups that have candidate rows in the input, before invalid scores are dropped (or
-    negative labels condensed away).
+    """Groups that have candidate rows in the input, before invalid scores are dropped or
+    unjudged items (negative labels, without truth) condensed.
 
-    A group whose every score was dropped is ranked empty; it is not a missing group.
+    A group whose every row was dropped is ranked empty; it is not a missing group.
     """
     present = spec.candidates.select(spec.keys).unique()
+    if spec.empty_candidate_groups is not None:
+        # An empty list is an empty ranking: the group has candidates, none of them ranked.
+        present = pl.concat([present, spec.empty_candidate_groups]).unique()
     return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
 
 
@@ -269,10 +275,14 @@ def prepare_groups(spec: Spec) -> Prepared:
         judged = truth
     # The group stays in the universe (it is in the truth) even if no grade is judged.
     judged = _judged_grades(judged, spec)
-    if policy.unjudged == "condense" and spec.truth is not None:
+    before_condensing = deduplicated
+    condensed = policy.unjudged == "condense" and (
+        spec.truth is not None or policy.negative_grades == "unjudged"
+    )
+    if condensed and spec.truth is not None:
         # Sakai's condensed list: candidates without a judgement are removed before ranking.
         deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
-    elif policy.unjudged == "condense" and policy.negative_grades == "unjudged":
+    elif condensed:
         # Pre-labelled: a candidate with a negative grade is the only unjudged kind.
         deduplicated = deduplicated.filter(pl.col(GRADE) >= 0)
     positive = judged.filter(ranking.may_add(pl.col(GRADE), policy))
@@ -290,6 +300,12 @@ def prepare_groups(spec: Spec) -> Prepared:
         universe = truth_stats
     else:
         universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is not None:
+        extra = empty.join(universe.select(keys), on=keys, how="anti")
+        universe = pl.concat([universe, extra], how="diagonal_relaxed")
 
     chain = deduplicated
     if relevance_aware and not spec.labelled:
@@ -369,17 +385,22 @@ def prepare_groups(spec: Spec) -> Prepared:
         )
 
     groups = universe.join(per_group, on=keys, how="left")
-    condensed_labels = spec.truth is None and (
-        policy.unjudged == "condense" and policy.negative_grades == "unjudged"
-    )
-    if path.startswith("native kernel: loaded"):
+    kernel = path.startswith("native kernel: loaded")
+    if (
+        condensed
+        or spec.empty_candidate_groups is not None
+        or (policy.invalid_scores == "drop" and not kernel)
+    ):
+        # Whether a group has candidates is a fact of the input: a list emptied by dropping
+        # invalid scores or condensing unjudged items, or given empty, is an empty ranking,
+        # not a missing one.
+        groups = groups.join(_present(spec), on=keys, how="left")
+    elif kernel:
         # The kernel returns every group with candidate rows, ranked empty when none survived.
         present = pl.col(N_CANDIDATES).is_not_null()
         if policy.invalid_scores != "drop":
             present = present & (pl.col(N_CANDIDATES) > 0)
         groups = groups.with_columns(present.alias(HAS_CANDIDATES))
-    elif policy.invalid_scores == "drop" or condensed_labels:
-        groups = groups.join(_present(spec), on=keys, how="left")
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
     stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*by_k, IDEAL_DCG)]
@@ -400,6 +421,7 @@ def prepare_groups(spec: Spec) -> Prepared:
         ranked=ranked,
         truth=truth,
         candidates=candidates,
+        deduplicated=before_condensing,
         path=path,
         graded=graded,
     )

@@ -186,10 +186,11 @@ def tie_order(
         return [score, _required(item, "item").cast(pl.String), *last], True
     if ties == "input_order":
         return [-score, _required(row, "row")], False
-    if ties == "pessimistic":
-        return [-score, _required(grade, "grade"), *_optional(item), *last], False
-    if ties == "optimistic":
-        return [-score, -_required(grade, "grade"), *_optional(item), *last], False
+    if ties in ("pessimistic", "optimistic"):
+        # An unjudged row (null grade) has gain 0: it sorts as grade 0, never first or last
+        # because of its null.
+        gain = _required(grade, "grade").fill_null(0.0)
+        return [-score, gain if ties == "pessimistic" else -gain, *_optional(item), *last], False
     # item_asc; under "expected" any fixed order will do.
     return [-score, *_optional(item), *last], False
 

@@ -30,7 +30,7 @@ import polars as pl
 
 from polars_rankk.core._checks import check_one_row_per_group, value_checks
 
-__all__ = ["is_table", "long_form", "to_lazy"]
+__all__ = ["empty_list_groups", "is_table", "long_form", "to_lazy"]
 
 
 def _kind(frame: object) -> str | None:
@@ -108,6 +108,13 @@ def to_lazy(frame: object, name: str) -> pl.LazyFrame:
             f"{name} must be a table (polars, pandas, pyarrow, or any object with "
             f"__arrow_c_stream__ such as a DuckDB relation); got {type(frame).__name__}"
         )
+    if converted.height == 0 and _kind(frame) == "stream":
+        # A stream yields its rows once: read a second time it is empty, and would score 0.
+        raise ValueError(
+            f"{name} ({type(frame).__name__}) gave no rows. A stream is read once: if it was "
+            f"read before (by an earlier call), make a new one, or pass a table "
+            f"(pyarrow.Table, polars.DataFrame) that can be read again"
+        )
     return converted.lazy()
 
 
@@ -130,6 +137,7 @@ def long_form(
     parallel: Sequence[str],
     ranking: str | None = None,
     check_values: bool = True,
+    rank: str | None = None,
 ) -> pl.LazyFrame:
     """One row per item when the `item` column holds lists; the frame unchanged otherwise.
 
@@ -150,6 +158,9 @@ def long_form(
     check_values
         Check that parallel lists have the item list's length and, when the list order is the
         ranking, that each group has one list row.
+    rank
+        The candidates' rank column (lower first), given instead of `ranking`: it must be a
+        parallel list too (one rank repeated over a list would rank every item equal).
 
     Examples
     --------
@@ -165,11 +176,12 @@ def long_form(
         return frame
     columns = list(dict.fromkeys([*parallel, *([ranking] if ranking else [])]))
     lists = [item, *(c for c in columns if c in schema and _is_list(schema[c]))]
-    if ranking is not None and ranking in schema and ranking not in lists:
-        raise TypeError(
-            f"{table} column {item!r} holds ranked lists, so {ranking!r} must be a parallel "
-            f"list of one value per item; it has dtype {schema[ranking]}"
-        )
+    for order in (ranking, rank):
+        if order is not None and order in schema and order not in lists:
+            raise TypeError(
+                f"{table} column {item!r} holds ranked lists, so {order!r} must be a parallel "
+                f"list of one value per item; it has dtype {schema[order]}"
+            )
     frame = frame.with_columns(_as_list(column, schema[column]) for column in lists)
     shown = [c for c in (*keys, *lists) if c in schema]
     if check_values:
@@ -181,6 +193,28 @@ def long_form(
         frame = frame.with_columns(pl.int_ranges(-1, -length - 1, -1).alias(ranking))
         lists.append(ranking)
     return frame.explode(lists, keep_nulls=False)
+
+
+def empty_list_groups(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str
+) -> pl.LazyFrame | None:
+    """The groups whose `item` list is empty (or null): an empty ranking, or an empty truth.
+    Exploding a list to one row per item leaves no row for them, so they are kept here. None
+    when `item` holds no lists.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.tables_in import empty_list_groups
+    >>> lists = pl.LazyFrame({"user": [1, 2, 3], "item": [["a"], [], None]})
+    >>> empty_list_groups(lists, ["user"], "item").collect()["user"].sort().to_list()
+    [2, 3]
+    """
+    schema = frame.collect_schema()
+    if item not in schema or not _is_list(schema[item]) or any(k not in schema for k in keys):
+        return None
+    length = _as_list(item, schema[item]).list.len().fill_null(0)
+    return frame.filter(length == 0).select(keys).unique()
 
 
 def _check_lists(

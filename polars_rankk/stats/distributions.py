@@ -161,20 +161,21 @@ def attribute_frames(attributes: Attributes) -> list[pl.LazyFrame]:
     """``attributes`` as a list of lazy frames."""
     if attributes is None:
         return []
-    if isinstance(attributes, (pl.DataFrame, pl.LazyFrame)):
-        return [attributes.lazy()]
-    frames = list(attributes)
-    for frame in frames:
-        if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-            raise TypeError(f"attributes must be Polars frames; got {type(frame).__name__}")
-    return [frame.lazy() for frame in frames]
+    if is_table(attributes):
+        # One table of any library (a pandas or Arrow table is not a list of tables).
+        return [to_lazy(attributes, "attributes")]
+    if not isinstance(attributes, Sequence) or isinstance(attributes, str):
+        raise TypeError(
+            f"attributes must be a table or a list of tables; got {type(attributes).__name__}"
+        )
+    return [to_lazy(frame, f"attributes[{i}]") for i, frame in enumerate(attributes)]
 
 
 def attribute_sources(attributes: Attributes) -> list[tuple[str, pl.LazyFrame]]:
     """``attributes`` as (name in errors, lazy frame) pairs: ``"attributes"`` for one table,
     else each table named by its columns — what the user sees, never an internal position."""
     frames = attribute_frames(attributes)
-    if isinstance(attributes, (pl.DataFrame, pl.LazyFrame)):
+    if is_table(attributes):
         return [("attributes", frames[0])]
     return [
         (f"the attributes table with columns {frame.collect_schema().names()}", frame)

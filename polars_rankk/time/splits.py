@@ -24,10 +24,12 @@ concatenated truths.
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import polars as pl
 
+from polars_rankk.core import EmptyResultWarning
 from polars_rankk.core.types import FrameLike
 from polars_rankk.time._common import (
     CUTOFF,
@@ -131,11 +133,40 @@ def split_by_time(
             in_future &= moment < offset(boundary, horizon, dtype, what="horizon")
         return source.split(history, joined.filter(in_future).drop(_CUTOFF), cutoffs, None)
     boundary = cutoff_literal(cutoff, dtype)
+    if check_values:
+        _warn_empty_side(frame, moment, boundary, cutoff)
     in_future = moment >= boundary
     if horizon is not None:
         in_future &= moment < offset(boundary, horizon, dtype, what="horizon")
     cutoffs = frame.select(user).unique().with_columns(boundary.alias(CUTOFF))
     return source.split(frame.filter(moment < boundary), frame.filter(in_future), cutoffs, cutoff)
+
+
+def _warn_empty_side(
+    frame: pl.LazyFrame, moment: pl.Expr, boundary: pl.Expr, cutoff: object
+) -> None:
+    """Say so when one cutoff leaves the history or the future empty (one pass over the
+    timestamps): an empty truth would evaluate to an empty table without a word."""
+    found = frame.select(
+        (moment < boundary).sum().alias("history"),
+        (moment >= boundary).sum().alias("future"),
+        moment.min().alias("first"),
+        moment.max().alias("last"),
+    ).collect()
+    if not found.height or found.item(0, "first") is None:
+        return
+    row = found.row(0, named=True)
+    for side, other in (("future", "at or after"), ("history", "before")):
+        if not row[side]:
+            what = "truth" if side == "future" else "history"
+            warnings.warn(
+                f"split_by_time: cutoff {cutoff!r} leaves the {side} empty (the log runs from "
+                f"{row['first']} to {row['last']}; no event {other} the cutoff), so the "
+                f"{what} is empty and evaluating on it gives an empty table. Choose a cutoff "
+                f"inside the log",
+                EmptyResultWarning,
+                stacklevel=3,
+            )
 
 
 def _split_last(

@@ -53,7 +53,7 @@ def test_label_then_expressions_equal_evaluate(policy: rk.Policy, graded: bool) 
     assert isinstance(per_group, pl.DataFrame)
     labelled = rk.label(candidates, truth, group_by="user", policy=policy)
     assert isinstance(labelled, pl.DataFrame)
-    assert labelled.columns == ["user", "item", "score", "relevance", "n_relevant"]
+    assert labelled.columns == ["user", "item", "score", "relevance", "n_relevant", "unretrieved"]
     for name, expression in EXPRESSIONS.items():
         for k in ks:
             value = expression(
@@ -80,7 +80,7 @@ def test_left_join_alone_disagrees() -> None:
     recall = rk.recall_at_k("relevance", by="score", k=2, item="item", n_relevant="n_relevant")
     assert labelled.select(recall).item() == pytest.approx(1 / 3)
     assert labelled["n_relevant"].to_list() == [3, 3]
-    assert labelled["relevance"].to_list() == [0, 1]
+    assert labelled["relevance"].to_list() == [None, 1]  # "a" is not judged
 
 
 def test_label_keeps_laziness_and_grades() -> None:
@@ -88,7 +88,8 @@ def test_label_keeps_laziness_and_grades() -> None:
     truth = pl.DataFrame({"user": [1, 1], "item": [10, 10], "relevance": [1, 3]})
     labelled = rk.label(candidates, truth, group_by="user", policy=rk.Policy(relevance_threshold=2))
     assert isinstance(labelled, pl.LazyFrame)
-    assert labelled.collect().rows() == [(1, 10, 1.0, 3, 1), (2, 20, 1.0, 0, 0)]
+    # User 2 is not in the truth: no grade, no R_g (evaluate does not evaluate it).
+    assert labelled.collect().rows() == [(1, 10, 1.0, 3, 1, []), (2, 20, 1.0, None, None, None)]
 
 
 def test_label_refuses_to_overwrite() -> None:
