@@ -33,7 +33,8 @@ demo: native
 ## test: lint, type-check and run the whole test suite (what CI runs): on the native kernel
 ## when it is built, and the core tests again on the pure-Polars path
 test: native
-	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
+	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts docs/hooks.py
+	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts docs/hooks.py
 	$(BIN)/python -m mypy
 	$(BIN)/python scripts/mypy_without_engines.py
 	$(BIN)/python -c "import polars_rankk as rk; rk.show_versions()"
@@ -53,8 +54,8 @@ notebook: $(STAMP)
 	$(BIN)/python -m jupyter lab notebooks/
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts
-	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts
+	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts docs/hooks.py
+	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts docs/hooks.py
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy

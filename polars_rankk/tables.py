@@ -76,12 +76,7 @@ def systems_table(
     if long.height == 0:
         raise ValueError("systems_table: nothing left (check metrics= and k=)")
     rank = pl.col("metric").replace_strict({m: i for i, m in enumerate(METRICS)}, default=99)
-    label = (
-        pl.when(pl.col("k").is_null())
-        .then(pl.col("metric"))
-        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-        .alias("label")
-    )
+    label = _column_label().alias("label")
     names = long.get_column("system").unique(maintain_order=True).to_list()
     labelled = long.with_columns(label)
     labels = (
@@ -233,9 +228,7 @@ def _with_intervals(table: pl.DataFrame, intervals: Intervals | None) -> pl.Data
     return table if intervals is not None else table.drop("ci_low", "ci_high", strict=False)
 
 
-def grid_of(
-    table: Any, alpha: float, p_value: str, intervals: Intervals | None = None
-) -> Grid:
+def grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None = None) -> Grid:
     """The grid to format, whatever the kind of table (with intervals when asked)."""
     grid = _grid_of(table, alpha, p_value, intervals)
     if intervals is None:
@@ -298,19 +291,29 @@ def long_grid(table: pl.DataFrame) -> Grid:
     grid = systems_grid(systems_table(table))
     if "ci_low" not in table.columns:
         return grid
-    label = (
+    return replace(grid, intervals=_interval_cells(table, grid))
+
+
+def _column_label() -> pl.Expr:
+    """A grid column's label: ``metric@k``, or the metric alone without a cut-off."""
+    return (
         pl.when(pl.col("k").is_null())
         .then(pl.col("metric"))
         .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
     )
+
+
+def _interval_cells(
+    table: pl.DataFrame, grid: Grid
+) -> list[list[tuple[float | None, float | None] | None]]:
+    """Each grid cell's ``(ci_low, ci_high)`` from a long ``system, metric, k`` table."""
     bounds = {
         (str(system), str(column)): (low, high)
         for system, column, low, high in table.select(
-            "system", label.alias("label"), "ci_low", "ci_high"
+            "system", _column_label().alias("label"), "ci_low", "ci_high"
         ).iter_rows()
     }
-    intervals = [[bounds.get((row, column)) for column in grid.columns] for row in grid.rows]
-    return replace(grid, intervals=intervals)
+    return [[bounds.get((row, column)) for column in grid.columns] for row in grid.rows]
 
 
 def comparison_grid(
@@ -356,10 +359,7 @@ def comparison_grid(
     winners = rows.filter((pl.col("_p") < alpha).fill_null(False) & (pl.col("diff") != 0)).select(
         pl.when(better).then(pl.col("system")).otherwise(pl.col("baseline")).alias("winner"),
         pl.when(better).then(pl.col("baseline")).otherwise(pl.col("system")).alias("loser"),
-        pl.when(pl.col("k").is_null())
-        .then(pl.col("metric"))
-        .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-        .alias("label"),
+        _column_label().alias("label"),
     )
     beaten: dict[tuple[str, str], set[str]] = {}
     for winner, loser, label in winners.iter_rows():
@@ -372,20 +372,7 @@ def comparison_grid(
     note = (
         f"Bold: the best per column. Superscript: better than that system ({p_value} < {alpha:g})."
     )
-    intervals: list[list[tuple[float | None, float | None] | None]] = []
-    if with_intervals:
-        label = (
-            pl.when(pl.col("k").is_null())
-            .then(pl.col("metric"))
-            .otherwise(pl.format("{}@{}", pl.col("metric"), pl.col("k")))
-        )
-        bounds = {
-            (str(system), str(column)): (low, high)
-            for system, column, low, high in rows.select(
-                "system", label.alias("label"), "ci_low", "ci_high"
-            ).iter_rows()
-        }
-        intervals = [[bounds.get((row, column)) for column in grid.columns] for row in grid.rows]
+    intervals = _interval_cells(rows, grid) if with_intervals else []
     return Grid(
         "system",
         [f"{letters[s]}) {s}" for s in grid.rows],

@@ -41,6 +41,7 @@ class Shown(Protocol):
 
     def by_system(self) -> Mapping[str, Shown]: ...
 
+
 LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -67,9 +68,7 @@ class Grid:
     notes: list[str] = field(default_factory=list)
     bold_best: bool = True
     #: Per cell, an interval (low, high) shown after the value, or None.
-    intervals: list[list[tuple[float | None, float | None] | None]] = field(
-        default_factory=list
-    )
+    intervals: list[list[tuple[float | None, float | None] | None]] = field(default_factory=list)
     #: Intervals of differences (signed, ``[+0.01, +0.05]``) rather than of values.
     signed_intervals: bool = False
 

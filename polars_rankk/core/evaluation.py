@@ -492,7 +492,6 @@ class Evaluation:
         kept, wide = views_of(all_groups, spec)
         return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
 
-
     def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
         """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
 

@@ -111,9 +111,7 @@ def _inputs(
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
         policy=policy,
-        unretrieved=None
-        if unretrieved is None
-        else _expr(unretrieved).cast(pl.List(pl.Float64)),
+        unretrieved=None if unretrieved is None else _expr(unretrieved).cast(pl.List(pl.Float64)),
     )
 
 
@@ -161,9 +159,7 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         )
         item = None if item is None else item.filter(judged)
     if policy.invalid_scores == "drop":
-        score, grade, order_grade, row = (
-            c.filter(valid) for c in (score, grade, order_grade, row)
-        )
+        score, grade, order_grade, row = (c.filter(valid) for c in (score, grade, order_grade, row))
         item = None if item is None else item.filter(valid)
     if item is not None and policy.duplicates == "first":
         # The highest-scored copy stands for the item (the earliest, on equal scores).

@@ -389,9 +389,7 @@ def check_inputs(
 
     spec = Spec(
         empty_candidate_groups=_keys_as(empty_candidates, candidates_lf, keys),
-        empty_truth_groups=None
-        if truth_lf is None
-        else _keys_as(empty_truth, truth_lf, keys),
+        empty_truth_groups=None if truth_lf is None else _keys_as(empty_truth, truth_lf, keys),
         candidates=candidates_lf,
         truth=truth_lf,
         keys=keys,
@@ -468,9 +466,7 @@ def label_columns(
     """
     schema = frame.collect_schema()
     columns = [
-        name
-        for name, dtype in schema.items()
-        if name not in named and _is_stringlike(dtype)
+        name for name, dtype in schema.items() if name not in named and _is_stringlike(dtype)
     ]
     if not columns:
         return {}
@@ -520,8 +516,7 @@ def _with_system(
     schema = candidates.collect_schema()
     if system not in schema:
         raise ValueError(
-            f"system={system!r} is not a column of the candidates; its columns are "
-            f"{schema.names()}"
+            f"system={system!r} is not a column of the candidates; its columns are {schema.names()}"
         )
     if truth is not None and system not in truth.collect_schema():
         names = candidates.select(pl.col(system).unique())

@@ -41,6 +41,7 @@ from polars_rankk.core.registry import DEFAULT_METRICS, METRICS, REGISTRY
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
 
+
 def spellings() -> list[tuple[str, str, str, bool]]:
     """The spellings other tools use, from the registry: (spelling as that tool writes it,
     metric, tool, whether the tool gives it a cut-off). Matching ignores case."""

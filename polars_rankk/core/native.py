@@ -305,9 +305,7 @@ def group_sums(
         outputs.append((HITS_AT_R, "hits_at_r"))
     outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in needs.whole_list]
     outputs += [
-        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}")
-        for k in spec.ks
-        for stat in needs.by_k
+        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}") for k in spec.ks for stat in needs.by_k
     ]
     lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
     call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")

@@ -55,11 +55,15 @@ def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
     """Say why no group was evaluated: no group at all, or every group dropped (by which
     policy)."""
     groups = all_groups.lazy()
-    found = groups.select(
-        pl.len().alias("groups"),
-        (pl.col(N_RELEVANT) == 0).sum().alias("empty"),
-        (~pl.col(HAS_CANDIDATES)).sum().alias("missing"),
-    ).collect().row(0, named=True)
+    found = (
+        groups.select(
+            pl.len().alias("groups"),
+            (pl.col(N_RELEVANT) == 0).sum().alias("empty"),
+            (~pl.col(HAS_CANDIDATES)).sum().alias("missing"),
+        )
+        .collect()
+        .row(0, named=True)
+    )
     source = "truth" if spec.truth is not None else "candidates"
     if not found["groups"]:
         reason = f"the {source} has no rows"

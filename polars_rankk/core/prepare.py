@@ -330,8 +330,10 @@ def prepare_groups(spec: Spec) -> Prepared:
             flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
             chain = chain.join(flags, on=[*keys, spec.item], how="left")
         chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
-    if spec.truth is None and policy.negative_grades == "unjudged" and ranking.mapped_below_one(
-        policy
+    if (
+        spec.truth is None
+        and policy.negative_grades == "unjudged"
+        and ranking.mapped_below_one(policy)
     ):
         # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
         # row adds: no mapped gain.

@@ -337,4 +337,3 @@ def load_metric_entry_points() -> list[str]:
             target()
         loaded.append(entry.name)
     return loaded
-

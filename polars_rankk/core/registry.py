@@ -78,6 +78,7 @@ __all__ = [
     "term_needs",
 ]
 
+
 def _at_k(builder: Callable[[Policy, int, GroupStats], pl.Expr]) -> Formula:
     def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
         assert k is not None  # checked by Metric.value

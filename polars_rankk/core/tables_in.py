@@ -195,9 +195,7 @@ def long_form(
     return frame.explode(lists, keep_nulls=False)
 
 
-def empty_list_groups(
-    frame: pl.LazyFrame, keys: Sequence[str], item: str
-) -> pl.LazyFrame | None:
+def empty_list_groups(frame: pl.LazyFrame, keys: Sequence[str], item: str) -> pl.LazyFrame | None:
     """The groups whose `item` list is empty (or null): an empty ranking, or an empty truth.
     Exploding a list to one row per item leaves no row for them, so they are kept here. None
     when `item` holds no lists.

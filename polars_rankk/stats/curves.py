@@ -35,6 +35,7 @@ CURVE_COLUMNS: tuple[str, ...] = (
     "n_groups",
 )
 
+
 def _means(per_group: pl.LazyFrame, strata: list[str]) -> pl.DataFrame:
     """Mean per (stratum…, metric, k) from a value histogram summed in sorted order.
 

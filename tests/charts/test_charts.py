@@ -96,8 +96,11 @@ def test_k_curve_is_interactive(tables: dict[str, Any]) -> None:
     assert params["shown_systems"]["select"] == {"type": "point", "fields": ["system"]}
     layers = spec["spec"]["layer"]
     assert layers[1]["encoding"]["opacity"]["condition"]["param"] == "shown_systems"
-    marked = [layer for layer in layers if {"filter": "(datum.k === selected_k)"}
-              in layer.get("transform", [])]
+    marked = [
+        layer
+        for layer in layers
+        if {"filter": "(datum.k === selected_k)"} in layer.get("transform", [])
+    ]
     assert [layer["mark"]["type"] for layer in marked] == ["rule", "text", "point"]
     tips = {t["field"]: t["title"] for t in layers[2]["encoding"]["tooltip"]}
     assert tips["value"] == "mean"

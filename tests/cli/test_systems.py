@@ -46,9 +46,7 @@ def test_the_bundled_file_per_system(rankk: Rankk) -> None:
 
 
 def test_an_unknown_system_column_is_an_error(rankk: Rankk) -> None:
-    code, _, err = rankk(
-        "evaluate", CANDIDATES, TRUTH, "--group-by", "user", "--system", "model"
-    )
+    code, _, err = rankk("evaluate", CANDIDATES, TRUTH, "--group-by", "user", "--system", "model")
     assert code == 1
     assert "has no column 'model' (--system)" in err
 

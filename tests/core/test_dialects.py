@@ -35,9 +35,7 @@ NEGATIVE = (-2, -1, 0, 1, 2, 3)
 ks_strategy = st.lists(st.integers(1, 8), min_size=1, max_size=3, unique=True)
 
 
-def _ours(
-    case: dict[str, Any], ks: list[int], policy: rk.Policy, metrics: list[str]
-) -> ref.Result:
+def _ours(case: dict[str, Any], ks: list[int], policy: rk.Policy, metrics: list[str]) -> ref.Result:
     cand, truth = frames(case)
     res = rk.evaluate(cand, truth, k=ks, group_by=case["group_by"], policy=policy, metrics=metrics)
     assert isinstance(res.per_group, pl.DataFrame)

@@ -66,12 +66,14 @@ def _same(left: float | None, right: float | None) -> bool:
 
 
 def _raises(candidates: pl.DataFrame, policy: rk.Policy) -> bool:
-    invalid = policy.invalid_scores == "error" and not candidates["score"].is_finite().fill_null(
-        False
-    ).all()
-    repeated = policy.duplicates == "error" and candidates.select(
-        pl.struct("user", "item").is_duplicated().any()
-    ).item()
+    invalid = (
+        policy.invalid_scores == "error"
+        and not candidates["score"].is_finite().fill_null(False).all()
+    )
+    repeated = (
+        policy.duplicates == "error"
+        and candidates.select(pl.struct("user", "item").is_duplicated().any()).item()
+    )
     return bool(invalid or repeated)
 
 
@@ -150,9 +152,11 @@ def test_a_group_the_truth_lacks_is_null_not_zero() -> None:
     candidates = pl.DataFrame({"user": [1, 2], "item": [1, 1], "score": [0.5, 0.5]})
     truth = pl.DataFrame({"user": [1], "item": [1]})
     labelled = rk.label(candidates, truth, group_by="user")
-    values = labelled.group_by("user").agg(
-        rk.precision_at_k("relevance", by="score", k=1, item="item", n_relevant="n_relevant")
-    ).sort("user")
+    values = (
+        labelled.group_by("user")
+        .agg(rk.precision_at_k("relevance", by="score", k=1, item="item", n_relevant="n_relevant"))
+        .sort("user")
+    )
     assert values["precision@1"].to_list() == [1.0, None]
     evaluated = rk.evaluate(candidates, truth, k=1, metrics="precision", group_by="user")
     assert evaluated.per_group["user"].to_list() == [1]
@@ -171,7 +175,8 @@ def test_judged_and_condensed_lists_after_label(policy: rk.Policy) -> None:
     want = rk.evaluate(candidates, truth, k=2, metrics=["judged", "precision"], group_by="user",
                        policy=policy).per_group.sort("metric")  # fmt: skip
     assert dict(zip(want["metric"], want["value"], strict=True)) == {
-        "judged": got[0], "precision": got[1]
+        "judged": got[0],
+        "precision": got[1],
     }
     assert got == ((1.0, 0.5) if policy.unjudged == "condense" else (0.5, 0.0))
 

@@ -223,7 +223,11 @@ def test_two_keys_and_dates(ties: str) -> None:
     )
     metrics = [m for m in ALL_METRICS if ties != "expected" or m not in ("err", "bpref")]
     both_paths(
-        candidates, truth, k=[1, 2], group_by=["day", "user"], metrics=metrics,
+        candidates,
+        truth,
+        k=[1, 2],
+        group_by=["day", "user"],
+        metrics=metrics,
         policy=rk.Policy(ties=ties),
     )
 
@@ -255,7 +259,11 @@ def test_a_kernel_error_is_a_polars_error_naming_the_column() -> None:
     truth = pl.DataFrame({"user": [1], "item": [1]})
     with path(True), pytest.raises(pl.exceptions.ComputeError, match="model_score"):
         rk.evaluate(
-            candidates.lazy(), truth.lazy(), k=1, group_by="user", score="model_score",
+            candidates.lazy(),
+            truth.lazy(),
+            k=1,
+            group_by="user",
+            score="model_score",
             check_values=False,
         ).per_group.collect()  # type: ignore[union-attr]
 

@@ -143,9 +143,7 @@ def test_an_empty_result_says_why() -> None:
 
 
 def test_pandas_runs_are_accepted_by_compare(evaluated: rk.Evaluation) -> None:
-    frame = pd.DataFrame(
-        {"q": [1, 2], "metric": "precision", "k": [1.0, 1.0], "value": [1.0, 0.0]}
-    )
+    frame = pd.DataFrame({"q": [1, 2], "metric": "precision", "k": [1.0, 1.0], "value": [1.0, 0.0]})
     assert rk.compare({"A": frame, "B": frame}, n_resamples=5)["diff"].item() == 0.0
 
 

@@ -51,9 +51,7 @@ def test_each_system_equals_its_own_evaluation(lazy: bool, policy: rk.Policy) ->
                             policy=policy)  # fmt: skip
         assert_frame_equal(parts[name].per_group, alone.per_group)
         assert_frame_equal(parts[name].groups, alone.groups)
-        assert_frame_equal(
-            per_group.filter(pl.col("run") == name).drop("run"), alone.per_group
-        )
+        assert_frame_equal(per_group.filter(pl.col("run") == name).drop("run"), alone.per_group)
         assert parts[name].diagnostics.counts == alone.diagnostics.counts
         summaries.append(alone.summary().select(pl.lit(name).alias("run"), pl.all()))
     assert_frame_equal(together.summary(), pl.concat(summaries))

@@ -84,9 +84,7 @@ def test_bad_k(k):
 
 
 def test_unknown_metric_lists_valid_ones():
-    with pytest.raises(
-        ValueError, match=r"unknown metric name 'ndgc'; valid names are: precision"
-    ):
+    with pytest.raises(ValueError, match=r"unknown metric name 'ndgc'; valid names are: precision"):
         run(metrics=["ndgc"])
 
 

@@ -131,8 +131,12 @@ def test_a_registered_metric_equals_its_definition(toy_metrics: tuple[str, str])
     """A metric declared with rk.register_metric runs on Dask as it does on one machine."""
     candidates, truth = registered_tables()
     per_group = evaluate_dask(
-        to_dask(candidates), to_dask(truth, 2), npartitions=2, k=[1, 2, 3, 5],
-        metrics=list(toy_metrics), group_by="q",
+        to_dask(candidates),
+        to_dask(truth, 2),
+        npartitions=2,
+        k=[1, 2, 3, 5],
+        metrics=list(toy_metrics),
+        group_by="q",
     )
     got = pl.from_pandas(per_group.compute())
     assert_close(as_dict(got), as_dict(brute_force("trec_eval")))

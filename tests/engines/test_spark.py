@@ -355,7 +355,11 @@ def test_a_registered_metric_equals_its_definition(
     processes (the job ships its declaration) and equals its definition."""
     candidates, truth = registered_tables()
     per_group = evaluate_spark(
-        to_spark(spark, candidates), to_spark(spark, truth, 2), num_partitions=2,
-        k=[1, 2, 3, 5], metrics=list(toy_metrics), group_by="q",
+        to_spark(spark, candidates),
+        to_spark(spark, truth, 2),
+        num_partitions=2,
+        k=[1, 2, 3, 5],
+        metrics=list(toy_metrics),
+        group_by="q",
     )
     assert_close(as_dict(collect(per_group)), as_dict(brute_force("trec_eval")))
