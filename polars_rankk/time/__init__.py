@@ -3,10 +3,14 @@
 from polars_rankk.time.audit_report import AuditReport
 from polars_rankk.time.leakage import audit
 from polars_rankk.time.over_time import OVER_TIME_COLUMNS, evaluate_over_time
-from polars_rankk.time.rolling import rolling_splits
 from polars_rankk.time.seen import SeenFiltered, drop_seen
 from polars_rankk.time.sessions import sessionize, summarize_by
-from polars_rankk.time.splits import split_by_time, split_last_fraction, split_last_n
+from polars_rankk.time.splits import (
+    rolling_splits,
+    split_by_time,
+    split_last_fraction,
+    split_last_n,
+)
 from polars_rankk.time.temporal_split import TemporalSplit
 from polars_rankk.time.truth import truth_from_log
 

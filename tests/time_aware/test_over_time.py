@@ -10,7 +10,7 @@ import pytest
 import polars_rankk as rk
 from polars_rankk.charts import plot_over_time
 from polars_rankk.time.over_time import OVER_TIME_COLUMNS, evaluate_over_time
-from polars_rankk.time.rolling import rolling_splits
+from polars_rankk.time.splits import rolling_splits
 
 START = datetime(2024, 1, 1)  # a Monday
 

@@ -13,10 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.time.rolling import rolling_splits
 from polars_rankk.time.seen import drop_seen
 from polars_rankk.time.sessions import sessionize, summarize_by
-from polars_rankk.time.splits import split_by_time, split_last_fraction, split_last_n
+from polars_rankk.time.splits import (
+    rolling_splits,
+    split_by_time,
+    split_last_fraction,
+    split_last_n,
+)
 from polars_rankk.time.temporal_split import TemporalSplit
 from polars_rankk.time.truth import truth_from_log
 
