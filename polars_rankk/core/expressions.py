@@ -248,7 +248,8 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     gains = ranking.gain_of(grade.drop_nulls(), policy)
     if inputs.n_relevant is None or inputs.unretrieved is not None:
         return labelled, gains, nonrelevant
-    missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0)
+    # A null R_g (a group the truth does not know) voids the group; its padding is empty.
+    missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0).fill_null(0)
     missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
     return labelled + missing, gains.append(pl.repeat(missing_gain, missing)), nonrelevant
 

@@ -166,3 +166,21 @@ def test_empty_lists_are_an_empty_ranking_and_an_empty_truth(lazy: bool) -> None
     assert nan[:2] == [(1, 1.0), (2, 0.0)]
     assert nan[2][0] == 3
     assert math.isnan(nan[2][1])
+
+
+@pytest.mark.parametrize("known", ["n_relevant", "unretrieved"])
+def test_label_then_expression_gives_null_for_a_group_the_truth_lacks(known: str) -> None:
+    # `rk.label` writes a null R_g for a group the truth does not know; padding the ideal
+    # ranking by that null count must void the group, not fail the query.
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 2, 2], "item": ["a", "b", "a", "c"], "score": [0.9, 0.5, 0.8, 0.7]}
+    )
+    truth = pl.DataFrame({"user": [1], "item": ["b"], "relevance": [2]})
+    labelled = rk.label(candidates, truth, group_by="user")
+    result = (
+        labelled.group_by("user")
+        .agg(rk.ndcg_at_k("relevance", by="score", k=2, item="item", **{known: known}))
+        .sort("user")
+    )
+    reference = rk.evaluate(candidates, truth, k=2, group_by="user", metrics=["ndcg"])
+    assert result["ndcg@2"].to_list() == [reference.per_group["value"].item(), None]
