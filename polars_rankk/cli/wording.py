@@ -11,6 +11,7 @@ import dataclasses
 import re
 
 from polars_rankk.core import Policy
+from polars_rankk.core.display import counted
 
 #: Policy fields: each is the option ``--field-name`` (see `polars_rankk.cli.options`).
 POLICY_FIELDS = frozenset(field.name for field in dataclasses.fields(Policy))
@@ -91,4 +92,4 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     >>> count(1, "row"), count(12000, "row"), count(2, "query", "queries")
     ('1 row', '12,000 rows', '2 queries')
     """
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+    return counted(n, noun, plural)

@@ -101,6 +101,18 @@ class Grid:
         return f"[{low}, {high}]"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,000 rows``: a number and its noun, singular when one.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.display import counted
+    >>> counted(1, "group"), counted(12000, "row"), counted(2, "query", "queries")
+    ('1 group', '12,000 rows', '2 queries')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def number(value: object, digits: int = 4, missing: str = "") -> str:
     """The one number format of every table (text, Markdown, LaTeX, HTML, the report): a float
     with `digits` decimals (in scientific notation when it would print as zero), ``NaN`` when
@@ -342,22 +354,23 @@ def actions_of(evaluation: Shown) -> list[str]:
     for column, reason in reasons.items():
         n = dropped.get_column(column).cast(pl.Int64).max()
         if isinstance(n, int) and n:
-            found.append(f"{n} group(s) dropped: {reason}")
+            found.append(f"{counted(n, 'group')} dropped: {reason}")
     short = dropped.filter(pl.col("dropped_short") > 0)
     if short.height:
         ks = ", ".join(str(k) for k in short.get_column("k").to_list())
         found.append(f"groups shorter than K dropped at K={ks} (short_lists='skip')")
+    # Each count's noun, and what follows it.
     simple = {
-        "groups_only_in_candidates": "group(s) in candidates but not in truth, not evaluated",
-        "duplicate_rows_removed": "duplicate candidate row(s) removed",
-        "unjudged_rows_condensed": "unjudged candidate row(s) removed (unjudged='condense')",
-        "invalid_score_rows_dropped": "candidate row(s) with an invalid score dropped",
-        "constant_score_groups": "group(s) whose candidates all share one score",
-        "relevant_outside_pool": "relevant item(s) never among the candidates",
+        "groups_only_in_candidates": ("group", "in candidates but not in truth, not evaluated"),
+        "duplicate_rows_removed": ("duplicate candidate row", "removed"),
+        "unjudged_rows_condensed": ("unjudged candidate row", "removed (unjudged='condense')"),
+        "invalid_score_rows_dropped": ("candidate row", "with an invalid score dropped"),
+        "constant_score_groups": ("group", "whose candidates all share one score"),
+        "relevant_outside_pool": ("relevant item", "never among the candidates"),
     }
-    for name, text in simple.items():
+    for name, (noun, text) in simple.items():
         if counts.get(name, 0):
-            found.append(f"{counts[name]} {text}")
+            found.append(f"{counted(counts[name], noun)} {text}")
     return found
 
 

@@ -171,7 +171,7 @@ def test_evaluate_report_and_its_errors_name_the_files(
     )  # fmt: skip
     assert code == 0, err
     assert err.endswith(f"report written to {page}\n")
-    assert "430 relevant item(s) never among the candidates" in err
+    assert "430 relevant items never among the candidates" in err
     assert 'id="strata"' in page.read_text()
     code, _, err = rankk(
         "evaluate", tables["run.csv"], tables["qrels.tsv"], *args, "--by", "tier",

@@ -102,9 +102,9 @@ def test_no_matching_group_warns_on_stderr(rankk: Rankk, files: dict[str, Path])
         f"rankk: warning: no group of {files['cand.csv']} (CANDIDATES) is in "
         f"{files['truth.csv']} (TRUTH) (e.g. {{'user': 'u1'}} vs {{'user': '1'}}): every metric "
         f"will be 0. Check that both files hold the same ids in user\n"
-        f"rankk: warning: {files['cand.csv']}: 2 group(s) in candidates but not in truth, "
+        f"rankk: warning: {files['cand.csv']}: 2 groups in candidates but not in truth, "
         f"not evaluated\n"
-        f"rankk: warning: {files['cand.csv']}: 2 relevant item(s) never among the candidates\n"
+        f"rankk: warning: {files['cand.csv']}: 2 relevant items never among the candidates\n"
     )
 
 

@@ -42,7 +42,7 @@ def test_piped_output_is_complete_csv_without_escape_codes() -> None:
     done = piped_rankk("evaluate", RUN, QRELS, "--k", "5")
     assert done.returncode == 0, done.stderr
     # No spinner; only what the evaluation did.
-    said = f"rankk: warning: {RUN}: 430 relevant item(s) never among the candidates\n"
+    said = f"rankk: warning: {RUN}: 430 relevant items never among the candidates\n"
     assert done.stderr == said
     printed = pl.read_csv(io.StringIO(done.stdout))
     expected = rk.evaluate(
@@ -180,7 +180,7 @@ def test_a_terminal_gets_the_table_by_default(
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     code, out, err = rankk("evaluate", RUN, QRELS, "--k", "5", "--metrics", "mrr")
     assert code == 0
-    assert err == f"rankk: warning: {RUN}: 430 relevant item(s) never among the candidates\n"
+    assert err == f"rankk: warning: {RUN}: 430 relevant items never among the candidates\n"
     assert out.splitlines()[:3] == [
         "results.test · macro mean",
         "┏━━━━━━━━┳━━━┳━━━━━━━━┳━━━━━━━━┓",

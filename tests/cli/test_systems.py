@@ -38,11 +38,11 @@ def test_the_bundled_file_per_system(rankk: Rankk) -> None:
     assert_frame_equal(printed, expected, check_dtypes=False)
     assert printed.filter(system="two_tower_v2", metric="ndcg", k=10)["value"].item() > 0.15
     lines = err.splitlines()
-    said = f"rankk: warning: {CANDIDATES}: system 'two_tower': 257 duplicate candidate row(s)"
+    said = f"rankk: warning: {CANDIDATES}: system 'two_tower': 257 duplicate candidate rows"
     assert f"{said} removed" in lines
-    assert any("system 'popularity': 121 group(s) dropped: no relevant item in truth" in line
+    assert any("system 'popularity': 121 groups dropped: no relevant item in truth" in line
                for line in lines)  # fmt: skip
-    assert any("relevant item(s) never among the candidates" in line for line in lines)
+    assert any("relevant items never among the candidates" in line for line in lines)
 
 
 def test_an_unknown_system_column_is_an_error(rankk: Rankk) -> None:
@@ -74,9 +74,8 @@ def test_duplicates_and_dropped_groups_are_said(rankk: Rankk, tmp_path: Path) ->
     )  # fmt: skip
     assert code == 0, err
     assert err.splitlines() == [
-        f"rankk: warning: {candidates}: 1 group(s) dropped: no candidates "
-        "(--missing-groups exclude)",
-        f"rankk: warning: {candidates}: 1 group(s) in candidates but not in truth, not evaluated",
-        f"rankk: warning: {candidates}: 1 duplicate candidate row(s) removed",
-        f"rankk: warning: {candidates}: 1 relevant item(s) never among the candidates",
+        f"rankk: warning: {candidates}: 1 group dropped: no candidates (--missing-groups exclude)",
+        f"rankk: warning: {candidates}: 1 group in candidates but not in truth, not evaluated",
+        f"rankk: warning: {candidates}: 1 duplicate candidate row removed",
+        f"rankk: warning: {candidates}: 1 relevant item never among the candidates",
     ]
