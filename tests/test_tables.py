@@ -33,7 +33,7 @@ def test_repr_shows_the_summary_and_warnings(runs: dict[str, rk.Evaluation]) -> 
     assert "precision" in text
     assert "@2" in text
     assert "Warnings:" in text
-    assert "relevant item(s) never among the candidates" in text  # item 9 of user 2
+    assert "1 relevant item never among the candidates" in text  # item 9 of user 2
     assert "K cuts a tie" in text  # user 2 scores 1, 1 at ranks 1 and 2
     page = runs["popular"]._repr_html_()
     assert page.startswith("<div")
