@@ -28,6 +28,7 @@ from polars_rankk.core.registry import (
     add_metric,
     remove_metric,
 )
+from polars_rankk.core.term_algebra import trace
 from polars_rankk.core.terms import RankedRows, Term, term_named
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -233,19 +234,32 @@ def register_metric(
         where = "built in" if existing.origin == "built-in" else f"by {existing.origin}"
         hint = "" if existing.origin == "built-in" else " or pass replace=True"
         raise ValueError(f"a metric called {name!r} is already registered ({where}){hint}")
-    rows = _probe_rows(per_rank)
     column = f"{INTERNAL_PREFIX}metric_{name}"
-    term = Term(
-        name=name,
-        column=column,
-        row_column=f"{INTERNAL_PREFIX}term_metric_{name}",
-        deterministic=per_rank,
-        expected=per_rank if expected_ties else None,
-        judged="judged" in rows.reads,
-        whole_list=not has_k,
-        counts=("n_relevant",) if "n_relevant" in rows.reads else (),
-        sparse=sparse,
-    )
+    row_column = f"{INTERNAL_PREFIX}term_metric_{name}"
+    declared = trace(per_rank)
+    if declared is not None:
+        # Labels times weights of the rank: a term as data, which the kernel computes too.
+        term = Term.of_linear(
+            name,
+            lambda policy: declared,
+            column=column,
+            row_column=row_column,
+            whole_list=not has_k,
+            expected=expected_ties,
+        )
+    else:
+        rows = _probe_rows(per_rank)
+        term = Term(
+            name=name,
+            column=column,
+            row_column=row_column,
+            deterministic=per_rank,
+            expected=per_rank if expected_ties else None,
+            judged="judged" in rows.reads,
+            whole_list=not has_k,
+            counts=("n_relevant",) if "n_relevant" in rows.reads else (),
+            sparse=sparse,
+        )
     user_formula: SumsFormula = formula if formula is not None else (lambda sums: sums.total)
     read = _probe_sums(column, not has_k, has_k, user_formula)
     micro_form = None
