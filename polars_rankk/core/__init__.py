@@ -4,6 +4,8 @@ Everything else in the package (statistics, time, engines, charts, report, CLI) 
 names exported here; the core imports none of them.
 """
 
+# The metric expression functions: one per registry entry, generated with their export list.
+from polars_rankk.core import metric_expressions as _metric_expressions
 from polars_rankk.core import namespace as _namespace  # registers the `rankk` namespaces
 from polars_rankk.core.aggregate import (
     check_quantiles,
@@ -29,28 +31,7 @@ from polars_rankk.core.inputs import (
     to_lazy,
 )
 from polars_rankk.core.labelling import label
-from polars_rankk.core.metric_expressions import (
-    average_precision_at_k,
-    bpref,
-    dcg_at_k,
-    err_at_k,
-    f1_at_k,
-    hit_rate_at_k,
-    judged_at_k,
-    mrr_at_k,
-    ndcg_at_k,
-    num_relevant,
-    num_relevant_retrieved,
-    num_retrieved,
-    precision_at_k,
-    r_precision,
-    rbp_at_k,
-    rbp_residual_at_k,
-    recall_at_k,
-    set_f,
-    set_precision,
-    set_recall,
-)
+from polars_rankk.core.metric_expressions import *  # noqa: F403
 from polars_rankk.core.native import show_versions
 from polars_rankk.core.pipeline import evaluate
 from polars_rankk.core.policy import POLICY_HELP, Policy
@@ -94,49 +75,32 @@ __all__ = [
     "Policy",
     "RankedRows",
     "align_ids",
-    "average_precision_at_k",
-    "bpref",
     "check_numeric",
     "check_one_row_per_group",
     "check_quantiles",
-    "dcg_at_k",
     "dropped_table",
-    "err_at_k",
     "evaluate",
     "example_row",
-    "f1_at_k",
     "higher_is_better",
-    "hit_rate_at_k",
     "is_table",
-    "judged_at_k",
     "label",
     "metric_column",
     "metric_expression",
     "metric_rank",
-    "mrr_at_k",
-    "ndcg_at_k",
     "normalize_k",
     "normalize_keys",
     "normalize_ks",
-    "num_relevant",
-    "num_relevant_retrieved",
-    "num_retrieved",
     "order_metrics",
-    "precision_at_k",
     "quantile_name",
-    "r_precision",
-    "rbp_at_k",
-    "rbp_residual_at_k",
-    "recall_at_k",
     "register_metric",
     "require_columns",
-    "set_f",
-    "set_precision",
-    "set_recall",
     "show_versions",
     "summarize_histogram",
     "to_lazy",
     "unregister_metric",
     "value_histogram",
 ]
+# The generated metric expression functions, with their own export list.
+__all__ += _metric_expressions.__all__
+
 del _namespace

@@ -220,6 +220,20 @@ _METRICS = (
         default=True,
     ),
     Metric(
+        name="hit_rank",
+        title="HitRank@K",
+        definition="rank of the first relevant item within K, K + 1 if none (lower is better)",
+        citation="the rank of the first hit; its reciprocal is MRR@K",
+        direction="lower",
+        terms=(term_table.TERMS["_rk_first_rank"].column, FIRST_HIT),
+        formula=_at_k(
+            lambda policy, k, stats: (
+                stats.at("_rk_first_rank", k) + (k + 1) * (1.0 - stats.at(FIRST_HIT, k))
+            )
+        ),
+        discrete=True,
+    ),
+    Metric(
         name="mrr",
         title="MRR@K",
         definition="1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",

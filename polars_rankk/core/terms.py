@@ -210,6 +210,7 @@ _BUILT_IN = (
         "reciprocal_rank", _fixed(Piece("first_relevant", RANK, "/")), column=RECIPROCAL_RANK
     ),
     Term.of_linear("first_hit", _fixed(Piece("first_relevant")), column=FIRST_HIT),
+    Term.of_linear("first_rank", _fixed(Piece("first_relevant", RANK))),
     Term.of_linear("judged", _fixed(Piece("judged")), column=JUDGED),
     Term("err", ERR, "_rk_term_err", _err, None, kernel="err"),
     Term.of_linear("rbp", _rbp_of("rbp_gain"), column=RBP),

@@ -188,7 +188,8 @@ def _curve_from_ranks(
     for key, numerators, counts in means(sums, chosen):
         count = counts[columns].round().astype(np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = numerators[:, columns] / count
+            # No group counts at K: no mean (a running sum of deltas may not cancel to 0).
+            value = np.where(count > 0, numerators[:, columns] / count, np.nan)
         low = np.full(value.shape, np.nan)
         high = np.full(value.shape, np.nan)
         if ci:

@@ -128,7 +128,7 @@ def sums_over_ranks(
     ) -> pl.DataFrame:
         col = column if isinstance(column, pl.Expr) else pl.lit(column, dtype=pl.Int64)
         return frame.select(
-            pl.col("_g").cast(pl.Int64), col.alias("c"), k.cast(pl.Int64).alias("k"),
+            pl.col("_g").cast(pl.Int64), col.cast(pl.Int64).alias("c"), k.cast(pl.Int64).alias("k"),
             delta.cast(pl.Float64).alias("d"),
         )  # fmt: skip
 
@@ -152,7 +152,11 @@ def sums_over_ranks(
         pl.col("first").any().cast(pl.Float64).alias("hit_rate"),
         pl.col("reciprocal_term").filter("first").sum().alias("mrr"),
     )
-    short = valid_groups.join(totals, on="_g", how="left").fill_null(0.0)
+    # Only the totals are filled (a fill of every column would turn the integer sizes into
+    # floats when no group has a hit).
+    short = valid_groups.join(totals, on="_g", how="left").with_columns(
+        pl.col("h", "recall", "ap", "hit_rate", "mrr").fill_null(0.0)
+    )
     short = short.filter(pl.col("n") < k_max)
     after = pl.col("n") + 1
     if removes:
@@ -380,5 +384,7 @@ def resampled_means(
         flat = np.asarray((matrix @ weights.T).T)
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(numerators / counts[:, None, :])
+            parts.append(
+                np.where(counts[:, None, :] > 0.5, numerators / counts[:, None, :], np.nan)
+            )
     return np.concatenate(parts, axis=0)
