@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core import native
-from polars_rankk.core.registry import ACCURACY_METRICS, REGISTRY
+from polars_rankk.core.registry import ACCURACY_METRICS
 
 pytestmark = pytest.mark.skipif(
     not native.status().loaded and native.SWITCH not in os.environ,

@@ -84,7 +84,8 @@ def test_a_traced_function_that_is_not_linear_is_not_declared() -> None:
     assert trace(lambda rows: rows.relevant * pl.lit(2.0)) is None
     assert trace(lambda rows: rows.n_relevant * rows.relevant) is None
     declared = trace(lambda rows: 2 * rows.first_relevant / rows.rank + rows.judged)
-    assert declared is not None and declared.labels == {"first_relevant", "judged"}
+    assert declared is not None
+    assert declared.labels == {"first_relevant", "judged"}
 
 
 def test_every_policy_field_is_sent_to_the_kernel_or_applied_around_it() -> None:
@@ -151,7 +152,9 @@ def test_a_metric_registered_from_row_fields_runs_on_the_kernel_and_equals_its_b
     try:
         candidates, truth = _case()
         with kernel(enabled):
-            res = rk.evaluate(candidates, truth, k=[1, 2, 3], group_by="user", metrics="first_hit_rank")
+            res = rk.evaluate(
+                candidates, truth, k=[1, 2, 3], group_by="user", metrics="first_hit_rank"
+            )
             if enabled:
                 assert res.diagnostics.path.startswith("native kernel: loaded")
                 assert "pure Polars" not in res.diagnostics.path
@@ -170,7 +173,9 @@ def test_a_metric_registered_from_row_fields_runs_on_the_kernel_and_equals_its_b
                     assert got[(user, k)] == expected, (user, k)
         # The built-in entry declares the same metric: the same numbers.
         with kernel(enabled):
-            built_in = rk.evaluate(candidates, truth, k=[1, 2, 3], group_by="user", metrics="hit_rank")
+            built_in = rk.evaluate(
+                candidates, truth, k=[1, 2, 3], group_by="user", metrics="hit_rank"
+            )
         assert built_in.per_group["value"].to_list() == res.per_group["value"].to_list()
     finally:
         rk.unregister_metric("first_hit_rank")
