@@ -31,7 +31,9 @@ def system_mapping(systems: Mapping[str, Results] | Evaluation, caller: str) -> 
             )
         return dict(systems.by_system())
     if not isinstance(systems, Mapping) or len(systems) < 2:
-        raise ValueError(f"{caller}: systems must be a mapping {{name: evaluation}} of at least two")
+        raise ValueError(
+            f"{caller}: systems must be a mapping {{name: evaluation}} of at least two"
+        )
     if any(not isinstance(name, str) for name in systems):
         raise TypeError(f"{caller}: system names must be strings; got {list(systems)}")
     return dict(systems)

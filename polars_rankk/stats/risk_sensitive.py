@@ -223,4 +223,3 @@ def per_group_risk(
     paired, _ = paired_values(mapping, chosen, group_keys=group_keys, caller="risk")
     z = loss_weighted(pl.col("delta"), float(alpha))
     return paired.with_columns(z.alias("z")).collect()
-

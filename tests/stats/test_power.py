@@ -1,6 +1,7 @@
 """`groups_needed` and `comparison_power`: paired t-test power equal to statsmodels'
 `TTestPower` / `tt_solve_power` (when statsmodels is installed) and to the noncentral t
-integrated numerically from its definition; the number of groups is the smallest that reaches the power."""
+integrated numerically from its definition; the number of groups is the smallest that reaches
+the power."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ def integrated_power(d: float, n: int, alpha: float) -> float:
 
     def inner(v: float) -> float:
         scale = crit * math.sqrt(v / df)
-        return float((stats.norm.sf(scale - nc) + stats.norm.cdf(-scale - nc)) * stats.chi2.pdf(v, df))
+        return float(
+            (stats.norm.sf(scale - nc) + stats.norm.cdf(-scale - nc)) * stats.chi2.pdf(v, df)
+        )
 
     return float(integrate.quad(inner, 0, np.inf, limit=200)[0])
 
@@ -51,7 +54,9 @@ def test_power_and_groups_needed_equal_statsmodels(alternative: str, d: float) -
     if (alternative == "larger" and d < 0) or (alternative == "smaller" and d > 0):
         assert math.isnan(groups_for_power(d, 0.8, 0.05, alternative)[0])  # type: ignore[arg-type]
         return
-    solved = power_module.tt_solve_power(effect_size=d, alpha=0.05, power=0.8, alternative=alternative)
+    solved = power_module.tt_solve_power(
+        effect_size=d, alpha=0.05, power=0.8, alternative=alternative
+    )
     assert groups_for_power(d, 0.8, 0.05, alternative)[0] == max(2, math.ceil(solved))  # type: ignore[arg-type]
 
 
@@ -75,7 +80,8 @@ def test_groups_needed_reads_the_observed_paired_differences() -> None:
     diff = new - base
     effect = diff.mean() / diff.std(ddof=1)
     assert out.columns == list(POWER_COLUMNS)
-    assert row["n_groups"] == 25 and row["effect_size"] == pytest.approx(effect, rel=1e-12)
+    assert row["n_groups"] == 25
+    assert row["effect_size"] == pytest.approx(effect, rel=1e-12)
     assert row["power_as_run"] == pytest.approx(float(ttest_power(effect, 25, 0.01)), rel=1e-12)
     assert row["groups_needed"] == groups_for_power(effect, 0.9, 0.01)[0]
     assert (row["target_power"], row["alpha"]) == (0.9, 0.01)
@@ -84,7 +90,8 @@ def test_groups_needed_reads_the_observed_paired_differences() -> None:
 def test_no_difference_needs_no_finite_number_of_groups() -> None:
     base = frame(np.array([0.1, 0.4, 0.3]))
     same = rk.groups_needed({"base": base, "new": base}).row(0, named=True)
-    assert same["effect_size"] is None and same["groups_needed"] is None
+    assert same["effect_size"] is None
+    assert same["groups_needed"] is None
     shifted = rk.groups_needed({"base": base, "new": base.with_columns(pl.col("value") + 0.1)})
     assert shifted["effect_size"][0] is None  # no spread: d_z undefined, as compare says
 

@@ -29,7 +29,9 @@ def brute_urisk(system: list[float], baseline: list[float], alpha: float) -> tup
     reward = sum(s - b for s, b in zip(system, baseline, strict=True) if s > b) / c
     loss = sum(b - s for s, b in zip(system, baseline, strict=True) if s < b) / c
     urisk = reward - (1 + alpha) * loss
-    z = [(s - b) if s >= b else (1 + alpha) * (s - b) for s, b in zip(system, baseline, strict=True)]
+    z = [
+        (s - b) if s >= b else (1 + alpha) * (s - b) for s, b in zip(system, baseline, strict=True)
+    ]
     mean = sum(z) / c
     sd = math.sqrt(sum((v - mean) ** 2 for v in z) / (c - 1))
     return urisk, urisk / (sd / math.sqrt(c))
@@ -102,7 +104,9 @@ def test_georisk_uses_only_groups_every_system_has() -> None:
 def test_every_challenger_against_every_baseline_on_every_metric_and_k() -> None:
     rng = np.random.default_rng(0)
     parts = {
-        name: pl.concat([frame(rng.random(5), m, k) for m, k in [("ndcg", 5), ("ndcg", 10), ("recall", 5)]])
+        name: pl.concat(
+            [frame(rng.random(5), m, k) for m, k in [("ndcg", 5), ("ndcg", 10), ("recall", 5)]]
+        )
         for name in ("a", "b", "c")
     }
     out = rk.risk(parts, ["a", "b"])
@@ -113,7 +117,10 @@ def test_every_challenger_against_every_baseline_on_every_metric_and_k() -> None
 
 
 def test_a_lower_is_better_metric_counts_a_decrease_as_a_win() -> None:
-    base, new = frame(np.array([0.5, 0.5]), "gini", None), frame(np.array([0.25, 0.75]), "gini", None)
+    base, new = (
+        frame(np.array([0.5, 0.5]), "gini", None),
+        frame(np.array([0.25, 0.75]), "gini", None),
+    )
     row = rk.risk({"base": base, "new": new}, alpha=1.0).row(0, named=True)
     assert (row["wins"], row["losses"], row["urisk"]) == (1, 1, pytest.approx(-0.125))
     assert row["geo_risk"] is None  # GeoRisk reads effectiveness: higher is better
@@ -122,16 +129,22 @@ def test_a_lower_is_better_metric_counts_a_decrease_as_a_win() -> None:
 def test_no_spread_gives_nan_trisk_and_one_group_gives_null() -> None:
     base = frame(np.array([0.5, 0.5, 0.5]))
     flat = rk.risk({"base": base, "new": frame(np.array([0.6, 0.6, 0.6]))}).row(0, named=True)
-    assert math.isnan(flat["trisk"]) and math.isnan(flat["p_value"])
-    one = rk.risk({"base": frame(np.array([0.5])), "new": frame(np.array([0.1]))}).row(0, named=True)
-    assert one["trisk"] is None and one["p_value"] is None and one["urisk"] == pytest.approx(-0.8)
+    assert math.isnan(flat["trisk"])
+    assert math.isnan(flat["p_value"])
+    one = rk.risk({"base": frame(np.array([0.5])), "new": frame(np.array([0.1]))}).row(
+        0, named=True
+    )
+    assert one["trisk"] is None
+    assert one["p_value"] is None
+    assert one["urisk"] == pytest.approx(-0.8)
 
 
 def test_groups_with_nan_are_left_out_of_the_pairs() -> None:
     base = frame(np.array([0.5, np.nan, 0.2]))
     new = frame(np.array([0.7, 0.1, np.nan]))
     table = per_group_risk({"base": base, "new": new}, alpha=1.0)
-    assert table["user"].to_list() == [0] and table["z"].to_list() == pytest.approx([0.2])
+    assert table["user"].to_list() == [0]
+    assert table["z"].to_list() == pytest.approx([0.2])
 
 
 def test_one_evaluation_of_several_systems_is_compared_by_system() -> None:
