@@ -60,6 +60,7 @@ from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from polars_rankk.reports import render_report, report
 from polars_rankk.stats import (
+    UnjudgedBounds,
     activity_buckets,
     bootstrap,
     buckets,
@@ -75,6 +76,7 @@ from polars_rankk.stats import (
     new_vs_returning,
     relevant_size_buckets,
     risk,
+    unjudged_bounds,
 )
 from polars_rankk.tables import systems_table, to_latex, to_markdown
 from polars_rankk.time import (
@@ -107,6 +109,7 @@ __all__ = [
     "RankedRows",
     "SeenFiltered",
     "TemporalSplit",
+    "UnjudgedBounds",
     "activity_buckets",
     "audit",
     "average_precision_at_k",
@@ -174,6 +177,7 @@ __all__ = [
     "to_latex",
     "to_markdown",
     "truth_from_log",
+    "unjudged_bounds",
     "unregister_metric",
 ]
 __version__ = _package_version()

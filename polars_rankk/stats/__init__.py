@@ -1,5 +1,6 @@
 """Statistics over per-group values: distributions, strata, resampling, tests, K-curves."""
 
+from polars_rankk.stats.bounds import UnjudgedBounds, unjudged_bounds
 from polars_rankk.stats.catalogue_resampling import catalogue_intervals
 from polars_rankk.stats.comparison import compare
 from polars_rankk.stats.curves import curve_of_evaluations, k_curve
@@ -21,6 +22,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "POWER_COLUMNS",
     "RISK_COLUMNS",
+    "UnjudgedBounds",
     "activity_buckets",
     "as_list",
     "benjamini_hochberg",
@@ -42,4 +44,5 @@ __all__ = [
     "randomization_test",
     "relevant_size_buckets",
     "risk",
+    "unjudged_bounds",
 ]
