@@ -15,6 +15,7 @@ from polars_rankk.charts import (
     plot_k_curve,
     plot_over_time,
     plot_precision_recall,
+    plot_risk,
     plot_strata,
     save_chart,
 )
@@ -76,6 +77,7 @@ from polars_rankk.stats import (
     new_vs_returning,
     relevant_size_buckets,
     risk,
+    risk_distribution,
     unjudged_bounds,
 )
 from polars_rankk.tables import systems_table, to_latex, to_markdown
@@ -149,6 +151,7 @@ __all__ = [
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",
+    "plot_risk",
     "plot_strata",
     "precision_at_k",
     "r_precision",
@@ -162,6 +165,7 @@ __all__ = [
     "render_report",
     "report",
     "risk",
+    "risk_distribution",
     "rolling_splits",
     "save_chart",
     "sessionize",

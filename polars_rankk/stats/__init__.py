@@ -8,7 +8,13 @@ from polars_rankk.stats.distributions import as_list, distribution, histogram
 from polars_rankk.stats.paired import COMPARISON_COLUMNS
 from polars_rankk.stats.power import POWER_COLUMNS, comparison_power, groups_needed
 from polars_rankk.stats.resampling import bootstrap
-from polars_rankk.stats.risk_sensitive import RISK_COLUMNS, per_group_risk, risk
+from polars_rankk.stats.risk_sensitive import (
+    RISK_COLUMNS,
+    RISK_DISTRIBUTION_COLUMNS,
+    per_group_risk,
+    risk,
+    risk_distribution,
+)
 from polars_rankk.stats.significance import benjamini_hochberg, holm, randomization_test
 from polars_rankk.stats.strata import (
     activity_buckets,
@@ -22,6 +28,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "POWER_COLUMNS",
     "RISK_COLUMNS",
+    "RISK_DISTRIBUTION_COLUMNS",
     "UnjudgedBounds",
     "activity_buckets",
     "as_list",
@@ -44,5 +51,6 @@ __all__ = [
     "randomization_test",
     "relevant_size_buckets",
     "risk",
+    "risk_distribution",
     "unjudged_bounds",
 ]

@@ -31,7 +31,7 @@ import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, Evaluation
 from polars_rankk.core.optional import optional_module
-from polars_rankk.stats.distributions import Results
+from polars_rankk.stats.distributions import Results, sort_rows
 from polars_rankk.stats.pairing import baselines_of, long_values, paired_values, system_mapping
 
 #: The columns of a `risk` table, in order.
@@ -223,3 +223,89 @@ def per_group_risk(
     paired, _ = paired_values(mapping, chosen, group_keys=group_keys, caller="risk")
     z = loss_weighted(pl.col("delta"), float(alpha))
     return paired.with_columns(z.alias("z")).collect()
+
+
+#: The columns of a `risk_distribution` table, in order.
+RISK_DISTRIBUTION_COLUMNS: tuple[str, ...] = (
+    "metric", "k", "baseline", "system", "outcome", "bin_low", "bin_high", "n_groups",
+    "urisk", "trisk", "alpha",
+)  # fmt: skip
+
+
+def risk_distribution(
+    systems: Mapping[str, Results] | Evaluation,
+    baseline: str | Sequence[str] | None = None,
+    *,
+    alpha: float = 1.0,
+    bins: int = 20,
+    group_keys: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """The per-group wins and losses behind `risk`, counted in bins of δ: what
+    `polars_rankk.plot_risk` draws, a few rows however many groups there are.
+
+    The bins of one metric × K are shared by every pair: `bins` bins of equal width
+    splitting [−m, m], m the largest |δ|, so that 0 is an edge and no bin mixes wins with
+    losses; ties (δ = 0) have their own row (``bin_low = bin_high = 0``).
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per (metric, k, baseline, system, outcome, bin) with groups in it:
+        ``outcome`` ("win", "tie", "loss"), ``bin_low``, ``bin_high``, ``n_groups``, and the
+        pair's ``urisk``, ``trisk`` and ``alpha`` (as `risk` computes them).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankk as rk
+    >>> base = pl.DataFrame({"q": range(4), "metric": "ndcg", "k": 10,
+    ...                      "value": [0.5, 0.5, 0.5, 0.5]})
+    >>> new = base.with_columns(pl.Series("value", [0.75, 0.75, 0.5, 0.25]))
+    >>> table = rk.risk_distribution({"base": base, "new": new}, bins=2)
+    >>> table.select("outcome", "bin_low", "bin_high", "n_groups").rows()
+    [('loss', -0.25, 0.0, 1), ('tie', 0.0, 0.0, 1), ('win', 0.0, 0.25, 2)]
+    """
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2 or bins % 2:
+        raise ValueError(f"bins must be an even integer >= 2; got {bins!r}")
+    summary = risk(systems, baseline, alpha=alpha, group_keys=group_keys)
+    mapping = system_mapping(systems, "risk")
+    chosen = baselines_of(list(mapping), baseline, "risk")
+    paired, _ = paired_values(mapping, chosen, group_keys=group_keys, caller="risk")
+    half = bins // 2
+    delta = pl.col("delta")
+    width = delta.abs().max().over("metric", "k") / half
+    index = pl.when(delta == 0).then(0).otherwise((delta / width).floor().clip(-half, half - 1))
+    outcome = pl.when(delta > 0).then(pl.lit("win")).when(delta < 0).then(pl.lit("loss"))
+    on = ["metric", "k", "baseline", "system"]
+    counted = (
+        paired.with_columns(
+            outcome.otherwise(pl.lit("tie")).alias("outcome"),
+            index.alias("__bin"),
+            width.alias("__width"),
+        )
+        .group_by(*on, "outcome", "__bin", maintain_order=True)
+        .agg(pl.len().cast(pl.Int64).alias("n_groups"), pl.col("__width").first())
+        .with_columns(
+            pl.when(pl.col("outcome") == "tie")
+            .then(0.0)
+            .otherwise(pl.col("__bin") * pl.col("__width"))
+            .alias("bin_low"),
+            pl.when(pl.col("outcome") == "tie")
+            .then(0.0)
+            .otherwise((pl.col("__bin") + 1) * pl.col("__width"))
+            .alias("bin_high"),
+        )
+        .collect()
+    )
+    order = {name: i for i, name in enumerate(mapping)}
+    return (
+        counted.join(summary.select(*on, "urisk", "trisk", "alpha"), on=on, nulls_equal=True)
+        .with_columns(
+            pl.col("baseline").replace_strict(order, return_dtype=pl.Int64).alias("__b"),
+            pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("__s"),
+        )
+        .lazy()
+        .pipe(sort_rows, [], "__b", "__s", "bin_low", "bin_high")
+        .collect()
+        .select(RISK_DISTRIBUTION_COLUMNS)
+    )

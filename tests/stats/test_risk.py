@@ -170,3 +170,35 @@ def test_wrong_options_are_refused_by_name(kwargs: dict[str, object], message: s
     systems = {"a": frame(np.array([0.1, 0.2])), "b": frame(np.array([0.3, 0.1]))}
     with pytest.raises(ValueError, match=message):
         rk.risk(systems, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_risk_distribution_counts_each_group_in_its_bin(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, bins = int(rng.integers(5, 60)), int(rng.choice([2, 6, 20]))
+    base = rng.random(n)
+    new = np.where(rng.random(n) < 0.2, base, base + rng.normal(0, 0.2, n))  # some ties
+    table = rk.risk_distribution({"base": frame(base), "new": frame(new)}, bins=bins)
+    delta = new - base
+    width = np.abs(delta).max() / (bins // 2)
+    expected: dict[tuple[str, float], int] = {}
+    for d in delta:  # one group at a time (continuous values: none on a bin edge but 0)
+        if d == 0:
+            key = ("tie", 0.0)
+        else:
+            index = min(max(math.floor(d / width), -(bins // 2)), bins // 2 - 1)
+            key = ("win" if d > 0 else "loss", index * width)
+        expected[key] = expected.get(key, 0) + 1
+    found = sorted(table.select("outcome", "bin_low", "n_groups").rows())
+    wanted = sorted((o, low, count) for (o, low), count in expected.items())
+    assert [(o, c) for o, _, c in found] == [(o, c) for o, _, c in wanted]
+    assert [low for _, low, _ in found] == pytest.approx([low for _, low, _ in wanted])
+    assert table["n_groups"].sum() == n
+    summary = rk.risk({"base": frame(base), "new": frame(new)})
+    assert table["urisk"].unique().to_list() == summary["urisk"].to_list()
+
+
+def test_risk_distribution_refuses_an_odd_number_of_bins() -> None:
+    systems = {"a": frame(np.array([0.1, 0.2])), "b": frame(np.array([0.3, 0.1]))}
+    with pytest.raises(ValueError, match="bins must be an even integer >= 2; got 3"):
+        rk.risk_distribution(systems, bins=3)
