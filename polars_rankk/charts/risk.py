@@ -20,6 +20,7 @@ from polars_rankk.charts.base import (
 )
 
 if TYPE_CHECKING:
+    import altair
     import altair as alt
 
 #: The columns `plot_risk` reads; others are strata (not supported: one panel per pair).
@@ -128,7 +129,7 @@ def plot_risk(
     )
     chart = wrapped(layered, alt, "panel:N", order, columns)
     subtitle = "Losses weigh 1 + α in URisk; TRisk = URisk / its standard error (|TRisk| > 2)"
-    return cast("alt.FacetChart", finish(chart, title, subtitle))
+    return cast("altair.FacetChart", finish(chart, title, subtitle))
 
 
 def _panel() -> pl.Expr:
