@@ -40,6 +40,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
+from polars_rankk.stats.distributions import sort_rows
 
 #: The value columns of `UnjudgedBounds.per_group` and `UnjudgedBounds.summary`.
 BOUND_COLUMNS: tuple[str, ...] = ("lower", "value", "upper")
@@ -223,7 +224,8 @@ def _per_group(
         )  # fmt: skip
     within = pl.col("k").fill_null(max(ks)).alias("__within")
     table = table.with_columns(within).join(counts, on=[*keys, "__within"], how="left")
-    return table.select(*on, *BOUND_COLUMNS, pl.col("n_unjudged").fill_null(0))
+    ordered = sort_rows(table.lazy(), keys).collect()
+    return ordered.select(*on, *BOUND_COLUMNS, pl.col("n_unjudged").fill_null(0))
 
 
 def _summary(
