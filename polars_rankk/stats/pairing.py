@@ -36,7 +36,13 @@ def system_mapping(systems: Mapping[str, Results] | Evaluation, caller: str) -> 
         )
     if any(not isinstance(name, str) for name in systems):
         raise TypeError(f"{caller}: system names must be strings; got {list(systems)}")
-    return dict(systems)
+    ready = dict(systems)
+    # Lazy evaluations collected in one pass, so that each pipeline runs once.
+    lazy = {n: v for n, v in ready.items() if isinstance(v, Evaluation) and v.is_lazy}
+    if lazy:
+        found = Evaluation.collect_together(list(lazy.values()), diagnostics=False)
+        ready.update(zip(lazy, found, strict=True))
+    return ready
 
 
 def baselines_of(names: list[str], baseline: str | Sequence[str] | None, caller: str) -> list[str]:

@@ -267,8 +267,8 @@ def risk_distribution(
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2 or bins % 2:
         raise ValueError(f"bins must be an even integer >= 2; got {bins!r}")
-    summary = risk(systems, baseline, alpha=alpha, group_keys=group_keys)
     mapping = system_mapping(systems, "risk")
+    summary = risk(mapping, baseline, alpha=alpha, group_keys=group_keys)
     chosen = baselines_of(list(mapping), baseline, "risk")
     paired, _ = paired_values(mapping, chosen, group_keys=group_keys, caller="risk")
     half = bins // 2

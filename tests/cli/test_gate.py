@@ -107,3 +107,9 @@ def test_for_a_lower_is_better_metric_worse_means_higher() -> None:
         "diff": [0.05, -0.05], "ci_low": [0.02, -0.08], "ci_high": [0.08, -0.02],
     })  # fmt: skip
     assert reliably_worse(table, "gini@10", margin=0.01)["system"].to_list() == ["B"]
+
+
+def test_the_gate_metric_may_repeat_a_metric_asked_for(rankk: Rankk, runs: dict[str, Path]) -> None:
+    code, out, err = gate(rankk, runs, "worse", "--metrics", "ndcg", "--fail-if-worse", "ndcg@10")
+    assert code == 1, err
+    assert out.count("\nndcg,10,base,worse,") == 1  # piped: CSV, one row for ndcg@10

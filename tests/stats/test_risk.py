@@ -202,3 +202,18 @@ def test_risk_distribution_refuses_an_odd_number_of_bins() -> None:
     systems = {"a": frame(np.array([0.1, 0.2])), "b": frame(np.array([0.3, 0.1]))}
     with pytest.raises(ValueError, match="bins must be an even integer >= 2; got 3"):
         rk.risk_distribution(systems, bins=3)
+
+
+def test_lazy_evaluations_give_the_numbers_of_eager_ones() -> None:
+    candidates = pl.DataFrame({"q": [1, 1, 2, 2, 3, 3], "item": [1, 2, 3, 4, 5, 6],
+                               "score": [0.9, 0.1, 0.2, 0.8, 0.5, 0.4]})  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [1, 3, 5]})
+    flipped = candidates.with_columns(-pl.col("score"))
+
+    def both(lazy: bool) -> pl.DataFrame:
+        c, f, t = (x.lazy() if lazy else x for x in (candidates, flipped, truth))
+        a = rk.evaluate(c, t, k=1, group_by="q", metrics="precision")
+        b = rk.evaluate(f, t, k=1, group_by="q", metrics="precision")
+        return rk.risk({"a": a, "b": b}, alpha=2.0)
+
+    assert both(lazy=True).equals(both(lazy=False))
