@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
+from polars_rankk.core.names import resolve_metric_names
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import sort_rows
@@ -158,7 +159,10 @@ def unjudged_bounds(
     """
     chosen = policy if policy is not None else Policy()
     keys = list(normalize_keys(group_by))
-    ks = sorted(normalize_ks(k))
+    # Names carry cut-offs (P@5) and policy fields (P(rel=2)@5): the threshold they set is
+    # the grade of the upper labelling.
+    _, named, resolved = resolve_metric_names(metrics, chosen)
+    ks = sorted({*normalize_ks(k), *named})
     lazy_truth = to_lazy(truth, "truth")
 
     def run(labels: FrameLike, cutoffs: list[int], rules: Policy) -> Evaluation:
@@ -174,8 +178,8 @@ def unjudged_bounds(
     ranked = ranking.ranked_items()
     if ranked is None:  # pragma: no cover - a sliced evaluation is never built here
         raise ValueError("unjudged_bounds evaluates one system; split several systems first")
-    unjudged = unjudged_items(ranked, lazy_truth, keys, item, relevance, chosen).collect().lazy()
-    grades = {"lower": 0.0, "upper": float(chosen.relevance_threshold)}
+    unjudged = unjudged_items(ranked, lazy_truth, keys, item, relevance, resolved).collect().lazy()
+    grades = {"lower": 0.0, "upper": float(resolved.relevance_threshold)}
     per_k: dict[str, list[Evaluation]] = {name: [] for name in grades}
     for cutoff in ks:  # one relabelling per K: "within the top K" depends on K
         within = unjudged.filter(pl.col("rank") <= cutoff)

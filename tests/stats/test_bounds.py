@@ -202,3 +202,11 @@ def test_a_negative_grade_counted_as_unjudged_is_relabelled() -> None:
     assert bounds.per_group.select("lower", "upper", "n_unjudged").row(0) == (0.0, 1.0, 1)
     default = rk.unjudged_bounds(candidates, truth, k=1, metrics="precision", group_by="q")
     assert default.per_group["n_unjudged"].to_list() == [0]  # judged non-relevant by default
+
+
+def test_names_carry_their_cut_off_and_threshold_into_the_bounds() -> None:
+    candidates = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [0.9, 0.5, 0.4]})
+    truth = pl.DataFrame({"q": [1, 1], "item": [3, 4], "relevance": [2, 1]})
+    bounds = rk.unjudged_bounds(candidates, truth, k=10, metrics="P(rel=2)@2", group_by="q")
+    rows = bounds.per_group.filter(pl.col("k") == 2)
+    assert rows.select("lower", "value", "upper", "n_unjudged").row(0) == (0.0, 0.0, 1.0, 2)
