@@ -15,6 +15,7 @@ from polars_rankk.charts import (
     plot_k_curve,
     plot_over_time,
     plot_precision_recall,
+    plot_risk,
     plot_strata,
     save_chart,
 )
@@ -44,18 +45,24 @@ from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from polars_rankk.reports import render_report, report
 from polars_rankk.stats import (
+    UnjudgedBounds,
     activity_buckets,
     bootstrap,
     buckets,
     catalogue_intervals,
     compare,
+    comparison_power,
     curve_of_evaluations,
     distribution,
     evaluate_systems,
+    groups_needed,
     histogram,
     k_curve,
     new_vs_returning,
     relevant_size_buckets,
+    risk,
+    risk_distribution,
+    unjudged_bounds,
 )
 from polars_rankk.tables import systems_table, to_latex, to_markdown
 from polars_rankk.time import (
@@ -88,12 +95,14 @@ __all__ = [
     "RankedRows",
     "SeenFiltered",
     "TemporalSplit",
+    "UnjudgedBounds",
     "activity_buckets",
     "audit",
     "bootstrap",
     "buckets",
     "catalogue_intervals",
     "compare",
+    "comparison_power",
     "curve_of_evaluations",
     "distribution",
     "drop_seen",
@@ -102,6 +111,7 @@ __all__ = [
     "evaluate_in_buckets",
     "evaluate_over_time",
     "evaluate_systems",
+    "groups_needed",
     "histogram",
     "k_curve",
     "label",
@@ -113,6 +123,7 @@ __all__ = [
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",
+    "plot_risk",
     "plot_strata",
     "read_trec_qrels",
     "read_trec_run",
@@ -120,6 +131,8 @@ __all__ = [
     "relevant_size_buckets",
     "render_report",
     "report",
+    "risk",
+    "risk_distribution",
     "rolling_splits",
     "save_chart",
     "sessionize",
@@ -132,6 +145,7 @@ __all__ = [
     "to_latex",
     "to_markdown",
     "truth_from_log",
+    "unjudged_bounds",
     "unregister_metric",
 ]
 # The generated metric expression functions, with their own export list.

@@ -28,6 +28,7 @@ from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
 from polars_rankk.charts.notebook import enable_offline_charts
 from polars_rankk.charts.over_time import plot_over_time
+from polars_rankk.charts.risk import plot_risk
 
 __all__ = [
     "MAX_ROWS",
@@ -40,6 +41,7 @@ __all__ = [
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",
+    "plot_risk",
     "plot_strata",
     "save_chart",
     "system_colours",

@@ -104,6 +104,20 @@ SystemColumnOption = Annotated[
     ),
 ]
 
+FailIfWorseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-if-worse",
+        metavar="METRIC",
+        help="Exit with status 1 when a system is reliably worse than the baseline on METRIC "
+        "(e.g. ndcg@10): the 95% interval of the paired difference lies beyond --margin.",
+    ),
+]
+MarginOption = Annotated[
+    float,
+    typer.Option("--margin", metavar="DELTA", min=0.0, help="The loss --fail-if-worse tolerates."),
+]
+
 Family = Literal["challengers", "all"]
 FamilyOption = Annotated[
     Family,
@@ -139,6 +153,8 @@ def compare(
     n_resamples: ResamplesOption = 1000,
     seed: SeedOption = 0,
     progress: ProgressOption = None,
+    fail_if_worse: FailIfWorseOption = None,
+    margin: MarginOption = 0.0,
     *,
     items: ItemFiles,
     policy: Policy,
@@ -146,7 +162,7 @@ def compare(
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
     from polars_rankk.stats import compare as compare_systems
 
-    chosen = parse_metrics(metrics)
+    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
     ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
@@ -216,6 +232,29 @@ def compare(
         say_diagnostics(evaluation, f"{systems[name].path} ({name})")
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
+    if fail_if_worse is not None:
+        from polars_rankk.stats.gate import gate_verdict
+
+        failed, line = gate_verdict(comparison, fail_if_worse, margin=margin)
+        sys.stderr.write(f"rankk compare: {line}\n")
+        if failed:
+            raise typer.Exit(1)
+
+
+def gated_metrics(chosen: list[str] | None, gate: str | None) -> list[str] | None:
+    """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
+    if gate is None:
+        return chosen
+    from polars_rankk.core.names import parse_metric_name
+    from polars_rankk.core.registry import DEFAULT_METRICS, REGISTRY
+
+    try:
+        request = parse_metric_name(gate)
+    except ValueError as error:
+        raise ValueError(f"--fail-if-worse: {error}") from None
+    if request.k is None and REGISTRY[request.metric].has_k:
+        raise ValueError(f"--fail-if-worse {gate!r} needs a cut-off, e.g. {gate.strip()}@10")
+    return [*(chosen if chosen is not None else DEFAULT_METRICS), gate.strip()]
 
 
 def read_systems(

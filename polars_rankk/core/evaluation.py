@@ -536,6 +536,33 @@ class Evaluation:
         ideal = ideal.filter((pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max))
         return prepared.term_rows(columns), ideal
 
+    def ranked_items(self) -> pl.LazyFrame | None:
+        """The candidates as this evaluation ranked them (lazy): group keys, item and ``rank``
+        (Int64, from 1), after invalid scores, duplicates and (``unjudged="condense"``)
+        unjudged rows were handled. Under ``ties="expected"`` a row's ``rank`` is that of the
+        first row of its tie block, so every item that may reach rank r has ``rank <= r``.
+        None for one system of several (`by_system`: its rows would be ranked again).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> c = pl.DataFrame({"q": [1, 1, 1], "item": [7, 8, 9], "score": [0.2, 0.9, 0.5]})
+        >>> t = pl.DataFrame({"q": [1], "item": [8]})
+        >>> ranked = rk.evaluate(c, t, k=2, group_by="q").ranked_items()
+        >>> ranked.sort("rank").collect()["item"].to_list()
+        [8, 9, 7]
+        """
+        from polars_rankk.core.columns import RANK, SCORE
+
+        if self._sliced:
+            return None
+        spec = self._spec
+        keys = list(spec.keys)
+        rank = pl.col(RANK).cast(pl.Int64)
+        if spec.policy.ties == "expected":
+            rank = rank.min().over([*keys, SCORE])
+        return self._prepared.ranked.select(*keys, spec.item, rank.alias("rank"))
+
     def __repr__(self) -> str:
         """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
         from polars_rankk.core.display import evaluation_text

@@ -149,6 +149,8 @@ class ReportContent:
     policy: PolicyText
     version: str
     date: str
+    #: Each system's per-group values at the report's K (for the optional analyses).
+    per_group: dict[str, pl.DataFrame]
 
 
 @dataclass
@@ -301,6 +303,7 @@ def build_content(
         policy=_policy(first),
         version=_version(),
         date=_dt.date.today().isoformat(),
+        per_group=dict(zip(names, chosen, strict=True)),
     )
 
 

@@ -17,6 +17,7 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
+from polars_rankk.reports.analyses import Analyses, add_sections, report_bounds
 from polars_rankk.reports.content import (
     Progress,
     ReportContent,
@@ -60,6 +61,9 @@ def render_report(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | Progress | None = None,
+    risk_alpha: float | None = None,
+    groups_needed: bool = False,
+    unjudged_bounds: bool = False,
 ) -> str:
     """The report as an HTML string (see `report` for the parameters).
 
@@ -86,7 +90,13 @@ def render_report(
             n_resamples=n_resamples, confidence=confidence, seed=seed, say=say,
             bars=_bars(progress), curve_k_max=curve_k_max,
         )  # fmt: skip
-    return _render(content, title=title, log_k=log_k, ui_k=ui_k)
+        bounds = None
+        if unjudged_bounds:
+            say("bounding unjudged items")
+            bounding = {**options, "group_by": content.group_keys}
+            bounds = report_bounds(systems, truth, system=system, k=content.ks, options=bounding)
+    analyses = Analyses(risk_alpha, groups_needed, bounds)
+    return _render(content, title=title, log_k=log_k, ui_k=ui_k, analyses=analyses)
 
 
 def render_evaluations(
@@ -103,6 +113,8 @@ def render_evaluations(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | Progress | None = None,
+    risk_alpha: float | None = None,
+    groups_needed: bool = False,
 ) -> str:
     """The report of evaluations already made, as an HTML string.
 
@@ -129,10 +141,13 @@ def render_evaluations(
             n_resamples=n_resamples, confidence=confidence, seed=seed, say=say,
             bars=_bars(progress), curve_k_max=None,
         )  # fmt: skip
-    return _render(content, title=title, log_k=log_k, ui_k=ui_k)
+    analyses = Analyses(risk_alpha, groups_needed)
+    return _render(content, title=title, log_k=log_k, ui_k=ui_k, analyses=analyses)
 
 
-def _render(content: ReportContent, *, title: str, log_k: bool, ui_k: int | None) -> str:
+def _render(
+    content: ReportContent, *, title: str, log_k: bool, ui_k: int | None, analyses: Analyses
+) -> str:
     """The page of the report's content."""
     page = Page(title)
     _summary_section(page, content)
@@ -142,6 +157,7 @@ def _render(content: ReportContent, *, title: str, log_k: bool, ui_k: int | None
         _strata_section(page, content)
     if content.comparison is not None:
         _comparison_section(page, content)
+    add_sections(page, content, analyses)
     page.section("diagnostics", "Diagnostics", _diagnostics(content))
     page.section("policy", "Policy and definitions", _policy(content))
     subtitle = [
@@ -380,6 +396,9 @@ def report(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | Progress | None = None,
+    risk_alpha: float | None = None,
+    groups_needed: bool = False,
+    unjudged_bounds: bool = False,
 ) -> Path:
     """Evaluate systems and write one self-contained HTML report (opens offline).
 
@@ -424,6 +443,17 @@ def report(
         or None (default: shown in a notebook or on a terminal, not when stderr is piped). A
         callable is called with a short message as each step starts instead (the CLI shows
         them).
+    risk_alpha
+        Add a risk section (two systems or more): URisk, TRisk and GeoRisk against the
+        baseline with this α, and the chart of per-group wins and losses
+        (`polars_rankk.risk`, `polars_rankk.plot_risk`). Off by default.
+    groups_needed
+        Add the power of each comparison as run and the groups a paired t-test would need
+        for a power of 0.8 (`polars_rankk.comparison_power`). Off by default.
+    unjudged_bounds
+        Add each metric with the unjudged items in the top K judged non-relevant and
+        relevant (`polars_rankk.unjudged_bounds`; evaluates every system twice more per K).
+        Off by default.
 
     Returns
     -------
@@ -465,6 +495,9 @@ def report(
         confidence=confidence,
         seed=seed,
         progress=progress,
+        risk_alpha=risk_alpha,
+        groups_needed=groups_needed,
+        unjudged_bounds=unjudged_bounds,
     )
     target = Path(path)
     if target.parent and not target.parent.exists():
