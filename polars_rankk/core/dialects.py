@@ -33,6 +33,11 @@ Tool = Literal["ir_measures", "trec_eval"]
 _JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
 #: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
 _SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
+#: Metrics whose ir_measures name takes judged_only (its pytrec_eval provider's measures).
+_TAKES_JUDGED_ONLY = frozenset(
+    {"precision", "recall", "hit_rate", "ndcg", "average_precision", "mrr", "r_precision"}
+    | {"set_precision", "set_f"}
+)
 #: Metrics whose number does not depend on the relevance threshold.
 _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
 
@@ -75,12 +80,29 @@ def _gain(metric: str, policy: Policy, tool: str) -> str | None:
     return None
 
 
+def whole_list_name(metric: str, tool: str) -> str | None:
+    """`tool`'s spelling of `metric` over the whole list (trec_eval's ``map``), or None."""
+    return next(
+        (a.spelling for a in REGISTRY[metric].aliases if a.tool == tool and a.whole_list), None
+    )
+
+
+#: ir_measures' whole-list measures it computes: pytrec_eval's map, recip_rank and ndcg, and
+#: the judged provider's Judged (ERR needs gdeval's cut-off, graded RBP has no provider).
+_IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged"})
+
+
 def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
     entry = REGISTRY[metric]
-    name = entry.trec_eval_name(k)
-    if name is None or (metric == "mrr"):
-        if metric == "mrr":
-            return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+    if entry.has_k and k is None:  # the whole list
+        name = whole_list_name(metric, "trec_eval")
+        if name is None:
+            return None, f"trec_eval has no whole-list {metric} under a measure name of its own"
+    elif metric == "mrr":
+        return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+    else:
+        name = entry.trec_eval_name(k)
+    if name is None:
         return None, f"trec_eval has no {metric}"
     reason = _common(metric, policy, "trec_eval") or _gain(metric, policy, "trec_eval")
     if reason:
@@ -106,17 +128,20 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         return None, f"ir_measures has no {metric}"
     base = entry.ir_measures.split("(")[0].split("@")[0]
     parameters: list[str] = []
+    whole = entry.has_k and k is None
+    if whole and metric not in _IR_MEASURES_WHOLE:
+        return None, f"ir_measures computes {base} only at a cut-off"
     # Which ir_measures provider computes the name, and the conventions it keeps.
     if metric == "judged":
-        if policy.ties != "item_asc" or policy.short_lists != "observed":
+        if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
             return None, (
                 "ir_measures' judged provider sorts ties by docid ascending and divides by "
                 "min(K, n) (Policy(ties='item_asc', short_lists='observed'))"
             )
         if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
             return None, "ir_measures' Judged counts every qrels entry, negative grades included"
-        return f"Judged@{k}", None
-    if metric == "mrr":
+        return _spelled(base, [], k), None
+    if metric == "mrr" and not whole:
         if policy.ties != "item_asc":
             return None, (
                 "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
@@ -173,6 +198,8 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         if reason:
             return None, reason
     if policy.unjudged == "condense" and metric not in _SAME_CONDENSED:
+        if metric not in _TAKES_JUDGED_ONLY:
+            return None, f"ir_measures' {base} takes no judged_only (Policy.unjudged='keep')"
         parameters.append("judged_only=True")
     return _spelled(base, parameters, k if entry.has_k else None), None
 

@@ -205,7 +205,7 @@ def _truth_stats(
         *extra,
         *(
             ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
-            for k in spec.ks
+            for k in spec.read_ks
         ),
     )
 
@@ -314,7 +314,9 @@ def prepare_groups(spec: Spec) -> Prepared:
         )
     ranked = _ranked(chain, spec)
     chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
-    needs_whole_list = needs.hits_at_r or bool(whole_list) or policy.ties == "expected"
+    needs_whole_list = (
+        needs.hits_at_r or bool(whole_list) or bool(spec.whole_list) or policy.ties == "expected"
+    )
     if not needs_whole_list:
         chain = chain.filter(pl.col(RANK) <= spec.k_max)
     if GRADE not in chain.collect_schema():
@@ -372,7 +374,7 @@ def prepare_groups(spec: Spec) -> Prepared:
     aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in whole_list]
     aggregations += [
         ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
-        for k in spec.ks
+        for k in spec.read_ks
         for stat in by_k
     ]
     per_group = chain.group_by(keys).agg(aggregations)
@@ -405,7 +407,7 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(present.alias(HAS_CANDIDATES))
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
-    stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*by_k, IDEAL_DCG)]
+    stat_columns = [stat_column(stat, k) for k in spec.read_ks for stat in (*by_k, IDEAL_DCG)]
     groups = groups.with_columns(
         pl.col(HAS_CANDIDATES).fill_null(False),
         pl.col(N_CANDIDATES).fill_null(0),

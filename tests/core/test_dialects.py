@@ -341,6 +341,10 @@ ROUND_TRIP_POLICIES = {
 UNCHECKED = ("ERR@", "nDCG(dcg='exp-log2')", "RBP(")
 
 
+#: Names without a cut-off that mean the whole ranked list (ir_measures' spellings).
+WHOLE_LIST_NAMES = ("AP", "RR", "nDCG", "Judged", "ERR")
+
+
 def _tool_values(
     tool: str, name: str, qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]
 ) -> dict[str, float]:
@@ -372,7 +376,8 @@ def test_written_names_compute_the_same_numbers_in_the_named_tool(
         for name, entry in REGISTRY.items()
         if entry.accuracy and (policy.ties != "expected" or entry.supports_expected_ties)
     ]
-    got = _ours(case, ks, policy, metrics)
+    # and the names that mean the whole list: rows without K, written as map, AP, ...
+    got = _ours(case, ks, policy, [*metrics, *WHOLE_LIST_NAMES])
     qrels, run, key_of = trec_dicts(case)
     qrels, run, _ = _without_negative_only(qrels, run)
     query_of = {key: query for query, key in key_of.items()}
