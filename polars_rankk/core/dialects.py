@@ -42,6 +42,11 @@ _TAKES_JUDGED_ONLY = frozenset(
 _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
 
 
+#: Metrics whose summary line the tools write as the sum over queries, not the mean
+#: (trec_eval's num_ret, num_rel, num_rel_ret; ir_measures' NumRet and NumRel aggregate by sum).
+SUMMED_BY_TOOLS = frozenset({"num_retrieved", "num_relevant", "num_relevant_retrieved"})
+
+
 def _number(value: float) -> str:
     return f"{value:g}"
 
