@@ -133,6 +133,34 @@ def _split_parameters(text: str) -> list[str]:
     return [part for part in [*parts, current] if part.strip()]
 
 
+def split_metric_list(text: str) -> list[str]:
+    """Comma-separated metric names as a list, commas inside a name kept: within parentheses
+    or braces (``RBP(p=0.9,rel=1)@3``, ``nDCG(gains={0:1,1:4})``) and in trec_eval's cut-off
+    lists (``P.5,10``).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names import split_metric_list
+    >>> split_metric_list("P.5,10, nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3,recall")
+    ['P.5,10', 'nDCG(gains={0:1,1:4})', 'RBP(p=0.9,rel=1)@3', 'recall']
+    """
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += character
+    names: list[str] = []
+    for part in [*parts, current.strip()]:
+        if part.isdigit() and names and _TREC_EVAL.match(names[-1]):
+            names[-1] = f"{names[-1]},{part}"  # P.5,10: one more cut-off of P
+        elif part:
+            names.append(part)
+    return names
+
+
 def _parameter(name: str, raw: str) -> tuple[str, Any]:
     key, separator, value = (part.strip() for part in raw.partition("="))
     if not separator or key.lower() not in PARAMETERS:
@@ -147,12 +175,14 @@ def _parameter(name: str, raw: str) -> tuple[str, Any]:
             raise ValueError(f"metric {name!r}: {error}") from None
     if isinstance(reader, dict):
         if value.lower() not in reader:
-            raise ValueError(f"metric {name!r}: {key}={value!r} must be one of {', '.join(reader)}")
+            raise ValueError(
+                f"metric {name!r}: {key} must be one of {', '.join(reader)}; got {value!r}"
+            )
         return policy_field, reader[value.lower()]
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"metric {name!r}: {key}={value!r} must be a number") from None
+        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
     if key.lower() == "beta":
         # trec_eval's and ir_measures' beta weighs like van Rijsbergen's beta squared.
         number = math.sqrt(number) if number > 0 else number
