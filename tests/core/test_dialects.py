@@ -437,19 +437,25 @@ def test_tool_names_of_counts_hold_the_sum_over_queries_as_the_tools_summary_lin
     assert "num_ret" not in set(weighted["metric"])
 
 
-@pytest.mark.parametrize("label", ROUND_TRIP_POLICIES)
+#: Condensed lists with negative grades non-relevant: trec_eval's conventions the names keep.
+CONDENSED = rk.Policy.trec_eval(unjudged="condense", negative_grades="nonrelevant")
+
+
+@pytest.mark.parametrize("label", [*ROUND_TRIP_POLICIES, "condensed"])
 def test_every_ir_measures_name_written_back_is_one_ir_measures_accepts(label: str) -> None:
     import ir_measures
 
     from polars_rankk.core.dialects import written_name
     from polars_rankk.core.registry import REGISTRY
 
-    policy = ROUND_TRIP_POLICIES[label]
+    policy = ROUND_TRIP_POLICIES.get(label, CONDENSED)
     for metric, entry in REGISTRY.items():
         for k in (10, None) if entry.has_k else (None,):
             name, reason = written_name(metric, k, policy, "ir_measures")
             if reason is None:
-                ir_measures.parse_measure(name)  # raises on a parameter it does not know
+                # ir_measures reads any parameter and rejects the ones a measure lacks here.
+                ir_measures.parse_measure(name).validate_params()
+                repr(ir_measures.parse_measure(name))
 
 
 def test_rbp_of_condensed_lists_keeps_its_canonical_name_for_ir_measures() -> None:
