@@ -276,3 +276,22 @@ def test_cli_map_without_a_cutoff_is_trec_evals_whole_list_map(
             assert value == pytest.approx(expected[str(query)][measure[metric]], abs=1e-12)
             checked += 1
     assert checked == rows.height > 0
+
+
+def test_distributed_engines_refuse_whole_list_names_in_words() -> None:
+    from polars_rankk.engines import partition
+
+    schema = {"q": pl.Int64, "item": pl.Int64, "score": pl.Float64}
+    truth = {"q": pl.Int64, "item": pl.Int64, "relevance": pl.Int64}
+    options = {"k": 3, "group_by": "q", "item": "item", "score": "score"}
+    spec = partition.check_on_driver(
+        schema, truth, metrics=["map", "P@3"], relevance="relevance", n_relevant=None,
+        policy=None, order_by=None, **options,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"names without a cut-off .*\(average_precision: "):
+        partition.partition_job(spec, None, with_dropped=False, check_values=False)
+    cut = partition.check_on_driver(
+        schema, truth, metrics=["map_cut_3"], relevance="relevance", n_relevant=None,
+        policy=None, order_by=None, **options,
+    )  # fmt: skip
+    assert partition.partition_job(cut, None, with_dropped=False, check_values=False).ks == (3,)
