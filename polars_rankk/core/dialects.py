@@ -22,7 +22,10 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
+
+import polars as pl
 
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import REGISTRY
@@ -254,3 +257,76 @@ def written_name(
     if name is None:
         return entry.column(k), reason
     return name, None
+
+
+def written_summary(
+    result: pl.DataFrame,
+    names: str,
+    policy: Policy,
+    per_group: pl.LazyFrame | None = None,
+) -> pl.DataFrame:
+    """A summary's ``metric`` column in another tool's spelling (with K folded in), a warning
+    naming the rows that keep their canonical name and why.
+
+    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
+    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
+    name (other averages).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.core.dialects import written_summary
+    >>> summary = pl.DataFrame({"metric": ["precision", "num_retrieved"], "k": [5, None],
+    ...                         "value": [0.5, 4.0]})
+    >>> per_group = pl.LazyFrame({"metric": ["num_retrieved"] * 2, "k": [None, None],
+    ...                           "value": [3.0, 5.0]}, schema_overrides={"k": pl.Int64})
+    >>> written_summary(summary, "trec_eval", rk.Policy.trec_eval(), per_group).rows()
+    [('P_5', 5, 0.5), ('num_ret', None, 8.0)]
+    """
+    if names == "canonical":
+        return result
+    if names not in ("ir_measures", "trec_eval"):
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
+    tool: Tool = "trec_eval" if names == "trec_eval" else "ir_measures"
+    pairs = result.select("metric", "k").to_dicts()
+    rendered, reasons, summed = [], {}, []
+    for row in pairs:
+        if row["metric"] not in REGISTRY:
+            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        else:
+            name, reason = written_name(row["metric"], row["k"], policy, tool)
+            if reason is None and row["metric"] in SUMMED_BY_TOOLS:
+                if per_group is None:
+                    name = REGISTRY[row["metric"]].column(row["k"])
+                    reason = f"{names} sums it over queries; this summary is not their mean"
+                else:
+                    summed.append(row["metric"])
+            if reason is not None:
+                reasons[name] = reason
+        rendered.append(name)
+    if reasons:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
+        warnings.warn(
+            f"names={names!r}: kept the canonical name where {names} would compute another "
+            f"number under this policy ({listed})",
+            stacklevel=3,
+        )
+    if summed and per_group is not None:
+        result = _summed(result, summed, per_group)
+    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
+
+
+def _summed(result: pl.DataFrame, metrics: list[str], per_group: pl.LazyFrame) -> pl.DataFrame:
+    """`result` with the value of `metrics` (num_ret, ...) the sum over groups, as the tools'
+    summary line (NaN values skipped, as the mean skips them)."""
+    sums = (
+        per_group.filter(pl.col("metric").is_in(metrics) & ~pl.col("value").is_nan())
+        .group_by("metric", "k")
+        .agg(pl.col("value").sum().alias("_rk_sum"))
+        .collect()
+    )
+    joined = result.join(
+        sums, on=["metric", "k"], how="left", nulls_equal=True, maintain_order="left"
+    )
+    value = pl.when(pl.col("metric").is_in(metrics)).then(pl.col("_rk_sum").fill_null(0.0))
+    return joined.with_columns(value.otherwise(pl.col("value")).alias("value")).drop("_rk_sum")

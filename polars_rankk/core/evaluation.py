@@ -3,7 +3,6 @@ views a user asks for, each built from one pass."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -14,7 +13,7 @@ import polars as pl
 from polars_rankk.core import aggregate
 from polars_rankk.core.catalogue import Exposures
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.dialects import SUMMED_BY_TOOLS, written_name
+from polars_rankk.core.dialects import written_summary
 from polars_rankk.core.inputs import Spec, to_lazy
 from polars_rankk.core.names import NameStyle, parse_metric_name
 from polars_rankk.core.policy import Policy
@@ -201,7 +200,7 @@ class Evaluation:
         dropped = dropped_table(self.ks, counts, short)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
         summed = per_group if average == "macro" else None
-        return _renamed(result, names, self.policy, summed)
+        return written_summary(result, names, self.policy, summed)
 
     def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
         if metrics is None:
@@ -592,62 +591,6 @@ def _canonical(name: str) -> str:
         return parse_metric_name(name).metric
     except (TypeError, ValueError):
         return name
-
-
-def _renamed(
-    result: pl.DataFrame, names: NameStyle, policy: Policy, per_group: pl.LazyFrame | None = None
-) -> pl.DataFrame:
-    """The summary's ``metric`` column in another tool's spelling (with K folded in).
-
-    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
-    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
-    name (other averages)."""
-    if names == "canonical":
-        return result
-    if names not in ("ir_measures", "trec_eval"):
-        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
-    pairs = result.select("metric", "k").to_dicts()
-    rendered, reasons, summed = [], {}, []
-    for row in pairs:
-        if row["metric"] not in REGISTRY:
-            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
-        else:
-            name, reason = written_name(row["metric"], row["k"], policy, names)
-            if reason is None and row["metric"] in SUMMED_BY_TOOLS:
-                if per_group is None:
-                    name = REGISTRY[row["metric"]].column(row["k"])
-                    reason = f"{names} sums it over queries; this summary is not their mean"
-                else:
-                    summed.append(row["metric"])
-            if reason is not None:
-                reasons[name] = reason
-        rendered.append(name)
-    if reasons:
-        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
-        warnings.warn(
-            f"names={names!r}: kept the canonical name where {names} would compute another "
-            f"number under this policy ({listed})",
-            stacklevel=3,
-        )
-    if summed and per_group is not None:
-        result = _summed(result, summed, per_group)
-    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
-
-
-def _summed(result: pl.DataFrame, metrics: list[str], per_group: pl.LazyFrame) -> pl.DataFrame:
-    """`result` with the value of `metrics` (num_ret, ...) the sum over groups, as the tools'
-    summary line (NaN values skipped, as the mean skips them)."""
-    sums = (
-        per_group.filter(pl.col("metric").is_in(metrics) & ~pl.col("value").is_nan())
-        .group_by("metric", "k")
-        .agg(pl.col("value").sum().alias("_rk_sum"))
-        .collect()
-    )
-    joined = result.join(
-        sums, on=["metric", "k"], how="left", nulls_equal=True, maintain_order="left"
-    )
-    value = pl.when(pl.col("metric").is_in(metrics)).then(pl.col("_rk_sum").fill_null(0.0))
-    return joined.with_columns(value.otherwise(pl.col("value")).alias("value")).drop("_rk_sum")
 
 
 def assemble(
