@@ -37,9 +37,11 @@ HEADER = """\
 Every place that names metrics — `rk.evaluate(metrics=...)`, `Evaluation.summary(metric=...)`,
 distributions, K-curves, `rk.compare`, `rk.report` and `rankk --metrics` — accepts the canonical
 names below and the spellings ir_measures and trec_eval users already type. Matching ignores
-case. A spelling with a cut-off (`P@5`, `P_5`) adds that K to the evaluation; a spelling
-without one is evaluated at the evaluation's K (so `map` and `recip_rank` are trec_eval's
-full-list measures only when K is at least the longest list). `K` below stands for any integer
+case. A spelling with a cut-off (`P@5`, `P_5`) adds that K to the evaluation. A tool's spelling
+without one means what that tool means by it: the whole ranked list for trec_eval's `map` and
+`recip_rank` and ir_measures' `AP`, `RR`, `nDCG`, `ERR`, `RBP` and `Judged` (their rows have no
+K, `k` is null); a canonical name (`ndcg`) and a spelling the tool always cuts (`P`, `recall`)
+are evaluated at the evaluation's K. `K` below stands for any integer
 of at least 1. Outputs always use the canonical name plus K; `res.summary(names="ir_measures")`
 or `names="trec_eval"` writes them back in that tool's spelling. The definitions are in
 [definitions.md](definitions.md).

@@ -19,6 +19,7 @@ from polars_rankk.cli.inputs import (
     read_attributes,
     read_source,
     unique_name,
+    warn,
 )
 from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
@@ -74,7 +75,7 @@ RunsArgument = Annotated[
     typer.Argument(
         metavar="RUN",
         help="Two or more runs, each PATH or NAME=PATH (name defaults to the file name "
-        "without extension). One file with --system-column holds several systems.",
+        "without extension). One file with --system holds several systems.",
         show_default=False,
     ),
 ]
@@ -94,14 +95,19 @@ BaselineOption = Annotated[
         metavar="NAME", help="The system the others are compared with (default the first)."
     ),
 ]
-SystemColumnOption = Annotated[
+SystemOption = Annotated[
     str | None,
     typer.Option(
-        "--system-column",
+        "--system",
         metavar="COLUMN",
         help="A column naming each row's system, to split one file into several systems.",
         rich_help_panel=COLUMNS,
     ),
+]
+#: The spelling before ``--system`` (as ``rankk evaluate`` names it), kept for one release.
+SystemColumnOption = Annotated[
+    str | None,
+    typer.Option("--system-column", metavar="COLUMN", hidden=True),
 ]
 
 FailIfWorseOption = Annotated[
@@ -134,6 +140,7 @@ def compare(
     runs: RunsArgument,
     truth: TruthOption,
     baseline: BaselineOption = None,
+    system: SystemOption = None,
     system_column: SystemColumnOption = None,
     family: FamilyOption = "challengers",
     k: KOption = "5,10,20",
@@ -163,18 +170,19 @@ def compare(
     from polars_rankk.stats import compare as compare_systems
 
     chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
+    system = system_option(system, system_column)
     ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)
     with progress_steps(progress) as say:
-        systems = read_systems(paths, system_column, input_format, columns, say)
+        systems = read_systems(paths, system, input_format, columns, say)
         reference = choose_baseline(systems, baseline)
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
         sources, judged, extra = prepare_runs(
-            list(systems.values()), judged, extra, columns, system_option="--system-column"
+            list(systems.values()), judged, extra, columns, system_option="--system"
         )
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
@@ -200,6 +208,7 @@ def compare(
             group_keys=keys,
             family=family,
         )
+        comparison = with_catalogue_differences(comparison, evaluations, reference, ks)
         if report is not None:
             say("writing the report")
             with naming(report_files(report, extra)):
@@ -257,6 +266,18 @@ def gated_metrics(chosen: list[str] | None, gate: str | None) -> list[str] | Non
     return [*(chosen if chosen is not None else DEFAULT_METRICS), gate.strip()]
 
 
+def system_option(system: str | None, system_column: str | None) -> str | None:
+    """``--system``, or the deprecated ``--system-column`` with a warning naming the new one."""
+    if system_column is None:
+        return system
+    if system is not None:
+        raise typer.BadParameter(
+            "give --system only (--system-column is its old spelling)", param_hint="--system"
+        )
+    warn("--system-column is deprecated and goes in the next release; use --system COLUMN")
+    return system_column
+
+
 def read_systems(
     paths: Mapping[str, Path],
     system_column: str | None,
@@ -274,7 +295,7 @@ def read_systems(
             continue
         if system_column not in source.frame.columns:
             raise ValueError(
-                f"{source.label} has no column {system_column!r} (--system-column); its "
+                f"{source.label} has no column {system_column!r} (--system); its "
                 f"columns are {source.frame.columns}"
             )
         parts = source.frame.partition_by(system_column, as_dict=True, maintain_order=True)
@@ -283,7 +304,7 @@ def read_systems(
                 path, f"system {str(label)!r}", part.drop(system_column), source.typed
             )
     if len(systems) < 2:
-        raise ValueError("compare needs at least two systems (runs, or --system-column)")
+        raise ValueError("compare needs at least two systems (runs, or --system)")
     return systems
 
 
@@ -320,6 +341,36 @@ def system_means(evaluations: Mapping[str, Evaluation], ks: list[int]) -> pl.Dat
     )
 
 
+def with_catalogue_differences(
+    comparison: pl.DataFrame, evaluations: Mapping[str, Evaluation], baseline: str, ks: list[int]
+) -> pl.DataFrame:
+    """`comparison` and, for the catalogue-level metrics (coverage, gini, ...), one row per
+    challenger: both figures and their difference. One figure per system has no paired
+    test, so their CI and p-values are null."""
+    figures = {
+        name: evaluation.catalogue.lazy().filter(cutoff_in(ks)).select("metric", "k", "value")
+        for name, evaluation in evaluations.items()
+        if evaluation.catalogue is not None
+    }
+    if baseline not in figures:
+        return comparison
+    base = figures[baseline].rename({"value": "baseline_mean"})
+    rows = [
+        frame.join(base, on=["metric", "k"], nulls_equal=True, maintain_order="left").select(
+            "metric",
+            "k",
+            pl.lit(baseline).alias("baseline"),
+            pl.lit(name).alias("system"),
+            "baseline_mean",
+            pl.col("value").alias("mean"),
+            (pl.col("value") - pl.col("baseline_mean")).alias("diff"),
+        )
+        for name, frame in figures.items()
+        if name != baseline
+    ]
+    return pl.concat([comparison, *pl.collect_all(rows)], how="diagonal_relaxed")
+
+
 def means_view(means: pl.DataFrame, title: str) -> View:
     """The means with four decimals."""
     systems = means.columns[1:]
@@ -336,6 +387,8 @@ def differences_view(comparison: pl.DataFrame, family: Family) -> View:
     method = (
         pl.when(pl.col("p_value_method") == "monte_carlo")
         .then(pl.format("Monte Carlo, B={}", pl.col("n_permutations")))
+        .when(pl.col("p_value_method").is_null())
+        .then(pl.lit("one figure each: no test"))
         .otherwise(pl.col("p_value_method").str.replace_all("_", " "))
     )
     cells = comparison.select(

@@ -126,6 +126,8 @@ def evaluate(
 ) -> None:
     """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
     chosen = parse_metrics(metrics)
+    if system is not None:
+        refuse_catalogue_per_system(chosen)
     ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)
@@ -179,6 +181,21 @@ def evaluate(
     say_diagnostics(evaluation, candidates)
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
+
+
+def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
+    """Catalogue-level metrics describe one system's lists together: with ``--system`` the
+    command that evaluates each system on its own is ``rankk compare``."""
+    from polars_rankk.core.beyond_accuracy import split_metrics
+
+    catalogue = split_metrics(metrics)[2]
+    if catalogue:
+        raise ValueError(
+            f"--metrics {','.join(catalogue)}: catalogue-level metrics describe one system's "
+            f"lists together, so --system cannot pool them; compare the systems instead "
+            f"(rankk compare FILE --system COLUMN --truth TRUTH ...), which gives each "
+            f"system its own"
+        )
 
 
 def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, object]:

@@ -14,7 +14,11 @@ from typing import Annotated, Any, Literal
 import typer
 
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
-from polars_rankk.core.names import parse_metric_name, resolve_metric_names
+from polars_rankk.core.names import (
+    parse_metric_names,
+    resolve_metric_names,
+    split_metric_list,
+)
 from polars_rankk.core.policy import parse_gains
 from polars_rankk.core.registry import DEFAULT_METRICS
 
@@ -81,7 +85,7 @@ def parse_metrics(text: str | None) -> list[str] | None:
     """Parse ``--metrics``: canonical names and the ir_measures / trec_eval spellings the core
     accepts (``P@5``, ``nDCG(judged_only=True)@10``, ``ndcg_cut_10``: docs/metric_names.md),
     kept as typed so that evaluation reads their cut-offs and parameters (``None``: the
-    default metrics).
+    default metrics). Commas inside a name stay in it (``RBP(p=0.9,rel=1)@3``, ``P.5,10``).
 
     Examples
     --------
@@ -90,18 +94,22 @@ def parse_metrics(text: str | None) -> list[str] | None:
     ['ndcg', 'recall']
     >>> parse_metrics("P@5, ndcg_cut_10,Bpref")
     ['P@5', 'ndcg_cut_10', 'Bpref']
+    >>> parse_metrics("P.5,10,nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3")
+    ['P.5,10', 'nDCG(gains={0:1,1:4})', 'RBP(p=0.9,rel=1)@3']
     >>> parse_metrics("accuracy")
     Traceback (most recent call last):
     ...
     ValueError: --metrics: unknown metric 'accuracy'; choose among precision, recall, ...
     """
-    names = split_names(text)
-    if names is None:
+    if text is None:
+        return None
+    names = split_metric_list(text)
+    if not names:
         return None
     unknown = []
     for name in names:
         try:
-            parse_metric_name(name)
+            parse_metric_names(name)
         except ValueError as error:
             if not str(error).startswith("unknown metric name"):
                 raise ValueError(f"--metrics: {error}") from None
@@ -329,6 +337,17 @@ def policy_option_type(hint: Any) -> Any:
     return str if hint == Policy.__annotations__.get("gains") or "Mapping" in str(hint) else hint
 
 
+def given_options(chosen: dict[str, Any]) -> dict[str, Any]:
+    """The policy options given (``None``: not given), ``--gains`` read as a gain map."""
+    given = {name: value for name, value in chosen.items() if value is not None}
+    if isinstance(given.get("gains"), str):
+        try:
+            given["gains"] = parse_gains(given["gains"])
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"--gains: {error}") from None
+    return given
+
+
 def build_policy(trec_eval: bool, chosen: dict[str, Any]) -> Policy:
     """The policy from ``--trec-eval`` and the policy options given (``None``: not given).
 
@@ -338,10 +357,53 @@ def build_policy(trec_eval: bool, chosen: dict[str, Any]) -> Policy:
     >>> build_policy(True, {"ties": "pessimistic", "gain": None}).ties
     'pessimistic'
     """
-    given = {name: value for name, value in chosen.items() if value is not None}
-    if isinstance(given.get("gains"), str):
-        given["gains"] = parse_gains(given["gains"])
+    given = given_options(chosen)
     return Policy.trec_eval(**given) if trec_eval else Policy(**given)
+
+
+def option_value(value: Any) -> str:
+    """A policy value as its option takes it: ``condense``, ``2``, ``0:1,1:4``.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import option_value
+    >>> option_value("condense"), option_value(2.0), option_value({0: 1.0, 1: 4.0})
+    ('condense', '2', '0:1,1:4')
+    """
+    if isinstance(value, dict):
+        return ",".join(f"{option_value(g)}:{option_value(v)}" for g, v in value.items())
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def refuse_conflicts(metrics: str | None, given: dict[str, Any]) -> None:
+    """Refuse a metric name whose parameter sets a policy field that an option given sets
+    otherwise (``--unjudged keep`` with ``nDCG(judged_only=True)@10``): one evaluation has
+    one policy, and the command knows both were asked for.
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import refuse_conflicts
+    >>> refuse_conflicts("nDCG(judged_only=True)@10", {"unjudged": "keep"})
+    Traceback (most recent call last):
+    ...
+    ValueError: --metrics 'nDCG(judged_only=True)@10' sets --unjudged condense, but ...
+    """
+    for name in split_metric_list(metrics or ""):
+        try:
+            requests = parse_metric_names(name)
+        except ValueError:
+            continue  # parse_metrics reports it
+        for request in requests:
+            for field, value in request.policy.items():
+                if field in given and given[field] != value:
+                    flag = "--" + field.replace("_", "-")
+                    raise ValueError(
+                        f"--metrics {name!r} sets {flag} {option_value(value)}, but {flag} "
+                        f"{option_value(given[field])} was given; one evaluation has one "
+                        f"policy: drop the option or change the name"
+                    )
 
 
 def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -360,6 +422,7 @@ def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(command)
     def wrapper(**options: Any) -> None:
         chosen = {name: options.pop(name) for name in names}
+        refuse_conflicts(options.get("metrics"), given_options(chosen))
         policy = build_policy(options.pop("trec_eval"), chosen)
         command(**options, policy=policy)
 

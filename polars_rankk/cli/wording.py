@@ -26,10 +26,14 @@ ARGUMENTS = {
     "metrics": "NAMES",
     "k": "CUTOFFS",
 }
+#: Arguments of `Evaluation.summary` that are options of the command, with the choices the
+#: command offers (a Python choice it lacks is left out of the advice).
+CHOICES = {"average": ("macro", "micro")}
 _QUOTED = r"""(?:'[^']*'|"[^"]*")"""
 _POLICY = re.compile(rf"Policy\((\w+)=({_QUOTED}(?:\s+or\s+{_QUOTED})*)\)")
-_SETTING = re.compile(rf"(?<![\w.\-])(\w+)=({_QUOTED})")
+_SETTING = re.compile(rf"(?<![\w.\-])(\w+)=({_QUOTED}(?:\s+or\s+{_QUOTED})*)")
 _ARGUMENT = re.compile(r"(?<![\w.\-])(\w+)=\.\.\.")
+_FIELD = re.compile(r"\bPolicy\.(\w+)(?:=(\S+?))?(?=[\s;:,)]|$)")
 
 
 def option(name: str) -> str:
@@ -62,25 +66,41 @@ def in_cli_terms(message: str) -> str:
     "metrics ['novelty'] need --popularity FILE: an interaction log"
     >>> in_cli_terms("Policy.trec_eval() reproduces trec_eval")
     '--trec-eval reproduces trec_eval'
+    >>> in_cli_terms("Policy.relevance_threshold must be > 0; got 0.0")
+    '--relevance-threshold must be > 0; got 0.0'
+    >>> in_cli_terms("none is; use average='macro' or 'weighted'")
+    'none is; use --average macro'
     """
 
     def policy(match: re.Match[str]) -> str:
         return f"{option(match.group(1))} {_unquoted(match.group(2))}"
 
     def setting(match: re.Match[str]) -> str:
+        name = match.group(1)
+        inside_a_call = match.start() > 0 and match.string[match.start() - 1] == "("
+        if name in CHOICES and not inside_a_call:
+            offered = [v for v in re.findall(_QUOTED, match.group(2)) if v[1:-1] in CHOICES[name]]
+            return f"{option(name)} {' or '.join(v[1:-1] for v in offered)}"
+        if name not in POLICY_FIELDS:
+            return match.group(0)
+        return f"{option(name)} {_unquoted(match.group(2))}"
+
+    def field(match: re.Match[str]) -> str:
         if match.group(1) not in POLICY_FIELDS:
             return match.group(0)
-        return f"{option(match.group(1))} {_unquoted(match.group(2))}"
+        value = "" if match.group(2) is None else f" {_unquoted(match.group(2))}"
+        return f"{option(match.group(1))}{value}"
 
     def argument(match: re.Match[str]) -> str:
         if match.group(1) not in ARGUMENTS:
             return match.group(0)
         return f"{option(match.group(1))} {ARGUMENTS[match.group(1)]}"
 
+    message = message.replace("Policy.trec_eval()", "--trec-eval")
     message = _POLICY.sub(policy, message)
+    message = _FIELD.sub(field, message)
     message = _SETTING.sub(setting, message)
-    message = _ARGUMENT.sub(argument, message)
-    return message.replace("Policy.trec_eval()", "--trec-eval")
+    return _ARGUMENT.sub(argument, message)
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -42,6 +42,11 @@ HAS_CANDIDATES = "has_candidates"
 HITS_AT_R = "hits_at_r"
 
 
+#: The cut-off that stands for the whole ranked list (a name without a cut-off, such as
+#: trec_eval's ``map``): past the end of any list, so a running sum read there is its total.
+WHOLE_LIST = 2**62
+
+
 def stat_column(stat: str, k: int) -> str:
     """Name of the per-group column holding cumulated `stat` at cut-off `k`."""
-    return f"{stat}@{k}"
+    return f"{stat}@all" if k == WHOLE_LIST else f"{stat}@{k}"

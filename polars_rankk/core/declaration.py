@@ -30,11 +30,14 @@ MicroSums = Callable[[Policy, int | None, GroupStats], dict[str, pl.Expr]]
 class Alias:
     """A spelling another tool gives a metric (matched ignoring case).
 
-    ``cut``: whether that tool writes a cut-off after it (``P@5``, ``P_5``)."""
+    ``cut``: whether that tool writes a cut-off after it (``P@5``, ``P_5``); ``whole_list``:
+    whether that tool reads the spelling without a cut-off as the whole ranked list
+    (trec_eval's ``map``, ir_measures' ``AP``), which is then what it names."""
 
     spelling: str
     tool: Literal["ir_measures", "trec_eval", "alias"]
     cut: bool
+    whole_list: bool = False
 
 
 @dataclass(frozen=True)

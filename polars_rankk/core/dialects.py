@@ -22,7 +22,10 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
+
+import polars as pl
 
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import REGISTRY
@@ -33,8 +36,18 @@ Tool = Literal["ir_measures", "trec_eval"]
 _JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
 #: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
 _SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
+#: Metrics whose ir_measures name takes judged_only (its pytrec_eval provider's measures).
+_TAKES_JUDGED_ONLY = frozenset(
+    {"precision", "recall", "hit_rate", "ndcg", "average_precision", "mrr", "r_precision"}
+    | {"set_precision", "set_f"}
+)
 #: Metrics whose number does not depend on the relevance threshold.
 _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
+
+
+#: Metrics whose summary line the tools write as the sum over queries, not the mean
+#: (trec_eval's num_ret, num_rel, num_rel_ret; ir_measures' NumRet and NumRel aggregate by sum).
+SUMMED_BY_TOOLS = frozenset({"num_retrieved", "num_relevant", "num_relevant_retrieved"})
 
 
 def _number(value: float) -> str:
@@ -75,12 +88,29 @@ def _gain(metric: str, policy: Policy, tool: str) -> str | None:
     return None
 
 
+def whole_list_name(metric: str, tool: str) -> str | None:
+    """`tool`'s spelling of `metric` over the whole list (trec_eval's ``map``), or None."""
+    return next(
+        (a.spelling for a in REGISTRY[metric].aliases if a.tool == tool and a.whole_list), None
+    )
+
+
+#: ir_measures' whole-list measures it computes: pytrec_eval's map, recip_rank and ndcg, and
+#: the judged provider's Judged (ERR needs gdeval's cut-off, graded RBP has no provider).
+_IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged"})
+
+
 def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
     entry = REGISTRY[metric]
-    name = entry.trec_eval_name(k)
-    if name is None or (metric == "mrr"):
-        if metric == "mrr":
-            return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+    if entry.has_k and k is None:  # the whole list
+        name = whole_list_name(metric, "trec_eval")
+        if name is None:
+            return None, f"trec_eval has no whole-list {metric} under a measure name of its own"
+    elif metric == "mrr":
+        return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+    else:
+        name = entry.trec_eval_name(k)
+    if name is None:
         return None, f"trec_eval has no {metric}"
     reason = _common(metric, policy, "trec_eval") or _gain(metric, policy, "trec_eval")
     if reason:
@@ -106,17 +136,20 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         return None, f"ir_measures has no {metric}"
     base = entry.ir_measures.split("(")[0].split("@")[0]
     parameters: list[str] = []
+    whole = entry.has_k and k is None
+    if whole and metric not in _IR_MEASURES_WHOLE:
+        return None, f"ir_measures computes {base} only at a cut-off"
     # Which ir_measures provider computes the name, and the conventions it keeps.
     if metric == "judged":
-        if policy.ties != "item_asc" or policy.short_lists != "observed":
+        if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
             return None, (
                 "ir_measures' judged provider sorts ties by docid ascending and divides by "
                 "min(K, n) (Policy(ties='item_asc', short_lists='observed'))"
             )
         if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
             return None, "ir_measures' Judged counts every qrels entry, negative grades included"
-        return f"Judged@{k}", None
-    if metric == "mrr":
+        return _spelled(base, [], k), None
+    if metric == "mrr" and not whole:
         if policy.ties != "item_asc":
             return None, (
                 "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
@@ -173,6 +206,8 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         if reason:
             return None, reason
     if policy.unjudged == "condense" and metric not in _SAME_CONDENSED:
+        if metric not in _TAKES_JUDGED_ONLY:
+            return None, f"ir_measures' {base} takes no judged_only (Policy.unjudged='keep')"
         parameters.append("judged_only=True")
     return _spelled(base, parameters, k if entry.has_k else None), None
 
@@ -222,3 +257,76 @@ def written_name(
     if name is None:
         return entry.column(k), reason
     return name, None
+
+
+def written_summary(
+    result: pl.DataFrame,
+    names: str,
+    policy: Policy,
+    per_group: pl.LazyFrame | None = None,
+) -> pl.DataFrame:
+    """A summary's ``metric`` column in another tool's spelling (with K folded in), a warning
+    naming the rows that keep their canonical name and why.
+
+    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
+    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
+    name (other averages).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.core.dialects import written_summary
+    >>> summary = pl.DataFrame({"metric": ["precision", "num_retrieved"], "k": [5, None],
+    ...                         "value": [0.5, 4.0]})
+    >>> per_group = pl.LazyFrame({"metric": ["num_retrieved"] * 2, "k": [None, None],
+    ...                           "value": [3.0, 5.0]}, schema_overrides={"k": pl.Int64})
+    >>> written_summary(summary, "trec_eval", rk.Policy.trec_eval(), per_group).rows()
+    [('P_5', 5, 0.5), ('num_ret', None, 8.0)]
+    """
+    if names == "canonical":
+        return result
+    if names not in ("ir_measures", "trec_eval"):
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
+    tool: Tool = "trec_eval" if names == "trec_eval" else "ir_measures"
+    pairs = result.select("metric", "k").to_dicts()
+    rendered, reasons, summed = [], {}, []
+    for row in pairs:
+        if row["metric"] not in REGISTRY:
+            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        else:
+            name, reason = written_name(row["metric"], row["k"], policy, tool)
+            if reason is None and row["metric"] in SUMMED_BY_TOOLS:
+                if per_group is None:
+                    name = REGISTRY[row["metric"]].column(row["k"])
+                    reason = f"{names} sums it over queries; this summary is not their mean"
+                else:
+                    summed.append(row["metric"])
+            if reason is not None:
+                reasons[name] = reason
+        rendered.append(name)
+    if reasons:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
+        warnings.warn(
+            f"names={names!r}: kept the canonical name where {names} would compute another "
+            f"number under this policy ({listed})",
+            stacklevel=3,
+        )
+    if summed and per_group is not None:
+        result = _summed(result, summed, per_group)
+    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
+
+
+def _summed(result: pl.DataFrame, metrics: list[str], per_group: pl.LazyFrame) -> pl.DataFrame:
+    """`result` with the value of `metrics` (num_ret, ...) the sum over groups, as the tools'
+    summary line (NaN values skipped, as the mean skips them)."""
+    sums = (
+        per_group.filter(pl.col("metric").is_in(metrics) & ~pl.col("value").is_nan())
+        .group_by("metric", "k")
+        .agg(pl.col("value").sum().alias("_rk_sum"))
+        .collect()
+    )
+    joined = result.join(
+        sums, on=["metric", "k"], how="left", nulls_equal=True, maintain_order="left"
+    )
+    value = pl.when(pl.col("metric").is_in(metrics)).then(pl.col("_rk_sum").fill_null(0.0))
+    return joined.with_columns(value.otherwise(pl.col("value")).alias("value")).drop("_rk_sum")

@@ -295,12 +295,13 @@ def to_html(grid: Grid, digits: int = 4) -> str:
 
 
 def summary_grid(summary: pl.DataFrame) -> Grid:
-    """A summary (``metric, k, value``) as metrics × K; r_precision in the ``@R`` column."""
+    """A summary (``metric, k, value``) as metrics × K; the rows without a K (r_precision,
+    bpref, the set measures, trec_eval's ``map``) in the ``whole list`` column."""
     ks = sorted(int(k) for k in summary.get_column("k").drop_nulls().unique().to_list())
     present = summary.get_column("metric").unique().to_list()
     metrics = [m for m in METRICS if m in present] + sorted(m for m in present if m not in METRICS)
     has_r = summary.get_column("k").null_count() > 0
-    columns = [f"@{k}" for k in ks] + (["@R"] if has_r else [])
+    columns = [f"@{k}" for k in ks] + (["whole list"] if has_r else [])
     lookup = {
         (str(m), None if k is None else int(k)): v
         for m, k, v in summary.select("metric", "k", "value").iter_rows()

@@ -3,7 +3,6 @@ views a user asks for, each built from one pass."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -23,7 +22,7 @@ from polars_rankk.core.columns import (
     PRECISION_SUM,
     RECIPROCAL_RANK,
 )
-from polars_rankk.core.dialects import written_name
+from polars_rankk.core.dialects import written_summary
 from polars_rankk.core.inputs import Spec, to_lazy
 from polars_rankk.core.names import NameStyle, parse_metric_name
 from polars_rankk.core.policy import Policy
@@ -140,7 +139,10 @@ class Evaluation:
             How the ``metric`` column names each (metric, K): ``"canonical"`` (``ndcg``, with
             K in its own column), or the ``"ir_measures"`` / ``"trec_eval"`` spelling
             (``nDCG@10``, ``ndcg_cut_10``; the canonical ``metric@K`` where that tool has
-            none). Any accepted spelling may be given in `metrics`.
+            none). Any accepted spelling may be given in `metrics`. As in those tools' summary
+            line, ``num_ret``, ``num_rel`` and ``num_rel_ret`` (``NumRet``, ``NumRel``) hold the
+            sum over groups, not the mean (with ``"macro"``; other averages keep the canonical
+            name).
 
         Returns
         -------
@@ -206,7 +208,8 @@ class Evaluation:
             result = aggregate.micro_from(rows)
         dropped = dropped_table(self.ks, counts, short)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
-        return _renamed(result, names, self.policy)
+        summed = per_group if average == "macro" else None
+        return written_summary(result, names, self.policy, summed)
 
     def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
         if metrics is None:
@@ -620,32 +623,6 @@ def _canonical(name: str) -> str:
         return parse_metric_name(name).metric
     except (TypeError, ValueError):
         return name
-
-
-def _renamed(result: pl.DataFrame, names: NameStyle, policy: Policy) -> pl.DataFrame:
-    """The summary's ``metric`` column in another tool's spelling (with K folded in)."""
-    if names == "canonical":
-        return result
-    if names not in ("ir_measures", "trec_eval"):
-        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
-    pairs = result.select("metric", "k").to_dicts()
-    rendered, reasons = [], {}
-    for row in pairs:
-        if row["metric"] not in REGISTRY:
-            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
-        else:
-            name, reason = written_name(row["metric"], row["k"], policy, names)
-            if reason is not None:
-                reasons[name] = reason
-        rendered.append(name)
-    if reasons:
-        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
-        warnings.warn(
-            f"names={names!r}: kept the canonical name where {names} would compute another "
-            f"number under this policy ({listed})",
-            stacklevel=3,
-        )
-    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
 
 
 def assemble(

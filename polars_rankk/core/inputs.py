@@ -20,8 +20,8 @@ from polars_rankk.core._checks import (
     require_columns,
     value_checks,
 )
-from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.names import resolve_metric_names
+from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT, WHOLE_LIST
+from polars_rankk.core.names import resolve_metric_names, whole_list_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.tables_in import empty_list_groups, long_form
 from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
@@ -73,6 +73,10 @@ class Spec:
     #: The candidates' column naming each row's system: the first of `keys`, an outer key
     #: under which every system is ranked and scored on its own in the same pass.
     system: str | None = None
+    #: Metrics named over the whole ranked list (trec_eval's ``map``, ir_measures' ``AP``), and
+    #: those of them asked for at no cut-off besides: rows with no K.
+    whole_list: tuple[MetricName, ...] = ()
+    whole_list_only: tuple[MetricName, ...] = ()
 
     @property
     def group_keys(self) -> tuple[str, ...]:
@@ -82,6 +86,12 @@ class Spec:
     @property
     def k_max(self) -> int:
         return max(self.ks)
+
+    @property
+    def read_ks(self) -> tuple[int, ...]:
+        """The cut-offs the running sums are read at: `ks`, and the whole list when a metric
+        is named over it."""
+        return (*self.ks, WHOLE_LIST) if self.whole_list else self.ks
 
 
 #: Names the output uses; a group key may not take them.
@@ -289,6 +299,7 @@ def check_inputs(
     keys = normalize_keys(group_by)
     # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
     metric_names, named_ks, policy = resolve_metric_names(metrics, policy)
+    whole = whole_list_metrics(metrics)  # trec_eval's map: the whole list, no K
     ks = tuple(sorted({*normalize_ks(k), *named_ks}))
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
         if not isinstance(value, str):
@@ -405,6 +416,8 @@ def check_inputs(
         is_lazy=is_lazy,
         lower_is_better=lower_is_better,
         system=system,
+        whole_list=whole.metrics,
+        whole_list_only=whole.only,
     )
     _check_output_names(spec)
     return spec

@@ -31,6 +31,7 @@ from polars_rankk.core.columns import (
     RBP_JUDGED,
     RECIPROCAL_RANK,
     RELEVANT_RETRIEVED,
+    WHOLE_LIST,
     stat_column,
 )
 from polars_rankk.core.policy import Policy
@@ -93,8 +94,8 @@ def cutoff(k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
 
 
 def precision_denominator(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
-    """K, or min(K, n) under ``short_lists="observed"``."""
-    if policy.short_lists == "observed":
+    """K, or min(K, n) under ``short_lists="observed"``; n over the whole list."""
+    if policy.short_lists == "observed" or k == WHOLE_LIST:
         return pl.min_horizontal(cutoff(k, stats), stats.n_candidates)
     return cutoff(k, stats)
 

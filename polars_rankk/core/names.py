@@ -10,19 +10,21 @@ sets ``unjudged="condense"``, ``rel=2`` sets ``relevance_threshold``, ``dcg='exp
 ``gain="exponential"``, ``max_rel=3`` sets ``err_max_grade``, ``gains={0:1,1:4}`` sets
 ``gains``, ``beta=x`` sets ``f_beta`` to sqrt(x), ranx's ``-lN`` suffix sets the threshold and,
 for nDCG, ``nonrelevant_gain="zero"``). ir_measures' ``RBP`` without ``rel=`` weighs ranks by
-grade (``rbp_grades="graded"``), as ir_measures does; the canonical ``rbp`` is binary. A name
-without a cut-off is evaluated at the evaluation's K, like the canonical names: ``map`` and
-``recip_rank`` are trec_eval's full-list measures only when K is at least the longest list.
-`render_name` writes a (metric, K) back where that tool computes the same number
-(`polars_rankk.core.dialects`).
+grade (``rbp_grades="graded"``), as ir_measures does; the canonical ``rbp`` is binary. A tool's
+name without a cut-off means what that tool means by it: the whole ranked list for trec_eval's
+``map`` and ``recip_rank`` and ir_measures' ``AP``, ``RR``, ``nDCG``, ``ERR``, ``RBP`` and
+``Judged`` (their rows have no K); a canonical name (``ndcg``) and a name the tool always cuts
+(``P``, ``recall``) are evaluated at the evaluation's K. `render_name` writes a (metric, K) back
+where that tool computes the same number (`polars_rankk.core.dialects`).
 
 Examples
 --------
 >>> from polars_rankk.core.names import parse_metric_name, render_name
 >>> parse_metric_name("nDCG(judged_only=True)@10")
 MetricRequest(metric='ndcg', k=10, policy={'unjudged': 'condense'})
->>> parse_metric_name("map_cut_10"), parse_metric_name("recip_rank").metric
-(MetricRequest(metric='average_precision', k=10, policy={}), 'mrr')
+>>> parse_metric_name("map_cut_10"), parse_metric_name("recip_rank")
+(MetricRequest(metric='average_precision', k=10, policy={}), MetricRequest(metric='mrr', \
+k=None, policy={}, whole_list=True))
 >>> render_name("rbp", 10, style="ir_measures"), render_name("precision", 5, style="trec_eval")
 ('RBP(p=0.8,rel=1)@10', 'P_5')
 """
@@ -50,6 +52,21 @@ def spellings() -> list[tuple[str, str, str, bool]]:
         for name, metric in REGISTRY.items()
         for alias in metric.aliases
     ]
+
+
+def names_whole_list(base: str) -> bool:
+    """Whether `base`, typed without a cut-off, names the whole ranked list: a tool's spelling
+    that tool reads so (``map``, ``AP``, ``nDCG``; matched ignoring case), not a canonical name
+    (``ndcg``, ``rbp``: the evaluation's K)."""
+    if base in METRICS:
+        return False
+    return base.lower() in {
+        alias.spelling.lower()
+        for metric in REGISTRY.values()
+        if metric.has_k
+        for alias in metric.aliases
+        if alias.whole_list
+    }
 
 
 def aliases() -> dict[str, str]:
@@ -84,12 +101,18 @@ _TREC_EVAL_PARAMETERS = {"set_f": "beta"}
 
 @dataclass(frozen=True)
 class MetricRequest:
-    """One parsed name: the canonical metric, the cut-off it carries (or None) and the Policy
-    fields its parameters set."""
+    """One parsed name: the canonical metric, the cut-off it carries (or None), the Policy
+    fields its parameters set, and whether it names the whole ranked list (a tool's name
+    without a cut-off, such as trec_eval's ``map``)."""
 
     metric: str
     k: int | None = None
     policy: dict[str, Any] = field(default_factory=dict)
+    whole_list: bool = False
+
+    def __repr__(self) -> str:
+        whole = ", whole_list=True" if self.whole_list else ""
+        return f"MetricRequest(metric={self.metric!r}, k={self.k!r}, policy={self.policy!r}{whole})"
 
 
 def _valid_names() -> str:
@@ -110,6 +133,34 @@ def _split_parameters(text: str) -> list[str]:
     return [part for part in [*parts, current] if part.strip()]
 
 
+def split_metric_list(text: str) -> list[str]:
+    """Comma-separated metric names as a list, commas inside a name kept: within parentheses
+    or braces (``RBP(p=0.9,rel=1)@3``, ``nDCG(gains={0:1,1:4})``) and in trec_eval's cut-off
+    lists (``P.5,10``).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names import split_metric_list
+    >>> split_metric_list("P.5,10, nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3,recall")
+    ['P.5,10', 'nDCG(gains={0:1,1:4})', 'RBP(p=0.9,rel=1)@3', 'recall']
+    """
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += character
+    names: list[str] = []
+    for part in [*parts, current.strip()]:
+        if part.isdigit() and names and _TREC_EVAL.match(names[-1]):
+            names[-1] = f"{names[-1]},{part}"  # P.5,10: one more cut-off of P
+        elif part:
+            names.append(part)
+    return names
+
+
 def _parameter(name: str, raw: str) -> tuple[str, Any]:
     key, separator, value = (part.strip() for part in raw.partition("="))
     if not separator or key.lower() not in PARAMETERS:
@@ -124,12 +175,14 @@ def _parameter(name: str, raw: str) -> tuple[str, Any]:
             raise ValueError(f"metric {name!r}: {error}") from None
     if isinstance(reader, dict):
         if value.lower() not in reader:
-            raise ValueError(f"metric {name!r}: {key}={value!r} must be one of {', '.join(reader)}")
+            raise ValueError(
+                f"metric {name!r}: {key} must be one of {', '.join(reader)}; got {value!r}"
+            )
         return policy_field, reader[value.lower()]
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"metric {name!r}: {key}={value!r} must be a number") from None
+        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
     if key.lower() == "beta":
         # trec_eval's and ir_measures' beta weighs like van Rijsbergen's beta squared.
         number = math.sqrt(number) if number > 0 else number
@@ -182,7 +235,8 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     name = text.strip()
     known = aliases()
     if name.lower() in known:
-        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}))]
+        whole = names_whole_list(name)
+        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}), whole)]
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
@@ -210,7 +264,10 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     if metric == "num_retrieved" and "relevance_threshold" in changes:
         metric = "num_relevant_retrieved"  # ir_measures' NumRet(rel=1) is trec_eval num_rel_ret
     cutoff = None if ir["k"] is None else int(ir["k"])
-    return [_request(text, metric, cutoff, _checked(text, changes))]
+    request = _request(text, metric, cutoff, _checked(text, changes))
+    if cutoff is None and names_whole_list(ir["base"]):
+        request = MetricRequest(request.metric, None, request.policy, whole_list=True)
+    return [request]
 
 
 def _graded_rbp(base: str, parameters: str | None, changes: dict[str, Any]) -> dict[str, Any]:
@@ -279,6 +336,35 @@ def resolve_metric_names(
     return tuple(name for name in METRICS if name in chosen), tuple(ks), policy
 
 
+class WholeList(NamedTuple):
+    """The metrics names ask for over the whole ranked list (``map``, ``AP``, ``RR``), and
+    those of them no other name asks for at a cut-off (no row at the evaluation's K)."""
+
+    metrics: tuple[str, ...]
+    only: tuple[str, ...]
+
+
+def whole_list_metrics(metrics: str | Iterable[str] | None) -> WholeList:
+    """Which metrics `metrics` asks for over the whole list, in canonical order.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names import whole_list_metrics
+    >>> whole_list_metrics(["map", "recip_rank", "RR@10", "P@5"])
+    WholeList(metrics=('average_precision', 'mrr'), only=('average_precision',))
+    >>> whole_list_metrics(["ndcg", "ndcg_cut_10"])
+    WholeList(metrics=(), only=())
+    """
+    if metrics is None:
+        return WholeList((), ())
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    requests = [request for name in names for request in parse_metric_names(name)]
+    whole = {request.metric for request in requests if request.whole_list}
+    cut = {request.metric for request in requests if not request.whole_list}
+    in_order = [name for name in METRICS if name in whole]
+    return WholeList(tuple(in_order), tuple(name for name in in_order if name not in cut))
+
+
 def render_name(
     metric: str, k: int | None, policy: Policy | None = None, style: NameStyle = "ir_measures"
 ) -> str:
@@ -331,12 +417,15 @@ def accepted_names() -> list[AcceptedName]:
                 joint = "_" if tool == "trec_eval" else "@"
                 base = "RBP(p=0.9)" if spelling == "RBP" else spelling
                 rows.append(AcceptedName(f"{base}{joint}K", tool, metric, ADDS_K))
-            rows.append(AcceptedName(spelling, tool, metric, _plain_k(entry.has_k)))
+            plain = WHOLE if entry.has_k and alias.whole_list else _plain_k(entry.has_k)
+            rows.append(AcceptedName(spelling, tool, metric, plain))
     return rows
 
 
 #: How a spelling with a cut-off is evaluated.
 ADDS_K = "K (added to the evaluation's K)"
+#: How a tool's spelling that means the whole list is evaluated.
+WHOLE = "the whole list (no K)"
 
 
 def _plain_k(has_k: bool) -> str:

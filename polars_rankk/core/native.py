@@ -25,6 +25,7 @@ from polars_rankk.core.columns import (
     N_RELEVANT,
     ROW,
     SCORE,
+    WHOLE_LIST,
     stat_column,
 )
 from polars_rankk.core.inputs import Spec
@@ -322,7 +323,10 @@ def group_sums(
         outputs.append((HITS_AT_R, "hits_at_r"))
     outputs += [(stat, f"{_kernel_name(stat)}@0") for stat in needs.whole_list]
     outputs += [
-        (stat_column(stat, k), f"{_kernel_name(stat)}@{k}") for k in spec.ks for stat in needs.by_k
+        # The kernel reads a sum over the whole list at cut-off 0.
+        (stat_column(stat, k), f"{_kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
+        for k in spec.read_ks
+        for stat in needs.by_k
     ]
     lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
     call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")

@@ -210,7 +210,7 @@ def _truth_stats(
         *extra,
         *(
             ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
-            for k in spec.ks
+            for k in spec.read_ks
         ),
     )
 
@@ -277,7 +277,9 @@ class _PureSums:
     def sums(self, needs: TermNeeds) -> pl.LazyFrame:
         """keys, n_candidates, [hits_at_r], whole-list terms and each term at every k."""
         spec, keys = self.spec, list(self.spec.keys)
-        cut = not (needs.hits_at_r or needs.whole_list or spec.policy.ties == "expected")
+        cut = not (
+            needs.hits_at_r or needs.whole_list or spec.whole_list or spec.policy.ties == "expected"
+        )
         chain = self._terms(needs, cut)
         aggregations = [pl.col(N_CANDIDATES).max()]
         if needs.hits_at_r:
@@ -292,7 +294,7 @@ class _PureSums:
         aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in needs.whole_list]
         aggregations += [
             ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
-            for k in spec.ks
+            for k in spec.read_ks
             for stat in needs.by_k
         ]
         return chain.group_by(keys).agg(aggregations)
@@ -470,7 +472,7 @@ def prepare_groups(spec: Spec) -> Prepared:
         groups = groups.with_columns(present.alias(HAS_CANDIDATES))
     else:
         groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
-    stat_columns = [stat_column(stat, k) for k in spec.ks for stat in (*by_k, IDEAL_DCG)]
+    stat_columns = [stat_column(stat, k) for k in spec.read_ks for stat in (*by_k, IDEAL_DCG)]
     groups = groups.with_columns(
         pl.col(HAS_CANDIDATES).fill_null(False),
         pl.col(N_CANDIDATES).fill_null(0),

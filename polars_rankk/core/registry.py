@@ -114,12 +114,12 @@ def _beta_squared(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
     return stats.n_candidates * 0.0 + float(policy.f_beta) ** 2
 
 
-def _ir(spelling: str, cut: bool = True) -> Alias:
-    return Alias(spelling, "ir_measures", cut)
+def _ir(spelling: str, cut: bool = True, whole_list: bool = False) -> Alias:
+    return Alias(spelling, "ir_measures", cut, whole_list)
 
 
-def _trec(spelling: str, cut: bool = True) -> Alias:
-    return Alias(spelling, "trec_eval", cut)
+def _trec(spelling: str, cut: bool = True, whole_list: bool = False) -> Alias:
+    return Alias(spelling, "trec_eval", cut, whole_list)
 
 
 _MANNING = "Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4"
@@ -202,7 +202,7 @@ _METRICS = (
         rank_summed=True,
         trec_eval="ndcg_cut_{k}",
         ir_measures="nDCG@{k}",
-        aliases=(_ir("nDCG"), _trec("ndcg_cut")),
+        aliases=(_ir("nDCG", whole_list=True), _trec("ndcg_cut")),
         default=True,
     ),
     Metric(
@@ -215,7 +215,11 @@ _METRICS = (
         rank_summed=True,
         trec_eval="map_cut_{k}",
         ir_measures="AP@{k}",
-        aliases=(_ir("AP"), _trec("map_cut"), _trec("map", cut=False)),
+        aliases=(
+            _ir("AP", whole_list=True),
+            _trec("map_cut"),
+            _trec("map", cut=False, whole_list=True),
+        ),
         divides_by_relevant=True,
         default=True,
     ),
@@ -243,7 +247,7 @@ _METRICS = (
         rank_summed=True,
         trec_eval="recip_rank",
         ir_measures="RR@{k}",
-        aliases=(_ir("RR"), _trec("recip_rank", cut=False)),
+        aliases=(_ir("RR", whole_list=True), _trec("recip_rank", cut=False, whole_list=True)),
         default=True,
     ),
     Metric(
@@ -280,7 +284,7 @@ _METRICS = (
         terms=(ERR,),
         formula=_at_k(formulas.err),
         ir_measures="ERR@{k}",
-        aliases=(_ir("ERR"),),
+        aliases=(_ir("ERR", whole_list=True),),
     ),
     Metric(
         name="rbp",
@@ -291,7 +295,7 @@ _METRICS = (
         terms=(RBP,),
         formula=_at_k(formulas.rbp),
         ir_measures="RBP(p={p})@{k}",
-        aliases=(_ir("RBP"),),
+        aliases=(_ir("RBP", whole_list=True),),
     ),
     Metric(
         name="rbp_residual",
@@ -313,7 +317,7 @@ _METRICS = (
         terms=(JUDGED,),
         formula=_at_k(formulas.judged),
         ir_measures="Judged@{k}",
-        aliases=(_ir("Judged"),),
+        aliases=(_ir("Judged", whole_list=True),),
     ),
     Metric(
         name="bpref",

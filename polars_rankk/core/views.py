@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, WHOLE_LIST
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.metrics import finished
 from polars_rankk.core.policy import Policy
@@ -55,19 +55,32 @@ def metric_table_of(groups: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     """
     policy = spec.policy
     columns = [
-        finished(REGISTRY[name].value(policy, k), policy, k).alias(metric_column(name, k))
+        finished(REGISTRY[name].value(policy, read_at(name, k)), policy, k).alias(
+            metric_column(name, k)
+        )
         for name, k in metric_cutoffs(spec)
     ]
     return groups.select(*spec.keys, N_CANDIDATES, N_RELEVANT, *columns)
 
 
 def metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
-    return [
-        (name, k)
-        for name in spec.metrics
-        # Beyond-accuracy metrics all take a cut-off.
-        for k in (spec.ks if name not in REGISTRY or REGISTRY[name].has_k else [None])
-    ]
+    """(metric, K) of every value: K None for a metric without a cut-off and for one named
+    over the whole list (trec_eval's ``map``)."""
+    return [(name, k) for name in spec.metrics for k in _cutoffs_of(name, spec)]
+
+
+def _cutoffs_of(name: str, spec: Spec) -> list[int | None]:
+    # Beyond-accuracy metrics all take a cut-off.
+    if name in REGISTRY and not REGISTRY[name].has_k:
+        return [None]
+    cut: list[int | None] = [] if name in spec.whole_list_only else list(spec.ks)
+    return [*cut, None] if name in spec.whole_list else cut
+
+
+def read_at(name: str, k: int | None) -> int | None:
+    """The cut-off a metric's sums are read at: the whole list for a K metric's row without
+    one."""
+    return WHOLE_LIST if k is None and name in REGISTRY and REGISTRY[name].has_k else k
 
 
 def long_table(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:

@@ -313,6 +313,13 @@ def partition_job(
     spec: Spec, order_by: str | None, *, with_dropped: bool, check_values: bool
 ) -> PartitionJob:
     """The executors' job for a validated `spec`."""
+    if spec.whole_list:
+        raise ValueError(
+            f"names without a cut-off that mean the whole list ({', '.join(spec.whole_list)}: "
+            "trec_eval's map, recip_rank, ir_measures' AP, RR, nDCG) are evaluated by "
+            "evaluate and evaluate_in_buckets, not by the distributed engines yet; give them "
+            "a cut-off at least the longest list (AP@1000)"
+        )
     return PartitionJob(
         keys=spec.keys,
         item=spec.item,

@@ -145,19 +145,58 @@ def test_compare_splits_a_system_column(
     path = tmp_path / "both.parquet"
     both.write_parquet(path)
     code, out, err = rankk(
-        "compare", path, "--system-column", "model", "--truth", tables["qrels.tsv"],
+        "compare", path, "--system", "model", "--truth", tables["qrels.tsv"],
         "--group-by", "user", "--k", "5", "--metrics", "precision", "--baseline", "b",
         "--n-resamples", "30", "-f", "table",
     )  # fmt: skip
     assert code == 0, err
     assert "Paired differences vs b" in out
     assert "precision@5" in out
+    assert "deprecated" not in err
     code, _, err = rankk(
-        "compare", path, "--system-column", "team", "--truth", tables["qrels.tsv"],
+        "compare", path, "--system", "team", "--truth", tables["qrels.tsv"],
         "--group-by", "user",
     )  # fmt: skip
     assert code == 1
-    assert f"{path} (run 'both') has no column 'team' (--system-column)" in err
+    assert f"{path} (run 'both') has no column 'team' (--system)" in err
+
+
+def test_compare_system_column_is_the_old_spelling_of_system(
+    rankk: Rankk, tables: dict[str, Path], tmp_path: Path
+) -> None:
+    both = pl.concat(
+        [
+            pl.read_parquet(tables["run.parquet"]).with_columns(model=pl.lit("a")),
+            pl.read_parquet(tables["shifted.parquet"]).with_columns(model=pl.lit("b")),
+        ]
+    )
+    path = tmp_path / "both.parquet"
+    both.write_parquet(path)
+    options = ["--truth", tables["qrels.tsv"], "--group-by", "user", "--k", "5",
+               "--metrics", "precision", "--n-resamples", "30", "-f", "csv"]  # fmt: skip
+    code, new, err = rankk("compare", path, "--system", "model", *options)
+    assert code == 0, err
+    code, old, err = rankk("compare", path, "--system-column", "model", *options)
+    assert code == 0, err
+    assert old == new
+    assert "rankk: warning: --system-column is deprecated" in err
+    assert "use --system COLUMN" in err
+
+
+def test_compare_gives_catalogue_metrics_their_own_rows(
+    rankk: Rankk, tables: dict[str, Path]
+) -> None:
+    code, out, err = rankk(
+        "compare", f"a={tables['run.parquet']}", f"b={tables['shifted.parquet']}",
+        "--truth", tables["qrels.tsv"], "--group-by", "user", "--k", "5",
+        "--metrics", "ndcg,coverage", "--n-resamples", "30", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    rows = pl.read_csv(io.StringIO(out))
+    assert set(rows["metric"]) == {"ndcg", "coverage"}
+    coverage = rows.filter(pl.col("metric") == "coverage").row(0, named=True)
+    assert coverage["diff"] == pytest.approx(coverage["mean"] - coverage["baseline_mean"])
+    assert coverage["p_value_randomization"] is None  # one figure per system: no test
 
 
 def test_evaluate_report_and_its_errors_name_the_files(
@@ -198,3 +237,23 @@ def test_compare_family_of_the_correction(rankk: Rankk, tables: dict[str, Path])
     assert code == 0, err
     assert out.endswith("p: paired randomization test; p adj.: Holm-corrected over all rows\n")
     assert "│ exact  │" in out
+
+
+def test_compare_adjusts_within_each_metric_at_k_by_default_as_the_statistics_page_says(
+    rankk: Rankk, tables: dict[str, Path]
+) -> None:
+    page = " ".join((Path(__file__).parents[2] / "docs" / "statistics.md").read_text().split())
+    assert "with one challenger each family holds one p-value, so `p_adjusted`" in page.lower()
+    options = [
+        f"a={tables['run.parquet']}", f"b={tables['shifted.parquet']}", "--truth",
+        tables["qrels.tsv"], "--group-by", "user", "--k", "5,10", "--metrics", "ndcg,recall",
+        "--n-resamples", "30", "-f", "csv",
+    ]  # fmt: skip
+    code, out, err = rankk("compare", *options)
+    assert code == 0, err
+    rows = pl.read_csv(io.StringIO(out))
+    assert rows["family_size"].to_list() == [1] * 4
+    assert rows["p_adjusted"].to_list() == rows["p_value_randomization"].to_list()
+    code, out, err = rankk("compare", *options, "--family", "all")
+    assert code == 0, err
+    assert pl.read_csv(io.StringIO(out))["family_size"].to_list() == [4] * 4

@@ -128,3 +128,51 @@ def test_errors_are_one_line(rankk: Rankk, args: list[str | Path], code: int, me
     assert err.startswith("rankk: error: "), err
     assert message in err
     assert out == ""
+
+
+def test_metrics_keeps_the_commas_inside_a_name(rankk: Rankk) -> None:
+    import io
+
+    import polars as pl
+    from polars.testing import assert_frame_equal
+
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+
+    names = "P.5,10,nDCG(gains={0:1,1:4})@3,RBP(p=0.9,rel=1)@3"
+    assert parse_metrics(names) == ["P.5,10", "nDCG(gains={0:1,1:4})@3", "RBP(p=0.9,rel=1)@3"]
+    code, out, err = rankk("evaluate", RUN, QRELS, "--k", "3", "--metrics", names, "-f", "csv")
+    assert code == 0, err
+    expected = rk.evaluate(
+        read_trec_run(RUN),
+        read_trec_qrels(QRELS),
+        k=3,
+        metrics=["P.5,10", "nDCG(gains={0:1,1:4})@3", "RBP(p=0.9,rel=1)@3"],
+        group_by="query",
+    ).summary()
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False)
+    assert {5, 10} <= set(expected["k"])
+
+
+def test_an_option_and_a_name_that_set_one_policy_field_otherwise_are_refused(
+    rankk: Rankk,
+) -> None:
+    code, _, err = rankk(
+        "evaluate", RUN, QRELS, "--unjudged", "keep", "--metrics", "nDCG(judged_only=True)@10"
+    )
+    assert code == 1
+    assert (
+        "--metrics 'nDCG(judged_only=True)@10' sets --unjudged condense, but --unjudged keep "
+        "was given" in err
+    )
+    for command in (
+        ("compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS),
+        ("report", RUN, "--truth", QRELS),
+    ):
+        code, _, err = rankk(*command, "--unjudged", "keep", "--metrics", "P(judged_only=True)@5")
+        assert code == 1, command
+        assert "sets --unjudged condense, but --unjudged keep was given" in err
+    # The same value twice is no conflict.
+    code, _, err = rankk(
+        "evaluate", RUN, QRELS, "--unjudged", "condense", "--metrics", "nDCG(judged_only=True)@10"
+    )
+    assert code == 0, err

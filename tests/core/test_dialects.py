@@ -341,6 +341,10 @@ ROUND_TRIP_POLICIES = {
 UNCHECKED = ("ERR@", "nDCG(dcg='exp-log2')", "RBP(")
 
 
+#: Names without a cut-off that mean the whole ranked list (ir_measures' spellings).
+WHOLE_LIST_NAMES = ("AP", "RR", "nDCG", "Judged", "ERR")
+
+
 def _tool_values(
     tool: str, name: str, qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]
 ) -> dict[str, float]:
@@ -372,7 +376,8 @@ def test_written_names_compute_the_same_numbers_in_the_named_tool(
         for name, entry in REGISTRY.items()
         if entry.accuracy and (policy.ties != "expected" or entry.supports_expected_ties)
     ]
-    got = _ours(case, ks, policy, metrics)
+    # and the names that mean the whole list: rows without K, written as map, AP, ...
+    got = _ours(case, ks, policy, [*metrics, *WHOLE_LIST_NAMES])
     qrels, run, key_of = trec_dicts(case)
     qrels, run, _ = _without_negative_only(qrels, run)
     query_of = {key: query for query, key in key_of.items()}
@@ -402,3 +407,89 @@ def test_written_names_compute_the_same_numbers_in_the_named_tool(
                 got[key],
                 values[query],
             )
+
+
+def test_tool_names_of_counts_hold_the_sum_over_queries_as_the_tools_summary_line() -> None:
+    import ir_measures
+
+    cand = pl.DataFrame(
+        {
+            "q": ["1", "1", "1", "2", "2"],
+            "item": ["a", "b", "c", "d", "e"],
+            "score": [3.0, 2, 1, 2, 1],
+        }
+    )
+    truth = pl.DataFrame({"q": ["1", "1", "2"], "item": ["b", "z", "e"], "relevance": [1, 1, 2]})
+    metrics = ["num_ret", "num_rel", "num_rel_ret", "P@2"]
+    res = rk.evaluate(cand, truth, k=2, metrics=metrics, group_by="q", policy=rk.Policy.trec_eval())
+    trec = dict(res.summary(names="trec_eval").select("metric", "value").iter_rows())
+    assert (trec["num_ret"], trec["num_rel"], trec["num_rel_ret"]) == (5.0, 3.0, 2.0)
+    assert trec["P_2"] == pytest.approx(0.5)  # a mean, as trec_eval's P_2 line
+    ir = dict(res.summary(names="ir_measures").select("metric", "value").iter_rows())
+    qrels = [ir_measures.Qrel(q, i, g) for q, i, g in truth.iter_rows()]
+    run = [ir_measures.ScoredDoc(q, i, s) for q, i, s in cand.iter_rows()]
+    measures = [ir_measures.parse_measure(name) for name in ("NumRet", "NumRel", "NumRet(rel=1)")]
+    expected = ir_measures.calc_aggregate(measures, qrels, run)
+    for measure in measures:
+        assert ir[str(measure)] == expected[measure]
+    with pytest.warns(UserWarning, match="sums it over queries"):
+        weighted = res.summary("weighted", weight="n_candidates", names="trec_eval")
+    assert "num_ret" not in set(weighted["metric"])
+
+
+#: Condensed lists with negative grades non-relevant: trec_eval's conventions the names keep.
+CONDENSED = rk.Policy.trec_eval(unjudged="condense", negative_grades="nonrelevant")
+
+
+@pytest.mark.parametrize("label", [*ROUND_TRIP_POLICIES, "condensed"])
+def test_every_ir_measures_name_written_back_is_one_ir_measures_accepts(label: str) -> None:
+    import ir_measures
+
+    from polars_rankk.core.dialects import written_name
+    from polars_rankk.core.registry import REGISTRY
+
+    policy = ROUND_TRIP_POLICIES.get(label, CONDENSED)
+    for metric, entry in REGISTRY.items():
+        for k in (10, None) if entry.has_k else (None,):
+            name, reason = written_name(metric, k, policy, "ir_measures")
+            if reason is None:
+                # ir_measures reads any parameter and rejects the ones a measure lacks here.
+                ir_measures.parse_measure(name).validate_params()
+                repr(ir_measures.parse_measure(name))
+
+
+def test_rbp_of_condensed_lists_keeps_its_canonical_name_for_ir_measures() -> None:
+    from polars_rankk.core.dialects import written_name
+
+    policy = rk.Policy.trec_eval(unjudged="condense")
+    name, reason = written_name("rbp", 10, policy, "ir_measures")
+    assert name == "rbp@10"
+    assert reason is not None
+    assert "judged_only" in reason
+    assert written_name("ndcg", 10, policy, "ir_measures") == ("nDCG(judged_only=True)@10", None)
+
+
+def test_conformance_page_judged_policy_reproduces_ir_measures_mean_over_all_queries() -> None:
+    import ir_measures
+
+    from tests.core.test_names import ROOT
+
+    documented = 'Policy(ties="item_asc", short_lists="observed", empty_truth="zero")'
+    judged_line = next(
+        line
+        for line in (ROOT / "docs" / "conformance.md").read_text().splitlines()
+        if line.startswith("| **ir_measures**, judged provider")
+    )
+    assert documented in judged_line
+    policy = rk.Policy(ties="item_asc", short_lists="observed", empty_truth="zero")
+    cand = pl.DataFrame(
+        {"q": ["1", "1", "2", "2"], "item": ["a", "b", "c", "d"], "score": [2.0, 1, 2, 1]}
+    )
+    # Query 2 has judgements but nothing relevant: ir_measures still reports its Judged@2.
+    truth = pl.DataFrame({"q": ["1", "2", "2"], "item": ["a", "c", "d"], "relevance": [1, 0, 0]})
+    res = rk.evaluate(cand, truth, k=2, metrics=["Judged@2"], group_by="q", policy=policy)
+    qrels = [ir_measures.Qrel(q, i, g) for q, i, g in truth.iter_rows()]
+    run = [ir_measures.ScoredDoc(q, i, s) for q, i, s in cand.iter_rows()]
+    measure = ir_measures.parse_measure("Judged@2")
+    expected = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+    assert res.summary()["value"].item() == pytest.approx(expected)  # 0.75, over 2 queries

@@ -172,3 +172,126 @@ def test_report_accepts_the_names_users_type(tmp_path: Path) -> None:
     ).read_text()
     for name in ("precision", "ndcg", "bpref", "err", "judged"):
         assert name in page
+
+
+def _long_lists() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Lists of 12 items with relevant ones past K = 3, distinct scores (no tie order)."""
+    rows = [(q, q * 100 + i, 12.0 - i + q / 10) for q in range(1, 6) for i in range(12)]
+    cand = pl.DataFrame(rows, schema=["q", "item", "score"], orient="row")
+    truth = pl.DataFrame(
+        {
+            "q": [1, 1, 2, 3, 3, 3, 4, 5],
+            "item": [101, 111, 205, 300, 307, 399, 499, 511],
+            "relevance": [1, 2, 1, 2, 1, 1, 1, 3],
+        }
+    )
+    return cand, truth
+
+
+@pytest.mark.parametrize(
+    ("names", "measures"),
+    [
+        (["map", "recip_rank"], {"average_precision": "map", "mrr": "recip_rank"}),
+        (["AP", "RR", "nDCG"], {"average_precision": "map", "mrr": "recip_rank", "ndcg": "ndcg"}),
+    ],
+)
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_names_without_a_cutoff_mean_the_whole_list_as_in_pytrec_eval(
+    names: list[str], measures: dict[str, str], native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
+    cand, truth = _long_lists()
+    result = rk.evaluate(
+        cand, truth, k=3, metrics=names, group_by="q", policy=rk.Policy(ties="trec_eval")
+    )
+    rows = result.per_group
+    assert isinstance(rows, pl.DataFrame)
+    from polars_rankk.core import native as kernel
+
+    if native == "0" or not kernel.status().loaded:
+        assert result._prepared.path.startswith("native kernel: not used")
+    else:
+        assert result._prepared.path.startswith("native kernel: loaded")
+    # Only the whole list: no row at the evaluation's K = 3.
+    assert rows["k"].null_count() == rows.height
+    assert set(rows["metric"]) == set(measures)
+    qrels = {f"q{q}": {str(i): g for qq, i, g in truth.iter_rows() if qq == q} for q in range(1, 6)}
+    run = {f"q{q}": {str(i): s for qq, i, s in cand.iter_rows() if qq == q} for q in range(1, 6)}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, set(measures.values())).evaluate(run)
+    for q, metric, _, value in rows.select("q", "metric", "k", "value").iter_rows():
+        assert value == pytest.approx(expected[f"q{q}"][measures[metric]], abs=1e-12)
+    # The same names with a cut-off stay cut.
+    cut = rk.evaluate(cand, truth, k=3, metrics=["map_cut_3", "RR@3"], group_by="q")
+    assert set(cut.per_group["k"]) == {3}
+
+
+def test_names_without_a_cutoff_are_written_back_as_the_whole_list() -> None:
+    cand, truth = _long_lists()
+    result = rk.evaluate(
+        cand, truth, k=3, metrics=["map", "recip_rank", "P@3"], group_by="q",
+        policy=rk.Policy.trec_eval(),
+    )  # fmt: skip
+    trec = result.summary(names="trec_eval")
+    assert {"map", "recip_rank", "P_3"} <= set(trec["metric"])
+    ir = result.summary(names="ir_measures")
+    assert {"AP", "RR", "P@3"} <= set(ir["metric"])
+
+
+def test_canonical_names_without_a_cutoff_stay_at_the_evaluations_k() -> None:
+    cand, truth = _long_lists()
+    result = rk.evaluate(cand, truth, k=3, metrics=["average_precision", "mrr"], group_by="q")
+    assert set(result.per_group["k"]) == {3}
+
+
+def test_cli_map_without_a_cutoff_is_trec_evals_whole_list_map(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+    from tests.cli.running import QRELS, RUN, run_rankk
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    code, out, err = run_rankk(
+        capsys, "evaluate", RUN, QRELS, "--k", "5", "--metrics", "map,recip_rank",
+        "--trec-eval", "--negative-grades", "nonrelevant", "--per-group", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    rows = pl.read_csv(io.StringIO(out))
+    assert rows["k"].null_count() == rows.height  # not map_cut_5
+    qrels_frame = read_trec_qrels(QRELS).collect()
+    run_frame = read_trec_run(RUN).collect()
+    qrels: dict[str, dict[str, int]] = {}
+    for query, item, grade in qrels_frame.select("query", "item", "relevance").iter_rows():
+        qrels.setdefault(str(query), {})[str(item)] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for query, item, score in run_frame.select("query", "item", "score").iter_rows():
+        run.setdefault(str(query), {})[str(item)] = float(score)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank"}).evaluate(run)
+    measure = {"average_precision": "map", "mrr": "recip_rank"}
+    checked = 0
+    for query, metric, value in rows.select("query", "metric", "value").iter_rows():
+        if str(query) in expected:
+            assert value == pytest.approx(expected[str(query)][measure[metric]], abs=1e-12)
+            checked += 1
+    assert checked == rows.height > 0
+
+
+def test_distributed_engines_refuse_whole_list_names_in_words() -> None:
+    from polars_rankk.engines import partition
+
+    schema = {"q": pl.Int64, "item": pl.Int64, "score": pl.Float64}
+    truth = {"q": pl.Int64, "item": pl.Int64, "relevance": pl.Int64}
+    options = {"k": 3, "group_by": "q", "item": "item", "score": "score"}
+    spec = partition.check_on_driver(
+        schema, truth, metrics=["map", "P@3"], relevance="relevance", n_relevant=None,
+        policy=None, order_by=None, **options,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"names without a cut-off .*\(average_precision: "):
+        partition.partition_job(spec, None, with_dropped=False, check_values=False)
+    cut = partition.check_on_driver(
+        schema, truth, metrics=["map_cut_3"], relevance="relevance", n_relevant=None,
+        policy=None, order_by=None, **options,
+    )  # fmt: skip
+    assert partition.partition_job(cut, None, with_dropped=False, check_values=False).ks == (3,)
