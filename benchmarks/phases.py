@@ -42,7 +42,7 @@ def floor(scale: str) -> dict[str, object]:
     return {"evaluate": elapsed, "check": {"hits@10": int(out["hits@10"].sum())}}
 
 
-def _rankk(scale: str, ks: list[int]) -> dict[str, object]:
+def _rankk(scale: str, ks: list[int], *, trec_eval: bool = False) -> dict[str, object]:
     import polars_rankk as rk
 
     cand_path, truth_path = _paths(scale)
@@ -53,6 +53,7 @@ def _rankk(scale: str, ks: list[int]) -> dict[str, object]:
         k=ks,
         group_by="user",
         check_values=True,
+        policy=rk.Policy.trec_eval() if trec_eval else None,
     )
     per_group = res.per_group.collect(engine="streaming")
     elapsed = time.perf_counter() - start
@@ -76,6 +77,19 @@ def rankk_pure(scale: str) -> dict[str, object]:
     # Read when polars_rankk first chooses a path, so it must be set before the first evaluate.
     os.environ["POLARS_RANKK_NATIVE"] = "0"
     return _rankk(scale, KS)
+
+
+def rankk_trec_eval(scale: str) -> dict[str, object]:
+    """`rankk` under `Policy.trec_eval()` (negative grades unjudged, empty truth zero)."""
+    return _rankk(scale, KS, trec_eval=True)
+
+
+def rankk_trec_eval_pure(scale: str) -> dict[str, object]:
+    """`rankk_trec_eval` on the pure-Polars path."""
+    import os
+
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    return _rankk(scale, KS, trec_eval=True)
 
 
 def rankk_single_k(scale: str) -> dict[str, object]:
@@ -413,6 +427,8 @@ PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "floor": floor,
     "rankk": rankk,
     "rankk_pure": rankk_pure,
+    "rankk_trec_eval": rankk_trec_eval,
+    "rankk_trec_eval_pure": rankk_trec_eval_pure,
     "rankk_single_k": rankk_single_k,
     "rankk_k_curve": rankk_k_curve,
     "rankk_summary_single_k": rankk_summary_single_k,

@@ -258,9 +258,9 @@ unsafe fn release_input(export: *mut SeriesExport) {
     }
 }
 
-/// Buffer `index` of `array` as `len` values. The lifetime is the call's: the inputs are
-/// released when `_polars_plugin_group_sums` returns, after the last use of the slices.
-unsafe fn buffer<T>(array: &ArrowArray, index: usize, len: usize) -> Result<&'static [T], String> {
+/// Buffer `index` of `array` as `len` values, borrowed for as long as `array` is: the inputs
+/// are released when the call returns, after the last use of the slices.
+unsafe fn buffer<'a, T>(array: &'a ArrowArray, index: usize, len: usize) -> Result<&'a [T], String> {
     if index >= array.n_buffers as usize {
         return Err(format!("the Arrow array has no buffer {index}"));
     }
@@ -274,13 +274,14 @@ unsafe fn buffer<T>(array: &ArrowArray, index: usize, len: usize) -> Result<&'st
     Ok(std::slice::from_raw_parts(pointer, len))
 }
 
-unsafe fn import_column(export: &SeriesExport) -> Result<Column<'static>, String> {
+/// A view of one input series, borrowed for as long as the export is (the call's inputs).
+unsafe fn import_column<'a>(export: &'a SeriesExport) -> Result<Column<'a>, String> {
     let field = &*export.field;
     let name = text(field.name);
     let format = text(field.format);
     let mut chunks = Vec::with_capacity(export.len);
     for i in 0..export.len {
-        let array = &**export.arrays.add(i);
+        let array: &'a ArrowArray = &**export.arrays.add(i);
         let len = array.length as usize;
         let offset = array.offset as usize;
         let validity = if array.n_buffers > 0 && !(*array.buffers).is_null() && array.null_count != 0 {
