@@ -13,6 +13,7 @@ driver — is `polars_rankk.engines.reduction`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -21,7 +22,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
+from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.registration import declared_at_run_time, ensure_registered
 from polars_rankk.core.registry import REGISTRY, Metric
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
@@ -136,6 +137,12 @@ class PartitionJob:
         if self.order_by is not None:
             # ties="input_order": the row order is the order column's, within every group.
             candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        with warnings.catch_warnings():
+            # A partition whose groups a policy drops is no news: the summary says it.
+            warnings.simplefilter("ignore", EmptyResultWarning)
+            return self._evaluate(candidates, truth)
+
+    def _evaluate(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
         return evaluate(
             candidates,
             truth,

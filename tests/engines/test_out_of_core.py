@@ -51,3 +51,62 @@ def test_bad_bucket_count(tmp_path: Path) -> None:
     candidates, truth = _tables()
     with pytest.raises(ValueError, match="buckets must be an int >= 1"):
         evaluate_in_buckets(candidates, truth, output=tmp_path, buckets=0, group_by="user")
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        rk.Policy(),
+        rk.Policy(empty_truth="zero"),
+        rk.Policy(empty_truth="zero", missing_groups="exclude"),
+        rk.Policy.trec_eval(),
+    ],
+)
+def test_buckets_keep_groups_with_an_empty_ranked_list(tmp_path: Path, policy: rk.Policy) -> None:
+    # Ranked-list inputs: user 2's truth list and user 3's candidate list are empty; long
+    # form has no row for either, and evaluate still counts both groups.
+    candidates = pl.DataFrame(
+        {
+            "user": [1, 2, 3, 4],
+            "item": [[1, 2], [3], [], [7, 8]],
+            "score": [[0.9, 0.8], [0.5], [], [0.1, 0.2]],
+        }
+    )
+    truth = pl.DataFrame({"user": [1, 2, 3, 4], "item": [[2], [], [5], [8, 9]]})
+    expected = rk.evaluate(candidates, truth, k=[1, 2], group_by="user", policy=policy)
+    for buckets in (1, 3):
+        result = evaluate_in_buckets(
+            candidates,
+            truth,
+            output=tmp_path / f"out{buckets}",
+            buckets=buckets,
+            k=[1, 2],
+            group_by="user",
+            policy=policy,
+        )
+        assert_same_values(
+            per_group_dict(result.per_group.collect(), ["user"]),
+            per_group_dict(expected.per_group, ["user"]),
+        )
+        want = expected.summary().sort("metric", "k")
+        assert result.summary().sort("metric", "k").select(want.columns).equals(want)
+
+
+def test_buckets_keep_an_empty_candidate_list_without_truth(tmp_path: Path) -> None:
+    candidates = pl.DataFrame({"user": [1, 2], "item": [[1, 2], []], "relevance": [[1, 0], []]})
+    policy = rk.Policy(empty_truth="zero")
+    expected = rk.evaluate(candidates, k=2, metrics="recall", group_by="user", policy=policy)
+    result = evaluate_in_buckets(
+        candidates,
+        output=tmp_path / "out",
+        buckets=2,
+        k=2,
+        metrics="recall",
+        group_by="user",
+        policy=policy,
+    )
+    assert result.summary()["n_groups"].to_list() == expected.summary()["n_groups"].to_list() == [2]
+    assert_same_values(
+        per_group_dict(result.per_group.collect(), ["user"]),
+        per_group_dict(expected.per_group, ["user"]),
+    )
