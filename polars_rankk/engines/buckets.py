@@ -27,6 +27,7 @@ from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import staging
+from polars_rankk.engines.ranked_lists import with_empty_lists
 
 _BUCKET = "_rk_bucket"
 
@@ -319,25 +320,13 @@ def _as_lists(
     """A bucket's tables back in ranked-list form, so that `evaluate` sees the groups whose
     list was empty as it saw them in the whole input: each long row a one-item list (with its
     score), each empty group an empty list."""
-    candidates = _with_empty_lists(
+    candidates = with_empty_lists(
         frames["candidates"], frames.get("empty_candidates"), [spec.item, spec.score]
     )
     truth = frames.get("truth")
     if truth is not None:
-        truth = _with_empty_lists(truth, frames.get("empty_truth"), [spec.item])
+        truth = with_empty_lists(truth, frames.get("empty_truth"), [spec.item])
     return candidates, truth
-
-
-def _with_empty_lists(
-    rows: pl.DataFrame, empty: pl.DataFrame | None, lists: list[str]
-) -> pl.DataFrame:
-    wrapped = rows.with_columns(pl.concat_list(pl.col(column)) for column in lists)
-    if empty is None or empty.height == 0:
-        return wrapped
-    nothing = empty.with_columns(
-        pl.lit([], dtype=wrapped.schema[column]).alias(column) for column in lists
-    )
-    return pl.concat([wrapped, nothing], how="diagonal_relaxed")
 
 
 def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.DataFrame:

@@ -35,7 +35,7 @@ dropped).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -49,6 +49,7 @@ from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
+from polars_rankk.engines.ranked_lists import list_fields
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -226,21 +227,34 @@ def evaluate_dask(
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
         policy = dist.zero_truth(policy)
-    spec = dist.check_on_driver(
-        *plan.driver_schemas(
-            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
-        ),
-        k=k,
-        metrics=request.checked_metrics(),
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        n_relevant=n_relevant,
-        policy=policy,
-        order_by=order_by,
+    schemas = plan.driver_schemas(
+        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
     )
+    try:
+        spec = dist.check_on_driver(
+            *schemas,
+            k=k,
+            metrics=request.checked_metrics(),
+            group_by=group_by,
+            item=item,
+            score=score,
+            relevance=relevance,
+            n_relevant=n_relevant,
+            policy=policy,
+            order_by=order_by,
+        )
+    except ValueError as error:
+        if score in candidates.columns or schemas[0].get(item) != pl.String:
+            raise
+        raise ValueError(
+            f"{error}. If {item!r} held ranked lists, Dask turned them into strings (its "
+            f"dataframe.convert-string option converts numpy-object columns): give them as "
+            f"Arrow list columns, e.g. dd.from_pandas(frame.to_pandas("
+            f"use_pyarrow_extension_array=True)) from Polars"
+        ) from None
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
+    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
     job, tables = dist.with_beyond(
         job,
         request,

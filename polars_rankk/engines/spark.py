@@ -33,6 +33,7 @@ from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import spark_progress
+from polars_rankk.engines.ranked_lists import refuse_ranked_lists
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -293,10 +294,21 @@ def evaluate_spark(
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
         policy = dist.zero_truth(policy)
     timezone = plan.session_timezone(candidates)
+    schemas = plan.driver_schemas(
+        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
+    )
+    refuse_ranked_lists(
+        "evaluate_spark",
+        dict(zip(("candidates", "truth"), schemas, strict=True)),
+        item,
+        f"Explode the lists first, one row per item with its score: e.g. "
+        f"frame.select(*keys, sf.posexplode({item!r}).alias('position', {item!r})) and a "
+        f"score of -position when the list order is the ranking (sf.arrays_zip explodes a "
+        f"parallel score or grade list with it); rk.evaluate, rk.evaluate_in_buckets and "
+        f"evaluate_dask take ranked lists as they are.",
+    )
     spec = dist.check_on_driver(
-        *plan.driver_schemas(
-            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
-        ),
+        *schemas,
         k=k,
         metrics=request.checked_metrics(),
         group_by=group_by,
