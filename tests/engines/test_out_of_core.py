@@ -11,6 +11,14 @@ import polars_rankk as rk
 from polars_rankk.engines.buckets import evaluate_in_buckets
 from tests.conftest import assert_same_values
 from tests.core.test_invariance import _tables
+from tests.support.distributed_cases import (
+    DIALECT_CASES,
+    KS,
+    Case,
+    single_machine,
+    sort_per_group,
+    tables,
+)
 from tests.support.reference import per_group_dict
 
 K = [1, 5, 10]
@@ -45,6 +53,28 @@ def test_buckets_match_one_pass(tmp_path: Path, buckets: int, policy: rk.Policy)
     want = expected.summary().sort("metric", "k")
     assert got.select(want.columns).equals(want)
     assert len(list((tmp_path / "out").glob("part-*.parquet"))) <= buckets
+
+
+@pytest.mark.parametrize("case", DIALECT_CASES, ids=lambda case: case.name)
+def test_buckets_match_one_pass_under_the_dialect_fields(tmp_path: Path, case: Case) -> None:
+    candidates, truth = tables(case)
+    expected = single_machine(case, candidates, truth)
+    result = evaluate_in_buckets(
+        candidates.lazy(),
+        None if truth is None else truth.lazy(),
+        output=tmp_path / "out",
+        buckets=4,
+        k=list(KS),
+        metrics=None if case.metrics is None else list(case.metrics),
+        group_by=case.keys,
+        policy=case.policy,
+    )
+    per_group = expected.per_group
+    assert isinstance(per_group, pl.DataFrame)
+    got = sort_per_group(result.per_group.collect(), case.keys)
+    assert got.equals(sort_per_group(per_group, case.keys))
+    want = expected.summary().sort("metric", "k")
+    assert result.summary().sort("metric", "k").select(want.columns).equals(want)
 
 
 def test_bad_bucket_count(tmp_path: Path) -> None:
