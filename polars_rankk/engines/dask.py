@@ -163,7 +163,10 @@ def evaluate_dask(
     Parameters
     ----------
     candidates, truth
-        dask DataFrames with the columns `evaluate` expects.
+        dask DataFrames with the columns `evaluate` expects: one row per (group, item), or
+        ranked lists (an item list per row, parallel score or grade lists, an empty list for
+        an empty ranking or truth) as Arrow list columns, converted as `evaluate` converts
+        them (Dask turns numpy-object lists into strings).
     k, metrics, group_by, item, score, relevance, n_relevant, policy, check_values
         As in `polars_rankk.evaluate`.
     order_by
@@ -276,7 +279,8 @@ def evaluate_dask(
     if job.catalogue_metrics and tables is not None:
         exposures = plan.exposures(shuffled, job, union)
         # The default catalogue is the whole input's: its distinct candidate items.
-        items = parts[0][job.item].drop_duplicates()
+        # (Rows of empty ranked lists carry no item.)
+        items = parts[0][job.item].dropna().drop_duplicates()
         inputs = (spec, tables, job.catalogue_metrics, items)
     return DaskEvaluation(
         raw=raw,

@@ -1,9 +1,15 @@
 """Ranked-list inputs (candidates and truth as list columns, as `evaluate` takes them) on the
-Dask engine give `evaluate`'s numbers, empty lists included; Spark refuses them in words.
+Dask and Spark engines give `evaluate`'s numbers, empty lists included, and refuse what it
+refuses (two lists of one group when the list order is the ranking).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -129,25 +135,83 @@ def test_dask_says_why_lists_became_strings() -> None:
         evaluate_dask(stringified, _dask(truth, 1), k=2, group_by="user")
 
 
-def test_spark_refuses_ranked_lists_naming_the_column() -> None:
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark", reason="PySpark is not installed")
+    if not shutil.which("java"):
+        pytest.skip("Spark needs a Java 17+ runtime (see tests/engines/test_spark.py)")
     from pyspark.sql import SparkSession
 
-    from polars_rankk.spark import evaluate_spark
-
-    spark = (
-        SparkSession.builder.master("local[1]")
+    # The executors' Python runs this interpreter and imports this checkout's polars_rankk.
+    before = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYTHONPATH")}
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    root = str(Path(__file__).resolve().parents[2])
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    session = (
+        SparkSession.builder.master("local[2]")
         .appName("polars-rankk-ranked-lists")
         .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2")
+        .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", "512m")
+        .config("spark.executorEnv.PYTHONPATH", root)
+        .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
-    try:
-        candidates, truth = _lists(positional=True)
-        frame = spark.createDataFrame(candidates.to_arrow())
-        with pytest.raises(
-            ValueError, match=r"candidates column 'item' holds ranked lists.*posexplode"
-        ):
-            evaluate_spark(frame, spark.createDataFrame(truth.to_arrow()), k=2, group_by="user")
-    finally:
-        spark.stop()
+    session.sparkContext.setLogLevel("ERROR")
+    where = session.sparkContext.parallelize([0], 1).map(_package_file).collect()
+    assert where == [str(Path(root) / "polars_rankk" / "__init__.py")]
+    yield session
+    session.stop()
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def _package_file(_: object) -> str:
+    import polars_rankk
+
+    return str(polars_rankk.__file__)
+
+
+@pytest.mark.parametrize("positional", [False, True], ids=["score-lists", "list-order"])
+def test_spark_takes_ranked_lists_as_evaluate_does(spark: Any, positional: bool) -> None:
+    from polars_rankk.spark import evaluate_spark
+
+    candidates, truth = _lists(positional)
+    for policy in (rk.Policy(), rk.Policy(empty_truth="zero", missing_groups="exclude")):
+        expected = rk.evaluate(candidates, truth, k=KS, group_by="user", policy=policy)
+        result = evaluate_spark(
+            spark.createDataFrame(candidates.to_arrow()).repartition(3),
+            spark.createDataFrame(truth.to_arrow()).repartition(2),
+            k=KS,
+            group_by="user",
+            policy=policy,
+            with_dropped=True,
+        )
+        per_group = pl.from_arrow(result.per_group.toArrow())
+        assert isinstance(per_group, pl.DataFrame)
+        want = expected.per_group
+        assert isinstance(want, pl.DataFrame)
+        assert sort_per_group(per_group, ["user"]).equals(sort_per_group(want, ["user"]))
+        assert result.summary().equals(expected.summary())
+
+
+def test_spark_refuses_two_lists_of_one_group_when_the_order_is_the_ranking(spark: Any) -> None:
+    from polars_rankk.spark import evaluate_spark
+
+    candidates = pl.DataFrame({"user": [1, 2, 1], "item": [[1, 2], [3], [4]]})
+    truth = pl.DataFrame({"user": [1, 2], "item": [[2], [3]]})
+    per_group = evaluate_spark(
+        spark.createDataFrame(candidates.to_arrow()).repartition(3),
+        spark.createDataFrame(truth.to_arrow()),
+        k=2,
+        group_by="user",
+    )
+    with pytest.raises(Exception, match=r"user=1 has 2 rows.*list order is the ranking"):
+        per_group.toArrow()
