@@ -199,23 +199,7 @@ def evaluate_in_buckets(
     )
     run = staging.StagedRun.start(output, key, buckets, None if workdir is None else Path(workdir))
     staging.manifest(run, arguments)
-    sources = _sources(spec)
-    if not run.inputs_ready():
-        folder = run.reset_inputs()
-        for name, frame in sources.items():
-            frame.with_columns(_bucket_of(keys, buckets)).sink_parquet(
-                pl.PartitionBy(folder / name, key=_BUCKET, include_key=False),
-                mkdir=True,
-                engine=engine,
-            )
-        run.inputs_written()
-    done = run.done()
-    with progress_bar(buckets, staging.staged_description(done, buckets), progress) as bar:
-        bar.update(len(done))
-        for bucket in sorted(set(range(buckets)) - done):
-            parts = {name: run.inputs / name / f"{_BUCKET}={bucket}" for name in sources}
-            run.save(bucket, _evaluate_bucket(parts, spec, options, engine))
-            bar.update(1)
+    done = _run_buckets(run, spec, options, engine, progress)
     histograms = run.pieces("histogram")
     dropped = run.pieces("dropped")
     exposures = [
@@ -258,6 +242,36 @@ def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl
             {"k": list(ks), "n_lists": [0] * len(ks)}, schema={"k": pl.Int64, "n_lists": pl.Int64}
         ),
     )
+
+
+def _run_buckets(
+    run: staging.StagedRun,
+    spec: Spec,
+    options: dict[str, Any],
+    engine: EngineType,
+    progress: bool | None,
+) -> set[int]:
+    """Partition the inputs (unless an interrupted run did) and evaluate every bucket not yet
+    staged; the buckets the interrupted run had done."""
+    sources = _sources(spec)
+    if not run.inputs_ready():
+        folder = run.reset_inputs()
+        for name, frame in sources.items():
+            frame.with_columns(_bucket_of(spec.keys, run.buckets)).sink_parquet(
+                pl.PartitionBy(folder / name, key=_BUCKET, include_key=False),
+                mkdir=True,
+                engine=engine,
+            )
+        run.inputs_written()
+    done = run.done()
+    description = staging.staged_description(done, run.buckets)
+    with progress_bar(run.buckets, description, progress) as bar:
+        bar.update(len(done))
+        for bucket in sorted(set(range(run.buckets)) - done):
+            parts = {name: run.inputs / name / f"{_BUCKET}={bucket}" for name in sources}
+            run.save(bucket, _evaluate_bucket(parts, spec, options, engine))
+            bar.update(1)
+    return done
 
 
 def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:

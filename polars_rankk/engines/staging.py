@@ -28,6 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_rankk.core.inputs import to_lazy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.core.version import package_version
 
@@ -74,7 +75,7 @@ def fingerprint(frames: Mapping[str, FrameLike | None], arguments: Mapping[str, 
     parts = [f"polars-rankk {package_version()}", f"polars {pl.__version__}"]
     for name, frame in frames.items():
         parts.append(name)
-        parts.extend(["<none>"] if frame is None else _frame_digest(frame.lazy()))
+        parts.extend(["<none>"] if frame is None else _frame_digest(to_lazy(frame, name)))
     parts.extend(f"{name}={value!r}" for name, value in arguments.items())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 

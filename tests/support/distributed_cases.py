@@ -263,3 +263,39 @@ def quantile_reference(per_group: pl.DataFrame, quantiles: list[float]) -> pl.Da
     return per_group.group_by(["metric", "k"]).agg(
         value.quantile(q, "linear").alias(f"quantile_{q!r}") for q in quantiles
     )
+
+
+#: Cut-offs of the ranked-list cases.
+LIST_KS = [1, 2, 5]
+
+
+def ranked_lists(positional: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidate and truth lists of 9 users: user 3's candidate list and user 5's truth list
+    are empty, user 8 has candidates only, user 9 truth only; scores tie."""
+    long = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 4, 4, 4, 5, 6, 6, 7, 8],
+            "item": [1, 2, 3, 1, 4, 5, 6, 7, 1, 2, 3, 9, 1],
+            "score": [0.9, 0.5, 0.5, 0.3, 0.8, 0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 0.7, 0.2],
+        }
+    )
+    if positional:  # the list order is the ranking
+        candidates = (
+            long.sort("user", "score", descending=[False, True])
+            .group_by("user", maintain_order=True)
+            .agg("item")
+        )
+    else:
+        candidates = long.group_by("user", maintain_order=True).agg("item", "score")
+    empty = pl.DataFrame({"user": [3]}).with_columns(
+        pl.lit([], dtype=candidates.schema[c]).alias(c) for c in candidates.columns[1:]
+    )
+    candidates = pl.concat([candidates, empty]).sort("user")
+    truth = pl.DataFrame(
+        {
+            "user": [1, 2, 3, 4, 5, 6, 7, 9],
+            "item": [[2, 3], [4], [8], [7, 5, 11], [], [2], [10], [1]],
+            "relevance": [[1, 2], [3], [1], [1, 0, 2], [], [1], [1], [1]],
+        }
+    )
+    return candidates, truth
