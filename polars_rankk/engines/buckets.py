@@ -90,6 +90,7 @@ def evaluate_in_buckets(
     workdir: str | Path | None = None,
     engine: EngineType = "streaming",
     progress: bool | None = None,
+    resume: bool = True,
     popularity: FrameLike | None = None,
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
@@ -131,6 +132,10 @@ def evaluate_in_buckets(
         Polars engine for every pass.
     progress
         Show a bar of buckets done (default: in a notebook or on a terminal, not when piped).
+    resume
+        Fingerprint the inputs (one streaming pass hashing every row, about the cost of
+        reading them) so that a rerun can resume an interrupted run (default). False skips
+        that pass: the run cannot be resumed, and still commits its output only when whole.
 
     Returns
     -------
@@ -187,15 +192,17 @@ def evaluate_in_buckets(
     keys = list(spec.keys)
     output = Path(output)
     arguments = {**options, "buckets": buckets, "catalogue_metrics": catalogue_metrics}
-    key = staging.fingerprint(
-        {
-            "candidates": candidates,
-            "truth": truth,
-            "popularity": popularity,
-            "catalogue": catalogue,
-            "item_features": item_features,
-        },
-        {**arguments, "native": native.status().loaded},
+    inputs = {
+        "candidates": candidates,
+        "truth": truth,
+        "popularity": popularity,
+        "catalogue": catalogue,
+        "item_features": item_features,
+    }
+    key = (
+        staging.fingerprint(inputs, {**arguments, "native": native.status().loaded})
+        if resume
+        else staging.unresumable_key()
     )
     run = staging.StagedRun.start(output, key, buckets, None if workdir is None else Path(workdir))
     staging.manifest(run, arguments)

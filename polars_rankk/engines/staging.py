@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import uuid
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -79,6 +80,11 @@ def fingerprint(frames: Mapping[str, FrameLike | None], arguments: Mapping[str, 
         parts.extend(["<none>"] if frame is None else _frame_digest(to_lazy(frame, name)))
     parts.extend(f"{name}={value!r}" for name, value in arguments.items())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+
+
+def unresumable_key() -> str:
+    """The key of a run that is not to be resumed (no rerun has it)."""
+    return f"once-{uuid.uuid4().hex[:16]}"
 
 
 def _write_atomically(frame: pl.DataFrame, path: Path) -> None:

@@ -162,3 +162,14 @@ def test_a_finished_run_commits_and_a_new_run_replaces_it(tmp_path: Path) -> Non
     )
     assert second.resumed_buckets == 0
     assert pl.scan_parquet(output).collect().sort("user")["value"].to_list() == [1.0, 1.0]
+
+
+def test_a_run_without_resume_commits_and_removes_an_interrupted_runs_staging(
+    tmp_path: Path,
+) -> None:
+    _write_inputs(tmp_path)
+    _kill_part_way(tmp_path)
+    result = _run(tmp_path, resume=False)
+    assert result.resumed_buckets == 0
+    assert (tmp_path / "out" / SUCCESS).exists()
+    assert not _staging(tmp_path).exists()
