@@ -5,6 +5,7 @@ Polars, the tagged union, the per-partition evaluation and histograms.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -61,8 +62,18 @@ def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
 def polars_schema(frame: dd.DataFrame, columns: Iterable[str]) -> dict[str, pl.DataType]:
     """Polars dtypes of the used columns of a dask frame (others: Null placeholders)."""
     wanted = [c for c in frame.columns if c in set(columns)]
-    sample = to_polars(frame._meta_nonempty[wanted])
-    return {c: sample.schema[c] if c in wanted else pl.Null() for c in frame.columns}
+    # An object column's meta says nothing of its values (ranked lists as numpy arrays, when
+    # Dask's convert-string is off): read them off the first partition's first rows.
+    objects = [c for c in wanted if frame[c].dtype == object]
+    typed = [c for c in wanted if c not in objects]
+    schema: dict[str, pl.DataType] = dict(to_polars(frame._meta_nonempty[typed]).schema)
+    if objects:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # fewer rows than asked for
+            head = frame[objects].head(5, npartitions=1, compute=True)
+        found = to_polars(head).schema if len(head) else {}
+        schema.update({c: found.get(c, pl.String()) for c in objects})
+    return {c: schema[c] if c in wanted else pl.Null() for c in frame.columns}
 
 
 def tagged(

@@ -96,3 +96,18 @@ def test_dask_says_why_lists_became_strings() -> None:
     stringified = dd.from_pandas(candidates.to_pandas(), npartitions=2)
     with pytest.raises(ValueError, match=r"no column 'score'.*Arrow list columns"):
         evaluate_dask(stringified, _dask(truth, 1), k=2, group_by="user")
+
+
+def test_dask_reads_numpy_object_lists_when_convert_string_is_off() -> None:
+    candidates, truth = ranked_lists(positional=False)
+    expected = rk.evaluate(candidates, truth, k=KS, group_by="user")
+    with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
+        result = evaluate_dask(
+            dd.from_pandas(candidates.to_pandas(), npartitions=2),
+            dd.from_pandas(truth.to_pandas(), npartitions=2),
+            k=KS,
+            group_by="user",
+            with_dropped=True,
+        )
+        summary = summarize_dask(result)
+    assert summary.equals(expected.summary())
