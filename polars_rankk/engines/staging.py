@@ -124,13 +124,17 @@ class StagedRun:
         run = cls(output, key, buckets, workdir)
         output.mkdir(parents=True, exist_ok=True)
         (output / SUCCESS).unlink(missing_ok=True)
-        for old in output.glob("part-*.parquet"):
-            old.unlink()
         if run.root.is_dir():
             for other in run.root.iterdir():
                 if other.name != key:
                     shutil.rmtree(other, ignore_errors=True)
         done = run.done()
+        for old in output.glob("part-*.parquet"):
+            staged = run.folder / "buckets" / old.name
+            if int(old.stem.split("-")[1]) in done and not staged.exists():
+                shutil.move(old, staged)  # moved by this run's commit, cut short: take it back
+            else:
+                old.unlink()
         if done:
             warnings.warn(
                 f"evaluate_in_buckets: resuming an interrupted run with the same inputs and "

@@ -173,3 +173,30 @@ def test_a_run_without_resume_commits_and_removes_an_interrupted_runs_staging(
     assert result.resumed_buckets == 0
     assert (tmp_path / "out" / SUCCESS).exists()
     assert not _staging(tmp_path).exists()
+
+
+def test_a_commit_cut_short_is_finished_by_the_rerun(tmp_path: Path) -> None:
+    from polars_rankk.engines import staging
+
+    candidates = pl.DataFrame({"user": list(range(40)), "item": [1] * 40, "score": [0.5] * 40})
+    truth = pl.DataFrame({"user": list(range(40)), "item": [1] * 40})
+    output = tmp_path / "out"
+    expected = evaluate_in_buckets(
+        candidates, truth, output=tmp_path / "whole", buckets=4, k=1, group_by="user"
+    ).per_group.collect()
+    # A run killed between moving its first part into output and writing _SUCCESS.
+    key = staging.fingerprint({"candidates": candidates}, {})
+    run = staging.StagedRun.start(output, key, 4, None)
+    for bucket in range(4):
+        rows = expected.filter(pl.col("user") % 4 == bucket)
+        histogram = pl.DataFrame({"metric": ["x"], "k": [1], "value": [0.0], "count": [1]})
+        run.save(bucket, staging.BucketResult(rows, histogram, pl.DataFrame({"k": [1]})))
+    (first,) = sorted((run.folder / "buckets").glob("part-00000.parquet"))
+    first.rename(output / first.name)
+    # Its rerun takes the moved part back instead of losing it.
+    with pytest.warns(ResumedRunWarning, match="4 of 4 buckets were done"):
+        again = staging.StagedRun.start(output, key, 4, None)
+    assert again.done() == {0, 1, 2, 3}
+    parts = again.commit()
+    assert len(parts) == 4
+    assert pl.scan_parquet(output).collect().height == expected.height
