@@ -131,7 +131,8 @@ class StagedRun:
         done = run.done()
         for old in output.glob("part-*.parquet"):
             staged = run.folder / "buckets" / old.name
-            if int(old.stem.split("-")[1]) in done and not staged.exists():
+            bucket = int(old.stem.split("-")[1])
+            if bucket in done and run.has_part(bucket) and not staged.exists():
                 shutil.move(old, staged)  # moved by this run's commit, cut short: take it back
             else:
                 old.unlink()
@@ -182,7 +183,11 @@ class StagedRun:
                 piece = getattr(result, kind)
                 if piece is not None:
                     _write_atomically(piece, self._path(kind, bucket))
-        self._path(_DONE, bucket).touch()
+        self._path(_DONE, bucket).write_text("empty" if result is None else "part")
+
+    def has_part(self, bucket: int) -> bool:
+        """Whether a done bucket has a part file (a bucket without groups has none)."""
+        return self._path(_DONE, bucket).read_text() == "part"
 
     def pieces(self, kind: str) -> list[pl.DataFrame]:
         """One summary piece of every staged bucket."""
