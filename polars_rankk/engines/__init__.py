@@ -8,5 +8,6 @@ engine lazily; `polars_rankk.spark` and `polars_rankk.dask` are the documented p
 """
 
 from polars_rankk.engines.buckets import BucketedEvaluation, evaluate_in_buckets
+from polars_rankk.engines.staging import ResumedRunWarning
 
-__all__ = ["BucketedEvaluation", "evaluate_in_buckets"]
+__all__ = ["BucketedEvaluation", "ResumedRunWarning", "evaluate_in_buckets"]

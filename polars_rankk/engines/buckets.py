@@ -10,8 +10,7 @@ the policy drop counts are summed from each bucket's ``Evaluation.dropped``.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,14 +18,16 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import EngineType, Evaluation, aggregate, dropped_table, evaluate
+from polars_rankk.core import EngineType, aggregate, dropped_table, evaluate, native
 from polars_rankk.core.beyond_accuracy import item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
+from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.progress import track
+from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
+from polars_rankk.engines import staging
+from polars_rankk.engines.ranked_lists import with_empty_lists
 
 _BUCKET = "_rk_bucket"
 
@@ -46,12 +47,16 @@ class BucketedEvaluation:
     catalogue
         Catalogue-level metrics (``metric, k, value``) from the buckets' summed exposure
         counts, as `Evaluation.catalogue`; None when none was asked for.
+    resumed_buckets
+        How many buckets were taken from an interrupted run with the same inputs and
+        arguments (0 for a run from the start).
     """
 
     per_group: pl.LazyFrame
     output: Path
     buckets: int
     catalogue: pl.DataFrame | None
+    resumed_buckets: int
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
 
@@ -85,6 +90,7 @@ def evaluate_in_buckets(
     workdir: str | Path | None = None,
     engine: EngineType = "streaming",
     progress: bool | None = None,
+    resume: bool = True,
     popularity: FrameLike | None = None,
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
@@ -94,9 +100,17 @@ def evaluate_in_buckets(
 
     Memory is bounded by the largest bucket rather than the whole input: use it when a
     single `evaluate` pass does not fit. The inputs are validated once, partitioned by
-    ``hash(group keys) % buckets`` into `workdir` (a temporary folder by default, removed
-    afterwards), and each bucket is read, evaluated by the ordinary pipeline (with `engine`)
-    and written to ``output/part-<bucket>.parquet``.
+    ``hash(group keys) % buckets``, and each bucket is read, evaluated by the ordinary
+    pipeline (with `engine`) and staged as ``part-<bucket>.parquet``.
+
+    Nothing appears in `output` until every bucket is done: the run works in a staging
+    folder beside it (``.<output name>.staging``), then moves the parts into `output`, writes
+    an empty ``_SUCCESS`` marker (as Spark does) and removes the staging. A killed run leaves
+    `output` without parts and without the marker; called again with the same inputs and
+    arguments it resumes, reusing the partitioned inputs and the buckets already done (a
+    `ResumedRunWarning` says how many; ``resumed_buckets`` counts them). Staging left by a run
+    with other inputs or arguments is removed. The inputs are fingerprinted by one streaming
+    pass that hashes every row.
 
     Parameters
     ----------
@@ -106,15 +120,22 @@ def evaluate_in_buckets(
         As for `evaluate`: whole tables given to every bucket; the catalogue (by default every
         item of the whole candidates and popularity log) is the whole input's.
     output
-        Folder for the per-group Parquet files (created; existing part files are replaced).
+        Folder for the per-group Parquet files (created; existing part files and
+        ``_SUCCESS`` are removed when the run starts).
     buckets
         Number of hash buckets; memory scales with rows / buckets.
     workdir
-        Where the partitioned inputs are staged; kept when given, temporary otherwise.
+        Where the partitioned inputs are staged (in a subfolder named by the run's
+        fingerprint), kept when given; by default in the staging folder beside `output`,
+        removed when the run commits.
     engine
         Polars engine for every pass.
     progress
         Show a bar of buckets done (default: in a notebook or on a terminal, not when piped).
+    resume
+        Fingerprint the inputs (one streaming pass hashing every row, about the cost of
+        reading them) so that a rerun can resume an interrupted run (default). False skips
+        that pass: the run cannot be resumed, and still commits its output only when whole.
 
     Returns
     -------
@@ -170,42 +191,31 @@ def evaluate_in_buckets(
     options.update(beyond)
     keys = list(spec.keys)
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    for old in output.glob("part-*.parquet"):
-        old.unlink()
-    staging = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="rankk-"))
-    try:
-        sources = {"candidates": spec.candidates}
-        if spec.truth is not None:
-            sources["truth"] = spec.truth
-        for name, frame in sources.items():
-            frame.with_columns(_bucket_of(keys, buckets)).sink_parquet(
-                pl.PartitionBy(staging / name, key=_BUCKET, include_key=False),
-                mkdir=True,
-                engine=engine,
-            )
-        histograms = []
-        dropped = []
-        exposures = []
-        for bucket in track(range(buckets), "buckets", progress):
-            parts = {name: staging / name / f"{_BUCKET}={bucket}" for name in sources}
-            if not any(any(folder.glob("*.parquet")) for folder in parts.values()):
-                continue
-            result = _evaluate_bucket(parts, spec, options, engine)
-            rows = result.per_group
-            assert isinstance(rows, pl.DataFrame)
-            rows.write_parquet(output / f"part-{bucket:05d}.parquet")
-            histograms.append(aggregate.value_histogram(rows).collect())
-            dropped.append(result.dropped)
-            if result.exposures is not None:
-                part = result.exposures
-                exposures.append((part.exposure.lazy(), part.n_lists.lazy()))
-    finally:
-        if workdir is None:
-            shutil.rmtree(staging, ignore_errors=True)
+    arguments = {**options, "buckets": buckets, "catalogue_metrics": catalogue_metrics}
+    inputs = {
+        "candidates": candidates,
+        "truth": truth,
+        "popularity": popularity,
+        "catalogue": catalogue,
+        "item_features": item_features,
+    }
+    key = (
+        staging.fingerprint(inputs, {**arguments, "native": native.status().loaded})
+        if resume
+        else staging.unresumable_key()
+    )
+    run = staging.StagedRun.start(output, key, buckets, None if workdir is None else Path(workdir))
+    staging.manifest(run, arguments)
+    done = _run_buckets(run, spec, options, engine, progress)
+    histograms = run.pieces("histogram")
+    dropped = run.pieces("dropped")
+    exposures = [
+        (exposure.lazy(), n_lists.lazy())
+        for exposure, n_lists in zip(run.pieces("exposure"), run.pieces("n_lists"), strict=True)
+    ]
+    files = run.commit()
     schema = {key: spec.candidates.collect_schema()[key] for key in keys}
     empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
-    files = sorted(output.glob("part-*.parquet"))
     per_group = pl.scan_parquet(files) if files else empty.lazy()
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
     catalogue_table = None
@@ -219,6 +229,7 @@ def evaluate_in_buckets(
         output=output,
         buckets=buckets,
         catalogue=catalogue_table,
+        resumed_buckets=len(done),
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
         _dropped=pl.concat(dropped)
         if dropped
@@ -240,16 +251,103 @@ def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl
     )
 
 
+def _run_buckets(
+    run: staging.StagedRun,
+    spec: Spec,
+    options: dict[str, Any],
+    engine: EngineType,
+    progress: bool | None,
+) -> set[int]:
+    """Partition the inputs (unless an interrupted run did) and evaluate every bucket not yet
+    staged; the buckets the interrupted run had done."""
+    sources = _sources(spec)
+    if not run.inputs_ready():
+        folder = run.reset_inputs()
+        for name, frame in sources.items():
+            frame.with_columns(_bucket_of(spec.keys, run.buckets)).sink_parquet(
+                pl.PartitionBy(folder / name, key=_BUCKET, include_key=False),
+                mkdir=True,
+                engine=engine,
+            )
+        run.inputs_written()
+    done = run.done()
+    description = staging.staged_description(done, run.buckets)
+    with progress_bar(run.buckets, description, progress) as bar:
+        bar.update(len(done))
+        for bucket in sorted(set(range(run.buckets)) - done):
+            parts = {name: run.inputs / name / f"{_BUCKET}={bucket}" for name in sources}
+            run.save(bucket, _evaluate_bucket(parts, spec, options, engine))
+            bar.update(1)
+    return done
+
+
+def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:
+    """The tables partitioned into buckets: the candidates and truth in long form, and the
+    groups whose ranked list was empty (which long form has no row for)."""
+    sources = {"candidates": spec.candidates}
+    if spec.truth is not None:
+        sources["truth"] = spec.truth
+    if spec.empty_candidate_groups is not None:
+        sources["empty_candidates"] = spec.empty_candidate_groups
+    if spec.truth is not None and spec.empty_truth_groups is not None:
+        sources["empty_truth"] = spec.empty_truth_groups
+    return sources
+
+
 def _evaluate_bucket(
     parts: dict[str, Path], spec: Spec, options: dict[str, Any], engine: EngineType
-) -> Evaluation:
+) -> staging.BucketResult | None:
     """One bucket, read and evaluated eagerly: a bucket is the unit that fits in memory, and
-    its per-group rows and drop counts then come from one heavy pass."""
-    candidates = _read_or_empty(parts["candidates"], spec.candidates, engine)
-    truth = None
-    if spec.truth is not None:
-        truth = _read_or_empty(parts["truth"], spec.truth, engine)
-    return evaluate(candidates, truth, check_values=False, engine=engine, **options)
+    its per-group rows and drop counts then come from one heavy pass. None: no group."""
+    frames = {
+        name: _read_or_empty(folder, _like(name, spec), engine) for name, folder in parts.items()
+    }
+    if not any(frame.height for frame in frames.values()):
+        return None
+    candidates = frames["candidates"]
+    truth = frames.get("truth")
+    if "empty_candidates" in frames or "empty_truth" in frames:
+        candidates, truth = _as_lists(frames, spec)
+    with warnings.catch_warnings():
+        # A bucket whose groups a policy drops is no news: the whole run's summary says it.
+        warnings.simplefilter("ignore", EmptyResultWarning)
+        result = evaluate(candidates, truth, check_values=False, engine=engine, **options)
+    rows = result.per_group
+    assert isinstance(rows, pl.DataFrame)
+    exposures = result.exposures
+    return staging.BucketResult(
+        rows=rows,
+        histogram=aggregate.value_histogram(rows).collect(),
+        dropped=result.dropped,
+        exposure=None if exposures is None else exposures.exposure.lazy().collect(),
+        n_lists=None if exposures is None else exposures.n_lists.lazy().collect(),
+    )
+
+
+def _like(name: str, spec: Spec) -> pl.LazyFrame:
+    like = {
+        "candidates": spec.candidates,
+        "truth": spec.truth,
+        "empty_candidates": spec.empty_candidate_groups,
+        "empty_truth": spec.empty_truth_groups,
+    }[name]
+    assert like is not None
+    return like
+
+
+def _as_lists(
+    frames: dict[str, pl.DataFrame], spec: Spec
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """A bucket's tables back in ranked-list form, so that `evaluate` sees the groups whose
+    list was empty as it saw them in the whole input: each long row a one-item list (with its
+    score), each empty group an empty list."""
+    candidates = with_empty_lists(
+        frames["candidates"], frames.get("empty_candidates"), [spec.item, spec.score]
+    )
+    truth = frames.get("truth")
+    if truth is not None:
+        truth = with_empty_lists(truth, frames.get("empty_truth"), [spec.item])
+    return candidates, truth
 
 
 def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.DataFrame:

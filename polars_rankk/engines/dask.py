@@ -35,7 +35,7 @@ dropped).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -49,6 +49,7 @@ from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
+from polars_rankk.engines.ranked_lists import list_fields
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -162,7 +163,10 @@ def evaluate_dask(
     Parameters
     ----------
     candidates, truth
-        dask DataFrames with the columns `evaluate` expects.
+        dask DataFrames with the columns `evaluate` expects: one row per (group, item), or
+        ranked lists (an item list per row, parallel score or grade lists, an empty list for
+        an empty ranking or truth) as Arrow list columns, converted as `evaluate` converts
+        them (Dask turns numpy-object lists into strings).
     k, metrics, group_by, item, score, relevance, n_relevant, policy, check_values
         As in `polars_rankk.evaluate`.
     order_by
@@ -226,21 +230,34 @@ def evaluate_dask(
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
         policy = dist.zero_truth(policy)
-    spec = dist.check_on_driver(
-        *plan.driver_schemas(
-            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
-        ),
-        k=k,
-        metrics=request.checked_metrics(),
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        n_relevant=n_relevant,
-        policy=policy,
-        order_by=order_by,
+    schemas = plan.driver_schemas(
+        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
     )
+    try:
+        spec = dist.check_on_driver(
+            *schemas,
+            k=k,
+            metrics=request.checked_metrics(),
+            group_by=group_by,
+            item=item,
+            score=score,
+            relevance=relevance,
+            n_relevant=n_relevant,
+            policy=policy,
+            order_by=order_by,
+        )
+    except ValueError as error:
+        if score in candidates.columns or schemas[0].get(item) != pl.String:
+            raise
+        raise ValueError(
+            f"{error}. If {item!r} held ranked lists, Dask turned them into strings (its "
+            f"dataframe.convert-string option converts numpy-object columns): give them as "
+            f"Arrow list columns, e.g. dd.from_pandas(frame.to_pandas("
+            f"use_pyarrow_extension_array=True)) from Polars"
+        ) from None
     job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
+    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
     job, tables = dist.with_beyond(
         job,
         request,
@@ -262,7 +279,8 @@ def evaluate_dask(
     if job.catalogue_metrics and tables is not None:
         exposures = plan.exposures(shuffled, job, union)
         # The default catalogue is the whole input's: its distinct candidate items.
-        items = parts[0][job.item].drop_duplicates()
+        # (Rows of empty ranked lists carry no item.)
+        items = parts[0][job.item].dropna().drop_duplicates()
         inputs = (spec, tables, job.catalogue_metrics, items)
     return DaskEvaluation(
         raw=raw,

@@ -5,6 +5,7 @@ Polars, the tagged union, the per-partition evaluation and histograms.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from polars_rankk.core.inputs import Spec
 from polars_rankk.core.types import untyped
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
+from polars_rankk.engines.ranked_lists import LIST_ID
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -60,16 +62,42 @@ def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
 def polars_schema(frame: dd.DataFrame, columns: Iterable[str]) -> dict[str, pl.DataType]:
     """Polars dtypes of the used columns of a dask frame (others: Null placeholders)."""
     wanted = [c for c in frame.columns if c in set(columns)]
-    sample = to_polars(frame._meta_nonempty[wanted])
-    return {c: sample.schema[c] if c in wanted else pl.Null() for c in frame.columns}
+    # An object column's meta says nothing of its values (ranked lists as numpy arrays, when
+    # Dask's convert-string is off): read them off the first partition's first rows.
+    objects = [c for c in wanted if frame[c].dtype == object]
+    typed = [c for c in wanted if c not in objects]
+    schema: dict[str, pl.DataType] = dict(to_polars(frame._meta_nonempty[typed]).schema)
+    if objects:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # fewer rows than asked for
+            head = frame[objects].head(5, npartitions=1, compute=True)
+        found = to_polars(head).schema if len(head) else {}
+        schema.update({c: found.get(c, pl.String()) for c in objects})
+    return {c: schema[c] if c in wanted else pl.Null() for c in frame.columns}
 
 
 def tagged(
-    frame: pd.DataFrame, *, tag: int, schema: dict[str, pl.DataType], union: dict[str, pl.DataType]
+    frame: pd.DataFrame,
+    *,
+    tag: int,
+    schema: dict[str, pl.DataType],
+    union: dict[str, pl.DataType],
+    renames: dict[str, str],
+    job: dist.PartitionJob | None = None,
+    partition_info: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One partition of candidates (tag 0) or truth (tag 1) in the union's columns."""
-    polars_frame = to_polars(frame).cast(schema)  # type: ignore[arg-type]
-    polars_frame = polars_frame.with_columns(pl.lit(tag, dtype=pl.Int8).alias(dist.TAG))
+    """One partition of candidates (tag 0) or truth (tag 1) in the union's columns; ranked
+    lists (`job` given) in long form, as `evaluate` converts them."""
+    polars_frame = to_polars(frame)
+    if job is None:
+        polars_frame = polars_frame.with_columns(pl.lit(tag, dtype=pl.Int8).alias(dist.TAG))
+    else:
+        number = 0 if partition_info is None else int(partition_info["number"])
+        polars_frame = job.long_rows(polars_frame, tag, first_list=number << 32)
+    polars_frame = polars_frame.rename(renames)
+    polars_frame = polars_frame.cast(
+        {c: dtype for c, dtype in schema.items() if c in polars_frame.columns}
+    )
     return to_pandas(
         polars_frame.select(
             pl.col(name) if name in polars_frame.columns else pl.lit(None, dtype=dtype).alias(name)
@@ -135,15 +163,19 @@ def tagged_parts(
 ) -> tuple[dict[str, pl.DataType], list[dd.DataFrame]]:
     """The tagged union's schema, and each table as frames of that schema, with the core's
     unified id dtypes (so that a group's rows of both tables hash to one partition)."""
-    cand_schema = dict(spec.candidates.collect_schema())
-    cand_schema = {c: cand_schema[c] for c in job.candidate_columns()}
+    cand_full = dict(spec.candidates.collect_schema())
+    cand_schema = {c: cand_full[c] for c in (*job.candidate_columns(), job.score)}
     union: dict[str, pl.DataType] = {dist.TAG: pl.Int8()}
     union.update({c: cand_schema[c] for c in (*job.keys, job.item, job.score)})
+    if job.positional:
+        union[LIST_ID] = pl.Int64()
     if job.labelled:
         union[dist.LABEL] = cand_schema[job.relevance]
     union.update({c: cand_schema[c] for c in (job.n_relevant, job.order_by) if c is not None})
     cand_renames = {job.relevance: dist.LABEL} if job.labelled else {}
-    sides = [(candidates, 0, cand_schema, job.candidate_columns(), cand_renames)]
+    sides = [
+        (candidates, 0, cand_schema, job.candidate_columns(), cand_renames, job.candidate_lists)
+    ]
     if truth is not None and spec.truth is not None:
         truth_full = dict(spec.truth.collect_schema())
         truth_schema = {c: truth_full[c] for c in job.truth_columns()}
@@ -151,20 +183,19 @@ def tagged_parts(
         if job.truth_graded:
             union[dist.TRUTH_GRADE] = truth_schema[job.relevance]
             renames = {job.relevance: dist.TRUTH_GRADE}
-        sides.append((truth, 1, truth_schema, job.truth_columns(), renames))
+        sides.append((truth, 1, truth_schema, job.truth_columns(), renames, job.truth_lists))
     union_meta = to_pandas(pl.DataFrame(schema=union))
     parts = []
-    for frame, tag, side_schema, columns, renames in sides:
-        selected = frame[columns]
+    for frame, tag, side_schema, columns, renames, lists in sides:
         schema = {renames.get(c, c): dtype for c, dtype in side_schema.items()}
-        if renames:
-            selected = selected.rename(columns=renames)
         parts.append(
-            selected.map_partitions(
+            frame[columns].map_partitions(
                 tagged,
                 tag=tag,
                 schema=schema,
                 union=union,
+                renames=renames,
+                job=job if lists else None,
                 meta=union_meta,
                 enforce_metadata=False,
             )

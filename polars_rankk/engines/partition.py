@@ -13,6 +13,7 @@ driver — is `polars_rankk.engines.reduction`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -21,13 +22,20 @@ import polars as pl
 from polars_rankk.core import Evaluation, Policy, evaluate
 from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import Spec, check_inputs, to_lazy
+from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.registration import declared_at_run_time, ensure_registered
 from polars_rankk.core.registry import REGISTRY, Metric
+from polars_rankk.engines import ranked_lists
+from polars_rankk.engines.ranked_lists import (
+    check_one_list,
+    long_rows,
+    with_empty_lists,
+)
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
 
-#: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row.
-TAG = "_rk_tag"
+#: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row; with ranked
+#: list inputs also 2 (3), a group whose candidate (truth) list is empty, keys only.
+TAG = ranked_lists.TAG
 #: The candidates' own relevance labels (pre-labelled candidates), in the tagged union.
 LABEL = "_rk_label"
 #: The truth table's relevance grades, in the tagged union.
@@ -71,12 +79,18 @@ class PartitionJob:
     #: Metrics registered at run time on the driver, shipped with the job so that an executor
     #: process registers them too.
     declared: tuple[Metric, ...] = ()
+    #: Ranked-list inputs (`evaluate`'s list columns): the engine ships them in long form, one
+    #: row per item, with the groups whose list is empty as rows of their own (`TAG` 2, 3).
+    candidate_lists: bool = False
+    truth_lists: bool = False
+    #: Candidate lists without a score list: the list order is the ranking.
+    positional: bool = False
 
     # -- inputs -------------------------------------------------------------------------------
 
     def candidate_columns(self) -> list[str]:
         """The candidate columns the evaluation reads, in the user's names."""
-        columns = [*self.keys, self.item, self.score]
+        columns = [*self.keys, self.item, *([] if self.positional else [self.score])]
         if self.labelled:
             columns.append(self.relevance)
         for extra in (self.n_relevant, self.order_by):
@@ -97,6 +111,11 @@ class PartitionJob:
             *([pl.col(LABEL).alias(self.relevance)] if self.labelled else []),
             *[c for c in (self.n_relevant, self.order_by) if c is not None],
         )
+        if self.candidate_lists:
+            if self.positional:
+                check_one_list(frame, self.keys)
+            empty = frame.filter(pl.col(TAG) == 2).select(self.keys)
+            candidates = with_empty_lists(candidates, empty, [self.item, self.score])
         if not self.has_truth:
             return candidates, None
         truth = frame.filter(pl.col(TAG) == 1).select(
@@ -104,7 +123,27 @@ class PartitionJob:
             self.item,
             *([pl.col(TRUTH_GRADE).alias(self.relevance)] if self.truth_graded else []),
         )
+        if self.truth_lists:
+            empty = frame.filter(pl.col(TAG) == 3).select(self.keys)
+            truth = with_empty_lists(truth, empty, [self.item])
         return candidates, truth
+
+    def long_rows(self, frame: pl.DataFrame, side: int, first_list: int = 0) -> pl.DataFrame:
+        """One input partition of ranked lists as the tagged union's rows (`long_rows`)."""
+        parallel = [self.relevance]
+        if side == 0:
+            parallel = [self.score, self.relevance, *([self.n_relevant] if self.n_relevant else [])]
+        return long_rows(
+            frame,
+            side=side,
+            keys=self.keys,
+            item=self.item,
+            score=self.score,
+            parallel=parallel,
+            positional=side == 0 and self.positional,
+            check_values=self.check_values,
+            first_list=first_list,
+        )
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -136,6 +175,12 @@ class PartitionJob:
         if self.order_by is not None:
             # ties="input_order": the row order is the order column's, within every group.
             candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        with warnings.catch_warnings():
+            # A partition whose groups a policy drops is no news: the summary says it.
+            warnings.simplefilter("ignore", EmptyResultWarning)
+            return self._evaluate(candidates, truth)
+
+    def _evaluate(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
         return evaluate(
             candidates,
             truth,

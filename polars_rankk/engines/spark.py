@@ -19,7 +19,7 @@ the executors. Classic and Spark Connect DataFrames are both accepted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -33,6 +33,7 @@ from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import spark_progress
+from polars_rankk.engines.ranked_lists import list_fields
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -208,7 +209,10 @@ def evaluate_spark(
     Parameters
     ----------
     candidates, truth
-        Spark DataFrames (classic or Spark Connect) with the columns `evaluate` expects.
+        Spark DataFrames (classic or Spark Connect) with the columns `evaluate` expects: one
+        row per (group, item), or ranked lists (array columns: an item array per row, parallel
+        score or grade arrays, an empty array for an empty ranking or truth), converted in the
+        executors as `evaluate` converts them.
     k, metrics, group_by, item, score, relevance, n_relevant, policy, check_values
         As in `polars_rankk.evaluate`.
     order_by
@@ -293,10 +297,11 @@ def evaluate_spark(
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
         policy = dist.zero_truth(policy)
     timezone = plan.session_timezone(candidates)
+    schemas = plan.driver_schemas(
+        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
+    )
     spec = dist.check_on_driver(
-        *plan.driver_schemas(
-            candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
-        ),
+        *schemas,
         k=k,
         metrics=request.checked_metrics(),
         group_by=group_by,
@@ -317,6 +322,12 @@ def evaluate_spark(
         item_features=dist.small_table(item_features, "item_features"),
         head_share=head_share,
     )
+    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
+    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
+    if lists:
+        candidates = plan.long_lists(candidates, job, 0, timezone)
+    if truth is not None and truth_lists:
+        truth = plan.long_lists(truth, job, 1, timezone)
     fields = {field.name: field.dataType for field in candidates.schema.fields}
     id_types = {
         c: plan.spark_type(dtype, fields[c]) for c, dtype in dist.common_id_dtypes(spec).items()
@@ -334,9 +345,11 @@ def evaluate_spark(
     if job.catalogue_metrics and tables is not None:
         exposures = plan.exposures(union, job, id_types, max_rows_per_chunk, timezone)
         # The default catalogue is the whole input's: its distinct candidate items.
-        items = candidates.select(
-            plan.column(job.item).cast(id_types[job.item]).alias(job.item)
-        ).distinct()
+        items = (
+            candidates.select(plan.column(job.item).cast(id_types[job.item]).alias(job.item))
+            .where(plan.column(job.item).isNotNull())  # rows of empty ranked lists: no item
+            .distinct()
+        )
         inputs = (spec, tables, job.catalogue_metrics, items)
     return SparkEvaluation(
         raw=raw,

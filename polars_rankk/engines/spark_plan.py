@@ -14,6 +14,7 @@ import polars as pl
 from polars_rankk.core import quantile_name
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
+from polars_rankk.engines.ranked_lists import LIST_ID
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -154,12 +155,16 @@ def tagged_union(
     def null(dtype: DataType) -> Column:
         return sf.lit(None).cast(dtype)
 
-    def tag(value: int) -> Column:
-        return sf.lit(value).cast("tinyint").alias(dist.TAG)
+    def tag(value: int, fields: dict[str, DataType]) -> Column:
+        # Ranked lists in long form carry their tags (empty lists: `TAG` 2, 3).
+        found = column(dist.TAG) if dist.TAG in fields else sf.lit(value)
+        return found.cast("tinyint").alias(dist.TAG)
 
     ids = [column(c).cast(id_types[c]).alias(c) for c in (*job.keys, job.item)]
     extras = [c for c in (job.n_relevant, job.order_by) if c is not None]
-    columns = [tag(0), *ids, column(job.score)]
+    if job.positional:
+        extras.append(LIST_ID)
+    columns = [tag(0, cand_fields), *ids, column(job.score)]
     if job.labelled:
         columns.append(column(job.relevance).alias(dist.LABEL))
     columns += [column(c) for c in extras]
@@ -168,13 +173,53 @@ def tagged_union(
     union = candidates.select(*columns)
     if truth is None:
         return union
-    columns = [tag(1), *ids, null(cand_fields[job.score]).alias(job.score)]
+    columns = [tag(1, truth_fields), *ids, null(cand_fields[job.score]).alias(job.score)]
     if job.labelled:
         columns.append(null(cand_fields[job.relevance]).alias(dist.LABEL))
     columns += [null(cand_fields[c]).alias(c) for c in extras]
     if job.truth_graded:
         columns.append(column(job.relevance).alias(dist.TRUTH_GRADE))
     return union.unionByName(truth.select(*columns))
+
+
+def long_lists(frame: DataFrame, job: dist.PartitionJob, side: int, timezone: str) -> DataFrame:
+    """A table of ranked lists (`side` 0 candidates, 1 truth) in long form, converted in the
+    executors as `evaluate` converts them (`PartitionJob.long_rows`): one row per item, one
+    keys-only row per group whose list is empty, the `TAG` of each."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import ArrayType, ByteType, LongType, StructField, StructType
+
+    columns = job.candidate_columns() if side == 0 else job.truth_columns()
+    fields = {field.name: field.dataType for field in frame.schema.fields}
+    out = []
+    for name in dict.fromkeys([*columns, *([job.score] if side == 0 else [])]):
+        dtype = fields.get(name, LongType())  # the list order as a score: -position
+        out.append(StructField(name, dtype.elementType if isinstance(dtype, ArrayType) else dtype))
+    out.append(StructField(dist.TAG, ByteType()))
+    if side == 0 and job.positional:
+        out.append(StructField(LIST_ID, LongType()))
+    out_schema = StructType(out)
+    arrow_schema = to_arrow_schema(out_schema, timezone=timezone)
+    function = functools.partial(_long_partition, job, side, arrow_schema)
+    return frame.select(*(column(name) for name in columns)).mapInArrow(function, out_schema)
+
+
+def _long_partition(
+    job: dist.PartitionJob, side: int, schema: pa.Schema, batches: Iterator[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body of `long_lists`: each batch's lists numbered apart from every other
+    batch's (partition id, then a running count), so one group's two lists are told apart."""
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    first = (0 if context is None else context.partitionId()) << 40
+    for batch in batches:
+        frame = pl.from_arrow(pa.Table.from_batches([batch]))
+        assert isinstance(frame, pl.DataFrame)
+        rows = job.long_rows(frame, side, first_list=first).select(schema.names)
+        first += batch.num_rows
+        yield from rows.to_arrow().cast(schema).to_batches()
 
 
 def by_group(

@@ -18,6 +18,7 @@ from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
+    DIALECT_CASES,
     KS,
     Case,
     distributed_kwargs,
@@ -66,7 +67,7 @@ def check_case(case: Case) -> None:
     assert result.summary().equals(order_metrics(expected.summary()))
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+@pytest.mark.parametrize("case", CASES + DIALECT_CASES, ids=lambda case: case.name)
 def test_equal_to_single_machine(case: Case) -> None:
     check_case(case)
 

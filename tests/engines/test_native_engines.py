@@ -1,5 +1,6 @@
 """Every engine on the native kernel gives the pure-Polars numbers: buckets and Dask workers
-call the same preparation, so they use the kernel where it is installed."""
+call the same preparation, so they use the kernel where it is installed (`test_the_engines_run_
+on_the_kernel` checks that they do), also under the dialects' policy fields."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from polars_rankk.engines.buckets import evaluate_in_buckets
 from tests.core.test_native import needs_kernel, path
 from tests.support.distributed_cases import (
     CASES,
+    DIALECT_CASES,
     KS,
     Case,
     distributed_kwargs,
@@ -42,7 +44,7 @@ def assert_close(got: pl.DataFrame, want: pl.DataFrame, keys: list[str]) -> None
             assert abs(a - b) <= 1e-12 * max(1.0, abs(b)), (a, b)
 
 
-@pytest.mark.parametrize("case", CASES[:4], ids=lambda case: case.name)
+@pytest.mark.parametrize("case", CASES[:4] + DIALECT_CASES, ids=lambda case: case.name)
 def test_dask_and_buckets_on_the_kernel_equal_pure_polars(case: Case, tmp_path: Path) -> None:
     candidates, truth = tables(case)
     with path(False):
@@ -68,8 +70,55 @@ def test_dask_and_buckets_on_the_kernel_equal_pure_polars(case: Case, tmp_path: 
             output=tmp_path / "out",
             buckets=3,
             k=list(KS),
+            metrics=None if case.metrics is None else list(case.metrics),
             group_by=case.keys,
             policy=case.policy,
         )
         bucketed = buckets.per_group.collect()
     assert_close(bucketed, expected, case.keys)
+
+
+@pytest.mark.parametrize("case", CASES[:1] + DIALECT_CASES, ids=lambda case: case.name)
+def test_the_engines_use_the_kernel_when_evaluate_does(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every evaluation a bucket or a Dask partition runs takes the path `evaluate` takes on
+    one machine: the kernel where it implements the policy (the default case), the pure path
+    with the kernel's own reason where it does not (today: the dialect fields)."""
+    reasons: list[str | None] = []
+    unsupported = native.unsupported
+
+    def recorded(*args: object) -> str | None:
+        reason = unsupported(*args)  # type: ignore[arg-type]
+        reasons.append(reason)
+        return reason
+
+    monkeypatch.setattr(native, "unsupported", recorded)
+    candidates, truth = tables(case)
+    metrics = None if case.metrics is None else list(case.metrics)
+    with path(True), dask.config.set(scheduler="threads", num_workers=2):
+        single_machine(case, candidates, truth)
+        one_machine = set(reasons)
+        reasons.clear()
+        evaluate_dask(
+            dd.from_pandas(candidates.to_pandas(), npartitions=3, sort=False),
+            None if truth is None else dd.from_pandas(truth.to_pandas(), npartitions=2),
+            npartitions=3,
+            **distributed_kwargs(case),
+        ).compute()
+        dask_calls = len(reasons)
+        evaluate_in_buckets(
+            candidates,
+            truth,
+            output=tmp_path / "out",
+            buckets=3,
+            k=list(KS),
+            metrics=metrics,
+            group_by=case.keys,
+            policy=case.policy,
+        )
+    assert dask_calls >= 3  # the empty-frame template and the partitions
+    assert len(reasons) > dask_calls  # and the buckets
+    assert set(reasons) == one_machine
+    if case is CASES[0]:
+        assert one_machine == {None}

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -25,10 +26,13 @@ from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
     CHUNKED_CASES,
+    DIALECT_CASES,
     KS,
+    LIST_KS,
     Case,
     distributed_kwargs,
     quantile_reference,
+    ranked_lists,
     single_machine,
     sort_per_group,
     tables,
@@ -78,8 +82,11 @@ def spark() -> Iterator[Any]:
     _ensure_java()
     from pyspark.sql import SparkSession
 
-    # Executors run this interpreter (with polars_rankk importable), not the system python.
+    # Executors run this interpreter and import this checkout's polars_rankk (not an
+    # editable install's elsewhere).
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    root = str(Path(__file__).resolve().parents[2])
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
     session = (
         SparkSession.builder.master("local[2]")
         .appName("polars-rankk-tests")
@@ -91,12 +98,21 @@ def spark() -> Iterator[Any]:
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", "1g")
         .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+        .config("spark.executorEnv.PYTHONPATH", root)
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    where = session.sparkContext.parallelize([0], 1).map(_package_file).collect()
+    assert where == [str(Path(root) / "polars_rankk" / "__init__.py")]
     yield session
     session.stop()
+
+
+def _package_file(_: object) -> str:
+    import polars_rankk
+
+    return str(polars_rankk.__file__)
 
 
 def to_spark(spark: Any, frame: pl.DataFrame, partitions: int = 3) -> Any:
@@ -130,7 +146,7 @@ def check_case(spark: Any, case: Case) -> None:
     assert result.summary().equals(order_metrics(expected.summary()))
 
 
-@pytest.mark.parametrize("case", CASES + CHUNKED_CASES, ids=lambda case: case.name)
+@pytest.mark.parametrize("case", CASES + CHUNKED_CASES + DIALECT_CASES, ids=lambda case: case.name)
 def test_equal_to_single_machine(spark: Any, case: Case) -> None:
     check_case(spark, case)
 
@@ -363,3 +379,37 @@ def test_a_registered_metric_equals_its_definition(
         group_by="q",
     )
     assert_close(as_dict(collect(per_group)), as_dict(brute_force("trec_eval")))
+
+
+@pytest.mark.parametrize("positional", [False, True], ids=["score-lists", "list-order"])
+def test_spark_takes_ranked_lists_as_evaluate_does(spark: Any, positional: bool) -> None:
+    candidates, truth = ranked_lists(positional)
+    for policy in (rk.Policy(), rk.Policy(empty_truth="zero", missing_groups="exclude")):
+        expected = rk.evaluate(candidates, truth, k=LIST_KS, group_by="user", policy=policy)
+        result = evaluate_spark(
+            spark.createDataFrame(candidates.to_arrow()).repartition(3),
+            spark.createDataFrame(truth.to_arrow()).repartition(2),
+            k=LIST_KS,
+            group_by="user",
+            policy=policy,
+            with_dropped=True,
+        )
+        per_group = pl.from_arrow(result.per_group.toArrow())
+        assert isinstance(per_group, pl.DataFrame)
+        want = expected.per_group
+        assert isinstance(want, pl.DataFrame)
+        assert sort_per_group(per_group, ["user"]).equals(sort_per_group(want, ["user"]))
+        assert result.summary().equals(expected.summary())
+
+
+def test_spark_refuses_two_lists_of_one_group_when_the_order_is_the_ranking(spark: Any) -> None:
+    candidates = pl.DataFrame({"user": [1, 2, 1], "item": [[1, 2], [3], [4]]})
+    truth = pl.DataFrame({"user": [1, 2], "item": [[2], [3]]})
+    per_group = evaluate_spark(
+        spark.createDataFrame(candidates.to_arrow()).repartition(3),
+        spark.createDataFrame(truth.to_arrow()),
+        k=2,
+        group_by="user",
+    )
+    with pytest.raises(Exception, match=r"user=1 has 2 rows.*list order is the ranking"):
+        per_group.toArrow()

@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 import polars_rankk as rk
+from polars_rankk.core.registry import ACCURACY_METRICS
 
 KS = (1, 3, 5)
 STR_IDS = ("a", "b", "B", "é", "e", "z9", "日本", "ß", "aa", "😀", "10", "9", "Z", "q", "x")
@@ -37,6 +38,10 @@ class Case:
     nan_scores: bool = False
     max_rows_per_chunk: int | None = None
     multi_key: bool = False
+    #: Some truth grades below 0 (judged non-relevant, or unjudged under trec_eval's dialect).
+    negative_grades: bool = False
+    #: Metric names (None: evaluate's default set).
+    metrics: tuple[str, ...] | None = None
 
     @property
     def keys(self) -> list[str]:
@@ -95,6 +100,38 @@ CASES = (
     ),
 )
 
+#: The dialects' policy fields (trec_eval's negative grades as unjudged, gain maps, graded RBP,
+#: no gain below the threshold), every accuracy metric, truth with negative grades.
+DIALECT_CASES = (
+    Case(
+        "dialect-trec_eval-negative-unjudged",
+        rk.Policy.trec_eval(),
+        negative_grades=True,
+        metrics=ACCURACY_METRICS,
+    ),
+    Case(
+        "dialect-gains-graded-rbp-str",
+        rk.Policy(gains={0: 1.0, 1: 4.0, 3: 10.0}, rbp_grades="graded", ties="pessimistic"),
+        id_kind="str",
+        negative_grades=True,
+        metrics=ACCURACY_METRICS,
+    ),
+    Case(
+        "dialect-nonrelevant-zero-threshold-2",
+        rk.Policy(nonrelevant_gain="zero", relevance_threshold=2, gain="exponential"),
+        negative_grades=True,
+        metrics=ACCURACY_METRICS,
+        partitions=24,
+    ),
+    Case(
+        "dialect-trec_eval-condense-gains",
+        rk.Policy.trec_eval(unjudged="condense", gains={1: 2.0, 2: 5.0}, rbp_grades="graded"),
+        negative_grades=True,
+        metrics=ACCURACY_METRICS,
+        multi_key=True,
+    ),
+)
+
 #: Bounded-memory chunks (Spark's max_rows_per_chunk): tiny chunks so groups straddle them.
 CHUNKED_CASES = (
     Case(
@@ -143,7 +180,8 @@ def tables(case: Case, seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame | None
         rows_t["g"] += [int(g)] * n
         rows_t["item"] += items.tolist()
         # Group 5 has only grade-0 truth: no relevant item.
-        rows_t["relevance"] += [0] * n if g == 5 else rng.integers(0, 4, size=n).tolist()
+        low = -2 if case.negative_grades else 0
+        rows_t["relevance"] += [0] * n if g == 5 else rng.integers(low, 4, size=n).tolist()
     truth = pl.DataFrame(rows_t, schema={"g": pl.Int64, "item": pl.Int64, "relevance": pl.Int64})
 
     if case.labelled:
@@ -197,6 +235,7 @@ def single_machine(
         group_by=case.keys,
         policy=case.policy,
         n_relevant="n_rel" if case.n_relevant else None,
+        metrics=None if case.metrics is None else list(case.metrics),
         **kwargs,
     )
 
@@ -209,6 +248,7 @@ def distributed_kwargs(case: Case) -> dict[str, Any]:
         "policy": case.policy,
         "n_relevant": "n_rel" if case.n_relevant else None,
         "order_by": "position" if case.policy.ties == "input_order" else None,
+        "metrics": None if case.metrics is None else list(case.metrics),
     }
 
 
@@ -223,3 +263,39 @@ def quantile_reference(per_group: pl.DataFrame, quantiles: list[float]) -> pl.Da
     return per_group.group_by(["metric", "k"]).agg(
         value.quantile(q, "linear").alias(f"quantile_{q!r}") for q in quantiles
     )
+
+
+#: Cut-offs of the ranked-list cases.
+LIST_KS = [1, 2, 5]
+
+
+def ranked_lists(positional: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidate and truth lists of 9 users: user 3's candidate list and user 5's truth list
+    are empty, user 8 has candidates only, user 9 truth only; scores tie."""
+    long = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 4, 4, 4, 5, 6, 6, 7, 8],
+            "item": [1, 2, 3, 1, 4, 5, 6, 7, 1, 2, 3, 9, 1],
+            "score": [0.9, 0.5, 0.5, 0.3, 0.8, 0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 0.7, 0.2],
+        }
+    )
+    if positional:  # the list order is the ranking
+        candidates = (
+            long.sort("user", "score", descending=[False, True])
+            .group_by("user", maintain_order=True)
+            .agg("item")
+        )
+    else:
+        candidates = long.group_by("user", maintain_order=True).agg("item", "score")
+    empty = pl.DataFrame({"user": [3]}).with_columns(
+        pl.lit([], dtype=candidates.schema[c]).alias(c) for c in candidates.columns[1:]
+    )
+    candidates = pl.concat([candidates, empty]).sort("user")
+    truth = pl.DataFrame(
+        {
+            "user": [1, 2, 3, 4, 5, 6, 7, 9],
+            "item": [[2, 3], [4], [8], [7, 5, 11], [], [2], [10], [1]],
+            "relevance": [[1, 2], [3], [1], [1, 0, 2], [], [1], [1], [1]],
+        }
+    )
+    return candidates, truth

@@ -1,0 +1,235 @@
+"""How `evaluate_in_buckets` writes its output: staged, committed, resumable.
+
+A run writes nothing a reader of ``output`` can see until it has finished, as Spark and Hadoop
+commit a job's output: every bucket's part file and its summary pieces (value histogram, drop
+counts, exposure counts) go to a *staging* folder beside ``output`` (``.<name>.staging/<run>``,
+outside it, because ``pl.scan_parquet(output)`` reads every Parquet file below ``output``); a
+bucket is done once its marker is written, after its files. When every bucket is done the run
+commits: the part files are moved into ``output``, an empty ``_SUCCESS`` marker is written
+(Spark's), and the staging folder is removed. Until then ``output`` holds no part file: a killed
+run cannot pass for a whole result.
+
+A run is keyed by a fingerprint of its inputs (their schemas and a hash of every row, in order)
+and arguments. A rerun with the same fingerprint finds the interrupted run's staging and resumes:
+the partitioned inputs and the buckets already done are reused. Staging left by an interrupted
+run with other inputs or arguments is removed when a run starts beside the same ``output``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankk.core.inputs import to_lazy
+from polars_rankk.core.types import FrameLike
+from polars_rankk.core.version import package_version
+
+#: Spark's marker of a committed output folder (empty, so Parquet readers skip it).
+SUCCESS = "_SUCCESS"
+#: The summary pieces each bucket leaves in staging beside its part file.
+PIECES = ("histogram", "dropped", "exposure", "n_lists")
+_DONE = "done"
+
+
+class ResumedRunWarning(UserWarning):
+    """`evaluate_in_buckets` found an interrupted run with the same inputs and arguments and
+    resumed it, reusing the buckets it had finished."""
+
+
+def _frame_digest(frame: pl.LazyFrame) -> list[str]:
+    """The schema and a hash of every row and its position (one streaming pass)."""
+    schema = frame.collect_schema()
+    if not schema:
+        return ["<no columns>"]
+    row = pl.struct(pl.int_range(pl.len(), dtype=pl.UInt64).alias("_rk_row"), pl.all())
+    # The wrapping sum of 64-bit row hashes: about the cost of reading the rows once.
+    digest = frame.select(row.hash(seed=1).sum().alias("a"), pl.len().alias("n")).collect(
+        engine="streaming"
+    )
+    return [repr(list(schema.items())), repr(digest.row(0))]
+
+
+def fingerprint(frames: Mapping[str, FrameLike | None], arguments: Mapping[str, object]) -> str:
+    """A key of a run: its input tables' contents and its arguments (and the versions of
+    polars-rankk and Polars, whose hashes and numbers it depends on).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.engines.staging import fingerprint
+    >>> frame = pl.DataFrame({"user": [1, 2], "item": [3, 4]})
+    >>> fingerprint({"candidates": frame}, {"k": 10}) == fingerprint(
+    ...     {"candidates": frame.clone()}, {"k": 10})
+    True
+    >>> fingerprint({"candidates": frame}, {"k": 10}) == fingerprint(
+    ...     {"candidates": frame.reverse()}, {"k": 10})
+    False
+    """
+    parts = [f"polars-rankk {package_version()}", f"polars {pl.__version__}"]
+    for name, frame in frames.items():
+        parts.append(name)
+        parts.extend(["<none>"] if frame is None else _frame_digest(to_lazy(frame, name)))
+    parts.extend(f"{name}={value!r}" for name, value in arguments.items())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+
+
+def unresumable_key() -> str:
+    """The key of a run that is not to be resumed (no rerun has it)."""
+    return f"once-{uuid.uuid4().hex[:16]}"
+
+
+def _write_atomically(frame: pl.DataFrame, path: Path) -> None:
+    partial = path.with_name(path.name + ".partial")
+    frame.write_parquet(partial)
+    os.replace(partial, path)
+
+
+@dataclass(frozen=True)
+class BucketResult:
+    """What a bucket leaves: its per-group rows and the pieces of the summary."""
+
+    rows: pl.DataFrame
+    histogram: pl.DataFrame
+    dropped: pl.DataFrame
+    exposure: pl.DataFrame | None = None
+    n_lists: pl.DataFrame | None = None
+
+
+class StagedRun:
+    """The staging of one run of `evaluate_in_buckets` (see the module docstring)."""
+
+    def __init__(self, output: Path, key: str, buckets: int, workdir: Path | None) -> None:
+        self.output = output
+        self.key = key
+        self.buckets = buckets
+        self.root = output.parent / f".{output.name}.staging"
+        self.folder = self.root / key
+        self.inputs = (workdir / key) if workdir is not None else self.folder / "inputs"
+        self._inputs_kept = workdir is not None
+
+    @classmethod
+    def start(cls, output: Path, key: str, buckets: int, workdir: Path | None) -> StagedRun:
+        """Prepare `output` (its old parts and marker removed) and the run's staging: an
+        interrupted run with this key is resumed (`ResumedRunWarning`), staging of runs with
+        other keys removed."""
+        run = cls(output, key, buckets, workdir)
+        output.mkdir(parents=True, exist_ok=True)
+        (output / SUCCESS).unlink(missing_ok=True)
+        if run.root.is_dir():
+            for other in run.root.iterdir():
+                if other.name != key:
+                    shutil.rmtree(other, ignore_errors=True)
+        done = run.done()
+        for old in output.glob("part-*.parquet"):
+            staged = run.folder / "buckets" / old.name
+            bucket = int(old.stem.split("-")[1])
+            if bucket in done and run.has_part(bucket) and not staged.exists():
+                shutil.move(old, staged)  # moved by this run's commit, cut short: take it back
+            else:
+                old.unlink()
+        if done:
+            warnings.warn(
+                f"evaluate_in_buckets: resuming an interrupted run with the same inputs and "
+                f"arguments (staged in {run.folder}): {len(done)} of {buckets} buckets were "
+                f"done and are reused; evaluating the other {buckets - len(done)}",
+                ResumedRunWarning,
+                stacklevel=3,
+            )
+        (run.folder / "buckets").mkdir(parents=True, exist_ok=True)
+        return run
+
+    # -- partitioned inputs -------------------------------------------------------------------
+
+    def inputs_ready(self) -> bool:
+        """Whether the inputs were partitioned completely (by this run or the interrupted one)."""
+        return (self.inputs / SUCCESS).exists()
+
+    def reset_inputs(self) -> Path:
+        """An empty folder for the partitioned inputs (a partial partitioning removed)."""
+        shutil.rmtree(self.inputs, ignore_errors=True)
+        self.inputs.mkdir(parents=True)
+        return self.inputs
+
+    def inputs_written(self) -> None:
+        (self.inputs / SUCCESS).touch()
+
+    # -- buckets ------------------------------------------------------------------------------
+
+    def _path(self, kind: str, bucket: int) -> Path:
+        suffix = "" if kind == _DONE else ".parquet"
+        return self.folder / "buckets" / f"{kind}-{bucket:05d}{suffix}"
+
+    def done(self) -> set[int]:
+        """The buckets whose every file is staged."""
+        folder = self.folder / "buckets"
+        if not folder.is_dir():
+            return set()
+        return {int(path.name.split("-")[1]) for path in folder.glob(f"{_DONE}-*")}
+
+    def save(self, bucket: int, result: BucketResult | None) -> None:
+        """Stage a bucket's files, then its marker (None: a bucket without groups)."""
+        if result is not None:
+            _write_atomically(result.rows, self._path("part", bucket))
+            for kind in PIECES:
+                piece = getattr(result, kind)
+                if piece is not None:
+                    _write_atomically(piece, self._path(kind, bucket))
+        self._path(_DONE, bucket).write_text("empty" if result is None else "part")
+
+    def has_part(self, bucket: int) -> bool:
+        """Whether a done bucket has a part file (a bucket without groups has none)."""
+        return self._path(_DONE, bucket).read_text() == "part"
+
+    def pieces(self, kind: str) -> list[pl.DataFrame]:
+        """One summary piece of every staged bucket."""
+        files = sorted((self.folder / "buckets").glob(f"{kind}-*.parquet"))
+        return [pl.read_parquet(path) for path in files]
+
+    # -- commit -------------------------------------------------------------------------------
+
+    def commit(self) -> list[Path]:
+        """Move the staged parts into `output`, mark it whole, remove the staging; the parts."""
+        missing = set(range(self.buckets)) - self.done()
+        if missing:
+            raise RuntimeError(f"evaluate_in_buckets: buckets {sorted(missing)} are not done")
+        parts = []
+        for staged in sorted((self.folder / "buckets").glob("part-*.parquet")):
+            target = self.output / staged.name
+            shutil.move(staged, target)
+            parts.append(target)
+        (self.output / SUCCESS).touch()
+        self.discard()
+        return parts
+
+    def discard(self) -> None:
+        """Remove this run's staging (and the partitioned inputs unless `workdir` keeps them)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if not self._inputs_kept:
+            shutil.rmtree(self.inputs, ignore_errors=True)
+        if self.root.is_dir() and not any(self.root.iterdir()):
+            self.root.rmdir()
+
+
+def staged_description(done: Iterable[int], buckets: int) -> str:
+    """The progress bar's label: buckets, and how many the interrupted run had done."""
+    count = len(set(done))
+    return f"buckets ({count} of {buckets} resumed)" if count else "buckets"
+
+
+def manifest(run: StagedRun, arguments: Mapping[str, object]) -> None:
+    """A readable note of what the staging belongs to (for a person finding the folder)."""
+    note = {
+        "output": str(run.output),
+        "buckets": run.buckets,
+        **{name: repr(value) for name, value in arguments.items()},
+    }
+    (run.folder / "run.json").write_text(json.dumps(note, indent=2))
