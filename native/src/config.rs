@@ -102,6 +102,10 @@ pub enum Output {
     Key(usize),
     NCandidates,
     HitsAtR,
+    /// One group's R_g, judged non-relevant count and ideal DCG at k (`group_metric_sums`).
+    NRelevant,
+    NNonrelevant,
+    IdealDcg(usize),
     /// Running sum `stat` (an index into `Config::stats`) read at cut-off `k` (`k == 0`: over
     /// the whole list).
     At(usize, usize),
@@ -138,6 +142,13 @@ pub struct Config {
     pub negative_unjudged: bool,
     /// Pre-labelled candidates (their grades are not joined from a truth table).
     pub labelled: bool,
+    /// `negative_grades="unjudged"` (the expressions read it per row).
+    pub negative_grades_unjudged: bool,
+    /// One group's rows (`group_metric_sums`): no key columns; whether an item column and
+    /// the grades of the group's judged items the rows miss come with it.
+    pub one_group: bool,
+    pub has_item: bool,
+    pub has_extra: bool,
     pub rbp_persistence: f64,
     pub err_max_grade: f64,
     pub has_row: bool,
@@ -151,6 +162,9 @@ pub struct Config {
 impl Config {
     /// The number of input columns this configuration reads.
     pub fn n_inputs(&self) -> usize {
+        if self.one_group {
+            return usize::from(self.has_item) + 2 + usize::from(self.has_extra) + self.n_counts;
+        }
         let judged = usize::from(self.judged == Judged::Column);
         self.key_kinds.len() + 3 + judged + usize::from(self.has_row) + self.n_counts
     }
@@ -312,6 +326,10 @@ pub fn parse(text: &str) -> Result<Config, String> {
         may_add: Vec::new(),
         negative_unjudged: false,
         labelled: false,
+        negative_grades_unjudged: false,
+        one_group: false,
+        has_item: true,
+        has_extra: false,
         rbp_persistence: 0.8,
         err_max_grade: 4.0,
         has_row: false,
@@ -386,6 +404,10 @@ pub fn parse(text: &str) -> Result<Config, String> {
             "may_add" => config.may_add = numbers(value)?,
             "negative_unjudged" => config.negative_unjudged = flag(value),
             "labelled" => config.labelled = flag(value),
+            "negative_grades" => config.negative_grades_unjudged = value == "unjudged",
+            "one_group" => config.one_group = flag(value),
+            "has_item" => config.has_item = flag(value),
+            "has_extra" => config.has_extra = flag(value),
             "linear" => {
                 let (term, text) = value
                     .split_once('\t')
@@ -410,6 +432,12 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     Output::NCandidates
                 } else if what == "hits_at_r" {
                     Output::HitsAtR
+                } else if what == "n_relevant" {
+                    Output::NRelevant
+                } else if what == "n_nonrelevant" {
+                    Output::NNonrelevant
+                } else if let Some(k) = what.strip_prefix("ideal_dcg@") {
+                    Output::IdealDcg(k.parse().map_err(|_| format!("bad cut-off {k:?}"))?)
                 } else {
                     let (name, k) = what
                         .split_once('@')
@@ -422,7 +450,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
             other => return Err(format!("unknown configuration field {other:?}")),
         }
     }
-    if config.key_kinds.is_empty() {
+    if config.key_kinds.is_empty() && !config.one_group {
         return Err("no group key".to_string());
     }
     for (_, output) in &config.outputs {

@@ -229,6 +229,31 @@ pub unsafe extern "C" fn _polars_plugin_group_sums(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_field_group_metric_sums(
+    fields: *mut ArrowSchema,
+    len: usize,
+    return_value: *mut ArrowSchema,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+) {
+    let function: FieldFunction = crate::plugin::group_fields;
+    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_group_metric_sums(
+    inputs: *mut SeriesExport,
+    len: usize,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+    return_value: *mut SeriesExport,
+    _context: *mut c_void,
+) {
+    let function: ComputeFunction = crate::plugin::group_compute;
+    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn _polars_plugin_graded_rows(
     inputs: *mut SeriesExport,
     len: usize,

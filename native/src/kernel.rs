@@ -143,13 +143,13 @@ fn group_ids(keys: &KeyReader<'_>, n: usize) -> (Vec<u32>, Vec<Vec<u64>>) {
 }
 
 #[derive(Clone, Copy, Default)]
-struct Candidate {
-    score: f64,
+pub(crate) struct Candidate {
+    pub score: f64,
     /// The grade as given (NaN: no grade).
-    grade: f64,
-    item: u64,
+    pub grade: f64,
+    pub item: u64,
     /// The input row (when a policy reads it) << 1 | whether the candidate is judged.
-    extra: u64,
+    pub extra: u64,
 }
 
 impl Candidate {
@@ -184,9 +184,9 @@ fn integer_text(value: i64, buffer: &mut [u8; 24]) -> &[u8] {
     &buffer[at..]
 }
 
-struct Items<'a> {
-    column: &'a Column<'a>,
-    kind: Kind,
+pub(crate) struct Items<'a> {
+    pub column: &'a Column<'a>,
+    pub kind: Kind,
 }
 
 impl Items<'_> {
@@ -220,7 +220,7 @@ impl Items<'_> {
 
 /// The grade the terms read (the reference path's grade after its joins and fills).
 #[inline]
-fn effective_grade(grade: f64, config: &Config) -> f64 {
+pub(crate) fn effective_grade(grade: f64, config: &Config) -> f64 {
     if grade.is_nan() {
         return config.unjudged_grade;
     }
@@ -269,7 +269,7 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
 }
 
 /// `ranking.gain_of`: the policy's gain, then `Policy.gains`, then `nonrelevant_gain`.
-fn gain_of(grade: f64, config: &Config) -> f64 {
+pub(crate) fn gain_of(grade: f64, config: &Config) -> f64 {
     let mut gain = match config.gain {
         Gain::Binary => f64::from(u8::from(grade >= config.threshold)),
         Gain::Linear => grade.max(0.0),
@@ -348,7 +348,7 @@ fn weight(tokens: &[Token], rank: usize) -> f64 {
 
 /// The terms of one call, as the reader computes them: every linear piece's weight at each
 /// rank, computed once per rank and kept.
-struct Terms {
+pub(crate) struct Terms {
     /// (stat slot, label, divide, weight index) of every linear piece, in declaration order.
     pieces: Vec<(usize, Label, bool, Option<usize>)>,
     weights: Vec<Vec<Token>>,
@@ -360,7 +360,7 @@ struct Terms {
 }
 
 impl Terms {
-    fn new(config: &Config) -> Terms {
+    pub(crate) fn new(config: &Config) -> Terms {
         let mut terms = Terms {
             pieces: Vec::new(),
             weights: Vec::new(),
@@ -416,28 +416,28 @@ impl Terms {
 }
 
 /// What one group's ranking adds up to, read at the configured cut-offs.
-struct Reader<'a> {
-    config: &'a Config,
-    terms: Terms,
+pub(crate) struct Reader<'a> {
+    pub config: &'a Config,
+    pub terms: Terms,
     /// Sorted distinct cut-offs.
-    ks: Vec<usize>,
-    limit_whole: bool,
-    k_max: usize,
+    pub ks: Vec<usize>,
+    pub limit_whole: bool,
+    pub k_max: usize,
 }
 
-struct GroupResult {
-    n: usize,
-    hits_at_r: f64,
+pub(crate) struct GroupResult {
+    pub n: usize,
+    pub hits_at_r: f64,
     /// `at_k[i * n_stats + stat]`: the running sum at rank min(ks[i], n).
-    at_k: Vec<f64>,
-    whole: Vec<f64>,
+    pub at_k: Vec<f64>,
+    pub whole: Vec<f64>,
     /// Scratch: the running sums, and the weights by rank.
     sums: Vec<f64>,
     weights: Vec<Vec<f64>>,
 }
 
 impl GroupResult {
-    fn new(n_ks: usize, n_stats: usize) -> GroupResult {
+    pub(crate) fn new(n_ks: usize, n_stats: usize) -> GroupResult {
         GroupResult {
             n: 0,
             hits_at_r: 0.0,
@@ -472,7 +472,7 @@ impl Recorder<'_> {
 }
 
 impl Reader<'_> {
-    fn read(&self, ranked: &[Candidate], n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
+    pub(crate) fn read(&self, ranked: &[Candidate], n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
         let config = self.config;
         let n = ranked.len();
         let limit = if self.limit_whole { n } else { n.min(self.k_max) };
@@ -847,7 +847,10 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                     let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
                     for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
                         *slot = match output {
-                            Output::Key(_) => 0.0,
+                            Output::Key(_)
+                            | Output::NRelevant
+                            | Output::NNonrelevant
+                            | Output::IdealDcg(_) => 0.0,
                             Output::NCandidates => result.n as f64,
                             Output::HitsAtR => result.hits_at_r,
                             Output::At(stat, 0) => result.whole[*stat],
@@ -967,7 +970,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
 /// The item's identity as a number: its value, or a hash of its bytes (equal numbers are
 /// then compared byte by byte).
 #[inline]
-fn item_key(items: &Items<'_>, item: u64) -> u64 {
+pub(crate) fn item_key(items: &Items<'_>, item: u64) -> u64 {
     match items.kind {
         Kind::Integer => item,
         Kind::Text => hash_bytes(items.column.text_of(item)),
@@ -996,7 +999,7 @@ fn score_order(score: f64) -> u64 {
 
 /// De-duplicate the group's candidates and sort them in rank order, in place; returns how
 /// many remain (the first ones).
-fn rank_group(
+pub(crate) fn rank_group(
     config: &Config,
     items: &Items<'_>,
     group: &mut [Candidate],

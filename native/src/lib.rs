@@ -9,6 +9,7 @@
 
 pub mod columns;
 pub mod config;
+pub mod group;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod kernel;

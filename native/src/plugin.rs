@@ -248,3 +248,61 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     }
     Ok(out)
 }
+
+/// `group_metric_sums`' fields: every configured output, a float.
+pub fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let (config, _) = configuration(kwargs)?;
+    if inputs.len() != config.n_inputs() {
+        return Err(format!(
+            "the rankk kernel expects {} input columns, got {}",
+            config.n_inputs(),
+            inputs.len()
+        ));
+    }
+    Ok(config.outputs.iter().map(|(name, _)| (name.clone(), "g".to_string())).collect())
+}
+
+/// `group_metric_sums`: one group's rows (a metric expression's), one row of sums.
+pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let (config, score_name) = configuration(kwargs)?;
+    if columns.len() != config.n_inputs() {
+        return Err(format!(
+            "the rankk kernel expects {} input columns, got {}",
+            config.n_inputs(),
+            columns.len()
+        ));
+    }
+    let mut next = 0usize;
+    let item = if config.has_item {
+        next += 1;
+        check_kind(&columns[0], config.item_kind)?;
+        Some(&columns[0])
+    } else {
+        None
+    };
+    let (score, grade) = (&columns[next], &columns[next + 1]);
+    next += 2;
+    for column in [score, grade] {
+        if !column.is_float() {
+            return Err(format!("column {:?}: the rankk kernel expected Float64 values", column.name));
+        }
+    }
+    if score.len() != grade.len() || item.is_some_and(|i| i.len() != score.len()) {
+        return Err(format!("column {:?}: its length differs from the scores'", grade.name));
+    }
+    let extra = if config.has_extra {
+        next += 1;
+        Some(&columns[next - 1])
+    } else {
+        None
+    };
+    let n_relevant = if config.n_counts >= 1 { Some(&columns[next]) } else { None };
+    let inputs = crate::group::GroupInputs { item, score, grade, extra, n_relevant };
+    let values = crate::group::group_sums(&config, &score_name, &inputs)?;
+    Ok(config
+        .outputs
+        .iter()
+        .zip(values)
+        .map(|((name, _), value)| OutColumn { name: name.clone(), data: OutData::F64(vec![value]) })
+        .collect())
+}

@@ -29,13 +29,13 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core import ranking
+from polars_rankk.core import expression_kernel, ranking
 from polars_rankk.core.columns import HITS, IDEAL_DCG
 from polars_rankk.core.inputs import normalize_ks
 from polars_rankk.core.metrics import GroupStats, finished
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.registry import REGISTRY, term_needs
-from polars_rankk.core.terms import RankedRows, row_terms
+from polars_rankk.core.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.types import IntoExprColumn
 
 __all__ = ["metric_expression"]
@@ -122,6 +122,10 @@ class _Group:
     stats: GroupStats
     #: True where `evaluate` would raise or leave the group out whatever the cut-off.
     void: pl.Expr
+    #: On the kernel: the struct of sums `stats` reads as fields (the value is computed on it).
+    sums: pl.Expr | None = None
+    #: On the kernel: True where the group has no value, read outside the struct.
+    outer_void: pl.Expr | None = None
 
 
 def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -180,9 +184,11 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     )
 
 
-def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
+def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
+    if expression_kernel.usable(policy, needs):
+        return _kernel_group(inputs, needs, k)
     score, grade, void = _ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
@@ -225,6 +231,30 @@ def _ranked_group(inputs: _Inputs, metric: str) -> _Group:
         if known is not None:
             void = void | known.is_null().all()
     return _Group(stats=stats, void=void)
+
+
+def _kernel_group(inputs: _Inputs, needs: TermNeeds, k: int | None) -> _Group:
+    """The group ranked by the compiled kernel: the same statistics, one plugin call."""
+    sums = expression_kernel.group_stats(
+        item=inputs.item,
+        score=inputs.score,
+        grade=inputs.order_grade,
+        n_relevant=inputs.n_relevant,
+        unretrieved=inputs.unretrieved,
+        policy=inputs.policy,
+        needs=needs,
+        k=k,
+    )
+    stats = expression_kernel.FIELDS
+    # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
+    void = pl.lit(False)
+    if inputs.policy.empty_truth == "exclude":
+        void = void | (stats.n_relevant == 0)
+    outer = pl.lit(False)
+    for known in (inputs.n_relevant, inputs.unretrieved):
+        if known is not None:
+            outer = outer | known.is_null().all()
+    return _Group(stats=stats, void=void, sums=sums, outer_void=outer)
 
 
 def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -348,8 +378,12 @@ def _metric(
     cutoff = None if k is None else _check_k(k)
     inputs = _inputs(relevance, by, rank, item, n_relevant, policy, unretrieved)
     metric = REGISTRY[name]
-    group = _ranked_group(inputs, name)
+    group = _ranked_group(inputs, name, cutoff)
     value = metric.value(inputs.policy, cutoff, group.stats)
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
+    if group.sums is not None:
+        # On the kernel, the formula reads the struct of sums the group's one call returned.
+        value = expression_kernel.computed(group.sums, value)
+        value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
     return value.alias(metric.column(cutoff))

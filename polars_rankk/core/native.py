@@ -294,6 +294,11 @@ def _inputs(
     return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
 
 
+def library() -> Path:
+    """The loaded kernel library (an error when it is not loaded)."""
+    return _library()
+
+
 def _library() -> Path:
     state = status()
     if state.library is None:

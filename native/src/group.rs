@@ -1,0 +1,224 @@
+//! One group's rows, as the metric expressions (`rk.ndcg_at_k(...)` inside `group_by().agg()`
+//! or `.over()`) hand them over: rank them under the policy, sum the declared terms at each
+//! cut-off, and count the group's truth (R_g, judged non-relevant items, the ideal DCG) from
+//! the rows' own grades, the judged items they miss and a declared R_g. The reference is
+//! `polars_rankk/core/expressions.py` (`_ranked_rows`, `_truth`).
+
+use std::cmp::Ordering;
+
+use crate::columns::Column;
+use crate::config::{Config, Invalid, Output};
+use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader, Terms};
+
+/// The inputs of one call: one group's rows.
+pub struct GroupInputs<'a> {
+    pub item: Option<&'a Column<'a>>,
+    pub score: &'a Column<'a>,
+    pub grade: &'a Column<'a>,
+    /// Grades of the group's judged items the rows do not hold (any length).
+    pub extra: Option<&'a Column<'a>>,
+    /// R_g as declared (the first non-null value).
+    pub n_relevant: Option<&'a Column<'a>>,
+}
+
+/// Whether row `at` of `column` is null.
+fn is_null(column: &Column<'_>, mut at: usize) -> bool {
+    for chunk in &column.chunks {
+        if at < chunk.len {
+            return !chunk.is_valid(at);
+        }
+        at -= chunk.len;
+    }
+    false
+}
+
+fn discount(rank: usize) -> f64 {
+    ((rank + 1) as f64).log(2.0)
+}
+
+/// Each item's highest grade, over the rows `keep` says, written on every copy (NaN: none).
+fn max_over_copies(items: &Items<'_>, handles: &[u64], grades: &mut [f64], keep: &[bool]) {
+    let mut order: Vec<usize> = (0..handles.len()).collect();
+    order.sort_unstable_by(|a, b| {
+        let (x, y) = (handles[*a], handles[*b]);
+        item_key(items, x).cmp(&item_key(items, y)).then_with(|| items_cmp(items, x, y))
+    });
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && items_cmp(items, handles[order[start]], handles[order[end]]) == Ordering::Equal {
+            end += 1;
+        }
+        let best = order[start..end]
+            .iter()
+            .filter(|i| keep[**i])
+            .map(|i| grades[*i])
+            .filter(|g| !g.is_nan())
+            .fold(f64::NAN, |acc, g| if acc.is_nan() || g > acc { g } else { acc });
+        for i in &order[start..end] {
+            grades[*i] = best;
+        }
+        start = end;
+    }
+}
+
+fn items_cmp(items: &Items<'_>, a: u64, b: u64) -> Ordering {
+    match items.kind {
+        crate::config::Kind::Integer => (a as i64).cmp(&(b as i64)),
+        crate::config::Kind::Text => {
+            if a == b {
+                Ordering::Equal
+            } else {
+                items.column.text_of(a).cmp(items.column.text_of(b))
+            }
+        }
+    }
+}
+
+/// The group's outputs, in the configured order.
+pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -> Result<Vec<f64>, String> {
+    let n = inputs.score.len();
+    let scores: Vec<f64> = inputs.score.floats().map(|s| s + 0.0).collect();
+    let given: Vec<f64> = inputs.grade.floats().collect();
+    let handles: Vec<u64> = match inputs.item {
+        Some(column) => column.handles().collect(),
+        None => (0..n as u64).collect(),
+    };
+    let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: config.item_kind };
+    let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
+    if config.invalid == Invalid::Error {
+        if let Some(at) = valid.iter().position(|v| !v) {
+            let value = if is_null(inputs.score, at) {
+                "null".to_string()
+            } else {
+                let v = scores[at];
+                if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+            };
+            return Err(format!(
+                "column '{}' must hold finite numbers (null, NaN and inf are invalid scores; \
+                 Policy(invalid_scores='drop' or 'lowest') handles them); it holds {value} at \
+                 row {at} of its group",
+                score_name
+                        ));
+        }
+    }
+    // A negative grade is no judgement under negative_grades="unjudged" (trec_eval).
+    let grade_of = |g: f64| if config.negative_grades_unjudged && g < 0.0 { f64::NAN } else { g };
+    let mut grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
+    let mut order_grades: Vec<f64> = given.clone();
+    let deduplicate = !config.keep_duplicates && inputs.item.is_some();
+    if deduplicate {
+        // An item's label is the highest among its copies still ranked.
+        let ranked: Vec<bool> =
+            valid.iter().map(|v| *v || config.invalid != Invalid::Drop).collect();
+        max_over_copies(&items, &handles, &mut grades, &ranked);
+        max_over_copies(&items, &handles, &mut order_grades, &ranked);
+    }
+    // The truth from the rows: each item's highest grade (invalid rows included: the item was
+    // relevant), the judged items the rows miss, and the R_g declared.
+    let mut truth_grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
+    if inputs.item.is_some() {
+        let all = vec![true; n];
+        max_over_copies(&items, &handles, &mut truth_grades, &all);
+        let mut seen: Vec<usize> = (0..n).collect();
+        seen.sort_unstable_by(|a, b| items_cmp(&items, handles[*a], handles[*b]).then(a.cmp(b)));
+        let mut firsts = Vec::new();
+        for (j, i) in seen.iter().enumerate() {
+            if j == 0 || items_cmp(&items, handles[seen[j - 1]], handles[*i]) != Ordering::Equal {
+                firsts.push(truth_grades[*i]);
+            }
+        }
+        truth_grades = firsts;
+    }
+    let mut truth_grades: Vec<f64> = truth_grades.into_iter().filter(|g| !g.is_nan()).collect();
+    if let Some(extra) = inputs.extra {
+        truth_grades.extend(extra.floats().filter(|g| !g.is_nan()));
+    }
+    let threshold = config.threshold;
+    let labelled = truth_grades.iter().filter(|g| **g >= threshold).count() as f64;
+    let nonrelevant = truth_grades.iter().filter(|g| **g < threshold).count() as f64;
+    let mut gains: Vec<f64> = truth_grades.iter().map(|g| gain_of(*g, config)).collect();
+    let mut n_relevant = labelled;
+    if let (Some(declared), None) = (inputs.n_relevant, inputs.extra) {
+        let declared = declared.floats().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max);
+        let missing = if declared.is_nan() { 0.0 } else { (declared - labelled).max(0.0) };
+        n_relevant += missing;
+        let gain = gain_of(threshold, config);
+        gains.extend(std::iter::repeat(gain).take(missing as usize));
+    }
+    gains.sort_unstable_by(|a, b| b.total_cmp(a));
+    let mut ideal = Vec::with_capacity(gains.len());
+    let mut running = 0.0f64;
+    for (index, gain) in gains.iter().enumerate() {
+        running += gain / discount(index + 1);
+        ideal.push(running);
+    }
+    // The ranked candidates.
+    let mut candidates = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut score = scores[i];
+        if !valid[i] {
+            match config.invalid {
+                Invalid::Drop => continue,
+                Invalid::Lowest => score = f64::NEG_INFINITY,
+                Invalid::Error => {}
+            }
+        }
+        let judged = !grades[i].is_nan();
+        if config.condense && !judged {
+            continue;
+        }
+        // The grade as given (ties read it; the terms read it through `effective_grade`,
+        // where a negative grade is unjudged under negative_grades="unjudged").
+        let extra = ((i as u64) << 1) | u64::from(judged);
+        candidates.push(Candidate { score, grade: order_grades[i], item: handles[i], extra });
+    }
+    let mut scratch = Vec::new();
+    let len = rank_group(config, &items, &mut candidates, &mut scratch);
+    let mut ks: Vec<usize> = config
+        .outputs
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Output::At(_, k) if *k > 0 => Some(*k),
+            _ => None,
+        })
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    let reader = Reader {
+        config,
+        terms: Terms::new(config),
+        ks: ks.clone(),
+        limit_whole: config.whole_list(),
+        k_max: config.k_max(),
+    };
+    let n_stats = config.stats.len();
+    let mut result = GroupResult::new(ks.len(), n_stats);
+    reader.read(&candidates[..len], n_relevant, nonrelevant, &mut result);
+    let ideal_at = |k: usize| if ideal.is_empty() { 0.0 } else { ideal[k.min(ideal.len()) - 1] };
+    Ok(config
+        .outputs
+        .iter()
+        .map(|(_, output)| match output {
+            Output::Key(_) => 0.0,
+            Output::NCandidates => result.n as f64,
+            Output::HitsAtR => result.hits_at_r,
+            Output::NRelevant => n_relevant,
+            Output::NNonrelevant => nonrelevant,
+            Output::IdealDcg(k) => ideal_at(*k),
+            Output::At(stat, 0) => result.whole[*stat],
+            Output::At(stat, k) => {
+                let i = ks.binary_search(k).unwrap_or(0);
+                result.at_k[i * n_stats + *stat]
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn discount_of_rank_one_is_one() {
+        assert_eq!(super::discount(1), 1.0);
+    }
+}
