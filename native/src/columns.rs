@@ -23,6 +23,13 @@ impl<'a> Bitmap<'a> {
 pub enum Values<'a> {
     F64(&'a [f64]),
     I64(&'a [i64]),
+    /// Narrower integers (Int32, UInt32, Int16, UInt16, Int8, UInt8), read as Int64.
+    I32(&'a [i32]),
+    U32(&'a [u32]),
+    I16(&'a [i16]),
+    U16(&'a [u16]),
+    I8(&'a [i8]),
+    U8(&'a [u8]),
     /// Arrow LargeUtf8: offsets (already sliced to the chunk) into one data buffer.
     LargeText { offsets: &'a [i64], data: &'a [u8] },
     /// Arrow Utf8View: 16-byte views, inline up to 12 bytes, else in one of the data buffers.
@@ -81,7 +88,18 @@ impl Column<'_> {
     }
 
     pub fn is_integer(&self) -> bool {
-        self.chunks.iter().all(|c| matches!(c.values, Values::I64(_)))
+        self.chunks.iter().all(|c| {
+            matches!(
+                c.values,
+                Values::I64(_)
+                    | Values::I32(_)
+                    | Values::U32(_)
+                    | Values::I16(_)
+                    | Values::U16(_)
+                    | Values::I8(_)
+                    | Values::U8(_)
+            )
+        })
     }
 
     pub fn is_float(&self) -> bool {
@@ -106,14 +124,24 @@ impl Column<'_> {
     /// Integer values in row order, null as `i64::MIN` (no copy of the column).
     pub fn integers(&self) -> impl Iterator<Item = i64> + '_ {
         self.chunks.iter().flat_map(|chunk| {
-            let values: &[i64] = match chunk.values {
-                Values::I64(values) => &values[..chunk.len],
-                _ => &[],
-            };
+            let len = chunk.len;
             let validity = chunk.validity;
-            values.iter().enumerate().map(move |(i, v)| match validity {
-                Some(bits) if !bits.get(i) => i64::MIN,
-                _ => *v,
+            (0..len).map(move |i| {
+                if let Some(bits) = validity {
+                    if !bits.get(i) {
+                        return i64::MIN;
+                    }
+                }
+                match chunk.values {
+                    Values::I64(v) => v[i],
+                    Values::I32(v) => i64::from(v[i]),
+                    Values::U32(v) => i64::from(v[i]),
+                    Values::I16(v) => i64::from(v[i]),
+                    Values::U16(v) => i64::from(v[i]),
+                    Values::I8(v) => i64::from(v[i]),
+                    Values::U8(v) => i64::from(v[i]),
+                    _ => 0,
+                }
             })
         })
     }

@@ -318,6 +318,12 @@ unsafe fn import_column<'a>(export: &'a SeriesExport) -> Result<Column<'a>, Stri
         let values = match format.as_str() {
             "g" => Values::F64(&buffer::<f64>(array, 1, offset + len)?[offset..]),
             "l" => Values::I64(&buffer::<i64>(array, 1, offset + len)?[offset..]),
+            "i" => Values::I32(&buffer::<i32>(array, 1, offset + len)?[offset..]),
+            "I" => Values::U32(&buffer::<u32>(array, 1, offset + len)?[offset..]),
+            "s" => Values::I16(&buffer::<i16>(array, 1, offset + len)?[offset..]),
+            "S" => Values::U16(&buffer::<u16>(array, 1, offset + len)?[offset..]),
+            "c" => Values::I8(&buffer::<i8>(array, 1, offset + len)?[offset..]),
+            "C" => Values::U8(&buffer::<u8>(array, 1, offset + len)?[offset..]),
             "U" => {
                 let offsets = &buffer::<i64>(array, 1, offset + len + 1)?[offset..];
                 let end = offsets.last().copied().unwrap_or(0) as usize;

@@ -106,7 +106,13 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     let grade_of = |g: f64| if config.negative_grades_unjudged && g < 0.0 { f64::NAN } else { g };
     let mut grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
     let mut order_grades: Vec<f64> = given.clone();
-    let deduplicate = !config.keep_duplicates && inputs.item.is_some();
+    // Most groups hold each item once: then there are no copies to pool.
+    let repeats = inputs.item.is_some() && {
+        let mut keys: Vec<u64> = handles.iter().map(|h| item_key(&items, *h)).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|pair| pair[0] == pair[1])
+    };
+    let deduplicate = !config.keep_duplicates && repeats;
     if deduplicate {
         // An item's label is the highest among its copies still ranked.
         let ranked: Vec<bool> =
@@ -117,7 +123,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     // The truth from the rows: each item's highest grade (invalid rows included: the item was
     // relevant), the judged items the rows miss, and the R_g declared.
     let mut truth_grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
-    if inputs.item.is_some() {
+    if repeats {
         let all = vec![true; n];
         max_over_copies(&items, &handles, &mut truth_grades, &all);
         let mut seen: Vec<usize> = (0..n).collect();

@@ -273,9 +273,21 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         ));
     }
     let mut next = 0usize;
+    let mut config = config;
     let item = if config.has_item {
         next += 1;
-        check_kind(&columns[0], config.item_kind)?;
+        // One group's item column comes as the user gave it: its kind is read off the data.
+        config.item_kind = if columns[0].is_text() {
+            Kind::Text
+        } else if columns[0].is_integer() {
+            Kind::Integer
+        } else {
+            return Err(format!(
+                "column {:?}: the rankk kernel reads integer or string item ids; cast the \
+                 column (.cast(pl.String)) or set POLARS_RANKK_NATIVE=0",
+                columns[0].name
+            ));
+        };
         Some(&columns[0])
     } else {
         None

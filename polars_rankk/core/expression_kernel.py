@@ -53,16 +53,11 @@ def group_stats(
     """
     ks = [] if k is None else [k]
     args: list[pl.Expr] = []
-    item_kind = "integer"
     if item is not None:
-        if policy.ties == "trec_eval":
-            # trec_eval compares ids as text.
-            args.append(item.cast(pl.String))
-            item_kind = "text"
-        else:
-            # Any other order reads an id's rank among the group's ids (the same order).
-            args.append(item.rank("dense").cast(pl.Int64))
-    # The score keeps its column's name: the kernel's error on an invalid score names it.
+        # As given: the kernel reads integer ids by value and string ids by their bytes (and
+        # compares both as text under trec_eval's ties).
+        args.append(item)
+    # The kernel's error on an invalid score names the score's column.
     score_name = score.meta.output_name(raise_if_undetermined=False) or "by=..."
     args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
     if unretrieved is not None:
@@ -84,7 +79,6 @@ def group_stats(
         "one_group=1",
         f"score_name={score_name}",
         f"has_item={int(item is not None)}",
-        f"item={item_kind}",
         f"has_extra={int(unretrieved is not None)}",
         f"counts={int(n_relevant is not None and unretrieved is None)}",
         *native.policy_lines(policy),
@@ -104,7 +98,6 @@ def group_stats(
         is_elementwise=False,
         returns_scalar=True,
     )
-
 
 
 #: The statistics as fields of the kernel's struct of sums: a formula over them is computed
