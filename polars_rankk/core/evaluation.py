@@ -661,7 +661,7 @@ def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     del matrix
     heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
     labels = cells[np.tile(np.arange(n_cells), n_groups)]
-    rows = heads.hstack([*labels.get_columns(), values])
+    rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
     # No columns: only catalogue-level metrics were asked for.
     if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
         # Null: short_lists="skip" dropped the group at that k.
