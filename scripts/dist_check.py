@@ -45,5 +45,6 @@ def main(argv: list[str]) -> int:
             return 1
     return 0 if len(systems) else 1
 
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
