@@ -323,6 +323,20 @@ def test_the_kernel_releases_its_inputs() -> None:
 
 
 @needs_kernel
+def test_each_systems_diagnostics_name_the_kernel_that_computed_it() -> None:
+    candidates = pl.DataFrame(
+        {"system": ["A", "A", "B", "B"], "user": [1, 1, 1, 1], "item": [1, 2, 1, 2],
+         "score": [0.9, 0.1, 0.1, 0.9]}
+    )  # fmt: skip
+    truth = pl.DataFrame({"user": [1], "item": [2]})
+    with path(True):
+        res = rk.evaluate(candidates, truth, k=1, group_by="user", system="system")
+        paths = {name: one.path for name, one in res.diagnostics.systems.items()}
+    assert set(paths) == {"A", "B"}
+    assert all(p.startswith("native kernel: loaded") for p in paths.values()), paths
+
+
+@needs_kernel
 @pytest.mark.parametrize("ties", ["trec_eval", "pessimistic"])
 def test_k_curve_rows_from_the_kernel(ties: str) -> None:
     candidates = pl.DataFrame(
