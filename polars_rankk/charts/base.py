@@ -233,9 +233,29 @@ def with_stratum(table: pl.DataFrame, strata: list[str]) -> tuple[pl.DataFrame, 
     return ordered, [str(v) for v in values]
 
 
-def metrics_in_order(table: pl.DataFrame) -> list[str]:
-    """The metrics of `table` in the library's order (unknown names last, sorted)."""
+def asked_metrics(metrics: str | Iterable[str] | None) -> list[str] | None:
+    """A chart's `metrics` argument as a list (read twice: to filter, then to order)."""
+    if metrics is None:
+        return None
+    return [metrics] if isinstance(metrics, str) else list(metrics)
+
+
+def metrics_in_order(table: pl.DataFrame, asked: list[str] | None = None) -> list[str]:
+    """The metrics of `table`, for the panels: in the order asked (the chart's `metrics`),
+    else in the library's order (unknown names last, sorted).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> table = pl.DataFrame({"metric": ["precision", "ndcg", "recall"]})
+    >>> metrics_in_order(table)
+    ['precision', 'recall', 'ndcg']
+    >>> metrics_in_order(table, ["ndcg", "precision"])
+    ['ndcg', 'precision']
+    """
     present = table.get_column("metric").unique().to_list()
+    if asked is not None:
+        return [m for m in dict.fromkeys(asked) if m in present]
     return [m for m in METRICS if m in present] + sorted(m for m in present if m not in METRICS)
 
 

@@ -14,6 +14,7 @@ from polars_rankk.charts.base import (
     CURVE_COLUMNS_KNOWN,
     STRATUM,
     altair_module,
+    asked_metrics,
     colour,
     finish,
     header,
@@ -62,7 +63,8 @@ def plot_k_curve(
         ci_low, ci_high, n_groups``). With stratum columns the panels form a grid: one row per
         stratum, one column per metric.
     metrics, systems
-        Draw only these; `systems` also fixes the colour order (to match other charts).
+        Draw only these: the panels follow the order of `metrics` (without it, the
+        library's order); `systems` also fixes the colour order (to match other charts).
     log_k
         A logarithmic K axis (useful when K spans 1…1000).
     ui_k
@@ -97,20 +99,21 @@ def plot_k_curve(
     """
     alt = altair_module()
     hint = "rk.k_curve(...) output"
+    asked = asked_metrics(metrics)
     table, strata, stratum_values = prepare(
         curve,
         "plot_k_curve",
         ["metric", "k", "value"],
         hint,
         CURVE_COLUMNS_KNOWN,
-        metrics=metrics,
+        metrics=asked,
         systems=systems,
     )
     table = table.filter(pl.col("k").is_not_null())
     has_ci = ci and "ci_low" in table.columns and table.get_column("ci_low").is_not_null().any()
     table = with_definitions(table)
     names = system_order(table, systems)
-    metric_order = metrics_in_order(table)
+    metric_order = metrics_in_order(table, asked)
     n_k = table.get_column("k").n_unique()
     x = alt.X(
         "k:Q",
@@ -307,7 +310,8 @@ def plot_strata(
     k
         The K to show. None: every K in the table, as K-curves (one row of panels per stratum).
     metrics, systems
-        Draw only these; `systems` also fixes the colour order (to match other charts).
+        Draw only these: the panels follow the order of `metrics` (without it, the
+        library's order); `systems` also fixes the colour order (to match other charts).
     columns
         Panels per row.
     width, height
@@ -333,13 +337,14 @@ def plot_strata(
     """
     alt = altair_module()
     hint = "rk.k_curve(..., by=[...]) or rk.bootstrap(..., by=[...]) output"
+    asked = asked_metrics(metrics)
     source, strata, stratum_values = prepare(
         table,
         "plot_strata",
         ["metric", "k", "value"],
         hint,
         CURVE_COLUMNS_KNOWN,
-        metrics=metrics,
+        metrics=asked,
         k=k,
         systems=systems,
     )
@@ -348,7 +353,7 @@ def plot_strata(
     if k is None:
         return plot_k_curve(
             table,
-            metrics=metrics,
+            metrics=asked,
             systems=systems,
             width=width,
             height=height,
@@ -357,7 +362,7 @@ def plot_strata(
         )
     source = with_definitions(source)
     names = system_order(source, systems)
-    metric_order = metrics_in_order(source)
+    metric_order = metrics_in_order(source, asked)
     x = alt.X(
         f"{STRATUM}:N",
         sort=stratum_values,

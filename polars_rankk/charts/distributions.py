@@ -15,6 +15,7 @@ from polars_rankk.charts.base import (
     HISTOGRAM_COLUMNS_KNOWN,
     STRATUM,
     altair_module,
+    asked_metrics,
     colour,
     default_k,
     finish,
@@ -28,7 +29,6 @@ from polars_rankk.charts.base import (
     with_k_in_title,
     wrapped,
 )
-from polars_rankk.core import METRICS
 
 if TYPE_CHECKING:
     import altair
@@ -59,7 +59,8 @@ def plot_distribution(
         median, quantile_<p>…``); add a ``system`` column to compare systems (see
         `polars_rankk.stats.systems.for_systems`). Stratum columns give one row of panels each.
     metrics, k, systems
-        Draw only these; `systems` also fixes the colour order (to match other charts).
+        Draw only these: the panels follow the order of `metrics` (without it, the
+        library's order); `systems` also fixes the colour order (to match other charts).
     columns
         Panels per row (without strata).
     width, height
@@ -83,13 +84,14 @@ def plot_distribution(
     """
     alt = altair_module()
     hint = "rk.distribution(...) output"
+    asked = asked_metrics(metrics)
     table, strata, stratum_values = prepare(
         distribution,
         "plot_distribution",
         ["metric", "k", "median", "mean"],
         hint,
         DISTRIBUTION_COLUMNS_KNOWN,
-        metrics=metrics,
+        metrics=asked,
         k=k,
         systems=systems,
     )
@@ -123,7 +125,7 @@ def plot_distribution(
         pl.col(outer_high).alias("w_high"),
     )
     table = with_definitions(table)
-    metric_order = metrics_in_order(table)
+    metric_order = metrics_in_order(table, asked)
     several_k = table.get_column("k").n_unique() > 1
     x = (
         alt.X("k:O", title="K (cut-off)")
@@ -201,7 +203,8 @@ def plot_histogram(
         groups at or below each bin's upper edge) or ``"violin"`` (mirrored density, one
         violin per system).
     metrics, k, systems
-        Draw only these; `systems` also fixes the colour order (to match other charts).
+        Draw only these: the panels follow the order of `metrics` (without it, the
+        library's order); `systems` also fixes the colour order (to match other charts).
     width, height
         Size of one panel in pixels.
     title
@@ -226,13 +229,14 @@ def plot_histogram(
         raise ValueError(f"kind must be 'histogram', 'ecdf' or 'violin'; got {kind!r}")
     hint = "rk.histogram(...) output"
     required = ["metric", "k", "bin_start", "bin_end", "share"]
+    asked = asked_metrics(metrics)
     table, strata, stratum_values = prepare(
         histogram,
         "plot_histogram",
         required,
         hint,
         HISTOGRAM_COLUMNS_KNOWN,
-        metrics=metrics,
+        metrics=asked,
         k=k,
         systems=systems,
         extra_ids=["bin_start"],
@@ -242,13 +246,9 @@ def plot_histogram(
     ids = ["system", *([STRATUM] if strata else []), "metric", "k", "bin_start"]
     table = with_definitions(with_discrete(table.sort(ids, nulls_last=True), ids[:-1]))
     table = with_bars(table, names)
+    order = {m: i for i, m in enumerate(metrics_in_order(table, asked))}
     labels = (
-        table.sort(
-            [
-                pl.col("metric").replace_strict({m: i for i, m in enumerate(METRICS)}, default=99),
-                "k",
-            ]
-        )
+        table.sort([pl.col("metric").replace_strict(order, return_dtype=pl.Int64), "k"])
         .get_column("label")
         .unique(maintain_order=True)
         .to_list()

@@ -7,12 +7,19 @@ ordered; a distributed engine can build the histogram and hand it to `summarize_
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.inputs import Spec, align_ids, check_one_row_per_group, require_columns
+from polars_rankk.core.inputs import (
+    Spec,
+    align_ids,
+    check_one_row_per_group,
+    require_columns,
+    to_lazy,
+)
 from polars_rankk.core.metrics import COLUMNS
 from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import FrameLike
@@ -102,6 +109,68 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
 def macro(per_group: FrameLike) -> pl.DataFrame:
     """The mean of per-group values, each group counting once (NaN values skipped)."""
     return summarize_histogram(value_histogram(per_group))
+
+
+def weights_table(
+    weights: str | FrameLike | None, groups: FrameLike, keys: list[str]
+) -> tuple[FrameLike, str]:
+    """The table and column `Evaluation.summary(average="weighted", weights=...)` reads.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.aggregate import weights_table
+    >>> groups = pl.DataFrame({"user": [1], "n_relevant": [2]})
+    >>> weights_table("n_relevant", groups, ["user"])[1]
+    'n_relevant'
+    >>> weights_table(pl.DataFrame({"user": [1], "traffic": [0.5]}), groups, ["user"])[1]
+    'traffic'
+    """
+    if weights is None:
+        raise ValueError(
+            "average='weighted' needs weights=: a column of the groups table "
+            "('n_relevant', 'n_candidates') or a table of the group keys and one weight column"
+        )
+    if isinstance(weights, str):
+        columns = list(groups.lazy().collect_schema())
+        if weights not in columns:
+            raise ValueError(
+                f"weights={weights!r} is not a column of the groups table; its columns are "
+                f"{columns} (or pass a table of the group keys and one weight column)"
+            )
+        return groups, weights
+    table = to_lazy(weights, "weights")
+    require_columns(table, "weights", dict.fromkeys(keys, "a group key"))
+    others = [c for c in table.collect_schema() if c not in keys]
+    if len(others) != 1:
+        raise ValueError(
+            f"weights must hold the group keys {keys} and one weight column; it holds "
+            f"{others or 'no column'} beside them (select one, e.g. "
+            f"weights.select({[*keys, *others[:1]]}))"
+        )
+    return table, others[0]
+
+
+def renamed_weights(
+    weight: str, weights: str | FrameLike | None, keys: list[str]
+) -> str | FrameLike:
+    """The `weights` of a call that used the deprecated ``weight=`` (with a warning)."""
+    warnings.warn(
+        "Evaluation.summary(weight=...) is deprecated and will be removed in the next "
+        "release: use weights= alone (a column of the groups table, or a table of the "
+        "group keys and one weight column)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if weights is None or isinstance(weights, str):
+        return weight
+    table = to_lazy(weights, "weights")
+    if weight not in table.collect_schema():
+        raise ValueError(
+            f"weight column {weight!r} is not in weights; its columns are "
+            f"{list(table.collect_schema())}"
+        )
+    return table.select([c for c in table.collect_schema() if c in keys or c == weight])
 
 
 def weighted_query(

@@ -57,6 +57,7 @@ def system_prepared(prepared: Prepared, system: str, value: object) -> Prepared:
         deduplicated=None
         if prepared.deduplicated is None
         else _one(prepared.deduplicated, system, value),
+        path=prepared.path,
     )
 
 

@@ -23,7 +23,7 @@ from polars_rankk.core.columns import (
     RECIPROCAL_RANK,
 )
 from polars_rankk.core.dialects import written_summary
-from polars_rankk.core.inputs import Spec, to_lazy
+from polars_rankk.core.inputs import Spec
 from polars_rankk.core.names import NameStyle, parse_metric_name
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.prepare import Prepared
@@ -111,10 +111,10 @@ class Evaluation:
         self,
         average: Average = "macro",
         *,
-        weight: str | None = None,
-        weights: FrameLike | None = None,
+        weights: str | FrameLike | None = None,
         metrics: Iterable[str] | None = None,
         names: NameStyle = "canonical",
+        weight: str | None = None,
     ) -> pl.DataFrame:
         """Aggregate the per-group values over groups.
 
@@ -124,13 +124,11 @@ class Evaluation:
             ``"macro"`` (the mean of per-group values), ``"micro"`` (ratio of summed counts;
             precision, recall, f1, hit_rate and r_precision only: ndcg, average_precision
             and mrr have no micro form) or ``"weighted"``.
-        weight
-            For ``"weighted"``: a column of `weights`, or of `groups` (``n_candidates``,
-            ``n_relevant``) when `weights` is None.
         weights
-            A table keyed by the group keys that holds `weight`, one row per group (a
-            repeated group raises a ValueError). Categorical or Enum keys are matched to the
-            evaluation's String keys, as `evaluate` aligns ids.
+            For ``"weighted"``: the name of a column of `groups` (``n_candidates``,
+            ``n_relevant``), or a table of the group keys and one weight column, one row per
+            group (a repeated group raises a ValueError). Categorical or Enum keys are
+            matched to the evaluation's String keys, as `evaluate` aligns ids.
         metrics
             Restrict to these metrics. For ``"micro"`` the default is the evaluated metrics
             that have a micro form; naming one without (ndcg, average_precision, mrr) raises
@@ -143,6 +141,9 @@ class Evaluation:
             line, ``num_ret``, ``num_rel`` and ``num_rel_ret`` (``NumRet``, ``NumRel``) hold the
             sum over groups, not the mean (with ``"macro"``; other averages keep the canonical
             name).
+        weight
+            Deprecated (a `DeprecationWarning`; removed in the next release): the weight
+            column, now given as `weights` alone.
 
         Returns
         -------
@@ -170,28 +171,20 @@ class Evaluation:
         │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
         └───────────┴─────┴───────┴──────────┘
         """
+        if weight is not None:
+            weights = aggregate.renamed_weights(weight, weights, self._keys)
         if self.system is not None:
             return self._per_system(
-                lambda one: one.summary(
-                    average, weight=weight, weights=weights, metrics=metrics, names=names
-                )
+                lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
             )
         chosen = self._chosen_metrics(metrics, average)
         per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
         if average == "macro":
             query = aggregate.value_histogram(per_group)
         elif average == "weighted":
-            if weight is None:
-                raise ValueError("average='weighted' needs weight=<column name>")
-            table = self.groups if weights is None else to_lazy(weights, "weights")
-            if weight not in table.lazy().collect_schema():
-                raise ValueError(
-                    f"weight column {weight!r} is not in "
-                    f"{'the groups table' if weights is None else 'weights'}; "
-                    f"its columns are {list(table.lazy().collect_schema())}"
-                )
+            table, weight = aggregate.weights_table(weights, self.groups, self.group_keys)
             query = aggregate.weighted_query(
-                per_group, table, self.group_keys, weight, check=weights is not None
+                per_group, table, self.group_keys, weight, check=not isinstance(weights, str)
             )
         elif average == "micro":
             aggregate.check_micro(chosen, self.metrics)

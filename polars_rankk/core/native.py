@@ -113,7 +113,11 @@ def _load() -> Status:
             )
         ).unnest(_SUMS)
         if sums["hits"].to_list() != [1.0]:
-            return Status(None, f"the kernel at {library} failed its self-check: {sums}")
+            return Status(
+                None,
+                f"the kernel at {library} failed its self-check under Polars {pl.__version__}: "
+                f"{sums}",
+            )
     except Exception as error:  # any refusal by Polars means: use pure Polars
         return Status(None, f"Polars {pl.__version__} refused the kernel at {library}: {error}")
     return Status(library, "", getattr(package, "__version__", "unknown"))

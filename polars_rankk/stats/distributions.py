@@ -90,7 +90,7 @@ def per_group_input(
             raise ValueError(
                 f"{argument} holds several systems (column {system!r}), whose groups must not "
                 f"be pooled: pass one of {argument}.by_system() (a dict by system name), "
-                f"or all of them to rk.compare / rk.k_curve / rk.report / for_systems"
+                f"or all of them to rk.compare / rk.k_curve / rk.report / rk.for_systems"
             )
         frame = results.per_group
         if keys is None:

@@ -208,13 +208,11 @@ def for_systems(
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
-    >>> from polars_rankk.stats.systems import for_systems
-    >>> from polars_rankk.stats.distributions import distribution
     >>> truth = pl.DataFrame({"q": [1], "item": [2]})
     >>> runs = {name: rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": s}),
     ...                           truth, k=1, metrics="hit_rate", group_by="q")
     ...         for name, s in {"A": [2.0, 1.0], "B": [1.0, 2.0]}.items()}
-    >>> for_systems(runs, distribution, quantiles=[0.5]).select("system", "metric", "mean")
+    >>> rk.for_systems(runs, rk.distribution, quantiles=[0.5]).select("system", "metric", "mean")
     shape: (2, 3)
     ┌────────┬──────────┬──────┐
     │ system ┆ metric   ┆ mean │

@@ -222,3 +222,25 @@ def test_save_chart_formats(tmp_path: Path, tables: dict[str, Any]) -> None:
     assert charts.save_chart(chart, tmp_path / "c.pdf").read_bytes()[:4] == b"%PDF"
     with pytest.raises(ValueError, match="cannot tell the format"):
         charts.save_chart(chart, tmp_path / "c.gif")
+
+
+def test_k_curve_panels_follow_the_order_of_the_metrics_asked() -> None:
+    curve = pl.DataFrame(
+        {
+            "system": "A",
+            "metric": ["recall"] * 2 + ["precision"] * 2 + ["ndcg"] * 2,
+            "k": [1, 2] * 3,
+            "value": [0.1, 0.2] * 3,
+            "n_groups": 100,
+        }
+    )
+    asked = ["ndcg", "recall", "precision"]
+    assert charts.plot_k_curve(curve, metrics=asked).to_dict()["facet"]["sort"] == asked
+    # a generator is read once for the filter and once for the order
+    assert charts.plot_k_curve(curve, metrics=iter(asked[:2])).to_dict()["facet"]["sort"] == [
+        "ndcg",
+        "recall",
+    ]
+    # without metrics: the library's order, whatever the table's
+    library = charts.plot_k_curve(curve).to_dict()["facet"]["sort"]
+    assert library == ["precision", "recall", "ndcg"]

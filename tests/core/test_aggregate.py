@@ -9,6 +9,7 @@ import math
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from tests.core.test_invariance import _tables
@@ -63,7 +64,7 @@ def test_macro_micro_weighted(lazy: bool, policy: rk.Policy) -> None:
         assert math.isclose(got["recall"], want_r, rel_tol=1e-12)
         assert math.isclose(got["f1"], 2 * want_p * want_r / (want_p + want_r), rel_tol=1e-12)
 
-    weighted = res.summary("weighted", weight="n_relevant")
+    weighted = res.summary("weighted", weights="n_relevant")
     for row in weighted.iter_rows(named=True):
         part = joined.filter(
             (pl.col("metric") == row["metric"]) & pl.col("k").eq_missing(row["k"])
@@ -84,14 +85,33 @@ def test_weights_table_and_errors() -> None:
     res = rk.evaluate(candidates, truth, k=5, group_by="user", metrics=["precision"])
     weights = res.groups.select("user", pl.lit(2.0).alias("traffic"))
     assert math.isclose(
-        res.summary("weighted", weight="traffic", weights=weights)["value"][0],
+        res.summary("weighted", weights=weights)["value"][0],
         res.summary()["value"][0],
         rel_tol=1e-12,
     )
-    with pytest.raises(ValueError, match=r"weight column 'nope' is not in"):
-        res.summary("weighted", weight="nope")
+    with pytest.raises(ValueError, match=r"weights='nope' is not a column of the groups table"):
+        res.summary("weighted", weights="nope")
     with pytest.raises(ValueError, match=r"must be a number >= 0"):
-        res.summary("weighted", weight="traffic", weights=weights.with_columns(traffic=-1.0))
+        res.summary("weighted", weights=weights.with_columns(traffic=-1.0))
+    with pytest.raises(ValueError, match=r"needs weights="):
+        res.summary("weighted")
+    two = weights.with_columns(clicks=1.0)
+    with pytest.raises(ValueError, match=r"one weight column; it holds \['traffic', 'clicks'\]"):
+        res.summary("weighted", weights=two)
+
+
+def test_the_deprecated_weight_spelling_warns_and_gives_the_same_summary() -> None:
+    candidates, truth = _tables(seed=7)
+    res = rk.evaluate(candidates, truth, k=5, group_by="user", metrics=["precision"])
+    weights = res.groups.select("user", "n_relevant", pl.lit(2.0).alias("traffic"))
+    with pytest.warns(
+        DeprecationWarning, match=r"summary\(weight=\.\.\.\) is deprecated.*weights="
+    ):
+        old_table = res.summary("weighted", weight="traffic", weights=weights)
+    with pytest.warns(DeprecationWarning, match=r"use weights= alone"):
+        old_column = res.summary("weighted", weight="n_relevant")
+    assert_frame_equal(old_table, res.summary("weighted", weights=weights.drop("n_relevant")))
+    assert_frame_equal(old_column, res.summary("weighted", weights="n_relevant"))
 
 
 def test_summary_reports_dropped_groups() -> None:

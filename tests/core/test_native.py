@@ -253,6 +253,27 @@ def test_multi_chunk_and_sliced_inputs() -> None:
 
 
 @needs_kernel
+@pytest.mark.parametrize("answer", ["refuses", "miscounts"])
+def test_a_kernel_polars_does_not_accept_names_the_polars_version(
+    monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    def call(*args: object, **kwargs: object) -> pl.Expr:
+        if answer == "refuses":
+            raise pl.exceptions.ComputeError("plugin ABI 9.9 is not supported")
+        return pl.struct(pl.lit(0.0).alias("hits")).alias("_rk_sums")
+
+    monkeypatch.setattr(native, "_call", call)
+    native._load.cache_clear()
+    try:
+        status = native._load()
+    finally:
+        native._load.cache_clear()
+    assert not status.loaded
+    assert f"under Polars {pl.__version__}" in status.line() or (
+        f"Polars {pl.__version__} refused the kernel" in status.line()
+    )
+
+
 def test_a_kernel_error_is_a_polars_error_naming_the_column() -> None:
     # Values are not checked here, so the NaN reaches the kernel, which refuses it.
     candidates = pl.DataFrame({"user": [1, 1], "item": [1, 2], "model_score": [0.5, float("nan")]})
@@ -299,6 +320,20 @@ def test_the_kernel_releases_its_inputs() -> None:
     # A leak of the inputs would grow by the score, key and item columns every call
     # (about 10 MiB each here).
     assert _rss_mib() - before < 40
+
+
+@needs_kernel
+def test_each_systems_diagnostics_name_the_kernel_that_computed_it() -> None:
+    candidates = pl.DataFrame(
+        {"system": ["A", "A", "B", "B"], "user": [1, 1, 1, 1], "item": [1, 2, 1, 2],
+         "score": [0.9, 0.1, 0.1, 0.9]}
+    )  # fmt: skip
+    truth = pl.DataFrame({"user": [1], "item": [2]})
+    with path(True):
+        res = rk.evaluate(candidates, truth, k=1, group_by="user", system="system")
+        paths = {name: one.path for name, one in res.diagnostics.systems.items()}
+    assert set(paths) == {"A", "B"}
+    assert all(p.startswith("native kernel: loaded") for p in paths.values()), paths
 
 
 @needs_kernel

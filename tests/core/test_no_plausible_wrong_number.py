@@ -91,10 +91,10 @@ def test_statistics_take_pandas_and_arrow_tables(evaluated: rk.Evaluation, conve
         rk.distribution(evaluated, by="segment", attributes=convert(attributes)),
         rk.distribution(evaluated, by="segment", attributes=attributes),
     )
-    weights = attributes.with_columns(w=pl.Series([1.0, 2.0, 3.0]))
+    weights = attributes.select("q", w=pl.Series([1.0, 2.0, 3.0]))
     assert_frame_equal(
-        evaluated.summary("weighted", weight="w", weights=convert(weights)),
-        evaluated.summary("weighted", weight="w", weights=weights),
+        evaluated.summary("weighted", weights=convert(weights)),
+        evaluated.summary("weighted", weights=weights),
     )
     compared = rk.compare({"A": other, "B": other}, n_resamples=10)
     assert compared.height == 3  # precision@1, @2 and r_precision (k null, not a float)

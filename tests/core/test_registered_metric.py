@@ -82,7 +82,7 @@ def test_names_summaries_and_micro(toy_metrics: tuple[str, str]) -> None:
         {(0, m, k): v for m, k, v in macro.iter_rows()},
     )
     weights = pl.DataFrame({"q": [1, 2, 3], "w": [1.0, 0.0, 3.0]})
-    weighted = res.summary(average="weighted", weights=weights, weight="w")
+    weighted = res.summary(average="weighted", weights=weights)
     by_q = as_dict(expected)
     for metric, k, value in weighted.select("metric", "k", "value").iter_rows():
         want = (by_q[(1, metric, k)] + 3 * by_q[(3, metric, k)]) / 4

@@ -45,14 +45,14 @@ def test_weighted_summary_refuses_a_repeated_weight_row() -> None:
         group_by="user",
     )
     good = pl.DataFrame({"user": [1, 2], "w": [1.0, 1.0]})
-    summary = result.summary("weighted", weight="w", weights=good)
+    summary = result.summary("weighted", weights=good)
     assert summary.select("value", "n_groups").row(0) == (0.5, 2)
     repeated = pl.DataFrame({"user": [1, 2, 2], "w": [1.0, 1.0, 1.0]})  # was 0.3333 over 3
     with pytest.raises(ValueError, match=r"^weights must have one row per group \(user\)") as info:
-        result.summary("weighted", weight="w", weights=repeated)
+        result.summary("weighted", weights=repeated)
     assert "user=2 has 2 rows, e.g. {'user': 2, 'w': 1.0}" in str(info.value)
     with pytest.raises(ValueError, match=r"^weights must have one row per group"):
-        result.summary("weighted", weight="w", weights=repeated.lazy())
+        result.summary("weighted", weights=repeated.lazy())
 
 
 REPEATED = pl.DataFrame({"user": ["u1", "u2", "u2", "u3"], "segment": ["new", "old", "x", "old"]})
@@ -103,11 +103,11 @@ def test_categorical_keys_join_their_attributes_and_weights(key_dtype: pl.DataTy
         rk.bootstrap(keyed, by="segment", attributes=attributes, n_resamples=50),
         rk.bootstrap(plain, by="segment", attributes=SEGMENTS, n_resamples=50),
     )
-    weights = attributes.with_columns(w=pl.Series([1.0, 2.0, 3.0]))
+    weights = attributes.select("user", w=pl.Series([1.0, 2.0, 3.0]))
     string_weights = weights.with_columns(pl.col("user").cast(pl.String))
     assert_frame_equal(
-        keyed.summary("weighted", weight="w", weights=weights),
-        plain.summary("weighted", weight="w", weights=string_weights),
+        keyed.summary("weighted", weights=weights),
+        plain.summary("weighted", weights=string_weights),
     )
 
 
@@ -132,12 +132,12 @@ def test_incompatible_attribute_keys_raise_a_type_error_naming_both_tables() -> 
     numbered = pl.DataFrame({"user": [1, 2, 3], "segment": ["a", "b", "b"]})
     with pytest.raises(TypeError, match=r"dtype String in results but Int64 in attributes"):
         rk.distribution(_evaluation(), by="segment", attributes=numbered)
-    weights = numbered.with_columns(w=pl.lit(1.0))
+    weights = numbered.select("user", w=pl.lit(1.0))
     with pytest.raises(TypeError, match=r"dtype String in the evaluation but Int64 in weights"):
-        _evaluation().summary("weighted", weight="w", weights=weights)
+        _evaluation().summary("weighted", weights=weights)
     renamed = weights.rename({"user": "customer"})
     with pytest.raises(ValueError, match=r"weights has no column 'user' \(expected a group key\)"):
-        _evaluation().summary("weighted", weight="w", weights=renamed)
+        _evaluation().summary("weighted", weights=renamed)
 
 
 # --- 12. micro averages ------------------------------------------------------------------
