@@ -413,6 +413,88 @@ def small_k_curve(scale: str) -> dict[str, object]:
     return {"evaluate": time.perf_counter() - start, "rows": curve.height}
 
 
+#: The five metrics of the expression benchmark (issue: rk.label + five metrics in agg).
+_FIVE = ["precision", "recall", "ndcg", "average_precision", "mrr"]
+
+
+def _labelled(scale: str) -> pl.DataFrame:
+    import polars_rankk as rk
+
+    cand_path, truth_path = _paths(scale)
+    labelled = rk.label(pl.read_parquet(cand_path), pl.read_parquet(truth_path), group_by="user")
+    assert isinstance(labelled, pl.DataFrame)
+    return labelled
+
+
+def _expressions(scale: str, metrics: list[str]) -> dict[str, object]:
+    import polars_rankk as rk
+
+    labelled = _labelled(scale)  # read and labelled before the clock starts
+    exprs = [
+        rk.metric_expression(
+            name, "relevance", by="score", k=10, item="item", unretrieved="unretrieved"
+        )
+        for name in metrics
+    ]
+    start = time.perf_counter()
+    out = labelled.group_by("user").agg(exprs)
+    elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed, "rows": out.height, "check": {"groups": out.height}}
+
+
+def expressions_five(scale: str) -> dict[str, object]:
+    """rk.label'led rows, then P, R, nDCG, AP, MRR @10 in one group_by().agg()."""
+    return _expressions(scale, _FIVE)
+
+
+def expressions_five_pure(scale: str) -> dict[str, object]:
+    """`expressions_five` on the pure-Polars expressions."""
+    import os
+
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    return _expressions(scale, _FIVE)
+
+
+def expressions_precision_pure(scale: str) -> dict[str, object]:
+    """One pure-Polars rk.precision_at_k in group_by().agg() (the reference: hand_precision)."""
+    import os
+
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    return _expressions(scale, ["precision"])
+
+
+def expressions_precision(scale: str) -> dict[str, object]:
+    """One rk.precision_at_k in group_by().agg(), on the kernel."""
+    return _expressions(scale, ["precision"])
+
+
+def hand_precision(scale: str) -> dict[str, object]:
+    """A hand-written Polars precision@10 under trec_eval's tie order (score, then item id
+    as text, both descending), on the same labelled rows."""
+    labelled = _labelled(scale)
+    start = time.perf_counter()
+    top = pl.col("relevance").sort_by(
+        [pl.col("score"), pl.col("item").cast(pl.String)], descending=[True, True]
+    )
+    out = labelled.group_by("user").agg(((top.head(10) >= 1).sum() / 10).alias("p"))
+    elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed, "rows": out.height, "check": {"groups": out.height}}
+
+
+def evaluate_five(scale: str) -> dict[str, object]:
+    """One `evaluate` of the same five metrics at K = 10 (the candidates and truth read
+    before the clock starts, as the expressions' rows are)."""
+    import polars_rankk as rk
+
+    cand_path, truth_path = _paths(scale)
+    candidates, truth = pl.read_parquet(cand_path), pl.read_parquet(truth_path)
+    start = time.perf_counter()
+    res = rk.evaluate(candidates, truth, k=10, group_by="user", metrics=_FIVE)
+    rows = res.per_group.height
+    elapsed = time.perf_counter() - start
+    return {"evaluate": elapsed, "rows": rows, "check": {"rows": rows}}
+
+
 PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "k_curve_lazy": k_curve_lazy,
     "k_curve_eager": k_curve_eager,
@@ -427,6 +509,12 @@ PHASES: dict[str, Callable[[str], dict[str, object]]] = {
     "floor": floor,
     "rankk": rankk,
     "rankk_pure": rankk_pure,
+    "expressions_five": expressions_five,
+    "expressions_five_pure": expressions_five_pure,
+    "expressions_precision": expressions_precision,
+    "expressions_precision_pure": expressions_precision_pure,
+    "hand_precision": hand_precision,
+    "evaluate_five": evaluate_five,
     "rankk_trec_eval": rankk_trec_eval,
     "rankk_trec_eval_pure": rankk_trec_eval_pure,
     "rankk_single_k": rankk_single_k,
