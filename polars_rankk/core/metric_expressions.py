@@ -66,7 +66,9 @@ def precision_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -76,6 +78,11 @@ def precision_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -140,7 +147,9 @@ def recall_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -150,6 +159,11 @@ def recall_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -214,7 +228,9 @@ def f1_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -224,6 +240,11 @@ def f1_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -288,7 +309,9 @@ def hit_rate_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -298,6 +321,11 @@ def hit_rate_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -361,7 +389,9 @@ def ndcg_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -371,6 +401,11 @@ def ndcg_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -434,7 +469,9 @@ def average_precision_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -444,6 +481,11 @@ def average_precision_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -508,7 +550,9 @@ def mrr_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -518,6 +562,11 @@ def mrr_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -579,7 +628,9 @@ def r_precision(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -589,6 +640,11 @@ def r_precision(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -651,7 +707,9 @@ def dcg_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -661,6 +719,11 @@ def dcg_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -728,7 +791,9 @@ def err_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -738,6 +803,11 @@ def err_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -802,7 +872,9 @@ def rbp_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -812,6 +884,11 @@ def rbp_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -876,7 +953,9 @@ def rbp_residual_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -886,6 +965,11 @@ def rbp_residual_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -950,7 +1034,9 @@ def judged_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -960,6 +1046,11 @@ def judged_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1024,7 +1115,9 @@ def bpref(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1034,6 +1127,11 @@ def bpref(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1094,7 +1192,9 @@ def set_precision(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1104,6 +1204,11 @@ def set_precision(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1163,7 +1268,9 @@ def set_recall(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1173,6 +1280,11 @@ def set_recall(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1233,7 +1345,9 @@ def set_f(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1243,6 +1357,11 @@ def set_f(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1303,7 +1422,9 @@ def num_retrieved(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1313,6 +1434,11 @@ def num_retrieved(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1372,7 +1498,9 @@ def num_relevant(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1382,6 +1510,11 @@ def num_relevant(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1442,7 +1575,9 @@ def num_relevant_retrieved(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1452,6 +1587,11 @@ def num_relevant_retrieved(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
 
     Examples
     --------

@@ -1,0 +1,105 @@
+"""Paths beside `evaluate` (expressions, `rk.label`, tables, compare, curves, the report)
+give `evaluate`'s number, or say what they did, or refuse in words (issue 26)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+
+ROWS = pl.DataFrame(
+    {"user": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.7, 0.6], "rel": [0, 1, 0, 0]}
+)
+
+
+def test_an_expression_scores_a_group_without_relevant_rows_zero_as_evaluate() -> None:
+    got = ROWS.group_by("user").agg(
+        rk.mrr_at_k("rel", by="score", k=2, item="item"),
+        rk.precision_at_k("rel", by="score", k=2, item="item"),
+        rk.recall_at_k("rel", by="score", k=2, item="item"),
+    )
+    # The truth knows user 2 has something to find; the list found nothing: 0, not null.
+    truth = pl.DataFrame({"user": [1, 2], "item": [2, 9]})
+    want = rk.evaluate(ROWS.drop("rel"), truth, k=2, group_by="user",
+                       metrics=["mrr", "precision", "recall"]).wide()  # fmt: skip
+    assert isinstance(want, pl.DataFrame)
+    assert got.sort("user").select(want.columns).equals(want.sort("user"))
+    assert got.filter(pl.col("user") == 2).row(0)[1:] == (0.0, 0.0, 0.0)
+    # So pl.mean counts the group, as evaluate's mean does.
+    assert got["mrr@2"].mean() == want["mrr@2"].mean() == 0.25
+
+
+def test_an_expression_told_r_g_is_zero_follows_empty_truth() -> None:
+    rows = ROWS.with_columns(n_rel=pl.when(pl.col("user") == 1).then(1).otherwise(0))
+    got = rows.group_by("user").agg(
+        rk.mrr_at_k("rel", by="score", k=2, item="item", n_relevant="n_rel")
+    )
+    assert dict(got.sort("user").iter_rows()) == {1: 0.5, 2: None}
+
+
+@pytest.mark.parametrize("bad", [math.nan, None, math.inf])
+def test_an_expression_refuses_an_invalid_score_naming_the_column_and_item(
+    bad: float | None,
+) -> None:
+    rows = ROWS.with_columns(
+        points=pl.when(pl.col("item") == 3).then(bad).otherwise(pl.col("score"))
+    )
+    expression = rk.ndcg_at_k("rel", by="points", k=2, item="item")
+    with pytest.raises(
+        pl.exceptions.InvalidOperationError,
+        match=r"column 'points' must hold finite numbers .*invalid_scores='drop' or 'lowest'.*"
+        r"it holds (NaN|null|inf) at row 0 of its group \(item 3\)",
+    ):
+        ROWS.with_columns(rows["points"]).group_by("user").agg(expression)
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="must hold finite numbers"):
+        rows.with_columns(expression.over("user"))
+    # Policy(invalid_scores="drop") is evaluate's answer too.
+    policy = rk.Policy(invalid_scores="drop")
+    dropped = rows.group_by("user").agg(
+        rk.ndcg_at_k("rel", by="points", k=2, item="item", policy=policy)
+    )
+    want = rk.evaluate(rows, None, k=2, group_by="user", score="points", relevance="rel",
+                       metrics="ndcg", policy=rk.Policy(invalid_scores="drop",
+                                                        empty_truth="zero")).wide()  # fmt: skip
+    assert isinstance(want, pl.DataFrame)
+    assert dropped.sort("user")["ndcg@2"].to_list() == want.sort("user")["ndcg@2"].to_list()
+
+
+def test_an_expression_refuses_a_repeated_item_under_duplicates_error() -> None:
+    rows = pl.DataFrame({"user": [1, 1], "item": [7, 7], "score": [0.9, 0.8], "rel": [0, 1]})
+    policy = rk.Policy(duplicates="error")
+    said = r"column 'item' repeats an item .*duplicates='error'.*item 7"
+    with pytest.raises(pl.exceptions.InvalidOperationError, match=said):
+        rows.group_by("user").agg(rk.mrr_at_k("rel", by="score", k=2, item="item", policy=policy))
+
+
+def test_label_under_a_restricted_pool_drops_invalid_scores_of_the_named_column() -> None:
+    # `s` is the score; a column literally named `score` is something else and must not count.
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 1], "item": [1, 2, 3], "s": [0.9, math.nan, 0.5], "score": [1.0] * 3}
+    )
+    truth = pl.DataFrame({"user": [1, 1], "item": [2, 3]})
+    policy = rk.Policy(pool="restrict", invalid_scores="drop")
+    want = rk.evaluate(candidates.drop("score"), truth, k=3, group_by="user", score="s",
+                       metrics=["recall", "ndcg"], policy=policy).wide()  # fmt: skip
+    assert isinstance(want, pl.DataFrame)
+    labelled = rk.label(candidates, truth, group_by="user", score="s", policy=policy)
+    assert isinstance(labelled, pl.DataFrame)
+    assert labelled["n_relevant"].to_list() == [1, 1, 1]
+    options = {"by": "s", "k": 3, "item": "item", "policy": policy, "unretrieved": "unretrieved"}
+    got = labelled.group_by("user").agg(
+        rk.recall_at_k("relevance", **options), rk.ndcg_at_k("relevance", **options)
+    )
+    assert want["recall@3"].item() == 1.0
+    assert got.select(want.columns).equals(want)
+
+
+def test_label_refuses_a_restricted_pool_without_the_score_column() -> None:
+    candidates = pl.DataFrame({"user": [1], "item": [1], "s": [0.5]})
+    truth = pl.DataFrame({"user": [1], "item": [1]})
+    policy = rk.Policy(pool="restrict", invalid_scores="drop")
+    with pytest.raises(ValueError, match=r"no column 'score'; name the score column \(score="):
+        rk.label(candidates, truth, group_by="user", policy=policy)
