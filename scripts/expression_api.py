@@ -133,6 +133,13 @@ def _function(name: str) -> str:
             '``Policy(ties="expected")`` raises a ValueError: it has no exact expectation',
             "over tie orderings here.",
         ]
+    lines += [
+        "",
+        'An invalid score (``invalid_scores="error"``) or a repeated item',
+        '(``duplicates="error"``) makes the query raise, naming the column and the item.',
+        "A group without rows has no value (`evaluate` scores it 0 under",
+        '``missing_groups="zero"``).',
+    ]
     lines += ["", "Parameters", "----------", "relevance"]
     lines.append(
         "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."
@@ -141,13 +148,6 @@ def _function(name: str) -> str:
         # Indented 4 more below, so 92 here keeps the lines within 100.
         lines += [argument, *textwrap.wrap(description, 92, initial_indent=" " * 4,
                                            subsequent_indent=" " * 4)]  # fmt: skip
-    lines += [
-        "",
-        'An invalid score (``invalid_scores="error"``) or a repeated item',
-        '(``duplicates="error"``) makes the query raise, naming the column and the item.',
-        "A group without rows has no value (`evaluate` scores it 0 under",
-        '``missing_groups="zero"``).',
-    ]
     lines += ["", "Examples", "--------", *_example(name, function, has_k).splitlines()]
     lines += [
         "",

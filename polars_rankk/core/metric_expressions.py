@@ -55,6 +55,11 @@ def precision_at_k(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -78,11 +83,6 @@ def precision_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -136,6 +136,11 @@ def recall_at_k(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -159,11 +164,6 @@ def recall_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -217,6 +217,11 @@ def f1_at_k(
 
     Reference: van Rijsbergen, Information Retrieval (1979), ch. 7.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -240,11 +245,6 @@ def f1_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -298,6 +298,11 @@ def hit_rate_at_k(
 
     Reference: trec_eval success_k; Deshpande & Karypis, TOIS 22(1) 2004 (hit rate).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -321,11 +326,6 @@ def hit_rate_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -378,6 +378,11 @@ def ndcg_at_k(
 
     Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -401,11 +406,6 @@ def ndcg_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -458,6 +458,11 @@ def average_precision_at_k(
 
     Reference: Buckley & Voorhees, SIGIR 2000; trec_eval map_cut.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -481,11 +486,6 @@ def average_precision_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -539,6 +539,11 @@ def mrr_at_k(
 
     Reference: Voorhees, TREC-8 Question Answering Track Report (1999).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -562,11 +567,6 @@ def mrr_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -619,6 +619,11 @@ def r_precision(
 
     Reference: Buckley & Voorhees, SIGIR 2000; trec_eval Rprec.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -640,11 +645,6 @@ def r_precision(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -696,6 +696,11 @@ def dcg_at_k(
 
     Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -719,11 +724,6 @@ def dcg_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -780,6 +780,11 @@ def err_at_k(
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -803,11 +808,6 @@ def err_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -861,6 +861,11 @@ def rbp_at_k(
 
     Reference: Moffat & Zobel, TOIS 27(1) 2008.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -884,11 +889,6 @@ def rbp_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -942,6 +942,11 @@ def rbp_residual_at_k(
 
     Reference: Moffat & Zobel, TOIS 27(1) 2008, §4 (residuals).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -965,11 +970,6 @@ def rbp_residual_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1023,6 +1023,11 @@ def judged_at_k(
 
     Reference: ir_measures Judged@k (after OpenNIR); Sakai, SIGIR 2007.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1046,11 +1051,6 @@ def judged_at_k(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1106,6 +1106,11 @@ def bpref(
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1127,11 +1132,6 @@ def bpref(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1183,6 +1183,11 @@ def set_precision(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_P.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1204,11 +1209,6 @@ def set_precision(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1259,6 +1259,11 @@ def set_recall(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_recall.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1280,11 +1285,6 @@ def set_recall(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1336,6 +1336,11 @@ def set_f(
 
     Reference: van Rijsbergen, Information Retrieval (1979), ch. 7; trec_eval set_F.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1357,11 +1362,6 @@ def set_f(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1413,6 +1413,11 @@ def num_retrieved(
 
     Reference: trec_eval num_ret.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1434,11 +1439,6 @@ def num_retrieved(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1489,6 +1489,11 @@ def num_relevant(
 
     Reference: trec_eval num_rel.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1510,11 +1515,6 @@ def num_relevant(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------
@@ -1566,6 +1566,11 @@ def num_relevant_retrieved(
 
     Reference: trec_eval num_rel_ret.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1587,11 +1592,6 @@ def num_relevant_retrieved(
         rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
         relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
         the truth does not know (no value).
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
 
     Examples
     --------

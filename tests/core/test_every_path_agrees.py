@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import polars as pl
 import pytest
 
 import polars_rankk as rk
+from polars_rankk.core.inputs import IgnoredColumnWarning
 
 ROWS = pl.DataFrame(
     {"user": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.7, 0.6], "rel": [0, 1, 0, 0]}
@@ -103,3 +105,35 @@ def test_label_refuses_a_restricted_pool_without_the_score_column() -> None:
     policy = rk.Policy(pool="restrict", invalid_scores="drop")
     with pytest.raises(ValueError, match=r"no column 'score'; name the score column \(score="):
         rk.label(candidates, truth, group_by="user", policy=policy)
+
+
+def test_a_relevance_column_in_the_candidates_does_not_beat_the_truth_beside_it() -> None:
+    candidates = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [0.9, 0.8, 0.7]})
+    truth = pl.DataFrame({"q": [1], "item": [3], "relevance": [1]})
+    want = rk.evaluate(candidates, truth, k=2, group_by="q", metrics="ndcg").summary()
+    stale = candidates.with_columns(relevance=pl.Series([3, 3, 0]))
+    said = r"candidates carry a 'relevance' column and a truth table was passed: the truth's"
+    with pytest.warns(IgnoredColumnWarning, match=said):
+        got = rk.evaluate(stale, truth, k=2, group_by="q", metrics="ndcg").summary()
+    assert got["value"].item() == want["value"].item() == 0.0
+
+
+def test_a_missing_score_beside_a_rank_column_suggests_rank() -> None:
+    candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "rank": [1, 2]})
+    truth = pl.DataFrame({"q": [1], "item": [2]})
+    with pytest.raises(ValueError, match=r"no column 'score'.*pass rank='rank'"):
+        rk.evaluate(candidates, truth, k=1, group_by="q")
+    assert rk.evaluate(candidates, truth, k=2, group_by="q", rank="rank",
+                       metrics="mrr").summary()["value"].item() == 0.5  # fmt: skip
+
+
+@pytest.mark.parametrize("table", ["candidates", "truth"])
+def test_a_pandas_group_key_in_the_index_gets_a_reset_index_hint(table: str) -> None:
+    candidates = pd.DataFrame({"q": [1, 1], "item": [1, 2], "score": [0.9, 0.8]})
+    truth = pd.DataFrame({"q": [1], "item": [2]})
+    tables = {"candidates": candidates, "truth": truth}
+    tables[table] = tables[table].set_index("q")
+    said = rf"{table} has no column 'q'.*'q' is the pandas index of {table}, not a column: " \
+        rf"pass {table}\.reset_index\(\)"  # fmt: skip
+    with pytest.raises(ValueError, match=said):
+        rk.evaluate(tables["candidates"], tables["truth"], k=1, group_by="q")
