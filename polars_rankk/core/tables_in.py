@@ -78,8 +78,7 @@ def index_hints(frame: object, name: str) -> dict[str, str]:
     index = frame.index  # type: ignore[attr-defined]
     levels = [level for level in index.names if isinstance(level, str)]
     return {
-        level: f"; {level!r} is the pandas index of {name}, not a column: pass "
-        f"{name}.reset_index()"
+        level: f"; {level!r} is the pandas index of {name}, not a column: pass {name}.reset_index()"
         for level in levels
     }
 
