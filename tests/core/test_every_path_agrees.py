@@ -4,6 +4,7 @@ give `evaluate`'s number, or say what they did, or refuse in words (issue 26).""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import polars as pl
@@ -137,3 +138,40 @@ def test_a_pandas_group_key_in_the_index_gets_a_reset_index_hint(table: str) -> 
         rf"pass {table}\.reset_index\(\)"  # fmt: skip
     with pytest.raises(ValueError, match=said):
         rk.evaluate(tables["candidates"], tables["truth"], k=1, group_by="q")
+
+
+CANDIDATES = pl.DataFrame(
+    {
+        "q": [1, 1, 1, 2, 2, 2] * 2,
+        "item": [1, 2, 3, 4, 5, 6] * 2,
+        "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.1, 0.8, 0.7, 0.6, 0.5, 0.9],
+        "system": ["A"] * 6 + ["B"] * 6,
+    }
+)
+TRUTH = pl.DataFrame({"q": [1, 1, 2], "item": [2, 3, 6], "relevance": [1, 2, 1]})
+
+
+def test_diagnostics_of_several_systems_print_each_systems_grades() -> None:
+    res = rk.evaluate(CANDIDATES, TRUTH, k=[1, 2], group_by="q", system="system")
+    shown = repr(res.diagnostics)
+    assert "relevance_grades: {'A': {1.0: 2, 2.0: 1}, 'B': {1.0: 2, 2.0: 1}}" in shown
+    assert str(res.diagnostics) == shown
+
+
+@pytest.mark.parametrize("column", ["system", "run"])
+def test_tables_of_several_systems_show_every_system(column: str) -> None:
+    candidates = CANDIDATES.rename({"system": column})
+    res = rk.evaluate(candidates, TRUTH, k=[1, 2], group_by="q", system=column,
+                      metrics=["precision", "ndcg", "r_precision"])  # fmt: skip
+    each = res.by_system()
+    markdown = res.to_markdown()
+    lines = markdown.splitlines()
+    assert lines[0] == f"| {column} | precision@1 | precision@2 | ndcg@1 | ndcg@2 | r_precision |"
+    assert [line.split(" | ")[0] for line in lines[2:4]] == ["| A", "| B"]
+    assert markdown == rk.to_markdown(each).replace("| system |", f"| {column} |", 1)
+    assert rk.to_markdown(res) == markdown
+    latex = res.to_latex()
+    assert rk.to_latex(res) == latex
+    for name, one in each.items():
+        row = next(line for line in latex.splitlines() if line.startswith(f"{name} & "))
+        assert re.findall(r"\d\.\d{4}", row) == [f"{v:.4f}" for v in one.summary()["value"]]
