@@ -15,6 +15,7 @@ from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.inputs import Spec, align_ids, check_one_row_per_group, require_columns
 from polars_rankk.core.metrics import COLUMNS
 from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.tables_in import is_table, to_lazy
 from polars_rankk.core.types import FrameLike
 
 
@@ -104,6 +105,33 @@ def macro(per_group: FrameLike) -> pl.DataFrame:
     return summarize_histogram(value_histogram(per_group))
 
 
+def weight_column(weight: object, weights: FrameLike | None, keys: list[str]) -> str:
+    """The weight column of ``summary(average="weighted")``: `weight`, or the one numeric
+    column of `weights` beside the group keys."""
+    if is_table(weight):
+        raise TypeError(
+            "weight= names a column; pass the table as weights=<table> (its one numeric "
+            "column beside the group keys is the weight, or name it with weight=...)"
+        )
+    if weight is not None:
+        if not isinstance(weight, str):
+            raise TypeError(f"weight must be a column name (str); got {weight!r}")
+        return weight
+    if weights is None:
+        raise ValueError(
+            "average='weighted' needs weight=<column name> (a column of the groups table, "
+            "e.g. 'n_relevant'), or weights=<table> keyed by the group keys"
+        )
+    schema = to_lazy(weights, "weights").collect_schema()
+    numeric = [c for c, dtype in schema.items() if c not in keys and dtype.is_numeric()]
+    if len(numeric) != 1:
+        raise ValueError(
+            f"weights has {len(numeric)} numeric columns beside the group keys {keys} "
+            f"({numeric}); name the weight with weight=<column>"
+        )
+    return numeric[0]
+
+
 def weighted_query(
     per_group: FrameLike,
     weights: FrameLike,
@@ -148,6 +176,15 @@ def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
         pl.col("_weight").sum().alias("_weight_total"),
         pl.len().cast(pl.Int64).alias("n_groups"),
     )
+    weightless = summary.filter(pl.col("_weight_total") == 0)
+    if weightless.height:
+        first = weightless.row(0, named=True)
+        at = first["metric"] if first["k"] is None else f"{first['metric']}@{first['k']}"
+        raise ValueError(
+            f"weight column {weight!r} is 0 for every group evaluated for {at} "
+            f"({first['n_groups']} groups), so the weighted mean is undefined; give some "
+            f"group a weight > 0, or use average='macro'"
+        )
     summary = summary.with_columns(
         pl.when(pl.col("_weight_total") > 0)
         .then(pl.col("_total") / pl.col("_weight_total"))

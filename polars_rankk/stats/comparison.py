@@ -193,7 +193,7 @@ def compare(
     sources = [per_group_input(ready[n], group_keys, argument=f"systems[{n!r}]") for n in names]
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
-    strata = as_list(by)
+    strata = as_list(by, "by")
     anchor = sources[names.index(baseline) if baseline is not None else 0]
     wide = with_strata(_aligned(sources, names, keys, columns).lazy(), keys, strata, attributes,
                        anchor.groups).collect()  # fmt: skip

@@ -175,3 +175,41 @@ def test_tables_of_several_systems_show_every_system(column: str) -> None:
     for name, one in each.items():
         row = next(line for line in latex.splitlines() if line.startswith(f"{name} & "))
         assert re.findall(r"\d\.\d{4}", row) == [f"{v:.4f}" for v in one.summary()["value"]]
+
+
+@pytest.fixture(scope="module")
+def two_groups() -> rk.Evaluation:
+    return rk.evaluate(CANDIDATES.filter(pl.col("system") == "A").drop("system"), TRUTH,
+                       k=[1, 2], group_by="q", metrics=["precision", "ndcg"])  # fmt: skip
+
+
+def test_bootstrap_refuses_stratify_true_in_words(two_groups: rk.Evaluation) -> None:
+    with pytest.raises(TypeError, match=r"stratify names the column\(s\) to use .*got True"):
+        rk.bootstrap(two_groups, stratify=True, n_resamples=10)  # type: ignore[arg-type]
+
+
+def test_a_weighted_summary_reads_the_weight_column_of_a_weights_table(
+    two_groups: rk.Evaluation,
+) -> None:
+    weights = pl.DataFrame({"q": [1, 2], "traffic": [1.0, 3.0]})
+    got = two_groups.summary(average="weighted", weights=weights)
+    assert got.equals(two_groups.summary(average="weighted", weights=weights, weight="traffic"))
+    per_group = two_groups.per_group
+    assert isinstance(per_group, pl.DataFrame)
+    want = (
+        per_group.join(weights, on="q")
+        .group_by("metric", "k", maintain_order=True)
+        .agg(((pl.col("value") * pl.col("traffic")).sum() / pl.col("traffic").sum()).alias("v"))
+    )
+    assert dict(zip(got["metric"] + got["k"].cast(pl.String), got["value"], strict=True)) == (
+        dict(zip(want["metric"] + want["k"].cast(pl.String), want["v"], strict=True))
+    )
+    with pytest.raises(TypeError, match=r"weight= names a column; pass the table as weights="):
+        two_groups.summary(average="weighted", weight=weights)  # type: ignore[arg-type]
+
+
+def test_all_zero_weights_are_refused(two_groups: rk.Evaluation) -> None:
+    weights = pl.DataFrame({"q": [1, 2], "traffic": [0.0, 0.0]})
+    with pytest.raises(ValueError, match=r"weight column 'traffic' is 0 for every group .*"
+                       r"the weighted mean is undefined"):  # fmt: skip
+        two_groups.summary(average="weighted", weights=weights)
