@@ -213,3 +213,22 @@ def test_all_zero_weights_are_refused(two_groups: rk.Evaluation) -> None:
     with pytest.raises(ValueError, match=r"weight column 'traffic' is 0 for every group .*"
                        r"the weighted mean is undefined"):  # fmt: skip
         two_groups.summary(average="weighted", weights=weights)
+
+
+def test_compare_refuses_evaluations_made_under_different_policies() -> None:
+    one = CANDIDATES.filter(pl.col("system") == "A").drop("system")
+    other = CANDIDATES.filter(pl.col("system") == "B").drop("system")
+    options = {"k": 2, "group_by": "q", "metrics": "ndcg"}
+    base = rk.evaluate(one, TRUTH, **options)
+    changed = rk.evaluate(other, TRUTH, policy=rk.Policy(gain="exponential"), **options)
+    said = (
+        r"different policies \(gain='linear' for 'base' but 'exponential' for 'new'\).*"
+        r"under one Policy"
+    )
+    with pytest.raises(ValueError, match=said):
+        rk.compare({"base": base, "new": changed}, n_resamples=10)
+    same = rk.evaluate(other, TRUTH, **options)
+    assert rk.compare({"base": base, "new": same}, n_resamples=10).height == 1
+    # Per-group tables carry no policy: comparing them is the user's explicit choice.
+    tables = {"base": base.per_group, "new": changed.per_group}
+    assert rk.compare(tables, n_resamples=10).height == 1  # type: ignore[arg-type]
