@@ -15,7 +15,6 @@ from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.inputs import Spec, align_ids, check_one_row_per_group, require_columns
 from polars_rankk.core.metrics import COLUMNS
 from polars_rankk.core.registry import MICRO_METRICS, REGISTRY, metric_rank
-from polars_rankk.core.tables_in import is_table, to_lazy
 from polars_rankk.core.types import FrameLike
 
 
@@ -103,33 +102,6 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
 def macro(per_group: FrameLike) -> pl.DataFrame:
     """The mean of per-group values, each group counting once (NaN values skipped)."""
     return summarize_histogram(value_histogram(per_group))
-
-
-def weight_column(weight: object, weights: FrameLike | None, keys: list[str]) -> str:
-    """The weight column of ``summary(average="weighted")``: `weight`, or the one numeric
-    column of `weights` beside the group keys."""
-    if is_table(weight):
-        raise TypeError(
-            "weight= names a column; pass the table as weights=<table> (its one numeric "
-            "column beside the group keys is the weight, or name it with weight=...)"
-        )
-    if weight is not None:
-        if not isinstance(weight, str):
-            raise TypeError(f"weight must be a column name (str); got {weight!r}")
-        return weight
-    if weights is None:
-        raise ValueError(
-            "average='weighted' needs weight=<column name> (a column of the groups table, "
-            "e.g. 'n_relevant'), or weights=<table> keyed by the group keys"
-        )
-    schema = to_lazy(weights, "weights").collect_schema()
-    numeric = [c for c, dtype in schema.items() if c not in keys and dtype.is_numeric()]
-    if len(numeric) != 1:
-        raise ValueError(
-            f"weights has {len(numeric)} numeric columns beside the group keys {keys} "
-            f"({numeric}); name the weight with weight=<column>"
-        )
-    return numeric[0]
 
 
 def weighted_query(

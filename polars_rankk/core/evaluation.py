@@ -118,13 +118,11 @@ class Evaluation:
             and mrr have no micro form) or ``"weighted"``.
         weight
             For ``"weighted"``: a column of `weights`, or of `groups` (``n_candidates``,
-            ``n_relevant``) when `weights` is None; left out, the one numeric column of
-            `weights` beside the group keys.
+            ``n_relevant``) when `weights` is None.
         weights
             A table keyed by the group keys that holds `weight`, one row per group (a
             repeated group raises a ValueError). Categorical or Enum keys are matched to the
-            evaluation's String keys, as `evaluate` aligns ids. Weights that are all 0 over
-            the groups of a metric × K raise a ValueError (the mean is undefined).
+            evaluation's String keys, as `evaluate` aligns ids.
         metrics
             Restrict to these metrics. For ``"micro"`` the default is the evaluated metrics
             that have a micro form; naming one without (ndcg, average_precision, mrr) raises
@@ -172,7 +170,8 @@ class Evaluation:
         if average == "macro":
             query = aggregate.value_histogram(per_group)
         elif average == "weighted":
-            weight = aggregate.weight_column(weight, weights, self.group_keys)
+            if weight is None:
+                raise ValueError("average='weighted' needs weight=<column name>")
             table = self.groups if weights is None else to_lazy(weights, "weights")
             if weight not in table.lazy().collect_schema():
                 raise ValueError(
