@@ -272,7 +272,7 @@ def build_content(
     curve = curve_of_evaluations(context.evaluations, k=every, ci=True, **context.bootstrap)
     say("summarising distributions")
     distributions = _distributions(context)
-    strata = as_list(by, "by")
+    strata = as_list(by)
     stratified = None
     if strata:
         say("stratifying")

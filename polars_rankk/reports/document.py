@@ -80,7 +80,7 @@ def render_report(
     evaluations, ks, curve_k_max = evaluate_for_report(
         systems, truth, k=k, k_max=k_max, system=system, baseline=baseline, options=options
     )
-    with report_steps(progress, len(evaluations), as_list(by, "by")) as say:
+    with report_steps(progress, len(evaluations), as_list(by)) as say:
         content = build_content(
             evaluations, k=ks, by=by, attributes=attributes, baseline=baseline, ui_k=ui_k,
             n_resamples=n_resamples, confidence=confidence, seed=seed, say=say,
@@ -123,7 +123,7 @@ def render_evaluations(
     """
     if not evaluations:
         raise ValueError("no systems to report on")
-    with report_steps(progress, len(evaluations), as_list(by, "by")) as say:
+    with report_steps(progress, len(evaluations), as_list(by)) as say:
         content = build_content(
             evaluations, k=k, by=by, attributes=attributes, baseline=baseline, ui_k=ui_k,
             n_resamples=n_resamples, confidence=confidence, seed=seed, say=say,

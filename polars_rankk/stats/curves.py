@@ -331,7 +331,7 @@ def k_curve(
                 f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
                 "the whole list), so it has no K-curve; leave it out of metrics"
             )
-    strata = as_list(by, "by")
+    strata = as_list(by)
     _check_strata(strata)
     evaluations = evaluate_systems(
         lazy_systems(systems, system),
@@ -407,7 +407,7 @@ def curve_of_evaluations(
     >>> curve_of_evaluations({"run": res}, ci=False)["value"].to_list()
     [0.0, 0.5]
     """
-    strata = as_list(by, "by")
+    strata = as_list(by)
     _check_strata(strata)
     chosen = (
         None if metrics is None else [m for m in normalize_metrics(metrics) if REGISTRY[m].has_k]
