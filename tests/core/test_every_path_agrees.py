@@ -249,3 +249,33 @@ def test_report_with_nothing_relevant_retrieved_is_written(short_lists: str, tmp
     res = rk.evaluate(candidates, truth, k=[1, 5], group_by="q", policy=policy)
     path = rk.report(res, path=tmp_path / "report.html", k=[1, 5], n_resamples=20)
     assert path.exists()
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "expected"])
+def test_a_registered_metric_reads_an_unjudged_grade_as_zero_under_a_gain_map(ties: str) -> None:
+    rk.register_metric("graded_hits", lambda rows: rows.grade * rows.relevant,
+                       expected_ties=True, replace=True)  # fmt: skip
+    try:
+        candidates = pl.DataFrame(
+            {"q": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5], "score": [0.9, 0.9, 0.7, 0.6, 0.6]}
+        )
+        truth = pl.DataFrame({"q": [1, 1, 2], "item": [2, 3, 5], "relevance": [1, 2, 1]})
+        values = {}
+        for gains in (None, {0: 1, 1: 2, 2: 3}):
+            policy = rk.Policy(ties=ties, gains=gains)  # type: ignore[arg-type]
+            res = rk.evaluate(candidates, truth, k=2, group_by="q", metrics="graded_hits",
+                              policy=policy)  # fmt: skip
+            per_group = res.per_group
+            assert isinstance(per_group, pl.DataFrame)
+            values[gains is None] = per_group.sort("q")["value"].to_list()
+            labelled = rk.label(candidates, truth, group_by="q")
+            expression = rk.metric_expression("graded_hits", "relevance", by="score", k=2,
+                                              item="item", policy=policy,
+                                              unretrieved="unretrieved")  # fmt: skip
+            got = labelled.group_by("q").agg(expression).sort("q")["graded_hits@2"].to_list()
+            assert got == values[gains is None]
+        # The grade a metric reads does not depend on the gains the map gives.
+        assert values[True] == values[False]
+        assert not any(math.isnan(v) or math.isinf(v) for v in values[False])
+    finally:
+        rk.unregister_metric("graded_hits")
