@@ -46,24 +46,54 @@ pub enum Judged {
     All,
     /// A separate Float64 column (non-zero: judged).
     Column,
+    /// Pre-labelled candidates under `negative_grades="unjudged"`: a grade >= 0.
+    NonNegative,
 }
 
-/// The per-rank terms whose running sums the kernel reads at each cut-off.
+/// What a linear term reads of a row (`polars_rankk/core/term_algebra.py`, `LABELS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stat {
-    Hits = 0,
-    Dcg = 1,
-    PrecisionSum = 2,
-    ReciprocalRank = 3,
-    FirstHit = 4,
-    JudgedCount = 5,
-    Err = 6,
-    Rbp = 7,
-    RbpJudged = 8,
-    Bpref = 9,
+pub enum Label {
+    One = 0,
+    Relevant = 1,
+    Grade = 2,
+    Gain = 3,
+    Judged = 4,
+    FirstRelevant = 5,
+    RbpGain = 6,
 }
 
-pub const N_STATS: usize = 10;
+pub const N_LABELS: usize = 7;
+
+/// One step of a weight of the rank, in postfix order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Token {
+    Rank,
+    Const(f64),
+    Log2,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+/// `label` (times or divided by) `weight(rank)`; no weight: the label itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece {
+    pub label: Label,
+    pub divide: bool,
+    pub weight: Option<Vec<Token>>,
+}
+
+/// A term the kernel sums: declared as data (labels times weights), or one of the three
+/// that are not linear, computed by name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stat {
+    Linear(Vec<Piece>),
+    PrecisionSum,
+    Err,
+    Bpref,
+}
 
 /// One output column.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,8 +102,9 @@ pub enum Output {
     Key(usize),
     NCandidates,
     HitsAtR,
-    /// A running sum read at cut-off `k` (`k == 0`: over the whole list).
-    At(Stat, usize),
+    /// Running sum `stat` (an index into `Config::stats`) read at cut-off `k` (`k == 0`: over
+    /// the whole list).
+    At(usize, usize),
 }
 
 #[derive(Clone, Debug)]
@@ -89,11 +120,31 @@ pub struct Config {
     pub positive_only: bool,
     pub threshold: f64,
     pub gain: Gain,
+    /// `Policy.gains`: grades given another gain, and that gain.
+    pub gains: Vec<(f64, f64)>,
+    /// `nonrelevant_gain="zero"`: grades below the threshold gain nothing.
+    pub nonrelevant_zero: bool,
+    /// `rbp_grades="graded"`: RBP counts a relevant row's grade.
+    pub rbp_graded: bool,
+    /// The grade terms read for an unjudged row (0, or -inf when a grade <= 0 is mapped to a
+    /// gain: `ranking.unjudged_grade`).
+    pub unjudged_grade: f64,
+    /// The grade a null grade ranks with under relevance-aware ties.
+    pub null_order_grade: f64,
+    /// Grades <= 0 that `positive_only` keeps (those `Policy.gains` maps).
+    pub may_add: Vec<f64>,
+    /// Pre-labelled, `negative_grades="unjudged"`, a mapped grade <= 0: a negative grade is
+    /// unjudged for the terms.
+    pub negative_unjudged: bool,
+    /// Pre-labelled candidates (their grades are not joined from a truth table).
+    pub labelled: bool,
     pub rbp_persistence: f64,
     pub err_max_grade: f64,
     pub has_row: bool,
     /// 0, 1 (R) or 2 (R and judged non-relevant N) count columns.
     pub n_counts: usize,
+    /// Every term an output reads, by name.
+    pub stats: Vec<(String, Stat)>,
     pub outputs: Vec<(String, Output)>,
 }
 
@@ -125,10 +176,32 @@ impl Config {
             .unwrap_or(0)
     }
 
-    pub fn needs(&self, stat: Stat) -> bool {
-        self.outputs
-            .iter()
-            .any(|(_, o)| matches!(o, Output::At(s, _) if *s == stat))
+    /// The index of the named term `name`, declaring it when it is one of the named ones.
+    fn stat_index(&mut self, name: &str) -> Result<usize, String> {
+        if let Some(index) = self.stats.iter().position(|(n, _)| n == name) {
+            return Ok(index);
+        }
+        let stat = match name {
+            "precision_sum" => Stat::PrecisionSum,
+            "err" => Stat::Err,
+            "bpref" => Stat::Bpref,
+            other => return Err(format!("unknown term {other:?} (declare it with a linear= line)")),
+        };
+        self.stats.push((name.to_string(), stat));
+        Ok(self.stats.len() - 1)
+    }
+
+    /// Which labels the linear terms read.
+    pub fn labels(&self) -> [bool; N_LABELS] {
+        let mut read = [false; N_LABELS];
+        for (_, stat) in &self.stats {
+            if let Stat::Linear(pieces) = stat {
+                for piece in pieces {
+                    read[piece.label as usize] = true;
+                }
+            }
+        }
+        read
     }
 }
 
@@ -140,20 +213,74 @@ fn kind(text: &str) -> Result<Kind, String> {
     }
 }
 
-fn stat(text: &str) -> Result<Stat, String> {
+fn label(text: &str) -> Result<Label, String> {
     Ok(match text {
-        "hits" => Stat::Hits,
-        "dcg" => Stat::Dcg,
-        "precision_sum" => Stat::PrecisionSum,
-        "reciprocal_rank" => Stat::ReciprocalRank,
-        "first_hit" => Stat::FirstHit,
-        "judged" => Stat::JudgedCount,
-        "err" => Stat::Err,
-        "rbp" => Stat::Rbp,
-        "rbp_judged" => Stat::RbpJudged,
-        "bpref" => Stat::Bpref,
-        other => return Err(format!("unknown statistic {other:?}")),
+        "one" => Label::One,
+        "relevant" => Label::Relevant,
+        "grade" => Label::Grade,
+        "gain" => Label::Gain,
+        "judged" => Label::Judged,
+        "first_relevant" => Label::FirstRelevant,
+        "rbp_gain" => Label::RbpGain,
+        other => return Err(format!("unknown label {other:?}")),
     })
+}
+
+fn token(text: &str) -> Result<Token, String> {
+    Ok(match text {
+        "r" => Token::Rank,
+        "log2" => Token::Log2,
+        "+" => Token::Add,
+        "-" => Token::Sub,
+        "*" => Token::Mul,
+        "/" => Token::Div,
+        "pow" => Token::Pow,
+        other => match other.strip_prefix("c:") {
+            Some(value) => Token::Const(number(value, "constant")?),
+            None => return Err(format!("unknown weight token {other:?}")),
+        },
+    })
+}
+
+/// A linear term: `label [op postfix-weight]` pieces separated by `;`.
+fn linear(text: &str) -> Result<Stat, String> {
+    let mut pieces = Vec::new();
+    for part in text.split(';').filter(|p| !p.trim().is_empty()) {
+        let mut words = part.split_whitespace();
+        let label = label(words.next().ok_or("empty piece")?)?;
+        let (divide, weight) = match words.next() {
+            None => (false, None),
+            Some(op) => {
+                let divide = match op {
+                    "*" => false,
+                    "/" => true,
+                    other => return Err(format!("a piece multiplies or divides; got {other:?}")),
+                };
+                let tokens: Vec<Token> = words.map(token).collect::<Result<_, _>>()?;
+                let mut depth = 0i64;
+                for t in &tokens {
+                    depth += match t {
+                        Token::Rank | Token::Const(_) => 1,
+                        Token::Log2 => 0,
+                        _ => -1,
+                    };
+                    if depth < 1 {
+                        return Err(format!("malformed weight in {part:?}"));
+                    }
+                }
+                if depth != 1 {
+                    return Err(format!("malformed weight in {part:?}"));
+                }
+                (divide, Some(tokens))
+            }
+        };
+        pieces.push(Piece { label, divide, weight });
+    }
+    Ok(Stat::Linear(pieces))
+}
+
+fn numbers(text: &str) -> Result<Vec<f64>, String> {
+    text.split(',').filter(|t| !t.is_empty()).map(|t| number(t, "grade")).collect()
 }
 
 fn number(text: &str, what: &str) -> Result<f64, String> {
@@ -177,10 +304,19 @@ pub fn parse(text: &str) -> Result<Config, String> {
         positive_only: false,
         threshold: 1.0,
         gain: Gain::Linear,
+        gains: Vec::new(),
+        nonrelevant_zero: false,
+        rbp_graded: false,
+        unjudged_grade: 0.0,
+        null_order_grade: 0.0,
+        may_add: Vec::new(),
+        negative_unjudged: false,
+        labelled: false,
         rbp_persistence: 0.8,
         err_max_grade: 4.0,
         has_row: false,
         n_counts: 0,
+        stats: Vec::new(),
         outputs: Vec::new(),
     };
     for line in text.lines().filter(|line| !line.is_empty()) {
@@ -219,6 +355,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     "grade" => Judged::Grade,
                     "all" => Judged::All,
                     "column" => Judged::Column,
+                    "nonnegative" => Judged::NonNegative,
                     other => return Err(format!("unknown judged source {other:?}")),
                 }
             }
@@ -231,6 +368,31 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     "binary" => Gain::Binary,
                     other => return Err(format!("unknown gain {other:?}")),
                 }
+            }
+            "gains" => {
+                config.gains = value
+                    .split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(|pair| {
+                        let (g, v) = pair.split_once(':').ok_or(format!("bad gain {pair:?}"))?;
+                        Ok((number(g, "grade")?, number(v, "gain")?))
+                    })
+                    .collect::<Result<_, String>>()?;
+            }
+            "nonrelevant_gain" => config.nonrelevant_zero = value == "zero",
+            "rbp_grades" => config.rbp_graded = value == "graded",
+            "unjudged_grade" => config.unjudged_grade = number(value, name)?,
+            "null_order_grade" => config.null_order_grade = number(value, name)?,
+            "may_add" => config.may_add = numbers(value)?,
+            "negative_unjudged" => config.negative_unjudged = flag(value),
+            "labelled" => config.labelled = flag(value),
+            "linear" => {
+                let (term, text) = value
+                    .split_once('\t')
+                    .ok_or_else(|| format!("linear line without a tab: {value:?}"))?;
+                let stat = linear(text)?;
+                config.stats.retain(|(n, _)| n != term);
+                config.stats.push((term.to_string(), stat));
             }
             "rbp_persistence" => config.rbp_persistence = number(value, name)?,
             "err_max_grade" => config.err_max_grade = number(value, name)?,
@@ -253,7 +415,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                         .split_once('@')
                         .ok_or_else(|| format!("output without a cut-off: {what:?}"))?;
                     let k = k.parse().map_err(|_| format!("bad cut-off {k:?}"))?;
-                    Output::At(stat(name)?, k)
+                    Output::At(config.stat_index(name)?, k)
                 };
                 config.outputs.push((column.to_string(), output));
             }
@@ -323,6 +485,14 @@ pub fn config_from_pickle(bytes: &[u8]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parses_a_weight() {
+        let stat = super::linear("gain / r c:1.0 + log2").unwrap();
+        let super::Stat::Linear(pieces) = stat else { panic!() };
+        assert_eq!(pieces[0].weight.as_ref().unwrap().len(), 4);
+        assert!(super::linear("gain / r +").is_err());
+    }
+
     use super::*;
 
     #[test]
@@ -334,8 +504,12 @@ mod tests {
 
     #[test]
     fn parses_outputs() {
-        let config = parse("keys=integer,text\nitem=text\noutput=_rk_hits@5\thits@5\noutput=q\tkey:0\n").unwrap();
-        assert_eq!(config.outputs[0].1, Output::At(Stat::Hits, 5));
+        let config = parse(
+            "keys=integer,text\nitem=text\nlinear=hits\trelevant\noutput=_rk_hits@5\thits@5\noutput=q\tkey:0\n",
+        )
+        .unwrap();
+        assert_eq!(config.outputs[0].1, Output::At(0, 5));
+        assert_eq!(config.stats[0].1, Stat::Linear(vec![Piece { label: Label::Relevant, divide: false, weight: None }]));
         assert_eq!(config.outputs[1].1, Output::Key(0));
         assert_eq!(config.k_max(), 5);
         assert_eq!(config.n_inputs(), 5);

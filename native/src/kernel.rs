@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use crate::columns::Column;
-use crate::config::{Config, Gain, Invalid, Judged, Kind, Output, Stat, Ties, N_STATS};
+use crate::config::{Config, Gain, Invalid, Judged, Kind, Label, Output, Stat, Ties, Token, N_LABELS};
 
 /// The input columns of one call, read in row order without copies.
 pub struct Inputs<'a> {
@@ -218,13 +218,32 @@ impl Items<'_> {
     }
 }
 
-/// The grade the reference path ranks and scores with.
+/// The grade the terms read (the reference path's grade after its joins and fills).
 #[inline]
 fn effective_grade(grade: f64, config: &Config) -> f64 {
-    if grade.is_nan() || (config.positive_only && grade <= 0.0) {
-        0.0
-    } else {
+    if grade.is_nan() {
+        return config.unjudged_grade;
+    }
+    if config.positive_only && !(grade > 0.0 || config.may_add.contains(&grade)) {
+        // The reference path joins only the truth rows that can add: others are unjudged.
+        return config.unjudged_grade;
+    }
+    if config.negative_unjudged && grade < 0.0 {
+        return config.unjudged_grade;
+    }
+    grade
+}
+
+/// The grade relevance-aware ties order by: pre-labelled grades as given (a null as
+/// `null_order_grade`), joined grades as the terms read them.
+#[inline]
+fn order_grade(grade: f64, config: &Config) -> f64 {
+    if grade.is_nan() {
+        config.null_order_grade
+    } else if config.labelled {
         grade
+    } else {
+        effective_grade(grade, config)
     }
 }
 
@@ -234,36 +253,59 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
         return by_score;
     }
     match config.ties {
-        Ties::TrecEval => items.cmp_text(b.item, a.item).then(b.row().cmp(&a.row())),
+        // trec_eval: docno descending; copies of one item kept in input order.
+        Ties::TrecEval => items.cmp_text(b.item, a.item).then(a.row().cmp(&b.row())),
         Ties::InputOrder => a.row().cmp(&b.row()),
-        Ties::Pessimistic => effective_grade(a.grade, config)
-            .total_cmp(&effective_grade(b.grade, config))
+        Ties::Pessimistic => order_grade(a.grade, config)
+            .total_cmp(&order_grade(b.grade, config))
             .then_with(|| items.cmp(a.item, b.item))
             .then(a.row().cmp(&b.row())),
-        Ties::Optimistic => effective_grade(b.grade, config)
-            .total_cmp(&effective_grade(a.grade, config))
+        Ties::Optimistic => order_grade(b.grade, config)
+            .total_cmp(&order_grade(a.grade, config))
             .then_with(|| items.cmp(a.item, b.item))
             .then(a.row().cmp(&b.row())),
         Ties::ItemAsc | Ties::Expected => items.cmp(a.item, b.item).then(a.row().cmp(&b.row())),
     }
 }
 
+/// `ranking.gain_of`: the policy's gain, then `Policy.gains`, then `nonrelevant_gain`.
 fn gain_of(grade: f64, config: &Config) -> f64 {
-    match config.gain {
+    let mut gain = match config.gain {
         Gain::Binary => f64::from(u8::from(grade >= config.threshold)),
         Gain::Linear => grade.max(0.0),
         Gain::Exponential => 2f64.powf(grade.max(0.0)) - 1.0,
+    };
+    for (listed, value) in &config.gains {
+        if grade == *listed {
+            gain = *value;
+        }
+    }
+    if config.nonrelevant_zero && !(grade >= config.threshold) {
+        gain = 0.0;
+    }
+    gain
+}
+
+fn rbp_label(grade: f64, config: &Config) -> f64 {
+    if grade >= config.threshold {
+        if config.rbp_graded {
+            grade
+        } else {
+            1.0
+        }
+    } else {
+        0.0
     }
 }
 
-fn discount(rank: usize) -> f64 {
-    // Polars' `log(2)`: ln(x) / ln(2).
-    ((rank + 1) as f64).log(2.0)
-}
-
-fn rbp_weight(rank: usize, config: &Config) -> f64 {
-    let p = config.rbp_persistence;
-    (1.0 - p) * p.powf((rank - 1) as f64)
+/// The grade as a term reads it: 0 for an unjudged row ranked at -inf.
+#[inline]
+fn grade_label(grade: f64) -> f64 {
+    if grade == f64::NEG_INFINITY {
+        0.0
+    } else {
+        grade
+    }
 }
 
 fn err_stop(grade: f64, config: &Config) -> f64 {
@@ -272,12 +314,113 @@ fn err_stop(grade: f64, config: &Config) -> f64 {
     (2f64.powf(clipped) - 1.0) / 2f64.powf(top)
 }
 
+/// A weight of the rank, evaluated as the reference's Polars expression computes it.
+fn weight(tokens: &[Token], rank: usize) -> f64 {
+    let mut stack = [0.0f64; 16];
+    let mut depth = 0usize;
+    for token in tokens {
+        match token {
+            Token::Rank => {
+                stack[depth] = rank as f64;
+                depth += 1;
+            }
+            Token::Const(value) => {
+                stack[depth] = *value;
+                depth += 1;
+            }
+            // Polars' `log(2)`: ln(x) / ln(2).
+            Token::Log2 => stack[depth - 1] = stack[depth - 1].log(2.0),
+            op => {
+                let (a, b) = (stack[depth - 2], stack[depth - 1]);
+                depth -= 1;
+                stack[depth - 1] = match op {
+                    Token::Add => a + b,
+                    Token::Sub => a - b,
+                    Token::Mul => a * b,
+                    Token::Div => a / b,
+                    _ => a.powf(b),
+                };
+            }
+        }
+    }
+    stack[0]
+}
+
+/// The terms of one call, as the reader computes them: every linear piece's weight at each
+/// rank, computed once per rank and kept.
+struct Terms {
+    /// (stat slot, label, divide, weight index) of every linear piece, in declaration order.
+    pieces: Vec<(usize, Label, bool, Option<usize>)>,
+    weights: Vec<Vec<Token>>,
+    labels: [bool; N_LABELS],
+    precision: Option<usize>,
+    err: Option<usize>,
+    bpref: Option<usize>,
+    n_stats: usize,
+}
+
+impl Terms {
+    fn new(config: &Config) -> Terms {
+        let mut terms = Terms {
+            pieces: Vec::new(),
+            weights: Vec::new(),
+            labels: config.labels(),
+            precision: None,
+            err: None,
+            bpref: None,
+            n_stats: config.stats.len(),
+        };
+        for (slot, (_, stat)) in config.stats.iter().enumerate() {
+            match stat {
+                Stat::Linear(pieces) => {
+                    for piece in pieces {
+                        let weight = piece.weight.as_ref().map(|tokens| {
+                            terms.weights.push(tokens.clone());
+                            terms.weights.len() - 1
+                        });
+                        terms.pieces.push((slot, piece.label, piece.divide, weight));
+                    }
+                }
+                Stat::PrecisionSum => terms.precision = Some(slot),
+                Stat::Err => terms.err = Some(slot),
+                Stat::Bpref => terms.bpref = Some(slot),
+            }
+        }
+        terms
+    }
+
+    /// Each weight at ranks 1..=n (`table[w][rank - 1]`), grown on demand.
+    fn extend(&self, table: &mut Vec<Vec<f64>>, n: usize) {
+        if table.len() != self.weights.len() {
+            *table = vec![Vec::new(); self.weights.len()];
+        }
+        for (tokens, column) in self.weights.iter().zip(table.iter_mut()) {
+            for rank in column.len() + 1..=n {
+                column.push(weight(tokens, rank));
+            }
+        }
+    }
+
+    /// Add each linear term's value for a row with `labels` at `rank`.
+    #[inline]
+    fn add(&self, sums: &mut [f64], labels: &[f64; N_LABELS], rank: usize, table: &[Vec<f64>]) {
+        for &(slot, label, divide, weight) in &self.pieces {
+            let value = labels[label as usize];
+            sums[slot] += match weight {
+                None => value,
+                Some(w) if divide => value / table[w][rank - 1],
+                Some(w) => value * table[w][rank - 1],
+            };
+        }
+    }
+}
+
 /// What one group's ranking adds up to, read at the configured cut-offs.
 struct Reader<'a> {
     config: &'a Config,
+    terms: Terms,
     /// Sorted distinct cut-offs.
     ks: Vec<usize>,
-    needed: [bool; N_STATS],
     limit_whole: bool,
     k_max: usize,
 }
@@ -285,9 +428,47 @@ struct Reader<'a> {
 struct GroupResult {
     n: usize,
     hits_at_r: f64,
-    /// `at_k[i][stat]`: the running sum at rank min(ks[i], n).
-    at_k: Vec<[f64; N_STATS]>,
-    whole: [f64; N_STATS],
+    /// `at_k[i * n_stats + stat]`: the running sum at rank min(ks[i], n).
+    at_k: Vec<f64>,
+    whole: Vec<f64>,
+    /// Scratch: the running sums, and the weights by rank.
+    sums: Vec<f64>,
+    weights: Vec<Vec<f64>>,
+}
+
+impl GroupResult {
+    fn new(n_ks: usize, n_stats: usize) -> GroupResult {
+        GroupResult {
+            n: 0,
+            hits_at_r: 0.0,
+            at_k: vec![0.0; n_ks * n_stats],
+            whole: vec![0.0; n_stats],
+            sums: vec![0.0; n_stats],
+            weights: Vec::new(),
+        }
+    }
+}
+
+/// Where the running sums are read: each cut-off, and R (hits within the first R ranks).
+struct Recorder<'a> {
+    ks: &'a [usize],
+    next_k: usize,
+    r_cut: usize,
+    n_stats: usize,
+}
+
+impl Recorder<'_> {
+    #[inline]
+    fn record(&mut self, rank: usize, sums: &[f64], hits: f64, out_at_k: &mut [f64], hits_at_r: &mut f64) {
+        while self.next_k < self.ks.len() && self.ks[self.next_k] == rank {
+            let at = self.next_k * self.n_stats;
+            out_at_k[at..at + self.n_stats].copy_from_slice(sums);
+            self.next_k += 1;
+        }
+        if rank == self.r_cut {
+            *hits_at_r = hits;
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -295,120 +476,144 @@ impl Reader<'_> {
         let config = self.config;
         let n = ranked.len();
         let limit = if self.limit_whole { n } else { n.min(self.k_max) };
-        let mut sums = [0.0f64; N_STATS];
-        let mut next_k = 0usize;
+        let n_stats = self.terms.n_stats;
+        let mut sums = std::mem::take(&mut out.sums);
+        sums.iter_mut().for_each(|s| *s = 0.0);
+        let mut weights = std::mem::take(&mut out.weights);
+        self.terms.extend(&mut weights, limit);
         let r_cut = if n_relevant > 0.0 { n_relevant as usize } else { 0 };
+        let mut recorder = Recorder { ks: &self.ks, next_k: 0, r_cut, n_stats };
         out.n = n;
         out.hits_at_r = 0.0;
-        let record = |rank: usize, sums: &[f64; N_STATS], next_k: &mut usize, out: &mut GroupResult| {
-            while *next_k < self.ks.len() && self.ks[*next_k] == rank {
-                out.at_k[*next_k] = *sums;
-                *next_k += 1;
-            }
-            if rank == r_cut {
-                out.hits_at_r = sums[Stat::Hits as usize];
-            }
-        };
-        if config.ties == Ties::Expected {
-            self.expected(ranked, limit, &mut sums, &mut |rank, sums| record(rank, sums, &mut next_k, out));
+        let hits = if config.ties == Ties::Expected {
+            self.expected(ranked, limit, &mut sums, &weights, &mut recorder, out)
         } else {
-            let mut hits = 0i64;
-            let mut log_go_on_sum = 0.0f64;
-            let mut nonrelevant_so_far = 0i64;
-            let mut bpref_sum = 0.0f64;
-            let mut bpref_best: Option<f64> = None;
-            for (index, candidate) in ranked[..limit].iter().enumerate() {
-                let rank = index + 1;
-                let grade = effective_grade(candidate.grade, config);
-                let relevant = grade >= config.threshold;
-                let judged = candidate.judged();
-                if relevant {
-                    hits += 1;
-                    sums[Stat::Hits as usize] += 1.0;
-                    sums[Stat::PrecisionSum as usize] += hits as f64 / rank as f64;
-                    if hits == 1 {
-                        sums[Stat::ReciprocalRank as usize] += 1.0 / rank as f64;
-                        sums[Stat::FirstHit as usize] += 1.0;
-                    }
-                }
-                if self.needed[Stat::Dcg as usize] {
-                    let gain = gain_of(grade, config);
-                    if gain != 0.0 {
-                        sums[Stat::Dcg as usize] += gain / discount(rank);
-                    }
-                }
-                if judged && self.needed[Stat::JudgedCount as usize] {
-                    sums[Stat::JudgedCount as usize] += 1.0;
-                }
-                if self.needed[Stat::Rbp as usize] && relevant {
-                    sums[Stat::Rbp as usize] += rbp_weight(rank, config);
-                }
-                if self.needed[Stat::RbpJudged as usize] && judged {
-                    sums[Stat::RbpJudged as usize] += rbp_weight(rank, config);
-                }
-                if self.needed[Stat::Err as usize] {
-                    let stop = err_stop(grade, config);
-                    if stop != 0.0 {
-                        // As the reference: the running sum of log(1 - stop) up to this row,
-                        // minus this row's.
-                        let log_go_on = (1.0 - stop).ln();
-                        log_go_on_sum += log_go_on;
-                        sums[Stat::Err as usize] += stop * (log_go_on_sum - log_go_on).exp() / rank as f64;
-                    }
-                }
-                if self.needed[Stat::Bpref as usize] {
-                    if judged && !relevant {
-                        nonrelevant_so_far += 1;
-                    }
-                    // As the reference: the term of every row it keeps (judged rows, the first
-                    // row, graded rows), whose largest running sum it reads, skipping NaN.
-                    if judged || rank == 1 || grade > 0.0 {
-                        let preserved = if nonrelevant_so_far > 0 {
-                            let before = nonrelevant_so_far as f64;
-                            1.0 - before.min(n_relevant) / n_nonrelevant.min(n_relevant)
-                        } else {
-                            1.0
-                        };
-                        let both = f64::from(u8::from(relevant && judged));
-                        bpref_sum += both * preserved;
-                        if !bpref_sum.is_nan() {
-                            bpref_best = Some(bpref_best.map_or(bpref_sum, |b: f64| b.max(bpref_sum)));
-                        }
-                    }
-                }
-                record(rank, &sums, &mut next_k, out);
-            }
-            if self.needed[Stat::Bpref as usize] {
-                sums[Stat::Bpref as usize] = if limit == 0 { 0.0 } else { bpref_best.unwrap_or(f64::NAN) };
-            }
-        }
+            self.deterministic(ranked, limit, n_relevant, n_nonrelevant, &mut sums, &weights, &mut recorder, out)
+        };
         // Cut-offs past the list read its last running sums.
-        while next_k < self.ks.len() {
-            out.at_k[next_k] = sums;
-            next_k += 1;
+        while recorder.next_k < self.ks.len() {
+            let at = recorder.next_k * n_stats;
+            out.at_k[at..at + n_stats].copy_from_slice(&sums);
+            recorder.next_k += 1;
         }
         if r_cut > limit {
-            out.hits_at_r = sums[Stat::Hits as usize];
+            out.hits_at_r = hits;
         }
-        out.whole = sums;
+        out.whole.copy_from_slice(&sums);
+        out.sums = sums;
+        out.weights = weights;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn deterministic(
+        &self,
+        ranked: &[Candidate],
+        limit: usize,
+        n_relevant: f64,
+        n_nonrelevant: f64,
+        sums: &mut [f64],
+        weights: &[Vec<f64>],
+        recorder: &mut Recorder<'_>,
+        out: &mut GroupResult,
+    ) -> f64 {
+        let config = self.config;
+        let terms = &self.terms;
+        let mut hits = 0i64;
+        let mut log_go_on_sum = 0.0f64;
+        let mut nonrelevant_so_far = 0i64;
+        let mut bpref_sum = 0.0f64;
+        let mut bpref_best: Option<f64> = None;
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
+        for (index, candidate) in ranked[..limit].iter().enumerate() {
+            let rank = index + 1;
+            let grade = effective_grade(candidate.grade, config);
+            let relevant = grade >= config.threshold;
+            let judged = candidate.judged();
+            if relevant {
+                hits += 1;
+            }
+            if !terms.pieces.is_empty() {
+                labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
+                labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
+                labels[Label::Judged as usize] = f64::from(u8::from(judged));
+                if terms.labels[Label::Grade as usize] {
+                    labels[Label::Grade as usize] = grade_label(grade);
+                }
+                if terms.labels[Label::Gain as usize] {
+                    labels[Label::Gain as usize] = gain_of(grade, config);
+                }
+                if terms.labels[Label::RbpGain as usize] {
+                    labels[Label::RbpGain as usize] = rbp_label(grade, config);
+                }
+                terms.add(sums, &labels, rank, weights);
+            }
+            if let Some(slot) = terms.precision {
+                if relevant {
+                    sums[slot] += hits as f64 / rank as f64;
+                }
+            }
+            if let Some(slot) = terms.err {
+                let stop = err_stop(grade, config);
+                if stop != 0.0 {
+                    // As the reference: the running sum of log(1 - stop) up to this row,
+                    // minus this row's.
+                    let log_go_on = (1.0 - stop).ln();
+                    log_go_on_sum += log_go_on;
+                    sums[slot] += stop * (log_go_on_sum - log_go_on).exp() / rank as f64;
+                }
+            }
+            if terms.bpref.is_some() {
+                if judged && !relevant {
+                    nonrelevant_so_far += 1;
+                }
+                // As the reference: the term of every row it keeps (judged rows, the first
+                // row, rows that may add), whose largest running sum it reads, skipping NaN.
+                if judged || rank == 1 || grade > 0.0 || config.may_add.contains(&grade) {
+                    let preserved = if nonrelevant_so_far > 0 {
+                        let before = nonrelevant_so_far as f64;
+                        1.0 - before.min(n_relevant) / n_nonrelevant.min(n_relevant)
+                    } else {
+                        1.0
+                    };
+                    let both = f64::from(u8::from(relevant && judged));
+                    bpref_sum += both * preserved;
+                    if !bpref_sum.is_nan() {
+                        bpref_best = Some(bpref_best.map_or(bpref_sum, |b: f64| b.max(bpref_sum)));
+                    }
+                }
+            }
+            recorder.record(rank, sums, hits as f64, &mut out.at_k, &mut out.hits_at_r);
+        }
+        if let Some(slot) = terms.bpref {
+            sums[slot] = if limit == 0 { 0.0 } else { bpref_best.unwrap_or(f64::NAN) };
+        }
+        hits as f64
     }
 
     /// Expectations over every ordering of each tie block (McSherry & Najork 2008), as
-    /// `ranking._expected_terms` and `ranking._judgement_terms` define them.
+    /// `polars_rankk/core/rows.py` defines them: each label's block mean, and the chance
+    /// that the group's first relevant item sits at the row.
     fn expected(
         &self,
         ranked: &[Candidate],
         limit: usize,
-        sums: &mut [f64; N_STATS],
-        record: &mut dyn FnMut(usize, &[f64; N_STATS]),
-    ) {
+        sums: &mut [f64],
+        weights: &[Vec<f64>],
+        recorder: &mut Recorder<'_>,
+        out: &mut GroupResult,
+    ) -> f64 {
         let config = self.config;
+        let terms = &self.terms;
         let n = ranked.len();
         let mut start = 0usize;
         let mut hits_before = 0usize;
+        let mut expected_hits = 0.0f64;
         // Running sums over the whole group, read at block ends, as the reference does.
-        let mut gain_so_far = 0.0f64;
+        let mut so_far = [0.0f64; N_LABELS];
         let mut log_miss_so_far = 0.0f64;
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
         while start < limit {
             let mut end = start + 1;
             while end < n && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
@@ -418,20 +623,38 @@ impl Reader<'_> {
             let m = block.len() as f64;
             let mut r = 0usize;
             let mut judged = 0usize;
-            let mut first_gain_so_far = 0.0f64;
+            // Float labels: running sums read at the block's first and last rows.
+            let mut first_so_far = [0.0f64; N_LABELS];
+            let mut first_value = [0.0f64; N_LABELS];
             for (index, candidate) in block.iter().enumerate() {
                 let grade = effective_grade(candidate.grade, config);
                 r += usize::from(grade >= config.threshold);
                 judged += usize::from(candidate.judged());
-                let gain = gain_of(grade, config);
-                gain_so_far += gain;
-                if index == 0 {
-                    first_gain_so_far = gain_so_far;
+                let values = [
+                    (Label::Gain, gain_of(grade, config)),
+                    (Label::Grade, grade_label(grade)),
+                    (Label::RbpGain, rbp_label(grade, config)),
+                ];
+                for (label, value) in values {
+                    let l = label as usize;
+                    so_far[l] += value;
+                    if index == 0 {
+                        first_so_far[l] = so_far[l];
+                        first_value[l] = value;
+                    }
                 }
             }
-            let first_gain = gain_of(effective_grade(block[0].grade, config), config);
-            let block_gain = gain_so_far - (first_gain_so_far - first_gain);
+            let block_total = |l: Label| {
+                let l = l as usize;
+                so_far[l] - (first_so_far[l] - first_value[l])
+            };
             let rf = r as f64;
+            labels[Label::Relevant as usize] = rf / m;
+            labels[Label::Judged as usize] = judged as f64 / m;
+            labels[Label::Gain as usize] = block_total(Label::Gain) / m;
+            labels[Label::Grade as usize] = block_total(Label::Grade) / m;
+            labels[Label::RbpGain as usize] =
+                if config.rbp_graded { block_total(Label::RbpGain) / m } else { rf / m };
             let hb = hits_before as f64;
             let mut log_before_block = 0.0f64;
             for t in 1..=block.len() {
@@ -453,26 +676,19 @@ impl Reader<'_> {
                 };
                 let p_relevant = rf / m;
                 let others = if block.len() > 1 { (tf - 1.0) * (rf - 1.0) / (m - 1.0) } else { 0.0 };
-                let p_first = if hits_before == 0 { none_before * rf / (m - tf + 1.0) } else { 0.0 };
-                let rank_f = rank as f64;
-                sums[Stat::Hits as usize] += p_relevant;
-                sums[Stat::Dcg as usize] += block_gain / m / discount(rank);
-                sums[Stat::PrecisionSum as usize] += p_relevant * (hb + 1.0 + others) / rank_f;
-                sums[Stat::ReciprocalRank as usize] += p_first / rank_f;
-                sums[Stat::FirstHit as usize] += p_first;
-                let judged_share = judged as f64 / m;
-                sums[Stat::JudgedCount as usize] += judged_share;
-                if self.needed[Stat::Rbp as usize] {
-                    sums[Stat::Rbp as usize] += p_relevant * rbp_weight(rank, config);
+                labels[Label::FirstRelevant as usize] =
+                    if hits_before == 0 { none_before * rf / (m - tf + 1.0) } else { 0.0 };
+                terms.add(sums, &labels, rank, weights);
+                expected_hits += p_relevant;
+                if let Some(slot) = terms.precision {
+                    sums[slot] += p_relevant * (hb + 1.0 + others) / rank as f64;
                 }
-                if self.needed[Stat::RbpJudged as usize] {
-                    sums[Stat::RbpJudged as usize] += judged_share * rbp_weight(rank, config);
-                }
-                record(rank, sums);
+                recorder.record(rank, sums, expected_hits, &mut out.at_k, &mut out.hits_at_r);
             }
             hits_before += r;
             start = end;
         }
+        expected_hits
     }
 }
 
@@ -525,7 +741,8 @@ fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         let mut nonrelevant_counts = inputs.n_nonrelevant.map(Column::floats);
         for id in &ids {
             let g = *id as usize;
-            let mut score = scores.next().unwrap_or(f64::NAN);
+            // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
+            let mut score = scores.next().unwrap_or(f64::NAN) + 0.0;
             let grade = grades.next().unwrap_or(f64::NAN);
             let item = items.next().unwrap_or(0);
             let row = rows.as_mut().map_or(0, |r| r.next().unwrap_or(0));
@@ -547,8 +764,17 @@ fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
                 Judged::Unused | Judged::All => true,
                 Judged::Grade => !grade.is_nan(),
                 Judged::Column => flag != 0.0 && !flag.is_nan(),
+                // As the reference: a null grade is filled first, then compared.
+                Judged::NonNegative => {
+                    (if grade.is_nan() { config.unjudged_grade } else { grade }) >= 0.0
+                }
             };
-            if config.condense && !judged {
+            let condensed_away = match config.judged {
+                // Condensing a pre-labelled list keeps the grades >= 0 (a null is not one).
+                Judged::NonNegative => grade.is_nan() || grade < 0.0,
+                _ => !judged,
+            };
+            if config.condense && condensed_away {
                 continue;
             }
             let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
@@ -581,19 +807,14 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
         .collect();
     ks.sort_unstable();
     ks.dedup();
-    let mut needed = [false; N_STATS];
-    for (_, output) in &config.outputs {
-        if let Output::At(stat, _) = output {
-            needed[*stat as usize] = true;
-        }
-    }
     let reader = Reader {
         config,
+        terms: Terms::new(config),
         ks: ks.clone(),
-        needed,
         limit_whole: config.whole_list(),
         k_max: config.k_max(),
     };
+    let n_stats = config.stats.len();
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
@@ -613,12 +834,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
                 let mut keys_scratch: Vec<u64> = Vec::new();
-                let mut result = GroupResult {
-                    n: 0,
-                    hits_at_r: 0.0,
-                    at_k: vec![[0.0; N_STATS]; ks.len()],
-                    whole: [0.0; N_STATS],
-                };
+                let mut result = GroupResult::new(ks.len(), n_stats);
                 let base = offsets[first];
                 for local in 0..count {
                     let g = first + local;
@@ -634,10 +850,10 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                             Output::Key(_) => 0.0,
                             Output::NCandidates => result.n as f64,
                             Output::HitsAtR => result.hits_at_r,
-                            Output::At(stat, 0) => result.whole[*stat as usize],
+                            Output::At(stat, 0) => result.whole[*stat],
                             Output::At(stat, k) => {
                                 let i = ks.binary_search(k).unwrap_or(0);
-                                result.at_k[i][*stat as usize]
+                                result.at_k[i * n_stats + *stat]
                             }
                         };
                     }
@@ -654,22 +870,65 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     Groups { keys: group_keys, values }
 }
 
-/// The ranked rows with a positive grade at rank <= `k_max`, group by group.
-pub struct Graded {
+/// Each ranked row's own terms (not cumulated) within the first `k_max` ranks, for the rows
+/// where some term is not zero, group by group.
+pub struct TermRows {
     /// `keys[j][g]`: as `Groups::keys`.
     pub keys: Vec<Vec<u64>>,
-    /// (group, rank, grade) in group order, then rank order.
-    pub rows: Vec<(u32, u32, f64)>,
+    /// (group, rank) of each row, in group order, then rank order.
+    pub rows: Vec<(u32, u32)>,
+    /// `values[row * n_stats + stat]`: the row's value of each configured term.
+    pub values: Vec<f64>,
 }
 
-/// Rank every group and keep its graded rows within the first `k_max` ranks (the K-curves'
-/// sums over ranks read them).
-pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
+impl Reader<'_> {
+    /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
+    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, out: &mut (Vec<(u32, u32)>, Vec<f64>)) {
+        let config = self.config;
+        let terms = &self.terms;
+        let limit = ranked.len().min(self.k_max);
+        terms.extend(weights, limit);
+        let mut hits = 0i64;
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
+        let mut values = vec![0.0f64; terms.n_stats];
+        for (index, candidate) in ranked[..limit].iter().enumerate() {
+            let rank = index + 1;
+            let grade = effective_grade(candidate.grade, config);
+            let relevant = grade >= config.threshold;
+            if relevant {
+                hits += 1;
+            }
+            labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
+            labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
+            labels[Label::Judged as usize] = f64::from(u8::from(candidate.judged()));
+            labels[Label::Grade as usize] = grade_label(grade);
+            labels[Label::Gain as usize] = gain_of(grade, config);
+            labels[Label::RbpGain as usize] = rbp_label(grade, config);
+            values.iter_mut().for_each(|v| *v = 0.0);
+            terms.add(&mut values, &labels, rank, weights);
+            if let Some(slot) = terms.precision {
+                if relevant {
+                    values[slot] = hits as f64 / rank as f64;
+                }
+            }
+            if values.iter().any(|v| *v != 0.0) {
+                out.0.push((g, rank as u32));
+                out.1.extend_from_slice(&values);
+            }
+        }
+    }
+}
+
+/// Rank every group and return each row's own terms within the first `k_max` ranks (the
+/// K-curves' sums over ranks read them).
+pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
     let Grouped { keys, offsets, ends, mut candidates, .. } = grouped(config, inputs);
     let n_groups = keys[0].len();
     let (threads, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
-    let mut found: Vec<Vec<(u32, u32, f64)>> = Vec::new();
+    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, k_max };
+    let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
     std::thread::scope(|scope| {
         let mut rest: &mut [Candidate] = &mut candidates;
         let mut consumed = 0usize;
@@ -680,27 +939,29 @@ pub fn graded(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> Graded {
             let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
             rest = others;
             consumed = offsets[last];
-            let (items, offsets, ends) = (&items, &offsets, &ends);
+            let (items, offsets, ends, reader) = (&items, &offsets, &ends, &reader);
             handles.push(scope.spawn(move || {
-                let mut rows = Vec::new();
+                let mut out = (Vec::new(), Vec::new());
                 let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut weights: Vec<Vec<f64>> = Vec::new();
                 let base = offsets[first];
                 for g in first..last {
                     let group = &mut mine[offsets[g] - base..ends[g] - base];
                     let len = rank_group(config, items, group, &mut keys_scratch);
-                    for (index, candidate) in group[..len.min(k_max)].iter().enumerate() {
-                        let grade = effective_grade(candidate.grade, config);
-                        if grade > 0.0 {
-                            rows.push((g as u32, (index + 1) as u32, grade));
-                        }
-                    }
+                    reader.row_terms(g as u32, &group[..len], &mut weights, &mut out);
                 }
-                rows
+                out
             }));
         }
         found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
     });
-    Graded { keys, rows: found.into_iter().flatten().collect() }
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for (r, v) in found {
+        rows.extend(r);
+        values.extend(v);
+    }
+    TermRows { keys, rows, values }
 }
 
 /// The item's identity as a number: its value, or a hash of its bytes (equal numbers are

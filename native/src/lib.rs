@@ -5,8 +5,11 @@
 //! unsafe code); `columns` gives safe views of the inputs; `kernel` computes; `config` reads
 //! what Python asks for.
 
+#![deny(unsafe_code)]
+
 pub mod columns;
 pub mod config;
+#[allow(unsafe_code)]
 mod ffi;
 pub mod kernel;
 pub mod plugin;

@@ -191,7 +191,8 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         .collect())
 }
 
-/// `graded_rows`' fields: the keys (the configured key outputs), `rank` and `grade`.
+/// `graded_rows`' fields: the keys (the configured key outputs), `rank`, and each
+/// configured term (by its name).
 pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let (config, _) = configuration(kwargs)?;
     if inputs.len() != config.n_inputs() {
@@ -210,23 +211,25 @@ pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
         })
         .collect();
     fields.push(("rank".to_string(), "l".to_string()));
-    fields.push(("grade".to_string(), "g".to_string()));
+    for (name, _) in &config.stats {
+        fields.push((name.clone(), "g".to_string()));
+    }
     Ok(fields)
 }
 
-/// `graded_rows`: each ranked candidate with a positive grade within the first K_max ranks
-/// (K_max: `k_max=` of the configuration).
+/// `graded_rows`: each ranked candidate within the first K_max ranks (the largest cut-off of
+/// the configured outputs) where some configured term is not zero, with those terms.
 pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let (config, score_name) = configuration(kwargs)?;
     let inputs = read_inputs(&config, &score_name, columns)?;
-    let graded = kernel::graded(&config, &inputs, config.k_max());
+    let found = kernel::term_rows(&config, &inputs, config.k_max());
     let mut out: Vec<OutColumn> = config
         .outputs
         .iter()
         .filter_map(|(name, output)| match output {
             Output::Key(i) => {
                 let handles: Vec<u64> =
-                    graded.rows.iter().map(|(g, _, _)| graded.keys[*i][*g as usize]).collect();
+                    found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
                 Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
             }
             _ => None,
@@ -234,11 +237,14 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
         .collect();
     out.push(OutColumn {
         name: "rank".to_string(),
-        data: OutData::I64(graded.rows.iter().map(|(_, rank, _)| i64::from(*rank)).collect()),
+        data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
     });
-    out.push(OutColumn {
-        name: "grade".to_string(),
-        data: OutData::F64(graded.rows.iter().map(|(_, _, grade)| *grade).collect()),
-    });
+    let n_stats = config.stats.len();
+    for (slot, (name, _)) in config.stats.iter().enumerate() {
+        out.push(OutColumn {
+            name: name.clone(),
+            data: OutData::F64((0..found.rows.len()).map(|r| found.values[r * n_stats + slot]).collect()),
+        });
+    }
     Ok(out)
 }

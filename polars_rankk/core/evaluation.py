@@ -13,7 +13,16 @@ import polars as pl
 
 from polars_rankk.core import aggregate
 from polars_rankk.core.catalogue import Exposures
-from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.columns import (
+    DCG,
+    FIRST_HIT,
+    HAS_CANDIDATES,
+    HITS,
+    N_CANDIDATES,
+    N_RELEVANT,
+    PRECISION_SUM,
+    RECIPROCAL_RANK,
+)
 from polars_rankk.core.dialects import written_name
 from polars_rankk.core.inputs import Spec, to_lazy
 from polars_rankk.core.names import NameStyle, parse_metric_name
@@ -492,44 +501,40 @@ class Evaluation:
         kept, wide = views_of(all_groups, spec)
         return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
 
-    def ranking_rows(self) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+    def ranking_rows(
+        self, columns: tuple[str, ...] = (HITS, FIRST_HIT, DCG, PRECISION_SUM, RECIPROCAL_RANK)
+    ) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
         """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
 
-        Returns ``(graded, ideal)``: ``graded`` holds one row per candidate with a positive
-        grade at rank <= max K (group keys, ``rank``, ``grade``); ``ideal`` one row per judged
-        truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
+        Returns ``(terms, ideal)``: ``terms`` holds one row per ranked candidate at rank <= max
+        K where a per-rank term of `columns` is not zero (group keys, ``rank``, and each term's
+        own value under its column's name: what `evaluate` cumulates, from the same ranking
+        pass and term declarations, on the kernel when it ran there); ``ideal`` one row per
+        judged truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
         ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
         more than these rows (``ties="expected"``, or an ``n_relevant`` column), and for one
         system of several (`by_system`: its rows would be ranked again). Rows of
         groups the policy dropped are included: join with ``groups`` to leave them out.
         """
-        from polars_rankk.core.columns import GRADE, RANK
+        from polars_rankk.core.columns import GRADE
         from polars_rankk.core.ranking import gain_of
 
         spec = self._spec
-        if spec.policy.ties == "expected" or spec.n_relevant is not None or self._sliced:
+        prepared = self._prepared
+        if (
+            spec.policy.ties == "expected"
+            or spec.n_relevant is not None
+            or self._sliced
+            or prepared.term_rows is None
+            or prepared.judged is None
+        ):
             return None
         keys = list(spec.keys)
-        ranked = self._prepared.ranked.filter(pl.col(RANK) <= spec.k_max)
-        truth = self._prepared.truth
-        if spec.policy.pool == "restrict" and spec.truth is not None:
-            pool = self._prepared.ranked.select(*keys, spec.item).unique()
-            truth = truth.join(pool, on=[*keys, spec.item], how="semi")
-        positive = truth.filter(pl.col(GRADE) > 0)
-        if self._prepared.graded is not None:
-            graded = self._prepared.graded  # ranked by the native kernel
-        else:
-            if GRADE not in ranked.collect_schema():
-                ranked = ranked.join(positive, on=[*keys, spec.item], how="inner")
-            graded = ranked.filter(pl.col(GRADE) > 0).select(
-                *keys, pl.col(RANK).cast(pl.Int64).alias("rank"), pl.col(GRADE).alias("grade")
-            )
         gain = gain_of(pl.col(GRADE), spec.policy)
         ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
-        ideal = truth.select(*keys, gain.alias("gain"), ideal_rank.alias("rank")).filter(
-            (pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max)
-        )
-        return graded, ideal
+        ideal = prepared.judged.select(*keys, gain.alias("gain"), ideal_rank.alias("rank"))
+        ideal = ideal.filter((pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max))
+        return prepared.term_rows(columns), ideal
 
     def __repr__(self) -> str:
         """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""

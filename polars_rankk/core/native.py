@@ -17,71 +17,53 @@ from pathlib import Path
 import polars as pl
 
 from polars_rankk.core.columns import (
-    BPREF,
-    DCG,
-    ERR,
-    FIRST_HIT,
     GRADE,
-    HITS,
     HITS_AT_R,
     IS_JUDGED,
-    JUDGED,
     N_CANDIDATES,
     N_NONRELEVANT,
     N_RELEVANT,
-    PRECISION_SUM,
-    RBP,
-    RBP_JUDGED,
-    RECIPROCAL_RANK,
     ROW,
     SCORE,
     stat_column,
 )
 from polars_rankk.core.inputs import Spec
-from polars_rankk.core.terms import TermNeeds
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.ranking import mapped_below_one, unjudged_grade
+from polars_rankk.core.terms import TERMS, Term, TermNeeds
 
 #: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
 SWITCH = "POLARS_RANKK_NATIVE"
 #: A kernel library to load instead of the installed one (a development build).
 LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 
-#: The kernel's name for each cumulated statistic it computes.
-KERNEL_STATS = {
-    HITS: "hits",
-    DCG: "dcg",
-    PRECISION_SUM: "precision_sum",
-    RECIPROCAL_RANK: "reciprocal_rank",
-    FIRST_HIT: "first_hit",
-    JUDGED: "judged",
-    ERR: "err",
-    RBP: "rbp",
-    RBP_JUDGED: "rbp_judged",
-    BPREF: "bpref",
-}
+#: Policy fields applied in Polars around the kernel's sums (to the truth before it, or to
+#: the per-group values after it); every other field is sent to the kernel (`policy_lines`),
+#: and a test holds the two together equal to `Policy`'s fields.
+APPLIED_IN_POLARS = frozenset(
+    {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
+)
 
-#: The policy fields the kernel implements, with the choices it knows (None: any number).
-KNOWN_POLICY: dict[str, frozenset[object] | None] = {
-    "short_lists": None,  # applied after the sums, in Polars
-    "ap_denominator": None,
-    "empty_truth": None,
-    "missing_groups": None,
-    "pool": None,  # applied to the truth, in Polars
-    "duplicates": frozenset({"first", "keep", "error"}),
-    "ties": frozenset(
-        {"trec_eval", "item_asc", "input_order", "pessimistic", "optimistic", "expected"}
-    ),
-    "relevance_threshold": None,
-    "gain": frozenset({"linear", "exponential", "binary"}),
-    "invalid_scores": frozenset({"error", "drop", "lowest"}),
-    "unjudged": frozenset({"keep", "condense"}),
-    "rbp_persistence": None,
-    "err_max_grade": None,
-    "f_beta": None,  # a formula's parameter, applied after the sums
-    "negative_grades": frozenset({"nonrelevant"}),
-    "gains": frozenset({None}),
-    "rbp_grades": frozenset({"binary"}),
-    "nonrelevant_gain": frozenset({"grade"}),
-}
+
+def computes(term: Term) -> bool:
+    """Whether the kernel computes `term`: declared as data, or one it knows by name."""
+    return term.linear is not None or term.kernel is not None
+
+
+def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:
+    """The ``linear=`` declarations of the linear terms among `columns`, under `policy`."""
+    lines = []
+    for column in columns:
+        term = TERMS[column]
+        if term.linear is not None:
+            lines.append(f"linear={term.name}\t{term.linear(policy).kernel_text()}")
+    return lines
+
+
+def _kernel_name(column: str) -> str:
+    term = TERMS[column]
+    return term.kernel or term.name
+
 
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 _PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
@@ -126,7 +108,7 @@ def _load() -> Status:
             _call(
                 library,
                 [pl.col("g"), pl.col("i"), pl.col("s"), pl.col("r")],
-                "keys=integer\nitem=integer\noutput=hits\thits@1\n",
+                "keys=integer\nitem=integer\nlinear=hits\trelevant\noutput=hits\thits@1\n",
             )
         ).unnest(_SUMS)
         if sums["hits"].to_list() != [1.0]:
@@ -170,17 +152,11 @@ def _kind(dtype: pl.DataType) -> str | None:
     return None
 
 
-def unsupported(spec: Spec, by_k: list[str], whole_list: list[str]) -> str | None:
-    """Why the kernel cannot prepare `spec` (None: it can)."""
+def unsupported(spec: Spec) -> str | None:
+    """Why the kernel cannot prepare `spec` at all (None: it can, maybe for some terms only)."""
     state = status()
     if not state.loaded:
         return state.line()
-    for name, value in spec.policy.to_dict().items():
-        if name not in KNOWN_POLICY:
-            return f"native kernel: not used (it does not implement Policy.{name})"
-        choices = KNOWN_POLICY[name]
-        if choices is not None and value not in choices:
-            return f"native kernel: not used (it does not implement Policy.{name}={value!r})"
     schema = spec.candidates.collect_schema()
     for column in (*spec.keys, spec.item):
         if _kind(schema[column]) is None:
@@ -188,10 +164,46 @@ def unsupported(spec: Spec, by_k: list[str], whole_list: list[str]) -> str | Non
                 f"native kernel: not used (column {column!r} has dtype {schema[column]}, "
                 f"which it does not read)"
             )
-    unknown = [stat for stat in (*by_k, *whole_list) if stat not in KERNEL_STATS]
-    if unknown:
-        return f"native kernel: not used (it does not compute {', '.join(unknown)})"
     return None
+
+
+def policy_lines(policy: Policy) -> list[str]:
+    """The policy as the kernel reads it: every field not in `APPLIED_IN_POLARS`."""
+    gains = ",".join(f"{float(g)!r}:{float(v)!r}" for g, v in policy.gain_map().items())
+    return [
+        f"ties={policy.ties}",
+        f"duplicates={policy.duplicates}",
+        f"invalid_scores={policy.invalid_scores}",
+        f"relevance_threshold={float(policy.relevance_threshold)!r}",
+        f"gain={policy.gain}",
+        f"gains={gains}",
+        f"nonrelevant_gain={policy.nonrelevant_gain}",
+        f"rbp_grades={policy.rbp_grades}",
+        f"rbp_persistence={float(policy.rbp_persistence)!r}",
+        f"err_max_grade={float(policy.err_max_grade)!r}",
+        f"unjudged_grade={unjudged_grade(policy)!r}",
+        f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
+        # `unjudged` and `negative_grades` decide the judged flag and condensing (`_inputs`).
+    ]
+
+
+#: The policy fields `policy_lines` and `_inputs` send (the test's other half).
+SENT_TO_KERNEL = frozenset(
+    {
+        "ties",
+        "duplicates",
+        "invalid_scores",
+        "relevance_threshold",
+        "gain",
+        "gains",
+        "nonrelevant_gain",
+        "rbp_grades",
+        "rbp_persistence",
+        "err_max_grade",
+        "unjudged",
+        "negative_grades",
+    }
+)
 
 
 def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
@@ -227,9 +239,14 @@ def _inputs(
     frame = selected
     judged = "unused"
     positive_only = False
+    negative_unjudged = policy.negative_grades == "unjudged"
+    if negative_unjudged:
+        # trec_eval: a negative grade is no judgement (as `prepare._judged_grades`).
+        truth = truth.filter(pl.col(GRADE) >= 0)
+    condense = policy.unjudged == "condense" and (spec.truth is not None or negative_unjudged)
     arguments = [_as_kernel_input(key, schema[key]) for key in keys]
     arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
-    needs_judged = needs.judged or (policy.unjudged == "condense" and spec.truth is not None)
+    needs_judged = needs.judged or condense
     if not spec.labelled:
         # Every judged truth row (any grade); a null grade marks an unjudged candidate.
         frame = frame.join(truth, on=[*keys, spec.item], how="left")
@@ -245,7 +262,7 @@ def _inputs(
             judged = "column"
             arguments.append(pl.col(IS_JUDGED))
         elif needs_judged:
-            judged = "all"
+            judged = "nonnegative" if negative_unjudged else "all"
     if ROW in schema:
         arguments.append(pl.col(ROW).cast(pl.Int64))
     count_columns: list[str] = []
@@ -255,22 +272,22 @@ def _inputs(
             count_columns.append(N_NONRELEVANT)
         frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
         arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
+    labelled_alone = spec.labelled and spec.truth is None
+    mapped = bool(mapped_below_one(policy))
     lines = [
         f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
         f"item={_kind(schema[spec.item])}",
-        f"ties={policy.ties}",
-        f"duplicates={policy.duplicates}",
-        f"invalid_scores={policy.invalid_scores}",
-        f"condense={int(policy.unjudged == 'condense' and spec.truth is not None)}",
+        *policy_lines(policy),
+        f"condense={int(condense)}",
         f"judged={judged}",
         f"positive_only={int(positive_only)}",
-        f"relevance_threshold={float(policy.relevance_threshold)!r}",
-        f"gain={policy.gain}",
-        f"rbp_persistence={float(policy.rbp_persistence)!r}",
-        f"err_max_grade={float(policy.err_max_grade)!r}",
+        f"labelled={int(spec.labelled)}",
+        f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
+        f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
         f"row={int(ROW in schema)}",
         f"counts={len(count_columns)}",
         f"score_name={spec.score}",
+        *term_lines(needs.columns, policy),
         *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
     ]
     return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
@@ -303,9 +320,9 @@ def group_sums(
     outputs = [(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
         outputs.append((HITS_AT_R, "hits_at_r"))
-    outputs += [(stat, f"{KERNEL_STATS[stat]}@0") for stat in needs.whole_list]
+    outputs += [(stat, f"{_kernel_name(stat)}@0") for stat in needs.whole_list]
     outputs += [
-        (stat_column(stat, k), f"{KERNEL_STATS[stat]}@{k}") for k in spec.ks for stat in needs.by_k
+        (stat_column(stat, k), f"{_kernel_name(stat)}@{k}") for k in spec.ks for stat in needs.by_k
     ]
     lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
     call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")
@@ -314,12 +331,18 @@ def group_sums(
     return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
 
 
-def graded_rows(spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
-    """The ranked candidates with a positive grade at rank <= max K: keys, ``rank`` (Int64),
-    ``grade`` — what `Evaluation.ranking_rows` reads for sums over ranks."""
-    inputs = _inputs(spec, selected, truth, None, TermNeeds(columns=(), hits_at_r=False))
-    # The cut-off rides on one output the graded rows do not return.
-    lines = [*inputs.lines, f"output=_rk_cut\thits@{spec.k_max}"]
+def term_rows(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, columns: tuple[str, ...]
+) -> pl.LazyFrame:
+    """Each ranked row within max K where a term of `columns` is not zero: keys, ``rank``
+    (Int64) and each term's own value, under its column's name (`Prepared.term_rows`)."""
+    needs = TermNeeds(columns=columns)
+    inputs = _inputs(spec, selected, truth, None, needs)
+    # The cut-off and the terms ride on outputs the rows do not return.
+    lines = [
+        *inputs.lines,
+        *(f"output=_rk_cut{i}\t{_kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
+    ]
     call = pl.plugins.register_plugin_function(
         plugin_path=_library(),
         function_name="graded_rows",
@@ -330,9 +353,15 @@ def graded_rows(spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame) -> pl.L
     ).alias(_SUMS)
     rows = inputs.frame.select(call).unnest(_SUMS)
     return rows.with_columns(
-        pl.col(key).cast(inputs.key_schema[key])
-        for key in inputs.keys
-        if inputs.key_schema[key] != pl.String
+        *(
+            pl.col(key).cast(inputs.key_schema[key])
+            for key in inputs.keys
+            if inputs.key_schema[key] != pl.String
+        )
+    ).select(
+        *inputs.keys,
+        "rank",
+        *(pl.col(_kernel_name(column)).alias(column) for column in columns),
     )
 
 

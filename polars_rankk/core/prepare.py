@@ -12,6 +12,7 @@ on its own rows — never on row order, partitioning or the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -60,9 +61,13 @@ class Prepared:
     deduplicated: pl.LazyFrame | None = None
     #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
     path: str = "pure Polars"
-    #: On the kernel's path: the candidates with a positive grade at rank <= max K (keys,
-    #: ``rank``, ``grade``), ranked by the kernel, for sums over ranks.
-    graded: pl.LazyFrame | None = None
+    #: ``term_rows(columns)``: each ranked row within max K where a term of `columns` is not
+    #: zero (keys, ``rank``, each term's own value under its column's name), from the same
+    #: ranking and term declarations as `group_sums` (the kernel's when it computed them).
+    term_rows: Callable[[tuple[str, ...]], pl.LazyFrame] | None = None
+    #: The judged truth rows (keys, item, grade): the pool, negative grades and padding
+    #: applied as `group_sums` reads them.
+    judged: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -246,6 +251,119 @@ def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.La
     )
 
 
+def _ranked_chain(
+    spec: Spec, deduplicated: pl.LazyFrame, joined_truth: pl.LazyFrame
+) -> pl.LazyFrame:
+    """The de-duplicated candidates ranked under the tie policy (relevance-aware ties read
+    the joined grades)."""
+    chain = deduplicated
+    if spec.policy.ties in RELEVANCE_AWARE_TIES and not spec.labelled:
+        chain = chain.join(joined_truth, on=[*spec.keys, spec.item], how="left").with_columns(
+            pl.col(GRADE).fill_null(ranking.unjudged_grade(spec.policy))
+        )
+    return _ranked(chain, spec)
+
+
+@dataclass(frozen=True)
+class _PureSums:
+    """The pure-Polars per-group sums of a set of terms, from the ranked candidates."""
+
+    spec: Spec
+    ranked: pl.LazyFrame
+    judged: pl.LazyFrame
+    joined_truth: pl.LazyFrame
+    truth_stats: pl.LazyFrame
+
+    def sums(self, needs: TermNeeds) -> pl.LazyFrame:
+        """keys, n_candidates, [hits_at_r], whole-list terms and each term at every k."""
+        spec, keys = self.spec, list(self.spec.keys)
+        cut = not (needs.hits_at_r or needs.whole_list or spec.policy.ties == "expected")
+        chain = self._terms(needs, cut)
+        aggregations = [pl.col(N_CANDIDATES).max()]
+        if needs.hits_at_r:
+            aggregations.append(
+                pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
+                .then(pl.col(HITS))
+                .max()
+                .fill_null(0)
+                .cast(pl.Float64)
+                .alias(HITS_AT_R)
+            )
+        aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in needs.whole_list]
+        aggregations += [
+            ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
+            for k in spec.ks
+            for stat in needs.by_k
+        ]
+        return chain.group_by(keys).agg(aggregations)
+
+    def _terms(self, needs: TermNeeds, cut: bool) -> pl.LazyFrame:
+        """The ranked rows (cut at max K when `cut`) with each term and its running sum."""
+        spec, policy, keys = self.spec, self.spec.policy, list(self.spec.keys)
+        chain = self.ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
+        if cut:
+            chain = chain.filter(pl.col(RANK) <= spec.k_max)
+        chain = self._labelled(chain, needs)
+        counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
+        if "n_relevant" in needs.counts and not counts:
+            counts = [N_RELEVANT]
+        if counts:
+            chain = chain.join(self.truth_stats.select([*keys, *counts]), on=keys, how="left")
+            chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
+        # Each group keeps its first row, so that groups without a single hit still report
+        # their list length; rows that add nothing to a sparse term (ungraded, unjudged rows;
+        # under "expected", blocks without gain) are left out: their terms are exact zeros.
+        keep = None
+        if policy.ties != "expected" and needs.sparse:
+            keep = ranking.may_add(pl.col(GRADE), policy) | (pl.col(RANK) == 1)
+            if needs.judged:
+                keep = keep | pl.col(IS_JUDGED)
+        return _with_terms(chain, spec, needs, keep)
+
+    def rows(self, columns: tuple[str, ...]) -> pl.LazyFrame:
+        """Each ranked row within max K where a term of `columns` is not zero: keys,
+        ``rank`` and each term's own value (not cumulated), under its column's name."""
+        keys = list(self.spec.keys)
+        chain = self._terms(TermNeeds(columns=columns), cut=True)
+        values = [
+            pl.col(TERMS[column].row_column).cast(pl.Float64).alias(column) for column in columns
+        ]
+        return chain.select(*keys, pl.col(RANK).cast(pl.Int64).alias("rank"), *values).filter(
+            pl.any_horizontal(pl.col(column) != 0 for column in columns)
+        )
+
+    def _labelled(self, chain: pl.LazyFrame, needs: TermNeeds) -> pl.LazyFrame:
+        """The ranked rows with their grade (and judged flag, when a term reads it)."""
+        spec, policy, keys = self.spec, self.spec.policy, list(self.spec.keys)
+        if GRADE not in chain.collect_schema():
+            chain = chain.join(self.joined_truth, on=[*keys, spec.item], how="left")
+        chain = chain.with_columns(pl.col(GRADE).fill_null(ranking.unjudged_grade(policy)))
+        if needs.judged:
+            if spec.truth is None:
+                labelled_judged = (
+                    pl.col(GRADE) >= 0 if policy.negative_grades == "unjudged" else pl.lit(True)
+                )
+                chain = chain.with_columns(labelled_judged.alias(IS_JUDGED))
+            elif IS_JUDGED not in chain.collect_schema():
+                flags = self.judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
+                chain = chain.join(flags, on=[*keys, spec.item], how="left")
+            chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
+        if (
+            spec.truth is None
+            and policy.negative_grades == "unjudged"
+            and ranking.mapped_below_one(policy)
+        ):
+            # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
+            # row adds: no mapped gain.
+            chain = chain.with_columns(
+                pl.when(pl.col(GRADE) >= 0)
+                .then(pl.col(GRADE))
+                .otherwise(ranking.unjudged_grade(policy))
+                .alias(GRADE)
+            )
+        return chain
+
+
 def prepare_groups(spec: Spec) -> Prepared:
     """Build the lazy per-group table for `spec`: one pass over the candidates.
 
@@ -257,7 +375,6 @@ def prepare_groups(spec: Spec) -> Prepared:
     """
     policy = spec.policy
     keys = list(spec.keys)
-    relevance_aware = policy.ties in RELEVANCE_AWARE_TIES
     needs = term_needs(spec.metrics, policy)
     flags_judged = needs.judged
     whole_list = list(needs.whole_list)
@@ -307,84 +424,32 @@ def prepare_groups(spec: Spec) -> Prepared:
         extra = empty.join(universe.select(keys), on=keys, how="anti")
         universe = pl.concat([universe, extra], how="diagonal_relaxed")
 
-    chain = deduplicated
-    if relevance_aware and not spec.labelled:
-        chain = chain.join(joined_truth, on=[*keys, spec.item], how="left").with_columns(
-            pl.col(GRADE).fill_null(ranking.unjudged_grade(policy))
-        )
-    ranked = _ranked(chain, spec)
-    chain = ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
-    needs_whole_list = needs.hits_at_r or bool(whole_list) or policy.ties == "expected"
-    if not needs_whole_list:
-        chain = chain.filter(pl.col(RANK) <= spec.k_max)
-    if GRADE not in chain.collect_schema():
-        chain = chain.join(joined_truth, on=[*keys, spec.item], how="left")
-    chain = chain.with_columns(pl.col(GRADE).fill_null(ranking.unjudged_grade(policy)))
-    if flags_judged:
-        if spec.truth is None:
-            labelled_judged = (
-                pl.col(GRADE) >= 0 if policy.negative_grades == "unjudged" else pl.lit(True)
-            )
-            chain = chain.with_columns(labelled_judged.alias(IS_JUDGED))
-        elif IS_JUDGED not in chain.collect_schema():
-            flags = judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
-            chain = chain.join(flags, on=[*keys, spec.item], how="left")
-        chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
-    if (
-        spec.truth is None
-        and policy.negative_grades == "unjudged"
-        and ranking.mapped_below_one(policy)
-    ):
-        # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
-        # row adds: no mapped gain.
-        chain = chain.with_columns(
-            pl.when(pl.col(GRADE) >= 0)
-            .then(pl.col(GRADE))
-            .otherwise(ranking.unjudged_grade(policy))
-            .alias(GRADE)
-        )
-    counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
-    if "n_relevant" in needs.counts and not counts:
-        counts = [N_RELEVANT]
-    if counts:
-        chain = chain.join(truth_stats.select([*keys, *counts]), on=keys, how="left")
-        chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
-    # Each group keeps its first row, so that groups without a single hit still report
-    # their list length; rows that add nothing to a sparse term (ungraded, unjudged rows;
-    # under "expected", blocks without gain) are left out: their terms are exact zeros.
-    keep = None
-    if policy.ties != "expected" and needs.sparse:
-        keep = ranking.may_add(pl.col(GRADE), policy) | (pl.col(RANK) == 1)
-        if flags_judged:
-            keep = keep | pl.col(IS_JUDGED)
-    chain = _with_terms(chain, spec, needs, keep)
-
-    aggregations = [pl.col(N_CANDIDATES).max()]
-    if needs.hits_at_r:
-        aggregations.append(
-            pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
-            .then(pl.col(HITS))
-            .max()
-            .fill_null(0)
-            .cast(pl.Float64)
-            .alias(HITS_AT_R)
-        )
-    aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in whole_list]
-    aggregations += [
-        ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
-        for k in spec.ks
-        for stat in by_k
-    ]
-    per_group = chain.group_by(keys).agg(aggregations)
-    # The same per-group sums from the compiled kernel, when it is there and can do this.
-    path = native.unsupported(spec, by_k, whole_list)
-    graded = None
+    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats)
+    per_group = pure.sums(needs)
+    # The same per-group sums from the compiled kernel, when it is there: every term it
+    # computes; the others (a user's term that is not linear) from pure Polars, joined.
+    path = native.unsupported(spec)
+    term_rows = pure.rows
     if path is None:
+        on_kernel = tuple(column for column in needs.columns if native.computes(TERMS[column]))
+        rest = tuple(column for column in needs.columns if column not in on_kernel)
+        schema = per_group.collect_schema()
         path = native.status().line()
-        graded = native.graded_rows(spec, selected, truth)
-        per_group = native.group_sums(
-            spec, selected, truth, truth_stats, needs, per_group.collect_schema()
-        )
+
+        def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
+            return native.term_rows(spec, selected, truth, columns)
+
+        kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
+        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+        if rest:
+            names = ", ".join(TERMS[column].name for column in rest)
+            path += (
+                f"; the terms {names} in pure Polars (the kernel computes only terms "
+                "declared as labels times weights of the rank)"
+            )
+            extra = pure.sums(TermNeeds(columns=rest)).drop(N_CANDIDATES, HITS_AT_R, strict=False)
+            per_group = per_group.join(extra, on=keys, how="left")
 
     groups = universe.join(per_group, on=keys, how="left")
     kernel = path.startswith("native kernel: loaded")
@@ -425,5 +490,6 @@ def prepare_groups(spec: Spec) -> Prepared:
         candidates=candidates,
         deduplicated=before_condensing,
         path=path,
-        graded=graded,
+        term_rows=term_rows,
+        judged=judged,
     )

@@ -182,8 +182,10 @@ def tie_order(
     # under duplicates="keep"), so that both paths order such rows alike.
     last = _optional(row)
     if ties == "trec_eval":
-        # trec_eval: sim descending, then strcmp(docno) descending.
-        return [score, _required(item, "item").cast(pl.String), *last], True
+        # trec_eval: sim descending, then strcmp(docno) descending; copies of one item kept
+        # under duplicates="keep" in input order (the row negated: one flag for all keys).
+        item_text = _required(item, "item").cast(pl.String)
+        return [score, item_text, *(-r.cast(pl.Int64) for r in last)], True
     if ties == "input_order":
         return [-score, _required(row, "row")], False
     if ties in ("pessimistic", "optimistic"):

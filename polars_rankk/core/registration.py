@@ -18,7 +18,7 @@ import polars as pl
 from polars_rankk.core.columns import IDEAL_DCG, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.metrics import COLUMNS, GroupStats, cutoff
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.ranking import Sorted, mapped_below_one
+from polars_rankk.core.ranking import Sorted
 from polars_rankk.core.registry import (
     REGISTRY,
     Alias,
@@ -28,6 +28,7 @@ from polars_rankk.core.registry import (
     add_metric,
     remove_metric,
 )
+from polars_rankk.core.term_algebra import trace
 from polars_rankk.core.terms import RankedRows, Term, term_named
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -102,48 +103,6 @@ def _probe_sums(own: str, whole_list: bool, has_k: bool, formula: SumsFormula) -
     if not isinstance(result, pl.Expr):
         raise TypeError(f"a metric's formula must return a pl.Expr; got {type(result).__name__}")
     return sums.read
-
-
-class _UsersRows:
-    """The ranked rows as a registered metric reads them: every quantity of `RankedRows`, and
-    an unjudged row's grade as 0.
-
-    Under a `Policy.gains` map that gives a gain to a grade <= 0 the ranking carries an
-    unjudged row at grade -inf, so that the map (which trec_eval applies to judged grades
-    only) gives it no gain; a user's ``rows.grade`` must not see that -inf (0 × -inf is NaN).
-    ``rows.judged`` tells an unjudged row from a judged grade 0.
-    """
-
-    def __init__(self, rows: RankedRows) -> None:
-        self._rows = rows
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._rows, name)
-
-    @property
-    def grade(self) -> pl.Expr:
-        """The row's grade, 0 where unjudged (under ``ties="expected"``: its block's mean)."""
-        rows = self._rows
-        if not mapped_below_one(rows.policy):
-            return rows.grade
-        own = rows._grade
-        grade = pl.when(own == float("-inf")).then(0.0).otherwise(own)
-        if not rows.expected:
-            return grade
-        window, rank = rows.window, rows.window.rank
-        staged = window.stage({"_rk_users_grade_so_far": window.cumulative(grade)})
-        so_far = staged["_rk_users_grade_so_far"]
-        total = window.block_last(so_far) - window.block_first(so_far - grade)
-        return total / (window.block_last(rank) - window.block_first(rank) + 1)
-
-
-def _users_term(per_rank: Callable[[RankedRows], pl.Expr]) -> Callable[[RankedRows], pl.Expr]:
-    """`per_rank` reading the rows as `_UsersRows` shows them."""
-
-    def term(rows: RankedRows) -> pl.Expr:
-        return per_rank(_UsersRows(rows))  # type: ignore[arg-type]
-
-    return term
 
 
 def _probe_rows(per_rank: Callable[[RankedRows], pl.Expr]) -> RankedRows:
@@ -275,20 +234,32 @@ def register_metric(
         where = "built in" if existing.origin == "built-in" else f"by {existing.origin}"
         hint = "" if existing.origin == "built-in" else " or pass replace=True"
         raise ValueError(f"a metric called {name!r} is already registered ({where}){hint}")
-    per_rank = _users_term(per_rank)
-    rows = _probe_rows(per_rank)
     column = f"{INTERNAL_PREFIX}metric_{name}"
-    term = Term(
-        name=name,
-        column=column,
-        row_column=f"{INTERNAL_PREFIX}term_metric_{name}",
-        deterministic=per_rank,
-        expected=per_rank if expected_ties else None,
-        judged="judged" in rows.reads,
-        whole_list=not has_k,
-        counts=("n_relevant",) if "n_relevant" in rows.reads else (),
-        sparse=sparse,
-    )
+    row_column = f"{INTERNAL_PREFIX}term_metric_{name}"
+    declared = trace(per_rank)
+    if declared is not None:
+        # Labels times weights of the rank: a term as data, which the kernel computes too.
+        term = Term.of_linear(
+            name,
+            lambda policy: declared,
+            column=column,
+            row_column=row_column,
+            whole_list=not has_k,
+            expected=expected_ties,
+        )
+    else:
+        rows = _probe_rows(per_rank)
+        term = Term(
+            name=name,
+            column=column,
+            row_column=row_column,
+            deterministic=per_rank,
+            expected=per_rank if expected_ties else None,
+            judged="judged" in rows.reads,
+            whole_list=not has_k,
+            counts=("n_relevant",) if "n_relevant" in rows.reads else (),
+            sparse=sparse,
+        )
     user_formula: SumsFormula = formula if formula is not None else (lambda sums: sums.total)
     read = _probe_sums(column, not has_k, has_k, user_formula)
     micro_form = None

@@ -27,6 +27,11 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankk.core import Evaluation
+from polars_rankk.core.columns import DCG as DCG_TERM
+from polars_rankk.core.columns import FIRST_HIT as FIRST_HIT_TERM
+from polars_rankk.core.columns import HITS as HITS_TERM
+from polars_rankk.core.columns import PRECISION_SUM as PRECISION_TERM
+from polars_rankk.core.columns import RECIPROCAL_RANK as RECIPROCAL_TERM
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.ranking import discount
 from polars_rankk.core.registry import RANK_SUMMED_METRICS
@@ -40,6 +45,8 @@ _FIXED = 9
 #: The metrics these sums give (declared ``rank_summed`` in the registry); a curve of any
 #: other metric reads the per-group values.
 SUMMED_METRICS = RANK_SUMMED_METRICS
+#: The per-rank terms the sums read, per row, from the evaluation's own ranking pass.
+ROW_TERMS = (HITS_TERM, FIRST_HIT_TERM, DCG_TERM, PRECISION_TERM, RECIPROCAL_TERM)
 #: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
 RESAMPLE_BLOCK = 50
 
@@ -56,6 +63,7 @@ class RankSums:
     relevant_sizes: FloatArray  # R of each f1 column
     k_max: int
     short_lists: str
+    f_beta: float = 1.0
 
     @property
     def n_columns(self) -> int:
@@ -69,7 +77,7 @@ def sums_over_ranks(
 
     `groups` is the evaluation's groups table with the `strata` columns attached.
     """
-    rows = evaluation.ranking_rows()
+    rows = evaluation.ranking_rows(ROW_TERMS)
     if rows is None:
         return None
     graded, ideal = rows
@@ -85,7 +93,7 @@ def sums_over_ranks(
     policy = evaluation.policy
     k_max = max(evaluation.ks)
     nan_empty = policy.empty_truth == "nan"
-    threshold = policy.relevance_threshold
+    beta2 = float(policy.f_beta) ** 2
     sizes = group_table.select(
         "_g",
         pl.col("n_candidates").alias("n"),
@@ -98,14 +106,13 @@ def sums_over_ranks(
         .filter("valid")
         .sort("_g", "rank")
     )
-    relevant = (pl.col("grade") >= threshold).cast(pl.Int64)
-    rank_float = pl.col("rank").cast(pl.Float64)
-    rows_g = rows_g.with_columns(relevant.alias("hit"))
-    rows_g = rows_g.with_columns(pl.col("hit").cum_sum().over("_g").alias("so_far"))
+    # Each row's terms as `evaluate` computed them (one declaration, one ranking pass).
     rows_g = rows_g.with_columns(
-        ((pl.col("hit") == 1) & (pl.col("so_far") == 1)).alias("first"),
-        (pl.col("hit") * pl.col("so_far") / rank_float).alias("precision_term"),
-        (_gain(pl.col("grade"), policy) / discount(pl.col("rank"))).alias("dcg_term"),
+        pl.col(HITS_TERM).alias("hit"),
+        (pl.col(FIRST_HIT_TERM) > 0).alias("first"),
+        pl.col(PRECISION_TERM).alias("precision_term"),
+        pl.col(DCG_TERM).alias("dcg_term"),
+        pl.col(RECIPROCAL_TERM).alias("reciprocal_term"),
     )
     hits = rows_g.filter(pl.col("hit") == 1)
     r_float = pl.col("r").cast(pl.Float64)
@@ -133,7 +140,7 @@ def sums_over_ranks(
         event(hits, AP, rank, pl.col("precision_term") / r_float),
         event(hits, f1_column, rank, pl.lit(1.0)),
         event(first, HIT_RATE, rank, pl.lit(1.0)),
-        event(first, MRR, rank, 1.0 / rank_float),
+        event(first, MRR, rank, pl.col("reciprocal_term")),
     ]
     valid_groups = sizes.filter("valid")
     pieces.append(event(valid_groups, COUNT, pl.lit(1), pl.lit(1.0)))
@@ -143,7 +150,7 @@ def sums_over_ranks(
         (1.0 / r_float).sum().alias("recall"),
         (pl.col("precision_term") / r_float).sum().alias("ap"),
         pl.col("first").any().cast(pl.Float64).alias("hit_rate"),
-        (pl.col("first").cast(pl.Float64) / rank_float).sum().alias("mrr"),
+        pl.col("reciprocal_term").filter("first").sum().alias("mrr"),
     )
     short = valid_groups.join(totals, on="_g", how="left").fill_null(0.0)
     short = short.filter(pl.col("n") < k_max)
@@ -159,7 +166,12 @@ def sums_over_ranks(
         short = short.filter(pl.col("h") > 0)
         denominator = pl.col("n").cast(pl.Float64)
         pieces.append(event(short, PRECISION_TAIL, after, pl.col("h") / denominator))
-        pieces.append(event(short, F1_TAIL, after, 2.0 * pl.col("h") / (denominator + r_float)))
+        # F-beta of h hits in a list of n: (1 + b^2) h / (n + b^2 R).
+        pieces.append(
+            event(
+                short, F1_TAIL, after, (1.0 + beta2) * pl.col("h") / (denominator + beta2 * r_float)
+            )
+        )
     pieces.append(_ndcg_events(rows_g, ideal_rows, index, sizes, keys, k_max, skip))
     if policy.ap_denominator == "min_k_relevant":
         pieces = [p for p in pieces if not (p["c"] == AP).any()] + [
@@ -179,13 +191,8 @@ def sums_over_ranks(
         relevant_sizes=distinct_r.astype(np.float64),
         k_max=k_max,
         short_lists=policy.short_lists,
+        f_beta=float(policy.f_beta),
     )
-
-
-def _gain(grade: pl.Expr, policy: object) -> pl.Expr:
-    from polars_rankk.core.ranking import gain_of
-
-    return gain_of(grade, policy)  # type: ignore[arg-type]
 
 
 def _value_deltas(frame: pl.DataFrame, value: pl.Expr, column: int) -> pl.DataFrame:
@@ -279,7 +286,9 @@ def _transform(
     hits = sums[..., HITS, :]
     precision = hits / k + sums[..., PRECISION_TAIL, :]
     f1_by_r = sums[..., _FIXED:, :]
-    factor = 2.0 / (k[None, :] + sizes.relevant_sizes[:, None])
+    # F-beta at K of h hits, R relevant: (1 + b^2) h / (K + b^2 R).
+    beta2 = sizes.f_beta**2
+    factor = (1.0 + beta2) / (k[None, :] + beta2 * sizes.relevant_sizes[:, None])
     f1 = (f1_by_r * factor).sum(axis=-2) + sums[..., F1_TAIL, :]
     by_name = {
         "precision": precision,
