@@ -22,7 +22,6 @@ __all__ = [
     "dcg_at_k",
     "err_at_k",
     "f1_at_k",
-    "hit_rank_at_k",
     "hit_rate_at_k",
     "judged_at_k",
     "mrr_at_k",
@@ -513,87 +512,6 @@ def average_precision_at_k(
     """
     return metric_expression(
         "average_precision",
-        relevance,
-        by=by,
-        k=k,
-        item=item,
-        n_relevant=n_relevant,
-        policy=policy,
-        rank=rank,
-        unretrieved=unretrieved,
-    )
-
-
-def hit_rank_at_k(
-    relevance: IntoExprColumn,
-    *,
-    by: IntoExprColumn | None = None,
-    k: int,
-    item: IntoExprColumn | None = None,
-    n_relevant: IntoExprColumn | None = None,
-    policy: Policy | None = None,
-    rank: IntoExprColumn | None = None,
-    unretrieved: IntoExprColumn | None = None,
-) -> pl.Expr:
-    """HitRank@K of each group: rank of the first relevant item within K, K + 1 if none (lower is
-    better).
-
-    Reference: the rank of the first hit; its reciprocal is MRR@K.
-
-    An invalid score (``invalid_scores="error"``) or a repeated item
-    (``duplicates="error"``) makes the query raise, naming the column and the item.
-    A group without rows has no value (`evaluate` scores it 0 under
-    ``missing_groups="zero"``).
-
-    Parameters
-    ----------
-    relevance
-        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
-    by
-        Score; higher ranks first.
-    k
-        Cut-off.
-    item
-        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
-    n_relevant
-        R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
-    policy
-        `Policy` for ties, short lists, threshold, empty truth.
-    rank
-        Instead of `by`: a rank (1 = best); lower first.
-    unretrieved
-        The grades (a list, the same on every row of the group) of the group's judged items the
-        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
-        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
-        the truth does not know (no value).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
-    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
-    >>> df.group_by("user").agg(
-    ...     rk.hit_rank_at_k("rel", by="score", k=2, item="item")
-    ... ).sort("user")
-    shape: (2, 2)
-    ┌──────┬────────────┐
-    │ user ┆ hit_rank@2 │
-    │ ---  ┆ ---        │
-    │ i64  ┆ f64        │
-    ╞══════╪════════════╡
-    │ 1    ┆ 2.0        │
-    │ 2    ┆ 1.0        │
-    └──────┴────────────┘
-
-    See Also
-    --------
-    metric_expression : any registered metric by name.
-    evaluate : every metric at every K for candidate and truth tables.
-    """
-    return metric_expression(
-        "hit_rank",
         relevance,
         by=by,
         k=k,
@@ -1880,29 +1798,6 @@ class RankkExpr:
     ) -> pl.Expr:
         """See `polars_rankk.average_precision_at_k`."""
         return average_precision_at_k(
-            self._expr,
-            by=by,
-            k=k,
-            item=item,
-            n_relevant=n_relevant,
-            policy=policy,
-            rank=rank,
-            unretrieved=unretrieved,
-        )
-
-    def hit_rank_at_k(
-        self,
-        *,
-        by: IntoExprColumn | None = None,
-        k: int,
-        item: IntoExprColumn | None = None,
-        n_relevant: IntoExprColumn | None = None,
-        policy: Policy | None = None,
-        rank: IntoExprColumn | None = None,
-        unretrieved: IntoExprColumn | None = None,
-    ) -> pl.Expr:
-        """See `polars_rankk.hit_rank_at_k`."""
-        return hit_rank_at_k(
             self._expr,
             by=by,
             k=k,
