@@ -280,3 +280,36 @@ def test_a_registered_metric_reads_an_unjudged_grade_as_zero_under_a_gain_map(ti
         assert not any(math.isnan(v) or math.isinf(v) for v in values[False])
     finally:
         rk.unregister_metric("graded_hits")
+
+
+def test_the_metrics_page_mrr_example_gives_evaluates_mean() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    candidates = (
+        pl.read_parquet(data / "demo_candidates.parquet")
+        .filter(pl.col("system") == "two_tower")
+        .drop("system")
+    )
+    truth = pl.read_parquet(data / "demo_truth.parquet")
+    res = rk.evaluate(candidates, truth, k=10, metrics="mrr", group_by="user")
+    df = rk.label(candidates, truth, group_by="user")
+    assert isinstance(df, pl.DataFrame)
+    # The line of docs/metrics.md, per user.
+    per_user = (
+        df.with_columns(
+            pl.col("relevance")
+            .rankk.mrr_at_k(by="score", k=10, item="item", unretrieved="unretrieved")
+            .over("user")
+            .alias("mrr")
+        )
+        .group_by("user")
+        .agg(pl.col("mrr").first())
+    )
+    per_group = res.per_group
+    assert isinstance(per_group, pl.DataFrame)
+    both = per_group.join(per_user, on="user", how="left")
+    assert both.filter(pl.col("mrr") != pl.col("value")).height == 0
+    # The users the expression has no rows for are those without candidates, 0 in evaluate.
+    assert both.filter(pl.col("mrr").is_null())["value"].to_list() == [0.0] * 12
+    assert both["mrr"].fill_null(0.0).mean() == pytest.approx(res.summary()["value"].item())
