@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, METRICS, Evaluation
-from polars_rankk.core.display import Grid, summary_grid
+from polars_rankk.core.display import Grid, evaluation_grid, summary_grid
 from polars_rankk.core.display import to_latex as grid_latex
 from polars_rankk.core.display import to_markdown as grid_markdown
 
@@ -242,6 +242,14 @@ def grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None 
 
 
 def _grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None) -> Grid:
+    if isinstance(table, Evaluation) and table.system is not None:
+        # Several systems: one row each, as `{name: evaluation}` shows them.
+        grid = (
+            evaluation_grid(table.summary(), table.system)
+            if intervals is None
+            else _grid_of(table.by_system(), alpha, p_value, intervals)
+        )
+        return replace(grid, corner=table.system)
     if isinstance(table, Evaluation):
         return summary_grid(table.summary() if intervals is None else intervals.of(table))
     if isinstance(table, Mapping):

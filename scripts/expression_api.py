@@ -36,7 +36,9 @@ ARGUMENTS = (
         "n_relevant",
         "IntoExprColumn | None",
         "None",
-        "R_g of the group, when the rows do not hold every relevant item.",
+        "R_g of the group, when the rows do not hold every relevant item. Without it (and "
+        "without `unretrieved`) a group whose rows hold no relevant item scores 0, as a list "
+        "that found nothing; with it, ``empty_truth`` applies to a group with R_g = 0.",
     ),
     ("policy", "Policy | None", "None", "`Policy` for ties, short lists, threshold, empty truth."),
     ("rank", "IntoExprColumn | None", "None", "Instead of `by`: a rank (1 = best); lower first."),
@@ -131,6 +133,13 @@ def _function(name: str) -> str:
             '``Policy(ties="expected")`` raises a ValueError: it has no exact expectation',
             "over tie orderings here.",
         ]
+    lines += [
+        "",
+        'An invalid score (``invalid_scores="error"``) or a repeated item',
+        '(``duplicates="error"``) makes the query raise, naming the column and the item.',
+        "A group without rows has no value (`evaluate` scores it 0 under",
+        '``missing_groups="zero"``).',
+    ]
     lines += ["", "Parameters", "----------", "relevance"]
     lines.append(
         "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."

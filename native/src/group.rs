@@ -94,12 +94,18 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
                 let v = scores[at];
                 if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
             };
+            let item = match inputs.item {
+                Some(column) if column.is_text() => {
+                    format!(" (item {})", String::from_utf8_lossy(column.text_of(handles[at])))
+                }
+                Some(_) => format!(" (item {})", handles[at] as i64),
+                None => String::new(),
+            };
             return Err(format!(
-                "column '{}' must hold finite numbers (null, NaN and inf are invalid scores; \
-                 Policy(invalid_scores='drop' or 'lowest') handles them); it holds {value} at \
-                 row {at} of its group",
-                score_name
-                        ));
+                "column '{score_name}' must hold finite numbers (null, NaN and inf are invalid \
+                 scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds \
+                 {value} at row {at} of its group{item}"
+            ));
         }
     }
     // A negative grade is no judgement under negative_grades="unjudged" (trec_eval).

@@ -20,15 +20,20 @@ def example_row(frame: pl.LazyFrame, condition: pl.Expr, columns: Sequence[str])
 
 
 def require_columns(
-    frame: pl.LazyFrame, table: str, required: dict[str, str]
+    frame: pl.LazyFrame,
+    table: str,
+    required: dict[str, str],
+    hints: dict[str, str] | None = None,
 ) -> dict[str, pl.DataType]:
-    """The table's schema, or a ValueError naming the first column it lacks and its meaning."""
+    """The table's schema, or a ValueError naming the first column it lacks and its meaning
+    (and what to do instead, from `hints`, by column)."""
     schema = dict(frame.collect_schema())
     for column, meaning in required.items():
         if column not in schema:
+            hint = (hints or {}).get(column, "")
             raise ValueError(
                 f"{table} has no column {column!r} (expected {meaning}); "
-                f"its columns are {list(schema)}"
+                f"its columns are {list(schema)}{hint}"
             )
     return schema
 

@@ -217,6 +217,15 @@ def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
         pl.col("_weight").sum().alias("_weight_total"),
         pl.len().cast(pl.Int64).alias("n_groups"),
     )
+    weightless = summary.filter(pl.col("_weight_total") == 0)
+    if weightless.height:
+        first = weightless.row(0, named=True)
+        at = first["metric"] if first["k"] is None else f"{first['metric']}@{first['k']}"
+        raise ValueError(
+            f"weight column {weight!r} is 0 for every group evaluated for {at} "
+            f"({first['n_groups']} groups), so the weighted mean is undefined; give some "
+            f"group a weight > 0, or use average='macro'"
+        )
     summary = summary.with_columns(
         pl.when(pl.col("_weight_total") > 0)
         .then(pl.col("_total") / pl.col("_weight_total"))

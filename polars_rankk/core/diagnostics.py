@@ -112,7 +112,14 @@ class Diagnostics:
         lines = ["Diagnostics("]
         lines += [f"  {name}: {value}" for name, value in self.counts.items()]
         lines.append(f"  per_k:\n{self.per_k}")
-        lines.append(f"  relevance_grades: {dict(self.relevance_grades.iter_rows())}")
+        if self.system is None:
+            grades: dict[Any, Any] = dict(self.relevance_grades.iter_rows())
+        else:
+            # One {grade: rows} per system, by name.
+            grades = {
+                name: dict(one.relevance_grades.iter_rows()) for name, one in self.systems.items()
+            }
+        lines.append(f"  relevance_grades: {grades}")
         if self.path:
             lines.append(f"  path: {self.path}")
         lines.append(")")

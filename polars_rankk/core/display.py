@@ -318,6 +318,52 @@ def summary_grid(summary: pl.DataFrame) -> Grid:
     return Grid("metric", metrics, columns, values, bold_best=False, intervals=intervals)
 
 
+def evaluation_grid(summary: pl.DataFrame, system: str | None = None) -> Grid:
+    """An evaluation's summary as a grid: metrics × K for one system; for several (a summary
+    whose `system` column comes first), systems × ``metric@K``, every system on its own row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.display import evaluation_grid
+    >>> summary = pl.DataFrame({"run": ["A", "B"], "metric": "ndcg", "k": 10,
+    ...                         "value": [0.3, 0.4]})
+    >>> grid = evaluation_grid(summary, "run")
+    >>> grid.corner, grid.rows, grid.columns, grid.values
+    ('run', ['A', 'B'], ['ndcg@10'], [[0.3], [0.4]])
+    """
+    if system is None:
+        return summary_grid(summary)
+    names = [str(name) for name in summary.get_column(system).unique(maintain_order=True)]
+    per_system = {
+        str(name): summary_grid(part)
+        for (name,), part in summary.group_by(system, maintain_order=True)
+    }
+    first = summary_grid(summary)  # every (metric, K) any system has, in the library's order
+    columns = [
+        f"{metric}{'' if column == '@R' else column}"
+        for metric in first.rows
+        for column in first.columns
+    ]
+    values: list[list[float | None]] = []
+    for name in names:
+        grid = per_system[name]
+        cells = {
+            (metric, column): grid.values[i][j]
+            for i, metric in enumerate(grid.rows)
+            for j, column in enumerate(grid.columns)
+        }
+        values.append([cells.get((m, c)) for m in first.rows for c in first.columns])
+    kept = [j for j in range(len(columns)) if any(row[j] is not None for row in values)]
+    return Grid(
+        system,
+        names,
+        [columns[j] for j in kept],
+        [[row[j] for j in kept] for row in values],
+        notes=["Bold: the best per column."],
+    )
+
+
 def policy_text(evaluation: Shown) -> str:
     """The policy fields that differ from the defaults (``default`` when none does)."""
     defaults = Policy().to_dict()

@@ -572,7 +572,8 @@ class Evaluation:
         return evaluation_html(self)
 
     def to_markdown(self, digits: int = 4) -> str:
-        """The macro summary as a Markdown table: one row per metric, one column per K.
+        """The macro summary as a Markdown table: one row per metric, one column per K (for
+        several systems, one row per system, one column per ``metric@K``).
 
         Examples
         --------
@@ -586,14 +587,15 @@ class Evaluation:
         | precision | 0.00 | 0.50 |
         | hit_rate | 0.00 | 1.00 |
         """
-        from polars_rankk.core.display import summary_grid, to_markdown
+        from polars_rankk.core.display import evaluation_grid, to_markdown
 
-        return to_markdown(summary_grid(self.summary()), digits)
+        return to_markdown(evaluation_grid(self.summary(), self.system), digits)
 
     def to_latex(
         self, digits: int = 4, caption: str | None = None, label: str | None = None
     ) -> str:
-        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K.
+        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K
+        (for several systems, one row per system, one column per ``metric@K``).
 
         Examples
         --------
@@ -604,9 +606,9 @@ class Evaluation:
         >>> print(res.to_latex(digits=2).splitlines()[4])
         metric & @2 \\\\
         """
-        from polars_rankk.core.display import summary_grid, to_latex
+        from polars_rankk.core.display import evaluation_grid, to_latex
 
-        return to_latex(summary_grid(self.summary()), digits, caption, label)
+        return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
 
 
 def _canonical(name: str) -> str:

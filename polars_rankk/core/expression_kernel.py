@@ -39,6 +39,7 @@ def group_stats(
     *,
     item: pl.Expr | None,
     score: pl.Expr,
+    score_name: str,
     grade: pl.Expr,
     n_relevant: pl.Expr | None,
     unretrieved: pl.Expr | None,
@@ -57,8 +58,6 @@ def group_stats(
         # As given: the kernel reads integer ids by value and string ids by their bytes (and
         # compares both as text under trec_eval's ties).
         args.append(item)
-    # The kernel's error on an invalid score names the score's column.
-    score_name = score.meta.output_name(raise_if_undetermined=False) or "by=..."
     args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
     if unretrieved is not None:
         args.append(unretrieved.drop_nulls().first().explode().cast(pl.Float64))

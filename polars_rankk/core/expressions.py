@@ -10,11 +10,17 @@ de-duplication of repeated ``item`` ids, every tie policy including ``"expected"
 ``n_relevant``) and the ideal DCG — and the metric is the registry's formula, so the same rows
 give exactly the numbers `evaluate` gives for pre-labelled candidates without a truth table.
 
-A group `evaluate` would leave out comes out null: no relevant item under
-``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. An expression
-cannot raise in the middle of a query, so where `evaluate` raises — an invalid score under
-``invalid_scores="error"``, a repeated item under ``duplicates="error"`` — the group's value is
-null too; `rk.evaluate` reports those rows.
+A group `evaluate` would leave out comes out null: a group the truth says has nothing to find
+(R_g = 0 from ``n_relevant`` or ``unretrieved``) under ``empty_truth="exclude"``, a list shorter
+than K under ``short_lists="skip"``. Without ``n_relevant`` or ``unretrieved`` the rows alone
+cannot tell a group with nothing to find from a list that found nothing, so a group whose rows
+hold no relevant item scores what `evaluate` gives a list that missed every relevant item: 0
+(``empty_truth`` is read as ``"zero"``; a null would let ``pl.mean`` skip the group). Where
+`evaluate` raises — an invalid score under ``invalid_scores="error"``, a repeated item under
+``duplicates="error"`` — the query raises too, naming the column and the offending value and
+item (Polars has no raising expression: the error is Polars' ``InvalidOperationError``
+carrying that message). What remains different: a group without candidate rows has no rows,
+so it has no expression value (`evaluate` scores it 0 under ``missing_groups="zero"``).
 
 On joined candidate and truth tables, label the rows with `rk.label` first: R_g must count the
 relevant items the candidates missed, which only the truth table knows.
@@ -25,7 +31,7 @@ large tables use `evaluate`, whose pipeline streams.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -54,6 +60,50 @@ def _expr(value: IntoExprColumn) -> pl.Expr:
     raise TypeError(f"expected a column name, expression or Series; got {type(value).__name__}")
 
 
+def _name(expr: pl.Expr, option: str) -> str:
+    """The column an expression reads, for messages; the option's name when it has none."""
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    return name if name else f"{option}=..."
+
+
+def _refused(bad: pl.Expr, message: pl.Expr) -> pl.Expr:
+    """Null, or an error carrying `message` at the first row where `bad`, when the query runs.
+
+    Polars has no expression that raises; a strict cast of the message to a number does, with
+    the message in the error (``InvalidOperationError``), and costs nothing where no row is bad.
+    """
+    return message.filter(bad).first().cast(pl.Int8, strict=True).cast(pl.Float64)
+
+
+def _refusals(inputs: _Inputs) -> list[pl.Expr]:
+    """Where `evaluate` raises on the rows, the query raises: an invalid score under
+    ``invalid_scores="error"``, a repeated item under ``duplicates="error"``."""
+    policy, item = inputs.policy, inputs.item
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    where = (
+        pl.format(" at row {} of its group", row)
+        if item is None
+        else pl.format(" at row {} of its group (item {})", row, item)
+    )
+    refusals = []
+    if policy.invalid_scores == "error":
+        bad = ~ranking.is_valid_score(inputs.score)
+        value = inputs.given_score.cast(pl.Float64).cast(pl.String).fill_null("null")
+        said = (
+            f"column {inputs.score_name!r} must hold finite numbers (null, NaN and inf are "
+            f"invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds "
+        )
+        refusals.append(_refused(bad, pl.concat_str(pl.lit(said), value, where)))
+    if item is not None and policy.duplicates == "error":
+        name = _name(item, "item")
+        said = (
+            f"column {name!r} repeats an item in a group and Policy(duplicates='error') forbids "
+            f"it (use duplicates='first' to keep the highest-scored copy):"
+        )
+        refusals.append(_refused(item.is_duplicated(), pl.concat_str(pl.lit(said), where)))
+    return refusals
+
+
 def _check_k(k: int) -> int:
     try:
         (value,) = normalize_ks(k)
@@ -70,6 +120,9 @@ class _Inputs:
     #: The grade as given (negative grades kept), which relevance-aware tie orders read.
     order_grade: pl.Expr
     score: pl.Expr
+    #: The ranking column as given, and its name, for the error on an invalid score.
+    given_score: pl.Expr
+    score_name: str
     item: pl.Expr | None
     n_relevant: pl.Expr | None
     policy: Policy
@@ -87,6 +140,10 @@ def _inputs(
     unretrieved: IntoExprColumn | None = None,
 ) -> _Inputs:
     policy = Policy() if policy is None else policy
+    if n_relevant is None and unretrieved is None:
+        # The rows alone cannot say that a group has nothing to find: a group whose rows hold
+        # no relevant item is a list that found nothing, as `evaluate` scores it (0).
+        policy = replace(policy, empty_truth="zero")
     if (by is None) == (rank is None):
         raise ValueError(
             "give the ranking as by=<score column> (higher first) or rank=<rank column> "
@@ -104,10 +161,13 @@ def _inputs(
     if policy.negative_grades == "unjudged":
         # trec_eval: a negative grade is no judgement, like a null one.
         grade = pl.when(given >= 0).then(given)
+    given_score = _expr(ranking_column)
     return _Inputs(
         grade=grade,
         order_grade=given,
-        score=ranking.score_value(_expr(ranking_column), lower_is_better=rank is not None),
+        score=ranking.score_value(given_score, lower_is_better=rank is not None),
+        given_score=given_score,
+        score_name=_name(given_score, "by" if rank is None else "rank"),
         item=None if item is None else _expr(item),
         n_relevant=None if n_relevant is None else _expr(n_relevant).cast(pl.Int64),
         policy=policy,
@@ -120,7 +180,7 @@ class _Group:
     """One group ranked as `evaluate` ranks it: its statistics, and when it has no value."""
 
     stats: GroupStats
-    #: True where `evaluate` would raise or leave the group out whatever the cut-off.
+    #: True where `evaluate` would leave the group out whatever the cut-off.
     void: pl.Expr
     #: On the kernel: the struct of sums `stats` reads as fields (the value is computed on it).
     sums: pl.Expr | None = None
@@ -128,10 +188,10 @@ class _Group:
     outer_void: pl.Expr | None = None
 
 
-def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """The group's ranked rows, in rank order: (score, grade), and True where `evaluate`
-    would raise on the rows (invalid scores or repeated items it forbids). A null grade marks
-    an unjudged row: it stays null here (``unjudged="condense"`` removes it).
+def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr]:
+    """The group's ranked rows, in rank order: (score, grade). A null grade marks an unjudged
+    row: it stays null here (``unjudged="condense"`` removes it). Rows on which `evaluate`
+    raises are refused by `_refusals`.
 
     Positional operations (filter, sort, first of each item) rather than windows keep this
     usable inside ``group_by().agg()``.
@@ -143,10 +203,6 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     order_grade = inputs.order_grade.fill_null(ranking.unjudged_grade(policy))
     row = pl.int_range(pl.len(), dtype=pl.Int64)
     valid = ranking.is_valid_score(score)
-    void = (~valid).any() if policy.invalid_scores == "error" else pl.lit(False)
-    if item is not None and policy.duplicates == "error":
-        # Checked on the rows as given, as `evaluate` validates them.
-        void = void | item.is_duplicated().any()
     if policy.invalid_scores == "lowest":
         score = ranking.lowest_if_invalid(score)
     if item is not None and policy.duplicates == "first":
@@ -177,11 +233,7 @@ def _ranked_rows(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     order, descending = ranking.tie_order(
         policy, score, item, order_grade, row if keep_row else None
     )
-    return (
-        score.sort_by(order, descending=descending),
-        grade.sort_by(order, descending=descending),
-        void,
-    )
+    return score.sort_by(order, descending=descending), grade.sort_by(order, descending=descending)
 
 
 def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
@@ -189,7 +241,7 @@ def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
     needs = term_needs([metric], policy)
     if expression_kernel.usable(policy, needs):
         return _kernel_group(inputs, needs, k)
-    score, grade, void = _ranked_rows(inputs)
+    score, grade = _ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
     rows = RankedRows(
@@ -223,8 +275,9 @@ def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
         hits_at_r=hits_at_r,
         whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
+    void = pl.lit(False)
     if policy.empty_truth == "exclude":
-        void = void | (n_relevant == 0)
+        void = n_relevant == 0
     # A group the truth does not know (null R_g, or null unretrieved grades from `rk.label`)
     # is not evaluated, as `evaluate` evaluates the truth's groups.
     for known in (inputs.n_relevant, inputs.unretrieved):
@@ -238,6 +291,7 @@ def _kernel_group(inputs: _Inputs, needs: TermNeeds, k: int | None) -> _Group:
     sums = expression_kernel.group_stats(
         item=inputs.item,
         score=inputs.score,
+        score_name=inputs.score_name,
         grade=inputs.order_grade,
         n_relevant=inputs.n_relevant,
         unretrieved=inputs.unretrieved,
@@ -259,15 +313,26 @@ def _kernel_group(inputs: _Inputs, needs: TermNeeds, k: int | None) -> _Group:
 
 def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """R_g, the gains of the ideal ranking and the number of judged non-relevant items: each
-    item's highest label (rows with invalid scores included: the item was relevant), plus
+    item's highest label (rows with invalid scores included: the item was relevant; not
+    under ``pool="restrict"`` with ``unretrieved``, where they left the truth's pool), plus
     the judged items the rows missed: with their grades from ``unretrieved``, else the
     relevant items ``n_relevant`` says the rows missed, at the threshold grade."""
     policy = inputs.policy
     grade = inputs.grade
+    restricted = policy.pool == "restrict" and policy.invalid_scores == "drop"
+    # The truth (from `rk.label`) restricted to the ranked items, as `evaluate` restricts it:
+    # a row whose score is dropped is not in the pool.
+    pooled = (
+        ranking.is_valid_score(inputs.score)
+        if inputs.unretrieved is not None and restricted
+        else pl.lit(True)
+    )
     if inputs.item is not None:
-        copies = [*_GROUP, inputs.item]
+        copies = [*_GROUP, inputs.item, pooled]
         first_copy = pl.int_range(pl.len()).over(copies) == 0
-        grade = grade.max().over(copies).filter(first_copy)
+        grade = grade.max().over(copies).filter(first_copy & pooled)
+    else:
+        grade = grade.filter(pooled)
     if inputs.unretrieved is not None:
         # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
         # judged non-relevant count are then the truth's, exactly.
@@ -299,6 +364,12 @@ def metric_expression(
     """Any registered metric of each group, as an expression (null where `evaluate` would have
     no value for the group).
 
+    Without `n_relevant` or `unretrieved` a group whose rows hold no relevant item scores as a
+    list that found nothing (0): the rows cannot say the group has nothing to find. Where
+    `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
+    repeated item under ``duplicates="error"``) the query raises, naming the column and the
+    item. A group without rows has no value (`evaluate` scores it under `missing_groups`).
+
     Parameters
     ----------
     metric
@@ -316,7 +387,7 @@ def metric_expression(
     n_relevant
         R_g of the group, when the rows do not hold every relevant item (the missed ones
         enter the ideal DCG at the threshold grade); null: a group the truth does not know,
-        which has no value.
+        which has no value. Given, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -383,7 +454,13 @@ def _metric(
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
     if group.sums is not None:
-        # On the kernel, the formula reads the struct of sums the group's one call returned.
+        # On the kernel, the formula reads the struct of sums the group's one call returned;
+        # the kernel itself refuses an invalid score, naming the column, value and item.
         value = expression_kernel.computed(group.sums, value)
         value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
+    else:
+        refusals = _refusals(inputs)
+        if refusals:
+            # Null unless the rows are refused, when the query raises instead.
+            value = pl.coalesce(*refusals, value)
     return value.alias(metric.column(cutoff))

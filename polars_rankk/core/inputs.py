@@ -23,7 +23,7 @@ from polars_rankk.core._checks import (
 from polars_rankk.core.columns import INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT, WHOLE_LIST
 from polars_rankk.core.names import resolve_metric_names, whole_list_metrics
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.tables_in import empty_list_groups, long_form
+from polars_rankk.core.tables_in import empty_list_groups, index_hints, long_form
 from polars_rankk.core.tables_in import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.types import FrameLike, MetricName
 
@@ -309,6 +309,8 @@ def check_inputs(
 
     candidates_lf = to_lazy(candidates, "candidates")
     truth_lf = None if truth is None else to_lazy(truth, "truth")
+    candidate_hints = index_hints(candidates, "candidates")
+    truth_hints = index_hints(truth, "truth")
     if system is not None:
         keys, truth_lf = _with_system(system, keys, (item, score, relevance), candidates_lf,
                                       truth_lf)  # fmt: skip
@@ -338,8 +340,22 @@ def check_inputs(
         if lower_is_better
         else "the model's score (higher ranks first)"
     )
-    cand_schema = require_columns(candidates_lf, "candidates", required)
+    if not lower_is_better:
+        candidate_hints[score] = _rank_hint(candidates_lf, score)
+    cand_schema = require_columns(candidates_lf, "candidates", required, candidate_hints)
     labelled = relevance in cand_schema
+    if labelled and truth_lf is not None:
+        # The truth passed beside the candidates decides what is relevant.
+        warnings.warn(
+            f"candidates carry a {relevance!r} column and a truth table was passed: the "
+            f"truth's grades are used and the candidates' {relevance!r} column is ignored. To "
+            f"rank by the candidates' own labels, pass truth=None (with n_relevant=... for "
+            f"relevant items they miss); else drop or rename the column",
+            IgnoredColumnWarning,
+            stacklevel=3,
+        )
+        candidates_lf = candidates_lf.drop(relevance)
+        labelled = False
     show_cand = [*keys, item, score] + ([relevance] if labelled else [])
     check_numeric(
         candidates_lf,
@@ -377,7 +393,7 @@ def check_inputs(
     if truth_lf is not None:
         truth_required = dict.fromkeys(keys, "a group key")
         truth_required[item] = "the item id"
-        truth_schema = require_columns(truth_lf, "truth", truth_required)
+        truth_schema = require_columns(truth_lf, "truth", truth_required, truth_hints)
         truth_graded = relevance in truth_schema
         if not truth_graded and not labelled:
             _check_unused_grades(truth_schema, keys, item, relevance)
@@ -421,6 +437,22 @@ def check_inputs(
     )
     _check_output_names(spec)
     return spec
+
+
+#: Column names that usually hold a rank (lower first), for the hint when the score is missing.
+_RANK_NAMES = ("rank", "position", "pos", "ranking")
+
+
+def _rank_hint(frame: pl.LazyFrame, score: str) -> str:
+    """What to say when the score column is missing and a rank-like column is present."""
+    names = frame.collect_schema().names()
+    found = [name for name in names if name.lower() in _RANK_NAMES]
+    if not found:
+        return ""
+    return (
+        f"; to rank by {found[0]!r} (1 = best, lower ranks first), pass rank={found[0]!r}, "
+        f"or name the score column with score=..."
+    )
 
 
 class IgnoredColumnWarning(UserWarning):

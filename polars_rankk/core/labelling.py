@@ -29,6 +29,7 @@ def label(
     *,
     group_by: str | Sequence[str],
     item: str = "item",
+    score: str = "score",
     relevance: str = "relevance",
     n_relevant: str = "n_relevant",
     unretrieved: str = "unretrieved",
@@ -47,6 +48,11 @@ def label(
         row has grade 1). Repeated items keep their highest grade, as in `evaluate`.
     group_by, item
         The group key column(s) and the item id column.
+    score
+        The candidates' score column, the one the expressions rank by: under
+        ``pool="restrict"`` with ``invalid_scores="drop"`` a row whose score is invalid leaves
+        the pool, as in `evaluate`. For ranked list columns, the name the list order is kept
+        under when the candidates have no such column.
     relevance
         The grade column to read from `truth` and to write: null for an item the truth does
         not judge (unjudged: what ``judged@K``, ``rbp_residual``, bpref and
@@ -102,7 +108,7 @@ def label(
         keys=keys,
         item=item,
         parallel=[],
-        ranking="score",
+        ranking=score,
     )
     truth_frame = long_form(
         to_lazy(truth, "truth"), "truth", keys=keys, item=item, parallel=[relevance]
@@ -135,8 +141,14 @@ def label(
         # The truth restricted to the candidates' items, as `evaluate` restricts it: the
         # ranked ones, without the rows whose invalid score is dropped.
         pool = frame
-        if policy.invalid_scores == "drop" and "score" in schema:
-            pool = frame.filter(pl.col("score").cast(pl.Float64).is_finite().fill_null(False))
+        if policy.invalid_scores == "drop":
+            if score not in schema:
+                raise ValueError(
+                    f"pool='restrict' with invalid_scores='drop' keeps only the rows with a "
+                    f"valid score in the pool, and the candidates have no column {score!r}; "
+                    f"name the score column (score=...); its columns are {list(schema)}"
+                )
+            pool = frame.filter(pl.col(score).cast(pl.Float64).is_finite().fill_null(False))
         grades = grades.join(pool.select(*keys, item).unique(), on=[*keys, item], how="semi")
     missed = grades.join(frame.select(*keys, item).unique(), on=[*keys, item], how="anti")
     known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))

@@ -56,6 +56,11 @@ def precision_at_k(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -67,7 +72,9 @@ def precision_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -130,6 +137,11 @@ def recall_at_k(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -141,7 +153,9 @@ def recall_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -204,6 +218,11 @@ def f1_at_k(
 
     Reference: van Rijsbergen, Information Retrieval (1979), ch. 7.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -215,7 +234,9 @@ def f1_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -278,6 +299,11 @@ def hit_rate_at_k(
 
     Reference: trec_eval success_k; Deshpande & Karypis, TOIS 22(1) 2004 (hit rate).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -289,7 +315,9 @@ def hit_rate_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -351,6 +379,11 @@ def ndcg_at_k(
 
     Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -362,7 +395,9 @@ def ndcg_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -424,6 +459,11 @@ def average_precision_at_k(
 
     Reference: Buckley & Voorhees, SIGIR 2000; trec_eval map_cut.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -435,7 +475,9 @@ def average_precision_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -572,6 +614,11 @@ def mrr_at_k(
 
     Reference: Voorhees, TREC-8 Question Answering Track Report (1999).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -583,7 +630,9 @@ def mrr_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -645,6 +694,11 @@ def r_precision(
 
     Reference: Buckley & Voorhees, SIGIR 2000; trec_eval Rprec.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -654,7 +708,9 @@ def r_precision(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -715,6 +771,11 @@ def dcg_at_k(
 
     Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -726,7 +787,9 @@ def dcg_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -792,6 +855,11 @@ def err_at_k(
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -803,7 +871,9 @@ def err_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -866,6 +936,11 @@ def rbp_at_k(
 
     Reference: Moffat & Zobel, TOIS 27(1) 2008.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -877,7 +952,9 @@ def rbp_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -940,6 +1017,11 @@ def rbp_residual_at_k(
 
     Reference: Moffat & Zobel, TOIS 27(1) 2008, §4 (residuals).
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -951,7 +1033,9 @@ def rbp_residual_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1014,6 +1098,11 @@ def judged_at_k(
 
     Reference: ir_measures Judged@k (after OpenNIR); Sakai, SIGIR 2007.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1025,7 +1114,9 @@ def judged_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1090,6 +1181,11 @@ def bpref(
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1099,7 +1195,9 @@ def bpref(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1160,6 +1258,11 @@ def set_precision(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_P.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1169,7 +1272,9 @@ def set_precision(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1229,6 +1334,11 @@ def set_recall(
 
     Reference: Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4; trec_eval set_recall.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1238,7 +1348,9 @@ def set_recall(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1299,6 +1411,11 @@ def set_f(
 
     Reference: van Rijsbergen, Information Retrieval (1979), ch. 7; trec_eval set_F.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1308,7 +1425,9 @@ def set_f(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1369,6 +1488,11 @@ def num_retrieved(
 
     Reference: trec_eval num_ret.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1378,7 +1502,9 @@ def num_retrieved(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1438,6 +1564,11 @@ def num_relevant(
 
     Reference: trec_eval num_rel.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1447,7 +1578,9 @@ def num_relevant(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1508,6 +1641,11 @@ def num_relevant_retrieved(
 
     Reference: trec_eval num_rel_ret.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -1517,7 +1655,9 @@ def num_relevant_retrieved(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank

@@ -113,8 +113,9 @@ def evaluate(
     ----------
     candidates
         One row per (group, item) scored by the model: the `group_by` columns, `item` and
-        `score` (higher ranks first). If it carries a `relevance` column it is pre-labelled:
-        ranks take their relevance from it and `truth` becomes optional.
+        `score` (higher ranks first). If it carries a `relevance` column and no `truth` is
+        given it is pre-labelled: ranks take their relevance from it. Beside a `truth`, the
+        truth decides and the column is ignored (an `IgnoredColumnWarning` names it).
     truth
         One row per judged (group, item), with an optional `relevance` grade (absent: every
         row is relevant with grade 1). The groups evaluated are the groups in `truth`

@@ -62,6 +62,27 @@ def _from_other_library(frame: object) -> pl.DataFrame | None:
     return None
 
 
+def index_hints(frame: object, name: str) -> dict[str, str]:
+    """For a pandas table, what to say of a required column that is one of its index levels
+    (the index is not read as a column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from polars_rankk.core.tables_in import index_hints
+    >>> index_hints(pd.DataFrame({"user": [1], "item": [2]}).set_index("user"), "truth")
+    {'user': "; 'user' is the pandas index of truth, not a column: pass truth.reset_index()"}
+    """
+    if _kind(frame) != "pandas":
+        return {}
+    index = frame.index  # type: ignore[attr-defined]
+    levels = [level for level in index.names if isinstance(level, str)]
+    return {
+        level: f"; {level!r} is the pandas index of {name}, not a column: pass {name}.reset_index()"
+        for level in levels
+    }
+
+
 def is_table(frame: object) -> bool:
     """True for a table `to_lazy` reads: Polars, pandas, Arrow or an Arrow C stream.
 

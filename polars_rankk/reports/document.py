@@ -243,6 +243,15 @@ def _distribution_section(page: Page, content: ReportContent) -> None:
 
     headline = content.headline
     dist, hist = content.distributions.distribution, content.distributions.histogram
+    if dist.filter((pl.col("k") == headline) & (pl.col("n_groups") > 0)).height == 0:
+        # Every group was dropped at this K (short_lists="skip" and lists shorter than K).
+        note = (
+            f'<p class="note">No group has a value at K={headline} (under '
+            f"short_lists='skip' a list shorter than K has none), so there is no "
+            f"distribution to show.</p>"
+        )
+        page.section("distributions", "Distributions", note)
+        return
     rows = dist.select(list(_DISTRIBUTION_COLUMNS)).iter_rows()
     body = (
         '<p class="note">How the per-group values spread: a mean hides whom a system fails. '

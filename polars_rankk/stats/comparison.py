@@ -190,10 +190,11 @@ def compare(
         else list(combinations(names, 2))
     )
     ready = _ready(systems)
+    check_same_policy(ready)
     sources = [per_group_input(ready[n], group_keys, argument=f"systems[{n!r}]") for n in names]
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
-    strata = as_list(by)
+    strata = as_list(by, "by")
     anchor = sources[names.index(baseline) if baseline is not None else 0]
     wide = with_strata(_aligned(sources, names, keys, columns).lazy(), keys, strata, attributes,
                        anchor.groups).collect()  # fmt: skip
@@ -233,6 +234,47 @@ def _check_systems(
     if not isinstance(n_permutations, int) or n_permutations < 1:
         raise ValueError(f"n_permutations must be a positive integer; got {n_permutations!r}")
     return names
+
+
+def check_same_policy(systems: Mapping[str, Results]) -> None:
+    """A ValueError naming the fields that differ when the evaluations among `systems` were
+    made under different policies: their numbers answer different questions.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.stats.comparison import check_same_policy
+    >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    >>> truth = pl.DataFrame({"q": [1], "item": [2], "relevance": [2]})
+    >>> runs = {name: rk.evaluate(candidates, truth, k=2, group_by="q", metrics="ndcg",
+    ...                           policy=rk.Policy(gain=gain))
+    ...         for name, gain in {"A": "linear", "B": "exponential"}.items()}
+    >>> check_same_policy(runs)
+    Traceback (most recent call last):
+    ...
+    ValueError: compare: the systems were evaluated under different policies ...
+    """
+    policies = {
+        name: value.policy.to_dict()
+        for name, value in systems.items()
+        if isinstance(value, Evaluation)
+    }
+    if len(policies) < 2:
+        return
+    (first, reference), *others = policies.items()
+    for name, policy in others:
+        fields = [field for field in reference if reference[field] != policy.get(field)]
+        if fields:
+            differ = ", ".join(
+                f"{field}={reference[field]!r} for {first!r} but {policy[field]!r} for {name!r}"
+                for field in fields
+            )
+            raise ValueError(
+                f"compare: the systems were evaluated under different policies ({differ}), "
+                f"so their per-group numbers measure different things; evaluate every system "
+                f"under one Policy (evaluate(..., system=COLUMN) does), or pass their "
+                f"per_group tables to compare them anyway"
+            )
 
 
 def _ready(systems: Mapping[str, Results]) -> dict[str, Results]:

@@ -64,13 +64,34 @@ class PerGroup:
     groups: pl.LazyFrame | None
 
 
-def as_list(columns: str | Sequence[str] | None) -> list[str]:
-    """``None`` -> ``[]``, ``"a"`` -> ``["a"]``, a sequence -> a list."""
+def as_list(columns: str | Sequence[str] | None, option: str = "columns") -> list[str]:
+    """``None`` -> ``[]``, ``"a"`` -> ``["a"]``, a sequence of names -> a list; anything else
+    (``True``, a number) is a TypeError naming `option`.
+
+    Examples
+    --------
+    >>> from polars_rankk.stats.distributions import as_list
+    >>> as_list("segment"), as_list(["a", "b"]), as_list(None)
+    (['segment'], ['a', 'b'], [])
+    >>> as_list(True, "stratify")
+    Traceback (most recent call last):
+    ...
+    TypeError: stratify names the column(s) to use (a str or a list of str, e.g. ...
+    """
     if columns is None:
         return []
     if isinstance(columns, str):
         return [columns]
-    return list(columns)
+    try:
+        names = list(columns)
+    except TypeError:
+        names = [columns]  # type: ignore[list-item]
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(
+            f"{option} names the column(s) to use (a str or a list of str, e.g. "
+            f"{option}='segment'); got {columns!r}"
+        )
+    return names
 
 
 def per_group_input(
@@ -338,7 +359,7 @@ def distribution(
     └────────┴─────┴──────────┴───────┴──────┴──────────────┴─────────────┘
     """
     source = per_group_input(results, group_keys)
-    strata = as_list(by)
+    strata = as_list(by, "by")
     checked = check_quantiles(quantiles)
     frame = with_strata(source.frame, source.group_keys, strata, attributes, source.groups)
     value = pl.col("value").fill_nan(None)
@@ -458,7 +479,7 @@ def histogram(
     └────────┴─────┴─────┴───────────┴─────────┴───────┴──────────┘
     """
     source = per_group_input(results, group_keys)
-    strata = as_list(by)
+    strata = as_list(by, "by")
     edges = histogram_edges(bins)
     n_bins = len(edges) - 1
     keys = [*strata, "metric", "k"]

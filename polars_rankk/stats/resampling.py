@@ -259,8 +259,8 @@ def bootstrap(
     """
     check_options(n_resamples, confidence, method, seed)
     source = per_group_input(results, group_keys)
-    strata = as_list(by)
-    layers = [c for c in as_list(stratify) if c not in strata]
+    strata = as_list(by, "by")
+    layers = [c for c in as_list(stratify, "stratify") if c not in strata]
     keys_of_groups = list(source.group_keys)
     frame = with_strata(
         source.frame, source.group_keys, [*strata, *layers], attributes, source.groups
