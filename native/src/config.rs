@@ -149,6 +149,8 @@ pub struct Config {
     pub one_group: bool,
     pub has_item: bool,
     pub has_extra: bool,
+    /// `pool="restrict"`: the truth is restricted to the ranked items.
+    pub pool_restrict: bool,
     pub rbp_persistence: f64,
     pub err_max_grade: f64,
     pub has_row: bool,
@@ -330,6 +332,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
         one_group: false,
         has_item: true,
         has_extra: false,
+        pool_restrict: false,
         rbp_persistence: 0.8,
         err_max_grade: 4.0,
         has_row: false,
@@ -408,6 +411,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
             "one_group" => config.one_group = flag(value),
             "has_item" => config.has_item = flag(value),
             "has_extra" => config.has_extra = flag(value),
+            "pool" => config.pool_restrict = value == "restrict",
             "linear" => {
                 let (term, text) = value
                     .split_once('\t')

@@ -128,10 +128,17 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     }
     // The truth from the rows: each item's highest grade (invalid rows included: the item was
     // relevant), the judged items the rows miss, and the R_g declared.
-    let mut truth_grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
+    // Under pool="restrict" with the truth's missed items given, a row whose score is dropped
+    // left the pool (as `evaluate` restricts the truth to the ranked items).
+    let pooled: Vec<bool> = if config.pool_restrict && config.has_extra && config.invalid == Invalid::Drop {
+        valid.clone()
+    } else {
+        vec![true; n]
+    };
+    let mut truth_grades: Vec<f64> =
+        given.iter().zip(&pooled).map(|(g, p)| if *p { grade_of(*g) } else { f64::NAN }).collect();
     if repeats {
-        let all = vec![true; n];
-        max_over_copies(&items, &handles, &mut truth_grades, &all);
+        max_over_copies(&items, &handles, &mut truth_grades, &pooled);
         let mut seen: Vec<usize> = (0..n).collect();
         seen.sort_unstable_by(|a, b| items_cmp(&items, handles[*a], handles[*b]).then(a.cmp(b)));
         let mut firsts = Vec::new();

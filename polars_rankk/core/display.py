@@ -341,7 +341,7 @@ def evaluation_grid(summary: pl.DataFrame, system: str | None = None) -> Grid:
     }
     first = summary_grid(summary)  # every (metric, K) any system has, in the library's order
     columns = [
-        f"{metric}{'' if column == '@R' else column}"
+        f"{metric}{'' if column == 'whole list' else column}"
         for metric in first.rows
         for column in first.columns
     ]

@@ -82,6 +82,7 @@ def group_stats(
         f"counts={int(n_relevant is not None and unretrieved is None)}",
         *native.policy_lines(policy),
         f"condense={int(policy.unjudged == 'condense')}",
+        f"pool={policy.pool}",
         "labelled=1",
         f"negative_grades={policy.negative_grades}",
         f"negative_unjudged={int(policy.negative_grades == 'unjudged')}",

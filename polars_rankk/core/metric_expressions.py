@@ -540,6 +540,11 @@ def hit_rank_at_k(
 
     Reference: the rank of the first hit; its reciprocal is MRR@K.
 
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
     Parameters
     ----------
     relevance
@@ -551,7 +556,9 @@ def hit_rank_at_k(
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
-        R_g of the group, when the rows do not hold every relevant item.
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
