@@ -239,7 +239,9 @@ def render() -> str:
     ]
     functions = sorted(REGISTRY[name].function_name for name in names)
     listing = "".join(f'    "{function}",\n' for function in functions)
-    parts = [HEADER, f'__all__ = [\n    "RankkExpr",\n{listing}]\n\n']
+    # The export list is the metric functions (the package re-exports it); RankkExpr is the
+    # namespace's class, imported by name where it is registered.
+    parts = [HEADER, f'__all__ = [\n{listing}]\n\n']
     parts += [f"\n{_function(name)}\n" for name in names]
     parts.append("\n" + NAMESPACE)
     parts += [f"{_method(name)}\n" for name in names]

@@ -16,7 +16,7 @@ from polars_rankk.core.aggregate import (
 )
 from polars_rankk.core.diagnostics import Diagnostics
 from polars_rankk.core.evaluation import EngineType, Evaluation
-from polars_rankk.core.expressions import metric_expression
+from polars_rankk.core.expressions import metric_expression, metrics_expression
 from polars_rankk.core.inputs import (
     EmptyResultWarning,
     IgnoredColumnWarning,
@@ -86,6 +86,7 @@ __all__ = [
     "label",
     "metric_column",
     "metric_expression",
+    "metrics_expression",
     "metric_rank",
     "normalize_k",
     "normalize_keys",

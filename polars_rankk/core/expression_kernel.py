@@ -45,14 +45,13 @@ def group_stats(
     unretrieved: pl.Expr | None,
     policy: Policy,
     needs: TermNeeds,
-    k: int | None,
+    ks: list[int],
 ) -> pl.Expr:
     """One kernel call over the group's rows: a struct of its statistics (read by `FIELDS`).
 
     `grade` is the grade as given (a null marks an unjudged row; negative grades kept: the
     kernel applies ``negative_grades``); `score` is higher-first Float64.
     """
-    ks = [] if k is None else [k]
     args: list[pl.Expr] = []
     if item is not None:
         # As given: the kernel reads integer ids by value and string ids by their bytes (and
@@ -115,3 +114,9 @@ FIELDS = GroupStats(
 def computed(sums: pl.Expr, value: pl.Expr) -> pl.Expr:
     """`value` (an expression of `FIELDS`) computed on the group's struct of sums."""
     return sums.struct.with_fields(value.alias("_rk_value")).struct.field("_rk_value")
+
+
+def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr]) -> pl.Expr:
+    """A struct of `values` (expressions of `FIELDS`), from one evaluation of `sums`."""
+    fields = pl.struct(*(value.alias(name) for name, value in values.items()))
+    return sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")

@@ -31,6 +31,7 @@ large tables use `evaluate`, whose pipeline streams.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import polars as pl
@@ -44,7 +45,7 @@ from polars_rankk.core.registry import REGISTRY, term_needs
 from polars_rankk.core.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.types import IntoExprColumn
 
-__all__ = ["metric_expression"]
+__all__ = ["metric_expression", "metrics_expression"]
 
 #: The whole group: the expression is evaluated per group by ``agg`` or ``over``.
 _GROUP: list[pl.Expr] = [pl.lit(0)]
@@ -240,7 +241,7 @@ def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
     if expression_kernel.usable(policy, needs):
-        return _kernel_group(inputs, needs, k)
+        return _kernel_group(inputs, needs, [] if k is None else [k])
     score, grade = _ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = _truth(inputs)
@@ -286,7 +287,7 @@ def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
     return _Group(stats=stats, void=void)
 
 
-def _kernel_group(inputs: _Inputs, needs: TermNeeds, k: int | None) -> _Group:
+def _kernel_group(inputs: _Inputs, needs: TermNeeds, ks: list[int]) -> _Group:
     """The group ranked by the compiled kernel: the same statistics, one plugin call."""
     sums = expression_kernel.group_stats(
         item=inputs.item,
@@ -297,7 +298,7 @@ def _kernel_group(inputs: _Inputs, needs: TermNeeds, k: int | None) -> _Group:
         unretrieved=inputs.unretrieved,
         policy=inputs.policy,
         needs=needs,
-        k=k,
+        ks=ks,
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
@@ -432,6 +433,88 @@ def metric_expression(
     if not entry.has_k and cutoff is not None:
         raise ValueError(f"{entry.name} has no cut-off K; leave k out")
     return _metric(entry.name, relevance, by, cutoff, item, n_relevant, policy, rank, unretrieved)
+
+
+def metrics_expression(
+    metrics: Sequence[str],
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Several registered metrics of each group as one struct expression (a field per metric,
+    named as `metric_expression` names it), ranking each group once.
+
+    Each field equals `metric_expression` of that metric; on the compiled kernel the group is
+    ranked by one plugin call for all of them (`metric_expression` calls it once per metric).
+    ``.unnest()`` the struct for one column per metric.
+
+    Parameters
+    ----------
+    metrics
+        Registered metric names (any accepted spelling; a cut-off in a name is used where `k`
+        is not given).
+    relevance, by, k, item, n_relevant, policy, rank, unretrieved
+        As for `metric_expression`.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [0.9, 0.8, 0.1],
+    ...                    "rel": [0, 1, 1]})
+    >>> out = df.group_by("q").agg(
+    ...     rk.metrics_expression(["P@2", "recall", "ndcg"], "rel", by="score", k=2, item="item")
+    ...     .alias("m")
+    ... ).unnest("m")
+    >>> out.columns
+    ['q', 'precision@2', 'recall@2', 'ndcg@2']
+    >>> out["precision@2"].item()
+    0.5
+    """
+    from polars_rankk.core.names import parse_metric_name
+
+    if isinstance(metrics, str) or not metrics:
+        raise ValueError("metrics must be a non-empty list of metric names")
+    chosen: list[tuple[str, int | None]] = []
+    for metric in metrics:
+        request = parse_metric_name(metric)
+        entry = REGISTRY[request.metric]
+        if request.policy or not entry.accuracy:
+            # Refused in the words `metric_expression` uses.
+            metric_expression(metric, relevance, by=by, k=k, item=item, policy=policy, rank=rank)
+        cutoff = k if k is not None else request.k
+        if entry.has_k and cutoff is None:
+            raise ValueError(f"{entry.name} takes a cut-off: pass k=<int>")
+        chosen.append((entry.name, None if not entry.has_k else _check_k(cutoff or 0)))
+    inputs = _inputs(relevance, by, rank, item, n_relevant, policy, unretrieved)
+    needs = term_needs([name for name, _ in chosen], inputs.policy)
+    if not expression_kernel.usable(inputs.policy, needs):
+        return pl.struct(
+            *(
+                _metric(name, relevance, by, cut, item, n_relevant, policy, rank, unretrieved)
+                for name, cut in chosen
+            )
+        )
+    ks = sorted({cut for _, cut in chosen if cut is not None})
+    group = _kernel_group(inputs, needs, ks)
+    assert group.sums is not None
+    assert group.outer_void is not None
+    values = {}
+    for name, cut in chosen:
+        metric = REGISTRY[name]
+        value = finished(
+            metric.value(inputs.policy, cut, group.stats), inputs.policy, cut, group.stats
+        )
+        values[metric.column(cut)] = (
+            pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
+        )
+    struct = expression_kernel.computed_struct(group.sums, values)
+    return pl.when(group.outer_void).then(pl.lit(None)).otherwise(struct)
 
 
 def _metric(

@@ -16,7 +16,6 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
-    "RankkExpr",
     "average_precision_at_k",
     "bpref",
     "dcg_at_k",
