@@ -241,7 +241,7 @@ def render() -> str:
     listing = "".join(f'    "{function}",\n' for function in functions)
     # The export list is the metric functions (the package re-exports it); RankkExpr is the
     # namespace's class, imported by name where it is registered.
-    parts = [HEADER, f'__all__ = [\n{listing}]\n\n']
+    parts = [HEADER, f"__all__ = [\n{listing}]\n\n"]
     parts += [f"\n{_function(name)}\n" for name in names]
     parts.append("\n" + NAMESPACE)
     parts += [f"{_method(name)}\n" for name in names]
