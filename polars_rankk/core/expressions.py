@@ -25,8 +25,13 @@ so it has no expression value (`evaluate` scores it 0 under ``missing_groups="ze
 On joined candidate and truth tables, label the rows with `rk.label` first: R_g must count the
 relevant items the candidates missed, which only the truth table knows.
 
-These expressions rank inside each group, so Polars runs them on its in-memory engine; for very
-large tables use `evaluate`, whose pipeline streams.
+With the compiled kernel installed, each expression is one plugin call per group
+(`polars_rankk.core.expression_kernel`): the kernel ranks the group and sums the metric's
+declared terms, and the registry's formula reads those sums; `metrics_expression` computes
+several metrics from one call. The pure-Polars expressions below stay the reference (and run
+where the kernel is absent or ``POLARS_RANKK_NATIVE=0``). Either way they rank inside each
+group, so Polars runs them on its in-memory engine; for very large tables use `evaluate`, whose
+pipeline streams.
 """
 
 from __future__ import annotations
@@ -504,13 +509,13 @@ def metrics_expression(
     group = _kernel_group(inputs, needs, ks)
     assert group.sums is not None
     assert group.outer_void is not None
-    values = {}
+    values: dict[str, pl.Expr] = {}
     for name, cut in chosen:
-        metric = REGISTRY[name]
+        declared = REGISTRY[name]
         value = finished(
-            metric.value(inputs.policy, cut, group.stats), inputs.policy, cut, group.stats
+            declared.value(inputs.policy, cut, group.stats), inputs.policy, cut, group.stats
         )
-        values[metric.column(cut)] = (
+        values[declared.column(cut)] = (
             pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
         )
     struct = expression_kernel.computed_struct(group.sums, values)
@@ -536,7 +541,7 @@ def _metric(
     value = metric.value(inputs.policy, cutoff, group.stats)
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
-    if group.sums is not None:
+    if group.sums is not None and group.outer_void is not None:
         # On the kernel, the formula reads the struct of sums the group's one call returned;
         # the kernel itself refuses an invalid score, naming the column, value and item.
         value = expression_kernel.computed(group.sums, value)
