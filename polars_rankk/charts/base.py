@@ -210,6 +210,14 @@ def prepare(
             f"{repeated.select(ids).row(0, named=True)}. Is this per-group data, or several "
             f"systems without a 'system' column? Pass {hint}"
         )
+    if strata and "n_groups" in known and "n_groups" not in frame.columns:
+        # Aggregated tables (summaries, curves, intervals) count their groups; per-group rows
+        # do not, and their group keys would be drawn as strata, whatever their number.
+        raise ValueError(
+            f"{kind} draws aggregated tables (with an n_groups column); this one has none and "
+            f"columns {strata} beside the values: is this per-group data (res.per_group)? "
+            f"Pass {hint}"
+        )
     frame, values = with_stratum(frame, strata)
     if len(values) > MAX_STRATA:
         raise ValueError(

@@ -10,6 +10,7 @@ import altair as alt
 import polars as pl
 import pytest
 
+import polars_rankk as rk
 from polars_rankk import charts
 from polars_rankk.core import METRIC_DEFINITIONS
 from polars_rankk.stats.comparison import compare
@@ -244,3 +245,15 @@ def test_k_curve_panels_follow_the_order_of_the_metrics_asked() -> None:
     # without metrics: the library's order, whatever the table's
     library = charts.plot_k_curve(curve).to_dict()["facet"]["sort"]
     assert library == ["precision", "recall", "ndcg"]
+
+
+def test_per_group_rows_are_refused_whatever_their_number() -> None:
+    # Few groups (3): each would have been drawn as a "stratum" panel.
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 2, 2, 3], "item": [1, 2, 3, 4, 5], "score": [0.9, 0.8, 0.7, 0.6, 0.5]}
+    )
+    truth = pl.DataFrame({"user": [1, 2, 3], "item": [2, 3, 9]})
+    res = rk.evaluate(candidates, truth, k=[1, 2], group_by="user")
+    with pytest.raises(ValueError, match=r"per-group data \(res.per_group\)"):
+        rk.plot_k_curve(res.per_group)
+    rk.plot_k_curve(rk.k_curve(candidates, truth, k_max=2, group_by="user", ci=False))
