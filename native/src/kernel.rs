@@ -774,7 +774,9 @@ fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
                 Judged::NonNegative => grade.is_nan() || grade < 0.0,
                 _ => !judged,
             };
-            if config.condense && condensed_away {
+            // Pre-labelled copies of one item pool their grades before condensing (as the
+            // reference de-duplicates first): their condensing waits for `rank_group`.
+            if config.condense && condensed_away && !defers_condensing(config) {
                 continue;
             }
             let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
@@ -999,6 +1001,35 @@ fn score_order(score: f64) -> u64 {
 
 /// De-duplicate the group's candidates and sort them in rank order, in place; returns how
 /// many remain (the first ones).
+/// Whether pre-labelled candidates are condensed after their copies pool their grades.
+fn defers_condensing(config: &Config) -> bool {
+    config.labelled && !config.one_group && !config.keep_duplicates
+}
+
+/// Pre-labelled candidates after de-duplication: the judged flag read off the pooled grade
+/// (as the reference reads it), and unjudged ones removed under condensing; returns how many
+/// remain (the first ones).
+fn condensed(config: &Config, group: &mut [Candidate]) -> usize {
+    let mut kept = 0usize;
+    for i in 0..group.len() {
+        let mut candidate = group[i];
+        if config.judged == Judged::NonNegative {
+            let grade = if candidate.grade.is_nan() { config.unjudged_grade } else { candidate.grade };
+            candidate.extra = (candidate.extra & !1) | u64::from(grade >= 0.0);
+        }
+        let away = match config.judged {
+            Judged::NonNegative => candidate.grade.is_nan() || candidate.grade < 0.0,
+            _ => !candidate.judged(),
+        };
+        if config.condense && away {
+            continue;
+        }
+        group[kept] = candidate;
+        kept += 1;
+    }
+    kept
+}
+
 pub(crate) fn rank_group(
     config: &Config,
     items: &Items<'_>,
@@ -1030,6 +1061,9 @@ pub(crate) fn rank_group(
             }
         }
         len = kept;
+    }
+    if defers_condensing(config) {
+        len = condensed(config, &mut group[..len]);
     }
     // By score first (a sort on numbers), then each run of equal scores by the tie policy.
     let ranked = &mut group[..len];

@@ -195,7 +195,7 @@ def test_kernel_equals_pure_polars(
             k=ks,
             group_by="user",
             metrics=metrics,
-            policy=policy.replace(unjudged="keep"),
+            policy=policy,
         )
     else:
         both_paths(
