@@ -353,7 +353,10 @@ class Evaluation:
             from polars_rankk.core.by_system import diagnostics_by_system
 
             return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
-        return compute_diagnostics(self._spec, self._prepared)
+        sums = self._all_group_sums
+        return compute_diagnostics(
+            self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
+        )
 
     def wide(self) -> FrameLike:
         """per_group pivoted: one row per group, one column per ``metric@k``.
