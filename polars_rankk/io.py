@@ -26,6 +26,7 @@ the errors. Both give the same table.
 
 from __future__ import annotations
 
+import mmap
 import os
 from pathlib import Path
 from typing import Union
@@ -73,10 +74,23 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     fields = [pl.col(name) for name in names]
     # A blank (or all-blank) line reads as a row of nulls: skipped, as by the general reader.
     frame = frame.filter(~pl.all_horizontal(field.is_null() for field in fields))
-    malformed = pl.any_horizontal(
-        field.is_null() | (field == "") | field.str.contains(_OTHER_SPACE) for field in fields
-    )
+    # A run of spaces or a leading blank leaves an empty field, a short line a null one.
+    malformed = pl.any_horizontal(field.is_null() | (field == "") for field in fields)
+    if _holds_other_space(path):
+        malformed = malformed | pl.any_horizontal(
+            field.str.contains(_OTHER_SPACE) for field in fields
+        )
     return None if frame.select(malformed.any()).item() else frame
+
+
+def _holds_other_space(path: PathLike) -> bool:
+    """Whether the file holds a tab, ``\\r``, ``\\v`` or ``\\f`` anywhere (a byte search, far
+    cheaper than looking for them in every field)."""
+    with open(path, "rb") as file:
+        if os.fstat(file.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return any(data.find(byte) >= 0 for byte in (b"\t", b"\r", b"\x0b", b"\x0c"))
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
