@@ -111,6 +111,17 @@ def generate_trec(scale: str, *, force: bool = False) -> tuple[Path, Path]:
     return run, qrels
 
 
+def generate_single(scale: str) -> tuple[Path, Path]:
+    """The workload as one Parquet file each, ``candidates.parquet`` and ``truth.parquet``,
+    for the ``rankk`` command (which reads one file per argument); return both paths."""
+    folder = generate(scale)
+    paths = folder / "candidates.parquet", folder / "truth.parquet"
+    for path in paths:
+        if not path.exists():
+            pl.scan_parquet(folder / path.stem / "*.parquet").sink_parquet(path)
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", choices=list(SCALES), default="5M")
