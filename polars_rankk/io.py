@@ -86,11 +86,11 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
 def _holds_other_space(path: PathLike) -> bool:
     """Whether the file holds a tab, ``\\r``, ``\\v`` or ``\\f`` anywhere (a byte search, far
     cheaper than looking for them in every field)."""
-    with open(path, "rb") as file:
-        if os.fstat(file.fileno()).st_size == 0:
-            return False
-        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+    try:
+        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return any(data.find(byte) >= 0 for byte in (b"\t", b"\r", b"\x0b", b"\x0c"))
+    except (OSError, ValueError):  # empty, or not a regular file: look in the fields
+        return True
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
