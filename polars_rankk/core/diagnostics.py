@@ -153,12 +153,6 @@ def diagnostics_plan(
         "valid": _count(prepared.candidates, "valid_rows"),
         # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
         # condensed away (a group whose every item was unjudged still had candidates).
-        "listed": (prepared.ranked if prepared.deduplicated is None else prepared.deduplicated)
-        .group_by(keys)
-        .agg(
-            pl.len().cast(pl.Int64).alias("_n"),
-            (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
-        ),
         "ranked": _ranked_per_group(spec, prepared, relevant_truth),
         "sums": sums.select(*keys, N_RELEVANT, HAS_CANDIDATES),
         # The groups the evaluation keeps, before short lists are skipped at a K.
@@ -168,9 +162,16 @@ def diagnostics_plan(
             pl.len().cast(pl.Int64).alias("rows")
         ),
     }
+    if policy.unjudged == "condense" and prepared.deduplicated is not None:
+        # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
+        # condensed away (a group whose every item was unjudged still had candidates).
+        # Without condensing it is the ranked list, whose aggregation counts it too.
+        queries["listed"] = _listed_per_group(prepared.deduplicated, keys)
 
     def assemble(frames: Sequence[pl.DataFrame]) -> Diagnostics:
         found = dict(zip(queries, frames, strict=True))
+        if "listed" not in found:
+            found["listed"] = found["ranked"].select(*keys, "_n", "_constant")
         return Diagnostics(
             counts=_counts(found, keys),
             per_k=_per_k_table(spec, found),
@@ -195,9 +196,10 @@ _IN_TRUTH = "_rk_relevant_in_truth"
 
 
 def _ranked_per_group(spec: Spec, prepared: Prepared, relevant_truth: pl.LazyFrame) -> pl.LazyFrame:
-    """Per group of the ranked list (its rank is not read, so not computed): its rows, its
-    relevant rows (under duplicates="keep" every relevant copy counts, as in recall), the
-    relevant truth items among them, and its max K + 1 highest scores."""
+    """Per group of the ranked list (its rank is not read, so not computed): its rows (twice:
+    ``_n`` stands for the listed rows when nothing is condensed), whether they share one
+    score, its relevant rows (under duplicates="keep" every relevant copy counts, as in
+    recall), the relevant truth items among them, and its max K + 1 highest scores."""
     keys = list(spec.keys)
     ranked = prepared.ranked
     flags = relevant_truth.select(*keys, spec.item, pl.lit(True).alias(_IN_TRUTH))
@@ -206,11 +208,25 @@ def _ranked_per_group(spec: Spec, prepared: Prepared, relevant_truth: pl.LazyFra
     )
     # Labelled candidates, or ties that read grades, carry the grade they were ranked with.
     relevant = _relevant(spec) if GRADE in ranked.collect_schema() else pl.col(_IN_TRUTH)
+    matched = pl.col(_IN_TRUTH).sum()  # de-duplicated: each item once
+    if spec.policy.duplicates == "keep":
+        matched = pl.col(spec.item).filter(pl.col(_IN_TRUTH)).n_unique()
     return flagged.group_by(keys).agg(
         pl.len().cast(pl.Int64).alias("_rows"),
+        pl.len().cast(pl.Int64).alias("_n"),
+        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
         relevant.sum().cast(pl.Int64).alias("_pooled"),
-        pl.col(spec.item).filter(pl.col(_IN_TRUTH)).n_unique().cast(pl.Int64).alias("_matched"),
+        matched.cast(pl.Int64).alias("_matched"),
         pl.col(SCORE).top_k(spec.k_max + 1).alias("_top"),
+    )
+
+
+def _listed_per_group(listed: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per group of the de-duplicated list before condensing: its rows, and whether they all
+    share one score."""
+    return listed.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("_n"),
+        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
     )
 
 
