@@ -130,17 +130,23 @@ def compute_diagnostics(
 
 
 def diagnostics_plan(
-    spec: Spec, prepared: Prepared, group_sums: pl.DataFrame | None = None
-) -> tuple[list[pl.LazyFrame], Callable[[Sequence[pl.DataFrame]], Diagnostics]]:
+    spec: Spec,
+    prepared: Prepared,
+    group_sums: pl.DataFrame | None = None,
+    *,
+    sums_later: bool = False,
+) -> tuple[list[pl.LazyFrame], Callable[..., Diagnostics]]:
     """The queries behind `compute_diagnostics` (to collect with others in one
     ``collect_all``), and what turns their results, in order, into the diagnostics.
 
-    The candidates are read by two per-group aggregations (the de-duplicated list; the ranked
-    list with its relevant truth flagged and its top scores), which share their common
-    sub-plan, and never ranked: a tie at K is read off the K-th and (K+1)-th highest scores.
-    Every count and per-K table is then computed from those one-row-per-group results.
+    The candidates are read by one per-group aggregation of the ranked list (with its
+    relevant truth flagged and its top scores; a second of the de-duplicated list when
+    unjudged rows are condensed), and never ranked: a tie at K is read off the K-th and
+    (K+1)-th highest scores. The per-group sums are the evaluation's: given collected
+    (`group_sums`), given to the assembler with `sums_later` (collected in the same
+    ``collect_all``, so that the pipeline is not planned twice), else a query of the plan.
+    Every count and per-K table is then computed from these one-row-per-group results.
     """
-    sums = prepared.group_sums if group_sums is None else group_sums.lazy()
     keys = list(spec.keys)
     policy = spec.policy
     score = pl.col(spec.score).cast(pl.Float64)
@@ -151,12 +157,7 @@ def diagnostics_plan(
             (score.is_null() | ~score.is_finite()).sum().cast(pl.Int64).alias("invalid_scores"),
         ),
         "valid": _count(prepared.candidates, "valid_rows"),
-        # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
-        # condensed away (a group whose every item was unjudged still had candidates).
         "ranked": _ranked_per_group(spec, prepared, relevant_truth),
-        "sums": sums.select(*keys, N_RELEVANT, HAS_CANDIDATES),
-        # The groups the evaluation keeps, before short lists are skipped at a K.
-        "evaluated": apply_group_policies(sums, policy).select(*keys, N_CANDIDATES, N_RELEVANT),
         "relevant": _count(relevant_truth, "relevant_in_truth"),
         "grades": prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
             pl.len().cast(pl.Int64).alias("rows")
@@ -167,9 +168,21 @@ def diagnostics_plan(
         # condensed away (a group whose every item was unjudged still had candidates).
         # Without condensing it is the ranked list, whose aggregation counts it too.
         queries["listed"] = _listed_per_group(prepared.deduplicated, keys)
+    if group_sums is None and not sums_later:
+        queries["sums"] = prepared.group_sums.select(
+            *keys, N_CANDIDATES, N_RELEVANT, HAS_CANDIDATES
+        )
 
-    def assemble(frames: Sequence[pl.DataFrame]) -> Diagnostics:
+    def assemble(frames: Sequence[pl.DataFrame], sums: pl.DataFrame | None = None) -> Diagnostics:
         found = dict(zip(queries, frames, strict=True))
+        table = next(t for t in (group_sums, sums, found.get("sums")) if t is not None)
+        found["sums"] = table
+        # The groups the evaluation keeps, before short lists are skipped at a K.
+        found["evaluated"] = (
+            apply_group_policies(table.lazy(), policy)
+            .select(*keys, N_CANDIDATES, N_RELEVANT)
+            .collect()
+        )
         if "listed" not in found:
             found["listed"] = found["ranked"].select(*keys, "_n", "_constant")
         return Diagnostics(

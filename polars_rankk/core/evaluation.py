@@ -463,7 +463,7 @@ class Evaluation:
         plans = []
         for evaluation in together:
             extra, assemble = (
-                diagnostics_plan(evaluation._spec, evaluation._prepared)
+                diagnostics_plan(evaluation._spec, evaluation._prepared, sums_later=True)
                 # Several systems' diagnostics are counted per system, on first access.
                 if diagnostics
                 and "diagnostics" not in evaluation.__dict__
@@ -478,7 +478,7 @@ class Evaluation:
             found = evaluation._from_groups(frames[start])
             known = evaluation.__dict__.get("diagnostics")
             if assemble is not None:
-                known = assemble(frames[start + 1 : start + 1 + size])
+                known = assemble(frames[start + 1 : start + 1 + size], frames[start])
             if known is not None:
                 found.__dict__["diagnostics"] = known  # the cached_property's slot
             done[id(evaluation)] = found
