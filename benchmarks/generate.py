@@ -4,7 +4,8 @@
 about a third of the relevant items outside the candidate pool. Fixed seeds; written in
 chunks of users so that any scale fits in memory.
 
-    python benchmarks/generate.py --scale 5M
+    python benchmarks/generate.py --scale 5M          # Parquet
+    python benchmarks/generate.py --scale 5M --trec   # and the same as TREC run + qrels text
 """
 
 from __future__ import annotations
@@ -79,12 +80,57 @@ def generate(scale: str, *, force: bool = False) -> Path:
     return folder
 
 
+def generate_trec(scale: str, *, force: bool = False) -> tuple[Path, Path]:
+    """The same workload as TREC text, ``benchmarks/data/<scale>/{run,qrels}.txt``: a run
+    ``user Q0 item rank score tag`` (one line per distinct candidate, single spaces, ranks by score)
+    and qrels ``user 0 item relevance``; return both paths."""
+    folder = generate(scale)
+    run, qrels = folder / "run.txt", folder / "qrels.txt"
+    if run.exists() and qrels.exists() and not force:
+        return run, qrels
+    # trec_eval and pytrec_eval refuse a document twice in one query's ranking.
+    candidates = pl.scan_parquet(folder / "candidates" / "*.parquet").unique(
+        ["user", "item"], keep="first", maintain_order=True
+    )
+    rank = pl.int_range(1, pl.len() + 1).over("user", order_by=-pl.col("score"))
+    candidates.select(
+        pl.concat_str(
+            pl.col("user"),
+            pl.lit("Q0"),
+            pl.col("item"),
+            rank,
+            pl.col("score"),
+            pl.lit("bench"),
+            separator=" ",
+        )
+    ).sink_csv(run, include_header=False, quote_style="never")
+    pl.scan_parquet(folder / "truth" / "*.parquet").select(
+        pl.concat_str(pl.col("user"), pl.lit("0"), pl.col("item"), pl.col("relevance"),
+                      separator=" ")
+    ).sink_csv(qrels, include_header=False, quote_style="never")  # fmt: skip
+    return run, qrels
+
+
+def generate_single(scale: str) -> tuple[Path, Path]:
+    """The workload as one Parquet file each, ``candidates.parquet`` and ``truth.parquet``,
+    for the ``rankk`` command (which reads one file per argument); return both paths."""
+    folder = generate(scale)
+    paths = folder / "candidates.parquet", folder / "truth.parquet"
+    for path in paths:
+        if not path.exists():
+            pl.scan_parquet(folder / path.stem / "*.parquet").sink_parquet(path)
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", choices=list(SCALES), default="5M")
     parser.add_argument("--force", action="store_true")
+    parser.add_argument("--trec", action="store_true", help="also write run.txt and qrels.txt")
     args = parser.parse_args()
     print(generate(args.scale, force=args.force))
+    if args.trec:
+        print(*generate_trec(args.scale, force=args.force))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ read by the parent (benchmarks/run.py) from the child's rusage.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -14,8 +17,15 @@ from pathlib import Path
 
 import polars as pl
 
+HERE = Path(__file__).parent
+#: The checkout these benchmarks belong to, first on the path (and on the commands' path):
+#: the polars_rankk measured is this one, not whichever the environment installed.
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+
 KS = [1, 5, 10, 20, 50, 100]
-DATA = Path(__file__).parent / "data"
+DATA = HERE / "data"
 
 
 def _paths(scale: str) -> tuple[str, str]:
@@ -495,7 +505,108 @@ def evaluate_five(scale: str) -> dict[str, object]:
     return {"evaluate": elapsed, "rows": rows, "check": {"rows": rows}}
 
 
+#: trec_eval's conventions and three of its measures, as the TREC-text phases compute them.
+TREC_MEASURES = {"P_10": "P@10", "ndcg_cut_10": "ndcg_cut_10", "map_cut_10": "map_cut_10"}
+
+
+def _timed_command(command: list[str]) -> tuple[float, str]:
+    """Wall seconds of a command run end to end (its start-up included), and its stdout."""
+    start = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return time.perf_counter() - start, done.stdout
+
+
+def trec_text_rankk(scale: str) -> dict[str, object]:
+    """``rankk evaluate RUN QRELS --trec-eval`` on TREC text (P@10, nDCG@10, map_cut_10),
+    end to end: the command's start-up, reading both files, the evaluation, its diagnostics."""
+    from generate import generate_trec
+
+    run, qrels = generate_trec(scale)
+    elapsed, out = _timed_command([
+        sys.executable, "-m", "polars_rankk.cli", "evaluate", str(run), str(qrels),
+        "--trec-eval", "--metrics", ",".join(TREC_MEASURES.values()), "--k", "10",
+        "--format", "json",
+    ])  # fmt: skip
+    rows = json.loads(out)["rows"]
+    return {"evaluate": elapsed, "check": {r["metric"]: round(r["value"], 6) for r in rows}}
+
+
+_PYTREC_SCRIPT = """
+import json, statistics, sys, pytrec_eval
+with open(sys.argv[2]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[1]) as f:
+    run = pytrec_eval.parse_run(f)
+found = pytrec_eval.RelevanceEvaluator(qrels, set(sys.argv[3].split(","))).evaluate(run)
+print(json.dumps({m: round(statistics.mean(v[m] for v in found.values()), 6)
+                  for m in sys.argv[3].split(",")}))
+"""
+
+
+def trec_text_pytrec_eval(scale: str) -> dict[str, object]:
+    """pytrec_eval on the same files, end to end as a command: start-up, its own readers
+    (``parse_run``, ``parse_qrel``) into its dicts, the evaluation."""
+    from generate import generate_trec
+
+    run, qrels = generate_trec(scale)
+    elapsed, out = _timed_command(
+        [sys.executable, "-c", _PYTREC_SCRIPT, str(run), str(qrels), ",".join(TREC_MEASURES)]
+    )
+    return {"evaluate": elapsed, "check": json.loads(out)}
+
+
+def trec_text_trec_eval(scale: str) -> dict[str, object]:
+    """The trec_eval binary on the same files (``-c -m P.10 -m ndcg_cut.10 -m map_cut.10``),
+    when one is on the PATH."""
+    from generate import generate_trec
+
+    binary = shutil.which("trec_eval")
+    if binary is None:
+        return {"evaluate": float("nan"), "check": "trec_eval is not on the PATH: skipped"}
+    run, qrels = generate_trec(scale)
+    elapsed, out = _timed_command(
+        [binary, "-c", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "map_cut.10", str(qrels), str(run)]
+    )
+    return {"evaluate": elapsed, "check": out.split()[-1]}
+
+
+def cli_parquet(scale: str) -> dict[str, object]:
+    """``rankk evaluate candidates.parquet truth.parquet --group-by user`` (K = 5, 10, 20,
+    every metric: the command's defaults), end to end, its diagnostics on stderr."""
+    from generate import generate_single
+
+    candidates, truth = generate_single(scale)
+    elapsed, out = _timed_command([
+        sys.executable, "-m", "polars_rankk.cli", "evaluate", str(candidates), str(truth),
+        "--group-by", "user", "--format", "json",
+    ])  # fmt: skip
+    return {"evaluate": elapsed, "rows": len(json.loads(out)["rows"])}
+
+
+def python_parquet(scale: str) -> dict[str, object]:
+    """The same evaluation from Python (after ``import polars_rankk``): read both files,
+    ``evaluate(..., k=[5, 10, 20]).summary()``."""
+    from generate import generate_single
+
+    import polars_rankk as rk
+
+    candidates, truth = generate_single(scale)
+    start = time.perf_counter()
+    res = rk.evaluate(
+        pl.read_parquet(candidates), pl.read_parquet(truth), k=[5, 10, 20], group_by="user"
+    )
+    summary = res.summary()
+    return {"evaluate": time.perf_counter() - start, "rows": summary.height}
+
+
 PHASES: dict[str, Callable[[str], dict[str, object]]] = {
+    "trec_text_rankk": trec_text_rankk,
+    "trec_text_pytrec_eval": trec_text_pytrec_eval,
+    "trec_text_trec_eval": trec_text_trec_eval,
+    "cli_parquet": cli_parquet,
+    "python_parquet": python_parquet,
+    #: `compare` of 3 systems read from one multi-system evaluation (== systems_compare).
+    "compare3": systems_compare,
     "k_curve_lazy": k_curve_lazy,
     "k_curve_eager": k_curve_eager,
     "k_curve_lazy_ci": k_curve_lazy_ci,

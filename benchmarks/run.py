@@ -4,6 +4,9 @@
     python benchmarks/run.py --scale 5M --phases floor,rankk --repeat 5
     python benchmarks/run.py --scale 5M --phases layer   # k_curve, compare, report vs summary
     python benchmarks/run.py --scale 5M --phases systems --repeat 1  # 3 systems in one pass
+    python benchmarks/run.py --scale 5M --phases trec        # rankk vs pytrec_eval on TREC text
+    python benchmarks/run.py --scale 5M --phases cli         # rankk evaluate vs the same in Python
+    python benchmarks/run.py --scale 5M --phases compare3    # compare of 3 systems vs evaluating
 
 Each phase runs in a fresh process (benchmarks/phases.py) so that its peak RSS is its own.
 Prints a table — system, phase, wall seconds (median), peak RSS, ratio to the floor and to
@@ -49,10 +52,25 @@ LAYER_PHASES = [
 ]
 #: Several systems in one evaluation (`evaluate(..., system=...)`), and `compare` read from it.
 SYSTEMS_PHASES = ["systems_evaluate", "systems_compare"]
+#: Named sets of phases, each written to results/<scale>_<name>.json.
+PRESETS = {
+    "trec": ["trec_text_rankk", "trec_text_pytrec_eval", "trec_text_trec_eval"],
+    "cli": ["python_parquet", "cli_parquet"],
+    "compare3": ["systems_evaluate", "compare3"],
+}
+#: Each phase's reference in the same run: ``time_vs_reference`` is its total over the
+#: reference's (for the peers: how many times slower than polars-rankk).
+REFERENCES = {
+    "trec_text_pytrec_eval": "trec_text_rankk",
+    "trec_text_trec_eval": "trec_text_rankk",
+    "cli_parquet": "python_parquet",
+    "compare3": "systems_evaluate",
+}
 
 
 def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
-    """(timings, peak RSS in MiB) of one phase in a fresh interpreter."""
+    """(timings, peak RSS in MiB) of one phase in a fresh interpreter; the timings carry the
+    phase's CPU seconds (its commands' included) and the load average when it ended."""
     process = subprocess.Popen(
         [sys.executable, str(HERE / "phases.py"), phase, scale],
         stdout=subprocess.PIPE,
@@ -66,6 +84,8 @@ def _run_once(phase: str, scale: str) -> tuple[dict[str, float], float]:
     if process.returncode != 0:
         raise RuntimeError(f"phase {phase} failed:\n{stderr[-2000:]}")
     result = json.loads(stdout.strip().splitlines()[-1])
+    result["cpu"] = usage.ru_utime + usage.ru_stime
+    result["load"] = os.getloadavg()[0]
     return result, usage.ru_maxrss / 1024  # KiB on Linux
 
 
@@ -83,6 +103,9 @@ def main() -> None:
     elif args.phases == "systems":
         args.phases = ",".join(SYSTEMS_PHASES)
         name = f"{args.scale}_systems"  # its own file: the other results stay as they are
+    elif args.phases in PRESETS:
+        name = f"{args.scale}_{args.phases}"
+        args.phases = ",".join(PRESETS[args.phases])
     generate(args.scale)
     rows = []
     for phase in args.phases.split(","):
@@ -96,6 +119,8 @@ def main() -> None:
                 "evaluate_s": round(evaluate, 3),
                 "total_s": round(convert + evaluate, 3),
                 "peak_rss_mib": round(max(rss for _, rss in runs)),
+                "cpu_s": round(statistics.median(r["cpu"] for r, _ in runs), 3),
+                "load": round(max(r["load"] for r, _ in runs), 2),
                 "check": runs[0][0].get("check"),
                 "output_mib": runs[0][0].get("output_mib"),
             }
@@ -117,6 +142,10 @@ def main() -> None:
             row["rankk_speedup"] = round(row["total_s"] / rankk["total_s"], 2)
         if systems:
             row["time_vs_systems_evaluate"] = round(row["total_s"] / systems["total_s"], 2)
+        against = by_name.get(REFERENCES.get(row["system"], ""))
+        if against:
+            row["time_vs_reference"] = round(row["total_s"] / against["total_s"], 2)
+            row["cpu_vs_reference"] = round(row["cpu_s"] / against["cpu_s"], 2)
     header = [
         "system",
         "convert_s",
@@ -129,6 +158,10 @@ def main() -> None:
         "time_vs_summary_k10",
         "rss_vs_summary_k10",
         "time_vs_systems_evaluate",
+        "time_vs_reference",
+        "cpu_s",
+        "cpu_vs_reference",
+        "load",
         "output_mib",
     ]
     print("| " + " | ".join(header) + " |")

@@ -7,18 +7,9 @@
 0.5
 """
 
-from polars_rankk.charts import (
-    enable_offline_charts,
-    plot_comparison,
-    plot_distribution,
-    plot_histogram,
-    plot_k_curve,
-    plot_over_time,
-    plot_precision_recall,
-    plot_risk,
-    plot_strata,
-    save_chart,
-)
+import importlib as _importlib
+import typing as _typing
+
 from polars_rankk.core import (
     METRIC_DEFINITIONS,
     METRICS,
@@ -42,46 +33,145 @@ from polars_rankk.core import (
 from polars_rankk.core import metric_expressions as _metric_expressions
 from polars_rankk.core.metric_expressions import *  # noqa: F403
 from polars_rankk.core.version import package_version as _package_version
-from polars_rankk.engines import BucketedEvaluation, evaluate_in_buckets
-from polars_rankk.io import read_trec_qrels, read_trec_run
-from polars_rankk.reports import render_report, report
-from polars_rankk.stats import (
-    UnjudgedBounds,
-    activity_buckets,
-    bootstrap,
-    buckets,
-    catalogue_intervals,
-    compare,
-    comparison_power,
-    curve_of_evaluations,
-    distribution,
-    evaluate_systems,
-    for_systems,
-    groups_needed,
-    histogram,
-    k_curve,
-    new_vs_returning,
-    relevant_size_buckets,
-    risk,
-    risk_distribution,
-    unjudged_bounds,
-)
-from polars_rankk.tables import systems_table, to_latex, to_markdown
-from polars_rankk.time import (
-    AuditReport,
-    SeenFiltered,
-    TemporalSplit,
-    audit,
-    drop_seen,
-    evaluate_over_time,
-    rolling_splits,
-    sessionize,
-    split_by_time,
-    split_last_fraction,
-    split_last_n,
-    summarize_by,
-    truth_from_log,
-)
+
+#: The public names of the other parts, by module, imported on first use: ``import
+#: polars_rankk`` (and the ``rankk`` command's start-up) loads the core only, not the
+#: statistics (NumPy), charts, reports or engines until one of their names is read.
+_LAZY: dict[str, tuple[str, ...]] = {
+    "polars_rankk.charts": (
+        "enable_offline_charts",
+        "plot_comparison",
+        "plot_distribution",
+        "plot_histogram",
+        "plot_k_curve",
+        "plot_over_time",
+        "plot_precision_recall",
+        "plot_risk",
+        "plot_strata",
+        "save_chart",
+    ),
+    "polars_rankk.engines": (
+        "BucketedEvaluation",
+        "evaluate_in_buckets",
+    ),
+    "polars_rankk.io": (
+        "read_trec_qrels",
+        "read_trec_run",
+    ),
+    "polars_rankk.reports": (
+        "render_report",
+        "report",
+    ),
+    "polars_rankk.stats": (
+        "UnjudgedBounds",
+        "activity_buckets",
+        "bootstrap",
+        "buckets",
+        "catalogue_intervals",
+        "compare",
+        "comparison_power",
+        "curve_of_evaluations",
+        "distribution",
+        "evaluate_systems",
+        "for_systems",
+        "groups_needed",
+        "histogram",
+        "k_curve",
+        "new_vs_returning",
+        "relevant_size_buckets",
+        "risk",
+        "risk_distribution",
+        "unjudged_bounds",
+    ),
+    "polars_rankk.tables": (
+        "systems_table",
+        "to_latex",
+        "to_markdown",
+    ),
+    "polars_rankk.time": (
+        "AuditReport",
+        "SeenFiltered",
+        "TemporalSplit",
+        "audit",
+        "drop_seen",
+        "evaluate_over_time",
+        "rolling_splits",
+        "sessionize",
+        "split_by_time",
+        "split_last_fraction",
+        "split_last_n",
+        "summarize_by",
+        "truth_from_log",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_imports.py)
+    from polars_rankk.charts import (
+        enable_offline_charts,
+        plot_comparison,
+        plot_distribution,
+        plot_histogram,
+        plot_k_curve,
+        plot_over_time,
+        plot_precision_recall,
+        plot_risk,
+        plot_strata,
+        save_chart,
+    )
+    from polars_rankk.engines import (
+        BucketedEvaluation,
+        evaluate_in_buckets,
+    )
+    from polars_rankk.io import (
+        read_trec_qrels,
+        read_trec_run,
+    )
+    from polars_rankk.reports import (
+        render_report,
+        report,
+    )
+    from polars_rankk.stats import (
+        UnjudgedBounds,
+        activity_buckets,
+        bootstrap,
+        buckets,
+        catalogue_intervals,
+        compare,
+        comparison_power,
+        curve_of_evaluations,
+        distribution,
+        evaluate_systems,
+        for_systems,
+        groups_needed,
+        histogram,
+        k_curve,
+        new_vs_returning,
+        relevant_size_buckets,
+        risk,
+        risk_distribution,
+        unjudged_bounds,
+    )
+    from polars_rankk.tables import (
+        systems_table,
+        to_latex,
+        to_markdown,
+    )
+    from polars_rankk.time import (
+        AuditReport,
+        SeenFiltered,
+        TemporalSplit,
+        audit,
+        drop_seen,
+        evaluate_over_time,
+        rolling_splits,
+        sessionize,
+        split_by_time,
+        split_last_fraction,
+        split_last_n,
+        summarize_by,
+        truth_from_log,
+    )
 
 __all__ = [
     "METRICS",
@@ -156,3 +246,18 @@ __all__ = [
 __all__ += _metric_expressions.__all__
 
 __version__ = _package_version()
+
+
+if not _typing.TYPE_CHECKING:  # type checkers read the imports above instead
+
+    def __getattr__(name: str) -> _typing.Any:
+        """A public name of a part other than the core, imported on first use."""
+        module = _MODULE_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module 'polars_rankk' has no attribute {name!r}")
+        value = getattr(_importlib.import_module(module), name)
+        globals()[name] = value  # later reads find it without this hook
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -311,13 +311,25 @@ def warn_unmatched(candidates: Source, truth: Source, columns: Columns) -> None:
         left, right = (_ids(source.frame, names) for source in (candidates, truth))
         if left.schema != right.schema:
             return  # evaluate raises on the mismatched types
-        if left.unique().join(right.unique(), on=names, how="semi").height == 0:
+        # A probe of the candidates' ids into the truth's: the first rows settle it as a rule.
+        if not _any_in(left, right, names):
             warn(
                 f"no {what} of {candidates.label} is in {truth.label} (e.g. "
                 f"{left.row(0, named=True)} vs {right.row(0, named=True)}): every metric will "
                 f"be 0. Check that both files hold the same ids in {', '.join(names)}"
             )
             return
+
+
+def _any_in(left: pl.DataFrame, right: pl.DataFrame, names: list[str]) -> bool:
+    """Whether some row of `left` has its `names` in `right`: looked for in the first 10,000
+    rows, then (only when none matches there) in all of them."""
+    for rows in (left.head(10_000), left):
+        if rows.join(right, on=names, how="semi").height:
+            return True
+        if rows.height == left.height:
+            break
+    return False
 
 
 def read_attributes(path: Path | None, columns: Columns) -> Source | None:

@@ -116,9 +116,11 @@ def evaluate_run(
     with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
         # The command has said what the library would warn about, in its own words.
         warnings.simplefilter("ignore", IgnoredColumnWarning)
-        return evaluate(
-            run.frame,
-            truth.frame,
+        # Lazy, then collected: the per-group sums and the diagnostics the command prints come
+        # from one collect_all, whose queries share their common sub-plans and run side by side.
+        lazy = evaluate(
+            run.frame.lazy(),
+            truth.frame.lazy(),
             k=k,
             metrics=metrics,
             group_by=columns.keys,
@@ -130,6 +132,7 @@ def evaluate_run(
             system=system,
             **(items or {}),
         )
+        return lazy.collect()
 
 
 def say_diagnostics(evaluation: Evaluation, where: str | Path) -> None:

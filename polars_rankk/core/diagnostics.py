@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, RANK, SCORE
+from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, SCORE
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.prepare import Prepared
 from polars_rankk.core.views import apply_group_policies
@@ -126,116 +126,164 @@ class Diagnostics:
         return "\n".join(lines)
 
 
-def compute_diagnostics(spec: Spec, prepared: Prepared) -> Diagnostics:
-    """Collect every diagnostic of one evaluation in a single multi-query pass."""
-    queries, assemble = diagnostics_plan(spec, prepared)
+def compute_diagnostics(
+    spec: Spec, prepared: Prepared, group_sums: pl.DataFrame | None = None
+) -> Diagnostics:
+    """Collect every diagnostic of one evaluation in a single multi-query pass; `group_sums`
+    is the evaluation's collected one-row-per-group table, when it has one (the pipeline is
+    then not run again for the counts read off it)."""
+    queries, assemble = diagnostics_plan(spec, prepared, group_sums)
     return assemble(pl.collect_all(queries))
 
 
 def diagnostics_plan(
-    spec: Spec, prepared: Prepared
-) -> tuple[list[pl.LazyFrame], Callable[[Sequence[pl.DataFrame]], Diagnostics]]:
+    spec: Spec,
+    prepared: Prepared,
+    group_sums: pl.DataFrame | None = None,
+    *,
+    sums_later: bool = False,
+) -> tuple[list[pl.LazyFrame], Callable[..., Diagnostics]]:
     """The queries behind `compute_diagnostics` (to collect with others in one
-    ``collect_all``), and what turns their results, in order, into the diagnostics."""
-    # The groups the evaluation keeps, before short lists are skipped at a K.
-    evaluated = apply_group_policies(prepared.group_sums, spec.policy)
-    counts = _count_queries(spec, prepared, evaluated)
-    per_k = _per_k_queries(spec, prepared, evaluated)
-    grades = prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
-        pl.len().cast(pl.Int64).alias("rows")
-    )
+    ``collect_all``), and what turns their results, in order, into the diagnostics.
 
-    def assemble(frames: Sequence[pl.DataFrame]) -> Diagnostics:
-        scalars = dict(zip(counts, frames[: len(counts)], strict=True))
+    The candidates are read by one per-group aggregation of the ranked list (with its
+    relevant truth flagged and its top scores; a second of the de-duplicated list when
+    unjudged rows are condensed), and never ranked: a tie at K is read off the K-th and
+    (K+1)-th highest scores. The per-group sums are the evaluation's: given collected
+    (`group_sums`), given to the assembler with `sums_later` (collected in the same
+    ``collect_all``, so that the pipeline is not planned twice), else a query of the plan.
+    Every count and per-K table is then computed from these one-row-per-group results.
+    """
+    keys = list(spec.keys)
+    policy = spec.policy
+    score = pl.col(spec.score).cast(pl.Float64)
+    relevant_truth = prepared.truth.filter(_relevant(spec))
+    queries = {
+        "raw": spec.candidates.select(
+            pl.len().cast(pl.Int64).alias("candidate_rows"),
+            (score.is_null() | ~score.is_finite()).sum().cast(pl.Int64).alias("invalid_scores"),
+        ),
+        "valid": _count(prepared.candidates, "valid_rows"),
+        "ranked": _ranked_per_group(spec, prepared, relevant_truth),
+        "relevant": _count(relevant_truth, "relevant_in_truth"),
+        "grades": prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
+            pl.len().cast(pl.Int64).alias("rows")
+        ),
+    }
+    if policy.unjudged == "condense" and prepared.deduplicated is not None:
+        # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
+        # condensed away (a group whose every item was unjudged still had candidates).
+        # Without condensing it is the ranked list, whose aggregation counts it too.
+        queries["listed"] = _listed_per_group(prepared.deduplicated, keys)
+    if group_sums is None and not sums_later:
+        queries["sums"] = prepared.group_sums.select(
+            *keys, N_CANDIDATES, N_RELEVANT, HAS_CANDIDATES
+        )
+
+    def assemble(frames: Sequence[pl.DataFrame], sums: pl.DataFrame | None = None) -> Diagnostics:
+        found = dict(zip(queries, frames, strict=True))
+        table = next(t for t in (group_sums, sums, found.get("sums")) if t is not None)
+        found["sums"] = table
+        # The groups the evaluation keeps, before short lists are skipped at a K.
+        found["evaluated"] = (
+            apply_group_policies(table.lazy(), policy)
+            .select(*keys, N_CANDIDATES, N_RELEVANT)
+            .collect()
+        )
+        if "listed" not in found:
+            found["listed"] = found["ranked"].select(*keys, "_n", "_constant")
         return Diagnostics(
-            counts=_counts(scalars),
-            per_k=_per_k_table(spec.ks, list(frames[len(counts) : -1])),
-            relevance_grades=frames[-1].sort("grade"),
-            policy=spec.policy.to_dict(),
+            counts=_counts(found, keys),
+            per_k=_per_k_table(spec, found),
+            relevance_grades=found["grades"].sort("grade"),
+            policy=policy.to_dict(),
             path=prepared.path,
         )
 
-    return [*counts.values(), *per_k, grades], assemble
+    return list(queries.values()), assemble
 
 
 def _relevant(spec: Spec) -> pl.Expr:
     return pl.col(GRADE) >= spec.policy.relevance_threshold
 
 
-def _count(frame: pl.LazyFrame, name: str, condition: pl.Expr | None = None) -> pl.LazyFrame:
-    """One row, one column `name`: the rows of `frame` (where `condition` holds)."""
-    count = pl.len() if condition is None else condition.sum()
-    return frame.select(count.cast(pl.Int64).alias(name))
+def _count(frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
+    """One row, one column `name`: the rows of `frame`."""
+    return frame.select(pl.len().cast(pl.Int64).alias(name))
 
 
-def _count_queries(
-    spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame
-) -> dict[str, pl.LazyFrame]:
-    """Queries of one row each, by the name their counts are read under."""
+_IN_TRUTH = "_rk_relevant_in_truth"
+
+
+def _ranked_per_group(spec: Spec, prepared: Prepared, relevant_truth: pl.LazyFrame) -> pl.LazyFrame:
+    """Per group of the ranked list (its rank is not read, so not computed): its rows (twice:
+    ``_n`` stands for the listed rows when nothing is condensed), whether they share one
+    score, its relevant rows (under duplicates="keep" every relevant copy counts, as in
+    recall), the relevant truth items among them, and its max K + 1 highest scores."""
     keys = list(spec.keys)
-    score = pl.col(spec.score).cast(pl.Float64)
-    invalid = score.is_null() | ~score.is_finite()
-    # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
-    # condensed away (a group whose every item was unjudged still had candidates).
-    listed = prepared.ranked if prepared.deduplicated is None else prepared.deduplicated
-    per_group_scores = listed.group_by(keys).agg(
-        pl.len().alias("_n"),
+    ranked = prepared.ranked
+    flags = relevant_truth.select(*keys, spec.item, pl.lit(True).alias(_IN_TRUTH))
+    flagged = ranked.join(flags, on=[*keys, spec.item], how="left").with_columns(
+        pl.col(_IN_TRUTH).fill_null(False)
+    )
+    # Labelled candidates, or ties that read grades, carry the grade they were ranked with.
+    relevant = _relevant(spec) if GRADE in ranked.collect_schema() else pl.col(_IN_TRUTH)
+    matched = pl.col(_IN_TRUTH).sum()  # de-duplicated: each item once
+    if spec.policy.duplicates == "keep":
+        matched = pl.col(spec.item).filter(pl.col(_IN_TRUTH)).n_unique()
+    return flagged.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("_rows"),
+        pl.len().cast(pl.Int64).alias("_n"),
+        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
+        relevant.sum().cast(pl.Int64).alias("_pooled"),
+        matched.cast(pl.Int64).alias("_matched"),
+        pl.col(SCORE).top_k(spec.k_max + 1).alias("_top"),
+    )
+
+
+def _listed_per_group(listed: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per group of the de-duplicated list before condensing: its rows, and whether they all
+    share one score."""
+    return listed.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("_n"),
         (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
     )
-    relevant_truth = prepared.truth.filter(_relevant(spec))
-    pool = prepared.ranked.select([*keys, spec.item]).unique()
-    outside = relevant_truth.join(pool, on=[*keys, spec.item], how="anti")
-    only_candidates = per_group_scores.select(keys).join(
-        prepared.group_sums.select(keys), on=keys, how="anti"
-    )
-    return {
-        "candidate_rows": _count(spec.candidates, "candidate_rows"),
-        "invalid_scores": _count(spec.candidates, "invalid_scores", invalid),
-        "valid_rows": _count(prepared.candidates, "valid_rows"),
-        "ranked_rows": _count(prepared.ranked, "ranked_rows"),
-        "listed_rows": _count(listed, "listed_rows"),
-        "groups": prepared.group_sums.select(
-            pl.len().cast(pl.Int64).alias("groups_in_truth"),
-            (pl.col(N_RELEVANT) == 0).sum().cast(pl.Int64).alias("groups_with_no_relevant"),
-            (~pl.col(HAS_CANDIDATES)).sum().cast(pl.Int64).alias("groups_without_candidates"),
-        ),
-        "relevant": _count(relevant_truth, "relevant_in_truth"),
-        "candidate_groups": per_group_scores.select(
-            pl.len().cast(pl.Int64).alias("groups_in_candidates"),
-            ((pl.col("_n") > 1) & pl.col("_constant"))
-            .sum()
-            .cast(pl.Int64)
-            .alias("constant_score_groups"),
-        ),
-        "only_candidates": _count(only_candidates, "groups_only_in_candidates"),
-        "evaluated": _count(evaluated, "groups_evaluated"),
-        "outside": _count(outside, "relevant_outside_pool"),
-    }
 
 
-def _counts(frames: dict[str, pl.DataFrame]) -> dict[str, int]:
+def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, int]:
     """The scalar counts, in the order `Diagnostics.counts` lists them."""
-    raw, valid, listed, ranked = (
-        frames[name].item()
-        for name in ("candidate_rows", "valid_rows", "listed_rows", "ranked_rows")
-    )
+    raw, listed, ranked, sums = found["raw"], found["listed"], found["ranked"], found["sums"]
+    n_raw = raw.item(0, "candidate_rows")
+    valid = found["valid"].item()
+    n_listed = int(listed.get_column("_n").sum())
+    n_ranked = int(ranked.get_column("_rows").sum())
     counts = {
-        "candidate_rows": raw,
-        "invalid_scores": frames["invalid_scores"].item(),
-        "invalid_score_rows_dropped": raw - valid,
-        "duplicate_rows_removed": valid - listed,
-        "unjudged_rows_condensed": listed - ranked,
+        "candidate_rows": n_raw,
+        "invalid_scores": raw.item(0, "invalid_scores"),
+        "invalid_score_rows_dropped": n_raw - valid,
+        "duplicate_rows_removed": valid - n_listed,
+        "unjudged_rows_condensed": n_listed - n_ranked,
+        "groups_in_truth": sums.height,
+        "groups_with_no_relevant": int((sums.get_column(N_RELEVANT) == 0).sum()),
+        "groups_without_candidates": int((~sums.get_column(HAS_CANDIDATES)).sum()),
+        "relevant_in_truth": found["relevant"].item(),
+        "groups_in_candidates": listed.height,
+        "constant_score_groups": listed.select(
+            ((pl.col("_n") > 1) & pl.col("_constant")).sum()
+        ).item(),
+        "groups_only_in_candidates": listed.join(sums, on=keys, how="anti").height,
+        "groups_evaluated": found["evaluated"].height,
     }
-    for name in ("groups", "relevant", "candidate_groups", "only_candidates", "evaluated"):
-        counts.update(frames[name].row(0, named=True))
-    counts.update(frames["outside"].row(0, named=True))
+    counts["relevant_outside_pool"] = counts["relevant_in_truth"] - int(
+        ranked.get_column("_matched").sum()
+    )
     return {name: int(value or 0) for name, value in counts.items()}
 
 
-def _per_k_queries(spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame) -> list[pl.LazyFrame]:
-    """Groups shorter than K, ties cut by K, and the recall ceiling: one table each, by k."""
-    keys = list(spec.keys)
-    ks = pl.LazyFrame({"k": spec.ks}, schema={"k": pl.Int64})
+def _per_k_table(spec: Spec, found: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Per K: groups shorter than K, ties cut by K, and the recall ceiling."""
+    evaluated, ranked = found["evaluated"], found["ranked"]
+    ks = pl.DataFrame({"k": list(spec.ks)}, schema={"k": pl.Int64})
     shorter = (
         evaluated.join(ks, how="cross")
         .group_by("k")
@@ -243,35 +291,44 @@ def _per_k_queries(spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame) -> l
             (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("groups_shorter_than_k")
         )
     )
-    next_score = pl.col(SCORE).shift(-1).over(keys, order_by=RANK)
-    straddling = (
-        prepared.ranked.with_columns(next_score.alias("_next"))
-        .filter(pl.col(RANK).is_in(list(spec.ks)) & (pl.col("_next") == pl.col(SCORE)))
-        .group_by(pl.col(RANK).alias("k"))
-        .agg(pl.len().cast(pl.Int64).alias("tie_blocks_straddling_k"))
+    # The items at ranks K and K+1 share a score when the K-th and (K+1)-th highest do.
+    top = ranked.select(pl.col("_top").list.sort(descending=True))
+    straddling = pl.DataFrame(
+        {
+            "k": list(spec.ks),
+            "tie_blocks_straddling_k": [
+                top.select(
+                    (
+                        pl.col("_top").list.get(k - 1, null_on_oob=True)
+                        == pl.col("_top").list.get(k, null_on_oob=True)
+                    ).sum()
+                ).item()
+                for k in spec.ks
+            ],
+        },
+        schema={"k": pl.Int64, "tie_blocks_straddling_k": pl.Int64},
     )
-    return [shorter, straddling, _recall_ceiling(spec, prepared, evaluated, ks)]
+    return (
+        ks.join(shorter, on="k", how="left")
+        .join(straddling, on="k", how="left")
+        .join(_recall_ceiling(spec, evaluated, ranked, ks), on="k", how="left")
+        .with_columns(
+            pl.col("groups_shorter_than_k").fill_null(0),
+            pl.col("tie_blocks_straddling_k").fill_null(0),
+        )
+        .sort("k")
+    )
 
 
 def _recall_ceiling(
-    spec: Spec, prepared: Prepared, evaluated: pl.LazyFrame, ks: pl.LazyFrame
-) -> pl.LazyFrame:
+    spec: Spec, evaluated: pl.DataFrame, ranked: pl.DataFrame, ks: pl.DataFrame
+) -> pl.DataFrame:
     """Per k: the mean, over the groups recall@k is averaged over, of the best recall@k any
     ordering of the group's ranked candidates reaches, min(k, relevant candidates) / R_g."""
     keys = list(spec.keys)
     policy = spec.policy
-    ranked = prepared.ranked
-    if GRADE in ranked.collect_schema():  # labelled candidates, or ties that read grades
-        relevant_rows = ranked.filter(_relevant(spec))
-    else:
-        relevant_truth = prepared.truth.filter(_relevant(spec))
-        relevant_rows = ranked.join(relevant_truth, on=[*keys, spec.item], how="semi")
-    # Rows, not items: under duplicates="keep" every relevant copy is a hit, as in recall.
-    pooled = relevant_rows.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_pooled"))
-    rows = (
-        evaluated.select(*keys, N_CANDIDATES, N_RELEVANT)
-        .join(pooled, on=keys, how="left")
-        .join(ks, how="cross")
+    rows = evaluated.join(ranked.select(*keys, "_pooled"), on=keys, how="left").join(
+        ks, how="cross"
     )
     if policy.short_lists == "skip":
         rows = rows.filter(pl.col(N_CANDIDATES) >= pl.col("k"))
@@ -284,18 +341,3 @@ def _recall_ceiling(
         .otherwise(0.0)
     )
     return rows.group_by("k").agg(recall.sort().mean().alias("recall_ceiling"))
-
-
-def _per_k_table(ks: Sequence[int], frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
-    shorter, straddling, ceiling = frames
-    return (
-        pl.DataFrame({"k": list(ks)}, schema={"k": pl.Int64})
-        .join(shorter, on="k", how="left")
-        .join(straddling, on="k", how="left")
-        .join(ceiling, on="k", how="left")
-        .with_columns(
-            pl.col("groups_shorter_than_k").fill_null(0),
-            pl.col("tie_blocks_straddling_k").fill_null(0),
-        )
-        .sort("k")
-    )

@@ -358,7 +358,10 @@ class Evaluation:
             from polars_rankk.core.by_system import diagnostics_by_system
 
             return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
-        return compute_diagnostics(self._spec, self._prepared)
+        sums = self._all_group_sums
+        return compute_diagnostics(
+            self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
+        )
 
     def wide(self) -> FrameLike:
         """per_group pivoted: one row per group, one column per ``metric@k``.
@@ -465,7 +468,7 @@ class Evaluation:
         plans = []
         for evaluation in together:
             extra, assemble = (
-                diagnostics_plan(evaluation._spec, evaluation._prepared)
+                diagnostics_plan(evaluation._spec, evaluation._prepared, sums_later=True)
                 # Several systems' diagnostics are counted per system, on first access.
                 if diagnostics
                 and "diagnostics" not in evaluation.__dict__
@@ -480,7 +483,7 @@ class Evaluation:
             found = evaluation._from_groups(frames[start])
             known = evaluation.__dict__.get("diagnostics")
             if assemble is not None:
-                known = assemble(frames[start + 1 : start + 1 + size])
+                known = assemble(frames[start + 1 : start + 1 + size], frames[start])
             if known is not None:
                 found.__dict__["diagnostics"] = known  # the cached_property's slot
             done[id(evaluation)] = found

@@ -110,3 +110,15 @@ def test_repr_shows_every_system() -> None:
                             system="run"))  # fmt: skip
     assert "run 'A':" in text
     assert "run 'B':" in text
+
+
+def test_slices_of_a_sorted_table_equal_its_partitions() -> None:
+    """Runs of the system column are sliced without a copy; any other order is partitioned."""
+    from polars_rankk.core.by_system import slices
+
+    frame = pl.DataFrame({"s": ["a", "a", "b", None, None], "v": [1, 2, 3, 4, 5]})
+    for table in (frame, frame.reverse(), frame.sample(fraction=1.0, shuffle=True, seed=1)):
+        found = slices(table, "s", ["a", "b", "c", None])
+        parts = table.partition_by("s", as_dict=True, include_key=False, maintain_order=True)
+        expected = [parts.get((v,), table.clear().drop("s")) for v in ["a", "b", "c", None]]
+        assert [f.to_dicts() for f in found] == [e.to_dicts() for e in expected]

@@ -1,0 +1,82 @@
+"""The diagnostics are read off one-row-per-group aggregations, never a second ranking: each
+count they derive so equals its definition on the ranked rows (docs/definitions.md §7)."""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from polars_rankk.core import diagnostics
+from polars_rankk.core.columns import GRADE, RANK, SCORE
+from tests.core.test_native import _policies, tables
+
+
+def _by_definition(evaluation: rk.Evaluation) -> dict[str, object]:
+    """Ties cut by K (the scores at ranks K and K+1 are equal) and relevant truth items
+    outside the candidate pool, counted on the ranked rows as the definitions state them."""
+    spec, prepared = evaluation._spec, evaluation._prepared
+    keys = list(spec.keys)
+    ranked = prepared.ranked.collect()
+    following = pl.col(SCORE).shift(-1).over(keys, order_by=RANK)
+    ties = ranked.with_columns(following.alias("_next")).filter(pl.col("_next") == pl.col(SCORE))
+    straddling = {k: ties.filter(pl.col(RANK) == k).height for k in spec.ks}
+    relevant = prepared.truth.collect().filter(pl.col(GRADE) >= spec.policy.relevance_threshold)
+    pool = ranked.select(*keys, spec.item).unique()
+    outside = relevant.join(pool, on=[*keys, spec.item], how="anti").height
+    return {"straddling": straddling, "outside": outside}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=tables(), policy=_policies(), ks=st.sampled_from([[1], [1, 3, 10], [2, 5]]))
+def test_diagnostics_equal_their_definitions_on_the_ranked_rows(
+    data: tuple[pl.DataFrame, pl.DataFrame, bool], policy: rk.Policy, ks: list[int]
+) -> None:
+    candidates, truth, labelled = data
+    if policy.duplicates == "error":
+        policy = policy.replace(duplicates="first")
+    if labelled:
+        candidates, truth = candidates.rename({"label": "relevance"}), None
+        policy = policy.replace(unjudged="keep")
+    else:
+        candidates = candidates.drop("label")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            evaluation = rk.evaluate(candidates, truth, k=ks, group_by="user", policy=policy)
+        except ValueError:  # a policy refusing the input (invalid_scores="error" …)
+            assume(False)
+    expected = _by_definition(evaluation)
+    found = evaluation.diagnostics
+    assert (
+        dict(found.per_k.select("k", "tie_blocks_straddling_k").iter_rows())
+        == expected["straddling"]
+    )
+    assert found.counts["relevant_outside_pool"] == expected["outside"]
+
+
+def test_an_eager_evaluation_counts_from_its_collected_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The per-group sums are not computed again for the diagnostics."""
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, 0.5, 0.1]})
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [2, 9, 1]})
+    evaluation = rk.evaluate(candidates, truth, k=[1, 2], group_by="q")
+    given_sums: list[object] = []
+    plan = diagnostics.diagnostics_plan
+
+    def spy(*args: object) -> object:
+        given_sums.append(args[2] if len(args) > 2 else None)
+        return plan(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(diagnostics, "diagnostics_plan", spy)
+    counts = evaluation.diagnostics.counts
+    assert given_sums == [evaluation._all_group_sums]
+    assert counts["groups_in_truth"] == 3
+    assert counts["groups_without_candidates"] == 1
+    assert counts["relevant_outside_pool"] == 2
+    assert evaluation.diagnostics.per_k["tie_blocks_straddling_k"].to_list() == [1, 0]
