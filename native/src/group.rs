@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use crate::columns::Column;
 use crate::config::{Config, Invalid, Output};
-use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader, Terms};
+use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader};
 
 /// The inputs of one call: one group's rows.
 pub struct GroupInputs<'a> {
@@ -194,42 +194,19 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     }
     let mut scratch = Vec::new();
     let len = rank_group(config, &items, &mut candidates, &mut scratch);
-    let mut ks: Vec<usize> = config
-        .outputs
-        .iter()
-        .filter_map(|(_, o)| match o {
-            Output::At(_, k) if *k > 0 => Some(*k),
-            _ => None,
-        })
-        .collect();
-    ks.sort_unstable();
-    ks.dedup();
-    let reader = Reader {
-        config,
-        terms: Terms::new(config),
-        ks: ks.clone(),
-        limit_whole: config.whole_list(),
-        k_max: config.k_max(),
-    };
+    let reader = Reader::for_outputs(config);
     let n_stats = config.stats.len();
-    let mut result = GroupResult::new(ks.len(), n_stats);
+    let mut result = GroupResult::new(reader.ks.len(), n_stats);
     reader.read(&candidates[..len], n_relevant, nonrelevant, &mut result);
     let ideal_at = |k: usize| if ideal.is_empty() { 0.0 } else { ideal[k.min(ideal.len()) - 1] };
     Ok(config
         .outputs
         .iter()
         .map(|(_, output)| match output {
-            Output::Key(_) => 0.0,
-            Output::NCandidates => result.n as f64,
-            Output::HitsAtR => result.hits_at_r,
             Output::NRelevant => n_relevant,
             Output::NNonrelevant => nonrelevant,
             Output::IdealDcg(k) => ideal_at(*k),
-            Output::At(stat, 0) => result.whole[*stat],
-            Output::At(stat, k) => {
-                let i = ks.binary_search(k).unwrap_or(0);
-                result.at_k[i * n_stats + *stat]
-            }
+            other => result.output(other, &reader.ks),
         })
         .collect())
 }

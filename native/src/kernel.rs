@@ -437,6 +437,21 @@ pub(crate) struct GroupResult {
 }
 
 impl GroupResult {
+    /// The value of a sums output (0 for the outputs other code fills).
+    pub(crate) fn output(&self, output: &Output, ks: &[usize]) -> f64 {
+        let n_stats = self.whole.len();
+        match output {
+            Output::NCandidates => self.n as f64,
+            Output::HitsAtR => self.hits_at_r,
+            Output::At(stat, 0) => self.whole[*stat],
+            Output::At(stat, k) => {
+                let i = ks.binary_search(k).unwrap_or(0);
+                self.at_k[i * n_stats + *stat]
+            }
+            Output::Key(_) | Output::NRelevant | Output::NNonrelevant | Output::IdealDcg(_) => 0.0,
+        }
+    }
+
     pub(crate) fn new(n_ks: usize, n_stats: usize) -> GroupResult {
         GroupResult {
             n: 0,
@@ -471,7 +486,29 @@ impl Recorder<'_> {
     }
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// The reader of `config`'s outputs: their sorted distinct cut-offs, and the whole list
+    /// where an output reads it.
+    pub(crate) fn for_outputs(config: &'a Config) -> Reader<'a> {
+        let mut ks: Vec<usize> = config
+            .outputs
+            .iter()
+            .filter_map(|(_, o)| match o {
+                Output::At(_, k) if *k > 0 => Some(*k),
+                _ => None,
+            })
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        Reader {
+            config,
+            terms: Terms::new(config),
+            ks,
+            limit_whole: config.whole_list(),
+            k_max: config.k_max(),
+        }
+    }
+
     pub(crate) fn read(&self, ranked: &[Candidate], n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
         let config = self.config;
         let n = ranked.len();
@@ -799,23 +836,8 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let Grouped { keys: group_keys, offsets, ends, mut candidates, n_relevant, n_nonrelevant } =
         grouped(config, inputs);
     let n_groups = group_keys[0].len();
-    let mut ks: Vec<usize> = config
-        .outputs
-        .iter()
-        .filter_map(|(_, o)| match o {
-            Output::At(_, k) if *k > 0 => Some(*k),
-            _ => None,
-        })
-        .collect();
-    ks.sort_unstable();
-    ks.dedup();
-    let reader = Reader {
-        config,
-        terms: Terms::new(config),
-        ks: ks.clone(),
-        limit_whole: config.whole_list(),
-        k_max: config.k_max(),
-    };
+    let reader = Reader::for_outputs(config);
+    let ks = reader.ks.clone();
     let n_stats = config.stats.len();
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
@@ -848,19 +870,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                     reader.read(&group[..len], relevant, nonrelevant, &mut result);
                     let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
                     for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
-                        *slot = match output {
-                            Output::Key(_)
-                            | Output::NRelevant
-                            | Output::NNonrelevant
-                            | Output::IdealDcg(_) => 0.0,
-                            Output::NCandidates => result.n as f64,
-                            Output::HitsAtR => result.hits_at_r,
-                            Output::At(stat, 0) => result.whole[*stat],
-                            Output::At(stat, k) => {
-                                let i = ks.binary_search(k).unwrap_or(0);
-                                result.at_k[i * n_stats + *stat]
-                            }
-                        };
+                        *slot = result.output(output, ks);
                     }
                 }
             };

@@ -11,8 +11,6 @@ import gc
 import math
 import os
 import resource
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import polars as pl
 import pytest
@@ -22,6 +20,7 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.core import native
 from polars_rankk.core.registry import ACCURACY_METRICS
+from tests.support.kernel_path import needs_kernel, path
 
 pytestmark = pytest.mark.skipif(
     not native.status().loaded and native.SWITCH not in os.environ,
@@ -29,27 +28,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 TOLERANCE = 1e-12
-
-
-@contextmanager
-def path(enabled: bool) -> Iterator[None]:
-    before = os.environ.get(native.SWITCH)
-    os.environ[native.SWITCH] = "1" if enabled else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[native.SWITCH]
-        else:
-            os.environ[native.SWITCH] = before
-
-
-def _kernel_loaded() -> bool:
-    with path(True):
-        return native.status().loaded
-
-
-needs_kernel = pytest.mark.skipif(not _kernel_loaded(), reason="the native kernel is not loaded")
 
 
 def _prepared(*args: object, **kwargs: object) -> tuple[pl.DataFrame, pl.DataFrame, str]:

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import polars as pl
 import pytest
@@ -23,27 +20,9 @@ from polars_rankk.core import native
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.term_algebra import RANK, Linear, Piece, discount, trace
 from polars_rankk.core.terms import TERMS
+from tests.support.kernel_path import needs_kernel
+from tests.support.kernel_path import path as kernel
 
-
-@contextmanager
-def kernel(enabled: bool) -> Iterator[None]:
-    before = os.environ.get(native.SWITCH)
-    os.environ[native.SWITCH] = "1" if enabled else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[native.SWITCH]
-        else:
-            os.environ[native.SWITCH] = before
-
-
-def _kernel_loaded() -> bool:
-    with kernel(True):
-        return native.status().loaded
-
-
-needs_kernel = pytest.mark.skipif(not _kernel_loaded(), reason="the native kernel is not loaded")
 #: The paths every property runs on: the kernel where it is loaded, and pure Polars.
 PATHS = [pytest.param(True, marks=needs_kernel, id="kernel"), pytest.param(False, id="pure")]
 
