@@ -17,7 +17,7 @@ from polars_rankk.core.aggregate import order_metrics
 from polars_rankk.core.inputs import normalize_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.registry import DEFAULT_METRICS, REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import as_list
 from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems
@@ -334,20 +334,33 @@ def k_curve(
             )
     strata = as_list(by)
     _check_strata(strata)
-    evaluations = evaluate_systems(
-        lazy_systems(systems, system),
-        None if truth is None else to_lazy(truth, "truth"),
-        k=range(1, k_max + 1),
-        metrics=chosen,
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        policy=policy,
-    )
+    every_k = list(range(1, k_max + 1))
+    # Metrics the sums over ranks give need the evaluation at K_max only: every smaller K is
+    # read off the same ranking's term rows. Any other metric reads per-group values at each K.
+    named = DEFAULT_METRICS if chosen is None else normalize_metrics(chosen)
+    summed = all(REGISTRY[m].rank_summed for m in named if REGISTRY[m].has_k)
+    from_sums = summed and (policy is None or policy.ties != "expected")
+
+    def evaluated(ks: list[int]) -> Mapping[str, Evaluation]:
+        return evaluate_systems(
+            lazy_systems(systems, system),
+            None if truth is None else to_lazy(truth, "truth"),
+            k=ks,
+            metrics=chosen,
+            group_by=group_by,
+            item=item,
+            score=score,
+            relevance=relevance,
+            policy=policy,
+        )
+
+    evaluations = evaluated([k_max] if from_sums else every_k)
+    if from_sums and not all(covers_every_k(e, chosen) for e in evaluations.values()):
+        evaluations = evaluated(every_k)  # (one system of several: its rows are not kept)
     return curve_of_evaluations(
         evaluations,
         metrics=chosen,
+        k=every_k,
         by=strata,
         attributes=attributes,
         ci=ci,
