@@ -169,3 +169,30 @@ def test_every_path_gives_evaluates_numbers_or_refuses_in_words(
     markdown = reference.to_markdown()
     for row in summary.filter(pl.col("value").is_not_nan()).iter_rows(named=True):
         assert f"{row['value']:.4f}" in markdown, (row, markdown)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), policy=policies())
+def test_dask_gives_evaluates_numbers(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+
+    candidates, truth = data
+    try:
+        per_group = _evaluate(candidates, truth, policy).per_group
+    except ValueError:
+        return  # refused in words (the engines' own tests hold them to the same refusal)
+    assert isinstance(per_group, pl.DataFrame)
+    if candidates.is_empty() or truth.is_empty():
+        return  # Dask cannot infer a frame's partitions from an empty table
+    with dask.config.set(scheduler="threads", num_workers=2):
+        result = evaluate_dask(
+            dd.from_pandas(candidates.to_pandas(), npartitions=2, sort=False),
+            dd.from_pandas(truth.to_pandas(), npartitions=2, sort=False),
+            k=KS, metrics=METRICS, group_by="user", policy=policy,
+        )  # fmt: skip
+        got = pl.from_pandas(result.compute())
+    _equal(_values(got), _values(per_group), "dask")
