@@ -36,29 +36,52 @@ fn discount(rank: usize) -> f64 {
     ((rank + 1) as f64).log(2.0)
 }
 
-/// Each item's highest grade, over the rows `keep` says, written on every copy (NaN: none).
-fn max_over_copies(items: &Items<'_>, handles: &[u64], grades: &mut [f64], keep: &[bool]) {
-    let mut order: Vec<usize> = (0..handles.len()).collect();
-    order.sort_unstable_by(|a, b| {
-        let (x, y) = (handles[*a], handles[*b]);
-        item_key(items, x).cmp(&item_key(items, y)).then_with(|| items_cmp(items, x, y))
-    });
-    let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len() && items_cmp(items, handles[order[start]], handles[order[end]]) == Ordering::Equal {
-            end += 1;
+/// The rows of each item, found once: `order` sorts the rows by item, `runs` are the
+/// ranges of `order` that hold one item's copies.
+struct Copies {
+    order: Vec<usize>,
+    runs: Vec<(usize, usize)>,
+}
+
+impl Copies {
+    fn new(items: &Items<'_>, handles: &[u64]) -> Copies {
+        let mut order: Vec<usize> = (0..handles.len()).collect();
+        order.sort_unstable_by(|a, b| items_cmp(items, handles[*a], handles[*b]).then(a.cmp(b)));
+        let mut runs = Vec::new();
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len()
+                && items_cmp(items, handles[order[start]], handles[order[end]]) == Ordering::Equal
+            {
+                end += 1;
+            }
+            runs.push((start, end));
+            start = end;
         }
-        let best = order[start..end]
-            .iter()
-            .filter(|i| keep[**i])
-            .map(|i| grades[*i])
-            .filter(|g| !g.is_nan())
-            .fold(f64::NAN, |acc, g| if acc.is_nan() || g > acc { g } else { acc });
-        for i in &order[start..end] {
-            grades[*i] = best;
+        Copies { order, runs }
+    }
+
+    /// Each item's highest grade, over the rows `keep` says, written on every copy (NaN:
+    /// none).
+    fn pool_max(&self, grades: &mut [f64], keep: &[bool]) {
+        for &(start, end) in &self.runs {
+            let rows = &self.order[start..end];
+            let best = rows
+                .iter()
+                .filter(|i| keep[**i])
+                .map(|i| grades[*i])
+                .filter(|g| !g.is_nan())
+                .fold(f64::NAN, |acc, g| if acc.is_nan() || g > acc { g } else { acc });
+            for i in rows {
+                grades[*i] = best;
+            }
         }
-        start = end;
+    }
+
+    /// One value per item: its first row's.
+    fn firsts(&self, values: &[f64]) -> Vec<f64> {
+        self.runs.iter().map(|&(start, _)| values[self.order[start]]).collect()
     }
 }
 
@@ -118,13 +141,13 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         keys.sort_unstable();
         keys.windows(2).any(|pair| pair[0] == pair[1])
     };
-    let deduplicate = !config.keep_duplicates && repeats;
-    if deduplicate {
+    let copies = if repeats { Some(Copies::new(&items, &handles)) } else { None };
+    if let (Some(copies), false) = (&copies, config.keep_duplicates) {
         // An item's label is the highest among its copies still ranked.
         let ranked: Vec<bool> =
             valid.iter().map(|v| *v || config.invalid != Invalid::Drop).collect();
-        max_over_copies(&items, &handles, &mut grades, &ranked);
-        max_over_copies(&items, &handles, &mut order_grades, &ranked);
+        copies.pool_max(&mut grades, &ranked);
+        copies.pool_max(&mut order_grades, &ranked);
     }
     // The truth from the rows: each item's highest grade (invalid rows included: the item was
     // relevant), the judged items the rows miss, and the R_g declared.
@@ -137,17 +160,9 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     };
     let mut truth_grades: Vec<f64> =
         given.iter().zip(&pooled).map(|(g, p)| if *p { grade_of(*g) } else { f64::NAN }).collect();
-    if repeats {
-        max_over_copies(&items, &handles, &mut truth_grades, &pooled);
-        let mut seen: Vec<usize> = (0..n).collect();
-        seen.sort_unstable_by(|a, b| items_cmp(&items, handles[*a], handles[*b]).then(a.cmp(b)));
-        let mut firsts = Vec::new();
-        for (j, i) in seen.iter().enumerate() {
-            if j == 0 || items_cmp(&items, handles[seen[j - 1]], handles[*i]) != Ordering::Equal {
-                firsts.push(truth_grades[*i]);
-            }
-        }
-        truth_grades = firsts;
+    if let Some(copies) = &copies {
+        copies.pool_max(&mut truth_grades, &pooled);
+        truth_grades = copies.firsts(&truth_grades);
     }
     let mut truth_grades: Vec<f64> = truth_grades.into_iter().filter(|g| !g.is_nan()).collect();
     if let Some(extra) = inputs.extra {

@@ -19,7 +19,7 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rankk.core import native
-from polars_rankk.core.columns import IDEAL_DCG, WHOLE_LIST
+from polars_rankk.core.columns import IDEAL_DCG, stat_column
 from polars_rankk.core.metrics import GroupStats
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.ranking import unjudged_grade
@@ -64,15 +64,8 @@ def group_stats(
         args.append(n_relevant.cast(pl.Float64))
     outputs = ["n_candidates\tn_candidates", "n_relevant\tn_relevant"]
     outputs += ["n_nonrelevant\tn_nonrelevant", "hits_at_r\thits_at_r"]
-    for cut in ks:
-        outputs.append(f"{IDEAL_DCG}@{cut}\tideal_dcg@{cut}")
-    names = {column: TERMS[column].kernel or TERMS[column].name for column in needs.columns}
-    for column in needs.whole_list:
-        outputs.append(f"{column}@whole\t{names[column]}@0")
-    for column in needs.by_k:
-        for cut in ks:
-            kernel_k = 0 if cut == WHOLE_LIST else cut
-            outputs.append(f"{column}@{cut}\t{names[column]}@{kernel_k}")
+    outputs += [f"{stat_column(IDEAL_DCG, cut)}\tideal_dcg@{cut}" for cut in ks]
+    outputs += [f"{column}\t{what}" for column, what in native.sum_outputs(needs, ks)]
     lines = [
         "one_group=1",
         f"score_name={score_name}",
@@ -103,11 +96,11 @@ def group_stats(
 #: inside ``struct.with_fields``, so that the plugin runs once per group however often the
 #: formula reads it.
 FIELDS = GroupStats(
-    at=lambda stat, cut: pl.field(f"{stat}@{cut}"),
+    at=lambda stat, cut: pl.field(stat_column(stat, cut)),
     n_candidates=pl.field("n_candidates").cast(pl.Int64),
     n_relevant=pl.field("n_relevant").cast(pl.Int64),
     hits_at_r=pl.field("hits_at_r"),
-    whole=lambda stat: pl.field(f"{stat}@whole"),
+    whole=pl.field,
 )
 
 

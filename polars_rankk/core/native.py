@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.inputs import Spec
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.ranking import mapped_below_one, unjudged_grade
+from polars_rankk.core.ranking import condenses, judged_rows, mapped_below_one, unjudged_grade
 from polars_rankk.core.terms import TERMS, Term, TermNeeds
 
 #: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
@@ -61,9 +62,23 @@ def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:
     return lines
 
 
-def _kernel_name(column: str) -> str:
+def kernel_name(column: str) -> str:
+    """The kernel's name of the term cumulated in `column`."""
     term = TERMS[column]
     return term.kernel or term.name
+
+
+def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
+    """``(column, kernel output)`` of each term's running sum: the whole-list terms over the
+    whole list, the others at each cut-off (`stat_column`); the kernel reads a sum over the
+    whole list at cut-off 0."""
+    outputs = [(stat, f"{kernel_name(stat)}@0") for stat in needs.whole_list]
+    outputs += [
+        (stat_column(stat, k), f"{kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
+        for k in ks
+        for stat in needs.by_k
+    ]
+    return outputs
 
 
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
@@ -188,27 +203,12 @@ def policy_lines(policy: Policy) -> list[str]:
         f"err_max_grade={float(policy.err_max_grade)!r}",
         f"unjudged_grade={unjudged_grade(policy)!r}",
         f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
-        # `unjudged` and `negative_grades` decide the judged flag and condensing (`_inputs`).
     ]
 
 
-#: The policy fields `policy_lines` and `_inputs` send (the test's other half).
-SENT_TO_KERNEL = frozenset(
-    {
-        "ties",
-        "duplicates",
-        "invalid_scores",
-        "relevance_threshold",
-        "gain",
-        "gains",
-        "nonrelevant_gain",
-        "rbp_grades",
-        "rbp_persistence",
-        "err_max_grade",
-        "unjudged",
-        "negative_grades",
-    }
-)
+#: The policy fields `_inputs` reads to choose the judged flag and condensing; `policy_lines`
+#: sends every other field (a test changes each field and sees the lines change).
+READ_BY_INPUTS = frozenset({"unjudged", "negative_grades"})
 
 
 def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
@@ -245,10 +245,8 @@ def _inputs(
     judged = "unused"
     positive_only = False
     negative_unjudged = policy.negative_grades == "unjudged"
-    if negative_unjudged:
-        # trec_eval: a negative grade is no judgement (as `prepare._judged_grades`).
-        truth = truth.filter(pl.col(GRADE) >= 0)
-    condense = policy.unjudged == "condense" and (spec.truth is not None or negative_unjudged)
+    truth = judged_rows(truth, pl.col(GRADE), policy)
+    condense = condenses(policy, has_truth=spec.truth is not None)
     arguments = [_as_kernel_input(key, schema[key]) for key in keys]
     arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
     needs_judged = needs.judged or condense
@@ -300,10 +298,6 @@ def _inputs(
 
 def library() -> Path:
     """The loaded kernel library (an error when it is not loaded)."""
-    return _library()
-
-
-def _library() -> Path:
     state = status()
     if state.library is None:
         raise RuntimeError(f"the native kernel is not loaded: {state.reason}")
@@ -330,15 +324,9 @@ def group_sums(
     outputs = [(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
         outputs.append((HITS_AT_R, "hits_at_r"))
-    outputs += [(stat, f"{_kernel_name(stat)}@0") for stat in needs.whole_list]
-    outputs += [
-        # The kernel reads a sum over the whole list at cut-off 0.
-        (stat_column(stat, k), f"{_kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
-        for k in spec.read_ks
-        for stat in needs.by_k
-    ]
+    outputs += sum_outputs(needs, spec.read_ks)
     lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
-    call = _call(_library(), inputs.arguments, "\n".join(lines) + "\n")
+    call = _call(library(), inputs.arguments, "\n".join(lines) + "\n")
     sums = inputs.frame.select(call).unnest(_SUMS)
     names = [*inputs.keys, *(name for name, _ in outputs)]
     return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
@@ -354,10 +342,10 @@ def term_rows(
     # The cut-off and the terms ride on outputs the rows do not return.
     lines = [
         *inputs.lines,
-        *(f"output=_rk_cut{i}\t{_kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
+        *(f"output=_rk_cut{i}\t{kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
     ]
     call = pl.plugins.register_plugin_function(
-        plugin_path=_library(),
+        plugin_path=library(),
         function_name="graded_rows",
         args=inputs.arguments,
         kwargs={"config": "\n".join(lines) + "\n"},
@@ -374,7 +362,7 @@ def term_rows(
     ).select(
         *inputs.keys,
         "rank",
-        *(pl.col(_kernel_name(column)).alias(column) for column in columns),
+        *(pl.col(kernel_name(column)).alias(column) for column in columns),
     )
 
 

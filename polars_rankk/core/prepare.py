@@ -130,13 +130,6 @@ def _normalised_truth(spec: Spec, candidates: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _judged_grades(truth: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
-    """Under ``negative_grades="unjudged"`` a negative grade is no judgement (trec_eval)."""
-    if spec.policy.negative_grades == "unjudged":
-        return truth.filter(pl.col(GRADE) >= 0)
-    return truth
-
-
 def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
     schema = frame.collect_schema()
     order, descending = ranking.tie_order(
@@ -393,11 +386,9 @@ def prepare_groups(spec: Spec) -> Prepared:
     else:
         judged = truth
     # The group stays in the universe (it is in the truth) even if no grade is judged.
-    judged = _judged_grades(judged, spec)
+    judged = ranking.judged_rows(judged, pl.col(GRADE), policy)
     before_condensing = deduplicated
-    condensed = policy.unjudged == "condense" and (
-        spec.truth is not None or policy.negative_grades == "unjudged"
-    )
+    condensed = ranking.condenses(policy, has_truth=spec.truth is not None)
     if condensed and spec.truth is not None:
         # Sakai's condensed list: candidates without a judgement are removed before ranking.
         deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")

@@ -125,6 +125,21 @@ def unjudged_grade(policy: Policy) -> float:
     return float("-inf") if mapped_below_one(policy) else 0.0
 
 
+def judged_rows(truth: pl.LazyFrame, grade: pl.Expr, policy: Policy) -> pl.LazyFrame:
+    """The truth rows that are judgements: under ``negative_grades="unjudged"`` a negative
+    grade is none (trec_eval)."""
+    if policy.negative_grades == "unjudged":
+        return truth.filter(grade >= 0)
+    return truth
+
+
+def condenses(policy: Policy, *, has_truth: bool) -> bool:
+    """Whether unjudged candidates leave before ranking (Sakai's condensed list): with a truth
+    table, or pre-labelled under ``negative_grades="unjudged"`` (a negative grade is then the
+    only unjudged kind)."""
+    return policy.unjudged == "condense" and (has_truth or policy.negative_grades == "unjudged")
+
+
 def may_add(grade: pl.Expr, policy: Policy) -> pl.Expr:
     """Rows whose grade can add to a term: a positive grade, or one `Policy.gains` maps."""
     listed = mapped_below_one(policy)

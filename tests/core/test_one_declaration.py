@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core import native
+from polars_rankk.core.policy import _CHOICES
 from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.term_algebra import RANK, Linear, Piece, discount, trace
 from polars_rankk.core.terms import TERMS
@@ -67,10 +68,27 @@ def test_a_traced_function_that_is_not_linear_is_not_declared() -> None:
     assert declared.labels == {"first_relevant", "judged"}
 
 
+def _changed(policy: rk.Policy, name: str) -> rk.Policy:
+    """`policy` with field `name` set to another valid value."""
+    value = getattr(policy, name)
+    if name in _CHOICES:
+        other = next(choice for choice in _CHOICES[name] if choice != value)
+    elif name == "gains":
+        other = {0: 1}
+    else:
+        other = value / 2
+    return policy.replace(**{name: other})
+
+
 def test_every_policy_field_is_sent_to_the_kernel_or_applied_around_it() -> None:
     fields = {field.name for field in dataclasses.fields(rk.Policy)}
-    assert fields == native.SENT_TO_KERNEL | native.APPLIED_IN_POLARS
-    assert not native.SENT_TO_KERNEL & native.APPLIED_IN_POLARS
+    sent = fields - native.APPLIED_IN_POLARS - native.READ_BY_INPUTS
+    assert fields >= native.READ_BY_INPUTS
+    assert fields >= native.APPLIED_IN_POLARS
+    default = rk.Policy()
+    for name in sent:
+        # Changing the field changes what the kernel is told.
+        assert native.policy_lines(_changed(default, name)) != native.policy_lines(default), name
 
 
 @needs_kernel
