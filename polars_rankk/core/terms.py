@@ -155,11 +155,6 @@ def _precision_expected(rows: RankedRows) -> pl.Expr:
     return r / m * (rows._hb + 1.0 + others) / rows.rank.cast(pl.Float64)
 
 
-def rbp_weight(rank: pl.Expr, policy: Policy) -> pl.Expr:
-    """RBP's weight of a rank: (1 - p) p^(rank - 1)."""
-    return geometric(float(policy.rbp_persistence)).expr(rank)
-
-
 def err_stop(grade: pl.Expr, policy: Policy) -> pl.Expr:
     """ERR's chance that a user stops at a row: (2^g - 1) / 2^g_max, g clipped to [0, g_max]."""
     top = float(policy.err_max_grade)
