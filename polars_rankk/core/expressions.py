@@ -281,15 +281,18 @@ def _ranked_group(inputs: _Inputs, metric: str, k: int | None = None) -> _Group:
         hits_at_r=hits_at_r,
         whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
-    void = pl.lit(False)
-    if policy.empty_truth == "exclude":
-        void = n_relevant == 0
-    # A group the truth does not know (null R_g, or null unretrieved grades from `rk.label`)
-    # is not evaluated, as `evaluate` evaluates the truth's groups.
+    void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
+    return _Group(stats=stats, void=void | _unknown(inputs))
+
+
+def _unknown(inputs: _Inputs) -> pl.Expr:
+    """True for a group the truth does not know (null R_g, or null unretrieved grades from
+    `rk.label`): it is not evaluated, as `evaluate` evaluates the truth's groups."""
+    unknown = pl.lit(False)
     for known in (inputs.n_relevant, inputs.unretrieved):
         if known is not None:
-            void = void | known.is_null().all()
-    return _Group(stats=stats, void=void)
+            unknown = unknown | known.is_null().all()
+    return unknown
 
 
 def _kernel_group(inputs: _Inputs, needs: TermNeeds, ks: list[int]) -> _Group:
@@ -307,14 +310,8 @@ def _kernel_group(inputs: _Inputs, needs: TermNeeds, ks: list[int]) -> _Group:
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
-    void = pl.lit(False)
-    if inputs.policy.empty_truth == "exclude":
-        void = void | (stats.n_relevant == 0)
-    outer = pl.lit(False)
-    for known in (inputs.n_relevant, inputs.unretrieved):
-        if known is not None:
-            outer = outer | known.is_null().all()
-    return _Group(stats=stats, void=void, sums=sums, outer_void=outer)
+    void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
+    return _Group(stats=stats, void=void, sums=sums, outer_void=_unknown(inputs))
 
 
 def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
