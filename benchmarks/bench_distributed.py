@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
 
 import polars_rankk as rk  # noqa: E402
-from polars_rankk.core.aggregate import order_metrics  # noqa: E402
+from polars_rankk.core.evaluation.aggregate import order_metrics  # noqa: E402
 
 KS = [1, 5, 10, 20, 50, 100]
 RESULTS = HERE / "results" / "distributed.json"

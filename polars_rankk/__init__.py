@@ -30,8 +30,8 @@ from polars_rankk.core import (
 )
 
 # The metric expression functions (generated from the registry, with their export list).
-from polars_rankk.core import metric_expressions as _metric_expressions
-from polars_rankk.core.metric_expressions import *  # noqa: F403
+from polars_rankk.core.expressions import generated as _metric_expressions
+from polars_rankk.core.expressions.generated import *  # noqa: F403
 from polars_rankk.core.version import package_version as _package_version
 
 #: The public names of the other parts, by module, imported on first use: ``import

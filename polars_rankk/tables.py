@@ -17,9 +17,9 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, METRICS, Evaluation
-from polars_rankk.core.display import Grid, evaluation_grid, summary_grid
-from polars_rankk.core.display import to_latex as grid_latex
-from polars_rankk.core.display import to_markdown as grid_markdown
+from polars_rankk.core.evaluation.display import Grid, evaluation_grid, summary_grid
+from polars_rankk.core.evaluation.display import to_latex as grid_latex
+from polars_rankk.core.evaluation.display import to_markdown as grid_markdown
 
 __all__ = ["systems_table", "to_latex", "to_markdown"]
 

@@ -1,4 +1,4 @@
-"""Write polars_rankk/core/metric_expressions.py: one expression function per built-in accuracy
+"""Write polars_rankk/core/expressions/generated.py: one expression function per built-in accuracy
 metric and the ``.rankk`` expression namespace, from the metric registry.
 
 Both are written out (not made at run time) so that type checkers, autocompletion and the API
@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = ROOT / "polars_rankk" / "core" / "metric_expressions.py"
+TARGET = ROOT / "polars_rankk" / "core" / "expressions" / "generated.py"
 
 #: Every argument after `relevance`, in order: (name, annotation, default or None if required,
 #: its description). `k` is left out for a metric without a cut-off.
@@ -62,7 +62,8 @@ HEADER = '''\
 """One expression function per built-in accuracy metric, and the ``.rankk`` expression namespace.
 
 Generated from the metric registry by scripts/expression_api.py; do not edit by hand. Each
-function is `polars_rankk.core.expressions.metric_expression` for one metric, and each method of
+function is `polars_rankk.core.expressions.expressions.metric_expression` for one metric, and
+each method of
 the namespace forwards to its function with the same arguments, the relevance column as
 ``self``. A metric registered at run time (`polars_rankk.register_metric`) is computed by
 ``rk.metric_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
@@ -72,7 +73,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rankk.core.expressions import metric_expression
+from polars_rankk.core.expressions.expressions import metric_expression
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
@@ -95,7 +96,7 @@ def _forwarded(has_k: bool, indent: str) -> str:
 
 
 def _example(name: str, function: str, has_k: bool) -> str:
-    from polars_rankk.core.expressions import metric_expression
+    from polars_rankk.core.expressions.expressions import metric_expression
 
     frame = pl.DataFrame(
         {
@@ -120,7 +121,7 @@ def _example(name: str, function: str, has_k: bool) -> str:
 
 
 def _function(name: str) -> str:
-    from polars_rankk.core.registry import REGISTRY
+    from polars_rankk.core.metrics.registry import REGISTRY
 
     metric = REGISTRY[name]
     function, has_k = metric.function_name, metric.has_k
@@ -169,7 +170,7 @@ def _function(name: str) -> str:
 
 
 def _method(name: str) -> str:
-    from polars_rankk.core.registry import REGISTRY
+    from polars_rankk.core.metrics.registry import REGISTRY
 
     metric = REGISTRY[name]
     function, has_k = metric.function_name, metric.has_k
@@ -232,7 +233,7 @@ class RankkExpr:
 
 def render() -> str:
     """The module's text, from the registry's built-in accuracy metrics."""
-    from polars_rankk.core.registry import REGISTRY
+    from polars_rankk.core.metrics.registry import REGISTRY
 
     names = [
         name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"

@@ -1,6 +1,6 @@
 """Write docs/metric_names.md: every metric name polars-rankk accepts and what it maps to.
 
-The table is generated from the metric registry and `polars_rankk.core.names`; run
+The table is generated from the metric registry and `polars_rankk.core.names.parse`; run
 ``.venv/bin/python scripts/metric_names.py`` after changing either (``--check`` exits 1 when the
 file is out of date; ``tests/core/test_names.py`` runs that check).
 """
@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from polars_rankk.core.names import PARAMETERS, accepted_names, render_name
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.parse import PARAMETERS, accepted_names, render_name
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "docs" / "metric_names.md"
@@ -118,7 +118,7 @@ def render() -> str:
         "",
         "## Names written back\n",
         "A name is written back only where that tool, run with its own defaults and the "
-        "parameters written, computes the same per-group number (`polars_rankk.core.dialects`); "
+        "parameters written, computes the same per-group number (`polars_rankk.core.names.write`); "
         "elsewhere the canonical `metric@K` stays and `summary(names=...)` warns with the reason "
         "(a tie order the tool does not use, a convention it sets by a command-line flag such as "
         "trec_eval's `-l` and `-J`, or one it cannot express). Under the default policy:\n",

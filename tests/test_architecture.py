@@ -225,7 +225,7 @@ def test_nothing_but_the_package_face_imports_the_package_root() -> None:
 
 
 def test_an_evaluation_is_built_in_one_place() -> None:
-    """Only `polars_rankk.core.evaluation.assemble` calls ``Evaluation(...)``."""
+    """Only `polars_rankk.core.evaluation.evaluation.assemble` calls ``Evaluation(...)``."""
     calls = []
     for path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -237,7 +237,71 @@ def test_an_evaluation_is_built_in_one_place() -> None:
             ):
                 calls.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert len(calls) == 1, calls
-    assert calls[0].startswith("polars_rankk/core/evaluation.py"), calls
+    assert calls[0].startswith("polars_rankk/core/evaluation/evaluation.py"), calls
+
+
+#: The folders inside `core/`, in the order its imports run: each imports only the folders
+#: before it (and itself). ``""`` is the leaves at the top of `core/` (policy, types, columns...).
+CORE_FOLDERS = ("", "metrics", "names", "inputs", "kernel", "evaluation", "expressions")
+
+
+def _core_folder(dotted: str) -> str | None:
+    """The folder of `core/` a dotted module is in ("" for its leaves; None: outside `core`,
+    or the core's front door `polars_rankk.core` itself)."""
+    pieces = dotted.split(".")
+    if pieces[:2] != ["polars_rankk", "core"] or len(pieces) < 3:
+        return None
+    folder = pieces[2]
+    return folder if folder in CORE_FOLDERS else ""
+
+
+def _core_arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    """Each import inside `core/` that goes to a later folder, or to the core's front door."""
+    wrong = []
+    for module, imported in sorted(graph.items()):
+        folder = _core_folder(module)
+        if folder is None:
+            continue
+        for target in sorted(imported):
+            if target == "polars_rankk.core":
+                wrong.append(f"{module} imports the core's front door")
+                continue
+            reached = _core_folder(target)
+            if reached is not None and CORE_FOLDERS.index(reached) > CORE_FOLDERS.index(folder):
+                wrong.append(f"{module} ({folder or 'leaf'}) imports {target} ({reached}/)")
+    return wrong
+
+
+def test_core_folders_depend_only_on_the_folders_before_them() -> None:
+    """Inside `core/`: leaves, then metrics, names, inputs, kernel, evaluation, expressions.
+    An arrow back up (e.g. `metrics/` importing `inputs/`) fails here."""
+    wrong = _core_arrows_up(_module_graph())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_core_module_is_in_a_known_folder() -> None:
+    core = PACKAGE / "core"
+    folders = {
+        path.relative_to(core).parts[0]
+        for path in _modules()
+        if path.is_relative_to(core) and len(path.relative_to(core).parts) > 1
+    }
+    unknown = folders - set(CORE_FOLDERS)
+    assert not unknown, f"core folders without a place in CORE_FOLDERS: {unknown}"
+
+
+def test_the_folder_order_check_finds_an_arrow_back_up() -> None:
+    graph = {
+        "polars_rankk.core.metrics.registry": {"polars_rankk.core.inputs.spec"},
+        "polars_rankk.core.inputs.spec": {"polars_rankk.core.metrics.registry"},
+        "polars_rankk.core.policy": {"polars_rankk.core.types"},
+        "polars_rankk.core.types": {"polars_rankk.core"},
+    }
+    assert _core_arrows_up(graph) == [
+        "polars_rankk.core.metrics.registry (metrics) imports polars_rankk.core.inputs.spec"
+        " (inputs/)",
+        "polars_rankk.core.types imports the core's front door",
+    ]
 
 
 def test_core_imports_no_other_part() -> None:

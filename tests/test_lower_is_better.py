@@ -9,7 +9,7 @@ import polars as pl
 
 import polars_rankk as rk
 from polars_rankk.charts.base import with_definitions
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.metrics.registry import REGISTRY
 from tests.support.toy_metrics import tables
 
 

@@ -1,5 +1,5 @@
 //! What one call computes: the policy and the output columns, sent by Python as one text
-//! (`polars_rankk/core/native.py` writes it) inside the pickled kwargs.
+//! (`polars_rankk/core/kernel/loader.py` writes it) inside the pickled kwargs.
 
 /// How a key or item column's values compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub enum Judged {
     NonNegative,
 }
 
-/// What a linear term reads of a row (`polars_rankk/core/term_algebra.py`, `LABELS`).
+/// What a linear term reads of a row (`polars_rankk/core/metrics/algebra.py`, `LABELS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Label {
     One = 0,

@@ -2,7 +2,7 @@
 //! or `.over()`) hand them over: rank them under the policy, sum the declared terms at each
 //! cut-off, and count the group's truth (R_g, judged non-relevant items, the ideal DCG) from
 //! the rows' own grades, the judged items they miss and a declared R_g. The reference is
-//! `polars_rankk/core/expressions.py` (`_ranked_rows`, `_truth`).
+//! `polars_rankk/core/expressions/expressions.py` (`_ranked_rows`, `_truth`).
 
 use std::cmp::Ordering;
 

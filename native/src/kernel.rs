@@ -1,6 +1,6 @@
 //! The computation: group the rows, rank each group under the policy, and read the running
-//! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/ranking.py`
-//! and `polars_rankk/core/prepare.py`; the formulas below follow them term by term.
+//! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/metrics/order.py`
+//! and `polars_rankk/core/evaluation/prepare.py`; the formulas below follow them term by term.
 
 use std::cmp::Ordering;
 
@@ -629,7 +629,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Expectations over every ordering of each tie block (McSherry & Najork 2008), as
-    /// `polars_rankk/core/rows.py` defines them: each label's block mean, and the chance
+    /// `polars_rankk/core/metrics/rows.py` defines them: each label's block mean, and the chance
     /// that the group's first relevant item sits at the row.
     fn expected(
         &self,

@@ -28,7 +28,7 @@ from polars_rankk.cli.compare_command import compare
 from polars_rankk.cli.evaluate_command import evaluate
 from polars_rankk.cli.report_command import report
 from polars_rankk.cli.wording import in_cli_terms
-from polars_rankk.core.registration import load_metric_entry_points
+from polars_rankk.core.metrics.registration import load_metric_entry_points
 from polars_rankk.core.version import package_version
 
 __all__ = ["application", "main"]

@@ -254,8 +254,8 @@ def gated_metrics(chosen: list[str] | None, gate: str | None) -> list[str] | Non
     """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
     if gate is None:
         return chosen
-    from polars_rankk.core.names import parse_metric_name
-    from polars_rankk.core.registry import DEFAULT_METRICS, REGISTRY
+    from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
+    from polars_rankk.core.names.parse import parse_metric_name
 
     try:
         request = parse_metric_name(gate)

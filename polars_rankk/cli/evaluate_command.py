@@ -186,7 +186,7 @@ def evaluate(
 def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
     """Catalogue-level metrics describe one system's lists together: with ``--system`` the
     command that evaluates each system on its own is ``rankk compare``."""
-    from polars_rankk.core.beyond_accuracy import split_metrics
+    from polars_rankk.core.evaluation.beyond_accuracy import split_metrics
 
     catalogue = split_metrics(metrics)[2]
     if catalogue:

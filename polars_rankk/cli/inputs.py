@@ -19,7 +19,7 @@ import polars as pl
 from polars_rankk.cli.options import InputFormat, split_names
 from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core import example_row
-from polars_rankk.core.inputs import DEFAULT_RELEVANCE, label_columns
+from polars_rankk.core.inputs.spec import DEFAULT_RELEVANCE, label_columns
 
 Kind = Literal["run", "qrels", "table"]
 

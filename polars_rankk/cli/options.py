@@ -14,13 +14,13 @@ from typing import Annotated, Any, Literal
 import typer
 
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
-from polars_rankk.core.names import (
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS
+from polars_rankk.core.names.parse import (
     parse_metric_names,
     resolve_metric_names,
     split_metric_list,
 )
 from polars_rankk.core.policy import parse_gains
-from polars_rankk.core.registry import DEFAULT_METRICS
 
 InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
 OutputFormat = Literal["table", "csv", "json", "markdown", "parquet"]

@@ -26,7 +26,7 @@ from polars_rankk.cli.inputs import (
 )
 from polars_rankk.cli.options import InputFormat
 from polars_rankk.core import Evaluation, Policy, evaluate
-from polars_rankk.core.inputs import IgnoredColumnWarning
+from polars_rankk.core.inputs.spec import IgnoredColumnWarning
 
 Say = Callable[[str], None]
 
@@ -139,7 +139,7 @@ def say_diagnostics(evaluation: Evaluation, where: str | Path) -> None:
     """What the evaluation did to the inputs, on stderr, one line each: duplicates removed,
     groups each policy dropped, groups only in the candidates, relevant items never
     retrieved."""
-    from polars_rankk.core.display import actions_of
+    from polars_rankk.core.evaluation.display import actions_of
 
     for found in actions_of(evaluation):
         warn(f"{where}: {found}")

@@ -11,7 +11,7 @@ import dataclasses
 import re
 
 from polars_rankk.core import Policy
-from polars_rankk.core.display import counted
+from polars_rankk.core.evaluation.display import counted
 
 #: Policy fields: each is the option ``--field-name`` (see `polars_rankk.cli.options`).
 POLICY_FIELDS = frozenset(field.name for field in dataclasses.fields(Policy))

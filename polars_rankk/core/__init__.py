@@ -5,19 +5,26 @@ names exported here; the core imports none of them.
 """
 
 # The metric expression functions: one per registry entry, generated with their export list.
-from polars_rankk.core import metric_expressions as _metric_expressions
-from polars_rankk.core import namespace as _namespace  # registers the `rankk` namespaces
-from polars_rankk.core.aggregate import (
+from polars_rankk.core.evaluation.aggregate import (
     check_quantiles,
     order_metrics,
     quantile_name,
     summarize_histogram,
     value_histogram,
 )
-from polars_rankk.core.diagnostics import Diagnostics
-from polars_rankk.core.evaluation import EngineType, Evaluation
-from polars_rankk.core.expressions import metric_expression, metrics_expression
-from polars_rankk.core.inputs import (
+from polars_rankk.core.evaluation.diagnostics import Diagnostics
+from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation
+from polars_rankk.core.evaluation.pipeline import evaluate
+from polars_rankk.core.evaluation.views import dropped_table, metric_column
+from polars_rankk.core.expressions import generated as _metric_expressions
+from polars_rankk.core.expressions import (
+    namespace as _namespace,  # registers the `rankk` namespaces
+)
+from polars_rankk.core.expressions.expressions import metric_expression, metrics_expression
+from polars_rankk.core.expressions.generated import *  # noqa: F403
+from polars_rankk.core.inputs.frames import is_table
+from polars_rankk.core.inputs.labelling import label
+from polars_rankk.core.inputs.spec import (
     EmptyResultWarning,
     IgnoredColumnWarning,
     align_ids,
@@ -30,17 +37,13 @@ from polars_rankk.core.inputs import (
     require_columns,
     to_lazy,
 )
-from polars_rankk.core.labelling import label
-from polars_rankk.core.metric_expressions import *  # noqa: F403
-from polars_rankk.core.native import show_versions
-from polars_rankk.core.pipeline import evaluate
-from polars_rankk.core.policy import POLICY_HELP, Policy
-from polars_rankk.core.registration import (
+from polars_rankk.core.kernel.loader import show_versions
+from polars_rankk.core.metrics.registration import (
     MetricSums,
     register_metric,
     unregister_metric,
 )
-from polars_rankk.core.registry import (
+from polars_rankk.core.metrics.registry import (
     LOWER_IS_BETTER,
     METRIC_DEFINITIONS,
     METRICS,
@@ -50,10 +53,9 @@ from polars_rankk.core.registry import (
     higher_is_better,
     metric_rank,
 )
-from polars_rankk.core.tables_in import is_table
-from polars_rankk.core.terms import RankedRows
+from polars_rankk.core.metrics.terms import RankedRows
+from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
-from polars_rankk.core.views import dropped_table, metric_column
 
 __all__ = [
     "LOWER_IS_BETTER",

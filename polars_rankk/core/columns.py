@@ -17,7 +17,7 @@ RELEVANT = "_rk_is_relevant"
 RANK = "_rk_rank"
 ROW = "_rk_row"
 N_PADDING = "_rk_padding"
-# Cumulated per-rank terms (their definitions: `polars_rankk.core.terms`).
+# Cumulated per-rank terms (their definitions: `polars_rankk.core.metrics.terms`).
 HITS = "_rk_hits"
 DCG = "_rk_dcg"
 IDEAL_DCG = "_rk_ideal_dcg"

@@ -24,7 +24,7 @@ GainMap: TypeAlias = tuple[tuple[float, float], ...]
 Average = Literal["macro", "micro", "weighted"]
 
 MetricName: TypeAlias = str
-"""A canonical metric name: a key of `polars_rankk.core.registry.REGISTRY`."""
+"""A canonical metric name: a key of `polars_rankk.core.metrics.registry.REGISTRY`."""
 
 FrameLike: TypeAlias = pl.DataFrame | pl.LazyFrame
 IntoExprColumn: TypeAlias = str | pl.Expr | pl.Series

@@ -18,13 +18,19 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankk.core import EngineType, aggregate, dropped_table, evaluate, native
-from polars_rankk.core.beyond_accuracy import item_tables, split_metrics
-from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, to_lazy
+from polars_rankk.core import EngineType, dropped_table, evaluate
+from polars_rankk.core.evaluation import aggregate
+from polars_rankk.core.evaluation.beyond_accuracy import item_tables, split_metrics
+from polars_rankk.core.evaluation.catalogue import (
+    catalogue_items,
+    catalogue_values,
+    merge_exposures,
+)
+from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
-from polars_rankk.core.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import staging
 from polars_rankk.engines.ranked_lists import with_empty_lists

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rankk.core.inputs import Spec
+from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.types import untyped
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
@@ -131,7 +131,7 @@ def evaluate_partition(
 
 def partition_histogram(frame: pd.DataFrame) -> pd.DataFrame:
     """(metric, k, value, count) of one partition, NaN as null value."""
-    from polars_rankk.core.aggregate import value_histogram
+    from polars_rankk.core.evaluation.aggregate import value_histogram
 
     polars_frame = to_polars(frame[["metric", "k", "value"]]).cast(
         {"metric": pl.String, "k": pl.Int64, "value": pl.Float64}

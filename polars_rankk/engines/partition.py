@@ -20,11 +20,15 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, Policy, evaluate
-from polars_rankk.core.beyond_accuracy import ItemTables, item_tables, split_metrics
-from polars_rankk.core.catalogue import catalogue_items, catalogue_values, merge_exposures
-from polars_rankk.core.inputs import EmptyResultWarning, Spec, check_inputs, to_lazy
-from polars_rankk.core.registration import declared_at_run_time, ensure_registered
-from polars_rankk.core.registry import REGISTRY, Metric
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.evaluation.catalogue import (
+    catalogue_items,
+    catalogue_values,
+    merge_exposures,
+)
+from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
+from polars_rankk.core.metrics.registration import declared_at_run_time, ensure_registered
+from polars_rankk.core.metrics.registry import REGISTRY, Metric
 from polars_rankk.engines import ranked_lists
 from polars_rankk.engines.ranked_lists import (
     check_one_list,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_rankk.core import check_one_row_per_group
-from polars_rankk.core.tables_in import long_form
+from polars_rankk.core.inputs.frames import long_form
 
 #: Tag column of the engines' union of candidates and truth (see `partition.TAG`).
 TAG = "_rk_tag"

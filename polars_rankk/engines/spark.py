@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import polars as pl
 
 from polars_rankk.core import check_quantiles
-from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import partition as dist

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rankk.core.inputs import to_lazy
+from polars_rankk.core.inputs.spec import to_lazy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.core.version import package_version
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from polars_rankk.core.display import Cell, escape, html_table, number
+from polars_rankk.core.evaluation.display import Cell, escape, html_table, number
 
 __all__ = ["Cell", "Page", "escape", "html_table", "javascript_bundle", "json_for_script", "number"]
 

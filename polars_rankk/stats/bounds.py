@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
-from polars_rankk.core.names import resolve_metric_names
+from polars_rankk.core.names.parse import resolve_metric_names
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import sort_rows

@@ -1,7 +1,8 @@
 """Bootstrap intervals over groups for the catalogue-level figures.
 
 Coverage, Gini, entropy and personalization are functions of per-item exposure counts and the
-number of lists (`polars_rankk.core.catalogue`). A resample of groups drawn with replacement
+number of lists (`polars_rankk.core.evaluation.catalogue`). A resample of groups drawn with
+replacement
 gives each group a weight (how often it was drawn); the resampled exposure of an item is the
 summed weight of the lists holding it, and the resampled figures follow from those weighted
 counts by the same formulas. The weights are `rk.bootstrap`'s: one draw per resample from
@@ -22,7 +23,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankk.core import Evaluation
-from polars_rankk.core.catalogue import CATALOGUE_METRICS
+from polars_rankk.core.evaluation.catalogue import CATALOGUE_METRICS
 from polars_rankk.core.optional import optional_module
 from polars_rankk.stats.rank_sums import weight_blocks
 from polars_rankk.stats.resampling import check_options, generator, resample_key

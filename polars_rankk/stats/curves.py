@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 import polars as pl
 
 from polars_rankk.core import Evaluation, to_lazy
-from polars_rankk.core.aggregate import order_metrics
-from polars_rankk.core.inputs import normalize_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.inputs.spec import normalize_metrics
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
-from polars_rankk.core.registry import DEFAULT_METRICS, REGISTRY
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.distributions import as_list
 from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems

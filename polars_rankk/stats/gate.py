@@ -14,7 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rankk.core import higher_is_better
-from polars_rankk.core.names import parse_metric_name
+from polars_rankk.core.names.parse import parse_metric_name
 
 
 def reliably_worse(comparison: pl.DataFrame, metric: str, *, margin: float = 0.0) -> pl.DataFrame:

@@ -32,9 +32,9 @@ from polars_rankk.core.columns import FIRST_HIT as FIRST_HIT_TERM
 from polars_rankk.core.columns import HITS as HITS_TERM
 from polars_rankk.core.columns import PRECISION_SUM as PRECISION_TERM
 from polars_rankk.core.columns import RECIPROCAL_RANK as RECIPROCAL_TERM
+from polars_rankk.core.metrics.order import discount
+from polars_rankk.core.metrics.registry import RANK_SUMMED_METRICS
 from polars_rankk.core.optional import optional_module
-from polars_rankk.core.ranking import discount
-from polars_rankk.core.registry import RANK_SUMMED_METRICS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -10,7 +10,7 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankk.core.inputs import (
+from polars_rankk.core.inputs.spec import (
     align_ids,
     check_numeric,
     example_row,

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from polars_rankk.core.inputs import align_ids, require_columns, to_lazy
+from polars_rankk.core.inputs.spec import align_ids, require_columns, to_lazy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.time._common import CUTOFF, Cutoff, TimePoint
 from polars_rankk.time.audit_report import (

@@ -13,8 +13,8 @@ from datetime import timedelta
 import polars as pl
 
 from polars_rankk.core import EngineType, evaluate
-from polars_rankk.core.aggregate import summarize_histogram, value_histogram
-from polars_rankk.core.inputs import align_ids, normalize_keys, require_columns, to_lazy
+from polars_rankk.core.evaluation.aggregate import summarize_histogram, value_histogram
+from polars_rankk.core.inputs.spec import align_ids, normalize_keys, require_columns, to_lazy
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.time._common import duration_text, is_time

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import polars as pl
 
-from polars_rankk.core.inputs import align_ids, require_columns, to_lazy
+from polars_rankk.core.inputs.spec import align_ids, require_columns, to_lazy
 from polars_rankk.core.types import FrameLike
 
 

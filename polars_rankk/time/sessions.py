@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
-from polars_rankk.core import aggregate
-from polars_rankk.core.inputs import normalize_keys, require_columns
+from polars_rankk.core.evaluation import aggregate
+from polars_rankk.core.inputs.spec import normalize_keys, require_columns
 from polars_rankk.time._common import Duration, check_log, offset
 
 if TYPE_CHECKING:

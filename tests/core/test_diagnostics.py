@@ -1,4 +1,5 @@
-"""Diagnostics (polars_rankk/core/diagnostics.py): the recall ceiling follows the policy."""
+"""Diagnostics (polars_rankk/core/evaluation/diagnostics.py): the recall ceiling follows the
+policy."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core import diagnostics
 from polars_rankk.core.columns import GRADE, RANK, SCORE
+from polars_rankk.core.evaluation import diagnostics
 from tests.core.test_native import _policies, tables
 
 

@@ -270,7 +270,7 @@ def test_ranx_ndcg_at_level_matches_ranx(case: dict[str, Any], k: int, level: in
     ],
 )
 def test_peer_syntax_parses(text: str, metric: str, ks: list[int], policy: dict) -> None:
-    from polars_rankk.core.names import parse_metric_names
+    from polars_rankk.core.names.parse import parse_metric_names
 
     requests = parse_metric_names(text)
     assert [(r.metric, r.k) for r in requests] == [(metric, k) for k in ks]
@@ -278,7 +278,7 @@ def test_peer_syntax_parses(text: str, metric: str, ks: list[int], policy: dict)
 
 
 def test_bad_parameter_names_the_metric() -> None:
-    from polars_rankk.core.names import parse_metric_name
+    from polars_rankk.core.names.parse import parse_metric_name
 
     with pytest.raises(ValueError, match=r"metric 'P\(rel=-1\)@5': Policy.relevance_threshold"):
         parse_metric_name("P(rel=-1)@5")
@@ -314,12 +314,12 @@ def test_bad_parameter_names_the_metric() -> None:
 def test_names_are_written_only_where_the_tool_agrees(
     metric: str, k: int | None, policy: rk.Policy, tool: str, name: str | None
 ) -> None:
-    from polars_rankk.core.dialects import written_name
+    from polars_rankk.core.names.write import written_name
 
     written, reason = written_name(metric, k, policy, tool)  # type: ignore[arg-type]
     if name is None:
         assert reason is not None
-        assert written == rk.core.registry.REGISTRY[metric].column(k)
+        assert written == rk.core.metrics.registry.REGISTRY[metric].column(k)
     else:
         assert (written, reason) == (name, None)
 
@@ -367,8 +367,8 @@ def _tool_values(
 def test_written_names_compute_the_same_numbers_in_the_named_tool(
     label: str, case: dict[str, Any], ks: list[int]
 ) -> None:
-    from polars_rankk.core.dialects import written_name
-    from polars_rankk.core.registry import REGISTRY
+    from polars_rankk.core.metrics.registry import REGISTRY
+    from polars_rankk.core.names.write import written_name
 
     policy = ROUND_TRIP_POLICIES[label]
     metrics = [
@@ -445,8 +445,8 @@ CONDENSED = rk.Policy.trec_eval(unjudged="condense", negative_grades="nonrelevan
 def test_every_ir_measures_name_written_back_is_one_ir_measures_accepts(label: str) -> None:
     import ir_measures
 
-    from polars_rankk.core.dialects import written_name
-    from polars_rankk.core.registry import REGISTRY
+    from polars_rankk.core.metrics.registry import REGISTRY
+    from polars_rankk.core.names.write import written_name
 
     policy = ROUND_TRIP_POLICIES.get(label, CONDENSED)
     for metric, entry in REGISTRY.items():
@@ -459,7 +459,7 @@ def test_every_ir_measures_name_written_back_is_one_ir_measures_accepts(label: s
 
 
 def test_rbp_of_condensed_lists_keeps_its_canonical_name_for_ir_measures() -> None:
-    from polars_rankk.core.dialects import written_name
+    from polars_rankk.core.names.write import written_name
 
     policy = rk.Policy.trec_eval(unjudged="condense")
     name, reason = written_name("rbp", 10, policy, "ir_measures")

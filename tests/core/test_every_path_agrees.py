@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.inputs import IgnoredColumnWarning
+from polars_rankk.core.inputs.spec import IgnoredColumnWarning
 
 ROWS = pl.DataFrame(
     {"user": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.7, 0.6], "rel": [0, 1, 0, 0]}

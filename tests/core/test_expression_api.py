@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.metric_expressions import RankkExpr
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.expressions.generated import RankkExpr
+from polars_rankk.core.metrics.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCURACY = [n for n, m in REGISTRY.items() if m.accuracy and m.origin == "built-in"]

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.types import (
     AveragePrecisionDenominator,
     DuplicatePolicy,

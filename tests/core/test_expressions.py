@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.registry import REGISTRY
+from polars_rankk.core.metrics.registry import REGISTRY
 from tests.conftest import assert_same_values
 from tests.support.reference import per_group_dict
 

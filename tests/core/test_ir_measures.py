@@ -440,7 +440,7 @@ def test_buckets_give_evaluate_s_ir_measures(tmp_path: Path, policy: rk.Policy) 
 def test_dask_gives_evaluate_s_ir_measures(policy: rk.Policy) -> None:
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
-    from polars_rankk.core.aggregate import order_metrics
+    from polars_rankk.core.evaluation.aggregate import order_metrics
     from polars_rankk.dask import evaluate_dask
 
     cand, truth = _flow_tables()

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.names import (
+from polars_rankk.core.names.parse import (
     ADDS_K,
     PARAMETERS,
     AcceptedName,
@@ -207,7 +207,7 @@ def test_names_without_a_cutoff_mean_the_whole_list_as_in_pytrec_eval(
     )
     rows = result.per_group
     assert isinstance(rows, pl.DataFrame)
-    from polars_rankk.core import native as kernel
+    from polars_rankk.core.kernel import loader as kernel
 
     if native == "0" or not kernel.status().loaded:
         assert result._prepared.path.startswith("native kernel: not used")

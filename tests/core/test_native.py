@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core import native
-from polars_rankk.core.registry import ACCURACY_METRICS
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.metrics.registry import ACCURACY_METRICS
 from tests.support.kernel_path import needs_kernel, path
 
 pytestmark = pytest.mark.skipif(

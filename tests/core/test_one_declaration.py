@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core import native
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, discount, trace
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.metrics.terms import TERMS
 from polars_rankk.core.policy import _CHOICES
-from polars_rankk.core.registry import REGISTRY
-from polars_rankk.core.term_algebra import RANK, Linear, Piece, discount, trace
-from polars_rankk.core.terms import TERMS
 from tests.support.kernel_path import needs_kernel
 from tests.support.kernel_path import path as kernel
 

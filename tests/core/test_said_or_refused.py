@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.inputs import IgnoredColumnWarning
+from polars_rankk.core.inputs.spec import IgnoredColumnWarning
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

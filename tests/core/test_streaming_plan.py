@@ -61,7 +61,7 @@ def test_core_path_has_no_in_memory_fallback(ties, labelled, policy_overrides, m
 
 
 def test_on_the_kernel_path_the_kernel_is_the_only_in_memory_node():
-    from polars_rankk.core import native
+    from polars_rankk.core.kernel import loader as native
 
     if not native.status().loaded:
         pytest.skip("the native kernel is not loaded")

@@ -114,7 +114,7 @@ def test_repr_shows_every_system() -> None:
 
 def test_slices_of_a_sorted_table_equal_its_partitions() -> None:
     """Runs of the system column are sliced without a copy; any other order is partitioned."""
-    from polars_rankk.core.by_system import slices
+    from polars_rankk.core.evaluation.by_system import slices
 
     frame = pl.DataFrame({"s": ["a", "a", "b", None, None], "v": [1, 2, 3, 4, 5]})
     for table in (frame, frame.reverse(), frame.sample(fraction=1.0, shuffle=True, seed=1)):

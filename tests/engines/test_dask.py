@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,

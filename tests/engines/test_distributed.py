@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
@@ -80,7 +80,9 @@ def test_partition_job_and_reduction_match_evaluate(case: Case) -> None:
     assert per_group.sort(["user", "metric", "k"], nulls_last=True).equals(
         expected.per_group.sort(["user", "metric", "k"], nulls_last=True)
     )
-    histogram = pl.concat(rk.core.aggregate.value_histogram(part).collect() for part in parts)
+    histogram = pl.concat(
+        rk.core.evaluation.aggregate.value_histogram(part).collect() for part in parts
+    )
     summary = order_metrics(reduction.summarize(histogram, dropped_ks=KS))
     assert summary.equals(order_metrics(expected.summary()))
 

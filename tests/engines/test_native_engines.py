@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from polars_rankk.core import native
+from polars_rankk.core.kernel import loader as native
 from polars_rankk.engines.buckets import evaluate_in_buckets
 from tests.core.test_native import needs_kernel, path
 from tests.support.distributed_cases import (

@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
     CASES,
@@ -298,7 +298,7 @@ import os, sys
 os.environ["PYSPARK_PYTHON"] = sys.executable
 import polars as pl
 from pyspark.sql import SparkSession
-from polars_rankk.core.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.spark import evaluate_spark
 from tests.support.distributed_cases import (
     CASES, distributed_kwargs, single_machine, sort_per_group, tables)

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.display import number
+from polars_rankk.core.evaluation.display import number
 from polars_rankk.reports.document import render_evaluations, render_report
 
 pytest.importorskip("altair")

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 import polars_rankk as rk
-from polars_rankk.core.registry import ACCURACY_METRICS
+from polars_rankk.core.metrics.registry import ACCURACY_METRICS
 
 KS = (1, 3, 5)
 STR_IDS = ("a", "b", "B", "é", "e", "z9", "日本", "ß", "aa", "😀", "10", "9", "Z", "q", "x")

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from polars_rankk.core import native
+from polars_rankk.core.kernel import loader as native
 
 
 @contextmanager

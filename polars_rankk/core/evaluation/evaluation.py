@@ -1,0 +1,690 @@
+"""`Evaluation`: the result of `evaluate` — per-group values, summaries, diagnostics, and the
+views a user asks for, each built from one pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from polars_rankk.core.columns import (
+    DCG,
+    FIRST_HIT,
+    HAS_CANDIDATES,
+    HITS,
+    N_CANDIDATES,
+    N_RELEVANT,
+    PRECISION_SUM,
+    RECIPROCAL_RANK,
+)
+from polars_rankk.core.evaluation import aggregate
+from polars_rankk.core.evaluation.catalogue import Exposures
+from polars_rankk.core.evaluation.prepare import Prepared
+from polars_rankk.core.evaluation.views import (
+    apply_group_policies,
+    dropped_table,
+    long_table,
+    metric_column,
+    metric_cutoffs,
+    sorted_per_group,
+    views_of,
+)
+from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.names.parse import NameStyle, parse_metric_name
+from polars_rankk.core.names.write import written_summary
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import Average, FrameLike, MetricName
+
+if TYPE_CHECKING:
+    from polars_rankk.core.evaluation.diagnostics import Diagnostics
+
+EngineType = Literal["auto", "in-memory", "streaming"]
+
+
+class Evaluation:
+    """The result of `evaluate`: per-group values, summaries and diagnostics.
+
+    Attributes
+    ----------
+    per_group
+        One row per (group, metric, k): the group keys, ``metric`` (str), ``k`` (Int64, null
+        for ``r_precision``) and ``value`` (Float64). A ``pl.DataFrame`` when the inputs were
+        eager (sorted by group, metric, k), a ``pl.LazyFrame`` when they were lazy.
+    groups
+        One row per evaluated group: the keys, ``n_candidates`` (ranked list length after
+        de-duplication) and ``n_relevant`` (R_g under the policy).
+    group_keys, ks, metrics, policy
+        What was evaluated, and under which policy. `group_keys` are one system's keys.
+    system
+        With ``evaluate(..., system=COLUMN)``: the column naming each system, the first
+        column of ``per_group``, ``groups``, ``summary()`` and the diagnostics' tables, and
+        `by_system` gives one evaluation per system; None for one system.
+    catalogue
+        Catalogue-level metrics (``coverage``, ``gini``, ``entropy``, ``personalization``)
+        when asked for: one row per (metric, k) with ``metric, k, value``; None otherwise.
+    exposures
+        With catalogue-level metrics: the exposure counts they are computed from
+        (`polars_rankk.core.evaluation.catalogue.Exposures`), which add up over disjoint sets
+        of groups
+        (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
+    """
+
+    def __init__(
+        self,
+        spec: Spec,
+        prepared: Prepared,
+        per_group: FrameLike,
+        groups: FrameLike,
+        evaluated_group_sums: FrameLike,
+        all_group_sums: FrameLike,
+        metric_table: FrameLike,
+        catalogue: FrameLike | None = None,
+        exposures: Exposures | None = None,
+    ) -> None:
+        self._spec = spec
+        self._prepared = prepared
+        # One row per evaluated group, with the cumulated counts at every k.
+        self._evaluated_group_sums = evaluated_group_sums
+        # Every group of the universe, before the group policies drop any.
+        self._all_group_sums = all_group_sums
+        # One row per evaluated group, one column per metric@k: what per_group unpivots.
+        self._metric_table = metric_table
+        self.per_group = per_group
+        self.groups = groups
+        self.group_keys: list[str] = list(spec.group_keys)
+        self.system: str | None = spec.system
+        # Every key of the per-group tables: the system column first, when there is one.
+        self._keys: list[str] = list(spec.keys)
+        # One system's slice of a multi-system evaluation: its plans would rank again.
+        self._sliced = False
+        self.ks: list[int] = list(spec.ks)
+        self.metrics: list[MetricName] = list(spec.metrics)
+        self.policy: Policy = spec.policy
+        self.is_lazy: bool = spec.is_lazy
+        self.catalogue: FrameLike | None = catalogue
+        self.exposures: Exposures | None = exposures
+
+    def summary(
+        self,
+        average: Average = "macro",
+        *,
+        weights: str | FrameLike | None = None,
+        metrics: Iterable[str] | None = None,
+        names: NameStyle = "canonical",
+        weight: str | None = None,
+    ) -> pl.DataFrame:
+        """Aggregate the per-group values over groups.
+
+        Parameters
+        ----------
+        average
+            ``"macro"`` (the mean of per-group values), ``"micro"`` (ratio of summed counts;
+            precision, recall, f1, hit_rate and r_precision only: ndcg, average_precision
+            and mrr have no micro form) or ``"weighted"``.
+        weights
+            For ``"weighted"``: the name of a column of `groups` (``n_candidates``,
+            ``n_relevant``), or a table of the group keys and one weight column, one row per
+            group (a repeated group raises a ValueError). Categorical or Enum keys are
+            matched to the evaluation's String keys, as `evaluate` aligns ids.
+        metrics
+            Restrict to these metrics. For ``"micro"`` the default is the evaluated metrics
+            that have a micro form; naming one without (ndcg, average_precision, mrr) raises
+            a ValueError that names it, as does an evaluation with none of them.
+        names
+            How the ``metric`` column names each (metric, K): ``"canonical"`` (``ndcg``, with
+            K in its own column), or the ``"ir_measures"`` / ``"trec_eval"`` spelling
+            (``nDCG@10``, ``ndcg_cut_10``; the canonical ``metric@K`` where that tool has
+            none). Any accepted spelling may be given in `metrics`. As in those tools' summary
+            line, ``num_ret``, ``num_rel`` and ``num_rel_ret`` (``NumRet``, ``NumRel``) hold the
+            sum over groups, not the mean (with ``"macro"``; other averages keep the canonical
+            name).
+        weight
+            Deprecated (a `DeprecationWarning`; removed in the next release): the weight
+            column, now given as `weights` alone.
+
+        Returns
+        -------
+        pl.DataFrame
+            ``metric, k, value, n_groups`` and, for macro, ``n_nan`` (groups whose value is
+            NaN and was skipped), plus the groups each policy dropped at that k:
+            ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "c", "d"],
+        ...                            "score": [0.9, 0.8, 0.7, 0.6]})
+        >>> truth = pl.DataFrame({"user": [1, 2], "item": ["b", "x"]})
+        >>> res = rk.evaluate(candidates, truth, k=2, metrics=["precision", "recall"],
+        ...                   group_by="user")
+        >>> res.summary().select("metric", "k", "value", "n_groups")
+        shape: (2, 4)
+        ┌───────────┬─────┬───────┬──────────┐
+        │ metric    ┆ k   ┆ value ┆ n_groups │
+        │ ---       ┆ --- ┆ ---   ┆ ---      │
+        │ str       ┆ i64 ┆ f64   ┆ i64      │
+        ╞═══════════╪═════╪═══════╪══════════╡
+        │ precision ┆ 2   ┆ 0.25  ┆ 2        │
+        │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
+        └───────────┴─────┴───────┴──────────┘
+        """
+        if weight is not None:
+            weights = aggregate.renamed_weights(weight, weights, self._keys)
+        if self.system is not None:
+            return self._per_system(
+                lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
+            )
+        chosen = self._chosen_metrics(metrics, average)
+        per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
+        if average == "macro":
+            query = aggregate.value_histogram(per_group)
+        elif average == "weighted":
+            table, weight = aggregate.weights_table(weights, self.groups, self.group_keys)
+            query = aggregate.weighted_query(
+                per_group, table, self.group_keys, weight, check=not isinstance(weights, str)
+            )
+        elif average == "micro":
+            aggregate.check_micro(chosen, self.metrics)
+            query = aggregate.micro_query(self._evaluated_group_sums, self._spec, chosen)
+        else:
+            raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
+        # One collect, so that a lazy evaluation runs its pipeline once for both.
+        rows, counts, short = pl.collect_all([query, *self._dropped_queries()])
+        if average == "macro":
+            result = aggregate.summarize_histogram(rows)
+        elif average == "weighted":
+            result = aggregate.weighted_from(rows, weight or "")
+        else:
+            result = aggregate.micro_from(rows)
+        dropped = dropped_table(self.ks, counts, short)
+        result = result.join(dropped, on="k", how="left", nulls_equal=True)
+        summed = per_group if average == "macro" else None
+        return written_summary(result, names, self.policy, summed)
+
+    def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
+        if metrics is None:
+            if average == "micro":
+                return [m for m in self.metrics if m in MICRO_METRICS]
+            return list(self.metrics)
+        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+        if not chosen:
+            raise ValueError(f"metrics is empty; evaluated: {self.metrics}")
+        # Any accepted spelling (P@5, ndcg_cut_10) names its canonical metric.
+        chosen = [_canonical(name) for name in chosen]
+        missing = [m for m in chosen if m not in self.metrics]
+        if missing:
+            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
+        return chosen
+
+    @cached_property
+    def dropped(self) -> pl.DataFrame:
+        """Groups each policy dropped, per k (null k: r_precision).
+
+        Columns ``k``, ``dropped_empty_truth``, ``dropped_missing``, ``dropped_short`` — the
+        counts `summary()` joins on. Computed on first access.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 2], "item": [1, 1], "score": [0.5, 0.5]})
+        >>> truth = pl.DataFrame({"q": [1, 2, 3], "item": [1, 2, 3], "relevance": [1, 0, 1]})
+        >>> rk.evaluate(candidates, truth, k=1, metrics="precision", group_by="q").dropped
+        shape: (2, 4)
+        ┌──────┬─────────────────────┬─────────────────┬───────────────┐
+        │ k    ┆ dropped_empty_truth ┆ dropped_missing ┆ dropped_short │
+        │ ---  ┆ ---                 ┆ ---             ┆ ---           │
+        │ i64  ┆ i64                 ┆ i64             ┆ i64           │
+        ╞══════╪═════════════════════╪═════════════════╪═══════════════╡
+        │ 1    ┆ 1                   ┆ 0               ┆ 0             │
+        │ null ┆ 1                   ┆ 0               ┆ 0             │
+        └──────┴─────────────────────┴─────────────────┴───────────────┘
+        """
+        if self.system is not None:
+            return self._per_system(lambda one: one.dropped)
+        counts, short = pl.collect_all(list(self._dropped_queries()))
+        return dropped_table(self.ks, counts, short)
+
+    def by_system(self) -> dict[str, Evaluation]:
+        """One eager evaluation per system, split from this evaluation's tables.
+
+        Nothing is ranked again: the per-group tables of an ``evaluate(..., system=...)``
+        call are split by the system column (a lazy evaluation is collected first, once).
+        Systems come in the sorted order of their names (as strings).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"model": ["A", "A", "B", "B"], "user": [1, 1, 1, 1],
+        ...                            "item": [1, 2, 1, 2], "score": [0.9, 0.1, 0.1, 0.9]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"user": [1], "item": [2]}), k=1,
+        ...                   metrics="hit_rate", group_by="user", system="model")
+        >>> {name: one.summary()["value"][0] for name, one in res.by_system().items()}
+        {'A': 0.0, 'B': 1.0}
+        """
+        if self.system is None:
+            raise ValueError(
+                "this evaluation holds one system; evaluate(..., system=COLUMN) evaluates "
+                "several at once"
+            )
+        found: dict[str, Evaluation] | None = self.__dict__.get("_systems")
+        if found is None:
+            found = (self.collect(diagnostics=False) if self.is_lazy else self)._split()
+            self.__dict__["_systems"] = found
+        return found
+
+    def _split(self) -> dict[str, Evaluation]:
+        """One eager evaluation per system, from this eager multi-system evaluation's tables."""
+        from polars_rankk.core.evaluation.by_system import (
+            slices,
+            system_names,
+            system_prepared,
+            system_spec,
+        )
+
+        system = self.system
+        assert system is not None
+        assert not self.is_lazy
+        tables = [
+            self.per_group,
+            self.groups,
+            self._evaluated_group_sums,
+            self._all_group_sums,
+            self._metric_table,
+        ]
+        frames = [table if isinstance(table, pl.DataFrame) else table.collect() for table in tables]
+        # From the candidates: a system without evaluated groups still has its (empty) slice.
+        values = system_names(self._spec.candidates, system)
+        split = [slices(frame, system, values) for frame in frames]
+        known = self.__dict__.get("diagnostics")
+        found: dict[str, Evaluation] = {}
+        for index, value in enumerate(values):
+            per_group, groups, kept, all_groups, wide = (pieces[index] for pieces in split)
+            one = assemble(
+                system_spec(self._spec, value),
+                system_prepared(self._prepared, system, value),
+                all_groups,
+                kept,
+                wide,
+                per_group=per_group,
+                groups=groups,
+            )
+            one._sliced = True
+            if known is not None and str(value) in known.systems:
+                one.__dict__["diagnostics"] = known.systems[str(value)]
+            found[str(value)] = one
+        return found
+
+    def _per_system(self, table: Callable[[Evaluation], pl.DataFrame]) -> pl.DataFrame:
+        """`table` of each system, stacked, the system column first."""
+        assert self.system is not None
+        parts = [
+            table(one).select(pl.lit(name, dtype=pl.String).alias(self.system), pl.all())
+            for name, one in self.by_system().items()
+        ]
+        return pl.concat(parts, how="vertical_relaxed")
+
+    def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        """Groups each policy dropped: overall counts, and per k for short lists."""
+        policy = self.policy
+        groups = self._all_group_sums.lazy()
+        empty = pl.col(N_RELEVANT) == 0
+        empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
+        missing_dropped = (
+            ~pl.col(HAS_CANDIDATES) & ~empty_dropped
+            if policy.missing_groups == "exclude"
+            else pl.lit(False)
+        )
+        counts = groups.select(
+            empty_dropped.sum().cast(pl.Int64).alias("dropped_empty_truth"),
+            missing_dropped.sum().cast(pl.Int64).alias("dropped_missing"),
+        )
+        if policy.short_lists == "skip":
+            short = (
+                apply_group_policies(groups, policy)
+                .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
+                .group_by("k")
+                .agg(
+                    (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short")
+                )
+            )
+        else:
+            short = pl.LazyFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
+        return counts, short
+
+    @cached_property
+    def diagnostics(self) -> Diagnostics:
+        """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
+        from polars_rankk.core.evaluation.diagnostics import compute_diagnostics
+
+        if self.system is not None:
+            from polars_rankk.core.evaluation.by_system import diagnostics_by_system
+
+            return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
+        sums = self._all_group_sums
+        return compute_diagnostics(
+            self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
+        )
+
+    def wide(self) -> FrameLike:
+        """per_group pivoted: one row per group, one column per ``metric@k``.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["hit_rate"], group_by="q")
+        >>> res.wide()
+        shape: (1, 3)
+        ┌─────┬────────────┬────────────┐
+        │ q   ┆ hit_rate@1 ┆ hit_rate@2 │
+        │ --- ┆ ---        ┆ ---        │
+        │ i64 ┆ f64        ┆ f64        │
+        ╞═════╪════════════╪════════════╡
+        │ 1   ┆ 0.0        ┆ 1.0        │
+        └─────┴────────────┴────────────┘
+        """
+        columns = [metric_column(name, k) for name, k in metric_cutoffs(self._spec)]
+        wide = self._metric_table.lazy().select(*self._keys, *columns).sort(self._keys)
+        return wide if self.is_lazy else wide.collect()
+
+    def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
+        """An eager copy of a lazy evaluation, run once for all its views.
+
+        ``per_group``, ``groups``, the tables behind ``summary()`` and ``wide()``, and
+        ``diagnostics`` come from one ``pl.collect_all``: the pipeline (ranking, joins,
+        cumulated sums) runs once, and every view is derived from its one row per group.
+        ``diagnostics=False`` leaves the diagnostics out of that pass (they read every
+        candidate row again, about twice the pipeline's cost; they are then computed on first
+        access). An eager evaluation returns itself.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.LazyFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.LazyFrame({"q": [1], "item": [2]}), k=2,
+        ...                   metrics="precision", group_by="q").collect()
+        >>> res.is_lazy, res.summary()["value"].to_list()
+        (False, [0.5])
+        """
+        if not self.is_lazy:
+            return self
+
+        spec = self._spec
+        if self._one_pass():
+            return Evaluation.collect_together([self], engine, diagnostics=diagnostics)[0]
+        extra = [] if self.catalogue is None else [self.catalogue.lazy()]
+        if self.catalogue is not None and self.exposures is not None:
+            extra.extend([self.exposures.exposure.lazy(), self.exposures.n_lists.lazy()])
+        per_group, groups, kept, all_groups, wide, *catalogue = pl.collect_all(
+            [
+                self.per_group.lazy(),
+                self.groups.lazy(),
+                self._evaluated_group_sums.lazy(),
+                self._all_group_sums.lazy(),
+                self._metric_table.lazy(),
+                *extra,
+            ],
+            engine=engine,
+        )
+        return assemble(
+            replace(spec, is_lazy=False),
+            self._prepared,
+            all_groups,
+            kept,
+            wide,
+            catalogue=catalogue[0] if catalogue else None,
+            exposures=None
+            if self.exposures is None or len(catalogue) < 3
+            else replace(self.exposures, exposure=catalogue[1], n_lists=catalogue[2]),
+            per_group=sorted_per_group(per_group, self._keys),
+            groups=groups.sort(self._keys),
+        )
+
+    @staticmethod
+    def collect_together(
+        evaluations: Sequence[Evaluation], engine: EngineType = "auto", *, diagnostics: bool = True
+    ) -> list[Evaluation]:
+        """Eager copies of several evaluations, their lazy pipelines run in one
+        ``pl.collect_all`` (side by side), each once (see `collect`).
+
+        Eager evaluations are returned as they are.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> truth = pl.LazyFrame({"q": [1], "item": [2]})
+        >>> runs = [pl.LazyFrame({"q": [1, 1], "item": [1, 2], "score": [s, 1.0]})
+        ...         for s in (2.0, 0.5)]
+        >>> found = rk.Evaluation.collect_together(
+        ...     [rk.evaluate(r, truth, k=1, metrics="precision", group_by="q") for r in runs])
+        >>> [e.summary()["value"].item() for e in found]
+        [0.0, 1.0]
+        """
+        from polars_rankk.core.evaluation.diagnostics import diagnostics_plan
+
+        together = [e for e in evaluations if e.is_lazy and e._one_pass()]
+        # Polars does not share the heavy pass between separate plans (each projects the
+        # inputs differently): one query per evaluation, every view derived from its result.
+        queries: list[pl.LazyFrame] = []
+        plans = []
+        for evaluation in together:
+            extra, assemble = (
+                diagnostics_plan(evaluation._spec, evaluation._prepared, sums_later=True)
+                # Several systems' diagnostics are counted per system, on first access.
+                if diagnostics
+                and "diagnostics" not in evaluation.__dict__
+                and evaluation.system is None
+                else ([], None)
+            )
+            plans.append((len(queries), len(extra), assemble))
+            queries += [evaluation._all_group_sums.lazy(), *extra]
+        frames = pl.collect_all(queries, engine=engine)
+        done = {}
+        for evaluation, (start, size, assemble) in zip(together, plans, strict=True):
+            found = evaluation._from_groups(frames[start])
+            known = evaluation.__dict__.get("diagnostics")
+            if assemble is not None:
+                known = assemble(frames[start + 1 : start + 1 + size], frames[start])
+            if known is not None:
+                found.__dict__["diagnostics"] = known  # the cached_property's slot
+            done[id(evaluation)] = found
+        return [done[id(e)] if id(e) in done else e.collect(engine) for e in evaluations]
+
+    def _one_pass(self) -> bool:
+        """Every view derives from the collected one-row-per-group pass (no beyond-accuracy
+        tables to collect beside it)."""
+        return self.catalogue is None and all(REGISTRY[name].accuracy for name in self.metrics)
+
+    def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:
+        """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
+        spec = self._spec
+        kept, wide = views_of(all_groups, spec)
+        return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
+
+    def ranking_rows(
+        self, columns: tuple[str, ...] = (HITS, FIRST_HIT, DCG, PRECISION_SUM, RECIPROCAL_RANK)
+    ) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
+
+        Returns ``(terms, ideal)``: ``terms`` holds one row per ranked candidate at rank <= max
+        K where a per-rank term of `columns` is not zero (group keys, ``rank``, and each term's
+        own value under its column's name: what `evaluate` cumulates, from the same ranking
+        pass and term declarations, on the kernel when it ran there); ``ideal`` one row per
+        judged truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
+        ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
+        more than these rows (``ties="expected"``, or an ``n_relevant`` column), and for one
+        system of several (`by_system`: its rows would be ranked again). Rows of
+        groups the policy dropped are included: join with ``groups`` to leave them out.
+        """
+        from polars_rankk.core.columns import GRADE
+        from polars_rankk.core.metrics.order import gain_of
+
+        spec = self._spec
+        prepared = self._prepared
+        if (
+            spec.policy.ties == "expected"
+            or spec.n_relevant is not None
+            or self._sliced
+            or prepared.term_rows is None
+            or prepared.judged is None
+        ):
+            return None
+        keys = list(spec.keys)
+        gain = gain_of(pl.col(GRADE), spec.policy)
+        ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
+        ideal = prepared.judged.select(*keys, gain.alias("gain"), ideal_rank.alias("rank"))
+        ideal = ideal.filter((pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max))
+        return prepared.term_rows(columns), ideal
+
+    def ranked_items(self) -> pl.LazyFrame | None:
+        """The candidates as this evaluation ranked them (lazy): group keys, item and ``rank``
+        (Int64, from 1), after invalid scores, duplicates and (``unjudged="condense"``)
+        unjudged rows were handled. Under ``ties="expected"`` a row's ``rank`` is that of the
+        first row of its tie block, so every item that may reach rank r has ``rank <= r``.
+        None for one system of several (`by_system`: its rows would be ranked again).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> c = pl.DataFrame({"q": [1, 1, 1], "item": [7, 8, 9], "score": [0.2, 0.9, 0.5]})
+        >>> t = pl.DataFrame({"q": [1], "item": [8]})
+        >>> ranked = rk.evaluate(c, t, k=2, group_by="q").ranked_items()
+        >>> ranked.sort("rank").collect()["item"].to_list()
+        [8, 9, 7]
+        """
+        from polars_rankk.core.columns import RANK, SCORE
+
+        if self._sliced:
+            return None
+        spec = self._spec
+        keys = list(spec.keys)
+        rank = pl.col(RANK).cast(pl.Int64)
+        if spec.policy.ties == "expected":
+            rank = rank.min().over([*keys, SCORE])
+        return self._prepared.ranked.select(*keys, spec.item, rank.alias("rank"))
+
+    def __repr__(self) -> str:
+        """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
+        from polars_rankk.core.evaluation.display import evaluation_text
+
+        return evaluation_text(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook display: `__repr__` as an HTML table."""
+        from polars_rankk.core.evaluation.display import evaluation_html
+
+        return evaluation_html(self)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The macro summary as a Markdown table: one row per metric, one column per K (for
+        several systems, one row per system, one column per ``metric@K``).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["precision", "hit_rate"], group_by="q")
+        >>> print(res.to_markdown(digits=2))
+        | metric | @1 | @2 |
+        |:---|---:|---:|
+        | precision | 0.00 | 0.50 |
+        | hit_rate | 0.00 | 1.00 |
+        """
+        from polars_rankk.core.evaluation.display import evaluation_grid, to_markdown
+
+        return to_markdown(evaluation_grid(self.summary(), self.system), digits)
+
+    def to_latex(
+        self, digits: int = 4, caption: str | None = None, label: str | None = None
+    ) -> str:
+        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K
+        (for several systems, one row per system, one column per ``metric@K``).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=2, metrics="hit_rate", group_by="q")
+        >>> print(res.to_latex(digits=2).splitlines()[4])
+        metric & @2 \\\\
+        """
+        from polars_rankk.core.evaluation.display import evaluation_grid, to_latex
+
+        return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
+
+
+def _canonical(name: str) -> str:
+    """The canonical name of an accepted spelling; other names are left for the caller to
+    report."""
+    try:
+        return parse_metric_name(name).metric
+    except (TypeError, ValueError):
+        return name
+
+
+def assemble(
+    spec: Spec,
+    prepared: Prepared,
+    all_group_sums: FrameLike,
+    kept: FrameLike,
+    wide: FrameLike,
+    *,
+    catalogue: FrameLike | None = None,
+    exposures: Exposures | None = None,
+    per_group: FrameLike | None = None,
+    groups: FrameLike | None = None,
+) -> Evaluation:
+    """The one place an `Evaluation` is built: from the one-row-per-group pass
+    (`all_group_sums`), the groups the policies keep (`kept`) and the wide metric table, the
+    per-group rows and the groups table derived here unless given (already collected).
+    Eager when ``spec.is_lazy`` is False: `kept` and `wide` are then DataFrames."""
+    if groups is None:
+        groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
+        if isinstance(groups, pl.DataFrame):
+            groups = groups.sort(list(spec.keys))
+    if per_group is None:
+        if isinstance(wide, pl.DataFrame):
+            per_group = per_group_rows(wide, spec)
+        else:
+            per_group = long_table(wide, spec)
+    return Evaluation(
+        spec, prepared, per_group, groups, kept, all_group_sums, wide, catalogue, exposures
+    )
+
+
+def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+    """The eager ``per_group`` from the wide metric table, built in its sorted order
+    (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
+    that costs about what the output weighs instead of several copies of it."""
+    import numpy as np
+
+    keys = list(spec.keys)
+    pairs = metric_cutoffs(spec)
+    cells = pl.DataFrame(
+        {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
+        schema={"metric": pl.String, "k": pl.Int64},
+    ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
+    names = [metric_column(m, k) for m, k in cells.iter_rows()]
+    ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
+    n_groups, n_cells = ordered.height, len(names)
+    # One temporary at a time (the row-major values, then 32-bit gather indices): the
+    # peak stays near the output's own size.
+    matrix = ordered.select(pl.col(names).cast(pl.Float64)).to_numpy(order="c")
+    values = pl.Series("value", matrix.ravel(), dtype=pl.Float64, nan_to_null=False)
+    del matrix
+    heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
+    labels = cells[np.tile(np.arange(n_cells), n_groups)]
+    rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
+    # No columns: only catalogue-level metrics were asked for.
+    if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
+        # Null: short_lists="skip" dropped the group at that k.
+        absent = ordered.select(pl.col(names).is_null()).to_numpy(order="c").ravel()
+        rows = rows.filter(pl.Series(~absent))
+    return rows

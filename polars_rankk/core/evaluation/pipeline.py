@@ -1,0 +1,284 @@
+"""`evaluate`: candidates + truth -> an `Evaluation` (per-group metrics, summaries,
+diagnostics), in one lazy pass over the candidates."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+import polars as pl
+
+from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation.beyond_accuracy import (
+    beyond_values,
+    item_tables,
+    named_cutoffs,
+    split_metrics,
+    top_rows,
+)
+from polars_rankk.core.evaluation.catalogue import catalogue_values
+from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
+from polars_rankk.core.evaluation.prepare import prepare_groups
+from polars_rankk.core.evaluation.views import (
+    apply_group_policies,
+    metric_table_of,
+)
+from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
+
+
+def _check_missing_groups(spec: Spec) -> None:
+    if spec.policy.missing_groups != "error" or spec.truth is None:
+        return
+    keys = list(spec.keys)
+    present = spec.candidates.select(keys)
+    if spec.empty_candidate_groups is not None:
+        present = pl.concat([present, spec.empty_candidate_groups])
+    truth = spec.truth.select(keys)
+    if spec.empty_truth_groups is not None:
+        truth = pl.concat([truth, spec.empty_truth_groups])
+    missing = truth.unique().join(present.unique(), on=keys, how="anti")
+    rows = missing.head(1).collect()
+    if rows.height:
+        count = missing.select(pl.len()).collect().item()
+        raise ValueError(
+            f"truth has {count} group(s) with no candidates and "
+            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
+            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
+        )
+
+
+def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
+    """Say why no group was evaluated: no group at all, or every group dropped (by which
+    policy)."""
+    groups = all_groups.lazy()
+    found = (
+        groups.select(
+            pl.len().alias("groups"),
+            (pl.col(N_RELEVANT) == 0).sum().alias("empty"),
+            (~pl.col(HAS_CANDIDATES)).sum().alias("missing"),
+        )
+        .collect()
+        .row(0, named=True)
+    )
+    source = "truth" if spec.truth is not None else "candidates"
+    if not found["groups"]:
+        reason = f"the {source} has no rows"
+    else:
+        policy = spec.policy
+        parts = []
+        if policy.empty_truth == "exclude" and found["empty"]:
+            parts.append(f"{found['empty']} without a relevant item (empty_truth='exclude')")
+        if policy.missing_groups == "exclude" and found["missing"]:
+            parts.append(f"{found['missing']} without candidates (missing_groups='exclude')")
+        reason = f"all {found['groups']} group(s) were dropped: " + ", ".join(parts)
+    warnings.warn(
+        f"evaluate: no group was evaluated, so every table is empty; {reason}",
+        EmptyResultWarning,
+        stacklevel=3,
+    )
+
+
+def evaluate(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: str | Iterable[str] | None = None,
+    group_by: str | Sequence[str],
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    n_relevant: str | None = None,
+    policy: Policy | None = None,
+    engine: EngineType = "auto",
+    check_values: bool = True,
+    rank: str | None = None,
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
+    system: str | None = None,
+) -> Evaluation:
+    """Evaluate ranked candidates against truth: every metric at every K, per group.
+
+    The beyond-accuracy metrics (``novelty, arp, long_tail_share, intra_list_diversity``
+    per group; ``coverage, gini, entropy, personalization`` in ``catalogue``) are asked for
+    by name. With only those, `truth` is optional: every candidate group is evaluated.
+
+    Parameters
+    ----------
+    candidates
+        One row per (group, item) scored by the model: the `group_by` columns, `item` and
+        `score` (higher ranks first). If it carries a `relevance` column and no `truth` is
+        given it is pre-labelled: ranks take their relevance from it. Beside a `truth`, the
+        truth decides and the column is ignored (an `IgnoredColumnWarning` names it).
+    truth
+        One row per judged (group, item), with an optional `relevance` grade (absent: every
+        row is relevant with grade 1). The groups evaluated are the groups in `truth`
+        (or in `candidates` when there is no truth).
+    k
+        One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+    metrics
+        Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
+        average_precision, mrr, r_precision``.
+    group_by
+        The group key column(s): query, user, session ...
+    item, score, relevance
+        Column names.
+    n_relevant
+        With pre-labelled candidates and no truth: a column holding R_g for each group
+        (relevant items the list may have missed).
+    policy
+        Every definitional choice (`Policy`); default ``Policy()``; ``Policy.trec_eval()``
+        reproduces trec_eval.
+    engine
+        Polars engine used to collect eager results.
+    check_values
+        Scan the inputs once for nulls, invalid scores and negative grades (default). Turn it
+        off only for inputs already validated.
+    rank
+        A rank column (1 = best, lower ranks first) to rank by instead of `score`, e.g. a
+        logged position. Ties in it are broken by the policy, as for scores.
+    popularity
+        For ``novelty``, ``arp`` and ``long_tail_share``: an interaction log (each row of its
+        `item` column counts once) or an ``(item, count)`` table (a ``count`` column).
+    catalogue
+        For the catalogue-level metrics: a table of items (an `item` column); default every
+        item seen in the candidates or the popularity log.
+    item_features
+        For ``intra_list_diversity``: `item` and one feature column, either labels (one or
+        several rows per item, or a list of labels) or an embedding (``list[f64]`` or
+        ``array``, one row per item), compared by cosine distance.
+    head_share
+        The share of interactions the head (the most popular items) makes up, for
+        ``long_tail_share``.
+    system
+        A candidates column naming each row's system (run, model): every system is ranked
+        and scored on its own in the same pass, the column acting as the outermost group key,
+        against the same truth (a truth table without that column serves every system).
+        ``per_group``, ``groups``, ``summary()`` and the diagnostics' tables then start with
+        this column; ``by_system()`` gives one evaluation per system, which `compare`,
+        `report` and `k_curve` read without ranking again. Without it, rows of different
+        systems are one ranking: de-duplication keeps each item's highest score across them.
+
+    Returns
+    -------
+    Evaluation
+        ``per_group`` (one row per group, metric, k), ``summary()``, ``diagnostics``. Lazy
+        inputs give a lazy ``per_group`` to collect or sink.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({
+    ...     "user": [1, 1, 1, 2, 2],
+    ...     "item": ["a", "b", "c", "a", "d"],
+    ...     "score": [0.9, 0.5, 0.1, 0.8, 0.7],
+    ... })
+    >>> truth = pl.DataFrame({"user": [1, 2, 2], "item": ["b", "d", "e"]})
+    >>> res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["precision", "ndcg"],
+    ...                   group_by="user")
+    >>> res.per_group.filter(pl.col("k") == 2)
+    shape: (4, 4)
+    ┌──────┬───────────┬─────┬──────────┐
+    │ user ┆ metric    ┆ k   ┆ value    │
+    │ ---  ┆ ---       ┆ --- ┆ ---      │
+    │ i64  ┆ str       ┆ i64 ┆ f64      │
+    ╞══════╪═══════════╪═════╪══════════╡
+    │ 1    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 1    ┆ ndcg      ┆ 2   ┆ 0.63093  │
+    │ 2    ┆ precision ┆ 2   ┆ 0.5      │
+    │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
+    └──────┴───────────┴─────┴──────────┘
+    """
+    policy = Policy() if policy is None else policy
+    accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
+    beyond_ks = named_cutoffs(metrics)
+    if beyond_ks:
+        # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
+        k = (*normalize_ks(k), *beyond_ks)
+    if (beyond_group or beyond_catalogue) and not accuracy:
+        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
+        accuracy = []
+        frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
+        if truth is None and frame is not None and relevance not in frame.collect_schema():
+            # Without truth every candidate group is evaluated, none relevant.
+            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+            policy = replace(policy, empty_truth="zero")
+    spec = check_inputs(
+        candidates,
+        truth,
+        k=k,
+        metrics=accuracy or (None if accuracy is None else ["hit_rate"]),
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        check_values=check_values,
+        rank=rank,
+        system=system,
+    )
+    if system is not None and beyond_catalogue:
+        raise ValueError(
+            f"catalogue-level metrics {list(beyond_catalogue)} describe one system's lists "
+            f"together; with system={system!r} evaluate them per system "
+            f"(rk.evaluate_systems(candidates, truth, system={system!r}, ...))"
+        )
+    _check_missing_groups(spec)
+    beyond = (*beyond_group, *beyond_catalogue)
+    tables = item_tables(
+        spec,
+        needs=[table for name in beyond for table in REGISTRY[name].requires],
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
+        head_share=head_share,
+    )
+    prepared = prepare_groups(spec)
+    all_groups: FrameLike = prepared.group_sums
+    top: pl.LazyFrame = top_rows(spec, prepared.ranked)
+    if not spec.is_lazy:
+        # The one heavy pass; everything after works on one row per group (and on the top
+        # K rows, for the beyond-accuracy metrics).
+        if beyond:
+            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
+            top = top_df.lazy()
+        else:
+            all_groups = prepared.group_sums.collect(engine=engine)
+    kept = apply_group_policies(all_groups.lazy(), policy)
+    wide = metric_table_of(kept, spec)
+    per_group_beyond, catalogue_table, exposures = beyond_values(
+        spec, top, kept, beyond_group, beyond_catalogue, tables
+    )
+    if per_group_beyond is not None:
+        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
+    if beyond:
+        # The canonical accuracy names (none when only the ranking was needed).
+        spec = replace(spec, metrics=(*(spec.metrics if accuracy else ()), *beyond_group))
+    if spec.is_lazy:
+        return assemble(
+            spec, prepared, all_groups, kept, wide, catalogue=catalogue_table, exposures=exposures
+        )
+    extra = []
+    if catalogue_table is not None and exposures is not None:
+        extra = [exposures.exposure.lazy(), exposures.n_lists.lazy()]
+    wide_df, kept_df, *counted = pl.collect_all([wide, kept, *extra])
+    if kept_df.height == 0:
+        _warn_empty(spec, all_groups)
+    catalogue_df = None
+    if counted and exposures is not None:
+        # Polars does not share a sub-plan between the plans of one collect_all: count the
+        # exposures once, then compute the catalogue figures from the collected counts.
+        exposures = replace(exposures, exposure=counted[0], n_lists=counted[1])
+        catalogue_df = catalogue_values(
+            counted[0].lazy(), counted[1].lazy(), exposures.catalogue, beyond_catalogue
+        ).collect()
+    return assemble(
+        spec, prepared, all_groups, kept_df, wide_df, catalogue=catalogue_df, exposures=exposures
+    )

@@ -1,0 +1,489 @@
+"""Preparation of the ranking, once for every metric (see docs/definitions.md).
+
+De-duplicate, break ties, rank each group in a window, attach relevance, and reduce the
+relevant rows to cumulative per-rank sums read off at every cut-off K. The shape is chosen to
+stay native in Polars' streaming engine: windows (`over(..., order_by=...)`), filters, joins and
+scalar `group_by` aggregations only — no order-dependent expressions inside `group_by().agg`.
+
+Exactness: every floating-point sum is a cumulative sum in rank order inside one group's
+window, read back with `max` (the sums are non-decreasing), so a group's numbers depend only
+on its own rows — never on row order, partitioning or the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankk.core.columns import (
+    GAIN,
+    GRADE,
+    HAS_CANDIDATES,
+    HITS,
+    HITS_AT_R,
+    IDEAL_DCG,
+    IS_JUDGED,
+    N_CANDIDATES,
+    N_NONRELEVANT,
+    N_PADDING,
+    N_RELEVANT,
+    RANK,
+    RELEVANT,
+    ROW,
+    SCORE,
+    stat_column,
+)
+from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.metrics import order as ranking
+from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES, gain_of
+from polars_rankk.core.metrics.registry import term_needs
+from polars_rankk.core.metrics.terms import TERMS, RankedRows, TermNeeds, row_terms
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The lazy frames every metric and diagnostic is computed from."""
+
+    #: One row per group of the universe (truth groups, or candidate groups without truth):
+    #: keys, n_candidates, n_relevant, has_candidates, hits_at_r, and every cumulated sum
+    #: at every k (`stat_column`).
+    group_sums: pl.LazyFrame
+    #: The de-duplicated candidates with rank and grade (not cut): for diagnostics.
+    ranked: pl.LazyFrame
+    #: The normalised truth: keys, item, grade (one row per (group, item)).
+    truth: pl.LazyFrame
+    #: The candidates after invalid-score handling, before de-duplication: for diagnostics.
+    candidates: pl.LazyFrame
+    #: The candidates after de-duplication, before unjudged rows are condensed away: for
+    #: diagnostics (rows removed as duplicates, rows removed as unjudged).
+    deduplicated: pl.LazyFrame | None = None
+    #: Which path computed `group_sums`: the native kernel, or pure Polars and why.
+    path: str = "pure Polars"
+    #: ``term_rows(columns)``: each ranked row within max K where a term of `columns` is not
+    #: zero (keys, ``rank``, each term's own value under its column's name), from the same
+    #: ranking and term declarations as `group_sums` (the kernel's when it computed them).
+    term_rows: Callable[[tuple[str, ...]], pl.LazyFrame] | None = None
+    #: The judged truth rows (keys, item, grade): the pool, negative grades and padding
+    #: applied as `group_sums` reads them.
+    judged: pl.LazyFrame | None = None
+
+
+def _needs_row(spec: Spec) -> bool:
+    """The input row orders ties under input_order, and repeated items kept as given."""
+    return spec.policy.ties == "input_order" or spec.policy.duplicates == "keep"
+
+
+def _selected_candidates(spec: Spec) -> pl.LazyFrame:
+    """Select and rename the candidate columns, adding the input row where ties need it."""
+    frame = spec.candidates
+    if _needs_row(spec):
+        frame = frame.with_row_index(ROW)
+    score = ranking.score_value(pl.col(spec.score), lower_is_better=spec.lower_is_better)
+    columns = [*spec.keys, spec.item, score.alias(SCORE)]
+    if spec.labelled:
+        columns.append(pl.col(spec.relevance).cast(pl.Float64).alias(GRADE))
+    if spec.n_relevant is not None:
+        columns.append(pl.col(spec.n_relevant).cast(pl.Int64).alias(N_PADDING))
+    if _needs_row(spec):
+        columns.append(pl.col(ROW))
+    return frame.select(columns)
+
+
+def _valid_scores(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """Apply `Policy.invalid_scores` to null, NaN and infinite scores."""
+    if spec.policy.invalid_scores == "drop":
+        return frame.filter(ranking.is_valid_score(pl.col(SCORE)))
+    if spec.policy.invalid_scores == "lowest":
+        return frame.with_columns(ranking.lowest_if_invalid(pl.col(SCORE)).alias(SCORE))
+    return frame
+
+
+def _deduplicated(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    """Keep the highest-scored copy of each (group, item) under duplicates='first'."""
+    if spec.policy.duplicates != "first":
+        return frame  # 'error' was checked during validation; 'keep' ranks every copy
+    # An item's label is the highest among its copies; under input_order ties its position
+    # is that of the earliest copy with the best score.
+    aggregations = [pl.col(SCORE).max()]
+    schema = frame.collect_schema()
+    if GRADE in schema:
+        aggregations.append(pl.col(GRADE).max())
+    if N_PADDING in schema:
+        aggregations.append(pl.col(N_PADDING).max())
+    if ROW in schema:
+        aggregations.append(pl.col(ROW).min_by(pl.struct(-pl.col(SCORE), pl.col(ROW))))
+    return frame.group_by([*spec.keys, spec.item]).agg(aggregations)
+
+
+def _normalised_truth(spec: Spec, candidates: pl.LazyFrame) -> pl.LazyFrame:
+    """keys, item, grade: one row per (group, item) with its highest grade."""
+    if spec.truth is None:
+        # Pre-labelled candidates are their own truth.
+        return candidates.group_by([*spec.keys, spec.item]).agg(pl.col(GRADE).max())
+    grade = pl.col(spec.relevance).cast(pl.Float64) if spec.truth_graded else pl.lit(1.0)
+    return (
+        spec.truth.select([*spec.keys, spec.item, grade.alias(GRADE)])
+        .group_by([*spec.keys, spec.item])
+        .agg(pl.col(GRADE).max())
+    )
+
+
+def _ranked(frame: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
+    schema = frame.collect_schema()
+    order, descending = ranking.tie_order(
+        spec.policy,
+        pl.col(SCORE),
+        pl.col(spec.item),
+        pl.col(GRADE) if GRADE in schema else None,
+        pl.col(ROW) if ROW in schema else None,
+    )
+    rank = ranking.rank_of(order, descending, [pl.col(key) for key in spec.keys])
+    return frame.with_columns(rank.alias(RANK))
+
+
+def _with_terms(
+    frame: pl.LazyFrame, spec: Spec, needs: TermNeeds, keep: pl.Expr | None
+) -> pl.LazyFrame:
+    """Each row's terms, then their running sums in rank order within the group.
+
+    `keep` (the deterministic tie policies) leaves out the rows that add nothing before the
+    terms are computed; under ``ties="expected"`` a row adds nothing when its tie block does,
+    which only the staged block statistics tell, so those rows leave afterwards.
+    """
+    if keep is not None:
+        frame = frame.filter(keep)
+    window = ranking.Windows(frame, list(spec.keys), SCORE, RANK)
+    schema = frame.collect_schema()
+    rows = RankedRows(
+        window,
+        pl.col(GRADE),
+        spec.policy,
+        judged=pl.col(IS_JUDGED) if IS_JUDGED in schema else None,
+        n_relevant=pl.col(N_RELEVANT) if N_RELEVANT in schema else None,
+        n_nonrelevant=pl.col(N_NONRELEVANT) if N_NONRELEVANT in schema else None,
+    )
+    terms = row_terms(rows, needs.columns)
+    dropped_after = None
+    if rows.expected and needs.sparse:
+        dropped_after = rows.contributes(needs.judged) | (pl.col(RANK) == 1)
+    window.stage({TERMS[stat].row_column: term for stat, term in terms.items()})
+    window.stage({stat: window.cumulative(pl.col(TERMS[stat].row_column)) for stat in terms})
+    return window.frame if dropped_after is None else window.frame.filter(dropped_after)
+
+
+def _truth_stats(
+    judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None, count_nonrelevant: bool
+) -> pl.LazyFrame:
+    """Per group: R_g and the ideal DCG of all its truth grades cut at every k (and, for
+    bpref, the number of judged non-relevant truth items)."""
+    keys = list(spec.keys)
+    policy = spec.policy
+    relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
+    gains = judged.select(
+        [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]
+    )
+    if padding is not None:
+        gains = pl.concat([gains, padding], how="vertical")
+    extra = []
+    if count_nonrelevant:
+        # Padding rows are relevant, so every non-relevant row is a judged truth item.
+        extra.append((1 - pl.col(RELEVANT)).sum().cast(pl.Int64).alias(N_NONRELEVANT))
+    partition = [pl.col(key) for key in keys]
+    gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
+    # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
+    gains = gains.with_columns(
+        ranking.cumulative(
+            pl.col(GAIN) / ranking.discount(pl.col(RANK)), partition, pl.col(RANK)
+        ).alias(IDEAL_DCG)
+    )
+    return gains.group_by(keys).agg(
+        pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
+        *extra,
+        *(
+            ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
+            for k in spec.read_ks
+        ),
+    )
+
+
+def _present(spec: Spec) -> pl.LazyFrame:
+    """Groups that have candidate rows in the input, before invalid scores are dropped or
+    unjudged items (negative labels, without truth) condensed.
+
+    A group whose every row was dropped is ranked empty; it is not a missing group.
+    """
+    present = spec.candidates.select(spec.keys).unique()
+    if spec.empty_candidate_groups is not None:
+        # An empty list is an empty ranking: the group has candidates, none of them ranked.
+        present = pl.concat([present, spec.empty_candidate_groups]).unique()
+    return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
+
+
+def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
+
+    They count in R_g and enter the ideal DCG with the gain of the threshold grade.
+    """
+    keys = list(spec.keys)
+    policy = spec.policy
+    labelled = truth.group_by(keys).agg(
+        (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
+    )
+    declared = candidates.group_by(keys).agg(pl.col(N_PADDING).max())
+    missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
+    missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
+    return (
+        declared.join(labelled, on=keys, how="left")
+        .with_columns(pl.col("_rk_labelled").fill_null(0))
+        .select([*keys, pl.int_ranges(0, missing).alias("_rk_pad")])
+        .explode("_rk_pad")
+        .filter(pl.col("_rk_pad").is_not_null())
+        .select([*keys, missing_gain.alias(GAIN), pl.lit(1, dtype=pl.Int64).alias(RELEVANT)])
+    )
+
+
+def _ranked_chain(
+    spec: Spec, deduplicated: pl.LazyFrame, joined_truth: pl.LazyFrame
+) -> pl.LazyFrame:
+    """The de-duplicated candidates ranked under the tie policy (relevance-aware ties read
+    the joined grades)."""
+    chain = deduplicated
+    if spec.policy.ties in RELEVANCE_AWARE_TIES and not spec.labelled:
+        chain = chain.join(joined_truth, on=[*spec.keys, spec.item], how="left").with_columns(
+            pl.col(GRADE).fill_null(ranking.unjudged_grade(spec.policy))
+        )
+    return _ranked(chain, spec)
+
+
+@dataclass(frozen=True)
+class _PureSums:
+    """The pure-Polars per-group sums of a set of terms, from the ranked candidates."""
+
+    spec: Spec
+    ranked: pl.LazyFrame
+    judged: pl.LazyFrame
+    joined_truth: pl.LazyFrame
+    truth_stats: pl.LazyFrame
+
+    def sums(self, needs: TermNeeds) -> pl.LazyFrame:
+        """keys, n_candidates, [hits_at_r], whole-list terms and each term at every k."""
+        spec, keys = self.spec, list(self.spec.keys)
+        cut = not (
+            needs.hits_at_r or needs.whole_list or spec.whole_list or spec.policy.ties == "expected"
+        )
+        chain = self._terms(needs, cut)
+        aggregations = [pl.col(N_CANDIDATES).max()]
+        if needs.hits_at_r:
+            aggregations.append(
+                pl.when(pl.col(RANK) <= pl.col(N_RELEVANT))
+                .then(pl.col(HITS))
+                .max()
+                .fill_null(0)
+                .cast(pl.Float64)
+                .alias(HITS_AT_R)
+            )
+        aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in needs.whole_list]
+        aggregations += [
+            ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
+            for k in spec.read_ks
+            for stat in needs.by_k
+        ]
+        return chain.group_by(keys).agg(aggregations)
+
+    def _terms(self, needs: TermNeeds, cut: bool) -> pl.LazyFrame:
+        """The ranked rows (cut at max K when `cut`) with each term and its running sum."""
+        spec, policy, keys = self.spec, self.spec.policy, list(self.spec.keys)
+        chain = self.ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
+        if cut:
+            chain = chain.filter(pl.col(RANK) <= spec.k_max)
+        chain = self._labelled(chain, needs)
+        counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
+        if "n_relevant" in needs.counts and not counts:
+            counts = [N_RELEVANT]
+        if counts:
+            chain = chain.join(self.truth_stats.select([*keys, *counts]), on=keys, how="left")
+            chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
+        # Each group keeps its first row, so that groups without a single hit still report
+        # their list length; rows that add nothing to a sparse term (ungraded, unjudged rows;
+        # under "expected", blocks without gain) are left out: their terms are exact zeros.
+        keep = None
+        if policy.ties != "expected" and needs.sparse:
+            keep = ranking.may_add(pl.col(GRADE), policy) | (pl.col(RANK) == 1)
+            if needs.judged:
+                keep = keep | pl.col(IS_JUDGED)
+        return _with_terms(chain, spec, needs, keep)
+
+    def rows(self, columns: tuple[str, ...]) -> pl.LazyFrame:
+        """Each ranked row within max K where a term of `columns` is not zero: keys,
+        ``rank`` and each term's own value (not cumulated), under its column's name."""
+        keys = list(self.spec.keys)
+        chain = self._terms(TermNeeds(columns=columns), cut=True)
+        values = [
+            pl.col(TERMS[column].row_column).cast(pl.Float64).alias(column) for column in columns
+        ]
+        return chain.select(*keys, pl.col(RANK).cast(pl.Int64).alias("rank"), *values).filter(
+            pl.any_horizontal(pl.col(column) != 0 for column in columns)
+        )
+
+    def _labelled(self, chain: pl.LazyFrame, needs: TermNeeds) -> pl.LazyFrame:
+        """The ranked rows with their grade (and judged flag, when a term reads it)."""
+        spec, policy, keys = self.spec, self.spec.policy, list(self.spec.keys)
+        if GRADE not in chain.collect_schema():
+            chain = chain.join(self.joined_truth, on=[*keys, spec.item], how="left")
+        chain = chain.with_columns(pl.col(GRADE).fill_null(ranking.unjudged_grade(policy)))
+        if needs.judged:
+            if spec.truth is None:
+                labelled_judged = (
+                    pl.col(GRADE) >= 0 if policy.negative_grades == "unjudged" else pl.lit(True)
+                )
+                chain = chain.with_columns(labelled_judged.alias(IS_JUDGED))
+            elif IS_JUDGED not in chain.collect_schema():
+                flags = self.judged.select([*keys, spec.item, pl.lit(True).alias(IS_JUDGED)])
+                chain = chain.join(flags, on=[*keys, spec.item], how="left")
+            chain = chain.with_columns(pl.col(IS_JUDGED).fill_null(False))
+        if (
+            spec.truth is None
+            and policy.negative_grades == "unjudged"
+            and ranking.mapped_below_one(policy)
+        ):
+            # Ranked by its label, an unjudged (negative) candidate then adds what an unjudged
+            # row adds: no mapped gain.
+            chain = chain.with_columns(
+                pl.when(pl.col(GRADE) >= 0)
+                .then(pl.col(GRADE))
+                .otherwise(ranking.unjudged_grade(policy))
+                .alias(GRADE)
+            )
+        return chain
+
+
+def prepare_groups(spec: Spec) -> Prepared:
+    """Build the lazy per-group table for `spec`: one pass over the candidates.
+
+    The candidates are read once: de-duplicated, ranked in a window, joined with the
+    positive truth, compacted to the rows that matter (graded rows and each group's first
+    row, which carries the list length), cumulated in rank order and reduced per group.
+    Judgement-aware metrics (judged@K, rbp's residual, bpref) and ``unjudged="condense"``
+    join every truth row instead, flag the judged candidates and keep the judged rows.
+    """
+    policy = spec.policy
+    keys = list(spec.keys)
+    needs = term_needs(spec.metrics, policy)
+    flags_judged = needs.judged
+    whole_list = list(needs.whole_list)
+    by_k = list(needs.by_k)
+    selected = _selected_candidates(spec)
+    candidates = _valid_scores(selected, spec)
+    deduplicated = _deduplicated(candidates, spec)
+    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
+    truth = _normalised_truth(spec, selected)
+
+    if policy.pool == "restrict" and spec.truth is not None:
+        pool = deduplicated.select([*keys, spec.item]).unique()
+        judged = truth.join(pool, on=[*keys, spec.item], how="semi")
+    else:
+        judged = truth
+    # The group stays in the universe (it is in the truth) even if no grade is judged.
+    judged = ranking.judged_rows(judged, pl.col(GRADE), policy)
+    before_condensing = deduplicated
+    condensed = ranking.condenses(policy, has_truth=spec.truth is not None)
+    if condensed and spec.truth is not None:
+        # Sakai's condensed list: candidates without a judgement are removed before ranking.
+        deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
+    elif condensed:
+        # Pre-labelled: a candidate with a negative grade is the only unjudged kind.
+        deduplicated = deduplicated.filter(pl.col(GRADE) >= 0)
+    positive = judged.filter(ranking.may_add(pl.col(GRADE), policy))
+    # The truth rows joined to the candidates: every judged row when a metric needs the
+    # judged flag, else the positive ones only (the default path stays as small as it was).
+    if flags_judged and spec.truth is not None:
+        joined_truth = judged.with_columns(pl.lit(True).alias(IS_JUDGED))
+    else:
+        joined_truth = positive
+    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
+    truth_stats = _truth_stats(
+        judged, spec, padding, count_nonrelevant="n_nonrelevant" in needs.counts
+    )
+    if judged is truth:
+        universe = truth_stats
+    else:
+        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is not None:
+        extra = empty.join(universe.select(keys), on=keys, how="anti")
+        universe = pl.concat([universe, extra], how="diagonal_relaxed")
+
+    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats)
+    per_group = pure.sums(needs)
+    # The same per-group sums from the compiled kernel, when it is there: every term it
+    # computes; the others (a user's term that is not linear) from pure Polars, joined.
+    path = native.unsupported(spec)
+    term_rows = pure.rows
+    if path is None:
+        on_kernel = tuple(column for column in needs.columns if native.computes(TERMS[column]))
+        rest = tuple(column for column in needs.columns if column not in on_kernel)
+        schema = per_group.collect_schema()
+        path = native.status().line()
+
+        def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
+            return native.term_rows(spec, selected, truth, columns)
+
+        kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
+        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+        if rest:
+            names = ", ".join(TERMS[column].name for column in rest)
+            path += (
+                f"; the terms {names} in pure Polars (the kernel computes only terms "
+                "declared as labels times weights of the rank)"
+            )
+            extra = pure.sums(TermNeeds(columns=rest)).drop(N_CANDIDATES, HITS_AT_R, strict=False)
+            per_group = per_group.join(extra, on=keys, how="left")
+
+    groups = universe.join(per_group, on=keys, how="left")
+    kernel = path.startswith("native kernel: loaded")
+    if (
+        condensed
+        or spec.empty_candidate_groups is not None
+        or (policy.invalid_scores == "drop" and not kernel)
+    ):
+        # Whether a group has candidates is a fact of the input: a list emptied by dropping
+        # invalid scores or condensing unjudged items, or given empty, is an empty ranking,
+        # not a missing one.
+        groups = groups.join(_present(spec), on=keys, how="left")
+    elif kernel:
+        # The kernel returns every group with candidate rows, ranked empty when none survived.
+        present = pl.col(N_CANDIDATES).is_not_null()
+        if policy.invalid_scores != "drop":
+            present = present & (pl.col(N_CANDIDATES) > 0)
+        groups = groups.with_columns(present.alias(HAS_CANDIDATES))
+    else:
+        groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
+    stat_columns = [stat_column(stat, k) for k in spec.read_ks for stat in (*by_k, IDEAL_DCG)]
+    groups = groups.with_columns(
+        pl.col(HAS_CANDIDATES).fill_null(False),
+        pl.col(N_CANDIDATES).fill_null(0),
+        pl.col(N_RELEVANT).fill_null(0),
+        *(pl.col(column).fill_null(0) for column in [*stat_columns, *whole_list]),
+    )
+    if "n_nonrelevant" in needs.counts:
+        groups = groups.drop(N_NONRELEVANT)
+    if needs.hits_at_r:
+        groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
+    else:
+        groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
+    return Prepared(
+        group_sums=groups,
+        ranked=ranked,
+        truth=truth,
+        candidates=candidates,
+        deduplicated=before_condensing,
+        path=path,
+        term_rows=term_rows,
+        judged=judged,
+    )

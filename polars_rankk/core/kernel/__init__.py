@@ -1,0 +1,1 @@
+"""The Python side of the compiled kernel (`native/`): nothing else loads the plugin."""

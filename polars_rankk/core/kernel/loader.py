@@ -1,0 +1,398 @@
+"""The compiled kernel (the optional `polars-rankk-native` package), and when it is used.
+
+The kernel is a Polars expression plugin that ranks every group of the candidate table under
+the `Policy` and returns one row of running sums per group: the same columns as the pure-Polars
+preparation (`polars_rankk.core.evaluation.prepare`), which stays the reference. It is used
+when it is
+installed, Polars accepts its plugin ABI, ``POLARS_RANKK_NATIVE`` is not ``0``, and it can do
+what is asked; otherwise the evaluation runs in pure Polars and its diagnostics say why.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from polars_rankk.core.columns import (
+    GRADE,
+    HITS_AT_R,
+    IS_JUDGED,
+    N_CANDIDATES,
+    N_NONRELEVANT,
+    N_RELEVANT,
+    ROW,
+    SCORE,
+    WHOLE_LIST,
+    stat_column,
+)
+from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.metrics.order import condenses, judged_rows, mapped_below_one, unjudged_grade
+from polars_rankk.core.metrics.terms import TERMS, Term, TermNeeds
+from polars_rankk.core.policy import Policy
+
+#: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
+SWITCH = "POLARS_RANKK_NATIVE"
+#: A kernel library to load instead of the installed one (a development build).
+LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
+
+#: Policy fields applied in Polars around the kernel's sums (to the truth before it, or to
+#: the per-group values after it); every other field is sent to the kernel (`policy_lines`),
+#: and a test holds the two together equal to `Policy`'s fields.
+APPLIED_IN_POLARS = frozenset(
+    {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
+)
+
+
+def computes(term: Term) -> bool:
+    """Whether the kernel computes `term`: declared as data, or one it knows by name."""
+    return term.linear is not None or term.kernel is not None
+
+
+def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:
+    """The ``linear=`` declarations of the linear terms among `columns`, under `policy`."""
+    lines = []
+    for column in columns:
+        term = TERMS[column]
+        if term.linear is not None:
+            lines.append(f"linear={term.name}\t{term.linear(policy).kernel_text()}")
+    return lines
+
+
+def kernel_name(column: str) -> str:
+    """The kernel's name of the term cumulated in `column`."""
+    term = TERMS[column]
+    return term.kernel or term.name
+
+
+def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
+    """``(column, kernel output)`` of each term's running sum: the whole-list terms over the
+    whole list, the others at each cut-off (`stat_column`); the kernel reads a sum over the
+    whole list at cut-off 0."""
+    outputs = [(stat, f"{kernel_name(stat)}@0") for stat in needs.whole_list]
+    outputs += [
+        (stat_column(stat, k), f"{kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
+        for k in ks
+        for stat in needs.by_k
+    ]
+    return outputs
+
+
+_INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+_PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
+_SUMS = "_rk_sums"
+
+
+@dataclass(frozen=True)
+class Status:
+    """Whether the kernel is loaded, and why not."""
+
+    library: Path | None
+    reason: str
+    version: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.library is not None
+
+    def line(self) -> str:
+        """One line for `show_versions` and the diagnostics."""
+        if self.library is not None:
+            return f"native kernel: loaded (polars-rankk-native {self.version}, {self.library})"
+        return f"native kernel: not used ({self.reason})"
+
+
+def _disabled() -> bool:
+    return os.environ.get(SWITCH, "").strip().lower() in {"0", "false", "no", "off"}
+
+
+@functools.cache
+def _load() -> Status:
+    try:
+        import polars_rankk_native as package
+    except ImportError as error:
+        return Status(None, f"polars-rankk-native is not installed ({error})")
+    library = Path(os.environ.get(LIBRARY_OVERRIDE) or package.LIBRARY)
+    try:
+        # Polars checks the plugin's ABI version when it loads the library: one tiny call
+        # proves the library loads, speaks an ABI this Polars accepts, and computes.
+        frame = pl.DataFrame({"g": [1, 1], "i": [1, 2], "s": [0.5, 0.4], "r": [1.0, None]})
+        sums = frame.select(
+            _call(
+                library,
+                [pl.col("g"), pl.col("i"), pl.col("s"), pl.col("r")],
+                "keys=integer\nitem=integer\nlinear=hits\trelevant\noutput=hits\thits@1\n",
+            )
+        ).unnest(_SUMS)
+        if sums["hits"].to_list() != [1.0]:
+            return Status(
+                None,
+                f"the kernel at {library} failed its self-check under Polars {pl.__version__}: "
+                f"{sums}",
+            )
+    except Exception as error:  # any refusal by Polars means: use pure Polars
+        return Status(None, f"Polars {pl.__version__} refused the kernel at {library}: {error}")
+    return Status(library, "", getattr(package, "__version__", "unknown"))
+
+
+def status() -> Status:
+    """The kernel's state in this process (``POLARS_RANKK_NATIVE`` is read on each call).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.kernel import loader
+    >>> loader.status().line().startswith("native kernel: ")
+    True
+    """
+    if _disabled():
+        return Status(None, f"disabled by {SWITCH}=0")
+    return _load()
+
+
+def _call(library: Path, args: list[pl.Expr], config: str) -> pl.Expr:
+    return pl.plugins.register_plugin_function(
+        plugin_path=library,
+        function_name="group_sums",
+        args=args,
+        kwargs={"config": config},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+
+
+def _kind(dtype: pl.DataType) -> str | None:
+    """How the kernel reads a key or item column: as Int64, as text, or not at all."""
+    if dtype == pl.String:
+        return "text"
+    if isinstance(dtype, (*_INTEGERS, *_PHYSICAL)):
+        return "integer"
+    return None
+
+
+def unsupported(spec: Spec) -> str | None:
+    """Why the kernel cannot prepare `spec` at all (None: it can, maybe for some terms only)."""
+    state = status()
+    if not state.loaded:
+        return state.line()
+    schema = spec.candidates.collect_schema()
+    for column in (*spec.keys, spec.item):
+        if _kind(schema[column]) is None:
+            return (
+                f"native kernel: not used (column {column!r} has dtype {schema[column]}, "
+                f"which it does not read)"
+            )
+    return None
+
+
+def policy_lines(policy: Policy) -> list[str]:
+    """The policy as the kernel reads it: every field not in `APPLIED_IN_POLARS`."""
+    gains = ",".join(f"{float(g)!r}:{float(v)!r}" for g, v in policy.gain_map().items())
+    return [
+        f"ties={policy.ties}",
+        f"duplicates={policy.duplicates}",
+        f"invalid_scores={policy.invalid_scores}",
+        f"relevance_threshold={float(policy.relevance_threshold)!r}",
+        f"gain={policy.gain}",
+        f"gains={gains}",
+        f"nonrelevant_gain={policy.nonrelevant_gain}",
+        f"rbp_grades={policy.rbp_grades}",
+        f"rbp_persistence={float(policy.rbp_persistence)!r}",
+        f"err_max_grade={float(policy.err_max_grade)!r}",
+        f"unjudged_grade={unjudged_grade(policy)!r}",
+        f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
+    ]
+
+
+#: The policy fields `_inputs` reads to choose the judged flag and condensing; `policy_lines`
+#: sends every other field (a test changes each field and sees the lines change).
+READ_BY_INPUTS = frozenset({"unjudged", "negative_grades"})
+
+
+def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
+    if dtype == pl.String:
+        return pl.col(column)
+    if isinstance(dtype, _PHYSICAL):
+        return pl.col(column).to_physical().cast(pl.Int64)
+    return pl.col(column).cast(pl.Int64)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The kernel's input table, its columns as arguments, and the configuration lines that
+    describe them and the policy."""
+
+    frame: pl.LazyFrame
+    arguments: list[pl.Expr]
+    lines: list[str]
+    keys: list[str]
+    key_schema: dict[str, pl.DataType]
+
+
+def _inputs(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame | None,
+    needs: TermNeeds,
+) -> _Inputs:
+    policy = spec.policy
+    keys = list(spec.keys)
+    schema = selected.collect_schema()
+    frame = selected
+    judged = "unused"
+    positive_only = False
+    negative_unjudged = policy.negative_grades == "unjudged"
+    truth = judged_rows(truth, pl.col(GRADE), policy)
+    condense = condenses(policy, has_truth=spec.truth is not None)
+    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
+    needs_judged = needs.judged or condense
+    if not spec.labelled:
+        # Every judged truth row (any grade); a null grade marks an unjudged candidate.
+        frame = frame.join(truth, on=[*keys, spec.item], how="left")
+        judged = "grade" if needs_judged else "unused"
+        # Without the judged flag the reference path joins the positive truth only.
+        positive_only = not needs.judged
+        arguments.append(pl.col(GRADE))
+    else:
+        arguments.append(pl.col(GRADE).cast(pl.Float64))
+        if needs_judged and spec.truth is not None:
+            flags = truth.select([*keys, spec.item, pl.lit(1.0).alias(IS_JUDGED)])
+            frame = frame.join(flags, on=[*keys, spec.item], how="left")
+            judged = "column"
+            arguments.append(pl.col(IS_JUDGED))
+        elif needs_judged:
+            judged = "nonnegative" if negative_unjudged else "all"
+    if ROW in schema:
+        arguments.append(pl.col(ROW).cast(pl.Int64))
+    count_columns: list[str] = []
+    if needs.counts and truth_stats is not None:
+        count_columns = [N_RELEVANT]
+        if "n_nonrelevant" in needs.counts:
+            count_columns.append(N_NONRELEVANT)
+        frame = frame.join(truth_stats.select([*keys, *count_columns]), on=keys, how="left")
+        arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
+    labelled_alone = spec.labelled and spec.truth is None
+    mapped = bool(mapped_below_one(policy))
+    lines = [
+        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
+        f"item={_kind(schema[spec.item])}",
+        *policy_lines(policy),
+        f"condense={int(condense)}",
+        f"judged={judged}",
+        f"positive_only={int(positive_only)}",
+        f"labelled={int(spec.labelled)}",
+        f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
+        f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
+        f"row={int(ROW in schema)}",
+        f"counts={len(count_columns)}",
+        f"score_name={spec.score}",
+        *term_lines(needs.columns, policy),
+        *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
+    ]
+    return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+
+
+def library() -> Path:
+    """The loaded kernel library (an error when it is not loaded)."""
+    state = status()
+    if state.library is None:
+        raise RuntimeError(f"the native kernel is not loaded: {state.reason}")
+    return state.library
+
+
+def group_sums(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame,
+    needs: TermNeeds,
+    schema: pl.Schema,
+) -> pl.LazyFrame:
+    """One row per group with candidates: keys, n_candidates, [hits_at_r], the whole-list
+    terms and every cumulated term at every k, with the dtypes of the reference path's
+    per-group sums (`schema`).
+
+    `selected` are the candidates as `prepare` selects them (keys, item, score, and the grade,
+    padding and input row where they exist); `truth` the normalised truth (any grade);
+    `truth_stats` its per-group counts.
+    """
+    inputs = _inputs(spec, selected, truth, truth_stats, needs)
+    outputs = [(N_CANDIDATES, "n_candidates")]
+    if needs.hits_at_r:
+        outputs.append((HITS_AT_R, "hits_at_r"))
+    outputs += sum_outputs(needs, spec.read_ks)
+    lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
+    call = _call(library(), inputs.arguments, "\n".join(lines) + "\n")
+    sums = inputs.frame.select(call).unnest(_SUMS)
+    names = [*inputs.keys, *(name for name, _ in outputs)]
+    return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
+
+
+def term_rows(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, columns: tuple[str, ...]
+) -> pl.LazyFrame:
+    """Each ranked row within max K where a term of `columns` is not zero: keys, ``rank``
+    (Int64) and each term's own value, under its column's name (`Prepared.term_rows`)."""
+    needs = TermNeeds(columns=columns)
+    inputs = _inputs(spec, selected, truth, None, needs)
+    # The cut-off and the terms ride on outputs the rows do not return.
+    lines = [
+        *inputs.lines,
+        *(f"output=_rk_cut{i}\t{kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
+    ]
+    call = pl.plugins.register_plugin_function(
+        plugin_path=library(),
+        function_name="graded_rows",
+        args=inputs.arguments,
+        kwargs={"config": "\n".join(lines) + "\n"},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+    rows = inputs.frame.select(call).unnest(_SUMS)
+    return rows.with_columns(
+        *(
+            pl.col(key).cast(inputs.key_schema[key])
+            for key in inputs.keys
+            if inputs.key_schema[key] != pl.String
+        )
+    ).select(
+        *inputs.keys,
+        "rank",
+        *(pl.col(kernel_name(column)).alias(column) for column in columns),
+    )
+
+
+def show_versions() -> None:
+    """Print the versions polars-rankk runs with, and whether the native kernel is loaded.
+
+    Like ``pl.show_versions()``: paste its output into a bug report.
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> rk.show_versions()  # doctest: +ELLIPSIS
+    --------Version info---------
+    polars-rankk: ...
+    native kernel: ...
+    """
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "<not installed>"
+
+    lines = ["--------Version info---------"]
+    lines.append(f"polars-rankk: {installed('polars-rankk')}")
+    lines.append(status().line())
+    lines.append(f"Python: {platform.python_version()} ({platform.platform()})")
+    for name in ("polars", "polars-rankk-native", "pyarrow", "numpy"):
+        lines.append(f"{name}: {installed(name)}")
+    print("\n".join(lines))

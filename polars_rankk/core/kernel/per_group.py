@@ -1,0 +1,115 @@
+"""The metric expressions on the compiled kernel: one plugin call per group.
+
+Inside ``group_by().agg()`` or ``.over()``, Polars hands a non-elementwise plugin each group's
+rows; the kernel (`native/src/group.rs`) ranks them under the `Policy` exactly as `evaluate`
+does, sums the metric's declared terms (`polars_rankk.core.metrics.terms`, sent as data) at its
+cut-off, and counts the group's truth from its own grades (R_g, the judged non-relevant items,
+the ideal DCG), with the judged items the rows miss (``unretrieved``) or a declared R_g
+(``n_relevant``). It returns one row of sums, from which the registry's formula computes the
+metric in Polars — the same formula, over the same sums, as the pure-Polars expression
+(`polars_rankk.core.expressions.expressions`), which stays the reference.
+
+Choice, measured (`benchmarks/bench_expressions.py`): one call per group and metric, the kernel
+ranking the group, beats the pure expression by one to two orders of magnitude; the struct of
+sums is read by each metric's formula.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankk.core.columns import IDEAL_DCG, stat_column
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.metrics.formulas import GroupStats
+from polars_rankk.core.metrics.order import unjudged_grade
+from polars_rankk.core.metrics.terms import TERMS, TermNeeds
+from polars_rankk.core.policy import Policy
+
+_SUMS = "_rk_group_sums"
+
+
+def usable(policy: Policy, needs: TermNeeds) -> bool:
+    """Whether the kernel can compute these terms of one group under `policy`."""
+    if not native.status().loaded or policy.duplicates == "error":
+        return False
+    return all(native.computes(TERMS[column]) for column in needs.columns)
+
+
+def group_stats(
+    *,
+    item: pl.Expr | None,
+    score: pl.Expr,
+    score_name: str,
+    grade: pl.Expr,
+    n_relevant: pl.Expr | None,
+    unretrieved: pl.Expr | None,
+    policy: Policy,
+    needs: TermNeeds,
+    ks: list[int],
+) -> pl.Expr:
+    """One kernel call over the group's rows: a struct of its statistics (read by `FIELDS`).
+
+    `grade` is the grade as given (a null marks an unjudged row; negative grades kept: the
+    kernel applies ``negative_grades``); `score` is higher-first Float64.
+    """
+    args: list[pl.Expr] = []
+    if item is not None:
+        # As given: the kernel reads integer ids by value and string ids by their bytes (and
+        # compares both as text under trec_eval's ties).
+        args.append(item)
+    args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
+    if unretrieved is not None:
+        args.append(unretrieved.drop_nulls().first().explode().cast(pl.Float64))
+    if n_relevant is not None and unretrieved is None:
+        args.append(n_relevant.cast(pl.Float64))
+    outputs = ["n_candidates\tn_candidates", "n_relevant\tn_relevant"]
+    outputs += ["n_nonrelevant\tn_nonrelevant", "hits_at_r\thits_at_r"]
+    outputs += [f"{stat_column(IDEAL_DCG, cut)}\tideal_dcg@{cut}" for cut in ks]
+    outputs += [f"{column}\t{what}" for column, what in native.sum_outputs(needs, ks)]
+    lines = [
+        "one_group=1",
+        f"score_name={score_name}",
+        f"has_item={int(item is not None)}",
+        f"has_extra={int(unretrieved is not None)}",
+        f"counts={int(n_relevant is not None and unretrieved is None)}",
+        *native.policy_lines(policy),
+        f"condense={int(policy.unjudged == 'condense')}",
+        f"pool={policy.pool}",
+        "labelled=1",
+        f"negative_grades={policy.negative_grades}",
+        f"negative_unjudged={int(policy.negative_grades == 'unjudged')}",
+        f"null_order_grade={unjudged_grade(policy)!r}",
+        *native.term_lines(needs.columns, policy),
+        *(f"output={line}" for line in outputs),
+    ]
+    return pl.plugins.register_plugin_function(
+        plugin_path=native.library(),
+        function_name="group_metric_sums",
+        args=args,
+        kwargs={"config": "\n".join(lines) + "\n"},
+        is_elementwise=False,
+        returns_scalar=True,
+    )
+
+
+#: The statistics as fields of the kernel's struct of sums: a formula over them is computed
+#: inside ``struct.with_fields``, so that the plugin runs once per group however often the
+#: formula reads it.
+FIELDS = GroupStats(
+    at=lambda stat, cut: pl.field(stat_column(stat, cut)),
+    n_candidates=pl.field("n_candidates").cast(pl.Int64),
+    n_relevant=pl.field("n_relevant").cast(pl.Int64),
+    hits_at_r=pl.field("hits_at_r"),
+    whole=pl.field,
+)
+
+
+def computed(sums: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """`value` (an expression of `FIELDS`) computed on the group's struct of sums."""
+    return sums.struct.with_fields(value.alias("_rk_value")).struct.field("_rk_value")
+
+
+def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr]) -> pl.Expr:
+    """A struct of `values` (expressions of `FIELDS`), from one evaluation of `sums`."""
+    fields = pl.struct(*(value.alias(name) for name, value in values.items()))
+    return sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")

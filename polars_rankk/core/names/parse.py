@@ -1,0 +1,432 @@
+"""The metric names users type: canonical, ir_measures, trec_eval and ranx spellings.
+
+Every place that takes metric names (`evaluate`, summaries, distributions, curves, compare,
+the report and the ``rankk`` command) reads them through `parse_metric_names`, so ``P@5``,
+``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, trec_eval's own ``P.5,10`` and
+``ndcg_cut.10``, ``recip_rank`` and ``precision`` all name a metric of the registry. A name
+that carries a cut-off adds that K to the evaluation; a parameter in a name sets a `Policy`
+field of the whole evaluation (``RBP(p=0.9)`` sets ``rbp_persistence``, ``judged_only=True``
+sets ``unjudged="condense"``, ``rel=2`` sets ``relevance_threshold``, ``dcg='exp-log2'`` sets
+``gain="exponential"``, ``max_rel=3`` sets ``err_max_grade``, ``gains={0:1,1:4}`` sets
+``gains``, ``beta=x`` sets ``f_beta`` to sqrt(x), ranx's ``-lN`` suffix sets the threshold and,
+for nDCG, ``nonrelevant_gain="zero"``). ir_measures' ``RBP`` without ``rel=`` weighs ranks by
+grade (``rbp_grades="graded"``), as ir_measures does; the canonical ``rbp`` is binary. A tool's
+name without a cut-off means what that tool means by it: the whole ranked list for trec_eval's
+``map`` and ``recip_rank`` and ir_measures' ``AP``, ``RR``, ``nDCG``, ``ERR``, ``RBP`` and
+``Judged`` (their rows have no K); a canonical name (``ndcg``) and a name the tool always cuts
+(``P``, ``recall``) are evaluated at the evaluation's K. `render_name` writes a (metric, K) back
+where that tool computes the same number (`polars_rankk.core.names.write`).
+
+Examples
+--------
+>>> from polars_rankk.core.names.parse import parse_metric_name, render_name
+>>> parse_metric_name("nDCG(judged_only=True)@10")
+MetricRequest(metric='ndcg', k=10, policy={'unjudged': 'condense'})
+>>> parse_metric_name("map_cut_10"), parse_metric_name("recip_rank")
+(MetricRequest(metric='average_precision', k=10, policy={}), MetricRequest(metric='mrr', \
+k=None, policy={}, whole_list=True))
+>>> render_name("rbp", 10, style="ir_measures"), render_name("precision", 5, style="trec_eval")
+('RBP(p=0.8,rel=1)@10', 'P_5')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
+from polars_rankk.core.names.write import written_name
+from polars_rankk.core.policy import Policy, parse_gains
+
+NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
+
+
+def spellings() -> list[tuple[str, str, str, bool]]:
+    """The spellings other tools use, from the registry: (spelling as that tool writes it,
+    metric, tool, whether the tool gives it a cut-off). Matching ignores case."""
+    return [
+        (alias.spelling, name, alias.tool, alias.cut)
+        for name, metric in REGISTRY.items()
+        for alias in metric.aliases
+    ]
+
+
+def names_whole_list(base: str) -> bool:
+    """Whether `base`, typed without a cut-off, names the whole ranked list: a tool's spelling
+    that tool reads so (``map``, ``AP``, ``nDCG``; matched ignoring case), not a canonical name
+    (``ndcg``, ``rbp``: the evaluation's K)."""
+    if base in METRICS:
+        return False
+    return base.lower() in {
+        alias.spelling.lower()
+        for metric in REGISTRY.values()
+        if metric.has_k
+        for alias in metric.aliases
+        if alias.whole_list
+    }
+
+
+def aliases() -> dict[str, str]:
+    """Every spelling (lower case) of each metric: canonical names and the tools' spellings."""
+    return {
+        **{name: name for name in METRICS},
+        **{spelling.lower(): metric for spelling, metric, _, _ in spellings()},
+    }
+
+
+#: Parameters a name may carry: the Policy field each sets, and how its value reads.
+PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
+    "p": ("rbp_persistence", float),
+    "judged_only": ("unjudged", {"true": "condense", "false": "keep"}),
+    "rel": ("relevance_threshold", float),
+    "dcg": ("gain", {"log2": "linear", "exp-log2": "exponential"}),
+    "max_rel": ("err_max_grade", float),
+    "beta": ("f_beta", float),
+    "gains": ("gains", dict),
+}
+
+_IR_MEASURES = re.compile(
+    r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
+    r"(?:-l(?P<level>\d+))?$"
+)
+# trec_eval's own syntax: P_5, P.5, P.5,10, P_5,10, ndcg_cut.10, set_F.0.5.
+_TREC_EVAL = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)[_.](?P<k>\d+(?:,\d+)*)$")
+_TREC_EVAL_PARAMETER = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)\.(?P<value>\d*\.?\d+)$")
+#: trec_eval measures whose one parameter is not a cut-off: the Policy field it sets.
+_TREC_EVAL_PARAMETERS = {"set_f": "beta"}
+
+
+@dataclass(frozen=True)
+class MetricRequest:
+    """One parsed name: the canonical metric, the cut-off it carries (or None), the Policy
+    fields its parameters set, and whether it names the whole ranked list (a tool's name
+    without a cut-off, such as trec_eval's ``map``)."""
+
+    metric: str
+    k: int | None = None
+    policy: dict[str, Any] = field(default_factory=dict)
+    whole_list: bool = False
+
+    def __repr__(self) -> str:
+        whole = ", whole_list=True" if self.whole_list else ""
+        return f"MetricRequest(metric={self.metric!r}, k={self.k!r}, policy={self.policy!r}{whole})"
+
+
+def _valid_names() -> str:
+    return ", ".join(METRICS) + " (or their ir_measures / trec_eval names: docs/metric_names.md)"
+
+
+def _split_parameters(text: str) -> list[str]:
+    """``p=0.9,gains={0:1,1:4}`` -> ``['p=0.9', 'gains={0:1,1:4}']`` (commas inside braces
+    stay)."""
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += character
+    return [part for part in [*parts, current] if part.strip()]
+
+
+def split_metric_list(text: str) -> list[str]:
+    """Comma-separated metric names as a list, commas inside a name kept: within parentheses
+    or braces (``RBP(p=0.9,rel=1)@3``, ``nDCG(gains={0:1,1:4})``) and in trec_eval's cut-off
+    lists (``P.5,10``).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import split_metric_list
+    >>> split_metric_list("P.5,10, nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3,recall")
+    ['P.5,10', 'nDCG(gains={0:1,1:4})', 'RBP(p=0.9,rel=1)@3', 'recall']
+    """
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += character
+    names: list[str] = []
+    for part in [*parts, current.strip()]:
+        if part.isdigit() and names and _TREC_EVAL.match(names[-1]):
+            names[-1] = f"{names[-1]},{part}"  # P.5,10: one more cut-off of P
+        elif part:
+            names.append(part)
+    return names
+
+
+def _parameter(name: str, raw: str) -> tuple[str, Any]:
+    key, separator, value = (part.strip() for part in raw.partition("="))
+    if not separator or key.lower() not in PARAMETERS:
+        known = ", ".join(PARAMETERS)
+        raise ValueError(f"metric {name!r}: unknown parameter {raw.strip()!r}; known: {known}")
+    policy_field, reader = PARAMETERS[key.lower()]
+    value = value.strip("'\"")
+    if reader is dict:
+        try:
+            return policy_field, parse_gains(value)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"metric {name!r}: {error}") from None
+    if isinstance(reader, dict):
+        if value.lower() not in reader:
+            raise ValueError(
+                f"metric {name!r}: {key} must be one of {', '.join(reader)}; got {value!r}"
+            )
+        return policy_field, reader[value.lower()]
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
+    if key.lower() == "beta":
+        # trec_eval's and ir_measures' beta weighs like van Rijsbergen's beta squared.
+        number = math.sqrt(number) if number > 0 else number
+    return policy_field, int(number) if number.is_integer() and key == "rel" else number
+
+
+def _checked(name: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """The Policy fields a name sets, validated as Policy validates them, errors naming it."""
+    try:
+        Policy(**changes)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"metric {name!r}: {error}") from None
+    return changes
+
+
+def parse_metric_name(text: str) -> MetricRequest:
+    """Read one metric name in any accepted spelling (docs/metric_names.md).
+
+    Raises a ValueError naming the text and the valid names when it names no metric, a cut-off
+    on a metric without one (``bpref``, ``r_precision``), an unknown parameter or a value the
+    policy rejects. A trec_eval name with several cut-offs (``P.5,10``) is read by
+    `parse_metric_names`.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import parse_metric_name
+    >>> parse_metric_name("P_5")
+    MetricRequest(metric='precision', k=5, policy={})
+    >>> parse_metric_name("RBP(p=0.9)@10").policy
+    {'rbp_persistence': 0.9, 'rbp_grades': 'graded'}
+    """
+    requests = parse_metric_names(text)
+    if len(requests) > 1:
+        raise ValueError(f"metric {text!r} names several cut-offs; read it with parse_metric_names")
+    return requests[0]
+
+
+def parse_metric_names(text: str) -> list[MetricRequest]:
+    """Read one metric name, which in trec_eval's syntax may carry several cut-offs
+    (``P.5,10``: P_5 and P_10).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import parse_metric_names
+    >>> [(r.metric, r.k) for r in parse_metric_names("P.5,10")]
+    [('precision', 5), ('precision', 10)]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a metric name must be a str; got {text!r}")
+    name = text.strip()
+    known = aliases()
+    if name.lower() in known:
+        whole = names_whole_list(name)
+        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}), whole)]
+    parameter = _TREC_EVAL_PARAMETER.match(name)
+    if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
+        key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
+        field_name, value = _parameter(text, f"{key}={parameter['value']}")
+        metric = known[parameter["base"].lower()]
+        return [MetricRequest(metric, None, _checked(text, {field_name: value}))]
+    trec = _TREC_EVAL.match(name)
+    if trec and trec["base"].lower() in known:
+        metric = known[trec["base"].lower()]
+        return [_request(text, metric, int(k), {}) for k in trec["k"].split(",")]
+    ir = _IR_MEASURES.match(name)
+    if ir is None or ir["base"].lower() not in known:
+        raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
+    changes: dict[str, Any] = {}
+    for raw in _split_parameters(ir["params"] or ""):
+        policy_field, value = _parameter(text, raw)
+        changes[policy_field] = value
+    metric = known[ir["base"].lower()]
+    if ir["level"] is not None:
+        # ranx's ndcg@k-lN: relevant at grade N; for (n)DCG, grades below N gain nothing.
+        changes["relevance_threshold"] = int(ir["level"])
+        if metric in ("ndcg", "dcg"):
+            changes["nonrelevant_gain"] = "zero"
+    changes = _graded_rbp(ir["base"], ir["params"], changes)
+    if metric == "num_retrieved" and "relevance_threshold" in changes:
+        metric = "num_relevant_retrieved"  # ir_measures' NumRet(rel=1) is trec_eval num_rel_ret
+    cutoff = None if ir["k"] is None else int(ir["k"])
+    request = _request(text, metric, cutoff, _checked(text, changes))
+    if cutoff is None and names_whole_list(ir["base"]):
+        request = MetricRequest(request.metric, None, request.policy, whole_list=True)
+    return [request]
+
+
+def _graded_rbp(base: str, parameters: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+    """ir_measures' ``RBP`` (upper case, or with parameters) weighs ranks by grade unless
+    ``rel=`` is given; the canonical ``rbp`` is binary."""
+    if base.lower() != "rbp" or (base != "RBP" and parameters is None):
+        return changes
+    if "relevance_threshold" in changes:
+        return {**changes, "rbp_grades": "binary"}
+    return {**changes, "rbp_grades": "graded"}
+
+
+def _request(text: str, metric: str, k: int | None, changes: dict[str, Any]) -> MetricRequest:
+    if k is not None and not REGISTRY[metric].has_k:
+        raise ValueError(f"metric {text!r}: {metric} has no cut-off K; name it without one")
+    if k is not None and k < 1:
+        raise ValueError(f"metric {text!r}: the cut-off must be >= 1")
+    return MetricRequest(metric, k, changes)
+
+
+def resolve_metric_names(
+    metrics: str | Iterable[str] | None, policy: Policy | None = None
+) -> tuple[tuple[str, ...], tuple[int, ...], Policy]:
+    """The canonical metrics (in canonical order), the cut-offs the names carry, and `policy`
+    with the fields the names' parameters set.
+
+    Two names that set one field differently, or a name that contradicts a field the policy
+    already sets away from its default, raise a ValueError naming both.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import resolve_metric_names
+    >>> metrics, ks, policy = resolve_metric_names(["P@5", "nDCG(judged_only=True)@10", "AP"])
+    >>> metrics, ks, policy.unjudged
+    (('precision', 'ndcg', 'average_precision'), (5, 10), 'condense')
+    """
+    policy = Policy() if policy is None else policy
+    if metrics is None:
+        return tuple(DEFAULT_METRICS), (), policy
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError(f"metrics is empty; choose among: {_valid_names()}")
+    named = [(name, request) for name in names for request in parse_metric_names(name)]
+    requests = [request for _, request in named]
+    default = Policy()
+    changes: dict[str, tuple[Any, str]] = {}
+    for name, request in named:
+        for policy_field, value in request.policy.items():
+            if policy_field in changes and changes[policy_field][0] != value:
+                earlier = changes[policy_field][1]
+                raise ValueError(
+                    f"metric names {earlier!r} and {name!r} set Policy.{policy_field} to "
+                    f"{changes[policy_field][0]!r} and {value!r}; one evaluation has one policy"
+                )
+            current = getattr(policy, policy_field)
+            if current != getattr(default, policy_field) and current != value:
+                raise ValueError(
+                    f"metric name {name!r} sets Policy.{policy_field}={value!r}, but the policy "
+                    f"given has {policy_field}={current!r}"
+                )
+            changes[policy_field] = (value, name)
+    if changes:
+        policy = policy.replace(**{key: value for key, (value, _) in changes.items()})
+    chosen = {request.metric for request in requests}
+    ks = sorted({request.k for request in requests if request.k is not None})
+    return tuple(name for name in METRICS if name in chosen), tuple(ks), policy
+
+
+class WholeList(NamedTuple):
+    """The metrics names ask for over the whole ranked list (``map``, ``AP``, ``RR``), and
+    those of them no other name asks for at a cut-off (no row at the evaluation's K)."""
+
+    metrics: tuple[str, ...]
+    only: tuple[str, ...]
+
+
+def whole_list_metrics(metrics: str | Iterable[str] | None) -> WholeList:
+    """Which metrics `metrics` asks for over the whole list, in canonical order.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import whole_list_metrics
+    >>> whole_list_metrics(["map", "recip_rank", "RR@10", "P@5"])
+    WholeList(metrics=('average_precision', 'mrr'), only=('average_precision',))
+    >>> whole_list_metrics(["ndcg", "ndcg_cut_10"])
+    WholeList(metrics=(), only=())
+    """
+    if metrics is None:
+        return WholeList((), ())
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    requests = [request for name in names for request in parse_metric_names(name)]
+    whole = {request.metric for request in requests if request.whole_list}
+    cut = {request.metric for request in requests if not request.whole_list}
+    in_order = [name for name in METRICS if name in whole]
+    return WholeList(tuple(in_order), tuple(name for name in in_order if name not in cut))
+
+
+def render_name(
+    metric: str, k: int | None, policy: Policy | None = None, style: NameStyle = "ir_measures"
+) -> str:
+    """A (metric, K) in ir_measures' or trec_eval's spelling where that tool computes the same
+    number under `policy` (`polars_rankk.core.names.write.written_name`); the canonical
+    ``metric@K`` (or ``metric``) otherwise.
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.names.parse import render_name
+    >>> render_name("ndcg", 10, rk.Policy.trec_eval(unjudged="condense"))
+    'nDCG(judged_only=True)@10'
+    >>> render_name("ndcg", 10, style="trec_eval"), render_name("f1", 10)
+    ('ndcg_cut_10', 'f1@10')
+    """
+    if style == "canonical":
+        return REGISTRY[metric].column(k)
+    return written_name(metric, k, policy, style)[0]
+
+
+class AcceptedName(NamedTuple):
+    """One accepted spelling (``K`` stands for any cut-off >= 1), the tool that writes it,
+    the canonical metric it names and the K it is evaluated at."""
+
+    spelling: str
+    tool: str
+    metric: str
+    k: str
+
+
+def accepted_names() -> list[AcceptedName]:
+    """Every accepted spelling, in registry order: the rows of docs/metric_names.md.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import accepted_names
+    >>> [row.spelling for row in accepted_names() if row.metric == "mrr"]
+    ['mrr@K', 'mrr', 'RR@K', 'RR', 'recip_rank']
+    """
+    rows: list[AcceptedName] = []
+    for metric in METRICS:
+        entry = REGISTRY[metric]
+        if entry.has_k:
+            rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
+        rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
+        for alias in entry.aliases:
+            spelling, tool, cut = alias.spelling, alias.tool, alias.cut
+            if cut:
+                joint = "_" if tool == "trec_eval" else "@"
+                base = "RBP(p=0.9)" if spelling == "RBP" else spelling
+                rows.append(AcceptedName(f"{base}{joint}K", tool, metric, ADDS_K))
+            plain = WHOLE if entry.has_k and alias.whole_list else _plain_k(entry.has_k)
+            rows.append(AcceptedName(spelling, tool, metric, plain))
+    return rows
+
+
+#: How a spelling with a cut-off is evaluated.
+ADDS_K = "K (added to the evaluation's K)"
+#: How a tool's spelling that means the whole list is evaluated.
+WHOLE = "the whole list (no K)"
+
+
+def _plain_k(has_k: bool) -> str:
+    return "the evaluation's K" if has_k else "no K"

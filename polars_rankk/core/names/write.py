@@ -1,0 +1,332 @@
+"""Names written back in another tool's spelling, only where that tool gives the same number.
+
+`written_name` spells a (metric, K) under a `Policy` the way trec_eval or ir_measures would
+name it, with the parameters that tool needs (``rel=2``, ``judged_only=True``,
+``dcg='exp-log2'``, ``gains={0:1,1:4}``, ``beta=0.25``), and only when the tool, run with its
+own defaults and those parameters, computes the same per-group number. Otherwise it gives the
+canonical name and the reason: a convention the tool spells as a command-line flag
+(trec_eval's ``-l`` and ``-J``), one it cannot express (non-integer thresholds, binary gain),
+or a tie order it does not use. What each tool does by default: docs/conformance.md.
+
+Examples
+--------
+>>> import polars_rankk as rk
+>>> from polars_rankk.core.names.write import written_name
+>>> written_name("ndcg", 10, rk.Policy(gain="exponential"), "ir_measures")
+("nDCG(dcg='exp-log2')@10", None)
+>>> written_name("ndcg", 10, rk.Policy(gain="exponential"), "trec_eval")[1]
+"trec_eval's ndcg_cut has linear gain only (Policy.gain='exponential')"
+>>> written_name("mrr", 10, rk.Policy(ties="item_asc"), "ir_measures")
+('RR@10', None)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal
+
+import polars as pl
+
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.policy import Policy
+
+Tool = Literal["ir_measures", "trec_eval"]
+
+#: Metrics whose number depends on which candidates are judged (not only on relevant ones).
+_JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
+#: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
+_SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
+#: Metrics whose ir_measures name takes judged_only (its pytrec_eval provider's measures).
+_TAKES_JUDGED_ONLY = frozenset(
+    {"precision", "recall", "hit_rate", "ndcg", "average_precision", "mrr", "r_precision"}
+    | {"set_precision", "set_f"}
+)
+#: Metrics whose number does not depend on the relevance threshold.
+_THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
+
+
+#: Metrics whose summary line the tools write as the sum over queries, not the mean
+#: (trec_eval's num_ret, num_rel, num_rel_ret; ir_measures' NumRet and NumRel aggregate by sum).
+SUMMED_BY_TOOLS = frozenset({"num_retrieved", "num_relevant", "num_relevant_retrieved"})
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _is_integer(value: float) -> bool:
+    return float(value).is_integer()
+
+
+def _common(metric: str, policy: Policy, tool: str) -> str | None:
+    """A convention every trec_eval-computed number needs, or why the policy breaks it."""
+    if policy.ties != "trec_eval":
+        return f"{tool} breaks ties by item id descending (Policy.ties='trec_eval')"
+    if policy.pool != "all":
+        return f"{tool} counts every judged relevant item in R (Policy.pool='all')"
+    if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
+        return f"{tool} divides precision by K (Policy.short_lists='fixed')"
+    if metric == "average_precision" and policy.ap_denominator != "relevant":
+        return f"{tool} divides AP by R (Policy.ap_denominator='relevant')"
+    judged_matters = metric in _JUDGEMENT_AWARE or policy.unjudged == "condense"
+    if judged_matters and policy.negative_grades != "unjudged":
+        return (
+            f"{tool} treats a negative grade as unjudged, which this metric sees "
+            f"(Policy.negative_grades='unjudged')"
+        )
+    return None
+
+
+def _gain(metric: str, policy: Policy, tool: str) -> str | None:
+    """Why the nDCG gain of `policy` is not the tool's, for ndcg/dcg."""
+    if metric not in ("ndcg", "dcg"):
+        return None
+    if policy.gain == "binary":
+        return f"{tool} has no binary gain (Policy.gain='binary')"
+    if policy.nonrelevant_gain != "grade":
+        return f"{tool} gives grades below the threshold their gain (Policy.nonrelevant_gain)"
+    return None
+
+
+def whole_list_name(metric: str, tool: str) -> str | None:
+    """`tool`'s spelling of `metric` over the whole list (trec_eval's ``map``), or None."""
+    return next(
+        (a.spelling for a in REGISTRY[metric].aliases if a.tool == tool and a.whole_list), None
+    )
+
+
+#: ir_measures' whole-list measures it computes: pytrec_eval's map, recip_rank and ndcg, and
+#: the judged provider's Judged (ERR needs gdeval's cut-off, graded RBP has no provider).
+_IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged"})
+
+
+def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
+    entry = REGISTRY[metric]
+    if entry.has_k and k is None:  # the whole list
+        name = whole_list_name(metric, "trec_eval")
+        if name is None:
+            return None, f"trec_eval has no whole-list {metric} under a measure name of its own"
+    elif metric == "mrr":
+        return None, "trec_eval's recip_rank reads the whole list; it has no cut-off"
+    else:
+        name = entry.trec_eval_name(k)
+    if name is None:
+        return None, f"trec_eval has no {metric}"
+    reason = _common(metric, policy, "trec_eval") or _gain(metric, policy, "trec_eval")
+    if reason:
+        return None, reason
+    if metric in ("ndcg", "dcg") and policy.gain != "linear":
+        return None, f"trec_eval's ndcg_cut has linear gain only (Policy.gain={policy.gain!r})"
+    if metric in ("ndcg", "dcg") and policy.gains is not None:
+        return None, "trec_eval reads a gain map from its qrels, not from a measure name"
+    if policy.relevance_threshold != 1 and metric not in _THRESHOLD_FREE:
+        threshold = _number(policy.relevance_threshold)
+        return None, f"trec_eval sets the relevance threshold with the flag -l {threshold}"
+    if policy.unjudged == "condense":
+        return None, "trec_eval condenses lists with the flag -J, not in a measure name"
+    if metric == "set_f" and policy.f_beta != 1:
+        # trec_eval's set_F.x weighs with x = beta^2.
+        return f"set_F.{_number(policy.f_beta**2)}", None
+    return name, None
+
+
+def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
+    entry = REGISTRY[metric]
+    if entry.ir_measures is None:
+        return None, f"ir_measures has no {metric}"
+    base = entry.ir_measures.split("(")[0].split("@")[0]
+    parameters: list[str] = []
+    whole = entry.has_k and k is None
+    if whole and metric not in _IR_MEASURES_WHOLE:
+        return None, f"ir_measures computes {base} only at a cut-off"
+    # Which ir_measures provider computes the name, and the conventions it keeps.
+    if metric == "judged":
+        if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
+            return None, (
+                "ir_measures' judged provider sorts ties by docid ascending and divides by "
+                "min(K, n) (Policy(ties='item_asc', short_lists='observed'))"
+            )
+        if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
+            return None, "ir_measures' Judged counts every qrels entry, negative grades included"
+        return _spelled(base, [], k), None
+    if metric == "mrr" and not whole:
+        if policy.ties != "item_asc":
+            return None, (
+                "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
+                "docid ascending (Policy.ties='item_asc')"
+            )
+        if policy.unjudged == "condense":
+            return None, "ir_measures' RR@k (msmarco provider) has no judged_only"
+        reason = _threshold(policy, parameters)
+        return (None, reason) if reason else (_spelled(base, parameters, k), None)
+    if metric == "err":
+        if policy.err_max_grade != 4:
+            return None, "ir_measures' ERR@k (gdeval) stops with (2^g - 1) / 16: err_max_grade=4"
+        if policy.ties != "trec_eval" or policy.unjudged == "condense":
+            return None, "ir_measures' ERR@k (gdeval) keeps trec_eval's order and unjudged rows"
+        return _spelled(base, parameters, k), None
+    reason = _common(metric, policy, "ir_measures (pytrec_eval)")
+    if reason:
+        return None, reason
+    if metric == "num_retrieved":
+        if policy.unjudged == "condense":
+            return None, "ir_measures' NumRet has no judged_only"
+        return base, None  # ir_measures' NumRet with rel= is num_rel_ret
+    if metric == "num_relevant_retrieved":
+        reason = _threshold(policy, parameters, always=True)
+        return (None, reason) if reason else (_spelled(base, parameters, None), None)
+    if metric == "num_relevant" and policy.relevance_threshold != 1:
+        return None, "ir_measures' NumRel (pytrec_eval) counts grades >= 1 only"
+    if metric == "set_f" and policy.f_beta != 1:
+        parameters.append(f"beta={_number(policy.f_beta**2)}")
+    if metric == "rbp":
+        parameters.append(f"p={_number(policy.rbp_persistence)}")
+        if policy.rbp_grades == "binary":
+            reason = _threshold(policy, parameters, always=True)
+            if reason:
+                return None, reason
+        elif policy.relevance_threshold != 1:
+            return None, "ir_measures' graded RBP counts every positive grade (no rel=)"
+    elif metric == "ndcg":
+        reason = _gain(metric, policy, "ir_measures")
+        if reason:
+            return None, reason
+        if policy.gain == "exponential":
+            if policy.gains is not None or policy.unjudged == "condense":
+                return None, "ir_measures' exp-log2 nDCG (gdeval) takes no gains or judged_only"
+            parameters.append("dcg='exp-log2'")
+        if policy.gains is not None:
+            mapped = policy.gain_map()
+            if not all(_is_integer(g) and _is_integer(v) for g, v in mapped.items()):
+                return None, "ir_measures maps integer grades to integer gains only"
+            listed = ",".join(f"{int(g)}:{int(v)}" for g, v in mapped.items())
+            parameters.append(f"gains={{{listed}}}")
+    else:
+        reason = _threshold(policy, parameters)
+        if reason:
+            return None, reason
+    if policy.unjudged == "condense" and metric not in _SAME_CONDENSED:
+        if metric not in _TAKES_JUDGED_ONLY:
+            return None, f"ir_measures' {base} takes no judged_only (Policy.unjudged='keep')"
+        parameters.append("judged_only=True")
+    return _spelled(base, parameters, k if entry.has_k else None), None
+
+
+def _threshold(policy: Policy, parameters: list[str], *, always: bool = False) -> str | None:
+    """Add ``rel=N`` (or say why it cannot be written)."""
+    threshold = policy.relevance_threshold
+    if threshold == 1 and not always:
+        return None
+    if not _is_integer(threshold):
+        return (
+            f"ir_measures' rel= takes an integer grade; Policy.relevance_threshold="
+            f"{_number(threshold)} is not one"
+        )
+    parameters.append(f"rel={int(threshold)}")
+    return None
+
+
+def _spelled(base: str, parameters: list[str], k: int | None) -> str:
+    name = f"{base}({','.join(parameters)})" if parameters else base
+    return name if k is None else f"{name}@{k}"
+
+
+def written_name(
+    metric: str, k: int | None, policy: Policy | None = None, tool: Tool = "ir_measures"
+) -> tuple[str, str | None]:
+    """(name, None) when `tool` computes the same per-group number under that name, else
+    (the canonical ``metric@K``, why the tool's name would mean something else).
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.names.write import written_name
+    >>> written_name("precision", 5, rk.Policy(relevance_threshold=2), "ir_measures")
+    ('P(rel=2)@5', None)
+    >>> written_name("precision", 5, rk.Policy(relevance_threshold=2), "trec_eval")
+    ('precision@5', 'trec_eval sets the relevance threshold with the flag -l 2')
+    """
+    policy = Policy() if policy is None else policy
+    entry = REGISTRY[metric]
+    if tool == "trec_eval":
+        name, reason = _trec_eval(metric, k, policy)
+    elif tool == "ir_measures":
+        name, reason = _ir_measures(metric, k, policy)
+    else:
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {tool!r}")
+    if name is None:
+        return entry.column(k), reason
+    return name, None
+
+
+def written_summary(
+    result: pl.DataFrame,
+    names: str,
+    policy: Policy,
+    per_group: pl.LazyFrame | None = None,
+) -> pl.DataFrame:
+    """A summary's ``metric`` column in another tool's spelling (with K folded in), a warning
+    naming the rows that keep their canonical name and why.
+
+    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
+    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
+    name (other averages).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.core.names.write import written_summary
+    >>> summary = pl.DataFrame({"metric": ["precision", "num_retrieved"], "k": [5, None],
+    ...                         "value": [0.5, 4.0]})
+    >>> per_group = pl.LazyFrame({"metric": ["num_retrieved"] * 2, "k": [None, None],
+    ...                           "value": [3.0, 5.0]}, schema_overrides={"k": pl.Int64})
+    >>> written_summary(summary, "trec_eval", rk.Policy.trec_eval(), per_group).rows()
+    [('P_5', 5, 0.5), ('num_ret', None, 8.0)]
+    """
+    if names == "canonical":
+        return result
+    if names not in ("ir_measures", "trec_eval"):
+        raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
+    tool: Tool = "trec_eval" if names == "trec_eval" else "ir_measures"
+    pairs = result.select("metric", "k").to_dicts()
+    rendered, reasons, summed = [], {}, []
+    for row in pairs:
+        if row["metric"] not in REGISTRY:
+            name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
+        else:
+            name, reason = written_name(row["metric"], row["k"], policy, tool)
+            if reason is None and row["metric"] in SUMMED_BY_TOOLS:
+                if per_group is None:
+                    name = REGISTRY[row["metric"]].column(row["k"])
+                    reason = f"{names} sums it over queries; this summary is not their mean"
+                else:
+                    summed.append(row["metric"])
+            if reason is not None:
+                reasons[name] = reason
+        rendered.append(name)
+    if reasons:
+        listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
+        warnings.warn(
+            f"names={names!r}: kept the canonical name where {names} would compute another "
+            f"number under this policy ({listed})",
+            stacklevel=3,
+        )
+    if summed and per_group is not None:
+        result = _summed(result, summed, per_group)
+    return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
+
+
+def _summed(result: pl.DataFrame, metrics: list[str], per_group: pl.LazyFrame) -> pl.DataFrame:
+    """`result` with the value of `metrics` (num_ret, ...) the sum over groups, as the tools'
+    summary line (NaN values skipped, as the mean skips them)."""
+    sums = (
+        per_group.filter(pl.col("metric").is_in(metrics) & ~pl.col("value").is_nan())
+        .group_by("metric", "k")
+        .agg(pl.col("value").sum().alias("_rk_sum"))
+        .collect()
+    )
+    joined = result.join(
+        sums, on=["metric", "k"], how="left", nulls_equal=True, maintain_order="left"
+    )
+    value = pl.when(pl.col("metric").is_in(metrics)).then(pl.col("_rk_sum").fill_null(0.0))
+    return joined.with_columns(value.otherwise(pl.col("value")).alias("value")).drop("_rk_sum")
