@@ -200,3 +200,22 @@ def test_a_commit_cut_short_is_finished_by_the_rerun(tmp_path: Path) -> None:
     parts = again.commit()
     assert len(parts) == 4
     assert pl.scan_parquet(output).collect().height == expected.height
+
+
+def test_a_changed_input_file_invalidates_the_resume(tmp_path: Path) -> None:
+    _write_inputs(tmp_path)
+    _kill_part_way(tmp_path)
+    changed = pl.read_parquet(tmp_path / "candidates.parquet").with_columns(
+        pl.col("score").reverse()
+    )
+    changed.write_parquet(tmp_path / "candidates.parquet")
+    result = _run(tmp_path)  # the killed run's staging belongs to other inputs: not resumed
+    assert result.resumed_buckets == 0
+    assert not _staging(tmp_path).exists()
+    expected = rk.evaluate(
+        changed, pl.read_parquet(tmp_path / "truth.parquet"), k=K, group_by="user"
+    )
+    assert_same_values(
+        per_group_dict(pl.scan_parquet(tmp_path / "out").collect(), ["user"]),
+        per_group_dict(expected.per_group, ["user"]),
+    )
