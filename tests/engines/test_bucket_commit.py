@@ -123,6 +123,20 @@ def test_killed_run_leaves_nothing_readable_and_a_rerun_resumes(tmp_path: Path) 
     )
     want = expected.summary().sort("metric", "k")
     assert result.summary().sort("metric", "k").select(want.columns).equals(want)
+    # And what a fresh bucketed run of the same files writes, row for row.
+    fresh = evaluate_in_buckets(
+        pl.scan_parquet(tmp_path / "candidates.parquet"),
+        pl.scan_parquet(tmp_path / "truth.parquet"),
+        output=tmp_path / "fresh",
+        buckets=BUCKETS,
+        k=K,
+        group_by="user",
+        progress=False,
+        resume=False,
+    )
+    order = ["user", "metric", "k"]
+    assert result.per_group.collect().sort(order).equals(fresh.per_group.collect().sort(order))
+    assert result.summary().equals(fresh.summary())
 
 
 def test_a_run_with_other_arguments_removes_the_killed_runs_staging(tmp_path: Path) -> None:
