@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
@@ -118,7 +119,13 @@ def _file_stats(pattern: str) -> list[str] | None:
     if "://" in pattern:
         return None
     expanded = os.path.expanduser(pattern)
-    paths = (glob.has_magic(expanded) and sorted(glob.glob(expanded, recursive=True))) or [expanded]
+    matched: list[str] = []
+    if glob.has_magic(expanded) and sys.version_info >= (3, 11):
+        # Polars' `*` matches a hidden file too; Python's glob does from 3.11 when asked.
+        matched = glob.glob(expanded, recursive=True, include_hidden=True)
+    elif glob.has_magic(expanded):
+        matched = glob.glob(expanded, recursive=True)
+    paths = sorted(matched) or [expanded]
     stats = []
     for path in paths:
         names = (
