@@ -107,7 +107,8 @@ def _plan_files(plan: object, files: list[str]) -> bool:
         return False
     for name, node in plan.items():
         if name == "sources" and isinstance(node, dict) and set(node) == {"Paths"}:
-            files.extend(str(path.get("inner", path)) for path in node["Paths"])
+            paths = node["Paths"]
+            files.extend(str(p["inner"] if isinstance(p, dict) else p) for p in paths)
         elif not _plan_files(node, files):
             return False
     return True
