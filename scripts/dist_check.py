@@ -128,7 +128,9 @@ def _tags(dist: Path) -> int:
         asks = requirement.marker is None or requirement.marker.evaluate(env)
         family, machine = PLATFORM_TAGS[platform]
         served = [p for p in platforms if p.startswith(family) and p.endswith(machine)]
-        if not asks:
+        if not asks and served:
+            how = f"asks for no kernel, though dist/ has {served[0]}: widen the extra's marker"
+        elif not asks:
             how = "asks for no kernel: the pure package installs"
         elif served:
             how = f"the kernel wheel ({served[0]})"
