@@ -58,24 +58,63 @@ test: native
 		echo "cargo not found: the wheels are not built, so dist-test and test-oldest-polars do not run"; \
 	fi
 
-## dist: the sdist and wheel of polars-rankk and the platform wheel of polars-rankk-native
-## (py3-none-<platform>: a plain library, loaded by Polars) into dist/
-dist: $(STAMP)
-	rm -rf dist
-	nice $(BIN)/python -m build --outdir dist .
-	CARGO_BUILD_JOBS=1 nice $(BIN)/python -m build --wheel --outdir dist native
-	rm -rf native/build build/lib build/bdist.*
+# The oldest glibc the kernel's Linux x86_64 wheel runs on: zig links the library against this
+# glibc's symbols (native/zig-linker, through cargo-zigbuild) and auditwheel checks them and
+# tags the wheel manylinux_2_17 (= manylinux2014: CentOS 7, Debian 8, Ubuntu 14.04 and later).
+# On another Linux the wheel is linked as usual and auditwheel tags it for the glibc it needs;
+# elsewhere (macOS, Windows) it keeps the platform tag of the build.
+GLIBC_OLDEST := 2.17
+MANYLINUX    := manylinux_$(subst .,_,$(GLIBC_OLDEST))_x86_64
+ifeq ($(shell uname -s)-$(shell uname -m),Linux-x86_64)
+NATIVE_ENV = PATH="$(abspath $(BIN)):$$PATH" POLARS_RANKK_GLIBC=$(GLIBC_OLDEST) \
+	CARGO_ZIGBUILD_ZIG_PATH="$$($(BIN)/python -c 'import ziglang, pathlib; print(pathlib.Path(ziglang.__file__).parent / "zig")')" \
+	CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$(CURDIR)/native/zig-linker" \
+	CARGO_TARGET_DIR="$(CARGO_TARGET_DIR)/glibc-$(GLIBC_OLDEST)"
+AUDITWHEEL_PLAT = --plat $(MANYLINUX)
+endif
+# A venv where polars-rankk-native's wheel is absent: [native] builds its sdist, without cargo.
+NO_WHEEL_VENV := build/venv-no-kernel-wheel
+NO_WHEEL_DIST := build/dist-no-kernel-wheel
 
-## dist-test: install the wheels into a fresh venv without cargo on PATH, evaluate the bundled
-## data on the kernel, `pip check`
+## dist: the sdist and wheel of polars-rankk, the sdist of polars-rankk-native (it builds the
+## kernel where cargo is, and installs without it where cargo is not) and its platform wheel
+## (py3-none-<platform>: a plain library, loaded by Polars; on Linux x86_64 linked by zig
+## against glibc $(GLIBC_OLDEST) and tagged $(MANYLINUX) by auditwheel) into dist/
+dist: $(STAMP)
+	rm -rf dist build/native-dist
+	nice $(BIN)/python -m build --outdir dist .
+	$(NATIVE_ENV) CARGO_BUILD_JOBS=1 nice $(BIN)/python -m build --sdist --wheel --outdir build/native-dist native
+ifeq ($(shell uname -s),Linux)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m auditwheel repair $(AUDITWHEEL_PLAT) \
+		--wheel-dir dist build/native-dist/*.whl
+else
+	mv build/native-dist/*.whl dist/
+endif
+	mv build/native-dist/*.tar.gz dist/
+	rm -rf native/build build/lib build/bdist.* build/native-dist
+
+## dist-test: the wheels' tags (scripts/dist_check.py --tags); install them into a fresh venv
+## without cargo on PATH, evaluate the bundled data on the kernel, `pip check`; then
+## `polars-rankk[native]` where no kernel wheel matches (dist/ without it, no cargo): it
+## installs (on Linux x86_64 from the kernel's sdist, built without the library) and runs in
+## pure Polars
 dist-test: dist
-	rm -rf $(DIST_VENV)
+	$(BIN)/python scripts/dist_check.py --tags dist
+	rm -rf $(DIST_VENV) $(NO_WHEEL_VENV) $(NO_WHEEL_DIST)
 	PATH="$(NO_CARGO_PATH)" sh -c '! command -v cargo' || { echo "cargo is still on PATH"; exit 1; }
 	PATH="$(NO_CARGO_PATH)" $(PYTHON) -m venv $(DIST_VENV)
 	PATH="$(NO_CARGO_PATH)" $(DIST_VENV)/bin/python -m pip install --quiet --only-binary=:all: \
-		"$$(ls dist/polars_rankk-*.whl)[native]" dist/polars_rankk_native-*.whl
+		--find-links dist "$$(ls dist/polars_rankk-*.whl)[native]" dist/polars_rankk_native-*.whl
 	cd $(DIST_VENV) && PATH="$(NO_CARGO_PATH)" bin/python $(CURDIR)/scripts/dist_check.py $(CURDIR)/data
 	$(DIST_VENV)/bin/python -m pip check
+	mkdir -p $(NO_WHEEL_DIST)
+	cp dist/polars_rankk-*.whl dist/polars_rankk_native-*.tar.gz $(NO_WHEEL_DIST)/
+	PATH="$(NO_CARGO_PATH)" $(PYTHON) -m venv $(NO_WHEEL_VENV)
+	PATH="$(NO_CARGO_PATH)" $(NO_WHEEL_VENV)/bin/python -m pip install --quiet \
+		--find-links $(NO_WHEEL_DIST) "$$(ls $(NO_WHEEL_DIST)/polars_rankk-*.whl)[native]"
+	cd $(NO_WHEEL_VENV) && PATH="$(NO_CARGO_PATH)" bin/python $(CURDIR)/scripts/dist_check.py \
+		--pure $(CURDIR)/data
+	rm -rf $(NO_WHEEL_DIST)
 
 ## test-oldest-polars: the core tests (the kernel's included) on the oldest supported Polars,
 ## in a venv of its own with the wheels of `make dist`

@@ -2,11 +2,16 @@
 
     python benchmarks/generate.py --scale 1B          # ~10 GB of Parquet, in chunks
     python benchmarks/bench_larger_than_memory.py --scale 1B --buckets 64
+    python benchmarks/bench_larger_than_memory.py --scale 50M --buckets 16 --resume
 
 Runs the bucketed evaluation in a child process and reports its wall time and peak RSS
 (target: <= 8 GiB on a 24 GiB machine), then checks the result against the ordinary
 in-memory path on a sample of groups (the users of the first data file): identical values.
-Writes benchmarks/results/larger_than_memory_<scale>.json.
+With ``--resume`` it then runs it again in a child killed (SIGKILL) once half the buckets are
+staged, and a third child resumes that run: the resumed run's time and peak RSS beside the
+run from scratch (target: <= 0.7x its time), and the resumed output equal to the fresh one.
+Each child's peak RSS is its own (``os.wait4``: that child's ``RUSAGE_CHILDREN``), and the
+fingerprint's own seconds are reported. Writes benchmarks/results/larger_than_memory_<scale>.json.
 """
 
 from __future__ import annotations
@@ -24,11 +29,33 @@ HERE = Path(__file__).parent
 KS = [1, 5, 10, 20, 50, 100]
 
 
-def _child(scale: str, buckets: int, output: str) -> None:
+def _child(scale: str, buckets: int, output: str, kill_half_way: bool) -> None:
+    import signal
+
     import polars as pl
 
     import polars_rankk as rk
+    from polars_rankk.engines import staging
 
+    fingerprint_seconds = []
+    fingerprint = staging.fingerprint
+
+    def timed_fingerprint(*args: object, **kwargs: object) -> str:
+        start = time.perf_counter()
+        key = fingerprint(*args, **kwargs)  # type: ignore[arg-type]
+        fingerprint_seconds.append(time.perf_counter() - start)
+        return key
+
+    staging.fingerprint = timed_fingerprint  # type: ignore[assignment]
+    if kill_half_way:
+        save = staging.StagedRun.save
+
+        def save_then_die(run: staging.StagedRun, bucket: int, result: object) -> None:
+            save(run, bucket, result)  # type: ignore[arg-type]
+            if len(run.done()) >= buckets // 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        staging.StagedRun.save = save_then_die  # type: ignore[method-assign]
     folder = HERE / "data" / scale
     start = time.perf_counter()
     result = rk.evaluate_in_buckets(
@@ -38,10 +65,35 @@ def _child(scale: str, buckets: int, output: str) -> None:
         buckets=buckets,
         k=KS,
         group_by="user",
+        progress=False,
     )
     summary = result.summary()
     elapsed = time.perf_counter() - start
-    print(json.dumps({"seconds": elapsed, "summary": summary.to_dicts()}))
+    report = {
+        "seconds": elapsed,
+        "fingerprint_seconds": sum(fingerprint_seconds),
+        "resumed_buckets": result.resumed_buckets,
+        "summary": summary.to_dicts(),
+    }
+    print(json.dumps(report))
+
+
+def _run_child(scale: str, buckets: int, output: str, *, kill_half_way: bool = False) -> dict:
+    """One evaluation in a child process: its report (None when killed) and peak RSS."""
+    command = [sys.executable, __file__, "--scale", scale, "--buckets", str(buckets)]
+    command += ["--child-output", output] + (["--child-kill-half-way"] if kill_half_way else [])
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    stdout = process.stdout.read() if process.stdout else ""
+    _, status, usage = os.wait4(process.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    rss = round(usage.ru_maxrss / 1024**2, 2)
+    if kill_half_way:
+        if code != -9:
+            raise SystemExit(f"the run to kill half-way ended with status {code}")
+        return {"peak_rss_gib": rss}
+    if code != 0:
+        raise SystemExit(f"bucketed evaluation failed (status {code})")
+    return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": rss}
 
 
 def _check_sample(scale: str, output: str) -> dict[str, object]:
@@ -71,46 +123,54 @@ def _check_sample(scale: str, output: str) -> dict[str, object]:
     return {"sample_groups": users.height, "sample_rows": expected.height, "mismatches": mismatches}
 
 
+def _resume(scale: str, buckets: int, fresh: dict) -> dict[str, object]:
+    """Kill a run half-way, resume it: the resumed run against the fresh one."""
+    with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
+        killed = _run_child(scale, buckets, output, kill_half_way=True)
+        resumed = _run_child(scale, buckets, output)
+    same = resumed.pop("summary") == fresh["summary"]
+    return {
+        "killed_peak_rss_gib": killed["peak_rss_gib"],
+        "resumed_seconds": round(resumed["seconds"], 1),
+        "resumed_fingerprint_seconds": round(resumed["fingerprint_seconds"], 3),
+        "resumed_buckets": resumed["resumed_buckets"],
+        "resumed_peak_rss_gib": resumed["peak_rss_gib"],
+        "resumed_over_fresh_seconds": round(resumed["seconds"] / fresh["seconds"], 2),
+        "resumed_summary_equals_fresh": same,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", default="1B")
     parser.add_argument("--buckets", type=int, default=64)
+    parser.add_argument("--resume", action="store_true", help="also kill half-way and resume")
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
+    parser.add_argument("--child-kill-half-way", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_output:
-        _child(args.scale, args.buckets, args.child_output)
+        _child(args.scale, args.buckets, args.child_output, args.child_kill_half_way)
         return
     sys.path.insert(0, str(HERE))
     from generate import generate
 
     generate(args.scale)
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                "--scale",
-                args.scale,
-                "--buckets",
-                str(args.buckets),
-                "--child-output",
-                output,
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        stdout = process.stdout.read() if process.stdout else ""
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"bucketed evaluation failed (status {status})")
-        child = json.loads(stdout.strip().splitlines()[-1])
+        child = _run_child(args.scale, args.buckets, output)
+        resumed = _resume(args.scale, args.buckets, child) if args.resume else {}
+        # Last: a child's peak RSS counts its parent's at the spawn (Linux keeps the
+        # high-water mark across exec), and the in-memory check is the parent's big moment.
         check = _check_sample(args.scale, output)
     report = {
         "scale": args.scale,
         "buckets": args.buckets,
         "seconds": round(child["seconds"], 1),
-        "peak_rss_gib": round(usage.ru_maxrss / 1024**2, 2),
+        "fingerprint_seconds": round(child["fingerprint_seconds"], 3),
+        "peak_rss_gib": child["peak_rss_gib"],
         **check,
+        **resumed,
+        "load_average_before_after": [round(load[0], 2), round(os.getloadavg()[0], 2)],
         "summary": child["summary"],
     }
     out = HERE / "results" / f"larger_than_memory_{args.scale}.json"

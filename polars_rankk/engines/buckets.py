@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -96,7 +96,7 @@ def evaluate_in_buckets(
     workdir: str | Path | None = None,
     engine: EngineType = "streaming",
     progress: bool | None = None,
-    resume: bool = True,
+    resume: bool | Literal["contents"] = True,
     popularity: FrameLike | None = None,
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
@@ -115,8 +115,10 @@ def evaluate_in_buckets(
     `output` without parts and without the marker; called again with the same inputs and
     arguments it resumes, reusing the partitioned inputs and the buckets already done (a
     `ResumedRunWarning` says how many; ``resumed_buckets`` counts them). Staging left by a run
-    with other inputs or arguments is removed. The inputs are fingerprinted by one streaming
-    pass that hashes every row.
+    with other inputs or arguments is removed. An input that reads local files (a
+    ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes and
+    modification times, without reading a row; an in-memory input by one streaming pass
+    hashing every row.
 
     Parameters
     ----------
@@ -139,9 +141,12 @@ def evaluate_in_buckets(
     progress
         Show a bar of buckets done (default: in a notebook or on a terminal, not when piped).
     resume
-        Fingerprint the inputs (one streaming pass hashing every row, about the cost of
-        reading them) so that a rerun can resume an interrupted run (default). False skips
-        that pass: the run cannot be resumed, and still commits its output only when whole.
+        Fingerprint the inputs so that a rerun can resume an interrupted run (default):
+        files by their metadata, in-memory frames by a streaming hash of every row.
+        ``"contents"`` hashes every row of the files too (one streaming pass, about the cost
+        of reading them), for files that may change without their size or modification time
+        changing. False fingerprints nothing: the run cannot be resumed, and still commits
+        its output only when whole.
 
     Returns
     -------
@@ -163,6 +168,8 @@ def evaluate_in_buckets(
     """
     if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
         raise ValueError(f"buckets must be an int >= 1; got {buckets!r}")
+    if resume not in (True, False, "contents"):
+        raise ValueError(f"resume must be True, False or 'contents'; got {resume!r}")
     policy = Policy() if policy is None else policy
     options: dict[str, Any] = {
         "k": k,
@@ -206,7 +213,9 @@ def evaluate_in_buckets(
         "item_features": item_features,
     }
     key = (
-        staging.fingerprint(inputs, {**arguments, "native": native.status().loaded})
+        staging.fingerprint(
+            inputs, {**arguments, "native": native.status().loaded}, contents=resume == "contents"
+        )
         if resume
         else staging.unresumable_key()
     )

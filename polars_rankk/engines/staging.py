@@ -9,18 +9,26 @@ commits: the part files are moved into ``output``, an empty ``_SUCCESS`` marker 
 (Spark's), and the staging folder is removed. Until then ``output`` holds no part file: a killed
 run cannot pass for a whole result.
 
-A run is keyed by a fingerprint of its inputs (their schemas and a hash of every row, in order)
-and arguments. A rerun with the same fingerprint finds the interrupted run's staging and resumes:
-the partitioned inputs and the buckets already done are reused. Staging left by an interrupted
-run with other inputs or arguments is removed when a run starts beside the same ``output``.
+A run is keyed by a fingerprint of its inputs and arguments. An input that only reads local
+files (a ``scan_parquet``/``scan_csv``/... plan, however transformed, without in-memory data or
+Python functions) is fingerprinted by its plan and its files' paths, sizes and modification
+times, as ``make`` and ``rsync`` tell a changed file: no row is read. Any other input (an
+in-memory frame, a plan with a Python function, a cloud path), and every input when asked
+(``contents=True``), by its schema and a hash of every row and its position, in one streaming
+pass in bounded memory. A rerun with the same fingerprint finds the interrupted run's staging
+and resumes: the partitioned inputs and the buckets already done are reused. Staging left by an
+interrupted run with other inputs or arguments is removed when a run starts beside the same
+``output``.
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
 import shutil
+import sys
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
@@ -45,22 +53,131 @@ class ResumedRunWarning(UserWarning):
     resumed it, reusing the buckets it had finished."""
 
 
-def _frame_digest(frame: pl.LazyFrame) -> list[str]:
-    """The schema and a hash of every row and its position (one streaming pass)."""
+#: Plan nodes whose data the plan's text does not hold: in-memory frames and Python functions.
+_OPAQUE_NODES = frozenset(
+    {"DataFrameScan", "PythonScan", "OpaquePython", "AnonymousFunction", "Buffers", "Files"}
+)
+
+
+def _contents_plan(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """The plan of a hash of every row and its position: a wrapping sum of 64-bit row hashes
+    and the row count, in one streaming pass in bounded memory (`with_row_index` streams, where
+    a ``pl.int_range(pl.len())`` would gather the whole input)."""
+    schema = frame.collect_schema()
+    index = "_rk_row"
+    while index in schema:
+        index += "_"
+    return frame.with_row_index(index).select(
+        pl.struct(pl.all()).hash(seed=1).sum().alias("a"), pl.len().alias("n")
+    )
+
+
+def _contents_digest(frame: pl.LazyFrame) -> list[str]:
+    """The schema and the hash of every row and its position (`_contents_plan`)."""
     schema = frame.collect_schema()
     if not schema:
         return ["<no columns>"]
-    row = pl.struct(pl.int_range(pl.len(), dtype=pl.UInt64).alias("_rk_row"), pl.all())
-    # The wrapping sum of 64-bit row hashes: about the cost of reading the rows once.
-    digest = frame.select(row.hash(seed=1).sum().alias("a"), pl.len().alias("n")).collect(
-        engine="streaming"
-    )
+    digest = _contents_plan(frame).collect(engine="streaming")
     return [repr(list(schema.items())), repr(digest.row(0))]
 
 
-def fingerprint(frames: Mapping[str, FrameLike | None], arguments: Mapping[str, object]) -> str:
-    """A key of a run: its input tables' contents and its arguments (and the versions of
-    polars-rankk and Polars, whose hashes and numbers it depends on).
+def _canonical(plan: object) -> object:
+    """A serialised plan's JSON as the same plan writes it in every process: a cache's id (new
+    in every process) dropped, a plan already resolved (``{"IR": {"dsl": ...}}``, as once its
+    schema was asked for) as the plan it was written from."""
+    if isinstance(plan, list):
+        return [_canonical(node) for node in plan]
+    if not isinstance(plan, dict):
+        return plan
+    if set(plan) == {"IR"} and isinstance(plan["IR"], dict) and "dsl" in plan["IR"]:
+        return _canonical(plan["IR"]["dsl"])
+    if set(plan) == {"Cache"} and isinstance(plan["Cache"], dict):
+        return {"Cache": _canonical(plan["Cache"].get("input"))}
+    return {name: _canonical(node) for name, node in plan.items()}
+
+
+def _plan_files(plan: object, files: list[str]) -> bool:
+    """Gather the paths `plan` (a canonical plan's JSON) scans into `files`; whether the plan
+    reads local files only (no node holds data or code its text does not show)."""
+    if isinstance(plan, list):
+        return all(_plan_files(node, files) for node in plan)
+    if not isinstance(plan, dict):
+        return True
+    if _OPAQUE_NODES.intersection(plan):
+        return False
+    for name, node in plan.items():
+        if name == "sources" and isinstance(node, dict) and set(node) == {"Paths"}:
+            paths = node["Paths"]
+            files.extend(str(p["inner"] if isinstance(p, dict) else p) for p in paths)
+        elif not _plan_files(node, files):
+            return False
+    return True
+
+
+def _file_stats(pattern: str) -> list[str] | None:
+    """Path, size, modification time and inode of every file `pattern` (a path, a folder or a
+    glob) names, as Polars expands it; None for a path not on a local file system."""
+    if "://" in pattern:
+        return None
+    expanded = os.path.expanduser(pattern)
+    matched: list[str] = []
+    if glob.has_magic(expanded) and sys.version_info >= (3, 11):
+        # Polars' `*` matches a hidden file too; Python's glob does from 3.11 when asked.
+        matched = glob.glob(expanded, recursive=True, include_hidden=True)
+    elif glob.has_magic(expanded):
+        matched = glob.glob(expanded, recursive=True)
+    paths = sorted(matched) or [expanded]
+    stats = []
+    for path in paths:
+        names = (
+            sorted(str(Path(root) / name) for root, _, names in os.walk(path) for name in names)
+            if os.path.isdir(path)
+            else [path]
+        )
+        for name in names:
+            try:
+                stat = os.stat(name)
+            except OSError:
+                stats.append(f"{os.path.abspath(name)} <missing>")
+                continue
+            stats.append(f"{os.path.abspath(name)} {stat.st_size} {stat.st_mtime_ns} {stat.st_ino}")
+    return stats
+
+
+def _files_digest(frame: pl.LazyFrame) -> list[str] | None:
+    """The plan and its files' metadata when `frame` reads local files only (no row read);
+    None otherwise."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the JSON form of a plan is deprecated, not gone
+            text = frame.serialize(format="json")
+    except Exception:  # a plan Polars cannot write as JSON: its rows are hashed instead
+        return None
+    plan = _canonical(json.loads(text))
+    patterns: list[str] = []
+    if not _plan_files(plan, patterns) or not patterns:
+        return None
+    parts = [repr(list(frame.collect_schema().items()))]
+    for pattern in patterns:
+        stats = _file_stats(pattern)
+        if stats is None:
+            return None
+        parts.extend(stats)
+    return [json.dumps(plan, sort_keys=True), *parts]
+
+
+def fingerprint(
+    frames: Mapping[str, FrameLike | None],
+    arguments: Mapping[str, object],
+    *,
+    contents: bool = False,
+) -> str:
+    """A key of a run: its input tables and its arguments (and the versions of polars-rankk
+    and Polars, whose hashes and numbers it depends on).
+
+    An input that reads local files only is known by its plan and its files' paths, sizes,
+    modification times and inodes (no row is read); any other input, and every input when
+    `contents` is True, by its schema and a hash of every row in order (one streaming pass).
 
     Examples
     --------
@@ -77,7 +194,12 @@ def fingerprint(frames: Mapping[str, FrameLike | None], arguments: Mapping[str, 
     parts = [f"polars-rankk {package_version()}", f"polars {pl.__version__}"]
     for name, frame in frames.items():
         parts.append(name)
-        parts.extend(["<none>"] if frame is None else _frame_digest(to_lazy(frame, name)))
+        if frame is None:
+            parts.append("<none>")
+            continue
+        lazy = to_lazy(frame, name)
+        files = None if contents else _files_digest(lazy)
+        parts.extend(["<contents>", *_contents_digest(lazy)] if files is None else files)
     parts.extend(f"{name}={value!r}" for name, value in arguments.items())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 

@@ -123,6 +123,20 @@ def test_killed_run_leaves_nothing_readable_and_a_rerun_resumes(tmp_path: Path) 
     )
     want = expected.summary().sort("metric", "k")
     assert result.summary().sort("metric", "k").select(want.columns).equals(want)
+    # And what a fresh bucketed run of the same files writes, row for row.
+    fresh = evaluate_in_buckets(
+        pl.scan_parquet(tmp_path / "candidates.parquet"),
+        pl.scan_parquet(tmp_path / "truth.parquet"),
+        output=tmp_path / "fresh",
+        buckets=BUCKETS,
+        k=K,
+        group_by="user",
+        progress=False,
+        resume=False,
+    )
+    order = ["user", "metric", "k"]
+    assert result.per_group.collect().sort(order).equals(fresh.per_group.collect().sort(order))
+    assert result.summary().equals(fresh.summary())
 
 
 def test_a_run_with_other_arguments_removes_the_killed_runs_staging(tmp_path: Path) -> None:
@@ -200,3 +214,22 @@ def test_a_commit_cut_short_is_finished_by_the_rerun(tmp_path: Path) -> None:
     parts = again.commit()
     assert len(parts) == 4
     assert pl.scan_parquet(output).collect().height == expected.height
+
+
+def test_a_changed_input_file_invalidates_the_resume(tmp_path: Path) -> None:
+    _write_inputs(tmp_path)
+    _kill_part_way(tmp_path)
+    changed = pl.read_parquet(tmp_path / "candidates.parquet").with_columns(
+        pl.col("score").reverse()
+    )
+    changed.write_parquet(tmp_path / "candidates.parquet")
+    result = _run(tmp_path)  # the killed run's staging belongs to other inputs: not resumed
+    assert result.resumed_buckets == 0
+    assert not _staging(tmp_path).exists()
+    expected = rk.evaluate(
+        changed, pl.read_parquet(tmp_path / "truth.parquet"), k=K, group_by="user"
+    )
+    assert_same_values(
+        per_group_dict(pl.scan_parquet(tmp_path / "out").collect(), ["user"]),
+        per_group_dict(expected.per_group, ["user"]),
+    )

@@ -18,7 +18,10 @@ def _library() -> Path:
     found = sorted(here.glob("_kernel*.so")) + sorted(here.glob("_kernel*.pyd"))
     found += sorted(here.glob("_kernel*.dylib"))
     if not found:
-        raise ImportError(f"the polars-rankk kernel library is missing from {here}")
+        raise ImportError(
+            f"polars-rankk-native was installed without its compiled library (no _kernel "
+            f"library in {here}: built from source where no cargo was)"
+        )
     return found[0]
 
 

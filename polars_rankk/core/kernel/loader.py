@@ -114,8 +114,10 @@ def _disabled() -> bool:
 def _load() -> Status:
     try:
         import polars_rankk_native as package
-    except ImportError as error:
+    except ModuleNotFoundError as error:
         return Status(None, f"polars-rankk-native is not installed ({error})")
+    except ImportError as error:  # installed without its library (built where no cargo was)
+        return Status(None, str(error))
     library = Path(os.environ.get(LIBRARY_OVERRIDE) or package.LIBRARY)
     try:
         # Polars checks the plugin's ABI version when it loads the library: one tiny call
