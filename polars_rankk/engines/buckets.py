@@ -20,7 +20,7 @@ import polars as pl
 
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.beyond_accuracy import item_tables, split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
     catalogue_values,
@@ -224,12 +224,7 @@ def evaluate_in_buckets(
     empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
     per_group = pl.scan_parquet(files) if files else empty.lazy()
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
-    catalogue_table = None
-    if catalogue_metrics:
-        items = catalogue_items(spec, tables.catalogue, tables.popularity)
-        item_dtype = spec.candidates.collect_schema()[spec.item]
-        counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
-        catalogue_table = catalogue_values(*counts, items, catalogue_metrics).collect()
+    catalogue_table = _catalogue(spec, tables, catalogue_metrics, exposures)
     return BucketedEvaluation(
         per_group=per_group,
         output=output,
@@ -237,13 +232,31 @@ def evaluate_in_buckets(
         catalogue=catalogue_table,
         resumed_buckets=len(done),
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
-        _dropped=pl.concat(dropped)
-        if dropped
-        else dropped_table(
-            spec.ks,
-            pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
-            pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
-        ),
+        _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
+    )
+
+
+def _catalogue(
+    spec: Spec,
+    tables: ItemTables,
+    metrics: Sequence[str],
+    exposures: list[tuple[pl.LazyFrame, pl.LazyFrame]],
+) -> pl.DataFrame | None:
+    """The catalogue-level metrics from every partition's exposure counts (None: none asked)."""
+    if not metrics:
+        return None
+    items = catalogue_items(spec, tables.catalogue, tables.popularity)
+    item_dtype = spec.candidates.collect_schema()[spec.item]
+    counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
+    return catalogue_values(*counts, items, metrics).collect()
+
+
+def _none_dropped(ks: Sequence[int]) -> pl.DataFrame:
+    """The drop counts of an input without groups: none dropped at any K."""
+    return dropped_table(
+        ks,
+        pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
+        pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
     )
 
 

@@ -35,6 +35,7 @@ from polars_rankk.core.columns import RECIPROCAL_RANK as RECIPROCAL_TERM
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import RANK_SUMMED_METRICS
 from polars_rankk.core.optional import optional_module
+from polars_rankk.core.policy import Policy
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -93,7 +94,6 @@ def sums_over_ranks(
     policy = evaluation.policy
     k_max = max(evaluation.ks)
     nan_empty = policy.empty_truth == "nan"
-    beta2 = float(policy.f_beta) ** 2
     sizes = group_table.select(
         "_g",
         pl.col("n_candidates").alias("n"),
@@ -120,18 +120,8 @@ def sums_over_ranks(
     f1_column = pl.col("r").replace_strict(
         distinct_r.tolist(), list(range(_FIXED, _FIXED + len(distinct_r))), return_dtype=pl.Int64
     )
-    removes = policy.short_lists in ("skip", "observed")
     skip = policy.short_lists == "skip"
-
-    def event(
-        frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Expr
-    ) -> pl.DataFrame:
-        col = column if isinstance(column, pl.Expr) else pl.lit(column, dtype=pl.Int64)
-        return frame.select(
-            pl.col("_g").cast(pl.Int64), col.cast(pl.Int64).alias("c"), k.cast(pl.Int64).alias("k"),
-            delta.cast(pl.Float64).alias("d"),
-        )  # fmt: skip
-
+    event = _event
     rank = pl.col("rank")
     first = hits.filter("first")
     pieces = [
@@ -144,6 +134,54 @@ def sums_over_ranks(
     ]
     valid_groups = sizes.filter("valid")
     pieces.append(event(valid_groups, COUNT, pl.lit(1), pl.lit(1.0)))
+    pieces.extend(_short_list_events(hits, valid_groups, f1_column, k_max, policy))
+    pieces.append(_ndcg_events(rows_g, ideal_rows, index, sizes, keys, k_max, skip))
+    if policy.ap_denominator == "min_k_relevant":
+        pieces = [p for p in pieces if not (p["c"] == AP).any()] + [
+            _ap_min_events(hits, sizes, k_max, skip)
+        ]
+    frame = (
+        pl.concat(pieces)
+        .filter((pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0))
+        .sort("_g", "c", "k")
+    )
+    return RankSums(
+        groups=group_table.drop("_g"),
+        strata=list(strata),
+        group=frame["_g"].to_numpy().astype(np.int64),
+        column=(frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64),
+        delta=frame["d"].to_numpy().astype(np.float64),
+        relevant_sizes=distinct_r.astype(np.float64),
+        k_max=k_max,
+        short_lists=policy.short_lists,
+        f_beta=float(policy.f_beta),
+    )
+
+
+def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Expr) -> pl.DataFrame:
+    """Events (group, column, K, delta) of the rows of `frame`."""
+    col = column if isinstance(column, pl.Expr) else pl.lit(column, dtype=pl.Int64)
+    return frame.select(
+        pl.col("_g").cast(pl.Int64), col.cast(pl.Int64).alias("c"), k.cast(pl.Int64).alias("k"),
+        delta.cast(pl.Float64).alias("d"),
+    )  # fmt: skip
+
+
+def _short_list_events(
+    hits: pl.DataFrame,
+    valid_groups: pl.DataFrame,
+    f1_column: pl.Expr,
+    k_max: int,
+    policy: Policy,
+) -> list[pl.DataFrame]:
+    """What a group adds once its list is shorter than K: ``short_lists="skip"`` drops it,
+    ``"observed"`` freezes it at its own length."""
+    event = _event
+    r_float = pl.col("r").cast(pl.Float64)
+    removes = policy.short_lists in ("skip", "observed")
+    skip = policy.short_lists == "skip"
+    beta2 = float(policy.f_beta) ** 2
+    pieces: list[pl.DataFrame] = []
     # What a group adds once its list is shorter than K (skip drops it; observed freezes it).
     totals = hits.group_by("_g").agg(
         pl.len().cast(pl.Float64).alias("h"),
@@ -176,27 +214,7 @@ def sums_over_ranks(
                 short, F1_TAIL, after, (1.0 + beta2) * pl.col("h") / (denominator + beta2 * r_float)
             )
         )
-    pieces.append(_ndcg_events(rows_g, ideal_rows, index, sizes, keys, k_max, skip))
-    if policy.ap_denominator == "min_k_relevant":
-        pieces = [p for p in pieces if not (p["c"] == AP).any()] + [
-            _ap_min_events(hits, sizes, k_max, skip)
-        ]
-    frame = (
-        pl.concat(pieces)
-        .filter((pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0))
-        .sort("_g", "c", "k")
-    )
-    return RankSums(
-        groups=group_table.drop("_g"),
-        strata=list(strata),
-        group=frame["_g"].to_numpy().astype(np.int64),
-        column=(frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64),
-        delta=frame["d"].to_numpy().astype(np.float64),
-        relevant_sizes=distinct_r.astype(np.float64),
-        k_max=k_max,
-        short_lists=policy.short_lists,
-        f_beta=float(policy.f_beta),
-    )
+    return pieces
 
 
 def _value_deltas(frame: pl.DataFrame, value: pl.Expr, column: int) -> pl.DataFrame:
