@@ -1,7 +1,7 @@
-"""Larger than memory: `evaluate_in_buckets` over the 1B-row Parquet dataset.
+"""Larger than memory: `evaluate_in_partitions` over the 1B-row Parquet dataset.
 
     python benchmarks/generate.py --scale 1B          # ~10 GB of Parquet, in chunks
-    python benchmarks/bench_larger_than_memory.py --scale 1B --buckets 64
+    python benchmarks/bench_larger_than_memory.py --scale 1B --partitions 64
 
 Runs the bucketed evaluation in a child process and reports its wall time and peak RSS
 (target: <= 8 GiB on a 24 GiB machine), then checks the result against the ordinary
@@ -24,18 +24,18 @@ HERE = Path(__file__).parent
 KS = [1, 5, 10, 20, 50, 100]
 
 
-def _child(scale: str, buckets: int, output: str) -> None:
+def _child(scale: str, partitions: int, output: str) -> None:
     import polars as pl
 
     import polars_rankk as rk
 
     folder = HERE / "data" / scale
     start = time.perf_counter()
-    result = rk.evaluate_in_buckets(
+    result = rk.evaluate_in_partitions(
         pl.scan_parquet(str(folder / "candidates" / "*.parquet")),
         pl.scan_parquet(str(folder / "truth" / "*.parquet")),
         output=output,
-        buckets=buckets,
+        partitions=partitions,
         k=KS,
         group_by="user",
     )
@@ -74,11 +74,11 @@ def _check_sample(scale: str, output: str) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", default="1B")
-    parser.add_argument("--buckets", type=int, default=64)
+    parser.add_argument("--partitions", type=int, default=64)
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_output:
-        _child(args.scale, args.buckets, args.child_output)
+        _child(args.scale, args.partitions, args.child_output)
         return
     sys.path.insert(0, str(HERE))
     from generate import generate
@@ -91,8 +91,8 @@ def main() -> None:
                 __file__,
                 "--scale",
                 args.scale,
-                "--buckets",
-                str(args.buckets),
+                "--partitions",
+                str(args.partitions),
                 "--child-output",
                 output,
             ],
@@ -107,7 +107,7 @@ def main() -> None:
         check = _check_sample(args.scale, output)
     report = {
         "scale": args.scale,
-        "buckets": args.buckets,
+        "partitions": args.partitions,
         "seconds": round(child["seconds"], 1),
         "peak_rss_gib": round(usage.ru_maxrss / 1024**2, 2),
         **check,

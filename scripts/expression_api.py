@@ -62,18 +62,17 @@ HEADER = '''\
 """One expression function per built-in accuracy metric, and the ``.rankk`` expression namespace.
 
 Generated from the metric registry by scripts/expression_api.py; do not edit by hand. Each
-function is `polars_rankk.core.expressions.expressions.metric_expression` for one metric, and
-each method of
-the namespace forwards to its function with the same arguments, the relevance column as
-``self``. A metric registered at run time (`polars_rankk.register_metric`) is computed by
-``rk.metric_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
+function is `polars_rankk.core.expressions.expressions.metrics_expression` of one metric,
+and each method of the namespace forwards to its function with the same arguments, the
+relevance column as ``self``. A metric registered at run time (`polars_rankk.register_metric`)
+is computed by ``rk.metrics_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from polars_rankk.core.expressions.expressions import metric_expression
+from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
@@ -96,7 +95,7 @@ def _forwarded(has_k: bool, indent: str) -> str:
 
 
 def _example(name: str, function: str, has_k: bool) -> str:
-    from polars_rankk.core.expressions.expressions import metric_expression
+    from polars_rankk.core.expressions.expressions import metrics_expression
 
     frame = pl.DataFrame(
         {
@@ -109,7 +108,7 @@ def _example(name: str, function: str, has_k: bool) -> str:
     cut = ", k=2" if has_k else ""
     call = f'rk.{function}("rel", by="score"{cut}, item="item")'
     # The same expression as the call written in the docstring.
-    expression = metric_expression(name, "rel", by="score", k=2 if has_k else None, item="item")
+    expression = metrics_expression(name, "rel", by="score", k=2 if has_k else None, item="item")
     with pl.Config(tbl_rows=10, tbl_cols=10, fmt_float="mixed"):
         shown = repr(frame.group_by("user").agg(expression).sort("user"))
     return (
@@ -154,14 +153,14 @@ def _function(name: str) -> str:
         "",
         "See Also",
         "--------",
-        "metric_expression : any registered metric by name.",
+        "metrics_expression : any registered metrics by name.",
         "evaluate : every metric at every K for candidate and truth tables.",
     ]
     body = textwrap.indent("\n".join(lines), "    ").replace("    \n", "\n")
     return (
         f"def {function}(\n{_signature(has_k, 'relevance: IntoExprColumn')}) -> pl.Expr:\n"
         f'    """{body.lstrip()}\n    """\n'
-        f"    return metric_expression(\n"
+        f"    return metrics_expression(\n"
         f'        "{name}",\n'
         f"        relevance,\n"
         f"{_forwarded(has_k, ' ' * 8)}"
@@ -215,8 +214,8 @@ class RankkExpr:
         rank: IntoExprColumn | None = None,
         unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
-        """See `polars_rankk.metric_expression`: any registered metric by name."""
-        return metric_expression(
+        """See `polars_rankk.metrics_expression`: any registered metric by name."""
+        return metrics_expression(
             metric,
             self._expr,
             by=by,

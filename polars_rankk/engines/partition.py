@@ -366,7 +366,7 @@ def partition_job(
         raise ValueError(
             f"names without a cut-off that mean the whole list ({', '.join(spec.whole_list)}: "
             "trec_eval's map, recip_rank, ir_measures' AP, RR, nDCG) are evaluated by "
-            "evaluate and evaluate_in_buckets, not by the distributed engines yet; give them "
+            "evaluate and evaluate_in_partitions, not by the distributed engines yet; give them "
             "a cut-off at least the longest list (AP@1000)"
         )
     return PartitionJob(

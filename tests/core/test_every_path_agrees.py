@@ -270,7 +270,7 @@ def test_a_registered_metric_reads_an_unjudged_grade_as_zero_under_a_gain_map(ti
             assert isinstance(per_group, pl.DataFrame)
             values[gains is None] = per_group.sort("q")["value"].to_list()
             labelled = rk.label(candidates, truth, group_by="q")
-            expression = rk.metric_expression("graded_hits", "relevance", by="score", k=2,
+            expression = rk.metrics_expression("graded_hits", "relevance", by="score", k=2,
                                               item="item", policy=policy,
                                               unretrieved="unretrieved")  # fmt: skip
             got = labelled.group_by("q").agg(expression).sort("q")["graded_hits@2"].to_list()
