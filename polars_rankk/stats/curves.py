@@ -170,7 +170,7 @@ def _curve_from_ranks(
         from polars_rankk.stats.per_group import with_strata
 
         groups = with_strata(groups, evaluation.group_keys, strata, attributes, groups)
-    sums = sums_over_ranks(evaluation, strata, groups)
+    sums = sums_over_ranks(evaluation, strata, groups, chosen)
     if sums is None:
         return None
     # The rank sums hold every K up to the largest evaluated, not only the evaluated ones.
