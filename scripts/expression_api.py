@@ -1,11 +1,12 @@
 """Write polars_rankk/core/expressions/generated.py: one expression function per built-in accuracy
-metric and the ``.rankk`` expression namespace, from the metric registry.
+metric and the ``.rankk`` expression namespace, from the metric registry; and those functions'
+rows of docs/api-by-task.md (after the ``rk.metrics_expression`` row, in registry order).
 
 Both are written out (not made at run time) so that type checkers, autocompletion and the API
 docs see every function and method with its signature and docstring; both come from one
 parameter list here, so a method takes exactly the arguments of its function. The examples'
 outputs are computed by running them. Run ``.venv/bin/python scripts/expression_api.py`` after
-changing the registry (``--check`` exits 1 when the file is out of date;
+changing the registry (``--check`` exits 1 when either file is out of date;
 ``tests/core/test_expression_api.py`` runs that check).
 """
 
@@ -20,6 +21,9 @@ import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "polars_rankk" / "core" / "expressions" / "generated.py"
+API_BY_TASK = ROOT / "docs" / "api-by-task.md"
+#: The row the metric functions' rows follow on docs/api-by-task.md.
+ANCHOR_ROW = "| [`rk.metrics_expression`]"
 
 #: Every argument after `relevance`, in order: (name, annotation, default or None if required,
 #: its description). `k` is left out for a metric without a cut-off.
@@ -119,13 +123,20 @@ def _example(name: str, function: str, has_k: bool) -> str:
     )
 
 
+def _summary(name: str) -> str:
+    """The first line of a metric function's docstring (unwrapped)."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    metric = REGISTRY[name]
+    return f"{metric.title} of each group: {metric.definition.rstrip('.')}."
+
+
 def _function(name: str) -> str:
     from polars_rankk.core.metrics.registry import REGISTRY
 
     metric = REGISTRY[name]
     function, has_k = metric.function_name, metric.has_k
-    definition = metric.definition.rstrip(".")
-    summary = textwrap.fill(f"{metric.title} of each group: {definition}.", width=92)
+    summary = textwrap.fill(_summary(name), width=92)
     lines = [summary, "", f"Reference: {metric.citation}."]
     if not metric.supports_expected_ties:
         lines += [
@@ -230,13 +241,41 @@ class RankkExpr:
 '''
 
 
+def _names() -> list[str]:
+    """The registry's built-in accuracy metrics, in registry order."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    return [
+        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
+    ]
+
+
+def render_api_by_task(page: str) -> str:
+    """docs/api-by-task.md with its metric function rows written from the registry: every row
+    of a generated function removed, then one per metric after the `ANCHOR_ROW`."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    names = _names()
+    functions = {REGISTRY[name].function_name for name in names}
+    lines = [
+        line
+        for line in page.splitlines()
+        if not any(line.startswith(f"| [`rk.{function}`]") for function in functions)
+    ]
+    anchor = next(i for i, line in enumerate(lines) if line.startswith(ANCHOR_ROW))
+    rows = []
+    for name in names:
+        function = REGISTRY[name].function_name
+        link = f"[`rk.{function}`](api/core.md#polars_rankk.{function})"
+        rows.append(f"| {link} | {_summary(name)} |")
+    return "\n".join([*lines[: anchor + 1], *rows, *lines[anchor + 1 :]]) + "\n"
+
+
 def render() -> str:
     """The module's text, from the registry's built-in accuracy metrics."""
     from polars_rankk.core.metrics.registry import REGISTRY
 
-    names = [
-        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
-    ]
+    names = _names()
     functions = sorted(REGISTRY[name].function_name for name in names)
     listing = "".join(f'    "{function}",\n' for function in functions)
     # The export list is the metric functions (the package re-exports it); RankkExpr is the
@@ -252,14 +291,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     args = parser.parse_args()
-    text = render()
+    outputs = {TARGET: render(), API_BY_TASK: render_api_by_task(API_BY_TASK.read_text())}
     if args.check:
-        current = TARGET.read_text() if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date; run scripts/expression_api.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
+        stale = [path for path, text in outputs.items() if path.read_text() != text]
+        for path in stale:
+            print(f"{path} is out of date; run scripts/expression_api.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text)
     return 0
 
 

@@ -23,14 +23,17 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from polars_rankk.core.columns import IDEAL_DCG, PRECISION_SUM
 from polars_rankk.core.metrics.formulas import GroupStats
 from polars_rankk.core.metrics.terms import TERMS
 from polars_rankk.core.policy import Policy
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["IDEAL", "SummedForm", "carried", "probe_stats", "summed_form"]
 
@@ -92,6 +95,8 @@ def probe_stats(
 
 def _probe_rows(terms: Sequence[str]) -> pl.DataFrame:
     """Every (R, n) probe with term sums 0, S1, S2, S1 + S2 and 2.5 S1 (positive, distinct)."""
+    import numpy as np  # not at import: the command starts without NumPy
+
     width = len(terms) + 1  # the ideal DCG is probed as one more sum
     first = np.linspace(0.5, 1.5, width) + np.arange(width) * 0.37
     second = np.linspace(2.0, 0.75, width) + np.arange(width) * 0.11
@@ -172,4 +177,6 @@ def _reads_ideal(formula: FormulaOf, policy: Policy, terms: tuple[str, ...]) -> 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal to rounding (NaN where both are NaN)."""
+    import numpy as np
+
     return bool(np.allclose(a, np.broadcast_to(b, a.shape), rtol=1e-9, atol=1e-12, equal_nan=True))
