@@ -1,13 +1,13 @@
-"""Larger than memory: `evaluate_in_buckets` over the 1B-row Parquet dataset.
+"""Larger than memory: `evaluate_in_partitions` over the 1B-row Parquet dataset.
 
     python benchmarks/generate.py --scale 1B          # ~10 GB of Parquet, in chunks
-    python benchmarks/bench_larger_than_memory.py --scale 1B --buckets 64
-    python benchmarks/bench_larger_than_memory.py --scale 50M --buckets 16 --resume
+    python benchmarks/bench_larger_than_memory.py --scale 1B --partitions 64
+    python benchmarks/bench_larger_than_memory.py --scale 50M --partitions 16 --resume
 
-Runs the bucketed evaluation in a child process and reports its wall time and peak RSS
+Runs the partitioned evaluation in a child process and reports its wall time and peak RSS
 (target: <= 8 GiB on a 24 GiB machine), then checks the result against the ordinary
 in-memory path on a sample of groups (the users of the first data file): identical values.
-With ``--resume`` it then runs it again in a child killed (SIGKILL) once half the buckets are
+With ``--resume`` it then runs it again in a child killed (SIGKILL) once half the partitions are
 staged, and a third child resumes that run: the resumed run's time and peak RSS beside the
 run from scratch (target: <= 0.7x its time), and the resumed output equal to the fresh one.
 Each child's peak RSS is its own (``os.wait4``: that child's ``RUSAGE_CHILDREN``), and the
@@ -29,7 +29,7 @@ HERE = Path(__file__).parent
 KS = [1, 5, 10, 20, 50, 100]
 
 
-def _child(scale: str, buckets: int, output: str, kill_half_way: bool) -> None:
+def _child(scale: str, partitions: int, output: str, kill_half_way: bool) -> None:
     import signal
 
     import polars as pl
@@ -50,19 +50,19 @@ def _child(scale: str, buckets: int, output: str, kill_half_way: bool) -> None:
     if kill_half_way:
         save = staging.StagedRun.save
 
-        def save_then_die(run: staging.StagedRun, bucket: int, result: object) -> None:
-            save(run, bucket, result)  # type: ignore[arg-type]
-            if len(run.done()) >= buckets // 2:
+        def save_then_die(run: staging.StagedRun, partition: int, result: object) -> None:
+            save(run, partition, result)  # type: ignore[arg-type]
+            if len(run.done()) >= partitions // 2:
                 os.kill(os.getpid(), signal.SIGKILL)
 
         staging.StagedRun.save = save_then_die  # type: ignore[method-assign]
     folder = HERE / "data" / scale
     start = time.perf_counter()
-    result = rk.evaluate_in_buckets(
+    result = rk.evaluate_in_partitions(
         pl.scan_parquet(str(folder / "candidates" / "*.parquet")),
         pl.scan_parquet(str(folder / "truth" / "*.parquet")),
         output=output,
-        buckets=buckets,
+        partitions=partitions,
         k=KS,
         group_by="user",
         progress=False,
@@ -72,15 +72,15 @@ def _child(scale: str, buckets: int, output: str, kill_half_way: bool) -> None:
     report = {
         "seconds": elapsed,
         "fingerprint_seconds": sum(fingerprint_seconds),
-        "resumed_buckets": result.resumed_buckets,
+        "resumed_partitions": result.resumed_partitions,
         "summary": summary.to_dicts(),
     }
     print(json.dumps(report))
 
 
-def _run_child(scale: str, buckets: int, output: str, *, kill_half_way: bool = False) -> dict:
+def _run_child(scale: str, partitions: int, output: str, *, kill_half_way: bool = False) -> dict:
     """One evaluation in a child process: its report (None when killed) and peak RSS."""
-    command = [sys.executable, __file__, "--scale", scale, "--buckets", str(buckets)]
+    command = [sys.executable, __file__, "--scale", scale, "--partitions", str(partitions)]
     command += ["--child-output", output] + (["--child-kill-half-way"] if kill_half_way else [])
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     stdout = process.stdout.read() if process.stdout else ""
@@ -92,7 +92,7 @@ def _run_child(scale: str, buckets: int, output: str, *, kill_half_way: bool = F
             raise SystemExit(f"the run to kill half-way ended with status {code}")
         return {"peak_rss_gib": rss}
     if code != 0:
-        raise SystemExit(f"bucketed evaluation failed (status {code})")
+        raise SystemExit(f"partitioned evaluation failed (status {code})")
     return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": rss}
 
 
@@ -123,17 +123,17 @@ def _check_sample(scale: str, output: str) -> dict[str, object]:
     return {"sample_groups": users.height, "sample_rows": expected.height, "mismatches": mismatches}
 
 
-def _resume(scale: str, buckets: int, fresh: dict) -> dict[str, object]:
+def _resume(scale: str, partitions: int, fresh: dict) -> dict[str, object]:
     """Kill a run half-way, resume it: the resumed run against the fresh one."""
     with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
-        killed = _run_child(scale, buckets, output, kill_half_way=True)
-        resumed = _run_child(scale, buckets, output)
+        killed = _run_child(scale, partitions, output, kill_half_way=True)
+        resumed = _run_child(scale, partitions, output)
     same = resumed.pop("summary") == fresh["summary"]
     return {
         "killed_peak_rss_gib": killed["peak_rss_gib"],
         "resumed_seconds": round(resumed["seconds"], 1),
         "resumed_fingerprint_seconds": round(resumed["fingerprint_seconds"], 3),
-        "resumed_buckets": resumed["resumed_buckets"],
+        "resumed_partitions": resumed["resumed_partitions"],
         "resumed_peak_rss_gib": resumed["peak_rss_gib"],
         "resumed_over_fresh_seconds": round(resumed["seconds"] / fresh["seconds"], 2),
         "resumed_summary_equals_fresh": same,
@@ -143,13 +143,13 @@ def _resume(scale: str, buckets: int, fresh: dict) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", default="1B")
-    parser.add_argument("--buckets", type=int, default=64)
+    parser.add_argument("--partitions", type=int, default=64)
     parser.add_argument("--resume", action="store_true", help="also kill half-way and resume")
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     parser.add_argument("--child-kill-half-way", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_output:
-        _child(args.scale, args.buckets, args.child_output, args.child_kill_half_way)
+        _child(args.scale, args.partitions, args.child_output, args.child_kill_half_way)
         return
     sys.path.insert(0, str(HERE))
     from generate import generate
@@ -157,14 +157,14 @@ def main() -> None:
     generate(args.scale)
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
-        child = _run_child(args.scale, args.buckets, output)
-        resumed = _resume(args.scale, args.buckets, child) if args.resume else {}
+        child = _run_child(args.scale, args.partitions, output)
+        resumed = _resume(args.scale, args.partitions, child) if args.resume else {}
         # Last: a child's peak RSS counts its parent's at the spawn (Linux keeps the
         # high-water mark across exec), and the in-memory check is the parent's big moment.
         check = _check_sample(args.scale, output)
     report = {
         "scale": args.scale,
-        "buckets": args.buckets,
+        "partitions": args.partitions,
         "seconds": round(child["seconds"], 1),
         "fingerprint_seconds": round(child["fingerprint_seconds"], 3),
         "peak_rss_gib": child["peak_rss_gib"],

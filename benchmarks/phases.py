@@ -441,7 +441,7 @@ def _expressions(scale: str, metrics: list[str]) -> dict[str, object]:
 
     labelled = _labelled(scale)  # read and labelled before the clock starts
     exprs = [
-        rk.metric_expression(
+        rk.metrics_expression(
             name, "relevance", by="score", k=10, item="item", unretrieved="unretrieved"
         )
         for name in metrics

@@ -52,7 +52,9 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
     "polars_rankk.engines": (
         "BucketedEvaluation",
+        "PartitionedEvaluation",
         "evaluate_in_buckets",
+        "evaluate_in_partitions",
     ),
     "polars_rankk.io": (
         "read_trec_qrels",
@@ -121,7 +123,9 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
     )
     from polars_rankk.engines import (
         BucketedEvaluation,
+        PartitionedEvaluation,
         evaluate_in_buckets,
+        evaluate_in_partitions,
     )
     from polars_rankk.io import (
         read_trec_qrels,
@@ -183,6 +187,7 @@ __all__ = [
     "Evaluation",
     "IgnoredColumnWarning",
     "MetricSums",
+    "PartitionedEvaluation",
     "Policy",
     "RankedRows",
     "SeenFiltered",
@@ -201,6 +206,7 @@ __all__ = [
     "enable_offline_charts",
     "evaluate",
     "evaluate_in_buckets",
+    "evaluate_in_partitions",
     "evaluate_over_time",
     "evaluate_systems",
     "for_systems",

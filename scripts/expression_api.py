@@ -1,11 +1,12 @@
 """Write polars_rankk/core/expressions/generated.py: one expression function per built-in accuracy
-metric and the ``.rankk`` expression namespace, from the metric registry.
+metric and the ``.rankk`` expression namespace, from the metric registry; and those functions'
+rows of docs/api-by-task.md (after the ``rk.metrics_expression`` row, in registry order).
 
 Both are written out (not made at run time) so that type checkers, autocompletion and the API
 docs see every function and method with its signature and docstring; both come from one
 parameter list here, so a method takes exactly the arguments of its function. The examples'
 outputs are computed by running them. Run ``.venv/bin/python scripts/expression_api.py`` after
-changing the registry (``--check`` exits 1 when the file is out of date;
+changing the registry (``--check`` exits 1 when either file is out of date;
 ``tests/core/test_expression_api.py`` runs that check).
 """
 
@@ -20,6 +21,9 @@ import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "polars_rankk" / "core" / "expressions" / "generated.py"
+API_BY_TASK = ROOT / "docs" / "api-by-task.md"
+#: The row the metric functions' rows follow on docs/api-by-task.md.
+ANCHOR_ROW = "| [`rk.metrics_expression`]"
 
 #: Every argument after `relevance`, in order: (name, annotation, default or None if required,
 #: its description). `k` is left out for a metric without a cut-off.
@@ -62,18 +66,17 @@ HEADER = '''\
 """One expression function per built-in accuracy metric, and the ``.rankk`` expression namespace.
 
 Generated from the metric registry by scripts/expression_api.py; do not edit by hand. Each
-function is `polars_rankk.core.expressions.expressions.metric_expression` for one metric, and
-each method of
-the namespace forwards to its function with the same arguments, the relevance column as
-``self``. A metric registered at run time (`polars_rankk.register_metric`) is computed by
-``rk.metric_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
+function is `polars_rankk.core.expressions.expressions.metrics_expression` of one metric,
+and each method of the namespace forwards to its function with the same arguments, the
+relevance column as ``self``. A metric registered at run time (`polars_rankk.register_metric`)
+is computed by ``rk.metrics_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from polars_rankk.core.expressions.expressions import metric_expression
+from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
@@ -96,7 +99,7 @@ def _forwarded(has_k: bool, indent: str) -> str:
 
 
 def _example(name: str, function: str, has_k: bool) -> str:
-    from polars_rankk.core.expressions.expressions import metric_expression
+    from polars_rankk.core.expressions.expressions import metrics_expression
 
     frame = pl.DataFrame(
         {
@@ -109,7 +112,7 @@ def _example(name: str, function: str, has_k: bool) -> str:
     cut = ", k=2" if has_k else ""
     call = f'rk.{function}("rel", by="score"{cut}, item="item")'
     # The same expression as the call written in the docstring.
-    expression = metric_expression(name, "rel", by="score", k=2 if has_k else None, item="item")
+    expression = metrics_expression(name, "rel", by="score", k=2 if has_k else None, item="item")
     with pl.Config(tbl_rows=10, tbl_cols=10, fmt_float="mixed"):
         shown = repr(frame.group_by("user").agg(expression).sort("user"))
     return (
@@ -120,13 +123,20 @@ def _example(name: str, function: str, has_k: bool) -> str:
     )
 
 
+def _summary(name: str) -> str:
+    """The first line of a metric function's docstring (unwrapped)."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    metric = REGISTRY[name]
+    return f"{metric.title} of each group: {metric.definition.rstrip('.')}."
+
+
 def _function(name: str) -> str:
     from polars_rankk.core.metrics.registry import REGISTRY
 
     metric = REGISTRY[name]
     function, has_k = metric.function_name, metric.has_k
-    definition = metric.definition.rstrip(".")
-    summary = textwrap.fill(f"{metric.title} of each group: {definition}.", width=92)
+    summary = textwrap.fill(_summary(name), width=92)
     lines = [summary, "", f"Reference: {metric.citation}."]
     if not metric.supports_expected_ties:
         lines += [
@@ -154,14 +164,14 @@ def _function(name: str) -> str:
         "",
         "See Also",
         "--------",
-        "metric_expression : any registered metric by name.",
+        "metrics_expression : any registered metrics by name.",
         "evaluate : every metric at every K for candidate and truth tables.",
     ]
     body = textwrap.indent("\n".join(lines), "    ").replace("    \n", "\n")
     return (
         f"def {function}(\n{_signature(has_k, 'relevance: IntoExprColumn')}) -> pl.Expr:\n"
         f'    """{body.lstrip()}\n    """\n'
-        f"    return metric_expression(\n"
+        f"    return metrics_expression(\n"
         f'        "{name}",\n'
         f"        relevance,\n"
         f"{_forwarded(has_k, ' ' * 8)}"
@@ -215,8 +225,8 @@ class RankkExpr:
         rank: IntoExprColumn | None = None,
         unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
-        """See `polars_rankk.metric_expression`: any registered metric by name."""
-        return metric_expression(
+        """See `polars_rankk.metrics_expression`: any registered metric by name."""
+        return metrics_expression(
             metric,
             self._expr,
             by=by,
@@ -231,13 +241,41 @@ class RankkExpr:
 '''
 
 
+def _names() -> list[str]:
+    """The registry's built-in accuracy metrics, in registry order."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    return [
+        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
+    ]
+
+
+def render_api_by_task(page: str) -> str:
+    """docs/api-by-task.md with its metric function rows written from the registry: every row
+    of a generated function removed, then one per metric after the `ANCHOR_ROW`."""
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    names = _names()
+    functions = {REGISTRY[name].function_name for name in names}
+    lines = [
+        line
+        for line in page.splitlines()
+        if not any(line.startswith(f"| [`rk.{function}`]") for function in functions)
+    ]
+    anchor = next(i for i, line in enumerate(lines) if line.startswith(ANCHOR_ROW))
+    rows = []
+    for name in names:
+        function = REGISTRY[name].function_name
+        link = f"[`rk.{function}`](api/core.md#polars_rankk.{function})"
+        rows.append(f"| {link} | {_summary(name)} |")
+    return "\n".join([*lines[: anchor + 1], *rows, *lines[anchor + 1 :]]) + "\n"
+
+
 def render() -> str:
     """The module's text, from the registry's built-in accuracy metrics."""
     from polars_rankk.core.metrics.registry import REGISTRY
 
-    names = [
-        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
-    ]
+    names = _names()
     functions = sorted(REGISTRY[name].function_name for name in names)
     listing = "".join(f'    "{function}",\n' for function in functions)
     # The export list is the metric functions (the package re-exports it); RankkExpr is the
@@ -253,14 +291,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     args = parser.parse_args()
-    text = render()
+    outputs = {TARGET: render(), API_BY_TASK: render_api_by_task(API_BY_TASK.read_text())}
     if args.check:
-        current = TARGET.read_text() if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date; run scripts/expression_api.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
+        stale = [path for path, text in outputs.items() if path.read_text() != text]
+        for path in stale:
+            print(f"{path} is out of date; run scripts/expression_api.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text)
     return 0
 
 

@@ -1,7 +1,8 @@
-"""Write docs/metric_names.md: every metric name polars-rankk accepts and what it maps to.
+"""Write docs/metric_names.md: every metric name polars-rankk accepts and what it maps to; and
+the table of accuracy metrics of docs/metrics.md (name, definition, trec_eval name).
 
-The table is generated from the metric registry and `polars_rankk.core.names.parse`; run
-``.venv/bin/python scripts/metric_names.py`` after changing either (``--check`` exits 1 when the
+The tables are generated from the metric registry and `polars_rankk.core.names.parse`; run
+``.venv/bin/python scripts/metric_names.py`` after changing either (``--check`` exits 1 when a
 file is out of date; ``tests/core/test_names.py`` runs that check).
 """
 
@@ -17,6 +18,9 @@ from polars_rankk.core.policy import Policy
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "docs" / "metric_names.md"
+GUIDE = ROOT / "docs" / "metrics.md"
+#: The header of the accuracy metrics' table on docs/metrics.md, which this script writes.
+GUIDE_HEADER = "| name | definition | trec_eval |"
 
 #: One spelling per parameter, as the docs show it.
 PARAMETER_EXAMPLES = {
@@ -134,19 +138,43 @@ def render() -> str:
     return "\n".join(sections)
 
 
+def _tool_name(template: str | None, k: str = "k") -> str:
+    return "—" if template is None else f"`{template.format(k=k, p='…')}`"
+
+
+def render_guide(page: str) -> str:
+    """docs/metrics.md with its accuracy metrics' table written from the registry: one row per
+    built-in accuracy metric, its definition, and its trec_eval name (else ir_measures')."""
+    lines = page.splitlines()
+    start = lines.index(GUIDE_HEADER)
+    end = start + 2
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    rows = []
+    for name, metric in REGISTRY.items():
+        if not metric.accuracy or metric.origin != "built-in":
+            continue
+        tool = _tool_name(metric.trec_eval)
+        if metric.trec_eval is None and metric.ir_measures is not None:
+            tool = f"— (ir_measures {_tool_name(metric.ir_measures)})"
+        definition = metric.definition + ("" if metric.has_k else "; no K")
+        rows.append(f"| `{name}` | {definition} | {tool} |")
+    return "\n".join([*lines[: start + 2], *rows, *lines[end:]]) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file is out of date")
     args = parser.parse_args(argv)
-    text = render()
+    outputs = {TARGET: render(), GUIDE: render_guide(GUIDE.read_text())}
     if args.check:
-        current = TARGET.read_text() if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date: run python scripts/metric_names.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+        stale = [path for path, text in outputs.items() if path.read_text() != text]
+        for path in stale:
+            print(f"{path} is out of date: run python scripts/metric_names.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text)
+        print(f"wrote {path}")
     return 0
 
 

@@ -15,6 +15,7 @@ import pkgutil
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -403,7 +404,9 @@ def _constant_documented(name: str) -> bool:
 @pytest.mark.parametrize("name", rk.__all__)
 def test_every_public_name_is_importable_and_documented(name: str) -> None:
     namespace: dict[str, object] = {}
-    exec(f"from polars_rankk import {name}", namespace)  # the documented import works
+    with warnings.catch_warnings():  # a deprecated name warns (tests/test_deprecated_names.py)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        exec(f"from polars_rankk import {name}", namespace)  # the documented import works
     value = namespace[name]
     if callable(value):
         assert (inspect.getdoc(value) or "").strip(), f"rk.{name} has no docstring"
@@ -486,3 +489,138 @@ def test_spec_and_seed_references_point_inside_the_repository() -> None:
                     outside.append(f"{where}: {line.strip()}")
                     break
     assert not outside, "references to documents outside the repository:\n" + "\n".join(outside)
+
+
+def test_parts_are_imported_by_their_own_path_never_through_the_package_root() -> None:
+    """``from polars_rankk import charts`` runs the package's front door (every part, its
+    re-exports) to reach one part; inside the package, import the part itself
+    (``from polars_rankk.charts import plot_k_curve``)."""
+    through_root = [
+        f"{path.relative_to(ROOT)}:{found.line}: from polars_rankk import {found.name}"
+        for path in _modules()
+        if _dotted(path) != "polars_rankk"
+        for found in _imports(path)
+        if found.module == "polars_rankk" and found.name is not None
+    ]
+    assert not through_root, "\n".join(through_root)
+
+
+# --- sizes: rooms you can read in one sitting ---------------------------------------------------
+
+#: The most lines a module may have (generated modules excepted).
+MAX_MODULE_LINES = 500
+#: The most code lines a function may have: not blank, not a comment, not its docstring.
+MAX_FUNCTION_LINES = 100
+#: The most modules (``__init__.py`` aside) one folder of the package may hold.
+MAX_FOLDER_MODULES = 15
+#: Modules and functions still over a size limit while their split is under way in another
+#: branch. Each entry must still be over (the test says when one is no longer: take it out),
+#: so the set can only shrink to empty and never goes stale.
+KNOWN_OVER_SIZE: frozenset[str] = frozenset(
+    {
+        "polars_rankk/core/inputs/spec.py",  # being split (check_inputs, Spec)
+        "polars_rankk/core/inputs/spec.py::check_inputs",
+        "polars_rankk/core/evaluation/evaluation.py",  # being split
+        "polars_rankk/core/evaluation/display.py",  # being split
+        "polars_rankk/core/metrics/registry.py",  # being split
+        "polars_rankk/core/expressions/expressions.py",  # being split
+    }
+)
+#: What a generated module says in its first lines (`scripts/expression_api.py` writes it).
+GENERATED = re.compile(r"generated .*do not edit by hand", re.IGNORECASE | re.DOTALL)
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _generated(path: Path) -> bool:
+    return bool(GENERATED.search("\n".join(path.read_text(encoding="utf-8").splitlines()[:6])))
+
+
+def _code_lines(node: ast.AST, lines: list[str]) -> int:
+    """Lines of `node` that are code: not blank, not a comment, not a docstring (its own or a
+    nested function's or class's)."""
+    docstrings: set[int] = set()
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if (
+            isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            end = body[0].end_lineno or body[0].lineno
+            docstrings.update(range(body[0].lineno, end + 1))
+    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", None) or len(lines)
+    return sum(
+        1
+        for number in range(first, last + 1)
+        if number not in docstrings
+        and lines[number - 1].strip()
+        and not lines[number - 1].strip().startswith("#")
+    )
+
+
+def _over_size() -> dict[str, str]:
+    """Every module, function and folder over its limit, by path (``path::function``)."""
+    over: dict[str, str] = {}
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        if len(lines) > MAX_MODULE_LINES and not _generated(path):
+            over[_relative(path)] = f"module of {len(lines)} lines (at most {MAX_MODULE_LINES})"
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                code = _code_lines(node, lines)
+                if code > MAX_FUNCTION_LINES:
+                    where = f"{_relative(path)}::{node.name}"
+                    over[where] = f"function of {code} code lines (at most {MAX_FUNCTION_LINES})"
+    folders: dict[Path, int] = {}
+    for path in _modules():
+        if path.name != "__init__.py":
+            folders[path.parent] = folders.get(path.parent, 0) + 1
+    for folder, count in folders.items():
+        if count > MAX_FOLDER_MODULES:
+            over[_relative(folder)] = f"folder of {count} modules (at most {MAX_FOLDER_MODULES})"
+    return over
+
+
+def _new_offenders(kind: str) -> list[str]:
+    return [
+        f"{where}: {why}"
+        for where, why in sorted(_over_size().items())
+        if why.startswith(kind) and where not in KNOWN_OVER_SIZE
+    ]
+
+
+def test_no_module_is_over_500_lines() -> None:
+    """A module is read in one sitting; a generated one (which says so in its first lines) is
+    not read but regenerated."""
+    assert not _new_offenders("module"), "\n".join(_new_offenders("module"))
+
+
+def test_no_function_is_over_100_code_lines() -> None:
+    assert not _new_offenders("function"), "\n".join(_new_offenders("function"))
+
+
+def test_no_folder_holds_over_15_modules() -> None:
+    assert not _new_offenders("folder"), "\n".join(_new_offenders("folder"))
+
+
+def test_the_known_over_size_entries_are_still_over() -> None:
+    """`KNOWN_OVER_SIZE` lists splits under way: once one lands, its entry goes."""
+    over = _over_size()
+    stale = sorted(KNOWN_OVER_SIZE - set(over))
+    assert not stale, f"no longer over a size limit, take out of KNOWN_OVER_SIZE: {stale}"
+
+
+def test_the_size_checks_count_code_lines_only() -> None:
+    source = (
+        'def f():\n    """Doc.\n\n    More.\n    """\n    # a comment\n\n    x = 1\n    return x\n'
+    )
+    tree = ast.parse(source)
+    assert _code_lines(tree.body[0], source.splitlines()) == 3
+    assert _generated(PACKAGE / "core" / "expressions" / "generated.py")
+    assert not _generated(PACKAGE / "core" / "expressions" / "expressions.py")

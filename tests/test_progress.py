@@ -20,23 +20,23 @@ CANDIDATES = pl.DataFrame(
 TRUTH = pl.DataFrame({"user": [1, 2, 3], "item": [2, 3, 9]})
 
 
-def _buckets(tmp_path: Path, progress: bool | None) -> None:
-    rk.evaluate_in_buckets(CANDIDATES, TRUTH, output=tmp_path, buckets=4, k=1, group_by="user",
-                           progress=progress)  # fmt: skip
+def _partitions(tmp_path: Path, progress: bool | None) -> None:
+    rk.evaluate_in_partitions(CANDIDATES, TRUTH, output=tmp_path, partitions=4, k=1,
+                              group_by="user", progress=progress)  # fmt: skip
 
 
-def test_buckets_progress_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _buckets(tmp_path, progress=True)
+def test_partitions_progress_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _partitions(tmp_path, progress=True)
     err = capsys.readouterr().err
-    assert "buckets" in err
+    assert "partitions" in err
     assert "/4 " in err  # a bar of the 4 buckets
 
 
-def test_buckets_progress_off_and_default_when_piped(
+def test_partitions_progress_off_and_default_when_piped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _buckets(tmp_path, progress=False)
-    _buckets(tmp_path, progress=None)  # pytest's captured stderr is not a terminal
+    _partitions(tmp_path, progress=False)
+    _partitions(tmp_path, progress=None)  # pytest's captured stderr is not a terminal
     assert capsys.readouterr().err == ""
 
 

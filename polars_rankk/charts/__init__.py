@@ -18,14 +18,13 @@ from __future__ import annotations
 from polars_rankk.charts.base import (
     MAX_ROWS,
     PALETTE,
-    chart_spec,
-    save_chart,
     system_colours,
     theme,
 )
 from polars_rankk.charts.comparison import plot_comparison
 from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot_strata
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
+from polars_rankk.charts.export import chart_spec, save_chart
 from polars_rankk.charts.notebook import enable_offline_charts
 from polars_rankk.charts.over_time import plot_over_time
 from polars_rankk.charts.risk import plot_risk

@@ -1,4 +1,4 @@
-"""Shared machinery of the charts: theme, input checks, data for Vega-Lite, export.
+"""Shared machinery of the charts: theme, input checks, data for Vega-Lite (export: `export`).
 
 Not public: use `polars_rankk.charts`.
 """
@@ -6,7 +6,6 @@ Not public: use `polars_rankk.charts`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -15,7 +14,7 @@ from polars_rankk.core import LOWER_IS_BETTER, METRIC_DEFINITIONS, METRICS
 from polars_rankk.stats import COMPARISON_COLUMNS
 
 if TYPE_CHECKING:
-    import altair as alt
+    pass
 
 #: The most rows a chart accepts (Altair's own inline-data limit is 5000).
 MAX_ROWS = 5000
@@ -414,6 +413,26 @@ def wrapped(
     ).resolve_axis(x="independent")
 
 
+def metric_panels(
+    layered: Any,
+    alt: Any,
+    strata: list[str],
+    stratum_values: Sequence[str] | None,
+    metric_order: list[str],
+    columns: int,
+) -> Any:
+    """One panel per metric: with strata, a grid (rows: stratum, columns: metric); without,
+    the metrics' panels wrapped `columns` to a row."""
+    if not strata:
+        return wrapped(layered, alt, "metric:N", metric_order, columns)
+    return layered.facet(
+        row=alt.Row(
+            f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
+        ),
+        column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
+    )
+
+
 def finish(chart: Any, title: str, subtitle: str | None) -> Any:
     """Add the title and the theme (as top-level config)."""
     alt = altair_module()
@@ -456,105 +475,6 @@ def log_ticks(table: pl.DataFrame) -> list[int]:
     largest = table.get_column("k").cast(pl.Int64).max()
     top = largest if isinstance(largest, int) else 1
     return [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000) if t <= top]
-
-
-# --- export ---------------------------------------------------------------------------
-
-
-def vl_version(alt: Any) -> str | None:
-    """The Vega-Lite version vl-convert should use: Altair's, when vl-convert has it."""
-    import vl_convert
-
-    wanted = ".".join(str(alt.SCHEMA_VERSION).lstrip("v").split(".")[:2])
-    available = vl_convert.get_vegalite_versions()
-    return wanted if wanted in available else None
-
-
-def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The Vega-Lite JSON of a chart, as a dict (validated against the schema).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from polars_rankk.charts import chart_spec, plot_k_curve
-    >>> curve = pl.DataFrame({"metric": "ndcg", "k": [1, 2], "value": [0.2, 0.3],
-    ...                       "n_groups": 9})
-    >>> chart_spec(plot_k_curve(curve))["$schema"]
-    'https://vega.github.io/schema/vega-lite/v6.4.1.json'
-    """
-    spec: dict[str, Any] = chart.to_dict(validate=True)
-    return spec
-
-
-def save_chart(
-    chart: alt.TopLevelMixin,
-    path: str | Path,
-    *,
-    scale: float = 2.0,
-) -> Path:
-    """Write a chart as PNG, SVG, PDF, Vega-Lite JSON or a self-contained HTML page.
-
-    The format follows the extension (``.png``, ``.svg``, ``.pdf``, ``.json``, ``.html``).
-    HTML inlines Vega, Vega-Lite and Vega-Embed, so the file opens offline. Rendering never
-    fetches anything: the data is inline.
-
-    Parameters
-    ----------
-    chart
-        Any Altair chart (e.g. from `plot_k_curve`).
-    path
-        Destination file.
-    scale
-        Pixel density of PNG output (2 = sharp on high-DPI screens).
-
-    Returns
-    -------
-    pathlib.Path
-        The file written.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, polars as pl
-    >>> from polars_rankk.charts import plot_k_curve, save_chart
-    >>> curve = pl.DataFrame({"system": "A", "metric": "recall", "k": [1, 2],
-    ...                       "value": [0.1, 0.2], "n_groups": 10})
-    >>> out = save_chart(plot_k_curve(curve), pathlib.Path(tempfile.mkdtemp()) / "c.svg")
-    >>> out.read_text()[:4]
-    '<svg'
-    """
-    import vl_convert
-
-    alt = altair_module()
-    target = Path(path)
-    spec = chart_spec(chart)
-    version = vl_version(alt)
-    suffix = target.suffix.lower()
-    if suffix == ".png":
-        target.write_bytes(
-            vl_convert.vegalite_to_png(spec, vl_version=version, scale=scale, allowed_base_urls=[])
-        )
-    elif suffix == ".svg":
-        target.write_text(
-            vl_convert.vegalite_to_svg(spec, vl_version=version, allowed_base_urls=[]),
-            encoding="utf-8",
-        )
-    elif suffix == ".pdf":
-        target.write_bytes(
-            vl_convert.vegalite_to_pdf(spec, vl_version=version, allowed_base_urls=[])
-        )
-    elif suffix == ".html":
-        target.write_text(
-            vl_convert.vegalite_to_html(spec, vl_version=version, bundle=True), encoding="utf-8"
-        )
-    elif suffix == ".json":
-        import json
-
-        target.write_text(json.dumps(spec, indent=2), encoding="utf-8")
-    else:
-        raise ValueError(
-            f"cannot tell the format of {target.name!r}: use .png, .svg, .pdf, .json or .html"
-        )
-    return target
 
 
 def quantile_title(column: str) -> str:

@@ -17,9 +17,9 @@ from polars_rankk.charts.base import (
     asked_metrics,
     colour,
     finish,
-    header,
     interval_name,
     log_ticks,
+    metric_panels,
     metrics_in_order,
     prepare,
     records,
@@ -155,35 +155,32 @@ def plot_k_curve(
         )
     )
     facet_fields = ["metric", *([STRATUM] if strata else [])]
-    at_k = base.transform_filter(alt.datum.k == chosen_k)
-    marker = at_k.transform_aggregate(groupby=["k", *facet_fields])
-    layers.append(marker.mark_rule(strokeDash=[4, 3], color="#555555").encode(x=x))
-    layers.append(
-        marker.transform_calculate(text="'K=' + datum.k")
-        .mark_text(align="left", dx=3, dy=-2, baseline="top", color="#555555", fontSize=10)
-        .encode(x=x, y=alt.value(2), text="text:N")
-    )
-    layers.append(
-        at_k.mark_point(size=70, filled=True, opacity=1).encode(
-            x=x, y="value:Q", color=colour(alt, names), tooltip=tips
-        )
-    )
+    layers.extend(k_marker(alt, base, x, chosen_k, facet_fields, colour(alt, names), tips))
     layered = alt.layer(*layers).properties(width=width, height=height)
-    if strata:
-        chart = layered.facet(
-            row=alt.Row(
-                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
-            ),
-            column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
-        )
-    else:
-        chart = wrapped(layered, alt, "metric:N", metric_order, columns)
+    chart = metric_panels(layered, alt, strata, stratum_values, metric_order, columns)
     chart = chart.resolve_scale(y="independent").add_params(chosen_k)
     subtitle = "Mean over groups" + (
         f"; band: {interval_name(table, confidence)}" if has_ci else ""
     )
     subtitle += f"; dashed: K={ui_k}" if ui_k is not None else ""
     return cast("altair.FacetChart", finish(chart, title, subtitle))
+
+
+def k_marker(
+    alt: Any, base: Any, x: Any, chosen_k: Any, facet_fields: list[str], color: Any, tips: Any
+) -> list[Any]:
+    """The layers marking the chosen K in every panel: a dashed rule, its label, the points."""
+    at_k = base.transform_filter(alt.datum.k == chosen_k)
+    marker = at_k.transform_aggregate(groupby=["k", *facet_fields])
+    return [
+        marker.mark_rule(strokeDash=[4, 3], color="#555555").encode(x=x),
+        marker.transform_calculate(text="'K=' + datum.k")
+        .mark_text(align="left", dx=3, dy=-2, baseline="top", color="#555555", fontSize=10)
+        .encode(x=x, y=alt.value(2), text="text:N"),
+        at_k.mark_point(size=70, filled=True, opacity=1).encode(
+            x=x, y="value:Q", color=color, tooltip=tips
+        ),
+    ]
 
 
 def k_selector(alt: Any, table: pl.DataFrame, start: int | None) -> Any:

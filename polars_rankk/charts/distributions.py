@@ -20,6 +20,7 @@ from polars_rankk.charts.base import (
     default_k,
     finish,
     header,
+    metric_panels,
     metrics_in_order,
     prepare,
     quantile_title,
@@ -164,15 +165,7 @@ def plot_distribution(
         ),
     ]
     layered = alt.layer(*layers).properties(width=width, height=height)
-    if strata:
-        chart = layered.facet(
-            row=alt.Row(
-                f"{STRATUM}:N", sort=stratum_values, header=header(alt), title=" · ".join(strata)
-            ),
-            column=alt.Column("metric:N", sort=metric_order, header=header(alt)),
-        )
-    else:
-        chart = wrapped(layered, alt, "metric:N", metric_order, columns)
+    chart = metric_panels(layered, alt, strata, stratum_values, metric_order, columns)
     chart = chart.resolve_scale(y="independent")
     subtitle = f"Box: 25th–75th percentile; line: median; whiskers: {whisker}; diamond: mean"
     subtitle += f"; {note}" if note else ""

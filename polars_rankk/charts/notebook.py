@@ -13,7 +13,8 @@ import uuid
 from functools import cache
 from typing import Any
 
-from polars_rankk.charts.base import altair_module, vl_version
+from polars_rankk.charts.base import altair_module
+from polars_rankk.charts.export import vl_version
 
 #: The name of the renderer in ``altair.renderers``.
 RENDERER = "polars_rankk"

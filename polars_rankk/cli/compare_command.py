@@ -186,16 +186,11 @@ def compare(
         )
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
+        cutoffs = range(1, max(ks) + 1) if report is not None else ks
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
             evaluations[name] = evaluate_run(
-                source,
-                judged,
-                columns,
-                k=range(1, max(ks) + 1) if report is not None else ks,
-                metrics=chosen,
-                policy=policy,
-                items=tables,
+                source, judged, columns, k=cutoffs, metrics=chosen, policy=policy, items=tables
             )
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
@@ -241,13 +236,20 @@ def compare(
         say_diagnostics(evaluation, f"{systems[name].path} ({name})")
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
-    if fail_if_worse is not None:
-        from polars_rankk.stats.gate import gate_verdict
+    apply_gate(comparison, fail_if_worse, margin)
 
-        failed, line = gate_verdict(comparison, fail_if_worse, margin=margin)
-        sys.stderr.write(f"rankk compare: {line}\n")
-        if failed:
-            raise typer.Exit(1)
+
+def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> None:
+    """``--fail-if-worse``: one line on stderr, and exit status 1 when a system is reliably
+    worse than the baseline on the gate's metric."""
+    if gate is None:
+        return
+    from polars_rankk.stats.comparison import gate_verdict
+
+    failed, line = gate_verdict(comparison, gate, margin=margin)
+    sys.stderr.write(f"rankk compare: {line}\n")
+    if failed:
+        raise typer.Exit(1)
 
 
 def gated_metrics(chosen: list[str] | None, gate: str | None) -> list[str] | None:

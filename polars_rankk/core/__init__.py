@@ -20,7 +20,8 @@ from polars_rankk.core.expressions import generated as _metric_expressions
 from polars_rankk.core.expressions import (
     namespace as _namespace,  # registers the `rankk` namespaces
 )
-from polars_rankk.core.expressions.expressions import metric_expression, metrics_expression
+from polars_rankk.core.expressions.deprecated import metric_expression
+from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.expressions.generated import *  # noqa: F403
 from polars_rankk.core.inputs.frames import is_table
 from polars_rankk.core.inputs.labelling import label

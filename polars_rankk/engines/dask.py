@@ -35,7 +35,7 @@ dropped).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -45,11 +45,9 @@ from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, untyped
 from polars_rankk.engines import dask_plan as plan
-from polars_rankk.engines import partition as dist
-from polars_rankk.engines import reduction
+from polars_rankk.engines import driver, reduction
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
-from polars_rankk.engines.ranked_lists import list_fields
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -219,25 +217,19 @@ def evaluate_dask(
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
-    if npartitions is not None and (isinstance(npartitions, bool) or npartitions < 1):
-        raise ValueError(f"npartitions must be an int >= 1; got {npartitions!r}")
-    request = dist.beyond_request(metrics)
-    if request.catalogue and not with_dropped:
-        raise ValueError(
-            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
-            f"with_dropped=True and read DaskEvaluation.catalogue"
-        )
+    driver.check_partitions(npartitions, "npartitions")
+    request = driver.asked_metrics(metrics, with_dropped=with_dropped, evaluation="DaskEvaluation")
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
-        policy = dist.zero_truth(policy)
+        policy = driver.zero_truth(policy)
     schemas = plan.driver_schemas(
         candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
     )
     try:
-        spec = dist.check_on_driver(
-            *schemas,
+        planned = driver.plan_on_driver(
+            schemas,
+            request,
             k=k,
-            metrics=request.checked_metrics(),
             group_by=group_by,
             item=item,
             score=score,
@@ -245,6 +237,12 @@ def evaluate_dask(
             n_relevant=n_relevant,
             policy=policy,
             order_by=order_by,
+            with_dropped=with_dropped,
+            check_values=check_values,
+            popularity=popularity,
+            catalogue=catalogue,
+            item_features=item_features,
+            head_share=head_share,
         )
     except ValueError as error:
         if score in candidates.columns or schemas[0].get(item) != pl.String:
@@ -255,18 +253,7 @@ def evaluate_dask(
             f"Arrow list columns, e.g. dd.from_pandas(frame.to_pandas("
             f"use_pyarrow_extension_array=True)) from Polars"
         ) from None
-    job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
-    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
-    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
-    job, tables = dist.with_beyond(
-        job,
-        request,
-        spec,
-        popularity=dist.small_table(popularity, "popularity"),
-        catalogue=dist.small_table(catalogue, "catalogue"),
-        item_features=dist.small_table(item_features, "item_features"),
-        head_share=head_share,
-    )
+    spec, job, tables = planned.spec, planned.job, planned.tables
     keys = list(job.keys)
     union, parts = plan.tagged_parts(candidates, truth, spec, job)
     partitions = npartitions or max(part.npartitions for part in parts)
@@ -282,15 +269,7 @@ def evaluate_dask(
         # (Rows of empty ranked lists carry no item.)
         items = parts[0][job.item].dropna().drop_duplicates()
         inputs = (spec, tables, job.catalogue_metrics, items)
-    return DaskEvaluation(
-        raw=raw,
-        group_keys=keys,
-        ks=list(job.ks),
-        metrics=list(job.metrics),
-        policy=job.policy,
-        exposures=exposures,
-        _catalogue=inputs,
-    )
+    return DaskEvaluation.of_job(job, raw, exposures, inputs)
 
 
 def summarize_dask(

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
 from polars_rankk.core.policy import Policy
 from polars_rankk.engines import partition as dist
+
+Evaluated = TypeVar("Evaluated", bound="DistributedEvaluation")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,21 @@ class DistributedEvaluation:
     policy: Policy
     exposures: Any = None
     _catalogue: Any = field(default=None, repr=False)
+
+    @classmethod
+    def of_job(
+        cls: type[Evaluated], job: dist.PartitionJob, raw: Any, exposures: Any, catalogue: Any
+    ) -> Evaluated:
+        """The evaluation of `job`: its `raw` frame, exposures and catalogue inputs."""
+        return cls(
+            raw=raw,
+            group_keys=list(job.keys),
+            ks=list(job.ks),
+            metrics=list(job.metrics),
+            policy=job.policy,
+            exposures=exposures,
+            _catalogue=catalogue,
+        )
 
     def collected_exposures(self, items: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The exposure rows and the distinct catalogue items, as Polars frames."""

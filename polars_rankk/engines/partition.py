@@ -20,15 +20,15 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, Policy, evaluate
-from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
     catalogue_values,
     merge_exposures,
 )
-from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
+from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registration import declared_at_run_time, ensure_registered
-from polars_rankk.core.metrics.registry import REGISTRY, Metric
+from polars_rankk.core.metrics.registry import Metric
 from polars_rankk.engines import ranked_lists
 from polars_rankk.engines.ranked_lists import (
     check_one_list,
@@ -366,7 +366,7 @@ def partition_job(
         raise ValueError(
             f"names without a cut-off that mean the whole list ({', '.join(spec.whole_list)}: "
             "trec_eval's map, recip_rank, ir_measures' AP, RR, nDCG) are evaluated by "
-            "evaluate and evaluate_in_buckets, not by the distributed engines yet; give them "
+            "evaluate and evaluate_in_partitions, not by the distributed engines yet; give them "
             "a cut-off at least the longest list (AP@1000)"
         )
     return PartitionJob(
@@ -386,88 +386,6 @@ def partition_job(
         check_values=check_values,
         declared=declared_at_run_time(spec.metrics),
     )
-
-
-@dataclass(frozen=True)
-class BeyondRequest:
-    """The asked metric names split as `evaluate` splits them, and what the driver does."""
-
-    #: Accuracy metrics (None: the default set).
-    accuracy: list[str] | None
-    group: tuple[str, ...]
-    catalogue: tuple[str, ...]
-
-    @property
-    def beyond_only(self) -> bool:
-        return bool(self.group or self.catalogue) and not self.accuracy
-
-    def checked_metrics(self) -> list[str] | None:
-        """What the core's input checks are given (a placeholder when only beyond metrics)."""
-        return self.accuracy or (None if self.accuracy is None else ["hit_rate"])
-
-    def needs_relevance(self, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
-        """As `evaluate`: only beyond metrics and no truth: every group counts, none relevant
-        (the engine adds a 0.0 relevance column and ``empty_truth="zero"``)."""
-        return self.beyond_only and not has_truth and relevance not in set(columns)
-
-
-def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
-    """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
-    return BeyondRequest(*split_metrics(metrics))
-
-
-def zero_truth(policy: Policy | None) -> Policy:
-    """The policy of an evaluation without truth (every group evaluated, none relevant)."""
-    return replace(Policy() if policy is None else policy, empty_truth="zero")
-
-
-def small_table(frame: object, name: str) -> pl.DataFrame | None:
-    """An item table as a Polars frame to ship to every partition: Polars frames as they are,
-    Spark and Dask frames collected (item tables are small)."""
-    if frame is None:
-        return None
-    if hasattr(frame, "toArrow"):  # a Spark DataFrame
-        table = pl.from_arrow(frame.toArrow())
-        assert isinstance(table, pl.DataFrame)
-        return table
-    if hasattr(frame, "compute") and hasattr(frame, "map_partitions"):  # a Dask DataFrame
-        return pl.from_pandas(frame.compute(), nan_to_null=False)
-    lazy = to_lazy(frame, name)
-    return lazy.collect()
-
-
-def with_beyond(
-    job: PartitionJob,
-    request: BeyondRequest,
-    spec: Spec,
-    *,
-    popularity: pl.DataFrame | None,
-    catalogue: pl.DataFrame | None,
-    item_features: pl.DataFrame | None,
-    head_share: float,
-) -> tuple[PartitionJob, ItemTables | None]:
-    """The job with the beyond-accuracy metrics and tables, which are validated here, on the
-    driver, with `evaluate`'s errors; and the validated tables (None without beyond metrics)."""
-    if not (request.group or request.catalogue):
-        return job, None
-    tables = item_tables(
-        spec,
-        needs=[table for name in request.group for table in REGISTRY[name].requires],
-        popularity=popularity,
-        catalogue=catalogue,
-        item_features=item_features,
-        head_share=head_share,
-    )
-    accuracy = tuple(spec.metrics) if request.accuracy else ()
-    job = replace(
-        job,
-        metrics=(*accuracy, *request.group),
-        popularity=popularity,
-        item_features=item_features,
-        head_share=head_share,
-        catalogue_metrics=request.catalogue,
-    )
-    return job, tables
 
 
 def catalogue_table(

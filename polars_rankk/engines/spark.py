@@ -19,7 +19,7 @@ the executors. Classic and Spark Connect DataFrames are both accepted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -28,12 +28,11 @@ from polars_rankk.core import check_quantiles
 from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
+from polars_rankk.engines import driver, reduction
 from polars_rankk.engines import partition as dist
-from polars_rankk.engines import reduction
 from polars_rankk.engines import spark_plan as plan
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import spark_progress
-from polars_rankk.engines.ranked_lists import list_fields
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -281,29 +280,22 @@ def evaluate_spark(
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
-    if num_partitions is not None and (isinstance(num_partitions, bool) or num_partitions < 1):
-        raise ValueError(f"num_partitions must be an int >= 1; got {num_partitions!r}")
-    if max_rows_per_chunk is not None and max_rows_per_chunk < 1:
-        raise ValueError(f"max_rows_per_chunk must be an int >= 1; got {max_rows_per_chunk!r}")
-    request = dist.beyond_request(metrics)
-    if request.catalogue and not with_dropped:
-        raise ValueError(
-            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
-            f"with_dropped=True and read SparkEvaluation.catalogue"
-        )
+    driver.check_partitions(num_partitions, "num_partitions")
+    driver.check_partitions(max_rows_per_chunk, "max_rows_per_chunk")
+    request = driver.asked_metrics(metrics, with_dropped=with_dropped, evaluation="SparkEvaluation")
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         from pyspark.sql import functions as sf
 
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
-        policy = dist.zero_truth(policy)
+        policy = driver.zero_truth(policy)
     timezone = plan.session_timezone(candidates)
     schemas = plan.driver_schemas(
         candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
     )
-    spec = dist.check_on_driver(
-        *schemas,
+    planned = driver.plan_on_driver(
+        schemas,
+        request,
         k=k,
-        metrics=request.checked_metrics(),
         group_by=group_by,
         item=item,
         score=score,
@@ -311,22 +303,17 @@ def evaluate_spark(
         n_relevant=n_relevant,
         policy=policy,
         order_by=order_by,
-    )
-    job = dist.partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
-    job, tables = dist.with_beyond(
-        job,
-        request,
-        spec,
-        popularity=dist.small_table(popularity, "popularity"),
-        catalogue=dist.small_table(catalogue, "catalogue"),
-        item_features=dist.small_table(item_features, "item_features"),
+        with_dropped=with_dropped,
+        check_values=check_values,
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
         head_share=head_share,
     )
-    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
-    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
-    if lists:
+    spec, job, tables = planned.spec, planned.job, planned.tables
+    if job.candidate_lists:
         candidates = plan.long_lists(candidates, job, 0, timezone)
-    if truth is not None and truth_lists:
+    if truth is not None and job.truth_lists:
         truth = plan.long_lists(truth, job, 1, timezone)
     fields = {field.name: field.dataType for field in candidates.schema.fields}
     id_types = {
@@ -351,15 +338,7 @@ def evaluate_spark(
             .distinct()
         )
         inputs = (spec, tables, job.catalogue_metrics, items)
-    return SparkEvaluation(
-        raw=raw,
-        group_keys=list(job.keys),
-        ks=list(job.ks),
-        metrics=list(job.metrics),
-        policy=job.policy,
-        exposures=exposures,
-        _catalogue=inputs,
-    )
+    return SparkEvaluation.of_job(job, raw, exposures, inputs)
 
 
 def summarize_spark(

@@ -1,10 +1,10 @@
-"""How `evaluate_in_buckets` writes its output: staged, committed, resumable.
+"""How `evaluate_in_partitions` writes its output: staged, committed, resumable.
 
 A run writes nothing a reader of ``output`` can see until it has finished, as Spark and Hadoop
-commit a job's output: every bucket's part file and its summary pieces (value histogram, drop
+commit a job's output: every partition's part file and its summary pieces (value histogram, drop
 counts, exposure counts) go to a *staging* folder beside ``output`` (``.<name>.staging/<run>``,
 outside it, because ``pl.scan_parquet(output)`` reads every Parquet file below ``output``); a
-bucket is done once its marker is written, after its files. When every bucket is done the run
+partition is done once its marker is written, after its files. When every partition is done the run
 commits: the part files are moved into ``output``, an empty ``_SUCCESS`` marker is written
 (Spark's), and the staging folder is removed. Until then ``output`` holds no part file: a killed
 run cannot pass for a whole result.
@@ -16,7 +16,7 @@ times, as ``make`` and ``rsync`` tell a changed file: no row is read. Any other 
 in-memory frame, a plan with a Python function, a cloud path), and every input when asked
 (``contents=True``), by its schema and a hash of every row and its position, in one streaming
 pass in bounded memory. A rerun with the same fingerprint finds the interrupted run's staging
-and resumes: the partitioned inputs and the buckets already done are reused. Staging left by an
+and resumes: the partitioned inputs and the partitions already done are reused. Staging left by an
 interrupted run with other inputs or arguments is removed when a run starts beside the same
 ``output``.
 """
@@ -43,14 +43,14 @@ from polars_rankk.core.version import package_version
 
 #: Spark's marker of a committed output folder (empty, so Parquet readers skip it).
 SUCCESS = "_SUCCESS"
-#: The summary pieces each bucket leaves in staging beside its part file.
+#: The summary pieces each partition leaves in staging beside its part file.
 PIECES = ("histogram", "dropped", "exposure", "n_lists")
 _DONE = "done"
 
 
 class ResumedRunWarning(UserWarning):
-    """`evaluate_in_buckets` found an interrupted run with the same inputs and arguments and
-    resumed it, reusing the buckets it had finished."""
+    """`evaluate_in_partitions` found an interrupted run with the same inputs and arguments and
+    resumed it, reusing the partitions it had finished."""
 
 
 #: Plan nodes whose data the plan's text does not hold: in-memory frames and Python functions.
@@ -216,8 +216,8 @@ def _write_atomically(frame: pl.DataFrame, path: Path) -> None:
 
 
 @dataclass(frozen=True)
-class BucketResult:
-    """What a bucket leaves: its per-group rows and the pieces of the summary."""
+class PartitionResult:
+    """What a partition leaves: its per-group rows and the pieces of the summary."""
 
     rows: pl.DataFrame
     histogram: pl.DataFrame
@@ -227,23 +227,23 @@ class BucketResult:
 
 
 class StagedRun:
-    """The staging of one run of `evaluate_in_buckets` (see the module docstring)."""
+    """The staging of one run of `evaluate_in_partitions` (see the module docstring)."""
 
-    def __init__(self, output: Path, key: str, buckets: int, workdir: Path | None) -> None:
+    def __init__(self, output: Path, key: str, partitions: int, workdir: Path | None) -> None:
         self.output = output
         self.key = key
-        self.buckets = buckets
+        self.partitions = partitions
         self.root = output.parent / f".{output.name}.staging"
         self.folder = self.root / key
         self.inputs = (workdir / key) if workdir is not None else self.folder / "inputs"
         self._inputs_kept = workdir is not None
 
     @classmethod
-    def start(cls, output: Path, key: str, buckets: int, workdir: Path | None) -> StagedRun:
+    def start(cls, output: Path, key: str, partitions: int, workdir: Path | None) -> StagedRun:
         """Prepare `output` (its old parts and marker removed) and the run's staging: an
         interrupted run with this key is resumed (`ResumedRunWarning`), staging of runs with
         other keys removed."""
-        run = cls(output, key, buckets, workdir)
+        run = cls(output, key, partitions, workdir)
         output.mkdir(parents=True, exist_ok=True)
         (output / SUCCESS).unlink(missing_ok=True)
         if run.root.is_dir():
@@ -252,21 +252,21 @@ class StagedRun:
                     shutil.rmtree(other, ignore_errors=True)
         done = run.done()
         for old in output.glob("part-*.parquet"):
-            staged = run.folder / "buckets" / old.name
-            bucket = int(old.stem.split("-")[1])
-            if bucket in done and run.has_part(bucket) and not staged.exists():
+            staged = run.folder / "partitions" / old.name
+            partition = int(old.stem.split("-")[1])
+            if partition in done and run.has_part(partition) and not staged.exists():
                 shutil.move(old, staged)  # moved by this run's commit, cut short: take it back
             else:
                 old.unlink()
         if done:
             warnings.warn(
-                f"evaluate_in_buckets: resuming an interrupted run with the same inputs and "
-                f"arguments (staged in {run.folder}): {len(done)} of {buckets} buckets were "
-                f"done and are reused; evaluating the other {buckets - len(done)}",
+                f"evaluate_in_partitions: resuming an interrupted run with the same inputs and "
+                f"arguments (staged in {run.folder}): {len(done)} of {partitions} partitions were "
+                f"done and are reused; evaluating the other {partitions - len(done)}",
                 ResumedRunWarning,
                 stacklevel=3,
             )
-        (run.folder / "buckets").mkdir(parents=True, exist_ok=True)
+        (run.folder / "partitions").mkdir(parents=True, exist_ok=True)
         return run
 
     # -- partitioned inputs -------------------------------------------------------------------
@@ -284,47 +284,47 @@ class StagedRun:
     def inputs_written(self) -> None:
         (self.inputs / SUCCESS).touch()
 
-    # -- buckets ------------------------------------------------------------------------------
+    # -- partitions ------------------------------------------------------------------------------
 
-    def _path(self, kind: str, bucket: int) -> Path:
+    def _path(self, kind: str, partition: int) -> Path:
         suffix = "" if kind == _DONE else ".parquet"
-        return self.folder / "buckets" / f"{kind}-{bucket:05d}{suffix}"
+        return self.folder / "partitions" / f"{kind}-{partition:05d}{suffix}"
 
     def done(self) -> set[int]:
-        """The buckets whose every file is staged."""
-        folder = self.folder / "buckets"
+        """The partitions whose every file is staged."""
+        folder = self.folder / "partitions"
         if not folder.is_dir():
             return set()
         return {int(path.name.split("-")[1]) for path in folder.glob(f"{_DONE}-*")}
 
-    def save(self, bucket: int, result: BucketResult | None) -> None:
-        """Stage a bucket's files, then its marker (None: a bucket without groups)."""
+    def save(self, partition: int, result: PartitionResult | None) -> None:
+        """Stage a partition's files, then its marker (None: a partition without groups)."""
         if result is not None:
-            _write_atomically(result.rows, self._path("part", bucket))
+            _write_atomically(result.rows, self._path("part", partition))
             for kind in PIECES:
                 piece = getattr(result, kind)
                 if piece is not None:
-                    _write_atomically(piece, self._path(kind, bucket))
-        self._path(_DONE, bucket).write_text("empty" if result is None else "part")
+                    _write_atomically(piece, self._path(kind, partition))
+        self._path(_DONE, partition).write_text("empty" if result is None else "part")
 
-    def has_part(self, bucket: int) -> bool:
-        """Whether a done bucket has a part file (a bucket without groups has none)."""
-        return self._path(_DONE, bucket).read_text() == "part"
+    def has_part(self, partition: int) -> bool:
+        """Whether a done partition has a part file (a partition without groups has none)."""
+        return self._path(_DONE, partition).read_text() == "part"
 
     def pieces(self, kind: str) -> list[pl.DataFrame]:
-        """One summary piece of every staged bucket."""
-        files = sorted((self.folder / "buckets").glob(f"{kind}-*.parquet"))
+        """One summary piece of every staged partition."""
+        files = sorted((self.folder / "partitions").glob(f"{kind}-*.parquet"))
         return [pl.read_parquet(path) for path in files]
 
     # -- commit -------------------------------------------------------------------------------
 
     def commit(self) -> list[Path]:
         """Move the staged parts into `output`, mark it whole, remove the staging; the parts."""
-        missing = set(range(self.buckets)) - self.done()
+        missing = set(range(self.partitions)) - self.done()
         if missing:
-            raise RuntimeError(f"evaluate_in_buckets: buckets {sorted(missing)} are not done")
+            raise RuntimeError(f"evaluate_in_partitions: partitions {sorted(missing)} are not done")
         parts = []
-        for staged in sorted((self.folder / "buckets").glob("part-*.parquet")):
+        for staged in sorted((self.folder / "partitions").glob("part-*.parquet")):
             target = self.output / staged.name
             shutil.move(staged, target)
             parts.append(target)
@@ -341,17 +341,17 @@ class StagedRun:
             self.root.rmdir()
 
 
-def staged_description(done: Iterable[int], buckets: int) -> str:
-    """The progress bar's label: buckets, and how many the interrupted run had done."""
+def staged_description(done: Iterable[int], partitions: int) -> str:
+    """The progress bar's label: partitions, and how many the interrupted run had done."""
     count = len(set(done))
-    return f"buckets ({count} of {buckets} resumed)" if count else "buckets"
+    return f"partitions ({count} of {partitions} resumed)" if count else "partitions"
 
 
 def manifest(run: StagedRun, arguments: Mapping[str, object]) -> None:
     """A readable note of what the staging belongs to (for a person finding the folder)."""
     note = {
         "output": str(run.output),
-        "buckets": run.buckets,
+        "partitions": run.partitions,
         **{name: repr(value) for name, value in arguments.items()},
     }
     (run.folder / "run.json").write_text(json.dumps(note, indent=2))

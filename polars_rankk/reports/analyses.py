@@ -84,7 +84,7 @@ _RISK_COLUMNS = {
 
 
 def _risk_section(page: Page, content: ReportContent, alpha: float) -> None:
-    from polars_rankk import charts
+    from polars_rankk.charts import plot_risk
 
     assert content.comparison is not None
     baseline = content.comparison.baseline
@@ -103,7 +103,7 @@ def _risk_section(page: Page, content: ReportContent, alpha: float) -> None:
         "significant risk); GeoRisk: the system's mean combined with its per-group standing "
         "among it and the baseline (Dinçer, Macdonald &amp; Ounis 2014, 2016). Chart at "
         f"K={headline}.</p>"
-        + page.chart(charts.plot_risk(distribution))
+        + page.chart(plot_risk(distribution))
         + html_table(
             list(_RISK_COLUMNS.values()),
             table.with_columns(_label()).select(list(_RISK_COLUMNS)).iter_rows(),

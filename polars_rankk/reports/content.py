@@ -25,7 +25,7 @@ from polars_rankk.core.policy import POLICY_HELP
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.curves import covers_every_k, curve_of_evaluations
-from polars_rankk.stats.distributions import as_list
+from polars_rankk.stats.per_group import as_list
 from polars_rankk.stats.systems import Systems, evaluate_systems, for_systems, lazy_systems
 
 __all__ = [

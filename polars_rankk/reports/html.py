@@ -76,7 +76,8 @@ def javascript_bundle() -> str:
     """
     import vl_convert
 
-    from polars_rankk.charts.base import altair_module, vl_version
+    from polars_rankk.charts.base import altair_module
+    from polars_rankk.charts.export import vl_version
 
     version = vl_version(altair_module())
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "polars-rankk"

@@ -4,8 +4,9 @@ from polars_rankk.stats.bounds import UnjudgedBounds, unjudged_bounds
 from polars_rankk.stats.catalogue_resampling import catalogue_intervals
 from polars_rankk.stats.comparison import compare
 from polars_rankk.stats.curves import curve_of_evaluations, k_curve
-from polars_rankk.stats.distributions import as_list, distribution, histogram
+from polars_rankk.stats.distributions import distribution, histogram
 from polars_rankk.stats.paired import COMPARISON_COLUMNS
+from polars_rankk.stats.per_group import as_list
 from polars_rankk.stats.power import POWER_COLUMNS, comparison_power, groups_needed
 from polars_rankk.stats.resampling import bootstrap
 from polars_rankk.stats.risk_sensitive import (

@@ -41,7 +41,7 @@ from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks
 from polars_rankk.core.names.parse import resolve_metric_names
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
-from polars_rankk.stats.distributions import sort_rows
+from polars_rankk.stats.per_group import sort_rows
 
 #: The value columns of `UnjudgedBounds.per_group` and `UnjudgedBounds.summary`.
 BOUND_COLUMNS: tuple[str, ...] = ("lower", "value", "upper")

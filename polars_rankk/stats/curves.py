@@ -19,7 +19,7 @@ from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
 from polars_rankk.core.types import FrameLike
-from polars_rankk.stats.distributions import as_list
+from polars_rankk.stats.per_group import as_list
 from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems
 
 __all__ = ["CURVE_COLUMNS", "curve_of_evaluations", "k_curve"]
@@ -106,7 +106,7 @@ def _curve_of(
     if metrics is not None:
         per_group = per_group.filter(pl.col("metric").is_in(metrics))
     if strata:
-        from polars_rankk.stats.distributions import with_strata
+        from polars_rankk.stats.per_group import with_strata
 
         groups = evaluation.groups.lazy()
         per_group = with_strata(per_group, evaluation.group_keys, strata, attributes, groups)
@@ -167,10 +167,10 @@ def _curve_from_ranks(
         return None  # the other metrics' curves read the per-group values
     groups = evaluation.groups.lazy()
     if strata:
-        from polars_rankk.stats.distributions import with_strata
+        from polars_rankk.stats.per_group import with_strata
 
         groups = with_strata(groups, evaluation.group_keys, strata, attributes, groups)
-    sums = sums_over_ranks(evaluation, strata, groups)
+    sums = sums_over_ranks(evaluation, strata, groups, chosen)
     if sums is None:
         return None
     # The rank sums hold every K up to the largest evaluated, not only the evaluated ones.

@@ -20,7 +20,7 @@ import polars as pl
 
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.progress import Bar
-from polars_rankk.stats.distributions import sort_rows
+from polars_rankk.stats.per_group import sort_rows
 from polars_rankk.stats.resampling import (
     FloatArray,
     IntervalMethod,

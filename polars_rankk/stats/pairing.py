@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, Evaluation
-from polars_rankk.stats.distributions import Results, as_list, per_group_input, sort_rows
+from polars_rankk.stats.per_group import Results, as_list, per_group_input, sort_rows
 
 #: The columns of a paired table besides the group keys.
 PAIRED_COLUMNS: tuple[str, ...] = (

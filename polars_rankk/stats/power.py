@@ -28,8 +28,8 @@ import polars as pl
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.optional import optional_module
-from polars_rankk.stats.distributions import Results
 from polars_rankk.stats.pairing import paired_values
+from polars_rankk.stats.per_group import Results
 
 Alternative = Literal["two-sided", "larger", "smaller"]
 FloatArray = npt.NDArray[np.float64]

@@ -1,52 +1,52 @@
 """K-curves from sums over ranks: every K at the cost of the graded rows, not groups × K.
 
 Each metric's macro mean at K is a sum over groups of a per-group value v_g(K), divided by the
-number of groups that count at K. v_g only moves at a few K: where the group has a graded row,
-where its ideal DCG (or ``min(K, R)``) still grows, and where ``short_lists`` drops it. So
-each group contributes *events* ``(column, K, delta)`` and a column's sum at K is the running
-sum of its deltas up to K. Precision and f1 move at every K, but only through a factor of K:
-precision sums the hits and divides by K afterwards, f1 sums the hits of the groups with the
-same R and weights them by ``2 / (K + R)``.
+number of groups that count at K. Which sums give it is derived from the metric's formula
+(`polars_rankk.core.metrics.summed`), never written here:
 
-The same sparse events give every resample at once: with resample weights ``W`` (resamples ×
-groups), the resampled sums are ``W @ D`` (D: groups × events), then the same running sums.
+* an *event-valued* formula (recall, nDCG, MRR, AP over R...) changes only at the ranks where a
+  term it reads, or the ideal DCG, changes: the formula is evaluated there, per group, on the
+  running sums of its terms, and each change is an *event* ``(column, K, delta)``;
+* a *linear* formula (precision, F-beta, AP over min(K, R), an SDCG...) is ``a + Σ c_t S_t``
+  with coefficients of K, R_g and n: each class of groups with the same (R_g, n) sums its
+  terms' row values as events, and the formula, evaluated once per (class, K) on unit sums,
+  weighs the class's running sums.
 
-Order of summation: a group's v_g(K) uses the same cumulated DCG and ideal DCG as `evaluate`
-(bit for bit); the sum over groups adds the deltas in (group, column, K) order, then runs over
-K. Means agree with ``evaluate(k=K).summary()`` exactly where the sums are integers (hit
-rate, group counts) and to 1e-12 elsewhere.
+A column's sum at K is the running sum of its deltas up to K; ``short_lists="skip"`` removes a
+group at K = n + 1 (its deltas so far taken back). The same sparse events give every resample
+at once: with resample weights ``W`` (resamples × groups), the resampled sums are ``W @ D``
+(D: groups × events), then the same running sums and the same weighing.
+
+Order of summation: an event-valued group value uses the same cumulated terms and formula as
+`evaluate`; the sum over groups adds the deltas in (group, column, K) order, then runs over K.
+Means agree with ``evaluate(k=K).summary()`` exactly where the sums are integers (hit rate,
+group counts) and to 1e-12 elsewhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from polars_rankk.core import Evaluation
-from polars_rankk.core.columns import DCG as DCG_TERM
-from polars_rankk.core.columns import FIRST_HIT as FIRST_HIT_TERM
-from polars_rankk.core.columns import HITS as HITS_TERM
-from polars_rankk.core.columns import PRECISION_SUM as PRECISION_TERM
-from polars_rankk.core.columns import RECIPROCAL_RANK as RECIPROCAL_TERM
+from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.metrics.order import discount
-from polars_rankk.core.metrics.registry import RANK_SUMMED_METRICS
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.metrics.summed import IDEAL, SummedForm, probe_stats, summed_form
+from polars_rankk.core.metrics.terms import ordered
 from polars_rankk.core.optional import optional_module
+from polars_rankk.core.policy import Policy
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Fixed bases (column index); f1's hits-by-R columns follow.
-COUNT, HITS, RECALL, HIT_RATE, MRR, AP, NDCG, PRECISION_TAIL, F1_TAIL = range(9)
-_FIXED = 9
-#: The metrics these sums give (declared ``rank_summed`` in the registry); a curve of any
-#: other metric reads the per-group values.
-SUMMED_METRICS = RANK_SUMMED_METRICS
-#: The per-rank terms the sums read, per row, from the evaluation's own ranking pass.
-ROW_TERMS = (HITS_TERM, FIRST_HIT_TERM, DCG_TERM, PRECISION_TERM, RECIPROCAL_TERM)
+#: Column 0 counts the groups that count at K; the event-valued metrics' columns follow, then
+#: the linear metrics' class block (per class: its group count, then each term's sum).
+COUNT = 0
 #: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
 RESAMPLE_BLOCK = 50
 
@@ -60,24 +60,33 @@ class RankSums:
     group: IntArray  # event -> group index
     column: IntArray  # event -> column * k_max + (k - 1)
     delta: FloatArray
-    relevant_sizes: FloatArray  # R of each f1 column
     k_max: int
-    short_lists: str
-    f_beta: float = 1.0
-
-    @property
-    def n_columns(self) -> int:
-        return _FIXED + len(self.relevant_sizes)
+    n_columns: int
+    #: Event-valued metrics: the column holding the sum of their values.
+    columns: dict[str, int] = field(default_factory=dict)
+    #: Linear metrics: their weights of the class block, classes × (1 + terms) × K.
+    weights: dict[str, FloatArray] = field(default_factory=dict)
+    block: int = 1  # the class block's first column
 
 
 def sums_over_ranks(
-    evaluation: Evaluation, strata: Sequence[str] = (), groups: pl.LazyFrame | None = None
+    evaluation: Evaluation,
+    strata: Sequence[str] = (),
+    groups: pl.LazyFrame | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> RankSums | None:
-    """Events of `evaluation` at K = 1…max K; None when its policy needs the per-group path.
+    """Events of `evaluation`'s `metrics` (default: all with a cut-off) at K = 1…max K; None
+    when its policy needs the per-group path or a formula has neither shape.
 
     `groups` is the evaluation's groups table with the `strata` columns attached.
     """
-    rows = evaluation.ranking_rows(ROW_TERMS)
+    policy = evaluation.policy
+    chosen = [m for m in (evaluation.metrics if metrics is None else metrics) if REGISTRY[m].has_k]
+    forms = {m: _form(m, policy) for m in chosen}
+    if any(form is None for form in forms.values()):
+        return None
+    terms = ordered({term for m in chosen for term in REGISTRY[m].terms})
+    rows = evaluation.ranking_rows(terms) if terms else evaluation.ranking_rows()
     if rows is None:
         return None
     graded, ideal = rows
@@ -90,220 +99,215 @@ def sums_over_ranks(
     group_table, graded_rows, ideal_rows = pl.collect_all([table, graded, ideal])
     group_table = group_table.with_row_index("_g")
     index = group_table.select(*keys, "_g")
-    policy = evaluation.policy
     k_max = max(evaluation.ks)
     nan_empty = policy.empty_truth == "nan"
-    beta2 = float(policy.f_beta) ** 2
     sizes = group_table.select(
         "_g",
         pl.col("n_candidates").alias("n"),
         pl.col("n_relevant").alias("r"),
         (~(pl.col("n_relevant") == 0) | pl.lit(not nan_empty)).alias("valid"),
     )
+    valid = sizes.filter("valid")
     rows_g = (
         graded_rows.join(index, on=keys, how="inner", nulls_equal=True)
-        .join(sizes, on="_g")
-        .filter("valid")
+        .join(valid.select("_g"), on="_g")
         .sort("_g", "rank")
     )
-    # Each row's terms as `evaluate` computed them (one declaration, one ranking pass).
-    rows_g = rows_g.with_columns(
-        pl.col(HITS_TERM).alias("hit"),
-        (pl.col(FIRST_HIT_TERM) > 0).alias("first"),
-        pl.col(PRECISION_TERM).alias("precision_term"),
-        pl.col(DCG_TERM).alias("dcg_term"),
-        pl.col(RECIPROCAL_TERM).alias("reciprocal_term"),
+    ideal_g = ideal_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
+        valid.select("_g"), on="_g"
     )
-    hits = rows_g.filter(pl.col("hit") == 1)
-    r_float = pl.col("r").cast(pl.Float64)
-    distinct_r = np.unique(hits["r"].to_numpy()).astype(np.int64)
-    f1_column = pl.col("r").replace_strict(
-        distinct_r.tolist(), list(range(_FIXED, _FIXED + len(distinct_r))), return_dtype=pl.Int64
-    )
-    removes = policy.short_lists in ("skip", "observed")
     skip = policy.short_lists == "skip"
-
-    def event(
-        frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Expr
-    ) -> pl.DataFrame:
-        col = column if isinstance(column, pl.Expr) else pl.lit(column, dtype=pl.Int64)
-        return frame.select(
-            pl.col("_g").cast(pl.Int64), col.cast(pl.Int64).alias("c"), k.cast(pl.Int64).alias("k"),
-            delta.cast(pl.Float64).alias("d"),
-        )  # fmt: skip
-
-    rank = pl.col("rank")
-    first = hits.filter("first")
-    pieces = [
-        event(hits, HITS, rank, pl.lit(1.0)),
-        event(hits, RECALL, rank, 1.0 / r_float),
-        event(hits, AP, rank, pl.col("precision_term") / r_float),
-        event(hits, f1_column, rank, pl.lit(1.0)),
-        event(first, HIT_RATE, rank, pl.lit(1.0)),
-        event(first, MRR, rank, pl.col("reciprocal_term")),
-    ]
-    valid_groups = sizes.filter("valid")
-    pieces.append(event(valid_groups, COUNT, pl.lit(1), pl.lit(1.0)))
-    # What a group adds once its list is shorter than K (skip drops it; observed freezes it).
-    totals = hits.group_by("_g").agg(
-        pl.len().cast(pl.Float64).alias("h"),
-        (1.0 / r_float).sum().alias("recall"),
-        (pl.col("precision_term") / r_float).sum().alias("ap"),
-        pl.col("first").any().cast(pl.Float64).alias("hit_rate"),
-        pl.col("reciprocal_term").filter("first").sum().alias("mrr"),
-    )
-    # Only the totals are filled (a fill of every column would turn the integer sizes into
-    # floats when no group has a hit).
-    short = valid_groups.join(totals, on="_g", how="left").with_columns(
-        pl.col("h", "recall", "ap", "hit_rate", "mrr").fill_null(0.0)
-    )
-    short = short.filter(pl.col("n") < k_max)
-    after = pl.col("n") + 1
-    if removes:
-        pieces.append(event(short, HITS, after, -pl.col("h")))
-        pieces.append(event(short.filter(pl.col("h") > 0), f1_column, after, -pl.col("h")))
+    pieces = [_event(valid, COUNT, pl.lit(1), pl.lit(1.0))]
     if skip:
-        pieces.append(event(short, COUNT, after, pl.lit(-1.0)))
-        for column, name in ((RECALL, "recall"), (AP, "ap"), (HIT_RATE, "hit_rate"), (MRR, "mrr")):
-            pieces.append(event(short, column, after, -pl.col(name)))
-    if policy.short_lists == "observed":
-        short = short.filter(pl.col("h") > 0)
-        denominator = pl.col("n").cast(pl.Float64)
-        pieces.append(event(short, PRECISION_TAIL, after, pl.col("h") / denominator))
-        # F-beta of h hits in a list of n: (1 + b^2) h / (n + b^2 R).
-        pieces.append(
-            event(
-                short, F1_TAIL, after, (1.0 + beta2) * pl.col("h") / (denominator + beta2 * r_float)
-            )
-        )
-    pieces.append(_ndcg_events(rows_g, ideal_rows, index, sizes, keys, k_max, skip))
-    if policy.ap_denominator == "min_k_relevant":
-        pieces = [p for p in pieces if not (p["c"] == AP).any()] + [
-            _ap_min_events(hits, sizes, k_max, skip)
-        ]
+        pieces.append(_event(valid, COUNT, pl.col("n") + 1, pl.lit(-1.0)))
+    sums = RankSums(group_table.drop("_g"), list(strata), *_empty_events(), k_max, 1)
+    for m in (m for m in chosen if _is_events(forms[m])):
+        sums.columns[m] = column = 1 + len(sums.columns)
+        events = _value_events(m, policy, rows_g, ideal_g, valid, k_max)
+        pieces.append(_truncated(events, sizes, skip, column))
+    sums.block = 1 + len(sums.columns)
+    linear = [m for m in chosen if not _is_events(forms[m])]
+    if linear:
+        pieces.extend(_linear_events(sums, linear, forms, policy, rows_g, valid, skip))
+    sums.n_columns = max(sums.n_columns, sums.block)
     frame = (
         pl.concat(pieces)
         .filter((pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0))
         .sort("_g", "c", "k")
     )
-    return RankSums(
-        groups=group_table.drop("_g"),
-        strata=list(strata),
-        group=frame["_g"].to_numpy().astype(np.int64),
-        column=(frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64),
-        delta=frame["d"].to_numpy().astype(np.float64),
-        relevant_sizes=distinct_r.astype(np.float64),
-        k_max=k_max,
-        short_lists=policy.short_lists,
-        f_beta=float(policy.f_beta),
-    )
+    sums.group = frame["_g"].to_numpy().astype(np.int64)
+    sums.column = (frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64)
+    sums.delta = frame["d"].to_numpy().astype(np.float64)
+    return sums
 
 
-def _value_deltas(frame: pl.DataFrame, value: pl.Expr, column: int) -> pl.DataFrame:
-    """Deltas of a value read at each event K of each group (frame sorted by _g, k)."""
-    frame = frame.with_columns(value.alias("v"))
-    delta = pl.col("v") - pl.col("v").shift(1, fill_value=0.0).over("_g")
+def _form(name: str, policy: Policy) -> SummedForm | None:
+    metric = REGISTRY[name]
+    if metric.formula is None:
+        return None
+    return summed_form(metric.formula, metric.terms, policy)
+
+
+def _is_events(form: SummedForm | None) -> bool:
+    """Read at event ranks when it can be: the same formula on the same sums as `evaluate`."""
+    return form is not None and form.events
+
+
+def _empty_events() -> tuple[IntArray, IntArray, FloatArray]:
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
+
+
+def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Expr) -> pl.DataFrame:
+    """Events (group, column, K, delta) of the rows of `frame`."""
+    col = column if isinstance(column, pl.Expr) else pl.lit(column, dtype=pl.Int64)
     return frame.select(
-        pl.col("_g").cast(pl.Int64), pl.lit(column, dtype=pl.Int64).alias("c"),
-        pl.col("k").cast(pl.Int64), delta.alias("d"),
+        pl.col("_g").cast(pl.Int64), col.cast(pl.Int64).alias("c"), k.cast(pl.Int64).alias("k"),
+        delta.cast(pl.Float64).alias("d"),
     )  # fmt: skip
 
 
-def _truncate(frame: pl.DataFrame, sizes: pl.DataFrame, k_max: int, skip: bool) -> pl.DataFrame:
-    """Under skip: keep K <= n and add a removal event at n + 1 (the value then drops to 0)."""
-    if not skip:
-        return frame
-    frame = frame.join(sizes.select("_g", "n"), on="_g").filter(pl.col("k") <= pl.col("n"))
-    return frame.drop("n")
-
-
-def _ndcg_events(
+def _value_events(
+    name: str,
+    policy: Policy,
     rows: pl.DataFrame,
     ideal: pl.DataFrame,
-    index: pl.DataFrame,
-    sizes: pl.DataFrame,
-    keys: list[str],
+    valid: pl.DataFrame,
     k_max: int,
-    skip: bool,
 ) -> pl.DataFrame:
-    """nDCG moves where a graded row adds DCG and where the ideal DCG still grows."""
-    valid = sizes.filter("valid").select("_g")
-    ideal_g = ideal.join(index, on=keys, how="inner", nulls_equal=True).join(valid, on="_g")
-    ideal_term = pl.col("gain") / discount(pl.col("rank"))
-    ideal_terms = ideal_g.select("_g", "rank", pl.lit(0.0).alias("dcg"), ideal_term.alias("ideal"))
-    terms = rows.select("_g", "rank", pl.col("dcg_term").alias("dcg"), pl.lit(0.0).alias("ideal"))
+    """An event-valued metric's value per group at every rank where a term it reads (or the
+    ideal DCG) changes, from rank 1 on: ``_g, k, n, v`` sorted by group and K."""
+    metric = REGISTRY[name]
+    terms = list(metric.terms)
+    zero = [pl.lit(0.0).alias(term) for term in terms]
+    no_ideal = pl.lit(0.0).alias(IDEAL)
+    parts = [
+        rows.select("_g", "rank", *(pl.col(t).cast(pl.Float64) for t in terms), no_ideal),
+        valid.select("_g", pl.lit(1, dtype=pl.Int64).alias("rank"), *zero, no_ideal),
+    ]
+    form = summed_form(metric.formula, metric.terms, policy) if metric.formula else None
+    if form is not None and form.reads_ideal:
+        term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
+        parts.append(ideal.select("_g", pl.col("rank").cast(pl.Int64), *zero, term))
     events = (
-        pl.concat([terms, ideal_terms])
+        pl.concat([part.with_columns(pl.col("rank").cast(pl.Int64)) for part in parts])
         .group_by("_g", "rank")
-        .agg(pl.col("dcg").sum(), pl.col("ideal").sum())
+        .agg(pl.col(*terms, IDEAL).sum())
         .sort("_g", "rank")
-        .with_columns(
-            pl.col("dcg").cum_sum().over("_g"),
-            pl.col("ideal").cum_sum().over("_g"),
-            pl.col("rank").alias("k"),
-        )
+        .with_columns(pl.col(*terms, IDEAL).cum_sum().over("_g"), pl.col("rank").alias("k"))
+        .join(valid.select("_g", "n", "r"), on="_g")
     )
-    events = _truncate(events, sizes, k_max, skip)
-    value = pl.when(pl.col("ideal") > 0).then(pl.col("dcg") / pl.col("ideal")).otherwise(0.0)
-    deltas = _value_deltas(events, value, NDCG)
-    return pl.concat([deltas, _removals(deltas, sizes, skip)])
+
+    def at(stat: str, k: int) -> pl.Expr:
+        return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
+
+    assert metric.formula is not None
+    value = metric.formula(policy, k_max, probe_stats(at)).cast(pl.Float64)
+    return events.select("_g", "k", "n", value.alias("v"))
 
 
-def _ap_min_events(hits: pl.DataFrame, sizes: pl.DataFrame, k_max: int, skip: bool) -> pl.DataFrame:
-    """AP over min(K, R) moves at hit ranks and at every K <= R."""
-    valid = sizes.filter(pl.col("valid") & (pl.col("r") > 0))
-    steps = valid.select(
-        "_g", pl.int_ranges(1, pl.min_horizontal(pl.col("r"), pl.lit(k_max)) + 1).alias("rank")
-    ).explode("rank")
-    terms = hits.select("_g", pl.col("rank").cast(pl.Int64), "precision_term")
-    steps = steps.select("_g", pl.col("rank").cast(pl.Int64), pl.lit(0.0).alias("precision_term"))
-    events = (
-        pl.concat([terms, steps])
-        .group_by("_g", "rank")
-        .agg(pl.col("precision_term").sum())
-        .sort("_g", "rank")
-        .with_columns(pl.col("precision_term").cum_sum().over("_g"), pl.col("rank").alias("k"))
-        .join(sizes.select("_g", "r"), on="_g")
-    )
-    events = _truncate(events, sizes, k_max, skip)
-    denominator = pl.min_horizontal(pl.col("k"), pl.col("r")).cast(pl.Float64)
-    value = pl.when(denominator > 0).then(pl.col("precision_term") / denominator).otherwise(0.0)
-    deltas = _value_deltas(events, value, AP)
-    return pl.concat([deltas, _removals(deltas, sizes, skip)])
-
-
-def _removals(deltas: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
-    """Under skip, a value leaves the sum at K = n + 1: remove what its deltas added."""
+def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool, column: int) -> pl.DataFrame:
+    """Value events as deltas; under skip only K <= n, and the value leaves at K = n + 1."""
+    if skip:
+        events = events.filter(pl.col("k") <= pl.col("n"))
+    delta = pl.col("v") - pl.col("v").shift(1, fill_value=0.0).over("_g")
+    deltas = events.select(
+        pl.col("_g").cast(pl.Int64), pl.lit(column, dtype=pl.Int64).alias("c"),
+        pl.col("k").cast(pl.Int64), delta.alias("d"),
+    )  # fmt: skip
     if not skip:
-        return deltas.clear()
+        return deltas
     totals = deltas.group_by("_g", "c").agg(pl.col("d").sum())
-    return totals.join(sizes.select("_g", "n"), on="_g").select(
+    removals = totals.join(sizes.select("_g", "n"), on="_g").select(
         "_g", "c", (pl.col("n") + 1).cast(pl.Int64).alias("k"), (-pl.col("d")).alias("d")
     )
+    return pl.concat([deltas, removals])
+
+
+def _linear_events(
+    sums: RankSums,
+    names: list[str],
+    forms: dict[str, SummedForm | None],
+    policy: Policy,
+    rows: pl.DataFrame,
+    valid: pl.DataFrame,
+    skip: bool,
+) -> list[pl.DataFrame]:
+    """The class block's events (per class of groups: its count, its terms' row values) and,
+    into `sums.weights`, each linear metric's weights of the block."""
+    terms = list(ordered({term for name in names for term in REGISTRY[name].terms}))
+    width = 1 + len(terms)
+    by = [
+        *(["r"] if any(f is not None and f.reads_relevant for f in forms.values()) else []),
+        *(["n_class"] if any(f is not None and f.reads_length for f in forms.values()) else []),
+    ]
+    groups = valid.with_columns(
+        pl.min_horizontal(pl.col("n"), pl.lit(sums.k_max + 1)).alias("n_class")
+    )
+    classes = (
+        groups.select(by).unique().sort(by).with_row_index("_q")
+        if by
+        else pl.DataFrame({"_q": [0]}, schema={"_q": pl.UInt32})
+    )
+    groups = groups.join(classes, on=by) if by else groups.with_columns(_q=pl.lit(0, pl.UInt32))
+    start = pl.lit(sums.block, dtype=pl.Int64) + pl.col("_q").cast(pl.Int64) * width
+    pieces = [_event(groups, start, pl.lit(1), pl.lit(1.0))]
+    if skip:
+        pieces.append(_event(groups, start, pl.col("n") + 1, pl.lit(-1.0)))
+    rows_q = rows.join(groups.select("_g", "_q", "n"), on="_g")
+    for offset, term in enumerate(terms, 1):
+        with_term = rows_q.filter(pl.col(term) != 0)
+        pieces.append(_event(with_term, start + offset, pl.col("rank"), pl.col(term)))
+        if skip:
+            totals = with_term.group_by("_g", "_q", "n").agg(pl.col(term).sum())
+            pieces.append(_event(totals, start + offset, pl.col("n") + 1, -pl.col(term)))
+    frame = classes.with_columns(
+        r=pl.col("r").cast(pl.Float64) if "r" in by else pl.lit(1.0),
+        n=pl.col("n_class").cast(pl.Float64) if "n_class" in by else pl.lit(sums.k_max + 1.0),
+    )
+    for name in names:
+        sums.weights[name] = _weights(name, policy, frame, terms, sums.k_max)
+    sums.n_columns = sums.block + classes.height * width
+    return pieces
+
+
+def _weights(
+    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
+) -> FloatArray:
+    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
+    block column (the constant, then each term) and per K: the formula on unit sums."""
+    metric = REGISTRY[name]
+    assert metric.formula is not None
+    frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
+    expressions = []
+    for probe in [None, *terms]:
+
+        def at(stat: str, k: int, probe: str | None = probe) -> pl.Expr:
+            return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
+
+        stats = probe_stats(at)
+        expressions += [
+            metric.formula(policy, k, stats).cast(pl.Float64).alias(f"{probe}@{k}")
+            for k in range(1, k_max + 1)
+        ]
+    values = frame.select(expressions).to_numpy().reshape(classes.height, 1 + len(terms), k_max)
+    values[:, 1:, :] -= values[:, :1, :]
+    return np.ascontiguousarray(values)
 
 
 def _transform(
     sums: FloatArray, sizes: RankSums, metrics: Sequence[str]
 ) -> tuple[FloatArray, FloatArray]:
     """Running sums (… × columns × K) -> per-metric numerators (… × metrics × K) and counts."""
-    k = np.arange(1, sums.shape[-1] + 1, dtype=np.float64)
-    hits = sums[..., HITS, :]
-    precision = hits / k + sums[..., PRECISION_TAIL, :]
-    f1_by_r = sums[..., _FIXED:, :]
-    # F-beta at K of h hits, R relevant: (1 + b^2) h / (K + b^2 R).
-    beta2 = sizes.f_beta**2
-    factor = (1.0 + beta2) / (k[None, :] + beta2 * sizes.relevant_sizes[:, None])
-    f1 = (f1_by_r * factor).sum(axis=-2) + sums[..., F1_TAIL, :]
-    by_name = {
-        "precision": precision,
-        "recall": sums[..., RECALL, :],
-        "f1": f1,
-        "hit_rate": sums[..., HIT_RATE, :],
-        "ndcg": sums[..., NDCG, :],
-        "average_precision": sums[..., AP, :],
-        "mrr": sums[..., MRR, :],
-    }
-    return np.stack([by_name[m] for m in metrics], axis=-2), sums[..., COUNT, :]
+    block = sums[..., sizes.block :, :]
+    out = []
+    for name in metrics:
+        if name in sizes.columns:
+            out.append(sums[..., sizes.columns[name], :])
+            continue
+        weights = sizes.weights[name]
+        shaped = block.reshape(*block.shape[:-2], *weights.shape)
+        out.append(np.einsum("...qwk,qwk->...k", shaped, weights))
+    return np.stack(out, axis=-2), sums[..., COUNT, :]
 
 
 def _running(flat: FloatArray, sizes: RankSums) -> FloatArray:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankk.core.optional import optional_module
-from polars_rankk.stats.distributions import (
+from polars_rankk.stats.per_group import (
     Attributes,
     Results,
     as_list,

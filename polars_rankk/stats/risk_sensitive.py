@@ -31,8 +31,8 @@ import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, Evaluation
 from polars_rankk.core.optional import optional_module
-from polars_rankk.stats.distributions import Results, sort_rows
 from polars_rankk.stats.pairing import baselines_of, long_values, paired_values, system_mapping
+from polars_rankk.stats.per_group import Results, sort_rows
 
 #: The columns of a `risk` table, in order.
 RISK_COLUMNS: tuple[str, ...] = (

@@ -16,7 +16,8 @@ import polars as pl
 
 from polars_rankk.core import align_ids, check_one_row_per_group
 from polars_rankk.core.types import FrameLike
-from polars_rankk.stats.distributions import QuantileMethod, Results, as_list, per_group_input
+from polars_rankk.stats.distributions import QuantileMethod
+from polars_rankk.stats.per_group import Results, as_list, per_group_input
 
 DEFAULT_RELEVANT_EDGES: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 50)
 

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_rankk.stats.gate import reliably_worse
+from polars_rankk.stats.comparison import reliably_worse
 from tests.cli.running import Rankk
 
 

@@ -222,10 +222,8 @@ def test_compare_refuses_evaluations_made_under_different_policies() -> None:
     assert rk.compare(tables, n_resamples=10).height == 1  # type: ignore[arg-type]
 
 
-#: Item 17 lives in polars_rankk/stats/rank_sums.py (another helper's file): its ``short``
-#: table is ``fill_null(0.0)``-ed whole, which turns ``r`` into Float64, so the F1 events of
-#: groups shorter than K get a Float64 ``c`` column when no relevant item is retrieved. Not
-#: strict: the fix may land from elsewhere first; drop the mark once it has.
+#: Item 17: K-curves of groups shorter than K with nothing relevant retrieved (the rank sums,
+#: polars_rankk/stats/rank_sums.py, once built F1's events from a table filled whole).
 
 
 @pytest.mark.parametrize("short_lists", ["observed", "skip"])
@@ -270,7 +268,7 @@ def test_a_registered_metric_reads_an_unjudged_grade_as_zero_under_a_gain_map(ti
             assert isinstance(per_group, pl.DataFrame)
             values[gains is None] = per_group.sort("q")["value"].to_list()
             labelled = rk.label(candidates, truth, group_by="q")
-            expression = rk.metric_expression("graded_hits", "relevance", by="score", k=2,
+            expression = rk.metrics_expression("graded_hits", "relevance", by="score", k=2,
                                               item="item", policy=policy,
                                               unretrieved="unretrieved")  # fmt: skip
             got = labelled.group_by("q").agg(expression).sort("q")["graded_hits@2"].to_list()

@@ -49,10 +49,10 @@ def test_each_method_takes_every_argument_of_its_function(name: str) -> None:
     assert inspect.signature(function).parameters["by"].default is None
 
 
-def test_the_generic_method_takes_every_argument_of_metric_expression() -> None:
-    assert _parameters(RankkExpr.metric, 1) == _parameters(rk.metric_expression, 0)[:1] + (
-        _parameters(rk.metric_expression, 2)
-    )
+def test_the_generic_method_takes_every_argument_of_metrics_expression() -> None:
+    """``.rankk.metric(name, ...)``: one metric name, then every argument of the function."""
+    assert _parameters(RankkExpr.metric, 2) == _parameters(rk.metrics_expression, 2)
+    assert _parameters(RankkExpr.metric, 1)[0][0] == "metric"
 
 
 def test_a_method_ranks_by_rank_as_its_function_does() -> None:

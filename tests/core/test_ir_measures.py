@@ -411,18 +411,18 @@ def test_compare_and_distribution_of_the_ir_measures_equal_evaluate(policy: rk.P
 
 @pytest.mark.parametrize("policy", FLOW_POLICIES)
 def test_buckets_give_evaluate_s_ir_measures(tmp_path: Path, policy: rk.Policy) -> None:
-    from polars_rankk.engines.buckets import evaluate_in_buckets
+    from polars_rankk.engines.out_of_core import evaluate_in_partitions
     from tests.conftest import assert_same_values
 
     cand, truth = _flow_tables()
     expected = rk.evaluate(
         cand, truth, k=[1, 5], metrics=IR_METRICS, group_by="user", policy=policy
     )
-    result = evaluate_in_buckets(
+    result = evaluate_in_partitions(
         cand.lazy(),
         truth.lazy(),
         output=tmp_path / "out",
-        buckets=3,
+        partitions=3,
         k=[1, 5],
         metrics=IR_METRICS,
         group_by="user",

@@ -4,7 +4,7 @@ For generated candidates and truth (ties, repeated items, invalid scores, short 
 truth, unjudged rows, graded and negative grades) and a drawn `Policy`, the same metrics are
 computed through every path a user can take, and each is held equal to the eager
 ``rk.evaluate(...).per_group`` (or its summary): the lazy pipeline on the streaming engine,
-`rk.label` + `rk.metrics_expression` per group, `evaluate_in_buckets`, `k_curve` at every K,
+`rk.label` + `rk.metrics_expression` per group, `evaluate_in_partitions`, `k_curve` at every K,
 `compare`'s per-group differences and the Markdown table. `make test` runs this file on the
 kernel and again with ``POLARS_RANKK_NATIVE=0`` (pure Polars); the kernel-vs-pure equality of
 the sums is `tests/core/test_native.py`'s, the curves' at every K `test_one_declaration.py`'s.
@@ -148,9 +148,9 @@ def test_every_path_gives_evaluates_numbers_or_refuses_in_words(
         got = {key: v for key, v in got.items() if key in expected or v is not None}
         _equal(got, expected, "label + metrics_expression")
 
-    # evaluate_in_buckets: the same summary.
-    buckets = rk.evaluate_in_buckets(
-        candidates, truth, output=tmp_path / "out", buckets=2, k=KS, metrics=METRICS,
+    # evaluate_in_partitions: the same summary.
+    buckets = rk.evaluate_in_partitions(
+        candidates, truth, output=tmp_path / "out", partitions=2, k=KS, metrics=METRICS,
         group_by="user", policy=policy, progress=False, resume=False,
     )  # fmt: skip
     summary = reference.summary().sort("metric", "k")

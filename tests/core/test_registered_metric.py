@@ -45,7 +45,7 @@ def test_both_expression_forms_equal_evaluate(toy_metrics: tuple[str, str], ties
     for name in toy_metrics:
         for k in K:
             function = labelled.group_by("q").agg(
-                rk.metric_expression(
+                rk.metrics_expression(
                     name,
                     "relevance",
                     by="score",
@@ -124,11 +124,11 @@ def test_curves_compare_tables_charts_and_report(
 
 def test_buckets_equal_evaluate(toy_metrics: tuple[str, str], tmp_path: Path) -> None:
     candidates, truth = tables()
-    bucketed = rk.evaluate_in_buckets(
+    bucketed = rk.evaluate_in_partitions(
         candidates,
         truth,
         output=tmp_path / "out",
-        buckets=2,
+        partitions=2,
         k=K,
         metrics=list(toy_metrics),
         group_by="q",

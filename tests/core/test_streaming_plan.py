@@ -2,7 +2,7 @@
 
 The pure-Polars path is checked (``POLARS_RANKK_NATIVE=0``); on the native kernel's path the
 kernel is the one node that gathers its input columns (it ranks whole groups at once), and
-`evaluate_in_buckets` bounds that memory for out-of-core tables.
+`evaluate_in_partitions` bounds that memory for out-of-core tables.
 """
 
 from __future__ import annotations

@@ -169,7 +169,8 @@ def test_bucketed_evaluation_takes_lists(
 ) -> None:
     candidates, truth = tables
     lists = candidates.group_by("user").agg("item", "score")
-    result = rk.evaluate_in_buckets(lists.to_arrow(), truth.to_pandas(), output=str(tmp_path),
-                                    buckets=3, k=KS, group_by="user", progress=False)  # fmt: skip
+    result = rk.evaluate_in_partitions(lists.to_arrow(), truth.to_pandas(), output=str(tmp_path),
+                                       partitions=3, k=KS, group_by="user",
+                                       progress=False)  # fmt: skip
     per_group = result.per_group.collect().sort("user", "metric", "k")
     assert_frame_equal(per_group, expected.sort("user", "metric", "k"), check_row_order=False)

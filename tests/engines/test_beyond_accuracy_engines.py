@@ -50,7 +50,7 @@ def runs(draw: st.DrawFn) -> pl.DataFrame:
     short_lists=st.sampled_from(["fixed", "observed", "skip"]),
     duplicates=st.sampled_from(["first", "keep"]),
 )
-def test_buckets_equal_one_machine(
+def test_partitions_equal_one_machine(
     candidates: pl.DataFrame, buckets: int, short_lists: str, duplicates: str
 ) -> None:
     policy = rk.Policy(short_lists=short_lists, duplicates=duplicates)  # type: ignore[arg-type]
@@ -64,11 +64,11 @@ def test_buckets_equal_one_machine(
         "item_features": FEATURES,
     }
     one = rk.evaluate(candidates, truth, **options)  # type: ignore[arg-type]
-    out = rk.evaluate_in_buckets(
+    out = rk.evaluate_in_partitions(
         candidates,
         truth,
         output=tempfile.mkdtemp(),
-        buckets=buckets,
+        partitions=buckets,
         engine="in-memory",
         **options,  # type: ignore[arg-type]
     )
@@ -79,14 +79,14 @@ def test_buckets_equal_one_machine(
     _same_catalogue(out.catalogue, one.catalogue)
 
 
-def test_bucket_catalogue_is_the_whole_inputs() -> None:
+def test_partition_catalogue_is_the_whole_inputs() -> None:
     # Items 5 and 6 sit in one bucket each: the default catalogue counts both everywhere.
     candidates = pl.DataFrame(
         {"user": [1, 1, 2, 2], "item": [5, 0, 6, 0], "score": [1.0, 0.5, 1.0, 0.5]}
     )
     one = rk.evaluate(candidates, k=1, metrics=["coverage", "gini"], group_by="user")
-    out = rk.evaluate_in_buckets(
-        candidates, output=tempfile.mkdtemp(), buckets=2, k=1,
+    out = rk.evaluate_in_partitions(
+        candidates, output=tempfile.mkdtemp(), partitions=2, k=1,
         metrics=["coverage", "gini"], group_by="user", engine="in-memory",
     )  # fmt: skip
     assert one.catalogue is not None

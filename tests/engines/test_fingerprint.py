@@ -1,4 +1,4 @@
-"""The fingerprint that keys a resumable `evaluate_in_buckets` run.
+"""The fingerprint that keys a resumable `evaluate_in_partitions` run.
 
 Files are known by their plan and metadata (no row read); anything else by a hash of every row
 whose plan must stream in bounded memory, as at a billion rows it otherwise gathers the whole
@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from polars_rankk.engines import staging
-from polars_rankk.engines.buckets import evaluate_in_buckets
+from polars_rankk.engines.out_of_core import evaluate_in_partitions
 from tests.core.test_streaming_plan import _fallback_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,12 +133,12 @@ def test_the_key_of_files_is_the_same_in_another_process(tmp_path: Path) -> None
 def test_resume_takes_true_false_or_contents(tmp_path: Path) -> None:
     frame = pl.DataFrame({"user": [1], "item": [1], "score": [0.5]})
     with pytest.raises(ValueError, match="resume must be True, False or 'contents'"):
-        evaluate_in_buckets(
-            frame, frame.drop("score"), output=tmp_path / "out", buckets=2, k=1,
+        evaluate_in_partitions(
+            frame, frame.drop("score"), output=tmp_path / "out", partitions=2, k=1,
             group_by="user", resume="yes",  # type: ignore[arg-type]
         )  # fmt: skip
-    result = evaluate_in_buckets(
-        frame, frame.drop("score"), output=tmp_path / "out", buckets=2, k=1,
+    result = evaluate_in_partitions(
+        frame, frame.drop("score"), output=tmp_path / "out", partitions=2, k=1,
         group_by="user", resume="contents", metrics="hit_rate",
     )  # fmt: skip
     assert result.per_group.collect()["value"].to_list() == [1.0]

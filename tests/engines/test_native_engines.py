@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from polars_rankk.core.kernel import loader as native
-from polars_rankk.engines.buckets import evaluate_in_buckets
+from polars_rankk.engines.out_of_core import evaluate_in_partitions
 from tests.core.test_native import needs_kernel, path
 from tests.support.distributed_cases import (
     CASES,
@@ -64,11 +64,11 @@ def test_dask_and_buckets_on_the_kernel_equal_pure_polars(case: Case, tmp_path: 
     if case.policy.ties == "input_order" or case.n_relevant:
         return  # buckets take neither an order column nor n_relevant here
     with path(True):
-        buckets = evaluate_in_buckets(
+        buckets = evaluate_in_partitions(
             candidates.lazy(),
             None if truth is None else truth.lazy(),
             output=tmp_path / "out",
-            buckets=3,
+            partitions=3,
             k=list(KS),
             metrics=None if case.metrics is None else list(case.metrics),
             group_by=case.keys,
@@ -107,11 +107,11 @@ def test_the_engines_use_the_kernel_when_evaluate_does(
             **distributed_kwargs(case),
         ).compute()
         dask_calls = len(reasons)
-        evaluate_in_buckets(
+        evaluate_in_partitions(
             candidates,
             truth,
             output=tmp_path / "out",
-            buckets=3,
+            partitions=3,
             k=list(KS),
             metrics=metrics,
             group_by=case.keys,

@@ -9,6 +9,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.stats.curves import (
     CURVE_COLUMNS,
     covers_every_k,
@@ -206,7 +207,15 @@ def test_bad_systems() -> None:
 
 # --- K-curves from sums over ranks --------------------------------------------
 
-_CURVE_METRICS = ["precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"]
+#: Every built-in metric summed over ranks (derived from its formula): all with a cut-off but
+#: ERR, whose rows the compiled kernel does not carry.
+_CURVE_METRICS = [m for m, entry in REGISTRY.items() if entry.rank_summed]
+
+
+def test_the_rank_summed_metrics_are_derived_from_their_formulas() -> None:
+    with_k = {m for m, entry in REGISTRY.items() if entry.accuracy and entry.has_k}
+    assert set(_CURVE_METRICS) == with_k - {"err"}
+    assert {"precision", "f1", "ndcg", "average_precision", "dcg", "judged"} <= set(_CURVE_METRICS)
 
 
 def _curve_case() -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -410,3 +419,72 @@ def test_curve_at_every_k_from_an_evaluation_of_a_few(short_lists: str) -> None:
     expected_policy = rk.Policy(duplicates="first", ties="expected")
     tied = rk.evaluate(candidates, truth, k=[2, 7], group_by="user", policy=expected_policy)
     assert not covers_every_k(tied)
+
+
+def _register_sdcg() -> str:
+    """SDCG@K (Sakai's scaled DCG): DCG@K over the DCG of K items of the top grade, here 3 —
+    a normaliser of K alone, so the formula is linear in its one term."""
+    top = 3.0
+
+    def dcg_of_k_top_items(k: pl.Expr) -> pl.Expr:
+        ranks = pl.int_ranges(1, k.cast(pl.Int64) + 1)
+        return top * ranks.list.eval(1.0 / (pl.element() + 1).cast(pl.Float64).log(2)).list.sum()
+
+    rk.register_metric(
+        "scaled_dcg",
+        lambda rows: rows.gain / (rows.rank + 1).cast(pl.Float64).log(2),
+        lambda sums: sums.total / dcg_of_k_top_items(sums.k),
+        sparse=True,
+        replace=True,
+    )
+    return "scaled_dcg"
+
+
+@pytest.mark.parametrize("short_lists", ["fixed", "observed", "skip"])
+@pytest.mark.parametrize("empty_truth", ["zero", "nan"])
+def test_registered_metrics_take_the_rank_summed_path_and_equal_evaluate(
+    toy_metrics: tuple[str, str],
+    short_lists: str,
+    empty_truth: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Metrics declared with `rk.register_metric` from linear terms — one event-valued
+    (``linear_discount``), two linear in their terms with coefficients of K
+    (``first_relevant_rank``, ``scaled_dcg``) — are summed over ranks with no hand entry, and
+    the curve at every K equals ``evaluate(k=K)``."""
+    from polars_rankk.stats import rank_sums
+    from polars_rankk.stats.curves import curve_of_evaluations
+
+    names = [*toy_metrics, _register_sdcg()]
+    try:
+        assert all(REGISTRY[name].rank_summed for name in names)
+        taken: list[rank_sums.RankSums | None] = []
+        summed = rank_sums.sums_over_ranks
+
+        def spy(*args: Any, **kwargs: Any) -> rank_sums.RankSums | None:
+            taken.append(summed(*args, **kwargs))
+            return taken[-1]
+
+        monkeypatch.setattr(rank_sums, "sums_over_ranks", spy)
+        candidates, truth = _curve_case()
+        policy = rk.Policy(
+            short_lists=short_lists,  # type: ignore[arg-type]
+            empty_truth=empty_truth,  # type: ignore[arg-type]
+            duplicates="first",
+        )
+        options = {"group_by": "user", "policy": policy, "metrics": names}
+        res = rk.evaluate(candidates, truth, k=range(1, 13), **options)  # type: ignore[arg-type]
+        curve = curve_of_evaluations({"a": res}, ci=False)
+        (sums,) = taken
+        assert sums is not None  # the sums-over-ranks path
+        assert set(sums.columns) == {"linear_discount"}
+        assert set(sums.weights) == {"first_relevant_rank", "scaled_dcg"}
+        for k in range(1, 13):
+            summary = rk.evaluate(candidates, truth, k=k, **options).summary()  # type: ignore[arg-type]
+            joined = curve.filter(pl.col("k") == k).join(summary, on=["metric", "k"], suffix="_s")
+            assert joined.height == summary.height == len(names)
+            assert joined["n_groups"].to_list() == joined["n_groups_s"].to_list()
+            gap = joined.select((pl.col("value") - pl.col("value_s")).abs().max()).item()
+            assert gap is None or gap <= 1e-12, (k, joined)
+    finally:
+        rk.unregister_metric("scaled_dcg")

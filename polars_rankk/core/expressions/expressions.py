@@ -1,6 +1,6 @@
 """Metric expressions for pre-labelled rows, inside ``group_by().agg()`` or ``.over()``.
 
-`metric_expression` computes any registered metric; the one-metric functions
+`metrics_expression` computes any registered metrics; the one-metric functions
 (``rk.ndcg_at_k``, …) and the ``.rankk`` expression namespace are generated from the registry
 into `polars_rankk.core.expressions.generated` by ``scripts/expression_api.py``. Each returns a
 ``pl.Expr`` computing one metric of one group's rows: ``relevance`` (a grade per row), ranked by
@@ -51,7 +51,7 @@ from polars_rankk.core.metrics.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
-__all__ = ["metric_expression", "metrics_expression"]
+__all__ = ["metrics_expression", "one_metric_expression"]
 
 #: The whole group: the expression is evaluated per group by ``agg`` or ``over``.
 _GROUP: list[pl.Expr] = [pl.lit(0)]
@@ -353,7 +353,7 @@ def _truth(inputs: _Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return labelled + missing, gains.append(pl.repeat(missing_gain, missing)), nonrelevant
 
 
-def metric_expression(
+def one_metric_expression(
     metric: str,
     relevance: IntoExprColumn,
     *,
@@ -365,48 +365,14 @@ def metric_expression(
     rank: IntoExprColumn | None = None,
     unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
-    """Any registered metric of each group, as an expression (null where `evaluate` would have
-    no value for the group).
-
-    Without `n_relevant` or `unretrieved` a group whose rows hold no relevant item scores as a
-    list that found nothing (0): the rows cannot say the group has nothing to find. Where
-    `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
-    repeated item under ``duplicates="error"``) the query raises, naming the column and the
-    item. A group without rows has no value (`evaluate` scores it under `missing_groups`).
-
-    Parameters
-    ----------
-    metric
-        A registered metric: its name or any accepted spelling (``"ndcg"``, ``"nDCG@10"``,
-        ``"P_5"``); a cut-off in the name is used when `k` is not given.
-    relevance
-        Grade of each row (relevant when ``>= policy.relevance_threshold``); a null grade marks
-        an unjudged row.
-    by
-        Score; higher ranks first.
-    k
-        Cut-off, for a metric with one.
-    item
-        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
-    n_relevant
-        R_g of the group, when the rows do not hold every relevant item (the missed ones
-        enter the ideal DCG at the threshold grade); null: a group the truth does not know,
-        which has no value. Given, ``empty_truth`` applies to a group with R_g = 0.
-    policy
-        `Policy` for ties, short lists, threshold, empty truth.
-    rank
-        Instead of `by`: a rank (1 = best); lower ranks first.
-    unretrieved
-        The grades (a list, the same on every row of the group) of the group's judged items
-        the rows do not hold, as `rk.label` writes them: R_g, the ideal DCG (graded truth) and
-        bpref's judged non-relevant count are then the truth's, so every metric equals
-        `evaluate` under every policy; null: a group the truth does not know (no value).
+    """One registered metric of each group, as an expression: `metrics_expression` of one name
+    (its parameters are documented there).
 
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
     >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
-    >>> df.select(rk.metric_expression("P@2", "rel", by="score", item="item")).item()
+    >>> df.select(rk.metrics_expression("P@2", "rel", by="score", item="item")).item()
     0.5
 
     See Also
@@ -439,7 +405,7 @@ def metric_expression(
 
 
 def metrics_expression(
-    metrics: Sequence[str],
+    metrics: str | Sequence[str],
     relevance: IntoExprColumn,
     *,
     by: IntoExprColumn | None = None,
@@ -450,24 +416,54 @@ def metrics_expression(
     rank: IntoExprColumn | None = None,
     unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
-    """Several registered metrics of each group as one struct expression (a field per metric,
-    named as `metric_expression` names it), ranking each group once.
+    """Registered metrics of each group as an expression: one name gives its Float64 value
+    (null where `evaluate` would have no value for the group), a list of names one struct (a
+    field per metric, named ``ndcg@10``...) ranking each group once.
 
-    Each field equals `metric_expression` of that metric; on the compiled kernel the group is
-    ranked by one plugin call for all of them (`metric_expression` calls it once per metric).
+    On the compiled kernel a list is ranked by one plugin call for all of its metrics.
     ``.unnest()`` the struct for one column per metric.
+
+    Without `n_relevant` or `unretrieved` a group whose rows hold no relevant item scores as a
+    list that found nothing (0): the rows cannot say the group has nothing to find. Where
+    `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
+    repeated item under ``duplicates="error"``) the query raises, naming the column and the
+    item. A group without rows has no value (`evaluate` scores it under `missing_groups`).
 
     Parameters
     ----------
     metrics
-        Registered metric names (any accepted spelling; a cut-off in a name is used where `k`
-        is not given).
-    relevance, by, k, item, n_relevant, policy, rank, unretrieved
-        As for `metric_expression`.
+        One registered metric — its name or any accepted spelling (``"ndcg"``,
+        ``"nDCG@10"``, ``"P_5"``) — or a list of them; a cut-off in a name is used when `k` is
+        not given.
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); a null grade marks
+        an unjudged row.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off, for a metric with one.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item (the missed ones
+        enter the ideal DCG at the threshold grade); null: a group the truth does not know,
+        which has no value. Given, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower ranks first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items
+        the rows do not hold, as `rk.label` writes them: R_g, the ideal DCG (graded truth) and
+        bpref's judged non-relevant count are then the truth's, so every metric equals
+        `evaluate` under every policy; null: a group the truth does not know (no value).
 
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    >>> df.select(rk.metrics_expression("P@2", "rel", by="score", item="item")).item()
+    0.5
     >>> df = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [0.9, 0.8, 0.1],
     ...                    "rel": [0, 1, 1]})
     >>> out = df.group_by("q").agg(
@@ -481,15 +477,29 @@ def metrics_expression(
     """
     from polars_rankk.core.names.parse import parse_metric_name
 
-    if isinstance(metrics, str) or not metrics:
-        raise ValueError("metrics must be a non-empty list of metric names")
+    if isinstance(metrics, str):
+        return one_metric_expression(
+            metrics,
+            relevance,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+    if not metrics:
+        raise ValueError("metrics must be a metric name or a non-empty list of them")
     chosen: list[tuple[str, int | None]] = []
     for metric in metrics:
         request = parse_metric_name(metric)
         entry = REGISTRY[request.metric]
         if request.policy or not entry.accuracy:
-            # Refused in the words `metric_expression` uses.
-            metric_expression(metric, relevance, by=by, k=k, item=item, policy=policy, rank=rank)
+            # Refused in the words `one_metric_expression` uses.
+            one_metric_expression(
+                metric, relevance, by=by, k=k, item=item, policy=policy, rank=rank
+            )
         cutoff = k if k is not None else request.k
         if entry.has_k and cutoff is None:
             raise ValueError(f"{entry.name} takes a cut-off: pass k=<int>")

@@ -1,18 +1,17 @@
 """One expression function per built-in accuracy metric, and the ``.rankk`` expression namespace.
 
 Generated from the metric registry by scripts/expression_api.py; do not edit by hand. Each
-function is `polars_rankk.core.expressions.expressions.metric_expression` for one metric, and
-each method of
-the namespace forwards to its function with the same arguments, the relevance column as
-``self``. A metric registered at run time (`polars_rankk.register_metric`) is computed by
-``rk.metric_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
+function is `polars_rankk.core.expressions.expressions.metrics_expression` of one metric,
+and each method of the namespace forwards to its function with the same arguments, the
+relevance column as ``self``. A metric registered at run time (`polars_rankk.register_metric`)
+is computed by ``rk.metrics_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from polars_rankk.core.expressions.expressions import metric_expression
+from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
@@ -105,10 +104,10 @@ def precision_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "precision",
         relevance,
         by=by,
@@ -186,10 +185,10 @@ def recall_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "recall",
         relevance,
         by=by,
@@ -267,10 +266,10 @@ def f1_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "f1",
         relevance,
         by=by,
@@ -348,10 +347,10 @@ def hit_rate_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "hit_rate",
         relevance,
         by=by,
@@ -428,10 +427,10 @@ def ndcg_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "ndcg",
         relevance,
         by=by,
@@ -508,10 +507,10 @@ def average_precision_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "average_precision",
         relevance,
         by=by,
@@ -589,10 +588,10 @@ def hit_rank_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "hit_rank",
         relevance,
         by=by,
@@ -670,10 +669,10 @@ def mrr_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "mrr",
         relevance,
         by=by,
@@ -748,10 +747,10 @@ def r_precision(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "r_precision",
         relevance,
         by=by,
@@ -827,10 +826,10 @@ def dcg_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "dcg",
         relevance,
         by=by,
@@ -911,10 +910,10 @@ def err_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "err",
         relevance,
         by=by,
@@ -992,10 +991,10 @@ def rbp_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "rbp",
         relevance,
         by=by,
@@ -1073,10 +1072,10 @@ def rbp_residual_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "rbp_residual",
         relevance,
         by=by,
@@ -1154,10 +1153,10 @@ def judged_at_k(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "judged",
         relevance,
         by=by,
@@ -1235,10 +1234,10 @@ def bpref(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "bpref",
         relevance,
         by=by,
@@ -1312,10 +1311,10 @@ def set_precision(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "set_precision",
         relevance,
         by=by,
@@ -1388,10 +1387,10 @@ def set_recall(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "set_recall",
         relevance,
         by=by,
@@ -1465,10 +1464,10 @@ def set_f(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "set_f",
         relevance,
         by=by,
@@ -1542,10 +1541,10 @@ def num_retrieved(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "num_retrieved",
         relevance,
         by=by,
@@ -1618,10 +1617,10 @@ def num_relevant(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "num_relevant",
         relevance,
         by=by,
@@ -1695,10 +1694,10 @@ def num_relevant_retrieved(
 
     See Also
     --------
-    metric_expression : any registered metric by name.
+    metrics_expression : any registered metrics by name.
     evaluate : every metric at every K for candidate and truth tables.
     """
-    return metric_expression(
+    return metrics_expression(
         "num_relevant_retrieved",
         relevance,
         by=by,
@@ -1739,8 +1738,8 @@ class RankkExpr:
         rank: IntoExprColumn | None = None,
         unretrieved: IntoExprColumn | None = None,
     ) -> pl.Expr:
-        """See `polars_rankk.metric_expression`: any registered metric by name."""
-        return metric_expression(
+        """See `polars_rankk.metrics_expression`: any registered metric by name."""
+        return metrics_expression(
             metric,
             self._expr,
             by=by,

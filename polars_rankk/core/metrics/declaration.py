@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, safe_ratio
+from polars_rankk.core.metrics.summed import summed_form
 from polars_rankk.core.policy import Policy
 
 __all__ = ["Alias", "Direction", "Formula", "Kind", "Metric", "Micro", "MicroSums"]
@@ -102,8 +103,6 @@ class Metric:
         metric without a cut-off); see `value`. None for a beyond-accuracy or catalogue metric.
     micro
         Its micro average, or None when it has none.
-    rank_summed
-        Whether K-curves compute it from sums over ranks (`polars_rankk.stats.rank_sums`).
     trec_eval, ir_measures
         How it is written back in trec_eval's and ir_measures' style, ``{k}`` standing for the
         cut-off and ``{p}`` for RBP's persistence; None where that tool lacks it.
@@ -132,7 +131,6 @@ class Metric:
     counts: tuple[str, ...] = ()
     formula: Formula | None = None
     micro: Micro | None = None
-    rank_summed: bool = False
     trec_eval: str | None = None
     ir_measures: str | None = None
     aliases: tuple[Alias, ...] = ()
@@ -151,7 +149,7 @@ class Metric:
                 f"metric {self.name!r}: an accuracy metric has a formula, a beyond-accuracy or "
                 f"catalogue metric none"
             )
-        if self.kind != "accuracy" and (self.terms or self.micro or self.rank_summed):
+        if self.kind != "accuracy" and (self.terms or self.micro):
             raise ValueError(f"metric {self.name!r}: only accuracy metrics read per-rank terms")
 
     @property
@@ -174,6 +172,15 @@ class Metric:
     def needs(self) -> tuple[str, ...]:
         """The cumulated per-rank terms it reads (another name for `terms`)."""
         return self.terms
+
+    @property
+    def rank_summed(self) -> bool:
+        """Whether K-curves sum it over ranks (`polars_rankk.stats.rank_sums`) under the default
+        policy: derived from its formula (`polars_rankk.core.metrics.summed`), never declared —
+        a formula that depends on K only through its terms, or that is linear in them."""
+        if self.formula is None or not self.has_k:
+            return False
+        return summed_form(self.formula, self.terms, Policy()) is not None
 
     @property
     def supports_expected_ties(self) -> bool:

@@ -213,7 +213,7 @@ def register_metric(
     [(1, 2.0), (2, 3.0)]
     >>> df = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 0, 1]})
     >>> df.select(
-    ...     rk.metric_expression("first_relevant_rank", "rel", by="score", k=3, item="item")
+    ...     rk.metrics_expression("first_relevant_rank", "rel", by="score", k=3, item="item")
     ... ).item()
     3.0
     >>> rk.unregister_metric("first_relevant_rank")
@@ -221,7 +221,7 @@ def register_metric(
     See Also
     --------
     unregister_metric : remove it again.
-    metric_expression : a registered metric as an expression.
+    metrics_expression : registered metrics as an expression.
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(

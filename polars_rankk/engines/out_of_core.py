@@ -1,11 +1,16 @@
-"""Evaluation larger than memory: hash buckets of groups, one pass per bucket.
+"""Evaluation larger than memory: hash partitions of groups, one pass per partition.
 
 Polars' streaming engine keeps a whole window partition in memory, so a single pass over a
-billion rows needs memory for all of them. Splitting the *groups* into hash buckets bounds
-that: the inputs are sunk once, partitioned by ``hash(group) % buckets``, and each bucket is
-read and evaluated on its own. A group's numbers depend only on its own rows, so the result is
-the same as one pass; the macro summary is merged exactly from per-bucket value histograms, and
-the policy drop counts are summed from each bucket's ``Evaluation.dropped``.
+billion rows needs memory for all of them. Splitting the *groups* into hash partitions bounds
+that: the inputs are sunk once, partitioned by ``hash(group) % partitions``, and each partition
+is read and evaluated on its own. A group's numbers depend only on its own rows, so the result
+is the same as one pass; the macro summary is merged exactly from per-partition value
+histograms, and the policy drop counts are summed from each partition's ``Evaluation.dropped``.
+(A *partition* here is a slice of the groups on disk; a *bucket*, as in `rk.buckets`, is a
+stratum of groups by an attribute.)
+
+`evaluate_in_buckets` and ``BucketedEvaluation`` are the names of the previous release, kept
+with a `DeprecationWarning`.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import polars as pl
 
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.beyond_accuracy import item_tables, split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
     catalogue_values,
@@ -35,56 +40,76 @@ from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
 
-_BUCKET = "_rk_bucket"
+_PARTITION = "_rk_partition"
 
 
 @dataclass
-class BucketedEvaluation:
-    """The result of `evaluate_in_buckets`: per-group rows on disk and an exact summary.
+class PartitionedEvaluation:
+    """The result of `evaluate_in_partitions`: per-group rows on disk and an exact summary.
 
     Attributes
     ----------
     per_group
         A lazy scan of the per-group Parquet files (same columns as `Evaluation.per_group`).
     output
-        The folder holding them, one file per bucket.
-    buckets
-        How many hash buckets the groups were split into.
+        The folder holding them, one file per partition.
+    partitions
+        How many hash partitions the groups were split into.
     catalogue
-        Catalogue-level metrics (``metric, k, value``) from the buckets' summed exposure
+        Catalogue-level metrics (``metric, k, value``) from the partitions' summed exposure
         counts, as `Evaluation.catalogue`; None when none was asked for.
-    resumed_buckets
-        How many buckets were taken from an interrupted run with the same inputs and
+    resumed_partitions
+        How many partitions were taken from an interrupted run with the same inputs and
         arguments (0 for a run from the start).
     """
 
     per_group: pl.LazyFrame
     output: Path
-    buckets: int
+    partitions: int
     catalogue: pl.DataFrame | None
-    resumed_buckets: int
+    resumed_partitions: int
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
 
+    @property
+    def buckets(self) -> int:
+        """Deprecated: `partitions`."""
+        warnings.warn(
+            "PartitionedEvaluation.buckets is deprecated: use .partitions",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.partitions
+
+    @property
+    def resumed_buckets(self) -> int:
+        """Deprecated: `resumed_partitions`."""
+        warnings.warn(
+            "PartitionedEvaluation.resumed_buckets is deprecated: use .resumed_partitions",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.resumed_partitions
+
     def summary(self) -> pl.DataFrame:
-        """Macro means over every bucket, as `Evaluation.summary()` gives them."""
+        """Macro means over every partition, as `Evaluation.summary()` gives them."""
         merged = self._histogram.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
         result = aggregate.summarize_histogram(merged)
         dropped = self._dropped.group_by("k").agg(pl.all().sum())
         return result.join(dropped, on="k", how="left", nulls_equal=True)
 
 
-def _bucket_of(keys: Sequence[str], buckets: int) -> pl.Expr:
+def _partition_of(keys: Sequence[str], partitions: int) -> pl.Expr:
     key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(list(keys))
-    return (key.hash(seed=20260101) % buckets).alias(_BUCKET)
+    return (key.hash(seed=20260101) % partitions).alias(_PARTITION)
 
 
-def evaluate_in_buckets(
+def evaluate_in_partitions(
     candidates: FrameLike,
     truth: FrameLike | None = None,
     *,
     output: str | Path,
-    buckets: int = 16,
+    partitions: int = 16,
     k: int | Iterable[int] = 10,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str],
@@ -101,20 +126,20 @@ def evaluate_in_buckets(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
-) -> BucketedEvaluation:
-    """Evaluate in hash buckets of groups, sinking per-group rows to Parquet.
+) -> PartitionedEvaluation:
+    """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
 
-    Memory is bounded by the largest bucket rather than the whole input: use it when a
+    Memory is bounded by the largest partition rather than the whole input: use it when a
     single `evaluate` pass does not fit. The inputs are validated once, partitioned by
-    ``hash(group keys) % buckets``, and each bucket is read, evaluated by the ordinary
-    pipeline (with `engine`) and staged as ``part-<bucket>.parquet``.
+    ``hash(group keys) % partitions``, and each partition is read, evaluated by the ordinary
+    pipeline (with `engine`) and staged as ``part-<partition>.parquet``.
 
-    Nothing appears in `output` until every bucket is done: the run works in a staging
+    Nothing appears in `output` until every partition is done: the run works in a staging
     folder beside it (``.<output name>.staging``), then moves the parts into `output`, writes
     an empty ``_SUCCESS`` marker (as Spark does) and removes the staging. A killed run leaves
     `output` without parts and without the marker; called again with the same inputs and
-    arguments it resumes, reusing the partitioned inputs and the buckets already done (a
-    `ResumedRunWarning` says how many; ``resumed_buckets`` counts them). Staging left by a run
+    arguments it resumes, reusing the partitioned inputs and the partitions already done (a
+    `ResumedRunWarning` says how many; ``resumed_partitions`` counts them). Staging left by a run
     with other inputs or arguments is removed. An input that reads local files (a
     ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes and
     modification times, without reading a row; an in-memory input by one streaming pass
@@ -125,13 +150,13 @@ def evaluate_in_buckets(
     candidates, truth, k, metrics, group_by, item, score, relevance, n_relevant, policy
         As for `evaluate`.
     popularity, catalogue, item_features, head_share
-        As for `evaluate`: whole tables given to every bucket; the catalogue (by default every
+        As for `evaluate`: whole tables given to every partition; the catalogue (by default every
         item of the whole candidates and popularity log) is the whole input's.
     output
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
-    buckets
-        Number of hash buckets; memory scales with rows / buckets.
+    partitions
+        Number of hash partitions; memory scales with rows / partitions.
     workdir
         Where the partitioned inputs are staged (in a subfolder named by the run's
         fingerprint), kept when given; by default in the staging folder beside `output`,
@@ -139,7 +164,7 @@ def evaluate_in_buckets(
     engine
         Polars engine for every pass.
     progress
-        Show a bar of buckets done (default: in a notebook or on a terminal, not when piped).
+        Show a bar of partitions done (default: in a notebook or on a terminal, not when piped).
     resume
         Fingerprint the inputs so that a rerun can resume an interrupted run (default):
         files by their metadata, in-memory frames by a streaming hash of every row.
@@ -150,7 +175,7 @@ def evaluate_in_buckets(
 
     Returns
     -------
-    BucketedEvaluation
+    PartitionedEvaluation
         ``per_group`` (a lazy scan of `output`) and ``summary()``.
 
     Examples
@@ -159,15 +184,15 @@ def evaluate_in_buckets(
     >>> candidates = pl.DataFrame({"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 3, 4],
     ...                            "score": [0.9, 0.1, 0.5, 0.7, 0.3]})
     >>> truth = pl.DataFrame({"user": [1, 2, 3], "item": [2, 3, 9]})
-    >>> out = rk.evaluate_in_buckets(candidates, truth, output=tempfile.mkdtemp(), buckets=2,
-    ...                              k=1, metrics="hit_rate", group_by="user")
+    >>> out = rk.evaluate_in_partitions(candidates, truth, output=tempfile.mkdtemp(),
+    ...                                 partitions=2, k=1, metrics="hit_rate", group_by="user")
     >>> out.per_group.sort("user").collect()["value"].to_list()
     [0.0, 1.0, 0.0]
     >>> out.summary().select("metric", "k", "value", "n_groups").row(0)
     ('hit_rate', 1, 0.3333333333333333, 3)
     """
-    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
-        raise ValueError(f"buckets must be an int >= 1; got {buckets!r}")
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise ValueError(f"partitions must be an int >= 1; got {partitions!r}")
     if resume not in (True, False, "contents"):
         raise ValueError(f"resume must be True, False or 'contents'; got {resume!r}")
     policy = Policy() if policy is None else policy
@@ -204,7 +229,7 @@ def evaluate_in_buckets(
     options.update(beyond)
     keys = list(spec.keys)
     output = Path(output)
-    arguments = {**options, "buckets": buckets, "catalogue_metrics": catalogue_metrics}
+    arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
     inputs = {
         "candidates": candidates,
         "truth": truth,
@@ -219,9 +244,11 @@ def evaluate_in_buckets(
         if resume
         else staging.unresumable_key()
     )
-    run = staging.StagedRun.start(output, key, buckets, None if workdir is None else Path(workdir))
+    run = staging.StagedRun.start(
+        output, key, partitions, None if workdir is None else Path(workdir)
+    )
     staging.manifest(run, arguments)
-    done = _run_buckets(run, spec, options, engine, progress)
+    done = _run_partitions(run, spec, options, engine, progress)
     histograms = run.pieces("histogram")
     dropped = run.pieces("dropped")
     exposures = [
@@ -233,26 +260,39 @@ def evaluate_in_buckets(
     empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
     per_group = pl.scan_parquet(files) if files else empty.lazy()
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
-    catalogue_table = None
-    if catalogue_metrics:
-        items = catalogue_items(spec, tables.catalogue, tables.popularity)
-        item_dtype = spec.candidates.collect_schema()[spec.item]
-        counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
-        catalogue_table = catalogue_values(*counts, items, catalogue_metrics).collect()
-    return BucketedEvaluation(
+    catalogue_table = _catalogue(spec, tables, catalogue_metrics, exposures)
+    return PartitionedEvaluation(
         per_group=per_group,
         output=output,
-        buckets=buckets,
+        partitions=partitions,
         catalogue=catalogue_table,
-        resumed_buckets=len(done),
+        resumed_partitions=len(done),
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
-        _dropped=pl.concat(dropped)
-        if dropped
-        else dropped_table(
-            spec.ks,
-            pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
-            pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
-        ),
+        _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
+    )
+
+
+def _catalogue(
+    spec: Spec,
+    tables: ItemTables,
+    metrics: Sequence[str],
+    exposures: list[tuple[pl.LazyFrame, pl.LazyFrame]],
+) -> pl.DataFrame | None:
+    """The catalogue-level metrics from every partition's exposure counts (None: none asked)."""
+    if not metrics:
+        return None
+    items = catalogue_items(spec, tables.catalogue, tables.popularity)
+    item_dtype = spec.candidates.collect_schema()[spec.item]
+    counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
+    return catalogue_values(*counts, items, metrics).collect()
+
+
+def _none_dropped(ks: Sequence[int]) -> pl.DataFrame:
+    """The drop counts of an input without groups: none dropped at any K."""
+    return dropped_table(
+        ks,
+        pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
+        pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
     )
 
 
@@ -266,38 +306,38 @@ def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl
     )
 
 
-def _run_buckets(
+def _run_partitions(
     run: staging.StagedRun,
     spec: Spec,
     options: dict[str, Any],
     engine: EngineType,
     progress: bool | None,
 ) -> set[int]:
-    """Partition the inputs (unless an interrupted run did) and evaluate every bucket not yet
-    staged; the buckets the interrupted run had done."""
+    """Partition the inputs (unless an interrupted run did) and evaluate every partition not yet
+    staged; the partitions the interrupted run had done."""
     sources = _sources(spec)
     if not run.inputs_ready():
         folder = run.reset_inputs()
         for name, frame in sources.items():
-            frame.with_columns(_bucket_of(spec.keys, run.buckets)).sink_parquet(
-                pl.PartitionBy(folder / name, key=_BUCKET, include_key=False),
+            frame.with_columns(_partition_of(spec.keys, run.partitions)).sink_parquet(
+                pl.PartitionBy(folder / name, key=_PARTITION, include_key=False),
                 mkdir=True,
                 engine=engine,
             )
         run.inputs_written()
     done = run.done()
-    description = staging.staged_description(done, run.buckets)
-    with progress_bar(run.buckets, description, progress) as bar:
+    description = staging.staged_description(done, run.partitions)
+    with progress_bar(run.partitions, description, progress) as bar:
         bar.update(len(done))
-        for bucket in sorted(set(range(run.buckets)) - done):
-            parts = {name: run.inputs / name / f"{_BUCKET}={bucket}" for name in sources}
-            run.save(bucket, _evaluate_bucket(parts, spec, options, engine))
+        for partition in sorted(set(range(run.partitions)) - done):
+            parts = {name: run.inputs / name / f"{_PARTITION}={partition}" for name in sources}
+            run.save(partition, _evaluate_partition(parts, spec, options, engine))
             bar.update(1)
     return done
 
 
 def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:
-    """The tables partitioned into buckets: the candidates and truth in long form, and the
+    """The tables to partition: the candidates and truth in long form, and the
     groups whose ranked list was empty (which long form has no row for)."""
     sources = {"candidates": spec.candidates}
     if spec.truth is not None:
@@ -309,10 +349,10 @@ def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:
     return sources
 
 
-def _evaluate_bucket(
+def _evaluate_partition(
     parts: dict[str, Path], spec: Spec, options: dict[str, Any], engine: EngineType
-) -> staging.BucketResult | None:
-    """One bucket, read and evaluated eagerly: a bucket is the unit that fits in memory, and
+) -> staging.PartitionResult | None:
+    """One partition, read and evaluated eagerly: a partition is the unit that fits in memory, and
     its per-group rows and drop counts then come from one heavy pass. None: no group."""
     frames = {
         name: _read_or_empty(folder, _like(name, spec), engine) for name, folder in parts.items()
@@ -324,13 +364,13 @@ def _evaluate_bucket(
     if "empty_candidates" in frames or "empty_truth" in frames:
         candidates, truth = _as_lists(frames, spec)
     with warnings.catch_warnings():
-        # A bucket whose groups a policy drops is no news: the whole run's summary says it.
+        # A partition whose groups a policy drops is no news: the whole run's summary says it.
         warnings.simplefilter("ignore", EmptyResultWarning)
         result = evaluate(candidates, truth, check_values=False, engine=engine, **options)
     rows = result.per_group
     assert isinstance(rows, pl.DataFrame)
     exposures = result.exposures
-    return staging.BucketResult(
+    return staging.PartitionResult(
         rows=rows,
         histogram=aggregate.value_histogram(rows).collect(),
         dropped=result.dropped,
@@ -353,7 +393,7 @@ def _like(name: str, spec: Spec) -> pl.LazyFrame:
 def _as_lists(
     frames: dict[str, pl.DataFrame], spec: Spec
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """A bucket's tables back in ranked-list form, so that `evaluate` sees the groups whose
+    """A partition's tables back in ranked-list form, so that `evaluate` sees the groups whose
     list was empty as it saw them in the whole input: each long row a one-item list (with its
     score), each empty group an empty list."""
     candidates = with_empty_lists(
@@ -370,3 +410,31 @@ def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.D
     if files:
         return pl.scan_parquet(files).collect(engine=engine)
     return pl.DataFrame(schema=like.collect_schema())
+
+
+def evaluate_in_buckets(
+    candidates: FrameLike,
+    truth: FrameLike | None = None,
+    *,
+    buckets: int = 16,
+    **options: Any,
+) -> PartitionedEvaluation:
+    """Deprecated: `evaluate_in_partitions` (``buckets=`` is its ``partitions=``).
+
+    Examples
+    --------
+    >>> import tempfile, warnings, polars as pl, polars_rankk as rk
+    >>> candidates = pl.DataFrame({"user": [1, 2], "item": [1, 2], "score": [0.9, 0.5]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     out = rk.evaluate_in_buckets(candidates, candidates.drop("score"), buckets=2,
+    ...                                  output=tempfile.mkdtemp(), k=1, group_by="user")
+    >>> out.partitions, str(caught[0].message)
+    (2, 'evaluate_in_buckets is deprecated: use evaluate_in_partitions(partitions=...)')
+    """
+    warnings.warn(
+        "evaluate_in_buckets is deprecated: use evaluate_in_partitions(partitions=...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return evaluate_in_partitions(candidates, truth, partitions=buckets, **options)

@@ -1,8 +1,8 @@
-"""A killed `evaluate_in_buckets` leaves no result that reads as whole, and a rerun resumes.
+"""A killed `evaluate_in_partitions` leaves no result that reads as whole, and a rerun resumes.
 
-The run is a real subprocess killed with SIGKILL part-way through many buckets; the test then
+The run is a real subprocess killed with SIGKILL part-way through many partitions; the test then
 checks the three promises: `output` holds no part file and no ``_SUCCESS`` marker, a rerun with
-the same inputs and arguments evaluates only the buckets not yet done (and says so), and no
+the same inputs and arguments evaluates only the partitions not yet done (and says so), and no
 staging is left behind once it commits.
 """
 
@@ -20,13 +20,13 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.engines.buckets import evaluate_in_buckets
+from polars_rankk.engines.out_of_core import evaluate_in_partitions
 from polars_rankk.engines.staging import SUCCESS, ResumedRunWarning
 from tests.conftest import assert_same_values
 from tests.support.reference import per_group_dict
 
 ROOT = Path(__file__).resolve().parents[2]
-BUCKETS = 48
+PARTITIONS = 48
 K = [1, 10]
 
 #: The run in the subprocess: the same call as `_run`, on the same files.
@@ -35,10 +35,10 @@ import sys
 import polars as pl
 import polars_rankk as rk
 folder = sys.argv[1]
-rk.evaluate_in_buckets(
+rk.evaluate_in_partitions(
     pl.scan_parquet(f"{{folder}}/candidates.parquet"),
     pl.scan_parquet(f"{{folder}}/truth.parquet"),
-    output=f"{{folder}}/out", buckets={BUCKETS}, k={K!r}, group_by="user", progress=False,
+    output=f"{{folder}}/out", partitions={PARTITIONS}, k={K!r}, group_by="user", progress=False,
 )
 """
 
@@ -56,12 +56,12 @@ def _write_inputs(folder: Path) -> None:
     ).unique().write_parquet(folder / "truth.parquet")
 
 
-def _run(folder: Path, **kwargs: object) -> rk.BucketedEvaluation:
-    return evaluate_in_buckets(
+def _run(folder: Path, **kwargs: object) -> rk.PartitionedEvaluation:
+    return evaluate_in_partitions(
         pl.scan_parquet(folder / "candidates.parquet"),
         pl.scan_parquet(folder / "truth.parquet"),
         output=folder / "out",
-        buckets=BUCKETS,
+        partitions=PARTITIONS,
         k=kwargs.pop("k", K),  # type: ignore[arg-type]
         group_by="user",
         progress=False,
@@ -74,22 +74,22 @@ def _staging(folder: Path) -> Path:
 
 
 def _kill_part_way(folder: Path) -> int:
-    """Start the run in a subprocess, SIGKILL it once a few buckets are done; how many were."""
+    """Start the run in a subprocess, SIGKILL it once a few partitions are done; how many were."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-c", RUN, str(folder)], env=env)
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
-            done = list(_staging(folder).glob("*/buckets/done-*"))
-            if len(done) >= BUCKETS // 4 or process.poll() is not None:
+            done = list(_staging(folder).glob("*/partitions/done-*"))
+            if len(done) >= PARTITIONS // 4 or process.poll() is not None:
                 break
             time.sleep(0.005)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
     assert process.returncode == -signal.SIGKILL, "the run ended before it was killed"
-    done = list(_staging(folder).glob("*/buckets/done-*"))
-    assert 0 < len(done) < BUCKETS
+    done = list(_staging(folder).glob("*/partitions/done-*"))
+    assert 0 < len(done) < PARTITIONS
     return len(done)
 
 
@@ -105,9 +105,9 @@ def test_killed_run_leaves_nothing_readable_and_a_rerun_resumes(tmp_path: Path) 
     done = _kill_part_way(tmp_path)
     _assert_not_readable_as_whole(tmp_path / "out")
 
-    with pytest.warns(ResumedRunWarning, match=rf"{done} of {BUCKETS} buckets were done"):
+    with pytest.warns(ResumedRunWarning, match=rf"{done} of {PARTITIONS} partitions were done"):
         result = _run(tmp_path)
-    assert result.resumed_buckets == done
+    assert result.resumed_partitions == done
     # Committed: parts and the marker in output, no staging left anywhere beside it.
     assert (tmp_path / "out" / SUCCESS).exists()
     assert not _staging(tmp_path).exists()
@@ -123,12 +123,12 @@ def test_killed_run_leaves_nothing_readable_and_a_rerun_resumes(tmp_path: Path) 
     )
     want = expected.summary().sort("metric", "k")
     assert result.summary().sort("metric", "k").select(want.columns).equals(want)
-    # And what a fresh bucketed run of the same files writes, row for row.
-    fresh = evaluate_in_buckets(
+    # And what a fresh partitioned run of the same files writes, row for row.
+    fresh = evaluate_in_partitions(
         pl.scan_parquet(tmp_path / "candidates.parquet"),
         pl.scan_parquet(tmp_path / "truth.parquet"),
         output=tmp_path / "fresh",
-        buckets=BUCKETS,
+        partitions=PARTITIONS,
         k=K,
         group_by="user",
         progress=False,
@@ -145,7 +145,7 @@ def test_a_run_with_other_arguments_removes_the_killed_runs_staging(tmp_path: Pa
     (killed,) = list(_staging(tmp_path).iterdir())
     assert any(killed.rglob("*.parquet"))  # the killed run's partitioned inputs and parts
     result = _run(tmp_path, k=[5])  # other arguments: a run of its own, from the start
-    assert result.resumed_buckets == 0
+    assert result.resumed_partitions == 0
     assert not _staging(tmp_path).exists()
     assert set(result.per_group.collect()["k"].unique()) == {5, None}  # None: r_precision
 
@@ -156,25 +156,25 @@ def test_a_finished_run_commits_and_a_new_run_replaces_it(tmp_path: Path) -> Non
     output = tmp_path / "out"
     output.mkdir()
     (output / "part-00007.parquet").write_bytes(b"an old part")
-    first = evaluate_in_buckets(
-        candidates, truth, output=output, buckets=4, k=1, metrics="hit_rate", group_by="user"
+    first = evaluate_in_partitions(
+        candidates, truth, output=output, partitions=4, k=1, metrics="hit_rate", group_by="user"
     )
-    assert first.resumed_buckets == 0
+    assert first.resumed_partitions == 0
     assert (output / SUCCESS).exists()
     assert not (output / "part-00007.parquet").exists()
     assert pl.scan_parquet(output).collect().sort("user")["value"].to_list() == [0.0, 1.0]
     assert not _staging(tmp_path).exists()
     # Inputs changed: the run starts over (nothing of the finished run is resumed).
-    second = evaluate_in_buckets(
+    second = evaluate_in_partitions(
         candidates.tail(2),
         truth,
         output=output,
-        buckets=4,
+        partitions=4,
         k=1,
         metrics="hit_rate",
         group_by="user",
     )
-    assert second.resumed_buckets == 0
+    assert second.resumed_partitions == 0
     assert pl.scan_parquet(output).collect().sort("user")["value"].to_list() == [1.0, 1.0]
 
 
@@ -184,7 +184,7 @@ def test_a_run_without_resume_commits_and_removes_an_interrupted_runs_staging(
     _write_inputs(tmp_path)
     _kill_part_way(tmp_path)
     result = _run(tmp_path, resume=False)
-    assert result.resumed_buckets == 0
+    assert result.resumed_partitions == 0
     assert (tmp_path / "out" / SUCCESS).exists()
     assert not _staging(tmp_path).exists()
 
@@ -195,20 +195,20 @@ def test_a_commit_cut_short_is_finished_by_the_rerun(tmp_path: Path) -> None:
     candidates = pl.DataFrame({"user": list(range(40)), "item": [1] * 40, "score": [0.5] * 40})
     truth = pl.DataFrame({"user": list(range(40)), "item": [1] * 40})
     output = tmp_path / "out"
-    expected = evaluate_in_buckets(
-        candidates, truth, output=tmp_path / "whole", buckets=4, k=1, group_by="user"
+    expected = evaluate_in_partitions(
+        candidates, truth, output=tmp_path / "whole", partitions=4, k=1, group_by="user"
     ).per_group.collect()
     # A run killed between moving its first part into output and writing _SUCCESS.
     key = staging.fingerprint({"candidates": candidates}, {})
     run = staging.StagedRun.start(output, key, 4, None)
-    for bucket in range(4):
-        rows = expected.filter(pl.col("user") % 4 == bucket)
+    for partition in range(4):
+        rows = expected.filter(pl.col("user") % 4 == partition)
         histogram = pl.DataFrame({"metric": ["x"], "k": [1], "value": [0.0], "count": [1]})
-        run.save(bucket, staging.BucketResult(rows, histogram, pl.DataFrame({"k": [1]})))
-    (first,) = sorted((run.folder / "buckets").glob("part-00000.parquet"))
+        run.save(partition, staging.PartitionResult(rows, histogram, pl.DataFrame({"k": [1]})))
+    (first,) = sorted((run.folder / "partitions").glob("part-00000.parquet"))
     first.rename(output / first.name)
     # Its rerun takes the moved part back instead of losing it.
-    with pytest.warns(ResumedRunWarning, match="4 of 4 buckets were done"):
+    with pytest.warns(ResumedRunWarning, match="4 of 4 partitions were done"):
         again = staging.StagedRun.start(output, key, 4, None)
     assert again.done() == {0, 1, 2, 3}
     parts = again.commit()
@@ -224,7 +224,7 @@ def test_a_changed_input_file_invalidates_the_resume(tmp_path: Path) -> None:
     )
     changed.write_parquet(tmp_path / "candidates.parquet")
     result = _run(tmp_path)  # the killed run's staging belongs to other inputs: not resumed
-    assert result.resumed_buckets == 0
+    assert result.resumed_partitions == 0
     assert not _staging(tmp_path).exists()
     expected = rk.evaluate(
         changed, pl.read_parquet(tmp_path / "truth.parquet"), k=K, group_by="user"

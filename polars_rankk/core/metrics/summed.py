@@ -1,0 +1,182 @@
+"""How a metric's formula reads on sums over ranks: the shape K-curves derive from it.
+
+A K-curve needs every metric's macro mean at every K up to the largest. A group's value at K
+is its formula on its cumulated terms at K, its list length n and R_g. Two shapes of formula
+let a curve be summed from sparse per-rank events instead of groups × K values:
+
+* *event-valued*: the value depends on K only through the cumulated terms (recall, nDCG, MRR,
+  a user's DCG-like sum...). It changes only at a rank where a term the formula reads (or the
+  ideal DCG) changes, so the formula is evaluated there, per group, and its changes summed.
+* *linear*: the value is ``a + Σ_t c_t · S_t``, S_t the cumulated terms, with coefficients that
+  depend on K and on the group only through R_g and n (precision, F-beta, AP over min(K, R),
+  an SDCG whose normaliser depends on K...). Groups with the same (R_g, n) share the
+  coefficients, so their term sums are summed per class, and the formula, evaluated once per
+  (class, K) on unit sums, weighs them.
+
+Which shape a formula has is found by evaluating it on probe values (`summed_form`), never
+declared: a new metric takes the fast path when its formula has one of the shapes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rankk.core.columns import IDEAL_DCG, PRECISION_SUM
+from polars_rankk.core.metrics.formulas import GroupStats
+from polars_rankk.core.metrics.terms import TERMS
+from polars_rankk.core.policy import Policy
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["IDEAL", "SummedForm", "carried", "probe_stats", "summed_form"]
+
+#: ``formula(policy, k, stats)``, as `polars_rankk.core.metrics.declaration.Formula`.
+FormulaOf = Callable[[Policy, int | None, GroupStats], pl.Expr]
+#: The probe frame's column for the ideal DCG at K (its rows are the ideal ranking's).
+IDEAL = "_rk_probe_ideal"
+#: A column no probe frame has: a formula reading a count K-curves do not carry fails on it.
+_ABSENT = "_rk_probe_absent"
+_KS = (1, 3, 8)
+_RELEVANT = (1.0, 2.0, 5.0)
+_LENGTHS = (2.0, 6.0, 20.0)
+
+
+def carried(column: str) -> bool:
+    """Whether the ranking rows (`polars_rankk.Evaluation.ranking_rows`) carry a term's own row
+    values on every path: a linear term, or the precision sum. The compiled kernel's rows
+    (``row_terms`` in native/src/kernel.rs) hold no other: ERR's and bpref's are not rows."""
+    term = TERMS.get(column)
+    return term is not None and (term.linear is not None or column == PRECISION_SUM)
+
+
+@dataclass(frozen=True)
+class SummedForm:
+    """The shape of a formula on sums over ranks (see the module docstring).
+
+    Attributes
+    ----------
+    events
+        Event-valued: the value depends on K only through the cumulated terms.
+    linear
+        Linear in the cumulated terms, its coefficients functions of K, R_g and n.
+    reads_ideal
+        Whether it reads the ideal DCG (only an event-valued formula may).
+    reads_relevant, reads_length
+        Whether its value (or a coefficient) changes with R_g, with n.
+    """
+
+    events: bool
+    linear: bool
+    reads_ideal: bool
+    reads_relevant: bool
+    reads_length: bool
+
+
+def probe_stats(
+    at: Callable[[str, int], pl.Expr], n_candidates: str = "n", n_relevant: str = "r"
+) -> GroupStats:
+    """Statistics read from columns of a frame: `at` for the cumulated terms, `n_candidates`
+    and `n_relevant` for the counts; the counts only a whole list has are absent."""
+    return GroupStats(
+        at=at,
+        n_candidates=pl.col(n_candidates),
+        n_relevant=pl.col(n_relevant),
+        hits_at_r=pl.col(_ABSENT),
+        whole=lambda stat: pl.col(_ABSENT),
+    )
+
+
+def _probe_rows(terms: Sequence[str]) -> pl.DataFrame:
+    """Every (R, n) probe with term sums 0, S1, S2, S1 + S2 and 2.5 S1 (positive, distinct)."""
+    import numpy as np  # not at import: the command starts without NumPy
+
+    width = len(terms) + 1  # the ideal DCG is probed as one more sum
+    first = np.linspace(0.5, 1.5, width) + np.arange(width) * 0.37
+    second = np.linspace(2.0, 0.75, width) + np.arange(width) * 0.11
+    vectors = [np.zeros(width), first, second, first + second, 2.5 * first]
+    rows = [
+        (r, n, v, *vector)
+        for r, n in itertools.product(_RELEVANT, _LENGTHS)
+        for v, vector in enumerate(vectors)
+    ]
+    return pl.DataFrame(rows, schema=["r", "n", "vector", *terms, IDEAL], orient="row")
+
+
+@lru_cache(maxsize=512)
+def summed_form(formula: FormulaOf, terms: tuple[str, ...], policy: Policy) -> SummedForm | None:
+    """The shape of `formula` (reading the cumulated `terms`) under `policy`, found on probe
+    values; None when it has neither shape or reads what sums over ranks do not carry (a
+    count over the whole list, hits within R_g, a term it does not declare, a term whose rows
+    are not `carried`).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.metrics.registry import REGISTRY
+    >>> from polars_rankk.core.policy import Policy
+    >>> def form(name):
+    ...     metric = REGISTRY[name]
+    ...     return summed_form(metric.formula, metric.terms, Policy())
+    >>> form("ndcg").events, form("ndcg").linear
+    (True, False)
+    >>> form("precision").events, form("precision").linear, form("precision").reads_relevant
+    (False, True, False)
+    >>> form("f1").reads_relevant
+    True
+    """
+    if not all(carried(term) for term in terms):
+        return None
+    frame = _probe_rows(terms)
+
+    def at(stat: str, k: int) -> pl.Expr:
+        if stat == IDEAL_DCG:
+            return pl.col(IDEAL)
+        return pl.col(stat) if stat in terms else pl.col(_ABSENT)
+
+    try:
+        values = frame.select(
+            *(formula(policy, k, probe_stats(at)).cast(pl.Float64).alias(str(k)) for k in _KS)
+        ).to_numpy()
+    except pl.exceptions.PolarsError:
+        return None
+    # (R, n, probe vector, K)
+    shaped = values.reshape(len(_RELEVANT), len(_LENGTHS), 5, len(_KS))
+    reads_ideal = _reads_ideal(formula, policy, terms)
+    events = _close(shaped, shaped[..., :1])
+    base = shaped[:, :, :1, :]
+    first, second, both, scaled = (shaped[:, :, i : i + 1, :] - base for i in (1, 2, 3, 4))
+    linear = _close(both, first + second) and _close(scaled, 2.5 * first)
+    if not events and (not linear or reads_ideal):
+        return None
+    return SummedForm(
+        events=events,
+        linear=linear and not reads_ideal,
+        reads_ideal=reads_ideal,
+        reads_relevant=not _close(shaped, shaped[:1]),
+        reads_length=not _close(shaped, shaped[:, :1]),
+    )
+
+
+def _reads_ideal(formula: FormulaOf, policy: Policy, terms: tuple[str, ...]) -> bool:
+    """Whether the formula reads the ideal DCG at all."""
+    read: list[str] = []
+
+    def at(stat: str, k: int) -> pl.Expr:
+        read.append(stat)
+        return pl.col(stat)
+
+    formula(policy, _KS[0], probe_stats(at))
+    return IDEAL_DCG in read
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal to rounding (NaN where both are NaN)."""
+    import numpy as np
+
+    return bool(np.allclose(a, np.broadcast_to(b, a.shape), rtol=1e-9, atol=1e-12, equal_nan=True))

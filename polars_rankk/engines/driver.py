@@ -1,0 +1,181 @@
+"""What the Spark and Dask back ends do on the driver before any job runs: the asked metrics
+split (accuracy, per-group beyond-accuracy, catalogue-level), the inputs' schemas checked with
+`evaluate`'s errors, the item tables collected and validated, and the executors' job planned.
+
+Each engine reads its frames' schemas and adds its own touches (Dask's note on stringified
+lists, Spark's time zone); `plan_on_driver` is the rest, shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+from polars_rankk.core import Policy
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.inputs.spec import Spec, to_lazy
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.engines.partition import PartitionJob, check_on_driver, partition_job
+from polars_rankk.engines.ranked_lists import list_fields
+
+
+def check_partitions(value: int | None, option: str) -> None:
+    """Refuse a partition count that is not an int >= 1 (None: the engine's default)."""
+    if value is not None and (isinstance(value, bool) or value < 1):
+        raise ValueError(f"{option} must be an int >= 1; got {value!r}")
+
+
+@dataclass(frozen=True)
+class BeyondRequest:
+    """The asked metric names split as `evaluate` splits them, and what the driver does."""
+
+    #: Accuracy metrics (None: the default set).
+    accuracy: list[str] | None
+    group: tuple[str, ...]
+    catalogue: tuple[str, ...]
+
+    @property
+    def beyond_only(self) -> bool:
+        return bool(self.group or self.catalogue) and not self.accuracy
+
+    def checked_metrics(self) -> list[str] | None:
+        """What the core's input checks are given (a placeholder when only beyond metrics)."""
+        return self.accuracy or (None if self.accuracy is None else ["hit_rate"])
+
+    def needs_relevance(self, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
+        """As `evaluate`: only beyond metrics and no truth: every group counts, none relevant
+        (the engine adds a 0.0 relevance column and ``empty_truth="zero"``)."""
+        return self.beyond_only and not has_truth and relevance not in set(columns)
+
+
+def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
+    """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
+    return BeyondRequest(*split_metrics(metrics))
+
+
+def zero_truth(policy: Policy | None) -> Policy:
+    """The policy of an evaluation without truth (every group evaluated, none relevant)."""
+    return replace(Policy() if policy is None else policy, empty_truth="zero")
+
+
+def small_table(frame: object, name: str) -> pl.DataFrame | None:
+    """An item table as a Polars frame to ship to every partition: Polars frames as they are,
+    Spark and Dask frames collected (item tables are small)."""
+    if frame is None:
+        return None
+    if hasattr(frame, "toArrow"):  # a Spark DataFrame
+        table = pl.from_arrow(frame.toArrow())
+        assert isinstance(table, pl.DataFrame)
+        return table
+    if hasattr(frame, "compute") and hasattr(frame, "map_partitions"):  # a Dask DataFrame
+        return pl.from_pandas(frame.compute(), nan_to_null=False)
+    lazy = to_lazy(frame, name)
+    return lazy.collect()
+
+
+def with_beyond(
+    job: PartitionJob,
+    request: BeyondRequest,
+    spec: Spec,
+    *,
+    popularity: pl.DataFrame | None,
+    catalogue: pl.DataFrame | None,
+    item_features: pl.DataFrame | None,
+    head_share: float,
+) -> tuple[PartitionJob, ItemTables | None]:
+    """The job with the beyond-accuracy metrics and tables, which are validated here, on the
+    driver, with `evaluate`'s errors; and the validated tables (None without beyond metrics)."""
+    if not (request.group or request.catalogue):
+        return job, None
+    tables = item_tables(
+        spec,
+        needs=[table for name in request.group for table in REGISTRY[name].requires],
+        popularity=popularity,
+        catalogue=catalogue,
+        item_features=item_features,
+        head_share=head_share,
+    )
+    accuracy = tuple(spec.metrics) if request.accuracy else ()
+    job = replace(
+        job,
+        metrics=(*accuracy, *request.group),
+        popularity=popularity,
+        item_features=item_features,
+        head_share=head_share,
+        catalogue_metrics=request.catalogue,
+    )
+    return job, tables
+
+
+def asked_metrics(
+    metrics: str | Iterable[str] | None, *, with_dropped: bool, evaluation: str
+) -> BeyondRequest:
+    """The asked metrics split; catalogue-level metrics need ``with_dropped=True`` (their table
+    is `evaluation`'s ``catalogue``)."""
+    request = beyond_request(metrics)
+    if request.catalogue and not with_dropped:
+        raise ValueError(
+            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
+            f"with_dropped=True and read {evaluation}.catalogue"
+        )
+    return request
+
+
+@dataclass(frozen=True)
+class DriverPlan:
+    """The checked inputs, the executors' job and the validated item tables (None without
+    beyond-accuracy metrics)."""
+
+    spec: Spec
+    job: PartitionJob
+    tables: ItemTables | None
+
+
+def plan_on_driver(
+    schemas: tuple[dict[str, pl.DataType], dict[str, pl.DataType] | None],
+    request: BeyondRequest,
+    *,
+    k: int | Iterable[int],
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+    relevance: str,
+    n_relevant: str | None,
+    policy: Policy | None,
+    order_by: str | None,
+    with_dropped: bool,
+    check_values: bool,
+    popularity: object,
+    catalogue: object,
+    item_features: object,
+    head_share: float,
+) -> DriverPlan:
+    """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job:
+    ranked-list columns found, beyond-accuracy metrics and their item tables added."""
+    spec = check_on_driver(
+        *schemas,
+        k=k,
+        metrics=request.checked_metrics(),
+        group_by=group_by,
+        item=item,
+        score=score,
+        relevance=relevance,
+        n_relevant=n_relevant,
+        policy=policy,
+        order_by=order_by,
+    )
+    job = partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
+    job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
+    job, tables = with_beyond(
+        job,
+        request,
+        spec,
+        popularity=small_table(popularity, "popularity"),
+        catalogue=small_table(catalogue, "catalogue"),
+        item_features=small_table(item_features, "item_features"),
+        head_share=head_share,
+    )
+    return DriverPlan(spec, job, tables)
