@@ -5,7 +5,10 @@
 use std::cmp::Ordering;
 
 use crate::columns::Column;
-use crate::config::{Config, Gain, Invalid, Judged, Kind, Label, Output, Stat, Ties, Token, N_LABELS};
+use crate::config::{
+    Config, Gain, Invalid, Judged, Kind, Label, NonrelevantGain, Output, RbpGrades, Stat, Ties, Token,
+    N_LABELS,
+};
 
 /// The input columns of one call, read in row order without copies.
 pub struct Inputs<'a> {
@@ -252,7 +255,7 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
     if by_score != Ordering::Equal {
         return by_score;
     }
-    match config.ties {
+    match config.policy.ties {
         // trec_eval: docno descending; copies of one item kept in input order.
         Ties::TrecEval => items.cmp_text(b.item, a.item).then(a.row().cmp(&b.row())),
         Ties::InputOrder => a.row().cmp(&b.row()),
@@ -270,25 +273,25 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
 
 /// `ranking.gain_of`: the policy's gain, then `Policy.gains`, then `nonrelevant_gain`.
 pub(crate) fn gain_of(grade: f64, config: &Config) -> f64 {
-    let mut gain = match config.gain {
-        Gain::Binary => f64::from(u8::from(grade >= config.threshold)),
+    let mut gain = match config.policy.gain {
+        Gain::Binary => f64::from(u8::from(grade >= config.policy.relevance_threshold)),
         Gain::Linear => grade.max(0.0),
         Gain::Exponential => 2f64.powf(grade.max(0.0)) - 1.0,
     };
-    for (listed, value) in &config.gains {
+    for (listed, value) in config.policy.gain_pairs() {
         if grade == *listed {
             gain = *value;
         }
     }
-    if config.nonrelevant_zero && !(grade >= config.threshold) {
+    if config.policy.nonrelevant_gain == NonrelevantGain::Zero && !(grade >= config.policy.relevance_threshold) {
         gain = 0.0;
     }
     gain
 }
 
 fn rbp_label(grade: f64, config: &Config) -> f64 {
-    if grade >= config.threshold {
-        if config.rbp_graded {
+    if grade >= config.policy.relevance_threshold {
+        if config.policy.rbp_grades == RbpGrades::Graded {
             grade
         } else {
             1.0
@@ -309,7 +312,7 @@ fn grade_label(grade: f64) -> f64 {
 }
 
 fn err_stop(grade: f64, config: &Config) -> f64 {
-    let top = config.err_max_grade;
+    let top = config.policy.err_max_grade;
     let clipped = grade.clamp(0.0, top);
     (2f64.powf(clipped) - 1.0) / 2f64.powf(top)
 }
@@ -522,7 +525,7 @@ impl<'a> Reader<'a> {
         let mut recorder = Recorder { ks: &self.ks, next_k: 0, r_cut, n_stats };
         out.n = n;
         out.hits_at_r = 0.0;
-        let hits = if config.ties == Ties::Expected {
+        let hits = if config.policy.ties == Ties::Expected {
             self.expected(ranked, limit, &mut sums, &weights, &mut recorder, out)
         } else {
             self.deterministic(ranked, limit, n_relevant, n_nonrelevant, &mut sums, &weights, &mut recorder, out)
@@ -565,7 +568,7 @@ impl<'a> Reader<'a> {
         for (index, candidate) in ranked[..limit].iter().enumerate() {
             let rank = index + 1;
             let grade = effective_grade(candidate.grade, config);
-            let relevant = grade >= config.threshold;
+            let relevant = grade >= config.policy.relevance_threshold;
             let judged = candidate.judged();
             if relevant {
                 hits += 1;
@@ -665,7 +668,7 @@ impl<'a> Reader<'a> {
             let mut first_value = [0.0f64; N_LABELS];
             for (index, candidate) in block.iter().enumerate() {
                 let grade = effective_grade(candidate.grade, config);
-                r += usize::from(grade >= config.threshold);
+                r += usize::from(grade >= config.policy.relevance_threshold);
                 judged += usize::from(candidate.judged());
                 let values = [
                     (Label::Gain, gain_of(grade, config)),
@@ -691,7 +694,7 @@ impl<'a> Reader<'a> {
             labels[Label::Gain as usize] = block_total(Label::Gain) / m;
             labels[Label::Grade as usize] = block_total(Label::Grade) / m;
             labels[Label::RbpGain as usize] =
-                if config.rbp_graded { block_total(Label::RbpGain) / m } else { rf / m };
+                if config.policy.rbp_grades == RbpGrades::Graded { block_total(Label::RbpGain) / m } else { rf / m };
             let hb = hits_before as f64;
             let mut log_before_block = 0.0f64;
             for t in 1..=block.len() {
@@ -791,7 +794,7 @@ fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
                 n_nonrelevant[g] = n_nonrelevant[g].max(counts.next().unwrap_or(f64::NAN));
             }
             if !score.is_finite() {
-                match config.invalid {
+                match config.policy.invalid_scores {
                     Invalid::Drop => continue,
                     Invalid::Lowest => score = f64::NEG_INFINITY,
                     Invalid::Error => {}
@@ -910,7 +913,7 @@ impl Reader<'_> {
         for (index, candidate) in ranked[..limit].iter().enumerate() {
             let rank = index + 1;
             let grade = effective_grade(candidate.grade, config);
-            let relevant = grade >= config.threshold;
+            let relevant = grade >= config.policy.relevance_threshold;
             if relevant {
                 hits += 1;
             }
@@ -1013,7 +1016,7 @@ fn score_order(score: f64) -> u64 {
 /// many remain (the first ones).
 /// Whether pre-labelled candidates are condensed after their copies pool their grades.
 fn defers_condensing(config: &Config) -> bool {
-    config.labelled && !config.one_group && !config.keep_duplicates
+    config.labelled && !config.one_group && !config.policy.keep_duplicates()
 }
 
 /// Pre-labelled candidates after de-duplication: the judged flag read off the pooled grade
@@ -1047,7 +1050,7 @@ pub(crate) fn rank_group(
     scratch: &mut Vec<u64>,
 ) -> usize {
     let mut len = group.len();
-    if !config.keep_duplicates && len > 1 && may_repeat(items, group, scratch) {
+    if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, scratch) {
         // The highest-scored copy of each item, the earliest such row; its label is the
         // highest among the copies.
         group.sort_unstable_by(|a, b| {
