@@ -1,23 +1,9 @@
 //! The plugin function `group_sums`: checks the inputs against the configuration, runs the
 //! kernel and lays out its output columns.
 
-use std::sync::OnceLock;
-
 use crate::columns::{Column, OutColumn, OutData};
 use crate::config::{self, Config, Invalid, Judged, Kind, Output};
 use crate::kernel::{self, Inputs};
-
-/// Worker threads for one call (asked once: the OS call is slow next to a small call).
-pub fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
-        let from_env = std::env::var("POLARS_RANKK_NATIVE_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|v| *v > 0);
-        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
 
 fn configuration(kwargs: &[u8]) -> Result<(Config, String), String> {
     config::from_kwargs(kwargs)
