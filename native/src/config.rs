@@ -132,6 +132,9 @@ pub struct Config {
     /// `pool="restrict"`: the truth is restricted to the ranked items.
     pub pool_restrict: bool,
     pub has_row: bool,
+    /// The truth's rows follow the candidates' in the same columns (a grade: a truth row);
+    /// the kernel joins them itself and counts each group's R and N.
+    pub truth: bool,
     /// 0, 1 (R) or 2 (R and judged non-relevant N) count columns.
     pub n_counts: usize,
     /// Every term an output reads, by name.
@@ -319,6 +322,7 @@ pub fn parse(text: &str, policy: Policy) -> Result<Config, String> {
         has_extra: false,
         pool_restrict: false,
         has_row: false,
+        truth: false,
         n_counts: 0,
         stats: Vec::new(),
         outputs: Vec::new(),
@@ -362,6 +366,7 @@ pub fn parse(text: &str, policy: Policy) -> Result<Config, String> {
                 config.stats.push((term.to_string(), stat));
             }
             "row" => config.has_row = flag(value),
+            "truth" => config.truth = flag(value),
             "score_name" => {}
             "counts" => {
                 config.n_counts = value.parse().map_err(|_| format!("bad count {value:?}"))?;

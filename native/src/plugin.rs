@@ -108,7 +108,10 @@ fn read_inputs<'a>(
         }
     }
     if config.policy.invalid_scores == Invalid::Error {
-        if let Some((at, value)) = rest[1].floats().enumerate().find(|(_, s)| !s.is_finite()) {
+        // A truth row (with a grade, after the candidates) has no score.
+        let candidate = |grade: f64| !config.truth || grade.is_nan();
+        let mut scores = rest[1].floats().zip(rest[2].floats()).enumerate();
+        if let Some((at, (value, _))) = scores.find(|(_, (s, g))| candidate(*g) && !s.is_finite()) {
             return Err(format!(
                 "column {score_name:?} holds an invalid score ({value}) at row {at}: null, NaN \
                  and inf are invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them"

@@ -1,14 +1,17 @@
 //! Grouping: dense group ids from a hash of the key columns, and every group's candidates
-//! side by side (a counting sort by group, in input order).
+//! side by side: read in order when the input arrives grouped (each group's rows together),
+//! else a counting sort by group, in input order. With the truth in the same call, its rows
+//! are read first into `Truth` and the candidates take their grades from it.
 
 use crate::columns::Column;
 use crate::config::{Config, Invalid, Judged, Kind};
 
-use super::rank::{defers_condensing, Candidate};
+use super::rank::{defers_condensing, Candidate, Items};
+use super::truth::Truth;
 use super::{timing, Inputs};
 
 #[inline]
-fn mix(mut x: u64) -> u64 {
+pub(super) fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
@@ -133,6 +136,75 @@ pub(super) struct Grouped {
     pub n_nonrelevant: Vec<f64>,
 }
 
+/// The candidate rows' groups once the truth's rows are set aside: `ids[i]` the dense id among
+/// groups with candidates (`u32::MAX` for a truth row), and the truth read into `Truth`.
+struct Split {
+    ids: Vec<u32>,
+    group_keys: Vec<Vec<u64>>,
+    truth: Option<(Truth, Vec<u32>)>,
+    n_relevant: Vec<f64>,
+    n_nonrelevant: Vec<f64>,
+}
+
+/// Set the truth rows (those with a grade) aside: read them into `Truth`, count each group's
+/// R and N, and renumber the groups that have candidate rows.
+fn split_truth(config: &Config, inputs: &Inputs<'_>, ids: Vec<u32>, keys: Vec<Vec<u64>>) -> Split {
+    let n_all = keys[0].len();
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let mut truth = Truth::with_capacity(1024);
+    let mut renumber = vec![u32::MAX; n_all];
+    let mut n_groups = 0u32;
+    let mut old_ids = ids;
+    let mut handles = inputs.item.handles();
+    for (id, grade) in old_ids.iter_mut().zip(inputs.grade.floats()) {
+        let item = handles.next().unwrap_or(0);
+        if grade.is_nan() {
+            let new = &mut renumber[*id as usize];
+            if *new == u32::MAX {
+                *new = n_groups;
+                n_groups += 1;
+            }
+        } else {
+            truth.insert(&items, *id, item, grade);
+            *id = u32::MAX;
+        }
+    }
+    let (relevant, nonrelevant) = truth.counts(n_all, config.policy.relevance_threshold);
+    let mut group_keys = vec![vec![0u64; n_groups as usize]; keys.len()];
+    let mut n_relevant = vec![0.0; n_groups as usize];
+    let mut n_nonrelevant = vec![0.0; n_groups as usize];
+    for (old, new) in renumber.iter().enumerate().filter(|(_, new)| **new != u32::MAX) {
+        for (j, column) in keys.iter().enumerate() {
+            group_keys[j][*new as usize] = column[old];
+        }
+        n_relevant[*new as usize] = relevant[old];
+        n_nonrelevant[*new as usize] = nonrelevant[old];
+    }
+    // The candidates keep their old ids for the truth's look-ups; `renumber` gives the new.
+    Split { ids: old_ids, group_keys, truth: Some((truth, renumber)), n_relevant, n_nonrelevant }
+}
+
+/// Whether each group's candidate rows are together, groups in order of first appearance.
+fn arrives_grouped(ids: &[u32], renumber: Option<&[u32]>) -> bool {
+    let mut last = 0u32;
+    for id in ids.iter().filter(|id| **id != u32::MAX) {
+        let id = renumber.map_or(*id, |r| r[*id as usize]);
+        if id < last || id > last + 1 {
+            return false;
+        }
+        last = id;
+    }
+    true
+}
+
+/// How many rows the last call scattered (the rest were read in order): a counter the
+/// tests read under `POLARS_RANKK_NATIVE_TIMING`.
+fn report_scattered(rows: usize) {
+    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
+        eprintln!("rankk kernel: rows scattered: {rows}");
+    }
+}
+
 pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let n = inputs.score.len();
     let reader = KeyReader { columns: &inputs.keys, kinds: &config.key_kinds };
@@ -140,20 +212,40 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let (ids, group_keys) = group_ids(&reader, n);
     timing("group ids", started);
     let started = std::time::Instant::now();
-    let n_groups = group_keys[0].len();
-    // Each group's candidates side by side (a counting sort by group, in input order), after
-    // invalid scores and unjudged candidates are handled: group g holds offsets[g]..ends[g].
-    let mut offsets = vec![0usize; n_groups + 1];
-    for id in &ids {
-        offsets[*id as usize + 1] += 1;
+    let split = if config.truth {
+        split_truth(config, inputs, ids, group_keys)
+    } else {
+        Split { ids, group_keys, truth: None, n_relevant: Vec::new(), n_nonrelevant: Vec::new() }
+    };
+    if config.truth {
+        timing("truth", started);
     }
-    for g in 0..n_groups {
-        offsets[g + 1] += offsets[g];
+    let started = std::time::Instant::now();
+    let Split { ids, group_keys, truth, n_relevant: truth_relevant, n_nonrelevant: truth_nonrelevant } =
+        split;
+    let renumber = truth.as_ref().map(|(_, r)| r.as_slice());
+    let new_id = |id: u32| renumber.map_or(id, |r| r[id as usize]);
+    let n_groups = group_keys[0].len();
+    let in_order = arrives_grouped(&ids, renumber);
+    // Each group's candidates side by side, after invalid scores and unjudged candidates are
+    // handled: group g holds offsets[g]..ends[g]. In order: each group starts where the one
+    // before it ended; else a counting sort by group.
+    let mut offsets = vec![0usize; n_groups + 1];
+    if !in_order {
+        for id in ids.iter().filter(|id| **id != u32::MAX) {
+            offsets[new_id(*id) as usize + 1] += 1;
+        }
+        for g in 0..n_groups {
+            offsets[g + 1] += offsets[g];
+        }
     }
     let mut ends = offsets[..n_groups].to_vec();
-    let mut candidates = vec![Candidate::default(); n];
+    let n_candidates = if config.truth { ids.iter().filter(|id| **id != u32::MAX).count() } else { n };
+    let mut candidates = vec![Candidate::default(); n_candidates];
+    let mut next = 0usize;
     let mut n_relevant = vec![f64::NAN; if inputs.n_relevant.is_some() { n_groups } else { 0 }];
     let mut n_nonrelevant = vec![f64::NAN; if inputs.n_nonrelevant.is_some() { n_groups } else { 0 }];
+    let items_view = Items { column: inputs.item, kind: config.item_kind };
     {
         let mut scores = inputs.score.floats();
         let mut grades = inputs.grade.floats();
@@ -162,13 +254,26 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         let mut judged_flags = inputs.judged.map(Column::floats);
         let mut relevant_counts = inputs.n_relevant.map(Column::floats);
         let mut nonrelevant_counts = inputs.n_nonrelevant.map(Column::floats);
+        let mut previous = usize::MAX;
         for id in &ids {
-            let g = *id as usize;
             // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
             let mut score = scores.next().unwrap_or(f64::NAN) + 0.0;
-            let grade = grades.next().unwrap_or(f64::NAN);
+            let mut grade = grades.next().unwrap_or(f64::NAN);
             let item = items.next().unwrap_or(0);
             let row = rows.as_mut().map_or(0, |r| r.next().unwrap_or(0));
+            if *id == u32::MAX {
+                continue; // a truth row
+            }
+            let g = new_id(*id) as usize;
+            if in_order && g != previous {
+                // The group starts where the one before it ended.
+                offsets[g] = next;
+                ends[g] = next;
+                previous = g;
+            }
+            if let Some((truth, _)) = &truth {
+                grade = truth.grade(&items_view, *id, item);
+            }
             let flag = judged_flags.as_mut().map_or(0.0, |j| j.next().unwrap_or(0.0));
             if let Some(counts) = relevant_counts.as_mut() {
                 n_relevant[g] = n_relevant[g].max(counts.next().unwrap_or(f64::NAN));
@@ -205,8 +310,16 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
             let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
             candidates[ends[g]] = Candidate { score, grade, item, extra };
             ends[g] += 1;
+            next = ends[g];
         }
     }
-    timing("scatter", started);
+    if in_order {
+        offsets[n_groups] = next;
+    }
+    report_scattered(if in_order { 0 } else { n_candidates });
+    timing(if in_order { "read in order (not scattered)" } else { "scatter" }, started);
+    if config.truth {
+        (n_relevant, n_nonrelevant) = (truth_relevant, truth_nonrelevant);
+    }
     Grouped { keys: group_keys, offsets, ends, candidates, n_relevant, n_nonrelevant }
 }

@@ -14,6 +14,7 @@ use crate::config::{Config, Label, N_LABELS};
 mod group_ids;
 pub(crate) mod rank;
 pub(crate) mod terms;
+mod truth;
 
 use group_ids::{grouped, Grouped};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items};

@@ -55,6 +55,12 @@ pub(crate) struct Items<'a> {
 }
 
 impl Items<'_> {
+    /// Whether the items are strings (equal keys are then compared byte by byte).
+    #[inline]
+    pub(crate) fn is_text(&self) -> bool {
+        self.kind == Kind::Text
+    }
+
     /// The item's own order: integers by value, strings by bytes.
     #[inline]
     fn cmp(&self, a: u64, b: u64) -> Ordering {

@@ -267,7 +267,15 @@ def _inputs(
     arguments = [_as_kernel_input(key, schema[key]) for key in keys]
     arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
     needs_judged = needs.judged or condense
-    if not spec.labelled:
+    fused = _fuses_truth(spec, needs, truth_stats)
+    if fused:
+        # The truth's rows follow the candidates' in the same columns, and the kernel joins
+        # them itself (a grade marks a truth row): no join before the kernel.
+        frame = _with_truth_rows(spec, selected, truth, ROW in schema)
+        arguments = [pl.col(column) for column in frame.collect_schema().names()]
+        judged = "grade" if needs_judged else "unused"
+        positive_only = not needs.judged
+    elif not spec.labelled:
         # Every judged truth row (any grade); a null grade marks an unjudged candidate.
         frame = frame.join(truth, on=[*keys, spec.item], how="left")
         judged = "grade" if needs_judged else "unused"
@@ -283,10 +291,10 @@ def _inputs(
             arguments.append(pl.col(IS_JUDGED))
         elif needs_judged:
             judged = "nonnegative" if negative_unjudged else "all"
-    if ROW in schema:
+    if ROW in schema and not fused:
         arguments.append(pl.col(ROW).cast(pl.Int64))
     count_columns: list[str] = []
-    if needs.counts and truth_stats is not None:
+    if needs.counts and truth_stats is not None and not fused:
         count_columns = [N_RELEVANT]
         if "n_nonrelevant" in needs.counts:
             count_columns.append(N_NONRELEVANT)
@@ -305,12 +313,49 @@ def _inputs(
         f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
         f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
         f"row={int(ROW in schema)}",
+        f"truth={int(fused)}",
         f"counts={len(count_columns)}",
         f"score_name={spec.score}",
         *term_lines(needs.columns, policy),
         *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
     ]
     return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+
+
+def _fuses_truth(spec: Spec, needs: TermNeeds, truth_stats: pl.LazyFrame | None) -> bool:
+    """Whether the kernel reads the truth's rows itself (the candidates carry no grade): it
+    then counts each group's R and N too, except where they are not the truth's own counts
+    (padding rows, ``pool="restrict"``), which Polars joins as before."""
+    if spec.labelled or spec.truth is None:
+        return False
+    own_counts = spec.n_relevant is None and spec.policy.pool != "restrict"
+    return own_counts or not needs.counts or truth_stats is None
+
+
+def _with_truth_rows(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, has_row: bool
+) -> pl.LazyFrame:
+    """The candidates (no grade) and then the judged truth rows (no score), in the same
+    columns as the kernel reads them; a concatenation, not a join."""
+    keys = list(spec.keys)
+    schema = selected.collect_schema()
+    shared = [_as_kernel_input(column, schema[column]).alias(column) for column in keys]
+    shared.append(_as_kernel_input(spec.item, schema[spec.item]).alias(spec.item))
+    truth_schema = truth.collect_schema()
+    truth_keys = [
+        _as_kernel_input(column, truth_schema[column]).alias(column)
+        for column in (*keys, spec.item)
+    ]
+    row = [pl.col(ROW).cast(pl.Int64)] if has_row else []
+    no_row = [pl.lit(None, pl.Int64).alias(ROW)] if has_row else []
+    candidates = selected.select(
+        *shared, pl.col(SCORE), pl.lit(None, pl.Float64).alias(GRADE), *row
+    )
+    grade = pl.col(GRADE).cast(pl.Float64)
+    judged = truth.filter(grade.is_not_null() & grade.is_not_nan()).select(
+        *truth_keys, pl.lit(None, pl.Float64).alias(SCORE), grade.alias(GRADE), *no_row
+    )
+    return pl.concat([candidates, judged], how="vertical")
 
 
 def library() -> Path:
