@@ -11,7 +11,7 @@ use super::truth::Truth;
 use super::{timing, Inputs};
 
 #[inline]
-pub(super) fn mix(mut x: u64) -> u64 {
+fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
@@ -151,7 +151,7 @@ struct Split {
 fn split_truth(config: &Config, inputs: &Inputs<'_>, ids: Vec<u32>, keys: Vec<Vec<u64>>) -> Split {
     let n_all = keys[0].len();
     let items = Items { column: inputs.item, kind: config.item_kind };
-    let mut truth = Truth::with_capacity(1024);
+    let mut rows: Vec<(u32, u64, f64)> = Vec::new();
     let mut renumber = vec![u32::MAX; n_all];
     let mut n_groups = 0u32;
     let mut old_ids = ids;
@@ -165,11 +165,13 @@ fn split_truth(config: &Config, inputs: &Inputs<'_>, ids: Vec<u32>, keys: Vec<Ve
                 n_groups += 1;
             }
         } else {
-            truth.insert(&items, *id, item, grade);
+            rows.push((*id, item, grade));
             *id = u32::MAX;
         }
     }
-    let (relevant, nonrelevant) = truth.counts(n_all, config.policy.relevance_threshold);
+    let truth = Truth::new(&items, &rows, n_all);
+    drop(rows);
+    let (relevant, nonrelevant) = truth.counts(&items, config.policy.relevance_threshold);
     let mut group_keys = vec![vec![0u64; n_groups as usize]; keys.len()];
     let mut n_relevant = vec![0.0; n_groups as usize];
     let mut n_nonrelevant = vec![0.0; n_groups as usize];
