@@ -207,6 +207,41 @@ fn report_scattered(rows: usize) {
     }
 }
 
+/// A candidate row as the ranking reads it, after `Policy.invalid_scores` and condensing
+/// (None: the row leaves before ranking).
+#[inline]
+fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag: f64) -> Option<Candidate> {
+    let mut score = score;
+    if !score.is_finite() {
+        match config.policy.invalid_scores {
+            Invalid::Drop => return None,
+            Invalid::Lowest => score = f64::NEG_INFINITY,
+            Invalid::Error => {}
+        }
+    }
+    let judged = match config.judged {
+        Judged::Unused | Judged::All => true,
+        Judged::Grade => !grade.is_nan(),
+        Judged::Column => flag != 0.0 && !flag.is_nan(),
+        // As the reference: a null grade is filled first, then compared.
+        Judged::NonNegative => {
+            (if grade.is_nan() { config.unjudged_grade } else { grade }) >= 0.0
+        }
+    };
+    let condensed_away = match config.judged {
+        // Condensing a pre-labelled list keeps the grades >= 0 (a null is not one).
+        Judged::NonNegative => grade.is_nan() || grade < 0.0,
+        _ => !judged,
+    };
+    // Pre-labelled copies of one item pool their grades before condensing (as the
+    // reference de-duplicates first): their condensing waits for `rank_group`.
+    if config.condense && condensed_away && !defers_condensing(config) {
+        return None;
+    }
+    let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
+    Some(Candidate { score, grade, item, extra })
+}
+
 pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let n = inputs.score.len();
     let reader = KeyReader { columns: &inputs.keys, kinds: &config.key_kinds };
@@ -259,7 +294,7 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         let mut previous = usize::MAX;
         for id in &ids {
             // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
-            let mut score = scores.next().unwrap_or(f64::NAN) + 0.0;
+            let score = scores.next().unwrap_or(f64::NAN) + 0.0;
             let mut grade = grades.next().unwrap_or(f64::NAN);
             let item = items.next().unwrap_or(0);
             let row = rows.as_mut().map_or(0, |r| r.next().unwrap_or(0));
@@ -283,34 +318,10 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
             if let Some(counts) = nonrelevant_counts.as_mut() {
                 n_nonrelevant[g] = n_nonrelevant[g].max(counts.next().unwrap_or(f64::NAN));
             }
-            if !score.is_finite() {
-                match config.policy.invalid_scores {
-                    Invalid::Drop => continue,
-                    Invalid::Lowest => score = f64::NEG_INFINITY,
-                    Invalid::Error => {}
-                }
-            }
-            let judged = match config.judged {
-                Judged::Unused | Judged::All => true,
-                Judged::Grade => !grade.is_nan(),
-                Judged::Column => flag != 0.0 && !flag.is_nan(),
-                // As the reference: a null grade is filled first, then compared.
-                Judged::NonNegative => {
-                    (if grade.is_nan() { config.unjudged_grade } else { grade }) >= 0.0
-                }
-            };
-            let condensed_away = match config.judged {
-                // Condensing a pre-labelled list keeps the grades >= 0 (a null is not one).
-                Judged::NonNegative => grade.is_nan() || grade < 0.0,
-                _ => !judged,
-            };
-            // Pre-labelled copies of one item pool their grades before condensing (as the
-            // reference de-duplicates first): their condensing waits for `rank_group`.
-            if config.condense && condensed_away && !defers_condensing(config) {
+            let Some(candidate) = candidate(config, score, grade, item, row, flag) else {
                 continue;
-            }
-            let extra = ((row.max(0) as u64) << 1) | u64::from(judged);
-            candidates[ends[g]] = Candidate { score, grade, item, extra };
+            };
+            candidates[ends[g]] = candidate;
             ends[g] += 1;
             next = ends[g];
         }
