@@ -380,7 +380,9 @@ def group_sums(
 
     `selected` are the candidates as `prepare` selects them (keys, item, score, and the grade,
     padding and input row where they exist); `truth` the normalised truth (any grade);
-    `truth_stats` its per-group counts.
+    `truth_stats` its per-group counts. Where the candidates carry no grade the kernel reads
+    the truth's rows itself, after the candidates' (`_with_truth_rows`): no join runs before
+    it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
     outputs = [(N_CANDIDATES, "n_candidates")]
