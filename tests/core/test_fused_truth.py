@@ -9,7 +9,11 @@ whether the rows arrive grouped or shuffled, the groups split across the kernel'
 from __future__ import annotations
 
 import os
+import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -125,3 +129,47 @@ def test_the_fused_truth_gives_the_pure_numbers_in_any_row_order(
     if policy.ties == "expected":
         metrics = [m for m in metrics if m not in ("err", "bpref")]
     both_paths(candidates, truth, k=ks, group_by="user", metrics=metrics, policy=policy)
+
+
+_SPLIT_SCRIPT = """
+import sys
+import polars as pl
+import polars_rankk as rk
+candidates = pl.read_ipc(sys.argv[1])
+truth = pl.read_ipc(sys.argv[2])
+evaluation = rk.evaluate(candidates, truth, k=[1, 3, 10], group_by="user")
+assert evaluation.diagnostics.path.startswith("native kernel: loaded"), evaluation.diagnostics.path
+evaluation.per_group.sort("user", "metric", "k").write_ipc(sys.argv[3])
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "3", "16"])
+def test_groups_split_across_threads_give_the_pure_numbers(threads: str, tmp_path: Path) -> None:
+    rng = random.Random(7)
+    rows = [
+        (u, rng.randrange(30), rng.choice([0.1, 0.5, 0.5, 0.9]))
+        for u in range(40)
+        for _ in range(12)
+    ]
+    rng.shuffle(rows)
+    candidates = pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
+    truth = pl.DataFrame(
+        [(u, i, rng.choice([0, 1, 2])) for u in range(42) for i in rng.sample(range(30), 6)],
+        schema=["user", "item", "relevance"],
+        orient="row",
+    )
+    files = [tmp_path / name for name in ("candidates.arrow", "truth.arrow", "out.arrow")]
+    candidates.write_ipc(files[0])
+    truth.write_ipc(files[1])
+    env = {**os.environ, "POLARS_RANKK_NATIVE_THREADS": threads, "POLARS_RANKK_NATIVE": "1"}
+    subprocess.run(
+        [sys.executable, "-c", _SPLIT_SCRIPT, *map(str, files)], check=True, env=env, timeout=300
+    )
+    with path(False):
+        pure = rk.evaluate(candidates, truth, k=[1, 3, 10], group_by="user").per_group
+    on_kernel = pl.read_ipc(files[2])
+    assert isinstance(pure, pl.DataFrame)
+    pure = pure.sort("user", "metric", "k")
+    assert on_kernel.drop("value").equals(pure.drop("value"))
+    differences = (on_kernel["value"] - pure["value"]).abs().fill_nan(0.0).fill_null(0.0)
+    assert differences.max() <= 1e-12
