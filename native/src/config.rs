@@ -1,5 +1,14 @@
-//! What one call computes: the policy and the output columns, sent by Python as one text
-//! (`polars_rankk/core/kernel/loader.py` writes it) inside the pickled kwargs.
+//! What one call computes: the policy and the output columns, sent by Python in the pickled
+//! kwargs (`polars_rankk/core/kernel/loader.py`, `kwargs`): `{"policy": {...}, "config": text}`.
+//!
+//! `policy` is every `Policy` field the kernel applies, deserialized by serde into [`Policy`]
+//! (one Rust field per Python field, named alike, each Literal an enum of the same words;
+//! unknown fields and values are refused, so a new `Policy` field or choice cannot be silently
+//! ignored). `config` is the call's description (columns, terms, outputs) as `name=value` lines.
+
+use serde::Deserialize;
+
+pub use crate::policy::{Duplicates, Gain, Invalid, NegativeGrades, NonrelevantGain, Policy, RbpGrades, Ties, Unjudged};
 
 /// How a key or item column's values compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,29 +19,12 @@ pub enum Kind {
     Text,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ties {
-    TrecEval,
-    ItemAsc,
-    InputOrder,
-    Pessimistic,
-    Optimistic,
-    Expected,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Invalid {
-    /// Scores were validated: none is invalid.
-    Error,
-    Drop,
-    Lowest,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gain {
-    Linear,
-    Exponential,
-    Binary,
+/// The pickled kwargs of every call.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Kwargs {
+    policy: Policy,
+    config: String,
 }
 
 /// Where a candidate's "has a judgement" flag comes from.
@@ -115,21 +107,11 @@ pub enum Output {
 pub struct Config {
     pub key_kinds: Vec<Kind>,
     pub item_kind: Kind,
-    pub ties: Ties,
-    pub keep_duplicates: bool,
-    pub invalid: Invalid,
+    pub policy: Policy,
     pub condense: bool,
     pub judged: Judged,
     /// Grades <= 0 count as 0 (the join kept only positive truth rows on the reference path).
     pub positive_only: bool,
-    pub threshold: f64,
-    pub gain: Gain,
-    /// `Policy.gains`: grades given another gain, and that gain.
-    pub gains: Vec<(f64, f64)>,
-    /// `nonrelevant_gain="zero"`: grades below the threshold gain nothing.
-    pub nonrelevant_zero: bool,
-    /// `rbp_grades="graded"`: RBP counts a relevant row's grade.
-    pub rbp_graded: bool,
     /// The grade terms read for an unjudged row (0, or -inf when a grade <= 0 is mapped to a
     /// gain: `ranking.unjudged_grade`).
     pub unjudged_grade: f64,
@@ -142,8 +124,6 @@ pub struct Config {
     pub negative_unjudged: bool,
     /// Pre-labelled candidates (their grades are not joined from a truth table).
     pub labelled: bool,
-    /// `negative_grades="unjudged"` (the expressions read it per row).
-    pub negative_grades_unjudged: bool,
     /// One group's rows (`group_metric_sums`): no key columns; whether an item column and
     /// the grades of the group's judged items the rows miss come with it.
     pub one_group: bool,
@@ -151,9 +131,10 @@ pub struct Config {
     pub has_extra: bool,
     /// `pool="restrict"`: the truth is restricted to the ranked items.
     pub pool_restrict: bool,
-    pub rbp_persistence: f64,
-    pub err_max_grade: f64,
     pub has_row: bool,
+    /// The truth's rows follow the candidates' in the same columns (a grade: a truth row);
+    /// the kernel joins them itself and counts each group's R and N.
+    pub truth: bool,
     /// 0, 1 (R) or 2 (R and judged non-relevant N) count columns.
     pub n_counts: usize,
     /// Every term an output reads, by name.
@@ -173,7 +154,7 @@ impl Config {
 
     /// Whether any running sum must go past the largest cut-off.
     pub fn whole_list(&self) -> bool {
-        self.ties == Ties::Expected
+        self.policy.ties == Ties::Expected
             || self
                 .outputs
                 .iter()
@@ -307,35 +288,41 @@ fn flag(text: &str) -> bool {
     text == "1"
 }
 
-/// Parse the configuration text: `name=value` lines; `output=` lines are `name<TAB>what`.
-pub fn parse(text: &str) -> Result<Config, String> {
+/// The call's policy and configuration from its pickled kwargs, and the score column's name
+/// (for error messages).
+pub fn from_kwargs(bytes: &[u8]) -> Result<(Config, String), String> {
+    let kwargs: Kwargs = serde_pickle::from_slice(bytes, serde_pickle::DeOptions::new())
+        .map_err(|error| format!("the rankk kernel's keyword arguments: {error}"))?;
+    let score_name = kwargs
+        .config
+        .lines()
+        .find_map(|line| line.strip_prefix("score_name="))
+        .unwrap_or("score")
+        .to_string();
+    Ok((parse(&kwargs.config, kwargs.policy)?, score_name))
+}
+
+/// Parse the call's configuration text: `name=value` lines; `output=` lines are
+/// `name<TAB>what`.
+pub fn parse(text: &str, policy: Policy) -> Result<Config, String> {
     let mut config = Config {
         key_kinds: Vec::new(),
         item_kind: Kind::Integer,
-        ties: Ties::TrecEval,
-        keep_duplicates: false,
-        invalid: Invalid::Error,
+        policy,
         condense: false,
         judged: Judged::Unused,
         positive_only: false,
-        threshold: 1.0,
-        gain: Gain::Linear,
-        gains: Vec::new(),
-        nonrelevant_zero: false,
-        rbp_graded: false,
         unjudged_grade: 0.0,
         null_order_grade: 0.0,
         may_add: Vec::new(),
         negative_unjudged: false,
         labelled: false,
-        negative_grades_unjudged: false,
         one_group: false,
         has_item: true,
         has_extra: false,
         pool_restrict: false,
-        rbp_persistence: 0.8,
-        err_max_grade: 4.0,
         has_row: false,
+        truth: false,
         n_counts: 0,
         stats: Vec::new(),
         outputs: Vec::new(),
@@ -349,26 +336,6 @@ pub fn parse(text: &str) -> Result<Config, String> {
                 config.key_kinds = value.split(',').map(kind).collect::<Result<_, _>>()?;
             }
             "item" => config.item_kind = kind(value)?,
-            "ties" => {
-                config.ties = match value {
-                    "trec_eval" => Ties::TrecEval,
-                    "item_asc" => Ties::ItemAsc,
-                    "input_order" => Ties::InputOrder,
-                    "pessimistic" => Ties::Pessimistic,
-                    "optimistic" => Ties::Optimistic,
-                    "expected" => Ties::Expected,
-                    other => return Err(format!("unknown tie policy {other:?}")),
-                }
-            }
-            "duplicates" => config.keep_duplicates = value == "keep",
-            "invalid_scores" => {
-                config.invalid = match value {
-                    "error" => Invalid::Error,
-                    "drop" => Invalid::Drop,
-                    "lowest" => Invalid::Lowest,
-                    other => return Err(format!("unknown invalid-score policy {other:?}")),
-                }
-            }
             "condense" => config.condense = flag(value),
             "judged" => {
                 config.judged = match value {
@@ -381,33 +348,11 @@ pub fn parse(text: &str) -> Result<Config, String> {
                 }
             }
             "positive_only" => config.positive_only = flag(value),
-            "relevance_threshold" => config.threshold = number(value, name)?,
-            "gain" => {
-                config.gain = match value {
-                    "linear" => Gain::Linear,
-                    "exponential" => Gain::Exponential,
-                    "binary" => Gain::Binary,
-                    other => return Err(format!("unknown gain {other:?}")),
-                }
-            }
-            "gains" => {
-                config.gains = value
-                    .split(',')
-                    .filter(|p| !p.is_empty())
-                    .map(|pair| {
-                        let (g, v) = pair.split_once(':').ok_or(format!("bad gain {pair:?}"))?;
-                        Ok((number(g, "grade")?, number(v, "gain")?))
-                    })
-                    .collect::<Result<_, String>>()?;
-            }
-            "nonrelevant_gain" => config.nonrelevant_zero = value == "zero",
-            "rbp_grades" => config.rbp_graded = value == "graded",
             "unjudged_grade" => config.unjudged_grade = number(value, name)?,
             "null_order_grade" => config.null_order_grade = number(value, name)?,
             "may_add" => config.may_add = numbers(value)?,
             "negative_unjudged" => config.negative_unjudged = flag(value),
             "labelled" => config.labelled = flag(value),
-            "negative_grades" => config.negative_grades_unjudged = value == "unjudged",
             "one_group" => config.one_group = flag(value),
             "has_item" => config.has_item = flag(value),
             "has_extra" => config.has_extra = flag(value),
@@ -420,9 +365,9 @@ pub fn parse(text: &str) -> Result<Config, String> {
                 config.stats.retain(|(n, _)| n != term);
                 config.stats.push((term.to_string(), stat));
             }
-            "rbp_persistence" => config.rbp_persistence = number(value, name)?,
-            "err_max_grade" => config.err_max_grade = number(value, name)?,
             "row" => config.has_row = flag(value),
+            "truth" => config.truth = flag(value),
+            "score_name" => {}
             "counts" => {
                 config.n_counts = value.parse().map_err(|_| format!("bad count {value:?}"))?;
             }
@@ -467,54 +412,6 @@ pub fn parse(text: &str) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The one string of a pickled `{"config": "..."}` (protocol 2 to 5): the last string the
-/// pickle pushes. Only the opcodes such a dict uses are understood.
-pub fn config_from_pickle(bytes: &[u8]) -> Result<String, String> {
-    let mut at = 0usize;
-    let mut last: Option<String> = None;
-    let take = |at: &mut usize, n: usize| -> Result<&[u8], String> {
-        let end = at.checked_add(n).filter(|end| *end <= bytes.len());
-        let end = end.ok_or_else(|| "truncated keyword arguments".to_string())?;
-        let slice = &bytes[*at..end];
-        *at = end;
-        Ok(slice)
-    };
-    let length = |slice: &[u8]| slice.iter().rev().fold(0usize, |acc, b| (acc << 8) | usize::from(*b));
-    while at < bytes.len() {
-        let op = bytes[at];
-        at += 1;
-        match op {
-            0x80 => {
-                take(&mut at, 1)?;
-            }
-            0x95 => {
-                take(&mut at, 8)?;
-            }
-            b'}' | 0x94 | b's' | b'u' | b'(' | b'0' => {}
-            b'.' => break,
-            0x8c | b'X' | 0x8d => {
-                let width = match op {
-                    0x8c => 1,
-                    b'X' => 4,
-                    _ => 8,
-                };
-                let n = length(take(&mut at, width)?);
-                let text = std::str::from_utf8(take(&mut at, n)?)
-                    .map_err(|_| "keyword argument is not UTF-8".to_string())?;
-                last = Some(text.to_string());
-            }
-            b'q' => {
-                take(&mut at, 1)?;
-            }
-            b'r' => {
-                take(&mut at, 4)?;
-            }
-            other => return Err(format!("unexpected pickle opcode {other:#x} in keyword arguments")),
-        }
-    }
-    last.ok_or_else(|| "no configuration in the keyword arguments".to_string())
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -528,16 +425,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_a_pickled_dict() {
-        // pickle.dumps({"config": "keys=integer"}, protocol=5)
-        let bytes = b"\x80\x05\x95\x1c\x00\x00\x00\x00\x00\x00\x00}\x94\x8c\x06config\x94\x8c\x0ckeys=integer\x94s.";
-        assert_eq!(config_from_pickle(bytes).unwrap(), "keys=integer");
+    fn reads_the_pickled_kwargs() {
+        // pickle.dumps({"policy": {**default, "ties": "expected", "gains": ((0.0, 1.0),)},
+        //               "config": "keys=integer\n"}, protocol=5), default: Policy()'s fields
+        // outside APPLIED_IN_POLARS.
+        let bytes = include_bytes!("../tests/kwargs.pickle");
+        let (config, score) = from_kwargs(bytes).unwrap();
+        let expected = Policy { ties: Ties::Expected, gains: Some(vec![(0.0, 1.0)]), ..Policy::default() };
+        assert_eq!(config.policy, expected);
+        assert_eq!(score, "score");
+        let refused = from_kwargs(b"\x80\x05}\x94.").unwrap_err();
+        assert!(refused.contains("keyword arguments"), "{refused}");
     }
 
     #[test]
     fn parses_outputs() {
         let config = parse(
             "keys=integer,text\nitem=text\nlinear=hits\trelevant\noutput=_rk_hits@5\thits@5\noutput=q\tkey:0\n",
+            Policy::default(),
         )
         .unwrap();
         assert_eq!(config.outputs[0].1, Output::At(0, 5));

@@ -266,6 +266,31 @@ pub unsafe extern "C" fn _polars_plugin_graded_rows(
     compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
 }
 
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_field_configuration(
+    fields: *mut ArrowSchema,
+    len: usize,
+    return_value: *mut ArrowSchema,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+) {
+    let function: FieldFunction = crate::plugin::configuration_fields;
+    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _polars_plugin_configuration(
+    inputs: *mut SeriesExport,
+    len: usize,
+    kwargs_pointer: *const u8,
+    kwargs_len: usize,
+    return_value: *mut SeriesExport,
+    _context: *mut c_void,
+) {
+    let function: ComputeFunction = crate::plugin::configuration_text;
+    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+}
+
 unsafe fn release_input(export: *mut SeriesExport) {
     let export = &mut *export;
     if !export.arrays.is_null() {

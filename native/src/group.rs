@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::columns::Column;
-use crate::config::{Config, Invalid, Output};
+use crate::config::{Config, Invalid, NegativeGrades, Output};
 use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader};
 
 /// The inputs of one call: one group's rows.
@@ -109,7 +109,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     };
     let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: config.item_kind };
     let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
-    if config.invalid == Invalid::Error {
+    if config.policy.invalid_scores == Invalid::Error {
         if let Some(at) = valid.iter().position(|v| !v) {
             let value = if is_null(inputs.score, at) {
                 "null".to_string()
@@ -132,7 +132,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         }
     }
     // A negative grade is no judgement under negative_grades="unjudged" (trec_eval).
-    let grade_of = |g: f64| if config.negative_grades_unjudged && g < 0.0 { f64::NAN } else { g };
+    let grade_of = |g: f64| if config.policy.negative_grades == NegativeGrades::Unjudged && g < 0.0 { f64::NAN } else { g };
     let mut grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
     let mut order_grades: Vec<f64> = given.clone();
     // Most groups hold each item once: then there are no copies to pool.
@@ -142,10 +142,10 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         keys.windows(2).any(|pair| pair[0] == pair[1])
     };
     let copies = if repeats { Some(Copies::new(&items, &handles)) } else { None };
-    if let (Some(copies), false) = (&copies, config.keep_duplicates) {
+    if let (Some(copies), false) = (&copies, config.policy.keep_duplicates()) {
         // An item's label is the highest among its copies still ranked.
         let ranked: Vec<bool> =
-            valid.iter().map(|v| *v || config.invalid != Invalid::Drop).collect();
+            valid.iter().map(|v| *v || config.policy.invalid_scores != Invalid::Drop).collect();
         copies.pool_max(&mut grades, &ranked);
         copies.pool_max(&mut order_grades, &ranked);
     }
@@ -153,7 +153,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     // relevant), the judged items the rows miss, and the R_g declared.
     // Under pool="restrict" with the truth's missed items given, a row whose score is dropped
     // left the pool (as `evaluate` restricts the truth to the ranked items).
-    let pooled: Vec<bool> = if config.pool_restrict && config.has_extra && config.invalid == Invalid::Drop {
+    let pooled: Vec<bool> = if config.pool_restrict && config.has_extra && config.policy.invalid_scores == Invalid::Drop {
         valid.clone()
     } else {
         vec![true; n]
@@ -168,7 +168,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     if let Some(extra) = inputs.extra {
         truth_grades.extend(extra.floats().filter(|g| !g.is_nan()));
     }
-    let threshold = config.threshold;
+    let threshold = config.policy.relevance_threshold;
     let labelled = truth_grades.iter().filter(|g| **g >= threshold).count() as f64;
     let nonrelevant = truth_grades.iter().filter(|g| **g < threshold).count() as f64;
     let mut gains: Vec<f64> = truth_grades.iter().map(|g| gain_of(*g, config)).collect();
@@ -192,7 +192,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
     for i in 0..n {
         let mut score = scores[i];
         if !valid[i] {
-            match config.invalid {
+            match config.policy.invalid_scores {
                 Invalid::Drop => continue,
                 Invalid::Lowest => score = f64::NEG_INFINITY,
                 Invalid::Error => {}

@@ -1,9 +1,11 @@
 //! polars-rankk's compiled kernel: a Polars expression plugin (`group_sums`) that ranks every
 //! group of a candidate table under a `Policy` and returns one row of running sums per group.
 //!
-//! Dependency-free: `ffi` implements the plugin ABI and the Arrow C Data Interface (the only
-//! unsafe code); `columns` gives safe views of the inputs; `kernel` computes; `config` reads
-//! what Python asks for.
+//! `ffi` implements the plugin ABI and the Arrow C Data Interface (the only unsafe code);
+//! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
+//! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's call;
+//! `plugin` checks inputs and lays out outputs. Imports run one way: `plugin` -> `group` ->
+//! `kernel` -> `config` / `columns`.
 
 #![deny(unsafe_code)]
 
@@ -14,5 +16,6 @@ pub mod group;
 mod ffi;
 pub mod kernel;
 pub mod plugin;
+pub mod policy;
 
 pub use ffi::ABI_VERSION;

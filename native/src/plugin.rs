@@ -1,37 +1,12 @@
 //! The plugin function `group_sums`: checks the inputs against the configuration, runs the
 //! kernel and lays out its output columns.
 
-use std::sync::OnceLock;
-
 use crate::columns::{Column, OutColumn, OutData};
 use crate::config::{self, Config, Invalid, Judged, Kind, Output};
 use crate::kernel::{self, Inputs};
 
-/// Worker threads for one call (asked once: the OS call is slow next to a small call).
-pub fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
-        let from_env = std::env::var("POLARS_RANKK_NATIVE_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|v| *v > 0);
-        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
-
 fn configuration(kwargs: &[u8]) -> Result<(Config, String), String> {
-    let text = config::config_from_pickle(kwargs)?;
-    let score_name = text
-        .lines()
-        .find_map(|line| line.strip_prefix("score_name="))
-        .unwrap_or("score")
-        .to_string();
-    let body: String = text
-        .lines()
-        .filter(|line| !line.starts_with("score_name="))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    Ok((config::parse(&body)?, score_name))
+    config::from_kwargs(kwargs)
 }
 
 fn key_format(kind: Kind) -> &'static str {
@@ -132,8 +107,11 @@ fn read_inputs<'a>(
             return Err(format!("column {:?}: the rankk kernel expected Float64 values ({what})", rest[index].name));
         }
     }
-    if config.invalid == Invalid::Error {
-        if let Some((at, value)) = rest[1].floats().enumerate().find(|(_, s)| !s.is_finite()) {
+    if config.policy.invalid_scores == Invalid::Error {
+        // A truth row (with a grade, after the candidates) has no score.
+        let candidate = |grade: f64| !config.truth || grade.is_nan();
+        let mut scores = rest[1].floats().zip(rest[2].floats()).enumerate();
+        if let Some((at, (value, _))) = scores.find(|(_, (s, g))| candidate(*g) && !s.is_finite()) {
             return Err(format!(
                 "column {score_name:?} holds an invalid score ({value}) at row {at}: null, NaN \
                  and inf are invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them"
@@ -317,4 +295,19 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         .zip(values)
         .map(|((name, _), value)| OutColumn { name: name.clone(), data: OutData::F64(vec![value]) })
         .collect())
+}
+
+/// `configuration`'s field: one text, the kernel's reading of the call's `Policy`.
+pub fn configuration_fields(kwargs: &[u8], _inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    configuration(kwargs)?;
+    Ok(vec![("policy".to_string(), key_format(Kind::Text).to_string())])
+}
+
+/// `configuration`: the `Policy` the kernel deserialized from the call's kwargs (its `Debug`
+/// text), for the test that every field sent changes what the kernel reads.
+pub fn configuration_text(kwargs: &[u8], _columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let (config, _) = configuration(kwargs)?;
+    let text = format!("{:?}", config.policy);
+    let offsets = vec![0, text.len() as i64];
+    Ok(vec![OutColumn { name: "policy".to_string(), data: OutData::Text { offsets, bytes: text.into_bytes() } }])
 }

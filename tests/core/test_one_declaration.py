@@ -80,15 +80,56 @@ def _changed(policy: rk.Policy, name: str) -> rk.Policy:
     return policy.replace(**{name: other})
 
 
+def _kernel_reads(policy: rk.Policy) -> str:
+    """The kernel's own reading of `policy` (its typed ``Policy``, as ``Debug`` text)."""
+    call = pl.plugins.register_plugin_function(
+        plugin_path=native.library(),
+        function_name="configuration",
+        args=[pl.col("g")],
+        kwargs=native.kwargs(policy, ["keys=integer"]),
+        is_elementwise=False,
+        changes_length=True,
+    )
+    return str(pl.DataFrame({"g": [1]}).select(call.alias("c")).unnest("c")["policy"].item())
+
+
 def test_every_policy_field_is_sent_to_the_kernel_or_applied_around_it() -> None:
     fields = {field.name for field in dataclasses.fields(rk.Policy)}
-    sent = fields - native.APPLIED_IN_POLARS - native.READ_BY_INPUTS
     assert fields >= native.READ_BY_INPUTS
     assert fields >= native.APPLIED_IN_POLARS
+    assert set(native.kernel_policy(rk.Policy())) == fields - native.APPLIED_IN_POLARS
+
+
+@needs_kernel
+def test_every_policy_field_sent_changes_what_the_kernel_reads() -> None:
     default = rk.Policy()
-    for name in sent:
-        # Changing the field changes what the kernel is told.
-        assert native.policy_lines(_changed(default, name)) != native.policy_lines(default), name
+    read = _kernel_reads(default)
+    for name in set(native.kernel_policy(default)):
+        assert _kernel_reads(_changed(default, name)) != read, name
+
+
+@dataclasses.dataclass(frozen=True)
+class _WithANewField(rk.Policy):
+    """A Policy with one more field, declared in Python only (not wired into the kernel)."""
+
+    brand_new: str = "on"
+
+
+@needs_kernel
+def test_a_policy_field_or_choice_the_kernel_does_not_declare_is_refused() -> None:
+    # A new field outside APPLIED_IN_POLARS is sent to the kernel by its declaration alone;
+    # until the kernel declares (and applies) it, every call fails instead of ignoring it.
+    assert "brand_new" in native.kernel_policy(_WithANewField())
+    with pytest.raises(pl.exceptions.ComputeError, match="brand_new"):
+        _kernel_reads(_WithANewField())
+    # So does a new choice of a Literal field.
+    policy = rk.Policy()
+    object.__setattr__(policy, "ties", "random")
+    with pytest.raises(pl.exceptions.ComputeError, match="random"):
+        _kernel_reads(policy)
+    candidates, truth = _case()
+    with kernel(True), pytest.raises(pl.exceptions.ComputeError, match="brand_new"):
+        rk.evaluate(candidates, truth, k=2, group_by="user", policy=_WithANewField())
 
 
 @needs_kernel

@@ -10,6 +10,7 @@ what is asked; otherwise the evaluation runs in pure Polars and its diagnostics 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable
@@ -41,8 +42,9 @@ SWITCH = "POLARS_RANKK_NATIVE"
 LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 
 #: Policy fields applied in Polars around the kernel's sums (to the truth before it, or to
-#: the per-group values after it); every other field is sent to the kernel (`policy_lines`),
-#: and a test holds the two together equal to `Policy`'s fields.
+#: the per-group values after it); every other field is sent to the kernel as it is
+#: (`kernel_policy`), where serde reads it into the one typed `Policy` of
+#: ``native/src/config.rs``, refusing a field or a choice it does not declare.
 APPLIED_IN_POLARS = frozenset(
     {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
 )
@@ -85,6 +87,7 @@ def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 _PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
 _SUMS = "_rk_sums"
+_SELF_CHECK = ("keys=integer", "item=integer", "linear=hits\trelevant", "output=hits\thits@1")
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def _load() -> Status:
             _call(
                 library,
                 [pl.col("g"), pl.col("i"), pl.col("s"), pl.col("r")],
-                "keys=integer\nitem=integer\nlinear=hits\trelevant\noutput=hits\thits@1\n",
+                kwargs(Policy(), _SELF_CHECK),
             )
         ).unnest(_SUMS)
         if sums["hits"].to_list() != [1.0]:
@@ -155,12 +158,12 @@ def status() -> Status:
     return _load()
 
 
-def _call(library: Path, args: list[pl.Expr], config: str) -> pl.Expr:
+def _call(library: Path, args: list[pl.Expr], call: dict[str, object]) -> pl.Expr:
     return pl.plugins.register_plugin_function(
         plugin_path=library,
         function_name="group_sums",
         args=args,
-        kwargs={"config": config},
+        kwargs=call,
         is_elementwise=False,
         changes_length=True,
     ).alias(_SUMS)
@@ -190,27 +193,40 @@ def unsupported(spec: Spec) -> str | None:
     return None
 
 
-def policy_lines(policy: Policy) -> list[str]:
-    """The policy as the kernel reads it: every field not in `APPLIED_IN_POLARS`."""
-    gains = ",".join(f"{float(g)!r}:{float(v)!r}" for g, v in policy.gain_map().items())
+def kernel_policy(policy: Policy) -> dict[str, object]:
+    """Every field of `policy` outside `APPLIED_IN_POLARS`, with `policy`'s own values: the
+    kernel's typed ``Policy`` (``native/src/config.rs``) is deserialized from it.
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.kernel import loader
+    >>> loader.kernel_policy(rk.Policy(ties="expected"))["ties"]
+    'expected'
+    """
+    return {
+        field.name: getattr(policy, field.name)
+        for field in dataclasses.fields(policy)
+        if field.name not in APPLIED_IN_POLARS
+    }
+
+
+def derived_lines(policy: Policy) -> list[str]:
+    """The values every call derives from `policy` with the reference path's own functions
+    (`unjudged_grade`, `mapped_below_one`)."""
     return [
-        f"ties={policy.ties}",
-        f"duplicates={policy.duplicates}",
-        f"invalid_scores={policy.invalid_scores}",
-        f"relevance_threshold={float(policy.relevance_threshold)!r}",
-        f"gain={policy.gain}",
-        f"gains={gains}",
-        f"nonrelevant_gain={policy.nonrelevant_gain}",
-        f"rbp_grades={policy.rbp_grades}",
-        f"rbp_persistence={float(policy.rbp_persistence)!r}",
-        f"err_max_grade={float(policy.err_max_grade)!r}",
         f"unjudged_grade={unjudged_grade(policy)!r}",
         f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
     ]
 
 
-#: The policy fields `_inputs` reads to choose the judged flag and condensing; `policy_lines`
-#: sends every other field (a test changes each field and sees the lines change).
+def kwargs(policy: Policy, lines: Iterable[str]) -> dict[str, object]:
+    """A kernel call's keyword arguments: the policy's fields (`kernel_policy`) and the call's
+    configuration lines (columns, terms, outputs)."""
+    return {"policy": kernel_policy(policy), "config": "".join(f"{line}\n" for line in lines)}
+
+
+#: The policy fields `_inputs` also reads, to choose the judged flag and condensing.
 READ_BY_INPUTS = frozenset({"unjudged", "negative_grades"})
 
 
@@ -253,7 +269,15 @@ def _inputs(
     arguments = [_as_kernel_input(key, schema[key]) for key in keys]
     arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
     needs_judged = needs.judged or condense
-    if not spec.labelled:
+    fused = _fuses_truth(spec, needs, truth_stats)
+    if fused:
+        # The truth's rows follow the candidates' in the same columns, and the kernel joins
+        # them itself (a grade marks a truth row): no join before the kernel.
+        frame = _with_truth_rows(spec, selected, truth, ROW in schema)
+        arguments = [pl.col(column) for column in frame.collect_schema().names()]
+        judged = "grade" if needs_judged else "unused"
+        positive_only = not needs.judged
+    elif not spec.labelled:
         # Every judged truth row (any grade); a null grade marks an unjudged candidate.
         frame = frame.join(truth, on=[*keys, spec.item], how="left")
         judged = "grade" if needs_judged else "unused"
@@ -269,10 +293,10 @@ def _inputs(
             arguments.append(pl.col(IS_JUDGED))
         elif needs_judged:
             judged = "nonnegative" if negative_unjudged else "all"
-    if ROW in schema:
+    if ROW in schema and not fused:
         arguments.append(pl.col(ROW).cast(pl.Int64))
     count_columns: list[str] = []
-    if needs.counts and truth_stats is not None:
+    if needs.counts and truth_stats is not None and not fused:
         count_columns = [N_RELEVANT]
         if "n_nonrelevant" in needs.counts:
             count_columns.append(N_NONRELEVANT)
@@ -283,7 +307,7 @@ def _inputs(
     lines = [
         f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
         f"item={_kind(schema[spec.item])}",
-        *policy_lines(policy),
+        *derived_lines(policy),
         f"condense={int(condense)}",
         f"judged={judged}",
         f"positive_only={int(positive_only)}",
@@ -291,12 +315,49 @@ def _inputs(
         f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
         f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
         f"row={int(ROW in schema)}",
+        f"truth={int(fused)}",
         f"counts={len(count_columns)}",
         f"score_name={spec.score}",
         *term_lines(needs.columns, policy),
         *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
     ]
     return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+
+
+def _fuses_truth(spec: Spec, needs: TermNeeds, truth_stats: pl.LazyFrame | None) -> bool:
+    """Whether the kernel reads the truth's rows itself (the candidates carry no grade): it
+    then counts each group's R and N too, except where they are not the truth's own counts
+    (padding rows, ``pool="restrict"``), which Polars joins as before."""
+    if spec.labelled or spec.truth is None:
+        return False
+    own_counts = spec.n_relevant is None and spec.policy.pool != "restrict"
+    return own_counts or not needs.counts or truth_stats is None
+
+
+def _with_truth_rows(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, has_row: bool
+) -> pl.LazyFrame:
+    """The candidates (no grade) and then the judged truth rows (no score), in the same
+    columns as the kernel reads them; a concatenation, not a join."""
+    keys = list(spec.keys)
+    schema = selected.collect_schema()
+    shared = [_as_kernel_input(column, schema[column]).alias(column) for column in keys]
+    shared.append(_as_kernel_input(spec.item, schema[spec.item]).alias(spec.item))
+    truth_schema = truth.collect_schema()
+    truth_keys = [
+        _as_kernel_input(column, truth_schema[column]).alias(column)
+        for column in (*keys, spec.item)
+    ]
+    row = [pl.col(ROW).cast(pl.Int64)] if has_row else []
+    no_row = [pl.lit(None, pl.Int64).alias(ROW)] if has_row else []
+    candidates = selected.select(
+        *shared, pl.col(SCORE), pl.lit(None, pl.Float64).alias(GRADE), *row
+    )
+    grade = pl.col(GRADE).cast(pl.Float64)
+    judged = truth.filter(grade.is_not_null() & grade.is_not_nan()).select(
+        *truth_keys, pl.lit(None, pl.Float64).alias(SCORE), grade.alias(GRADE), *no_row
+    )
+    return pl.concat([candidates, judged], how="vertical")
 
 
 def library() -> Path:
@@ -321,7 +382,9 @@ def group_sums(
 
     `selected` are the candidates as `prepare` selects them (keys, item, score, and the grade,
     padding and input row where they exist); `truth` the normalised truth (any grade);
-    `truth_stats` its per-group counts.
+    `truth_stats` its per-group counts. Where the candidates carry no grade the kernel reads
+    the truth's rows itself, after the candidates' (`_with_truth_rows`): no join runs before
+    it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
     outputs = [(N_CANDIDATES, "n_candidates")]
@@ -329,7 +392,7 @@ def group_sums(
         outputs.append((HITS_AT_R, "hits_at_r"))
     outputs += sum_outputs(needs, spec.read_ks)
     lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
-    call = _call(library(), inputs.arguments, "\n".join(lines) + "\n")
+    call = _call(library(), inputs.arguments, kwargs(spec.policy, lines))
     sums = inputs.frame.select(call).unnest(_SUMS)
     names = [*inputs.keys, *(name for name, _ in outputs)]
     return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
@@ -351,7 +414,7 @@ def term_rows(
         plugin_path=library(),
         function_name="graded_rows",
         args=inputs.arguments,
-        kwargs={"config": "\n".join(lines) + "\n"},
+        kwargs=kwargs(spec.policy, lines),
         is_elementwise=False,
         changes_length=True,
     ).alias(_SUMS)

@@ -1,0 +1,216 @@
+//! The computation: group the rows, rank each group under the policy, and read the running
+//! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/metrics/order.py`
+//! and `polars_rankk/core/evaluation/prepare.py`; the formulas follow them term by term.
+//!
+//! `group_ids` groups the rows (hashing the keys) and scatters them group by group; `rank`
+//! orders, de-duplicates and condenses one group; `terms` sums the declared terms of a ranked
+//! group. This module splits the groups across the threads.
+
+use std::sync::OnceLock;
+
+use crate::columns::Column;
+use crate::config::{Config, Label, N_LABELS};
+
+mod group_ids;
+pub(crate) mod rank;
+pub(crate) mod terms;
+mod truth;
+
+use group_ids::{grouped, Grouped};
+pub(crate) use rank::{item_key, rank_group, Candidate, Items};
+pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
+use rank::effective_grade;
+use terms::{grade_label, rbp_label};
+
+/// Worker threads for one call (asked once: the OS call is slow next to a small call).
+pub fn threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        let from_env = std::env::var("POLARS_RANKK_NATIVE_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|v| *v > 0);
+        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
+}
+
+/// The input columns of one call, read in row order without copies.
+pub struct Inputs<'a> {
+    pub keys: Vec<&'a Column<'a>>,
+    pub item: &'a Column<'a>,
+    pub score: &'a Column<'a>,
+    pub grade: &'a Column<'a>,
+    pub judged: Option<&'a Column<'a>>,
+    pub row: Option<&'a Column<'a>>,
+    pub n_relevant: Option<&'a Column<'a>>,
+    pub n_nonrelevant: Option<&'a Column<'a>>,
+}
+
+/// The result: one entry per group.
+pub struct Groups {
+    /// `keys[j][g]`: the handle of key column `j` of group `g` (see `Column::handles`).
+    pub keys: Vec<Vec<u64>>,
+    /// `values[g * n_outputs + j]`: output `j` of group `g` (keys excluded: 0).
+    pub values: Vec<f64>,
+}
+
+/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling).
+pub fn timing(label: &str, since: std::time::Instant) {
+    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
+        eprintln!("rankk kernel: {label}: {:.1} ms", since.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
+/// Each group's thread-sized share: (first group, number of groups) per part.
+fn parts(n_groups: usize) -> (usize, usize) {
+    let threads = threads().min(n_groups.max(1)).max(1);
+    (threads, n_groups.div_ceil(threads).max(1))
+}
+
+/// Rank every group and read its sums; `outputs` gives the columns, in order.
+pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
+    let Grouped { keys: group_keys, offsets, ends, mut candidates, n_relevant, n_nonrelevant } =
+        grouped(config, inputs);
+    let n_groups = group_keys[0].len();
+    let reader = Reader::for_outputs(config);
+    let ks = reader.ks.clone();
+    let n_stats = config.stats.len();
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; n_groups * n_outputs];
+    let (threads, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
+        for (part, block) in values.chunks_mut(per_thread * n_outputs.max(1)).enumerate() {
+            let first = part * per_thread;
+            let count = if n_outputs == 0 { 0 } else { block.len() / n_outputs };
+            let last = (first + count).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (reader, items, offsets, ends, ks) = (&reader, &items, &offsets, &ends, &ks);
+            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
+            let mut work = move || {
+                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut result = GroupResult::new(ks.len(), n_stats);
+                let base = offsets[first];
+                for local in 0..count {
+                    let g = first + local;
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group, &mut keys_scratch);
+                    let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    let nonrelevant =
+                        n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
+                    reader.read(&group[..len], relevant, nonrelevant, &mut result);
+                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
+                    for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
+                        *slot = result.output(output, ks);
+                    }
+                }
+            };
+            if threads == 1 {
+                work();
+            } else {
+                scope.spawn(work);
+            }
+        }
+    });
+    timing("rank and sum", started);
+    Groups { keys: group_keys, values }
+}
+
+/// Each ranked row's own terms (not cumulated) within the first `k_max` ranks, for the rows
+/// where some term is not zero, group by group.
+pub struct TermRows {
+    /// `keys[j][g]`: as `Groups::keys`.
+    pub keys: Vec<Vec<u64>>,
+    /// (group, rank) of each row, in group order, then rank order.
+    pub rows: Vec<(u32, u32)>,
+    /// `values[row * n_stats + stat]`: the row's value of each configured term.
+    pub values: Vec<f64>,
+}
+
+/// Rank every group and return each row's own terms within the first `k_max` ranks (the
+/// K-curves' sums over ranks read them).
+pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
+    let Grouped { keys, offsets, ends, mut candidates, .. } = grouped(config, inputs);
+    let n_groups = keys[0].len();
+    let (threads, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, k_max };
+    let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
+    std::thread::scope(|scope| {
+        let mut rest: &mut [Candidate] = &mut candidates;
+        let mut consumed = 0usize;
+        let mut handles = Vec::new();
+        for part in 0..threads {
+            let first = (part * per_thread).min(n_groups);
+            let last = (first + per_thread).min(n_groups);
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
+            rest = others;
+            consumed = offsets[last];
+            let (items, offsets, ends, reader) = (&items, &offsets, &ends, &reader);
+            handles.push(scope.spawn(move || {
+                let mut out = (Vec::new(), Vec::new());
+                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut weights: Vec<Vec<f64>> = Vec::new();
+                let base = offsets[first];
+                for g in first..last {
+                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                    let len = rank_group(config, items, group, &mut keys_scratch);
+                    reader.row_terms(g as u32, &group[..len], &mut weights, &mut out);
+                }
+                out
+            }));
+        }
+        found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    });
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for (r, v) in found {
+        rows.extend(r);
+        values.extend(v);
+    }
+    TermRows { keys, rows, values }
+}
+
+impl Reader<'_> {
+    /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
+    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, out: &mut (Vec<(u32, u32)>, Vec<f64>)) {
+        let config = self.config;
+        let terms = &self.terms;
+        let limit = ranked.len().min(self.k_max);
+        terms.extend(weights, limit);
+        let mut hits = 0i64;
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
+        let mut values = vec![0.0f64; terms.n_stats];
+        for (index, candidate) in ranked[..limit].iter().enumerate() {
+            let rank = index + 1;
+            let grade = effective_grade(candidate.grade, config);
+            let relevant = grade >= config.policy.relevance_threshold;
+            if relevant {
+                hits += 1;
+            }
+            labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
+            labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
+            labels[Label::Judged as usize] = f64::from(u8::from(candidate.judged()));
+            labels[Label::Grade as usize] = grade_label(grade);
+            labels[Label::Gain as usize] = gain_of(grade, config);
+            labels[Label::RbpGain as usize] = rbp_label(grade, config);
+            values.iter_mut().for_each(|v| *v = 0.0);
+            terms.add(&mut values, &labels, rank, weights);
+            if let Some(slot) = terms.precision {
+                if relevant {
+                    values[slot] = hits as f64 / rank as f64;
+                }
+            }
+            if values.iter().any(|v| *v != 0.0) {
+                out.0.push((g, rank as u32));
+                out.1.extend_from_slice(&values);
+            }
+        }
+    }
+}

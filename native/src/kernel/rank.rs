@@ -1,0 +1,266 @@
+//! One group's ranking: the tie order, de-duplication of an item's copies and condensing.
+
+use std::cmp::Ordering;
+
+use crate::columns::Column;
+use crate::config::{Config, Judged, Kind, Ties};
+
+use super::group_ids::hash_bytes;
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Candidate {
+    pub score: f64,
+    /// The grade as given (NaN: no grade).
+    pub grade: f64,
+    pub item: u64,
+    /// The input row (when a policy reads it) << 1 | whether the candidate is judged.
+    pub extra: u64,
+}
+
+impl Candidate {
+    #[inline]
+    fn row(&self) -> u64 {
+        self.extra >> 1
+    }
+
+    #[inline]
+    pub(crate) fn judged(&self) -> bool {
+        self.extra & 1 == 1
+    }
+}
+
+/// The decimal text of an integer (trec_eval compares item ids as strings).
+fn integer_text(value: i64, buffer: &mut [u8; 24]) -> &[u8] {
+    let mut at = buffer.len();
+    let negative = value < 0;
+    let mut v = value.unsigned_abs();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buffer[at] = b'-';
+    }
+    &buffer[at..]
+}
+
+pub(crate) struct Items<'a> {
+    pub column: &'a Column<'a>,
+    pub kind: Kind,
+}
+
+impl Items<'_> {
+    /// Whether the items are strings (equal keys are then compared byte by byte).
+    #[inline]
+    pub(crate) fn is_text(&self) -> bool {
+        self.kind == Kind::Text
+    }
+
+    /// The item's own order: integers by value, strings by bytes.
+    #[inline]
+    fn cmp(&self, a: u64, b: u64) -> Ordering {
+        match self.kind {
+            Kind::Integer => (a as i64).cmp(&(b as i64)),
+            Kind::Text => {
+                if a == b {
+                    Ordering::Equal
+                } else {
+                    self.column.text_of(a).cmp(self.column.text_of(b))
+                }
+            }
+        }
+    }
+
+    /// The order of the items' string forms (trec_eval).
+    #[inline]
+    fn cmp_text(&self, a: u64, b: u64) -> Ordering {
+        match self.kind {
+            Kind::Integer => {
+                let (mut x, mut y) = ([0u8; 24], [0u8; 24]);
+                integer_text(a as i64, &mut x).cmp(integer_text(b as i64, &mut y))
+            }
+            Kind::Text => self.cmp(a, b),
+        }
+    }
+}
+
+/// The grade the terms read (the reference path's grade after its joins and fills).
+#[inline]
+pub(crate) fn effective_grade(grade: f64, config: &Config) -> f64 {
+    if grade.is_nan() {
+        return config.unjudged_grade;
+    }
+    if config.positive_only && !(grade > 0.0 || config.may_add.contains(&grade)) {
+        // The reference path joins only the truth rows that can add: others are unjudged.
+        return config.unjudged_grade;
+    }
+    if config.negative_unjudged && grade < 0.0 {
+        return config.unjudged_grade;
+    }
+    grade
+}
+
+/// The grade relevance-aware ties order by: pre-labelled grades as given (a null as
+/// `null_order_grade`), joined grades as the terms read them.
+#[inline]
+fn order_grade(grade: f64, config: &Config) -> f64 {
+    if grade.is_nan() {
+        config.null_order_grade
+    } else if config.labelled {
+        grade
+    } else {
+        effective_grade(grade, config)
+    }
+}
+
+fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) -> Ordering {
+    let by_score = b.score.total_cmp(&a.score);
+    if by_score != Ordering::Equal {
+        return by_score;
+    }
+    match config.policy.ties {
+        // trec_eval: docno descending; copies of one item kept in input order.
+        Ties::TrecEval => items.cmp_text(b.item, a.item).then(a.row().cmp(&b.row())),
+        Ties::InputOrder => a.row().cmp(&b.row()),
+        Ties::Pessimistic => order_grade(a.grade, config)
+            .total_cmp(&order_grade(b.grade, config))
+            .then_with(|| items.cmp(a.item, b.item))
+            .then(a.row().cmp(&b.row())),
+        Ties::Optimistic => order_grade(b.grade, config)
+            .total_cmp(&order_grade(a.grade, config))
+            .then_with(|| items.cmp(a.item, b.item))
+            .then(a.row().cmp(&b.row())),
+        Ties::ItemAsc | Ties::Expected => items.cmp(a.item, b.item).then(a.row().cmp(&b.row())),
+    }
+}
+
+/// The item's identity as a number: its value, or a hash of its bytes (equal numbers are
+/// then compared byte by byte).
+#[inline]
+pub(crate) fn item_key(items: &Items<'_>, item: u64) -> u64 {
+    match items.kind {
+        Kind::Integer => item,
+        Kind::Text => hash_bytes(items.column.text_of(item)),
+    }
+}
+
+/// Whether two of the group's candidates may be copies of one item (a cheap check on
+/// numbers; a hash collision only sends the group through the full de-duplication).
+fn may_repeat(items: &Items<'_>, group: &[Candidate], scratch: &mut Vec<u64>) -> bool {
+    scratch.clear();
+    scratch.extend(group.iter().map(|c| item_key(items, c.item)));
+    scratch.sort_unstable();
+    scratch.windows(2).any(|pair| pair[0] == pair[1])
+}
+
+/// A score as an unsigned number in the same order (higher score, larger number).
+#[inline]
+fn score_order(score: f64) -> u64 {
+    let bits = score.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// De-duplicate the group's candidates and sort them in rank order, in place; returns how
+/// many remain (the first ones).
+/// Whether pre-labelled candidates are condensed after their copies pool their grades.
+pub(super) fn defers_condensing(config: &Config) -> bool {
+    config.labelled && !config.one_group && !config.policy.keep_duplicates()
+}
+
+/// Pre-labelled candidates after de-duplication: the judged flag read off the pooled grade
+/// (as the reference reads it), and unjudged ones removed under condensing; returns how many
+/// remain (the first ones).
+fn condensed(config: &Config, group: &mut [Candidate]) -> usize {
+    let mut kept = 0usize;
+    for i in 0..group.len() {
+        let mut candidate = group[i];
+        if config.judged == Judged::NonNegative {
+            let grade = if candidate.grade.is_nan() { config.unjudged_grade } else { candidate.grade };
+            candidate.extra = (candidate.extra & !1) | u64::from(grade >= 0.0);
+        }
+        let away = match config.judged {
+            Judged::NonNegative => candidate.grade.is_nan() || candidate.grade < 0.0,
+            _ => !candidate.judged(),
+        };
+        if config.condense && away {
+            continue;
+        }
+        group[kept] = candidate;
+        kept += 1;
+    }
+    kept
+}
+
+pub(crate) fn rank_group(
+    config: &Config,
+    items: &Items<'_>,
+    group: &mut [Candidate],
+    scratch: &mut Vec<u64>,
+) -> usize {
+    let mut len = group.len();
+    if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, scratch) {
+        // The highest-scored copy of each item, the earliest such row; its label is the
+        // highest among the copies.
+        group.sort_unstable_by(|a, b| {
+            items
+                .cmp(a.item, b.item)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.row().cmp(&b.row()))
+        });
+        let mut kept = 0usize;
+        for i in 0..len {
+            if kept > 0 && items.cmp(group[kept - 1].item, group[i].item) == Ordering::Equal {
+                let copy = group[i];
+                let best = &mut group[kept - 1];
+                if !copy.grade.is_nan() && (best.grade.is_nan() || copy.grade > best.grade) {
+                    best.grade = copy.grade;
+                }
+                best.extra |= copy.extra & 1;
+            } else {
+                group[kept] = group[i];
+                kept += 1;
+            }
+        }
+        len = kept;
+    }
+    if defers_condensing(config) {
+        len = condensed(config, &mut group[..len]);
+    }
+    // By score first (a sort on numbers), then each run of equal scores by the tie policy.
+    let ranked = &mut group[..len];
+    ranked.sort_unstable_by_key(|c| std::cmp::Reverse(score_order(c.score)));
+    let mut start = 0usize;
+    while start < len {
+        let mut end = start + 1;
+        while end < len && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
+            end += 1;
+        }
+        if end - start > 1 {
+            ranked[start..end].sort_unstable_by(|a, b| rank_order(config, items, a, b));
+        }
+        start = end;
+    }
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_as_text() {
+        let mut buffer = [0u8; 24];
+        assert_eq!(integer_text(-120, &mut buffer), b"-120");
+        assert_eq!(integer_text(0, &mut buffer), b"0");
+        assert_eq!(integer_text(i64::MIN, &mut buffer), b"-9223372036854775808");
+    }
+}
