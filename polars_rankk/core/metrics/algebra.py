@@ -45,9 +45,7 @@ import polars as pl
 #: `cwl_gain` the C/W/L measures' gain in [0, 1] (`Policy.cwl_max_grade`).
 LABELS = ("one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain")
 #: Labels that are 0 on every row without a positive grade (nor a judgement, for `judged`).
-SPARSE_LABELS = frozenset(
-    {"relevant", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain"}
-)
+SPARSE_LABELS = frozenset({"relevant", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain"})
 
 Op = Literal["+", "-", "*", "/", "pow"]
 Number = int | float

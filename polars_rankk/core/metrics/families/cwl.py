@@ -44,7 +44,7 @@ from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
 
-__all__ = ["CWL_DEPTH", "CWL_METRICS", "CWL_TERMS", "Parts"]
+__all__ = ["CWL_DEPTH", "CWL_METRICS", "CWL_TERMS", "NAME_PARAMETERS", "Parts"]
 
 #: cwl_eval's depth (its ``max_n``): every ranking is read, or padded with zero gains, to it.
 CWL_DEPTH = 1000
@@ -196,8 +196,8 @@ CWL_TERMS = (
     BPM_REACHED,
     BPM_GAIN,
 )
-for _term in CWL_TERMS:
-    term_table.add_term(_term)
+for _declared in CWL_TERMS:
+    term_table.add_term(_declared)
 
 
 # -- From a group's sums to the three numbers ---------------------------------------------------
@@ -476,3 +476,19 @@ def _declare(measure: _Measure) -> tuple[Metric, ...]:
 CWL_METRICS: tuple[Metric, ...] = tuple(
     metric for measure in _MEASURES for metric in _declare(measure)
 )
+
+_MAX_REL = ("max_rel", "cwl_max_grade", None)
+_TARGET = ("T", "cwl_target", None)
+#: The parameters each measure's ir_measures name carries, in the order it writes them: its
+#: key there, the Policy field it sets, and the value ir_measures assumes when a name leaves it
+#: out where that is not the policy's default (NERR10's p is 0.9 there, rbp's 0.8 here).
+NAME_PARAMETERS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
+    "sdcg": (_MAX_REL,),
+    "insq": (_TARGET, _MAX_REL),
+    "inst": (_TARGET, _MAX_REL),
+    "bpm": (_TARGET, _MAX_REL),
+    "nerr8": (_MAX_REL,),
+    "nerr9": (_MAX_REL,),
+    "nerr10": (("p", "rbp_persistence", 0.9), _MAX_REL),
+    "nerr11": (_TARGET, _MAX_REL),
+}
