@@ -36,18 +36,18 @@ __all__ = [
     "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
-    "nerr10_at_k",
-    "nerr10_depth_at_k",
-    "nerr10_total_gain_at_k",
-    "nerr11_at_k",
-    "nerr11_depth_at_k",
-    "nerr11_total_gain_at_k",
     "nerr8_at_k",
     "nerr8_depth_at_k",
     "nerr8_total_gain_at_k",
     "nerr9_at_k",
     "nerr9_depth_at_k",
     "nerr9_total_gain_at_k",
+    "nerr10_at_k",
+    "nerr10_depth_at_k",
+    "nerr10_total_gain_at_k",
+    "nerr11_at_k",
+    "nerr11_depth_at_k",
+    "nerr11_total_gain_at_k",
     "num_relevant",
     "num_relevant_retrieved",
     "num_retrieved",
@@ -1749,7 +1749,7 @@ def sdcg_at_k(
     log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -1831,7 +1831,7 @@ def sdcg_total_gain_at_k(
     log2(i + 1) / log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -1913,7 +1913,7 @@ def sdcg_depth_at_k(
     C(i) = log2(i + 1) / log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M
     (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Järvelin & Kekäläinen, TOIS 20(4) 2002; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -1995,7 +1995,7 @@ def insq_at_k(
     + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade),
     ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Moffat, Scholer & Thomas, ADCS 2012 (INSQ); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -2077,7 +2077,7 @@ def insq_total_gain_at_k(
     ((i + 2T - 1) / (i + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Moffat, Scholer & Thomas, ADCS 2012 (INSQ); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -2159,7 +2159,7 @@ def insq_depth_at_k(
     C(i) = ((i + 2T - 1) / (i + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Moffat, Scholer & Thomas, ADCS 2012 (INSQ); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     An invalid score (``invalid_scores="error"``) or a repeated item
     (``duplicates="error"``) makes the query raise, naming the column and the item.
@@ -2241,7 +2241,7 @@ def inst_at_k(
     / (i + T + T_i))^2, T_i = T - the gain up to i, T = Policy.cwl_target; gains min(max(g, 0),
     M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017 (INST); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2327,7 +2327,7 @@ def inst_total_gain_at_k(
     gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
     cwl_eval.
 
-    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017 (INST); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2413,7 +2413,7 @@ def inst_depth_at_k(
     Policy.cwl_target; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain
     0, depth 1000 as cwl_eval.
 
-    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017 (INST); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2499,7 +2499,7 @@ def bpm_at_k(
     min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
     cwl_eval.
 
-    Reference: Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (BPM); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2585,7 +2585,7 @@ def bpm_total_gain_at_k(
     player); gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth
     1000 as cwl_eval.
 
-    Reference: Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (BPM); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2671,7 +2671,7 @@ def bpm_depth_at_k(
     Bejewelled player); gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K
     gain 0, depth 1000 as cwl_eval.
 
-    Reference: Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (BPM); Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2756,7 +2756,7 @@ def nerr8_at_k(
     0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth
     1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 8; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2841,7 +2841,7 @@ def nerr8_total_gain_at_k(
     = 1 - g_i below K, 0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks
     past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 8; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -2926,7 +2926,7 @@ def nerr8_depth_at_k(
     items): C(i) = 1 - g_i below K, 0 at K; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 8; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3011,7 +3011,7 @@ def nerr9_at_k(
     g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K
     gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 9; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3096,7 +3096,7 @@ def nerr9_total_gain_at_k(
     = i / (i + 1) (1 - g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 9; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3181,7 +3181,7 @@ def nerr9_depth_at_k(
     items): C(i) = i / (i + 1) (1 - g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 9; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3266,7 +3266,7 @@ def nerr10_at_k(
     = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past
     K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 10; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3351,7 +3351,7 @@ def nerr10_total_gain_at_k(
     C(i) = p (1 - g_i), p = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 10; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3436,7 +3436,7 @@ def nerr10_depth_at_k(
     items): C(i) = p (1 - g_i), p = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 10; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3521,7 +3521,7 @@ def nerr11_at_k(
     / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
     Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 11; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3606,7 +3606,7 @@ def nerr11_total_gain_at_k(
     C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target; gains min(max(g, 0), M)
     / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 11; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.
@@ -3692,7 +3692,7 @@ def nerr11_depth_at_k(
     min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
     cwl_eval.
 
-    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. 11; Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, Thomas & Moffat, SIGIR 2019.
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.

@@ -341,9 +341,10 @@ def _bpm(policy: Policy, k: int, stats: GroupStats) -> Parts:
 
 # -- The declarations ---------------------------------------------------------------------------
 
-_MOFFAT = "Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017 (C/W/L); cwl_eval: Azzopardi, "
-_MOFFAT += "Thomas & Moffat, SIGIR 2019"
-_NERR = "Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021 (ERR is not C/W/L), eq. "
+#: C/W/L: Moffat, Bailey, Scholer & Thomas, TOIS 35(3) 2017; cwl_eval: Azzopardi, Thomas &
+#: Moffat, SIGIR 2019 (docs/definitions.md §8.1 gives every reference in full).
+_MOFFAT = "cwl_eval: Azzopardi et al., SIGIR 2019"
+_NERR = "Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. "
 
 
 @dataclass(frozen=True)
@@ -366,7 +367,7 @@ _MEASURES = (
         "sdcg",
         "SDCG",
         "C(i) = log2(i + 1) / log2(i + 2) below K, 0 at K: scaled DCG@K",
-        "Järvelin & Kekäläinen, TOIS 20(4) 2002; " + _MOFFAT,
+        "Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); " + _MOFFAT,
         (SDCG,),
         _sdcg,
         "SDCG",
@@ -376,7 +377,7 @@ _MEASURES = (
         "insq",
         "INSQ",
         "C(i) = ((i + 2T - 1) / (i + 2T))^2, T = Policy.cwl_target",
-        "Moffat, Scholer & Thomas, ADCS 2012 (INSQ); " + _MOFFAT,
+        "Moffat, Scholer & Thomas, ADCS 2012; " + _MOFFAT,
         (INSQ, GAIN),
         _insq,
         "INSQ",
@@ -387,7 +388,7 @@ _MEASURES = (
         "INST",
         "C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - the gain up "
         "to i, T = Policy.cwl_target",
-        "Moffat, Bailey, Scholer & Thomas, SIGIR 2017 (INST); " + _MOFFAT,
+        "Moffat, Bailey, Scholer & Thomas, SIGIR 2017; " + _MOFFAT,
         (*INST_TERMS, INST_LOG, INST_STOPS, GAIN),
         _inst,
         "INST",
@@ -398,7 +399,7 @@ _MEASURES = (
         "BPM",
         "C(i) = 1 while the gain up to i is below T (Policy.cwl_target) and i < K, "
         "else 0 (static Bejewelled player)",
-        "Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (BPM); " + _MOFFAT,
+        "Zhang et al., SIGIR 2017 (BPM); " + _MOFFAT,
         (BPM_REACHED, BPM_GAIN, GAIN),
         _bpm,
         "BPM",
@@ -409,7 +410,7 @@ _MEASURES = (
             name,
             name.upper(),
             continuation,
-            _NERR + equation + "; " + _MOFFAT,
+            _NERR + equation,
             (*_NERR_TERMS[name], CASCADE_LOG, CASCADE_STOPS, GAIN),
             _nerr(name),
             name.upper(),
