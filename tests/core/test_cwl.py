@@ -282,3 +282,45 @@ def test_gains_outside_the_scale_are_clipped_and_bad_targets_refused() -> None:
             group_by="user",
             policy=rk.Policy(cwl_target=0.1),
         )
+
+
+def test_buckets_compare_the_table_and_dask_give_evaluates_numbers(tmp_path: Any) -> None:
+    policy = POLICY.replace(ties="trec_eval")  # the distributed engines' deterministic order
+    metrics = ["sdcg", "inst", "inst_depth", "bpm", "nerr9", "nerr10_total_gain", "insq"]
+    reference = rk.evaluate(
+        CANDIDATES, TRUTH, k=[2, 5], metrics=metrics, group_by="user", policy=policy
+    )
+    summary = reference.summary().sort("metric", "k")
+    buckets = rk.evaluate_in_buckets(
+        CANDIDATES, TRUTH, output=tmp_path / "out", buckets=2, k=[2, 5], metrics=metrics,
+        group_by="user", policy=policy, progress=False, resume=False,
+    )  # fmt: skip
+    bucketed = buckets.summary().sort("metric", "k")
+    assert_frame_equal(
+        bucketed.select("metric", "k", "value"), summary.select("metric", "k", "value"),
+        check_exact=False, rel_tol=1e-12, abs_tol=1e-12,
+    )  # fmt: skip
+    table = rk.compare({"a": reference, "b": reference}, baseline="a", n_resamples=20)
+    assert set(metrics) <= set(table["metric"].to_list())
+    assert (table.filter(pl.col("diff").is_not_nan())["diff"].abs() <= 1e-12).all()
+    markdown = reference.to_markdown()
+    for row in summary.iter_rows(named=True):
+        assert f"{row['value']:.4f}" in markdown, row
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+
+    with dask.config.set(scheduler="threads", num_workers=2):
+        result = evaluate_dask(
+            dd.from_pandas(CANDIDATES.to_pandas(), npartitions=2, sort=False),
+            dd.from_pandas(TRUTH.to_pandas(), npartitions=2, sort=False),
+            k=[2, 5], metrics=metrics, group_by="user", policy=policy,
+        )  # fmt: skip
+        got = pl.from_pandas(result.compute()).sort("user", "metric", "k")
+    want = reference.per_group
+    assert isinstance(want, pl.DataFrame)
+    assert_frame_equal(
+        got.select("user", "metric", "k", "value"),
+        want.sort("user", "metric", "k").select("user", "metric", "k", "value"),
+        check_exact=False, rel_tol=1e-12, abs_tol=1e-12, check_dtypes=False,
+    )  # fmt: skip
