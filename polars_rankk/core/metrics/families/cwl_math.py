@@ -10,7 +10,7 @@ Examples
 >>> import polars as pl
 >>> from polars_rankk.core.metrics.families.cwl_math import trigamma
 >>> frame = pl.DataFrame({"x": [1.0]})
->>> round(frame.select(trigamma(pl.col("x")))["x"][0], 12)  # pi^2 / 6
+>>> round(frame.select(trigamma(pl.col("x")).alias("psi1"))["psi1"][0], 12)  # pi^2 / 6
 1.644934066848
 """
 
