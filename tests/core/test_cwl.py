@@ -324,3 +324,14 @@ def test_buckets_compare_the_table_and_dask_give_evaluates_numbers(tmp_path: Any
         want.sort("user", "metric", "k").select("user", "metric", "k", "value"),
         check_exact=False, rel_tol=1e-12, abs_tol=1e-12, check_dtypes=False,
     )  # fmt: skip
+
+
+def test_the_report_shows_the_family() -> None:
+    other = CANDIDATES.with_columns(pl.col("score").reverse().over("user"))
+    html = rk.render_report(
+        {"a": CANDIDATES, "b": other}, TRUTH, k=[2, 5], metrics=["inst", "sdcg", "nerr10_depth"],
+        group_by="user", policy=POLICY, n_resamples=20, progress=False,
+    )  # fmt: skip
+    # Each metric's definition line is in the report's metric notes.
+    for what in ("C/W/L INST, expected rate of gain", "C/W/L SDCG", "C/W/L NERR10, expected depth"):
+        assert what in html, what
