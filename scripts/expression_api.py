@@ -13,6 +13,7 @@ changing the registry (``--check`` exits 1 when either file is out of date;
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -276,7 +277,11 @@ def render() -> str:
     from polars_rankk.core.metrics.registry import REGISTRY
 
     names = _names()
-    functions = sorted(REGISTRY[name].function_name for name in names)
+    # Natural order (nerr8 before nerr10), as ruff's isort-style sort of __all__.
+    functions = sorted(
+        (REGISTRY[name].function_name for name in names),
+        key=lambda text: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)],
+    )
     listing = "".join(f'    "{function}",\n' for function in functions)
     # The export list is the metric functions (the package re-exports it); RankkExpr is the
     # namespace's class, imported by name where it is registered.

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import PARAMETERS, accepted_names, render_name
 from polars_rankk.core.policy import Policy
@@ -84,6 +85,21 @@ def parameters_table() -> list[str]:
             values = "a number"
         example = _code(PARAMETER_EXAMPLES[key])
         lines.append(f"| `{key}=` | {example} | `Policy.{field}` | {values} |")
+    # A family's own parameters, read in its measures' names only (C/W/L: ir_measures' T,
+    # max_rel and NERR10's p).
+    shared: dict[tuple[str, str, float | None], list[str]] = {}
+    for metric, parameters in NAME_PARAMETERS.items():
+        for parameter in parameters:
+            shared.setdefault(parameter, []).append(str(REGISTRY[metric].ir_measures))
+    for (key, field, tool_default), bases in shared.items():
+        example = bases[0].replace("@{k}", "")
+        value = "0.7" if key == "p" else "3"
+        example = _code(f"{example}({key}={value})" + ("@10" if "@" in bases[0] else ""))
+        default = "" if tool_default is None else f"; left out: {tool_default:g}, as ir_measures"
+        names = ", ".join(base.replace("@{k}", "") for base in bases)
+        lines.append(
+            f"| `{key}=` | {example} | `Policy.{field}` | a number (in {names}{default}) |"
+        )
     return lines
 
 

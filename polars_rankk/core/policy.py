@@ -82,6 +82,10 @@ POLICY_HELP: dict[str, str] = {
     "ranx rbp and ir_measures RBP without rel=)",
     "nonrelevant_gain": "nDCG gain of grades below relevance_threshold: their own ('grade', "
     "trec_eval) or none ('zero', so the ideal ranks only grades at or above it: ranx ndcg@k-lN)",
+    "cwl_target": "the C/W/L measures' target T, the total gain a user wants (INST, INSQ, BPM, "
+    "NERR11; ir_measures T=, default 1)",
+    "cwl_max_grade": "the C/W/L measures' gain of a grade g: min(max(g, 0), this) / this "
+    "(cwl_eval's gains in [0, 1]; ir_measures max_rel=, default 1)",
 }
 
 
@@ -162,6 +166,12 @@ class Policy:
         ``"grade"``: a grade below ``relevance_threshold`` keeps its gain (trec_eval);
         ``"zero"``: it gains nothing, so the ideal DCG ranks only grades at or above the
         threshold (ranx ``ndcg@k-lN``).
+    cwl_target
+        The C/W/L measures' target T > 0: the total gain a user wants (INST, INSQ, BPM and
+        NERR11; Moffat, Bailey, Scholer & Thomas 2017). Default 1, as ir_measures' ``T``.
+    cwl_max_grade
+        The C/W/L measures' gain scale M > 0: a grade g gains min(max(g, 0), M) / M, in
+        [0, 1] as cwl_eval requires (ir_measures' ``max_rel``). Default 1.
 
     Examples
     --------
@@ -194,6 +204,8 @@ class Policy:
     gains: GainMap | Mapping[float, float] | None = None
     rbp_grades: RbpGradePolicy = "binary"
     nonrelevant_gain: NonrelevantGainPolicy = "grade"
+    cwl_target: float = 1
+    cwl_max_grade: float = 1
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -211,6 +223,8 @@ class Policy:
         _check_number("rbp_persistence", self.rbp_persistence, upper=1.0)
         _check_number("err_max_grade", self.err_max_grade, upper=math.inf)
         _check_number("f_beta", self.f_beta, upper=math.inf)
+        _check_number("cwl_target", self.cwl_target, upper=math.inf)
+        _check_number("cwl_max_grade", self.cwl_max_grade, upper=math.inf)
         if self.gains is not None:
             object.__setattr__(self, "gains", _gain_pairs(self.gains))
 

@@ -413,3 +413,39 @@ def test_spark_refuses_two_lists_of_one_group_when_the_order_is_the_ranking(spar
     )
     with pytest.raises(Exception, match=r"user=1 has 2 rows.*list order is the ranking"):
         per_group.toArrow()
+
+
+def test_cwl_measures_equal_single_machine(spark: Any) -> None:
+    """The C/W/L family (pure-Polars terms inside each Spark task) gives evaluate's numbers."""
+    candidates = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 1, 2, 2, 2, 3],
+            "item": [10, 11, 12, 13, 20, 21, 22, 30],
+            "score": [0.9, 0.5, 0.5, 0.1, 1.0, 1.0, 0.3, 0.4],
+        }
+    )
+    truth = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 3],
+            "item": [10, 12, 14, 21, 22, 31],
+            "relevance": [3, 1, 2, 2, 0, 1],
+        }
+    )
+    policy = rk.Policy(cwl_target=1.5, cwl_max_grade=3)
+    metrics = ["sdcg", "insq", "inst", "inst_depth", "bpm", "nerr8", "nerr10_total_gain"]
+    options: dict[str, Any] = {
+        "k": [2, 5],
+        "metrics": metrics,
+        "group_by": "user",
+        "policy": policy,
+    }
+    expected = rk.evaluate(candidates, truth, **options).per_group
+    assert isinstance(expected, pl.DataFrame)
+    got = collect(evaluate_spark(to_spark(spark, candidates), to_spark(spark, truth), **options))
+    columns = ["user", "metric", "k", "value"]
+    mine = got.sort("user", "metric", "k").select(columns)
+    theirs = expected.sort("user", "metric", "k").select(columns)
+    assert mine["metric"].to_list() == theirs["metric"].to_list()
+    gaps = (mine["value"] - theirs["value"]).abs().max()
+    assert gaps is not None
+    assert gaps <= 1e-12  # type: ignore[operator]

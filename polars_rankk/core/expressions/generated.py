@@ -17,15 +17,36 @@ from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
     "average_precision_at_k",
+    "bpm_at_k",
+    "bpm_depth_at_k",
+    "bpm_total_gain_at_k",
     "bpref",
     "dcg_at_k",
     "err_at_k",
     "f1_at_k",
     "hit_rank_at_k",
     "hit_rate_at_k",
+    "insq_at_k",
+    "insq_depth_at_k",
+    "insq_total_gain_at_k",
+    "inst_at_k",
+    "inst_depth_at_k",
+    "inst_total_gain_at_k",
     "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
+    "nerr8_at_k",
+    "nerr8_depth_at_k",
+    "nerr8_total_gain_at_k",
+    "nerr9_at_k",
+    "nerr9_depth_at_k",
+    "nerr9_total_gain_at_k",
+    "nerr10_at_k",
+    "nerr10_depth_at_k",
+    "nerr10_total_gain_at_k",
+    "nerr11_at_k",
+    "nerr11_depth_at_k",
+    "nerr11_total_gain_at_k",
     "num_relevant",
     "num_relevant_retrieved",
     "num_retrieved",
@@ -34,6 +55,9 @@ __all__ = [
     "rbp_at_k",
     "rbp_residual_at_k",
     "recall_at_k",
+    "sdcg_at_k",
+    "sdcg_depth_at_k",
+    "sdcg_total_gain_at_k",
     "set_f",
     "set_precision",
     "set_recall",
@@ -1709,6 +1733,2034 @@ def num_relevant_retrieved(
     )
 
 
+def sdcg_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """SDCG@K of each group: C/W/L SDCG, expected rate of gain Σ W_i g_i: C(i) = log2(i + 1) /
+    log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.sdcg_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ sdcg@2   │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.386853 │
+    │ 2    ┆ 0.613147 │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "sdcg",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def sdcg_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """SDCG total gain@K of each group: C/W/L SDCG, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i) =
+    log2(i + 1) / log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.sdcg_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────────┐
+    │ user ┆ sdcg_total_gain@2 │
+    │ ---  ┆ ---               │
+    │ i64  ┆ f64               │
+    ╞══════╪═══════════════════╡
+    │ 1    ┆ 0.63093           │
+    │ 2    ┆ 1.0               │
+    └──────┴───────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "sdcg_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def sdcg_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """SDCG depth@K of each group: C/W/L SDCG, expected depth 1 / W_1 (cwl_eval's expected items):
+    C(i) = log2(i + 1) / log2(i + 2) below K, 0 at K: scaled DCG@K; gains min(max(g, 0), M) / M
+    (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat et al., TOIS 35(3) 2017 (C/W/L SDCG); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.sdcg_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────┐
+    │ user ┆ sdcg_depth@2 │
+    │ ---  ┆ ---          │
+    │ i64  ┆ f64          │
+    ╞══════╪══════════════╡
+    │ 1    ┆ 1.63093      │
+    │ 2    ┆ 1.63093      │
+    └──────┴──────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "sdcg_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def insq_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INSQ@K of each group: C/W/L INSQ, expected rate of gain Σ W_i g_i: C(i) = ((i + 2T - 1) / (i
+    + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade),
+    ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.insq_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ insq@2   │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.17255  │
+    │ 2    ┆ 0.388238 │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "insq",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def insq_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INSQ total gain@K of each group: C/W/L INSQ, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i) =
+    ((i + 2T - 1) / (i + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.insq_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────────┐
+    │ user ┆ insq_total_gain@2 │
+    │ ---  ┆ ---               │
+    │ i64  ┆ f64               │
+    ╞══════╪═══════════════════╡
+    │ 1    ┆ 0.44444           │
+    │ 2    ┆ 0.999996          │
+    └──────┴───────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "insq_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def insq_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INSQ depth@K of each group: C/W/L INSQ, expected depth 1 / W_1 (cwl_eval's expected items):
+    C(i) = ((i + 2T - 1) / (i + 2T))^2, T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat, Scholer & Thomas, ADCS 2012; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.insq_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────┐
+    │ user ┆ insq_depth@2 │
+    │ ---  ┆ ---          │
+    │ i64  ┆ f64          │
+    ╞══════╪══════════════╡
+    │ 1    ┆ 2.575742     │
+    │ 2    ┆ 2.575742     │
+    └──────┴──────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "insq_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def inst_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INST@K of each group: C/W/L INST, expected rate of gain Σ W_i g_i: C(i) = ((i + T + T_i - 1)
+    / (i + T + T_i))^2, T_i = T - the gain up to i, T = Policy.cwl_target; gains min(max(g, 0),
+    M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.inst_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ inst@2   │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.207222 │
+    │ 2    ┆ 0.608297 │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "inst",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def inst_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INST total gain@K of each group: C/W/L INST, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i) =
+    ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - the gain up to i, T = Policy.cwl_target;
+    gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
+    cwl_eval.
+
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.inst_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────────┐
+    │ user ┆ inst_total_gain@2 │
+    │ ---  ┆ ---               │
+    │ i64  ┆ f64               │
+    ╞══════╪═══════════════════╡
+    │ 1    ┆ 0.444443          │
+    │ 2    ┆ 0.999999          │
+    └──────┴───────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "inst_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def inst_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """INST depth@K of each group: C/W/L INST, expected depth 1 / W_1 (cwl_eval's expected items):
+    C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - the gain up to i, T =
+    Policy.cwl_target; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain
+    0, depth 1000 as cwl_eval.
+
+    Reference: Moffat, Bailey, Scholer & Thomas, SIGIR 2017; cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.inst_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────┐
+    │ user ┆ inst_depth@2 │
+    │ ---  ┆ ---          │
+    │ i64  ┆ f64          │
+    ╞══════╪══════════════╡
+    │ 1    ┆ 2.144773     │
+    │ 2    ┆ 1.643935     │
+    └──────┴──────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "inst_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def bpm_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """BPM@K of each group: C/W/L BPM, expected rate of gain Σ W_i g_i: C(i) = 1 while the gain up
+    to i is below T (Policy.cwl_target) and i < K, else 0 (static Bejewelled player); gains
+    min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
+    cwl_eval.
+
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.bpm_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────┐
+    │ user ┆ bpm@2 │
+    │ ---  ┆ ---   │
+    │ i64  ┆ f64   │
+    ╞══════╪═══════╡
+    │ 1    ┆ 0.5   │
+    │ 2    ┆ 1.0   │
+    └──────┴───────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "bpm",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def bpm_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """BPM total gain@K of each group: C/W/L BPM, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i) = 1
+    while the gain up to i is below T (Policy.cwl_target) and i < K, else 0 (static Bejewelled
+    player); gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth
+    1000 as cwl_eval.
+
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.bpm_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────┐
+    │ user ┆ bpm_total_gain@2 │
+    │ ---  ┆ ---              │
+    │ i64  ┆ f64              │
+    ╞══════╪══════════════════╡
+    │ 1    ┆ 1.0              │
+    │ 2    ┆ 1.0              │
+    └──────┴──────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "bpm_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def bpm_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """BPM depth@K of each group: C/W/L BPM, expected depth 1 / W_1 (cwl_eval's expected items):
+    C(i) = 1 while the gain up to i is below T (Policy.cwl_target) and i < K, else 0 (static
+    Bejewelled player); gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K
+    gain 0, depth 1000 as cwl_eval.
+
+    Reference: Zhang et al., SIGIR 2017 (BPM); cwl_eval: Azzopardi et al., SIGIR 2019.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.bpm_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────┐
+    │ user ┆ bpm_depth@2 │
+    │ ---  ┆ ---         │
+    │ i64  ┆ f64         │
+    ╞══════╪═════════════╡
+    │ 1    ┆ 2.0         │
+    │ 2    ┆ 1.0         │
+    └──────┴─────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "bpm_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr8_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR8@K of each group: C/W/L NERR8, expected rate of gain Σ W_i g_i: C(i) = 1 - g_i below K,
+    0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth
+    1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr8_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────┐
+    │ user ┆ nerr8@2 │
+    │ ---  ┆ ---     │
+    │ i64  ┆ f64     │
+    ╞══════╪═════════╡
+    │ 1    ┆ 0.5     │
+    │ 2    ┆ 1.0     │
+    └──────┴─────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr8",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr8_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR8 total gain@K of each group: C/W/L NERR8, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i)
+    = 1 - g_i below K, 0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks
+    past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr8_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────┐
+    │ user ┆ nerr8_total_gain@2 │
+    │ ---  ┆ ---                │
+    │ i64  ┆ f64                │
+    ╞══════╪════════════════════╡
+    │ 1    ┆ 1.0                │
+    │ 2    ┆ 1.0                │
+    └──────┴────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr8_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr8_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR8 depth@K of each group: C/W/L NERR8, expected depth 1 / W_1 (cwl_eval's expected
+    items): C(i) = 1 - g_i below K, 0 at K; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 8.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr8_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────┐
+    │ user ┆ nerr8_depth@2 │
+    │ ---  ┆ ---           │
+    │ i64  ┆ f64           │
+    ╞══════╪═══════════════╡
+    │ 1    ┆ 2.0           │
+    │ 2    ┆ 1.0           │
+    └──────┴───────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr8_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr9_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR9@K of each group: C/W/L NERR9, expected rate of gain Σ W_i g_i: C(i) = i / (i + 1) (1 -
+    g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K
+    gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr9_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ nerr9@2  │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.333333 │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr9",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr9_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR9 total gain@K of each group: C/W/L NERR9, expected total gain Σ L_i Σ_{j ≤ i} g_j: C(i)
+    = i / (i + 1) (1 - g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr9_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────┐
+    │ user ┆ nerr9_total_gain@2 │
+    │ ---  ┆ ---                │
+    │ i64  ┆ f64                │
+    ╞══════╪════════════════════╡
+    │ 1    ┆ 0.5                │
+    │ 2    ┆ 1.0                │
+    └──────┴────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr9_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr9_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR9 depth@K of each group: C/W/L NERR9, expected depth 1 / W_1 (cwl_eval's expected
+    items): C(i) = i / (i + 1) (1 - g_i) below K, 0 at K; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 9.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr9_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────┐
+    │ user ┆ nerr9_depth@2 │
+    │ ---  ┆ ---           │
+    │ i64  ┆ f64           │
+    ╞══════╪═══════════════╡
+    │ 1    ┆ 1.5           │
+    │ 2    ┆ 1.0           │
+    └──────┴───────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr9_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr10_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR10@K of each group: C/W/L NERR10, expected rate of gain Σ W_i g_i: C(i) = p (1 - g_i), p
+    = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past
+    K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr10_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ nerr10@2 │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.444444 │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr10",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr10_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR10 total gain@K of each group: C/W/L NERR10, expected total gain Σ L_i Σ_{j ≤ i} g_j:
+    C(i) = p (1 - g_i), p = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr10_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────────────┐
+    │ user ┆ nerr10_total_gain@2 │
+    │ ---  ┆ ---                 │
+    │ i64  ┆ f64                 │
+    ╞══════╪═════════════════════╡
+    │ 1    ┆ 0.8                 │
+    │ 2    ┆ 1.0                 │
+    └──────┴─────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr10_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr10_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR10 depth@K of each group: C/W/L NERR10, expected depth 1 / W_1 (cwl_eval's expected
+    items): C(i) = p (1 - g_i), p = Policy.rbp_persistence; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 10.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr10_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────┐
+    │ user ┆ nerr10_depth@2 │
+    │ ---  ┆ ---            │
+    │ i64  ┆ f64            │
+    ╞══════╪════════════════╡
+    │ 1    ┆ 1.8            │
+    │ 2    ┆ 1.0            │
+    └──────┴────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr10_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr11_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR11@K of each group: C/W/L NERR11, expected rate of gain Σ W_i g_i: C(i) = ((i + 2T - 1)
+    / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target; gains min(max(g, 0), M) / M (M =
+    Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr11_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ nerr11@2 │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.307692 │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr11",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr11_total_gain_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR11 total gain@K of each group: C/W/L NERR11, expected total gain Σ L_i Σ_{j ≤ i} g_j:
+    C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target; gains min(max(g, 0), M)
+    / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr11_total_gain_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────────────┐
+    │ user ┆ nerr11_total_gain@2 │
+    │ ---  ┆ ---                 │
+    │ i64  ┆ f64                 │
+    ╞══════╪═════════════════════╡
+    │ 1    ┆ 0.444444            │
+    │ 2    ┆ 1.0                 │
+    └──────┴─────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr11_total_gain",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def nerr11_depth_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """NERR11 depth@K of each group: C/W/L NERR11, expected depth 1 / W_1 (cwl_eval's expected
+    items): C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target; gains
+    min(max(g, 0), M) / M (M = Policy.cwl_max_grade), ranks past K gain 0, depth 1000 as
+    cwl_eval.
+
+    Reference: Azzopardi, Moffat, Thomas & Zuccon, ICTIR 2021, eq. 11.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.nerr11_depth_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────┐
+    │ user ┆ nerr11_depth@2 │
+    │ ---  ┆ ---            │
+    │ i64  ┆ f64            │
+    ╞══════╪════════════════╡
+    │ 1    ┆ 1.444444       │
+    │ 2    ┆ 1.0            │
+    └──────┴────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "nerr11_depth",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
 @pl.api.register_expr_namespace("rankk")
 class RankkExpr:
     """Metric expressions with the relevance column as ``self``: one method per function.
@@ -2211,6 +4263,558 @@ class RankkExpr:
         return num_relevant_retrieved(
             self._expr,
             by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def sdcg_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.sdcg_at_k`."""
+        return sdcg_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def sdcg_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.sdcg_total_gain_at_k`."""
+        return sdcg_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def sdcg_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.sdcg_depth_at_k`."""
+        return sdcg_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def insq_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.insq_at_k`."""
+        return insq_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def insq_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.insq_total_gain_at_k`."""
+        return insq_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def insq_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.insq_depth_at_k`."""
+        return insq_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def inst_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.inst_at_k`."""
+        return inst_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def inst_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.inst_total_gain_at_k`."""
+        return inst_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def inst_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.inst_depth_at_k`."""
+        return inst_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def bpm_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.bpm_at_k`."""
+        return bpm_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def bpm_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.bpm_total_gain_at_k`."""
+        return bpm_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def bpm_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.bpm_depth_at_k`."""
+        return bpm_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr8_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr8_at_k`."""
+        return nerr8_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr8_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr8_total_gain_at_k`."""
+        return nerr8_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr8_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr8_depth_at_k`."""
+        return nerr8_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr9_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr9_at_k`."""
+        return nerr9_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr9_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr9_total_gain_at_k`."""
+        return nerr9_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr9_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr9_depth_at_k`."""
+        return nerr9_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr10_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr10_at_k`."""
+        return nerr10_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr10_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr10_total_gain_at_k`."""
+        return nerr10_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr10_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr10_depth_at_k`."""
+        return nerr10_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr11_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr11_at_k`."""
+        return nerr11_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr11_total_gain_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr11_total_gain_at_k`."""
+        return nerr11_total_gain_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def nerr11_depth_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.nerr11_depth_at_k`."""
+        return nerr11_depth_at_k(
+            self._expr,
+            by=by,
+            k=k,
             item=item,
             n_relevant=n_relevant,
             policy=policy,

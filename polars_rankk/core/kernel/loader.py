@@ -47,12 +47,23 @@ LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 #: ``native/src/config.rs``, refusing a field or a choice it does not declare.
 APPLIED_IN_POLARS = frozenset(
     {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
+    # Read only by the C/W/L terms, which the kernel does not compute (`KERNEL_LABELS`).
+    | {"cwl_target", "cwl_max_grade"}
+)
+
+#: The labels the kernel reads (native/src/config.rs, ``fn label``): a linear term of other
+#: labels (the C/W/L gain) runs in pure Polars until the kernel learns them.
+KERNEL_LABELS = frozenset(
+    {"one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain"}
 )
 
 
 def computes(term: Term) -> bool:
-    """Whether the kernel computes `term`: declared as data, or one it knows by name."""
-    return term.linear is not None or term.kernel is not None
+    """Whether the kernel computes `term`: declared as data of labels it reads, or one it
+    knows by name."""
+    if term.linear is not None:
+        return term.linear(Policy()).labels <= KERNEL_LABELS
+    return term.kernel is not None
 
 
 def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:

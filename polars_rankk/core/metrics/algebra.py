@@ -41,10 +41,11 @@ import polars as pl
 #: What a row is, as a linear term reads it. `one` is 1 on every row; `grade` the row's
 #: grade (0 for an unjudged row); `gain` its nDCG gain under the policy; `relevant` 1 at or
 #: above the relevance threshold; `judged` 1 where it has a judgement; `first_relevant` 1 at
-#: the group's first relevant row; `rbp_gain` what RBP counts (`Policy.rbp_grades`).
-LABELS = ("one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain")
+#: the group's first relevant row; `rbp_gain` what RBP counts (`Policy.rbp_grades`);
+#: `cwl_gain` the C/W/L measures' gain in [0, 1] (`Policy.cwl_max_grade`).
+LABELS = ("one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain")
 #: Labels that are 0 on every row without a positive grade (nor a judgement, for `judged`).
-SPARSE_LABELS = frozenset({"relevant", "gain", "judged", "first_relevant", "rbp_gain"})
+SPARSE_LABELS = frozenset({"relevant", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain"})
 
 Op = Literal["+", "-", "*", "/", "pow"]
 Number = int | float

@@ -99,6 +99,18 @@ class RankedRows:
         running = self.stage("rbp_so_far", self.cumulative(label))
         return self._block_total(running, label) / self._m
 
+    @property
+    def cwl_gain(self) -> pl.Expr:
+        """The C/W/L measures' gain of the row, min(max(grade, 0), M) / M with M =
+        `Policy.cwl_max_grade` (under ``ties="expected"``: its block's mean)."""
+        top = float(self.policy.cwl_max_grade)
+        row = self._grade_read.clip(lower_bound=0.0, upper_bound=top) / top
+        if not self.expected:
+            return row
+        label = self.stage("cwl_gain_row", row)
+        running = self.stage("cwl_gain_so_far", self.cumulative(label))
+        return self._block_total(running, label) / self._m
+
     def label(self, name: str) -> pl.Expr:
         """The label `name` of `polars_rankk.core.metrics.algebra.LABELS`."""
         value: pl.Expr = getattr(self, name)

@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
 from polars_rankk.core.names.write import written_name
 from polars_rankk.core.policy import Policy, parse_gains
@@ -161,12 +162,30 @@ def split_metric_list(text: str) -> list[str]:
     return names
 
 
-def _parameter(name: str, raw: str) -> tuple[str, Any]:
+def _parameters_of(metric: str | None) -> dict[str, tuple[str, dict[str, Any] | type]]:
+    """The parameters a name of `metric` may carry: a family's own (the C/W/L measures' ``T``,
+    ``max_rel``, ``p``), else `PARAMETERS`."""
+    if metric in NAME_PARAMETERS:
+        return {key.lower(): (field, float) for key, field, _ in NAME_PARAMETERS[metric]}
+    return PARAMETERS
+
+
+def _tool_defaults(metric: str, base: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """A tool's spelling (not the canonical name) means the tool's default for a parameter it
+    leaves out, where that differs from the policy's (ir_measures' NERR10 has p = 0.9)."""
+    if base in METRICS or metric not in NAME_PARAMETERS:
+        return changes
+    defaults = {field: value for _, field, value in NAME_PARAMETERS[metric] if value is not None}
+    return {**defaults, **changes}
+
+
+def _parameter(name: str, raw: str, metric: str | None = None) -> tuple[str, Any]:
     key, separator, value = (part.strip() for part in raw.partition("="))
-    if not separator or key.lower() not in PARAMETERS:
-        known = ", ".join(PARAMETERS)
+    parameters = _parameters_of(metric)
+    if not separator or key.lower() not in parameters:
+        known = ", ".join(parameters)
         raise ValueError(f"metric {name!r}: unknown parameter {raw.strip()!r}; known: {known}")
-    policy_field, reader = PARAMETERS[key.lower()]
+    policy_field, reader = parameters[key.lower()]
     value = value.strip("'\"")
     if reader is dict:
         try:
@@ -236,7 +255,9 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     known = aliases()
     if name.lower() in known:
         whole = names_whole_list(name)
-        return [MetricRequest(known[name.lower()], None, _graded_rbp(name, None, {}), whole)]
+        named = known[name.lower()]
+        defaults = _tool_defaults(named, name, _graded_rbp(name, None, {}))
+        return [MetricRequest(named, None, defaults, whole)]
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
@@ -251,10 +272,11 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     if ir is None or ir["base"].lower() not in known:
         raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
     changes: dict[str, Any] = {}
-    for raw in _split_parameters(ir["params"] or ""):
-        policy_field, value = _parameter(text, raw)
-        changes[policy_field] = value
     metric = known[ir["base"].lower()]
+    for raw in _split_parameters(ir["params"] or ""):
+        policy_field, value = _parameter(text, raw, metric)
+        changes[policy_field] = value
+    changes = _tool_defaults(metric, ir["base"], changes)
     if ir["level"] is not None:
         # ranx's ndcg@k-lN: relevant at grade N; for (n)DCG, grades below N gain nothing.
         changes["relevance_threshold"] = int(ir["level"])

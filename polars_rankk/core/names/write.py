@@ -27,6 +27,7 @@ from typing import Literal
 
 import polars as pl
 
+from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.policy import Policy
 
@@ -130,10 +131,36 @@ def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, 
     return name, None
 
 
+def _cwl_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
+    """ir_measures' cwl_eval provider: runs sorted by score, equal scores in the run's order."""
+    entry = REGISTRY[metric]
+    base = str(entry.ir_measures).split("@")[0]
+    cut = entry.ir_measures is not None and "@" in entry.ir_measures
+    if cut and k is None:
+        return None, f"ir_measures' {base} takes a cut-off"
+    if not cut and k is not None:
+        return None, f"ir_measures' {base} reads the whole list (cwl_eval's 1000 ranks)"
+    if policy.ties != "input_order":
+        return None, "ir_measures' cwl_eval keeps the run's order in ties (ties='input_order')"
+    if policy.unjudged == "condense" or policy.short_lists == "skip":
+        return None, f"ir_measures' {base} has no judged_only and scores every query"
+    parameters = []
+    for key, field, tool_default in NAME_PARAMETERS[metric]:
+        value = float(getattr(policy, field))
+        if key == "max_rel" and not _is_integer(value):
+            return None, f"ir_measures' max_rel is an integer; cwl_max_grade={_number(value)}"
+        default = float(getattr(Policy(), field)) if tool_default is None else tool_default
+        if key == "max_rel" or value != default:
+            parameters.append(f"{key}={_number(value)}")
+    return _spelled(base, parameters, k), None
+
+
 def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
     entry = REGISTRY[metric]
     if entry.ir_measures is None:
         return None, f"ir_measures has no {metric}"
+    if metric in NAME_PARAMETERS:
+        return _cwl_eval(metric, k, policy)
     base = entry.ir_measures.split("(")[0].split("@")[0]
     parameters: list[str] = []
     whole = entry.has_k and k is None

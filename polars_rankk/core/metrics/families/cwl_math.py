@@ -1,0 +1,52 @@
+"""Closed forms the C/W/L measures' tails need, as Polars expressions.
+
+cwl_eval pads every ranking with zero gains to its depth of 1000 ranks; past the last rank a
+measure reads, its continuation probabilities depend on the rank alone, so the weight left
+in that tail is a sum of a known sequence: a geometric one (RBP-like), 1/i (NERR9's) or
+1/(i + a)^2 (INST's and INSQ's), read from the digamma and trigamma functions.
+
+Examples
+--------
+>>> import polars as pl
+>>> from polars_rankk.core.metrics.families.cwl_math import trigamma
+>>> frame = pl.DataFrame({"x": [1.0]})
+>>> round(frame.select(trigamma(pl.col("x")).alias("psi1"))["psi1"][0], 12)  # pi^2 / 6
+1.644934066848
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = ["digamma", "trigamma"]
+
+#: Terms summed exactly before the asymptotic series (its error is then below 1e-14).
+_SHIFT = 10
+
+
+def trigamma(x: pl.Expr) -> pl.Expr:
+    """ψ1(x) = Σ_{j ≥ 0} 1 / (x + j)^2 for x > 0: the first `_SHIFT` terms exactly, the rest
+    by the asymptotic series at x + `_SHIFT` (Abramowitz & Stegun 6.4.12)."""
+    head = pl.sum_horizontal([1.0 / (x + j).pow(2) for j in range(_SHIFT)])
+    y = x + float(_SHIFT)
+    inverse = 1.0 / y
+    inverse2 = inverse * inverse
+    series = inverse + inverse2 / 2.0
+    series = series + inverse * inverse2 * (
+        1.0 / 6.0 + inverse2 * (-1.0 / 30.0 + inverse2 * (1.0 / 42.0 + inverse2 * (-1.0 / 30.0)))
+    )
+    return head + series
+
+
+def digamma(x: pl.Expr) -> pl.Expr:
+    """ψ(x) for x > 0 (ψ(n + 1) = H_n − γ): the recurrence to x + `_SHIFT`, then the
+    asymptotic series (Abramowitz & Stegun 6.3.18)."""
+    head = pl.sum_horizontal([1.0 / (x + j) for j in range(_SHIFT)])
+    y = x + float(_SHIFT)
+    inverse2 = 1.0 / (y * y)
+    series = (
+        y.log()
+        - 0.5 / y
+        - inverse2 * (1.0 / 12.0 - inverse2 * (1.0 / 120.0 - inverse2 * (1.0 / 252.0)))
+    )
+    return series - head
