@@ -7,7 +7,7 @@ cut-off, and counts the group's truth from its own grades (R_g, the judged non-r
 the ideal DCG), with the judged items the rows miss (``unretrieved``) or a declared R_g
 (``n_relevant``). It returns one row of sums, from which the registry's formula computes the
 metric in Polars — the same formula, over the same sums, as the pure-Polars expression
-(`polars_rankk.core.expressions.expressions`), which stays the reference.
+(`polars_rankk.core.expressions.group`), which stays the reference.
 
 Choice, measured (`benchmarks/bench_expressions.py`): one call per group and metric, the kernel
 ranking the group, beats the pure expression by one to two orders of magnitude; the struct of
