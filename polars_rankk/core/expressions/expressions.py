@@ -40,7 +40,13 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.expressions.group import inputs_of, kernel_group, ranked_group, refusals
+from polars_rankk.core.expressions.group import (
+    inputs_of,
+    kernel_group,
+    ranked_group,
+    read_fields,
+    refusals,
+)
 from polars_rankk.core.inputs.spec import normalize_ks
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics.formulas import finished
@@ -208,7 +214,7 @@ def metrics_expression(
             )
         )
     ks = sorted({cut for _, cut in chosen if cut is not None})
-    group = kernel_group(inputs, needs, ks)
+    group = kernel_group(inputs, needs, ks, read_fields(chosen, inputs.policy))
     assert group.sums is not None
     assert group.outer_void is not None
     values: dict[str, pl.Expr] = {}

@@ -15,8 +15,8 @@ import polars as pl
 from polars_rankk.core.columns import HITS, IDEAL_DCG
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics import order as ranking
-from polars_rankk.core.metrics.formulas import GroupStats
-from polars_rankk.core.metrics.registry import term_needs
+from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
+from polars_rankk.core.metrics.registry import REGISTRY, term_needs
 from polars_rankk.core.metrics.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
@@ -207,7 +207,9 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
     if expression_kernel.usable(policy, needs):
-        return kernel_group(inputs, needs, [] if k is None else [k])
+        return kernel_group(
+            inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
+        )
     score, grade = ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = truth(inputs)
@@ -256,8 +258,21 @@ def unknown(inputs: Inputs) -> pl.Expr:
     return unknown
 
 
-def kernel_group(inputs: Inputs, needs: TermNeeds, ks: list[int]) -> Group:
-    """The group ranked by the compiled kernel: the same statistics, one plugin call."""
+def read_fields(metrics: list[tuple[str, int | None]], policy: Policy) -> frozenset[str]:
+    """The statistics the formulas of `metrics` (name, cut-off) read, by name: the kernel
+    returns only these (each field it returns is one more array per group to hand back)."""
+    read: set[str] = set()
+    for name, k in metrics:
+        value = REGISTRY[name].value(policy, k, COLUMNS)
+        read.update(finished(value, policy, k).meta.root_names())
+    return frozenset(read)
+
+
+def kernel_group(
+    inputs: Inputs, needs: TermNeeds, ks: list[int], reads: frozenset[str] | None = None
+) -> Group:
+    """The group ranked by the compiled kernel: the same statistics, one plugin call
+    (returning only the statistics in `reads`, when given, and R_g and the list's length)."""
     sums = expression_kernel.group_stats(
         item=inputs.item,
         score=inputs.score,
@@ -268,6 +283,7 @@ def kernel_group(inputs: Inputs, needs: TermNeeds, ks: list[int]) -> Group:
         policy=inputs.policy,
         needs=needs,
         ks=ks,
+        reads=reads,
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
