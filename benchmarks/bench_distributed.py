@@ -13,7 +13,14 @@ checks that every summary equals the single-machine one bit for bit, prints a ta
 writes ``benchmarks/results/distributed.json``. Spark runs ``local[2]`` (one JVM, two task
 slots), Dask the threaded scheduler with two workers; both read the Parquet files themselves.
 
-Run: ``.venv/bin/python benchmarks/bench_distributed.py [--scale 5M] [--partitions 8]``.
+Spark runs twice: its Python workers on the compiled kernel (``native``, the default when
+``polars-rankk-native`` is installed; each row says whether the workers loaded it, asked of
+them) and on the pure-Polars path (``pure``: ``POLARS_RANKK_NATIVE=0`` in the workers'
+environment). Every figure carries the load average when it ended: on a shared machine, wall
+seconds are only comparable within one run.
+
+Run: ``.venv/bin/python benchmarks/bench_distributed.py [--scale 5M] [--partitions 8]
+[--engines spark,dask] [--native both|native|pure]``.
 """
 
 from __future__ import annotations
@@ -46,8 +53,9 @@ def timed(rows: list[dict[str, Any]], engine: str, step: str, action: Callable[[
     start = time.perf_counter()
     result = action()
     seconds = time.perf_counter() - start
-    rows.append({"engine": engine, "step": step, "seconds": round(seconds, 2)})
-    print(f"{engine:<28} {step:<14} {seconds:8.2f} s", flush=True)
+    load = round(os.getloadavg()[0], 2)
+    rows.append({"engine": engine, "step": step, "seconds": round(seconds, 2), "load": load})
+    print(f"{engine:<36} {step:<14} {seconds:8.2f} s  (load {load})", flush=True)
     return result
 
 
@@ -72,7 +80,21 @@ def single_machine(folder: Path, rows: list[dict[str, Any]]) -> pl.DataFrame:
     return order_metrics(summary)
 
 
-def spark_engine(folder: Path, partitions: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _workers_load_the_kernel(spark: Any) -> bool:
+    """Whether the Python workers of `spark` run on the compiled kernel (asked of them)."""
+
+    def loaded(_: object) -> bool:
+        from polars_rankk.core.kernel import loader
+
+        return bool(loader.status().loaded)
+
+    found = spark.sparkContext.parallelize([0, 1], 2).map(loaded).collect()
+    return all(found)
+
+
+def spark_engine(
+    folder: Path, partitions: int, rows: list[dict[str, Any]], *, native: bool = True
+) -> dict[str, Any]:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
@@ -87,12 +109,20 @@ def spark_engine(folder: Path, partitions: int, rows: list[dict[str, Any]]) -> d
         .config("spark.sql.shuffle.partitions", str(partitions))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+        .config("spark.executorEnv.POLARS_RANKK_NATIVE", "1" if native else "0")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     summaries = {}
     try:
-        for label, chunk in (("spark local[2]", None), ("spark local[2], chunks 100k", 100_000)):
+        on_kernel = _workers_load_the_kernel(spark)
+        if on_kernel != native:
+            print(f"spark workers: kernel loaded = {on_kernel} (asked for {native})", flush=True)
+        path = "native" if on_kernel else "pure"
+        for label, chunk in (
+            (f"spark local[2] {path}", None),
+            (f"spark local[2] {path}, chunks 100k", 100_000),
+        ):
 
             def evaluation(chunk: int | None = chunk) -> Any:
                 return evaluate_spark(
@@ -154,19 +184,26 @@ def main() -> None:
     parser.add_argument("--scale", default="5M")
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--engines", default="spark,dask")
+    parser.add_argument("--native", choices=["both", "native", "pure"], default="both")
     args = parser.parse_args()
+    engines = set(args.engines.split(","))
     folder = generate(args.scale)
     candidates = pl.scan_parquet(folder / "candidates" / "*.parquet")
     size = candidates.select(pl.len(), pl.col("user").n_unique()).collect().row(0)
     print(f"{size[0]:,} candidate rows, {size[1]:,} users, k={KS}, {os.cpu_count()} cpus")
     rows: list[dict[str, Any]] = []
     reference = single_machine(folder, rows)
-    summaries = spark_engine(folder, args.partitions, rows)
-    summaries["dask threads (2)"] = dask_engine(folder, args.partitions, rows)
+    summaries: dict[str, Any] = {}
+    if "spark" in engines:
+        for native in {"both": (True, False), "native": (True,), "pure": (False,)}[args.native]:
+            # One session at a time: the workers' environment is the session's.
+            summaries |= spark_engine(folder, args.partitions, rows, native=native)
+    if "dask" in engines:
+        summaries["dask threads (2)"] = dask_engine(folder, args.partitions, rows)
     equal = {label: summary.equals(reference) for label, summary in summaries.items()}
     print("summary equal to one machine, bit for bit:", equal)
-    import dask
-    import pyspark
+    from importlib import metadata
 
     report = {
         "scale": args.scale,
@@ -177,8 +214,8 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "polars": pl.__version__,
-        "pyspark": pyspark.__version__,
-        "dask": dask.__version__,
+        "pyspark": metadata.version("pyspark") if "spark" in engines else None,
+        "dask": metadata.version("dask") if "dask" in engines else None,
         "summary_equal_to_single_machine": equal,
         "timings": rows,
     }

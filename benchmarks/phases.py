@@ -613,7 +613,22 @@ def python_parquet(scale: str) -> dict[str, object]:
     return {"evaluate": time.perf_counter() - start, "rows": summary.height}
 
 
+def cli_startup(scale: str) -> dict[str, object]:
+    """``rankk --version`` end to end: the command's start-up (Python, Polars, the core, the
+    command line), the floor under every ``rankk`` call (`scale` is not read)."""
+    elapsed, out = _timed_command([sys.executable, "-m", "polars_rankk.cli", "--version"])
+    return {"evaluate": elapsed, "check": out.strip()}
+
+
+def polars_import(scale: str) -> dict[str, object]:
+    """``python -c "import polars"``: the part of `cli_startup` no change here can cut."""
+    elapsed, _ = _timed_command([sys.executable, "-c", "import polars"])
+    return {"evaluate": elapsed}
+
+
 PHASES: dict[str, Callable[[str], dict[str, object]]] = {
+    "cli_startup": cli_startup,
+    "polars_import": polars_import,
     "trec_text_rankk": trec_text_rankk,
     "trec_text_pytrec_eval": trec_text_pytrec_eval,
     "trec_text_trec_eval": trec_text_trec_eval,

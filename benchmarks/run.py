@@ -57,6 +57,10 @@ PRESETS = {
     "trec": ["trec_text_rankk", "trec_text_pytrec_eval", "trec_text_trec_eval"],
     "cli": ["python_parquet", "cli_parquet"],
     "compare3": ["systems_evaluate", "compare3"],
+    "startup": ["polars_import", "cli_startup"],
+    #: Issue 33's rows on the Python side: each phase after its reference (`REFERENCES`).
+    "expressions": ["evaluate_five", "expressions_five", "expressions_five_struct"],
+    "curves": ["rankk_summary_single_k", "k_curve_lazy", "k_curve_lazy_ci"],
 }
 #: Each phase's reference in the same run: ``time_vs_reference`` is its total over the
 #: reference's (for the peers: how many times slower than polars-rankk).
@@ -65,6 +69,11 @@ REFERENCES = {
     "trec_text_trec_eval": "trec_text_rankk",
     "cli_parquet": "python_parquet",
     "compare3": "systems_evaluate",
+    "cli_startup": "polars_import",
+    "expressions_five": "evaluate_five",
+    "expressions_five_struct": "evaluate_five",
+    "k_curve_lazy": "rankk_summary_single_k",
+    "k_curve_lazy_ci": "rankk_summary_single_k",
 }
 
 

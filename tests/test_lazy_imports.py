@@ -52,3 +52,19 @@ def test_the_command_starts_with_the_core_only() -> None:
         "assert parts == ['cli', 'core'] and not heavy, (parts, heavy)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=INIT.parent.parent)
+
+
+def test_the_command_evaluates_without_numpy(tmp_path: Path) -> None:
+    """``rankk evaluate`` reads, evaluates and writes in Polars only: NumPy's import (a tenth
+    of a second) is no part of its start-up."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 0.5 t\n", encoding="utf-8")
+    qrels.write_text("q1 0 d2 1\nq2 0 d3 2\n", encoding="utf-8")
+    code = (
+        "import contextlib, io, sys\n"
+        "from polars_rankk.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main(['evaluate', {str(run)!r}, {str(qrels)!r}, '--trec-eval', '--format', 'json'])\n"
+        "assert 'numpy' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=INIT.parent.parent)

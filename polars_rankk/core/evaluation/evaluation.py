@@ -662,9 +662,8 @@ def assemble(
 def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     """The eager ``per_group`` from the wide metric table, built in its sorted order
     (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
-    that costs about what the output weighs instead of several copies of it."""
-    import numpy as np
-
+    that costs about what the output weighs instead of several copies of it. Polars only (no
+    NumPy: the command line's evaluation never imports it)."""
     keys = list(spec.keys)
     pairs = metric_cutoffs(spec)
     cells = pl.DataFrame(
@@ -674,17 +673,21 @@ def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     names = [metric_column(m, k) for m, k in cells.iter_rows()]
     ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
     n_groups, n_cells = ordered.height, len(names)
-    # One temporary at a time (the row-major values, then 32-bit gather indices): the
-    # peak stays near the output's own size.
-    matrix = ordered.select(pl.col(names).cast(pl.Float64)).to_numpy(order="c")
-    values = pl.Series("value", matrix.ravel(), dtype=pl.Float64, nan_to_null=False)
-    del matrix
-    heads = ordered.select(pl.col(keys).gather(np.repeat(np.arange(n_groups), n_cells)))
-    labels = cells[np.tile(np.arange(n_cells), n_groups)]
-    rows = pl.concat([heads, labels, values.to_frame()], how="horizontal")
-    # No columns: only catalogue-level metrics were asked for.
-    if names and ordered.select(pl.col(names).null_count().sum()).sum_horizontal().item():
-        # Null: short_lists="skip" dropped the group at that k.
-        absent = ordered.select(pl.col(names).is_null()).to_numpy(order="c").ravel()
-        rows = rows.filter(pl.Series(~absent))
+    if not names:  # only catalogue-level metrics were asked for
+        return pl.concat(
+            [ordered.select(keys).clear(), cells, pl.DataFrame(schema={"value": pl.Float64})],
+            how="horizontal",
+        )
+    # Row-major values (a group's cells in a row), one temporary at a time: the peak stays
+    # near the output's own size.
+    cells_of_groups = ordered.select(pl.concat_arr(pl.col(names).cast(pl.Float64)))
+    values = cells_of_groups.to_series().reshape((-1,)).alias("value").to_frame()
+    del cells_of_groups
+    row = pl.int_range(n_groups * n_cells, dtype=pl.Int64)
+    heads = ordered.select(pl.col(keys).gather(row // n_cells))
+    labels = cells.select(pl.all().gather(row % n_cells))
+    rows = pl.concat([heads, labels, values], how="horizontal")
+    if values.get_column("value").null_count():
+        # Null: short_lists="skip" dropped the group at that k (NaN values stay).
+        rows = rows.filter(pl.col("value").is_not_null())
     return rows

@@ -7,7 +7,7 @@ cut-off, and counts the group's truth from its own grades (R_g, the judged non-r
 the ideal DCG), with the judged items the rows miss (``unretrieved``) or a declared R_g
 (``n_relevant``). It returns one row of sums, from which the registry's formula computes the
 metric in Polars — the same formula, over the same sums, as the pure-Polars expression
-(`polars_rankk.core.expressions.expressions`), which stays the reference.
+(`polars_rankk.core.expressions.group`), which stays the reference.
 
 Choice, measured (`benchmarks/bench_expressions.py`): one call per group and metric, the kernel
 ranking the group, beats the pure expression by one to two orders of magnitude; the struct of
@@ -15,6 +15,8 @@ sums is read by each metric's formula.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import polars as pl
 
@@ -46,11 +48,14 @@ def group_stats(
     policy: Policy,
     needs: TermNeeds,
     ks: list[int],
+    reads: Collection[str] | None = None,
 ) -> pl.Expr:
     """One kernel call over the group's rows: a struct of its statistics (read by `FIELDS`).
 
     `grade` is the grade as given (a null marks an unjudged row; negative grades kept: the
-    kernel applies ``negative_grades``); `score` is higher-first Float64.
+    kernel applies ``negative_grades``); `score` is higher-first Float64. With `reads`, the
+    struct holds only those statistics, R_g and the list's length (`n_candidates`): each field
+    is one more array per group handed back across the plugin boundary.
     """
     args: list[pl.Expr] = []
     if item is not None:
@@ -66,6 +71,9 @@ def group_stats(
     outputs += ["n_nonrelevant\tn_nonrelevant", "hits_at_r\thits_at_r"]
     outputs += [f"{stat_column(IDEAL_DCG, cut)}\tideal_dcg@{cut}" for cut in ks]
     outputs += [f"{column}\t{what}" for column, what in native.sum_outputs(needs, ks)]
+    if reads is not None:
+        kept = {"n_candidates", "n_relevant", *reads}
+        outputs = [line for line in outputs if line.split("\t", 1)[0] in kept]
     lines = [
         "one_group=1",
         f"score_name={score_name}",

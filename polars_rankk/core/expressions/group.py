@@ -1,0 +1,329 @@
+"""One group's rows as a metric expression sees them, ranked as `evaluate` ranks them.
+
+`inputs_of` reads the user's arguments into `Inputs`; `ranked_group` ranks the group — on the
+compiled kernel (`kernel_group`, one plugin call: `polars_rankk.core.kernel.per_group`) or in
+pure Polars (`ranked_rows` and `truth`, the reference) — into the `GroupStats` the registry's
+formulas read. `polars_rankk.core.expressions.expressions` builds the public expressions on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+from polars_rankk.core.columns import HITS, IDEAL_DCG
+from polars_rankk.core.kernel import per_group as expression_kernel
+from polars_rankk.core.metrics import order as ranking
+from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
+from polars_rankk.core.metrics.registry import REGISTRY, term_needs
+from polars_rankk.core.metrics.terms import RankedRows, TermNeeds, row_terms
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import IntoExprColumn
+
+#: The whole group: the expression is evaluated per group by ``agg`` or ``over``.
+_GROUP: list[pl.Expr] = [pl.lit(0)]
+
+
+def as_expr(value: IntoExprColumn) -> pl.Expr:
+    if isinstance(value, pl.Expr):
+        return value
+    if isinstance(value, str):
+        return pl.col(value)
+    if isinstance(value, pl.Series):
+        return pl.lit(value)
+    raise TypeError(f"expected a column name, expression or Series; got {type(value).__name__}")
+
+
+def name_of(expr: pl.Expr, option: str) -> str:
+    """The column an expression reads, for messages; the option's name when it has none."""
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    return name if name else f"{option}=..."
+
+
+def refused(bad: pl.Expr, message: pl.Expr) -> pl.Expr:
+    """Null, or an error carrying `message` at the first row where `bad`, when the query runs.
+
+    Polars has no expression that raises; a strict cast of the message to a number does, with
+    the message in the error (``InvalidOperationError``), and costs nothing where no row is bad.
+    """
+    return message.filter(bad).first().cast(pl.Int8, strict=True).cast(pl.Float64)
+
+
+def refusals(inputs: Inputs) -> list[pl.Expr]:
+    """Where `evaluate` raises on the rows, the query raises: an invalid score under
+    ``invalid_scores="error"``, a repeated item under ``duplicates="error"``."""
+    policy, item = inputs.policy, inputs.item
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    where = (
+        pl.format(" at row {} of its group", row)
+        if item is None
+        else pl.format(" at row {} of its group (item {})", row, item)
+    )
+    found = []
+    if policy.invalid_scores == "error":
+        bad = ~ranking.is_valid_score(inputs.score)
+        value = inputs.given_score.cast(pl.Float64).cast(pl.String).fill_null("null")
+        said = (
+            f"column {inputs.score_name!r} must hold finite numbers (null, NaN and inf are "
+            f"invalid scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds "
+        )
+        found.append(refused(bad, pl.concat_str(pl.lit(said), value, where)))
+    if item is not None and policy.duplicates == "error":
+        name = name_of(item, "item")
+        said = (
+            f"column {name!r} repeats an item in a group and Policy(duplicates='error') forbids "
+            f"it (use duplicates='first' to keep the highest-scored copy):"
+        )
+        found.append(refused(item.is_duplicated(), pl.concat_str(pl.lit(said), where)))
+    return found
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One group's rows as the user gave them."""
+
+    grade: pl.Expr
+    #: The grade as given (negative grades kept), which relevance-aware tie orders read.
+    order_grade: pl.Expr
+    score: pl.Expr
+    #: The ranking column as given, and its name, for the error on an invalid score.
+    given_score: pl.Expr
+    score_name: str
+    item: pl.Expr | None
+    n_relevant: pl.Expr | None
+    policy: Policy
+    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them).
+    unretrieved: pl.Expr | None = None
+
+
+def inputs_of(
+    relevance: IntoExprColumn,
+    by: IntoExprColumn | None,
+    rank: IntoExprColumn | None,
+    item: IntoExprColumn | None,
+    n_relevant: IntoExprColumn | None,
+    policy: Policy | None,
+    unretrieved: IntoExprColumn | None = None,
+) -> Inputs:
+    policy = Policy() if policy is None else policy
+    if n_relevant is None and unretrieved is None:
+        # The rows alone cannot say that a group has nothing to find: a group whose rows hold
+        # no relevant item is a list that found nothing, as `evaluate` scores it (0).
+        policy = replace(policy, empty_truth="zero")
+    if (by is None) == (rank is None):
+        raise ValueError(
+            "give the ranking as by=<score column> (higher first) or rank=<rank column> "
+            "(lower first), exactly one of them"
+        )
+    if policy.ties in ("trec_eval", "item_asc") and item is None:
+        raise ValueError(
+            f"ties={policy.ties!r} breaks ties by item id: pass item=<column>, "
+            f"or use Policy(ties='input_order')"
+        )
+    ranking_column = by if rank is None else rank
+    assert ranking_column is not None
+    given = as_expr(relevance).cast(pl.Float64)
+    grade = given
+    if policy.negative_grades == "unjudged":
+        # trec_eval: a negative grade is no judgement, like a null one.
+        grade = pl.when(given >= 0).then(given)
+    given_score = as_expr(ranking_column)
+    return Inputs(
+        grade=grade,
+        order_grade=given,
+        score=ranking.score_value(given_score, lower_is_better=rank is not None),
+        given_score=given_score,
+        score_name=name_of(given_score, "by" if rank is None else "rank"),
+        item=None if item is None else as_expr(item),
+        n_relevant=None if n_relevant is None else as_expr(n_relevant).cast(pl.Int64),
+        policy=policy,
+        unretrieved=None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64)),
+    )
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group ranked as `evaluate` ranks it: its statistics, and when it has no value."""
+
+    stats: GroupStats
+    #: True where `evaluate` would leave the group out whatever the cut-off.
+    void: pl.Expr
+    #: On the kernel: the struct of sums `stats` reads as fields (the value is computed on it).
+    sums: pl.Expr | None = None
+    #: On the kernel: True where the group has no value, read outside the struct.
+    outer_void: pl.Expr | None = None
+
+
+def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr]:
+    """The group's ranked rows, in rank order: (score, grade). A null grade marks an unjudged
+    row: it stays null here (``unjudged="condense"`` removes it). Rows on which `evaluate`
+    raises are refused by `refusals`.
+
+    Positional operations (filter, sort, first of each item) rather than windows keep this
+    usable inside ``group_by().agg()``.
+    """
+    policy = inputs.policy
+    score, grade, item = inputs.score, inputs.grade, inputs.item
+    # Relevance-aware tie orders read the grade as `evaluate` ranks it: as given, and an
+    # unjudged row (null) at the grade `evaluate` fills in.
+    order_grade = inputs.order_grade.fill_null(ranking.unjudged_grade(policy))
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    valid = ranking.is_valid_score(score)
+    if policy.invalid_scores == "lowest":
+        score = ranking.lowest_if_invalid(score)
+    if item is not None and policy.duplicates == "first":
+        # An item's label is the highest among its copies still ranked.
+        copies = [*_GROUP, item, valid if policy.invalid_scores == "drop" else True]
+        grade = grade.max().over(copies)
+        order_grade = order_grade.max().over(copies)
+    if policy.unjudged == "condense":
+        # Sakai's condensed list: unjudged rows (null grade, on every copy) leave before
+        # ranking.
+        judged = grade.is_not_null()
+        score, grade, order_grade, row, valid = (
+            c.filter(judged) for c in (score, grade, order_grade, row, valid)
+        )
+        item = None if item is None else item.filter(judged)
+    if policy.invalid_scores == "drop":
+        score, grade, order_grade, row = (c.filter(valid) for c in (score, grade, order_grade, row))
+        item = None if item is None else item.filter(valid)
+    if item is not None and policy.duplicates == "first":
+        # The highest-scored copy stands for the item (the earliest, on equal scores).
+        by_copy = [item, -score, row]
+        best = item.sort_by(by_copy).is_first_distinct()
+        score, grade, order_grade, row, item = (
+            column.sort_by(by_copy).filter(best)
+            for column in (score, grade, order_grade, row, item)
+        )
+    keep_row = policy.ties == "input_order" or policy.duplicates == "keep" or item is None
+    order, descending = ranking.tie_order(
+        policy, score, item, order_grade, row if keep_row else None
+    )
+    return score.sort_by(order, descending=descending), grade.sort_by(order, descending=descending)
+
+
+def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
+    policy = inputs.policy
+    needs = term_needs([metric], policy)
+    if expression_kernel.usable(policy, needs):
+        return kernel_group(
+            inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
+        )
+    score, grade = ranked_rows(inputs)
+    window = ranking.Sorted(score)
+    n_relevant, ideal_gains, n_nonrelevant = truth(inputs)
+    rows = RankedRows(
+        window,
+        grade.fill_null(ranking.unjudged_grade(policy)),
+        policy,
+        judged=grade.is_not_null(),
+        n_relevant=n_relevant,
+        n_nonrelevant=n_nonrelevant,
+    )
+    terms = row_terms(rows, needs.columns)
+    cumulated = {stat: window.cumulative(term) for stat, term in terms.items()}
+
+    ideal = ranking.ideal_cumulative(ideal_gains)
+    ideal_rank = pl.int_range(1, ideal.len() + 1, dtype=pl.Int64)
+
+    def at(stat: str, k: int) -> pl.Expr:
+        if stat == IDEAL_DCG:
+            return ranking.read_at(ideal, ideal_rank, k)
+        return ranking.read_at(cumulated[stat], window.rank, k)
+
+    hits_at_r = (
+        ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64)
+        if needs.hits_at_r
+        else pl.lit(0.0)
+    )
+    stats = GroupStats(
+        at=at,
+        n_candidates=score.len().cast(pl.Int64),
+        n_relevant=n_relevant,
+        hits_at_r=hits_at_r,
+        whole=lambda stat: cumulated[stat].max().fill_null(0.0),
+    )
+    void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
+    return Group(stats=stats, void=void | unknown(inputs))
+
+
+def unknown(inputs: Inputs) -> pl.Expr:
+    """True for a group the truth does not know (null R_g, or null unretrieved grades from
+    `rk.label`): it is not evaluated, as `evaluate` evaluates the truth's groups."""
+    unknown = pl.lit(False)
+    for known in (inputs.n_relevant, inputs.unretrieved):
+        if known is not None:
+            unknown = unknown | known.is_null().all()
+    return unknown
+
+
+def read_fields(metrics: list[tuple[str, int | None]], policy: Policy) -> frozenset[str]:
+    """The statistics the formulas of `metrics` (name, cut-off) read, by name: the kernel
+    returns only these (each field it returns is one more array per group to hand back)."""
+    read: set[str] = set()
+    for name, k in metrics:
+        value = REGISTRY[name].value(policy, k, COLUMNS)
+        read.update(finished(value, policy, k).meta.root_names())
+    return frozenset(read)
+
+
+def kernel_group(
+    inputs: Inputs, needs: TermNeeds, ks: list[int], reads: frozenset[str] | None = None
+) -> Group:
+    """The group ranked by the compiled kernel: the same statistics, one plugin call
+    (returning only the statistics in `reads`, when given, and R_g and the list's length)."""
+    sums = expression_kernel.group_stats(
+        item=inputs.item,
+        score=inputs.score,
+        score_name=inputs.score_name,
+        grade=inputs.order_grade,
+        n_relevant=inputs.n_relevant,
+        unretrieved=inputs.unretrieved,
+        policy=inputs.policy,
+        needs=needs,
+        ks=ks,
+        reads=reads,
+    )
+    stats = expression_kernel.FIELDS
+    # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
+    void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
+    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs))
+
+
+def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """R_g, the gains of the ideal ranking and the number of judged non-relevant items: each
+    item's highest label (rows with invalid scores included: the item was relevant; not
+    under ``pool="restrict"`` with ``unretrieved``, where they left the truth's pool), plus
+    the judged items the rows missed: with their grades from ``unretrieved``, else the
+    relevant items ``n_relevant`` says the rows missed, at the threshold grade."""
+    policy = inputs.policy
+    grade = inputs.grade
+    restricted = policy.pool == "restrict" and policy.invalid_scores == "drop"
+    # The truth (from `rk.label`) restricted to the ranked items, as `evaluate` restricts it:
+    # a row whose score is dropped is not in the pool.
+    pooled = (
+        ranking.is_valid_score(inputs.score)
+        if inputs.unretrieved is not None and restricted
+        else pl.lit(True)
+    )
+    if inputs.item is not None:
+        copies = [*_GROUP, inputs.item, pooled]
+        first_copy = pl.int_range(pl.len()).over(copies) == 0
+        grade = grade.max().over(copies).filter(first_copy & pooled)
+    else:
+        grade = grade.filter(pooled)
+    if inputs.unretrieved is not None:
+        # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
+        # judged non-relevant count are then the truth's, exactly.
+        grade = grade.drop_nulls().append(inputs.unretrieved.drop_nulls().first().explode())
+        grade = grade.drop_nulls()
+    labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
+    nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
+    gains = ranking.gain_of(grade.drop_nulls(), policy)
+    if inputs.n_relevant is None or inputs.unretrieved is not None:
+        return labelled, gains, nonrelevant
+    # A null R_g (a group the truth does not know) voids the group; its padding is empty.
+    missing = (inputs.n_relevant.max() - labelled).clip(lower_bound=0).fill_null(0)
+    missing_gain = ranking.gain_of(pl.lit(float(policy.relevance_threshold)), policy)
+    return labelled + missing, gains.append(pl.repeat(missing_gain, missing)), nonrelevant
