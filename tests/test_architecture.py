@@ -523,7 +523,6 @@ KNOWN_OVER_SIZE: frozenset[str] = frozenset(
         "polars_rankk/core/evaluation/evaluation.py",  # being split
         "polars_rankk/core/evaluation/display.py",  # being split
         "polars_rankk/core/metrics/registry.py",  # being split
-        "polars_rankk/core/expressions/expressions.py",  # being split
     }
 )
 #: What a generated module says in its first lines (`scripts/expression_api.py` writes it).
