@@ -38,7 +38,14 @@ from polars_rankk.core.metrics.declaration import (
     Micro,
     MicroSums,
 )
-from polars_rankk.core.metrics.families import beyond_accuracy, catalogue, cutoff, judgements, sets
+from polars_rankk.core.metrics.families import (
+    beyond_accuracy,
+    catalogue,
+    cutoff,
+    judgements,
+    sets,
+    trec_eval,
+)
 from polars_rankk.core.policy import Policy
 
 __all__ = [
@@ -72,6 +79,7 @@ FAMILIES: tuple[tuple[Metric, ...], ...] = (
     cutoff.METRICS,
     judgements.METRICS,
     sets.METRICS,
+    trec_eval.METRICS,
     beyond_accuracy.METRICS,
     catalogue.METRICS,
 )
