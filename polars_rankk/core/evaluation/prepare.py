@@ -443,7 +443,8 @@ def prepare_groups(spec: Spec) -> Prepared:
                 "declared as labels times weights of the rank)"
             )
             extra = pure.sums(TermNeeds(columns=rest)).drop(N_CANDIDATES, HITS_AT_R, strict=False)
-            per_group = per_group.join(extra, on=keys, how="left")
+            # In the pure path's column order: one table, whichever path computed a term.
+            per_group = per_group.join(extra, on=keys, how="left").select(schema.names())
 
     groups = universe.join(per_group, on=keys, how="left")
     kernel = path.startswith("native kernel: loaded")
