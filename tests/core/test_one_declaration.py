@@ -54,13 +54,14 @@ def test_linear_built_in_terms_are_declared_as_labels_times_weights() -> None:
     declared = TERMS["_rk_dcg"].linear(rk.Policy())
     assert declared == Linear((Piece("gain", discount(RANK), "/"),))
     # Three terms that are not linear are named code, here and in the kernel; the others
-    # (trec_eval's infAP, interpolated precision, hits at multiples of R) run in pure Polars.
+    # (trec_eval's infAP, binG, interpolated precision, hits at multiples of R) run in pure
+    # Polars.
     named = {term.name for term in TERMS.values() if term.linear is None}
     on_kernel = {term.name for term in TERMS.values() if term.kernel is not None}
     assert on_kernel == {"precision_sum", "err", "bpref"}
     levels = {f"iprec_{level:.2f}" for level in IPREC_LEVELS}
     multiples = {f"hits_at_r_times_{multiple:.2f}" for multiple in RPREC_MULTIPLES}
-    assert named - on_kernel == {"infap", *levels, *multiples}
+    assert named - on_kernel == {"infap", "binary_g", *levels, *multiples}
     assert all(
         native.computes(term) == (term.linear is not None or term.kernel is not None)
         for term in TERMS.values()

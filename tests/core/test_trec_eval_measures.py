@@ -33,7 +33,7 @@ SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=N
 TOL = 1e-12
 #: pytrec_eval's names of the measures it shares with trec_eval 10 unchanged.
 PYTREC_MEASURES = ("Rprec_mult", "infAP", "num_nonrel_judged_ret", "set_map")
-PYTREC_MEASURES += ("set_relative_P", "utility")
+PYTREC_MEASURES += ("set_relative_P", "utility", "binG")
 NEW_METRICS = [metric.name for metric in family.METRICS]
 
 

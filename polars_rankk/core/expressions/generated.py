@@ -18,6 +18,7 @@ from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
     "average_precision_at_k",
+    "binary_g",
     "bpref",
     "dcg_at_k",
     "eleven_point_precision",
@@ -3753,6 +3754,86 @@ def infap(
     )
 
 
+def binary_g(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """binG of each group: over retrieved relevant rows, 1 / log2(2 + the rows above it that are
+    not relevant, unjudged included), summed, / R (trec_eval binG).
+
+    Reference: trec_eval 10 (m_binG.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.binary_g("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ binary_g │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.63093  │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metric_expression : any registered metric by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metric_expression(
+        "binary_g",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
 def set_relative_precision(
     relevance: IntoExprColumn,
     *,
@@ -5090,6 +5171,27 @@ class RankkExpr:
     ) -> pl.Expr:
         """See `polars_rankk.infap`."""
         return infap(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def binary_g(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.binary_g`."""
+        return binary_g(
             self._expr,
             by=by,
             item=item,

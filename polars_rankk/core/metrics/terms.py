@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core.columns import (
+    BINARY_G,
     BPREF,
     DCG,
     ERR,
@@ -270,6 +271,13 @@ def _infap(rows: RankedRows) -> pl.Expr:
     return (relevant * judged).cast(pl.Float64) * value
 
 
+def _binary_g(rows: RankedRows) -> pl.Expr:
+    # trec_eval m_binG.c: 1 / log2(2 + the rows above that are not relevant), unjudged
+    # rows included, at each relevant row.
+    above = (rows.rank - rows.hits_so_far).cast(pl.Float64)
+    return rows.relevant_row.cast(pl.Float64) / (above + 2.0).log(2)
+
+
 def _level_terms() -> tuple[Term, ...]:
     iprec = tuple(
         Term(
@@ -349,6 +357,7 @@ _BUILT_IN = (
         judged=True,
         whole_list=True,
     ),
+    Term("binary_g", BINARY_G, "_rk_term_binary_g", _binary_g, None, whole_list=True),
     *_level_terms(),
 )
 

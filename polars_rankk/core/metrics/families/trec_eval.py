@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rankk.core.columns import (
+    BINARY_G,
     HITS,
     INFAP,
     JUDGED,
@@ -91,6 +92,10 @@ def _nonrelevant_judged(policy: Policy, stats: GroupStats) -> pl.Expr:
 
 def _infap(policy: Policy, stats: GroupStats) -> pl.Expr:
     return _ratio(stats.whole(INFAP), stats.n_relevant)
+
+
+def _binary_g(policy: Policy, stats: GroupStats) -> pl.Expr:
+    return _ratio(stats.whole(BINARY_G), stats.n_relevant)
 
 
 def _iprec(level: float) -> Metric:
@@ -190,6 +195,19 @@ METRICS: tuple[Metric, ...] = (
         trec_eval="infAP",
         ir_measures="infAP",
         aliases=(trec("infAP", cut=False), ir("infAP", cut=False)),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="binary_g",
+        title="binG",
+        definition="over retrieved relevant rows, 1 / log2(2 + the rows above it that are not "
+        "relevant, unjudged included), summed, / R (trec_eval binG)",
+        citation=_SOURCE.format("m_binG.c"),
+        has_k=False,
+        terms=(BINARY_G,),
+        formula=without_k(_binary_g),
+        trec_eval="binG",
+        aliases=(trec("binG", cut=False),),
         divides_by_relevant=True,
     ),
     Metric(
