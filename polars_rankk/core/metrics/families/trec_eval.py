@@ -233,7 +233,8 @@ METRICS: tuple[Metric, ...] = (
         terms=(RELEVANT_RETRIEVED,),
         formula=without_k(_set_map),
         trec_eval="set_map",
-        aliases=(trec("set_map", cut=False),),
+        ir_measures="SetAP",
+        aliases=(trec("set_map", cut=False), ir("SetAP", cut=False)),
         divides_by_relevant=True,
     ),
     Metric(
