@@ -31,6 +31,12 @@ RBP_JUDGED = "_rk_rbp_judged"
 BPREF = "_rk_bpref"
 #: Relevant rows over the whole retrieved list (trec_eval num_rel_ret, set_P, set_recall).
 RELEVANT_RETRIEVED = "_rk_relevant_retrieved"
+#: Judged rows over the whole retrieved list (trec_eval num_nonrel_judged_ret).
+JUDGED_RETRIEVED = "_rk_judged_retrieved"
+#: Inferred AP's sum over the retrieved relevant rows (trec_eval infAP, m_infap.c).
+INFAP = "_rk_infap"
+#: binG's sum over the retrieved relevant rows (trec_eval binG, m_binG.c).
+BINARY_G = "_rk_binary_g"
 #: Per-row flag: the candidate has a judgement (any grade) in the truth.
 IS_JUDGED = "_rk_is_judged"
 #: Per-group count of judged non-relevant truth items (bpref's N).

@@ -289,7 +289,11 @@ def _weights(
             metric.formula(policy, k, stats).cast(pl.Float64).alias(f"{probe}@{k}")
             for k in range(1, k_max + 1)
         ]
-    values = frame.select(expressions).to_numpy(writable=True).reshape(classes.height, 1 + len(terms), k_max)
+    values = (
+        frame.select(expressions)
+        .to_numpy(writable=True)
+        .reshape(classes.height, 1 + len(terms), k_max)
+    )
     values[:, 1:, :] -= values[:, :1, :]
     return np.ascontiguousarray(values)
 

@@ -19,7 +19,7 @@ import polars_rankk as rk
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, discount, trace
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.metrics.terms import TERMS
+from polars_rankk.core.metrics.terms import IPREC_LEVELS, RPREC_MULTIPLES, TERMS
 from polars_rankk.core.policy import _CHOICES
 from tests.support.kernel_path import needs_kernel
 from tests.support.kernel_path import path as kernel
@@ -53,15 +53,24 @@ def test_linear_built_in_terms_are_declared_as_labels_times_weights() -> None:
     assert TERMS["_rk_dcg"].linear is not None
     declared = TERMS["_rk_dcg"].linear(rk.Policy())
     assert declared == Linear((Piece("gain", discount(RANK), "/"),))
-    # The three terms that are not linear are named code, here and in the kernel; the C/W/L
-    # family's are Polars code only, and its linear ones read a label (cwl_gain) the kernel
-    # does not read yet: those run in pure Polars, per term.
+    # Three terms that are not linear are named code, here and in the kernel; the others
+    # (trec_eval's infAP, binG, interpolated precision, hits at multiples of R, and the C/W/L
+    # family's) run in pure Polars, and the C/W/L linear ones read a label (cwl_gain) the
+    # kernel does not read yet: those run in pure Polars too, per term.
     from polars_rankk.core.metrics.families.cwl import CWL_TERMS
 
     family = {term.name for term in CWL_TERMS}
     named = {term.name for term in TERMS.values() if term.linear is None} - family
-    assert named == {"precision_sum", "err", "bpref"}
-    assert all(native.computes(term) for term in TERMS.values() if term.name not in family)
+    on_kernel = {term.name for term in TERMS.values() if term.kernel is not None}
+    assert on_kernel == {"precision_sum", "err", "bpref"}
+    levels = {f"iprec_{level:.2f}" for level in IPREC_LEVELS}
+    multiples = {f"hits_at_r_times_{multiple:.2f}" for multiple in RPREC_MULTIPLES}
+    assert named - on_kernel == {"infap", "binary_g", *levels, *multiples}
+    assert all(
+        native.computes(term) == (term.linear is not None or term.kernel is not None)
+        for term in TERMS.values()
+        if term.name not in family
+    )
     assert not any(native.computes(term) for term in CWL_TERMS)
 
 

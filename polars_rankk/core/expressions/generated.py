@@ -17,21 +17,35 @@ from polars_rankk.core.types import IntoExprColumn
 
 __all__ = [
     "average_precision_at_k",
+    "binary_g",
     "bpm_at_k",
     "bpm_depth_at_k",
     "bpm_total_gain_at_k",
     "bpref",
     "dcg_at_k",
+    "eleven_point_precision",
     "err_at_k",
     "f1_at_k",
     "hit_rank_at_k",
     "hit_rate_at_k",
+    "infap",
     "insq_at_k",
     "insq_depth_at_k",
     "insq_total_gain_at_k",
     "inst_at_k",
     "inst_depth_at_k",
     "inst_total_gain_at_k",
+    "iprec_at_recall_0_00",
+    "iprec_at_recall_0_10",
+    "iprec_at_recall_0_20",
+    "iprec_at_recall_0_30",
+    "iprec_at_recall_0_40",
+    "iprec_at_recall_0_50",
+    "iprec_at_recall_0_60",
+    "iprec_at_recall_0_70",
+    "iprec_at_recall_0_80",
+    "iprec_at_recall_0_90",
+    "iprec_at_recall_1_00",
     "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
@@ -47,20 +61,36 @@ __all__ = [
     "nerr11_at_k",
     "nerr11_depth_at_k",
     "nerr11_total_gain_at_k",
+    "num_nonrelevant_judged_retrieved",
     "num_relevant",
     "num_relevant_retrieved",
     "num_retrieved",
     "precision_at_k",
     "r_precision",
+    "r_precision_times_0_20",
+    "r_precision_times_0_40",
+    "r_precision_times_0_60",
+    "r_precision_times_0_80",
+    "r_precision_times_1_00",
+    "r_precision_times_1_20",
+    "r_precision_times_1_40",
+    "r_precision_times_1_60",
+    "r_precision_times_1_80",
+    "r_precision_times_2_00",
     "rbp_at_k",
     "rbp_residual_at_k",
     "recall_at_k",
+    "relative_precision_at_k",
     "sdcg_at_k",
     "sdcg_depth_at_k",
     "sdcg_total_gain_at_k",
+    "set_average_precision",
     "set_f",
     "set_precision",
     "set_recall",
+    "set_relative_precision",
+    "unjudged_at_k",
+    "utility",
 ]
 
 
@@ -1723,6 +1753,2408 @@ def num_relevant_retrieved(
     """
     return metrics_expression(
         "num_relevant_retrieved",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_00(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.00 of each group: interpolated precision at recall 0.00: the best precision
+    at a rank holding at least lround(0.00 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_00("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_00 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_00",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_10(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.10 of each group: interpolated precision at recall 0.10: the best precision
+    at a rank holding at least lround(0.10 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_10("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_10 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_10",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_20(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.20 of each group: interpolated precision at recall 0.20: the best precision
+    at a rank holding at least lround(0.20 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_20("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_20 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_20",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_30(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.30 of each group: interpolated precision at recall 0.30: the best precision
+    at a rank holding at least lround(0.30 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_30("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_30 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_30",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_40(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.40 of each group: interpolated precision at recall 0.40: the best precision
+    at a rank holding at least lround(0.40 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_40("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_40 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_40",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_50(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.50 of each group: interpolated precision at recall 0.50: the best precision
+    at a rank holding at least lround(0.50 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_50("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_50 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_50",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_60(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.60 of each group: interpolated precision at recall 0.60: the best precision
+    at a rank holding at least lround(0.60 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_60("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_60 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_60",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_70(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.70 of each group: interpolated precision at recall 0.70: the best precision
+    at a rank holding at least lround(0.70 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_70("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_70 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_70",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_80(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.80 of each group: interpolated precision at recall 0.80: the best precision
+    at a rank holding at least lround(0.80 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_80("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_80 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_80",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_0_90(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 0.90 of each group: interpolated precision at recall 0.90: the best precision
+    at a rank holding at least lround(0.90 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_0_90("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_0_90 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_0_90",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def iprec_at_recall_1_00(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """iPrec@recall 1.00 of each group: interpolated precision at recall 1.00: the best precision
+    at a rank holding at least lround(1.00 R) relevant items, 0 if none (trec_eval
+    iprec_at_recall).
+
+    Reference: trec_eval 10 (m_iprec_at_recall.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.iprec_at_recall_1_00("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ iprec_at_recall_1_00 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 0.5                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "iprec_at_recall_1_00",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def eleven_point_precision(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """11-point average precision of each group: the mean of the 11 interpolated precisions at
+    recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg).
+
+    Reference: trec_eval 10 (m_11pt_avg.c); Manning et al. (2008), §8.4.
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.eleven_point_precision("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ eleven_point_precision │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "eleven_point_precision",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_0_20(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 0.20 of each group: precision at rank c = (long) (0.20 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_0_20("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_0_20 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_0_20",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_0_40(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 0.40 of each group: precision at rank c = (long) (0.40 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_0_40("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_0_40 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_0_40",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_0_60(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 0.60 of each group: precision at rank c = (long) (0.60 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_0_60("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_0_60 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_0_60",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_0_80(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 0.80 of each group: precision at rank c = (long) (0.80 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_0_80("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_0_80 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_0_80",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_1_00(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 1.00 of each group: precision at rank c = (long) (1.00 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_1_00("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_1_00 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_1_00",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_1_20(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 1.20 of each group: precision at rank c = (long) (1.20 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_1_20("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_1_20 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 0.5                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_1_20",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_1_40(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 1.40 of each group: precision at rank c = (long) (1.40 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_1_40("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_1_40 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 0.5                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_1_40",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_1_60(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 1.60 of each group: precision at rank c = (long) (1.60 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_1_60("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_1_60 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 0.5                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_1_60",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_1_80(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 1.80 of each group: precision at rank c = (long) (1.80 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_1_80("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_1_80 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 0.5                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_1_80",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def r_precision_times_2_00(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """R-precision x 2.00 of each group: precision at rank c = (long) (2.00 R + 0.9), hits within c
+    / c; 0 when c is 0 (trec_eval Rprec_mult).
+
+    Reference: trec_eval 10 (m_Rprec_mult.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.r_precision_times_2_00("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ r_precision_times_2_00 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 0.5                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "r_precision_times_2_00",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def relative_precision_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Relative P@K of each group: hits in the top K / min(K, R), the most the top K can hold; 0
+    when R = 0 (trec_eval relative_P_k).
+
+    Reference: trec_eval 10 (m_rel_P.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.relative_precision_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────────────────┐
+    │ user ┆ relative_precision@2 │
+    │ ---  ┆ ---                  │
+    │ i64  ┆ f64                  │
+    ╞══════╪══════════════════════╡
+    │ 1    ┆ 1.0                  │
+    │ 2    ┆ 1.0                  │
+    └──────┴──────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "relative_precision",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def unjudged_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Unjudged@K of each group: share of the top K without a judgement in the truth, / K; a
+    negative grade is unjudged under Policy.trec_eval() (trec_eval unj_k).
+
+    Reference: trec_eval 10 (m_unjudged.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.unjudged_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────┐
+    │ user ┆ unjudged@2 │
+    │ ---  ┆ ---        │
+    │ i64  ┆ f64        │
+    ╞══════╪════════════╡
+    │ 1    ┆ 0.0        │
+    │ 2    ┆ 0.0        │
+    └──────┴────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "unjudged",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def infap(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """infAP of each group: inferred AP: over retrieved relevant rows at rank i with x judged rows
+    above, r of them relevant, (1 + x (r + e) / (x + 2e)) / i, summed, / R; e = 1e-5; AP when
+    every row above a relevant one is judged (trec_eval infAP).
+
+    Reference: Yilmaz & Aslam, CIKM 2006; trec_eval 10 (m_infap.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.infap("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ infap    │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.500005 │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "infap",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def binary_g(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """binG of each group: over retrieved relevant rows, 1 / log2(2 + the rows above it that are
+    not relevant, unjudged included), summed, / R (trec_eval binG).
+
+    Reference: trec_eval 10 (m_binG.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.binary_g("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ binary_g │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.63093  │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "binary_g",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def set_relative_precision(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Set relative precision of each group: relevant items in the whole list / min(its length, R)
+    (trec_eval set_relative_P).
+
+    Reference: trec_eval 10 (m_set_rel_P.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.set_relative_precision("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ set_relative_precision │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 1.0                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "set_relative_precision",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def set_average_precision(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Set MAP of each group: set precision x set recall: relevant retrieved^2 / (retrieved R)
+    (trec_eval set_map).
+
+    Reference: trec_eval 10 (m_set_map.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.set_average_precision("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬───────────────────────┐
+    │ user ┆ set_average_precision │
+    │ ---  ┆ ---                   │
+    │ i64  ┆ f64                   │
+    ╞══════╪═══════════════════════╡
+    │ 1    ┆ 0.333333              │
+    │ 2    ┆ 0.5                   │
+    └──────┴───────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "set_average_precision",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def utility(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Utility of each group: set utility 1 a - 1 b + 0 c + 0 d over relevant retrieved a, non-
+    relevant retrieved b, relevant not retrieved c (trec_eval utility, default coefficients).
+
+    Reference: trec_eval 10 (m_utility.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.utility("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────┐
+    │ user ┆ utility │
+    │ ---  ┆ ---     │
+    │ i64  ┆ f64     │
+    ╞══════╪═════════╡
+    │ 1    ┆ -1.0    │
+    │ 2    ┆ 0.0     │
+    └──────┴─────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "utility",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def num_nonrelevant_judged_retrieved(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """Judged non-relevant retrieved of each group: judged non-relevant items in the whole ranked
+    list (trec_eval num_nonrel_judged_ret).
+
+    Reference: trec_eval 10 (m_num_nonrel_judged_ret.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.num_nonrelevant_judged_retrieved("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────────────────────────┐
+    │ user ┆ num_nonrelevant_judged_retriev… │
+    │ ---  ┆ ---                             │
+    │ i64  ┆ f64                             │
+    ╞══════╪═════════════════════════════════╡
+    │ 1    ┆ 1.0                             │
+    │ 2    ┆ 1.0                             │
+    └──────┴─────────────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "num_nonrelevant_judged_retrieved",
         relevance,
         by=by,
         item=item,
@@ -4261,6 +6693,640 @@ class RankkExpr:
     ) -> pl.Expr:
         """See `polars_rankk.num_relevant_retrieved`."""
         return num_relevant_retrieved(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_00(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_00`."""
+        return iprec_at_recall_0_00(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_10(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_10`."""
+        return iprec_at_recall_0_10(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_20(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_20`."""
+        return iprec_at_recall_0_20(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_30(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_30`."""
+        return iprec_at_recall_0_30(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_40(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_40`."""
+        return iprec_at_recall_0_40(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_50(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_50`."""
+        return iprec_at_recall_0_50(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_60(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_60`."""
+        return iprec_at_recall_0_60(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_70(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_70`."""
+        return iprec_at_recall_0_70(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_80(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_80`."""
+        return iprec_at_recall_0_80(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_0_90(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_0_90`."""
+        return iprec_at_recall_0_90(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def iprec_at_recall_1_00(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.iprec_at_recall_1_00`."""
+        return iprec_at_recall_1_00(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def eleven_point_precision(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.eleven_point_precision`."""
+        return eleven_point_precision(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_0_20(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_0_20`."""
+        return r_precision_times_0_20(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_0_40(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_0_40`."""
+        return r_precision_times_0_40(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_0_60(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_0_60`."""
+        return r_precision_times_0_60(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_0_80(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_0_80`."""
+        return r_precision_times_0_80(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_1_00(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_1_00`."""
+        return r_precision_times_1_00(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_1_20(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_1_20`."""
+        return r_precision_times_1_20(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_1_40(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_1_40`."""
+        return r_precision_times_1_40(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_1_60(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_1_60`."""
+        return r_precision_times_1_60(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_1_80(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_1_80`."""
+        return r_precision_times_1_80(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def r_precision_times_2_00(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.r_precision_times_2_00`."""
+        return r_precision_times_2_00(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def relative_precision_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.relative_precision_at_k`."""
+        return relative_precision_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def unjudged_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.unjudged_at_k`."""
+        return unjudged_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def infap(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.infap`."""
+        return infap(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def binary_g(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.binary_g`."""
+        return binary_g(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def set_relative_precision(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.set_relative_precision`."""
+        return set_relative_precision(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def set_average_precision(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.set_average_precision`."""
+        return set_average_precision(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def utility(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.utility`."""
+        return utility(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def num_nonrelevant_judged_retrieved(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.num_nonrelevant_judged_retrieved`."""
+        return num_nonrelevant_judged_retrieved(
             self._expr,
             by=by,
             item=item,

@@ -43,6 +43,10 @@ class Window(Protocol):
         """`value` at the last row of the row's tie block."""
         ...
 
+    def group_max(self, value: pl.Expr) -> pl.Expr:
+        """The largest `value` of the row's group, on every row."""
+        ...
+
 
 class Windows:
     """Every group of a lazy table at once (`evaluate`): windows over the group keys, ordered by
@@ -69,6 +73,9 @@ class Windows:
     def block_last(self, value: pl.Expr) -> pl.Expr:
         return value.last().over(self._block, order_by=self.rank)
 
+    def group_max(self, value: pl.Expr) -> pl.Expr:
+        return value.max().over(self._keys)
+
 
 class Sorted:
     """One group whose rows are already in rank order (the expression API): running sums and
@@ -92,6 +99,9 @@ class Sorted:
 
     def block_last(self, value: pl.Expr) -> pl.Expr:
         return value.gather(self._last)
+
+    def group_max(self, value: pl.Expr) -> pl.Expr:
+        return value.max()
 
 
 def gain_of(grade: pl.Expr, policy: Policy) -> pl.Expr:

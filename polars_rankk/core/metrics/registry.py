@@ -7,10 +7,10 @@ per-group beyond-accuracy metric, or one figure over the catalogue), the per-ran
 K-curves read
 it from sums over ranks. Validation, names, evaluation, aggregation, curves, comparisons, charts
 and tables (which value is "best"), the report, the CLI's choices, the docs generators and the
-tests' parametrisation all read this table. A built-in metric is one entry here (plus its term
-in `polars_rankk.core.metrics.terms` if it reads a new one, and its docs); a user's metric is
-one call
-of `polars_rankk.register_metric`.
+tests' parametrisation all read this table. A built-in metric is one entry in its family's
+module, `polars_rankk.core.metrics.families` (plus its term in `polars_rankk.core.metrics.terms`
+if it reads a new one, and its docs); this module assembles them in `FAMILIES`' order. A user's
+metric is one call of `polars_rankk.register_metric`.
 
 Examples
 --------
@@ -28,20 +28,6 @@ from typing import overload
 
 import polars as pl
 
-from polars_rankk.core.columns import (
-    BPREF,
-    DCG,
-    ERR,
-    FIRST_HIT,
-    HITS,
-    JUDGED,
-    PRECISION_SUM,
-    RBP,
-    RBP_JUDGED,
-    RECIPROCAL_RANK,
-    RELEVANT_RETRIEVED,
-)
-from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.declaration import (
     Alias,
@@ -52,8 +38,15 @@ from polars_rankk.core.metrics.declaration import (
     Micro,
     MicroSums,
 )
+from polars_rankk.core.metrics.families import (
+    beyond_accuracy,
+    catalogue,
+    cutoff,
+    judgements,
+    sets,
+    trec_eval,
+)
 from polars_rankk.core.metrics.families.cwl import CWL_METRICS
-from polars_rankk.core.metrics.formulas import GroupStats, safe_ratio
 from polars_rankk.core.policy import Policy
 
 __all__ = [
@@ -81,404 +74,21 @@ __all__ = [
     "term_needs",
 ]
 
-
-def _at_k(builder: Callable[[Policy, int, GroupStats], pl.Expr]) -> Formula:
-    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-        assert k is not None  # checked by Metric.value
-        return builder(policy, k, stats)
-
-    return formula
-
-
-def _without_k(builder: Callable[[Policy, GroupStats], pl.Expr]) -> Formula:
-    def formula(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-        return builder(policy, stats)
-
-    return formula
-
-
-def _hits(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-    return stats.hits_at_r if k is None else stats.at(HITS, k)
-
-
-def _relevant(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-    return stats.n_relevant
-
-
-def _micro_f1(total: Mapping[str, pl.Expr]) -> pl.Expr:
-    p = safe_ratio(total["hits"], total["denominator"])
-    r = safe_ratio(total["hits"], total["relevant"])
-    # beta^2 was summed once per group: the mean gives it back.
-    weight = total["beta_squared"] / total["n_groups"]
-    return pl.when(p + r > 0).then((1.0 + weight) * p * r / (weight * p + r)).otherwise(0.0)
-
-
-def _beta_squared(policy: Policy, k: int | None, stats: GroupStats) -> pl.Expr:
-    return stats.n_candidates * 0.0 + float(policy.f_beta) ** 2
-
-
-def _ir(spelling: str, cut: bool = True, whole_list: bool = False) -> Alias:
-    return Alias(spelling, "ir_measures", cut, whole_list)
-
-
-def _trec(spelling: str, cut: bool = True, whole_list: bool = False) -> Alias:
-    return Alias(spelling, "trec_eval", cut, whole_list)
-
-
-_MANNING = "Manning, Raghavan & Schütze, Introduction to IR (2008), §8.4"
-
-_METRICS = (
-    Metric(
-        name="precision",
-        title="Precision@K",
-        definition="hits in the top K / K (trec_eval P_k)",
-        citation=_MANNING,
-        terms=(HITS,),
-        formula=_at_k(formulas.precision),
-        micro=Micro.ratio(_hits, _at_k(formulas.precision_denominator)),
-        trec_eval="P_{k}",
-        ir_measures="P@{k}",
-        aliases=(_ir("P"), _trec("P")),
-        default=True,
-    ),
-    Metric(
-        name="recall",
-        title="Recall@K",
-        definition="hits in the top K / R, the number of relevant items (trec_eval recall_k)",
-        citation=_MANNING,
-        terms=(HITS,),
-        formula=_at_k(formulas.recall),
-        micro=Micro.ratio(_hits, _relevant),
-        trec_eval="recall_{k}",
-        ir_measures="R@{k}",
-        aliases=(_ir("R"), _trec("recall")),
-        divides_by_relevant=True,
-        default=True,
-    ),
-    Metric(
-        name="f1",
-        title="F1@K",
-        definition="F-beta of precision@K and recall@K, (1 + b^2) P R / (b^2 P + R), "
-        "b = Policy.f_beta (default 1: the harmonic mean); 0 when both are 0",
-        citation="van Rijsbergen, Information Retrieval (1979), ch. 7",
-        terms=(HITS,),
-        formula=_at_k(formulas.f1),
-        micro=Micro(
-            sums=lambda policy, k, stats: {
-                "hits": _hits(policy, k, stats),
-                "denominator": _at_k(formulas.precision_denominator)(policy, k, stats),
-                "relevant": stats.n_relevant,
-                "beta_squared": _beta_squared(policy, k, stats),
-            },
-            value=_micro_f1,
-        ),
-        default=True,
-    ),
-    Metric(
-        name="hit_rate",
-        title="HitRate@K",
-        definition="1 if any relevant item is in the top K, else 0 (trec_eval success_k)",
-        citation="trec_eval success_k; Deshpande & Karypis, TOIS 22(1) 2004 (hit rate)",
-        terms=(FIRST_HIT,),
-        formula=_at_k(formulas.hit_rate),
-        micro=Micro(
-            sums=lambda policy, k, stats: {"hit": _at_k(formulas.hit_rate)(policy, k, stats)},
-            value=lambda total: safe_ratio(total["hit"], total["n_groups"]),
-        ),
-        trec_eval="success_{k}",
-        ir_measures="Success@{k}",
-        aliases=(_ir("Success"), _trec("success"), Alias("hitrate", "alias", True)),
-        discrete=True,
-        default=True,
-    ),
-    Metric(
-        name="ndcg",
-        title="nDCG@K",
-        definition="DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k)",
-        citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
-        terms=(DCG,),
-        formula=_at_k(formulas.ndcg),
-        trec_eval="ndcg_cut_{k}",
-        ir_measures="nDCG@{k}",
-        aliases=(_ir("nDCG", whole_list=True), _trec("ndcg_cut")),
-        default=True,
-    ),
-    Metric(
-        name="average_precision",
-        title="AP@K",
-        definition="sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k)",
-        citation="Buckley & Voorhees, SIGIR 2000; trec_eval map_cut",
-        terms=(PRECISION_SUM,),
-        formula=_at_k(formulas.average_precision),
-        trec_eval="map_cut_{k}",
-        ir_measures="AP@{k}",
-        aliases=(
-            _ir("AP", whole_list=True),
-            _trec("map_cut"),
-            _trec("map", cut=False, whole_list=True),
-        ),
-        divides_by_relevant=True,
-        default=True,
-    ),
-    Metric(
-        name="hit_rank",
-        title="HitRank@K",
-        definition="rank of the first relevant item within K, K + 1 if none (lower is better)",
-        citation="the rank of the first hit; its reciprocal is MRR@K",
-        direction="lower",
-        terms=(term_table.TERMS["_rk_first_rank"].column, FIRST_HIT),
-        formula=_at_k(
-            lambda policy, k, stats: (
-                stats.at("_rk_first_rank", k) + (k + 1) * (1.0 - stats.at(FIRST_HIT, k))
-            )
-        ),
-        discrete=True,
-    ),
-    Metric(
-        name="mrr",
-        title="MRR@K",
-        definition="1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",
-        citation="Voorhees, TREC-8 Question Answering Track Report (1999)",
-        terms=(RECIPROCAL_RANK,),
-        formula=_at_k(formulas.mrr),
-        trec_eval="recip_rank",
-        ir_measures="RR@{k}",
-        aliases=(_ir("RR", whole_list=True), _trec("recip_rank", cut=False, whole_list=True)),
-        default=True,
-    ),
-    Metric(
-        name="r_precision",
-        title="R-precision",
-        definition="precision at rank R, the number of relevant items (trec_eval Rprec)",
-        citation="Buckley & Voorhees, SIGIR 2000; trec_eval Rprec",
-        has_k=False,
-        terms=(HITS,),
-        counts=("hits_at_r",),
-        formula=_without_k(formulas.r_precision),
-        micro=Micro.ratio(_hits, _relevant),
-        trec_eval="Rprec",
-        ir_measures="Rprec",
-        aliases=(_ir("Rprec", cut=False), _trec("Rprec", cut=False)),
-        divides_by_relevant=True,
-        default=True,
-    ),
-    # The judgement-aware IR measures: asked for by name, not evaluated by default.
-    Metric(
-        name="dcg",
-        title="DCG@K",
-        definition="unnormalised DCG@K: sum of gain / log2(rank + 1) over the top K",
-        citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
-        terms=(DCG,),
-        formula=_at_k(formulas.dcg),
-    ),
-    Metric(
-        name="err",
-        title="ERR@K",
-        definition="expected reciprocal rank of the stop of a cascade user, a grade g stopping "
-        "with chance (2^g - 1) / 2^g_max (Policy.err_max_grade, default 4 as gdeval)",
-        citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
-        terms=(ERR,),
-        formula=_at_k(formulas.err),
-        ir_measures="ERR@{k}",
-        aliases=(_ir("ERR", whole_list=True),),
-    ),
-    Metric(
-        name="rbp",
-        title="RBP@K",
-        definition="rank-biased precision (1 - p) sum of p^(i-1) over relevant ranks i <= K, "
-        "p = Policy.rbp_persistence (default 0.8); unjudged items count as non-relevant",
-        citation="Moffat & Zobel, TOIS 27(1) 2008",
-        terms=(RBP,),
-        formula=_at_k(formulas.rbp),
-        ir_measures="RBP(p={p})@{k}",
-        aliases=(_ir("RBP", whole_list=True),),
-    ),
-    Metric(
-        name="rbp_residual",
-        title="RBP residual@K",
-        definition="the most rbp@K could grow were every unjudged rank within min(K, n) and "
-        "every rank past it relevant: 1 - (1 - p) sum of p^(i-1) over judged ranks i",
-        citation="Moffat & Zobel, TOIS 27(1) 2008, §4 (residuals)",
-        # A residual is an uncertainty: the smaller, the better the judgements cover the list.
-        direction="lower",
-        terms=(RBP_JUDGED,),
-        formula=_at_k(formulas.rbp_residual),
-    ),
-    Metric(
-        name="judged",
-        title="Judged@K",
-        definition="share of the top K with any judgement in the truth (non-relevant grades "
-        "included); / min(K, n) under short_lists='observed', as ir_measures",
-        citation="ir_measures Judged@k (after OpenNIR); Sakai, SIGIR 2007",
-        terms=(JUDGED,),
-        formula=_at_k(formulas.judged),
-        ir_measures="Judged@{k}",
-        aliases=(_ir("Judged", whole_list=True),),
-    ),
-    Metric(
-        name="bpref",
-        title="bpref",
-        definition="over retrieved relevant items, 1 - min(n, R) / min(N, R) for the n judged "
-        "non-relevant items above it (N judged non-relevant in all), / R; unjudged skipped",
-        citation="Buckley & Voorhees, SIGIR 2004; trec_eval bpref (m_bpref.c)",
-        has_k=False,
-        terms=(BPREF,),
-        formula=_without_k(formulas.bpref),
-        trec_eval="bpref",
-        ir_measures="Bpref",
-        aliases=(_ir("Bpref", cut=False), _trec("bpref", cut=False)),
-        divides_by_relevant=True,
-    ),
-    # Set measures over the whole retrieved list (trec_eval's set_* and num_* measures).
-    Metric(
-        name="set_precision",
-        title="Set precision",
-        definition="relevant items in the whole list / its length (trec_eval set_P)",
-        citation=_MANNING + "; trec_eval set_P",
-        has_k=False,
-        terms=(RELEVANT_RETRIEVED,),
-        formula=_without_k(formulas.set_precision),
-        trec_eval="set_P",
-        ir_measures="SetP",
-        aliases=(_ir("SetP", cut=False), _trec("set_P", cut=False)),
-    ),
-    Metric(
-        name="set_recall",
-        title="Set recall",
-        definition="relevant items in the whole list / R (trec_eval set_recall)",
-        citation=_MANNING + "; trec_eval set_recall",
-        has_k=False,
-        terms=(RELEVANT_RETRIEVED,),
-        formula=_without_k(formulas.set_recall),
-        trec_eval="set_recall",
-        ir_measures="SetR",
-        aliases=(_ir("SetR", cut=False), _trec("set_recall", cut=False)),
-        divides_by_relevant=True,
-    ),
-    Metric(
-        name="set_f",
-        title="Set F",
-        definition="F-beta of set precision and set recall, b = Policy.f_beta (trec_eval "
-        "set_F.x with x = b^2)",
-        citation="van Rijsbergen, Information Retrieval (1979), ch. 7; trec_eval set_F",
-        has_k=False,
-        terms=(RELEVANT_RETRIEVED,),
-        formula=_without_k(formulas.set_f),
-        trec_eval="set_F",
-        ir_measures="SetF",
-        aliases=(_ir("SetF", cut=False), _trec("set_F", cut=False)),
-    ),
-    Metric(
-        name="num_retrieved",
-        title="Retrieved",
-        definition="the length of the ranked list after de-duplication (trec_eval num_ret)",
-        citation="trec_eval num_ret",
-        has_k=False,
-        formula=_without_k(formulas.retrieved),
-        trec_eval="num_ret",
-        ir_measures="NumRet",
-        aliases=(_ir("NumRet", cut=False), _trec("num_ret", cut=False)),
-    ),
-    Metric(
-        name="num_relevant",
-        title="Relevant",
-        definition="R, the relevant items in the truth (trec_eval num_rel)",
-        citation="trec_eval num_rel",
-        has_k=False,
-        formula=_without_k(formulas.relevant),
-        trec_eval="num_rel",
-        ir_measures="NumRel",
-        aliases=(_ir("NumRel", cut=False), _trec("num_rel", cut=False)),
-    ),
-    Metric(
-        name="num_relevant_retrieved",
-        title="Relevant retrieved",
-        definition="relevant items in the whole ranked list (trec_eval num_rel_ret; "
-        "ir_measures NumRet(rel=1))",
-        citation="trec_eval num_rel_ret",
-        has_k=False,
-        terms=(RELEVANT_RETRIEVED,),
-        formula=_without_k(formulas.relevant_retrieved),
-        trec_eval="num_rel_ret",
-        ir_measures="NumRet",
-        aliases=(_trec("num_rel_ret", cut=False), Alias("NumRelRet", "alias", False)),
-    ),
-    # Beyond accuracy: computed from the top-K items and item tables, not from relevance;
-    # asked for by name.
-    Metric(
-        name="novelty",
-        title="Novelty@K",
-        definition="mean self-information -log2(share of interactions) of the top K items "
-        "(an item the popularity log never saw counts as seen once)",
-        citation="Zhou et al., PNAS 107(10) 2010; Vargas & Castells, RecSys 2011",
-        kind="beyond_accuracy",
-        requires=("popularity",),
-    ),
-    Metric(
-        name="arp",
-        title="ARP@K",
-        definition="average recommendation popularity: mean interaction count of the top K items",
-        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (ARP)",
-        kind="beyond_accuracy",
-        # A popularity bias: smaller is better (RecBole's AveragePopularity, smaller=True).
-        direction="lower",
-        requires=("popularity",),
-    ),
-    Metric(
-        name="long_tail_share",
-        title="Long-tail share@K",
-        definition="share of the top K outside the head: the most popular items that make up "
-        "head_share (default 20%) of interactions, tied counts on one side",
-        citation="Abdollahpouri, Burke & Mobasher, FLAIRS 2019 (APLT)",
-        kind="beyond_accuracy",
-        requires=("popularity",),
-    ),
-    Metric(
-        name="intra_list_diversity",
-        title="ILD@K",
-        definition="mean cosine distance 1 - cos(u_i, u_j) over pairs of the top K items "
-        "(labels as multi-hot vectors, or an embedding)",
-        citation="Ziegler, McNee, Konstan & Lausen, WWW 2005",
-        kind="beyond_accuracy",
-        requires=("item_features",),
-    ),
-    Metric(
-        name="coverage",
-        title="Coverage@K",
-        definition="share of the catalogue in at least one top-K list",
-        citation="Ge, Delgado-Battenfeld & Jannach, RecSys 2010 (catalog coverage)",
-        kind="catalogue",
-    ),
-    Metric(
-        name="gini",
-        title="Gini@K",
-        definition="Gini index of the catalogue's top-K exposure counts, unexposed items included",
-        citation="Fleder & Hosanagar, Management Science 55(5) 2009; RecBole GiniIndex",
-        kind="catalogue",
-        # Concentration of exposure, 0 when every item is shown equally often: smaller is
-        # better (RecBole's GiniIndex, smaller=True).
-        direction="lower",
-    ),
-    Metric(
-        name="entropy",
-        title="Entropy@K",
-        definition="Shannon entropy (bits) of the catalogue's top-K exposure shares",
-        citation="Shani & Gunawardana, Recommender Systems Handbook (2011), §8.3.3",
-        kind="catalogue",
-    ),
-    Metric(
-        name="personalization",
-        title="Personalization@K",
-        definition="1 - mean over pairs of lists of |L_u ∩ L_v| / K, from per-item exposure "
-        "counts (sum of c(c - 1)/2 shared pairs)",
-        citation="Zhou et al., PNAS 107(10) 2010 (personalization, 1 - mean overlap)",
-        kind="catalogue",
-    ),
+#: The built-in families, in canonical order (one line each; a family is a module of
+#: `polars_rankk.core.metrics.families`).
+FAMILIES: tuple[tuple[Metric, ...], ...] = (
+    cutoff.METRICS,
+    judgements.METRICS,
+    sets.METRICS,
+    trec_eval.METRICS,
+    beyond_accuracy.METRICS,
+    catalogue.METRICS,
+    CWL_METRICS,
 )
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs);
 #: `polars_rankk.register_metric` adds to it.
-REGISTRY: dict[str, Metric] = {metric.name: metric for metric in (*_METRICS, *CWL_METRICS)}
+REGISTRY: dict[str, Metric] = {metric.name: metric for family in FAMILIES for metric in family}
 
 
 class MetricNames(Sequence[str]):

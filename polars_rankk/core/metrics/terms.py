@@ -22,13 +22,16 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core.columns import (
+    BINARY_G,
     BPREF,
     DCG,
     ERR,
     FIRST_HIT,
     HITS,
+    INFAP,
     INTERNAL_PREFIX,
     JUDGED,
+    JUDGED_RETRIEVED,
     PRECISION_SUM,
     RBP,
     RBP_JUDGED,
@@ -39,7 +42,24 @@ from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, discount, geo
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.policy import Policy
 
-__all__ = ["RankedRows", "Term", "TermNeeds"]
+__all__ = [
+    "IPREC_LEVELS",
+    "RPREC_MULTIPLES",
+    "RankedRows",
+    "Term",
+    "TermNeeds",
+    "iprec_column",
+    "level_text",
+    "rprec_mult_column",
+    "rprec_mult_cutoff",
+]
+
+#: trec_eval's recall levels of iprec_at_recall and 11pt_avg (m_iprec_at_recall.c).
+IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: trec_eval's multiples of R of Rprec_mult (m_Rprec_mult.c).
+RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+#: INFAP_EPSILON of trec_eval.h, which keeps infAP's estimate finite.
+INFAP_EPSILON = 0.00001
 
 #: ``term(rows)``: one row's contribution.
 RowTerm = Callable[[RankedRows], pl.Expr]
@@ -188,6 +208,104 @@ def _bpref(rows: RankedRows) -> pl.Expr:
     return (relevant * judged).cast(pl.Float64) * preserved
 
 
+def level_text(level: float) -> str:
+    """A level as trec_eval prints it in a measure name (``0.50``)."""
+    return f"{level:.2f}"
+
+
+def iprec_column(level: float) -> str:
+    """The whole-list column of interpolated precision at recall `level`."""
+    return f"{INTERNAL_PREFIX}iprec_{level_text(level)}"
+
+
+def rprec_mult_column(multiple: float) -> str:
+    """The whole-list column of the hits within `rprec_mult_cutoff` ranks."""
+    return f"{INTERNAL_PREFIX}hits_at_r_times_{level_text(multiple)}"
+
+
+def rprec_mult_cutoff(multiple: float, n_relevant: pl.Expr) -> pl.Expr:
+    """trec_eval's cut-off of Rprec_mult: (long) (multiple * R + 0.9)."""
+    return (n_relevant.cast(pl.Float64) * multiple + 0.9).floor()
+
+
+def _iprec(level: float) -> RowTerm:
+    """Interpolated precision at recall `level` (trec_eval m_iprec_at_recall.c): the best
+    precision hits_i / i over relevant rows i holding at least lround(level * R) hits, 0 when
+    none; carried by the group's first row, so that its sum over the list is that value."""
+
+    def row(rows: RankedRows) -> pl.Expr:
+        # lround: half away from zero (level * R >= 0).
+        needed = (rows.n_relevant.cast(pl.Float64) * level + 0.5).floor()
+        eligible = (rows.relevant_row == 1) & (rows.hits_so_far >= needed)
+        precision = rows.hits_so_far.cast(pl.Float64) / rows.rank.cast(pl.Float64)
+        name = f"iprec_precision_{level_text(level)}"
+        value = rows.stage(name, pl.when(eligible).then(precision).otherwise(0.0))
+        first = rows.stage("first_row", rows.cumulative(rows.rank * 0 + 1) == 1)
+        return pl.when(first).then(rows.window.group_max(value)).otherwise(0.0)
+
+    return row
+
+
+def _rprec_mult(multiple: float) -> RowTerm:
+    """A relevant row within trec_eval's Rprec_mult cut-off of R."""
+
+    def row(rows: RankedRows) -> pl.Expr:
+        cut = rprec_mult_cutoff(multiple, rows.n_relevant)
+        return (rows.relevant_row.cast(pl.Float64)) * (rows.rank <= cut).cast(pl.Float64)
+
+    return row
+
+
+def _infap(rows: RankedRows) -> pl.Expr:
+    # trec_eval m_infap.c at a relevant row of rank i (i - 1 rows above it, x of them judged:
+    # r relevant and n judged non-relevant; trec_eval's unjudged-in-pool grade -2 has no
+    # counterpart here): (1 + x (r + e) / (x + 2e)) / i, which is hits_i / i when every row
+    # above is judged.
+    relevant, judged = rows.relevant_row, rows.judged_row
+    nonrelevant_row = judged * (1 - relevant)
+    before = rows.stage("nonrelevant_so_far", rows.cumulative(nonrelevant_row))
+    relevant_before = (rows.hits_so_far - relevant).cast(pl.Float64)
+    above = relevant_before + before.cast(pl.Float64)
+    estimate = above * (relevant_before + INFAP_EPSILON) / (above + 2 * INFAP_EPSILON)
+    value = (1.0 + estimate) / rows.rank.cast(pl.Float64)
+    return (relevant * judged).cast(pl.Float64) * value
+
+
+def _binary_g(rows: RankedRows) -> pl.Expr:
+    # trec_eval m_binG.c: 1 / log2(2 + the rows above that are not relevant), unjudged
+    # rows included, at each relevant row.
+    above = (rows.rank - rows.hits_so_far).cast(pl.Float64)
+    return rows.relevant_row.cast(pl.Float64) / (above + 2.0).log(2)
+
+
+def _level_terms() -> tuple[Term, ...]:
+    iprec = tuple(
+        Term(
+            f"iprec_{level_text(level)}",
+            iprec_column(level),
+            f"{INTERNAL_PREFIX}term_iprec_{level_text(level)}",
+            _iprec(level),
+            None,
+            whole_list=True,
+            counts=("n_relevant",),
+        )
+        for level in IPREC_LEVELS
+    )
+    multiples = tuple(
+        Term(
+            f"hits_at_r_times_{level_text(multiple)}",
+            rprec_mult_column(multiple),
+            f"{INTERNAL_PREFIX}term_hits_at_r_times_{level_text(multiple)}",
+            _rprec_mult(multiple),
+            None,
+            whole_list=True,
+            counts=("n_relevant",),
+        )
+        for multiple in RPREC_MULTIPLES
+    )
+    return iprec + multiples
+
+
 #: The built-in terms. The linear ones are data (a label times a weight of the rank); the
 #: three that are not (the precision sum, ERR, bpref) are named code, here and in the kernel.
 _BUILT_IN = (
@@ -227,6 +345,20 @@ _BUILT_IN = (
         column=RELEVANT_RETRIEVED,
         whole_list=True,
     ),
+    Term.of_linear(
+        "judged_retrieved", _fixed(Piece("judged")), column=JUDGED_RETRIEVED, whole_list=True
+    ),
+    Term(
+        "infap",
+        INFAP,
+        "_rk_term_infap",
+        _infap,
+        None,
+        judged=True,
+        whole_list=True,
+    ),
+    Term("binary_g", BINARY_G, "_rk_term_binary_g", _binary_g, None, whole_list=True),
+    *_level_terms(),
 )
 
 

@@ -39,6 +39,7 @@ from typing import Any, Literal, NamedTuple
 
 from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
+from polars_rankk.core.names.known import refuse_known_elsewhere
 from polars_rankk.core.names.write import written_name
 from polars_rankk.core.policy import Policy, parse_gains
 
@@ -98,6 +99,10 @@ _TREC_EVAL = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)[_.](?P<k>\d+(?:,\d+)
 _TREC_EVAL_PARAMETER = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)\.(?P<value>\d*\.?\d+)$")
 #: trec_eval measures whose one parameter is not a cut-off: the Policy field it sets.
 _TREC_EVAL_PARAMETERS = {"set_f": "beta"}
+# trec_eval's measures parameterised by fractions, as -m takes them: iprec_at_recall,
+# Rprec_mult.0.2,0.4.
+_TREC_EVAL_LEVELS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\.(?P<levels>[\d.,]+))?$")
+_LEVELLED_SPELLING = re.compile(r"^(?P<base>.+)_(?P<level>\d\.\d\d)$")
 
 
 @dataclass(frozen=True)
@@ -157,6 +162,8 @@ def split_metric_list(text: str) -> list[str]:
     for part in [*parts, current.strip()]:
         if part.isdigit() and names and _TREC_EVAL.match(names[-1]):
             names[-1] = f"{names[-1]},{part}"  # P.5,10: one more cut-off of P
+        elif re.fullmatch(r"\d*\.\d+", part) and names and _levelled(names[-1]) is not None:
+            names[-1] = f"{names[-1]},{part}"  # Rprec_mult.0.2,0.4: one more level
         elif part:
             names.append(part)
     return names
@@ -258,6 +265,9 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
         named = known[name.lower()]
         defaults = _tool_defaults(named, name, _graded_rbp(name, None, {}))
         return [MetricRequest(named, None, defaults, whole)]
+    levelled = _levelled(name)
+    if levelled is not None:
+        return levelled
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
@@ -270,6 +280,7 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
         return [_request(text, metric, int(k), {}) for k in trec["k"].split(",")]
     ir = _IR_MEASURES.match(name)
     if ir is None or ir["base"].lower() not in known:
+        refuse_known_elsewhere(text)
         raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
     changes: dict[str, Any] = {}
     metric = known[ir["base"].lower()]
@@ -290,6 +301,41 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     if cutoff is None and names_whole_list(ir["base"]):
         request = MetricRequest(request.metric, None, request.policy, whole_list=True)
     return [request]
+
+
+def levels() -> dict[str, dict[str, str]]:
+    """trec_eval's measures parameterised by fractions, from the registry's trec_eval
+    spellings (``iprec_at_recall_0.50``): base (lower case) -> {level as printed: metric}."""
+    found: dict[str, dict[str, str]] = {}
+    for spelling, metric, tool, _ in spellings():
+        match = _LEVELLED_SPELLING.match(spelling)
+        if tool == "trec_eval" and match:
+            found.setdefault(match["base"].lower(), {})[match["level"]] = metric
+    return found
+
+
+def _levelled(name: str) -> list[MetricRequest] | None:
+    """``iprec_at_recall`` (every default level) or ``Rprec_mult.0.2,0.4`` (those levels) as
+    trec_eval's -m takes them; None when `name` is no such measure."""
+    match = _TREC_EVAL_LEVELS.match(name)
+    table = levels().get(match["base"].lower()) if match else None
+    if match is None or table is None:
+        return None
+    if match["levels"] is None:
+        return [MetricRequest(metric) for metric in table.values()]
+    requests = []
+    for raw in match["levels"].split(","):
+        try:
+            level = f"{float(raw):.2f}"
+        except ValueError:
+            raise ValueError(f"metric {name!r}: {raw!r} is not a number") from None
+        if level not in table:
+            raise ValueError(
+                f"metric {name!r}: {match['base']} is computed here at trec_eval's default "
+                f"levels only ({', '.join(table)}); {raw} is not one of them"
+            )
+        requests.append(MetricRequest(table[level]))
+    return requests
 
 
 def _graded_rbp(base: str, parameters: str | None, changes: dict[str, Any]) -> dict[str, Any]:

@@ -34,7 +34,9 @@ from polars_rankk.core.policy import Policy
 Tool = Literal["ir_measures", "trec_eval"]
 
 #: Metrics whose number depends on which candidates are judged (not only on relevant ones).
-_JUDGEMENT_AWARE = frozenset({"bpref", "judged", "rbp_residual", "infap"})
+_JUDGEMENT_AWARE = frozenset(
+    {"bpref", "judged", "rbp_residual", "infap", "unjudged", "num_nonrelevant_judged_retrieved"}
+)
 #: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
 _SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
 #: Metrics whose ir_measures name takes judged_only (its pytrec_eval provider's measures).
@@ -48,7 +50,9 @@ _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "nu
 
 #: Metrics whose summary line the tools write as the sum over queries, not the mean
 #: (trec_eval's num_ret, num_rel, num_rel_ret; ir_measures' NumRet and NumRel aggregate by sum).
-SUMMED_BY_TOOLS = frozenset({"num_retrieved", "num_relevant", "num_relevant_retrieved"})
+SUMMED_BY_TOOLS = frozenset(
+    {"num_retrieved", "num_relevant", "num_relevant_retrieved", "num_nonrelevant_judged_retrieved"}
+)
 
 
 def _number(value: float) -> str:

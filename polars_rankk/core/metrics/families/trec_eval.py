@@ -1,0 +1,265 @@
+"""trec_eval's further measures (``trec_eval -m all_trec``), as its source defines them.
+
+Each is read from trec_eval 10's ``m_<measure>.c`` (https://github.com/usnistgov/trec_eval);
+the levels of the measures trec_eval parameterises by a fraction (``iprec_at_recall_0.50``,
+``Rprec_mult_0.20``) are one metric per default level, named as trec_eval prints them.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rankk.core.columns import (
+    BINARY_G,
+    HITS,
+    INFAP,
+    JUDGED,
+    JUDGED_RETRIEVED,
+    RELEVANT_RETRIEVED,
+)
+from polars_rankk.core.metrics.declaration import Metric
+from polars_rankk.core.metrics.families.shared import at_k, ir, trec, without_k
+from polars_rankk.core.metrics.formulas import GroupStats, cutoff
+from polars_rankk.core.metrics.terms import (
+    IPREC_LEVELS,
+    RPREC_MULTIPLES,
+    iprec_column,
+    level_text,
+    rprec_mult_column,
+    rprec_mult_cutoff,
+)
+from polars_rankk.core.policy import Policy
+
+__all__ = ["METRICS", "UTILITY_COEFFICIENTS"]
+
+_SOURCE = "trec_eval 10 ({})"
+#: trec_eval's default utility coefficients: relevant retrieved, non-relevant retrieved,
+#: relevant not retrieved, non-relevant not retrieved (m_utility.c).
+UTILITY_COEFFICIENTS = (1.0, -1.0, 0.0, 0.0)
+
+
+def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    return (
+        pl.when(denominator > 0)
+        .then(numerator.cast(pl.Float64) / denominator.cast(pl.Float64))
+        .otherwise(0.0)
+    )
+
+
+def _name(level: float) -> str:
+    return level_text(level).replace(".", "_")
+
+
+def _relative_precision(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
+    return _ratio(stats.at(HITS, k), pl.min_horizontal(cutoff(k, stats), stats.n_relevant))
+
+
+def _unjudged(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
+    seen = pl.min_horizontal(cutoff(k, stats), stats.n_candidates)
+    return _ratio(seen - stats.at(JUDGED, k), cutoff(k, stats))
+
+
+def _retrieved_relevant(stats: GroupStats) -> pl.Expr:
+    return stats.whole(RELEVANT_RETRIEVED).cast(pl.Float64)
+
+
+def _set_relative_precision(policy: Policy, stats: GroupStats) -> pl.Expr:
+    size = pl.min_horizontal(stats.n_candidates, stats.n_relevant)
+    return _ratio(_retrieved_relevant(stats), size)
+
+
+def _set_map(policy: Policy, stats: GroupStats) -> pl.Expr:
+    hits = _retrieved_relevant(stats)
+    return _ratio(hits * hits, stats.n_candidates.cast(pl.Float64) * stats.n_relevant)
+
+
+def _utility(policy: Policy, stats: GroupStats) -> pl.Expr:
+    relevant_retrieved, n = _retrieved_relevant(stats), stats.n_candidates.cast(pl.Float64)
+    relevant = stats.n_relevant.cast(pl.Float64)
+    a, b, c, d = UTILITY_COEFFICIENTS
+    # trec_eval's collection size (-N) is 0 unless given: d weighs rel_ret - ret - rel.
+    return (
+        a * relevant_retrieved
+        + b * (n - relevant_retrieved)
+        + c * (relevant - relevant_retrieved)
+        + d * (relevant_retrieved - n - relevant)
+    )
+
+
+def _nonrelevant_judged(policy: Policy, stats: GroupStats) -> pl.Expr:
+    return stats.whole(JUDGED_RETRIEVED).cast(pl.Float64) - _retrieved_relevant(stats)
+
+
+def _infap(policy: Policy, stats: GroupStats) -> pl.Expr:
+    return _ratio(stats.whole(INFAP), stats.n_relevant)
+
+
+def _binary_g(policy: Policy, stats: GroupStats) -> pl.Expr:
+    return _ratio(stats.whole(BINARY_G), stats.n_relevant)
+
+
+def _iprec(level: float) -> Metric:
+    column = iprec_column(level)
+    return Metric(
+        name=f"iprec_at_recall_{_name(level)}",
+        title=f"iPrec@recall {level_text(level)}",
+        definition=f"interpolated precision at recall {level_text(level)}: the best precision "
+        f"at a rank holding at least lround({level_text(level)} R) relevant items, 0 if none "
+        "(trec_eval iprec_at_recall)",
+        citation=_SOURCE.format("m_iprec_at_recall.c") + "; Manning et al. (2008), §8.4",
+        has_k=False,
+        terms=(column,),
+        formula=without_k(lambda policy, stats: stats.whole(column).cast(pl.Float64)),
+        trec_eval=f"iprec_at_recall_{level_text(level)}",
+        aliases=(trec(f"iprec_at_recall_{level_text(level)}", cut=False),),
+        divides_by_relevant=True,
+    )
+
+
+def _eleven_point(policy: Policy, stats: GroupStats) -> pl.Expr:
+    total = pl.sum_horizontal(stats.whole(iprec_column(level)) for level in IPREC_LEVELS)
+    return total.cast(pl.Float64) / len(IPREC_LEVELS)
+
+
+def _rprec_mult(multiple: float) -> Metric:
+    column = rprec_mult_column(multiple)
+
+    def formula(policy: Policy, stats: GroupStats) -> pl.Expr:
+        return _ratio(stats.whole(column), rprec_mult_cutoff(multiple, stats.n_relevant))
+
+    return Metric(
+        name=f"r_precision_times_{_name(multiple)}",
+        title=f"R-precision x {level_text(multiple)}",
+        definition=f"precision at rank c = (long) ({level_text(multiple)} R + 0.9), hits "
+        "within c / c; 0 when c is 0 (trec_eval Rprec_mult)",
+        citation=_SOURCE.format("m_Rprec_mult.c"),
+        has_k=False,
+        terms=(column,),
+        formula=without_k(formula),
+        trec_eval=f"Rprec_mult_{level_text(multiple)}",
+        aliases=(trec(f"Rprec_mult_{level_text(multiple)}", cut=False),),
+        divides_by_relevant=True,
+    )
+
+
+METRICS: tuple[Metric, ...] = (
+    *(_iprec(level) for level in IPREC_LEVELS),
+    Metric(
+        name="eleven_point_precision",
+        title="11-point average precision",
+        definition="the mean of the 11 interpolated precisions at recall 0.0, 0.1, ..., 1.0 "
+        "(trec_eval 11pt_avg)",
+        citation=_SOURCE.format("m_11pt_avg.c") + "; Manning et al. (2008), §8.4",
+        has_k=False,
+        terms=tuple(iprec_column(level) for level in IPREC_LEVELS),
+        formula=without_k(_eleven_point),
+        trec_eval="11pt_avg",
+        aliases=(trec("11pt_avg", cut=False),),
+        divides_by_relevant=True,
+    ),
+    *(_rprec_mult(multiple) for multiple in RPREC_MULTIPLES),
+    Metric(
+        name="relative_precision",
+        title="Relative P@K",
+        definition="hits in the top K / min(K, R), the most the top K can hold; 0 when R = 0 "
+        "(trec_eval relative_P_k)",
+        citation=_SOURCE.format("m_rel_P.c"),
+        terms=(HITS,),
+        formula=at_k(_relative_precision),
+        trec_eval="relative_P_{k}",
+        aliases=(trec("relative_P"),),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="unjudged",
+        title="Unjudged@K",
+        definition="share of the top K without a judgement in the truth, / K; a negative "
+        "grade is unjudged under Policy.trec_eval() (trec_eval unj_k)",
+        citation=_SOURCE.format("m_unjudged.c"),
+        direction="lower",
+        terms=(JUDGED,),
+        formula=at_k(_unjudged),
+        trec_eval="unj_{k}",
+        aliases=(trec("unj"),),
+    ),
+    Metric(
+        name="infap",
+        title="infAP",
+        definition="inferred AP: over retrieved relevant rows at rank i with x judged rows "
+        "above, r of them relevant, (1 + x (r + e) / (x + 2e)) / i, summed, / R; e = 1e-5; "
+        "AP when every row above a relevant one is judged (trec_eval infAP)",
+        citation="Yilmaz & Aslam, CIKM 2006; " + _SOURCE.format("m_infap.c"),
+        has_k=False,
+        terms=(INFAP,),
+        formula=without_k(_infap),
+        trec_eval="infAP",
+        ir_measures="infAP",
+        aliases=(trec("infAP", cut=False), ir("infAP", cut=False)),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="binary_g",
+        title="binG",
+        definition="over retrieved relevant rows, 1 / log2(2 + the rows above it that are not "
+        "relevant, unjudged included), summed, / R (trec_eval binG)",
+        citation=_SOURCE.format("m_binG.c"),
+        has_k=False,
+        terms=(BINARY_G,),
+        formula=without_k(_binary_g),
+        trec_eval="binG",
+        aliases=(trec("binG", cut=False),),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="set_relative_precision",
+        title="Set relative precision",
+        definition="relevant items in the whole list / min(its length, R) (trec_eval "
+        "set_relative_P)",
+        citation=_SOURCE.format("m_set_rel_P.c"),
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=without_k(_set_relative_precision),
+        trec_eval="set_relative_P",
+        aliases=(trec("set_relative_P", cut=False),),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="set_average_precision",
+        title="Set MAP",
+        definition="set precision x set recall: relevant retrieved^2 / (retrieved R) "
+        "(trec_eval set_map)",
+        citation=_SOURCE.format("m_set_map.c"),
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=without_k(_set_map),
+        trec_eval="set_map",
+        ir_measures="SetAP",
+        aliases=(trec("set_map", cut=False), ir("SetAP", cut=False)),
+        divides_by_relevant=True,
+    ),
+    Metric(
+        name="utility",
+        title="Utility",
+        definition="set utility 1 a - 1 b + 0 c + 0 d over relevant retrieved a, non-relevant "
+        "retrieved b, relevant not retrieved c (trec_eval utility, default coefficients)",
+        citation=_SOURCE.format("m_utility.c"),
+        has_k=False,
+        terms=(RELEVANT_RETRIEVED,),
+        formula=without_k(_utility),
+        trec_eval="utility",
+        aliases=(trec("utility", cut=False),),
+    ),
+    Metric(
+        name="num_nonrelevant_judged_retrieved",
+        title="Judged non-relevant retrieved",
+        definition="judged non-relevant items in the whole ranked list (trec_eval "
+        "num_nonrel_judged_ret)",
+        citation=_SOURCE.format("m_num_nonrel_judged_ret.c"),
+        direction="lower",
+        has_k=False,
+        terms=(JUDGED_RETRIEVED, RELEVANT_RETRIEVED),
+        formula=without_k(_nonrelevant_judged),
+        trec_eval="num_nonrel_judged_ret",
+        aliases=(trec("num_nonrel_judged_ret", cut=False),),
+    ),
+)
