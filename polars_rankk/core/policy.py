@@ -80,6 +80,10 @@ POLICY_HELP: dict[str, str] = {
     "nDCG(gains=...)); grades not listed keep the 'gain' rule",
     "rbp_grades": "rbp@K weighs a relevant rank by 1 ('binary') or by its grade ('graded', "
     "ranx rbp and ir_measures RBP without rel=)",
+    "diversity_alpha": "the subtopic metrics' redundancy penalty alpha: an item's gain for a "
+    "subtopic shrinks by (1 - alpha) per earlier item covering it (alpha-nDCG, ERR-IA, NRBP; "
+    "default 0.5, as ndeval)",
+    "nrbp_beta": "NRBP's patience beta, the weight of each next rank (default 0.5, as ndeval)",
     "nonrelevant_gain": "nDCG gain of grades below relevance_threshold: their own ('grade', "
     "trec_eval) or none ('zero', so the ideal ranks only grades at or above it: ranx ndcg@k-lN)",
 }
@@ -162,6 +166,12 @@ class Policy:
         ``"grade"``: a grade below ``relevance_threshold`` keeps its gain (trec_eval);
         ``"zero"``: it gains nothing, so the ideal DCG ranks only grades at or above the
         threshold (ranx ``ndcg@k-lN``).
+    diversity_alpha
+        The subtopic metrics' redundancy penalty alpha (``alpha_ndcg``, ``err_ia``,
+        ``nerr_ia``, ``nrbp``): an item's gain for a subtopic is (1 - alpha)^c, c the items
+        ranked above it covering that subtopic (ndeval's ``-alpha``, ir_measures ``alpha=``).
+    nrbp_beta
+        NRBP's patience beta (ndeval's ``-beta``, ir_measures ``NRBP(beta=...)``).
 
     Examples
     --------
@@ -194,6 +204,8 @@ class Policy:
     gains: GainMap | Mapping[float, float] | None = None
     rbp_grades: RbpGradePolicy = "binary"
     nonrelevant_gain: NonrelevantGainPolicy = "grade"
+    diversity_alpha: float = 0.5
+    nrbp_beta: float = 0.5
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -211,6 +223,8 @@ class Policy:
         _check_number("rbp_persistence", self.rbp_persistence, upper=1.0)
         _check_number("err_max_grade", self.err_max_grade, upper=math.inf)
         _check_number("f_beta", self.f_beta, upper=math.inf)
+        _check_share("diversity_alpha", self.diversity_alpha)
+        _check_share("nrbp_beta", self.nrbp_beta)
         if self.gains is not None:
             object.__setattr__(self, "gains", _gain_pairs(self.gains))
 
@@ -308,6 +322,14 @@ def parse_gains(text: str) -> GainMap:
                 f"gains must read grade:gain pairs like '0:1,1:4'; got {part.strip()!r}"
             ) from None
     return _gain_pairs(pairs)
+
+
+def _check_share(name: str, value: object) -> None:
+    """A number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"Policy.{name} must be a number; got {type(value).__name__}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"Policy.{name} must be >= 0 and <= 1; got {value!r}")
 
 
 def _check_number(name: str, value: object, *, upper: float) -> None:

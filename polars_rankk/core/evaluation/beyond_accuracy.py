@@ -32,7 +32,7 @@ from polars_rankk.core.types import FrameLike
 
 #: Per-group beyond-accuracy metrics, in registry order.
 GROUP_METRICS: tuple[str, ...] = tuple(
-    name for name, m in REGISTRY.items() if not m.accuracy and m.level == "group"
+    name for name, m in REGISTRY.items() if m.kind == "beyond_accuracy"
 )
 
 COUNT = "_rk_popularity"
@@ -444,7 +444,7 @@ def _beyond_name(name: str) -> str | None:
         request = parse_metric_name(name)
     except ValueError:
         return None
-    if REGISTRY[request.metric].accuracy:
+    if REGISTRY[request.metric].kind not in ("beyond_accuracy", "catalogue"):
         return None
     return request.metric
 

@@ -45,6 +45,8 @@ LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 #: and a test holds the two together equal to `Policy`'s fields.
 APPLIED_IN_POLARS = frozenset(
     {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
+    # The subtopic metrics run in pure Polars (polars_rankk.core.evaluation.diversity).
+    | {"diversity_alpha", "nrbp_beta"}
 )
 
 

@@ -18,7 +18,7 @@ from polars_rankk.core.policy import Policy
 
 __all__ = ["Alias", "Direction", "Formula", "Kind", "Metric", "Micro", "MicroSums"]
 
-Kind = Literal["accuracy", "beyond_accuracy", "catalogue"]
+Kind = Literal["accuracy", "beyond_accuracy", "catalogue", "diversity"]
 Direction = Literal["higher", "lower"]
 #: ``formula(policy, k, stats)``: a metric's value from one group's statistics.
 Formula = Callable[[Policy, int | None, GroupStats], pl.Expr]
@@ -87,7 +87,8 @@ class Metric:
         ``"beyond_accuracy"``: one value per group from the top-K items and item tables
         (`polars_rankk.core.evaluation.beyond_accuracy`); ``"catalogue"``: one value per K over
         all lists,
-        in ``Evaluation.catalogue``.
+        in ``Evaluation.catalogue``; ``"diversity"``: one value per group from subtopic
+        judgements (`polars_rankk.core.evaluation.diversity`).
     direction
         ``"higher"`` or ``"lower"``: which values are better (tables and charts mark the best).
     has_k
@@ -118,7 +119,7 @@ class Metric:
         Whether ``metrics=None`` evaluates it.
     requires
         The `evaluate` inputs besides the ranking it reads (``"popularity"``,
-        ``"item_features"``).
+        ``"item_features"``, ``"subtopic"``).
     """
 
     name: str

@@ -52,6 +52,7 @@ from polars_rankk.core.metrics.declaration import (
     Micro,
     MicroSums,
 )
+from polars_rankk.core.metrics.families.diversity import DIVERSITY_METRICS
 from polars_rankk.core.metrics.formulas import GroupStats, safe_ratio
 from polars_rankk.core.policy import Policy
 
@@ -484,7 +485,7 @@ _METRICS = (
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs);
 #: `polars_rankk.register_metric` adds to it.
-REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _METRICS}
+REGISTRY: dict[str, Metric] = {metric.name: metric for metric in (*_METRICS, *DIVERSITY_METRICS)}
 
 
 class MetricNames(Sequence[str]):

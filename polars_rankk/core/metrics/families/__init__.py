@@ -1,0 +1,1 @@
+"""The built-in metric declarations, by family; `polars_rankk.core.metrics.registry` joins them."""

@@ -1,0 +1,268 @@
+"""The subtopic (diversity) metrics against ndeval, per query: pyndeval directly and through
+ir_measures' pyndeval provider.
+
+Hypothesis draws diversity qrels (several subtopics per query, grades 0-2, judged non-relevant
+items, queries without a relevant subtopic) and runs full of tied scores, unjudged items and
+repeated items. pyndeval ranks by (-score, docno) — ``ties="item_asc"`` on string ids — and
+scores a query without a relevant subtopic 0 (``empty_truth="zero"``); it reads a run as one
+row per document, so it is given each item's highest score (``duplicates="first"``, which keeps
+the highest-scored copy). pyndeval evaluates the queries in both the qrels and the run, and
+only cut-offs up to 20.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from polars_rankk.core.names.parse import parse_metric_name, render_name
+from polars_rankk.io import read_trec_qrels, read_trec_run
+
+pyndeval = pytest.importorskip("pyndeval")
+
+SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=None)
+TOL = 1e-12
+DATA = Path(__file__).parent.parent / "support" / "data" / "diversity"
+POLICY = rk.Policy(ties="item_asc", empty_truth="zero")
+
+#: Our spelling -> pyndeval's, {k} the cut-off.
+NAMES = {
+    "alpha_nDCG@{k}": "alpha-nDCG@{k}",
+    "ERR_IA@{k}": "ERR-IA@{k}",
+    "nERR_IA@{k}": "nERR-IA@{k}",
+    "P_IA@{k}": "P-IA@{k}",
+    "StRecall@{k}": "strec@{k}",
+}
+WHOLE = {"AP_IA": "MAP-IA", "NRBP": "NRBP"}
+
+
+@st.composite
+def diversity_cases(draw: st.DrawFn) -> dict[str, Any]:
+    queries = draw(st.integers(1, 4))
+    qrels: list[tuple[str, str, str, int]] = []
+    run: list[tuple[str, str, float]] = []
+    for q in range(queries):
+        subtopics = draw(st.integers(1, 4))
+        for s in range(subtopics):
+            items = draw(st.lists(st.integers(0, 7), max_size=6, unique=True))
+            for i in items:
+                qrels.append((f"q{q}", str(s + 1), f"d{i}", draw(st.integers(0, 2))))
+        if not any(row[0] == f"q{q}" for row in qrels):
+            qrels.append((f"q{q}", "1", "d0", 0))
+        # Items d8 and d9 are never judged; scores from a small set tie often; repeats.
+        ranked = draw(st.lists(st.integers(0, 9), min_size=1, max_size=12))
+        for i in ranked:
+            run.append((f"q{q}", f"d{i}", float(draw(st.integers(0, 3)))))
+    return {"qrels": qrels, "run": run}
+
+
+def _frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    truth = pl.DataFrame(
+        case["qrels"], schema=["query", "subtopic", "item", "relevance"], orient="row"
+    )
+    run = pl.DataFrame(case["run"], schema=["query", "item", "score"], orient="row")
+    return run, truth
+
+
+def _ndeval(case: dict[str, Any], names: list[str], alpha: float, beta: float) -> dict[str, Any]:
+    run, _ = _frames(case)
+    best = run.group_by("query", "item").agg(pl.col("score").max()).sort("query", "item")
+    evaluator = pyndeval.RelevanceEvaluator(case["qrels"], names, alpha=alpha, beta=beta)
+    return evaluator.evaluate(list(best.iter_rows()))  # type: ignore[no-any-return]
+
+
+def _ours(
+    run: Any, truth: Any, names: list[str], policy: rk.Policy
+) -> dict[tuple[str, str], float]:
+    res = rk.evaluate(
+        run, truth, group_by="query", metrics=names, subtopic="subtopic", policy=policy, k=1
+    )
+    per_group = res.per_group
+    if isinstance(per_group, pl.LazyFrame):
+        per_group = per_group.collect()
+    return {
+        (row["query"], row["metric"] + ("" if row["k"] is None else f"@{row['k']}")): row["value"]
+        for row in per_group.iter_rows(named=True)
+    }
+
+
+_CANONICAL = {
+    "alpha-nDCG": "alpha_ndcg",
+    "ERR-IA": "err_ia",
+    "nERR-IA": "nerr_ia",
+    "P-IA": "p_ia",
+    "strec": "st_recall",
+    "MAP-IA": "ap_ia",
+    "NRBP": "nrbp",
+}
+
+
+def _compare(ours: dict[tuple[str, str], float], want: dict[str, Any]) -> None:
+    assert want, "pyndeval evaluated no query"
+    for query, values in want.items():
+        for name, value in values.items():
+            base, _, k = name.partition("@")
+            key = (query, _CANONICAL[base] + (f"@{k}" if k else ""))
+            assert key in ours, key
+            assert abs(ours[key] - value) <= TOL, (key, ours[key], value)
+
+
+@SETTINGS
+@given(
+    case=diversity_cases(),
+    ks=st.lists(st.integers(1, 20), min_size=1, max_size=3, unique=True),
+    alpha=st.sampled_from([0.5, 0.3, 0.9, 1.0]),
+    beta=st.sampled_from([0.5, 0.8]),
+)
+def test_every_subtopic_metric_equals_ndeval_per_query(
+    case: dict[str, Any], ks: list[int], alpha: float, beta: float
+) -> None:
+    theirs = [name.format(k=k) for name in NAMES.values() for k in ks] + list(WHOLE.values())
+    want = _ndeval(case, theirs, alpha, beta)
+    ours_names = [name.format(k=k) for name in NAMES for k in ks] + list(WHOLE)
+    policy = POLICY.replace(diversity_alpha=alpha, nrbp_beta=beta)
+    run, truth = _frames(case)
+    _compare(_ours(run, truth, ours_names, policy), want)
+    # Lazily, the same numbers.
+    _compare(_ours(run.lazy(), truth.lazy(), ours_names, policy), want)
+
+
+def test_ir_measures_spellings_equal_ir_measures_through_pyndeval() -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    run, truth = _frames(
+        {
+            "qrels": [
+                ("q1", "1", "a", 1),
+                ("q1", "1", "b", 1),
+                ("q1", "2", "a", 1),
+                ("q1", "2", "c", 2),
+                ("q1", "3", "d", 1),
+                ("q1", "3", "e", 0),
+                ("q2", "1", "x", 1),
+                ("q2", "2", "y", 1),
+                ("q3", "1", "m", 0),
+            ],
+            "run": [
+                ("q1", "a", 5.0),
+                ("q1", "b", 4.0),
+                ("q1", "c", 4.0),
+                ("q1", "g", 2.0),
+                ("q1", "d", 1.0),
+                ("q2", "y", 3.0),
+                ("q2", "z", 2.0),
+                ("q2", "x", 1.0),
+                ("q3", "m", 1.0),
+            ],
+        }
+    )
+    names = [
+        "alpha_nDCG(alpha=0.3,judged_only=False)@5",
+        "ERR_IA@3",
+        "nERR_IA@3",
+        "P_IA@2",
+        "AP_IA",
+        "StRecall@2",
+        "NRBP(alpha=0.3,beta=0.7)",
+    ]
+    qrels = truth.rename({"query": "query_id", "subtopic": "iteration", "item": "doc_id"})
+    scored = run.rename({"query": "query_id", "item": "doc_id"})
+    parsed = [ir_measures.parse_measure(name) for name in names]
+    # One measure per call: the provider reads the run once per (alpha, beta, rel) invocation.
+    want = {
+        (m.query_id, str(m.measure)): m.value
+        for measure in parsed
+        for m in ir_measures.pyndeval.iter_calc([measure], qrels.to_pandas(), scored.to_pandas())
+    }
+    for name, measure in zip(names, parsed, strict=True):
+        request = rk.evaluate(
+            run, truth, group_by="query", metrics=[name], subtopic="subtopic", policy=POLICY, k=1
+        )
+        canonical = parse_metric_name(name)
+        rows = request.per_group.filter(
+            pl.col("metric") == canonical.metric,
+            pl.col("k").eq_missing(canonical.k),
+        )
+        got = dict(rows.select("query", "value").iter_rows())
+        for query in ("q1", "q2", "q3"):
+            assert abs(got[query] - want[(query, str(measure))]) <= TOL, (name, query)
+
+
+def test_the_fixed_diversity_files_equal_ndeval() -> None:
+    truth = read_trec_qrels(DATA / "qrels.txt", subtopics=True)
+    run = read_trec_run(DATA / "run.txt")
+    names = [name.format(k=k) for name in NAMES for k in (1, 5, 10, 20)] + list(WHOLE)
+    ours = _ours(run.collect(), truth.collect(), names, POLICY)
+    qrels = [tuple(row) for row in truth.collect().iter_rows()]
+    theirs = [name.format(k=k) for name in NAMES.values() for k in (1, 5, 10, 20)]
+    evaluator = pyndeval.RelevanceEvaluator(qrels, [*theirs, *WHOLE.values()])
+    scored = run.select("query", "item", "score").collect().sort("query", "item")
+    _compare(ours, evaluator.evaluate(list(scored.iter_rows())))
+
+
+def test_a_subtopic_metric_without_subtopics_is_refused_in_words() -> None:
+    run, truth = _frames({"qrels": [("q1", "1", "a", 1)], "run": [("q1", "a", 1.0)]})
+    with pytest.raises(ValueError, match="subtopic= "):
+        rk.evaluate(run, truth.drop("subtopic"), group_by="query", metrics=["alpha_nDCG@5"])
+    with pytest.raises(ValueError, match="'intent'"):
+        rk.evaluate(run, truth, group_by="query", metrics=["ERR_IA@5"], subtopic="intent")
+
+
+def test_a_null_subtopic_is_refused_naming_the_column_and_a_row() -> None:
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    truth = pl.DataFrame(
+        {"query": ["q1", "q1"], "subtopic": ["1", None], "item": ["a", "b"], "relevance": [1, 1]}
+    )
+    with pytest.raises(ValueError, match=r"'subtopic'.*null.*'item': 'b'"):
+        rk.evaluate(run, truth, group_by="query", metrics=["P_IA@5"], subtopic="subtopic")
+
+
+def test_other_metrics_read_an_items_largest_grade_over_subtopics() -> None:
+    run = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [2.0, 1.0]})
+    truth = pl.DataFrame(
+        {
+            "query": ["q1"] * 3,
+            "subtopic": ["1", "2", "2"],
+            "item": ["a", "a", "b"],
+            "relevance": [0, 2, 1],
+        }
+    )
+    both = rk.evaluate(
+        run, truth, group_by="query", k=2, metrics=["ndcg", "P_IA@2"], subtopic="subtopic"
+    )
+    collapsed = pl.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "relevance": [2, 1]})
+    plain = rk.evaluate(run, collapsed, group_by="query", k=2, metrics=["ndcg"])
+    got = both.per_group.filter(pl.col("metric") == "ndcg")["value"].to_list()
+    assert got == plain.per_group["value"].to_list()
+    # P-IA@2: (a covers subtopic 2, b covers subtopic 2) / (2 ranks x 1 subtopic).
+    assert both.per_group.filter(pl.col("metric") == "p_ia")["value"].to_list() == [1.0]
+
+
+def test_names_written_back_read_as_the_same_metric() -> None:
+    cases = [
+        ("alpha_ndcg", 20),
+        ("err_ia", 5),
+        ("nerr_ia", 5),
+        ("p_ia", 10),
+        ("st_recall", 3),
+        ("ap_ia", None),
+        ("nrbp", None),
+    ]
+    for name, k in cases:
+        written = render_name(name, k, POLICY)
+        parsed = parse_metric_name(written)
+        assert (parsed.metric, parsed.k) == (name, k), written
+    assert render_name("alpha_ndcg", 20) == "alpha_ndcg@20"  # ndeval breaks ties otherwise
+    assert render_name("ap_ia", None, POLICY) == "AP_IA"
+    policy = POLICY.replace(diversity_alpha=0.3, nrbp_beta=0.7)
+    assert render_name("alpha_ndcg", 20, policy) == "alpha_nDCG(alpha=0.3)@20"
+    assert render_name("nrbp", None, policy) == "NRBP(alpha=0.3,beta=0.7)"
+    assert parse_metric_name("NRBP(alpha=0.3,beta=0.7)").policy == {
+        "diversity_alpha": 0.3,
+        "nrbp_beta": 0.7,
+    }
