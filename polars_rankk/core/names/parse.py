@@ -92,7 +92,7 @@ PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
 _OWN_PARAMETERS: dict[str, dict[str, str]] = {"nrbp": {"beta": "nrbp_beta"}}
 
 _IR_MEASURES = re.compile(
-    r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
+    r"^(?P<base>[A-Za-z][A-Za-z0-9_-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
     r"(?:-l(?P<level>\d+))?$"
 )
 # trec_eval's own syntax: P_5, P.5, P.5,10, P_5,10, ndcg_cut.10, set_F.0.5.
