@@ -266,3 +266,94 @@ def test_names_written_back_read_as_the_same_metric() -> None:
         "diversity_alpha": 0.3,
         "nrbp_beta": 0.7,
     }
+
+
+def _two_systems() -> tuple[dict[str, Any], pl.DataFrame]:
+    case = {
+        "qrels": [
+            (f"q{q}", str(s), f"d{(q + s * 3 + i) % 8}", 1)
+            for q in range(6)
+            for s in range(1, 4)
+            for i in range(2)
+        ],
+        "run": [],
+    }
+    _, truth = _frames(case)
+    runs = {}
+    for system, shift in (("a", 0), ("b", 3)):
+        runs[system] = pl.DataFrame(
+            {
+                "query": [f"q{q}" for q in range(6) for _ in range(8)],
+                "item": [f"d{i}" for _ in range(6) for i in range(8)],
+                "score": [float((i * 5 + shift + q) % 8) for q in range(6) for i in range(8)],
+            }
+        )
+    return runs, truth
+
+
+def test_compare_tables_and_the_report_read_subtopic_metrics(tmp_path: Path) -> None:
+    runs, truth = _two_systems()
+    names = ["alpha_nDCG@5", "ERR_IA@5", "AP_IA", "ndcg"]
+    evaluations = {
+        name: rk.evaluate(run, truth, k=5, group_by="query", metrics=names, subtopic="subtopic")
+        for name, run in runs.items()
+    }
+    compared = rk.compare(evaluations, baseline="a", n_resamples=50, n_permutations=50)
+    assert {"alpha_ndcg", "err_ia", "ap_ia", "ndcg"} <= set(compared["metric"])
+    table = rk.systems_table(evaluations)
+    assert "alpha_ndcg@5" in table.columns and "ap_ia" in table.columns
+    assert "the subtopic metrics ['alpha_ndcg', 'err_ia', 'ap_ia'] in pure Polars" in (
+        evaluations["a"].diagnostics.path
+    )
+    summary = evaluations["a"].summary()
+    assert {"alpha_ndcg", "ap_ia"} <= set(summary["metric"])
+    path = rk.report(evaluations, path=tmp_path / "report.html", k=5, n_resamples=20)
+    assert "alpha_ndcg" in Path(path).read_text()
+
+
+def test_one_evaluation_of_several_systems_scores_each_on_its_own() -> None:
+    runs, truth = _two_systems()
+    both = pl.concat([run.with_columns(pl.lit(name).alias("run")) for name, run in runs.items()])
+    names = ["alpha_nDCG@5", "P_IA@5", "NRBP"]
+    together = rk.evaluate(
+        both, truth, k=5, group_by="query", metrics=names, subtopic="subtopic", system="run"
+    )
+    for name, run in runs.items():
+        alone = rk.evaluate(run, truth, k=5, group_by="query", metrics=names, subtopic="subtopic")
+        mine = together.per_group.filter(pl.col("run") == name).drop("run")
+        assert mine.sort("query", "metric", "k").equals(
+            alone.per_group.sort("query", "metric", "k")
+        )
+
+
+@pytest.mark.parametrize("engine", ["buckets", "spark", "dask", "cli"])
+def test_paths_without_subtopics_refuse_them_in_words(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs, truth = _two_systems()
+    run = runs["a"]
+    message = "subtopic metrics .* computed by rk.evaluate"
+    if engine == "buckets":
+        with pytest.raises(ValueError, match=message):
+            rk.evaluate_in_buckets(
+                run, truth, metrics=["alpha_nDCG@5"], group_by="query", output=tmp_path / "out"
+            )
+    elif engine == "spark":
+        from polars_rankk.engines import spark
+
+        with pytest.raises(ValueError, match=message):
+            spark.evaluate_spark(run, truth, metrics=["ERR_IA@5"], group_by="query")
+    elif engine == "dask":
+        from polars_rankk.engines import dask
+
+        with pytest.raises(ValueError, match=message):
+            dask.evaluate_dask(run, truth, metrics=["NRBP"], group_by="query")
+    else:
+        from polars_rankk.cli.app import main
+
+        run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+        rk.io.write_trec_run(run, run_path)
+        qrels_path.write_text("q0 0 d1 1\n")
+        with pytest.raises(SystemExit):
+            main(["evaluate", str(run_path), str(qrels_path), "--metrics", "alpha_nDCG@5"])
+        assert "need the truth's subtopic column" in capsys.readouterr().err

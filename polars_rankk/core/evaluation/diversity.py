@@ -133,6 +133,7 @@ def subtopic_truth(
     schema = require_columns(frame, "truth", {subtopic: "the subtopic (intent) of a judgement"})
     if subtopic in keys or subtopic == item:
         raise ValueError(f"subtopic={subtopic!r} is also a group key or the item column")
+    keys = [key for key in keys if key in schema]  # a truth shared by every system
     example = example_row(frame, pl.col(subtopic).is_null(), [*keys, subtopic, item])
     if example != "(none)":
         raise ValueError(f"truth column {subtopic!r} (the subtopic) has a null, e.g. row {example}")
@@ -144,12 +145,12 @@ def subtopic_truth(
                 f"truth column {relevance!r} (the grade) has a null, e.g. row {example}"
             )
     grade = pl.col(relevance).max() if graded else pl.lit(1.0).max()
-    by_item = [key for key in keys if key in schema] + [item]
+    by_item = [*keys, item]
     collapsed = frame.group_by(by_item, maintain_order=True).agg(grade.alias(relevance))
     if not graded:
         collapsed = collapsed.drop(relevance)
     judged = frame.select(
-        *(key for key in keys if key in schema),
+        *keys,
         pl.col(item),
         pl.col(subtopic).alias(_SUB),
         (pl.col(relevance) if graded else pl.lit(1.0)).cast(pl.Float64).alias(_GAIN),

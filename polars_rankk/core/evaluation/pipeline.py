@@ -290,6 +290,8 @@ def evaluate(
             policy=spec.policy,
         )
         wide = wide.join(values, on=list(spec.keys), how="left")
+        said = f"; the subtopic metrics {list(subtopic_metrics)} in pure Polars (not linear terms)"
+        prepared = replace(prepared, path=prepared.path + said)
     if beyond or subtopic_metrics:
         # The canonical accuracy names (none when only the ranking was needed).
         metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopic_metrics)
