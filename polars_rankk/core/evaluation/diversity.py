@@ -30,6 +30,7 @@ import polars as pl
 from polars_rankk.core.columns import N_CANDIDATES, RANK
 from polars_rankk.core.inputs.checks import example_row, require_columns
 from polars_rankk.core.inputs.frames import to_lazy
+from polars_rankk.core.inputs.spec import Spec, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import parse_metric_names, resolve_metric_names
 from polars_rankk.core.policy import Policy
@@ -95,14 +96,63 @@ def split_request(
     return rest, DiversityRequest(canonical, ks, policy)
 
 
-def refuse_without_subtopics(request: DiversityRequest | None, where: str) -> None:
-    """A ValueError in words when `where` (a path that cannot carry subtopics) is asked for
-    subtopic metrics."""
-    if request is not None:
-        raise ValueError(
-            f"{where} cannot evaluate the subtopic metrics {list(request.metrics)}: they need "
-            f"a truth with a subtopic column; use rk.evaluate(..., subtopic='subtopic')"
+@dataclass(frozen=True)
+class SubtopicJob:
+    """What `evaluate` computes from the subtopic judgements: the request and the checked
+    judgements (both None when no subtopic metric is asked)."""
+
+    request: DiversityRequest | None
+    judged: pl.LazyFrame | None
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The subtopic metrics to compute (none without a request)."""
+        if self.request is None or self.judged is None:
+            return ()
+        return self.request.metrics
+
+    def joined(
+        self, wide: pl.LazyFrame, ranked: pl.LazyFrame, kept: pl.LazyFrame, spec: Spec
+    ) -> tuple[pl.LazyFrame, str]:
+        """The wide metric table with the subtopic metrics' columns, and what to add to
+        ``diagnostics.path``."""
+        assert self.request is not None
+        assert self.judged is not None
+        values = diversity_values(
+            ranked,
+            self.judged,
+            kept,
+            keys=spec.keys,
+            item=spec.item,
+            ks=spec.ks,
+            request=self.request,
+            policy=spec.policy,
         )
+        said = f"; the subtopic metrics {list(self.metrics)} in pure Polars (not linear terms)"
+        return wide.join(values, on=list(spec.keys), how="left"), said
+
+
+def subtopic_job(
+    metrics: str | Iterable[str] | None,
+    policy: Policy,
+    k: int | Iterable[int],
+    truth: FrameLike | None,
+    *,
+    subtopic: str | None,
+    keys: Sequence[str],
+    item: str,
+    relevance: str,
+) -> tuple[str | list[str] | None, Policy, int | Iterable[int], FrameLike | None, SubtopicJob]:
+    """`evaluate`'s first step for subtopics: the other metric names, the policy and K with
+    what the subtopic metrics' names set, the truth the other metrics read
+    (`subtopic_truth`) and the job."""
+    rest, request = split_request(metrics, policy)
+    if request is not None:
+        policy, k = request.policy, (*normalize_ks(k), *request.ks)
+    truth, judged = subtopic_truth(
+        truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance, request=request
+    )
+    return rest, policy, k, truth, SubtopicJob(request, judged)
 
 
 def subtopic_truth(

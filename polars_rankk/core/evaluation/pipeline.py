@@ -18,11 +18,7 @@ from polars_rankk.core.evaluation.beyond_accuracy import (
     top_rows,
 )
 from polars_rankk.core.evaluation.catalogue import catalogue_values
-from polars_rankk.core.evaluation.diversity import (
-    diversity_values,
-    split_request,
-    subtopic_truth,
-)
+from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
 from polars_rankk.core.evaluation.prepare import prepare_groups
 from polars_rankk.core.evaluation.views import (
@@ -207,19 +203,16 @@ def evaluate(
     └──────┴───────────┴─────┴──────────┘
     """
     policy = Policy() if policy is None else policy
-    metrics, diversity = split_request(metrics, policy)
-    if diversity is not None:
-        policy, k = diversity.policy, (*normalize_ks(k), *diversity.ks)
     keys = [*([system] if system else []), *([group_by] if isinstance(group_by, str) else group_by)]
-    truth, judged = subtopic_truth(
-        truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance, request=diversity
+    metrics, policy, k, truth, subtopics = subtopic_job(
+        metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
     )
     accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
     beyond_ks = named_cutoffs(metrics)
     if beyond_ks:
         # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
         k = (*normalize_ks(k), *beyond_ks)
-    if (beyond_group or beyond_catalogue or diversity) and not accuracy:
+    if (beyond_group or beyond_catalogue or subtopics.metrics) and not accuracy:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
         accuracy = []
         frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
@@ -276,25 +269,12 @@ def evaluate(
     )
     if per_group_beyond is not None:
         wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
-    subtopic_metrics: tuple[str, ...] = ()
-    if diversity is not None and judged is not None:
-        subtopic_metrics = diversity.metrics
-        values = diversity_values(
-            prepared.ranked,
-            judged,
-            kept,
-            keys=spec.keys,
-            item=spec.item,
-            ks=spec.ks,
-            request=diversity,
-            policy=spec.policy,
-        )
-        wide = wide.join(values, on=list(spec.keys), how="left")
-        said = f"; the subtopic metrics {list(subtopic_metrics)} in pure Polars (not linear terms)"
+    if subtopics.metrics:
+        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
         prepared = replace(prepared, path=prepared.path + said)
-    if beyond or subtopic_metrics:
+    if beyond or subtopics.metrics:
         # The canonical accuracy names (none when only the ranking was needed).
-        metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopic_metrics)
+        metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopics.metrics)
         spec = replace(spec, metrics=metric_names)
     if spec.is_lazy:
         return assemble(
