@@ -70,9 +70,14 @@ def _frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
     return run, truth
 
 
-def _ndeval(case: dict[str, Any], names: list[str], alpha: float, beta: float) -> dict[str, Any]:
-    run, _ = _frames(case)
+def _ndeval(
+    case: dict[str, Any], names: list[str], alpha: float, beta: float, judged_only: bool = False
+) -> dict[str, Any]:
+    run, truth = _frames(case)
     best = run.group_by("query", "item").agg(pl.col("score").max()).sort("query", "item")
+    if judged_only:
+        # ir_measures' judged_only=True: the run keeps the (query, doc) pairs the qrels judge.
+        best = best.join(truth.select("query", "item").unique(), on=["query", "item"], how="semi")
     evaluator = pyndeval.RelevanceEvaluator(case["qrels"], names, alpha=alpha, beta=beta)
     return evaluator.evaluate(list(best.iter_rows()))  # type: ignore[no-any-return]
 
@@ -104,7 +109,7 @@ _CANONICAL = {
 
 
 def _compare(ours: dict[tuple[str, str], float], want: dict[str, Any]) -> None:
-    assert want, "pyndeval evaluated no query"
+    # pyndeval evaluates the queries in both the qrels and the run (judged_only may empty a run).
     for query, values in want.items():
         for name, value in values.items():
             base, _, k = name.partition("@")
@@ -119,14 +124,17 @@ def _compare(ours: dict[tuple[str, str], float], want: dict[str, Any]) -> None:
     ks=st.lists(st.integers(1, 20), min_size=1, max_size=3, unique=True),
     alpha=st.sampled_from([0.5, 0.3, 0.9, 1.0]),
     beta=st.sampled_from([0.5, 0.8]),
+    judged_only=st.booleans(),
 )
 def test_every_subtopic_metric_equals_ndeval_per_query(
-    case: dict[str, Any], ks: list[int], alpha: float, beta: float
+    case: dict[str, Any], ks: list[int], alpha: float, beta: float, judged_only: bool
 ) -> None:
     theirs = [name.format(k=k) for name in NAMES.values() for k in ks] + list(WHOLE.values())
-    want = _ndeval(case, theirs, alpha, beta)
+    want = _ndeval(case, theirs, alpha, beta, judged_only)
     ours_names = [name.format(k=k) for name in NAMES for k in ks] + list(WHOLE)
     policy = POLICY.replace(diversity_alpha=alpha, nrbp_beta=beta)
+    if judged_only:
+        policy = policy.replace(unjudged="condense")
     run, truth = _frames(case)
     _compare(_ours(run, truth, ours_names, policy), want)
     # Lazily, the same numbers.
@@ -169,6 +177,8 @@ def test_ir_measures_spellings_equal_ir_measures_through_pyndeval() -> None:
         "AP_IA",
         "StRecall@2",
         "NRBP(alpha=0.3,beta=0.7)",
+        "P_IA(rel=2)@3",
+        "nERR_IA(rel=2)@3",
     ]
     qrels = truth.rename({"query": "query_id", "subtopic": "iteration", "item": "doc_id"})
     scored = run.rename({"query": "query_id", "item": "doc_id"})
@@ -202,7 +212,9 @@ def test_the_fixed_diversity_files_equal_ndeval() -> None:
     theirs = [name.format(k=k) for name in NAMES.values() for k in (1, 5, 10, 20)]
     evaluator = pyndeval.RelevanceEvaluator(qrels, [*theirs, *WHOLE.values()])
     scored = run.select("query", "item", "score").collect().sort("query", "item")
-    _compare(ours, evaluator.evaluate(list(scored.iter_rows())))
+    want = evaluator.evaluate(list(scored.iter_rows()))
+    assert len(want) == 5
+    _compare(ours, want)
 
 
 def test_a_subtopic_metric_without_subtopics_is_refused_in_words() -> None:
@@ -358,3 +370,24 @@ def test_paths_without_subtopics_refuse_them_in_words(
         with pytest.raises(SystemExit):
             main(["evaluate", str(run_path), str(qrels_path), "--metrics", "alpha_nDCG@5"])
         assert "need the truth's subtopic column" in capsys.readouterr().err
+
+
+def test_a_group_without_a_relevant_subtopic_follows_empty_truth() -> None:
+    run = pl.DataFrame({"query": ["q1", "q2"], "item": ["a", "b"], "score": [1.0, 1.0]})
+    truth = pl.DataFrame(
+        {"query": ["q1", "q2"], "subtopic": ["1", "1"], "item": ["a", "b"], "relevance": [1, 0]}
+    )
+    names = ["alpha_nDCG@2", "AP_IA", "NRBP"]
+
+    def values(empty_truth: str) -> dict[tuple[str, str], float]:
+        policy = rk.Policy(empty_truth=empty_truth)  # type: ignore[arg-type]
+        res = rk.evaluate(
+            run, truth, group_by="query", k=2, metrics=names, subtopic="subtopic", policy=policy
+        )
+        return {(r["query"], r["metric"]): r["value"] for r in res.per_group.iter_rows(named=True)}
+
+    assert {query for query, _ in values("exclude")} == {"q1"}
+    assert all(value == 0.0 for (query, _), value in values("zero").items() if query == "q2")
+    nan = values("nan")
+    assert all(value != value for (query, _), value in nan.items() if query == "q2")
+    assert nan[("q1", "alpha_ndcg")] == 1.0
