@@ -12,6 +12,7 @@ only cut-offs up to 20.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -389,5 +390,5 @@ def test_a_group_without_a_relevant_subtopic_follows_empty_truth() -> None:
     assert {query for query, _ in values("exclude")} == {"q1"}
     assert all(value == 0.0 for (query, _), value in values("zero").items() if query == "q2")
     nan = values("nan")
-    assert all(value != value for (query, _), value in nan.items() if query == "q2")
+    assert all(math.isnan(value) for (query, _), value in nan.items() if query == "q2")
     assert nan[("q1", "alpha_ndcg")] == 1.0
