@@ -200,8 +200,9 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
 
 
 def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
-    """Read a TREC qrels file (``query iteration item relevance``), or a TREC diversity
-    qrels file (``query subtopic item relevance``) with ``subtopics=True``.
+    """Read a TREC qrels file (``query iteration item relevance``).
+
+    With ``subtopics=True``, a TREC diversity qrels file (``query subtopic item relevance``).
 
     Parameters
     ----------

@@ -392,3 +392,21 @@ def test_a_group_without_a_relevant_subtopic_follows_empty_truth() -> None:
     nan = values("nan")
     assert all(math.isnan(value) for (query, _), value in nan.items() if query == "q2")
     assert nan[("q1", "alpha_ndcg")] == 1.0
+
+
+def test_ids_of_other_widths_and_categorical_ids_join_as_the_ranking_holds_them() -> None:
+    run = pl.DataFrame({"query": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pl.DataFrame(
+        {"query": [1, 1], "subtopic": ["x", "y"], "item": [2, 1], "relevance": [1, 1]},
+        schema_overrides={"query": pl.Int32, "item": pl.Int16},
+    )
+    res = rk.evaluate(
+        run, truth, group_by="query", k=2, metrics=["StRecall@2"], subtopic="subtopic"
+    )
+    assert res.per_group.filter(pl.col("k") == 2)["value"].to_list() == [1.0]
+    categorical = run.with_columns(pl.col("item").cast(pl.String).cast(pl.Categorical))
+    strings = truth.with_columns(pl.col("item").cast(pl.String))
+    res = rk.evaluate(
+        categorical, strings, group_by="query", k=2, metrics=["StRecall@2"], subtopic="subtopic"
+    )
+    assert res.per_group.filter(pl.col("k") == 2)["value"].to_list() == [1.0]

@@ -298,6 +298,9 @@ def diversity_values(
     rank) and the subtopic judgements `judged` (`subtopic_truth`)."""
     keys = list(keys)
     tkeys = [key for key in keys if key in judged.collect_schema()]
+    # The ids as the ranking holds them (integer widths unified, categoricals as strings).
+    wanted = ranked.collect_schema()
+    judged = judged.with_columns(pl.col(c).cast(wanted[c]) for c in [*tkeys, item])
     alpha, beta = policy.diversity_alpha, policy.nrbp_beta
     pairs = _relevant_pairs(judged, tkeys, item, policy)
     rows = _run_rows(ranked, pairs, keys, tkeys, item)
