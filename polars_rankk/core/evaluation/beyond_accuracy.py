@@ -453,8 +453,8 @@ def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
     if asked:
         raise ValueError(
             f"the subtopic metrics {asked} are computed by rk.evaluate(candidates, truth, "
-            f"subtopic=...) only: the out-of-core buckets, Spark, Dask and the rankk command do "
-            f"not carry a truth's subtopic column; evaluate them with rk.evaluate"
+            f"subtopic=...) and rk.evaluate_in_buckets(..., subtopic=...): Spark, Dask and the "
+            f"rankk command do not carry a truth's subtopic column"
         )
 
 

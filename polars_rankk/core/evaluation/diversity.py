@@ -155,6 +155,15 @@ def subtopic_job(
     return rest, policy, k, truth, SubtopicJob(request, judged)
 
 
+def aligned_ids(spec: Spec, frame: pl.LazyFrame) -> pl.LazyFrame:
+    """`frame`'s key and item columns cast to the checked candidates' dtypes (as the ranking
+    and the truth hold them), so that it joins and hashes into buckets alike."""
+    wanted = spec.candidates.collect_schema()
+    present = frame.collect_schema()
+    columns = [c for c in (*spec.keys, spec.item) if c in present and c in wanted]
+    return frame.with_columns(pl.col(c).cast(wanted[c]) for c in columns)
+
+
 def subtopic_truth(
     truth: FrameLike | None,
     *,
@@ -240,12 +249,17 @@ def _ideal_gains(
         scored = (
             remaining.join(covered, on=[*keys, _SUB], how="left")
             .group_by([*keys, item, _TEXT])
-            .agg(pl.lit(1.0 - alpha).pow(pl.col(_COUNT)).sum().alias(_GAIN))
+            .agg(_over_subtopics(pl.lit(1.0 - alpha).pow(pl.col(_COUNT))).alias(_GAIN))
             .filter(pl.col(_GAIN) > 0)
         )
         if scored.height == 0:
             break
-        best = scored.sort([*keys, _GAIN, _TEXT], descending=[False] * len(keys) + [True, True])
+        # Equal gains (to 12 decimals: sums of powers of 1 - alpha) go to the larger item id.
+        tie = pl.col(_GAIN).round(12)
+        best = scored.sort(
+            [*(pl.col(key) for key in keys), tie, pl.col(_TEXT)],
+            descending=[False] * len(keys) + [True, True],
+        )
         best = best.group_by(keys, maintain_order=True).first()
         picked.append(best.select(*keys, pl.lit(rank).alias(RANK), _GAIN))
         chosen = remaining.join(best.select(*keys, item), on=[*keys, item], how="semi")
@@ -279,7 +293,16 @@ def _run_rows(
 
 def _sum_within(column: str, weight: pl.Expr, k: int | None) -> pl.Expr:
     term = pl.col(column) * weight
-    return (term if k is None else term.filter(pl.col(RANK) <= k)).sum()
+    if k is not None:
+        term = pl.when(pl.col(RANK) <= k).then(term).otherwise(0.0)
+    # A running sum in rank order, as ndeval adds: the same float whatever the row order.
+    return term.sort_by(RANK).cum_sum().last()
+
+
+def _over_subtopics(term: pl.Expr) -> pl.Expr:
+    """A sum over one item's subtopics, in subtopic order (the same float whatever the row
+    order)."""
+    return term.sort_by(_SUB).cum_sum().last()
 
 
 def diversity_values(
@@ -307,10 +330,12 @@ def diversity_values(
     discount = 1.0 / (pl.col(RANK).cast(pl.Float64) + 1.0).log(2.0)
     inverse = 1.0 / pl.col(RANK).cast(pl.Float64)
     per_rank = rows.group_by([*keys, RANK]).agg(
-        pl.lit(1.0 - alpha).pow(pl.col(_COUNT)).sum().alias(_GAIN),
+        _over_subtopics(pl.lit(1.0 - alpha).pow(pl.col(_COUNT))).alias(_GAIN),
         pl.len().cast(pl.Float64).alias(_HITS),
         (pl.col(_COUNT) == 0).sum().cast(pl.Float64).alias(_NEW),
-        ((pl.col(_COUNT) + 1).cast(pl.Float64) / pl.col(RANK) / pl.col(_NREL)).sum().alias(_AP),
+        _over_subtopics((pl.col(_COUNT) + 1).cast(pl.Float64) / pl.col(RANK) / pl.col(_NREL)).alias(
+            _AP
+        ),
     )
     asked = set(request.metrics)
     sums: list[pl.Expr] = []
@@ -324,7 +349,7 @@ def diversity_values(
         if "st_recall" in asked:
             sums.append(_sum_within(_NEW, pl.lit(1.0), k).alias(f"_rk_new@{k}"))
     if "ap_ia" in asked:
-        sums.append(pl.col(_AP).sum().alias("_rk_ap"))
+        sums.append(_sum_within(_AP, pl.lit(1.0), None).alias("_rk_ap"))
     if "nrbp" in asked:
         decay = pl.lit(beta).pow(pl.col(RANK) - 1)
         sums.append(_sum_within(_GAIN, decay, None).alias("_rk_nrbp"))
