@@ -21,12 +21,12 @@ import polars as pl
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.beyond_accuracy import item_tables, split_metrics
-from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
     catalogue_values,
     merge_exposures,
 )
+from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
