@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import parse_metric_name, render_name
 from polars_rankk.io import read_trec_qrels, read_trec_run
 
@@ -429,3 +430,10 @@ def test_ids_of_other_widths_and_categorical_ids_join_as_the_ranking_holds_them(
         categorical, strings, group_by="query", k=2, metrics=["StRecall@2"], subtopic="subtopic"
     )
     assert res.per_group.filter(pl.col("k") == 2)["value"].to_list() == [1.0]
+
+
+def test_a_subtopic_metric_has_no_expression_and_no_formula_and_says_so() -> None:
+    with pytest.raises(ValueError, match="alpha_ndcg is a subtopic metric"):
+        rk.metric_expression("alpha_ndcg", "relevance", k=5)
+    with pytest.raises(ValueError, match="nrbp is a subtopic metric"):
+        REGISTRY["nrbp"].value(rk.Policy(), None)

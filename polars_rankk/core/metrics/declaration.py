@@ -190,6 +190,11 @@ class Metric:
     def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
         """Its value at cut-off `k` from a group's statistics (default: the prepared table's
         columns), before the per-group policies (`polars_rankk.core.metrics.formulas.finished`)."""
+        if self.kind == "diversity":
+            raise ValueError(
+                f"{self.name} is a subtopic metric: rk.evaluate(..., subtopic=...) computes it "
+                f"from judgements per subtopic (polars_rankk.core.evaluation.diversity)"
+            )
         if self.formula is None:
             raise ValueError(
                 f"{self.name} is a {self.kind.replace('_', '-')} metric: rk.evaluate computes it "
