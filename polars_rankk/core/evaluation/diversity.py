@@ -239,36 +239,41 @@ def _ideal_gains(
     keys = tkeys or ["_rk_all"]
     if not tkeys:
         pairs = pairs.with_columns(pl.lit(0).alias("_rk_all"))
-    pairs = pairs.with_columns(pl.col(item).cast(pl.String).alias(_TEXT))
+    # Integer codes in the order that matters: subtopics as sorted, items by their text (byte
+    # order), so that each step groups and joins integers.
+    pairs = pairs.select(
+        *keys,
+        pl.col(_SUB).rank("dense").alias(_SUB),
+        pl.col(item).cast(pl.String).rank("dense").alias(_TEXT),
+    )
     covered = pairs.select(*keys, _SUB).unique().with_columns(pl.lit(0).alias(_COUNT))
     remaining = pairs
     picked: list[pl.DataFrame] = []
     for rank in range(1, depth + 1):
         if remaining.height == 0:
             break
+        # Sorted first, each item's gain sums its subtopics in subtopic order.
         scored = (
             remaining.join(covered, on=[*keys, _SUB], how="left")
-            .group_by([*keys, item, _TEXT])
-            .agg(_over_subtopics(pl.lit(1.0 - alpha).pow(pl.col(_COUNT))).alias(_GAIN))
+            .sort([*keys, _TEXT, _SUB])
+            .group_by([*keys, _TEXT], maintain_order=True)
+            .agg(pl.lit(1.0 - alpha).pow(pl.col(_COUNT)).sum().alias(_GAIN))
             .filter(pl.col(_GAIN) > 0)
         )
         if scored.height == 0:
             break
         # Equal gains (to 12 decimals: sums of powers of 1 - alpha) go to the larger item id.
         tie = pl.col(_GAIN).round(12)
-        best = scored.sort(
-            [*(pl.col(key) for key in keys), tie, pl.col(_TEXT)],
-            descending=[False] * len(keys) + [True, True],
-        )
-        best = best.group_by(keys, maintain_order=True).first()
+        best = scored.filter(tie == tie.max().over(keys))
+        best = best.filter(pl.col(_TEXT) == pl.col(_TEXT).max().over(keys))
         picked.append(best.select(*keys, pl.lit(rank).alias(RANK), _GAIN))
-        chosen = remaining.join(best.select(*keys, item), on=[*keys, item], how="semi")
+        chosen = remaining.join(best.select(*keys, _TEXT), on=[*keys, _TEXT], how="semi")
         covered = covered.join(
             chosen.group_by([*keys, _SUB]).agg(pl.len().alias("_rk_step")),
             on=[*keys, _SUB],
             how="left",
         ).select(*keys, _SUB, (pl.col(_COUNT) + pl.col("_rk_step").fill_null(0)).alias(_COUNT))
-        remaining = remaining.join(best.select(*keys, item), on=[*keys, item], how="anti")
+        remaining = remaining.join(best.select(*keys, _TEXT), on=[*keys, _TEXT], how="anti")
     empty = pairs.head(0).select(*keys, pl.lit(0).alias(RANK), pl.lit(0.0).alias(_GAIN))
     ideal = pl.concat(picked) if picked else empty
     ideal = ideal.with_columns(pl.col(RANK).cast(pl.Int64))
