@@ -36,6 +36,7 @@ POLICY = rk.Policy(ties="item_asc", empty_truth="zero")
 #: Our spelling -> pyndeval's, {k} the cut-off.
 NAMES = {
     "alpha_nDCG@{k}": "alpha-nDCG@{k}",
+    "alpha_DCG@{k}": "alpha-DCG@{k}",
     "ERR_IA@{k}": "ERR-IA@{k}",
     "nERR_IA@{k}": "nERR-IA@{k}",
     "P_IA@{k}": "P-IA@{k}",
@@ -101,6 +102,7 @@ def _ours(
 
 _CANONICAL = {
     "alpha-nDCG": "alpha_ndcg",
+    "alpha-DCG": "alpha_dcg",
     "ERR-IA": "err_ia",
     "nERR-IA": "nerr_ia",
     "P-IA": "p_ia",
@@ -179,6 +181,7 @@ def test_ir_measures_spellings_equal_ir_measures_through_pyndeval() -> None:
         "AP_IA",
         "StRecall@2",
         "NRBP(alpha=0.3,beta=0.7)",
+        "alpha_DCG(alpha=0.3)@4",
         "P_IA(rel=2)@3",
         "nERR_IA(rel=2)@3",
     ]

@@ -23,7 +23,7 @@ def test_derived_tables_follow_the_registry() -> None:
     assert beyond == [
         *("novelty", "arp", "long_tail_share", "intra_list_diversity"),
         *("coverage", "gini", "entropy", "personalization"),
-        *("alpha_ndcg", "err_ia", "nerr_ia", "p_ia", "ap_ia", "st_recall", "nrbp"),
+        *("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "p_ia", "ap_ia", "st_recall", "nrbp"),
     ]
     assert not any(REGISTRY[name].default for name in beyond)
     order = pl.DataFrame({"metric": list(reversed(METRICS))}).sort(metric_rank())

@@ -1,5 +1,5 @@
-"""Subtopic (diversity) metrics per group: alpha-nDCG, ERR-IA, nERR-IA, P-IA, AP-IA, S-recall
-and NRBP, as ndeval computes them (`polars_rankk.core.metrics.families.diversity`).
+"""Subtopic (diversity) metrics per group: alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA, P-IA, AP-IA,
+S-recall and NRBP, as ndeval computes them (`polars_rankk.core.metrics.families.diversity`).
 
 The truth carries a subtopic column (``evaluate(..., subtopic="subtopic")``): one row per
 (group, subtopic, item) judgement. The rules, each ndeval's:
@@ -345,7 +345,7 @@ def diversity_values(
     asked = set(request.metrics)
     sums: list[pl.Expr] = []
     for k in ks:
-        if asked & {"alpha_ndcg"}:
+        if asked & {"alpha_ndcg", "alpha_dcg"}:
             sums.append(_sum_within(_GAIN, discount, k).alias(f"_rk_dcg@{k}"))
         if asked & {"err_ia", "nerr_ia"}:
             sums.append(_sum_within(_GAIN, inverse, k).alias(f"_rk_err@{k}"))
@@ -426,6 +426,10 @@ def _values(
                 value = ratio(f"_rk_dcg@{k}", pl.col(f"_rk_idcg@{k}"))
             elif name == "nerr_ia":
                 value = ratio(f"_rk_err@{k}", pl.col(f"_rk_ierr@{k}"))
+            elif name == "alpha_dcg":
+                # ndeval's "ideal ideal" again, discounted; K = 1 undivided.
+                ideal = sum((1.0 - alpha) ** r / math.log2(r + 2.0) for r in range(k))
+                value = ratio(f"_rk_dcg@{k}", s * ideal if k > 1 else pl.lit(1.0))
             elif name == "err_ia":
                 # ndeval's "ideal ideal": every subtopic at every rank; it leaves K = 1 undivided.
                 ideal = sum((1.0 - alpha) ** r / (r + 1.0) for r in range(k))

@@ -225,7 +225,7 @@ def _pyndeval(
     if policy.empty_truth != "zero" or policy.short_lists != "fixed":
         return None, "ndeval scores a topic without a relevant subtopic 0 and cuts at a fixed K"
     parameters: list[str] = []
-    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "nrbp"):
+    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "alpha_dcg", "nrbp"):
         parameters.append(f"alpha={_number(policy.diversity_alpha)}")
     elif policy.diversity_alpha != 0.5:
         return None, f"ir_measures' {base} keeps ndeval's alpha = 0.5"

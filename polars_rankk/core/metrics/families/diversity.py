@@ -40,6 +40,17 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         requires=("subtopic",),
     ),
     Metric(
+        name="alpha_dcg",
+        title="α-DCG@K",
+        definition="alpha-DCG@K over ndeval's 'ideal ideal' (every subtopic at every rank, "
+        "discounted by log2(rank+1)); ndeval does not divide at K = 1",
+        citation=_CLARKE_2008,
+        kind="diversity",
+        ir_measures="alpha_DCG@{k}",
+        aliases=(_ir("alpha_DCG"), _ndeval("alpha-DCG")),
+        requires=("subtopic",),
+    ),
+    Metric(
         name="err_ia",
         title="ERR-IA@K",
         definition="intent-aware ERR as ndeval: sum of the alpha-gains over rank, over the "
