@@ -440,3 +440,93 @@ def test_a_subtopic_metric_has_no_expression_and_no_formula_and_says_so() -> Non
         rk.metric_expression("alpha_ndcg", "relevance", k=5)
     with pytest.raises(ValueError, match="nrbp is a subtopic metric"):
         REGISTRY["nrbp"].value(rk.Policy(), None)
+
+
+def _brute_force(
+    qrels: list[tuple[str, str, str, int]], run: list[tuple[str, str, float]], k: int, alpha: float
+) -> dict[tuple[str, str], float]:
+    """ndeval's definitions at any K (ndeval itself stops at 20), written from ndeval.c:
+    binary judgements, the greedy ideal (ties to the larger docno), K = 1 undivided."""
+    out: dict[tuple[str, str], float] = {}
+    for query in sorted({row[0] for row in qrels}):
+        rel: dict[str, set[str]] = {}
+        for q, sub, doc, grade in qrels:
+            if q == query and grade >= 1:
+                rel.setdefault(doc, set()).add(sub)
+        subtopics = set().union(*rel.values()) if rel else set()
+        best: dict[str, float] = {}
+        for q, doc, score in run:
+            if q == query:
+                best[doc] = max(score, best.get(doc, score))
+        if not best:
+            continue
+        ranking = sorted(best, key=lambda d: (-best[d], d))
+
+        def gains(order: list[str]) -> list[float]:
+            seen: dict[str, int] = {}
+            result = []
+            for doc in order[:k]:
+                result.append(sum((1 - alpha) ** seen.get(s, 0) for s in sorted(rel.get(doc, ()))))
+                for s in rel.get(doc, ()):
+                    seen[s] = seen.get(s, 0) + 1
+            return result
+
+        ideal: list[str] = []
+        left = set(rel)
+        while left and len(ideal) < k:
+            covered = {s: sum(s in rel[d] for d in ideal) for s in subtopics}
+            scores = {d: round(sum((1 - alpha) ** covered[s] for s in rel[d]), 12) for d in left}
+            pick = max(left, key=lambda d: (scores[d], d))
+            ideal.append(pick)
+            left.remove(pick)
+        run_gains, ideal_gains = gains(ranking), gains(ideal)
+        dcg = sum(g / math.log2(r + 2) for r, g in enumerate(run_gains))
+        idcg = sum(g / math.log2(r + 2) for r, g in enumerate(ideal_gains))
+        err = sum(g / (r + 1) for r, g in enumerate(run_gains))
+        ierr = sum(g / (r + 1) for r, g in enumerate(ideal_gains))
+        hits = sum(len(rel.get(doc, ())) for doc in ranking[:k])
+        covered = set().union(*(rel.get(doc, set()) for doc in ranking[:k]))
+        n = len(subtopics)
+        out[(query, f"alpha_ndcg@{k}")] = dcg / idcg if dcg > 0 else 0.0
+        out[(query, f"nerr_ia@{k}")] = err / ierr if err > 0 else 0.0
+        out[(query, f"p_ia@{k}")] = hits / (k * n) if n else 0.0
+        out[(query, f"st_recall@{k}")] = len(covered) / n if n else 0.0
+    return out
+
+
+@SETTINGS
+@given(
+    queries=st.lists(
+        st.tuples(
+            st.lists(
+                st.tuples(st.integers(1, 4), st.integers(0, 29), st.integers(0, 2)), max_size=40
+            ),
+            st.lists(st.tuples(st.integers(0, 34), st.integers(0, 5)), min_size=1, max_size=45),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    k=st.integers(21, 40),
+    alpha=st.sampled_from([0.5, 0.3]),
+)
+def test_cutoffs_past_ndevals_twenty_equal_its_definitions(
+    queries: list[Any], k: int, alpha: float
+) -> None:
+    qrels = {
+        (f"q{q}", str(s), f"d{d:02d}"): g
+        for q, (judged, _) in enumerate(queries)
+        for s, d, g in judged
+    }
+    rows = [(*key, grade) for key, grade in qrels.items()]
+    if not rows:
+        return
+    run = [
+        (f"q{q}", f"d{d:02d}", float(x)) for q, (_, ranked) in enumerate(queries) for d, x in ranked
+    ]
+    truth = pl.DataFrame(rows, schema=["query", "subtopic", "item", "relevance"], orient="row")
+    candidates = pl.DataFrame(run, schema=["query", "item", "score"], orient="row")
+    names = [f"{name}@{k}" for name in ("alpha_nDCG", "nERR_IA", "P_IA", "StRecall")]
+    policy = POLICY.replace(diversity_alpha=alpha)
+    ours = _ours(candidates, truth, names, policy)
+    for key, value in _brute_force(rows, run, k, alpha).items():
+        assert abs(ours[key] - value) <= 1e-12, (key, ours[key], value)
