@@ -462,7 +462,7 @@ def _brute_force(
             continue
         ranking = sorted(best, key=lambda d: (-best[d], d))
 
-        def gains(order: list[str]) -> list[float]:
+        def gains(order: list[str], rel: dict[str, set[str]] = rel) -> list[float]:
             seen: dict[str, int] = {}
             result = []
             for doc in order[:k]:
