@@ -530,3 +530,20 @@ def test_cutoffs_past_ndevals_twenty_equal_its_definitions(
     ours = _ours(candidates, truth, names, policy)
     for key, value in _brute_force(rows, run, k, alpha).items():
         assert abs(ours[key] - value) <= 1e-12, (key, ours[key], value)
+
+
+def test_bad_subtopic_truths_are_refused_naming_the_column() -> None:
+    run = pl.DataFrame({"query": ["q1"], "item": ["a"], "score": [1.0]})
+    options: dict[str, Any] = {"group_by": "query", "metrics": ["P_IA@2"], "subtopic": "subtopic"}
+    nan = pl.DataFrame(
+        {"query": ["q1"], "subtopic": ["1"], "item": ["a"], "relevance": [float("nan")]}
+    )
+    with pytest.raises(ValueError, match=r"'relevance' \(the grade\).*NaN.*'item': 'a'"):
+        rk.evaluate(run, nan, **options)
+    lists = pl.DataFrame({"query": ["q1"], "subtopic": ["1"], "item": [["a", "b"]]})
+    with pytest.raises(ValueError, match="one row per \\(group, subtopic, item\\)"):
+        rk.evaluate(run, lists, **options)
+    with pytest.raises(ValueError, match="'item'"):
+        rk.evaluate(run, nan.drop("item"), **options)
+    with pytest.raises(ValueError, match="no truth"):
+        rk.evaluate(run, None, **options)

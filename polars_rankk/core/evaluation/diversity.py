@@ -189,19 +189,30 @@ def subtopic_truth(
     if truth is None:
         raise ValueError(f"subtopic={subtopic!r} names a truth column, but no truth is given")
     frame = to_lazy(truth, "truth")
-    schema = require_columns(frame, "truth", {subtopic: "the subtopic (intent) of a judgement"})
+    schema = require_columns(
+        frame, "truth", {subtopic: "the subtopic (intent) of a judgement", item: "the item id"}
+    )
     if subtopic in keys or subtopic == item:
         raise ValueError(f"subtopic={subtopic!r} is also a group key or the item column")
+    if isinstance(schema[item], pl.List):
+        raise ValueError(
+            f"with subtopic={subtopic!r} the truth is one row per (group, subtopic, item); its "
+            f"column {item!r} holds lists ({schema[item]})"
+        )
     keys = [key for key in keys if key in schema]  # a truth shared by every system
     example = example_row(frame, pl.col(subtopic).is_null(), [*keys, subtopic, item])
     if example != "(none)":
         raise ValueError(f"truth column {subtopic!r} (the subtopic) has a null, e.g. row {example}")
     graded = relevance in schema
     if graded:
-        example = example_row(frame, pl.col(relevance).is_null(), [*keys, subtopic, item])
+        missing = pl.col(relevance).is_null()
+        if schema[relevance].is_float():
+            missing = missing | pl.col(relevance).is_nan()
+        example = example_row(frame, missing, [*keys, subtopic, item, relevance])
         if example != "(none)":
             raise ValueError(
-                f"truth column {relevance!r} (the grade) has a null, e.g. row {example}"
+                f"truth column {relevance!r} (the grade) must be a number in every row; it has "
+                f"a null or NaN, e.g. row {example}"
             )
     grade = pl.col(relevance).max() if graded else pl.lit(1.0).max()
     by_item = [*keys, item]
