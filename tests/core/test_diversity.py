@@ -363,6 +363,24 @@ def test_out_of_core_buckets_equal_evaluate(tmp_path: Path) -> None:
     assert {"alpha_ndcg", "nerr_ia", "ap_ia", "ndcg"} == set(bucketed["metric"])
 
 
+def test_the_command_reads_diversity_qrels_with_subtopic(tmp_path: Path) -> None:
+    from polars_rankk.cli.app import main
+
+    out = tmp_path / "summary.csv"
+    names = "alpha_nDCG@5,ERR_IA@5,AP_IA,ndcg"
+    arguments = [str(DATA / "run.txt"), str(DATA / "qrels.txt"), "--subtopic", "subtopic"]
+    main(["evaluate", *arguments, "--metrics", names, "--k", "5", "--output", str(out)])
+    summary = pl.read_csv(out)
+    truth = read_trec_qrels(DATA / "qrels.txt", subtopics=True)
+    run = read_trec_run(DATA / "run.txt")
+    want = rk.evaluate(
+        run, truth, k=5, group_by="query", metrics=names.split(","), subtopic="subtopic"
+    ).summary()
+    got = dict(zip(summary["metric"], summary["value"], strict=True))
+    for metric, value in zip(want["metric"], want["value"], strict=True):
+        assert abs(got[metric] - value) <= 1e-9, metric
+
+
 @pytest.mark.parametrize("engine", ["buckets", "spark", "dask", "cli"])
 def test_paths_without_subtopics_refuse_them_in_words(
     engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

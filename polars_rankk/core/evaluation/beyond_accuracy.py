@@ -426,7 +426,6 @@ def split_metrics(
     if metrics is None:
         return None, (), ()
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    _refuse_subtopic_metrics(names)
     accuracy, beyond = [], set()
     for name in names:
         metric = _beyond_name(name)
@@ -437,25 +436,6 @@ def split_metrics(
     group = tuple(n for n in GROUP_METRICS if n in beyond)
     catalogue = tuple(n for n in catalogue_level.CATALOGUE_METRICS if n in beyond)
     return accuracy, group, catalogue
-
-
-def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
-    """Subtopic metrics reach here only on a path that cannot carry a subtopic column
-    (`evaluate` takes them out first): refused in words."""
-    asked = []
-    for name in names:
-        try:
-            metric = parse_metric_name(name).metric
-        except ValueError:
-            continue
-        if REGISTRY[metric].kind == "diversity":
-            asked.append(name)
-    if asked:
-        raise ValueError(
-            f"the subtopic metrics {asked} are computed by rk.evaluate(candidates, truth, "
-            f"subtopic=...) and rk.evaluate_in_buckets(..., subtopic=...): Spark, Dask and the "
-            f"rankk command do not carry a truth's subtopic column"
-        )
 
 
 def _beyond_name(name: str) -> str | None:
