@@ -190,8 +190,9 @@ def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
     """Catalogue-level metrics describe one system's lists together: with ``--system`` the
     command that evaluates each system on its own is ``rankk compare``."""
     from polars_rankk.core.evaluation.beyond_accuracy import split_metrics
+    from polars_rankk.core.evaluation.diversity import is_diversity
 
-    catalogue = split_metrics(metrics)[2]
+    catalogue = split_metrics([m for m in metrics or () if not is_diversity(m)])[2]
     if catalogue:
         raise ValueError(
             f"--metrics {','.join(catalogue)}: catalogue-level metrics describe one system's "

@@ -216,12 +216,12 @@ def evaluate_dask(
     │ 2    ┆ hit_rate ┆ 1   ┆ 1.0   │
     └──────┴──────────┴─────┴───────┘
     """
-    request = dist.beyond_request(metrics)  # the names first: subtopic metrics are refused
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
     if npartitions is not None and (isinstance(npartitions, bool) or npartitions < 1):
         raise ValueError(f"npartitions must be an int >= 1; got {npartitions!r}")
+    request = dist.beyond_request(metrics)
     if request.catalogue and not with_dropped:
         raise ValueError(
             f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "

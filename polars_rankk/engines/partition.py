@@ -26,7 +26,6 @@ from polars_rankk.core.evaluation.catalogue import (
     catalogue_values,
     merge_exposures,
 )
-from polars_rankk.core.evaluation.diversity import is_diversity
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.metrics.registration import declared_at_run_time, ensure_registered
 from polars_rankk.core.metrics.registry import REGISTRY, Metric
@@ -413,18 +412,7 @@ class BeyondRequest:
 
 
 def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
-    """Split the asked metric names (accuracy, per-group beyond, catalogue-level); the
-    subtopic metrics, which Spark and Dask cannot carry, are refused in words."""
-    if metrics is not None:
-        asked = [metrics] if isinstance(metrics, str) else list(metrics)
-        subtopic_metrics = [name for name in asked if is_diversity(name)]
-        if subtopic_metrics:
-            raise ValueError(
-                f"the subtopic metrics {subtopic_metrics} are computed by rk.evaluate(..., "
-                f"subtopic=...) and rk.evaluate_in_buckets(..., subtopic=...) only: Spark and "
-                f"Dask do not carry a truth's subtopic column"
-            )
-        metrics = asked
+    """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
     return BeyondRequest(*split_metrics(metrics))
 
 

@@ -278,7 +278,6 @@ def evaluate_spark(
     │ ndcg   ┆ 2   ┆ 0.815465 ┆ 2        │
     └────────┴─────┴──────────┴──────────┘
     """
-    request = dist.beyond_request(metrics)  # the names first: subtopic metrics are refused
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
@@ -286,6 +285,7 @@ def evaluate_spark(
         raise ValueError(f"num_partitions must be an int >= 1; got {num_partitions!r}")
     if max_rows_per_chunk is not None and max_rows_per_chunk < 1:
         raise ValueError(f"max_rows_per_chunk must be an int >= 1; got {max_rows_per_chunk!r}")
+    request = dist.beyond_request(metrics)
     if request.catalogue and not with_dropped:
         raise ValueError(
             f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "

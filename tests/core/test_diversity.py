@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import parse_metric_name, render_name
 from polars_rankk.io import read_trec_qrels, read_trec_run
+from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark session)
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -381,28 +381,24 @@ def test_the_command_reads_diversity_qrels_with_subtopic(tmp_path: Path) -> None
         assert abs(got[metric] - value) <= 1e-9, metric
 
 
-@pytest.mark.parametrize("engine", ["buckets", "spark", "dask", "cli"])
+@pytest.mark.parametrize("engine", ["buckets", "dask", "cli"])
 def test_paths_without_subtopics_refuse_them_in_words(
     engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     runs, truth = _two_systems()
     run = runs["a"]
-    message = "subtopic metrics .* computed by rk.evaluate"
     if engine == "buckets":
         with pytest.raises(ValueError, match="need the truth's subtopic column"):
             rk.evaluate_in_buckets(
                 run, truth, metrics=["alpha_nDCG@5"], group_by="query", output=tmp_path / "out"
             )
-    elif engine == "spark":
-        from polars_rankk.engines import spark
-
-        with pytest.raises(ValueError, match=message):
-            spark.evaluate_spark(run, truth, metrics=["ERR_IA@5"], group_by="query")
     elif engine == "dask":
+        dd = pytest.importorskip("dask.dataframe")
         from polars_rankk.engines import dask
 
-        with pytest.raises(ValueError, match=message):
-            dask.evaluate_dask(run, truth, metrics=["NRBP"], group_by="query")
+        frames = [dd.from_pandas(frame.to_pandas(), npartitions=1) for frame in (run, truth)]
+        with pytest.raises(ValueError, match=r"subtopic metrics .*Spark and Dask do not"):
+            dask.evaluate_dask(*frames, metrics=["NRBP"], group_by="query")
     else:
         from polars_rankk.cli.app import main
 
@@ -414,50 +410,13 @@ def test_paths_without_subtopics_refuse_them_in_words(
         assert "need the truth's subtopic column" in capsys.readouterr().err
 
 
-def test_a_group_without_a_relevant_subtopic_follows_empty_truth() -> None:
-    run = pl.DataFrame({"query": ["q1", "q2"], "item": ["a", "b"], "score": [1.0, 1.0]})
-    truth = pl.DataFrame(
-        {"query": ["q1", "q2"], "subtopic": ["1", "1"], "item": ["a", "b"], "relevance": [1, 0]}
-    )
-    names = ["alpha_nDCG@2", "AP_IA", "NRBP"]
+def test_spark_refuses_subtopic_metrics_in_words(spark: Any) -> None:  # noqa: F811
+    from polars_rankk.engines import spark as on_spark
 
-    def values(empty_truth: str) -> dict[tuple[str, str], float]:
-        policy = rk.Policy(empty_truth=empty_truth)  # type: ignore[arg-type]
-        res = rk.evaluate(
-            run, truth, group_by="query", k=2, metrics=names, subtopic="subtopic", policy=policy
-        )
-        return {(r["query"], r["metric"]): r["value"] for r in res.per_group.iter_rows(named=True)}
-
-    assert {query for query, _ in values("exclude")} == {"q1"}
-    assert all(value == 0.0 for (query, _), value in values("zero").items() if query == "q2")
-    nan = values("nan")
-    assert all(math.isnan(value) for (query, _), value in nan.items() if query == "q2")
-    assert nan[("q1", "alpha_ndcg")] == 1.0
-
-
-def test_ids_of_other_widths_and_categorical_ids_join_as_the_ranking_holds_them() -> None:
-    run = pl.DataFrame({"query": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-    truth = pl.DataFrame(
-        {"query": [1, 1], "subtopic": ["x", "y"], "item": [2, 1], "relevance": [1, 1]},
-        schema_overrides={"query": pl.Int32, "item": pl.Int16},
-    )
-    res = rk.evaluate(
-        run, truth, group_by="query", k=2, metrics=["StRecall@2"], subtopic="subtopic"
-    )
-    assert res.per_group.filter(pl.col("k") == 2)["value"].to_list() == [1.0]
-    categorical = run.with_columns(pl.col("item").cast(pl.String).cast(pl.Categorical))
-    strings = truth.with_columns(pl.col("item").cast(pl.String))
-    res = rk.evaluate(
-        categorical, strings, group_by="query", k=2, metrics=["StRecall@2"], subtopic="subtopic"
-    )
-    assert res.per_group.filter(pl.col("k") == 2)["value"].to_list() == [1.0]
-
-
-def test_a_subtopic_metric_has_no_expression_and_no_formula_and_says_so() -> None:
-    with pytest.raises(ValueError, match="alpha_ndcg is a subtopic metric"):
-        rk.metric_expression("alpha_ndcg", "relevance", k=5)
-    with pytest.raises(ValueError, match="nrbp is a subtopic metric"):
-        REGISTRY["nrbp"].value(rk.Policy(), None)
+    runs, truth = _two_systems()
+    frames = [spark.createDataFrame(frame.to_pandas()) for frame in (runs["a"], truth)]
+    with pytest.raises(ValueError, match=r"subtopic metrics .*Spark and Dask do not"):
+        on_spark.evaluate_spark(*frames, metrics=["ERR_IA@5"], group_by="query")
 
 
 def _brute_force(

@@ -426,6 +426,7 @@ def split_metrics(
     if metrics is None:
         return None, (), ()
     names = [metrics] if isinstance(metrics, str) else list(metrics)
+    _refuse_subtopic_metrics(names)
     accuracy, beyond = [], set()
     for name in names:
         metric = _beyond_name(name)
@@ -436,6 +437,26 @@ def split_metrics(
     group = tuple(n for n in GROUP_METRICS if n in beyond)
     catalogue = tuple(n for n in catalogue_level.CATALOGUE_METRICS if n in beyond)
     return accuracy, group, catalogue
+
+
+def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
+    """Subtopic metrics reach here only on a path that cannot carry a subtopic column
+    (`evaluate` and `evaluate_in_buckets` take them out first): refused in words."""
+    asked = []
+    for name in names:
+        try:
+            metric = parse_metric_name(name).metric
+        except ValueError:
+            continue
+        if REGISTRY[metric].kind == "diversity":
+            asked.append(name)
+    if asked:
+        raise ValueError(
+            f"the subtopic metrics {asked} need a truth's subtopic column, which this path does "
+            f"not carry (Spark and Dask do not): compute them with rk.evaluate(..., "
+            f"subtopic=...), rk.evaluate_in_buckets(..., subtopic=...) or rankk evaluate "
+            f"--subtopic"
+        )
 
 
 def _beyond_name(name: str) -> str | None:
