@@ -199,21 +199,29 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     return parsed.select("query", "item", "score").lazy()
 
 
-def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
+def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     """Read a TREC qrels file (``query iteration item relevance``).
+
+    With ``subtopics=True``, a TREC diversity qrels file (``query subtopic item relevance``).
 
     Parameters
     ----------
     path
         The qrels file: exactly four ASCII-whitespace-separated fields per line; lines
         starting with ``#`` are comments.
+    subtopics
+        Whether the second field is a subtopic (intent) id, as in the TREC Web track's
+        diversity qrels that ndeval reads, rather than trec_eval's ignored "iteration":
+        it is then kept as a ``subtopic`` column (String) for
+        ``rk.evaluate(..., subtopic="subtopic")``.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``query`` (String), ``item`` (String) and ``relevance``: Int64 when every
         grade in the file is an integer (the usual case, and what trec_eval accepts),
-        Float64 when at least one grade is fractional (e.g. ``0.5``).
+        Float64 when at least one grade is fractional (e.g. ``0.5``); with `subtopics`,
+        ``subtopic`` (String) after ``query``.
 
     Raises
     ------
@@ -240,12 +248,16 @@ def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
     >>> _ = path.write_text("q1 0 d1 0.5\\n")
     >>> rkio.read_trec_qrels(path).collect()["relevance"].to_list()
     [0.5]
+    >>> _ = path.write_text("q1 1 d1 1\\nq1 2 d1 0\\n")
+    >>> rkio.read_trec_qrels(path, subtopics=True).collect().rows()
+    [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
-        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"))
+        extra = [pl.col("1").alias("subtopic")] if subtopics else []
+        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)
         if not parsed.select(_INVALID_GRADE.any()).item():
-            return _graded(parsed)
+            return _graded(parsed, subtopics)
     lines = _split_lines(path)  # and a malformed line's error
     _raise_first(
         lines,
@@ -260,9 +272,10 @@ def read_trec_qrels(path: PathLike) -> pl.LazyFrame:
         pl.col(_FIELDS).list.get(3),
         pl.col(_LINE_NO),
         pl.col(_LINE),
+        *([pl.col(_FIELDS).list.get(1).alias("subtopic")] if subtopics else []),
     )
     _raise_first(parsed, _INVALID_GRADE, path, "the relevance (4th field) is not a finite number")
-    return _graded(parsed)
+    return _graded(parsed, subtopics)
 
 
 #: A grade is valid when it is a finite number; integers must fit in Int64.
@@ -287,11 +300,13 @@ def _grades(
     )
 
 
-def _graded(parsed: pl.DataFrame) -> pl.LazyFrame:
-    """query, item, relevance: Int64 when every grade is an integer, else Float64."""
+def _graded(parsed: pl.DataFrame, subtopics: bool = False) -> pl.LazyFrame:
+    """query, (subtopic,) item, relevance: Int64 when every grade is an integer, else
+    Float64."""
     all_int = bool(parsed.get_column("__is_int").all()) if parsed.height else True
     relevance = pl.col("__int") if all_int else pl.col("__float")
-    return parsed.select("query", "item", relevance.alias("relevance")).lazy()
+    subtopic = ["subtopic"] if subtopics else []
+    return parsed.select("query", *subtopic, "item", relevance.alias("relevance")).lazy()
 
 
 def write_trec_run(

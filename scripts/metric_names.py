@@ -32,6 +32,7 @@ PARAMETER_EXAMPLES = {
     "max_rel": "ERR(max_rel=3)@20",
     "beta": "f1(beta=0.25)@10",
     "gains": "nDCG(gains={0:1,1:4})@10",
+    "alpha": "alpha_nDCG(alpha=0.3)@20",
 }
 
 HEADER = """\
@@ -80,7 +81,10 @@ def parameters_table() -> list[str]:
         elif isinstance(reader, dict):
             values = ", ".join(f"`{raw}` → `{value!r}`" for raw, value in reader.items())
         elif key == "beta":
-            values = "a number x > 0: trec_eval's beta, so `f_beta` = sqrt(x)"
+            values = (
+                "a number x > 0: trec_eval's beta, so `f_beta` = sqrt(x); in `NRBP(beta=x)`, "
+                "NRBP's patience: `Policy.nrbp_beta` = x"
+            )
         else:
             values = "a number"
         example = _code(PARAMETER_EXAMPLES[key])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -29,6 +30,7 @@ from polars_rankk.cli.options import (
     ResamplesOption,
     ScoreOption,
     SeedOption,
+    SubtopicOption,
     SystemOption,
     UiKOption,
     named_cutoffs,
@@ -107,6 +109,7 @@ def evaluate(
     score: ScoreOption = None,
     rank: RankOption = None,
     relevance: RelevanceOption = "relevance",
+    subtopic: SubtopicOption = None,
     input_format: InputFormatOption = "auto",
     average: AverageOption = "macro",
     per_group: PerGroupOption = False,
@@ -130,7 +133,7 @@ def evaluate(
         refuse_catalogue_per_system(chosen)
     ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
     keys = group_keys_for(group_by, [candidates, truth], input_format)
-    columns = column_names(keys, item, score, rank, relevance)
+    columns = replace(column_names(keys, item, score, rank, relevance), subtopic=subtopic)
     with progress_steps(progress) as say:
         say("reading candidates")
         run = read_source(candidates, "CANDIDATES", "run", input_format, columns)
@@ -187,8 +190,9 @@ def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
     """Catalogue-level metrics describe one system's lists together: with ``--system`` the
     command that evaluates each system on its own is ``rankk compare``."""
     from polars_rankk.core.evaluation.beyond_accuracy import split_metrics
+    from polars_rankk.core.evaluation.diversity import is_diversity
 
-    catalogue = split_metrics(metrics)[2]
+    catalogue = split_metrics([m for m in metrics or () if not is_diversity(m)])[2]
     if catalogue:
         raise ValueError(
             f"--metrics {','.join(catalogue)}: catalogue-level metrics describe one system's "

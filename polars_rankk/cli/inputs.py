@@ -33,6 +33,8 @@ class Columns:
     score: str | None
     rank: str | None
     relevance: str
+    #: The truth's subtopic column (TREC qrels: the second field), for the subtopic metrics.
+    subtopic: str | None = None
 
     @property
     def order(self) -> str:
@@ -153,9 +155,11 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
             f"{path}: a TREC file has one group column (query); got --group-by "
             f"{','.join(columns.keys)}"
         )
-    reader = read_trec_run if kind == "run" else read_trec_qrels
     try:
-        frame = reader(path).collect()
+        if kind == "run":
+            frame = read_trec_run(path).collect()
+        else:
+            frame = read_trec_qrels(path, subtopics=columns.subtopic is not None).collect()
     except ValueError as error:
         raise ValueError(f"{error}{_swapped_trec_hint(path, role, kind)}") from None
     names = {
@@ -163,6 +167,7 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
         "item": columns.item,
         "score": columns.score or "score",
         "relevance": columns.relevance,
+        "subtopic": columns.subtopic or "subtopic",
     }
     return frame.rename({old: new for old, new in names.items() if old in frame.columns})
 

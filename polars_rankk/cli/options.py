@@ -200,6 +200,16 @@ RankOption = Annotated[
         show_default=False,
     ),
 ]
+SubtopicOption = Annotated[
+    str | None,
+    typer.Option(
+        "--subtopic",
+        metavar="COLUMN",
+        help="The truth's subtopic column, for the subtopic (diversity) metrics such as "
+        "alpha_nDCG@20; TREC qrels are then read as diversity qrels (query subtopic doc grade).",
+        rich_help_panel=COLUMNS,
+    ),
+]
 RelevanceOption = Annotated[
     str,
     typer.Option(

@@ -130,6 +130,7 @@ def evaluate_run(
             relevance=columns.relevance,
             policy=policy,
             system=system,
+            subtopic=columns.subtopic,
             **(items or {}),
         )
         return lazy.collect()

@@ -80,6 +80,10 @@ POLICY_HELP: dict[str, str] = {
     "nDCG(gains=...)); grades not listed keep the 'gain' rule",
     "rbp_grades": "rbp@K weighs a relevant rank by 1 ('binary') or by its grade ('graded', "
     "ranx rbp and ir_measures RBP without rel=)",
+    "diversity_alpha": "the subtopic metrics' redundancy penalty alpha: an item's gain for a "
+    "subtopic shrinks by (1 - alpha) per earlier item covering it (alpha-nDCG, ERR-IA, NRBP; "
+    "default 0.5, as ndeval)",
+    "nrbp_beta": "NRBP's patience beta, the weight of each next rank (default 0.5, as ndeval)",
     "nonrelevant_gain": "nDCG gain of grades below relevance_threshold: their own ('grade', "
     "trec_eval) or none ('zero', so the ideal ranks only grades at or above it: ranx ndcg@k-lN)",
     "cwl_target": "the C/W/L measures' target T, the total gain a user wants (INST, INSQ, BPM, "
@@ -172,6 +176,12 @@ class Policy:
     cwl_max_grade
         The C/W/L measures' gain scale M > 0: a grade g gains min(max(g, 0), M) / M, in
         [0, 1] as cwl_eval requires (ir_measures' ``max_rel``). Default 1.
+    diversity_alpha
+        The subtopic metrics' redundancy penalty alpha (``alpha_ndcg``, ``err_ia``,
+        ``nerr_ia``, ``nrbp``): an item's gain for a subtopic is (1 - alpha)^c, c the items
+        ranked above it covering that subtopic (ndeval's ``-alpha``, ir_measures ``alpha=``).
+    nrbp_beta
+        NRBP's patience beta (ndeval's ``-beta``, ir_measures ``NRBP(beta=...)``).
 
     Examples
     --------
@@ -206,6 +216,8 @@ class Policy:
     nonrelevant_gain: NonrelevantGainPolicy = "grade"
     cwl_target: float = 1
     cwl_max_grade: float = 1
+    diversity_alpha: float = 0.5
+    nrbp_beta: float = 0.5
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -225,6 +237,8 @@ class Policy:
         _check_number("f_beta", self.f_beta, upper=math.inf)
         _check_number("cwl_target", self.cwl_target, upper=math.inf)
         _check_number("cwl_max_grade", self.cwl_max_grade, upper=math.inf)
+        _check_share("diversity_alpha", self.diversity_alpha)
+        _check_share("nrbp_beta", self.nrbp_beta)
         if self.gains is not None:
             object.__setattr__(self, "gains", _gain_pairs(self.gains))
 
@@ -322,6 +336,14 @@ def parse_gains(text: str) -> GainMap:
                 f"gains must read grade:gain pairs like '0:1,1:4'; got {part.strip()!r}"
             ) from None
     return _gain_pairs(pairs)
+
+
+def _check_share(name: str, value: object) -> None:
+    """A number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"Policy.{name} must be a number; got {type(value).__name__}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"Policy.{name} must be >= 0 and <= 1; got {value!r}")
 
 
 def _check_number(name: str, value: object, *, upper: float) -> None:

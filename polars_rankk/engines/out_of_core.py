@@ -31,6 +31,7 @@ from polars_rankk.core.evaluation.catalogue import (
     catalogue_values,
     merge_exposures,
 )
+from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
@@ -126,6 +127,7 @@ def evaluate_in_partitions(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
+    subtopic: str | None = None,
 ) -> PartitionedEvaluation:
     """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
 
@@ -152,6 +154,9 @@ def evaluate_in_partitions(
     popularity, catalogue, item_features, head_share
         As for `evaluate`: whole tables given to every partition; the catalogue (by default every
         item of the whole candidates and popularity log) is the whole input's.
+    subtopic
+        As for `evaluate`: the truth's subtopic column, for the subtopic metrics; the
+        judgements are partitioned with their groups.
     output
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
@@ -196,6 +201,11 @@ def evaluate_in_partitions(
     if resume not in (True, False, "contents"):
         raise ValueError(f"resume must be True, False or 'contents'; got {resume!r}")
     policy = Policy() if policy is None else policy
+    subtopic_truth = truth
+    keys = [group_by] if isinstance(group_by, str) else list(group_by)
+    names, policy, k, truth, subtopics = subtopic_job(
+        metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
+    )
     options: dict[str, Any] = {
         "k": k,
         "metrics": metrics,
@@ -207,7 +217,7 @@ def evaluate_in_partitions(
         "policy": policy,
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
-    accuracy, group_metrics, catalogue_metrics = split_metrics(metrics)
+    accuracy, group_metrics, catalogue_metrics = split_metrics(names)
     if (group_metrics or catalogue_metrics) and not accuracy and truth is None:
         # As `evaluate`: without truth every candidate group is evaluated, none relevant.
         frame = to_lazy(candidates, "candidates")
@@ -227,12 +237,17 @@ def evaluate_in_partitions(
         **beyond,  # type: ignore[arg-type]
     )
     options.update(beyond)
+    if subtopics.metrics:
+        # Each partition's evaluate reads its groups' judgements with their subtopics.
+        options["subtopic"] = subtopic
+        options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
     keys = list(spec.keys)
     output = Path(output)
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
+    arguments.pop("subtopic_truth", None)
     inputs = {
         "candidates": candidates,
-        "truth": truth,
+        "truth": subtopic_truth if subtopics.metrics else truth,
         "popularity": popularity,
         "catalogue": catalogue,
         "item_features": item_features,
@@ -316,6 +331,8 @@ def _run_partitions(
     """Partition the inputs (unless an interrupted run did) and evaluate every partition not yet
     staged; the partitions the interrupted run had done."""
     sources = _sources(spec)
+    if options.get("subtopic_truth") is not None:
+        sources["subtopics"] = options["subtopic_truth"]
     if not run.inputs_ready():
         folder = run.reset_inputs()
         for name, frame in sources.items():
@@ -355,7 +372,12 @@ def _evaluate_partition(
     """One partition, read and evaluated eagerly: a partition is the unit that fits in memory, and
     its per-group rows and drop counts then come from one heavy pass. None: no group."""
     frames = {
-        name: _read_or_empty(folder, _like(name, spec), engine) for name, folder in parts.items()
+        name: _read_or_empty(
+            folder,
+            options["subtopic_truth"] if name == "subtopics" else _like(name, spec),
+            engine,
+        )
+        for name, folder in parts.items()
     }
     if not any(frame.height for frame in frames.values()):
         return None
@@ -363,6 +385,9 @@ def _evaluate_partition(
     truth = frames.get("truth")
     if "empty_candidates" in frames or "empty_truth" in frames:
         candidates, truth = _as_lists(frames, spec)
+    options = {key: value for key, value in options.items() if key != "subtopic_truth"}
+    if "subtopics" in frames:
+        truth = frames["subtopics"]  # the judgements by subtopic, in long form
     with warnings.catch_warnings():
         # A partition whose groups a policy drops is no news: the whole run's summary says it.
         warnings.simplefilter("ignore", EmptyResultWarning)

@@ -23,6 +23,7 @@ def test_derived_tables_follow_the_registry() -> None:
     assert beyond == [
         *("novelty", "arp", "long_tail_share", "intra_list_diversity"),
         *("coverage", "gini", "entropy", "personalization"),
+        *("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "p_ia", "ap_ia", "st_recall", "nrbp"),
     ]
     assert not any(REGISTRY[name].default for name in beyond)
     order = pl.DataFrame({"metric": list(reversed(METRICS))}).sort(metric_rank())
@@ -48,8 +49,13 @@ def test_every_metric_evaluates_and_keeps_its_declared_shape(name: str) -> None:
         "popularity": pl.DataFrame({"item": [1, 1, 3]}),
         "item_features": pl.DataFrame({"item": [1, 2, 3], "label": ["x", "y", "x"]}),
     }
-    given = {table: inputs[table] for table in metric.requires}
-    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=name, group_by="q", **given)
+    given: dict[str, object] = {
+        table: inputs[table] for table in metric.requires if table != "subtopic"
+    }
+    if "subtopic" in metric.requires:
+        truth = truth.with_columns(pl.lit("s1").alias("subtopic"))
+        given["subtopic"] = "subtopic"
+    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=name, group_by="q", **given)  # type: ignore[arg-type]
     if metric.level == "catalogue":
         assert res.catalogue is not None
         assert res.catalogue.select("metric", "k").rows() == [(name, 1), (name, 2)]

@@ -32,7 +32,7 @@ from polars_rankk.core.types import FrameLike
 
 #: Per-group beyond-accuracy metrics, in registry order.
 GROUP_METRICS: tuple[str, ...] = tuple(
-    name for name, m in REGISTRY.items() if not m.accuracy and m.level == "group"
+    name for name, m in REGISTRY.items() if m.kind == "beyond_accuracy"
 )
 
 COUNT = "_rk_popularity"
@@ -426,6 +426,7 @@ def split_metrics(
     if metrics is None:
         return None, (), ()
     names = [metrics] if isinstance(metrics, str) else list(metrics)
+    _refuse_subtopic_metrics(names)
     accuracy, beyond = [], set()
     for name in names:
         metric = _beyond_name(name)
@@ -438,13 +439,33 @@ def split_metrics(
     return accuracy, group, catalogue
 
 
+def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
+    """Subtopic metrics reach here only on a path that cannot carry a subtopic column
+    (`evaluate` and `evaluate_in_buckets` take them out first): refused in words."""
+    asked = []
+    for name in names:
+        try:
+            metric = parse_metric_name(name).metric
+        except ValueError:
+            continue
+        if REGISTRY[metric].kind == "diversity":
+            asked.append(name)
+    if asked:
+        raise ValueError(
+            f"the subtopic metrics {asked} need a truth's subtopic column, which this path does "
+            f"not carry (Spark and Dask do not): compute them with rk.evaluate(..., "
+            f"subtopic=...), rk.evaluate_in_buckets(..., subtopic=...) or rankk evaluate "
+            f"--subtopic"
+        )
+
+
 def _beyond_name(name: str) -> str | None:
     """The canonical beyond-accuracy metric `name` spells, or None (accuracy or unknown)."""
     try:
         request = parse_metric_name(name)
     except ValueError:
         return None
-    if REGISTRY[request.metric].accuracy:
+    if REGISTRY[request.metric].kind not in ("beyond_accuracy", "catalogue"):
         return None
     return request.metric
 

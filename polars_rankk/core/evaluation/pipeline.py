@@ -18,6 +18,7 @@ from polars_rankk.core.evaluation.beyond_accuracy import (
     top_rows,
 )
 from polars_rankk.core.evaluation.catalogue import catalogue_values
+from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
 from polars_rankk.core.evaluation.prepare import prepare_groups
 from polars_rankk.core.evaluation.views import (
@@ -102,6 +103,7 @@ def evaluate(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     system: str | None = None,
+    subtopic: str | None = None,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
@@ -164,6 +166,11 @@ def evaluate(
         this column; ``by_system()`` gives one evaluation per system, which `compare`,
         `report` and `k_curve` read without ranking again. Without it, rows of different
         systems are one ranking: de-duplication keeps each item's highest score across them.
+    subtopic
+        A truth column naming each judgement's subtopic (intent), for the subtopic metrics
+        (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp``; ir_measures'
+        ``alpha_nDCG@20``, ``ERR_IA@20`` ...), which equal ndeval. Every other metric reads an
+        item's grade as its largest over subtopics.
 
     Returns
     -------
@@ -196,12 +203,16 @@ def evaluate(
     └──────┴───────────┴─────┴──────────┘
     """
     policy = Policy() if policy is None else policy
+    keys = [*([system] if system else []), *([group_by] if isinstance(group_by, str) else group_by)]
+    metrics, policy, k, truth, subtopics = subtopic_job(
+        metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
+    )
     accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
     beyond_ks = named_cutoffs(metrics)
     if beyond_ks:
         # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
         k = (*normalize_ks(k), *beyond_ks)
-    if (beyond_group or beyond_catalogue) and not accuracy:
+    if (beyond_group or beyond_catalogue or subtopics.metrics) and not accuracy:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
         accuracy = []
         frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
@@ -258,9 +269,13 @@ def evaluate(
     )
     if per_group_beyond is not None:
         wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
-    if beyond:
+    if subtopics.metrics:
+        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
+        prepared = replace(prepared, path=prepared.path + said)
+    if beyond or subtopics.metrics:
         # The canonical accuracy names (none when only the ranking was needed).
-        spec = replace(spec, metrics=(*(spec.metrics if accuracy else ()), *beyond_group))
+        metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopics.metrics)
+        spec = replace(spec, metrics=metric_names)
     if spec.is_lazy:
         return assemble(
             spec, prepared, all_groups, kept, wide, catalogue=catalogue_table, exposures=exposures

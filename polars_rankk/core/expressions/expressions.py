@@ -103,6 +103,11 @@ def one_metric_expression(
             f"policy=rk.Policy(...) instead"
         )
     entry = REGISTRY[request.metric]
+    if entry.kind == "diversity":
+        raise ValueError(
+            f"{entry.name} is a subtopic metric: rk.evaluate(..., subtopic=...) computes it from "
+            f"the truth's judgements per subtopic, and it has no expression"
+        )
     if not entry.accuracy:
         raise ValueError(
             f"{entry.name} is a {entry.kind.replace('_', '-')} metric: it is computed from the "

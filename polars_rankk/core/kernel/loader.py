@@ -49,6 +49,8 @@ APPLIED_IN_POLARS = frozenset(
     {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
     # Read only by the C/W/L terms, which the kernel does not compute (`KERNEL_LABELS`).
     | {"cwl_target", "cwl_max_grade"}
+    # The subtopic metrics run in pure Polars (polars_rankk.core.evaluation.diversity).
+    | {"diversity_alpha", "nrbp_beta"}
 )
 
 #: The labels the kernel reads (native/src/config.rs, ``fn label``): a linear term of other

@@ -19,7 +19,7 @@ from polars_rankk.core.policy import Policy
 
 __all__ = ["Alias", "Direction", "Formula", "Kind", "Metric", "Micro", "MicroSums"]
 
-Kind = Literal["accuracy", "beyond_accuracy", "catalogue"]
+Kind = Literal["accuracy", "beyond_accuracy", "catalogue", "diversity"]
 Direction = Literal["higher", "lower"]
 #: ``formula(policy, k, stats)``: a metric's value from one group's statistics.
 Formula = Callable[[Policy, int | None, GroupStats], pl.Expr]
@@ -88,7 +88,8 @@ class Metric:
         ``"beyond_accuracy"``: one value per group from the top-K items and item tables
         (`polars_rankk.core.evaluation.beyond_accuracy`); ``"catalogue"``: one value per K over
         all lists,
-        in ``Evaluation.catalogue``.
+        in ``Evaluation.catalogue``; ``"diversity"``: one value per group from subtopic
+        judgements (`polars_rankk.core.evaluation.diversity`).
     direction
         ``"higher"`` or ``"lower"``: which values are better (tables and charts mark the best).
     has_k
@@ -117,7 +118,7 @@ class Metric:
         Whether ``metrics=None`` evaluates it.
     requires
         The `evaluate` inputs besides the ranking it reads (``"popularity"``,
-        ``"item_features"``).
+        ``"item_features"``, ``"subtopic"``).
     """
 
     name: str
@@ -196,6 +197,11 @@ class Metric:
     def value(self, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
         """Its value at cut-off `k` from a group's statistics (default: the prepared table's
         columns), before the per-group policies (`polars_rankk.core.metrics.formulas.finished`)."""
+        if self.kind == "diversity":
+            raise ValueError(
+                f"{self.name} is a subtopic metric: rk.evaluate(..., subtopic=...) computes it "
+                f"from judgements per subtopic (polars_rankk.core.evaluation.diversity)"
+            )
         if self.formula is None:
             raise ValueError(
                 f"{self.name} is a {self.kind.replace('_', '-')} metric: rk.evaluate computes it "

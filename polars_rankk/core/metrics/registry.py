@@ -47,6 +47,7 @@ from polars_rankk.core.metrics.families import (
     trec_eval,
 )
 from polars_rankk.core.metrics.families.cwl import CWL_METRICS
+from polars_rankk.core.metrics.families.diversity import DIVERSITY_METRICS
 from polars_rankk.core.policy import Policy
 
 __all__ = [
@@ -84,6 +85,7 @@ FAMILIES: tuple[tuple[Metric, ...], ...] = (
     beyond_accuracy.METRICS,
     catalogue.METRICS,
     CWL_METRICS,
+    DIVERSITY_METRICS,
 )
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs);

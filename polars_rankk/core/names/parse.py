@@ -88,10 +88,13 @@ PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
     "max_rel": ("err_max_grade", float),
     "beta": ("f_beta", float),
     "gains": ("gains", dict),
+    "alpha": ("diversity_alpha", float),
 }
+#: A parameter a metric reads in its own way: NRBP's ``beta`` is its patience, not F's beta.
+_OWN_PARAMETERS: dict[str, dict[str, str]] = {"nrbp": {"beta": "nrbp_beta"}}
 
 _IR_MEASURES = re.compile(
-    r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
+    r"^(?P<base>[A-Za-z][A-Za-z0-9_-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
     r"(?:-l(?P<level>\d+))?$"
 )
 # trec_eval's own syntax: P_5, P.5, P.5,10, P_5,10, ndcg_cut.10, set_F.0.5.
@@ -215,6 +218,13 @@ def _parameter(name: str, raw: str, metric: str | None = None) -> tuple[str, Any
     return policy_field, int(number) if number.is_integer() and key == "rel" else number
 
 
+def _number(name: str, key: str, value: str) -> float:
+    try:
+        return float(value.strip().strip("'\""))
+    except ValueError:
+        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
+
+
 def _checked(name: str, changes: dict[str, Any]) -> dict[str, Any]:
     """The Policy fields a name sets, validated as Policy validates them, errors naming it."""
     try:
@@ -285,6 +295,11 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     changes: dict[str, Any] = {}
     metric = known[ir["base"].lower()]
     for raw in _split_parameters(ir["params"] or ""):
+        key = raw.partition("=")[0].strip().lower()
+        own = _OWN_PARAMETERS.get(metric, {}).get(key)
+        if own is not None:
+            changes[own] = _number(text, key, raw.partition("=")[2])
+            continue
         policy_field, value = _parameter(text, raw, metric)
         changes[policy_field] = value
     changes = _tool_defaults(metric, ir["base"], changes)

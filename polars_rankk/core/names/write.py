@@ -171,6 +171,8 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     if whole and metric not in _IR_MEASURES_WHOLE:
         return None, f"ir_measures computes {base} only at a cut-off"
     # Which ir_measures provider computes the name, and the conventions it keeps.
+    if entry.kind == "diversity":
+        return _pyndeval(metric, base, k, policy)
     if metric == "judged":
         if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
             return None, (
@@ -241,6 +243,31 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
             return None, f"ir_measures' {base} takes no judged_only (Policy.unjudged='keep')"
         parameters.append("judged_only=True")
     return _spelled(base, parameters, k if entry.has_k else None), None
+
+
+def _pyndeval(
+    metric: str, base: str, k: int | None, policy: Policy
+) -> tuple[str | None, str | None]:
+    """A subtopic metric as ir_measures' pyndeval provider names it, or why it cannot be."""
+    if policy.ties != "item_asc":
+        return None, "ir_measures' pyndeval provider ranks tied scores by docid ascending " + (
+            "(Policy.ties='item_asc')"
+        )
+    if policy.empty_truth != "zero" or policy.short_lists != "fixed":
+        return None, "ndeval scores a topic without a relevant subtopic 0 and cuts at a fixed K"
+    parameters: list[str] = []
+    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "alpha_dcg", "nrbp"):
+        parameters.append(f"alpha={_number(policy.diversity_alpha)}")
+    elif policy.diversity_alpha != 0.5:
+        return None, f"ir_measures' {base} keeps ndeval's alpha = 0.5"
+    if metric == "nrbp" and policy.nrbp_beta != 0.5:
+        parameters.append(f"beta={_number(policy.nrbp_beta)}")
+    if policy.unjudged == "condense":
+        if metric in ("st_recall", "nrbp"):
+            return None, f"ir_measures' {base} has no judged_only"
+        parameters.append("judged_only=True")
+    reason = _threshold(policy, parameters)
+    return (None, reason) if reason else (_spelled(base, parameters, k), None)
 
 
 def _threshold(policy: Policy, parameters: list[str], *, always: bool = False) -> str | None:
