@@ -3,7 +3,10 @@ words a user needs; each now gives the right number, says what it did, or refuse
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
+import pytest
 
 import polars_rankk as rk
 
@@ -27,3 +30,18 @@ def test_markdown_of_a_several_systems_summary_has_one_row_per_system() -> None:
     assert "| B | **1.00** | **1.00** |" in text
     assert text == rk.to_markdown(res, digits=2)
     assert rk.to_latex(res.summary()) == rk.to_latex(res)
+
+
+def test_a_report_of_an_evaluation_defaults_to_its_own_k(tmp_path: Path) -> None:
+    candidates = pl.DataFrame(
+        {"q": [1, 1, 2, 2] * 3, "item": list(range(12)), "score": [0.9, 0.1, 0.5, 0.4] * 3}
+    )
+    res = rk.evaluate(candidates, pl.DataFrame({"q": [1, 2], "item": [1, 2]}), k=[5, 10, 20],
+                      group_by="q")  # fmt: skip
+    page = rk.render_report(res, n_resamples=20)
+    assert "K: 5, 10, 20 (curves 1–20)" in page
+    rk.report(res, path=tmp_path / "report.html", n_resamples=20)
+    assert "K: 5, 10, 20 (curves 1–20)" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    # A K the evaluation does not have, asked for, is still refused.
+    with pytest.raises(ValueError, match=r"k \[1\] were not evaluated"):
+        rk.render_report(res, k=[1, 5], n_resamples=20)
