@@ -45,3 +45,16 @@ def test_a_report_of_an_evaluation_defaults_to_its_own_k(tmp_path: Path) -> None
     # A K the evaluation does not have, asked for, is still refused.
     with pytest.raises(ValueError, match=r"k \[1\] were not evaluated"):
         rk.render_report(res, k=[1, 5], n_resamples=20)
+
+
+def test_evaluating_trec_files_without_group_by_says_group_by_query(tmp_path: Path) -> None:
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    qrels.write_text("q1 0 d2 1\n")
+    with pytest.raises(TypeError, match=r"name it 'query', so pass group_by='query'"):
+        rk.evaluate(rk.read_trec_run(run), rk.read_trec_qrels(qrels))
+    with pytest.raises(TypeError, match=r"columns are \['user', 'item', 'score'\]$"):
+        rk.evaluate(pl.DataFrame({"user": [1], "item": [1], "score": [1.0]}))
+    res = rk.evaluate(rk.read_trec_run(run), rk.read_trec_qrels(qrels), k=2,
+                      metrics="precision", group_by="query")  # fmt: skip
+    assert res.collect().summary()["value"].to_list() == [0.5]

@@ -24,6 +24,7 @@ from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
+from polars_rankk.core.inputs.normalize import require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.policy import Policy
@@ -88,7 +89,7 @@ def evaluate(
     *,
     k: int | Iterable[int] = 10,
     metrics: str | Iterable[str] | None = None,
-    group_by: str | Sequence[str],
+    group_by: str | Sequence[str] | None = None,
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
@@ -126,7 +127,8 @@ def evaluate(
         Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
         average_precision, mrr, r_precision``.
     group_by
-        The group key column(s): query, user, session ...
+        The group key column(s): query, user, session ... Required (None raises a TypeError
+        naming the candidates' columns; the TREC readers' tables name it ``query``).
     item, score, relevance
         Column names.
     n_relevant
@@ -195,6 +197,7 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
+    group_by = require_group_by(group_by, candidates)
     policy = Policy() if policy is None else policy
     accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
     beyond_ks = named_cutoffs(metrics)

@@ -44,6 +44,40 @@ def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
     return keys
 
 
+def require_group_by(
+    group_by: str | Sequence[str] | None, candidates: object
+) -> str | Sequence[str]:
+    """`group_by` as given, or a TypeError that names the candidates' columns (and the
+    ``query`` column of `polars_rankk.io.read_trec_run`'s tables, when they have it).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.inputs.normalize import require_group_by
+    >>> run = pl.LazyFrame({"query": ["q1"], "item": ["d1"], "score": [1.0]})
+    >>> require_group_by(None, run)
+    Traceback (most recent call last):
+    ...
+    TypeError: evaluate needs group_by=..., the column(s) naming each ranked list; ...
+    name it 'query', so pass group_by='query'
+    """
+    if group_by is not None:
+        return group_by
+    from polars_rankk.core.inputs.frames import to_lazy
+
+    columns = to_lazy(candidates, "candidates").collect_schema().names()
+    hint = (
+        ": the TREC readers (rk.read_trec_run, rk.read_trec_qrels) name it 'query', so pass "
+        "group_by='query'"
+        if "query" in columns
+        else ""
+    )
+    raise TypeError(
+        f"evaluate needs group_by=..., the column(s) naming each ranked list; the "
+        f"candidates' columns are {columns}{hint}"
+    )
+
+
 def normalize_k(value: object, name: str = "k") -> int:
     """One cut-off as a Python int >= 1.
 
