@@ -58,3 +58,20 @@ def test_evaluating_trec_files_without_group_by_says_group_by_query(tmp_path: Pa
     res = rk.evaluate(rk.read_trec_run(run), rk.read_trec_qrels(qrels), k=2,
                       metrics="precision", group_by="query")  # fmt: skip
     assert res.collect().summary()["value"].to_list() == [0.5]
+
+
+def test_a_weights_table_missing_groups_names_the_group_not_an_internal_column() -> None:
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 2, 1], "score": [0.9, 0.1, 0.8, 0.2, 0.5]}
+    )
+    truth = pl.DataFrame({"user": [1, 2, 3], "item": [1, 2, 1]})
+    res = rk.evaluate(candidates, truth, k=[1, 2], metrics=["ndcg", "precision"], group_by="user")
+    weights = pl.DataFrame({"user": [1], "traffic": [3.0]})
+    with pytest.raises(ValueError, match=r"2 evaluated group\(s\)") as raised:
+        res.summary(average="weighted", weights=weights)
+    message = str(raised.value)
+    assert "the group {'user': 2} (weight: absent from the weights)" in message
+    assert "_weight" not in message
+    negative = pl.DataFrame({"user": [1, 2, 3], "traffic": [3.0, -1.0, 1.0]})
+    with pytest.raises(ValueError, match=r"1 evaluated group\(s\).*\{'user': 2\} \(weight: -1.0\)"):
+        res.summary(average="weighted", weights=negative)
