@@ -5,14 +5,13 @@ graded and negative labels and an ``n_relevant`` column below and above the labe
 with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group
 (empty truth excluded, a list shorter than K skipped) the expression is null; where `evaluate`
 raises on the rows (invalid scores, repeated items it forbids) the expression's query raises.
-Without ``n_relevant`` the rows cannot say a group has nothing to find, so a group whose rows
-hold no relevant item is scored as `evaluate` scores it under ``empty_truth="zero"``.
+Without ``n_relevant`` R_g is the rows' relevant count for both, so ``empty_truth`` applies
+to a group whose rows hold no relevant item on both sides.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -218,7 +217,7 @@ def test_expressions_equal_evaluate_per_group(
         group_by="user",
         relevance="rel",
         n_relevant=n_relevant,
-        policy=policy if n_relevant else replace(policy, empty_truth="zero"),
+        policy=policy,
         metrics=metrics,
     )
     expected = per_group_dict(res.per_group, ["user"])

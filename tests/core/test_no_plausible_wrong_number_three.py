@@ -3,6 +3,7 @@ words a user needs; each now gives the right number, says what it did, or refuse
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import polars as pl
@@ -75,3 +76,32 @@ def test_a_weights_table_missing_groups_names_the_group_not_an_internal_column()
     negative = pl.DataFrame({"user": [1, 2, 3], "traffic": [3.0, -1.0, 1.0]})
     with pytest.raises(ValueError, match=r"1 evaluated group\(s\).*\{'user': 2\} \(weight: -1.0\)"):
         res.summary(average="weighted", weights=negative)
+
+
+@pytest.mark.parametrize("native", ["0", "1"])
+@pytest.mark.parametrize("empty_truth", ["zero", "nan", "exclude"])
+def test_expressions_on_labelled_rows_follow_empty_truth_as_evaluate_does(
+    empty_truth: str, native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without n_relevant a group whose rows hold no relevant item has R_g = 0 for `evaluate`;
+    the expressions score it the same way (they once read empty_truth as "zero")."""
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
+    rows = pl.DataFrame(
+        {"q": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.7, 0.6],
+         "relevance": [1, 0, 0, 0]}
+    )  # fmt: skip
+    policy = rk.Policy(empty_truth=empty_truth)  # type: ignore[arg-type]
+    functions = {"precision": rk.precision_at_k, "recall": rk.recall_at_k, "f1": rk.f1_at_k,
+                 "ndcg": rk.ndcg_at_k, "mrr": rk.mrr_at_k}  # fmt: skip
+    wide = rows.group_by("q").agg(
+        f(relevance="relevance", by="score", k=2, item="item", policy=policy).alias(name)
+        for name, f in functions.items()
+    )
+    res = rk.evaluate(rows, k=2, metrics=list(functions), group_by="q", policy=policy)
+    want = {(q, m): v for q, m, v in res.per_group.select("q", "metric", "value").iter_rows()}
+    for q, *values in wide.sort("q").iter_rows():
+        for name, value in zip(functions, values, strict=True):
+            expected = want.get((q, name))  # absent: the group was excluded
+            assert (value is None) == (expected is None), (q, name, value, expected)
+            if value is not None and expected is not None:
+                assert value == expected or (math.isnan(value) and math.isnan(expected))

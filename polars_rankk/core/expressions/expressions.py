@@ -10,12 +10,12 @@ de-duplication of repeated ``item`` ids, every tie policy including ``"expected"
 ``n_relevant``) and the ideal DCG — and the metric is the registry's formula, so the same rows
 give exactly the numbers `evaluate` gives for pre-labelled candidates without a truth table.
 
-A group `evaluate` would leave out comes out null: a group the truth says has nothing to find
-(R_g = 0 from ``n_relevant`` or ``unretrieved``) under ``empty_truth="exclude"``, a list shorter
-than K under ``short_lists="skip"``. Without ``n_relevant`` or ``unretrieved`` the rows alone
-cannot tell a group with nothing to find from a list that found nothing, so a group whose rows
-hold no relevant item scores what `evaluate` gives a list that missed every relevant item: 0
-(``empty_truth`` is read as ``"zero"``; a null would let ``pl.mean`` skip the group). Where
+A group `evaluate` would leave out comes out null: a group with nothing to find (R_g = 0) under
+``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. R_g is
+``n_relevant``, or counted from ``unretrieved`` and the rows; without either it is the rows'
+relevant items, as `evaluate` counts it for pre-labelled candidates without a truth table, so
+a group whose rows hold no relevant item is scored under ``empty_truth`` as `evaluate` scores
+it (0 by default, NaN under ``"nan"``, null under ``"exclude"``). Where
 `evaluate` raises — an invalid score under ``invalid_scores="error"``, a repeated item under
 ``duplicates="error"`` — the query raises too, naming the column and the offending value and
 item (Polars has no raising expression: the error is Polars' ``InvalidOperationError``
@@ -37,7 +37,7 @@ pipeline streams.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -146,11 +146,9 @@ def _inputs(
     policy: Policy | None,
     unretrieved: IntoExprColumn | None = None,
 ) -> _Inputs:
+    # Without n_relevant or unretrieved, R_g is counted from the rows, as `evaluate` counts
+    # it for pre-labelled candidates: `empty_truth` applies to a group with none relevant.
     policy = Policy() if policy is None else policy
-    if n_relevant is None and unretrieved is None:
-        # The rows alone cannot say that a group has nothing to find: a group whose rows hold
-        # no relevant item is a list that found nothing, as `evaluate` scores it (0).
-        policy = replace(policy, empty_truth="zero")
     if (by is None) == (rank is None):
         raise ValueError(
             "give the ranking as by=<score column> (higher first) or rank=<rank column> "
@@ -368,8 +366,9 @@ def metric_expression(
     """Any registered metric of each group, as an expression (null where `evaluate` would have
     no value for the group).
 
-    Without `n_relevant` or `unretrieved` a group whose rows hold no relevant item scores as a
-    list that found nothing (0): the rows cannot say the group has nothing to find. Where
+    Without `n_relevant` or `unretrieved` R_g is the rows' relevant count, as `evaluate`
+    counts it for pre-labelled candidates: a group whose rows hold none is scored under
+    ``empty_truth`` (0 by default, NaN under ``"nan"``, null under ``"exclude"``). Where
     `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
     repeated item under ``duplicates="error"``) the query raises, naming the column and the
     item. A group without rows has no value (`evaluate` scores it under `missing_groups`).

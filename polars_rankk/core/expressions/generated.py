@@ -73,8 +73,8 @@ def precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -154,8 +154,8 @@ def recall_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -235,8 +235,8 @@ def f1_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -316,8 +316,8 @@ def hit_rate_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -396,8 +396,8 @@ def ndcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -476,8 +476,8 @@ def average_precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -557,8 +557,8 @@ def hit_rank_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -638,8 +638,8 @@ def mrr_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -716,8 +716,8 @@ def r_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -795,8 +795,8 @@ def dcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -879,8 +879,8 @@ def err_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -960,8 +960,8 @@ def rbp_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1041,8 +1041,8 @@ def rbp_residual_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1122,8 +1122,8 @@ def judged_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1203,8 +1203,8 @@ def bpref(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1280,8 +1280,8 @@ def set_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1356,8 +1356,8 @@ def set_recall(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1433,8 +1433,8 @@ def set_f(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1510,8 +1510,8 @@ def num_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1586,8 +1586,8 @@ def num_relevant(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1663,8 +1663,8 @@ def num_relevant_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
