@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -105,3 +106,41 @@ def test_expressions_on_labelled_rows_follow_empty_truth_as_evaluate_does(
             assert (value is None) == (expected is None), (q, name, value, expected)
             if value is not None and expected is not None:
                 assert value == expected or (math.isnan(value) and math.isnan(expected))
+
+
+def _registered(name: str, per_rank: Any) -> rk.Evaluation:
+    rk.register_metric(name, per_rank, replace=True)
+    try:
+        candidates = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [0.9, 0.8, 0.7]})
+        truth = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "relevance": [2.5, 1.5, 0.0]})
+        res = rk.evaluate(candidates, truth, k=3, metrics=[name], group_by="q").collect()
+        res.diagnostics  # noqa: B018 (computed before the metric is unregistered)
+        return res
+    finally:
+        rk.unregister_metric(name)
+
+
+def test_the_tracer_refuses_what_it_cannot_represent_instead_of_tracing_another_function() -> None:
+    from polars_rankk.core.metrics.algebra import trace
+
+    untraceable = {
+        "a Python condition on the rank": (
+            lambda rows: rows.relevant * (1.0 if rows.rank == 1 else 0.0)
+        ),
+        "a comparison of a label": lambda rows: rows.grade * (rows.grade > 1),
+        "an integer cast of a grade": lambda rows: rows.grade.cast(pl.Int64) / rows.rank,
+        "a float32 cast of the rank": lambda rows: rows.relevant / rows.rank.cast(pl.Float32),
+        "a truth value": lambda rows: rows.relevant if rows.judged else rows.grade,
+    }  # fmt: skip
+    for what, per_rank in untraceable.items():
+        assert trace(per_rank) is None, what
+    # What the tracer can represent still traces: a Float64 cast changes nothing.
+    assert trace(lambda rows: rows.grade.cast(pl.Float64) / rows.rank.cast(pl.Float64)) is not None
+    # A Python condition cannot be run on expressions either: refused, with the fix.
+    with pytest.raises(TypeError, match=r"pl\.when\(rows\.rank == 1\)"):
+        rk.register_metric("top_one", untraceable["a Python condition on the rank"])
+    assert "top_one" not in rk.METRICS
+    # The integer cast runs in Polars (the diagnostics say so) and truncates the grades.
+    res = _registered("truncated", untraceable["an integer cast of a grade"])
+    assert res.per_group["value"].to_list() == [2 / 1 + 1 / 2 + 0 / 3]
+    assert "the terms truncated in pure Polars" in res.diagnostics.path
