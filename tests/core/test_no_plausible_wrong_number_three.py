@@ -4,6 +4,8 @@ words a user needs; each now gives the right number, says what it did, or refuse
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,41 @@ def test_the_tracer_refuses_what_it_cannot_represent_instead_of_tracing_another_
     res = _registered("truncated", untraceable["an integer cast of a grade"])
     assert res.per_group["value"].to_list() == [2 / 1 + 1 / 2 + 0 / 3]
     assert "the terms truncated in pure Polars" in res.diagnostics.path
+
+
+def test_ir_measures_names_typed_say_which_policy_reproduces_ir_measures() -> None:
+    """A 4-document all-tied query: ir_measures' msmarco and judged providers sort docids
+    ascending and its cwl provider (RBP) keeps the run's order, where the default policy
+    breaks ties as trec_eval does. Each name typed says so; under the policy it names, the
+    number is ir_measures' own."""
+    import ir_measures
+    from ir_measures import RBP, RR, Judged
+
+    from polars_rankk.core.names.parse import ToolNameWarning
+
+    docs = ["d1", "d2", "d3", "d4"]
+    run = pl.DataFrame({"query": "q1", "item": docs, "score": 1.0})
+    qrels = pl.DataFrame({"query": ["q1", "q1"], "item": ["d1", "d2"], "relevance": [1, 0]})
+    irm_run = [ir_measures.ScoredDoc("q1", d, 1.0) for d in docs]
+    irm_qrels = [ir_measures.Qrel("q1", d, g) for d, g in zip(["d1", "d2"], [1, 0], strict=True)]
+    cases = [
+        ("RR@1", RR @ 1, rk.Policy(ties="item_asc"), "Policy.ties='item_asc'"),
+        ("Judged@2", Judged @ 2, rk.Policy(ties="item_asc", short_lists="observed"),
+         "Policy(ties='item_asc', short_lists='observed')"),
+        ("RBP(p=0.8,rel=1)", RBP(p=0.8, rel=1), rk.Policy(ties="input_order"),
+         "Policy.ties='input_order'"),
+    ]  # fmt: skip
+
+    def value(res: rk.Evaluation, k: int | None) -> float:
+        return float(res.per_group.filter(pl.col("k").eq_missing(k))["value"].item())
+
+    for typed, measure, policy, named in cases:
+        want = next(iter(ir_measures.iter_calc([measure], irm_qrels, irm_run))).value
+        k = measure["cutoff"] if "cutoff" in measure.params else None
+        with pytest.warns(ToolNameWarning, match=re.escape(named)):
+            default = rk.evaluate(run, qrels, k=2, metrics=[typed], group_by="query")
+        assert value(default, k) != pytest.approx(want), typed
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ToolNameWarning)
+            res = rk.evaluate(run, qrels, k=2, metrics=[typed], group_by="query", policy=policy)
+        assert value(res, k) == pytest.approx(want, abs=1e-12), typed
