@@ -184,3 +184,30 @@ def test_ir_measures_names_typed_say_which_policy_reproduces_ir_measures() -> No
             warnings.simplefilter("error", ToolNameWarning)
             res = rk.evaluate(run, qrels, k=2, metrics=[typed], group_by="query", policy=policy)
         assert value(res, k) == pytest.approx(want, abs=1e-12), typed
+
+
+def test_trec_files_keep_a_byte_order_mark_and_read_bytes_that_are_not_utf8(
+    tmp_path: Path,
+) -> None:
+    """trec_eval reads bytes: a byte order mark stays in the first query id (so ``\\ufeffq1``
+    is not ``q1``), and a docid with a byte that is not UTF-8 is read and matched."""
+    from polars_rankk.io import TrecBytesWarning
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 2.0 r\nq2 Q0 d\xff1 1 2.0 r\nq2 Q0 d2 2 1.0 r\n")
+    qrels.write_bytes(b"q1 0 d1 1\nq2 0 d\xff1 1\n")
+    with pytest.warns(TrecBytesWarning) as caught:
+        found = rk.read_trec_run(run).collect()
+    messages = [str(w.message) for w in caught]
+    assert any("byte order mark" in m for m in messages)
+    assert any("line 2: bytes that are not UTF-8" in m and str(run) in m for m in messages)
+    assert found["query"].to_list() == ["\ufeffq1", "q2", "q2"]
+    assert found["item"].to_list() == ["d1", "d\\xff1", "d2"]
+    with pytest.warns(TrecBytesWarning, match="line 2: bytes that are not UTF-8"):
+        judged = rk.read_trec_qrels(qrels)
+    res = rk.evaluate(
+        found, judged, k=1, metrics="precision", group_by="query",
+        policy=rk.Policy(missing_groups="zero"),
+    ).collect().per_group.sort("query")  # fmt: skip
+    # q1 of the qrels has no ranking (the run's is '\ufeffq1'); q2's docid matches byte for byte.
+    assert dict(res.select("query", "value").iter_rows()) == {"q1": 0.0, "q2": 1.0}
