@@ -219,6 +219,9 @@ def evaluate_dask(
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
+    # Lists of a pandas frame stay lists (Dask's convert-string would make them strings).
+    candidates = plan.with_lists_kept(candidates)
+    truth = None if truth is None else plan.with_lists_kept(truth)
     if npartitions is not None and (isinstance(npartitions, bool) or npartitions < 1):
         raise ValueError(f"npartitions must be an int >= 1; got {npartitions!r}")
     request = dist.beyond_request(metrics)
