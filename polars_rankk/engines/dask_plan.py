@@ -63,7 +63,7 @@ def with_lists_kept(frame: dd.DataFrame) -> dd.DataFrame:
     >>> str(lists.dtypes["item"]), list(with_lists_kept(lists).compute()["item"][0])
     ('string', ['b', 'a'])
     """
-    expr = getattr(frame, "expr", None)
+    expr: Any = getattr(frame, "expr", None)
     if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
         return frame
     original = getattr(expr.frame, "_data", None)
@@ -77,9 +77,12 @@ def with_lists_kept(frame: dd.DataFrame) -> dd.DataFrame:
 
     if not any(holds_lists(c) for c in original.columns if original[c].dtype == object):
         return frame
-    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe import dask_expr
 
-    return new_collection(expr.substitute_parameters({"pyarrow_strings_enabled": False}))
+    rebuilt: dd.DataFrame = untyped(dask_expr).new_collection(
+        expr.substitute_parameters({"pyarrow_strings_enabled": False})
+    )
+    return rebuilt
 
 
 def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
