@@ -158,6 +158,31 @@ def test_every_path_gives_evaluates_numbers_or_refuses_in_words(
         got = {key: v for key, v in got.items() if key in expected or v is not None}
         _equal(got, expected, "label + metrics_expression")
 
+        # The labelled rows alone (no truth, no unretrieved): the expressions equal evaluate
+        # of those rows as pre-labelled candidates, empty_truth included (R_g from the rows).
+        # evaluate takes no null label (an expression reads it as unjudged): graded 0 here.
+        rows = labelled.select("user", "item", "score", pl.col("relevance").fill_null(0))
+        try:
+            alone = _values(
+                rk.evaluate(rows, k=KS, group_by="user", metrics=METRICS, policy=policy).per_group  # type: ignore[arg-type]
+            )
+        except ValueError:
+            alone = None  # refused in words (e.g. every row of a group unjudged)
+        if alone is not None:
+            got_rows = rows.group_by("user").agg(
+                **{f"at_{k}": rk.metrics_expression(METRICS, "relevance", by="score", k=k,
+                                                    item="item", policy=policy)
+                   for k in KS}  # type: ignore[arg-type]
+            )  # fmt: skip
+            got = {
+                (row["user"], metric, k): (row[f"at_{k}"] or {}).get(f"{metric}@{k}")
+                for row in got_rows.iter_rows(named=True)
+                for k in KS
+                for metric in METRICS
+            }
+            got = {key: v for key, v in got.items() if key in alone or v is not None}
+            _equal(got, alone, "labelled rows + metrics_expression")
+
     # evaluate_in_buckets: the same summary.
     buckets = rk.evaluate_in_buckets(
         candidates, truth, output=tmp_path / "out", buckets=2, k=KS, metrics=METRICS,
