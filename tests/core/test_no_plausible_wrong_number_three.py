@@ -211,3 +211,30 @@ def test_trec_files_keep_a_byte_order_mark_and_read_bytes_that_are_not_utf8(
     ).collect().per_group.sort("query")  # fmt: skip
     # q1 of the qrels has no ranking (the run's is '\ufeffq1'); q2's docid matches byte for byte.
     assert dict(res.select("query", "value").iter_rows()) == {"q1": 0.0, "q2": 1.0}
+
+
+def test_column_arguments_take_a_name_or_a_plain_column_and_refuse_computed_ones() -> None:
+    candidates = pl.DataFrame(
+        {"q": [1, 1, 2], "item": [1, 2, 3], "score": [0.9, 0.8, 0.7], "rank": [1, 2, 1]}
+    )
+    truth = pl.DataFrame({"q": [1, 2], "item": [2, 3]})
+    want = rk.evaluate(candidates, truth, k=2, group_by="q").per_group
+    for name, value in {"group_by": "q", "item": "item", "score": "score"}.items():
+        options: dict[str, Any] = {"group_by": "q", name: pl.col(value)}
+        got = rk.evaluate(candidates, truth, k=2, **options).per_group
+        assert got.equals(want), name
+    ranked = rk.evaluate(candidates, truth, k=2, group_by="q", rank=pl.col("rank"))
+    assert ranked.per_group.equals(rk.evaluate(candidates, truth, k=2, group_by="q",
+                                               rank="rank").per_group)  # fmt: skip
+    labelled = rk.label(candidates, truth, group_by=[pl.col("q")], item=pl.col("item"))
+    assert labelled.equals(rk.label(candidates, truth, group_by="q"))
+    for name in ("group_by", "item", "score", "relevance"):
+        options = {"group_by": "q", name: pl.col("score") * 2}
+        with pytest.raises(TypeError, match=r"pl\.col\(name\); got the expression .*table first"):
+            rk.evaluate(candidates, truth, k=2, **options)
+    # The expression functions take a name or any expression alike.
+    rows = pl.DataFrame({"item": [1, 2], "score": [0.9, 0.8], "rel": [0, 1]})
+    by_name = rows.select(rk.ndcg_at_k("rel", by="score", k=2, item="item")).item()
+    by_expr = rows.select(rk.ndcg_at_k(pl.col("rel"), by=pl.col("score") * 1, k=2,
+                                       item=pl.col("item"))).item()  # fmt: skip
+    assert by_name == by_expr

@@ -34,11 +34,47 @@ def resolve_ranking_column(score: str, rank: str | None) -> tuple[str, bool]:
     return rank, True
 
 
-def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
-    """Group keys as a tuple of column names."""
-    keys = (group_by,) if isinstance(group_by, str) else tuple(group_by)
-    if not keys or not all(isinstance(key, str) for key in keys):
+def column_name(value: object, what: str) -> str:
+    """A column argument of a function that takes tables, as the column's name: a ``str``, or
+    a plain ``pl.col("name")`` (read as ``"name"``). Any other expression — computed, renamed,
+    several columns — is refused in words: such a column goes into the table first. (The
+    expression functions, ``rk.ndcg_at_k`` and the like, take any expression.)
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.inputs.normalize import column_name
+    >>> column_name("score", "score"), column_name(pl.col("score"), "score")
+    ('score', 'score')
+    >>> column_name(pl.col("score") * 2, "score")
+    Traceback (most recent call last):
+    ...
+    TypeError: score must be a column name (str) or pl.col(name); got the expression ...
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, pl.Expr):
+        if value.meta.is_column():
+            return value.meta.output_name()
+        raise TypeError(
+            f"{what} must be a column name (str) or pl.col(name); got the expression {value}: "
+            f"add the column to the table first (frame.with_columns(...)) and pass its name"
+        )
+    raise TypeError(f"{what} must be a column name (str); got {value!r}")
+
+
+def optional_column(value: object, what: str) -> str | None:
+    """`column_name` of an optional column argument (None stays None)."""
+    return None if value is None else column_name(value, what)
+
+
+def normalize_keys(group_by: str | pl.Expr | Sequence[str | pl.Expr]) -> tuple[str, ...]:
+    """Group keys as a tuple of column names (each a name or a plain ``pl.col(name)``)."""
+    if isinstance(group_by, (str, pl.Expr)):
+        group_by = [group_by]
+    if not isinstance(group_by, Sequence) or not group_by:
         raise TypeError(f"group_by must be a column name or a list of names; got {group_by!r}")
+    keys = tuple(column_name(key, "every group_by key") for key in group_by)
     if len(set(keys)) != len(keys):
         raise ValueError(f"group_by names a column twice: {list(keys)}")
     return keys

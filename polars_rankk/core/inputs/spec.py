@@ -26,10 +26,12 @@ from polars_rankk.core.inputs.frames import empty_list_groups, index_hints, long
 from polars_rankk.core.inputs.frames import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
 from polars_rankk.core.inputs.normalize import (
     align_ids,
+    column_name,
     normalize_k,
     normalize_keys,
     normalize_ks,
     normalize_metrics,
+    optional_column,
     resolve_ranking_column,
 )
 from polars_rankk.core.inputs.values import (
@@ -187,6 +189,11 @@ def check_inputs(
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
+    item, score, relevance = (
+        column_name(item, "item"), column_name(score, "score"), column_name(relevance, "relevance")
+    )  # fmt: skip
+    rank, n_relevant = optional_column(rank, "rank"), optional_column(n_relevant, "n_relevant")
+    system = optional_column(system, "system")
     score, lower_is_better = resolve_ranking_column(score, rank)
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
