@@ -87,7 +87,9 @@ def test_expressions_on_labelled_rows_follow_empty_truth_as_evaluate_does(
     empty_truth: str, native: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without n_relevant a group whose rows hold no relevant item has R_g = 0 for `evaluate`;
-    the expressions score it the same way (they once read empty_truth as "zero")."""
+    the expressions score it the same way under "nan" and "zero" (they once read every value
+    as "zero"). Under "exclude" they score it 0 rather than leave it out: the rows cannot say
+    the group had nothing to find, and a null would let pl.mean skip a list that found none."""
     monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
     rows = pl.DataFrame(
         {"q": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [0.9, 0.8, 0.7, 0.6],
@@ -100,7 +102,8 @@ def test_expressions_on_labelled_rows_follow_empty_truth_as_evaluate_does(
         f(relevance="relevance", by="score", k=2, item="item", policy=policy).alias(name)
         for name, f in functions.items()
     )
-    res = rk.evaluate(rows, k=2, metrics=list(functions), group_by="q", policy=policy)
+    held_to = rk.Policy(empty_truth="zero") if empty_truth == "exclude" else policy
+    res = rk.evaluate(rows, k=2, metrics=list(functions), group_by="q", policy=held_to)
     want = {(q, m): v for q, m, v in res.per_group.select("q", "metric", "value").iter_rows()}
     for q, *values in wide.sort("q").iter_rows():
         for name, value in zip(functions, values, strict=True):

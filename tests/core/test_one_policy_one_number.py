@@ -159,12 +159,15 @@ def test_every_path_gives_evaluates_numbers_or_refuses_in_words(
         _equal(got, expected, "label + metrics_expression")
 
         # The labelled rows alone (no truth, no unretrieved): the expressions equal evaluate
-        # of those rows as pre-labelled candidates, empty_truth included (R_g from the rows).
+        # of those rows as pre-labelled candidates (R_g from the rows), empty_truth="nan"
+        # included; a group with nothing relevant among them is never left out (0 under
+        # "exclude", as "zero": the rows cannot say it had nothing to find).
         # evaluate takes no null label (an expression reads it as unjudged): graded 0 here.
         rows = labelled.select("user", "item", "score", pl.col("relevance").fill_null(0))
+        kept = policy.replace(empty_truth="zero") if policy.empty_truth == "exclude" else policy
         try:
             alone = _values(
-                rk.evaluate(rows, k=KS, group_by="user", metrics=METRICS, policy=policy).per_group  # type: ignore[arg-type]
+                rk.evaluate(rows, k=KS, group_by="user", metrics=METRICS, policy=kept).per_group  # type: ignore[arg-type]
             )
         except ValueError:
             alone = None  # refused in words (e.g. every row of a group unjudged)

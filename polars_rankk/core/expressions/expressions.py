@@ -13,9 +13,11 @@ give exactly the numbers `evaluate` gives for pre-labelled candidates without a 
 A group `evaluate` would leave out comes out null: a group with nothing to find (R_g = 0) under
 ``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. R_g is
 ``n_relevant``, or counted from ``unretrieved`` and the rows; without either it is the rows'
-relevant items, as `evaluate` counts it for pre-labelled candidates without a truth table, so
-a group whose rows hold no relevant item is scored under ``empty_truth`` as `evaluate` scores
-it (0 by default, NaN under ``"nan"``, null under ``"exclude"``). Where
+relevant items, as `evaluate` counts it for pre-labelled candidates without a truth table. The
+rows alone cannot tell a group with nothing to find from a list that found nothing, so such a
+group is never left out: it scores 0 under ``empty_truth="exclude"`` (the default; a null would
+let ``pl.mean`` skip a list that found nothing) and ``"zero"``, and NaN under ``"nan"``, as
+`evaluate` scores it (a NaN, unlike a null, is not skipped by ``pl.mean``). Where
 `evaluate` raises — an invalid score under ``invalid_scores="error"``, a repeated item under
 ``duplicates="error"`` — the query raises too, naming the column and the offending value and
 item (Polars has no raising expression: the error is Polars' ``InvalidOperationError``
@@ -37,7 +39,7 @@ pipeline streams.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -146,9 +148,13 @@ def _inputs(
     policy: Policy | None,
     unretrieved: IntoExprColumn | None = None,
 ) -> _Inputs:
-    # Without n_relevant or unretrieved, R_g is counted from the rows, as `evaluate` counts
-    # it for pre-labelled candidates: `empty_truth` applies to a group with none relevant.
     policy = Policy() if policy is None else policy
+    if n_relevant is None and unretrieved is None and policy.empty_truth == "exclude":
+        # R_g is the rows' relevant count, as `evaluate` counts it for pre-labelled candidates,
+        # but the rows cannot tell a group with nothing to find from a list that found nothing:
+        # leaving it out (null) would let pl.mean skip the list that found nothing. It scores
+        # 0 instead; "zero" and "nan" apply as they say (a NaN is seen by pl.mean, not skipped).
+        policy = replace(policy, empty_truth="zero")
     if (by is None) == (rank is None):
         raise ValueError(
             "give the ranking as by=<score column> (higher first) or rank=<rank column> "
@@ -367,8 +373,9 @@ def metric_expression(
     no value for the group).
 
     Without `n_relevant` or `unretrieved` R_g is the rows' relevant count, as `evaluate`
-    counts it for pre-labelled candidates: a group whose rows hold none is scored under
-    ``empty_truth`` (0 by default, NaN under ``"nan"``, null under ``"exclude"``). Where
+    counts it for pre-labelled candidates: a group whose rows hold none scores NaN under
+    ``empty_truth="nan"``, else 0 (never null: the rows cannot say the group has nothing to
+    find, and a null would let ``pl.mean`` skip a list that found nothing). Where
     `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
     repeated item under ``duplicates="error"``) the query raises, naming the column and the
     item. A group without rows has no value (`evaluate` scores it under `missing_groups`).

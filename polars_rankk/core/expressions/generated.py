@@ -73,7 +73,8 @@ def precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -154,7 +155,8 @@ def recall_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -235,7 +237,8 @@ def f1_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -316,7 +319,8 @@ def hit_rate_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -396,7 +400,8 @@ def ndcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -476,7 +481,8 @@ def average_precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -557,7 +563,8 @@ def hit_rank_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -638,7 +645,8 @@ def mrr_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -716,7 +724,8 @@ def r_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -795,7 +804,8 @@ def dcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -879,7 +889,8 @@ def err_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -960,7 +971,8 @@ def rbp_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1041,7 +1053,8 @@ def rbp_residual_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1122,7 +1135,8 @@ def judged_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1203,7 +1217,8 @@ def bpref(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1280,7 +1295,8 @@ def set_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1356,7 +1372,8 @@ def set_recall(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1433,7 +1450,8 @@ def set_f(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1510,7 +1528,8 @@ def num_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1586,7 +1605,8 @@ def num_relevant(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
@@ -1663,7 +1683,8 @@ def num_relevant_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) R_g is the rows' relevant count, as `evaluate` counts it; ``empty_truth``
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
         applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
