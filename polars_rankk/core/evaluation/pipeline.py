@@ -24,7 +24,7 @@ from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
-from polars_rankk.core.inputs.normalize import require_group_by
+from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.policy import Policy
@@ -81,6 +81,18 @@ def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
         EmptyResultWarning,
         stacklevel=3,
     )
+
+
+def _arguments(
+    candidates: FrameLike,
+    group_by: str | Sequence[str] | None,
+    relevance: str,
+    policy: Policy | None,
+) -> tuple[str | Sequence[str], str, Policy]:
+    """`evaluate`'s group keys (required), relevance column name and policy (the default's
+    when None), read before the inputs are checked."""
+    group_by = require_group_by(group_by, candidates)
+    return group_by, column_name(relevance, "relevance"), Policy() if policy is None else policy
 
 
 def evaluate(
@@ -197,8 +209,7 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
-    group_by = require_group_by(group_by, candidates)
-    policy = Policy() if policy is None else policy
+    group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
     beyond_ks = named_cutoffs(metrics)
     if beyond_ks:
