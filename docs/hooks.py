@@ -72,10 +72,15 @@ def api_pages() -> dict[str, str]:
         index += [f"- [`rk.{n}`]({part}.md#polars_rankk.{n})" for n in parts[part]] + [""]
         body = [f"# {title}", "", intro, ""]
         for name in parts[part]:
-            body += [f"::: polars_rankk.{name}", ""]
+            body += [f"::: polars_rankk.{name}", *INHERITED.get(name, []), ""]
         pages[f"api/{part}.md"] = "\n".join(body)
     pages["api/index.md"] = "\n".join(index)
     return pages
+
+
+#: Classes whose documented methods are partly inherited (`Evaluation` reads its tables in
+#: `polars_rankk.core.evaluation.readouts.EvaluationTables`).
+INHERITED = {"Evaluation": ["    options:", "      inherited_members: true"]}
 
 
 POLICY_TABLE = "<!-- policy-table: written by docs/hooks.py from rk.Policy and its help lines -->"

@@ -22,12 +22,17 @@ Most TREC files separate their fields by one space. Those are read by Polars' CS
 file it cannot read exactly so — a tab, a run of spaces, a line starting with a blank, a
 short or malformed line — is read by the general line splitter instead, which also words
 the errors. Both give the same table.
+
+trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
+and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
+not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import warnings
 from pathlib import Path
 from typing import Union
 
@@ -58,6 +63,8 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     leading blank, fewer fields, or more than `n_fields` unless `trailing`), for the general
     reader. Comment lines and blank lines are skipped, as there."""
     names = [str(index) for index in range(n_fields)]
+    if _starts_with_bom(path):
+        return None  # the CSV reader drops the mark, which trec_eval keeps in the first id
     try:
         frame = pl.read_csv(
             Path(path),
@@ -93,12 +100,70 @@ def _holds_other_space(path: PathLike) -> bool:
         return True
 
 
+class TrecBytesWarning(UserWarning):
+    """A TREC file holds bytes that are read in a way worth saying: a UTF-8 byte order mark
+    kept in the first id (as trec_eval keeps it), or bytes that are not UTF-8, each written
+    as ``\\xNN``."""
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _starts_with_bom(path: PathLike) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(_BOM)) == _BOM
+    except OSError:
+        return False
+
+
+def _escaped_lines(path: PathLike) -> pl.LazyFrame:
+    """The lines of a file that is not valid UTF-8, each byte that is not part of a UTF-8
+    character written as ``\\xNN`` (Python's ``backslashreplace``), with a warning naming
+    the first such line. trec_eval compares ids as bytes: the same bytes in the run and the
+    qrels read as the same text, so they still match."""
+    data = Path(path).read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_no = data.count(b"\n", 0, error.start) + 1
+        start = data.rfind(b"\n", 0, error.start) + 1
+        end = data.find(b"\n", error.start)
+        line = data[start : len(data) if end < 0 else end]
+        warnings.warn(
+            f"{os.fspath(path)} line {line_no}: bytes that are not UTF-8 ({line!r}); read with "
+            f"each such byte written as \\xNN, in the run and the qrels alike, so ids match "
+            f"byte for byte as trec_eval compares them",
+            TrecBytesWarning,
+            stacklevel=4,
+        )
+    lines = data.decode("utf-8", errors="backslashreplace").split("\n")
+    return pl.LazyFrame({_LINE: lines}).with_row_index(_LINE_NO, offset=1)
+
+
 def _split_lines(path: PathLike) -> pl.DataFrame:
     """The lines of ``path`` that are neither blank nor comments, with their 1-based number and
     their ASCII-whitespace-separated fields."""
+    if _starts_with_bom(path):
+        warnings.warn(
+            f"{os.fspath(path)} starts with a UTF-8 byte order mark: kept in the first line's "
+            f"first field, as trec_eval keeps it (that id then differs from one without it)",
+            TrecBytesWarning,
+            stacklevel=3,
+        )
+    lines = pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
+    try:
+        return _fields(lines).collect()
+    except pl.exceptions.ComputeError as error:
+        if "utf8" not in str(error).lower().replace("-", ""):
+            raise
+    return _fields(_escaped_lines(path)).collect()
+
+
+def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
+    """The lines that are neither blank nor comments, with their fields and how many."""
     return (
-        pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
-        .with_columns(
+        lines.with_columns(
             pl.col(_LINE)
             .str.replace_all(_SPACE_RUN, " ")
             .str.strip_chars(" ")
@@ -110,7 +175,6 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
             & ~pl.col(_FIELDS).list.first().str.starts_with("#")
         )
         .with_columns(pl.col(_FIELDS).list.len().alias(_N_FIELDS))
-        .collect()
     )
 
 

@@ -273,6 +273,11 @@ def _grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None
     if {"system", "metric", "k", "value"} <= columns:
         return long_grid(_with_intervals(_long_table(table), intervals))
     if {"metric", "k", "value"} <= columns:
+        system = _system_of_summary(table)
+        if system is not None:
+            # An `evaluate(..., system=)` summary: one row per system, as the evaluation shows.
+            long = _long_table(table.rename({system: "system"}))
+            return replace(long_grid(_with_intervals(long, intervals)), corner=system)
         return summary_grid(_with_intervals(table, intervals))
     if "system" in columns:
         if intervals is not None:
@@ -282,6 +287,18 @@ def _grid_of(table: Any, alpha: float, p_value: str, intervals: Intervals | None
         "to_markdown / to_latex: expected a summary (metric, k, value), a systems table "
         f"(system, metric@k…) or a compare output; got columns {table.columns}"
     )
+
+
+def _system_of_summary(summary: pl.DataFrame) -> str | None:
+    """The system column of a summary of several systems: the one column before ``metric``
+    (`Evaluation.summary` puts it first); None for one system's summary."""
+    before = summary.columns[: summary.columns.index("metric")]
+    if len(before) > 1:
+        raise ValueError(
+            f"to_markdown / to_latex: a summary has at most one column before 'metric' (the "
+            f"system column of evaluate(..., system=)); got {before}"
+        )
+    return before[0] if before else None
 
 
 def systems_grid(table: pl.DataFrame) -> Grid:

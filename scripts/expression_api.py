@@ -42,8 +42,9 @@ ARGUMENTS = (
         "IntoExprColumn | None",
         "None",
         "R_g of the group, when the rows do not hold every relevant item. Without it (and "
-        "without `unretrieved`) a group whose rows hold no relevant item scores 0, as a list "
-        "that found nothing; with it, ``empty_truth`` applies to a group with R_g = 0.",
+        "without `unretrieved`) a group whose rows hold no relevant item scores NaN under "
+        '``empty_truth="nan"``, else 0, as a list that found nothing; with it, '
+        "``empty_truth`` applies to a group with R_g = 0.",
     ),
     ("policy", "Policy | None", "None", "`Policy` for ties, short lists, threshold, empty truth."),
     ("rank", "IntoExprColumn | None", "None", "Instead of `by`: a rank (1 = best); lower first."),

@@ -55,6 +55,7 @@ from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
 
 Average = Literal["macro", "micro"]
+Names = Literal["canonical", "trec_eval", "ir_measures"]
 
 CandidatesArgument = Annotated[
     Path,
@@ -86,6 +87,17 @@ PerGroupOption = Annotated[
         rich_help_panel=OUTPUT,
     ),
 ]
+NamesOption = Annotated[
+    Names,
+    typer.Option(
+        "--names",
+        help="How the summary names each metric: canonical (metric and k columns, whatever "
+        "spelling --metrics used), or trec_eval's / ir_measures' spelling with K folded in "
+        "(P_10, map; P@10, AP), where that tool computes the same number under the policy "
+        "(else the canonical name, with a warning).",
+        rich_help_panel=OUTPUT,
+    ),
+]
 IntervalsOption = Annotated[
     bool,
     typer.Option(
@@ -113,6 +125,7 @@ def evaluate(
     input_format: InputFormatOption = "auto",
     average: AverageOption = "macro",
     per_group: PerGroupOption = False,
+    names: NamesOption = "canonical",
     ci: IntervalsOption = False,
     output: OutputOption = None,
     output_format: FormatOption = None,
@@ -157,7 +170,9 @@ def evaluate(
         if per_group:
             result = per_group_result(evaluation, candidates)
         else:
-            table = summary_table(evaluation, average, ci=ci, n_resamples=n_resamples, seed=seed)
+            table = summary_table(
+                evaluation, average, ci=ci, n_resamples=n_resamples, seed=seed, names=names
+            )
             result = summary_result(table, f"{candidates.name} · {average} mean")
         if report is not None:
             with naming(report_files(report, extra)):
@@ -179,6 +194,7 @@ def evaluate(
         **settings(columns, ks, policy),
         "system": system,
         "average": None if per_group else average,
+        "names": None if per_group else names,
     }
     write_result(Result(result.what, result.frame, result.views, meta), output, output_format)
     say_diagnostics(evaluation, candidates)
@@ -216,10 +232,24 @@ def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, objec
 
 
 def summary_table(
-    evaluation: Evaluation, average: Average, *, ci: bool, n_resamples: int, seed: int
+    evaluation: Evaluation,
+    average: Average,
+    *,
+    ci: bool,
+    n_resamples: int,
+    seed: int,
+    names: Names = "canonical",
 ) -> pl.DataFrame:
     """The summary, with bootstrap intervals when asked, then the catalogue-level figures
-    (coverage, gini, entropy, personalization: one value each, no groups)."""
+    (coverage, gini, entropy, personalization: one value each, no groups); its metrics named
+    as `names` asks (`Evaluation.summary`)."""
+    if names != "canonical":
+        table = with_catalogue(evaluation.summary(average=average, names=names), evaluation)
+        if not ci:
+            return table
+        # The intervals are found by canonical (metric, k); the rows keep one order.
+        canonical = summary_table(evaluation, average, ci=ci, n_resamples=n_resamples, seed=seed)
+        return table.with_columns(canonical.select("ci_low", "ci_high"))
     table = with_catalogue(evaluation.summary(average=average), evaluation)
     if not ci:
         return table

@@ -217,6 +217,9 @@ def evaluate_dask(
     plan.check_frame(candidates, "candidates")
     if truth is not None:
         plan.check_frame(truth, "truth")
+    # Lists of a pandas frame stay lists (Dask's convert-string would make them strings).
+    candidates = plan.with_lists_kept(candidates)
+    truth = None if truth is None else plan.with_lists_kept(truth)
     driver.check_partitions(npartitions, "npartitions")
     request = driver.asked_metrics(metrics, with_dropped=with_dropped, evaluation="DaskEvaluation")
     if request.needs_relevance(truth is not None, candidates.columns, relevance):

@@ -49,6 +49,42 @@ def check_frame(frame: object, name: str) -> None:
         )
 
 
+def with_lists_kept(frame: dd.DataFrame) -> dd.DataFrame:
+    """`frame` with its ranked lists as lists: a frame made by ``dd.from_pandas`` from numpy-
+    object list columns, which Dask's ``dataframe.convert-string`` option turns into strings
+    (``"['b', 'a']"``), is made again from the same pandas frame without that conversion.
+    Any other frame is returned as it is.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from polars_rankk.engines.dask_plan import with_lists_kept
+    >>> lists = dd.from_pandas(pd.DataFrame({"user": [1], "item": [["b", "a"]]}), npartitions=1)
+    >>> str(lists.dtypes["item"]), list(with_lists_kept(lists).compute()["item"][0])
+    ('string', ['b', 'a'])
+    """
+    expr: Any = getattr(frame, "expr", None)
+    if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
+        return frame
+    original = getattr(expr.frame, "_data", None)
+    if original is None or not hasattr(original, "columns"):
+        return frame
+    import numpy as np
+
+    def holds_lists(column: Any) -> bool:
+        present = original[column].dropna()
+        return len(present) > 0 and isinstance(present.iloc[0], (list, tuple, np.ndarray))
+
+    if not any(holds_lists(c) for c in original.columns if original[c].dtype == object):
+        return frame
+    from dask.dataframe import dask_expr
+
+    rebuilt: dd.DataFrame = untyped(dask_expr).new_collection(
+        expr.substitute_parameters({"pyarrow_strings_enabled": False})
+    )
+    return rebuilt
+
+
 def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
     # NaN stays NaN (an invalid score, a NaN grade): what the single-machine path sees.
     return pl.from_pandas(frame, nan_to_null=False)

@@ -176,7 +176,7 @@ def evaluate_for_report(
     systems: Systems,
     truth: FrameLike | None,
     *,
-    k: int | Iterable[int],
+    k: int | Iterable[int] | None,
     k_max: int | None,
     system: str | None,
     baseline: str | None,
@@ -186,6 +186,8 @@ def evaluate_for_report(
     curves run to when the evaluations are cumulated sums over every K (else None)."""
     from polars_rankk.core import normalize_ks
 
+    if k is None:
+        k = default_report_k(systems)
     try:  # any integer scalars, numpy's included
         ks = list(normalize_ks(k))
     except (TypeError, ValueError):
@@ -212,6 +214,35 @@ def evaluate_for_report(
     if baseline is not None and baseline not in evaluations:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {list(evaluations)}")
     return evaluations, ks, top if every_k else None
+
+
+#: The report's K when neither `k` nor an evaluation says.
+DEFAULT_REPORT_K = (1, 5, 10, 20)
+
+
+def default_report_k(systems: Systems) -> list[int]:
+    """The K of a report called without `k`: those every given evaluation has, else
+    `DEFAULT_REPORT_K`.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.reports.content import default_report_k
+    >>> cand = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [0.5, 0.4]})
+    >>> res = rk.evaluate(cand, pl.DataFrame({"q": [1], "item": [2]}), k=[5, 10], group_by="q")
+    >>> default_report_k(res), default_report_k({"run": cand})
+    ([5, 10], [1, 5, 10, 20])
+    """
+    values = list(systems.values()) if isinstance(systems, Mapping) else [systems]
+    given = [value for value in values if isinstance(value, Evaluation)]
+    if not given:
+        return list(DEFAULT_REPORT_K)
+    shared = sorted(set.intersection(*(set(ev.ks) for ev in given)))
+    if not shared:
+        raise ValueError(
+            f"the evaluations share no K ({[sorted(ev.ks) for ev in given]}); pass k=..."
+        )
+    return shared
 
 
 def _planned(value: Any, name: str) -> Any:

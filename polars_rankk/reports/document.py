@@ -39,7 +39,7 @@ def render_report(
     systems: Systems,
     truth: FrameLike | None = None,
     *,
-    k: int | Iterable[int] = (1, 5, 10, 20),
+    k: int | Iterable[int] | None = None,
     k_max: int | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] | None = None,
@@ -147,7 +147,7 @@ def report(
     truth: FrameLike | None = None,
     *,
     path: str | Path = "report.html",
-    k: int | Iterable[int] = (1, 5, 10, 20),
+    k: int | Iterable[int] | None = None,
     k_max: int | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] | None = None,
@@ -188,7 +188,8 @@ def report(
     path
         Where to write the page.
     k
-        The cut-offs of the tables, distributions and comparisons.
+        The cut-offs of the tables, distributions and comparisons. Default: the K every
+        given evaluation has (an `Evaluation` in `systems`), else 1, 5, 10 and 20.
     k_max
         The K-curves run from 1 to this (default ``max(k)``).
     metrics, group_by, item, score, relevance, policy

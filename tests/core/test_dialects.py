@@ -305,8 +305,10 @@ def test_bad_parameter_names_the_metric() -> None:
         ),
         ("bpref", None, rk.Policy.trec_eval(), "ir_measures", "Bpref"),
         ("bpref", None, rk.Policy(), "trec_eval", None),
-        ("rbp", 10, rk.Policy(), "ir_measures", "RBP(p=0.8,rel=1)@10"),
-        ("rbp", 10, rk.Policy(rbp_grades="graded"), "ir_measures", "RBP(p=0.8)@10"),
+        ("rbp", None, rk.Policy(ties="input_order"), "ir_measures", "RBP(p=0.8,rel=1)"),
+        ("rbp", None, rk.Policy(), "ir_measures", None),  # cwl keeps the run's order
+        ("rbp", 10, rk.Policy(ties="input_order"), "ir_measures", None),  # no cut-off
+        ("rbp", None, rk.Policy(ties="input_order", rbp_grades="graded"), "ir_measures", None),
         ("ndcg", 10, rk.Policy(gains={0: 1, 1: 4}), "ir_measures", "nDCG(gains={0:1,1:4})@10"),
         ("precision", 5, rk.Policy(relevance_threshold=2), "trec_eval", None),
     ],
@@ -473,11 +475,13 @@ def test_rbp_of_condensed_lists_keeps_its_canonical_name_for_ir_measures() -> No
     from polars_rankk.core.names.write import written_name
 
     policy = rk.Policy.trec_eval(unjudged="condense")
-    name, reason = written_name("rbp", 10, policy, "ir_measures")
-    assert name == "rbp@10"
+    assert written_name("ndcg", 10, policy, "ir_measures") == ("nDCG(judged_only=True)@10", None)
+    # ir_measures' RBP (cwl) reads the whole list in the run's order: under that order too,
+    # a condensed list keeps the canonical name.
+    name, reason = written_name("rbp", None, policy.replace(ties="input_order"), "ir_measures")
+    assert name == "rbp"
     assert reason is not None
     assert "judged_only" in reason
-    assert written_name("ndcg", 10, policy, "ir_measures") == ("nDCG(judged_only=True)@10", None)
 
 
 def test_conformance_page_judged_policy_reproduces_ir_measures_mean_over_all_queries() -> None:

@@ -176,8 +176,11 @@ def test_tables_of_several_systems_show_every_system(column: str) -> None:
     assert [line.split(" | ")[0] for line in lines[2:4]] == ["| A", "| B"]
     assert markdown == rk.to_markdown(each).replace("| system |", f"| {column} |", 1)
     assert rk.to_markdown(res) == markdown
+    # The summary of several systems is one row per system too (once the last system's).
+    assert rk.to_markdown(res.summary()) == markdown
     latex = res.to_latex()
     assert rk.to_latex(res) == latex
+    assert rk.to_latex(res.summary()) == latex
     for name, one in each.items():
         row = next(line for line in latex.splitlines() if line.startswith(f"{name} & "))
         assert re.findall(r"\d\.\d{4}", row) == [f"{v:.4f}" for v in one.summary()["value"]]

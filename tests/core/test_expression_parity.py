@@ -5,8 +5,9 @@ graded and negative labels and an ``n_relevant`` column below and above the labe
 with string or int ids, and a `Policy` with every field drawn. Where `evaluate` drops a group
 (empty truth excluded, a list shorter than K skipped) the expression is null; where `evaluate`
 raises on the rows (invalid scores, repeated items it forbids) the expression's query raises.
-Without ``n_relevant`` the rows cannot say a group has nothing to find, so a group whose rows
-hold no relevant item is scored as `evaluate` scores it under ``empty_truth="zero"``.
+Without ``n_relevant`` R_g is the rows' relevant count for both; the rows cannot say a group
+has nothing to find, so the expression never leaves one out: under ``empty_truth="exclude"``
+it is held to `evaluate` under ``"zero"``, under ``"zero"`` and ``"nan"`` to `evaluate` itself.
 """
 
 from __future__ import annotations
@@ -211,6 +212,8 @@ def test_expressions_equal_evaluate_per_group(
         if frame.is_empty():
             return
     got = _expression_values(frame, policy, n_relevant, pairs)
+    # Without n_relevant the expression never leaves a group out (see the module docstring).
+    leaves_out = not n_relevant and policy.empty_truth == "exclude"
     res = rk.evaluate(
         frame,
         None,
@@ -218,7 +221,7 @@ def test_expressions_equal_evaluate_per_group(
         group_by="user",
         relevance="rel",
         n_relevant=n_relevant,
-        policy=policy if n_relevant else replace(policy, empty_truth="zero"),
+        policy=replace(policy, empty_truth="zero") if leaves_out else policy,
         metrics=metrics,
     )
     expected = per_group_dict(res.per_group, ["user"])

@@ -13,6 +13,7 @@ New paths join here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -22,8 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.policy import _CHOICES
 
-METRICS = ["precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1"]
+METRICS = [
+    *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err"),
+]
 KS = [1, 3]
 SCORES = (0.0, 0.5, 0.5, 1.0, 2.0, None, math.nan)
 
@@ -50,22 +54,28 @@ def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
     )
 
 
+#: What the property tests draw for each Policy field: every value of a choice field (read
+#: from `Policy`'s own list, so a new value is drawn at once) and a few of each number.
+DRAWN: dict[str, st.SearchStrategy[object]] = {
+    **{name: st.sampled_from(values) for name, values in _CHOICES.items()},
+    "relevance_threshold": st.sampled_from([1, 2, 0.5]),
+    "rbp_persistence": st.sampled_from([0.8, 0.5]),
+    "err_max_grade": st.sampled_from([4, 3]),
+    "f_beta": st.sampled_from([1, 2]),
+    "gains": st.sampled_from([None, {0: 1, 1: 4}, {-1: 0.5, 2: 3}]),
+}
+
+
 def policies() -> st.SearchStrategy[rk.Policy]:
-    return st.builds(
-        rk.Policy,
-        short_lists=st.sampled_from(["fixed", "observed", "skip"]),
-        duplicates=st.sampled_from(["first", "keep"]),
-        ties=st.sampled_from(["trec_eval", "item_asc", "optimistic", "expected"]),
-        empty_truth=st.sampled_from(["exclude", "zero", "nan"]),
-        missing_groups=st.sampled_from(["zero", "exclude"]),
-        relevance_threshold=st.sampled_from([1, 2]),
-        gain=st.sampled_from(["linear", "exponential"]),
-        invalid_scores=st.sampled_from(["drop", "lowest", "error"]),
-        unjudged=st.sampled_from(["keep", "condense"]),
-        negative_grades=st.sampled_from(["nonrelevant", "unjudged"]),
-        f_beta=st.sampled_from([1, 2]),
-        gains=st.sampled_from([None, {0: 1, 1: 4}]),
-    )
+    """A `Policy` with every field drawn (`DRAWN`)."""
+    return st.builds(rk.Policy, **DRAWN)  # type: ignore[arg-type]
+
+
+def test_the_property_tests_draw_every_policy_field() -> None:
+    """A field `Policy` gains is drawn here, or this fails: every path is held equal under
+    every field."""
+    fields = [field.name for field in dataclasses.fields(rk.Policy)]
+    assert sorted(DRAWN) == sorted(fields), set(fields) ^ set(DRAWN)
 
 
 def _evaluate(candidates: object, truth: object, policy: rk.Policy) -> rk.Evaluation:
@@ -148,6 +158,34 @@ def test_every_path_gives_evaluates_numbers_or_refuses_in_words(
         got = {key: v for key, v in got.items() if key in expected or v is not None}
         _equal(got, expected, "label + metrics_expression")
 
+        # The labelled rows alone (no truth, no unretrieved): the expressions equal evaluate
+        # of those rows as pre-labelled candidates (R_g from the rows), empty_truth="nan"
+        # included; a group with nothing relevant among them is never left out (0 under
+        # "exclude", as "zero": the rows cannot say it had nothing to find).
+        # evaluate takes no null label (an expression reads it as unjudged): graded 0 here.
+        rows = labelled.select("user", "item", "score", pl.col("relevance").fill_null(0))
+        kept = policy.replace(empty_truth="zero") if policy.empty_truth == "exclude" else policy
+        try:
+            alone = _values(
+                rk.evaluate(rows, k=KS, group_by="user", metrics=METRICS, policy=kept).per_group  # type: ignore[arg-type]
+            )
+        except ValueError:
+            alone = None  # refused in words (e.g. every row of a group unjudged)
+        if alone is not None:
+            got_rows = rows.group_by("user").agg(
+                **{f"at_{k}": rk.metrics_expression(METRICS, "relevance", by="score", k=k,
+                                                    item="item", policy=policy)
+                   for k in KS}  # type: ignore[arg-type]
+            )  # fmt: skip
+            got = {
+                (row["user"], metric, k): (row[f"at_{k}"] or {}).get(f"{metric}@{k}")
+                for row in got_rows.iter_rows(named=True)
+                for k in KS
+                for metric in METRICS
+            }
+            got = {key: v for key, v in got.items() if key in alone or v is not None}
+            _equal(got, alone, "labelled rows + metrics_expression")
+
     # evaluate_in_partitions: the same summary.
     buckets = rk.evaluate_in_partitions(
         candidates, truth, output=tmp_path / "out", partitions=2, k=KS, metrics=METRICS,
@@ -188,11 +226,16 @@ def test_dask_gives_evaluates_numbers(
     assert isinstance(per_group, pl.DataFrame)
     if candidates.is_empty() or truth.is_empty():
         return  # Dask cannot infer a frame's partitions from an empty table
+    # A shuffle keeps no row order: ties="input_order" reads it from a position column.
+    in_order = policy.ties == "input_order"
+    if in_order:
+        candidates = candidates.with_row_index("position")
     with dask.config.set(scheduler="threads", num_workers=2):
         result = evaluate_dask(
             dd.from_pandas(candidates.to_pandas(), npartitions=2, sort=False),
             dd.from_pandas(truth.to_pandas(), npartitions=2, sort=False),
             k=KS, metrics=METRICS, group_by="user", policy=policy,
+            order_by="position" if in_order else None,
         )  # fmt: skip
         got = pl.from_pandas(result.compute())
     _equal(_values(got), _values(per_group), "dask")

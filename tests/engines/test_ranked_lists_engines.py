@@ -90,12 +90,27 @@ def test_dask_refuses_two_lists_of_one_group_when_the_order_is_the_ranking() -> 
             per_group.compute()
 
 
-def test_dask_says_why_lists_became_strings() -> None:
-    candidates, truth = ranked_lists(positional=True)
-    # Numpy-object lists: Dask's convert-string turns them into strings before we see them.
+@pytest.mark.parametrize("positional", [False, True], ids=["score-lists", "list-order"])
+def test_dask_takes_numpy_object_lists_of_pandas_frames_with_convert_string_on(
+    positional: bool,
+) -> None:
+    """Dask's convert-string turns numpy-object lists into strings; a frame made by
+    ``dd.from_pandas`` is made again without that conversion, so a list without scores (the
+    list order is the ranking) is evaluated as `evaluate` does, as on Spark."""
+    candidates, truth = ranked_lists(positional=positional)
+    expected = rk.evaluate(candidates, truth, k=KS, group_by="user")
     stringified = dd.from_pandas(candidates.to_pandas(), npartitions=2)
-    with pytest.raises(ValueError, match=r"no column 'score'.*Arrow list columns"):
-        evaluate_dask(stringified, _dask(truth, 1), k=2, group_by="user")
+    assert str(stringified.dtypes["item"]) == "string"  # what Dask made of the lists
+    with dask.config.set(scheduler="synchronous"):
+        result = evaluate_dask(
+            stringified,
+            dd.from_pandas(truth.to_pandas(), npartitions=2),
+            k=KS,
+            group_by="user",
+            with_dropped=True,
+        )
+        summary = summarize_dask(result)
+    assert summary.equals(expected.summary())
 
 
 def test_dask_reads_numpy_object_lists_when_convert_string_is_off() -> None:

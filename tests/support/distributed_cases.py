@@ -87,8 +87,14 @@ CASES = (
     ),
     Case("input_order-str", rk.Policy(ties="input_order"), id_kind="str"),
     Case("trec_eval-str-default-partitions", rk.Policy.trec_eval(), id_kind="str", partitions=None),
+    # Pre-labelled candidates and no truth: the candidates' own labels are what is relevant
+    # (beside a truth table they would be ignored, with a warning).
     Case(
-        "labelled-with-truth-multi-key", rk.Policy(ties="expected"), labelled=True, multi_key=True
+        "labelled-no-truth-multi-key",
+        rk.Policy(ties="expected"),
+        labelled=True,
+        with_truth=False,
+        multi_key=True,
     ),
     Case(
         "labelled-n_relevant-no-truth",

@@ -181,7 +181,8 @@ def weighted_query(
     table: str = "weights",
     check: bool = True,
 ) -> pl.LazyFrame:
-    """Per-group values with their weight: metric, k, value, _weight (NaN values left out).
+    """Per-group values with their weight: the keys, metric, k, value, _weight (NaN values
+    left out).
 
     ``weights`` (called ``table`` in errors) must have one row per group — checked unless
     ``check`` is False, for the evaluation's own groups table — and its key dtypes are
@@ -195,7 +196,7 @@ def weighted_query(
     return (
         values.join(lookup, on=keys, how="left")
         .filter(~pl.col("value").is_nan())
-        .select(["metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
+        .select([*keys, "metric", "k", "value", pl.col(weight).cast(pl.Float64).alias("_weight")])
     )
 
 
@@ -204,14 +205,19 @@ def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
     bad = joined.filter(
         pl.col("_weight").is_null() | (pl.col("_weight") < 0) | pl.col("_weight").is_nan()
     )
+    keys = [c for c in joined.columns if c not in ("metric", "k", "value", "_weight")]
     if bad.height:
+        groups = bad.unique(keys, maintain_order=True)
+        first = groups.row(0, named=True)
+        group = {key: first[key] for key in keys}
+        found = "absent from the weights" if first["_weight"] is None else f"{first['_weight']}"
         raise ValueError(
             f"weight column {weight!r} must be a number >= 0 for every evaluated group; "
-            f"{bad.height} per-group row(s) have a missing or negative weight, "
-            f"e.g. {bad.row(0, named=True)}"
+            f"{groups.height} evaluated group(s) have a missing, NaN or negative weight, e.g. "
+            f"the group {group} (weight: {found})"
         )
     # Summing in sorted order keeps the result independent of row order.
-    joined = joined.sort(["metric", "k", "value", "_weight"], nulls_last=True)
+    joined = joined.drop(keys).sort(["metric", "k", "value", "_weight"], nulls_last=True)
     summary = joined.group_by(["metric", "k"], maintain_order=True).agg(
         (pl.col("value") * pl.col("_weight")).sum().alias("_total"),
         pl.col("_weight").sum().alias("_weight_total"),

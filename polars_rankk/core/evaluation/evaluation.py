@@ -11,33 +11,27 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankk.core.columns import (
-    DCG,
-    FIRST_HIT,
-    HAS_CANDIDATES,
-    HITS,
     N_CANDIDATES,
     N_RELEVANT,
-    PRECISION_SUM,
-    RECIPROCAL_RANK,
 )
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.catalogue import Exposures
 from polars_rankk.core.evaluation.prepare import Prepared
+from polars_rankk.core.evaluation.readouts import (
+    EvaluationTables,
+    chosen_metrics,
+    per_group_rows,
+    summarize,
+)
 from polars_rankk.core.evaluation.views import (
-    apply_group_policies,
     dropped_table,
     long_table,
-    metric_column,
-    metric_cutoffs,
     sorted_per_group,
     views_of,
 )
 from polars_rankk.core.inputs.spec import Spec
-from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
-from polars_rankk.core.names.parse import NameStyle, parse_metric_name
-from polars_rankk.core.names.write import written_summary
-from polars_rankk.core.policy import Policy
-from polars_rankk.core.types import Average, FrameLike, MetricName
+from polars_rankk.core.names.parse import NameStyle
+from polars_rankk.core.types import Average, FrameLike
 
 if TYPE_CHECKING:
     from polars_rankk.core.evaluation.diagnostics import Diagnostics
@@ -45,7 +39,7 @@ if TYPE_CHECKING:
 EngineType = Literal["auto", "in-memory", "streaming"]
 
 
-class Evaluation:
+class Evaluation(EvaluationTables):
     """The result of `evaluate`: per-group values, summaries and diagnostics.
 
     Attributes
@@ -72,41 +66,6 @@ class Evaluation:
         of groups
         (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
     """
-
-    def __init__(
-        self,
-        spec: Spec,
-        prepared: Prepared,
-        per_group: FrameLike,
-        groups: FrameLike,
-        evaluated_group_sums: FrameLike,
-        all_group_sums: FrameLike,
-        metric_table: FrameLike,
-        catalogue: FrameLike | None = None,
-        exposures: Exposures | None = None,
-    ) -> None:
-        self._spec = spec
-        self._prepared = prepared
-        # One row per evaluated group, with the cumulated counts at every k.
-        self._evaluated_group_sums = evaluated_group_sums
-        # Every group of the universe, before the group policies drop any.
-        self._all_group_sums = all_group_sums
-        # One row per evaluated group, one column per metric@k: what per_group unpivots.
-        self._metric_table = metric_table
-        self.per_group = per_group
-        self.groups = groups
-        self.group_keys: list[str] = list(spec.group_keys)
-        self.system: str | None = spec.system
-        # Every key of the per-group tables: the system column first, when there is one.
-        self._keys: list[str] = list(spec.keys)
-        # One system's slice of a multi-system evaluation: its plans would rank again.
-        self._sliced = False
-        self.ks: list[int] = list(spec.ks)
-        self.metrics: list[MetricName] = list(spec.metrics)
-        self.policy: Policy = spec.policy
-        self.is_lazy: bool = spec.is_lazy
-        self.catalogue: FrameLike | None = catalogue
-        self.exposures: Exposures | None = exposures
 
     def summary(
         self,
@@ -178,47 +137,10 @@ class Evaluation:
             return self._per_system(
                 lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
             )
-        chosen = self._chosen_metrics(metrics, average)
-        per_group = self.per_group.lazy().filter(pl.col("metric").is_in(chosen))
-        if average == "macro":
-            query = aggregate.value_histogram(per_group)
-        elif average == "weighted":
-            table, weight = aggregate.weights_table(weights, self.groups, self.group_keys)
-            query = aggregate.weighted_query(
-                per_group, table, self.group_keys, weight, check=not isinstance(weights, str)
-            )
-        elif average == "micro":
-            aggregate.check_micro(chosen, self.metrics)
-            query = aggregate.micro_query(self._evaluated_group_sums, self._spec, chosen)
-        else:
-            raise ValueError(f"average must be 'macro', 'micro' or 'weighted'; got {average!r}")
-        # One collect, so that a lazy evaluation runs its pipeline once for both.
-        rows, counts, short = pl.collect_all([query, *self._dropped_queries()])
-        if average == "macro":
-            result = aggregate.summarize_histogram(rows)
-        elif average == "weighted":
-            result = aggregate.weighted_from(rows, weight or "")
-        else:
-            result = aggregate.micro_from(rows)
-        dropped = dropped_table(self.ks, counts, short)
-        result = result.join(dropped, on="k", how="left", nulls_equal=True)
-        summed = per_group if average == "macro" else None
-        return written_summary(result, names, self.policy, summed)
-
-    def _chosen_metrics(self, metrics: Iterable[str] | None, average: str) -> list[str]:
-        if metrics is None:
-            if average == "micro":
-                return [m for m in self.metrics if m in MICRO_METRICS]
-            return list(self.metrics)
-        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
-        if not chosen:
-            raise ValueError(f"metrics is empty; evaluated: {self.metrics}")
-        # Any accepted spelling (P@5, ndcg_cut_10) names its canonical metric.
-        chosen = [_canonical(name) for name in chosen]
-        missing = [m for m in chosen if m not in self.metrics]
-        if missing:
-            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {self.metrics}")
-        return chosen
+        chosen = chosen_metrics(self.metrics, metrics, average)
+        tables = (self.per_group, self.groups, self._evaluated_group_sums)
+        how = (average, weights, names)
+        return summarize(tables, self._spec, self._dropped_queries(), chosen, how)
 
     @cached_property
     def dropped(self) -> pl.DataFrame:
@@ -327,34 +249,6 @@ class Evaluation:
         ]
         return pl.concat(parts, how="vertical_relaxed")
 
-    def _dropped_queries(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-        """Groups each policy dropped: overall counts, and per k for short lists."""
-        policy = self.policy
-        groups = self._all_group_sums.lazy()
-        empty = pl.col(N_RELEVANT) == 0
-        empty_dropped = empty if policy.empty_truth == "exclude" else pl.lit(False)
-        missing_dropped = (
-            ~pl.col(HAS_CANDIDATES) & ~empty_dropped
-            if policy.missing_groups == "exclude"
-            else pl.lit(False)
-        )
-        counts = groups.select(
-            empty_dropped.sum().cast(pl.Int64).alias("dropped_empty_truth"),
-            missing_dropped.sum().cast(pl.Int64).alias("dropped_missing"),
-        )
-        if policy.short_lists == "skip":
-            short = (
-                apply_group_policies(groups, policy)
-                .join(pl.LazyFrame({"k": self.ks}, schema={"k": pl.Int64}), how="cross")
-                .group_by("k")
-                .agg(
-                    (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("dropped_short")
-                )
-            )
-        else:
-            short = pl.LazyFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64})
-        return counts, short
-
     @cached_property
     def diagnostics(self) -> Diagnostics:
         """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
@@ -368,29 +262,6 @@ class Evaluation:
         return compute_diagnostics(
             self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
         )
-
-    def wide(self) -> FrameLike:
-        """per_group pivoted: one row per group, one column per ``metric@k``.
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
-        ...                   k=[1, 2], metrics=["hit_rate"], group_by="q")
-        >>> res.wide()
-        shape: (1, 3)
-        ┌─────┬────────────┬────────────┐
-        │ q   ┆ hit_rate@1 ┆ hit_rate@2 │
-        │ --- ┆ ---        ┆ ---        │
-        │ i64 ┆ f64        ┆ f64        │
-        ╞═════╪════════════╪════════════╡
-        │ 1   ┆ 0.0        ┆ 1.0        │
-        └─────┴────────────┴────────────┘
-        """
-        columns = [metric_column(name, k) for name, k in metric_cutoffs(self._spec)]
-        wide = self._metric_table.lazy().select(*self._keys, *columns).sort(self._keys)
-        return wide if self.is_lazy else wide.collect()
 
     def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
         """An eager copy of a lazy evaluation, run once for all its views.
@@ -495,78 +366,11 @@ class Evaluation:
             done[id(evaluation)] = found
         return [done[id(e)] if id(e) in done else e.collect(engine) for e in evaluations]
 
-    def _one_pass(self) -> bool:
-        """Every view derives from the collected one-row-per-group pass (no beyond-accuracy
-        tables to collect beside it)."""
-        return self.catalogue is None and all(REGISTRY[name].accuracy for name in self.metrics)
-
     def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:
         """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
         spec = self._spec
         kept, wide = views_of(all_groups, spec)
         return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
-
-    def ranking_rows(
-        self, columns: tuple[str, ...] = (HITS, FIRST_HIT, DCG, PRECISION_SUM, RECIPROCAL_RANK)
-    ) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
-        """Per-rank rows of the evaluated groups, for sums over ranks (K-curves).
-
-        Returns ``(terms, ideal)``: ``terms`` holds one row per ranked candidate at rank <= max
-        K where a per-rank term of `columns` is not zero (group keys, ``rank``, and each term's
-        own value under its column's name: what `evaluate` cumulates, from the same ranking
-        pass and term declarations, on the kernel when it ran there); ``ideal`` one row per
-        judged truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
-        ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
-        more than these rows (``ties="expected"``, or an ``n_relevant`` column), and for one
-        system of several (`by_system`: its rows would be ranked again). Rows of
-        groups the policy dropped are included: join with ``groups`` to leave them out.
-        """
-        from polars_rankk.core.columns import GRADE
-        from polars_rankk.core.metrics.order import gain_of
-
-        spec = self._spec
-        prepared = self._prepared
-        if (
-            spec.policy.ties == "expected"
-            or spec.n_relevant is not None
-            or self._sliced
-            or prepared.term_rows is None
-            or prepared.judged is None
-        ):
-            return None
-        keys = list(spec.keys)
-        gain = gain_of(pl.col(GRADE), spec.policy)
-        ideal_rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys, order_by=-gain)
-        ideal = prepared.judged.select(*keys, gain.alias("gain"), ideal_rank.alias("rank"))
-        ideal = ideal.filter((pl.col("gain") > 0) & (pl.col("rank") <= spec.k_max))
-        return prepared.term_rows(columns), ideal
-
-    def ranked_items(self) -> pl.LazyFrame | None:
-        """The candidates as this evaluation ranked them (lazy): group keys, item and ``rank``
-        (Int64, from 1), after invalid scores, duplicates and (``unjudged="condense"``)
-        unjudged rows were handled. Under ``ties="expected"`` a row's ``rank`` is that of the
-        first row of its tie block, so every item that may reach rank r has ``rank <= r``.
-        None for one system of several (`by_system`: its rows would be ranked again).
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> c = pl.DataFrame({"q": [1, 1, 1], "item": [7, 8, 9], "score": [0.2, 0.9, 0.5]})
-        >>> t = pl.DataFrame({"q": [1], "item": [8]})
-        >>> ranked = rk.evaluate(c, t, k=2, group_by="q").ranked_items()
-        >>> ranked.sort("rank").collect()["item"].to_list()
-        [8, 9, 7]
-        """
-        from polars_rankk.core.columns import RANK, SCORE
-
-        if self._sliced:
-            return None
-        spec = self._spec
-        keys = list(spec.keys)
-        rank = pl.col(RANK).cast(pl.Int64)
-        if spec.policy.ties == "expected":
-            rank = rank.min().over([*keys, SCORE])
-        return self._prepared.ranked.select(*keys, spec.item, rank.alias("rank"))
 
     def __repr__(self) -> str:
         """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
@@ -620,15 +424,6 @@ class Evaluation:
         return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
 
 
-def _canonical(name: str) -> str:
-    """The canonical name of an accepted spelling; other names are left for the caller to
-    report."""
-    try:
-        return parse_metric_name(name).metric
-    except (TypeError, ValueError):
-        return name
-
-
 def assemble(
     spec: Spec,
     prepared: Prepared,
@@ -657,37 +452,3 @@ def assemble(
     return Evaluation(
         spec, prepared, per_group, groups, kept, all_group_sums, wide, catalogue, exposures
     )
-
-
-def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
-    """The eager ``per_group`` from the wide metric table, built in its sorted order
-    (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
-    that costs about what the output weighs instead of several copies of it. Polars only (no
-    NumPy: the command line's evaluation never imports it)."""
-    keys = list(spec.keys)
-    pairs = metric_cutoffs(spec)
-    cells = pl.DataFrame(
-        {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
-        schema={"metric": pl.String, "k": pl.Int64},
-    ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
-    names = [metric_column(m, k) for m, k in cells.iter_rows()]
-    ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
-    n_groups, n_cells = ordered.height, len(names)
-    if not names:  # only catalogue-level metrics were asked for
-        return pl.concat(
-            [ordered.select(keys).clear(), cells, pl.DataFrame(schema={"value": pl.Float64})],
-            how="horizontal",
-        )
-    # Row-major values (a group's cells in a row), one temporary at a time: the peak stays
-    # near the output's own size.
-    cells_of_groups = ordered.select(pl.concat_arr(pl.col(names).cast(pl.Float64)))
-    values = cells_of_groups.to_series().reshape((-1,)).alias("value").to_frame()
-    del cells_of_groups
-    row = pl.int_range(n_groups * n_cells, dtype=pl.Int64)
-    heads = ordered.select(pl.col(keys).gather(row // n_cells))
-    labels = cells.select(pl.all().gather(row % n_cells))
-    rows = pl.concat([heads, labels, values], how="horizontal")
-    if values.get_column("value").null_count():
-        # Null: short_lists="skip" dropped the group at that k (NaN values stay).
-        rows = rows.filter(pl.col("value").is_not_null())
-    return rows

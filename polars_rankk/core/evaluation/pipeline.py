@@ -25,6 +25,7 @@ from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
+from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.policy import Policy
@@ -83,13 +84,25 @@ def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
     )
 
 
+def _arguments(
+    candidates: FrameLike,
+    group_by: str | Sequence[str] | None,
+    relevance: str,
+    policy: Policy | None,
+) -> tuple[str | Sequence[str], str, Policy]:
+    """`evaluate`'s group keys (required), relevance column name and policy (the default's
+    when None), read before the inputs are checked."""
+    group_by = require_group_by(group_by, candidates)
+    return group_by, column_name(relevance, "relevance"), Policy() if policy is None else policy
+
+
 def evaluate(
     candidates: FrameLike,
     truth: FrameLike | None = None,
     *,
     k: int | Iterable[int] = 10,
     metrics: str | Iterable[str] | None = None,
-    group_by: str | Sequence[str],
+    group_by: str | Sequence[str] | None = None,
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
@@ -128,7 +141,8 @@ def evaluate(
         Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
         average_precision, mrr, r_precision``.
     group_by
-        The group key column(s): query, user, session ...
+        The group key column(s): query, user, session ... Required (None raises a TypeError
+        naming the candidates' columns; the TREC readers' tables name it ``query``).
     item, score, relevance
         Column names.
     n_relevant
@@ -202,7 +216,7 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
-    policy = Policy() if policy is None else policy
+    group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     keys = [*([system] if system else []), *([group_by] if isinstance(group_by, str) else group_by)]
     metrics, policy, k, truth, subtopics = subtopic_job(
         metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance

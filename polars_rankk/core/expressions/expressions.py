@@ -10,12 +10,14 @@ de-duplication of repeated ``item`` ids, every tie policy including ``"expected"
 ``n_relevant``) and the ideal DCG — and the metric is the registry's formula, so the same rows
 give exactly the numbers `evaluate` gives for pre-labelled candidates without a truth table.
 
-A group `evaluate` would leave out comes out null: a group the truth says has nothing to find
-(R_g = 0 from ``n_relevant`` or ``unretrieved``) under ``empty_truth="exclude"``, a list shorter
-than K under ``short_lists="skip"``. Without ``n_relevant`` or ``unretrieved`` the rows alone
-cannot tell a group with nothing to find from a list that found nothing, so a group whose rows
-hold no relevant item scores what `evaluate` gives a list that missed every relevant item: 0
-(``empty_truth`` is read as ``"zero"``; a null would let ``pl.mean`` skip the group). Where
+A group `evaluate` would leave out comes out null: a group with nothing to find (R_g = 0) under
+``empty_truth="exclude"``, a list shorter than K under ``short_lists="skip"``. R_g is
+``n_relevant``, or counted from ``unretrieved`` and the rows; without either it is the rows'
+relevant items, as `evaluate` counts it for pre-labelled candidates without a truth table. The
+rows alone cannot tell a group with nothing to find from a list that found nothing, so such a
+group is never left out: it scores 0 under ``empty_truth="exclude"`` (the default; a null would
+let ``pl.mean`` skip a list that found nothing) and ``"zero"``, and NaN under ``"nan"``, as
+`evaluate` scores it (a NaN, unlike a null, is not skipped by ``pl.mean``). Where
 `evaluate` raises — an invalid score under ``invalid_scores="error"``, a repeated item under
 ``duplicates="error"`` — the query raises too, naming the column and the offending value and
 item (Polars has no raising expression: the error is Polars' ``InvalidOperationError``
@@ -140,8 +142,10 @@ def metrics_expression(
     On the compiled kernel a list is ranked by one plugin call for all of its metrics.
     ``.unnest()`` the struct for one column per metric.
 
-    Without `n_relevant` or `unretrieved` a group whose rows hold no relevant item scores as a
-    list that found nothing (0): the rows cannot say the group has nothing to find. Where
+    Without `n_relevant` or `unretrieved` R_g is the rows' relevant count, as `evaluate`
+    counts it for pre-labelled candidates: a group whose rows hold none scores NaN under
+    ``empty_truth="nan"``, else 0 (never null: the rows cannot say the group has nothing to
+    find, and a null would let ``pl.mean`` skip a list that found nothing). Where
     `evaluate` raises on the rows (an invalid score under ``invalid_scores="error"``, a
     repeated item under ``duplicates="error"``) the query raises, naming the column and the
     item. A group without rows has no value (`evaluate` scores it under `missing_groups`).

@@ -126,8 +126,9 @@ def precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -207,8 +208,9 @@ def recall_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -288,8 +290,9 @@ def f1_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -369,8 +372,9 @@ def hit_rate_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -449,8 +453,9 @@ def ndcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -529,8 +534,9 @@ def average_precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -610,8 +616,9 @@ def hit_rank_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -691,8 +698,9 @@ def mrr_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -769,8 +777,9 @@ def r_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -848,8 +857,9 @@ def dcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -932,8 +942,9 @@ def err_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1013,8 +1024,9 @@ def rbp_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1094,8 +1106,9 @@ def rbp_residual_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1175,8 +1188,9 @@ def judged_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1256,8 +1270,9 @@ def bpref(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1333,8 +1348,9 @@ def set_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1409,8 +1425,9 @@ def set_recall(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1486,8 +1503,9 @@ def set_f(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1563,8 +1581,9 @@ def num_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1639,8 +1658,9 @@ def num_relevant(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1716,8 +1736,9 @@ def num_relevant_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank

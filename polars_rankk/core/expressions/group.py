@@ -107,9 +107,11 @@ def inputs_of(
     unretrieved: IntoExprColumn | None = None,
 ) -> Inputs:
     policy = Policy() if policy is None else policy
-    if n_relevant is None and unretrieved is None:
-        # The rows alone cannot say that a group has nothing to find: a group whose rows hold
-        # no relevant item is a list that found nothing, as `evaluate` scores it (0).
+    if n_relevant is None and unretrieved is None and policy.empty_truth == "exclude":
+        # R_g is the rows' relevant count, as `evaluate` counts it for pre-labelled candidates,
+        # but the rows cannot tell a group with nothing to find from a list that found nothing:
+        # leaving it out (null) would let pl.mean skip the list that found nothing. It scores
+        # 0 instead; "zero" and "nan" apply as they say (a NaN is seen by pl.mean, not skipped).
         policy = replace(policy, empty_truth="zero")
     if (by is None) == (rank is None):
         raise ValueError(

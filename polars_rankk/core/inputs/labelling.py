@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_rankk.core.inputs.frames import long_form, to_lazy
+from polars_rankk.core.inputs.normalize import column_name
 from polars_rankk.core.inputs.spec import align_ids, normalize_keys, require_columns
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -101,6 +102,8 @@ def label(
     """
     policy = Policy() if policy is None else policy
     keys = list(normalize_keys(group_by))
+    item, score = column_name(item, "item"), column_name(score, "score")
+    relevance = column_name(relevance, "relevance")
     is_lazy = isinstance(candidates, pl.LazyFrame)
     frame = long_form(
         to_lazy(candidates, "candidates"),

@@ -2,11 +2,12 @@
 
 Every error names the table and the column, says what was expected, and shows one offending
 row, so that nothing surfaces later as a Polars exception from the middle of a query.
+`check_inputs` checks the candidates, then the truth, then the pair; the argument normalising
+is `polars_rankk.core.inputs.normalize`, the value checks `polars_rankk.core.inputs.values`.
 """
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,17 +24,45 @@ from polars_rankk.core.inputs.checks import (
 )
 from polars_rankk.core.inputs.frames import empty_list_groups, index_hints, long_form
 from polars_rankk.core.inputs.frames import to_lazy as to_lazy  # noqa: PLC0414 (re-export)
-from polars_rankk.core.names.parse import resolve_metric_names, whole_list_metrics
+from polars_rankk.core.inputs.normalize import (
+    align_ids,
+    column_name,
+    normalize_k,
+    normalize_keys,
+    normalize_ks,
+    normalize_metrics,
+    optional_column,
+    resolve_ranking_column,
+)
+from polars_rankk.core.inputs.values import (
+    DEFAULT_RELEVANCE,
+    EmptyResultWarning,
+    IgnoredColumnWarning,
+    check_candidate_values,
+    check_truth_values,
+    check_unused_grades,
+    label_columns,
+    warn_pooled_labels,
+)
+from polars_rankk.core.names.parse import (
+    resolve_metric_names,
+    warn_tool_conventions,
+    whole_list_metrics,
+)
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, MetricName
 
 __all__ = [
+    "DEFAULT_RELEVANCE",
+    "EmptyResultWarning",
+    "IgnoredColumnWarning",
     "Spec",
     "align_ids",
     "check_inputs",
     "check_numeric",
     "check_one_row_per_group",
     "example_row",
+    "label_columns",
     "normalize_k",
     "normalize_keys",
     "normalize_ks",
@@ -118,155 +147,21 @@ def _check_output_names(spec: Spec) -> None:
         )
 
 
-def resolve_ranking_column(score: str, rank: str | None) -> tuple[str, bool]:
-    """The column to rank by, and whether lower values rank first (a rank column).
+@dataclass
+class _Tables:
+    """The two tables as `check_inputs` reads them, from one step to the next."""
 
-    Examples
-    --------
-    >>> from polars_rankk.core.inputs.spec import resolve_ranking_column
-    >>> resolve_ranking_column("score", None), resolve_ranking_column("score", "position")
-    (('score', False), ('position', True))
-    """
-    if rank is None:
-        return score, False
-    if not isinstance(rank, str):
-        raise TypeError(f"rank must be a column name (str); got {rank!r}")
-    if score != "score":
-        raise ValueError(
-            f"give either score={score!r} (higher ranks first) or rank={rank!r} (lower ranks "
-            f"first), not both"
-        )
-    return rank, True
-
-
-def normalize_keys(group_by: str | Sequence[str]) -> tuple[str, ...]:
-    """Group keys as a tuple of column names."""
-    keys = (group_by,) if isinstance(group_by, str) else tuple(group_by)
-    if not keys or not all(isinstance(key, str) for key in keys):
-        raise TypeError(f"group_by must be a column name or a list of names; got {group_by!r}")
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"group_by names a column twice: {list(keys)}")
-    return keys
-
-
-def normalize_k(value: object, name: str = "k") -> int:
-    """One cut-off as a Python int >= 1.
-
-    Any integer scalar is accepted — ``int``, ``numpy.int64``, a 0-d integer array (anything
-    ``operator.index`` takes); bools and floats, even ``5.0``, raise a TypeError.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from polars_rankk.core import normalize_k
-    >>> normalize_k(np.int64(5))
-    5
-    >>> normalize_k(5.0)
-    Traceback (most recent call last):
-    ...
-    TypeError: k must be an int >= 1; got 5.0 (float); pass the int 5
-    """
-    dtype = getattr(value, "dtype", None)
-    is_bool = isinstance(value, bool) or getattr(dtype, "kind", None) == "b"
-    try:
-        number = None if is_bool else operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        number = None
-    if number is None:
-        hint = ""
-        if isinstance(value, float) and value.is_integer():
-            hint = f"; pass the int {int(value)}"
-        raise TypeError(f"{name} must be an int >= 1; got {value!r} ({type(value).__name__}){hint}")
-    if number <= 0:
-        raise ValueError(f"{name} must be an int >= 1; got {number}")
-    return number
-
-
-def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
-    """Cut-offs as a sorted tuple of distinct positive ints.
-
-    ``k`` is one integer scalar (see `normalize_k`) or an iterable of them: a list, a range,
-    a ``numpy`` array (``np.arange(1, 11)``), a ``pl.Series``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from polars_rankk.core import normalize_ks
-    >>> normalize_ks(np.arange(1, 4)), normalize_ks(np.int64(5)), normalize_ks([10, 5, 10])
-    ((1, 2, 3), (5,), (5, 10))
-    """
-    if isinstance(k, (str, bytes)):
-        raise TypeError(f"k must be an int or a list of ints; got {k!r}")
-    if not isinstance(k, Iterable) or getattr(k, "ndim", None) == 0:
-        return (normalize_k(k),)
-    values = list(k)
-    if not values:
-        raise ValueError("k must name at least one cut-off, e.g. k=10 or k=[5, 10]")
-    return tuple(sorted({normalize_k(value, "every k") for value in values}))
-
-
-def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
-    """Canonical metric names in canonical order, from any accepted spelling (``P@5``,
-    ``ndcg_cut_10``, ``recip_rank``: docs/metric_names.md); unknown names raise with the valid
-    list. None is every metric evaluated by default. Cut-offs and parameters in the names are
-    read by `polars_rankk.core.names.parse.resolve_metric_names`.
-
-    Examples
-    --------
-    >>> from polars_rankk.core.inputs.spec import normalize_metrics
-    >>> normalize_metrics(["nDCG@10", "P_5", "recall"])
-    ('precision', 'recall', 'ndcg')
-    """
-    names, _, _ = resolve_metric_names(metrics)
-    return names
-
-
-def _is_stringlike(dtype: pl.DataType) -> bool:
-    return dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum))
-
-
-def _common_id_dtype(
-    column: str,
-    frames: tuple[pl.LazyFrame, pl.LazyFrame],
-    dtypes: tuple[pl.DataType, pl.DataType],
-    names: tuple[str, str],
-) -> pl.DataType:
-    """The dtype both tables' id column is cast to, or a TypeError if they cannot agree."""
-    left, right = dtypes
-    if left == right and not isinstance(left, (pl.Categorical, pl.Enum)):
-        return left
-    if left.is_integer() and right.is_integer():
-        return pl.Int64()
-    if _is_stringlike(left) and _is_stringlike(right):
-        return pl.String()
-    example_left = example_row(frames[0], pl.lit(True), [column])
-    example_right = example_row(frames[1], pl.lit(True), [column])
-    raise TypeError(
-        f"column {column!r} has dtype {left} in {names[0]} but {right} in {names[1]}; "
-        f"ids must have the same type in both tables (e.g. {names[0]} row {example_left} vs "
-        f"{names[1]} row {example_right}). Cast one side, e.g. pl.col({column!r}).cast(pl.{right})"
-    )
-
-
-def align_ids(
-    left: pl.LazyFrame,
-    right: pl.LazyFrame,
-    columns: Sequence[str],
-    names: tuple[str, str] = ("candidates", "truth"),
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Cast the id columns two tables are joined on to one dtype.
-
-    Integers of any width become Int64, string-like ids (String, Categorical, Enum) String;
-    any other mismatch raises a TypeError naming both tables with an example row of each.
-    """
-    left_schema, right_schema = dict(left.collect_schema()), dict(right.collect_schema())
-    casts = {
-        column: _common_id_dtype(
-            column, (left, right), (left_schema[column], right_schema[column]), names
-        )
-        for column in columns
-    }
-    return _cast_if_needed(left, casts, left_schema), _cast_if_needed(right, casts, right_schema)
+    candidates: pl.LazyFrame
+    truth: pl.LazyFrame | None
+    keys: tuple[str, ...]
+    item: str
+    score: str
+    relevance: str
+    n_relevant: str | None
+    lower_is_better: bool
+    check_values: bool
+    labelled: bool = False
+    truth_graded: bool = False
 
 
 def check_inputs(
@@ -294,11 +189,17 @@ def check_inputs(
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
+    item, score, relevance = (
+        column_name(item, "item"), column_name(score, "score"), column_name(relevance, "relevance")
+    )  # fmt: skip
+    rank, n_relevant = optional_column(rank, "rank"), optional_column(n_relevant, "n_relevant")
+    system = optional_column(system, "system")
     score, lower_is_better = resolve_ranking_column(score, rank)
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
     # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
     metric_names, named_ks, policy = resolve_metric_names(metrics, policy)
+    warn_tool_conventions(metrics, policy)  # RR@10 typed, another tie order asked
     whole = whole_list_metrics(metrics)  # trec_eval's map: the whole list, no K
     ks = tuple(sorted({*normalize_ks(k), *named_ks}))
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
@@ -309,122 +210,32 @@ def check_inputs(
 
     candidates_lf = to_lazy(candidates, "candidates")
     truth_lf = None if truth is None else to_lazy(truth, "truth")
-    candidate_hints = index_hints(candidates, "candidates")
-    truth_hints = index_hints(truth, "truth")
     if system is not None:
         keys, truth_lf = _with_system(system, keys, (item, score, relevance), candidates_lf,
                                       truth_lf)  # fmt: skip
-    # Ranked list columns become one row per item; without a score list the list order is the
-    # ranking (a score of -position). A rank column (lower first) is only ever exploded.
     empty_candidates = empty_list_groups(candidates_lf, keys, item)
     empty_truth = None if truth_lf is None else empty_list_groups(truth_lf, keys, item)
-    candidates_lf = long_form(
-        candidates_lf,
-        "candidates",
-        keys=keys,
-        item=item,
-        parallel=[score, relevance, *([n_relevant] if n_relevant else [])],
-        ranking=None if lower_is_better else score,
-        check_values=check_values,
-        rank=score if lower_is_better else None,
-    )
-    if truth_lf is not None:
-        truth_lf = long_form(
-            truth_lf, "truth", keys=keys, item=item, parallel=[relevance], check_values=check_values
-        )
-
-    required = dict.fromkeys(keys, "a group key")
-    required[item] = "the item id"
-    required[score] = (
-        "the rank of each item (lower ranks first)"
-        if lower_is_better
-        else "the model's score (higher ranks first)"
-    )
-    if not lower_is_better:
-        candidate_hints[score] = _rank_hint(candidates_lf, score)
-    cand_schema = require_columns(candidates_lf, "candidates", required, candidate_hints)
-    labelled = relevance in cand_schema
-    if labelled and truth_lf is not None:
-        # The truth passed beside the candidates decides what is relevant.
-        warnings.warn(
-            f"candidates carry a {relevance!r} column and a truth table was passed: the "
-            f"truth's grades are used and the candidates' {relevance!r} column is ignored. To "
-            f"rank by the candidates' own labels, pass truth=None (with n_relevant=... for "
-            f"relevant items they miss); else drop or rename the column",
-            IgnoredColumnWarning,
-            stacklevel=3,
-        )
-        candidates_lf = candidates_lf.drop(relevance)
-        labelled = False
-    show_cand = [*keys, item, score] + ([relevance] if labelled else [])
-    check_numeric(
-        candidates_lf,
-        "candidates",
-        score,
-        cand_schema[score],
-        "a rank" if lower_is_better else "a score",
-        show_cand,
-    )
-    if labelled:
-        check_numeric(
-            candidates_lf, "candidates", relevance, cand_schema[relevance], "a grade", show_cand
-        )
-    if n_relevant is not None:
-        if truth_lf is not None:
-            raise ValueError(
-                "give either a truth table or an n_relevant column, not both: "
-                "with a truth table R_g is counted from the truth"
-            )
-        if not labelled:
-            raise ValueError(
-                f"n_relevant={n_relevant!r} needs pre-labelled candidates (a {relevance!r} column)"
-            )
-        require_columns(candidates_lf, "candidates", {n_relevant: "R_g, the relevant count"})
-        check_numeric(
-            candidates_lf, "candidates", n_relevant, cand_schema[n_relevant], "a count", show_cand
-        )
-    if truth_lf is None and not labelled:
-        raise ValueError(
-            f"no truth table and the candidates carry no {relevance!r} column: give truth=..., "
-            f"or label the candidates with a relevance column (relevance=...)"
-        )
-
-    truth_graded = False
-    if truth_lf is not None:
-        truth_required = dict.fromkeys(keys, "a group key")
-        truth_required[item] = "the item id"
-        truth_schema = require_columns(truth_lf, "truth", truth_required, truth_hints)
-        truth_graded = relevance in truth_schema
-        if not truth_graded and not labelled:
-            _check_unused_grades(truth_schema, keys, item, relevance)
-        show_truth = [*keys, item] + ([relevance] if truth_graded else [])
-        if truth_graded:
-            check_numeric(
-                truth_lf, "truth", relevance, truth_schema[relevance], "a grade", show_truth
-            )
-        candidates_lf, truth_lf = align_ids(candidates_lf, truth_lf, [*keys, item])
-
-    if check_values:
-        _check_candidate_values(
-            candidates_lf, keys, item, score, relevance if labelled else None, n_relevant, policy
-        )
-        if policy.duplicates == "first" and system is None:
-            named = (*keys, item, score, relevance, *([n_relevant] if n_relevant else []))
-            _warn_pooled_labels(candidates_lf, keys, item, named)
-        if truth_lf is not None:
-            _check_truth_values(truth_lf, keys, item, relevance if truth_graded else None)
+    tables = _Tables(
+        candidates_lf, truth_lf, keys, item, score, relevance, n_relevant, lower_is_better,
+        check_values,
+    )  # fmt: skip
+    _check_candidates(tables, index_hints(candidates, "candidates"))
+    _check_truth(tables, index_hints(truth, "truth"))
+    _check_pair(tables, policy, system)
 
     spec = Spec(
-        empty_candidate_groups=_keys_as(empty_candidates, candidates_lf, keys),
-        empty_truth_groups=None if truth_lf is None else _keys_as(empty_truth, truth_lf, keys),
-        candidates=candidates_lf,
-        truth=truth_lf,
+        empty_candidate_groups=_keys_as(empty_candidates, tables.candidates, keys),
+        empty_truth_groups=None
+        if tables.truth is None
+        else _keys_as(empty_truth, tables.truth, keys),
+        candidates=tables.candidates,
+        truth=tables.truth,
         keys=keys,
         item=item,
         score=score,
         relevance=relevance,
-        labelled=labelled,
-        truth_graded=truth_graded,
+        labelled=tables.labelled,
+        truth_graded=tables.truth_graded,
         n_relevant=n_relevant,
         ks=ks,
         metrics=metric_names,
@@ -437,6 +248,113 @@ def check_inputs(
     )
     _check_output_names(spec)
     return spec
+
+
+def _check_candidates(tables: _Tables, hints: dict[str, str]) -> None:
+    """The candidates in long form, their columns and dtypes checked; `tables.labelled` says
+    whether they carry their own labels (dropped, with a warning, when a truth is given)."""
+    t = tables
+    # Ranked list columns become one row per item; without a score list the list order is the
+    # ranking (a score of -position). A rank column (lower first) is only ever exploded.
+    t.candidates = long_form(
+        t.candidates,
+        "candidates",
+        keys=t.keys,
+        item=t.item,
+        parallel=[t.score, t.relevance, *([t.n_relevant] if t.n_relevant else [])],
+        ranking=None if t.lower_is_better else t.score,
+        check_values=t.check_values,
+        rank=t.score if t.lower_is_better else None,
+    )
+    required = dict.fromkeys(t.keys, "a group key")
+    required[t.item] = "the item id"
+    required[t.score] = (
+        "the rank of each item (lower ranks first)"
+        if t.lower_is_better
+        else "the model's score (higher ranks first)"
+    )
+    if not t.lower_is_better:
+        hints[t.score] = _rank_hint(t.candidates, t.score)
+    schema = require_columns(t.candidates, "candidates", required, hints)
+    t.labelled = t.relevance in schema
+    if t.labelled and t.truth is not None:
+        # The truth passed beside the candidates decides what is relevant.
+        warnings.warn(
+            f"candidates carry a {t.relevance!r} column and a truth table was passed: the "
+            f"truth's grades are used and the candidates' {t.relevance!r} column is ignored. To "
+            f"rank by the candidates' own labels, pass truth=None (with n_relevant=... for "
+            f"relevant items they miss); else drop or rename the column",
+            IgnoredColumnWarning,
+            stacklevel=4,
+        )
+        t.candidates = t.candidates.drop(t.relevance)
+        t.labelled = False
+    show = [*t.keys, t.item, t.score] + ([t.relevance] if t.labelled else [])
+    what = "a rank" if t.lower_is_better else "a score"
+    check_numeric(t.candidates, "candidates", t.score, schema[t.score], what, show)
+    if t.labelled:
+        check_numeric(t.candidates, "candidates", t.relevance, schema[t.relevance], "a grade", show)
+    if t.n_relevant is not None:
+        if t.truth is not None:
+            raise ValueError(
+                "give either a truth table or an n_relevant column, not both: "
+                "with a truth table R_g is counted from the truth"
+            )
+        if not t.labelled:
+            raise ValueError(
+                f"n_relevant={t.n_relevant!r} needs pre-labelled candidates (a {t.relevance!r} "
+                f"column)"
+            )
+        require_columns(t.candidates, "candidates", {t.n_relevant: "R_g, the relevant count"})
+        check_numeric(
+            t.candidates, "candidates", t.n_relevant, schema[t.n_relevant], "a count", show
+        )
+    if t.truth is None and not t.labelled:
+        raise ValueError(
+            f"no truth table and the candidates carry no {t.relevance!r} column: give "
+            f"truth=..., or label the candidates with a relevance column (relevance=...)"
+        )
+
+
+def _check_truth(tables: _Tables, hints: dict[str, str]) -> None:
+    """The truth in long form, its columns and grades checked; `tables.truth_graded` says
+    whether it has a relevance column. The ids of both tables are cast to one dtype."""
+    t = tables
+    if t.truth is None:
+        return
+    t.truth = long_form(
+        t.truth,
+        "truth",
+        keys=t.keys,
+        item=t.item,
+        parallel=[t.relevance],
+        check_values=t.check_values,
+    )
+    required = dict.fromkeys(t.keys, "a group key")
+    required[t.item] = "the item id"
+    schema = require_columns(t.truth, "truth", required, hints)
+    t.truth_graded = t.relevance in schema
+    if not t.truth_graded and not t.labelled:
+        check_unused_grades(schema, t.keys, t.item, t.relevance)
+    if t.truth_graded:
+        show = [*t.keys, t.item, t.relevance]
+        check_numeric(t.truth, "truth", t.relevance, schema[t.relevance], "a grade", show)
+    t.candidates, t.truth = align_ids(t.candidates, t.truth, [*t.keys, t.item])
+
+
+def _check_pair(tables: _Tables, policy: Policy, system: str | None) -> None:
+    """The values of both tables (nulls, NaN, invalid scores, duplicates), when asked for."""
+    t = tables
+    if not t.check_values:
+        return
+    relevance = t.relevance if t.labelled else None
+    check_candidate_values(t.candidates, t.keys, t.item, t.score, relevance, t.n_relevant, policy)
+    if policy.duplicates == "first" and system is None:
+        extra = [t.n_relevant] if t.n_relevant else []
+        named = (*t.keys, t.item, t.score, t.relevance, *extra)
+        warn_pooled_labels(t.candidates, t.keys, t.item, named)
+    if t.truth is not None:
+        check_truth_values(t.truth, t.keys, t.item, t.relevance if t.truth_graded else None)
 
 
 #: Column names that usually hold a rank (lower first), for the hint when the score is missing.
@@ -453,90 +371,6 @@ def _rank_hint(frame: pl.LazyFrame, score: str) -> str:
         f"; to rank by {found[0]!r} (1 = best, lower ranks first), pass rank={found[0]!r}, "
         f"or name the score column with score=..."
     )
-
-
-class IgnoredColumnWarning(UserWarning):
-    """A column of the input that looks meaningful was not used: a numeric truth column when
-    no relevance column was named, or a label column (a system name) pooled by
-    de-duplication."""
-
-
-class EmptyResultWarning(UserWarning):
-    """A result has no rows, and this says why (an empty split, no group evaluated)."""
-
-
-#: The default relevance column: a table without it is ungraded; any other name must exist.
-DEFAULT_RELEVANCE = "relevance"
-
-
-def _check_unused_grades(
-    schema: dict[str, pl.DataType], keys: Sequence[str], item: str, relevance: str
-) -> None:
-    """A relevance column named but absent raises; an absent default with a numeric truth
-    column left over warns (every truth row then counts as grade 1)."""
-    ids = {*keys, item}
-    unused = [name for name, dtype in schema.items() if name not in ids and dtype.is_numeric()]
-    if relevance != DEFAULT_RELEVANCE:
-        hint = f"; to grade by {unused[0]!r}, pass relevance={unused[0]!r}" if unused else ""
-        raise ValueError(
-            f"relevance={relevance!r} is not a column of the truth (nor of the candidates); "
-            f"the truth's columns are {list(schema)}{hint}"
-        )
-    if unused:
-        listed = ", ".join(repr(name) for name in unused)
-        warnings.warn(
-            f"truth has no {relevance!r} column, so every truth row counts as relevant "
-            f"(grade 1) and its numeric column {listed} is not used; to grade by it, pass "
-            f"relevance={unused[0]!r}",
-            IgnoredColumnWarning,
-            stacklevel=4,
-        )
-
-
-def label_columns(
-    frame: pl.LazyFrame, keys: Sequence[str], item: str, named: Sequence[str]
-) -> dict[str, int]:
-    """String columns besides `named` whose value differs between rows of one (group, item):
-    a label such as a system name, which de-duplication would pool. By column, the rows of
-    the (group, item) pairs where it differs.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from polars_rankk.core.inputs.spec import label_columns
-    >>> runs = pl.LazyFrame({"run": ["A", "B", "B"], "q": [1, 1, 1], "item": [1, 1, 2],
-    ...                      "score": [0.5, 0.2, 0.1]})
-    >>> label_columns(runs, ["q"], "item", ["q", "item", "score"])
-    {'run': 2}
-    """
-    schema = frame.collect_schema()
-    columns = [
-        name for name, dtype in schema.items() if name not in named and _is_stringlike(dtype)
-    ]
-    if not columns:
-        return {}
-    pair = [*keys, item]
-    counts = (
-        frame.group_by(pair)
-        .agg(pl.len().alias("_rk_rows"), *(pl.col(c).n_unique().alias(c) for c in columns))
-        .select((pl.when(pl.col(c) > 1).then(pl.col("_rk_rows")).sum()).alias(c) for c in columns)
-        .collect()
-    )
-    return {c: int(counts.item(0, c) or 0) for c in columns if counts.item(0, c)}
-
-
-def _warn_pooled_labels(
-    frame: pl.LazyFrame, keys: Sequence[str], item: str, named: Sequence[str]
-) -> None:
-    for column, rows in label_columns(frame, keys, item, named).items():
-        warnings.warn(
-            f"candidates: {rows:,} rows share a (group, {item!r}) pair with a row whose "
-            f"{column!r} differs, and Policy(duplicates='first') keeps only the highest-scored "
-            f"copy, pooling them into one ranking. If {column!r} names the system of each "
-            f"row, pass system={column!r} to evaluate each system on its own",
-            IgnoredColumnWarning,
-            stacklevel=4,
-        )
 
 
 def _with_system(
@@ -577,81 +411,3 @@ def _keys_as(
         return None
     schema = frame.collect_schema()
     return groups.with_columns(pl.col(key).cast(schema[key]) for key in keys)
-
-
-def _cast_if_needed(
-    frame: pl.LazyFrame, casts: dict[str, pl.DataType], schema: dict[str, pl.DataType]
-) -> pl.LazyFrame:
-    changed = [pl.col(c).cast(dtype) for c, dtype in casts.items() if schema[c] != dtype]
-    return frame.with_columns(changed) if changed else frame
-
-
-def _null_checks(keys: Sequence[str], item: str) -> list[tuple[str, pl.Expr, str]]:
-    return [
-        (column, pl.col(column).is_null(), f"column {column!r} ({meaning}) must not be null")
-        for column, meaning in [*((key, "a group key") for key in keys), (item, "the item id")]
-    ]
-
-
-def _grade_checks(column: str) -> list[tuple[str, pl.Expr, str]]:
-    grade = pl.col(column).cast(pl.Float64)
-    return [
-        (column, grade.is_null(), f"column {column!r} (a relevance grade) must not be null"),
-        (column, grade.is_nan(), f"column {column!r} (a relevance grade) must not be NaN"),
-    ]
-
-
-def _check_candidate_values(
-    frame: pl.LazyFrame,
-    keys: Sequence[str],
-    item: str,
-    score: str,
-    relevance: str | None,
-    n_relevant: str | None,
-    policy: Policy,
-) -> None:
-    checks = _null_checks(keys, item)
-    if policy.invalid_scores == "error":
-        value = pl.col(score).cast(pl.Float64)
-        checks.append(
-            (
-                score,
-                value.is_null() | ~value.is_finite(),
-                f"column {score!r} must hold finite numbers (null, NaN and inf are invalid "
-                f"scores; Policy(invalid_scores='drop' or 'lowest') handles them)",
-            )
-        )
-    if relevance is not None:
-        checks += _grade_checks(relevance)
-    if n_relevant is not None:
-        count = pl.col(n_relevant)
-        checks.append(
-            (
-                n_relevant,
-                count.is_null() | (count.cast(pl.Float64) < 0) | (count.n_unique().over(keys) > 1),
-                f"column {n_relevant!r} must be a non-null count >= 0, the same on every row "
-                f"of a group",
-            )
-        )
-    show = [*keys, item, score] + [c for c in (relevance, n_relevant) if c is not None]
-    value_checks(frame, "candidates", checks, show)
-    if policy.duplicates == "error":
-        duplicated = pl.len().over([*keys, item]) > 1
-        count = frame.select(duplicated.sum()).collect().item()
-        if count:
-            example = example_row(frame, duplicated, show)
-            raise ValueError(
-                f"candidates: (group, {item!r}) pairs repeat ({count} rows) and "
-                f"Policy(duplicates='error') forbids it, e.g. {example}; "
-                f"use duplicates='first' to keep the highest-scored copy"
-            )
-
-
-def _check_truth_values(
-    frame: pl.LazyFrame, keys: Sequence[str], item: str, relevance: str | None
-) -> None:
-    checks = _null_checks(keys, item)
-    if relevance is not None:
-        checks += _grade_checks(relevance)
-    show = [*keys, item] + ([relevance] if relevance is not None else [])
-    value_checks(frame, "truth", checks, show)

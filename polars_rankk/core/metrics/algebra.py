@@ -121,8 +121,36 @@ class RankFn:
         return RankFn("log2", (self,))
 
     def cast(self, dtype: object) -> RankFn:
-        """Casting the rank to a float changes nothing here (it is a float already)."""
-        return self
+        """A cast that keeps every value (to Float64, or a 64-bit integer: the rank is an
+        integer below 2**53) changes nothing here; any other is not declared."""
+        if dtype in _EXACT_RANK_CASTS:
+            return self
+        raise NotLinearError(f"casting the rank to {dtype} may change it; not declared")
+
+    # Comparisons and truth values are not weights of the rank: Python's `if`, `and`, `==`
+    # would turn them into a constant, so tracing refuses them (the Polars path then runs the
+    # function on expressions, or refuses it).
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RankFn):
+            return (self.op, self.args, self.value) == (other.op, other.args, other.value)
+        if isinstance(other, (int, float, Linear)):
+            raise NotLinearError("a comparison of the rank is not a declared weight")
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __lt__(self, other: object) -> bool:
+        raise NotLinearError("a comparison of the rank is not a declared weight")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __bool__(self) -> bool:
+        raise NotLinearError("the truth value of the rank is not a declared weight")
+
+    def __hash__(self) -> int:
+        return hash((self.op, self.args, self.value))
 
     def expr(self, rank: pl.Expr) -> pl.Expr:
         """The function as a Polars expression of `rank` (any integer or float dtype)."""
@@ -151,6 +179,10 @@ class RankFn:
             return f"c:{self.value!r}"
         return " ".join([*(arg.postfix() for arg in self.args), self.op])
 
+
+#: Casts that keep every value of the rank (an integer >= 1), and of a term (a Float64).
+_EXACT_RANK_CASTS = (pl.Float64, pl.Int64, pl.UInt64)
+_EXACT_TERM_CASTS = (pl.Float64,)
 
 #: The rank itself.
 RANK = RankFn("r")
@@ -266,7 +298,33 @@ class Linear:
         return self * -1.0
 
     def cast(self, dtype: object) -> Linear:
-        return self
+        """A cast to Float64 keeps the term (it is a Float64 already); any other may change
+        its values (an integer cast truncates a grade) and is not declared."""
+        if dtype in _EXACT_TERM_CASTS:
+            return self
+        raise NotLinearError(f"casting a row quantity to {dtype} may change it; not declared")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Linear):
+            return self.pieces == other.pieces
+        if isinstance(other, (int, float, RankFn)):
+            raise NotLinearError("a comparison of a row quantity is not a declared term")
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __lt__(self, other: object) -> bool:
+        raise NotLinearError("a comparison of a row quantity is not a declared term")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __bool__(self) -> bool:
+        raise NotLinearError("the truth value of a row quantity is not a declared term")
+
+    def __hash__(self) -> int:
+        return hash(self.pieces)
 
 
 def label(name: str) -> Linear:

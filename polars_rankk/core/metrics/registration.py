@@ -116,7 +116,15 @@ def _probe_rows(per_rank: Callable[[RankedRows], pl.Expr]) -> RankedRows:
         n_relevant=pl.col(N_RELEVANT),
         n_nonrelevant=pl.col(N_CANDIDATES),
     )
-    result = per_rank(rows)
+    try:
+        result = per_rank(rows)
+    except TypeError as error:  # Python's `if`, `and`, `or` on a Polars expression ...
+        raise TypeError(
+            f"per_rank could not be built on the ranked rows ({str(error).splitlines()[0]}); "
+            f"it is a Polars "
+            f"expression of rows.rank and the labels: write a condition as "
+            f"pl.when(rows.rank == 1).then(1.0).otherwise(0.0), not Python's if/and/or"
+        ) from error
     if not isinstance(result, pl.Expr):
         raise TypeError(f"per_rank must return a pl.Expr; got {type(result).__name__}")
     return rows

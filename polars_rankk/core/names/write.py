@@ -63,10 +63,17 @@ def _is_integer(value: float) -> bool:
     return float(value).is_integer()
 
 
-def _common(metric: str, policy: Policy, tool: str) -> str | None:
-    """A convention every trec_eval-computed number needs, or why the policy breaks it."""
-    if policy.ties != "trec_eval":
-        return f"{tool} breaks ties by item id descending (Policy.ties='trec_eval')"
+def _common(
+    metric: str,
+    policy: Policy,
+    tool: str,
+    ties: str = "trec_eval",
+    order: str = "breaks ties by item id descending",
+) -> str | None:
+    """A convention every trec_eval-computed number needs (the tie order `ties` aside, for a
+    provider that orders otherwise), or why the policy breaks it."""
+    if policy.ties != ties:
+        return f"{tool} {order} (Policy.ties={ties!r})"
     if policy.pool != "all":
         return f"{tool} counts every judged relevant item in R (Policy.pool='all')"
     if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
@@ -100,9 +107,13 @@ def whole_list_name(metric: str, tool: str) -> str | None:
     )
 
 
-#: ir_measures' whole-list measures it computes: pytrec_eval's map, recip_rank and ndcg, and
-#: the judged provider's Judged (ERR needs gdeval's cut-off, graded RBP has no provider).
-_IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged"})
+#: How ir_measures' cwl provider (RBP) orders a query's documents.
+_CWL_ORDER = "scores the run in the order given, never sorting"
+
+#: ir_measures' whole-list measures it computes: pytrec_eval's map, recip_rank and ndcg, the
+#: judged provider's Judged and cwl's binary RBP (ERR needs gdeval's cut-off, graded RBP has
+#: no provider).
+_IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged", "rbp"})
 
 
 def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
@@ -198,7 +209,12 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         if policy.ties != "trec_eval" or policy.unjudged == "condense":
             return None, "ir_measures' ERR@k (gdeval) keeps trec_eval's order and unjudged rows"
         return _spelled(base, parameters, k), None
-    reason = _common(metric, policy, "ir_measures (pytrec_eval)")
+    if metric == "rbp":
+        # ir_measures' cwl provider scores each query's documents in the order the run gives
+        # them (it never sorts), as cwl-eval does: checked against ir_measures itself.
+        reason = _common(metric, policy, "ir_measures (cwl)", "input_order", _CWL_ORDER)
+    else:
+        reason = _common(metric, policy, "ir_measures (pytrec_eval)")
     if reason:
         return None, reason
     if metric == "num_retrieved":
@@ -213,13 +229,15 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     if metric == "set_f" and policy.f_beta != 1:
         parameters.append(f"beta={_number(policy.f_beta**2)}")
     if metric == "rbp":
+        # Its only provider, cwl, computes binary RBP (rel=) over the whole list.
+        if not whole:
+            return None, "ir_measures' RBP (cwl provider) has no cut-off: it reads the whole list"
+        if policy.rbp_grades != "binary":
+            return None, "ir_measures has no provider for graded RBP (RBP without rel=)"
         parameters.append(f"p={_number(policy.rbp_persistence)}")
-        if policy.rbp_grades == "binary":
-            reason = _threshold(policy, parameters, always=True)
-            if reason:
-                return None, reason
-        elif policy.relevance_threshold != 1:
-            return None, "ir_measures' graded RBP counts every positive grade (no rel=)"
+        reason = _threshold(policy, parameters, always=True)
+        if reason:
+            return None, reason
     elif metric == "ndcg":
         reason = _gain(metric, policy, "ir_measures")
         if reason:
