@@ -26,7 +26,7 @@ import polars_rankk as rk
 from polars_rankk.core.policy import _CHOICES
 
 METRICS = [
-    *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err"),
+    *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err", "sdcg"),
 ]
 KS = [1, 3]
 SCORES = (0.0, 0.5, 0.5, 1.0, 2.0, None, math.nan)
@@ -63,6 +63,10 @@ DRAWN: dict[str, st.SearchStrategy[object]] = {
     "err_max_grade": st.sampled_from([4, 3]),
     "f_beta": st.sampled_from([1, 2]),
     "gains": st.sampled_from([None, {0: 1, 1: 4}, {-1: 0.5, 2: 3}]),
+    "cwl_target": st.sampled_from([1, 2.5]),
+    "cwl_max_grade": st.sampled_from([1, 3]),
+    "diversity_alpha": st.sampled_from([0.5, 0.9]),
+    "nrbp_beta": st.sampled_from([0.5, 0.8]),
 }
 
 

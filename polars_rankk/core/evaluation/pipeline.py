@@ -217,7 +217,8 @@ def evaluate(
     └──────┴───────────┴─────┴──────────┘
     """
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
-    keys = [*([system] if system else []), *([group_by] if isinstance(group_by, str) else group_by)]
+    named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
+    keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
     metrics, policy, k, truth, subtopics = subtopic_job(
         metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
     )
