@@ -26,7 +26,8 @@ import polars_rankk as rk
 from polars_rankk.core.policy import _CHOICES
 
 METRICS = [
-    *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err", "sdcg"),
+    *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err"),
+    "sdcg",
 ]
 KS = [1, 3]
 SCORES = (0.0, 0.5, 0.5, 1.0, 2.0, None, math.nan)
