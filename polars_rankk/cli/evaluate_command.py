@@ -205,7 +205,7 @@ def evaluate(
 def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
     """Catalogue-level metrics describe one system's lists together: with ``--system`` the
     command that evaluates each system on its own is ``rankk compare``."""
-    from polars_rankk.core.evaluation.beyond_accuracy import split_metrics
+    from polars_rankk.core.evaluation.asked import split_metrics
     from polars_rankk.core.evaluation.diversity import is_diversity
 
     catalogue = split_metrics([m for m in metrics or () if not is_diversity(m)])[2]

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Policy
-from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.evaluation.asked import split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.engines.partition import PartitionJob, check_on_driver, partition_job

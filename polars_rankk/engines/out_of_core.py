@@ -25,7 +25,8 @@ import polars as pl
 
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables, split_metrics
+from polars_rankk.core.evaluation.asked import split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
     catalogue_values,
@@ -103,6 +104,23 @@ class PartitionedEvaluation:
 def _partition_of(keys: Sequence[str], partitions: int) -> pl.Expr:
     key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(list(keys))
     return (key.hash(seed=20260101) % partitions).alias(_PARTITION)
+
+
+def _check_arguments(partitions: object, resume: object) -> None:
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise ValueError(f"partitions must be an int >= 1; got {partitions!r}")
+    if resume not in (True, False, "contents"):
+        raise ValueError(f"resume must be True, False or 'contents'; got {resume!r}")
+
+
+def _run_key(inputs: dict[str, Any], arguments: dict[str, Any], resume: bool | str) -> str:
+    """The run's fingerprint (what a rerun resumes by), or a key no rerun matches."""
+    if not resume:
+        return staging.unresumable_key()
+    loaded = native.status().loaded
+    return staging.fingerprint(
+        inputs, {**arguments, "native": loaded}, contents=resume == "contents"
+    )
 
 
 def evaluate_in_partitions(
@@ -196,10 +214,7 @@ def evaluate_in_partitions(
     >>> out.summary().select("metric", "k", "value", "n_groups").row(0)
     ('hit_rate', 1, 0.3333333333333333, 3)
     """
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise ValueError(f"partitions must be an int >= 1; got {partitions!r}")
-    if resume not in (True, False, "contents"):
-        raise ValueError(f"resume must be True, False or 'contents'; got {resume!r}")
+    _check_arguments(partitions, resume)
     policy = Policy() if policy is None else policy
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
@@ -252,13 +267,7 @@ def evaluate_in_partitions(
         "catalogue": catalogue,
         "item_features": item_features,
     }
-    key = (
-        staging.fingerprint(
-            inputs, {**arguments, "native": native.status().loaded}, contents=resume == "contents"
-        )
-        if resume
-        else staging.unresumable_key()
-    )
+    key = _run_key(inputs, arguments, resume)
     run = staging.StagedRun.start(
         output, key, partitions, None if workdir is None else Path(workdir)
     )

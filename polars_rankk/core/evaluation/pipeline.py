@@ -10,17 +10,12 @@ from dataclasses import replace
 import polars as pl
 
 from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation.beyond_accuracy import (
-    beyond_values,
-    item_tables,
-    named_cutoffs,
-    split_metrics,
-    top_rows,
-)
-from polars_rankk.core.evaluation.catalogue import catalogue_values
+from polars_rankk.core.evaluation.asked import named_cutoffs, split_metrics
+from polars_rankk.core.evaluation.beyond_accuracy import beyond_values, item_tables, top_rows
+from polars_rankk.core.evaluation.catalogue import Exposures, catalogue_values
 from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
-from polars_rankk.core.evaluation.prepare import prepare_groups
+from polars_rankk.core.evaluation.prepare import Prepared, prepare_groups
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
@@ -291,6 +286,22 @@ def evaluate(
         # The canonical accuracy names (none when only the ranking was needed).
         metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopics.metrics)
         spec = replace(spec, metrics=metric_names)
+    return _assembled(
+        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, beyond_catalogue
+    )
+
+
+def _assembled(
+    spec: Spec,
+    prepared: Prepared,
+    all_groups: FrameLike,
+    kept: pl.LazyFrame,
+    wide: pl.LazyFrame,
+    catalogue_table: pl.LazyFrame | None,
+    exposures: Exposures | None,
+    beyond_catalogue: Sequence[str],
+) -> Evaluation:
+    """The `Evaluation`: lazy as planned, or its tables collected in one `collect_all`."""
     if spec.is_lazy:
         return assemble(
             spec, prepared, all_groups, kept, wide, catalogue=catalogue_table, exposures=exposures
