@@ -106,6 +106,12 @@ def _partition_of(keys: Sequence[str], partitions: int) -> pl.Expr:
     return (key.hash(seed=20260101) % partitions).alias(_PARTITION)
 
 
+def _no_rows(spec: Spec, keys: list[str]) -> pl.LazyFrame:
+    """The per-group table of a run that evaluated no group."""
+    schema = {key: spec.candidates.collect_schema()[key] for key in keys}
+    return pl.LazyFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
+
+
 def _check_arguments(partitions: object, resume: object) -> None:
     if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
         raise ValueError(f"partitions must be an int >= 1; got {partitions!r}")
@@ -280,9 +286,7 @@ def evaluate_in_partitions(
         for exposure, n_lists in zip(run.pieces("exposure"), run.pieces("n_lists"), strict=True)
     ]
     files = run.commit()
-    schema = {key: spec.candidates.collect_schema()[key] for key in keys}
-    empty = pl.DataFrame(schema={**schema, "metric": pl.String, "k": pl.Int64, "value": pl.Float64})
-    per_group = pl.scan_parquet(files) if files else empty.lazy()
+    per_group = pl.scan_parquet(files) if files else _no_rows(spec, keys)
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
     catalogue_table = _catalogue(spec, tables, catalogue_metrics, exposures)
     return PartitionedEvaluation(
