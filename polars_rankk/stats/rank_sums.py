@@ -25,7 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +36,13 @@ from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.metrics.summed import IDEAL, SummedForm, probe_stats, summed_form
+from polars_rankk.core.metrics.summed import (
+    IDEAL,
+    PROBE_K,
+    SummedForm,
+    probe_stats,
+    summed_form,
+)
 from polars_rankk.core.metrics.terms import ordered
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.policy import Policy
@@ -265,37 +271,66 @@ def _linear_events(
         n=pl.col("n_class").cast(pl.Float64) if "n_class" in by else pl.lit(sums.k_max + 1.0),
     )
     for name in names:
-        sums.weights[name] = _weights(name, policy, frame, terms, sums.k_max)
+        form = forms[name]
+        assert form is not None
+        weigh = _weights_of_k_column if form.k_column else _weights
+        sums.weights[name] = weigh(name, policy, frame, terms, sums.k_max)
     sums.n_columns = sums.block + classes.height * width
     return pieces
+
+
+def _unit_sums(probe: str | None) -> Callable[[str, int], pl.Expr]:
+    """Term sums that are 1 for `probe`, 0 for every other term (all 0 for None)."""
+
+    def at(stat: str, k: int) -> pl.Expr:
+        return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
+
+    return at
+
+
+def _from_unit_sums(values: FloatArray) -> FloatArray:
+    """Values on unit sums (classes × (constant, terms…) × K) -> the terms' coefficients."""
+    values[:, 1:, :] -= values[:, :1, :]
+    return np.ascontiguousarray(values)
+
+
+def _weights_of_k_column(
+    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
+) -> FloatArray:
+    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
+    block column (the constant, then each term) and per K: the formula on unit sums, once per
+    probe, on (class, K) rows with K as a column (`SummedForm.k_column`)."""
+    metric = REGISTRY[name]
+    assert metric.formula is not None
+    frame = classes.join(pl.DataFrame({PROBE_K: np.arange(1, k_max + 1)}), how="cross")
+    frame = frame.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
+    expressions = [
+        metric.formula(policy, k_max, probe_stats(_unit_sums(probe), cutoff=PROBE_K))
+        .cast(pl.Float64)
+        .alias(str(probe))
+        for probe in [None, *terms]
+    ]
+    values = frame.select(expressions).to_numpy(writable=True)  # (class, K) × probe
+    shaped = values.reshape(classes.height, k_max, 1 + len(terms)).transpose(0, 2, 1)
+    return _from_unit_sums(np.array(shaped, dtype=np.float64))
 
 
 def _weights(
     name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
 ) -> FloatArray:
-    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
-    block column (the constant, then each term) and per K: the formula on unit sums."""
+    """As `_weights_of_k_column` for a formula that reads K otherwise (an SDCG's normaliser
+    is a Python sum over the ranks up to K): one expression per probe and K."""
     metric = REGISTRY[name]
     assert metric.formula is not None
     frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = []
-    for probe in [None, *terms]:
-
-        def at(stat: str, k: int, probe: str | None = probe) -> pl.Expr:
-            return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
-
-        stats = probe_stats(at)
-        expressions += [
-            metric.formula(policy, k, stats).cast(pl.Float64).alias(f"{probe}@{k}")
-            for k in range(1, k_max + 1)
-        ]
-    values = (
-        frame.select(expressions)
-        .to_numpy(writable=True)
-        .reshape(classes.height, 1 + len(terms), k_max)
-    )
-    values[:, 1:, :] -= values[:, :1, :]
-    return np.ascontiguousarray(values)
+    expressions = [
+        metric.formula(policy, k, probe_stats(_unit_sums(probe))).cast(pl.Float64)
+        .alias(f"{probe}@{k}")
+        for probe in [None, *terms]
+        for k in range(1, k_max + 1)
+    ]  # fmt: skip
+    values = frame.select(expressions).to_numpy(writable=True)
+    return _from_unit_sums(values.reshape(classes.height, 1 + len(terms), k_max))
 
 
 def _transform(
