@@ -127,10 +127,11 @@ def sums_over_ranks(
     if skip:
         pieces.append(_event(valid, COUNT, pl.col("n") + 1, pl.lit(-1.0)))
     sums = RankSums(group_table.drop("_g"), list(strata), *_empty_events(), k_max, 1)
-    for m in (m for m in chosen if _is_events(forms[m])):
-        sums.columns[m] = column = 1 + len(sums.columns)
-        events = _value_events(m, policy, rows_g, ideal_g, valid, k_max)
-        pieces.append(_truncated(events, sizes, skip, column))
+    valued = [m for m in chosen if _is_events(forms[m])]
+    if valued:
+        sums.columns.update({m: column for column, m in enumerate(valued, 1)})
+        events = _value_events(sums.columns, policy, rows_g, ideal_g, valid, k_max)
+        pieces.append(_truncated(events, sizes, skip))
     sums.block = 1 + len(sums.columns)
     linear = [m for m in chosen if not _is_events(forms[m])]
     if linear:
@@ -173,25 +174,27 @@ def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Exp
 
 
 def _value_events(
-    name: str,
+    columns: dict[str, int],
     policy: Policy,
     rows: pl.DataFrame,
     ideal: pl.DataFrame,
     valid: pl.DataFrame,
     k_max: int,
 ) -> pl.DataFrame:
-    """An event-valued metric's value per group at every rank where a term it reads (or the
-    ideal DCG) changes, from rank 1 on: ``_g, k, n, v`` sorted by group and K."""
-    metric = REGISTRY[name]
-    terms = list(metric.terms)
+    """The event-valued metrics' values per group at every rank where a term one of them
+    reads (or the ideal DCG) changes, from rank 1 on: ``_g, k, n`` and one column per metric
+    (named by its column number), sorted by group and K. A metric's value at a rank where
+    none of its own terms changed is the same formula on the same sums: its delta there is 0.
+    """
+    terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
+    forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
     zero = [pl.lit(0.0).alias(term) for term in terms]
     no_ideal = pl.lit(0.0).alias(IDEAL)
     parts = [
         rows.select("_g", "rank", *(pl.col(t).cast(pl.Float64) for t in terms), no_ideal),
         valid.select("_g", pl.lit(1, dtype=pl.Int64).alias("rank"), *zero, no_ideal),
     ]
-    form = summed_form(metric.formula, metric.terms, policy) if metric.formula else None
-    if form is not None and form.reads_ideal:
+    if any(form is not None and form.reads_ideal for form in forms):
         term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
         parts.append(ideal.select("_g", pl.col("rank").cast(pl.Int64), *zero, term))
     events = (
@@ -206,20 +209,35 @@ def _value_events(
     def at(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
 
-    assert metric.formula is not None
-    value = metric.formula(policy, k_max, probe_stats(at)).cast(pl.Float64)
-    return events.select("_g", "k", "n", value.alias("v"))
+    values = []
+    for name, column in columns.items():
+        formula = REGISTRY[name].formula
+        assert formula is not None
+        value = formula(policy, k_max, probe_stats(at))
+        values.append(value.cast(pl.Float64).alias(str(column)))
+    return events.select("_g", "k", "n", *values)
 
 
-def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool, column: int) -> pl.DataFrame:
-    """Value events as deltas; under skip only K <= n, and the value leaves at K = n + 1."""
+def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
+    """Value events as deltas (one row per group, column and K); under skip only K <= n, and
+    the value leaves at K = n + 1."""
     if skip:
         events = events.filter(pl.col("k") <= pl.col("n"))
-    delta = pl.col("v") - pl.col("v").shift(1, fill_value=0.0).over("_g")
-    deltas = events.select(
-        pl.col("_g").cast(pl.Int64), pl.lit(column, dtype=pl.Int64).alias("c"),
-        pl.col("k").cast(pl.Int64), delta.alias("d"),
-    )  # fmt: skip
+    values = [c for c in events.columns if c not in ("_g", "k", "n")]
+    # Sorted by group: a group's first row follows another group's last (or none).
+    first = pl.col("_g").shift(1).ne_missing(pl.col("_g"))
+    deltas = (
+        events.select(
+            pl.col("_g").cast(pl.Int64),
+            pl.col("k").cast(pl.Int64),
+            *(
+                pl.col(c) - pl.when(first).then(0.0).otherwise(pl.col(c).shift(1)).alias(c)
+                for c in values
+            ),
+        )
+        .unpivot(values, index=["_g", "k"], variable_name="c", value_name="d")
+        .select("_g", pl.col("c").cast(pl.Int64), "k", "d")
+    )
     if not skip:
         return deltas
     totals = deltas.group_by("_g", "c").agg(pl.col("d").sum())
