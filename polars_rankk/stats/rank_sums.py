@@ -25,7 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +36,13 @@ from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.metrics.summed import IDEAL, SummedForm, probe_stats, summed_form
+from polars_rankk.core.metrics.summed import (
+    IDEAL,
+    PROBE_K,
+    SummedForm,
+    probe_stats,
+    summed_form,
+)
 from polars_rankk.core.metrics.terms import ordered
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.policy import Policy
@@ -121,10 +127,11 @@ def sums_over_ranks(
     if skip:
         pieces.append(_event(valid, COUNT, pl.col("n") + 1, pl.lit(-1.0)))
     sums = RankSums(group_table.drop("_g"), list(strata), *_empty_events(), k_max, 1)
-    for m in (m for m in chosen if _is_events(forms[m])):
-        sums.columns[m] = column = 1 + len(sums.columns)
-        events = _value_events(m, policy, rows_g, ideal_g, valid, k_max)
-        pieces.append(_truncated(events, sizes, skip, column))
+    valued = [m for m in chosen if _is_events(forms[m])]
+    if valued:
+        sums.columns.update({m: column for column, m in enumerate(valued, 1)})
+        events = _value_events(sums.columns, policy, rows_g, ideal_g, valid, k_max)
+        pieces.append(_truncated(events, sizes, skip))
     sums.block = 1 + len(sums.columns)
     linear = [m for m in chosen if not _is_events(forms[m])]
     if linear:
@@ -167,25 +174,27 @@ def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Exp
 
 
 def _value_events(
-    name: str,
+    columns: dict[str, int],
     policy: Policy,
     rows: pl.DataFrame,
     ideal: pl.DataFrame,
     valid: pl.DataFrame,
     k_max: int,
 ) -> pl.DataFrame:
-    """An event-valued metric's value per group at every rank where a term it reads (or the
-    ideal DCG) changes, from rank 1 on: ``_g, k, n, v`` sorted by group and K."""
-    metric = REGISTRY[name]
-    terms = list(metric.terms)
+    """The event-valued metrics' values per group at every rank where a term one of them
+    reads (or the ideal DCG) changes, from rank 1 on: ``_g, k, n`` and one column per metric
+    (named by its column number), sorted by group and K. A metric's value at a rank where
+    none of its own terms changed is the same formula on the same sums: its delta there is 0.
+    """
+    terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
+    forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
     zero = [pl.lit(0.0).alias(term) for term in terms]
     no_ideal = pl.lit(0.0).alias(IDEAL)
     parts = [
         rows.select("_g", "rank", *(pl.col(t).cast(pl.Float64) for t in terms), no_ideal),
         valid.select("_g", pl.lit(1, dtype=pl.Int64).alias("rank"), *zero, no_ideal),
     ]
-    form = summed_form(metric.formula, metric.terms, policy) if metric.formula else None
-    if form is not None and form.reads_ideal:
+    if any(form is not None and form.reads_ideal for form in forms):
         term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
         parts.append(ideal.select("_g", pl.col("rank").cast(pl.Int64), *zero, term))
     events = (
@@ -200,20 +209,35 @@ def _value_events(
     def at(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
 
-    assert metric.formula is not None
-    value = metric.formula(policy, k_max, probe_stats(at)).cast(pl.Float64)
-    return events.select("_g", "k", "n", value.alias("v"))
+    values = []
+    for name, column in columns.items():
+        formula = REGISTRY[name].formula
+        assert formula is not None
+        value = formula(policy, k_max, probe_stats(at))
+        values.append(value.cast(pl.Float64).alias(str(column)))
+    return events.select("_g", "k", "n", *values)
 
 
-def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool, column: int) -> pl.DataFrame:
-    """Value events as deltas; under skip only K <= n, and the value leaves at K = n + 1."""
+def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
+    """Value events as deltas (one row per group, column and K); under skip only K <= n, and
+    the value leaves at K = n + 1."""
     if skip:
         events = events.filter(pl.col("k") <= pl.col("n"))
-    delta = pl.col("v") - pl.col("v").shift(1, fill_value=0.0).over("_g")
-    deltas = events.select(
-        pl.col("_g").cast(pl.Int64), pl.lit(column, dtype=pl.Int64).alias("c"),
-        pl.col("k").cast(pl.Int64), delta.alias("d"),
-    )  # fmt: skip
+    values = [c for c in events.columns if c not in ("_g", "k", "n")]
+    # Sorted by group: a group's first row follows another group's last (or none).
+    first = pl.col("_g").shift(1).ne_missing(pl.col("_g"))
+    deltas = (
+        events.select(
+            pl.col("_g").cast(pl.Int64),
+            pl.col("k").cast(pl.Int64),
+            *(
+                pl.col(c) - pl.when(first).then(0.0).otherwise(pl.col(c).shift(1)).alias(c)
+                for c in values
+            ),
+        )
+        .unpivot(values, index=["_g", "k"], variable_name="c", value_name="d")
+        .select("_g", pl.col("c").cast(pl.Int64), "k", "d")
+    )
     if not skip:
         return deltas
     totals = deltas.group_by("_g", "c").agg(pl.col("d").sum())
@@ -265,37 +289,66 @@ def _linear_events(
         n=pl.col("n_class").cast(pl.Float64) if "n_class" in by else pl.lit(sums.k_max + 1.0),
     )
     for name in names:
-        sums.weights[name] = _weights(name, policy, frame, terms, sums.k_max)
+        form = forms[name]
+        assert form is not None
+        weigh = _weights_of_k_column if form.k_column else _weights
+        sums.weights[name] = weigh(name, policy, frame, terms, sums.k_max)
     sums.n_columns = sums.block + classes.height * width
     return pieces
+
+
+def _unit_sums(probe: str | None) -> Callable[[str, int], pl.Expr]:
+    """Term sums that are 1 for `probe`, 0 for every other term (all 0 for None)."""
+
+    def at(stat: str, k: int) -> pl.Expr:
+        return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
+
+    return at
+
+
+def _from_unit_sums(values: FloatArray) -> FloatArray:
+    """Values on unit sums (classes × (constant, terms…) × K) -> the terms' coefficients."""
+    values[:, 1:, :] -= values[:, :1, :]
+    return np.ascontiguousarray(values)
+
+
+def _weights_of_k_column(
+    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
+) -> FloatArray:
+    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
+    block column (the constant, then each term) and per K: the formula on unit sums, once per
+    probe, on (class, K) rows with K as a column (`SummedForm.k_column`)."""
+    metric = REGISTRY[name]
+    assert metric.formula is not None
+    frame = classes.join(pl.DataFrame({PROBE_K: np.arange(1, k_max + 1)}), how="cross")
+    frame = frame.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
+    expressions = [
+        metric.formula(policy, k_max, probe_stats(_unit_sums(probe), cutoff=PROBE_K))
+        .cast(pl.Float64)
+        .alias(str(probe))
+        for probe in [None, *terms]
+    ]
+    values = frame.select(expressions).to_numpy(writable=True)  # (class, K) × probe
+    shaped = values.reshape(classes.height, k_max, 1 + len(terms)).transpose(0, 2, 1)
+    return _from_unit_sums(np.array(shaped, dtype=np.float64))
 
 
 def _weights(
     name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
 ) -> FloatArray:
-    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
-    block column (the constant, then each term) and per K: the formula on unit sums."""
+    """As `_weights_of_k_column` for a formula that reads K otherwise (an SDCG's normaliser
+    is a Python sum over the ranks up to K): one expression per probe and K."""
     metric = REGISTRY[name]
     assert metric.formula is not None
     frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = []
-    for probe in [None, *terms]:
-
-        def at(stat: str, k: int, probe: str | None = probe) -> pl.Expr:
-            return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
-
-        stats = probe_stats(at)
-        expressions += [
-            metric.formula(policy, k, stats).cast(pl.Float64).alias(f"{probe}@{k}")
-            for k in range(1, k_max + 1)
-        ]
-    values = (
-        frame.select(expressions)
-        .to_numpy(writable=True)
-        .reshape(classes.height, 1 + len(terms), k_max)
-    )
-    values[:, 1:, :] -= values[:, :1, :]
-    return np.ascontiguousarray(values)
+    expressions = [
+        metric.formula(policy, k, probe_stats(_unit_sums(probe))).cast(pl.Float64)
+        .alias(f"{probe}@{k}")
+        for probe in [None, *terms]
+        for k in range(1, k_max + 1)
+    ]  # fmt: skip
+    values = frame.select(expressions).to_numpy(writable=True)
+    return _from_unit_sums(values.reshape(classes.height, 1 + len(terms), k_max))
 
 
 def _transform(

@@ -53,6 +53,11 @@ class GroupStats:
         Hits within the first R_g ranks.
     whole
         ``whole(stat)``: a cumulated per-row term over the whole ranked list (bpref).
+    cutoff
+        K as a column, when each row has its own K (K-curves evaluate a formula once on
+        (class, K) rows, `polars_rankk.core.metrics.summed`); None: the formula's ``k``.
+        `cutoff` reads it; a formula whose value depends on K only through `cutoff` gives
+        the same numbers either way (checked on probe values before it is used).
     """
 
     at: Callable[[str, int], pl.Expr]
@@ -60,6 +65,7 @@ class GroupStats:
     n_relevant: pl.Expr
     hits_at_r: pl.Expr
     whole: Callable[[str], pl.Expr] = pl.col
+    cutoff: pl.Expr | None = None
 
 
 #: The statistics as columns of the prepared per-group table.
@@ -89,8 +95,9 @@ def safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 
 def cutoff(k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """K as a full column: Polars divides by a scalar (or a broadcast column) through its
-    reciprocal, which would make a value depend on how many rows its frame has."""
-    return stats.n_candidates * 0 + k
+    reciprocal, which would make a value depend on how many rows its frame has. The stats'
+    own K column (`GroupStats.cutoff`) when they have one."""
+    return stats.n_candidates * 0 + (k if stats.cutoff is None else stats.cutoff)
 
 
 def precision_denominator(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:

@@ -35,7 +35,7 @@ from polars_rankk.core.policy import Policy
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["IDEAL", "SummedForm", "carried", "probe_stats", "summed_form"]
+__all__ = ["IDEAL", "PROBE_K", "SummedForm", "carried", "probe_stats", "summed_form"]
 
 #: ``formula(policy, k, stats)``, as `polars_rankk.core.metrics.declaration.Formula`.
 FormulaOf = Callable[[Policy, int | None, GroupStats], pl.Expr]
@@ -46,6 +46,12 @@ _ABSENT = "_rk_probe_absent"
 _KS = (1, 3, 8)
 _RELEVANT = (1.0, 2.0, 5.0)
 _LENGTHS = (2.0, 6.0, 20.0)
+#: K as a column is checked at these K (around cwl_eval's depth too), the formula being called
+#: with each of `_STAND_INS` as its Python ``k``: a value that reads that ``k`` differs.
+_COLUMN_KS = (1, 2, 3, 8, 19, 20, 21, 999, 1000, 1001, 4096)
+_STAND_INS = (1, 5000)
+#: The probe frame's column for K when the formula reads it as a column.
+PROBE_K = "_rk_probe_k"
 
 
 def carried(column: str) -> bool:
@@ -70,6 +76,9 @@ class SummedForm:
         Whether it reads the ideal DCG (only an event-valued formula may).
     reads_relevant, reads_length
         Whether its value (or a coefficient) changes with R_g, with n.
+    k_column
+        Whether it reads K only through `polars_rankk.core.metrics.formulas.cutoff`: evaluated
+        once with K as a column (`GroupStats.cutoff`), it gives its value at every K.
     """
 
     events: bool
@@ -77,19 +86,25 @@ class SummedForm:
     reads_ideal: bool
     reads_relevant: bool
     reads_length: bool
+    k_column: bool = False
 
 
 def probe_stats(
-    at: Callable[[str, int], pl.Expr], n_candidates: str = "n", n_relevant: str = "r"
+    at: Callable[[str, int], pl.Expr],
+    n_candidates: str = "n",
+    n_relevant: str = "r",
+    cutoff: str | None = None,
 ) -> GroupStats:
     """Statistics read from columns of a frame: `at` for the cumulated terms, `n_candidates`
-    and `n_relevant` for the counts; the counts only a whole list has are absent."""
+    and `n_relevant` for the counts, `cutoff` (if given) for K; the counts only a whole list
+    has are absent."""
     return GroupStats(
         at=at,
         n_candidates=pl.col(n_candidates),
         n_relevant=pl.col(n_relevant),
         hits_at_r=pl.col(_ABSENT),
         whole=lambda stat: pl.col(_ABSENT),
+        cutoff=None if cutoff is None else pl.col(cutoff),
     )
 
 
@@ -160,7 +175,33 @@ def summed_form(formula: FormulaOf, terms: tuple[str, ...], policy: Policy) -> S
         reads_ideal=reads_ideal,
         reads_relevant=not _close(shaped, shaped[:1]),
         reads_length=not _close(shaped, shaped[:, :1]),
+        k_column=_reads_k_as_column(formula, policy, frame, at),
     )
+
+
+def _reads_k_as_column(
+    formula: FormulaOf, policy: Policy, frame: pl.DataFrame, at: Callable[[str, int], pl.Expr]
+) -> bool:
+    """Whether `formula` on (probe, K) rows with K as a column equals it at each K (whatever
+    Python ``k`` it is called with); False when it fails on a column."""
+    import numpy as np
+
+    rows = frame.join(pl.DataFrame({PROBE_K: list(_COLUMN_KS)}), how="cross")
+    stats = probe_stats(at, cutoff=PROBE_K)
+    try:  # (a formula may refuse a K, as cwl_eval's past its depth)
+        by_k = frame.select(
+            *(
+                formula(policy, k, probe_stats(at)).cast(pl.Float64).alias(str(k))
+                for k in _COLUMN_KS
+            )
+        ).to_numpy()
+        columns = rows.select(
+            *(formula(policy, k, stats).cast(pl.Float64).alias(str(k)) for k in _STAND_INS)
+        ).to_numpy()
+    except (TypeError, ValueError, pl.exceptions.PolarsError):
+        return False
+    expected = np.repeat(by_k.reshape(-1)[:, None], len(_STAND_INS), axis=1)
+    return bool(np.array_equal(columns, expected, equal_nan=True))
 
 
 def _reads_ideal(formula: FormulaOf, policy: Policy, terms: tuple[str, ...]) -> bool:

@@ -1,0 +1,59 @@
+"""K-curves' linear weights: K as a column gives the per-K formulas' numbers, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.metrics.summed import summed_form
+from polars_rankk.core.policy import Policy
+from polars_rankk.stats import rank_sums
+
+_POLICIES = [
+    Policy(),
+    Policy(short_lists="observed"),
+    Policy(short_lists="skip", ap_denominator="min_k_relevant"),
+    Policy(f_beta=0.5, empty_truth="nan"),
+]
+
+
+def _linear(policy: Policy) -> dict[str, bool]:
+    """Each linear metric with a cut-off: whether it reads K as a column."""
+    out = {}
+    for name, metric in REGISTRY.items():
+        if metric.formula is None or not metric.has_k:
+            continue
+        form = summed_form(metric.formula, metric.terms, policy)
+        if form is not None and form.linear:
+            out[name] = form.k_column
+    return out
+
+
+def test_k_as_a_column_is_found_on_the_formula() -> None:
+    linear = _linear(Policy())
+    assert {"precision", "f1", "judged", "relative_precision", "unjudged"} <= {
+        name for name, column in linear.items() if column
+    }
+    # SDCG's normaliser is a Python sum over the ranks up to K: one expression per K.
+    assert linear["sdcg"] is False
+
+
+@pytest.mark.parametrize("policy", _POLICIES, ids=str)
+def test_weights_of_k_as_a_column_equal_the_formula_at_each_k(policy: Policy) -> None:
+    classes = pl.DataFrame(
+        {"r": [1.0, 2.0, 3.0, 7.0, 1.0, 40.0], "n": [2.0, 2.0, 5.0, 31.0, 31.0, 31.0]}
+    )
+    k_max = 30
+    checked = 0
+    for name, column in _linear(policy).items():
+        if not column:
+            continue
+        terms = list(REGISTRY[name].terms)
+        per_k = rank_sums._weights(name, policy, classes, terms, k_max)
+        once = rank_sums._weights_of_k_column(name, policy, classes, terms, k_max)
+        assert once.shape == per_k.shape == (classes.height, 1 + len(terms), k_max)
+        assert np.array_equal(once, per_k, equal_nan=True), name
+        checked += 1
+    assert checked >= 5
