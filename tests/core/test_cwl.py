@@ -164,9 +164,16 @@ def test_kernel_and_pure_polars_agree_and_say_which_terms_ran_where(
     assert_frame_equal(pure, with_kernel.per_group.sort("user", "metric", "k"))
     path = with_kernel.diagnostics.path
     if path.startswith("native kernel: loaded"):
-        # The C/W/L gain is a label the kernel does not read yet: those terms run in Polars.
+        # SDCG and INSQ are linear terms of the C/W/L gain, which the kernel reads; the
+        # measures whose C(i) depends on the gains seen so far run in Polars.
         assert "in pure Polars" in path
-        assert all(term in path for term in ("sdcg", "insq", "inst_weight", "bpm_gain"))
+        assert all(term in path for term in ("inst_weight", "bpm_gain", "nerr8_gain"))
+        ran_in_polars = path.split("the terms ")[1].split(" in pure Polars")[0].split(", ")
+        assert not {"sdcg", "insq"} & set(ran_in_polars)
+        only_linear = rk.evaluate(
+            CANDIDATES, TRUTH, k=3, metrics=["sdcg", "insq_depth"], group_by="user", policy=POLICY
+        )
+        assert "pure Polars" not in only_linear.diagnostics.path
 
 
 def test_k_curve_equals_evaluate_at_every_k() -> None:

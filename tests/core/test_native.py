@@ -144,6 +144,7 @@ def _policies() -> st.SearchStrategy[rk.Policy]:
         gains=st.sampled_from([None, {0: 1, 1: 4}, {-1: 2, 2: 0.5}, {1: 3}]),
         rbp_grades=st.sampled_from(["binary", "graded"]),
         nonrelevant_gain=st.sampled_from(["grade", "zero"]),
+        cwl_max_grade=st.sampled_from([1, 3, 1.5]),
     )
 
 
