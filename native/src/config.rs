@@ -52,9 +52,11 @@ pub enum Label {
     Judged = 4,
     FirstRelevant = 5,
     RbpGain = 6,
+    /// The C/W/L measures' gain, min(max(grade, 0), M) / M (`Policy.cwl_max_grade`).
+    CwlGain = 7,
 }
 
-pub const N_LABELS: usize = 7;
+pub const N_LABELS: usize = 8;
 
 /// One step of a weight of the rank, in postfix order.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -219,6 +221,7 @@ fn label(text: &str) -> Result<Label, String> {
         "judged" => Label::Judged,
         "first_relevant" => Label::FirstRelevant,
         "rbp_gain" => Label::RbpGain,
+        "cwl_gain" => Label::CwlGain,
         other => return Err(format!("unknown label {other:?}")),
     })
 }

@@ -7,12 +7,14 @@
 use std::cmp::Ordering;
 
 use crate::columns::Column;
-use crate::config::{Config, Invalid, NegativeGrades, Output};
+use crate::config::{Config, Invalid, Kind, NegativeGrades, Output};
 use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader};
 
 /// The inputs of one call: one group's rows.
 pub struct GroupInputs<'a> {
     pub item: Option<&'a Column<'a>>,
+    /// The item column's kind, read off the data (the configuration's is the table path's).
+    pub item_kind: Kind,
     pub score: &'a Column<'a>,
     pub grade: &'a Column<'a>,
     /// Grades of the group's judged items the rows do not hold (any length).
@@ -107,7 +109,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         Some(column) => column.handles().collect(),
         None => (0..n as u64).collect(),
     };
-    let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: config.item_kind };
+    let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: inputs.item_kind };
     let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
     if config.policy.invalid_scores == Invalid::Error {
         if let Some(at) = valid.iter().position(|v| !v) {

@@ -2,11 +2,40 @@
 //! kernel and lays out its output columns.
 
 use crate::columns::{Column, OutColumn, OutData};
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use crate::config::{self, Config, Invalid, Judged, Kind, Output};
 use crate::kernel::{self, Inputs};
 
-fn configuration(kwargs: &[u8]) -> Result<(Config, String), String> {
-    config::from_kwargs(kwargs)
+/// A call's configuration and its score column's name, as `config::from_kwargs` reads them.
+type Parsed = Rc<(Config, String)>;
+
+/// How many kwargs a thread keeps read: the metric expressions of one `agg()` (each with its
+/// own kwargs) call `group_metric_sums` once per group, interleaved on the same threads.
+const KEPT: usize = 16;
+
+thread_local! {
+    /// The configurations this thread read last, most recent first, by their exact kwargs
+    /// bytes: `from_kwargs` is a function of those bytes alone (no environment, no state), so
+    /// the same bytes read again are the same configuration.
+    static PARSED: RefCell<Vec<(Box<[u8]>, Parsed)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The call's configuration: unpickled and parsed once per kwargs bytes and thread, not once
+/// per call (an expression calls the plugin once per group). Errors are not kept.
+fn configuration(kwargs: &[u8]) -> Result<Parsed, String> {
+    PARSED.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        if let Some(at) = kept.iter().position(|(bytes, _)| **bytes == *kwargs) {
+            kept[..=at].rotate_right(1);
+            return Ok(Rc::clone(&kept[0].1));
+        }
+        let parsed: Parsed = Rc::new(config::from_kwargs(kwargs)?);
+        kept.insert(0, (kwargs.into(), Rc::clone(&parsed)));
+        kept.truncate(KEPT);
+        Ok(parsed)
+    })
 }
 
 fn key_format(kind: Kind) -> &'static str {
@@ -18,7 +47,8 @@ fn key_format(kind: Kind) -> &'static str {
 
 /// The output struct's fields: (name, Arrow format).
 pub fn output_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
-    let (config, _) = configuration(kwargs)?;
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
     if inputs.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -149,10 +179,11 @@ fn key_column(name: &str, kind: Kind, column: &Column<'_>, handles: &[u64]) -> O
 
 /// `group_sums`: one row per group, the configured outputs.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let (config, score_name) = configuration(kwargs)?;
-    let inputs = read_inputs(&config, &score_name, columns)?;
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let inputs = read_inputs(config, score_name, columns)?;
     let keys = &inputs.keys;
-    let groups = kernel::compute(&config, &inputs);
+    let groups = kernel::compute(config, &inputs);
     let n_groups = groups.keys[0].len();
     let n_outputs = config.outputs.len();
     Ok(config
@@ -172,7 +203,8 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
 /// `graded_rows`' fields: the keys (the configured key outputs), `rank`, and each
 /// configured term (by its name).
 pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
-    let (config, _) = configuration(kwargs)?;
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
     if inputs.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -198,9 +230,10 @@ pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
 /// `graded_rows`: each ranked candidate within the first K_max ranks (the largest cut-off of
 /// the configured outputs) where some configured term is not zero, with those terms.
 pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let (config, score_name) = configuration(kwargs)?;
-    let inputs = read_inputs(&config, &score_name, columns)?;
-    let found = kernel::term_rows(&config, &inputs, config.k_max());
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let inputs = read_inputs(config, score_name, columns)?;
+    let found = kernel::term_rows(config, &inputs, config.k_max());
     let mut out: Vec<OutColumn> = config
         .outputs
         .iter()
@@ -229,7 +262,8 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
 
 /// `group_metric_sums`' fields: every configured output, a float.
 pub fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
-    let (config, _) = configuration(kwargs)?;
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
     if inputs.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -242,7 +276,8 @@ pub fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(S
 
 /// `group_metric_sums`: one group's rows (a metric expression's), one row of sums.
 pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let (config, score_name) = configuration(kwargs)?;
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
     if columns.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -251,11 +286,11 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         ));
     }
     let mut next = 0usize;
-    let mut config = config;
+    let mut item_kind = config.item_kind;
     let item = if config.has_item {
         next += 1;
         // One group's item column comes as the user gave it: its kind is read off the data.
-        config.item_kind = if columns[0].is_text() {
+        item_kind = if columns[0].is_text() {
             Kind::Text
         } else if columns[0].is_integer() {
             Kind::Integer
@@ -287,8 +322,8 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         None
     };
     let n_relevant = if config.n_counts >= 1 { Some(&columns[next]) } else { None };
-    let inputs = crate::group::GroupInputs { item, score, grade, extra, n_relevant };
-    let values = crate::group::group_sums(&config, &score_name, &inputs)?;
+    let inputs = crate::group::GroupInputs { item, item_kind, score, grade, extra, n_relevant };
+    let values = crate::group::group_sums(config, score_name, &inputs)?;
     Ok(config
         .outputs
         .iter()
@@ -306,8 +341,25 @@ pub fn configuration_fields(kwargs: &[u8], _inputs: &[(String, String)]) -> Resu
 /// `configuration`: the `Policy` the kernel deserialized from the call's kwargs (its `Debug`
 /// text), for the test that every field sent changes what the kernel reads.
 pub fn configuration_text(kwargs: &[u8], _columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let (config, _) = configuration(kwargs)?;
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
     let text = format!("{:?}", config.policy);
     let offsets = vec![0, text.len() as i64];
     Ok(vec![OutColumn { name: "policy".to_string(), data: OutData::Text { offsets, bytes: text.into_bytes() } }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_each_kwargs_once_per_thread() {
+        let bytes = include_bytes!("../tests/kwargs.pickle");
+        let first = configuration(bytes).unwrap();
+        assert!(Rc::ptr_eq(&first, &configuration(bytes).unwrap()));
+        let fresh = config::from_kwargs(bytes).unwrap();
+        assert_eq!((&first.0.policy, &first.1), (&fresh.0.policy, &fresh.1));
+        assert!(configuration(b"\x80\x05}\x94.").is_err());
+        assert!(Rc::ptr_eq(&first, &configuration(bytes).unwrap()));
+    }
 }

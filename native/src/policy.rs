@@ -95,6 +95,8 @@ pub struct Policy {
     pub gains: Option<Vec<(f64, f64)>>,
     pub rbp_grades: RbpGrades,
     pub nonrelevant_gain: NonrelevantGain,
+    /// The C/W/L gain's top grade M: a grade gains min(max(grade, 0), M) / M.
+    pub cwl_max_grade: f64,
 }
 
 impl Default for Policy {
@@ -113,6 +115,7 @@ impl Default for Policy {
             gains: None,
             rbp_grades: RbpGrades::Binary,
             nonrelevant_gain: NonrelevantGain::Grade,
+            cwl_max_grade: 1.0,
         }
     }
 }

@@ -164,9 +164,16 @@ def test_kernel_and_pure_polars_agree_and_say_which_terms_ran_where(
     assert_frame_equal(pure, with_kernel.per_group.sort("user", "metric", "k"))
     path = with_kernel.diagnostics.path
     if path.startswith("native kernel: loaded"):
-        # The C/W/L gain is a label the kernel does not read yet: those terms run in Polars.
+        # SDCG and INSQ are linear terms of the C/W/L gain, which the kernel reads; the
+        # measures whose C(i) depends on the gains seen so far run in Polars.
         assert "in pure Polars" in path
-        assert all(term in path for term in ("sdcg", "insq", "inst_weight", "bpm_gain"))
+        assert all(term in path for term in ("inst_weight", "bpm_gain", "nerr8_gain"))
+        ran_in_polars = path.split("the terms ")[1].split(" in pure Polars")[0].split(", ")
+        assert not {"sdcg", "insq"} & set(ran_in_polars)
+        only_linear = rk.evaluate(
+            CANDIDATES, TRUTH, k=3, metrics=["sdcg", "insq_depth"], group_by="user", policy=POLICY
+        )
+        assert "pure Polars" not in only_linear.diagnostics.path
 
 
 def test_k_curve_equals_evaluate_at_every_k() -> None:
@@ -335,3 +342,32 @@ def test_the_report_shows_the_family() -> None:
     # Each metric's definition line is in the report's metric notes.
     for what in ("C/W/L INST, expected rate of gain", "C/W/L SDCG", "C/W/L NERR10, expected depth"):
         assert what in html, what
+
+
+def test_a_tie_block_gaining_below_the_relevance_threshold_is_read_whole() -> None:
+    """Under ``ties="expected"`` a block whose only gain is a grade below the relevance
+    threshold (C/W/L gain 1/2, binary gain 0) gains at every rank it covers: each order's
+    cwl_eval number, averaged (the reference once left out the block's rows after the
+    first, as if none of them could add)."""
+    import ir_measures
+    from ir_measures import INSQ, SDCG
+
+    logging.getLogger("ir_measures.cwl_eval").disabled = True
+    candidates = pl.DataFrame({"user": [1, 1], "item": ["a", "b"], "score": [0.0, 0.0]})
+    truth = pl.DataFrame({"user": [1, 1], "item": ["a", "b"], "relevance": [0, 1]})
+    policy = rk.Policy(
+        ties="expected", relevance_threshold=2, cwl_max_grade=2, gain="binary", empty_truth="zero"
+    )
+    qrels = [ir_measures.Qrel("q", "a", 0), ir_measures.Qrel("q", "b", 1)]
+    measures = {"insq": INSQ(T=1, max_rel=2), "sdcg": SDCG(max_rel=2) @ 2}
+    provider = ir_measures.providers.registry["cwl_eval"]
+    want = dict.fromkeys(measures, 0.0)
+    for order in (("a", "b"), ("b", "a")):
+        run = [ir_measures.ScoredDoc("q", doc, 2.0 - i) for i, doc in enumerate(order)]
+        for name, measure in measures.items():
+            want[name] += provider.evaluator([measure], qrels).calc_aggregate(run)[measure] / 2
+    result = rk.evaluate(
+        candidates, truth, k=2, metrics=list(measures), group_by="user", policy=policy
+    )
+    got = dict(result.per_group.select("metric", "value").iter_rows())
+    assert all(math.isclose(got[name], want[name], abs_tol=TOL) for name in measures), (got, want)

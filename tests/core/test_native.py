@@ -144,6 +144,7 @@ def _policies() -> st.SearchStrategy[rk.Policy]:
         gains=st.sampled_from([None, {0: 1, 1: 4}, {-1: 2, 2: 0.5}, {1: 3}]),
         rbp_grades=st.sampled_from(["binary", "graded"]),
         nonrelevant_gain=st.sampled_from(["grade", "zero"]),
+        cwl_max_grade=st.sampled_from([1, 3, 1.5]),
     )
 
 
@@ -342,3 +343,34 @@ def test_k_curve_rows_from_the_kernel(ties: str) -> None:
             rows.append((graded, curve))
     assert rows[0][0].equals(rows[1][0])
     assert_frames_match(rows[0][1], rows[1][1])
+
+
+@needs_kernel
+def test_expressions_read_each_configuration_by_its_own_kwargs() -> None:
+    # The kernel keeps each thread's last 16 configurations by their kwargs bytes: 20
+    # expressions in one agg(), each its own kwargs (metric, K, policy), called group after
+    # group and interleaved, each equal to itself computed alone and to pure Polars.
+    frame = pl.DataFrame(
+        {
+            "user": [u for u in range(30) for _ in range(6)],
+            "item": [f"i{(u * 7 + j) % 9}" for u in range(30) for j in range(6)],
+            "score": [float((u * 5 + j * 3) % 4) for u in range(30) for j in range(6)],
+            "rel": [float((u + j) % 4) for u in range(30) for j in range(6)],
+        }
+    )
+    exprs = [
+        getattr(rk, REGISTRY[name].function_name)(
+            "rel", k=k, by="score", item="item", policy=rk.Policy(ties=ties, cwl_max_grade=3)
+        ).alias(f"{name}@{k}/{ties}")
+        for name in ("ndcg", "precision", "sdcg", "insq", "rbp")
+        for k in (1, 3)
+        for ties in ("trec_eval", "expected")
+    ]
+    together = frame.group_by("user").agg(exprs).sort("user")
+    with path(False):
+        pure = frame.group_by("user").agg(exprs).sort("user")
+    alone = [frame.group_by("user").agg(expr).sort("user") for expr in exprs]
+    for expr, single in zip(exprs, alone, strict=True):
+        name = expr.meta.output_name()
+        assert together[name].to_list() == single[name].to_list(), name
+        assert together[name].to_list() == pytest.approx(pure[name].to_list(), abs=1e-12), name

@@ -20,7 +20,7 @@ use group_ids::{grouped, Grouped};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
-use terms::{grade_label, rbp_label};
+use terms::{cwl_label, grade_label, rbp_label};
 
 /// Worker threads for one call (asked once: the OS call is slow next to a small call).
 pub fn threads() -> usize {
@@ -200,6 +200,7 @@ impl Reader<'_> {
             labels[Label::Grade as usize] = grade_label(grade);
             labels[Label::Gain as usize] = gain_of(grade, config);
             labels[Label::RbpGain as usize] = rbp_label(grade, config);
+            labels[Label::CwlGain as usize] = cwl_label(grade, config);
             values.iter_mut().for_each(|v| *v = 0.0);
             terms.add(&mut values, &labels, rank, weights);
             if let Some(slot) = terms.precision {

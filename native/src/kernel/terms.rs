@@ -38,6 +38,13 @@ pub(super) fn rbp_label(grade: f64, config: &Config) -> f64 {
     }
 }
 
+/// The C/W/L gain of a grade: min(max(grade, 0), M) / M, M = `Policy.cwl_max_grade` (an
+/// unjudged row ranked at -inf reads grade 0, as `RankedRows.cwl_gain`).
+pub(super) fn cwl_label(grade: f64, config: &Config) -> f64 {
+    let top = config.policy.cwl_max_grade;
+    grade_label(grade).clamp(0.0, top) / top
+}
+
 /// The grade as a term reads it: 0 for an unjudged row ranked at -inf.
 #[inline]
 pub(super) fn grade_label(grade: f64) -> f64 {
@@ -323,6 +330,9 @@ impl<'a> Reader<'a> {
                 if terms.labels[Label::RbpGain as usize] {
                     labels[Label::RbpGain as usize] = rbp_label(grade, config);
                 }
+                if terms.labels[Label::CwlGain as usize] {
+                    labels[Label::CwlGain as usize] = cwl_label(grade, config);
+                }
                 terms.add(sums, &labels, rank, weights);
             }
             if let Some(slot) = terms.precision {
@@ -411,6 +421,7 @@ impl<'a> Reader<'a> {
                     (Label::Gain, gain_of(grade, config)),
                     (Label::Grade, grade_label(grade)),
                     (Label::RbpGain, rbp_label(grade, config)),
+                    (Label::CwlGain, cwl_label(grade, config)),
                 ];
                 for (label, value) in values {
                     let l = label as usize;
@@ -432,6 +443,7 @@ impl<'a> Reader<'a> {
             labels[Label::Grade as usize] = block_total(Label::Grade) / m;
             labels[Label::RbpGain as usize] =
                 if config.policy.rbp_grades == RbpGrades::Graded { block_total(Label::RbpGain) / m } else { rf / m };
+            labels[Label::CwlGain as usize] = block_total(Label::CwlGain) / m;
             let hb = hits_before as f64;
             let mut log_before_block = 0.0f64;
             for t in 1..=block.len() {

@@ -47,16 +47,17 @@ LIBRARY_OVERRIDE = "POLARS_RANKK_NATIVE_LIBRARY"
 #: ``native/src/config.rs``, refusing a field or a choice it does not declare.
 APPLIED_IN_POLARS = frozenset(
     {"short_lists", "ap_denominator", "empty_truth", "missing_groups", "pool", "f_beta"}
-    # Read only by the C/W/L terms, which the kernel does not compute (`KERNEL_LABELS`).
-    | {"cwl_target", "cwl_max_grade"}
+    # Read only by the C/W/L terms: the linear ones (SDCG, INSQ) reach the kernel as their
+    # declared weights, the others (INST, NERR, BPM) run in pure Polars.
+    | {"cwl_target"}
     # The subtopic metrics run in pure Polars (polars_rankk.core.evaluation.diversity).
     | {"diversity_alpha", "nrbp_beta"}
 )
 
 #: The labels the kernel reads (native/src/config.rs, ``fn label``): a linear term of other
-#: labels (the C/W/L gain) runs in pure Polars until the kernel learns them.
+#: labels runs in pure Polars until the kernel learns them.
 KERNEL_LABELS = frozenset(
-    {"one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain"}
+    {"one", "relevant", "grade", "gain", "judged", "first_relevant", "rbp_gain", "cwl_gain"}
 )
 
 

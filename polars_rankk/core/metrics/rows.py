@@ -14,7 +14,7 @@ import polars as pl
 
 from polars_rankk.core.columns import INTERNAL_PREFIX
 from polars_rankk.core.metrics.algebra import Linear
-from polars_rankk.core.metrics.order import Window, gain_of, rbp_gain
+from polars_rankk.core.metrics.order import Window, gain_of, may_add, rbp_gain
 from polars_rankk.core.policy import Policy
 
 
@@ -269,10 +269,27 @@ class RankedRows:
     def _position(self) -> pl.Expr:
         return (self.window.rank - self._block["_rk_start"] + 1).cast(pl.Float64)
 
+    @cached_property
+    def _block_may_add(self) -> pl.Expr:
+        """The block's rows whose own grade may add to a term (`order.may_add`, the rows the
+        deterministic tie policies keep): a positive grade gains under C/W/L (`cwl_gain`) even
+        below the relevance threshold, and its block's mean reaches every row of the block."""
+        row = self.window.stage(
+            {"_rk_may_add_row": may_add(self._grade, self.policy).cast(pl.Int64)}
+        )["_rk_may_add_row"]
+        running = self.window.stage({"_rk_may_add_so_far": self.window.cumulative(row)})
+        total = self._block_total(running["_rk_may_add_so_far"], row)
+        return self.window.stage({"_rk_block_may_add": total})["_rk_block_may_add"]
+
     def contributes(self, judged_terms: bool) -> pl.Expr:
-        """Under ``ties="expected"``: rows whose block can add to a term (a relevant or gaining
-        row in it, or a judged one when a term reads judgements); the others add exact zeros."""
-        keep = (self._block["_rk_r"] > 0) | (self._block["_rk_block_gain"] != 0)
+        """Under ``ties="expected"``: rows whose block can add to a term (a relevant, gaining or
+        positively graded row in it, or a judged one when a term reads judgements); the others
+        add exact zeros."""
+        keep = (
+            (self._block["_rk_r"] > 0)
+            | (self._block["_rk_block_gain"] != 0)
+            | (self._block_may_add > 0)
+        )
         if judged_terms:
             keep = keep | (self._block_extra["_rk_block_judged"] > 0)
         return keep
