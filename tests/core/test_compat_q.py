@@ -221,3 +221,36 @@ def test_ties_expected_is_refused_naming_them() -> None:
             rk.evaluate(
                 cand, truth, k=3, metrics=[metric], group_by="g", policy=rk.Policy(ties="expected")
             )
+
+
+@pytest.mark.parametrize(
+    ("name", "metric", "k", "fields"),
+    [
+        ("Compat", "compat", None, {}),
+        ("Compat(p=0.8)", "compat", None, {"compat_persistence": 0.8}),
+        ("Q@10", "q_measure", 10, {}),
+        ("Q(beta=0.5)@5", "q_measure", 5, {"q_beta": 0.5}),
+    ],
+)
+def test_names_are_read_and_written_back(
+    name: str, metric: str, k: int | None, fields: dict[str, float]
+) -> None:
+    from polars_rankk.core.names.parse import parse_metric_name
+    from polars_rankk.core.names.write import written_name
+
+    request = parse_metric_name(name)
+    assert (request.metric, request.k, request.policy) == (metric, k, fields)
+    policy = rk.Policy(ties="item_asc", empty_truth="zero", **fields)  # type: ignore[arg-type]
+    written, reason = written_name(metric, k, policy, "ir_measures")
+    if metric == "compat":
+        assert reason is None
+        assert parse_metric_name(written) == request
+    else:  # ir_measures has no Q-measure: the canonical name stays, with the reason
+        assert (written, reason) == (f"q_measure@{k}", "ir_measures has no q_measure")
+    assert parse_metric_name("Q").whole_list
+
+
+@pytest.mark.parametrize("name", ["compat", "Q@5", "q_measure"])
+def test_the_expression_api_refuses_them_naming_evaluate(name: str) -> None:
+    with pytest.raises(ValueError, match="reads the ideal ranking rank by rank"):
+        rk.metrics_expression(name, "rel", by="score")

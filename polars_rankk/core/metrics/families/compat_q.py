@@ -44,7 +44,7 @@ from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
 
-__all__ = ["COMPAT", "IDEAL_COUNTS", "METRICS", "Q_MEASURE", "with_ideal"]
+__all__ = ["COMPAT", "IDEAL_COUNTS", "METRICS", "Q_MEASURE", "reads_ideal", "with_ideal"]
 
 #: The cumulated columns of the two terms.
 Q_MEASURE = f"{INTERNAL_PREFIX}q_measure"
@@ -133,6 +133,23 @@ def with_ideal(
             .drop(_ABOVE)
         )
     return chain
+
+
+def reads_ideal(metric: Metric) -> bool:
+    """Whether `metric` reads the ideal ranking rank by rank (joined from the truth by
+    `rk.evaluate`; the expression API, which sees one group's rows, does not compute it).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.metrics.registry import REGISTRY
+    >>> reads_ideal(REGISTRY["compat"]), reads_ideal(REGISTRY["ndcg"])
+    (True, False)
+    """
+    return any(
+        count in IDEAL_COUNTS
+        for column in metric.terms
+        for count in term_table.TERMS[column].counts
+    )
 
 
 def _q_row(rows: RankedRows) -> pl.Expr:
