@@ -49,8 +49,8 @@ from polars_rankk.core.expressions.group import (
 )
 from polars_rankk.core.inputs.spec import normalize_ks
 from polars_rankk.core.kernel import per_group as expression_kernel
-from polars_rankk.core.metrics.formulas import finished
 from polars_rankk.core.metrics.families import compat_q
+from polars_rankk.core.metrics.formulas import finished
 from polars_rankk.core.metrics.registry import REGISTRY, term_needs
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
