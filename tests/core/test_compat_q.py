@@ -254,3 +254,31 @@ def test_names_are_read_and_written_back(
 def test_the_expression_api_refuses_them_naming_evaluate(name: str) -> None:
     with pytest.raises(ValueError, match="reads the ideal ranking rank by rank"):
         rk.metrics_expression(name, "rel", by="score")
+
+
+def test_relevant_items_a_labelled_list_missed_enter_the_ideal_ranking() -> None:
+    # Pre-labelled lists (no truth table): n_relevant says how many relevant items there are;
+    # the ones the list missed sit at the threshold grade, last in the ideal ranking.
+    labelled = pl.DataFrame(
+        {
+            "g": [1, 1, 1, 2, 2],
+            "item": [1, 2, 3, 4, 5],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+            "relevance": [0, 2, 1, 3, 0],
+            "n_rel": [4, 4, 4, 1, 1],
+        }
+    )
+    per_group = rk.evaluate(
+        labelled, None, k=3, metrics=METRICS, group_by="g", n_relevant="n_rel", policy=POLICY
+    ).per_group
+    got = {(row["g"], row["metric"]): row["value"] for row in per_group.iter_rows(named=True)}
+    truths = {1: {1: 0, 2: 2, 3: 1, "x": 1, "y": 1}, 2: {4: 3, 5: 0}}
+    runs = {1: [(1, 3.0), (2, 2.0), (3, 1.0)], 2: [(4, 2.0), (5, 1.0)]}
+    for g in (1, 2):
+        want = ref.q_measure(runs[g], truths[g], k=3, beta=0.5)
+        assert math.isclose(got[g, "q_measure"], want, abs_tol=1e-12), (g, want)
+    # Compat: group 1's ideal is 2 (grade 2), then 3 and the two missed items (grade 1).
+    p, depth = 0.8, 4
+    overlap = sum(p ** (i - 1) * len({2, 3} & set(range(2, i + 1))) / i for i in range(1, 5))
+    best = sum(p ** (i - 1) * min(i, 4) / i for i in range(1, depth + 1))
+    assert math.isclose(got[1, "compat"], overlap / best, abs_tol=1e-12)

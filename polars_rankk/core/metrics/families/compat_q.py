@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.columns import GRADE, INTERNAL_PREFIX, N_CANDIDATES, RANK
+from polars_rankk.core.columns import GRADE, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT, RANK
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.declaration import Alias, Metric
@@ -66,14 +66,15 @@ def with_ideal(
     policy: Policy,
     counts: frozenset[str],
 ) -> pl.LazyFrame:
-    """`chain` (keys, rank, grade per ranked row) with the ideal-ranking columns `counts` ask
-    for, from `judged` (keys, grade per judged truth item).
+    """`chain` (keys, rank, grade and R_g per ranked row) with the ideal-ranking columns
+    `counts` ask for, from `judged` (keys, grade per judged truth item).
 
     Examples
     --------
     >>> import polars as pl
     >>> from polars_rankk.core.policy import Policy
-    >>> run = pl.LazyFrame({"q": [1, 1, 1], "_rk_rank": [1, 2, 3], "_rk_grade": [1.0, 0.0, 2.0]})
+    >>> run = pl.LazyFrame({"q": [1, 1, 1], "_rk_rank": [1, 2, 3], "_rk_grade": [1.0, 0.0, 2.0],
+    ...                     "n_relevant": [3, 3, 3]})
     >>> truth = pl.LazyFrame({"q": [1, 1, 1], "_rk_grade": [2.0, 1.0, 1.0]})
     >>> out = with_ideal(run, truth, ["q"], Policy(), frozenset(IDEAL_COUNTS)).collect()
     >>> out["_rk_ideal_gain_at_rank"].to_list(), out["_rk_ideal_position"].to_list()
@@ -105,7 +106,7 @@ def with_ideal(
                 .alias(_IDEAL_RANK)
             )
             .join(ideal.select(*keys, _IDEAL_RANK, IDEAL_GAIN), on=[*keys, _IDEAL_RANK], how="left")
-            .with_columns(pl.col(IDEAL_GAIN).fill_null(0.0))
+            .with_columns(pl.col(IDEAL_GAIN).fill_null(0.0) + _padded_gain(policy))
             .drop(_IDEAL_R, _IDEAL_RANK)
         )
     if "ideal_position" in counts:
@@ -133,6 +134,16 @@ def with_ideal(
             .drop(_ABOVE)
         )
     return chain
+
+
+def _padded_gain(policy: Policy) -> pl.Expr:
+    """The ideal gain of the relevant items a pre-labelled list says it missed (``n_relevant``
+    over the truth's relevant items): each at the threshold grade, the lowest relevant one, so
+    last in the ideal ranking."""
+    padded = (
+        pl.min_horizontal(pl.col(RANK), pl.col(N_RELEVANT)) - pl.col(_IDEAL_R).fill_null(0)
+    ).clip(lower_bound=0)
+    return padded.cast(pl.Float64) * max(float(policy.relevance_threshold), 0.0)
 
 
 def reads_ideal(metric: Metric) -> bool:
