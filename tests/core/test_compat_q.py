@@ -282,3 +282,44 @@ def test_relevant_items_a_labelled_list_missed_enter_the_ideal_ranking() -> None
     overlap = sum(p ** (i - 1) * len({2, 3} & set(range(2, i + 1))) / i for i in range(1, 5))
     best = sum(p ** (i - 1) * min(i, 4) / i for i in range(1, depth + 1))
     assert math.isclose(got[1, "compat"], overlap / best, abs_tol=1e-12)
+
+
+def _two_systems() -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
+    truth = pl.DataFrame(
+        {
+            "query": [f"q{q}" for q in range(6) for _ in range(4)],
+            "item": [f"d{i}" for _ in range(6) for i in (0, 2, 5, 9)],
+            "relevance": [(q + i) % 4 for q in range(6) for i in (0, 2, 5, 9)],
+        }
+    )
+    runs = {
+        system: pl.DataFrame(
+            {
+                "query": [f"q{q}" for q in range(6) for _ in range(8)],
+                "item": [f"d{i}" for _ in range(6) for i in range(8)],
+                "score": [float((i * 5 + shift + q) % 8) for q in range(6) for i in range(8)],
+            }
+        )
+        for system, shift in (("a", 0), ("b", 3))
+    }
+    return runs, truth
+
+
+def test_compare_tables_and_several_systems_read_them() -> None:
+    runs, truth = _two_systems()
+    names = ["Q@5", "Compat(p=0.8)", "ndcg"]
+    evaluations = {
+        name: rk.evaluate(run, truth, k=5, group_by="query", metrics=names)
+        for name, run in runs.items()
+    }
+    compared = rk.compare(evaluations, baseline="a", n_resamples=50, n_permutations=50)
+    assert {"q_measure", "compat"} <= set(compared["metric"])
+    table = rk.systems_table(evaluations)
+    assert {"q_measure@5", "compat"} <= set(table.columns)
+    both = pl.concat([run.with_columns(pl.lit(name).alias("run")) for name, run in runs.items()])
+    together = rk.evaluate(both, truth, k=5, group_by="query", metrics=names, system="run")
+    for name, alone in evaluations.items():
+        mine = together.per_group.filter(pl.col("run") == name).drop("run")
+        assert_frame_equal(
+            mine.sort("query", "metric", "k"), alone.per_group.sort("query", "metric", "k")
+        )
