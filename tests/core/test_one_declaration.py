@@ -55,11 +55,13 @@ def test_linear_built_in_terms_are_declared_as_labels_times_weights() -> None:
     assert declared == Linear((Piece("gain", discount(RANK), "/"),))
     # Three terms that are not linear are named code, here and in the kernel; the others
     # (trec_eval's infAP, binG, interpolated precision, hits at multiples of R, and the C/W/L
-    # family's) run in pure Polars, and the C/W/L linear ones read a label (cwl_gain) the
-    # kernel does not read yet: those run in pure Polars too, per term.
+    # family's, the Q-measure's and Compat's) run in pure Polars, and the C/W/L linear ones
+    # read a label (cwl_gain) the kernel does not read yet: those run in pure Polars too, per
+    # term.
+    from polars_rankk.core.metrics.families.compat_q import COMPAT_TERM, Q_TERM
     from polars_rankk.core.metrics.families.cwl import CWL_TERMS
 
-    family = {term.name for term in CWL_TERMS}
+    family = {term.name for term in (*CWL_TERMS, Q_TERM, COMPAT_TERM)}
     named = {term.name for term in TERMS.values() if term.linear is None} - family
     on_kernel = {term.name for term in TERMS.values() if term.kernel is not None}
     assert on_kernel == {"precision_sum", "err", "bpref"}

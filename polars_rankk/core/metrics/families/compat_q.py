@@ -44,7 +44,16 @@ from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
 
-__all__ = ["COMPAT", "IDEAL_COUNTS", "METRICS", "Q_MEASURE", "reads_ideal", "with_ideal"]
+__all__ = [
+    "COMPAT",
+    "COMPAT_TERM",
+    "IDEAL_COUNTS",
+    "METRICS",
+    "Q_MEASURE",
+    "Q_TERM",
+    "reads_ideal",
+    "with_ideal",
+]
 
 #: The cumulated columns of the two terms.
 Q_MEASURE = f"{INTERNAL_PREFIX}q_measure"
