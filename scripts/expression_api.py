@@ -244,11 +244,15 @@ class RankkExpr:
 
 
 def _names() -> list[str]:
-    """The registry's built-in accuracy metrics, in registry order."""
+    """The registry's built-in accuracy metrics, in registry order (but those reading the
+    ideal ranking rank by rank, which only `rk.evaluate` joins from the truth)."""
+    from polars_rankk.core.metrics.families.compat_q import reads_ideal
     from polars_rankk.core.metrics.registry import REGISTRY
 
     return [
-        name for name, metric in REGISTRY.items() if metric.accuracy and metric.origin == "built-in"
+        name
+        for name, metric in REGISTRY.items()
+        if metric.accuracy and metric.origin == "built-in" and not reads_ideal(metric)
     ]
 
 

@@ -84,6 +84,10 @@ POLICY_HELP: dict[str, str] = {
     "subtopic shrinks by (1 - alpha) per earlier item covering it (alpha-nDCG, ERR-IA, NRBP; "
     "default 0.5, as ndeval)",
     "nrbp_beta": "NRBP's patience beta, the weight of each next rank (default 0.5, as ndeval)",
+    "q_beta": "the Q-measure's beta >= 0, the weight of cumulative gain against rank in its "
+    "blended ratio (Sakai 2004; default 1; 0 gives average precision)",
+    "compat_persistence": "Compat's RBO persistence p, 0 < p < 1 (Clarke, Vtyurina & Smucker "
+    "2020; ir_measures Compat(p=...), default 0.95)",
     "nonrelevant_gain": "nDCG gain of grades below relevance_threshold: their own ('grade', "
     "trec_eval) or none ('zero', so the ideal ranks only grades at or above it: ranx ndcg@k-lN)",
     "cwl_target": "the C/W/L measures' target T, the total gain a user wants (INST, INSQ, BPM, "
@@ -182,6 +186,12 @@ class Policy:
         ranked above it covering that subtopic (ndeval's ``-alpha``, ir_measures ``alpha=``).
     nrbp_beta
         NRBP's patience beta (ndeval's ``-beta``, ir_measures ``NRBP(beta=...)``).
+    q_beta
+        The Q-measure's beta >= 0 (Sakai 2004): the weight of the cumulative gain in its
+        blended ratio (C(r) + beta cg(r)) / (r + beta cg*(r)). Default 1; 0 gives AP.
+    compat_persistence
+        Compat's persistence p, 0 < p < 1: the RBO weight p^(i-1) of depth i (Clarke,
+        Vtyurina & Smucker 2020; ir_measures ``Compat(p=...)``). Default 0.95.
 
     Examples
     --------
@@ -218,6 +228,8 @@ class Policy:
     cwl_max_grade: float = 1
     diversity_alpha: float = 0.5
     nrbp_beta: float = 0.5
+    q_beta: float = 1
+    compat_persistence: float = 0.95
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -239,6 +251,8 @@ class Policy:
         _check_number("cwl_max_grade", self.cwl_max_grade, upper=math.inf)
         _check_share("diversity_alpha", self.diversity_alpha)
         _check_share("nrbp_beta", self.nrbp_beta)
+        _check_non_negative("q_beta", self.q_beta)
+        _check_number("compat_persistence", self.compat_persistence, upper=1.0)
         if self.gains is not None:
             object.__setattr__(self, "gains", _gain_pairs(self.gains))
 
@@ -344,6 +358,14 @@ def _check_share(name: str, value: object) -> None:
         raise TypeError(f"Policy.{name} must be a number; got {type(value).__name__}")
     if not 0 <= value <= 1:
         raise ValueError(f"Policy.{name} must be >= 0 and <= 1; got {value!r}")
+
+
+def _check_non_negative(name: str, value: object) -> None:
+    """A finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"Policy.{name} must be a number; got {type(value).__name__}")
+    if not 0 <= value < math.inf:
+        raise ValueError(f"Policy.{name} must be a finite number >= 0; got {value!r}")
 
 
 def _check_number(name: str, value: object, *, upper: float) -> None:

@@ -428,3 +428,41 @@ def assert_results_equal(
             bad.append(f"{key}: actual {got!r}, expected {want!r}")
     if bad:
         raise AssertionError(f"{context}\n{len(bad)} values differ:\n" + "\n".join(bad[:20]))
+
+
+def q_measure(
+    run: Sequence[tuple[Any, float]],
+    grades: Mapping[Any, float],
+    *,
+    k: int,
+    beta: float = 1.0,
+    threshold: float = 1.0,
+    min_k: bool = False,
+) -> float:
+    """Sakai's Q-measure at K of one group, from its definition (NTCIR-4 2004; IP&M 2007).
+
+    `run`: (item, score) rows (an item's highest score counts; ties by item ascending);
+    `grades`: the group's truth. I(r) = 1 at a relevant rank (grade >= `threshold`), C(r) the
+    relevant items in the top r, cg(r) the sum of their grades, cg*(r) the ideal ranking's (the
+    relevant grades, highest first; cg*(R) past R). Q@K = Σ_{r <= K} I(r) (C(r) + β cg(r)) /
+    (r + β cg*(r)) / R (or / min(K, R) with `min_k`); 0 when R = 0.
+    """
+    best: dict[Any, float] = {}
+    for item, score in run:
+        if item not in best or score > best[item]:
+            best[item] = score
+    ranking = sorted(best, key=lambda item: (-best[item], item))
+    ideal = sorted((g for g in grades.values() if g >= threshold), reverse=True)
+    n_relevant = len(ideal)
+    if n_relevant == 0:
+        return 0.0
+    ideal_cg = list(itertools.accumulate(max(g, 0.0) for g in ideal))
+    total = hits = gain = 0.0
+    for position, item in enumerate(ranking[:k], start=1):
+        grade = grades.get(item)
+        if grade is None or grade < threshold:
+            continue
+        hits += 1
+        gain += max(grade, 0.0)
+        total += (hits + beta * gain) / (position + beta * ideal_cg[min(position, n_relevant) - 1])
+    return total / (min(k, n_relevant) if min_k else n_relevant)

@@ -38,6 +38,7 @@ from polars_rankk.core.columns import (
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics import order as ranking
+from polars_rankk.core.metrics.families import compat_q
 from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES, gain_of
 from polars_rankk.core.metrics.registry import term_needs
 from polars_rankk.core.metrics.terms import TERMS, RankedRows, TermNeeds, row_terms
@@ -306,6 +307,8 @@ class _PureSums:
         if counts:
             chain = chain.join(self.truth_stats.select([*keys, *counts]), on=keys, how="left")
             chain = chain.with_columns(pl.col(column).fill_null(0) for column in counts)
+        if needs.counts & set(compat_q.IDEAL_COUNTS):
+            chain = compat_q.with_ideal(chain, self.judged, keys, policy, needs.counts)
         # Each group keeps its first row, so that groups without a single hit still report
         # their list length; rows that add nothing to a sparse term (ungraded, unjudged rows;
         # under "expected", blocks without gain) are left out: their terms are exact zeros.

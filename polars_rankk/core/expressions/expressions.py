@@ -51,6 +51,7 @@ from polars_rankk.core.expressions.group import (
 )
 from polars_rankk.core.inputs.spec import normalize_ks
 from polars_rankk.core.kernel import per_group as expression_kernel
+from polars_rankk.core.metrics.families import compat_q
 from polars_rankk.core.metrics.formulas import finished
 from polars_rankk.core.metrics.registry import REGISTRY, term_needs
 from polars_rankk.core.policy import Policy
@@ -109,6 +110,11 @@ def one_metric_expression(
         raise ValueError(
             f"{entry.name} is a subtopic metric: rk.evaluate(..., subtopic=...) computes it from "
             f"the truth's judgements per subtopic, and it has no expression"
+        )
+    if compat_q.reads_ideal(entry):
+        raise ValueError(
+            f"{entry.name} reads the ideal ranking rank by rank, which rk.evaluate joins from "
+            f"the truth; it has no expression yet: use rk.evaluate(..., metrics=[{entry.name!r}])"
         )
     if not entry.accuracy:
         raise ValueError(

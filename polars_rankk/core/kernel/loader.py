@@ -52,6 +52,9 @@ APPLIED_IN_POLARS = frozenset(
     | {"cwl_target"}
     # The subtopic metrics run in pure Polars (polars_rankk.core.evaluation.diversity).
     | {"diversity_alpha", "nrbp_beta"}
+    # Read only by the Q-measure's and Compat's terms, which run in pure Polars (their ideal
+    # ranking is joined from the truth: polars_rankk.core.metrics.families.compat_q).
+    | {"q_beta", "compat_persistence"}
 )
 
 #: The labels the kernel reads (native/src/config.rs, ``fn label``): a linear term of other

@@ -41,6 +41,7 @@ from polars_rankk.core.metrics.declaration import (
 from polars_rankk.core.metrics.families import (
     beyond_accuracy,
     catalogue,
+    compat_q,
     cutoff,
     judgements,
     sets,
@@ -86,6 +87,7 @@ FAMILIES: tuple[tuple[Metric, ...], ...] = (
     catalogue.METRICS,
     CWL_METRICS,
     DIVERSITY_METRICS,
+    compat_q.METRICS,
 )
 
 #: Every metric by name, in canonical order (the order of ``metrics=None`` and of outputs);

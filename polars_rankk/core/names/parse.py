@@ -94,7 +94,11 @@ PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
     "alpha": ("diversity_alpha", float),
 }
 #: A parameter a metric reads in its own way: NRBP's ``beta`` is its patience, not F's beta.
-_OWN_PARAMETERS: dict[str, dict[str, str]] = {"nrbp": {"beta": "nrbp_beta"}}
+_OWN_PARAMETERS: dict[str, dict[str, str]] = {
+    "nrbp": {"beta": "nrbp_beta"},
+    "q_measure": {"beta": "q_beta"},
+    "compat": {"p": "compat_persistence"},
+}
 
 _IR_MEASURES = re.compile(
     r"^(?P<base>[A-Za-z][A-Za-z0-9_-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"

@@ -184,6 +184,8 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     # Which ir_measures provider computes the name, and the conventions it keeps.
     if entry.kind == "diversity":
         return _pyndeval(metric, base, k, policy)
+    if metric == "compat":
+        return _compat(base, policy)
     if metric == "judged":
         if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
             return None, (
@@ -286,6 +288,24 @@ def _pyndeval(
         parameters.append("judged_only=True")
     reason = _threshold(policy, parameters)
     return (None, reason) if reason else (_spelled(base, parameters, k), None)
+
+
+def _compat(base: str, policy: Policy) -> tuple[str | None, str | None]:
+    """Compat as ir_measures' compat provider names it, or why it cannot be."""
+    if policy.ties != "item_asc":
+        return None, "ir_measures' compat provider ranks tied scores by docid ascending " + (
+            "(Policy.ties='item_asc')"
+        )
+    if policy.empty_truth != "zero" or policy.unjudged == "condense":
+        return None, "ir_measures' Compat scores a query without a relevant item 0 and reads " + (
+            "unjudged items (Policy(empty_truth='zero', unjudged='keep'))"
+        )
+    if policy.relevance_threshold != 1:
+        return None, "ir_measures' Compat counts every grade > 0 as relevant (threshold 1)"
+    parameters = []
+    if policy.compat_persistence != Policy().compat_persistence:
+        parameters.append(f"p={_number(policy.compat_persistence)}")
+    return _spelled(base, parameters, None), None
 
 
 def _threshold(policy: Policy, parameters: list[str], *, always: bool = False) -> str | None:
