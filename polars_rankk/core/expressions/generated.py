@@ -26,6 +26,8 @@ __all__ = [
     "eleven_point_precision",
     "err_at_k",
     "f1_at_k",
+    "gm_average_precision_at_k",
+    "gm_bpref",
     "hit_rank_at_k",
     "hit_rate_at_k",
     "infap",
@@ -89,6 +91,7 @@ __all__ = [
     "set_precision",
     "set_recall",
     "set_relative_precision",
+    "trec_rbp_residual_at_k",
     "unjudged_at_k",
     "utility",
 ]
@@ -4165,6 +4168,249 @@ def num_nonrelevant_judged_retrieved(
     )
 
 
+def gm_average_precision_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """GM-AP of each group: AP per group; summary() takes the geometric mean over groups, each
+    value floored at 1e-5 (trec_eval gm_map, summary only).
+
+    Reference: trec_eval 10 (m_gm_map.c, meas_avg.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.gm_average_precision_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ gm_average_precision@2 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "gm_average_precision",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def gm_bpref(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """GM-bpref of each group: bpref per group; summary() takes the geometric mean over groups,
+    each value floored at 1e-5 (trec_eval gm_bpref, summary only).
+
+    Reference: trec_eval 10 (m_gm_bpref.c, meas_avg.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.gm_bpref("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ gm_bpref │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.0      │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "gm_bpref",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def trec_rbp_residual_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """RBP resid@K of each group: rbp_residual@K where the top min(K, n) holds an unjudged row,
+    else 0: p^n + (1 - p) sum of p^(i-1) over unjudged ranks i (trec_eval rbp_resid, whole list,
+    p = Policy.rbp_persistence, 0.9 under Policy.trec_eval()).
+
+    Reference: trec_eval 10 (m_rbp_resid.c); Moffat & Zobel, TOIS 27(1) 2008.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
+        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.trec_rbp_residual_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────────────┐
+    │ user ┆ trec_rbp_residual@2 │
+    │ ---  ┆ ---                 │
+    │ i64  ┆ f64                 │
+    ╞══════╪═════════════════════╡
+    │ 1    ┆ 0.0                 │
+    │ 2    ┆ 0.0                 │
+    └──────┴─────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "trec_rbp_residual",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
 def sdcg_at_k(
     relevance: IntoExprColumn,
     *,
@@ -7329,6 +7575,73 @@ class RankkExpr:
         return num_nonrelevant_judged_retrieved(
             self._expr,
             by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def gm_average_precision_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.gm_average_precision_at_k`."""
+        return gm_average_precision_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def gm_bpref(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.gm_bpref`."""
+        return gm_bpref(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def trec_rbp_residual_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.trec_rbp_residual_at_k`."""
+        return trec_rbp_residual_at_k(
+            self._expr,
+            by=by,
+            k=k,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
