@@ -274,8 +274,8 @@ class Policy:
         """The policy that reproduces ``trec_eval -c`` number for number.
 
         Groups with no relevant item score 0 and are averaged in; ties are broken by item id
-        descending; average precision divides by R_g; a negative grade is unjudged. Any field
-        can be overridden.
+        descending; average precision divides by R_g; a negative grade is unjudged; RBP's
+        persistence is trec_eval's 0.9. Any field can be overridden.
 
         Examples
         --------
@@ -288,6 +288,7 @@ class Policy:
             "missing_groups": "zero",
             "ties": "trec_eval",
             "negative_grades": "unjudged",
+            "rbp_persistence": 0.9,  # m_rbp.c, m_rbp_resid.c
         }
         return cls(**{**base, **overrides})
 

@@ -20,9 +20,14 @@ from polars_rankk.core.inputs.spec import (
     require_columns,
     to_lazy,
 )
+from polars_rankk.core.metrics.declaration import GEOMETRIC_FLOOR
 from polars_rankk.core.metrics.formulas import COLUMNS
 from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.types import FrameLike
+
+
+def _geometric() -> list[str]:
+    return [name for name, metric in REGISTRY.items() if metric.aggregate == "geometric"]
 
 
 def _collect(frame: FrameLike) -> pl.DataFrame:
@@ -92,15 +97,20 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
     """
     hist = _collect(histogram).sort([*by, "metric", "k", "value"], nulls_last=True)
     valid = pl.col("value").is_not_null()
+    geometric = pl.col("metric").is_in(_geometric())
+    # A geometric mean is exp of the mean of the floored logs (Metric.aggregate).
+    read = pl.when(geometric).then(pl.col("value").clip(GEOMETRIC_FLOOR).log())
     summary = hist.group_by([*by, "metric", "k"], maintain_order=True).agg(
-        (pl.col("value") * pl.col("count")).filter(valid).sum().alias("_total"),
+        (read.otherwise(pl.col("value")) * pl.col("count")).filter(valid).sum().alias("_total"),
         pl.col("count").filter(valid).sum().cast(pl.Int64).alias("n_groups"),
         pl.col("count").filter(~valid).sum().cast(pl.Int64).alias("n_nan"),
     )
     summary = summary.with_columns(
-        pl.when(pl.col("n_groups") > 0)
-        .then(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
-        .otherwise(float("nan"))
+        pl.when(pl.col("n_groups") == 0)
+        .then(float("nan"))
+        .when(geometric)
+        .then((pl.col("_total") / pl.col("n_groups").cast(pl.Float64)).exp())
+        .otherwise(pl.col("_total") / pl.col("n_groups").cast(pl.Float64))
         .alias("value")
     ).select([*by, "metric", "k", "value", "n_groups", "n_nan"])
     return order_metrics(summary, by)

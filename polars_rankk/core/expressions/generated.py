@@ -26,6 +26,8 @@ __all__ = [
     "eleven_point_precision",
     "err_at_k",
     "f1_at_k",
+    "gm_average_precision_at_k",
+    "gm_bpref",
     "hit_rank_at_k",
     "hit_rate_at_k",
     "infap",
@@ -89,6 +91,7 @@ __all__ = [
     "set_precision",
     "set_recall",
     "set_relative_precision",
+    "trec_rbp_residual_at_k",
     "unjudged_at_k",
     "utility",
 ]
@@ -1818,8 +1821,9 @@ def iprec_at_recall_0_00(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1899,8 +1903,9 @@ def iprec_at_recall_0_10(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -1980,8 +1985,9 @@ def iprec_at_recall_0_20(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2061,8 +2067,9 @@ def iprec_at_recall_0_30(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2142,8 +2149,9 @@ def iprec_at_recall_0_40(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2223,8 +2231,9 @@ def iprec_at_recall_0_50(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2304,8 +2313,9 @@ def iprec_at_recall_0_60(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2385,8 +2395,9 @@ def iprec_at_recall_0_70(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2466,8 +2477,9 @@ def iprec_at_recall_0_80(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2547,8 +2559,9 @@ def iprec_at_recall_0_90(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2628,8 +2641,9 @@ def iprec_at_recall_1_00(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2708,8 +2722,9 @@ def eleven_point_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2788,8 +2803,9 @@ def r_precision_times_0_20(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2868,8 +2884,9 @@ def r_precision_times_0_40(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -2948,8 +2965,9 @@ def r_precision_times_0_60(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3028,8 +3046,9 @@ def r_precision_times_0_80(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3108,8 +3127,9 @@ def r_precision_times_1_00(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3188,8 +3208,9 @@ def r_precision_times_1_20(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3268,8 +3289,9 @@ def r_precision_times_1_40(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3348,8 +3370,9 @@ def r_precision_times_1_60(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3428,8 +3451,9 @@ def r_precision_times_1_80(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3508,8 +3532,9 @@ def r_precision_times_2_00(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3588,8 +3613,9 @@ def relative_precision_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3669,8 +3695,9 @@ def unjudged_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3751,8 +3778,9 @@ def infap(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3831,8 +3859,9 @@ def binary_g(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3908,8 +3937,9 @@ def set_relative_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -3985,8 +4015,9 @@ def set_average_precision(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4062,8 +4093,9 @@ def utility(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4139,8 +4171,9 @@ def num_nonrelevant_judged_retrieved(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4186,6 +4219,252 @@ def num_nonrelevant_judged_retrieved(
     )
 
 
+def gm_average_precision_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """GM-AP of each group: AP per group; summary() takes the geometric mean over groups, each
+    value floored at 1e-5 (trec_eval gm_map, summary only).
+
+    Reference: trec_eval 10 (m_gm_map.c, meas_avg.c).
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.gm_average_precision_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬────────────────────────┐
+    │ user ┆ gm_average_precision@2 │
+    │ ---  ┆ ---                    │
+    │ i64  ┆ f64                    │
+    ╞══════╪════════════════════════╡
+    │ 1    ┆ 0.5                    │
+    │ 2    ┆ 1.0                    │
+    └──────┴────────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "gm_average_precision",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def gm_bpref(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """GM-bpref of each group: bpref per group; summary() takes the geometric mean over groups,
+    each value floored at 1e-5 (trec_eval gm_bpref, summary only).
+
+    Reference: trec_eval 10 (m_gm_bpref.c, meas_avg.c).
+
+    ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
+    over tie orderings here.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.gm_bpref("rel", by="score", item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬──────────┐
+    │ user ┆ gm_bpref │
+    │ ---  ┆ ---      │
+    │ i64  ┆ f64      │
+    ╞══════╪══════════╡
+    │ 1    ┆ 0.0      │
+    │ 2    ┆ 1.0      │
+    └──────┴──────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "gm_bpref",
+        relevance,
+        by=by,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
+def trec_rbp_residual_at_k(
+    relevance: IntoExprColumn,
+    *,
+    by: IntoExprColumn | None = None,
+    k: int,
+    item: IntoExprColumn | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    policy: Policy | None = None,
+    rank: IntoExprColumn | None = None,
+    unretrieved: IntoExprColumn | None = None,
+) -> pl.Expr:
+    """RBP resid@K of each group: rbp_residual@K where the top min(K, n) holds an unjudged row,
+    else 0: p^n + (1 - p) sum of p^(i-1) over unjudged ranks i (trec_eval rbp_resid, whole list,
+    p = Policy.rbp_persistence, 0.9 under Policy.trec_eval()).
+
+    Reference: trec_eval 10 (m_rbp_resid.c); Moffat & Zobel, TOIS 27(1) 2008.
+
+    An invalid score (``invalid_scores="error"``) or a repeated item
+    (``duplicates="error"``) makes the query raise, naming the column and the item.
+    A group without rows has no value (`evaluate` scores it 0 under
+    ``missing_groups="zero"``).
+
+    Parameters
+    ----------
+    relevance
+        Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
+    by
+        Score; higher ranks first.
+    k
+        Cut-off.
+    item
+        Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
+    n_relevant
+        R_g of the group, when the rows do not hold every relevant item. Without it (and without
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
+    policy
+        `Policy` for ties, short lists, threshold, empty truth.
+    rank
+        Instead of `by`: a rank (1 = best); lower first.
+    unretrieved
+        The grades (a list, the same on every row of the group) of the group's judged items the
+        rows do not hold, as `rk.label` writes them: R_g, the ideal DCG and the judged non-
+        relevant count are then the truth's, so the value equals `evaluate`'s; null for a group
+        the truth does not know (no value).
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> df = pl.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5],
+    ...                    "score": [0.9, 0.8, 0.1, 0.5, 0.4], "rel": [0, 2, None, 1, 0]})
+    >>> df.group_by("user").agg(
+    ...     rk.trec_rbp_residual_at_k("rel", by="score", k=2, item="item")
+    ... ).sort("user")
+    shape: (2, 2)
+    ┌──────┬─────────────────────┐
+    │ user ┆ trec_rbp_residual@2 │
+    │ ---  ┆ ---                 │
+    │ i64  ┆ f64                 │
+    ╞══════╪═════════════════════╡
+    │ 1    ┆ 0.0                 │
+    │ 2    ┆ 0.0                 │
+    └──────┴─────────────────────┘
+
+    See Also
+    --------
+    metrics_expression : any registered metrics by name.
+    evaluate : every metric at every K for candidate and truth tables.
+    """
+    return metrics_expression(
+        "trec_rbp_residual",
+        relevance,
+        by=by,
+        k=k,
+        item=item,
+        n_relevant=n_relevant,
+        policy=policy,
+        rank=rank,
+        unretrieved=unretrieved,
+    )
+
+
 def sdcg_at_k(
     relevance: IntoExprColumn,
     *,
@@ -4220,8 +4499,9 @@ def sdcg_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4302,8 +4582,9 @@ def sdcg_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4384,8 +4665,9 @@ def sdcg_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4466,8 +4748,9 @@ def insq_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4548,8 +4831,9 @@ def insq_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4630,8 +4914,9 @@ def insq_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4715,8 +5000,9 @@ def inst_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4801,8 +5087,9 @@ def inst_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4887,8 +5174,9 @@ def inst_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -4973,8 +5261,9 @@ def bpm_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5059,8 +5348,9 @@ def bpm_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5145,8 +5435,9 @@ def bpm_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5230,8 +5521,9 @@ def nerr8_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5315,8 +5607,9 @@ def nerr8_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5400,8 +5693,9 @@ def nerr8_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5485,8 +5779,9 @@ def nerr9_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5570,8 +5865,9 @@ def nerr9_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5655,8 +5951,9 @@ def nerr9_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5740,8 +6037,9 @@ def nerr10_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5825,8 +6123,9 @@ def nerr10_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5910,8 +6209,9 @@ def nerr10_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -5995,8 +6295,9 @@ def nerr11_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -6080,8 +6381,9 @@ def nerr11_total_gain_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -6166,8 +6468,9 @@ def nerr11_depth_at_k(
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
         R_g of the group, when the rows do not hold every relevant item. Without it (and without
-        `unretrieved`) a group whose rows hold no relevant item scores 0, as a list that found
-        nothing; with it, ``empty_truth`` applies to a group with R_g = 0.
+        `unretrieved`) a group whose rows hold no relevant item scores NaN under
+        ``empty_truth="nan"``, else 0, as a list that found nothing; with it, ``empty_truth``
+        applies to a group with R_g = 0.
     policy
         `Policy` for ties, short lists, threshold, empty truth.
     rank
@@ -7350,6 +7653,73 @@ class RankkExpr:
         return num_nonrelevant_judged_retrieved(
             self._expr,
             by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def gm_average_precision_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.gm_average_precision_at_k`."""
+        return gm_average_precision_at_k(
+            self._expr,
+            by=by,
+            k=k,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def gm_bpref(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.gm_bpref`."""
+        return gm_bpref(
+            self._expr,
+            by=by,
+            item=item,
+            n_relevant=n_relevant,
+            policy=policy,
+            rank=rank,
+            unretrieved=unretrieved,
+        )
+
+    def trec_rbp_residual_at_k(
+        self,
+        *,
+        by: IntoExprColumn | None = None,
+        k: int,
+        item: IntoExprColumn | None = None,
+        n_relevant: IntoExprColumn | None = None,
+        policy: Policy | None = None,
+        rank: IntoExprColumn | None = None,
+        unretrieved: IntoExprColumn | None = None,
+    ) -> pl.Expr:
+        """See `polars_rankk.trec_rbp_residual_at_k`."""
+        return trec_rbp_residual_at_k(
+            self._expr,
+            by=by,
+            k=k,
             item=item,
             n_relevant=n_relevant,
             policy=policy,

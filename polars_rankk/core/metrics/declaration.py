@@ -17,10 +17,25 @@ from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, safe_ratio
 from polars_rankk.core.metrics.summed import summed_form
 from polars_rankk.core.policy import Policy
 
-__all__ = ["Alias", "Direction", "Formula", "Kind", "Metric", "Micro", "MicroSums"]
+__all__ = [
+    "GEOMETRIC_FLOOR",
+    "Aggregate",
+    "Alias",
+    "Direction",
+    "Formula",
+    "Kind",
+    "Metric",
+    "Micro",
+    "MicroSums",
+]
 
 Kind = Literal["accuracy", "beyond_accuracy", "catalogue", "diversity"]
 Direction = Literal["higher", "lower"]
+#: How a metric's per-group values are averaged over groups (`Metric.aggregate`).
+Aggregate = Literal["mean", "geometric"]
+#: The least value a geometric mean reads (trec_eval's MIN_GEO_MEAN, trec_eval.h): a 0 would
+#: make the mean 0 whatever the other groups score.
+GEOMETRIC_FLOOR = 0.00001
 #: ``formula(policy, k, stats)``: a metric's value from one group's statistics.
 Formula = Callable[[Policy, int | None, GroupStats], pl.Expr]
 #: ``sums(policy, k, stats)``: the per-group quantities a micro average sums over groups.
@@ -119,6 +134,10 @@ class Metric:
     requires
         The `evaluate` inputs besides the ranking it reads (``"popularity"``,
         ``"item_features"``, ``"subtopic"``).
+    aggregate
+        How ``summary()`` averages it over groups: ``"mean"`` (the macro mean), or
+        ``"geometric"``: exp of the mean of log(max(value, `GEOMETRIC_FLOOR`)), trec_eval's
+        geometric mean (``gm_map``, ``gm_bpref``; meas_avg.c ``te_calc_avg_meas_s_gm``).
     """
 
     name: str
@@ -139,6 +158,7 @@ class Metric:
     discrete: bool = False
     default: bool = False
     requires: tuple[str, ...] = ()
+    aggregate: Aggregate = "mean"
     #: Per-rank terms it brings into the term table (a metric declared at run time).
     own_terms: tuple[term_table.Term, ...] = ()
     #: Where it was declared: ``"built-in"``, or the module that registered it.

@@ -11,12 +11,16 @@ import polars as pl
 
 from polars_rankk.core.columns import (
     BINARY_G,
+    BPREF,
     HITS,
     INFAP,
     JUDGED,
     JUDGED_RETRIEVED,
+    PRECISION_SUM,
+    RBP_JUDGED,
     RELEVANT_RETRIEVED,
 )
+from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics.declaration import Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, trec, without_k
 from polars_rankk.core.metrics.formulas import GroupStats, cutoff
@@ -88,6 +92,14 @@ def _utility(policy: Policy, stats: GroupStats) -> pl.Expr:
 
 def _nonrelevant_judged(policy: Policy, stats: GroupStats) -> pl.Expr:
     return stats.whole(JUDGED_RETRIEVED).cast(pl.Float64) - _retrieved_relevant(stats)
+
+
+def _rbp_resid(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
+    # m_rbp_resid.c: p^n + (1 - p) sum of p^(i-1) over unjudged ranks = 1 - the judged
+    # ranks' weight, left 0 when the list holds no unjudged row.
+    seen = pl.min_horizontal(cutoff(k, stats), stats.n_candidates)
+    unjudged = seen - stats.at(JUDGED, k)
+    return pl.when(unjudged > 0).then(formulas.rbp_residual(policy, k, stats)).otherwise(0.0)
 
 
 def _infap(policy: Policy, stats: GroupStats) -> pl.Expr:
@@ -261,5 +273,43 @@ METRICS: tuple[Metric, ...] = (
         formula=without_k(_nonrelevant_judged),
         trec_eval="num_nonrel_judged_ret",
         aliases=(trec("num_nonrel_judged_ret", cut=False),),
+    ),
+    Metric(
+        name="gm_average_precision",
+        title="GM-AP",
+        definition="AP per group; summary() takes the geometric mean over groups, each value "
+        "floored at 1e-5 (trec_eval gm_map, summary only)",
+        citation=_SOURCE.format("m_gm_map.c, meas_avg.c"),
+        terms=(PRECISION_SUM,),
+        formula=at_k(formulas.average_precision),
+        aliases=(trec("gm_map", cut=False, whole_list=True),),
+        divides_by_relevant=True,
+        aggregate="geometric",
+    ),
+    Metric(
+        name="gm_bpref",
+        title="GM-bpref",
+        definition="bpref per group; summary() takes the geometric mean over groups, each "
+        "value floored at 1e-5 (trec_eval gm_bpref, summary only)",
+        citation=_SOURCE.format("m_gm_bpref.c, meas_avg.c"),
+        has_k=False,
+        terms=(BPREF,),
+        formula=without_k(formulas.bpref),
+        trec_eval="gm_bpref",
+        aliases=(trec("gm_bpref", cut=False),),
+        divides_by_relevant=True,
+        aggregate="geometric",
+    ),
+    Metric(
+        name="trec_rbp_residual",
+        title="RBP resid@K",
+        definition="rbp_residual@K where the top min(K, n) holds an unjudged row, else 0: "
+        "p^n + (1 - p) sum of p^(i-1) over unjudged ranks i (trec_eval rbp_resid, whole "
+        "list, p = Policy.rbp_persistence, 0.9 under Policy.trec_eval())",
+        citation=_SOURCE.format("m_rbp_resid.c") + "; Moffat & Zobel, TOIS 27(1) 2008",
+        direction="lower",
+        terms=(RBP_JUDGED, JUDGED),
+        formula=at_k(_rbp_resid),
+        aliases=(trec("rbp_resid", cut=False, whole_list=True),),
     ),
 )
