@@ -14,7 +14,8 @@ from pathlib import Path
 
 from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.parse import PARAMETERS, accepted_names, render_name
+from polars_rankk.core.names.listing import accepted_names
+from polars_rankk.core.names.parse import PARAMETERS, render_name
 from polars_rankk.core.policy import Policy
 
 ROOT = Path(__file__).resolve().parent.parent

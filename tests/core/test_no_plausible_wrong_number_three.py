@@ -159,7 +159,7 @@ def test_ir_measures_names_typed_say_which_policy_reproduces_ir_measures() -> No
     import ir_measures
     from ir_measures import RBP, RR, Judged
 
-    from polars_rankk.core.names.parse import ToolNameWarning
+    from polars_rankk.core.names.conventions import ToolNameWarning
 
     docs = ["d1", "d2", "d3", "d4"]
     run = pl.DataFrame({"query": "q1", "item": docs, "score": 1.0})

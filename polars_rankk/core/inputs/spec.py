@@ -44,11 +44,8 @@ from polars_rankk.core.inputs.values import (
     label_columns,
     warn_pooled_labels,
 )
-from polars_rankk.core.names.parse import (
-    resolve_metric_names,
-    warn_tool_conventions,
-    whole_list_metrics,
-)
+from polars_rankk.core.names.conventions import warn_tool_conventions
+from polars_rankk.core.names.parse import resolve_metric_names, whole_list_metrics
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, MetricName
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -426,55 +425,6 @@ def resolve_metric_names(
     return tuple(name for name in METRICS if name in chosen), tuple(ks), policy
 
 
-class ToolNameWarning(UserWarning):
-    """A tool's metric name was typed, and under the evaluation's policy that tool computes
-    another number: the warning names the policy that reproduces it."""
-
-
-def _ir_measures_syntax(text: str) -> bool:
-    """Whether `text` is spelled as ir_measures spells a measure (``RR@10``, ``Judged@5``,
-    ``RBP(p=0.9,rel=1)``), not as a canonical, trec_eval or ranx name."""
-    found = _IR_MEASURES.match(text.strip())
-    if found is None or found["level"] is not None or found["base"] in METRICS:
-        return False
-    return any(
-        tool == "ir_measures" and spelling == found["base"] for spelling, _, tool, _ in spellings()
-    )
-
-
-def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -> None:
-    """Warn for each ir_measures name typed whose number ir_measures computes otherwise under
-    `policy` (a tie order, a denominator...): the reason `written_name` gives for not writing
-    that name back, which names the policy that reproduces the tool.
-
-    Examples
-    --------
-    >>> import warnings, polars_rankk as rk
-    >>> from polars_rankk.core.names.parse import warn_tool_conventions
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_tool_conventions(["RR@10", "nDCG@10"], rk.Policy())
-    >>> [str(w.message)[:60] for w in caught]
-    ["metric 'RR@10' is ir_measures' name, but under this policy i"]
-    """
-    if metrics is None:
-        return
-    for name in [metrics] if isinstance(metrics, str) else list(metrics):
-        if not isinstance(name, str) or not _ir_measures_syntax(name):
-            continue
-        for request in parse_metric_names(name):
-            if request.k is None and not request.whole_list and REGISTRY[request.metric].has_k:
-                continue  # evaluated at the evaluation's K, each K alike
-            _, reason = written_name(request.metric, request.k, policy, "ir_measures")
-            if reason is not None:
-                warnings.warn(
-                    f"metric {name!r} is ir_measures' name, but under this policy ir_measures "
-                    f"computes another number: {reason}. The value here follows the policy",
-                    ToolNameWarning,
-                    stacklevel=4,
-                )
-
-
 class WholeList(NamedTuple):
     """The metrics names ask for over the whole ranked list (``map``, ``AP``, ``RR``), and
     those of them no other name asks for at a cut-off (no row at the evaluation's K)."""
@@ -523,49 +473,3 @@ def render_name(
     if style == "canonical":
         return REGISTRY[metric].column(k)
     return written_name(metric, k, policy, style)[0]
-
-
-class AcceptedName(NamedTuple):
-    """One accepted spelling (``K`` stands for any cut-off >= 1), the tool that writes it,
-    the canonical metric it names and the K it is evaluated at."""
-
-    spelling: str
-    tool: str
-    metric: str
-    k: str
-
-
-def accepted_names() -> list[AcceptedName]:
-    """Every accepted spelling, in registry order: the rows of docs/metric_names.md.
-
-    Examples
-    --------
-    >>> from polars_rankk.core.names.parse import accepted_names
-    >>> [row.spelling for row in accepted_names() if row.metric == "mrr"]
-    ['mrr@K', 'mrr', 'RR@K', 'RR', 'recip_rank']
-    """
-    rows: list[AcceptedName] = []
-    for metric in METRICS:
-        entry = REGISTRY[metric]
-        if entry.has_k:
-            rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
-        rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
-        for alias in entry.aliases:
-            spelling, tool, cut = alias.spelling, alias.tool, alias.cut
-            if cut:
-                joint = "_" if tool == "trec_eval" else "@"
-                base = "RBP(p=0.9)" if spelling == "RBP" else spelling
-                rows.append(AcceptedName(f"{base}{joint}K", tool, metric, ADDS_K))
-            plain = WHOLE if entry.has_k and alias.whole_list else _plain_k(entry.has_k)
-            rows.append(AcceptedName(spelling, tool, metric, plain))
-    return rows
-
-
-#: How a spelling with a cut-off is evaluated.
-ADDS_K = "K (added to the evaluation's K)"
-#: How a tool's spelling that means the whole list is evaluated.
-WHOLE = "the whole list (no K)"
-
-
-def _plain_k(has_k: bool) -> str:
-    return "the evaluation's K" if has_k else "no K"

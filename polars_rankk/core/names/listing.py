@@ -1,0 +1,54 @@
+"""Every spelling this library reads, listed for the docs (`docs/metric_names.md`) and the
+tests: what each means and how its cut-off is evaluated."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from polars_rankk.core.metrics.registry import METRICS, REGISTRY
+
+
+class AcceptedName(NamedTuple):
+    """One accepted spelling (``K`` stands for any cut-off >= 1), the tool that writes it,
+    the canonical metric it names and the K it is evaluated at."""
+
+    spelling: str
+    tool: str
+    metric: str
+    k: str
+
+
+def accepted_names() -> list[AcceptedName]:
+    """Every accepted spelling, in registry order: the rows of docs/metric_names.md.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.listing import accepted_names
+    >>> [row.spelling for row in accepted_names() if row.metric == "mrr"]
+    ['mrr@K', 'mrr', 'RR@K', 'RR', 'recip_rank']
+    """
+    rows: list[AcceptedName] = []
+    for metric in METRICS:
+        entry = REGISTRY[metric]
+        if entry.has_k:
+            rows.append(AcceptedName(f"{metric}@K", "canonical", metric, ADDS_K))
+        rows.append(AcceptedName(metric, "canonical", metric, _plain_k(entry.has_k)))
+        for alias in entry.aliases:
+            spelling, tool, cut = alias.spelling, alias.tool, alias.cut
+            if cut:
+                joint = "_" if tool == "trec_eval" else "@"
+                base = "RBP(p=0.9)" if spelling == "RBP" else spelling
+                rows.append(AcceptedName(f"{base}{joint}K", tool, metric, ADDS_K))
+            plain = WHOLE if entry.has_k and alias.whole_list else _plain_k(entry.has_k)
+            rows.append(AcceptedName(spelling, tool, metric, plain))
+    return rows
+
+
+#: How a spelling with a cut-off is evaluated.
+ADDS_K = "K (added to the evaluation's K)"
+#: How a tool's spelling that means the whole list is evaluated.
+WHOLE = "the whole list (no K)"
+
+
+def _plain_k(has_k: bool) -> str:
+    return "the evaluation's K" if has_k else "no K"
