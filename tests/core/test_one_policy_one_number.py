@@ -68,6 +68,8 @@ DRAWN: dict[str, st.SearchStrategy[object]] = {
     "cwl_max_grade": st.sampled_from([1, 3]),
     "diversity_alpha": st.sampled_from([0.5, 0.9]),
     "nrbp_beta": st.sampled_from([0.5, 0.8]),
+    "q_beta": st.sampled_from([1, 0, 2.5]),
+    "compat_persistence": st.sampled_from([0.95, 0.8]),
 }
 
 

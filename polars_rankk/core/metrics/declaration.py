@@ -199,7 +199,8 @@ class Metric:
         """Whether K-curves sum it over ranks (`polars_rankk.stats.rank_sums`) under the default
         policy: derived from its formula (`polars_rankk.core.metrics.summed`), never declared —
         a formula that depends on K only through its terms, or that is linear in them."""
-        if self.formula is None or not self.has_k:
+        if self.formula is None or not self.has_k or self.aggregate != "mean":
+            # A curve of means over groups: a geometric summary (gm_map) is evaluated at each K.
             return False
         return summed_form(self.formula, self.terms, Policy()) is not None
 

@@ -36,6 +36,7 @@ Tool = Literal["ir_measures", "trec_eval"]
 #: Metrics whose number depends on which candidates are judged (not only on relevant ones).
 _JUDGEMENT_AWARE = frozenset(
     {"bpref", "judged", "rbp_residual", "infap", "unjudged", "num_nonrelevant_judged_retrieved"}
+    | {"gm_bpref", "trec_rbp_residual"}
 )
 #: Metrics a condensed list leaves unchanged (ir_measures gives them no judged_only).
 _SAME_CONDENSED = frozenset({"bpref", "set_recall", "num_relevant", "num_relevant_retrieved"})
@@ -78,7 +79,10 @@ def _common(
         return f"{tool} counts every judged relevant item in R (Policy.pool='all')"
     if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
         return f"{tool} divides precision by K (Policy.short_lists='fixed')"
-    if metric == "average_precision" and policy.ap_denominator != "relevant":
+    if (
+        metric in ("average_precision", "gm_average_precision")
+        and policy.ap_denominator != "relevant"
+    ):
         return f"{tool} divides AP by R (Policy.ap_denominator='relevant')"
     judged_matters = metric in _JUDGEMENT_AWARE or policy.unjudged == "condense"
     if judged_matters and policy.negative_grades != "unjudged":
