@@ -332,6 +332,13 @@ def k_curve(
                 f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
                 "the whole list), so it has no K-curve; leave it out of metrics"
             )
+        geometric = [m for m in normalize_metrics(chosen) if REGISTRY[m].aggregate != "mean"]
+        if geometric:
+            # A curve point is a mean over groups; these summaries are geometric means.
+            raise ValueError(
+                f"{', '.join(geometric)} is summarised by a geometric mean over groups, which "
+                "a K-curve (means over groups) does not draw; curve average_precision or bpref"
+            )
     strata = as_list(by)
     _check_strata(strata)
     every_k = list(range(1, k_max + 1))

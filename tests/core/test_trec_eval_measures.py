@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,8 +124,10 @@ def test_the_k_curve_equals_evaluate_at_every_k(case: dict[str, Any], policy: rk
     candidates, truth = frames(case)
     # K-curves read only the default metrics from sums over ranks (polars_rankk.stats.rank_sums);
     # the others at each K from one evaluation: the curve must agree all the same.
-    rank_summed = [m.name for m in family.METRICS if m.has_k]
+    rank_summed = [m.name for m in family.METRICS if m.has_k and m.aggregate == "mean"]
     assert {"relative_precision", "unjudged"} <= set(rank_summed)
+    with pytest.raises(ValueError, match="geometric mean"):
+        rk.k_curve(candidates, truth, k_max=2, metrics=["gm_map"], group_by=case["group_by"])
     options: dict[str, Any] = {"group_by": case["group_by"], "policy": policy}
     curve = rk.k_curve(candidates, truth, k_max=6, ci=False, metrics=rank_summed, **options)
     for k in range(1, 7):
