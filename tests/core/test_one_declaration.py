@@ -123,9 +123,10 @@ def test_every_policy_field_is_sent_to_the_kernel_or_applied_around_it() -> None
 @needs_kernel
 def test_every_policy_field_sent_changes_what_the_kernel_reads() -> None:
     default = rk.Policy()
-    read = _kernel_reads(default)
-    for name in set(native.kernel_policy(default)):
-        assert _kernel_reads(_changed(default, name)) != read, name
+    with kernel(True):
+        read = _kernel_reads(default)
+        for name in set(native.kernel_policy(default)):
+            assert _kernel_reads(_changed(default, name)) != read, name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,12 +141,12 @@ def test_a_policy_field_or_choice_the_kernel_does_not_declare_is_refused() -> No
     # A new field outside APPLIED_IN_POLARS is sent to the kernel by its declaration alone;
     # until the kernel declares (and applies) it, every call fails instead of ignoring it.
     assert "brand_new" in native.kernel_policy(_WithANewField())
-    with pytest.raises(pl.exceptions.ComputeError, match="brand_new"):
+    with kernel(True), pytest.raises(pl.exceptions.ComputeError, match="brand_new"):
         _kernel_reads(_WithANewField())
     # So does a new choice of a Literal field.
     policy = rk.Policy()
     object.__setattr__(policy, "ties", "random")
-    with pytest.raises(pl.exceptions.ComputeError, match="random"):
+    with kernel(True), pytest.raises(pl.exceptions.ComputeError, match="random"):
         _kernel_reads(policy)
     candidates, truth = _case()
     with kernel(True), pytest.raises(pl.exceptions.ComputeError, match="brand_new"):
