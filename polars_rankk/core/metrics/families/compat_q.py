@@ -86,6 +86,7 @@ def with_ideal(
     ...                     "n_relevant": [3, 3, 3]})
     >>> truth = pl.LazyFrame({"q": [1, 1, 1], "_rk_grade": [2.0, 1.0, 1.0]})
     >>> out = with_ideal(run, truth, ["q"], Policy(), frozenset(IDEAL_COUNTS)).collect()
+    >>> out = out.sort("_rk_rank")  # a join does not keep the run's row order
     >>> out["_rk_ideal_gain_at_rank"].to_list(), out["_rk_ideal_position"].to_list()
     ([2.0, 3.0, 4.0], [2, None, 1])
     """
