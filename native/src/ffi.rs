@@ -117,30 +117,6 @@ unsafe fn field_call(
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_field_group_sums(
-    fields: *mut ArrowSchema,
-    len: usize,
-    return_value: *mut ArrowSchema,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-) {
-    let function: FieldFunction = crate::plugin::output_fields;
-    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_field_graded_rows(
-    fields: *mut ArrowSchema,
-    len: usize,
-    return_value: *mut ArrowSchema,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-) {
-    let function: FieldFunction = crate::plugin::graded_fields;
-    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
-}
-
 struct SchemaPrivate {
     _format: CString,
     _name: CString,
@@ -215,80 +191,53 @@ unsafe fn compute_call(
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_group_sums(
-    inputs: *mut SeriesExport,
-    len: usize,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-    return_value: *mut SeriesExport,
-    _context: *mut c_void,
-) {
-    let function: ComputeFunction = crate::plugin::compute;
-    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+/// The entry points Polars looks up by name (`_polars_plugin_field_<name>` resolves a call's
+/// output type, `_polars_plugin_<name>` computes it), each a thin call of its plugin function.
+macro_rules! field_entry_points {
+    ($($entry:ident => $function:path),* $(,)?) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $entry(
+            fields: *mut ArrowSchema,
+            len: usize,
+            return_value: *mut ArrowSchema,
+            kwargs_pointer: *const u8,
+            kwargs_len: usize,
+        ) {
+            let function: FieldFunction = $function;
+            field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
+        }
+    )*};
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_field_group_metric_sums(
-    fields: *mut ArrowSchema,
-    len: usize,
-    return_value: *mut ArrowSchema,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-) {
-    let function: FieldFunction = crate::plugin::group_fields;
-    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
+macro_rules! compute_entry_points {
+    ($($entry:ident => $function:path),* $(,)?) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $entry(
+            inputs: *mut SeriesExport,
+            len: usize,
+            kwargs_pointer: *const u8,
+            kwargs_len: usize,
+            return_value: *mut SeriesExport,
+            _context: *mut c_void,
+        ) {
+            let function: ComputeFunction = $function;
+            compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+        }
+    )*};
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_group_metric_sums(
-    inputs: *mut SeriesExport,
-    len: usize,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-    return_value: *mut SeriesExport,
-    _context: *mut c_void,
-) {
-    let function: ComputeFunction = crate::plugin::group_compute;
-    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+field_entry_points! {
+    _polars_plugin_field_group_sums => crate::plugin::output_fields,
+    _polars_plugin_field_graded_rows => crate::plugin::graded_fields,
+    _polars_plugin_field_group_metric_sums => crate::plugin::group_fields,
+    _polars_plugin_field_configuration => crate::plugin::configuration_fields,
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_graded_rows(
-    inputs: *mut SeriesExport,
-    len: usize,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-    return_value: *mut SeriesExport,
-    _context: *mut c_void,
-) {
-    let function: ComputeFunction = crate::plugin::graded_rows;
-    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_field_configuration(
-    fields: *mut ArrowSchema,
-    len: usize,
-    return_value: *mut ArrowSchema,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-) {
-    let function: FieldFunction = crate::plugin::configuration_fields;
-    field_call(fields, len, return_value, kwargs_pointer, kwargs_len, function);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn _polars_plugin_configuration(
-    inputs: *mut SeriesExport,
-    len: usize,
-    kwargs_pointer: *const u8,
-    kwargs_len: usize,
-    return_value: *mut SeriesExport,
-    _context: *mut c_void,
-) {
-    let function: ComputeFunction = crate::plugin::configuration_text;
-    compute_call(inputs, len, kwargs_pointer, kwargs_len, return_value, function);
+compute_entry_points! {
+    _polars_plugin_group_sums => crate::plugin::compute,
+    _polars_plugin_group_metric_sums => crate::plugin::group_compute,
+    _polars_plugin_graded_rows => crate::plugin::graded_rows,
+    _polars_plugin_configuration => crate::plugin::configuration_text,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {
