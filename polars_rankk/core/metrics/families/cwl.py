@@ -169,9 +169,22 @@ def _fixed(*pieces: Piece) -> Callable[[Policy], Linear]:
     return lambda policy: declared
 
 
-GAIN = Term.of_linear("cwl_gain", _fixed(Piece("cwl_gain")))
+def _within_depth(name: str, linear: Callable[[Policy], Linear]) -> Term:
+    """A linear term of the rows within cwl_eval's depth (a row past rank N counts 0, as
+    cwl_eval truncates every ranking to N). The kernel's weights of the rank have no step, so
+    it runs in Polars beside the kernel; its expectation over ties is the linear one, cut."""
+
+    def row(rows: RankedRows) -> pl.Expr:
+        return rows.linear(linear(rows.policy)) * _inside(rows)
+
+    return Term(name, _column(name), _column(f"term_{name}"), row, row, sparse=True)
+
+
+#: SDCG reads K <= N only (`_no_deeper_than_depth`): its linear sum runs on the kernel.
 SDCG = Term.of_linear("sdcg", _fixed(Piece("cwl_gain", discount(RANK), "/")))
-INSQ = Term.of_linear("insq", lambda policy: Linear((Piece("cwl_gain", _insq_weight(policy)),)))
+#: The others are read past N too (at the whole list, ir_measures' INST, or at K > N).
+GAIN = _within_depth("cwl_gain", _fixed(Piece("cwl_gain")))
+INSQ = _within_depth("insq", lambda policy: Linear((Piece("cwl_gain", _insq_weight(policy)),)))
 CASCADE_LOG, CASCADE_STOPS = _log_terms("cwl_cascade", _cascade_go_on)
 INST_LOG, INST_STOPS = _log_terms("cwl_inst", _inst_go_on)
 BPM_REACHED = _term("bpm_reached", _bpm_reaches)
@@ -250,15 +263,15 @@ def _reached_after(stats: GroupStats, k: int, log: Term, stops: Term) -> pl.Expr
 
 
 def _no_deeper_than_depth(name: str, k: int) -> None:
-    if k != WHOLE_LIST and k > CWL_DEPTH:
-        raise ValueError(f"{name}@{k}: cwl_eval reads {CWL_DEPTH} ranks; choose K <= {CWL_DEPTH}")
+    if k > CWL_DEPTH:  # the whole list (WHOLE_LIST) too: it may run past N
+        at = " over the whole list" if k == WHOLE_LIST else f"@{k}"
+        raise ValueError(f"{name}{at}: cwl_eval reads {CWL_DEPTH} ranks; choose K <= {CWL_DEPTH}")
 
 
 def _sdcg(policy: Policy, k: int, stats: GroupStats) -> Parts:
     # C(i) = log2(i + 1) / log2(i + 2) below K, 0 at K: w_i = 1 / log2(i + 1) for i <= K.
     _no_deeper_than_depth("sdcg", k)
-    depth = _depth_of(k)
-    weight = math.fsum(1.0 / math.log2(i + 1.0) for i in range(1, depth + 1))
+    weight = math.fsum(1.0 / math.log2(i + 1.0) for i in range(1, k + 1))
     zero = _constant(stats, 0.0)
     return Parts(stats.at(SDCG.column, k), _constant(stats, weight), zero, zero)
 
