@@ -323,3 +323,30 @@ def test_compare_tables_and_several_systems_read_them() -> None:
         assert_frame_equal(
             mine.sort("query", "metric", "k"), alone.per_group.sort("query", "metric", "k")
         )
+
+
+def test_kept_copies_are_never_written_back_under_a_tools_name() -> None:
+    """ir_measures (and trec_eval) read a run as one entry per (query, doc); under
+    ``duplicates="keep"`` a second copy of a relevant item is a second relevant row here, so
+    Compat reads 1.0 where the provider reads 0.8945: the name must not say Compat."""
+    from polars_rankk.core.names.write import written_name
+
+    candidates = pl.DataFrame(
+        {"q": ["1"] * 4, "item": ["a", "a", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]}
+    )
+    truth = pl.DataFrame({"q": ["1"] * 3, "item": ["a", "b", "d"], "relevance": [2, 1, 1]})
+    policy = rk.Policy(ties="item_asc", empty_truth="zero")
+    values = {}
+    for duplicates in ("first", "keep"):
+        chosen = policy.replace(duplicates=duplicates)
+        result = rk.evaluate(candidates, truth, k=5, metrics="compat", group_by="q", policy=chosen)
+        values[duplicates] = result.per_group["value"][0]
+        name, reason = written_name("compat", None, chosen)
+        assert (name == "Compat") == (duplicates == "first"), (name, reason)
+    assert values["first"] == pytest.approx(0.8945369558866492, abs=1e-12)  # the provider's
+    assert values["keep"] == pytest.approx(1.0)
+    for metric, k in (("q_measure", 5), ("inst", None), ("ndcg", 5), ("alpha_ndcg", 5)):
+        for tool in ("ir_measures", "trec_eval"):
+            name, reason = written_name(metric, k, policy.replace(duplicates="keep"), tool)
+            assert reason is not None, (metric, tool, name)
+            assert "once" in reason, (metric, tool, name, reason)

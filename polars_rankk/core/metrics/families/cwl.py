@@ -38,7 +38,7 @@ from polars_rankk.core.columns import INTERNAL_PREFIX, WHOLE_LIST
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, RankFn, discount
 from polars_rankk.core.metrics.declaration import Alias, Metric
-from polars_rankk.core.metrics.families.cwl_math import digamma, trigamma
+from polars_rankk.core.metrics.families.cwl_math import digamma, inverse_square_tail
 from polars_rankk.core.metrics.formulas import GroupStats
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
@@ -285,15 +285,6 @@ def _insq(policy: Policy, k: int, stats: GroupStats) -> Parts:
     return Parts(gain, _constant(stats, weight), _constant(stats, beyond), stats.at(GAIN.column, k))
 
 
-def _inverse_square_tail(start: pl.Expr, read: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """Past the last rank read m, w_i = w_{m+1} (m + a)^2 / (i - 1 + a)^2 (C(i) = ((i + a - 1)
-    / (i + a))^2 telescopes): Σ_{m < i ≤ N} of it over w_{m+1}, and w_{N+1} over w_{m+1}.
-    `start` is m + a."""
-    offset = start - read  # a
-    sum_tail = start.pow(2) * (trigamma(start) - trigamma(offset + _N))
-    return sum_tail, (start / (offset + _N)).pow(2)
-
-
 def _inst(policy: Policy, k: int, stats: GroupStats) -> Parts:
     if policy.cwl_target < 0.25:
         # i + 2T - CG_i >= 2T: below T = 1/4, C(i) may exceed 1 (no longer a probability).
@@ -303,7 +294,7 @@ def _inst(policy: Policy, k: int, stats: GroupStats) -> Parts:
     gain_read = stats.at(GAIN.column, k)
     after = _reached_after(stats, k, INST_LOG, INST_STOPS)
     # Past the list the gain stays G: C(i) = ((i + a - 1) / (i + a))^2 with a = 2T - G.
-    sum_tail, beyond = _inverse_square_tail(read + 2.0 * _target(policy) - gain_read, read)
+    sum_tail, beyond = inverse_square_tail(read + 2.0 * _target(policy) - gain_read, read, _N)
     weight = stats.at(weight_term.column, k) + after * sum_tail
     return Parts(stats.at(gain_term.column, k), weight, after * beyond, gain_read)
 
@@ -330,7 +321,7 @@ def _nerr(name: str) -> Callable[[Policy, int, GroupStats], Parts]:
             sum_tail = (1.0 - remaining) / (1.0 - p) if p < 1 else _N - read
             beyond = remaining
         else:  # nerr11: INSQ's weight, a = 2T
-            sum_tail, beyond = _inverse_square_tail(read + 2.0 * _target(policy), read)
+            sum_tail, beyond = inverse_square_tail(read + 2.0 * _target(policy), read, _N)
         weight = stats.at(weight_term.column, k) + after * sum_tail
         return Parts(
             stats.at(gain_term.column, k), weight, after * beyond, stats.at(GAIN.column, k)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["digamma", "trigamma"]
+__all__ = ["digamma", "inverse_square_tail", "trigamma"]
 
 #: Terms summed exactly before the asymptotic series (its error is then below 1e-14).
 _SHIFT = 10
@@ -50,3 +50,22 @@ def digamma(x: pl.Expr) -> pl.Expr:
         - inverse2 * (1.0 / 12.0 - inverse2 * (1.0 / 120.0 - inverse2 * (1.0 / 252.0)))
     )
     return series - head
+
+
+def inverse_square_tail(start: pl.Expr, read: pl.Expr, depth: float) -> tuple[pl.Expr, pl.Expr]:
+    """Past the last rank read m, w_i = w_{m+1} (m + a)^2 / (i - 1 + a)^2 (C(i) = ((i + a - 1)
+    / (i + a))^2 telescopes): Σ_{m < i ≤ N} of it over w_{m+1}, and w_{N+1} over w_{m+1}, for
+    `start` = m + a and N = `depth`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> frame = pl.DataFrame({"m": [0.0]})
+    >>> m = pl.col("m")
+    >>> tail, beyond = inverse_square_tail(m + 2.0, m, 3.0)  # a = 2: 1 + 4/9 + 4/16, 4/25
+    >>> [round(v, 12) for v in frame.select(tail.alias("t"), beyond.alias("b")).row(0)]
+    [1.694444444444, 0.16]
+    """
+    offset = start - read  # a
+    sum_tail = start.pow(2) * (trigamma(start) - trigamma(offset + depth))
+    return sum_tail, (start / (offset + depth)).pow(2)
