@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
+from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark session)
 from tests.support import reference as ref
 from tests.support.ranking_cases import cases, frames
 
@@ -350,3 +351,32 @@ def test_kept_copies_are_never_written_back_under_a_tools_name() -> None:
             name, reason = written_name(metric, k, policy.replace(duplicates="keep"), tool)
             assert reason is not None, (metric, tool, name)
             assert "once" in reason, (metric, tool, name, reason)
+
+
+def test_dask_and_spark_give_evaluates_numbers(spark: Any) -> None:  # noqa: F811
+    """The ideal ranking is joined from the truth on the distributed engines too."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+    from polars_rankk.engines import spark as on_spark
+
+    cand, truth = frames(_CASE)
+    policy = POLICY.replace(ties="trec_eval")  # the distributed engines' deterministic order
+    options: dict[str, Any] = {"k": [2, 5], "metrics": METRICS, "group_by": "g", "policy": policy}
+    want = rk.evaluate(cand, truth, **options).per_group
+    assert isinstance(want, pl.DataFrame)
+    columns = ["g", "metric", "k", "value"]
+    want = want.sort("g", "metric", "k").select(columns)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        on_dask = evaluate_dask(
+            dd.from_pandas(cand.to_pandas(), npartitions=2, sort=False),
+            dd.from_pandas(truth.to_pandas(), npartitions=2, sort=False),
+            **options,
+        ).compute()
+    spark_frames = [spark.createDataFrame(frame.to_pandas()) for frame in (cand, truth)]
+    on_spark_rows = on_spark.evaluate_spark(*spark_frames, **options).toPandas()
+    for got in (on_dask, on_spark_rows):
+        assert_frame_equal(
+            pl.from_pandas(got).sort("g", "metric", "k").select(columns), want,
+            check_exact=False, rel_tol=1e-12, abs_tol=1e-12, check_dtypes=False,
+        )  # fmt: skip
