@@ -380,3 +380,29 @@ def test_dask_and_spark_give_evaluates_numbers(spark: Any) -> None:  # noqa: F81
             pl.from_pandas(got).sort("g", "metric", "k").select(columns), want,
             check_exact=False, rel_tol=1e-12, abs_tol=1e-12, check_dtypes=False,
         )  # fmt: skip
+
+
+def test_compat_reads_the_ranking_not_the_sign_of_its_scores() -> None:
+    """The compat provider scores an unretrieved item 0.0 when it orders equal grades of its
+    ideal ranking, so the same ranking under negative scores puts an unretrieved relevant item
+    before a retrieved one (0.304 where shifted scores read 0.696); the ideal here orders equal
+    grades as the run ranks them, whatever the scores' sign (docs/definitions.md, Compat)."""
+    import ir_measures
+    from ir_measures import Compat
+
+    truth = pl.DataFrame({"q": ["1"] * 3, "item": ["a", "b", "c"], "relevance": [1, 1, 0]})
+    qrels = [ir_measures.Qrel("1", item, grade) for item, grade in (("a", 1), ("b", 1), ("c", 0))]
+    policy = rk.Policy(ties="item_asc", empty_truth="zero")
+    provider, ours = [], []
+    for shift in (0.0, 10.0):
+        scores = [-1.0 + shift, -2.0 + shift, -3.0 + shift]
+        candidates = pl.DataFrame({"q": ["1"] * 3, "item": ["b", "x", "c"], "score": scores})
+        run = [
+            ir_measures.ScoredDoc("1", i, s) for i, s in zip(["b", "x", "c"], scores, strict=True)
+        ]
+        provider.append(ir_measures.calc_aggregate([Compat()], qrels, run)[Compat()])
+        result = rk.evaluate(candidates, truth, k=3, metrics="compat", group_by="q", policy=policy)
+        ours.append(result.per_group["value"][0])
+    assert ours[0] == pytest.approx(ours[1], abs=1e-12)
+    assert ours[1] == pytest.approx(provider[1], abs=1e-12)  # positive scores: the provider's
+    assert provider[0] == pytest.approx(0.3040496407576747, abs=1e-12) != ours[0]
