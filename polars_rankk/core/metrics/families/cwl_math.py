@@ -42,7 +42,7 @@ def trigamma(x: pl.Expr) -> pl.Expr:
     series = inverse + inverse2 / 2.0
     # B_2 / y^3 + B_4 / y^5 + ... + B_14 / y^15 (Bernoulli numbers): the next term is below
     # 1e-16 at y >= 10.
-    bernoulli = 7.0 / 6.0
+    bernoulli: pl.Expr | float = 7.0 / 6.0
     for coefficient in (-691.0 / 2730.0, 5.0 / 66.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0):
         bernoulli = coefficient + inverse2 * bernoulli
     series = series + inverse * inverse2 * (1.0 / 6.0 + inverse2 * bernoulli)
@@ -64,7 +64,7 @@ def digamma(x: pl.Expr) -> pl.Expr:
     y = x + float(_SHIFT)
     inverse2 = 1.0 / (y * y)
     # B_2n / (2n y^2n) for n = 1..7, alternating: the next term is below 1e-16 at y >= 10.
-    bernoulli = 1.0 / 12.0
+    bernoulli: pl.Expr | float = 1.0 / 12.0
     for coefficient in (691.0 / 32760.0, 1.0 / 132.0, 1.0 / 240.0, 1.0 / 252.0, 1.0 / 120.0):
         bernoulli = coefficient - inverse2 * bernoulli
     series = y.log() - 0.5 / y - inverse2 * (1.0 / 12.0 - inverse2 * bernoulli)
