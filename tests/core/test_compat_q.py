@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
+from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark session)
 from tests.support import reference as ref
 from tests.support.ranking_cases import cases, frames
 
@@ -323,3 +324,85 @@ def test_compare_tables_and_several_systems_read_them() -> None:
         assert_frame_equal(
             mine.sort("query", "metric", "k"), alone.per_group.sort("query", "metric", "k")
         )
+
+
+def test_kept_copies_are_never_written_back_under_a_tools_name() -> None:
+    """ir_measures (and trec_eval) read a run as one entry per (query, doc); under
+    ``duplicates="keep"`` a second copy of a relevant item is a second relevant row here, so
+    Compat reads 1.0 where the provider reads 0.8945: the name must not say Compat."""
+    from polars_rankk.core.names.write import written_name
+
+    candidates = pl.DataFrame(
+        {"q": ["1"] * 4, "item": ["a", "a", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]}
+    )
+    truth = pl.DataFrame({"q": ["1"] * 3, "item": ["a", "b", "d"], "relevance": [2, 1, 1]})
+    policy = rk.Policy(ties="item_asc", empty_truth="zero")
+    values = {}
+    for duplicates in ("first", "keep"):
+        chosen = policy.replace(duplicates=duplicates)
+        result = rk.evaluate(candidates, truth, k=5, metrics="compat", group_by="q", policy=chosen)
+        values[duplicates] = result.per_group["value"][0]
+        name, reason = written_name("compat", None, chosen)
+        assert (name == "Compat") == (duplicates == "first"), (name, reason)
+    assert values["first"] == pytest.approx(0.8945369558866492, abs=1e-12)  # the provider's
+    assert values["keep"] == pytest.approx(1.0)
+    for metric, k in (("q_measure", 5), ("inst", None), ("ndcg", 5), ("alpha_ndcg", 5)):
+        for tool in ("ir_measures", "trec_eval"):
+            name, reason = written_name(metric, k, policy.replace(duplicates="keep"), tool)
+            assert reason is not None, (metric, tool, name)
+            assert "once" in reason, (metric, tool, name, reason)
+
+
+def test_dask_and_spark_give_evaluates_numbers(spark: Any) -> None:  # noqa: F811
+    """The ideal ranking is joined from the truth on the distributed engines too."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+    from polars_rankk.engines import spark as on_spark
+
+    cand, truth = frames(_CASE)
+    policy = POLICY.replace(ties="trec_eval")  # the distributed engines' deterministic order
+    options: dict[str, Any] = {"k": [2, 5], "metrics": METRICS, "group_by": "g", "policy": policy}
+    want = rk.evaluate(cand, truth, **options).per_group
+    assert isinstance(want, pl.DataFrame)
+    columns = ["g", "metric", "k", "value"]
+    want = want.sort("g", "metric", "k").select(columns)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        on_dask = evaluate_dask(
+            dd.from_pandas(cand.to_pandas(), npartitions=2, sort=False),
+            dd.from_pandas(truth.to_pandas(), npartitions=2, sort=False),
+            **options,
+        ).compute()
+    spark_frames = [spark.createDataFrame(frame.to_pandas()) for frame in (cand, truth)]
+    on_spark_rows = on_spark.evaluate_spark(*spark_frames, **options).toPandas()
+    for got in (on_dask, on_spark_rows):
+        assert_frame_equal(
+            pl.from_pandas(got).sort("g", "metric", "k").select(columns), want,
+            check_exact=False, rel_tol=1e-12, abs_tol=1e-12, check_dtypes=False,
+        )  # fmt: skip
+
+
+def test_compat_reads_the_ranking_not_the_sign_of_its_scores() -> None:
+    """The compat provider scores an unretrieved item 0.0 when it orders equal grades of its
+    ideal ranking, so the same ranking under negative scores puts an unretrieved relevant item
+    before a retrieved one (0.304 where shifted scores read 0.696); the ideal here orders equal
+    grades as the run ranks them, whatever the scores' sign (docs/definitions.md, Compat)."""
+    import ir_measures
+    from ir_measures import Compat
+
+    truth = pl.DataFrame({"q": ["1"] * 3, "item": ["a", "b", "c"], "relevance": [1, 1, 0]})
+    qrels = [ir_measures.Qrel("1", item, grade) for item, grade in (("a", 1), ("b", 1), ("c", 0))]
+    policy = rk.Policy(ties="item_asc", empty_truth="zero")
+    provider, ours = [], []
+    for shift in (0.0, 10.0):
+        scores = [-1.0 + shift, -2.0 + shift, -3.0 + shift]
+        candidates = pl.DataFrame({"q": ["1"] * 3, "item": ["b", "x", "c"], "score": scores})
+        run = [
+            ir_measures.ScoredDoc("1", i, s) for i, s in zip(["b", "x", "c"], scores, strict=True)
+        ]
+        provider.append(ir_measures.calc_aggregate([Compat()], qrels, run)[Compat()])
+        result = rk.evaluate(candidates, truth, k=3, metrics="compat", group_by="q", policy=policy)
+        ours.append(result.per_group["value"][0])
+    assert ours[0] == pytest.approx(ours[1], abs=1e-12)
+    assert ours[1] == pytest.approx(provider[1], abs=1e-12)  # positive scores: the provider's
+    assert provider[0] == pytest.approx(0.3040496407576747, abs=1e-12) != ours[0]

@@ -58,7 +58,14 @@ class DiversityRequest:
 
 
 def is_diversity(name: str) -> bool:
-    """Whether `name` spells a subtopic metric (an unknown name: False)."""
+    """Whether `name` spells a subtopic metric (an unknown name: False).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.evaluation.diversity import is_diversity
+    >>> is_diversity("alpha_nDCG@20"), is_diversity("nDCG@20"), is_diversity("no such metric")
+    (True, False, False)
+    """
     try:
         requests = parse_metric_names(name)
     except (TypeError, ValueError):

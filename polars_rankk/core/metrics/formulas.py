@@ -78,7 +78,7 @@ COLUMNS = GroupStats(
 )
 
 
-def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+def ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     """numerator / denominator, or 0 where the denominator is 0."""
     return (
         pl.when(denominator > 0)
@@ -109,18 +109,18 @@ def precision_denominator(policy: Policy, k: int, stats: GroupStats = COLUMNS) -
 
 def precision(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@K / K, or / min(K, n) under ``short_lists="observed"``."""
-    return _ratio(stats.at(HITS, k), precision_denominator(policy, k, stats))
+    return ratio_or_zero(stats.at(HITS, k), precision_denominator(policy, k, stats))
 
 
 def recall(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@K / R_g."""
-    return _ratio(stats.at(HITS, k), stats.n_relevant)
+    return ratio_or_zero(stats.at(HITS, k), stats.n_relevant)
 
 
 def f_measure(precision_value: pl.Expr, recall_value: pl.Expr, policy: Policy) -> pl.Expr:
     """(1 + b^2) P R / (b^2 P + R), b = ``Policy.f_beta``; 0 when both are 0."""
     weight = float(policy.f_beta) ** 2
-    return _ratio(
+    return ratio_or_zero(
         (1.0 + weight) * precision_value * recall_value, weight * precision_value + recall_value
     )
 
@@ -137,15 +137,20 @@ def hit_rate(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
 
 def ndcg(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """DCG@K / IDCG@K; 0 when the ideal DCG is 0."""
-    return _ratio(stats.at(DCG, k), stats.at(IDEAL_DCG, k))
+    return ratio_or_zero(stats.at(DCG, k), stats.at(IDEAL_DCG, k))
+
+
+def ap_denominator(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
+    """What AP@K (and every measure averaged as it, the Q-measure) divides by: R_g, or
+    min(K, R_g) under ``Policy(ap_denominator="min_k_relevant")``."""
+    if policy.ap_denominator == "min_k_relevant":
+        return pl.min_horizontal(cutoff(k, stats), stats.n_relevant)
+    return stats.n_relevant
 
 
 def average_precision(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Sum of precision@i at relevant ranks i <= K, over R_g or min(K, R_g)."""
-    denominator = stats.n_relevant
-    if policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(cutoff(k, stats), stats.n_relevant)
-    return _ratio(stats.at(PRECISION_SUM, k), denominator)
+    return ratio_or_zero(stats.at(PRECISION_SUM, k), ap_denominator(policy, k, stats))
 
 
 def mrr(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
@@ -155,7 +160,7 @@ def mrr(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
 
 def r_precision(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """hits@R_g / R_g (it has no K)."""
-    return _ratio(stats.hits_at_r, stats.n_relevant)
+    return ratio_or_zero(stats.hits_at_r, stats.n_relevant)
 
 
 def dcg(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
@@ -181,12 +186,12 @@ def rbp_residual(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr
 
 def judged(policy: Policy, k: int, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Judged rows in the top K / K, or / min(K, n) under ``short_lists="observed"``."""
-    return _ratio(stats.at(JUDGED, k), precision_denominator(policy, k, stats))
+    return ratio_or_zero(stats.at(JUDGED, k), precision_denominator(policy, k, stats))
 
 
 def bpref(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Σ over retrieved relevant items of 1 - min(n, R)/min(N, R), / R_g (trec_eval bpref)."""
-    return _ratio(stats.whole(BPREF), stats.n_relevant)
+    return ratio_or_zero(stats.whole(BPREF), stats.n_relevant)
 
 
 def finished(value: pl.Expr, policy: Policy, k: int | None, stats: GroupStats = COLUMNS) -> pl.Expr:
@@ -217,12 +222,12 @@ def relevant(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
 
 def set_precision(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Relevant retrieved / retrieved, over the whole list (trec_eval set_P)."""
-    return _ratio(relevant_retrieved(policy, stats), stats.n_candidates)
+    return ratio_or_zero(relevant_retrieved(policy, stats), stats.n_candidates)
 
 
 def set_recall(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:
     """Relevant retrieved / R_g, over the whole list (trec_eval set_recall)."""
-    return _ratio(relevant_retrieved(policy, stats), stats.n_relevant)
+    return ratio_or_zero(relevant_retrieved(policy, stats), stats.n_relevant)
 
 
 def set_f(policy: Policy, stats: GroupStats = COLUMNS) -> pl.Expr:

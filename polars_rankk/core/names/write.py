@@ -348,6 +348,12 @@ def written_name(
     """
     policy = Policy() if policy is None else policy
     entry = REGISTRY[metric]
+    if policy.duplicates == "keep" and tool in ("trec_eval", "ir_measures"):
+        # Every tool reads a run as one entry per (query, doc): a kept copy is a second
+        # relevant row here (nDCG, Q or Compat above 1), never there.
+        return entry.column(k), (
+            f"{tool} reads each item of a list once; Policy(duplicates='keep') counts every copy"
+        )
     if tool == "trec_eval":
         name, reason = _trec_eval(metric, k, policy)
     elif tool == "ir_measures":

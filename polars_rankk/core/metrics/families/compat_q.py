@@ -232,14 +232,8 @@ for _declared in (Q_TERM, COMPAT_TERM):
 
 
 def _q_measure(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
-    denominator = stats.n_relevant
-    if policy.ap_denominator == "min_k_relevant":
-        denominator = pl.min_horizontal(formulas.cutoff(k, stats), stats.n_relevant)
-    return (
-        pl.when(denominator > 0)
-        .then(stats.at(Q_MEASURE, k) / denominator.cast(pl.Float64))
-        .otherwise(0.0)
-    )
+    denominator = formulas.ap_denominator(policy, k, stats)
+    return formulas.ratio_or_zero(stats.at(Q_MEASURE, k), denominator)
 
 
 def _compat(policy: Policy, stats: GroupStats) -> pl.Expr:

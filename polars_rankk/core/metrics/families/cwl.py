@@ -38,7 +38,7 @@ from polars_rankk.core.columns import INTERNAL_PREFIX, WHOLE_LIST
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, RankFn, discount
 from polars_rankk.core.metrics.declaration import Alias, Metric
-from polars_rankk.core.metrics.families.cwl_math import digamma, trigamma
+from polars_rankk.core.metrics.families.cwl_math import digamma, inverse_square_tail
 from polars_rankk.core.metrics.formulas import GroupStats
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
@@ -169,9 +169,22 @@ def _fixed(*pieces: Piece) -> Callable[[Policy], Linear]:
     return lambda policy: declared
 
 
-GAIN = Term.of_linear("cwl_gain", _fixed(Piece("cwl_gain")))
+def _within_depth(name: str, linear: Callable[[Policy], Linear]) -> Term:
+    """A linear term of the rows within cwl_eval's depth (a row past rank N counts 0, as
+    cwl_eval truncates every ranking to N). The kernel's weights of the rank have no step, so
+    it runs in Polars beside the kernel; its expectation over ties is the linear one, cut."""
+
+    def row(rows: RankedRows) -> pl.Expr:
+        return rows.linear(linear(rows.policy)) * _inside(rows)
+
+    return Term(name, _column(name), _column(f"term_{name}"), row, row, sparse=True)
+
+
+#: SDCG reads K <= N only (`_no_deeper_than_depth`): its linear sum runs on the kernel.
 SDCG = Term.of_linear("sdcg", _fixed(Piece("cwl_gain", discount(RANK), "/")))
-INSQ = Term.of_linear("insq", lambda policy: Linear((Piece("cwl_gain", _insq_weight(policy)),)))
+#: The others are read past N too (at the whole list, ir_measures' INST, or at K > N).
+GAIN = _within_depth("cwl_gain", _fixed(Piece("cwl_gain")))
+INSQ = _within_depth("insq", lambda policy: Linear((Piece("cwl_gain", _insq_weight(policy)),)))
 CASCADE_LOG, CASCADE_STOPS = _log_terms("cwl_cascade", _cascade_go_on)
 INST_LOG, INST_STOPS = _log_terms("cwl_inst", _inst_go_on)
 BPM_REACHED = _term("bpm_reached", _bpm_reaches)
@@ -250,15 +263,15 @@ def _reached_after(stats: GroupStats, k: int, log: Term, stops: Term) -> pl.Expr
 
 
 def _no_deeper_than_depth(name: str, k: int) -> None:
-    if k != WHOLE_LIST and k > CWL_DEPTH:
-        raise ValueError(f"{name}@{k}: cwl_eval reads {CWL_DEPTH} ranks; choose K <= {CWL_DEPTH}")
+    if k > CWL_DEPTH:  # the whole list (WHOLE_LIST) too: it may run past N
+        at = " over the whole list" if k == WHOLE_LIST else f"@{k}"
+        raise ValueError(f"{name}{at}: cwl_eval reads {CWL_DEPTH} ranks; choose K <= {CWL_DEPTH}")
 
 
 def _sdcg(policy: Policy, k: int, stats: GroupStats) -> Parts:
     # C(i) = log2(i + 1) / log2(i + 2) below K, 0 at K: w_i = 1 / log2(i + 1) for i <= K.
     _no_deeper_than_depth("sdcg", k)
-    depth = _depth_of(k)
-    weight = math.fsum(1.0 / math.log2(i + 1.0) for i in range(1, depth + 1))
+    weight = math.fsum(1.0 / math.log2(i + 1.0) for i in range(1, k + 1))
     zero = _constant(stats, 0.0)
     return Parts(stats.at(SDCG.column, k), _constant(stats, weight), zero, zero)
 
@@ -272,15 +285,6 @@ def _insq(policy: Policy, k: int, stats: GroupStats) -> Parts:
     return Parts(gain, _constant(stats, weight), _constant(stats, beyond), stats.at(GAIN.column, k))
 
 
-def _inverse_square_tail(start: pl.Expr, read: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """Past the last rank read m, w_i = w_{m+1} (m + a)^2 / (i - 1 + a)^2 (C(i) = ((i + a - 1)
-    / (i + a))^2 telescopes): Σ_{m < i ≤ N} of it over w_{m+1}, and w_{N+1} over w_{m+1}.
-    `start` is m + a."""
-    offset = start - read  # a
-    sum_tail = start.pow(2) * (trigamma(start) - trigamma(offset + _N))
-    return sum_tail, (start / (offset + _N)).pow(2)
-
-
 def _inst(policy: Policy, k: int, stats: GroupStats) -> Parts:
     if policy.cwl_target < 0.25:
         # i + 2T - CG_i >= 2T: below T = 1/4, C(i) may exceed 1 (no longer a probability).
@@ -290,7 +294,7 @@ def _inst(policy: Policy, k: int, stats: GroupStats) -> Parts:
     gain_read = stats.at(GAIN.column, k)
     after = _reached_after(stats, k, INST_LOG, INST_STOPS)
     # Past the list the gain stays G: C(i) = ((i + a - 1) / (i + a))^2 with a = 2T - G.
-    sum_tail, beyond = _inverse_square_tail(read + 2.0 * _target(policy) - gain_read, read)
+    sum_tail, beyond = inverse_square_tail(read + 2.0 * _target(policy) - gain_read, read, _N)
     weight = stats.at(weight_term.column, k) + after * sum_tail
     return Parts(stats.at(gain_term.column, k), weight, after * beyond, gain_read)
 
@@ -317,7 +321,7 @@ def _nerr(name: str) -> Callable[[Policy, int, GroupStats], Parts]:
             sum_tail = (1.0 - remaining) / (1.0 - p) if p < 1 else _N - read
             beyond = remaining
         else:  # nerr11: INSQ's weight, a = 2T
-            sum_tail, beyond = _inverse_square_tail(read + 2.0 * _target(policy), read)
+            sum_tail, beyond = inverse_square_tail(read + 2.0 * _target(policy), read, _N)
         weight = stats.at(weight_term.column, k) + after * sum_tail
         return Parts(
             stats.at(gain_term.column, k), weight, after * beyond, stats.at(GAIN.column, k)

@@ -13,13 +13,10 @@ patience beta (default 0.5). What each measures: docs/definitions.md.
 from __future__ import annotations
 
 from polars_rankk.core.metrics.declaration import Alias, Metric
+from polars_rankk.core.metrics.families.shared import ir
 
 _CLARKE_2008 = "Clarke et al., SIGIR 2008 (alpha-nDCG); ndeval"
 _AGRAWAL = "Agrawal et al., WSDM 2009 (intent-aware measures); ndeval"
-
-
-def _ir(spelling: str, cut: bool = True) -> Alias:
-    return Alias(spelling, "ir_measures", cut)
 
 
 def _ndeval(spelling: str, cut: bool = True) -> Alias:
@@ -36,7 +33,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation=_CLARKE_2008,
         kind="diversity",
         ir_measures="alpha_nDCG@{k}",
-        aliases=(_ir("alpha_nDCG"), _ndeval("alpha-nDCG")),
+        aliases=(ir("alpha_nDCG"), _ndeval("alpha-nDCG")),
         requires=("subtopic",),
     ),
     Metric(
@@ -47,7 +44,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation=_CLARKE_2008,
         kind="diversity",
         ir_measures="alpha_DCG@{k}",
-        aliases=(_ir("alpha_DCG"), _ndeval("alpha-DCG")),
+        aliases=(ir("alpha_DCG"), _ndeval("alpha-DCG")),
         requires=("subtopic",),
     ),
     Metric(
@@ -58,7 +55,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation="Chapelle et al., CIKM 2009 (ERR-IA); " + _AGRAWAL,
         kind="diversity",
         ir_measures="ERR_IA@{k}",
-        aliases=(_ir("ERR_IA"), _ndeval("ERR-IA")),
+        aliases=(ir("ERR_IA"), _ndeval("ERR-IA")),
         requires=("subtopic",),
     ),
     Metric(
@@ -68,7 +65,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation="Chapelle et al., CIKM 2009 (ERR-IA); " + _AGRAWAL,
         kind="diversity",
         ir_measures="nERR_IA@{k}",
-        aliases=(_ir("nERR_IA"), _ndeval("nERR-IA")),
+        aliases=(ir("nERR_IA"), _ndeval("nERR-IA")),
         requires=("subtopic",),
     ),
     Metric(
@@ -79,7 +76,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation=_AGRAWAL,
         kind="diversity",
         ir_measures="P_IA@{k}",
-        aliases=(_ir("P_IA"), _ndeval("P-IA")),
+        aliases=(ir("P_IA"), _ndeval("P-IA")),
         requires=("subtopic",),
     ),
     Metric(
@@ -91,7 +88,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         kind="diversity",
         has_k=False,
         ir_measures="AP_IA",
-        aliases=(_ir("AP_IA", cut=False), _ndeval("MAP-IA", cut=False)),
+        aliases=(ir("AP_IA", cut=False), _ndeval("MAP-IA", cut=False)),
         requires=("subtopic",),
     ),
     Metric(
@@ -102,7 +99,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation="Zhai, Cohen & Lafferty, SIGIR 2003 (S-recall); ndeval strec",
         kind="diversity",
         ir_measures="StRecall@{k}",
-        aliases=(_ir("StRecall"), _ndeval("strec")),
+        aliases=(ir("StRecall"), _ndeval("strec")),
         requires=("subtopic",),
     ),
     Metric(
@@ -114,7 +111,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         kind="diversity",
         has_k=False,
         ir_measures="NRBP",
-        aliases=(_ir("NRBP", cut=False),),
+        aliases=(ir("NRBP", cut=False),),
         requires=("subtopic",),
     ),
 )
