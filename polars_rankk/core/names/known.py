@@ -21,7 +21,7 @@ _ANY_TOOL = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)(?:[_.][\d.,]+)?(?:
 KNOWN_ELSEWHERE: dict[str, str] = {
     **dict.fromkeys(
         (
-            *("G", "ndcg_rel", "Rndcg", "ndcg_p", "ideal_dcg"),
+            *("ndcg_p", "ideal_dcg"),
             *("relstring", "runid", "num_q", "yaap"),
             *("P_avgjg", "map_avgjg", "Rprec_mult_avgjg", "prefs_simp", "prefs_pair"),
             *("prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret"),
