@@ -10,7 +10,9 @@ D(r) = Σ_{j <= r} g(j) / log2(j + 1), I(j) the ideal ranking's gain (0 past P) 
 ID(r) = Σ_{j <= min(r, P)} I(j) / log2(j + 1):
 
 - **G**: Σ_{r <= n, g(r) != 0} g(r) / log2(2 + C(r) - Σ_{j <= r} g(j)), C(r) =
-  Σ_{j <= r} max(I(j), 1), over Σ_j I(j); 0 when no judged item has a positive gain.
+  Σ_{j <= r} max(I(j), 1), over Σ_j I(j); 0 when no judged item has a positive gain. Only a
+  list of repeated items (``duplicates="keep"``) can gain more than the ideal: the gap
+  C(r) - Σ g(j) is floored at 0 there.
 - **ndcg_rel**: over the P ideal items, D(r) / ID(r) at each retrieved rank r of positive
   gain, D(n) / ID(P) for each of the others, averaged over P (0 when the sum is not positive).
 - **Rndcg**: D(min(b, n)) / ID(b) at the end b of each gain level of the ideal ranking (where
@@ -85,7 +87,9 @@ def _g_row(rows: RankedRows) -> pl.Expr:
     gain = rows.gain
     so_far = rows.stage("trec_gain_so_far", rows.cumulative(gain))
     cost = rows.rank.cast(pl.Float64) + pl.col(IDEAL_EXCESS)
-    value = gain / (2.0 + cost - so_far).log(2)
+    # C(r) >= Σ g(j) but where repeated items are ranked (duplicates="keep", which trec_eval
+    # refuses): there the ideal is passed, and the gap is floored at 0.
+    value = gain / (2.0 + (cost - so_far).clip(lower_bound=0.0)).log(2)
     return pl.when(gain != 0).then(_ratio(value, pl.col(IDEAL_TOTAL_GAIN))).otherwise(0.0)
 
 
