@@ -51,8 +51,10 @@ from tests.support.trec_eval_files import (
 
 # trec_eval prints 4 decimals: our value rounded to 4 decimals must print the same digits
 TOLERANCE = 5e-5 + 1e-9
-#: The measures of ``-m all_trec`` this library does not compute (yet).
-NOT_COMPUTED = frozenset({"relstring"})
+#: The measures of ``-m all_trec`` this library does not compute.
+NOT_COMPUTED: frozenset[str] = frozenset()
+#: trec_eval's text-valued measure, no metric: `rk.relstring` writes it per query.
+TEXT = "relstring"
 #: Measures computed here whose number differs from trec_eval's on a file, and why (the
 #: test fails as soon as they agree, or another measure disagrees).
 DIFFERENT: dict[str, str] = {}
@@ -61,6 +63,14 @@ DIFFERENT: dict[str, str] = {}
 ASKED_AS = {"ndcg": "nDCG", "rbp": "trec_rbp"}
 #: The lines that are no measurement.
 NOT_MEASURES = frozenset({"runid"})
+
+
+def _text_length(measure: str) -> int | None:
+    """N of a relstring line (``relstring`` is trec_eval's default 10, ``relstring_20``)."""
+    if measure == TEXT:
+        return 10
+    base, _, n = measure.rpartition("_")
+    return int(n) if base == TEXT and n.isdigit() else None
 
 
 def _not_computed(measure: str) -> bool:
@@ -130,12 +140,16 @@ def _got(result: rk.Evaluation) -> dict[tuple[str, str], float]:
 def test_every_line_matches_trec_eval(case: TrecEvalRun) -> None:
     out = parse_trec_eval_output(DATA / case.out)
     left_out = NOT_MEASURES | {"num_q"}
-    names = [m for m in _measures(out) if not _not_computed(m) and m not in left_out]
+    names = [
+        m
+        for m in _measures(out)
+        if not _not_computed(m) and m not in left_out and _text_length(m) is None
+    ]
     got = _got(_evaluate(case, names))
     mismatches, differing, compared, skipped = [], set(), 0, 0
     for (measure, query), text in out.items():
-        if _not_computed(measure) or measure in NOT_MEASURES:
-            skipped += 1
+        if _not_computed(measure) or measure in NOT_MEASURES or _text_length(measure):
+            skipped += 1  # relstring: test_relstring_matches_trec_eval
             continue
         compared += 1
         value = got.get((measure, query))
@@ -149,11 +163,35 @@ def test_every_line_matches_trec_eval(case: TrecEvalRun) -> None:
     assert compared + skipped == len(out) == 387
 
 
+@pytest.mark.parametrize("case", TREC_EVAL_RUNS, ids=lambda c: c.id)
+def test_relstring_matches_trec_eval(case: TrecEvalRun) -> None:
+    out = parse_trec_eval_output(DATA / case.out)
+    run = rk.read_trec_run(DATA / case.run)
+    if case.max_results is not None:
+        run = top_m(run, case.max_results)
+    policy = rk.Policy.trec_eval(relevance_threshold=case.relevance_level)
+    labelled = rk.label(run, rk.read_trec_qrels(DATA / case.qrels), group_by="query", policy=policy)
+    lengths = {m: n for m in _measures(out) if (n := _text_length(m)) is not None}
+    assert lengths
+    for measure, n in lengths.items():
+        strings = labelled.group_by("query").agg(
+            rk.relstring("relevance", by="score", item="item", n=n, policy=policy)
+        )
+        got = dict(strings.collect().iter_rows())
+        want = {q: text.strip("'") for (m, q), text in out.items() if m == measure}
+        # A qrels query without results (-c) prints the empty string.
+        assert {query: got.get(query, "") for query in want} == want, measure
+
+
 def test_what_is_not_compared_is_exactly_what_is_not_computed() -> None:
     """Each measure left out above is refused by name as known to trec_eval and not computed
     here; every other measure trec_eval prints is read by its name."""
     out = parse_trec_eval_output(DATA / "out.test.aq")
     for measure in _measures(out):
+        if _text_length(measure) is not None:
+            with pytest.raises(ValueError, match=r"rk\.relstring"):
+                parse_metric_names(measure)
+            continue
         if measure in NOT_MEASURES or measure == "num_q":
             continue
         if _not_computed(measure):

@@ -165,3 +165,34 @@ def test_trec_rbp_is_trec_eval_10s_rbp(case: dict[str, Any], threshold: int) -> 
     }
     ref.assert_results_equal(got, want, tol=TOL, context=repr(case))
     assert render_name("trec_rbp", None, policy, style="trec_eval") == "rbp"
+
+
+def _relstring_v10(docs: dict[str, float], judged: dict[str, int], n: int) -> str:
+    """trec_eval 10's m_relstring.c: a digit per grade 0..9, '>' above, '-' not in the qrels,
+    '.' in them with a negative grade (pooled but unjudged)."""
+    chars = []
+    for doc in _trec_order(docs)[:n]:
+        grade = judged.get(doc)
+        chars.append(
+            "-" if grade is None else "." if grade < 0 else ">" if grade > 9 else str(grade)
+        )
+    return "".join(chars)
+
+
+@SETTINGS
+@given(case=cases(grades=(-1, 0, 1, 2, 3, 12)), n=st.integers(0, 6))
+def test_relstring_is_trec_eval_10s(case: dict[str, Any], n: int) -> None:
+    candidates, truth = frames(case)
+    policy = rk.Policy.trec_eval()
+    labelled = rk.label(candidates, truth, group_by=case["group_by"], policy=policy)
+    got = (
+        labelled.group_by(case["group_by"])
+        .agg(rk.relstring("relevance", by="score", item="item", n=n, policy=policy))
+        .iter_rows(named=True)
+    )
+    mine = {tuple(row[c] for c in case["group_by"]): row["relstring"] for row in got}
+    qrels, run, key_of = trec_dicts(case)
+    for q, docs in run.items():
+        key = key_of[q]
+        if docs:
+            assert mine[key] == _relstring_v10(docs, qrels.get(q, {}), n), (key, case)
