@@ -196,3 +196,38 @@ def test_relstring_is_trec_eval_10s(case: dict[str, Any], n: int) -> None:
         key = key_of[q]
         if docs:
             assert mine[key] == _relstring_v10(docs, qrels.get(q, {}), n), (key, case)
+
+
+def test_infap_counts_a_negative_grade_as_pooled_but_unjudged_on_every_path() -> None:
+    # trec_eval (and pytrec_eval) on this query: 0.375; a negative grade read as absent from
+    # the truth gives 0.2917.
+    run = pl.DataFrame(
+        {"q": ["1"] * 6, "item": list("abcdef"), "score": [6.0, 5.0, 4.0, 3.0, 2.0, 1.0]}
+    )
+    truth = pl.DataFrame({"q": ["1"] * 5, "item": list("abdef"), "relevance": [-1, 0, 1, -1, 2]})
+    policy = rk.Policy.trec_eval()
+    want = 0.375002499950001
+    values = []
+    for enabled in (True, False):
+        with path(enabled):
+            res = rk.evaluate(run, truth, metrics=["infAP"], group_by="q", policy=policy)
+            values.append(res.per_group["value"].item())
+    labelled = rk.label(run, truth, group_by="q", policy=policy)
+    expression = rk.metrics_expression("infAP", "relevance", by="score", item="item", policy=policy)
+    values.append(labelled.select(expression).item())
+    # Pre-labelled candidates (no null label: c, outside the pool, left out of both runs): the
+    # negative label is the pooled, unjudged row.
+    judged_run = run.filter(pl.col("item") != "c")
+    labels = rk.label(judged_run, truth, group_by="q", policy=policy)
+    prelabelled = rk.evaluate(
+        labels.drop("n_relevant", "unretrieved"), None, metrics=["infAP"], group_by="q",
+        relevance="relevance", policy=policy,
+    )  # fmt: skip
+    with_truth = rk.evaluate(judged_run, truth, metrics=["infAP"], group_by="q", policy=policy)
+    e = 1e-5  # m_infap.c by hand: d at j = 2 (a pooled above), f at j = 4 (a, e pooled)
+    by_hand = (
+        1 / 3 + (2 / 3) * (2 / 2) * (e / (1 + 2 * e)) + 1 / 5 + (4 / 5) * (1 + e) / (2 + 2 * e)
+    ) / 2
+    for res in (prelabelled, with_truth):
+        assert math.isclose(res.per_group["value"].item(), by_hand, rel_tol=1e-12)
+    assert all(math.isclose(value, want, rel_tol=1e-12) for value in values), values
