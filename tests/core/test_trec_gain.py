@@ -231,3 +231,15 @@ def test_infap_counts_a_negative_grade_as_pooled_but_unjudged_on_every_path() ->
     for res in (prelabelled, with_truth):
         assert math.isclose(res.per_group["value"].item(), by_hand, rel_tol=1e-12)
     assert all(math.isclose(value, want, rel_tol=1e-12) for value in values), values
+
+
+@pytest.mark.parametrize("name", [*NAMES, "trec_rbp"])
+def test_a_pre_labelled_list_with_n_relevant_is_refused_in_words(name: str) -> None:
+    # n_relevant= counts the relevant items a list missed but gives no grade to them.
+    candidates = pl.DataFrame(
+        {"g": [1, 1], "item": [1, 2], "score": [2.0, 1.0], "rel": [1, 0], "nr": [3, 3]}
+    )
+    with pytest.raises(ValueError, match="pass the truth table"):
+        rk.evaluate(
+            candidates, None, metrics=[name], group_by="g", relevance="rel", n_relevant="nr"
+        )

@@ -34,7 +34,14 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.columns import GRADE, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT, RANK
+from polars_rankk.core.columns import (
+    GRADE,
+    INTERNAL_PREFIX,
+    N_CANDIDATES,
+    N_PADDING,
+    N_RELEVANT,
+    RANK,
+)
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.declaration import Alias, Metric
@@ -171,6 +178,12 @@ def _with_ideal_levels(
     """`chain` with trec_eval's gain-level columns (`IDEAL_DCG_AT` ... `IDEAL_LEVELS`): the
     ideal ranking sorts the judged items of positive gain by gain, highest first (equal gains
     are interchangeable: every column is the same in any order among them)."""
+    if N_PADDING in chain.collect_schema():
+        raise ValueError(
+            "G, ndcg_rel, Rndcg and trec_rbp read the grades of every judged item, and "
+            "n_relevant= says only how many relevant items a pre-labelled list missed, not "
+            "their grades: pass the truth table instead"
+        )
     gain = gain_of(pl.col(GRADE), policy)
     ideal = (
         judged.select(*keys, gain.alias(_GAIN))
