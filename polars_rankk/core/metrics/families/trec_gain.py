@@ -28,7 +28,8 @@ ID(r) = Σ_{j <= min(r, P)} I(j) / log2(j + 1):
 
 None of the terms is linear in the row's labels (each reads the ideal ranking at its rank):
 the compiled kernel does not compute them, and they run in pure Polars beside it
-(``diagnostics.path`` says so per term); ``ties="expected"`` refuses them.
+(``diagnostics.path`` says so per term); ``ties="expected"`` refuses them, and so does a
+pre-labelled list with ``n_relevant=`` (the relevant items it missed have no grade).
 
 Examples
 --------
