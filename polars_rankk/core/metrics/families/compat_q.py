@@ -5,7 +5,10 @@ Both compare the run with the ideal ranking of the group's relevant truth items 
 That ranking is joined from the truth before the terms are computed (`with_ideal`): the ideal
 cumulative gain at each rank (the Q-measure) and each relevant retrieved item's position in the
 ideal ranking (Compat). Neither term is linear: the compiled kernel does not compute them, and
-both run in pure Polars beside it (``diagnostics.path`` says so per term).
+both run in pure Polars beside it (``diagnostics.path`` says so per term). `with_ideal` also
+joins the columns of trec_eval's gain-level measures (count ``"ideal_levels"``: G, ndcg_rel,
+Rndcg and trec_eval's rbp, declared in `polars_rankk.core.metrics.families.trec_gain`), over the
+judged items of positive gain whatever the threshold.
 
 - **Q-measure** (Sakai, NTCIR-4 2004, "New performance metrics based on multigrade relevance";
   Sakai, Information Processing & Management 43(2) 2007): with I(r) = 1 at a relevant rank,
