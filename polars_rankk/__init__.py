@@ -25,6 +25,7 @@ from polars_rankk.core import (
     metric_expression,
     metrics_expression,
     register_metric,
+    relstring,
     show_versions,
     unregister_metric,
 )
@@ -229,6 +230,7 @@ __all__ = [
     "read_trec_run",
     "register_metric",
     "relevant_size_buckets",
+    "relstring",
     "render_report",
     "report",
     "risk",

@@ -23,6 +23,7 @@ from polars_rankk.core.expressions import (
 from polars_rankk.core.expressions.deprecated import metric_expression
 from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.expressions.generated import *  # noqa: F403
+from polars_rankk.core.expressions.text import relstring
 from polars_rankk.core.inputs.frames import is_table
 from polars_rankk.core.inputs.labelling import label
 from polars_rankk.core.inputs.spec import (
@@ -97,6 +98,7 @@ __all__ = [
     "order_metrics",
     "quantile_name",
     "register_metric",
+    "relstring",
     "require_columns",
     "show_versions",
     "summarize_histogram",

@@ -39,6 +39,9 @@ INFAP = "_rk_infap"
 BINARY_G = "_rk_binary_g"
 #: Per-row flag: the candidate has a judgement (any grade) in the truth.
 IS_JUDGED = "_rk_is_judged"
+#: A ranked row whose item the truth holds with a negative grade under
+#: ``negative_grades="unjudged"``: in the pool, not judged (trec_eval's RELVALUE_UNJUDGED).
+IS_POOLED_UNJUDGED = "_rk_is_pooled_unjudged"
 #: Per-group count of judged non-relevant truth items (bpref's N).
 N_NONRELEVANT = "_rk_n_nonrelevant"
 # Public per-group columns.

@@ -55,14 +55,16 @@ def test_linear_built_in_terms_are_declared_as_labels_times_weights() -> None:
     assert declared == Linear((Piece("gain", discount(RANK), "/"),))
     # Three terms that are not linear are named code, here and in the kernel; the others
     # (trec_eval's infAP, binG, interpolated precision, hits at multiples of R, and the C/W/L
-    # family's whose C(i) reads the gains seen so far, the Q-measure's and Compat's) run in
-    # pure Polars, per term; SDCG (the cwl_gain label times a weight of the rank, read at
-    # K <= 1000 only) runs on it. INSQ and the C/W/L gain summed are linear too, but cut at
-    # cwl_eval's depth of 1000 ranks (read past it): the kernel's weights have no step.
+    # family's whose C(i) reads the gains seen so far, the Q-measure's, Compat's and trec_eval's
+    # gain measures', which read the ideal ranking at each rank) run in pure Polars, per term;
+    # SDCG (the cwl_gain label times a weight of the rank, read at K <= 1000 only) runs on it.
+    # INSQ and the C/W/L gain summed are linear too, but cut at cwl_eval's depth of 1000 ranks
+    # (read past it): the kernel's weights have no step.
     from polars_rankk.core.metrics.families.compat_q import COMPAT_TERM, Q_TERM
     from polars_rankk.core.metrics.families.cwl import CWL_TERMS
+    from polars_rankk.core.metrics.families.trec_gain import TERMS as GAIN_TERMS
 
-    family = {term.name for term in (*CWL_TERMS, Q_TERM, COMPAT_TERM)}
+    family = {term.name for term in (*CWL_TERMS, Q_TERM, COMPAT_TERM, *GAIN_TERMS)}
     named = {term.name for term in TERMS.values() if term.linear is None} - family
     on_kernel = {term.name for term in TERMS.values() if term.kernel is not None}
     assert on_kernel == {"precision_sum", "err", "bpref"}

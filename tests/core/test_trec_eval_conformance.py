@@ -23,10 +23,12 @@ How the command-line flags are expressed:
   sums, as ``summary(names="trec_eval")`` does, and ``num_q``, the number of queries
   (``n_groups``).
 - trec_eval's whole-list ``ndcg`` is asked for as ``nDCG`` (the name ``ndcg`` is this library's
-  canonical nDCG at the evaluation's K).
+  canonical nDCG at the evaluation's K), and its ``rbp`` as ``trec_rbp`` (the canonical ``rbp``
+  has a K and binary or raw grades); both rows are written back as trec_eval spells them.
 
 qrels.rel_level holds grades of -1, which docs/definitions.md §1 says count as gain 0 (and not
-relevant); the qrels are passed unchanged.
+relevant); under ``Policy.trec_eval()`` they are pooled but unjudged, as infAP counts them; the
+qrels are passed unchanged.
 """
 
 from __future__ import annotations
@@ -49,22 +51,26 @@ from tests.support.trec_eval_files import (
 
 # trec_eval prints 4 decimals: our value rounded to 4 decimals must print the same digits
 TOLERANCE = 5e-5 + 1e-9
-#: The measures of ``-m all_trec`` this library does not compute (yet).
-NOT_COMPUTED = frozenset({"G", "ndcg_rel", "Rndcg", "relstring"})
+#: The measures of ``-m all_trec`` this library does not compute.
+NOT_COMPUTED: frozenset[str] = frozenset()
+#: trec_eval's text-valued measure, no metric: `rk.relstring` writes it per query.
+TEXT = "relstring"
 #: Measures computed here whose number differs from trec_eval's on a file, and why (the
 #: test fails as soon as they agree, or another measure disagrees).
-DIFFERENT = {
-    "rbp": "trec_eval 10's rbp reads the whole list with p = 0.9 and grades rescaled to [0, 1] "
-    "by the query's largest grade; this rbp has a K, p = Policy.rbp_persistence and binary "
-    "or raw grades",
-    "infAP": "trec_eval counts a qrels row of negative grade as pooled but unjudged (above a "
-    "relevant row it adds to the estimate's numerator); here a negative grade is no "
-    "judgement, as an item absent from the truth (out.test.aql only)",
-}
-#: trec_eval's names that mean something else here: its whole-list ``ndcg`` is ``nDCG``.
-ASKED_AS = {"ndcg": "nDCG"}
+DIFFERENT: dict[str, str] = {}
+#: trec_eval's names that mean something else here: its whole-list ``ndcg`` is ``nDCG``, its
+#: ``rbp`` (whole list, grades rescaled by the query's largest) ``trec_rbp``.
+ASKED_AS = {"ndcg": "nDCG", "rbp": "trec_rbp"}
 #: The lines that are no measurement.
 NOT_MEASURES = frozenset({"runid"})
+
+
+def _text_length(measure: str) -> int | None:
+    """N of a relstring line (``relstring`` is trec_eval's default 10, ``relstring_20``)."""
+    if measure == TEXT:
+        return 10
+    base, _, n = measure.rpartition("_")
+    return int(n) if base == TEXT and n.isdigit() else None
 
 
 def _not_computed(measure: str) -> bool:
@@ -134,12 +140,16 @@ def _got(result: rk.Evaluation) -> dict[tuple[str, str], float]:
 def test_every_line_matches_trec_eval(case: TrecEvalRun) -> None:
     out = parse_trec_eval_output(DATA / case.out)
     left_out = NOT_MEASURES | {"num_q"}
-    names = [m for m in _measures(out) if not _not_computed(m) and m not in left_out]
+    names = [
+        m
+        for m in _measures(out)
+        if not _not_computed(m) and m not in left_out and _text_length(m) is None
+    ]
     got = _got(_evaluate(case, names))
     mismatches, differing, compared, skipped = [], set(), 0, 0
     for (measure, query), text in out.items():
-        if _not_computed(measure) or measure in NOT_MEASURES:
-            skipped += 1
+        if _not_computed(measure) or measure in NOT_MEASURES or _text_length(measure):
+            skipped += 1  # relstring: test_relstring_matches_trec_eval
             continue
         compared += 1
         value = got.get((measure, query))
@@ -149,9 +159,28 @@ def test_every_line_matches_trec_eval(case: TrecEvalRun) -> None:
             else:
                 mismatches.append(f"{measure} {query}: polars-rankk {value!r}, trec_eval {text}")
     assert not mismatches, f"{case.out} ({case.command}):\n" + "\n".join(mismatches)
-    expected_different = {"rbp", "infAP"} if case.relevance_level == 2 else {"rbp"}
-    assert differing == expected_different, differing
+    assert differing == set(DIFFERENT), differing
     assert compared + skipped == len(out) == 387
+
+
+@pytest.mark.parametrize("case", TREC_EVAL_RUNS, ids=lambda c: c.id)
+def test_relstring_matches_trec_eval(case: TrecEvalRun) -> None:
+    out = parse_trec_eval_output(DATA / case.out)
+    run = rk.read_trec_run(DATA / case.run)
+    if case.max_results is not None:
+        run = top_m(run, case.max_results)
+    policy = rk.Policy.trec_eval(relevance_threshold=case.relevance_level)
+    labelled = rk.label(run, rk.read_trec_qrels(DATA / case.qrels), group_by="query", policy=policy)
+    lengths = {m: n for m in _measures(out) if (n := _text_length(m)) is not None}
+    assert lengths
+    for measure, n in lengths.items():
+        strings = labelled.group_by("query").agg(
+            rk.relstring("relevance", by="score", item="item", n=n, policy=policy)
+        )
+        got = dict(strings.collect().iter_rows())
+        want = {q: text.strip("'") for (m, q), text in out.items() if m == measure}
+        # A qrels query without results (-c) prints the empty string.
+        assert {query: got.get(query, "") for query in want} == want, measure
 
 
 def test_what_is_not_compared_is_exactly_what_is_not_computed() -> None:
@@ -159,6 +188,10 @@ def test_what_is_not_compared_is_exactly_what_is_not_computed() -> None:
     here; every other measure trec_eval prints is read by its name."""
     out = parse_trec_eval_output(DATA / "out.test.aq")
     for measure in _measures(out):
+        if _text_length(measure) is not None:
+            with pytest.raises(ValueError, match=r"rk\.relstring"):
+                parse_metric_names(measure)
+            continue
         if measure in NOT_MEASURES or measure == "num_q":
             continue
         if _not_computed(measure):

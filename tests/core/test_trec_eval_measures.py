@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core.metrics.families import trec_eval as family
+from polars_rankk.core.metrics.families import trec_gain as gain_family
 from polars_rankk.core.metrics.terms import IPREC_LEVELS
 from polars_rankk.core.names.parse import render_name
 from tests.support import reference as ref
@@ -34,8 +35,8 @@ SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=N
 TOL = 1e-12
 #: pytrec_eval's names of the measures it shares with trec_eval 10 unchanged.
 PYTREC_MEASURES = ("Rprec_mult", "infAP", "num_nonrel_judged_ret", "set_map")
-PYTREC_MEASURES += ("set_relative_P", "utility", "binG")
-NEW_METRICS = [metric.name for metric in family.METRICS]
+PYTREC_MEASURES += ("set_relative_P", "utility", "binG", "G", "ndcg_rel", "Rndcg")
+NEW_METRICS = [metric.name for metric in (*family.METRICS, *gain_family.METRICS)]
 
 
 def _trec_names(ks: list[int]) -> list[str]:

@@ -25,6 +25,7 @@ from polars_rankk.core.columns import (
     HITS_AT_R,
     IDEAL_DCG,
     IS_JUDGED,
+    IS_POOLED_UNJUDGED,
     N_CANDIDATES,
     N_NONRELEVANT,
     N_PADDING,
@@ -165,6 +166,7 @@ def _with_terms(
         judged=pl.col(IS_JUDGED) if IS_JUDGED in schema else None,
         n_relevant=pl.col(N_RELEVANT) if N_RELEVANT in schema else None,
         n_nonrelevant=pl.col(N_NONRELEVANT) if N_NONRELEVANT in schema else None,
+        pooled_unjudged=pl.col(IS_POOLED_UNJUDGED) if IS_POOLED_UNJUDGED in schema else None,
     )
     terms = row_terms(rows, needs.columns)
     dropped_after = None
@@ -268,6 +270,8 @@ class _PureSums:
     judged: pl.LazyFrame
     joined_truth: pl.LazyFrame
     truth_stats: pl.LazyFrame
+    #: The normalised truth: its negative grades are pooled, unjudged ones for infAP.
+    truth: pl.LazyFrame
 
     def sums(self, needs: TermNeeds) -> pl.LazyFrame:
         """keys, n_candidates, [hits_at_r], whole-list terms and each term at every k."""
@@ -300,6 +304,9 @@ class _PureSums:
         chain = self.ranked.with_columns(pl.len().over(keys).cast(pl.Int64).alias(N_CANDIDATES))
         if cut:
             chain = chain.filter(pl.col(RANK) <= spec.k_max)
+        if "pooled_unjudged" in needs.counts:
+            negative = None if spec.truth is None else self.truth.filter(pl.col(GRADE) < 0)
+            chain = ranking.with_pooled_unjudged(chain, negative, keys, spec.item, policy)
         chain = self._labelled(chain, needs)
         counts = [N_RELEVANT, N_NONRELEVANT] if "n_nonrelevant" in needs.counts else []
         if "n_relevant" in needs.counts and not counts:
@@ -315,8 +322,8 @@ class _PureSums:
         keep = None
         if policy.ties != "expected" and needs.sparse:
             keep = ranking.may_add(pl.col(GRADE), policy) | (pl.col(RANK) == 1)
-            if needs.judged:
-                keep = keep | pl.col(IS_JUDGED)
+            for flag in (IS_JUDGED, IS_POOLED_UNJUDGED) if needs.judged else ():
+                keep = keep | pl.col(flag) if flag in chain.collect_schema() else keep
         return _with_terms(chain, spec, needs, keep)
 
     def rows(self, columns: tuple[str, ...]) -> pl.LazyFrame:
@@ -422,7 +429,7 @@ def prepare_groups(spec: Spec) -> Prepared:
         universe = pl.concat([universe, extra], how="diagonal_relaxed")
 
     ranked = _ranked_chain(spec, deduplicated, joined_truth)
-    pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats)
+    pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
     per_group = pure.sums(needs)
     # The same per-group sums from the compiled kernel, when it is there: every term it
     # computes; the others (a user's term that is not linear) from pure Polars, joined.

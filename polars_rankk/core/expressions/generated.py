@@ -3755,10 +3755,11 @@ def infap(
     unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
     """infAP of each group: inferred AP: over retrieved relevant rows at rank i with x judged rows
-    above, r of them relevant, (1 + x (r + e) / (x + 2e)) / i, summed, / R; e = 1e-5; AP when
-    every row above a relevant one is judged (trec_eval infAP).
+    above, r of them relevant, u pooled but unjudged (a negative grade under
+    negative_grades='unjudged'), (1 + (x + u) (r + e) / (x + 2e)) / i, summed, / R; e = 1e-5; AP
+    when every row above a relevant one is judged (trec_eval infAP).
 
-    Reference: Yilmaz & Aslam, CIKM 2006; trec_eval 10 (m_infap.c).
+    Reference: Yilmaz & Aslam, CIKM 2006; trec_eval 10 (m_infap.c, form_res_rels.c).
 
     ``Policy(ties="expected")`` raises a ValueError: it has no exact expectation
     over tie orderings here.

@@ -157,10 +157,12 @@ class Group:
     outer_void: pl.Expr | None = None
 
 
-def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr]:
-    """The group's ranked rows, in rank order: (score, grade). A null grade marks an unjudged
-    row: it stays null here (``unjudged="condense"`` removes it). Rows on which `evaluate`
-    raises are refused by `refusals`.
+def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """The group's ranked rows, in rank order: (score, grade, pooled). A null grade marks an
+    unjudged row: it stays null here (``unjudged="condense"`` removes it); pooled marks the
+    unjudged rows labelled with a negative grade (under ``negative_grades="unjudged"``: in the
+    pool, not judged, as infAP counts them). Rows on which `evaluate` raises are refused by
+    `refusals`.
 
     Positional operations (filter, sort, first of each item) rather than windows keep this
     usable inside ``group_by().agg()``.
@@ -202,7 +204,10 @@ def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr]:
     order, descending = ranking.tie_order(
         policy, score, item, order_grade, row if keep_row else None
     )
-    return score.sort_by(order, descending=descending), grade.sort_by(order, descending=descending)
+    unjudged_negative = pl.lit(policy.negative_grades == "unjudged")
+    pooled = grade.is_null() & unjudged_negative & order_grade.is_finite() & (order_grade < 0)
+    score, grade, pooled = (c.sort_by(order, descending=descending) for c in (score, grade, pooled))
+    return score, grade, pooled
 
 
 def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
@@ -212,7 +217,7 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         return kernel_group(
             inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
         )
-    score, grade = ranked_rows(inputs)
+    score, grade, pooled = ranked_rows(inputs)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = truth(inputs)
     rows = RankedRows(
@@ -222,6 +227,7 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         judged=grade.is_not_null(),
         n_relevant=n_relevant,
         n_nonrelevant=n_nonrelevant,
+        pooled_unjudged=pooled,
     )
     terms = row_terms(rows, needs.columns)
     cumulated = {stat: window.cumulative(term) for stat, term in terms.items()}

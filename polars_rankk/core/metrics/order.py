@@ -14,6 +14,7 @@ from typing import Protocol
 
 import polars as pl
 
+from polars_rankk.core.columns import GRADE, IS_POOLED_UNJUDGED
 from polars_rankk.core.policy import Policy
 
 #: Tie policies that look at relevance to order a tie block.
@@ -141,6 +142,27 @@ def judged_rows(truth: pl.LazyFrame, grade: pl.Expr, policy: Policy) -> pl.LazyF
     if policy.negative_grades == "unjudged":
         return truth.filter(grade >= 0)
     return truth
+
+
+def with_pooled_unjudged(
+    chain: pl.LazyFrame,
+    negative: pl.LazyFrame | None,
+    keys: list[str],
+    item: str,
+    policy: Policy,
+) -> pl.LazyFrame:
+    """`chain` (ranked rows) flagged where the row's item is in the pool without a judgement
+    (`IS_POOLED_UNJUDGED`): a negative grade under ``negative_grades="unjudged"`` (trec_eval's
+    pooled but unjudged, which infAP counts apart). `negative`: the truth rows of negative
+    grade (keys, item), or None for pre-labelled rows, whose own negative label says it."""
+    if policy.negative_grades != "unjudged":
+        return chain
+    if negative is None:
+        flag = (pl.col(GRADE) < 0).fill_null(False)
+        return chain.with_columns(flag.alias(IS_POOLED_UNJUDGED))
+    flags = negative.select(*keys, item, pl.lit(True).alias(IS_POOLED_UNJUDGED))
+    joined = chain.join(flags, on=[*keys, item], how="left")
+    return joined.with_columns(pl.col(IS_POOLED_UNJUDGED).fill_null(False))
 
 
 def condenses(policy: Policy, *, has_truth: bool) -> bool:

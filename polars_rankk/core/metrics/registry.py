@@ -46,6 +46,7 @@ from polars_rankk.core.metrics.families import (
     judgements,
     sets,
     trec_eval,
+    trec_gain,
 )
 from polars_rankk.core.metrics.families.cwl import CWL_METRICS
 from polars_rankk.core.metrics.families.diversity import DIVERSITY_METRICS
@@ -83,6 +84,7 @@ FAMILIES: tuple[tuple[Metric, ...], ...] = (
     judgements.METRICS,
     sets.METRICS,
     trec_eval.METRICS,
+    trec_gain.METRICS,
     beyond_accuracy.METRICS,
     catalogue.METRICS,
     CWL_METRICS,

@@ -50,11 +50,13 @@ class RankedRows:
         judged: pl.Expr | None = None,
         n_relevant: pl.Expr | None = None,
         n_nonrelevant: pl.Expr | None = None,
+        pooled_unjudged: pl.Expr | None = None,
     ) -> None:
         self.window = window
         self.policy = policy
         self._grade = grade
         self._judged = pl.lit(True) if judged is None else judged
+        self._pooled_unjudged = pl.lit(False) if pooled_unjudged is None else pooled_unjudged
         self._n_relevant = n_relevant
         self._n_nonrelevant = n_nonrelevant
         self.expected = policy.ties == "expected"
@@ -178,6 +180,13 @@ class RankedRows:
     def judged_row(self) -> pl.Expr:
         """1 where the row has a judgement (Int64)."""
         return self.window.stage({"_rk_judged_row": self._judged.cast(pl.Int64)})["_rk_judged_row"]
+
+    @cached_property
+    def pooled_unjudged_row(self) -> pl.Expr:
+        """1 where the row's item is in the pool without a judgement (a negative grade under
+        ``negative_grades="unjudged"``: trec_eval's pooled but unjudged), else 0 (Int64)."""
+        flag = (self._pooled_unjudged & ~self._judged).cast(pl.Int64)
+        return self.window.stage({"_rk_pooled_unjudged_row": flag})["_rk_pooled_unjudged_row"]
 
     @cached_property
     def hits_so_far(self) -> pl.Expr:

@@ -257,16 +257,18 @@ def _rprec_mult(multiple: float) -> RowTerm:
 
 
 def _infap(rows: RankedRows) -> pl.Expr:
-    # trec_eval m_infap.c at a relevant row of rank i (i - 1 rows above it, x of them judged:
-    # r relevant and n judged non-relevant; trec_eval's unjudged-in-pool grade -2 has no
-    # counterpart here): (1 + x (r + e) / (x + 2e)) / i, which is hits_i / i when every row
-    # above is judged.
+    # trec_eval m_infap.c at a relevant row of rank i: of the i - 1 rows above it, r relevant
+    # and n judged non-relevant, u pooled but unjudged (a negative grade under
+    # negative_grades="unjudged", trec_eval's -2): (1 + (r + n + u) (r + e) / (r + n + 2e)) / i,
+    # which is hits_i / i when every row above is judged.
     relevant, judged = rows.relevant_row, rows.judged_row
     nonrelevant_row = judged * (1 - relevant)
     before = rows.stage("nonrelevant_so_far", rows.cumulative(nonrelevant_row))
+    pooled = rows.stage("pooled_unjudged_so_far", rows.cumulative(rows.pooled_unjudged_row))
     relevant_before = (rows.hits_so_far - relevant).cast(pl.Float64)
-    above = relevant_before + before.cast(pl.Float64)
-    estimate = above * (relevant_before + INFAP_EPSILON) / (above + 2 * INFAP_EPSILON)
+    judged_above = relevant_before + before.cast(pl.Float64)
+    above = judged_above + pooled.cast(pl.Float64)
+    estimate = above * (relevant_before + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON)
     value = (1.0 + estimate) / rows.rank.cast(pl.Float64)
     return (relevant * judged).cast(pl.Float64) * value
 
@@ -356,6 +358,7 @@ _BUILT_IN = (
         None,
         judged=True,
         whole_list=True,
+        counts=("pooled_unjudged",),
     ),
     Term("binary_g", BINARY_G, "_rk_term_binary_g", _binary_g, None, whole_list=True),
     *_level_terms(),

@@ -4,6 +4,7 @@ A name of trec_eval 10 (its ``m_*.c``) or ir_measures that names no metric here 
 to <tool>, not computed here", never "unknown metric name": the user learns that the measure
 exists and that this library lacks it, not that they mistyped. A measure added to the registry
 leaves this table: the registry's names are read first (`polars_rankk.core.names.parse`).
+trec_eval's ``relstring`` is text, no metric: its name says where it is (`rk.relstring`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ _ANY_TOOL = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)(?:[_.][\d.,]+)?(?:
 KNOWN_ELSEWHERE: dict[str, str] = {
     **dict.fromkeys(
         (
-            *("G", "ndcg_rel", "Rndcg", "ndcg_p", "ideal_dcg"),
-            *("relstring", "runid", "num_q", "yaap"),
+            *("ndcg_p", "ideal_dcg"),
+            *("runid", "num_q", "yaap"),
             *("P_avgjg", "map_avgjg", "Rprec_mult_avgjg", "prefs_simp", "prefs_pair"),
             *("prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret"),
             *("prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp"),
@@ -60,6 +61,11 @@ computed, with their trec_eval names: docs/metric_names.md)
     match = _ANY_TOOL.match(text.strip())
     if match is None:
         return
+    if match["base"].lower() == "relstring":
+        raise ValueError(
+            f"metric {text!r}: trec_eval's relstring is text, not a number, so no metric: "
+            "rk.relstring(relevance, by=..., n=10) writes it per group (an expression)"
+        )
     by_name = {name.lower(): (name, tool) for name, tool in KNOWN_ELSEWHERE.items()}
     found = by_name.get(match["base"].lower())
     if found is not None:

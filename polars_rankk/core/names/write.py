@@ -47,6 +47,11 @@ _TAKES_JUDGED_ONLY = frozenset(
 )
 #: Metrics whose number does not depend on the relevance threshold.
 _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
+_THRESHOLD_FREE |= {"normalized_g", "ndcg_over_relevant", "trec_rbp"}
+#: trec_eval's default persistence of its rbp (m_rbp.c).
+_TREC_RBP_P = 0.9
+#: trec_eval's G, ndcg_rel and Rndcg: their gains are nDCG's (`Policy.gain`, `Policy.gains`).
+_GAIN_LEVEL_METRICS = frozenset({"normalized_g", "ndcg_over_relevant", "ndcg_at_gain_levels"})
 
 
 #: Metrics whose summary line the tools write as the sum over queries, not the mean
@@ -94,8 +99,9 @@ def _common(
 
 
 def _gain(metric: str, policy: Policy, tool: str) -> str | None:
-    """Why the nDCG gain of `policy` is not the tool's, for ndcg/dcg."""
-    if metric not in ("ndcg", "dcg"):
+    """Why the nDCG gain of `policy` is not the tool's, for ndcg/dcg (and trec_eval's G,
+    ndcg_rel and Rndcg)."""
+    if metric not in ("ndcg", "dcg", *_GAIN_LEVEL_METRICS):
         return None
     if policy.gain == "binary":
         return f"{tool} has no binary gain (Policy.gain='binary')"
@@ -139,6 +145,20 @@ def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, 
         return None, f"trec_eval's ndcg_cut has linear gain only (Policy.gain={policy.gain!r})"
     if metric in ("ndcg", "dcg") and policy.gains is not None:
         return None, "trec_eval reads a gain map from its qrels, not from a measure name"
+    if metric in _GAIN_LEVEL_METRICS and policy.gain != "linear":
+        return None, f"trec_eval's {name} has linear gain only (Policy.gain={policy.gain!r})"
+    if metric in _GAIN_LEVEL_METRICS and policy.gains is not None:
+        return None, (
+            f"trec_eval's {name} takes a gain map as its parameters ({name}.1=3.5,2=9), "
+            "which are not written here (Policy.gains)"
+        )
+    if metric == "trec_rbp" and policy.rbp_persistence != _TREC_RBP_P:
+        return None, (
+            f"trec_eval's rbp has p = 0.9 unless given as its parameter (rbp.p=...), which is "
+            f"not written here (Policy.rbp_persistence={_number(policy.rbp_persistence)})"
+        )
+    if metric == "trec_rbp" and policy.gains is not None:
+        return None, "trec_eval's rbp rescales mapped gains; trec_rbp rescales grades"
     if policy.relevance_threshold != 1 and metric not in _THRESHOLD_FREE:
         threshold = _number(policy.relevance_threshold)
         return None, f"trec_eval sets the relevance threshold with the flag -l {threshold}"

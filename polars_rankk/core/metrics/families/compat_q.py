@@ -5,7 +5,10 @@ Both compare the run with the ideal ranking of the group's relevant truth items 
 That ranking is joined from the truth before the terms are computed (`with_ideal`): the ideal
 cumulative gain at each rank (the Q-measure) and each relevant retrieved item's position in the
 ideal ranking (Compat). Neither term is linear: the compiled kernel does not compute them, and
-both run in pure Polars beside it (``diagnostics.path`` says so per term).
+both run in pure Polars beside it (``diagnostics.path`` says so per term). `with_ideal` also
+joins the columns of trec_eval's gain-level measures (count ``"ideal_levels"``: G, ndcg_rel,
+Rndcg and trec_eval's rbp, declared in `polars_rankk.core.metrics.families.trec_gain`), over the
+judged items of positive gain whatever the threshold.
 
 - **Q-measure** (Sakai, NTCIR-4 2004, "New performance metrics based on multigrade relevance";
   Sakai, Information Processing & Management 43(2) 2007): with I(r) = 1 at a relevant rank,
@@ -34,12 +37,20 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankk.core.columns import GRADE, INTERNAL_PREFIX, N_CANDIDATES, N_RELEVANT, RANK
+from polars_rankk.core.columns import (
+    GRADE,
+    INTERNAL_PREFIX,
+    N_CANDIDATES,
+    N_PADDING,
+    N_RELEVANT,
+    RANK,
+)
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.declaration import Alias, Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, without_k
 from polars_rankk.core.metrics.formulas import GroupStats
+from polars_rankk.core.metrics.order import gain_of
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
@@ -61,11 +72,27 @@ COMPAT = f"{INTERNAL_PREFIX}compat"
 #: The per-row columns `with_ideal` joins: cg*(min(r, R)) and an item's ideal position.
 IDEAL_GAIN = f"{INTERNAL_PREFIX}ideal_gain_at_rank"
 IDEAL_POSITION = f"{INTERNAL_PREFIX}ideal_position"
+#: The per-row columns of trec_eval's gain measures (G, ndcg_rel, Rndcg: `trec_gain`), over
+#: the ideal ranking of every judged item of positive gain (``Policy.gain``, whatever the
+#: threshold), P of them, read at min(r, P): its DCG, its gains' excess over 1 summed (G's
+#: cost), and Σ 1 / ideal DCG(b) over the ends b >= r of its gain levels (0 past P); and per
+#: group P, the ideal DCG and gain of all P, and the number of gain levels.
+IDEAL_DCG_AT = f"{INTERNAL_PREFIX}ideal_dcg_at_rank"
+IDEAL_EXCESS = f"{INTERNAL_PREFIX}ideal_excess_at_rank"
+IDEAL_LEVEL_WEIGHT = f"{INTERNAL_PREFIX}ideal_level_weight"
+IDEAL_POSITIVE = f"{INTERNAL_PREFIX}ideal_positive"
+IDEAL_TOTAL_DCG = f"{INTERNAL_PREFIX}ideal_total_dcg"
+IDEAL_TOTAL_GAIN = f"{INTERNAL_PREFIX}ideal_total_gain"
+IDEAL_LEVELS = f"{INTERNAL_PREFIX}ideal_levels"
+#: And the group's largest judged grade, at least 1 (trec_eval's rbp rescales grades by it).
+IDEAL_TOP_GRADE = f"{INTERNAL_PREFIX}ideal_top_grade"
 #: The counts (`Term.counts`) that ask for them.
-IDEAL_COUNTS = ("ideal_gain", "ideal_position")
+IDEAL_COUNTS = ("ideal_gain", "ideal_position", "ideal_levels")
 _IDEAL_RANK = f"{INTERNAL_PREFIX}ideal_rank"
 _IDEAL_R = f"{INTERNAL_PREFIX}ideal_relevant"
 _ABOVE = f"{INTERNAL_PREFIX}relevant_above"
+_GAIN = f"{INTERNAL_PREFIX}ideal_level_gain"
+_LEVEL_END = f"{INTERNAL_PREFIX}ideal_level_end"
 
 
 def with_ideal(
@@ -143,7 +170,88 @@ def with_ideal(
             )
             .drop(_ABOVE)
         )
+    if "ideal_levels" in counts:
+        chain = _with_ideal_levels(chain, judged, keys, policy)
     return chain
+
+
+def _with_ideal_levels(
+    chain: pl.LazyFrame, judged: pl.LazyFrame, keys: list[str], policy: Policy
+) -> pl.LazyFrame:
+    """`chain` with trec_eval's gain-level columns (`IDEAL_DCG_AT` ... `IDEAL_LEVELS`): the
+    ideal ranking sorts the judged items of positive gain by gain, highest first (equal gains
+    are interchangeable: every column is the same in any order among them)."""
+    if N_PADDING in chain.collect_schema():
+        raise ValueError(
+            "G, ndcg_rel, Rndcg and trec_rbp read the grades of every judged item, and "
+            "n_relevant= says only how many relevant items a pre-labelled list missed, not "
+            "their grades: pass the truth table instead"
+        )
+    gain = gain_of(pl.col(GRADE), policy)
+    ideal = (
+        judged.select(*keys, gain.alias(_GAIN))
+        .filter(pl.col(_GAIN) > 0)
+        .with_columns(
+            pl.col(_GAIN)
+            .rank("ordinal", descending=True)
+            .over(keys)
+            .cast(pl.Int64)
+            .alias(_IDEAL_RANK),
+            # The last rank of each gain level: where trec_eval's ideal gain changes.
+            pl.col(_GAIN).rank("max", descending=True).over(keys).cast(pl.Int64).alias(_LEVEL_END),
+        )
+    )
+    ideal = ideal.with_columns(
+        (pl.col(_GAIN) / (pl.col(_IDEAL_RANK) + 1).cast(pl.Float64).log(2))
+        .cum_sum()
+        .over(keys, order_by=_IDEAL_RANK)
+        .alias(IDEAL_DCG_AT),
+        (pl.col(_GAIN) - 1.0)
+        .clip(lower_bound=0.0)
+        .cum_sum()
+        .over(keys, order_by=_IDEAL_RANK)
+        .alias(IDEAL_EXCESS),
+    ).with_columns(
+        pl.when(pl.col(_LEVEL_END) == pl.col(_IDEAL_RANK))
+        .then(1.0 / pl.col(IDEAL_DCG_AT))
+        .otherwise(0.0)
+        .cum_sum(reverse=True)
+        .over(keys, order_by=_IDEAL_RANK)
+        .alias(IDEAL_LEVEL_WEIGHT)
+    )
+    sizes = ideal.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias(IDEAL_POSITIVE),
+        pl.col(IDEAL_DCG_AT).max().alias(IDEAL_TOTAL_DCG),
+        pl.col(_GAIN).sum().alias(IDEAL_TOTAL_GAIN),
+        pl.col(_LEVEL_END).n_unique().cast(pl.Int64).alias(IDEAL_LEVELS),
+    )
+    top = judged.group_by(keys).agg(pl.col(GRADE).max().alias(IDEAL_TOP_GRADE))
+    at_rank = [IDEAL_DCG_AT, IDEAL_EXCESS, IDEAL_LEVEL_WEIGHT]
+    positive = pl.col(IDEAL_POSITIVE)
+    return (
+        chain.join(sizes, on=keys, how="left")
+        .join(top, on=keys, how="left")
+        .with_columns(
+            pl.max_horizontal(pl.col(IDEAL_TOP_GRADE).fill_null(1.0), pl.lit(1.0)).alias(
+                IDEAL_TOP_GRADE
+            ),
+            positive.fill_null(0),
+            *(pl.col(c).fill_null(0.0) for c in (IDEAL_TOTAL_DCG, IDEAL_TOTAL_GAIN)),
+            pl.col(IDEAL_LEVELS).fill_null(0),
+            pl.min_horizontal(pl.col(RANK), positive.fill_null(0))
+            .cast(pl.Int64)
+            .alias(_IDEAL_RANK),
+        )
+        .join(ideal.select(*keys, _IDEAL_RANK, *at_rank), on=[*keys, _IDEAL_RANK], how="left")
+        .with_columns(
+            *(pl.col(c).fill_null(0.0) for c in at_rank[:2]),
+            pl.when(pl.col(RANK) > positive)
+            .then(0.0)
+            .otherwise(pl.col(IDEAL_LEVEL_WEIGHT).fill_null(0.0))
+            .alias(IDEAL_LEVEL_WEIGHT),
+        )
+        .drop(_IDEAL_RANK)
+    )
 
 
 def _padded_gain(policy: Policy) -> pl.Expr:

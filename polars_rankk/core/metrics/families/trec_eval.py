@@ -198,9 +198,10 @@ METRICS: tuple[Metric, ...] = (
         name="infap",
         title="infAP",
         definition="inferred AP: over retrieved relevant rows at rank i with x judged rows "
-        "above, r of them relevant, (1 + x (r + e) / (x + 2e)) / i, summed, / R; e = 1e-5; "
-        "AP when every row above a relevant one is judged (trec_eval infAP)",
-        citation="Yilmaz & Aslam, CIKM 2006; " + _SOURCE.format("m_infap.c"),
+        "above, r of them relevant, u pooled but unjudged (a negative grade under "
+        "negative_grades='unjudged'), (1 + (x + u) (r + e) / (x + 2e)) / i, summed, / R; "
+        "e = 1e-5; AP when every row above a relevant one is judged (trec_eval infAP)",
+        citation="Yilmaz & Aslam, CIKM 2006; " + _SOURCE.format("m_infap.c, form_res_rels.c"),
         has_k=False,
         terms=(INFAP,),
         formula=without_k(_infap),
