@@ -146,7 +146,7 @@ def render() -> str:
         "parameters written, computes the same per-group number (`polars_rankk.core.names.write`); "
         "elsewhere the canonical `metric@K` stays and `summary(names=...)` warns with the reason "
         "(a tie order the tool does not use, a convention it sets by a command-line flag such as "
-        "trec_eval's `-l` and `-J`, or one it cannot express; under `Policy(duplicates=\"keep\")` "
+        'trec_eval\'s `-l` and `-J`, or one it cannot express; under `Policy(duplicates="keep")` '
         "no name is written back, as both tools read each (query, doc) once). Under the default "
         "policy:\n",
         *rendered_table(),
