@@ -23,7 +23,7 @@ from polars_rankk.core.columns import (
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics.declaration import Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, trec, without_k
-from polars_rankk.core.metrics.formulas import GroupStats, cutoff
+from polars_rankk.core.metrics.formulas import GroupStats, cutoff, ratio_or_zero
 from polars_rankk.core.metrics.terms import (
     IPREC_LEVELS,
     RPREC_MULTIPLES,
@@ -42,25 +42,17 @@ _SOURCE = "trec_eval 10 ({})"
 UTILITY_COEFFICIENTS = (1.0, -1.0, 0.0, 0.0)
 
 
-def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    return (
-        pl.when(denominator > 0)
-        .then(numerator.cast(pl.Float64) / denominator.cast(pl.Float64))
-        .otherwise(0.0)
-    )
-
-
 def _name(level: float) -> str:
     return level_text(level).replace(".", "_")
 
 
 def _relative_precision(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
-    return _ratio(stats.at(HITS, k), pl.min_horizontal(cutoff(k, stats), stats.n_relevant))
+    return ratio_or_zero(stats.at(HITS, k), pl.min_horizontal(cutoff(k, stats), stats.n_relevant))
 
 
 def _unjudged(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
     seen = pl.min_horizontal(cutoff(k, stats), stats.n_candidates)
-    return _ratio(seen - stats.at(JUDGED, k), cutoff(k, stats))
+    return ratio_or_zero(seen - stats.at(JUDGED, k), cutoff(k, stats))
 
 
 def _retrieved_relevant(stats: GroupStats) -> pl.Expr:
@@ -69,12 +61,12 @@ def _retrieved_relevant(stats: GroupStats) -> pl.Expr:
 
 def _set_relative_precision(policy: Policy, stats: GroupStats) -> pl.Expr:
     size = pl.min_horizontal(stats.n_candidates, stats.n_relevant)
-    return _ratio(_retrieved_relevant(stats), size)
+    return ratio_or_zero(_retrieved_relevant(stats), size)
 
 
 def _set_map(policy: Policy, stats: GroupStats) -> pl.Expr:
     hits = _retrieved_relevant(stats)
-    return _ratio(hits * hits, stats.n_candidates.cast(pl.Float64) * stats.n_relevant)
+    return ratio_or_zero(hits * hits, stats.n_candidates.cast(pl.Float64) * stats.n_relevant)
 
 
 def _utility(policy: Policy, stats: GroupStats) -> pl.Expr:
@@ -103,11 +95,11 @@ def _rbp_resid(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
 
 
 def _infap(policy: Policy, stats: GroupStats) -> pl.Expr:
-    return _ratio(stats.whole(INFAP), stats.n_relevant)
+    return ratio_or_zero(stats.whole(INFAP), stats.n_relevant)
 
 
 def _binary_g(policy: Policy, stats: GroupStats) -> pl.Expr:
-    return _ratio(stats.whole(BINARY_G), stats.n_relevant)
+    return ratio_or_zero(stats.whole(BINARY_G), stats.n_relevant)
 
 
 def _iprec(level: float) -> Metric:
@@ -137,7 +129,7 @@ def _rprec_mult(multiple: float) -> Metric:
     column = rprec_mult_column(multiple)
 
     def formula(policy: Policy, stats: GroupStats) -> pl.Expr:
-        return _ratio(stats.whole(column), rprec_mult_cutoff(multiple, stats.n_relevant))
+        return ratio_or_zero(stats.whole(column), rprec_mult_cutoff(multiple, stats.n_relevant))
 
     return Metric(
         name=f"r_precision_times_{_name(multiple)}",

@@ -56,7 +56,7 @@ from polars_rankk.core.metrics.families.compat_q import (
     IDEAL_TOTAL_GAIN,
 )
 from polars_rankk.core.metrics.families.shared import trec, without_k
-from polars_rankk.core.metrics.formulas import GroupStats
+from polars_rankk.core.metrics.formulas import GroupStats, ratio_or_zero
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
@@ -74,10 +74,6 @@ RBP_SCALED = f"{INTERNAL_PREFIX}trec_rbp"
 _COUNTS = ("ideal_levels",)
 
 
-def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    return pl.when(denominator > 0).then(numerator / denominator.cast(pl.Float64)).otherwise(0.0)
-
-
 def _discounted(rows: RankedRows) -> pl.Expr:
     """g(r) / log2(r + 1)."""
     return rows.stage("trec_discounted_gain", rows.gain / (rows.rank + 1).cast(pl.Float64).log(2))
@@ -91,24 +87,28 @@ def _g_row(rows: RankedRows) -> pl.Expr:
     # C(r) >= Σ g(j) but where repeated items are ranked (duplicates="keep", which trec_eval
     # refuses): there the ideal is passed, and the gap is floored at 0.
     value = gain / (2.0 + (cost - so_far).clip(lower_bound=0.0)).log(2)
-    return pl.when(gain != 0).then(_ratio(value, pl.col(IDEAL_TOTAL_GAIN))).otherwise(0.0)
+    return pl.when(gain != 0).then(ratio_or_zero(value, pl.col(IDEAL_TOTAL_GAIN))).otherwise(0.0)
 
 
 def _ndcg_rel_at_row(rows: RankedRows) -> pl.Expr:
     """D(r) / ID(r) / P at a rank of positive gain (m_ndcg_rel.c)."""
     dcg = rows.stage("trec_dcg_so_far", rows.cumulative(_discounted(rows)))
-    value = _ratio(dcg, pl.col(IDEAL_DCG_AT))
-    return pl.when(rows.gain > 0).then(_ratio(value, pl.col(IDEAL_POSITIVE))).otherwise(0.0)
+    value = ratio_or_zero(dcg, pl.col(IDEAL_DCG_AT))
+    return pl.when(rows.gain > 0).then(ratio_or_zero(value, pl.col(IDEAL_POSITIVE))).otherwise(0.0)
 
 
 def _ndcg_rel_share_row(rows: RankedRows) -> pl.Expr:
     """1 / P at a rank of positive gain: the share of the ideal items retrieved."""
-    return pl.when(rows.gain > 0).then(_ratio(pl.lit(1.0), pl.col(IDEAL_POSITIVE))).otherwise(0.0)
+    return (
+        pl.when(rows.gain > 0)
+        .then(ratio_or_zero(pl.lit(1.0), pl.col(IDEAL_POSITIVE)))
+        .otherwise(0.0)
+    )
 
 
 def _ndcg_whole_row(rows: RankedRows) -> pl.Expr:
     """g(r) / log2(r + 1) / ID(P): summed, trec_eval's whole-list ndcg."""
-    return _ratio(_discounted(rows), pl.col(IDEAL_TOTAL_DCG))
+    return ratio_or_zero(_discounted(rows), pl.col(IDEAL_TOTAL_DCG))
 
 
 def _rndcg_row(rows: RankedRows) -> pl.Expr:
@@ -116,8 +116,8 @@ def _rndcg_row(rows: RankedRows) -> pl.Expr:
     (m_Rndcg.c): summed over r, the mean of D(min(b, n)) / ID(b) over the L level ends b and
     the extra point."""
     extra = (pl.col(N_CANDIDATES) >= pl.col(IDEAL_POSITIVE) + 2).cast(pl.Float64)
-    weight = pl.col(IDEAL_LEVEL_WEIGHT) + _ratio(extra, pl.col(IDEAL_TOTAL_DCG))
-    return _ratio(_discounted(rows) * weight, pl.col(IDEAL_LEVELS) + extra)
+    weight = pl.col(IDEAL_LEVEL_WEIGHT) + ratio_or_zero(extra, pl.col(IDEAL_TOTAL_DCG))
+    return ratio_or_zero(_discounted(rows) * weight, pl.col(IDEAL_LEVELS) + extra)
 
 
 def _rbp_row(rows: RankedRows) -> pl.Expr:
