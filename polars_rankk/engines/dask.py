@@ -189,7 +189,6 @@ def evaluate_dask(
         whole input's catalogue (default: every item of the candidates and the popularity log).
         They evaluate each partition a second time (a second ``map_partitions`` over the same
         shuffle).
-
     subtopic
         A truth column naming each judgement's subtopic (intent), for the subtopic metrics
         (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp``; ir_measures'
