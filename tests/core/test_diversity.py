@@ -8,7 +8,7 @@ scores a query without a relevant subtopic 0 (``empty_truth="zero"``); it reads 
 row per document, so it is given each item's highest score (``duplicates="first"``, which keeps
 the highest-scored copy). pyndeval evaluates the queries in both the qrels and the run, and
 only cut-offs up to 20. Spark and Dask against `rk.evaluate` on these cases:
-tests/engines/test_diversity_engines.py.
+tests/engines/test_dask_diversity.py and test_spark_diversity.py.
 """
 
 from __future__ import annotations
