@@ -46,6 +46,7 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, untyped
 from polars_rankk.engines import dask_plan as plan
 from polars_rankk.engines import driver, reduction
+from polars_rankk.engines import partition as dist
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
 
@@ -105,6 +106,7 @@ def evaluate_dask(
     catalogue: FrameLike | None = ...,
     item_features: FrameLike | None = ...,
     head_share: float = ...,
+    subtopic: str | None = ...,
 ) -> dd.DataFrame: ...
 
 
@@ -129,6 +131,7 @@ def evaluate_dask(
     catalogue: FrameLike | None = ...,
     item_features: FrameLike | None = ...,
     head_share: float = ...,
+    subtopic: str | None = ...,
 ) -> DaskEvaluation: ...
 
 
@@ -152,6 +155,7 @@ def evaluate_dask(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
+    subtopic: str | None = None,
 ) -> dd.DataFrame | DaskEvaluation:
     """`polars_rankk.evaluate` on dask DataFrames: the same per-group values, bit for bit.
 
@@ -185,6 +189,12 @@ def evaluate_dask(
         whole input's catalogue (default: every item of the candidates and the popularity log).
         They evaluate each partition a second time (a second ``map_partitions`` over the same
         shuffle).
+    subtopic
+        A truth column naming each judgement's subtopic (intent), for the subtopic metrics
+        (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp``; ir_measures'
+        ``alpha_nDCG@20``, ``ERR_IA@20`` ...), which equal ndeval. Every other metric reads an
+        item's grade as its largest over subtopics. As for `evaluate`: the truth is one row per
+        (group, subtopic, item) judgement, shipped with its group's candidates.
 
     Returns
     -------
@@ -221,18 +231,31 @@ def evaluate_dask(
     candidates = plan.with_lists_kept(candidates)
     truth = None if truth is None else plan.with_lists_kept(truth)
     driver.check_partitions(npartitions, "npartitions")
-    request = driver.asked_metrics(metrics, with_dropped=with_dropped, evaluation="DaskEvaluation")
+    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
+    long_truth = None if truth is None else plan.polars_schema(truth, dist.used_columns(names))
+    asked = driver.subtopics(
+        metrics,
+        policy,
+        k,
+        long_truth,
+        subtopic=subtopic,
+        group_by=group_by,
+        item=item,
+        relevance=relevance,
+    )
+    policy = asked.policy
+    request = driver.asked_metrics(
+        asked.metrics, with_dropped=with_dropped, evaluation="DaskEvaluation"
+    )
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
         policy = driver.zero_truth(policy)
-    schemas = plan.driver_schemas(
-        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by]
-    )
+    schemas = plan.driver_schemas(candidates, None, names)[0], asked.truth_schema
     try:
         planned = driver.plan_on_driver(
             schemas,
             request,
-            k=k,
+            k=asked.k,
             group_by=group_by,
             item=item,
             score=score,
@@ -246,6 +269,7 @@ def evaluate_dask(
             catalogue=catalogue,
             item_features=item_features,
             head_share=head_share,
+            subtopics=asked,
         )
     except ValueError as error:
         if score in candidates.columns or schemas[0].get(item) != pl.String:
@@ -258,7 +282,7 @@ def evaluate_dask(
         ) from None
     spec, job, tables = planned.spec, planned.job, planned.tables
     keys = list(job.keys)
-    union, parts = plan.tagged_parts(candidates, truth, spec, job)
+    union, parts = plan.tagged_parts(candidates, truth, spec, job, long_truth)
     partitions = npartitions or max(part.npartitions for part in parts)
     tagged = plan.dask_dataframe_module().concat(parts) if len(parts) > 1 else parts[0]
     shuffled = tagged.shuffle(on=keys, npartitions=partitions)

@@ -195,10 +195,15 @@ def driver_schemas(
 
 
 def tagged_parts(
-    candidates: dd.DataFrame, truth: dd.DataFrame | None, spec: Spec, job: dist.PartitionJob
+    candidates: dd.DataFrame,
+    truth: dd.DataFrame | None,
+    spec: Spec,
+    job: dist.PartitionJob,
+    long_truth: dict[str, pl.DataType] | None = None,
 ) -> tuple[dict[str, pl.DataType], list[dd.DataFrame]]:
     """The tagged union's schema, and each table as frames of that schema, with the core's
-    unified id dtypes (so that a group's rows of both tables hash to one partition)."""
+    unified id dtypes (so that a group's rows of both tables hash to one partition); the
+    subtopic column's dtype is the given truth's (`long_truth`, its schema)."""
     cand_full = dict(spec.candidates.collect_schema())
     cand_schema = {c: cand_full[c] for c in (*job.candidate_columns(), job.score)}
     union: dict[str, pl.DataType] = {dist.TAG: pl.Int8()}
@@ -214,11 +219,16 @@ def tagged_parts(
     ]
     if truth is not None and spec.truth is not None:
         truth_full = dict(spec.truth.collect_schema())
+        if job.subtopic is not None and long_truth is not None:
+            truth_full[job.subtopic] = long_truth[job.subtopic]
         truth_schema = {c: truth_full[c] for c in job.truth_columns()}
         renames: dict[str, str] = {}
         if job.truth_graded:
             union[dist.TRUTH_GRADE] = truth_schema[job.relevance]
-            renames = {job.relevance: dist.TRUTH_GRADE}
+            renames[job.relevance] = dist.TRUTH_GRADE
+        if job.subtopic is not None:
+            union[dist.SUBTOPIC] = truth_schema[job.subtopic]
+            renames[job.subtopic] = dist.SUBTOPIC
         sides.append((truth, 1, truth_schema, job.truth_columns(), renames, job.truth_lists))
     union_meta = to_pandas(pl.DataFrame(schema=union))
     parts = []

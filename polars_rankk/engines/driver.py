@@ -16,9 +16,15 @@ import polars as pl
 from polars_rankk.core import Policy
 from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
+from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.engines.partition import PartitionJob, check_on_driver, partition_job
+from polars_rankk.engines.partition import (
+    PartitionJob,
+    check_on_driver,
+    empty_frame,
+    partition_job,
+)
 from polars_rankk.engines.ranked_lists import list_fields
 
 
@@ -125,6 +131,62 @@ def asked_metrics(
 
 
 @dataclass(frozen=True)
+class Subtopics:
+    """What `evaluate`'s subtopic step (`subtopic_job`) makes of the arguments, on the driver:
+    the other metric names, the policy and K the subtopic metrics' names set, the schema of
+    the truth the other metrics read (one row per (group, item)), the subtopic metrics'
+    canonical names and the subtopic column (None: not given)."""
+
+    metrics: str | list[str] | None
+    policy: Policy
+    k: int | Iterable[int]
+    truth_schema: dict[str, pl.DataType] | None
+    names: tuple[str, ...]
+    subtopic: str | None
+
+
+def subtopics(
+    metrics: str | Iterable[str] | None,
+    policy: Policy | None,
+    k: int | Iterable[int],
+    truth_schema: dict[str, pl.DataType] | None,
+    *,
+    subtopic: str | None,
+    group_by: str | Sequence[str],
+    item: str,
+    relevance: str,
+) -> Subtopics:
+    """`evaluate`'s subtopic step on an empty truth of `truth_schema` (the long-form truth's):
+    its errors (a subtopic metric without ``subtopic=``, a missing subtopic column, ranked
+    lists...) raised here, with its words; the value checks (a null subtopic, a NaN grade) run
+    in each partition's `evaluate`."""
+    keys = [group_by] if isinstance(group_by, str) else list(group_by)
+    truth = None if truth_schema is None else empty_frame(truth_schema)
+    rest, policy, k, collapsed, job = subtopic_job(
+        metrics,
+        Policy() if policy is None else policy,
+        k,
+        truth,
+        subtopic=subtopic,
+        keys=keys,
+        item=item,
+        relevance=relevance,
+    )
+    schema = None if collapsed is None else dict(to_lazy(collapsed, "truth").collect_schema())
+    return Subtopics(rest, policy, k, schema, job.metrics, subtopic)
+
+
+def with_subtopics(job: PartitionJob, request: BeyondRequest, asked: Subtopics) -> PartitionJob:
+    """The job reading the truth's subtopic column, the subtopic metrics among its metrics."""
+    if asked.subtopic is None:
+        return job
+    metrics = job.metrics
+    if asked.names and not request.accuracy and not (request.group or request.catalogue):
+        metrics = ()  # only the ranking was needed (`evaluate` reports no accuracy metric)
+    return replace(job, subtopic=asked.subtopic, metrics=(*metrics, *asked.names))
+
+
+@dataclass(frozen=True)
 class DriverPlan:
     """The checked inputs, the executors' job and the validated item tables (None without
     beyond-accuracy metrics)."""
@@ -152,9 +214,12 @@ def plan_on_driver(
     catalogue: object,
     item_features: object,
     head_share: float,
+    subtopics: Subtopics | None = None,
 ) -> DriverPlan:
     """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job:
-    ranked-list columns found, beyond-accuracy metrics and their item tables added."""
+    ranked-list columns found, beyond-accuracy metrics and their item tables added, and the
+    subtopic column and metrics (`subtopics`: the truth schema in `schemas` is then the
+    one `subtopics` gives, the truth the other metrics read)."""
     spec = check_on_driver(
         *schemas,
         k=k,
@@ -179,4 +244,6 @@ def plan_on_driver(
         item_features=small_table(item_features, "item_features"),
         head_share=head_share,
     )
+    if subtopics is not None:
+        job = with_subtopics(job, request, subtopics)
     return DriverPlan(spec, job, tables)

@@ -44,6 +44,8 @@ TAG = ranked_lists.TAG
 LABEL = "_rk_label"
 #: The truth table's relevance grades, in the tagged union.
 TRUTH_GRADE = "_rk_truth_grade"
+#: The truth's subtopic column (``evaluate(..., subtopic=...)``), in the tagged union.
+SUBTOPIC = "_rk_truth_subtopic"
 #: Exposure output: 0 an (item, k, exposure) row, 1 a (k, number of lists) row (item null).
 KIND = "_rk_kind"
 EXPOSURE_ITEM = "item"
@@ -89,6 +91,10 @@ class PartitionJob:
     truth_lists: bool = False
     #: Candidate lists without a score list: the list order is the ranking.
     positional: bool = False
+    #: The truth's subtopic column (`evaluate`'s ``subtopic=``): the truth is shipped in long
+    #: form, one row per (group, subtopic, item), and each partition's `evaluate` reads it
+    #: (the subtopic metrics' canonical names are among `metrics`).
+    subtopic: str | None = None
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -104,10 +110,16 @@ class PartitionJob:
 
     def truth_columns(self) -> list[str]:
         """The truth columns the evaluation reads, in the user's names."""
-        return [*self.keys, self.item] + ([self.relevance] if self.truth_graded else [])
+        return [
+            *self.keys,
+            self.item,
+            *([self.relevance] if self.truth_graded else []),
+            *([self.subtopic] if self.subtopic is not None else []),
+        ]
 
     def split_tagged(self, frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-        """Candidates and truth out of the tagged union (`TAG`, `LABEL`, `TRUTH_GRADE`)."""
+        """Candidates and truth out of the tagged union (`TAG`, `LABEL`, `TRUTH_GRADE`,
+        `SUBTOPIC`)."""
         candidates = frame.filter(pl.col(TAG) == 0).select(
             *self.keys,
             self.item,
@@ -126,6 +138,7 @@ class PartitionJob:
             *self.keys,
             self.item,
             *([pl.col(TRUTH_GRADE).alias(self.relevance)] if self.truth_graded else []),
+            *([pl.col(SUBTOPIC).alias(self.subtopic)] if self.subtopic is not None else []),
         )
         if self.truth_lists:
             empty = frame.filter(pl.col(TAG) == 3).select(self.keys)
@@ -200,6 +213,7 @@ class PartitionJob:
             popularity=self.popularity,
             item_features=self.item_features,
             head_share=self.head_share,
+            subtopic=self.subtopic,
         )
 
     def evaluate_tagged(self, frame: pl.DataFrame) -> pl.DataFrame:

@@ -148,6 +148,7 @@ def evaluate_spark(
     catalogue: FrameLike | None = ...,
     item_features: FrameLike | None = ...,
     head_share: float = ...,
+    subtopic: str | None = ...,
 ) -> DataFrame: ...
 
 
@@ -173,6 +174,7 @@ def evaluate_spark(
     catalogue: FrameLike | None = ...,
     item_features: FrameLike | None = ...,
     head_share: float = ...,
+    subtopic: str | None = ...,
 ) -> SparkEvaluation: ...
 
 
@@ -197,6 +199,7 @@ def evaluate_spark(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
+    subtopic: str | None = None,
 ) -> DataFrame | SparkEvaluation:
     """`polars_rankk.evaluate` on Spark DataFrames: the same per-group values, bit for bit.
 
@@ -237,6 +240,12 @@ def evaluate_spark(
         whole input's catalogue (default: every item of the candidates and the popularity log).
         They evaluate each partition a second time (a second ``mapInArrow`` over the same
         shuffle).
+    subtopic
+        A truth column naming each judgement's subtopic (intent), for the subtopic metrics
+        (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp``; ir_measures'
+        ``alpha_nDCG@20``, ``ERR_IA@20`` ...), which equal ndeval. Every other metric reads an
+        item's grade as its largest over subtopics. As for `evaluate`: the truth is one row per
+        (group, subtopic, item) judgement, shipped with its group's candidates.
 
     Returns
     -------
@@ -282,20 +291,33 @@ def evaluate_spark(
         plan.check_frame(truth, "truth")
     driver.check_partitions(num_partitions, "num_partitions")
     driver.check_partitions(max_rows_per_chunk, "max_rows_per_chunk")
-    request = driver.asked_metrics(metrics, with_dropped=with_dropped, evaluation="SparkEvaluation")
+    timezone = plan.session_timezone(candidates)
+    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
+    long_truth = plan.driver_schemas(candidates, truth, names, timezone)[1]
+    asked = driver.subtopics(
+        metrics,
+        policy,
+        k,
+        long_truth,
+        subtopic=subtopic,
+        group_by=group_by,
+        item=item,
+        relevance=relevance,
+    )
+    policy = asked.policy
+    request = driver.asked_metrics(
+        asked.metrics, with_dropped=with_dropped, evaluation="SparkEvaluation"
+    )
     if request.needs_relevance(truth is not None, candidates.columns, relevance):
         from pyspark.sql import functions as sf
 
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
         policy = driver.zero_truth(policy)
-    timezone = plan.session_timezone(candidates)
-    schemas = plan.driver_schemas(
-        candidates, truth, [group_by, item, score, relevance, n_relevant, order_by], timezone
-    )
+    schemas = plan.driver_schemas(candidates, None, names, timezone)[0], asked.truth_schema
     planned = driver.plan_on_driver(
         schemas,
         request,
-        k=k,
+        k=asked.k,
         group_by=group_by,
         item=item,
         score=score,
@@ -309,6 +331,7 @@ def evaluate_spark(
         catalogue=catalogue,
         item_features=item_features,
         head_share=head_share,
+        subtopics=asked,
     )
     spec, job, tables = planned.spec, planned.job, planned.tables
     if job.candidate_lists:

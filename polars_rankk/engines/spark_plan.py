@@ -146,7 +146,8 @@ def tagged_union(
     id_types: dict[str, DataType],
 ) -> DataFrame:
     """Candidates and truth in one table: the tag, the ids cast to one type per column, the
-    candidates' columns, and the truth's grades (nulls where a side has no such column)."""
+    candidates' columns, and the truth's grades and subtopics (nulls where a side has no such
+    column)."""
     from pyspark.sql import functions as sf
 
     cand_fields = {field.name: field.dataType for field in candidates.schema.fields}
@@ -170,6 +171,8 @@ def tagged_union(
     columns += [column(c) for c in extras]
     if truth is not None and job.truth_graded:
         columns.append(null(truth_fields[job.relevance]).alias(dist.TRUTH_GRADE))
+    if truth is not None and job.subtopic is not None:
+        columns.append(null(truth_fields[job.subtopic]).alias(dist.SUBTOPIC))
     union = candidates.select(*columns)
     if truth is None:
         return union
@@ -179,6 +182,8 @@ def tagged_union(
     columns += [null(cand_fields[c]).alias(c) for c in extras]
     if job.truth_graded:
         columns.append(column(job.relevance).alias(dist.TRUTH_GRADE))
+    if job.subtopic is not None:
+        columns.append(column(job.subtopic).alias(dist.SUBTOPIC))
     return union.unionByName(truth.select(*columns))
 
 

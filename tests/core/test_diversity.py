@@ -7,7 +7,8 @@ repeated items. pyndeval ranks by (-score, docno) — ``ties="item_asc"`` on str
 scores a query without a relevant subtopic 0 (``empty_truth="zero"``); it reads a run as one
 row per document, so it is given each item's highest score (``duplicates="first"``, which keeps
 the highest-scored copy). pyndeval evaluates the queries in both the qrels and the run, and
-only cut-offs up to 20.
+only cut-offs up to 20. Spark and Dask against `rk.evaluate` on these cases:
+tests/engines/test_dask_diversity.py and test_spark_diversity.py.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.core.names.parse import parse_metric_name, render_name
 from polars_rankk.io import read_trec_qrels, read_trec_run
-from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark session)
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -381,7 +381,7 @@ def test_the_command_reads_diversity_qrels_with_subtopic(tmp_path: Path) -> None
         assert abs(got[metric] - value) <= 1e-9, metric
 
 
-@pytest.mark.parametrize("engine", ["buckets", "dask", "cli"])
+@pytest.mark.parametrize("engine", ["buckets", "cli"])
 def test_paths_without_subtopics_refuse_them_in_words(
     engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -392,13 +392,6 @@ def test_paths_without_subtopics_refuse_them_in_words(
             rk.evaluate_in_partitions(
                 run, truth, metrics=["alpha_nDCG@5"], group_by="query", output=tmp_path / "out"
             )
-    elif engine == "dask":
-        dd = pytest.importorskip("dask.dataframe")
-        from polars_rankk.engines import dask
-
-        frames = [dd.from_pandas(frame.to_pandas(), npartitions=1) for frame in (run, truth)]
-        with pytest.raises(ValueError, match=r"subtopic metrics .*Spark and Dask do not"):
-            dask.evaluate_dask(*frames, metrics=["NRBP"], group_by="query")
     else:
         from polars_rankk.cli.app import main
 
@@ -408,15 +401,6 @@ def test_paths_without_subtopics_refuse_them_in_words(
         with pytest.raises(SystemExit):
             main(["evaluate", str(run_path), str(qrels_path), "--metrics", "alpha_nDCG@5"])
         assert "need the truth's subtopic column" in capsys.readouterr().err
-
-
-def test_spark_refuses_subtopic_metrics_in_words(spark: Any) -> None:  # noqa: F811
-    from polars_rankk.engines import spark as on_spark
-
-    runs, truth = _two_systems()
-    frames = [spark.createDataFrame(frame.to_pandas()) for frame in (runs["a"], truth)]
-    with pytest.raises(ValueError, match=r"subtopic metrics .*Spark and Dask do not"):
-        on_spark.evaluate_spark(*frames, metrics=["ERR_IA@5"], group_by="query")
 
 
 def _brute_force(

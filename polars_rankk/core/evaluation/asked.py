@@ -34,7 +34,8 @@ def split_metrics(
 
 def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
     """Subtopic metrics reach here only on a path that cannot carry a subtopic column
-    (`evaluate` and `evaluate_in_partitions` take them out first): refused in words."""
+    (`evaluate`, `evaluate_in_partitions`, `evaluate_spark` and `evaluate_dask` take them out
+    first): refused in words."""
     asked = []
     for name in names:
         try:
@@ -46,9 +47,9 @@ def _refuse_subtopic_metrics(names: Sequence[str]) -> None:
     if asked:
         raise ValueError(
             f"the subtopic metrics {asked} need a truth's subtopic column, which this path does "
-            f"not carry (Spark and Dask do not): compute them with rk.evaluate(..., "
-            f"subtopic=...), rk.evaluate_in_partitions(..., subtopic=...) or rankk evaluate "
-            f"--subtopic"
+            f"not carry: compute them with rk.evaluate(..., subtopic=...), "
+            f"rk.evaluate_in_partitions(..., subtopic=...), evaluate_spark or evaluate_dask "
+            f"(..., subtopic=...) or rankk evaluate --subtopic"
         )
 
 
