@@ -508,3 +508,27 @@ def test_bad_subtopic_truths_are_refused_naming_the_column() -> None:
         rk.evaluate(run, nan.drop("item"), **options)
     with pytest.raises(ValueError, match="no truth"):
         rk.evaluate(run, None, **options)
+
+
+def test_a_groups_nrbp_does_not_depend_on_the_other_groups() -> None:
+    """NRBP of group q evaluated with group r and alone, to the last bit: Polars' ``pow`` of a
+    one-row exponent multiplies where a longer one calls ``pow`` (they differed in the last bit,
+    so Spark's and Dask's partitions changed the number); the powers are one ``exp`` now."""
+    run = pl.DataFrame(
+        {
+            "query": ["q"] * 7 + ["r"] * 3,
+            "item": [f"d{i}" for i in range(7)] + ["d0", "d1", "d2"],
+            "score": [7.0, 6, 5, 4, 3, 2, 1, 3, 2, 1],
+        }
+    )
+    truth = pl.DataFrame(
+        {"query": ["q", "r", "r"], "subtopic": ["1", "1", "2"], "item": ["d6", "d1", "d2"]}
+    )
+    options: dict[str, Any] = {
+        "group_by": "query",
+        "metrics": ["NRBP(beta=0.7)"],
+        "subtopic": "subtopic",
+    }
+    alone = pl.col("query") == "q"
+    together = rk.evaluate(run, truth, **options).per_group.filter(alone)
+    assert together.equals(rk.evaluate(run.filter(alone), truth.filter(alone), **options).per_group)

@@ -18,7 +18,6 @@ from tests.core.test_diversity import _two_systems
 from tests.support.diversity_engines import (
     MERGED,
     NAMES,
-    ONE_ROW,
     POLICIES,
     assert_same_rows,
     assert_same_rows_only,
@@ -98,28 +97,3 @@ def test_dask_subtopic_metrics_alone_and_errors_in_evaluates_words() -> None:
         per_group = on_dask(runs["a"], bad, group_by="query", metrics=["NRBP"], subtopic="subtopic")
         with pytest.raises(ValueError, match=re.escape(words)):
             per_group.compute()
-
-
-@pytest.mark.xfail(reason=ONE_ROW, strict=True)
-def test_a_groups_nrbp_does_not_depend_on_the_other_groups() -> None:
-    """The core's defect behind the engines' rare last-bit differences (`ONE_ROW`): NRBP of
-    group q, evaluated with group r and alone. Remove the mark once diversity.py computes the
-    powers alike on frames of any length."""
-    run = pl.DataFrame(
-        {
-            "query": ["q"] * 7 + ["r"] * 3,
-            "item": [f"d{i}" for i in range(7)] + ["d0", "d1", "d2"],
-            "score": [7.0, 6, 5, 4, 3, 2, 1, 3, 2, 1],
-        }
-    )
-    truth = pl.DataFrame(
-        {"query": ["q", "r", "r"], "subtopic": ["1", "1", "2"], "item": ["d6", "d1", "d2"]}
-    )
-    options: dict[str, Any] = {
-        "group_by": "query",
-        "metrics": ["NRBP(beta=0.7)"],
-        "subtopic": "subtopic",
-    }
-    alone = pl.col("query") == "q"
-    together = rk.evaluate(run, truth, **options).per_group.filter(alone)
-    assert together.equals(rk.evaluate(run.filter(alone), truth.filter(alone), **options).per_group)

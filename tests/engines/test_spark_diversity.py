@@ -19,7 +19,6 @@ from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark se
 from tests.support.diversity_engines import (
     MERGED,
     NAMES,
-    ONE_ROW,
     POLICIES,
     assert_same_rows,
     expected,
@@ -32,7 +31,7 @@ from tests.support.diversity_engines import (
 @pytest.mark.slow
 @pytest.mark.xdist_group("spark")
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
-# No shrinking: each example is a Spark job (and one is a known failure, `ONE_ROW`).
+# No shrinking: each example is a Spark job.
 @settings(
     deadline=None,
     max_examples=2,
@@ -45,7 +44,7 @@ from tests.support.diversity_engines import (
     ("two_systems", "policy", "chunk"),
     [
         (False, POLICY, None),
-        pytest.param(True, POLICIES[2], 7, marks=pytest.mark.xfail(reason=ONE_ROW, strict=False)),
+        (True, POLICIES[2], 7),
     ],
     ids=["one-key", "two-keys-chunked"],
 )

@@ -21,12 +21,6 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from tests.core.test_diversity import POLICY, _frames, _two_systems, diversity_cases
 
-#: A known defect of the core, not of the engines (test_dask_diversity.py shows it on one
-#: machine): Polars computes ``pl.lit(b).pow(pl.col(c))`` on a one-row frame in another way
-#: (last bit) than on a longer one, so a subtopic value can depend on which other groups one
-#: `evaluate` call holds (NRBP's beta^(rank - 1), core/evaluation/diversity.py).
-ONE_ROW = "core: a subtopic value's last bit depends on the other groups evaluated with it"
-
 NAMES = [
     "alpha_nDCG(alpha=0.3)@5",
     "alpha_DCG@3",

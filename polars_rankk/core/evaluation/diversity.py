@@ -275,7 +275,7 @@ def _ideal_gains(
             remaining.join(covered, on=[*keys, _SUB], how="left")
             .sort([*keys, _TEXT, _SUB])
             .group_by([*keys, _TEXT], maintain_order=True)
-            .agg(pl.lit(1.0 - alpha).pow(pl.col(_COUNT)).sum().alias(_GAIN))
+            .agg(_power(1.0 - alpha, pl.col(_COUNT)).sum().alias(_GAIN))
             .filter(pl.col(_GAIN) > 0)
         )
         if scored.height == 0:
@@ -353,7 +353,7 @@ def diversity_values(
     discount = 1.0 / (pl.col(RANK).cast(pl.Float64) + 1.0).log(2.0)
     inverse = 1.0 / pl.col(RANK).cast(pl.Float64)
     per_rank = rows.group_by([*keys, RANK]).agg(
-        _over_subtopics(pl.lit(1.0 - alpha).pow(pl.col(_COUNT))).alias(_GAIN),
+        _over_subtopics(_power(1.0 - alpha, pl.col(_COUNT))).alias(_GAIN),
         pl.len().cast(pl.Float64).alias(_HITS),
         (pl.col(_COUNT) == 0).sum().cast(pl.Float64).alias(_NEW),
         _over_subtopics((pl.col(_COUNT) + 1).cast(pl.Float64) / pl.col(RANK) / pl.col(_NREL)).alias(
@@ -374,7 +374,7 @@ def diversity_values(
     if "ap_ia" in asked:
         sums.append(_sum_within(_AP, pl.lit(1.0), None).alias("_rk_ap"))
     if "nrbp" in asked:
-        decay = pl.lit(beta).pow(pl.col(RANK) - 1)
+        decay = _power(beta, pl.col(RANK) - 1)
         sums.append(_sum_within(_GAIN, decay, None).alias("_rk_nrbp"))
     table = groups.select(*keys, N_CANDIDATES)
     subtopics = pairs.group_by(tkeys or pl.lit(0)).agg(pl.col(_SUB).n_unique().alias(_S))
@@ -464,3 +464,23 @@ def _values(
                 value = ratio(f"_rk_new@{k}", s)
             columns.append(finished(value, k, name))
     return columns
+
+
+def _power(base: float, exponent: pl.Expr) -> pl.Expr:
+    """`base` ** `exponent` for a base in [0, 1] and a count or a rank as the exponent, the
+    same number whatever the length of the frame: Polars' ``pow`` reads a one-row exponent as
+    a scalar and multiplies it out (0.7 ** 6 = 0.11764899999999995) where a longer one calls
+    ``pow`` (...96), so a group's NRBP or alpha-nDCG would depend on the groups evaluated
+    beside it (and on how Spark or Dask partition them). ``exp`` has one path.
+
+    Examples
+    --------
+    >>> frames = [pl.DataFrame({"c": [6] * n}) for n in (1, 2)]
+    >>> [frame.select(_power(0.7, pl.col("c"))).item(0, 0) for frame in frames]
+    [0.11764899999999995, 0.11764899999999995]
+    >>> pl.DataFrame({"c": [0, 2]}).select(_power(0.0, pl.col("c"))).to_series().to_list()
+    [1.0, 0.0]
+    """
+    if base <= 0.0:
+        return pl.when(exponent == 0).then(1.0).otherwise(0.0)
+    return (exponent.cast(pl.Float64) * math.log(base)).exp()
