@@ -35,7 +35,7 @@ Examples
 --------
 >>> from polars_rankk.core.metrics.families.trec_gain import METRICS
 >>> [metric.trec_eval for metric in METRICS]
-['G', 'ndcg_rel', 'Rndcg']
+['G', 'ndcg_rel', 'Rndcg', 'rbp']
 """
 
 from __future__ import annotations
