@@ -242,10 +242,11 @@ def evaluate_spark(
         shuffle).
     subtopic
         A truth column naming each judgement's subtopic (intent), for the subtopic metrics
-        (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp``; ir_measures'
-        ``alpha_nDCG@20``, ``ERR_IA@20`` ...), which equal ndeval. Every other metric reads an
-        item's grade as its largest over subtopics. As for `evaluate`: the truth is one row per
-        (group, subtopic, item) judgement, shipped with its group's candidates.
+        (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp, nnrbp``;
+        ir_measures' ``alpha_nDCG@20``, ``ERR_IA@20``, ``nNRBP`` ...), which equal ndeval.
+        Every other metric reads an item's grade as its largest over subtopics. As for
+        `evaluate`: the truth is one row per (group, subtopic, item) judgement, shipped with
+        its group's candidates.
 
     Returns
     -------

@@ -42,7 +42,7 @@ NAMES = {
     "P_IA@{k}": "P-IA@{k}",
     "StRecall@{k}": "strec@{k}",
 }
-WHOLE = {"AP_IA": "MAP-IA", "NRBP": "NRBP"}
+WHOLE = {"AP_IA": "MAP-IA", "NRBP": "NRBP", "nNRBP": "nNRBP"}
 
 
 @st.composite
@@ -109,6 +109,7 @@ _CANONICAL = {
     "strec": "st_recall",
     "MAP-IA": "ap_ia",
     "NRBP": "nrbp",
+    "nNRBP": "nnrbp",
 }
 
 
@@ -119,6 +120,13 @@ def _compare(ours: dict[tuple[str, str], float], want: dict[str, Any]) -> None:
             base, _, k = name.partition("@")
             key = (query, _CANONICAL[base] + (f"@{k}" if k else ""))
             assert key in ours, key
+            if math.isnan(value):
+                # ndeval's nNRBP of a query without a relevant subtopic: 0 / 0 (its ideal's
+                # NRBP is 0); here the empty-truth policy's 0 as every subtopic metric.
+                assert base == "nNRBP", key
+                assert ours[key] == 0.0, (key, ours[key])
+                assert ours.get((query, "nrbp"), 0.0) == 0.0, key
+                continue
             assert abs(ours[key] - value) <= TOL, (key, ours[key], value)
 
 
@@ -181,6 +189,8 @@ def test_ir_measures_spellings_equal_ir_measures_through_pyndeval() -> None:
         "AP_IA",
         "StRecall@2",
         "NRBP(alpha=0.3,beta=0.7)",
+        "nNRBP(alpha=0.3,beta=0.7)",
+        "nNRBP",
         "alpha_DCG(alpha=0.3)@4",
         "P_IA(rel=2)@3",
         "nERR_IA(rel=2)@3",
@@ -205,7 +215,11 @@ def test_ir_measures_spellings_equal_ir_measures_through_pyndeval() -> None:
         )
         got = dict(rows.select("query", "value").iter_rows())
         for query in ("q1", "q2", "q3"):
-            assert abs(got[query] - want[(query, str(measure))]) <= TOL, (name, query)
+            value = want[(query, str(measure))]
+            if math.isnan(value):  # nNRBP of q3, no relevant subtopic: ndeval's 0 / 0
+                assert (name, query, got[query]) == (name, "q3", 0.0)
+                continue
+            assert abs(got[query] - value) <= TOL, (name, query)
 
 
 def test_the_fixed_diversity_files_equal_ndeval() -> None:
@@ -269,6 +283,7 @@ def test_names_written_back_read_as_the_same_metric() -> None:
         ("st_recall", 3),
         ("ap_ia", None),
         ("nrbp", None),
+        ("nnrbp", None),
     ]
     for name, k in cases:
         written = render_name(name, k, POLICY)
@@ -279,6 +294,8 @@ def test_names_written_back_read_as_the_same_metric() -> None:
     policy = POLICY.replace(diversity_alpha=0.3, nrbp_beta=0.7)
     assert render_name("alpha_ndcg", 20, policy) == "alpha_nDCG(alpha=0.3)@20"
     assert render_name("nrbp", None, policy) == "NRBP(alpha=0.3,beta=0.7)"
+    assert render_name("nnrbp", None, policy) == "nNRBP(alpha=0.3,beta=0.7)"
+    assert parse_metric_name("nNRBP(beta=0.7)").policy == {"nrbp_beta": 0.7}
     assert parse_metric_name("NRBP(alpha=0.3,beta=0.7)").policy == {
         "diversity_alpha": 0.3,
         "nrbp_beta": 0.7,
@@ -310,29 +327,30 @@ def _two_systems() -> tuple[dict[str, Any], pl.DataFrame]:
 
 def test_compare_tables_and_the_report_read_subtopic_metrics(tmp_path: Path) -> None:
     runs, truth = _two_systems()
-    names = ["alpha_nDCG@5", "ERR_IA@5", "AP_IA", "ndcg"]
+    names = ["alpha_nDCG@5", "ERR_IA@5", "AP_IA", "nNRBP", "ndcg"]
     evaluations = {
         name: rk.evaluate(run, truth, k=5, group_by="query", metrics=names, subtopic="subtopic")
         for name, run in runs.items()
     }
     compared = rk.compare(evaluations, baseline="a", n_resamples=50, n_permutations=50)
-    assert {"alpha_ndcg", "err_ia", "ap_ia", "ndcg"} <= set(compared["metric"])
+    assert {"alpha_ndcg", "err_ia", "ap_ia", "nnrbp", "ndcg"} <= set(compared["metric"])
     table = rk.systems_table(evaluations)
     assert "alpha_ndcg@5" in table.columns
     assert "ap_ia" in table.columns
-    assert "the subtopic metrics ['alpha_ndcg', 'err_ia', 'ap_ia'] in pure Polars" in (
+    assert "the subtopic metrics ['alpha_ndcg', 'err_ia', 'ap_ia', 'nnrbp'] in pure Polars" in (
         evaluations["a"].diagnostics.path
     )
     summary = evaluations["a"].summary()
     assert {"alpha_ndcg", "ap_ia"} <= set(summary["metric"])
     path = rk.report(evaluations, path=tmp_path / "report.html", k=5, n_resamples=20)
     assert "alpha_ndcg" in Path(path).read_text()
+    assert "nnrbp" in Path(path).read_text()
 
 
 def test_one_evaluation_of_several_systems_scores_each_on_its_own() -> None:
     runs, truth = _two_systems()
     both = pl.concat([run.with_columns(pl.lit(name).alias("run")) for name, run in runs.items()])
-    names = ["alpha_nDCG@5", "P_IA@5", "NRBP"]
+    names = ["alpha_nDCG@5", "P_IA@5", "NRBP", "nNRBP"]
     together = rk.evaluate(
         both, truth, k=5, group_by="query", metrics=names, subtopic="subtopic", system="run"
     )
@@ -346,7 +364,7 @@ def test_one_evaluation_of_several_systems_scores_each_on_its_own() -> None:
 
 def test_out_of_core_buckets_equal_evaluate(tmp_path: Path) -> None:
     runs, truth = _two_systems()
-    names = ["alpha_nDCG(alpha=0.3)@5", "nERR_IA@5", "AP_IA", "ndcg"]
+    names = ["alpha_nDCG(alpha=0.3)@5", "nERR_IA@5", "AP_IA", "nNRBP(alpha=0.3)", "ndcg"]
     options: dict[str, Any] = {"group_by": "query", "metrics": names, "subtopic": "subtopic"}
     whole = rk.evaluate(runs["a"], truth, k=[2, 5], **options).per_group
     out = rk.evaluate_in_partitions(
@@ -360,7 +378,7 @@ def test_out_of_core_buckets_equal_evaluate(tmp_path: Path) -> None:
     bucketed = out.per_group.collect()
     assert bucketed.schema == whole.schema
     assert sorted(bucketed.rows(), key=str) == sorted(whole.rows(), key=str)
-    assert {"alpha_ndcg", "nerr_ia", "ap_ia", "ndcg"} == set(bucketed["metric"])
+    assert {"alpha_ndcg", "nerr_ia", "ap_ia", "nnrbp", "ndcg"} == set(bucketed["metric"])
 
 
 def test_the_command_reads_diversity_qrels_with_subtopic(tmp_path: Path) -> None:
@@ -532,3 +550,29 @@ def test_a_groups_nrbp_does_not_depend_on_the_other_groups() -> None:
     alone = pl.col("query") == "q"
     together = rk.evaluate(run, truth, **options).per_group.filter(alone)
     assert together.equals(rk.evaluate(run.filter(alone), truth.filter(alone), **options).per_group)
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(0.5, 0.5), (0.3, 0.9), (1.0, 0.8)])
+def test_nnrbp_reads_the_whole_greedy_ideal_as_ndeval(alpha: float, beta: float) -> None:
+    """nNRBP asked alone, at K = 1, over an ideal of 36 relevant items (past ndeval's depth of
+    20 and any K): its ideal is every relevant item greedily ranked, as ndeval's."""
+    qrels = [
+        ("q1", str(s), f"d{d:02d}", 1 if (d + s) % 3 else 0)
+        for s in range(1, 5)
+        for d in range(s, 54, 4 - s % 3)
+    ] + [("q2", "1", "d01", 0), ("q3", "1", "d07", 1), ("q3", "2", "d07", 1)]
+    run = [("q1", f"d{d:02d}", float(d % 5)) for d in range(0, 60, 2)]
+    run += [("q2", "d01", 1.0), ("q3", "d00", 2.0), ("q3", "d07", 1.0)]
+    case = {"qrels": qrels, "run": run}
+    want = _ndeval(case, ["NRBP", "nNRBP"], alpha, beta)
+    frames = _frames(case)
+    relevant = frames[1].filter(pl.col("relevance") > 0, pl.col("query") == "q1")
+    assert relevant["item"].n_unique() > 20
+    policy = POLICY.replace(diversity_alpha=alpha, nrbp_beta=beta)
+    for names in (["nNRBP"], ["nNRBP", "NRBP", "alpha_nDCG@3"]):
+        compared = [name for name in names if name in WHOLE]
+        asked = {query: {name: want[query][name] for name in compared} for query in want}
+        _compare(_ours(*frames, names, policy), asked)
+    assert 0.0 < want["q1"]["nNRBP"] < 1.0
+    # q3: its one relevant item (two subtopics) at rank 2, at rank 1 in the ideal.
+    assert want["q3"]["nNRBP"] == pytest.approx(beta)

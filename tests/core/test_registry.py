@@ -24,6 +24,7 @@ def test_derived_tables_follow_the_registry() -> None:
         *("novelty", "arp", "long_tail_share", "intra_list_diversity"),
         *("coverage", "gini", "entropy", "personalization"),
         *("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "p_ia", "ap_ia", "st_recall", "nrbp"),
+        "nnrbp",
     ]
     assert not any(REGISTRY[name].default for name in beyond)
     order = pl.DataFrame({"metric": list(reversed(METRICS))}).sort(metric_rank())

@@ -30,6 +30,7 @@ NAMES = [
     "AP_IA",
     "StRecall@5",
     "NRBP(beta=0.7)",
+    "nNRBP(beta=0.7)",
     "ndcg@5",
     "precision@3",
 ]
@@ -70,7 +71,8 @@ def assert_same_rows(got: pl.DataFrame, want: pl.DataFrame, keys: list[str]) -> 
     assert got.schema == want.schema
     order = [*keys, "metric", "k"]
     assert got.sort(order, nulls_last=True).equals(want.sort(order, nulls_last=True))
-    assert {"alpha_ndcg", "err_ia", "ap_ia", "nrbp", "ndcg", "precision"} <= set(got["metric"])
+    asked = {"alpha_ndcg", "err_ia", "ap_ia", "nrbp", "nnrbp", "ndcg", "precision"}
+    assert asked <= set(got["metric"])
 
 
 def evaluates_words(run: pl.DataFrame, truth: pl.DataFrame, **options: Any) -> str:

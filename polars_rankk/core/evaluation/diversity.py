@@ -1,5 +1,5 @@
 """Subtopic (diversity) metrics per group: alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA, P-IA, AP-IA,
-S-recall and NRBP, as ndeval computes them (`polars_rankk.core.metrics.families.diversity`).
+S-recall, NRBP and nNRBP, as ndeval computes them (`polars_rankk.core.metrics.families.diversity`).
 
 The truth carries a subtopic column (``evaluate(..., subtopic="subtopic")``): one row per
 (group, subtopic, item) judgement. The rules, each ndeval's:
@@ -10,7 +10,7 @@ The truth carries a subtopic column (``evaluate(..., subtopic="subtopic")``): on
   (NaN under ``Policy(empty_truth="nan")``; ``"exclude"`` drops it, as every metric);
 - an item's gain at a rank is the sum over the subtopics it is relevant to of (1 - alpha)^c,
   c the items above it relevant to that subtopic;
-- the ideal ranking of alpha-nDCG and nERR-IA is greedy: at each rank the judged item of the
+- the ideal ranking of alpha-nDCG, nERR-IA and nNRBP is greedy: at each rank the judged item of
   largest gain given the ranks above, ties to the larger item id (byte order of its text);
 - every other metric reads the subtopic-less truth: an item's grade is its largest grade over
   subtopics (ndeval: relevant to the topic when relevant to any subtopic).
@@ -373,9 +373,8 @@ def diversity_values(
             sums.append(_sum_within(_NEW, pl.lit(1.0), k).alias(f"_rk_new@{k}"))
     if "ap_ia" in asked:
         sums.append(_sum_within(_AP, pl.lit(1.0), None).alias("_rk_ap"))
-    if "nrbp" in asked:
-        decay = _power(beta, pl.col(RANK) - 1)
-        sums.append(_sum_within(_GAIN, decay, None).alias("_rk_nrbp"))
+    if asked & {"nrbp", "nnrbp"}:
+        sums.append(_sum_within(_GAIN, _power(beta, pl.col(RANK) - 1), None).alias("_rk_nrbp"))
     table = groups.select(*keys, N_CANDIDATES)
     subtopics = pairs.group_by(tkeys or pl.lit(0)).agg(pl.col(_SUB).n_unique().alias(_S))
     if tkeys:
@@ -383,8 +382,8 @@ def diversity_values(
     else:
         table = table.join(subtopics.select(_S), how="cross")
     table = table.join(per_rank.group_by(keys).agg(sums), on=keys, how="left")
-    if asked & {"alpha_ndcg", "nerr_ia"}:
-        table = _with_ideal(table, pairs, tkeys, item, ks, asked, alpha)
+    if asked & {"alpha_ndcg", "nerr_ia", "nnrbp"}:
+        table = _with_ideal(table, pairs, tkeys, item, ks, asked, alpha, beta)
     columns = _values(request.metrics, ks, alpha, beta, policy)
     return table.with_columns(pl.col(_S).fill_null(0)).select(*keys, *columns)
 
@@ -397,11 +396,16 @@ def _with_ideal(
     ks: Sequence[int],
     asked: set[str],
     alpha: float,
+    beta: float,
 ) -> pl.LazyFrame:
     """`table` with the greedy ideal's alpha-DCG and ERR sums at every K (``_rk_idcg@k``,
-    ``_rk_ierr@k``). The ideal depends on the truth alone: its judged pairs are collected
-    here, once (a truth is small beside the candidates)."""
-    ideal = _ideal_gains(pairs.collect(), tkeys, item, max(ks), alpha).lazy()
+    ``_rk_ierr@k``) and its NRBP sum over all its ranks (``_rk_inrbp``, as ndeval ranks every
+    judged item). The ideal depends on the truth alone: its judged pairs are collected here,
+    once (a truth is small beside the candidates)."""
+    collected = pairs.collect()
+    # nNRBP reads the whole ideal: as deep as a group's relevant items (the loop stops there).
+    depth = max(ks) if "nnrbp" not in asked else max(collected.height, *ks)
+    ideal = _ideal_gains(collected, tkeys, item, depth, alpha).lazy()
     discount = 1.0 / (pl.col(RANK).cast(pl.Float64) + 1.0).log(2.0)
     inverse = 1.0 / pl.col(RANK).cast(pl.Float64)
     sums = []
@@ -410,6 +414,8 @@ def _with_ideal(
             sums.append(_sum_within(_GAIN, discount, k).alias(f"_rk_idcg@{k}"))
         if "nerr_ia" in asked:
             sums.append(_sum_within(_GAIN, inverse, k).alias(f"_rk_ierr@{k}"))
+    if "nnrbp" in asked:
+        sums.append(_sum_within(_GAIN, _power(beta, pl.col(RANK) - 1), None).alias("_rk_inrbp"))
     if tkeys:
         return table.join(ideal.group_by(tkeys).agg(sums), on=tkeys, how="left")
     return table.join(ideal.select(sums), how="cross")
@@ -439,6 +445,8 @@ def _values(
         elif name == "nrbp":
             scale = (1.0 - (1.0 - alpha) * beta) / s
             columns.append(finished(ratio("_rk_nrbp", 1.0 / scale), None, name))
+        elif name == "nnrbp":  # NRBP's scale (1 - (1-alpha) beta) / S cancels
+            columns.append(finished(ratio("_rk_nrbp", pl.col("_rk_inrbp")), None, name))
         for k in ks if REGISTRY[name].has_k else ():
             if name == "alpha_ndcg":
                 value = ratio(f"_rk_dcg@{k}", pl.col(f"_rk_idcg@{k}"))

@@ -34,7 +34,7 @@ KNOWN_ELSEWHERE: dict[str, str] = {
     ),
     **dict.fromkeys(
         (
-            *("alpha_nDCG", "ERR_IA", "nERR_IA", "AP_IA", "P_IA", "NRBP", "nNRBP"),
+            *("alpha_nDCG", "ERR_IA", "nERR_IA", "AP_IA", "P_IA", "NRBP"),
             *("StRecall", "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9"),
             *("NERR10", "NERR11", "NumQ", "IPrec"),
         ),

@@ -95,6 +95,7 @@ PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
 #: A parameter a metric reads in its own way: NRBP's ``beta`` is its patience, not F's beta.
 _OWN_PARAMETERS: dict[str, dict[str, str]] = {
     "nrbp": {"beta": "nrbp_beta"},
+    "nnrbp": {"beta": "nrbp_beta"},
     "q_measure": {"beta": "q_beta"},
     "compat": {"p": "compat_persistence"},
 }

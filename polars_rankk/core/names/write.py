@@ -300,14 +300,14 @@ def _pyndeval(
     if policy.empty_truth != "zero" or policy.short_lists != "fixed":
         return None, "ndeval scores a topic without a relevant subtopic 0 and cuts at a fixed K"
     parameters: list[str] = []
-    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "alpha_dcg", "nrbp"):
+    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "alpha_dcg", "nrbp", "nnrbp"):
         parameters.append(f"alpha={_number(policy.diversity_alpha)}")
     elif policy.diversity_alpha != 0.5:
         return None, f"ir_measures' {base} keeps ndeval's alpha = 0.5"
-    if metric == "nrbp" and policy.nrbp_beta != 0.5:
+    if metric in ("nrbp", "nnrbp") and policy.nrbp_beta != 0.5:
         parameters.append(f"beta={_number(policy.nrbp_beta)}")
     if policy.unjudged == "condense":
-        if metric in ("st_recall", "nrbp"):
+        if metric in ("st_recall", "nrbp", "nnrbp"):
             return None, f"ir_measures' {base} has no judged_only"
         parameters.append("judged_only=True")
     reason = _threshold(policy, parameters)

@@ -7,7 +7,7 @@ track's evaluator, through pyndeval and ir_measures) number for number: a judgem
 of the normalised measures is built greedily rank by rank (ties to the larger item id, byte
 order) and a group without a relevant subtopic scores 0. ``Policy.diversity_alpha`` is the
 redundancy penalty alpha (ir_measures ``alpha=``, default 0.5), ``Policy.nrbp_beta`` NRBP's
-patience beta (default 0.5). What each measures: docs/definitions.md.
+patience beta (default 0.5), also nNRBP's. What each measures: docs/definitions.md.
 """
 
 from __future__ import annotations
@@ -112,6 +112,19 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         has_k=False,
         ir_measures="NRBP",
         aliases=(ir("NRBP", cut=False),),
+        requires=("subtopic",),
+    ),
+    Metric(
+        name="nnrbp",
+        title="nNRBP",
+        definition="NRBP over the NRBP of the greedy ideal ranking (all its ranks; the same "
+        "ideal as alpha-nDCG's); ndeval's 0/0 without a relevant subtopic is the empty-truth "
+        "policy's value",
+        citation="Clarke, Kolla & Vechtomova, ICTIR 2009 (NRBP); ndeval nNRBP",
+        kind="diversity",
+        has_k=False,
+        ir_measures="nNRBP",
+        aliases=(ir("nNRBP", cut=False),),
         requires=("subtopic",),
     ),
 )
