@@ -69,6 +69,7 @@ from polars_rankk.cli.running import (
     say_diagnostics,
 )
 from polars_rankk.core import Evaluation, Policy
+from polars_rankk.core.names.request import Request
 
 RunsArgument = Annotated[
     list[str],
@@ -252,20 +253,23 @@ def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> Non
         raise typer.Exit(1)
 
 
-def gated_metrics(chosen: list[str] | None, gate: str | None) -> list[str] | None:
+def gated_metrics(chosen: Request | None, gate: str | None) -> Request | None:
     """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
     if gate is None:
         return chosen
     from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
-    from polars_rankk.core.names.parse import parse_metric_name
 
     try:
-        request = parse_metric_name(gate)
+        gated = Request.of([gate.strip()])
     except ValueError as error:
         raise ValueError(f"--fail-if-worse: {error}") from None
+    if len(gated.measures) != 1:
+        raise ValueError(f"--fail-if-worse {gate!r} names several cut-offs; name one")
+    request = gated.measures[0]
     if request.k is None and REGISTRY[request.metric].has_k:
         raise ValueError(f"--fail-if-worse {gate!r} needs a cut-off, e.g. {gate.strip()}@10")
-    return [*(chosen if chosen is not None else DEFAULT_METRICS), gate.strip()]
+    asked = chosen if chosen is not None else Request.of(list(DEFAULT_METRICS))
+    return Request((*asked.asked, *gated.asked), default=False)
 
 
 def system_option(system: str | None, system_column: str | None) -> str | None:

@@ -53,6 +53,7 @@ from polars_rankk.cli.running import (
 )
 from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
+from polars_rankk.core.names.request import Request
 
 Average = Literal["macro", "micro"]
 Names = Literal["canonical", "trec_eval", "ir_measures"]
@@ -202,13 +203,13 @@ def evaluate(
         sys.stderr.write(f"report written to {report}\n")
 
 
-def refuse_catalogue_per_system(metrics: list[str] | None) -> None:
+def refuse_catalogue_per_system(metrics: Request | None) -> None:
     """Catalogue-level metrics describe one system's lists together: with ``--system`` the
     command that evaluates each system on its own is ``rankk compare``."""
-    from polars_rankk.core.evaluation.asked import split_metrics
-    from polars_rankk.core.evaluation.diversity import is_diversity
+    from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 
-    catalogue = split_metrics([m for m in metrics or () if not is_diversity(m)])[2]
+    asked = {m.metric for m in metrics.measures} if metrics is not None else set()
+    catalogue = [name for name in METRICS if name in asked and REGISTRY[name].kind == "catalogue"]
     if catalogue:
         raise ValueError(
             f"--metrics {','.join(catalogue)}: catalogue-level metrics describe one system's "

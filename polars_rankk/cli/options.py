@@ -15,11 +15,8 @@ import typer
 
 from polars_rankk.core import METRICS, POLICY_HELP, Policy
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
-from polars_rankk.core.names.parse import (
-    parse_metric_names,
-    resolve_metric_names,
-    split_metric_list,
-)
+from polars_rankk.core.names.parse import split_metric_list
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import parse_gains
 
 InputFormat = Literal["auto", "parquet", "csv", "tsv", "trec"]
@@ -81,35 +78,36 @@ def split_names(text: str | None) -> list[str] | None:
     return names or None
 
 
-def parse_metrics(text: str | None) -> list[str] | None:
-    """Parse ``--metrics``: canonical names and the ir_measures / trec_eval spellings the core
-    accepts (``P@5``, ``nDCG(judged_only=True)@10``, ``ndcg_cut_10``: docs/metric_names.md),
-    kept as typed so that evaluation reads their cut-offs and parameters (``None``: the
-    default metrics). Commas inside a name stay in it (``RBP(p=0.9,rel=1)@3``, ``P.5,10``).
+def parse_metrics(text: str | Request | None) -> Request | None:
+    """Parse ``--metrics`` into the request every step of the command reads: canonical names
+    and the ir_measures / trec_eval spellings the core accepts (``P@5``,
+    ``nDCG(judged_only=True)@10``, ``ndcg_cut_10``: docs/metric_names.md), kept as typed beside
+    their cut-offs and parameters (``None``: the default metrics). Commas inside a name stay in
+    it (``RBP(p=0.9,rel=1)@3``, ``P.5,10``). A request already parsed is returned as it is.
 
     Examples
     --------
     >>> from polars_rankk.cli.options import parse_metrics
-    >>> parse_metrics("ndcg,recall")
+    >>> list(parse_metrics("ndcg,recall"))
     ['ndcg', 'recall']
-    >>> parse_metrics("P@5, ndcg_cut_10,Bpref")
+    >>> list(parse_metrics("P@5, ndcg_cut_10,Bpref"))
     ['P@5', 'ndcg_cut_10', 'Bpref']
-    >>> parse_metrics("P.5,10,nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3")
+    >>> list(parse_metrics("P.5,10,nDCG(gains={0:1,1:4}),RBP(p=0.9,rel=1)@3"))
     ['P.5,10', 'nDCG(gains={0:1,1:4})', 'RBP(p=0.9,rel=1)@3']
     >>> parse_metrics("accuracy")
     Traceback (most recent call last):
     ...
     ValueError: --metrics: unknown metric 'accuracy'; choose among precision, recall, ...
     """
-    if text is None:
-        return None
+    if text is None or isinstance(text, Request):
+        return text
     names = split_metric_list(text)
     if not names:
         return None
-    unknown = []
+    unknown, asked = [], []
     for name in names:
         try:
-            parse_metric_names(name)
+            asked.append(Request.of([name]).asked[0])
         except ValueError as error:
             if not str(error).startswith("unknown metric name"):
                 raise ValueError(f"--metrics: {error}") from None
@@ -121,23 +119,24 @@ def parse_metrics(text: str | None) -> list[str] | None:
             "(or their ir_measures / trec_eval names, e.g. P@5, ndcg_cut_10: "
             "docs/metric_names.md)"
         )
+    request = Request(tuple(asked), default=False)
     try:  # names that set one policy field two ways
-        resolve_metric_names(names)
+        request.policy()
     except ValueError as error:
         raise ValueError(f"--metrics: {error}") from None
-    return names
+    return request
 
 
-def named_cutoffs(names: list[str] | None) -> list[int]:
+def named_cutoffs(request: Request | None) -> list[int]:
     """The cut-offs the metric names carry (``P@5`` -> 5), to add to ``--k``.
 
     Examples
     --------
-    >>> from polars_rankk.cli.options import named_cutoffs
-    >>> named_cutoffs(["P@5", "ndcg_cut_10", "recall"]), named_cutoffs(None)
+    >>> from polars_rankk.cli.options import named_cutoffs, parse_metrics
+    >>> named_cutoffs(parse_metrics("P@5,ndcg_cut_10,recall")), named_cutoffs(None)
     ([5, 10], [])
     """
-    return list(resolve_metric_names(names)[1]) if names else []
+    return list(request.ks) if request else []
 
 
 # Options shared by both commands -------------------------------------------------------------
@@ -387,25 +386,21 @@ def option_value(value: Any) -> str:
     return str(value)
 
 
-def refuse_conflicts(metrics: str | None, given: dict[str, Any]) -> None:
+def refuse_conflicts(metrics: Request | None, given: dict[str, Any]) -> None:
     """Refuse a metric name whose parameter sets a policy field that an option given sets
     otherwise (``--unjudged keep`` with ``nDCG(judged_only=True)@10``): one evaluation has
     one policy, and the command knows both were asked for.
 
     Examples
     --------
-    >>> from polars_rankk.cli.options import refuse_conflicts
-    >>> refuse_conflicts("nDCG(judged_only=True)@10", {"unjudged": "keep"})
+    >>> from polars_rankk.cli.options import parse_metrics, refuse_conflicts
+    >>> refuse_conflicts(parse_metrics("nDCG(judged_only=True)@10"), {"unjudged": "keep"})
     Traceback (most recent call last):
     ...
     ValueError: --metrics 'nDCG(judged_only=True)@10' sets --unjudged condense, but ...
     """
-    for name in split_metric_list(metrics or ""):
-        try:
-            requests = parse_metric_names(name)
-        except ValueError:
-            continue  # parse_metrics reports it
-        for request in requests:
+    for name, measures in metrics.asked if metrics is not None else ():
+        for request in measures:
             for field, value in request.policy.items():
                 if field in given and given[field] != value:
                     flag = "--" + field.replace("_", "-")
@@ -432,7 +427,10 @@ def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(command)
     def wrapper(**options: Any) -> None:
         chosen = {name: options.pop(name) for name in names}
-        refuse_conflicts(options.get("metrics"), given_options(chosen))
+        if "metrics" in options:
+            # --metrics is parsed here, once: the command reads the request.
+            options["metrics"] = parse_metrics(options["metrics"])
+            refuse_conflicts(options["metrics"], given_options(chosen))
         policy = build_policy(options.pop("trec_eval"), chosen)
         command(**options, policy=policy)
 

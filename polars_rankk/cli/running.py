@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -106,7 +106,7 @@ def evaluate_run(
     columns: Columns,
     *,
     k: Sequence[int],
-    metrics: Sequence[str] | None,
+    metrics: Iterable[str] | None,
     policy: Policy,
     items: Mapping[str, Any] | None = None,
     system: str | None = None,

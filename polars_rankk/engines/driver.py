@@ -19,6 +19,7 @@ from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.request import Request
 from polars_rankk.engines.partition import (
     PartitionJob,
     check_on_driver,
@@ -39,7 +40,7 @@ class BeyondRequest:
     """The asked metric names split as `evaluate` splits them, and what the driver does."""
 
     #: Accuracy metrics (None: the default set).
-    accuracy: list[str] | None
+    accuracy: Request | None
     group: tuple[str, ...]
     catalogue: tuple[str, ...]
 
@@ -47,9 +48,9 @@ class BeyondRequest:
     def beyond_only(self) -> bool:
         return bool(self.group or self.catalogue) and not self.accuracy
 
-    def checked_metrics(self) -> list[str] | None:
+    def checked_metrics(self) -> Request | None:
         """What the core's input checks are given (a placeholder when only beyond metrics)."""
-        return self.accuracy or (None if self.accuracy is None else ["hit_rate"])
+        return self.accuracy or (None if self.accuracy is None else Request.of("hit_rate"))
 
     def needs_relevance(self, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
         """As `evaluate`: only beyond metrics and no truth: every group counts, none relevant
@@ -59,7 +60,7 @@ class BeyondRequest:
 
 def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
     """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
-    return BeyondRequest(*split_metrics(metrics))
+    return BeyondRequest(*split_metrics(Request.of(metrics)))
 
 
 def zero_truth(policy: Policy | None) -> Policy:
@@ -137,7 +138,7 @@ class Subtopics:
     the truth the other metrics read (one row per (group, item)), the subtopic metrics'
     canonical names and the subtopic column (None: not given)."""
 
-    metrics: str | list[str] | None
+    metrics: Request
     policy: Policy
     k: int | Iterable[int]
     truth_schema: dict[str, pl.DataType] | None
@@ -163,7 +164,7 @@ def subtopics(
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     truth = None if truth_schema is None else empty_frame(truth_schema)
     rest, policy, k, collapsed, job = subtopic_job(
-        metrics,
+        Request.of(metrics),
         Policy() if policy is None else policy,
         k,
         truth,

@@ -36,6 +36,7 @@ from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
@@ -127,6 +128,27 @@ def _run_key(inputs: dict[str, Any], arguments: dict[str, Any], resume: bool | s
     return staging.fingerprint(
         inputs, {**arguments, "native": loaded}, contents=resume == "contents"
     )
+
+
+def _checked(
+    candidates: FrameLike,
+    truth: FrameLike | None,
+    options: dict[str, Any],
+    accuracy: Request | None,
+    beyond: Sequence[str],
+) -> tuple[FrameLike, Spec]:
+    """The candidates (with a 0.0 relevance column when only beyond-accuracy metrics are asked
+    without truth, as `evaluate` does: every group evaluated, none relevant; `options`'
+    policy then evaluates empty truth as zero) and the `Spec` of the whole input, validated
+    once with clear errors before anything is written."""
+    relevance = options["relevance"]
+    if beyond and not accuracy and truth is None:
+        frame = to_lazy(candidates, "candidates")
+        if relevance not in frame.collect_schema():
+            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+            options["policy"] = replace(options["policy"], empty_truth="zero")
+    checked = accuracy or (None if accuracy is None else Request.of("hit_rate"))
+    return candidates, check_inputs(candidates, truth, **{**options, "metrics": checked})
 
 
 def evaluate_in_partitions(
@@ -224,12 +246,14 @@ def evaluate_in_partitions(
     policy = Policy() if policy is None else policy
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
+    request = Request.of(metrics)  # parsed once: each partition's evaluate reads it
+    columns: dict[str, Any] = {"keys": keys, "item": item, "relevance": relevance}
     names, policy, k, truth, subtopics = subtopic_job(
-        metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
+        request, policy, k, truth, subtopic=subtopic, **columns
     )
     options: dict[str, Any] = {
         "k": k,
-        "metrics": metrics,
+        "metrics": request,
         "group_by": group_by,
         "item": item,
         "score": score,
@@ -239,17 +263,8 @@ def evaluate_in_partitions(
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
     accuracy, group_metrics, catalogue_metrics = split_metrics(names)
-    if (group_metrics or catalogue_metrics) and not accuracy and truth is None:
-        # As `evaluate`: without truth every candidate group is evaluated, none relevant.
-        frame = to_lazy(candidates, "candidates")
-        if relevance not in frame.collect_schema():
-            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
-            options["policy"] = policy = replace(policy, empty_truth="zero")
-    # Validate once over the whole input, with clear errors, before anything is written.
-    spec = check_inputs(
-        candidates,
-        truth,
-        **{**options, "metrics": accuracy or (None if accuracy is None else ["hit_rate"])},
+    candidates, spec = _checked(
+        candidates, truth, options, accuracy, group_metrics or catalogue_metrics
     )
     tables = item_tables(
         spec,
@@ -265,6 +280,7 @@ def evaluate_in_partitions(
     keys = list(spec.keys)
     output = Path(output)
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
+    arguments["metrics"] = request.names  # the names as typed key and record the run
     arguments.pop("subtopic_truth", None)
     inputs = {
         "candidates": candidates,

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
-from polars_rankk.core.names.parse import resolve_metric_names
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.per_group import sort_rows
@@ -161,13 +161,14 @@ def unjudged_bounds(
     keys = list(normalize_keys(group_by))
     # Names carry cut-offs (P@5) and policy fields (P(rel=2)@5): the threshold they set is
     # the grade of the upper labelling.
-    _, named, resolved = resolve_metric_names(metrics, chosen)
+    request = Request.of(metrics)
+    named, resolved = request.ks, request.policy(chosen)
     ks = sorted({*normalize_ks(k), *named})
     lazy_truth = to_lazy(truth, "truth")
 
     def run(labels: FrameLike, cutoffs: list[int], rules: Policy) -> Evaluation:
         found = evaluate(
-            candidates, labels, k=cutoffs, metrics=metrics, group_by=keys, item=item,
+            candidates, labels, k=cutoffs, metrics=request, group_by=keys, item=item,
             score=score, rank=rank, relevance=relevance, policy=rules,
         )  # fmt: skip
         return found.collect() if found.is_lazy else found

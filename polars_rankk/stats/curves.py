@@ -16,6 +16,7 @@ from polars_rankk.core import Evaluation, to_lazy
 from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.core.inputs.spec import normalize_metrics
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
 from polars_rankk.core.types import FrameLike
@@ -323,16 +324,17 @@ def k_curve(
         k_max = normalize_k(k_max, "k_max")
     except (TypeError, ValueError):
         raise ValueError(f"k_max must be a positive integer; got {k_max!r}") from None
-    chosen: list[str] | None = None
-    if metrics is not None:
-        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
-        without_k = [m for m in normalize_metrics(chosen) if not REGISTRY[m].has_k]
+    # What was asked is parsed here, once; the evaluations below read the request.
+    chosen = None if metrics is None else Request.of(metrics)
+    if chosen is not None:
+        chosen.policy()  # names that set one policy field two ways are refused
+        without_k = [m for m in chosen.metrics if not REGISTRY[m].has_k]
         if without_k:
             raise ValueError(
                 f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
                 "the whole list), so it has no K-curve; leave it out of metrics"
             )
-        geometric = [m for m in normalize_metrics(chosen) if REGISTRY[m].aggregate != "mean"]
+        geometric = [m for m in chosen.metrics if REGISTRY[m].aggregate != "mean"]
         if geometric:
             # A curve point is a mean over groups; these summaries are geometric means.
             raise ValueError(
@@ -344,7 +346,7 @@ def k_curve(
     every_k = list(range(1, k_max + 1))
     # Metrics the sums over ranks give need the evaluation at K_max only: every smaller K is
     # read off the same ranking's term rows. Any other metric reads per-group values at each K.
-    named = DEFAULT_METRICS if chosen is None else normalize_metrics(chosen)
+    named = DEFAULT_METRICS if chosen is None else chosen.metrics
     summed = all(REGISTRY[m].rank_summed for m in named if REGISTRY[m].has_k)
     from_sums = summed and (policy is None or policy.ties != "expected")
 

@@ -11,7 +11,8 @@ import pytest
 
 import polars_rankk as rk
 from polars_rankk.core.names.listing import ADDS_K, AcceptedName, accepted_names
-from polars_rankk.core.names.parse import PARAMETERS, parse_metric_name, resolve_metric_names
+from polars_rankk.core.names.parse import PARAMETERS, parse_metric_name
+from polars_rankk.core.names.request import resolve_metric_names
 
 ROOT = Path(__file__).resolve().parents[2]
 

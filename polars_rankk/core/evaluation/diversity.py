@@ -32,7 +32,8 @@ from polars_rankk.core.inputs.checks import example_row, require_columns
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.spec import Spec, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.parse import parse_metric_names, resolve_metric_names
+from polars_rankk.core.names.parse import MetricRequest
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -57,43 +58,29 @@ class DiversityRequest:
     policy: Policy
 
 
-def is_diversity(name: str) -> bool:
-    """Whether `name` spells a subtopic metric (an unknown name: False).
-
-    Examples
-    --------
-    >>> from polars_rankk.core.evaluation.diversity import is_diversity
-    >>> is_diversity("alpha_nDCG@20"), is_diversity("nDCG@20"), is_diversity("no such metric")
-    (True, False, False)
-    """
-    try:
-        requests = parse_metric_names(name)
-    except (TypeError, ValueError):
-        return False
-    return REGISTRY[requests[0].metric].kind == "diversity"
+def is_diversity(measure: MetricRequest) -> bool:
+    """Whether `measure` is a subtopic metric."""
+    return REGISTRY[measure.metric].kind == "diversity"
 
 
-def split_request(
-    metrics: str | Iterable[str] | None, policy: Policy
-) -> tuple[str | list[str] | None, DiversityRequest | None]:
-    """The other names (None stays None: the default metrics) and the subtopic metrics asked.
+def split_request(request: Request, policy: Policy) -> tuple[Request, DiversityRequest | None]:
+    """The other names (the default metrics stay the default) and the subtopic metrics asked.
 
     Examples
     --------
     >>> import polars_rankk as rk
+    >>> from polars_rankk.core.names.request import Request
     >>> from polars_rankk.core.evaluation.diversity import split_request
-    >>> rest, asked = split_request(["P@5", "alpha_nDCG(alpha=0.3)@20", "NRBP"], rk.Policy())
-    >>> rest, asked.metrics, asked.ks, asked.policy.diversity_alpha
+    >>> asked = Request.of(["P@5", "alpha_nDCG(alpha=0.3)@20", "NRBP"])
+    >>> rest, subtopics = split_request(asked, rk.Policy())
+    >>> list(rest), subtopics.metrics, subtopics.ks, subtopics.policy.diversity_alpha
     (['P@5'], ('alpha_ndcg', 'nrbp'), (20,), 0.3)
     """
-    if metrics is None:
-        return None, None
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    chosen = [name for name in names if is_diversity(name)]
-    if not chosen:
-        return metrics if isinstance(metrics, str) else names, None
-    rest = [name for name in names if name not in chosen]
-    canonical, ks, policy = resolve_metric_names(chosen, policy)
+    chosen = request.select(is_diversity)
+    if request.default or not chosen:
+        return request, None
+    rest = request.without(chosen)
+    canonical, ks, policy = chosen.metrics, chosen.ks, chosen.policy(policy)
     if policy.ties == "expected":
         raise ValueError(
             f"the subtopic metrics {list(canonical)} have no exact expectation over tie "
@@ -140,7 +127,7 @@ class SubtopicJob:
 
 
 def subtopic_job(
-    metrics: str | Iterable[str] | None,
+    metrics: Request,
     policy: Policy,
     k: int | Iterable[int],
     truth: FrameLike | None,
@@ -149,7 +136,7 @@ def subtopic_job(
     keys: Sequence[str],
     item: str,
     relevance: str,
-) -> tuple[str | list[str] | None, Policy, int | Iterable[int], FrameLike | None, SubtopicJob]:
+) -> tuple[Request, Policy, int | Iterable[int], FrameLike | None, SubtopicJob]:
     """`evaluate`'s first step for subtopics: the other metric names, the policy and K with
     what the subtopic metrics' names set, the truth the other metrics read
     (`subtopic_truth`) and the job."""

@@ -23,6 +23,7 @@ from polars_rankk.core.evaluation.views import (
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -214,17 +215,19 @@ def evaluate(
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
     keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
-    metrics, policy, k, truth, subtopics = subtopic_job(
-        metrics, policy, k, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
-    )
-    accuracy, beyond_group, beyond_catalogue = split_metrics(metrics)
-    beyond_ks = named_cutoffs(metrics)
+    # What was asked is parsed here, once; every step below reads the request.
+    request, policy, k, truth, subtopics = subtopic_job(
+        Request.of(metrics), policy, k, truth, subtopic=subtopic, keys=keys, item=item,
+        relevance=relevance,
+    )  # fmt: skip
+    accuracy, beyond_group, beyond_catalogue = split_metrics(request)
+    beyond_ks = named_cutoffs(request)
     if beyond_ks:
         # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
         k = (*normalize_ks(k), *beyond_ks)
     if (beyond_group or beyond_catalogue or subtopics.metrics) and not accuracy:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
-        accuracy = []
+        accuracy = Request(default=False)
         frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
         if truth is None and frame is not None and relevance not in frame.collect_schema():
             # Without truth every candidate group is evaluated, none relevant.
@@ -234,7 +237,7 @@ def evaluate(
         candidates,
         truth,
         k=k,
-        metrics=accuracy or (None if accuracy is None else ["hit_rate"]),
+        metrics=accuracy or (None if accuracy is None else Request.of("hit_rate")),
         group_by=group_by,
         item=item,
         score=score,

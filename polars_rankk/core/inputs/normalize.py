@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from polars_rankk.core.inputs.checks import example_row
-from polars_rankk.core.names.parse import resolve_metric_names
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.types import MetricName
 
 
@@ -174,7 +174,7 @@ def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, 
     """Canonical metric names in canonical order, from any accepted spelling (``P@5``,
     ``ndcg_cut_10``, ``recip_rank``: docs/metric_names.md); unknown names raise with the valid
     list. None is every metric evaluated by default. Cut-offs and parameters in the names are
-    read by `polars_rankk.core.names.parse.resolve_metric_names`.
+    read by `polars_rankk.core.names.request.Request`.
 
     Examples
     --------
@@ -182,8 +182,9 @@ def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, 
     >>> normalize_metrics(["nDCG@10", "P_5", "recall"])
     ('precision', 'recall', 'ndcg')
     """
-    names, _, _ = resolve_metric_names(metrics)
-    return names
+    request = Request.of(metrics)
+    request.policy()  # names that set one policy field two ways are refused
+    return request.metrics
 
 
 def is_stringlike(dtype: pl.DataType) -> bool:

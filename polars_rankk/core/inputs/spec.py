@@ -45,7 +45,7 @@ from polars_rankk.core.inputs.values import (
     warn_pooled_labels,
 )
 from polars_rankk.core.names.conventions import warn_tool_conventions
-from polars_rankk.core.names.parse import resolve_metric_names, whole_list_metrics
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, MetricName
 
@@ -195,9 +195,10 @@ def check_inputs(
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
     # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
-    metric_names, named_ks, policy = resolve_metric_names(metrics, policy)
-    warn_tool_conventions(metrics, policy)  # RR@10 typed, another tie order asked
-    whole = whole_list_metrics(metrics)  # trec_eval's map: the whole list, no K
+    request = Request.of(metrics)
+    metric_names, named_ks, policy = request.metrics, request.ks, request.policy(policy)
+    warn_tool_conventions(request, policy)  # RR@10 typed, another tie order asked
+    whole = request.whole_list  # trec_eval's map: the whole list, no K
     ks = tuple(sorted({*normalize_ks(k), *named_ks}))
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
         if not isinstance(value, str):

@@ -7,7 +7,8 @@ import warnings
 from collections.abc import Iterable
 
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
-from polars_rankk.core.names.parse import _IR_MEASURES, parse_metric_names, spellings
+from polars_rankk.core.names.parse import _IR_MEASURES, spellings
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.names.write import written_name
 from polars_rankk.core.policy import Policy
 
@@ -43,12 +44,10 @@ def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -
     >>> [str(w.message)[:60] for w in caught]
     ["metric 'RR@10' is ir_measures' name, but under this policy i"]
     """
-    if metrics is None:
-        return
-    for name in [metrics] if isinstance(metrics, str) else list(metrics):
-        if not isinstance(name, str) or not _ir_measures_syntax(name):
+    for name, measures in Request.of(metrics).asked:
+        if not _ir_measures_syntax(name):
             continue
-        for request in parse_metric_names(name):
+        for request in measures:
             if request.k is None and not request.whole_list and REGISTRY[request.metric].has_k:
                 continue  # evaluated at the evaluation's K, each K alike
             _, reason = written_name(request.metric, request.k, policy, "ir_measures")

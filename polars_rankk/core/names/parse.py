@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
-from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
+from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 from polars_rankk.core.names.known import refuse_known_elsewhere
 from polars_rankk.core.names.write import written_name
 from polars_rankk.core.policy import Policy, parse_gains
@@ -117,21 +116,25 @@ _LEVELLED_SPELLING = re.compile(r"^(?P<base>.+)_(?P<level>\d\.\d\d)$")
 
 @dataclass(frozen=True)
 class MetricRequest:
-    """One parsed name: the canonical metric, the cut-off it carries (or None), the Policy
-    fields its parameters set, and whether it names the whole ranked list (a tool's name
-    without a cut-off, such as trec_eval's ``map``)."""
+    """One measure asked: the canonical metric, the cut-off it carries (or None), the Policy
+    fields its parameters set, whether it names the whole ranked list (a tool's name without
+    a cut-off, such as trec_eval's ``map``), and the spelling and tool it came from."""
 
     metric: str
     k: int | None = None
     policy: dict[str, Any] = field(default_factory=dict)
     whole_list: bool = False
+    #: The name as typed, and the tool whose spelling it is (None: the canonical name).
+    spelling: str = field(default="", compare=False)
+    tool: str | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         whole = ", whole_list=True" if self.whole_list else ""
         return f"MetricRequest(metric={self.metric!r}, k={self.k!r}, policy={self.policy!r}{whole})"
 
 
-def _valid_names() -> str:
+def valid_names() -> str:
+    """The valid metric names, for error messages."""
     return ", ".join(METRICS) + " (or their ir_measures / trec_eval names: docs/metric_names.md)"
 
 
@@ -275,6 +278,45 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     """
     if not isinstance(text, str):
         raise TypeError(f"a metric name must be a str; got {text!r}")
+    tool = spelled_by(text)
+    return [replace(request, spelling=text, tool=tool) for request in _read(text)]
+
+
+def spelled_by(text: str) -> str | None:
+    """The tool whose spelling `text` is (``trec_eval``, ``ir_measures``, ``ranx``), or None
+    for a canonical name.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.parse import spelled_by
+    >>> spelled_by("ndcg_cut_10"), spelled_by("nDCG@10"), spelled_by("ndcg@10-l2")
+    ('trec_eval', 'ir_measures', 'ranx')
+    >>> spelled_by("ndcg"), spelled_by("precision@5")
+    (None, None)
+    """
+    name = text.strip()
+    ir = _IR_MEASURES.match(name)
+    if ir is not None and ir["level"] is not None:
+        return "ranx"
+    base = ir["base"] if ir is not None else name
+    if base in METRICS or name in METRICS:
+        return None
+    tools = [tool for spelling, _, tool, _ in spellings() if spelling == base]
+    tools = tools or [t for s, _, t, _ in spellings() if s.lower() == base.lower()]
+    if tools and (ir is not None or _TREC_EVAL.match(name) is None):
+        return tools[0]
+    levelled = _TREC_EVAL_LEVELS.match(name)
+    if (
+        _TREC_EVAL.match(name)
+        or _TREC_EVAL_PARAMETER.match(name)
+        or (levelled is not None and levelled["base"].lower() in levels())
+    ):
+        return "trec_eval"
+    return tools[0] if tools else None
+
+
+def _read(text: str) -> list[MetricRequest]:
+    """`parse_metric_names` without the spelling and tool."""
     name = text.strip()
     known = aliases()
     if name.lower() in known:
@@ -298,7 +340,7 @@ def parse_metric_names(text: str) -> list[MetricRequest]:
     ir = _IR_MEASURES.match(name)
     if ir is None or ir["base"].lower() not in known:
         refuse_known_elsewhere(text)
-        raise ValueError(f"unknown metric name {text!r}; valid names are: {_valid_names()}")
+        raise ValueError(f"unknown metric name {text!r}; valid names are: {valid_names()}")
     changes: dict[str, Any] = {}
     metric = known[ir["base"].lower()]
     for raw in _split_parameters(ir["params"] or ""):
@@ -376,83 +418,6 @@ def _request(text: str, metric: str, k: int | None, changes: dict[str, Any]) -> 
     if k is not None and k < 1:
         raise ValueError(f"metric {text!r}: the cut-off must be >= 1")
     return MetricRequest(metric, k, changes)
-
-
-def resolve_metric_names(
-    metrics: str | Iterable[str] | None, policy: Policy | None = None
-) -> tuple[tuple[str, ...], tuple[int, ...], Policy]:
-    """The canonical metrics (in canonical order), the cut-offs the names carry, and `policy`
-    with the fields the names' parameters set.
-
-    Two names that set one field differently, or a name that contradicts a field the policy
-    already sets away from its default, raise a ValueError naming both.
-
-    Examples
-    --------
-    >>> from polars_rankk.core.names.parse import resolve_metric_names
-    >>> metrics, ks, policy = resolve_metric_names(["P@5", "nDCG(judged_only=True)@10", "AP"])
-    >>> metrics, ks, policy.unjudged
-    (('precision', 'ndcg', 'average_precision'), (5, 10), 'condense')
-    """
-    policy = Policy() if policy is None else policy
-    if metrics is None:
-        return tuple(DEFAULT_METRICS), (), policy
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError(f"metrics is empty; choose among: {_valid_names()}")
-    named = [(name, request) for name in names for request in parse_metric_names(name)]
-    requests = [request for _, request in named]
-    default = Policy()
-    changes: dict[str, tuple[Any, str]] = {}
-    for name, request in named:
-        for policy_field, value in request.policy.items():
-            if policy_field in changes and changes[policy_field][0] != value:
-                earlier = changes[policy_field][1]
-                raise ValueError(
-                    f"metric names {earlier!r} and {name!r} set Policy.{policy_field} to "
-                    f"{changes[policy_field][0]!r} and {value!r}; one evaluation has one policy"
-                )
-            current = getattr(policy, policy_field)
-            if current != getattr(default, policy_field) and current != value:
-                raise ValueError(
-                    f"metric name {name!r} sets Policy.{policy_field}={value!r}, but the policy "
-                    f"given has {policy_field}={current!r}"
-                )
-            changes[policy_field] = (value, name)
-    if changes:
-        policy = policy.replace(**{key: value for key, (value, _) in changes.items()})
-    chosen = {request.metric for request in requests}
-    ks = sorted({request.k for request in requests if request.k is not None})
-    return tuple(name for name in METRICS if name in chosen), tuple(ks), policy
-
-
-class WholeList(NamedTuple):
-    """The metrics names ask for over the whole ranked list (``map``, ``AP``, ``RR``), and
-    those of them no other name asks for at a cut-off (no row at the evaluation's K)."""
-
-    metrics: tuple[str, ...]
-    only: tuple[str, ...]
-
-
-def whole_list_metrics(metrics: str | Iterable[str] | None) -> WholeList:
-    """Which metrics `metrics` asks for over the whole list, in canonical order.
-
-    Examples
-    --------
-    >>> from polars_rankk.core.names.parse import whole_list_metrics
-    >>> whole_list_metrics(["map", "recip_rank", "RR@10", "P@5"])
-    WholeList(metrics=('average_precision', 'mrr'), only=('average_precision',))
-    >>> whole_list_metrics(["ndcg", "ndcg_cut_10"])
-    WholeList(metrics=(), only=())
-    """
-    if metrics is None:
-        return WholeList((), ())
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    requests = [request for name in names for request in parse_metric_names(name)]
-    whole = {request.metric for request in requests if request.whole_list}
-    cut = {request.metric for request in requests if not request.whole_list}
-    in_order = [name for name in METRICS if name in whole]
-    return WholeList(tuple(in_order), tuple(name for name in in_order if name not in cut))
 
 
 def render_name(
