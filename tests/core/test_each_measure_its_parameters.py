@@ -89,7 +89,10 @@ def test_names_together_equal_each_alone(
                 .unique()
                 .join(alone.select(key), on=key, how="semi", nulls_equal=True)
             )
-            assert_frame_equal(mine.sort(key), alone.sort(key), check_exact=True)
+            # Within 1e-12, not bit for bit: on the pure-Polars path a group's ERR and Compat
+            # sums may come out of Polars' parallel aggregation in another order between two
+            # plans (the last bit moves from run to run).
+            assert_frame_equal(mine.sort(key), alone.sort(key), rel_tol=0, abs_tol=1e-12)
 
 
 def test_a_parameter_does_not_change_the_other_names() -> None:
