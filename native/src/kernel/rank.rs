@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use crate::columns::Column;
 use crate::config::{Config, Judged, Kind, Ties};
 
-use super::group_ids::hash_bytes;
+use super::hashing::{hash_bytes, mix};
 
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Candidate {
@@ -150,12 +150,32 @@ pub(crate) fn item_key(items: &Items<'_>, item: u64) -> u64 {
 }
 
 /// Whether two of the group's candidates may be copies of one item (a cheap check on
-/// numbers; a hash collision only sends the group through the full de-duplication).
+/// numbers, a small open-addressing set; a hash collision only sends the group through the
+/// full de-duplication).
 fn may_repeat(items: &Items<'_>, group: &[Candidate], scratch: &mut Vec<u64>) -> bool {
+    let size = (group.len() * 2).next_power_of_two().max(16);
     scratch.clear();
-    scratch.extend(group.iter().map(|c| item_key(items, c.item)));
-    scratch.sort_unstable();
-    scratch.windows(2).any(|pair| pair[0] == pair[1])
+    scratch.resize(size, u64::MAX);
+    let mask = size - 1;
+    for candidate in group {
+        let key = item_key(items, candidate.item);
+        // u64::MAX marks an empty slot: a key of that value is kept as u64::MAX - 1, which
+        // at worst reports a repeat that the full de-duplication then does not find.
+        let key = key.min(u64::MAX - 1);
+        let mut slot = (mix(key) as usize) & mask;
+        loop {
+            let found = scratch[slot];
+            if found == u64::MAX {
+                scratch[slot] = key;
+                break;
+            }
+            if found == key {
+                return true;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+    false
 }
 
 /// A score as an unsigned number in the same order (higher score, larger number).
