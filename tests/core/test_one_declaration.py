@@ -105,7 +105,7 @@ def _kernel_reads(policy: rk.Policy) -> str:
         plugin_path=native.library(),
         function_name="configuration",
         args=[pl.col("g")],
-        kwargs=native.kwargs(policy, ["keys=integer"]),
+        kwargs=native.kwargs(policy, native.Call(keys=("integer",))),
         is_elementwise=False,
         changes_length=True,
     )

@@ -14,8 +14,9 @@ import dataclasses
 import functools
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -32,6 +33,7 @@ from polars_rankk.core.columns import (
     stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.metrics.algebra import RankFn
 from polars_rankk.core.metrics.order import condenses, judged_rows, mapped_below_one, unjudged_grade
 from polars_rankk.core.metrics.terms import TERMS, Term, TermNeeds
 from polars_rankk.core.policy import Policy
@@ -72,14 +74,107 @@ def computes(term: Term) -> bool:
     return term.kernel is not None
 
 
-def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:
-    """The ``linear=`` declarations of the linear terms among `columns`, under `policy`."""
-    lines = []
+@dataclass(frozen=True)
+class KernelPiece:
+    """One piece of a linear term as the kernel reads it: ``label`` times (or divided by,
+    ``divide``) a weight of the rank, in postfix order (``"r"``, constants, ``+ - * / pow
+    log2``); no weight: the label itself."""
+
+    label: str
+    divide: bool
+    weight: tuple[str | float, ...]
+
+
+@dataclass(frozen=True)
+class LinearTerm:
+    """A linear term the kernel sums, by its name (`polars_rankk.core.metrics.algebra`)."""
+
+    name: str
+    pieces: tuple[KernelPiece, ...]
+
+
+#: What an output column holds: a key column (``k`` its index), the list's length, hits
+#: within R, R and N, the ideal DCG at ``k``, or a term's running sum at ``k`` (0: over the
+#: whole list).
+OutputValue = Literal[
+    "key", "n_candidates", "hits_at_r", "n_relevant", "n_nonrelevant", "ideal_dcg", "sum"
+]
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output column of a kernel call."""
+
+    column: str
+    value: OutputValue
+    k: int = 0
+    term: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one kernel call reads besides the policy: its input columns, the grades derived
+    from the policy, the terms and the outputs. serde reads it field for field into the
+    kernel's ``Call`` (``native/src/config.rs``), refusing a field it does not declare."""
+
+    #: How each key column is read: ``"integer"`` or ``"text"``.
+    keys: tuple[str, ...] = ()
+    item: str = "integer"
+    #: The score column's name, for the kernel's error messages.
+    score_name: str = "score"
+    #: `unjudged_grade` and `mapped_below_one` of the policy (`derived`).
+    unjudged_grade: float = 0.0
+    may_add: tuple[float, ...] = ()
+    #: The grade a null grade ranks with under relevance-aware ties.
+    null_order_grade: float = 0.0
+    condense: bool = False
+    #: Where a candidate's "has a judgement" flag comes from.
+    judged: Literal["unused", "grade", "all", "column", "nonnegative"] = "unused"
+    #: Grades <= 0 count as 0 (the reference path joins only the positive truth rows).
+    positive_only: bool = False
+    labelled: bool = False
+    negative_unjudged: bool = False
+    #: An input row column follows (ties in input order, repeated items kept).
+    row: bool = False
+    #: The truth's rows follow the candidates' in the same columns.
+    truth: bool = False
+    #: 0, 1 (R) or 2 (R and N) count columns follow.
+    counts: int = 0
+    #: One group's rows (`group_metric_sums`), with or without an item column and the grades
+    #: of the judged items the rows miss (``has_extra``).
+    one_group: bool = False
+    has_item: bool = True
+    has_extra: bool = False
+    pool_restrict: bool = False
+    terms: tuple[LinearTerm, ...] = ()
+    outputs: tuple[Output, ...] = field(default=())
+
+
+def _postfix(weight: RankFn) -> tuple[str | float, ...]:
+    """`weight` in postfix order, as the kernel evaluates it (`RankFn.postfix`'s order)."""
+    if weight.op == "r":
+        return ("r",)
+    if weight.op == "c":
+        return (float(weight.value),)
+    return (*(token for arg in weight.args for token in _postfix(arg)), weight.op)
+
+
+def linear_terms(columns: tuple[str, ...], policy: Policy) -> tuple[LinearTerm, ...]:
+    """The linear terms among `columns`, under `policy`, as the kernel reads them."""
+    terms = []
     for column in columns:
         term = TERMS[column]
         if term.linear is not None:
-            lines.append(f"linear={term.name}\t{term.linear(policy).kernel_text()}")
-    return lines
+            pieces = tuple(
+                KernelPiece(
+                    piece.label,
+                    piece.op == "/",
+                    () if piece.weight is None else _postfix(piece.weight),
+                )
+                for piece in term.linear(policy).pieces
+            )
+            terms.append(LinearTerm(term.name, pieces))
+    return tuple(terms)
 
 
 def kernel_name(column: str) -> str:
@@ -88,13 +183,12 @@ def kernel_name(column: str) -> str:
     return term.kernel or term.name
 
 
-def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
-    """``(column, kernel output)`` of each term's running sum: the whole-list terms over the
-    whole list, the others at each cut-off (`stat_column`); the kernel reads a sum over the
-    whole list at cut-off 0."""
-    outputs = [(stat, f"{kernel_name(stat)}@0") for stat in needs.whole_list]
+def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[Output]:
+    """Each term's running sum: the whole-list terms over the whole list, the others at each
+    cut-off (`stat_column`); the kernel reads a sum over the whole list at cut-off 0."""
+    outputs = [Output(stat, "sum", 0, kernel_name(stat)) for stat in needs.whole_list]
     outputs += [
-        (stat_column(stat, k), f"{kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
+        Output(stat_column(stat, k), "sum", 0 if k == WHOLE_LIST else k, kernel_name(stat))
         for k in ks
         for stat in needs.by_k
     ]
@@ -104,7 +198,11 @@ def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 _PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
 _SUMS = "_rk_sums"
-_SELF_CHECK = ("keys=integer", "item=integer", "linear=hits\trelevant", "output=hits\thits@1")
+_SELF_CHECK = Call(
+    keys=("integer",),
+    terms=(LinearTerm("hits", (KernelPiece("relevant", False, ()),)),),
+    outputs=(Output("hits", "sum", 1, "hits"),),
+)
 
 
 @dataclass(frozen=True)
@@ -228,19 +326,34 @@ def kernel_policy(policy: Policy) -> dict[str, object]:
     }
 
 
-def derived_lines(policy: Policy) -> list[str]:
-    """The values every call derives from `policy` with the reference path's own functions
-    (`unjudged_grade`, `mapped_below_one`)."""
-    return [
-        f"unjudged_grade={unjudged_grade(policy)!r}",
-        f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
-    ]
+def derived(policy: Policy) -> tuple[float, tuple[float, ...]]:
+    """The `Call` fields every call derives from `policy` with the reference path's own
+    functions: ``unjudged_grade`` and ``may_add`` (`mapped_below_one`)."""
+    return float(unjudged_grade(policy)), tuple(float(g) for g in mapped_below_one(policy))
 
 
-def kwargs(policy: Policy, lines: Iterable[str]) -> dict[str, object]:
-    """A kernel call's keyword arguments: the policy's fields (`kernel_policy`) and the call's
-    configuration lines (columns, terms, outputs)."""
-    return {"policy": kernel_policy(policy), "config": "".join(f"{line}\n" for line in lines)}
+def _plain(value: object) -> object:
+    """`value` as plain pickled data: dataclasses as dicts, tuples as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def kwargs(policy: Policy, call: Call) -> dict[str, object]:
+    """A kernel call's keyword arguments: the policy's fields (`kernel_policy`) and the
+    call's description (`Call`), both read by serde.
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.kernel import loader
+    >>> sent = loader.kwargs(rk.Policy(), loader.Call(keys=("integer",)))
+    >>> sent["call"]["keys"], sent["call"]["judged"]
+    (['integer'], 'unused')
+    """
+    return {"policy": kernel_policy(policy), "call": _plain(call)}
 
 
 #: The policy fields `_inputs` also reads, to choose the judged flag and condensing.
@@ -257,12 +370,12 @@ def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
 
 @dataclass(frozen=True)
 class _Inputs:
-    """The kernel's input table, its columns as arguments, and the configuration lines that
-    describe them and the policy."""
+    """The kernel's input table, its columns as arguments, and the call that describes them
+    and the policy (no outputs yet)."""
 
     frame: pl.LazyFrame
     arguments: list[pl.Expr]
-    lines: list[str]
+    call: Call
     keys: list[str]
     key_schema: dict[str, pl.DataType]
 
@@ -278,7 +391,7 @@ def _inputs(
     keys = list(spec.keys)
     schema = selected.collect_schema()
     frame = selected
-    judged = "unused"
+    judged: Literal["unused", "grade", "all", "column", "nonnegative"] = "unused"
     positive_only = False
     negative_unjudged = policy.negative_grades == "unjudged"
     truth = judged_rows(truth, pl.col(GRADE), policy)
@@ -321,24 +434,26 @@ def _inputs(
         arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
     labelled_alone = spec.labelled and spec.truth is None
     mapped = bool(mapped_below_one(policy))
-    lines = [
-        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
-        f"item={_kind(schema[spec.item])}",
-        *derived_lines(policy),
-        f"condense={int(condense)}",
-        f"judged={judged}",
-        f"positive_only={int(positive_only)}",
-        f"labelled={int(spec.labelled)}",
-        f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
-        f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
-        f"row={int(ROW in schema)}",
-        f"truth={int(fused)}",
-        f"counts={len(count_columns)}",
-        f"score_name={spec.score}",
-        *term_lines(needs.columns, policy),
-        *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
-    ]
-    return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+    unjudged, may_add = derived(policy)
+    call = Call(
+        keys=tuple(_kind(schema[key]) or "" for key in keys),
+        item=_kind(schema[spec.item]) or "",
+        score_name=spec.score,
+        null_order_grade=0.0 if spec.labelled else float(unjudged_grade(policy)),
+        condense=condense,
+        judged=judged,
+        positive_only=positive_only,
+        labelled=spec.labelled,
+        negative_unjudged=labelled_alone and negative_unjudged and mapped,
+        row=ROW in schema,
+        truth=fused,
+        counts=len(count_columns),
+        terms=linear_terms(needs.columns, policy),
+        outputs=tuple(Output(key, "key", index) for index, key in enumerate(keys)),
+        unjudged_grade=unjudged,
+        may_add=may_add,
+    )
+    return _Inputs(frame, arguments, call, keys, {key: schema[key] for key in keys})
 
 
 def _fuses_truth(spec: Spec, needs: TermNeeds, truth_stats: pl.LazyFrame | None) -> bool:
@@ -404,15 +519,14 @@ def group_sums(
     it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
-    outputs = [(N_CANDIDATES, "n_candidates")]
+    outputs = [Output(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
-        outputs.append((HITS_AT_R, "hits_at_r"))
+        outputs.append(Output(HITS_AT_R, "hits_at_r"))
     outputs += sum_outputs(needs, spec.read_ks)
-    lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
-    call = _call(library(), inputs.arguments, kwargs(spec.policy, lines))
-    sums = inputs.frame.select(call).unnest(_SUMS)
-    names = [*inputs.keys, *(name for name, _ in outputs)]
-    return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
+    call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs))
+    sums = inputs.frame.select(_call(library(), inputs.arguments, kwargs(spec.policy, call)))
+    names = [*inputs.keys, *(output.column for output in outputs)]
+    return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
 
 
 def term_rows(
@@ -423,15 +537,15 @@ def term_rows(
     needs = TermNeeds(columns=columns)
     inputs = _inputs(spec, selected, truth, None, needs)
     # The cut-off and the terms ride on outputs the rows do not return.
-    lines = [
-        *inputs.lines,
-        *(f"output=_rk_cut{i}\t{kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
-    ]
+    cuts = tuple(
+        Output(f"_rk_cut{i}", "sum", spec.k_max, kernel_name(c)) for i, c in enumerate(columns)
+    )
+    described = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *cuts))
     call = pl.plugins.register_plugin_function(
         plugin_path=library(),
         function_name="graded_rows",
         args=inputs.arguments,
-        kwargs=kwargs(spec.policy, lines),
+        kwargs=kwargs(spec.policy, described),
         is_elementwise=False,
         changes_length=True,
     ).alias(_SUMS)
