@@ -19,7 +19,7 @@ pub(crate) mod terms;
 mod truth;
 
 use group_ids::grouped;
-pub(crate) use rank::{item_key, rank_group, Candidate, Items};
+pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
 use terms::{cwl_label, grade_label, rbp_label};
@@ -94,7 +94,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let (reader, items, ks) = (&reader, &items, &ks);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut keys_scratch = RankScratch::default();
                 let mut result = GroupResult::new(ks.len(), n_stats);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
@@ -149,7 +149,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
             let (items, reader) = (&items, &reader);
             handles.push(scope.spawn(move || {
                 let mut out = (Vec::new(), Vec::new());
-                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
                     let len = rank_group(config, items, group, &mut keys_scratch);
