@@ -195,3 +195,34 @@ def test_groups_split_across_threads_give_the_pure_numbers(threads: str, tmp_pat
     assert on_kernel.drop("value").equals(pure.drop("value"))
     differences = (on_kernel["value"] - pure["value"]).abs().fill_nan(0.0).fill_null(0.0)
     assert differences.max() <= 1e-12
+
+
+@pytest.mark.parametrize("keys", [["user"], ["user", "day"]])
+@pytest.mark.parametrize(
+    "policy", [rk.Policy(), rk.Policy(ties="input_order"), rk.Policy.trec_eval()]
+)
+def test_many_partitions_give_the_pure_numbers_in_random_order(
+    keys: list[str], policy: rk.Policy
+) -> None:
+    """Above 16,384 rows the kernel splits the rows into several hash partitions (by the rows
+    themselves with one key column, by row numbers with two or an input row column); the
+    numbers stay the pure path's on shuffled rows with tied scores and repeated items."""
+    rng = random.Random(11)
+    rows = [
+        (u, u % 3, rng.randrange(40), rng.choice([0.1, 0.2, 0.5, 0.5, 0.9]))
+        for u in range(5_000)
+        for _ in range(rng.randrange(1, 16))
+    ]
+    rng.shuffle(rows)
+    candidates = pl.DataFrame(rows, schema=["user", "day", "item", "score"], orient="row")
+    truth = pl.DataFrame(
+        [
+            (u, u % 3, i, rng.choice([0, 1, 2, 3]))
+            for u in range(2_600)
+            for i in rng.sample(range(40), 5)
+        ],
+        schema=["user", "day", "item", "relevance"],
+        orient="row",
+    )
+    assert candidates.height + truth.height > 3 * 16_384
+    both_paths(candidates, truth, k=[1, 5, 20], group_by=keys, policy=policy)

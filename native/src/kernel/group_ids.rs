@@ -10,10 +10,10 @@
 
 use std::time::Instant;
 
-use crate::columns::{FloatCursor, HandleCursor};
-use crate::config::{Config, Invalid, Judged};
+use crate::config::{Config, Invalid, Judged, Kind};
 
-use super::hashing::KeyColumns;
+use super::gather::{Gathered, Readers};
+use super::hashing::{mix, KeyColumns};
 use super::partition::{partition, records, Partitions};
 use super::rank::{defers_condensing, Candidate, Items};
 use super::truth::Truth;
@@ -102,34 +102,6 @@ fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag:
     Some(Candidate { score, grade, item, extra })
 }
 
-/// The column readers of one thread (each reads its rows in increasing order).
-#[derive(Clone)]
-struct Readers<'a> {
-    keys: Vec<HandleCursor<'a>>,
-    item: HandleCursor<'a>,
-    score: FloatCursor<'a>,
-    grade: FloatCursor<'a>,
-    row: Option<HandleCursor<'a>>,
-    judged: Option<FloatCursor<'a>>,
-    n_relevant: Option<FloatCursor<'a>>,
-    n_nonrelevant: Option<FloatCursor<'a>>,
-}
-
-impl<'a> Readers<'a> {
-    fn new(inputs: &Inputs<'a>) -> Self {
-        Readers {
-            keys: inputs.keys.iter().map(|c| HandleCursor::new(c)).collect(),
-            item: HandleCursor::new(inputs.item),
-            score: FloatCursor::new(inputs.score),
-            grade: FloatCursor::new(inputs.grade),
-            row: inputs.row.map(HandleCursor::new),
-            judged: inputs.judged.map(FloatCursor::new),
-            n_relevant: inputs.n_relevant.map(FloatCursor::new),
-            n_nonrelevant: inputs.n_nonrelevant.map(FloatCursor::new),
-        }
-    }
-}
-
 /// A candidate row as read, before its grade is joined.
 #[derive(Clone, Copy)]
 struct Read {
@@ -154,92 +126,6 @@ struct Found {
     n_nonrelevant: Vec<f64>,
 }
 
-/// One partition's rows and their columns, gathered column by column.
-#[derive(Default)]
-struct Gathered {
-    rows: Vec<u32>,
-    /// `keys[k * n_keys + j]`.
-    keys: Vec<u64>,
-    grades: Vec<f64>,
-    items: Vec<u64>,
-    /// + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
-    scores: Vec<f64>,
-    row_values: Vec<u64>,
-    flags: Vec<f64>,
-    relevant: Vec<f64>,
-    nonrelevant: Vec<f64>,
-}
-
-fn gather_floats(cursor: &mut FloatCursor<'_>, rows: &[u32], out: &mut Vec<f64>) {
-    out.clear();
-    out.extend(rows.iter().map(|r| cursor.get(*r as usize)));
-}
-
-fn gather_handles(cursor: &mut HandleCursor<'_>, rows: &[u32], out: &mut Vec<u64>) {
-    out.clear();
-    out.extend(rows.iter().map(|r| cursor.get(*r as usize)));
-}
-
-impl Gathered {
-    /// A partition's rows from its records (`partition::record`), thread after thread.
-    fn read_records(&mut self, lists: &[Vec<Candidate>]) {
-        for column in [&mut self.keys, &mut self.items, &mut self.row_values] {
-            column.clear();
-        }
-        for column in [&mut self.grades, &mut self.scores, &mut self.flags, &mut self.relevant, &mut self.nonrelevant] {
-            column.clear();
-        }
-        self.rows.clear();
-        for record in lists.iter().flatten() {
-            let truth = record.extra & 2 != 0;
-            self.rows.push((record.extra >> 2) as u32);
-            self.keys.push(record.grade.to_bits());
-            self.items.push(record.item);
-            self.grades.push(if truth { record.score } else { f64::NAN });
-            self.scores.push(if truth { f64::NAN } else { record.score });
-        }
-    }
-
-    fn gather(&mut self, readers: &mut Readers<'_>, rows: impl Iterator<Item = u32>, n_keys: usize) {
-        self.rows.clear();
-        self.rows.extend(rows);
-        let rows = &self.rows;
-        if n_keys == 1 {
-            gather_handles(&mut readers.keys[0], rows, &mut self.keys);
-        } else {
-            self.keys.clear();
-            self.keys.resize(rows.len() * n_keys, 0);
-            let mut column = Vec::new();
-            for (j, cursor) in readers.keys.iter_mut().enumerate() {
-                gather_handles(cursor, rows, &mut column);
-                for (k, value) in column.iter().enumerate() {
-                    self.keys[k * n_keys + j] = *value;
-                }
-            }
-        }
-        gather_floats(&mut readers.grade, rows, &mut self.grades);
-        gather_handles(&mut readers.item, rows, &mut self.items);
-        gather_floats(&mut readers.score, rows, &mut self.scores);
-        self.scores.iter_mut().for_each(|s| *s += 0.0);
-        self.row_values.clear();
-        if let Some(cursor) = readers.row.as_mut() {
-            gather_handles(cursor, rows, &mut self.row_values);
-        }
-        self.flags.clear();
-        if let Some(cursor) = readers.judged.as_mut() {
-            gather_floats(cursor, rows, &mut self.flags);
-        }
-        self.relevant.clear();
-        if let Some(cursor) = readers.n_relevant.as_mut() {
-            gather_floats(cursor, rows, &mut self.relevant);
-        }
-        self.nonrelevant.clear();
-        if let Some(cursor) = readers.n_nonrelevant.as_mut() {
-            gather_floats(cursor, rows, &mut self.nonrelevant);
-        }
-    }
-}
-
 /// A thread's scratch, reused from partition to partition.
 #[derive(Default)]
 struct Scratch {
@@ -261,7 +147,7 @@ impl Scratch {
     fn group_of(&mut self, keys: &KeyColumns<'_>, current: &[u64]) -> u32 {
         let n_keys = current.len();
         let h = keys.hash(current);
-        let mut mask = self.table.len() - 1;
+        let mask = self.table.len() - 1;
         let mut slot = (h as usize) & mask;
         loop {
             let found = self.table[slot];
@@ -274,6 +160,12 @@ impl Scratch {
             }
             slot = (slot + 1) & mask;
         }
+        self.add(h, current, slot)
+    }
+
+    /// A new group of keys `current` (hash `h`), at the table's empty `slot`.
+    #[inline(never)]
+    fn add(&mut self, h: u64, current: &[u64], slot: usize) -> u32 {
         let id = self.hashes.len() as u32;
         self.hashes.push(h);
         self.keys.extend_from_slice(current);
@@ -282,7 +174,7 @@ impl Scratch {
         self.table[slot] = id;
         if self.hashes.len() * 2 > self.table.len() {
             self.table = vec![u32::MAX; self.table.len() * 2];
-            mask = self.table.len() - 1;
+            let mask = self.table.len() - 1;
             for (g, gh) in self.hashes.iter().enumerate() {
                 let mut s = (*gh as usize) & mask;
                 while self.table[s] != u32::MAX {
@@ -292,6 +184,25 @@ impl Scratch {
             }
         }
         id
+    }
+
+    /// `group_of` for one integer key column: its value is its hash's input and its identity.
+    #[inline(always)]
+    fn group_of_integer(&mut self, key: u64) -> u32 {
+        let h = mix(key);
+        let mask = self.table.len() - 1;
+        let mut slot = (h as usize) & mask;
+        loop {
+            let found = self.table[slot];
+            if found == u32::MAX {
+                break;
+            }
+            if self.keys[found as usize] == key {
+                return found;
+            }
+            slot = (slot + 1) & mask;
+        }
+        self.add(h, std::slice::from_ref(&key), slot)
     }
 
     fn clear(&mut self, expected_groups: usize) {
@@ -309,38 +220,43 @@ impl Scratch {
     }
 }
 
-/// Where a partition's rows are: their records, or their row numbers.
-enum Source<'a> {
-    Records(Vec<Vec<Candidate>>),
-    Rows(&'a Partitions, usize),
+/// Read a partition's records (`partition::record`, one key column, the truth's rows among
+/// them) into its groups: the truth rows set aside, the candidates in `scratch.read`.
+fn scan_records(keys: &KeyColumns<'_>, scratch: &mut Scratch, lists: &[Vec<Candidate>]) {
+    let rows: usize = lists.iter().map(Vec::len).sum();
+    scratch.clear(rows / 64 + 16);
+    scratch.read.reserve(rows);
+    let integer = keys.kinds == [Kind::Integer];
+    for record in lists.iter().flatten() {
+        let key = record.grade.to_bits();
+        let g = if integer {
+            scratch.group_of_integer(key)
+        } else {
+            scratch.group_of(keys, std::slice::from_ref(&key))
+        };
+        if record.extra & 2 != 0 {
+            scratch.truth_rows.push((g, record.item, record.score));
+            continue;
+        }
+        let gi = g as usize;
+        if scratch.first_rows[gi] == u32::MAX {
+            scratch.first_rows[gi] = (record.extra >> 2) as u32;
+        }
+        scratch.counts[gi] += 1;
+        let read = Read { group: g, score: record.score, grade: f64::NAN, item: record.item, row: 0, flag: 0.0 };
+        scratch.read.push(read);
+    }
 }
 
-/// Group one partition's rows and gather its candidates, group by group, into its own array.
-fn group_partition(
-    config: &Config,
-    inputs: &Inputs<'_>,
-    readers: &mut Readers<'_>,
-    scratch: &mut Scratch,
-    source: Source<'_>,
-) -> (Found, Vec<Candidate>) {
-    let keys = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
-    let n_keys = config.key_kinds.len();
-    let mut gathered = std::mem::take(&mut scratch.gathered);
-    // The partition's records, once read, give their memory to its grouped candidates.
-    let mut reused: Option<Vec<Candidate>> = None;
-    match source {
-        Source::Records(mut lists) => {
-            gathered.read_records(&lists);
-            let largest = (0..lists.len()).max_by_key(|t| lists[*t].capacity());
-            reused = largest.map(|t| lists.swap_remove(t));
-        }
-        Source::Rows(partitions, p) => gathered.gather(readers, partitions.rows_of(p), n_keys),
-    }
+/// Read a partition's gathered rows into its groups: the truth rows (with a grade, when the
+/// truth is in the call) set aside, the candidates in `scratch.read`.
+fn scan_rows(config: &Config, keys: &KeyColumns<'_>, scratch: &mut Scratch, gathered: &Gathered) {
+    let n_keys = keys.kinds.len();
     scratch.clear(gathered.rows.len() / 64 + 16);
     let mut current = vec![0u64; n_keys];
     for (k, &row) in gathered.rows.iter().enumerate() {
         current.copy_from_slice(&gathered.keys[k * n_keys..(k + 1) * n_keys]);
-        let g = scratch.group_of(&keys, &current);
+        let g = scratch.group_of(keys, &current);
         let grade = gathered.grades[k];
         let item = gathered.items[k];
         if config.truth && !grade.is_nan() {
@@ -365,7 +281,39 @@ fn group_partition(
         }
         scratch.read.push(Read { group: g, score, grade, item, row: row_value, flag });
     }
-    scratch.gathered = gathered;
+}
+
+/// Where a partition's rows are: their records, or their row numbers.
+enum Source<'a> {
+    Records(Vec<Vec<Candidate>>),
+    Rows(&'a Partitions, usize),
+}
+
+/// Group one partition's rows and gather its candidates, group by group, into its own array.
+fn group_partition(
+    config: &Config,
+    inputs: &Inputs<'_>,
+    readers: &mut Readers<'_>,
+    scratch: &mut Scratch,
+    source: Source<'_>,
+) -> (Found, Vec<Candidate>) {
+    let keys = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
+    let n_keys = config.key_kinds.len();
+    // The partition's records, once read, give their memory to its grouped candidates.
+    let reused = match source {
+        Source::Records(mut lists) => {
+            scan_records(&keys, scratch, &lists);
+            let largest = (0..lists.len()).max_by_key(|t| lists[*t].capacity());
+            largest.map(|t| lists.swap_remove(t))
+        }
+        Source::Rows(partitions, p) => {
+            let mut gathered = std::mem::take(&mut scratch.gathered);
+            gathered.gather(readers, partitions.rows_of(p), n_keys);
+            scan_rows(config, &keys, scratch, &gathered);
+            scratch.gathered = gathered;
+            None
+        }
+    };
     let n_groups = scratch.hashes.len();
     let items = Items { column: inputs.item, kind: config.item_kind };
     let truth = config.truth.then(|| Truth::new(&items, &scratch.truth_rows, n_groups));

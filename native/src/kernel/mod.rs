@@ -11,11 +11,14 @@ use std::sync::OnceLock;
 use crate::columns::Column;
 use crate::config::{Config, Label, N_LABELS};
 
+mod gather;
 mod group_ids;
 mod hashing;
 mod partition;
 pub(crate) mod rank;
 pub(crate) mod terms;
+#[cfg(test)]
+mod tests;
 mod truth;
 
 use group_ids::grouped;
