@@ -20,8 +20,8 @@ use super::truth::Truth;
 use super::{threads, timing, Inputs};
 
 /// Every group's candidates side by side, after invalid scores and unjudged candidates are
-/// handled: group g (in output order) is one of partition p's, `members[p]` (listed in the order
-/// of their regions), and holds `candidates[p][starts[g]..ends[g]]`.
+/// handled: group g (in output order) lies in one array r, `members[r]` (listed in the order of
+/// their places), and holds `candidates[r][starts[g]..ends[g]]`.
 pub(super) struct Grouped {
     pub keys: Vec<Vec<u64>>,
     pub starts: Vec<usize>,
@@ -117,6 +117,11 @@ struct Read {
 #[derive(Default)]
 struct Found {
     truth_rows: usize,
+    /// Each group's region (one of the partition's arrays) and its place among the region's
+    /// groups; how many groups each region holds.
+    regions: Vec<u32>,
+    positions: Vec<u32>,
+    groups_per_region: Vec<usize>,
     first_rows: Vec<u32>,
     /// `keys[g * n_keys + j]`.
     keys: Vec<u64>,
@@ -296,38 +301,56 @@ fn group_partition(
     readers: &mut Readers<'_>,
     scratch: &mut Scratch,
     source: Source<'_>,
-) -> (Found, Vec<Candidate>) {
+) -> (Found, Vec<Vec<Candidate>>) {
     let keys = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
     let n_keys = config.key_kinds.len();
     // The partition's records, once read, give their memory to its grouped candidates.
-    let reused = match source {
-        Source::Records(mut lists) => {
+    let mut regions = match source {
+        Source::Records(lists) => {
             scan_records(&keys, scratch, &lists);
-            let largest = (0..lists.len()).max_by_key(|t| lists[*t].capacity());
-            largest.map(|t| lists.swap_remove(t))
+            lists
         }
         Source::Rows(partitions, p) => {
             let mut gathered = std::mem::take(&mut scratch.gathered);
             gathered.gather(readers, partitions.rows_of(p), n_keys);
             scan_rows(config, &keys, scratch, &gathered);
             scratch.gathered = gathered;
-            None
+            Vec::new()
         }
     };
     let n_groups = scratch.hashes.len();
     let items = Items { column: inputs.item, kind: config.item_kind };
     let truth = config.truth.then(|| Truth::new(&items, &scratch.truth_rows, n_groups));
     let counts = truth.as_ref().map(|t| t.counts(&items, config.policy.relevance_threshold));
-    // Each group with candidates gets its region, in order of group id.
+    // Each group with candidates gets its place, in order of group id: whole groups fill the
+    // partition's record lists in turn (no new memory), and a fresh array takes the rest.
     let mut found = Found { truth_rows: scratch.truth_rows.len(), ..Found::default() };
     let mut local_start = vec![usize::MAX; n_groups];
-    let mut next = 0usize;
+    let mut region_of = vec![0usize; n_groups];
+    let mut used = vec![0usize; regions.len()];
+    let mut remaining: usize = scratch.counts.iter().sum();
+    let mut current = 0usize;
     for g in 0..n_groups {
-        if scratch.counts[g] == 0 {
+        let need = scratch.counts[g];
+        if need == 0 {
             continue; // only truth rows
         }
-        local_start[g] = next;
-        next += scratch.counts[g];
+        while current < regions.len() && used[current] + need > regions[current].capacity() {
+            current += 1;
+        }
+        if current == regions.len() {
+            regions.push(Vec::with_capacity(remaining));
+            used.push(0);
+            found.groups_per_region.push(0);
+        }
+        found.groups_per_region.resize(regions.len(), 0);
+        region_of[g] = current;
+        local_start[g] = used[current];
+        used[current] += need;
+        remaining -= need;
+        found.regions.push(current as u32);
+        found.positions.push(found.groups_per_region[current] as u32);
+        found.groups_per_region[current] += 1;
         found.first_rows.push(scratch.first_rows[g]);
         found.keys.extend_from_slice(&scratch.keys[g * n_keys..(g + 1) * n_keys]);
         found.starts.push(local_start[g]);
@@ -343,10 +366,16 @@ fn group_partition(
             }
         }
     }
+    found.groups_per_region.resize(regions.len(), 0);
+    for (region, used) in regions.iter_mut().zip(&used) {
+        if *used == 0 {
+            *region = Vec::new(); // a list no group took: its memory goes back
+        } else {
+            region.clear();
+            region.resize(*used, Candidate::default());
+        }
+    }
     // The candidates, group by group, in input order within each group.
-    let mut region = reused.unwrap_or_default();
-    region.clear();
-    region.resize(next, Candidate::default());
     let mut ends = local_start;
     for read in &scratch.read {
         let g = read.group as usize;
@@ -355,12 +384,12 @@ fn group_partition(
             None => read.grade,
         };
         if let Some(c) = candidate(config, read.score, grade, read.item, read.row, read.flag) {
-            region[ends[g]] = c;
+            regions[region_of[g]][ends[g]] = c;
             ends[g] += 1;
         }
     }
     found.ends = (0..n_groups).filter(|g| scratch.counts[*g] > 0).map(|g| ends[g]).collect();
-    (found, region)
+    (found, regions)
 }
 
 /// Each thread's partitions: contiguous, about equal in rows.
@@ -438,7 +467,7 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
             .map(|source| group_partition(config, inputs, &mut readers, &mut scratch, source))
             .collect::<Vec<_>>()
     };
-    let mut found: Vec<(Found, Vec<Candidate>)> = Vec::with_capacity(n_partitions);
+    let mut found: Vec<(Found, Vec<Vec<Candidate>>)> = Vec::with_capacity(n_partitions);
     if shares.iter().filter(|s| !s.is_empty()).count() <= 1 {
         for sources in per_thread {
             found.extend(work(sources));
@@ -465,7 +494,13 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let mut group_keys = vec![Vec::with_capacity(n_groups); n_keys];
     let mut starts = Vec::with_capacity(n_groups);
     let mut ends = Vec::with_capacity(n_groups);
-    let mut members: Vec<Vec<u32>> = found.iter().map(|(f, _)| vec![0; f.first_rows.len()]).collect();
+    // Every partition's regions, one after the other: `first_region[p]` is partition p's first.
+    let mut first_region = Vec::with_capacity(found.len());
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    for (part, _) in &found {
+        first_region.push(members.len());
+        members.extend(part.groups_per_region.iter().map(|n| vec![0u32; *n]));
+    }
     let counted = config.truth || inputs.n_relevant.is_some();
     let mut n_relevant = Vec::with_capacity(if counted { n_groups } else { 0 });
     let mut n_nonrelevant = Vec::new();
@@ -476,7 +511,8 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         }
         starts.push(part.starts[i]);
         ends.push(part.ends[i]);
-        members[*p as usize][i] = g as u32;
+        let region = first_region[*p as usize] + part.regions[i] as usize;
+        members[region][part.positions[i] as usize] = g as u32;
         if let Some(value) = part.n_relevant.get(i) {
             n_relevant.push(*value);
         }
@@ -484,7 +520,7 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
             n_nonrelevant.push(*value);
         }
     }
-    let candidates = found.into_iter().map(|(_, c)| c).collect();
+    let candidates = found.into_iter().flat_map(|(_, regions)| regions).collect();
     timing("group and gather", started);
     Grouped { keys: group_keys, starts, ends, members, candidates, n_relevant, n_nonrelevant }
 }

@@ -59,10 +59,15 @@ pub struct Groups {
     pub values: Vec<f64>,
 }
 
-/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling).
+/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling), with
+/// the process's resident memory after the phase (Linux).
 pub fn timing(label: &str, since: std::time::Instant) {
     if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
-        eprintln!("rankk kernel: {label}: {:.1} ms", since.elapsed().as_secs_f64() * 1e3);
+        let resident = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|text| text.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
+            .map_or(String::new(), |pages| format!(", resident {} MiB", pages * 4096 / (1 << 20)));
+        eprintln!("rankk kernel: {label}: {:.1} ms{resident}", since.elapsed().as_secs_f64() * 1e3);
     }
 }
 
