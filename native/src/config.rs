@@ -4,9 +4,9 @@
 //!
 //! `policy` is every `Policy` field the kernel applies, read into [`Policy`] (one Rust field
 //! per Python field, named alike, each Literal an enum of the same words). `call` is
-//! `loader.Call` (columns, the derived grades, the term table, the outputs), read into [`Call`]
-//! the same way. Unknown fields and values are refused on both, so a field added on one side
-//! only cannot be silently ignored.
+//! `polars_rankk/core/kernel/call.py`'s `Call` (columns, the derived grades, the term table,
+//! the outputs), read into [`Call`] the same way. Unknown fields and values are refused on
+//! both, so a field added on one side only cannot be silently ignored.
 
 use serde::Deserialize;
 
@@ -38,7 +38,7 @@ pub enum TokenSpec {
     Word(String),
 }
 
-/// One piece of a linear term (`loader.KernelPiece`).
+/// One piece of a linear term (`call.KernelPiece`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSpec {
@@ -48,7 +48,7 @@ pub struct PieceSpec {
     pub weight: Vec<TokenSpec>,
 }
 
-/// A linear term (`loader.LinearTerm`): its name and pieces.
+/// A linear term (`call.LinearTerm`): its name and pieces.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TermSpec {
@@ -56,7 +56,7 @@ pub struct TermSpec {
     pub pieces: Vec<PieceSpec>,
 }
 
-/// What an output column holds (`loader.Output.value`).
+/// What an output column holds (`call.Output.value`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputValue {
@@ -69,7 +69,7 @@ pub enum OutputValue {
     Sum,
 }
 
-/// One output column (`loader.Output`): `k` is the key column's index (`Key`) or the cut-off
+/// One output column (`call.Output`): `k` is the key column's index (`Key`) or the cut-off
 /// (`IdealDcg`, `Sum`; 0: the whole list); `term` names the summed term (`Sum`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,8 +80,8 @@ pub struct OutputSpec {
     pub term: Option<String>,
 }
 
-/// The call's description (`loader.Call`), field for field; `Config` is what the kernel
-/// derives from it and the policy.
+/// The call's description (`polars_rankk/core/kernel/call.py`'s `Call`), field for field;
+/// `Config` is what the kernel derives from it and the policy.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Call {

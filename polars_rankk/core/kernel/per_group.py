@@ -22,6 +22,14 @@ import polars as pl
 
 from polars_rankk.core.columns import IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.call import (
+    Call,
+    Output,
+    OutputValue,
+    derived,
+    linear_terms,
+    sum_outputs,
+)
 from polars_rankk.core.metrics.formulas import GroupStats
 from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 from polars_rankk.core.policy import Policy
@@ -66,15 +74,15 @@ def group_stats(
         args.append(unretrieved.drop_nulls().first().explode().cast(pl.Float64))
     if n_relevant is not None and unretrieved is None:
         args.append(n_relevant.cast(pl.Float64))
-    counts: list[native.OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
-    outputs = [native.Output(value, value) for value in counts]
-    outputs += [native.Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
-    outputs += native.sum_outputs(needs, ks)
+    counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
+    outputs = [Output(value, value) for value in counts]
+    outputs += [Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
+    outputs += sum_outputs(needs, ks)
     if reads is not None:
         kept = {"n_candidates", "n_relevant", *reads}
         outputs = [output for output in outputs if output.column in kept]
-    unjudged, may_add = native.derived(policy)
-    call = native.Call(
+    unjudged, may_add = derived(policy)
+    call = Call(
         one_group=True,
         score_name=score_name,
         has_item=item is not None,
@@ -85,7 +93,7 @@ def group_stats(
         labelled=True,
         negative_unjudged=policy.negative_grades == "unjudged",
         null_order_grade=unjudged,
-        terms=native.linear_terms(needs.columns, policy),
+        terms=linear_terms(needs.columns, policy),
         outputs=tuple(outputs),
         unjudged_grade=unjudged,
         may_add=may_add,
