@@ -420,11 +420,13 @@ fn partitions_records(config: &Config, inputs: &Inputs<'_>) -> bool {
         && inputs.judged.is_none()
         && inputs.n_relevant.is_none()
         && inputs.n_nonrelevant.is_none()
-        && inputs.score.len() < (1usize << 32)
 }
 
 pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
     let n = inputs.score.len();
+    // Rows are numbered in 32 bits (a call of 4G rows would need some 130 GB for its
+    // candidates alone): refuse rather than wrap.
+    assert!(n < u32::MAX as usize, "the rankk kernel reads at most {} rows per call", u32::MAX - 1);
     let n_keys = config.key_kinds.len();
     let keys = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
     let started = Instant::now();
