@@ -135,13 +135,17 @@ pub(super) fn records(
         let (first, last) = (bounds[t], bounds[t + 1]);
         let (mut key, mut item, mut score, mut grade) =
             (readers.0.clone(), readers.1.clone(), readers.2.clone(), readers.3.clone());
-        let expected = (last - first) / count + 16;
-        let mut lists: Vec<Vec<Candidate>> =
-            (0..count).map(|_| Vec::with_capacity(expected + expected / 8)).collect();
-        for row in first..last {
+        // Each row's partition first, so that every list is allocated at its exact size: the
+        // partitions' sizes vary with the groups' (a list that outgrew a guess would double).
+        let parts: Vec<u8> = (first..last).map(|row| partition_of(keys.hash_one(0, key.get(row)), bits) as u8).collect();
+        let mut sizes = vec![0usize; count];
+        for p in &parts {
+            sizes[*p as usize] += 1;
+        }
+        let mut lists: Vec<Vec<Candidate>> = sizes.iter().map(|size| Vec::with_capacity(*size)).collect();
+        for (row, p) in (first..last).zip(&parts) {
             let k = key.get(row);
-            let p = partition_of(keys.hash_one(0, k), bits);
-            lists[p].push(record(k, item.get(row), score.get(row), grade.get(row), row));
+            lists[*p as usize].push(record(k, item.get(row), score.get(row), grade.get(row), row));
         }
         lists
     };
