@@ -61,6 +61,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "read_trec_qrels",
         "read_trec_run",
     ),
+    "polars_rankk.judges": (
+        "judge_agreement",
+        "judge_correction",
+    ),
     "polars_rankk.reports": (
         "render_report",
         "report",
@@ -131,6 +135,10 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
     from polars_rankk.io import (
         read_trec_qrels,
         read_trec_run,
+    )
+    from polars_rankk.judges import (
+        judge_agreement,
+        judge_correction,
     )
     from polars_rankk.reports import (
         render_report,
@@ -213,6 +221,8 @@ __all__ = [
     "for_systems",
     "groups_needed",
     "histogram",
+    "judge_agreement",
+    "judge_correction",
     "k_curve",
     "label",
     "metric_expression",
