@@ -167,3 +167,31 @@ def test_bad_probabilities_are_named(probabilities: list[float], message: str) -
     truth = pl.DataFrame({"q": [1, 1], "item": [1, 1], "relevance": [1, 2], "p": probabilities})
     with pytest.raises(ValueError, match=message):
         rk.evaluate(candidates, truth, group_by="q", label_probability="p")
+
+
+def _uncertain_case() -> tuple[pl.DataFrame, pl.DataFrame]:
+    candidates = pl.DataFrame({"q": [1, 1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 4, 5, 6, 7],
+                               "score": [0.9, 0.8, 0.8, 0.1, 0.6, 0.5, 0.5]})  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 1, 1, 2, 2, 2], "item": [2, 3, 3, 5, 6, 9],
+                          "relevance": [1, 1, 2, 2, 1, 1],
+                          "p": [0.4, 0.3, 0.6, 0.9, 0.5, 0.7]})  # fmt: skip
+    return candidates, truth
+
+
+def test_kernel_and_pure_polars_give_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each outcome is an ordinary evaluation: POLARS_RANKK_NATIVE=0 gives the same frame."""
+    candidates, truth = _uncertain_case()
+    options = {"k": [1, 3], "metrics": METRICS, "group_by": "q", "label_probability": "p"}
+    with_kernel = rk.evaluate(candidates, truth, **options).per_group
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", "0")
+    pure = rk.evaluate(candidates, truth, **options).per_group
+    assert pure.equals(with_kernel)
+
+
+def test_lazy_inputs_give_the_same_numbers() -> None:
+    candidates, truth = _uncertain_case()
+    options = {"k": [1, 3], "metrics": METRICS, "group_by": "q", "label_probability": "p"}
+    eager = rk.evaluate(candidates, truth, **options)
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), **options)
+    assert isinstance(lazy.per_group, pl.LazyFrame)
+    assert lazy.per_group.collect().equals(eager.per_group)
