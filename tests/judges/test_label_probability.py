@@ -20,6 +20,7 @@ METRICS = [
     "precision", "recall", "hit_rate", "dcg", "ndcg", "average_precision", "r_precision",
     "mrr", "rbp", "err", "bpref", "f1", "judged",
 ]  # fmt: skip
+LINEAR = {"precision", "dcg", "rbp", "num_relevant_retrieved"}
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="expected"),
@@ -135,9 +136,17 @@ def test_monte_carlo_within_four_standard_errors() -> None:
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
                          label_draws=400, **options)  # fmt: skip
-    assert set(result.label_methods["method"]) == {"monte_carlo"}
+    methods = dict(zip(result.label_methods["metric"], result.label_methods["method"],
+                       strict=True))  # fmt: skip
+    assert methods == {"ndcg": "monte_carlo", "average_precision": "monte_carlo",
+                       "precision": "linearity"}  # fmt: skip
     for row in result.per_group.iter_rows(named=True):
         mean, std = expected[(0, row["metric"], row["k"])]
+        if row["metric"] == "precision":
+            assert row["value"] == pytest.approx(mean, abs=1e-12)
+            assert row["std"] == pytest.approx(std, abs=1e-12)
+            assert row["standard_error"] == 0.0
+            continue
         assert row["standard_error"] == pytest.approx(row["std"] / 20)
         assert abs(row["value"] - mean) <= 4 * row["standard_error"]
         assert row["std"] == pytest.approx(std, rel=0.2)
@@ -195,3 +204,30 @@ def test_lazy_inputs_give_the_same_numbers() -> None:
     lazy = rk.evaluate(candidates.lazy(), truth.lazy(), **options)
     assert isinstance(lazy.per_group, pl.LazyFrame)
     assert lazy.per_group.collect().equals(eager.per_group)
+
+
+@pytest.mark.parametrize("policy", [POLICIES[i] for i in (0, 1, 2, 4)], ids=(0, 1, 2, 4))
+def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) -> None:
+    """13 uncertain items of grades 0-2 in tied blocks (8192 and more outcomes: sampled), yet
+    precision, DCG, RBP and the relevant retrieved count equal the enumeration to 1e-12 by
+    linearity, under every policy (where a grade below the threshold would score, sampled)."""
+    n = 13
+    candidates = pl.DataFrame({"q": 0, "item": range(n),
+                               "score": [float((n - i) // 3) for i in range(n)]})  # fmt: skip
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
+                          "p": [0.1 + 0.06 * i for i in range(n)]})  # fmt: skip
+    options = {"k": [3, 10], "metrics": sorted(LINEAR), "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         label_draws=50, **options)  # fmt: skip
+    linear = policy.relevance_threshold <= 1 and policy.pool == "all"
+    assert set(result.label_methods["method"]) == {"linearity" if linear else "monte_carlo"}
+    if not linear:
+        return
+    for row in result.per_group.iter_rows(named=True):
+        mean, std = expected[(0, row["metric"], row["k"])]
+        if math.isnan(mean):
+            assert math.isnan(row["value"])
+            continue
+        assert row["value"] == pytest.approx(mean, abs=1e-12), row
+        assert row["std"] == pytest.approx(std, abs=1e-12), row

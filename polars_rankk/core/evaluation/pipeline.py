@@ -194,7 +194,9 @@ def evaluate(
         expectation over the label outcomes, with ``std`` (its standard deviation over them)
         and ``standard_error`` (of a Monte Carlo mean; 0 when exact). A group's outcomes are
         all evaluated, weighted by their probability, when there are at most 4096 (exact for
-        every metric); otherwise `label_draws` are drawn, seeded by `label_seed`.
+        every metric); past that precision, DCG, RBP and the relevant retrieved count stay
+        exact by linearity, and the others draw `label_draws` outcomes, seeded by
+        `label_seed`.
         ``label_methods`` names the method per (metric, k); ``groups`` and the diagnostics
         are those of each item at its most probable grade (grade 0 below one half). See
         ``docs/judges.md``.

@@ -22,6 +22,8 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.inputs.frames import to_lazy
+from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
+from polars_rankk.core.policy import Policy
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
 OUTCOME = "__label_outcome"
@@ -80,12 +82,12 @@ def label_outcomes(
     draws: int,
     seed: int,
     max_outcomes: int = MAX_OUTCOMES,
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
     """(truth of every outcome: keys, OUTCOME, item, relevance; outcomes: keys, OUTCOME,
-    ``weight``, ``exact``). Each item's options are its rows and, when they sum below 1, grade
-    0; an enumerated group's outcome ``o`` reads option ``(o // stride) % options`` of each
-    item (mixed radix), a sampled one the option whose cumulative interval holds a uniform
-    draw."""
+    ``weight``, ``exact``; every item's options: keys, item, relevance, probability). Each
+    item's options are its rows and, when they sum below 1, grade 0; an enumerated group's
+    outcome ``o`` reads option ``(o // stride) % options`` of each item (mixed radix), a
+    sampled one the option whose cumulative interval holds a uniform draw."""
     p = pl.col(probability)
     per_item = [*keys, item]
     rest = (
@@ -132,7 +134,8 @@ def label_outcomes(
         weight=pl.when(pl.col("exact").first()).then(p.product()).otherwise(1.0 / draws),
         exact=pl.col("exact").first(),
     )
-    return picked.select(*keys, OUTCOME, item, relevance), weights
+    every_option = options.select(*per_item, relevance, probability)
+    return picked.select(*keys, OUTCOME, item, relevance), weights, every_option
 
 
 def expected_values(
@@ -177,7 +180,7 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
     truth = checked_probabilities(
         to_lazy(arguments["truth"], "truth"), keys, item, relevance, probability
     )
-    outcome_truth, weights = label_outcomes(
+    outcome_truth, weights, options = label_outcomes(
         truth, keys, item, relevance, probability, draws=draws, seed=seed
     )
     candidates = to_lazy(arguments["candidates"], "candidates")
@@ -207,15 +210,38 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
         )
     from polars_rankk.core.metrics.registry import metric_rank
 
+    sampled = weights.lazy().filter(~pl.col("exact")).select(keys).unique()
+    policy = arguments["policy"] or Policy()
+    linear = linear_moments(
+        evaluate, {**arguments, "policy": policy}, candidates, options, sampled, keys=keys,
+        outcome=OUTCOME, columns=(item, relevance, probability),
+    )  # fmt: skip
+    expected = expected.with_columns(exact_before=pl.col("exact"))
+    if linear is not None:
+        cell = [*keys, "metric", "k"]
+        exact_now = pl.col("value_linear").is_not_null()
+        expected = expected.join(linear, on=cell, how="left", nulls_equal=True, suffix="_linear")
+        expected = expected.select(
+            *cell,
+            value=pl.when(exact_now).then("value_linear").otherwise("value"),
+            std=pl.when(exact_now).then("std_linear").otherwise("std"),
+            exact=pl.col("exact") | exact_now,
+            standard_error=pl.when(exact_now).then(0.0).otherwise("standard_error"),
+            exact_before="exact_before",
+        )
     rows = expected.sort(*keys, metric_rank(), "k", nulls_last=True)
+    linear_names = list(LINEAR_METRICS) if linear is not None else []
     methods = rows.group_by("metric", "k", maintain_order=True).agg(
-        method=pl.when(pl.col("exact").all()).then(pl.lit("enumeration"))
-        .otherwise(pl.lit("monte_carlo")),
-        n_enumerated=pl.col("exact").sum(),
+        method=pl.when(~pl.col("exact").all()).then(pl.lit("monte_carlo"))
+        .when(pl.col("metric").first().is_in(linear_names) & (~pl.col("exact_before")).any())
+        .then(pl.lit("linearity"))
+        .otherwise(pl.lit("enumeration")),
+        n_enumerated=pl.col("exact_before").sum(),
+        n_linear=(pl.col("exact") & ~pl.col("exact_before")).sum(),
         n_sampled=(~pl.col("exact")).sum(),
         draws=pl.lit(draws),
     )  # fmt: skip
-    rows = rows.drop("exact")
+    rows = rows.drop("exact", "exact_before")
     base.per_group = rows.collect() if eager else rows
     base.label_methods = methods.collect() if eager else methods
     return base
