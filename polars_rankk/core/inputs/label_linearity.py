@@ -50,6 +50,9 @@ def linear_moments(
         .filter("eligible")
         .select(keys)
     )
+    eager = not isinstance(arguments["candidates"], pl.LazyFrame)
+    if eager and not eligible.head(1).collect().height:
+        return None  # nothing to evaluate (and no empty evaluation to warn about)
     options = options.join(eligible, on=keys)
     single = options.filter(pl.col(relevance) != 0).with_columns(
         pl.int_range(pl.len()).over(keys).alias(outcome)
@@ -64,7 +67,7 @@ def linear_moments(
     )  # fmt: skip
     replicated = candidates.join(single.select(*keys, outcome), on=keys)
     plain = {**arguments, "label_probability": None, "group_by": [*keys, outcome]}
-    if isinstance(arguments["candidates"], pl.LazyFrame):
+    if not eager:
         evaluation = evaluate(**{**plain, "candidates": replicated, "truth": truth})
     else:
         replicated_table, truth_table = pl.collect_all([replicated, truth])

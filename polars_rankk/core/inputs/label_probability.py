@@ -210,12 +210,21 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
         )
     from polars_rankk.core.metrics.registry import metric_rank
 
-    sampled = weights.lazy().filter(~pl.col("exact")).select(keys).unique()
+    sampled = weights_table.lazy().filter(~pl.col("exact")).select(keys).unique()
     policy = arguments["policy"] or Policy()
-    linear = linear_moments(
-        evaluate, {**arguments, "policy": policy}, candidates, options, sampled, keys=keys,
-        outcome=OUTCOME, columns=(item, relevance, probability),
-    )  # fmt: skip
+    linear = None
+    # Eager: no evaluation of the single-item outcomes when every group was enumerated.
+    if not eager or weights_table.lazy().filter(~pl.col("exact")).head(1).collect().height:
+        linear = linear_moments(
+            evaluate,
+            {**arguments, "policy": policy},
+            candidates,
+            options,
+            sampled,
+            keys=keys,
+            outcome=OUTCOME,
+            columns=(item, relevance, probability),
+        )
     expected = expected.with_columns(exact_before=pl.col("exact"))
     if linear is not None:
         cell = [*keys, "metric", "k"]
