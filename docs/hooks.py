@@ -30,6 +30,10 @@ PARTS: dict[str, tuple[str, str]] = {
         "Statistics and curves",
         "Distributions, strata, bootstrap intervals, paired comparisons and K-curves.",
     ),
+    "judges": (
+        "Judges",
+        "Metrics when a model wrote the labels: agreement with people, corrected means.",
+    ),
     "charts": ("Charts", "Altair charts of aggregated tables, and their export."),
     "time": ("Time-aware evaluation", "Splits, seen items, sessions, the audit, over time."),
     "engines": ("Large data", "Out-of-core evaluation in hash buckets."),

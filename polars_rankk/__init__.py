@@ -44,6 +44,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "plot_comparison",
         "plot_distribution",
         "plot_histogram",
+        "plot_judge_correction",
         "plot_k_curve",
         "plot_over_time",
         "plot_precision_recall",
@@ -60,6 +61,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "polars_rankk.io": (
         "read_trec_qrels",
         "read_trec_run",
+    ),
+    "polars_rankk.judges": (
+        "judge_agreement",
+        "judge_correction",
     ),
     "polars_rankk.reports": (
         "render_report",
@@ -115,6 +120,7 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         plot_comparison,
         plot_distribution,
         plot_histogram,
+        plot_judge_correction,
         plot_k_curve,
         plot_over_time,
         plot_precision_recall,
@@ -131,6 +137,10 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
     from polars_rankk.io import (
         read_trec_qrels,
         read_trec_run,
+    )
+    from polars_rankk.judges import (
+        judge_agreement,
+        judge_correction,
     )
     from polars_rankk.reports import (
         render_report,
@@ -213,6 +223,8 @@ __all__ = [
     "for_systems",
     "groups_needed",
     "histogram",
+    "judge_agreement",
+    "judge_correction",
     "k_curve",
     "label",
     "metric_expression",
@@ -221,6 +233,7 @@ __all__ = [
     "plot_comparison",
     "plot_distribution",
     "plot_histogram",
+    "plot_judge_correction",
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",

@@ -38,7 +38,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "engines": frozenset({"core"}),
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
-    "reports": frozenset({"core", "stats", "time", "charts", "tables"}),
+    "judges": frozenset({"core", "stats"}),
+    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges"}),
     "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
 }
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).

@@ -33,6 +33,7 @@ class Analyses:
     risk_alpha: float | None = None
     groups_needed: bool = False
     bounds: Mapping[str, UnjudgedBounds] | None = None
+    judges: pl.DataFrame | None = None
 
 
 def report_bounds(
@@ -65,6 +66,10 @@ def add_sections(page: Page, content: ReportContent, analyses: Analyses) -> None
         _power_section(page, content)
     if analyses.bounds:
         _bounds_section(page, content, analyses.bounds)
+    if analyses.judges is not None:
+        from polars_rankk.reports.judges import judges_section
+
+        judges_section(page, analyses.judges)
 
 
 def _label() -> pl.Expr:
