@@ -51,6 +51,12 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "plot_strata",
         "save_chart",
     ),
+    "polars_rankk.counterfactual": (
+        "CounterfactualDiagnostics",
+        "CounterfactualResult",
+        "CounterfactualWarning",
+        "evaluate_counterfactual",
+    ),
     "polars_rankk.engines": (
         "BucketedEvaluation",
         "PartitionedEvaluation",
@@ -122,6 +128,12 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         plot_strata,
         save_chart,
     )
+    from polars_rankk.counterfactual import (
+        CounterfactualDiagnostics,
+        CounterfactualResult,
+        CounterfactualWarning,
+        evaluate_counterfactual,
+    )
     from polars_rankk.engines import (
         BucketedEvaluation,
         PartitionedEvaluation,
@@ -183,6 +195,9 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "AuditReport",
     "BucketedEvaluation",
+    "CounterfactualDiagnostics",
+    "CounterfactualResult",
+    "CounterfactualWarning",
     "Diagnostics",
     "EmptyResultWarning",
     "Evaluation",
@@ -206,6 +221,7 @@ __all__ = [
     "drop_seen",
     "enable_offline_charts",
     "evaluate",
+    "evaluate_counterfactual",
     "evaluate_in_buckets",
     "evaluate_in_partitions",
     "evaluate_over_time",

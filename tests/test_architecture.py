@@ -36,6 +36,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "stats": frozenset({"core"}),
     "time": frozenset({"core"}),
     "engines": frozenset({"core"}),
+    "counterfactual": frozenset({"core", "stats"}),
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
     "reports": frozenset({"core", "stats", "time", "charts", "tables"}),

@@ -1,0 +1,171 @@
+"""The lazy plan of a counterfactual estimate: the new ranking's top K, each logged row's
+importance weights under the click model, and the sums per (group, new rank).
+
+Every estimator reads the same per-(group, rank) sums. For a logged row (item d shown at
+position k with reward c) whose item the new ranking places at rank r <= K:
+
+- ``weight`` w multiplies the reward: sum over an impression of w * c estimates the expected
+  reward at rank r without bias;
+- ``control`` u has expectation 1 summed over an impression's rows at rank r, which is what
+  self-normalisation divides by and what the doubly robust correction subtracts the reward
+  model with.
+
+Position-based model (examination theta, display probability p of the item, default 1):
+w = theta_r / (theta_k * p), u = 1 / p. Item-position model (p: logging probability of d at k;
+Li et al., KDD 2018, independent-item IPS): w = u = [k = r] / p. Cascade (p: probability of the
+logged prefix through k; McInerney et al., KDD 2020, reward-interaction IPS): w = u = [the
+logged prefix through k is the new ranking's] / p.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from polars_rankk.core.metrics import order as ranking
+from polars_rankk.core.policy import Policy
+
+ClickModel = Literal["pbm", "cascade", "item_position"]
+
+RANK = "new_rank"
+PREDICTED = "predicted_reward"
+IMPRESSION = "__impression"
+WEIGHT = "__weight"
+CONTROL = "__control"
+DISPLAY = "__display"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The column names of the two tables."""
+
+    keys: list[str]
+    item: str
+    position: str
+    reward: str
+    score: str
+    propensity: str | None
+    impression: str | None
+
+
+def new_top(
+    candidates: pl.LazyFrame, columns: Columns, k: int, policy: Policy, predicted: str | None
+) -> pl.LazyFrame:
+    """The new ranking's top `k` per group: keys, item, rank and (if given) predicted reward.
+
+    Ranked by the policy's tie order (the one `evaluate` uses); invalid scores rank last and
+    a repeated item keeps its best rank.
+    """
+    keys = [pl.col(key) for key in columns.keys]
+    score = ranking.lowest_if_invalid(ranking.score_value(pl.col(columns.score)))
+    frame = candidates.with_row_index("__row").with_columns(score.alias("__score"))
+    try:
+        order, descending = ranking.tie_order(
+            policy, pl.col("__score"), pl.col(columns.item), None, pl.col("__row")
+        )
+    except ValueError:
+        raise ValueError(
+            f"ties={policy.ties!r} orders ties by relevance, which a counterfactual evaluation "
+            "does not have; use ties='item_asc', 'trec_eval' or 'input_order'"
+        ) from None
+    ranked = frame.with_columns(ranking.rank_of(order, descending, keys).alias(RANK))
+    first = pl.col(RANK) == pl.col(RANK).min().over([*keys, pl.col(columns.item)])
+    kept = [*columns.keys, columns.item, RANK, *([predicted] if predicted else [])]
+    return (
+        ranked.filter(first)
+        .with_columns(pl.col(RANK).rank("ordinal").over(keys).cast(pl.Int64).alias(RANK))
+        .filter(pl.col(RANK) <= k)
+        .select(kept)
+        .rename({predicted: PREDICTED} if predicted else {})
+    )
+
+
+def weighted_rows(
+    log: pl.LazyFrame,
+    top: pl.LazyFrame,
+    columns: Columns,
+    model: ClickModel,
+    examination: pl.DataFrame | None,
+    clip: float | None,
+) -> pl.LazyFrame:
+    """Each logged row with its new rank (null: not in the new top K), weight and control."""
+    keys = columns.keys
+    impression = [pl.col(columns.impression)] if columns.impression else []
+    rows = log.select(
+        *keys,
+        *impression,
+        pl.col(columns.item),
+        pl.col(columns.position).cast(pl.Int64).alias(columns.position),
+        pl.col(columns.reward).cast(pl.Float64).alias(columns.reward),
+        (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
+        .cast(pl.Float64)
+        .alias(DISPLAY),
+    ).join(top.select(*keys, columns.item, RANK), on=[*keys, columns.item], how="left")
+    rank = pl.col(RANK)
+    position = pl.col(columns.position)
+    display = pl.col(DISPLAY)
+    if model == "pbm":
+        assert examination is not None  # the caller resolves it for this model
+        theta = examination.lazy()
+        rows = rows.join(
+            theta.rename({"position": columns.position, "examination": "__theta_logged"}),
+            on=columns.position,
+            how="left",
+        ).join(theta.rename({"position": RANK, "examination": "__theta_new"}), on=RANK, how="left")
+        weight = pl.col("__theta_new") / (pl.col("__theta_logged") * display)
+        control = 1.0 / display
+    elif model == "item_position":
+        weight = control = (rank == position).cast(pl.Float64) / display
+    else:
+        group = [*keys, *([columns.impression] if columns.impression else [])]
+        matches = (rank == position).fill_null(False)
+        # The prefix matches through k when every logged position 1..k holds the new ranking's
+        # item: the running count of matches in position order equals the position.
+        matched = matches.cast(pl.Int64).cum_sum().over(group, order_by=position)
+        weight = control = (matched == position).cast(pl.Float64) / display
+    in_top = rank.is_not_null()
+    weight = pl.when(in_top).then(weight).otherwise(0.0)
+    control = pl.when(in_top).then(control).otherwise(0.0)
+    if clip is not None:
+        weight, control = weight.clip(upper_bound=clip), control.clip(upper_bound=clip)
+    return rows.with_columns(weight.alias(WEIGHT), control.alias(CONTROL))
+
+
+def per_rank_sums(rows: pl.LazyFrame, top: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """One row per group and new rank 1..K of the new ranking: the sums every estimator reads,
+    and the group's number of logged impressions (null: the log lacks the group)."""
+    keys = columns.keys
+    reward = pl.col(columns.reward)
+    sums = (
+        rows.filter(pl.col(RANK).is_not_null())
+        .group_by([*keys, RANK])
+        .agg(
+            (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
+            pl.col(CONTROL).sum().alias("control"),
+            reward.sum().alias("reward"),
+        )
+    )
+    impressions = rows.group_by(keys).agg(
+        (pl.col(columns.impression).n_unique() if columns.impression else pl.lit(1))
+        .cast(pl.Float64)
+        .alias("impressions")
+    )
+    zeros = [pl.col(name).fill_null(0.0) for name in ("weighted_reward", "control", "reward")]
+    return (
+        top.join(sums, on=[*keys, RANK], how="left")
+        .with_columns(zeros)
+        .join(impressions, on=keys, how="left")
+    )
+
+
+def weight_summary(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """The largest weight, the effective sample size of the non-zero weights
+    ((sum w)^2 / sum w^2) and how many rows carry one."""
+    weight = pl.col(WEIGHT).filter(pl.col(WEIGHT) > 0)
+    return rows.select(
+        pl.col(WEIGHT).max().fill_null(0.0).alias("largest_weight"),
+        (weight.sum() ** 2 / (weight**2).sum()).fill_nan(0.0).alias("effective_sample_size"),
+        weight.len().alias("weighted_rows"),
+    )
