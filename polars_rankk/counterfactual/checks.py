@@ -24,7 +24,8 @@ def require_columns(frame: pl.LazyFrame, table: str, columns: Sequence[str]) -> 
     for column in columns:
         if column not in schema:
             raise ValueError(
-                f"the {table} has no column {column!r} (its columns: {', '.join(schema.names())})"
+                f"the {table} table has no column {column!r} "
+                f"(its columns: {', '.join(schema.names())})"
             )
 
 
