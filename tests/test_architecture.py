@@ -40,7 +40,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
     "reports": frozenset({"core", "stats", "time", "charts", "tables"}),
-    "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
+    "cli": frozenset(
+        {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual"}
+    ),
 }
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).
 OPTIONAL_LIBRARIES = (
