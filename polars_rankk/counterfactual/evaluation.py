@@ -288,6 +288,8 @@ def _result(
     options: tuple[int, float, int | None],
 ) -> CounterfactualResult:
     keys = columns.keys
+    # Groups in a fixed order, so that a seed draws the same bootstrap resamples every time.
+    sums = sums.sort([*keys, RANK])
     if PREDICTED in sums.columns:
         sums = sums.with_columns(pl.col(PREDICTED).cast(pl.Float64).fill_null(0.0))
     missing = sums.filter(pl.col("impressions").is_null())

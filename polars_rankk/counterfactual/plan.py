@@ -55,8 +55,9 @@ def new_top(
 ) -> pl.LazyFrame:
     """The new ranking's top `k` per group: keys, item, rank and (if given) predicted reward.
 
-    Ranked by the policy's tie order (the one `evaluate` uses); invalid scores rank last and
-    a repeated item keeps its best rank.
+    Ranked by the policy's tie order (the keys `evaluate` ranks by); invalid scores rank last
+    and a repeated item keeps its best rank. Only the rows that can reach the top `k` are
+    ordered: those scoring at least the (k + repeated rows)-th best score of their group.
     """
     keys = [pl.col(key) for key in columns.keys]
     score = ranking.lowest_if_invalid(ranking.score_value(pl.col(columns.score)))
@@ -70,15 +71,23 @@ def new_top(
             f"ties={policy.ties!r} orders ties by relevance, which a counterfactual evaluation "
             "does not have; use ties='item_asc', 'trec_eval' or 'input_order'"
         ) from None
-    ranked = frame.with_columns(ranking.rank_of(order, descending, keys).alias(RANK))
-    first = pl.col(RANK) == pl.col(RANK).min().over([*keys, pl.col(columns.item)])
-    kept = [*columns.keys, columns.item, RANK, *([predicted] if predicted else [])]
+    best = pl.col("__score")
+    repeated = (pl.len() - pl.col(columns.item).n_unique()).cast(pl.UInt32)
+    reachable = best >= best.top_k(pl.lit(k, dtype=pl.UInt32) + repeated).min()
+    item = pl.col(columns.item).sort_by(order, descending=descending)
+    first = item.is_first_distinct()
+    kept = [item.filter(first).head(k)]
+    if predicted:
+        by_rank = pl.col(predicted).sort_by(order, descending=descending)
+        kept.append(by_rank.filter(first).head(k).alias(PREDICTED))
+    listed = [columns.item, *([PREDICTED] if predicted else [])]
     return (
-        ranked.filter(first)
-        .with_columns(pl.col(RANK).rank("ordinal").over(keys).cast(pl.Int64).alias(RANK))
-        .filter(pl.col(RANK) <= k)
-        .select(kept)
-        .rename({predicted: PREDICTED} if predicted else {})
+        frame.filter(reachable.over(keys))
+        .group_by(keys)
+        .agg(kept)
+        .with_columns(pl.int_ranges(1, pl.col(columns.item).list.len() + 1).alias(RANK))
+        .explode([*listed, RANK])
+        .select(*columns.keys, columns.item, RANK, *([PREDICTED] if predicted else []))
     )
 
 
