@@ -175,12 +175,10 @@ def evaluate_counterfactual(
     top = plan.new_top(new_frame, columns, k, policy or Policy(), reward_model)
     rows = plan.weighted_rows(log_frame, top, columns, click_model, theta, clip)
     if any(base == "dr" for _, base in wanted) and reward_model is None:
-        top = top.join(
-            _per_item_mean(rows, columns, click_model, theta), on=[item, RANK], how="left"
-        )
+        top = _per_item_mean(log_frame, top, columns, click_model, theta)
     sums, summary, orphans = pl.collect_all(
         [
-            plan.per_rank_sums(rows, top, columns),
+            plan.per_rank_sums(rows, log_frame, top, columns),
             plan.weight_summary(rows),
             log_frame.select(keys)
             .unique()
@@ -252,12 +250,18 @@ def _check_examined(log: pl.LazyFrame, columns: Columns, theta: pl.DataFrame, k:
 
 
 def _per_item_mean(
-    rows: pl.LazyFrame, columns: Columns, model: ClickModel, theta: pl.DataFrame | None
+    log: pl.LazyFrame,
+    top: pl.LazyFrame,
+    columns: Columns,
+    model: ClickModel,
+    theta: pl.DataFrame | None,
 ) -> pl.LazyFrame:
-    """The reward model fitted on the log, per item and new rank, pooled over groups: under the
-    position-based model theta_r * sum(reward) / sum(theta of the logged positions); otherwise
-    the item's mean reward where it was shown at that position (0 where never)."""
-    reward = pl.col(columns.reward)
+    """The new top K with the reward model fitted on the log, per item and new rank, pooled
+    over groups: under the position-based model theta_r * sum(reward) / sum(theta of the
+    logged positions); otherwise the item's mean reward where it was shown at that position
+    (0 where never)."""
+    reward = pl.col(columns.reward).cast(pl.Float64)
+    rows = log.with_columns(pl.col(columns.position).cast(pl.Int64))
     if model == "pbm":
         assert theta is not None
         attraction = (
@@ -265,15 +269,14 @@ def _per_item_mean(
             .group_by(columns.item)
             .agg((reward.sum() / pl.col("examination").sum()).alias("__attraction"))
         )
-        ranks = theta.lazy().rename({"position": RANK})
-        return attraction.join(ranks, how="cross").select(
-            columns.item, RANK, (pl.col("__attraction") * pl.col("examination")).alias(PREDICTED)
+        return (
+            top.join(attraction, on=columns.item, how="left")
+            .join(theta.lazy().rename({"position": RANK}), on=RANK, how="left")
+            .with_columns((pl.col("__attraction") * pl.col("examination")).alias(PREDICTED))
+            .drop("__attraction", "examination")
         )
-    return (
-        rows.group_by(columns.item, columns.position)
-        .agg(reward.mean().alias(PREDICTED))
-        .rename({columns.position: RANK})
-    )
+    means = rows.group_by(columns.item, columns.position).agg(reward.mean().alias(PREDICTED))
+    return top.join(means.rename({columns.position: RANK}), on=[columns.item, RANK], how="left")
 
 
 def _result(

@@ -74,20 +74,19 @@ def new_top(
     best = pl.col("__score")
     repeated = (pl.len() - pl.col(columns.item).n_unique()).cast(pl.UInt32)
     reachable = best >= best.top_k(pl.lit(k, dtype=pl.UInt32) + repeated).min()
-    item = pl.col(columns.item).sort_by(order, descending=descending)
-    first = item.is_first_distinct()
-    kept = [item.filter(first).head(k)]
-    if predicted:
-        by_rank = pl.col(predicted).sort_by(order, descending=descending)
-        kept.append(by_rank.filter(first).head(k).alias(PREDICTED))
-    listed = [columns.item, *([PREDICTED] if predicted else [])]
+    listed = [columns.item, *([predicted] if predicted else [])]
+    # One sort per group: the item (and its prediction) in rank order, each item's first copy.
+    ordered = pl.struct(listed).sort_by(order, descending=descending)
+    first = ordered.struct.field(columns.item).is_first_distinct()
     return (
         frame.filter(reachable.over(keys))
         .group_by(keys)
-        .agg(kept)
-        .with_columns(pl.int_ranges(1, pl.col(columns.item).list.len() + 1).alias(RANK))
-        .explode([*listed, RANK])
-        .select(*columns.keys, columns.item, RANK, *([PREDICTED] if predicted else []))
+        .agg(ordered.filter(first).head(k).alias("__top"))
+        .with_columns(pl.int_ranges(1, pl.col("__top").list.len() + 1).alias(RANK))
+        .explode(["__top", RANK])
+        .unnest("__top")
+        .select(*columns.keys, columns.item, RANK, *([predicted] if predicted else []))
+        .rename({predicted: PREDICTED} if predicted else {})
     )
 
 
@@ -99,7 +98,11 @@ def weighted_rows(
     examination: pl.DataFrame | None,
     clip: float | None,
 ) -> pl.LazyFrame:
-    """Each logged row with its new rank (null: not in the new top K), weight and control."""
+    """The logged rows of items in the new top K, with their new rank, weight and control.
+
+    Other rows weigh 0 under every model (a cascade prefix through a row not in the top K
+    cannot match, and the matched rows still count their positions), so they are left out.
+    """
     keys = columns.keys
     impression = [pl.col(columns.impression)] if columns.impression else []
     rows = log.select(
@@ -111,7 +114,7 @@ def weighted_rows(
         (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
         .cast(pl.Float64)
         .alias(DISPLAY),
-    ).join(top.select(*keys, columns.item, RANK), on=[*keys, columns.item], how="left")
+    ).join(top.select(*keys, columns.item, RANK), on=[*keys, columns.item], how="inner")
     rank = pl.col(RANK)
     position = pl.col(columns.position)
     display = pl.col(DISPLAY)
@@ -134,29 +137,24 @@ def weighted_rows(
         # item: the running count of matches in position order equals the position.
         matched = matches.cast(pl.Int64).cum_sum().over(group, order_by=position)
         weight = control = (matched == position).cast(pl.Float64) / display
-    in_top = rank.is_not_null()
-    weight = pl.when(in_top).then(weight).otherwise(0.0)
-    control = pl.when(in_top).then(control).otherwise(0.0)
     if clip is not None:
         weight, control = weight.clip(upper_bound=clip), control.clip(upper_bound=clip)
     return rows.with_columns(weight.alias(WEIGHT), control.alias(CONTROL))
 
 
-def per_rank_sums(rows: pl.LazyFrame, top: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+def per_rank_sums(
+    rows: pl.LazyFrame, log: pl.LazyFrame, top: pl.LazyFrame, columns: Columns
+) -> pl.LazyFrame:
     """One row per group and new rank 1..K of the new ranking: the sums every estimator reads,
     and the group's number of logged impressions (null: the log lacks the group)."""
     keys = columns.keys
     reward = pl.col(columns.reward)
-    sums = (
-        rows.filter(pl.col(RANK).is_not_null())
-        .group_by([*keys, RANK])
-        .agg(
-            (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
-            pl.col(CONTROL).sum().alias("control"),
-            reward.sum().alias("reward"),
-        )
+    sums = rows.group_by([*keys, RANK]).agg(
+        (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
+        pl.col(CONTROL).sum().alias("control"),
+        reward.sum().alias("reward"),
     )
-    impressions = rows.group_by(keys).agg(
+    impressions = log.group_by(keys).agg(
         (pl.col(columns.impression).n_unique() if columns.impression else pl.lit(1))
         .cast(pl.Float64)
         .alias("impressions")
