@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from polars_rankk.core.evaluation.evaluation import EngineType
 from polars_rankk.core.policy import Policy
 from polars_rankk.counterfactual import checks, estimators, plan
 from polars_rankk.counterfactual.examination import (
@@ -78,6 +79,7 @@ def evaluate_counterfactual(
     n_bootstrap: int = 1000,
     alpha: float = 0.05,
     seed: int | None = 0,
+    engine: EngineType = "auto",
 ) -> CounterfactualResult:
     """Estimate from a click log how a new ranking would have done: its expected reward@K.
 
@@ -113,6 +115,8 @@ def evaluate_counterfactual(
         Cap on the importance weights (biased, lower variance). None: no cap.
     n_bootstrap, alpha, seed
         Bootstrap resamples of groups, the interval's miscoverage, the seed.
+    engine
+        The Polars engine that collects the plan (``"streaming"`` for logs larger than memory).
 
     Returns
     -------
@@ -183,7 +187,8 @@ def evaluate_counterfactual(
             log_frame.select(keys)
             .unique()
             .join(new_frame.select(keys).unique(), on=keys, how="anti"),
-        ]
+        ],
+        engine=engine,
     )
     return _result(
         sums, summary, orphans, columns, wanted, k, theta, clip, (n_bootstrap, alpha, seed)
