@@ -153,5 +153,5 @@ def test_lazy_input_gives_the_numbers_of_eager_input(engine: str) -> None:
         **options,  # type: ignore[arg-type]
     )
     # Sums inside a group may add in another order on another run: equal to rounding.
-    assert_frame_equal(eager.overall, lazy.overall, rtol=1e-12, atol=1e-12)
-    assert_frame_equal(eager.per_group, lazy.per_group, rtol=1e-12, atol=1e-12)
+    assert_frame_equal(eager.overall, lazy.overall, rel_tol=1e-12, abs_tol=1e-12)
+    assert_frame_equal(eager.per_group, lazy.per_group, rel_tol=1e-12, abs_tol=1e-12)
