@@ -3,11 +3,12 @@
 The candidates of `generate.py`'s workload are the new ranking; a synthetic log shows each
 user's same 100 items once, in a random order (positions 1..100), with position-based clicks
 (examination 1/position, attractiveness rising with the score). Both paths read lazy Parquet
-scans; `evaluate` computes its default metrics at K = 10, `evaluate_counterfactual` IPS, SNIPS
-and DR at K = 10 under the position-based model with the examination given, and a 200-resample
-bootstrap over users.
+scans. `evaluate` computes its default metrics at K = 10 (its summary, the default path);
+`evaluate_counterfactual` computes IPS, SNIPS and DR at K = 10 under the position-based model
+with the examination given, and a 200-resample bootstrap over users, its plan collected by
+`--engine`.
 
-    python benchmarks/bench_counterfactual.py --scale 5M
+    python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming]
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", default="5M")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--engine", default="auto", choices=["auto", "in-memory", "streaming"])
     args = parser.parse_args()
     folder = generate(args.scale)
     log_path = _log(folder)
@@ -76,6 +78,7 @@ def main() -> None:
         result = rk.evaluate_counterfactual(
             pl.scan_parquet(log_path), pl.scan_parquet(folder / "candidates"), group_by="user",
             k=K, estimator=["ips", "snips", "dr"], examination=examination, n_bootstrap=200,
+            engine=args.engine,
         )  # fmt: skip
         assert result.overall.height == 3
 
@@ -85,7 +88,8 @@ def main() -> None:
     rows = pl.scan_parquet(log_path).select(pl.len()).collect().item()
     print(
         f"{rows:,} log rows, K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
-        f"(ips, snips, dr, 200 resamples) {estimate:.2f}s, ratio {estimate / base:.2f}; "
+        f"(ips, snips, dr, 200 resamples, engine {args.engine}) {estimate:.2f}s, "
+        f"ratio {estimate / base:.2f}; "
         f"load average {os.getloadavg()[0]:.2f}"
     )
 
