@@ -173,7 +173,7 @@ def evaluate_counterfactual(
         theta = (
             estimate_examination(log_frame, keys, item, position, reward)
             if examination is None
-            else examination_table(examination, k)
+            else examination_table(examination, _deepest(log_frame, position, k))
         )
         _check_examined(log_frame, columns, theta, k)
     top = plan.new_top(new_frame, columns, k, policy or Policy(), reward_model)
@@ -233,6 +233,12 @@ def _check(
     if reward_model:
         checks.require_numeric(candidates, "candidates", reward_model, "a predicted reward")
     checks.check_values(value_checks)
+
+
+def _deepest(log: pl.LazyFrame, position: str, k: int) -> int:
+    """The positions a function of the position is asked for: 1 to the deepest logged (or k)."""
+    deepest = log.select(pl.col(position).max()).collect().item()
+    return max(k, int(deepest or 0))
 
 
 def _check_examined(log: pl.LazyFrame, columns: Columns, theta: pl.DataFrame, k: int) -> None:

@@ -155,3 +155,24 @@ def test_lazy_input_gives_the_numbers_of_eager_input(engine: str) -> None:
     # Sums inside a group may add in another order on another run: equal to rounding.
     assert_frame_equal(eager.overall, lazy.overall, rel_tol=1e-12, abs_tol=1e-12)
     assert_frame_equal(eager.per_group, lazy.per_group, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_examination_as_a_function_a_list_or_a_table_gives_the_same_numbers() -> None:
+    world = make_world(20, 5, seed=9)
+    log = simulate(world, 1, "pbm", seed=10)
+    given = [float(value) for value in world.examination]
+    table = pl.DataFrame({"position": range(1, 6), "examination": given})
+    results = [
+        rk.evaluate_counterfactual(
+            log,
+            candidates(world),
+            group_by="query",
+            k=3,
+            examination=examination,
+            estimator="ips",
+            n_bootstrap=0,
+        ).per_group
+        for examination in (given, table, lambda position: given[position - 1])
+    ]
+    assert results[0].equals(results[1])
+    assert results[0].equals(results[2])
