@@ -176,3 +176,27 @@ def test_examination_as_a_function_a_list_or_a_table_gives_the_same_numbers() ->
     ]
     assert results[0].equals(results[1])
     assert results[0].equals(results[2])
+
+
+def test_the_new_ranking_follows_the_policys_tie_order_and_keeps_an_items_best_copy() -> None:
+    """Equal scores are ordered as `evaluate` orders them (trec_eval: the item as text,
+    descending; item_asc: ascending); a repeated item keeps its best rank."""
+    log = pl.DataFrame(
+        {"query": ["q"] * 3, "item": ["a", "b", "c"], "position": [1, 2, 3], "click": [1, 0, 0]}
+    )
+    tied = pl.DataFrame({"query": ["q"] * 4, "item": ["a", "b", "c", "a"],
+                         "score": [1.0, 1.0, 0.5, 0.9]})  # fmt: skip
+    options = {"group_by": "query", "k": 1, "estimator": "ips", "n_bootstrap": 0,
+               "examination": [1.0, 0.5, 0.25]}  # fmt: skip
+    trec = rk.evaluate_counterfactual(log, tied, **options)  # type: ignore[arg-type]
+    ascending = rk.evaluate_counterfactual(
+        log,
+        tied,
+        policy=rk.Policy(ties="item_asc"),
+        **options,  # type: ignore[arg-type]
+    )
+    assert trec.per_position["expected_reward"].to_list() == [0.0]  # "b" first: no click
+    assert ascending.per_position["expected_reward"].to_list() == [1.0]  # "a" first: a click
+    # b, a, then c: the second copy of a (0.9) is not ranked again.
+    deeper = rk.evaluate_counterfactual(log, tied, **{**options, "k": 3})  # type: ignore[arg-type]
+    assert deeper.per_position["expected_reward"].to_list() == [0.0, 0.5, 0.0]
