@@ -167,7 +167,7 @@ def evaluate_counterfactual(
         )
     wanted = estimators.resolve(estimator, click_model)
     log_frame, new_frame = log.lazy(), candidates.lazy()
-    _check(log_frame, new_frame, columns, reward_model)
+    _check(log_frame, new_frame, columns, reward_model, cascade=click_model == "cascade")
     theta = None
     if click_model == "pbm":
         theta = (
@@ -196,7 +196,12 @@ def evaluate_counterfactual(
 
 
 def _check(
-    log: pl.LazyFrame, candidates: pl.LazyFrame, columns: Columns, reward_model: str | None
+    log: pl.LazyFrame,
+    candidates: pl.LazyFrame,
+    columns: Columns,
+    reward_model: str | None,
+    *,
+    cascade: bool = False,
 ) -> None:
     optional = [name for name in (columns.propensity, columns.impression) if name]
     checks.require_columns(
@@ -230,6 +235,13 @@ def _check(
         p = pl.col(columns.propensity).cast(pl.Float64)
         bad = ~((p > 0) & (p <= 1)).fill_null(False)
         value_checks.append((log, "log", columns.propensity, bad, "a probability in (0, 1]"))
+    if cascade:
+        # A prefix is read position by position: one row per position of each logged list.
+        lists = [*columns.keys, *([columns.impression] if columns.impression else [])]
+        repeated = pl.len().over([*lists, columns.position]) > 1
+        value_checks.append(
+            (log, "log", columns.position, repeated, "one row per position of each logged list")
+        )
     if reward_model:
         checks.require_numeric(candidates, "candidates", reward_model, "a predicted reward")
     checks.check_values(value_checks)

@@ -200,3 +200,9 @@ def test_the_new_ranking_follows_the_policys_tie_order_and_keeps_an_items_best_c
     # b, a, then c: the second copy of a (0.9) is not ranked again.
     deeper = rk.evaluate_counterfactual(log, tied, **{**options, "k": 3})  # type: ignore[arg-type]
     assert deeper.per_position["expected_reward"].to_list() == [0.0, 0.5, 0.0]
+
+
+def test_a_cascade_log_with_two_rows_at_one_position_names_the_row() -> None:
+    log = LOG.with_columns(pl.Series("position", [1, 1, 1]))
+    with pytest.raises(ValueError, match="one row per position of each logged list; got row"):
+        _run(log, click_model="cascade", propensity="propensity")
