@@ -36,6 +36,10 @@ PARTS: dict[str, tuple[str, str]] = {
     ),
     "charts": ("Charts", "Altair charts of aggregated tables, and their export."),
     "time": ("Time-aware evaluation", "Splits, seen items, sessions, the audit, over time."),
+    "counterfactual": (
+        "Counterfactual evaluation",
+        "A new ranking's expected reward estimated from click logs: IPS, SNIPS, DR.",
+    ),
     "engines": ("Large data", "Out-of-core evaluation in hash buckets."),
     "io": ("TREC files", "Reading TREC runs and qrels."),
     "reports": ("HTML report", "The self-contained offline report."),

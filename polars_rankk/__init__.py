@@ -52,6 +52,12 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "plot_strata",
         "save_chart",
     ),
+    "polars_rankk.counterfactual": (
+        "CounterfactualDiagnostics",
+        "CounterfactualResult",
+        "CounterfactualWarning",
+        "evaluate_counterfactual",
+    ),
     "polars_rankk.engines": (
         "BucketedEvaluation",
         "PartitionedEvaluation",
@@ -128,6 +134,12 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         plot_strata,
         save_chart,
     )
+    from polars_rankk.counterfactual import (
+        CounterfactualDiagnostics,
+        CounterfactualResult,
+        CounterfactualWarning,
+        evaluate_counterfactual,
+    )
     from polars_rankk.engines import (
         BucketedEvaluation,
         PartitionedEvaluation,
@@ -193,6 +205,9 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "AuditReport",
     "BucketedEvaluation",
+    "CounterfactualDiagnostics",
+    "CounterfactualResult",
+    "CounterfactualWarning",
     "Diagnostics",
     "EmptyResultWarning",
     "Evaluation",
@@ -216,6 +231,7 @@ __all__ = [
     "drop_seen",
     "enable_offline_charts",
     "evaluate",
+    "evaluate_counterfactual",
     "evaluate_in_buckets",
     "evaluate_in_partitions",
     "evaluate_over_time",
