@@ -42,6 +42,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "polars_rankk.charts": (
         "enable_offline_charts",
         "plot_comparison",
+        "plot_counterfactual",
         "plot_distribution",
         "plot_histogram",
         "plot_judge_correction",
@@ -124,6 +125,7 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
     from polars_rankk.charts import (
         enable_offline_charts,
         plot_comparison,
+        plot_counterfactual,
         plot_distribution,
         plot_histogram,
         plot_judge_correction,
@@ -247,6 +249,7 @@ __all__ = [
     "metrics_expression",
     "new_vs_returning",
     "plot_comparison",
+    "plot_counterfactual",
     "plot_distribution",
     "plot_histogram",
     "plot_judge_correction",

@@ -40,7 +40,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
     "judges": frozenset({"core", "stats"}),
-    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges"}),
+    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges", "counterfactual"}),
     "cli": frozenset(
         {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual"}
     ),

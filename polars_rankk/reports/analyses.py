@@ -34,6 +34,8 @@ class Analyses:
     groups_needed: bool = False
     bounds: Mapping[str, UnjudgedBounds] | None = None
     judges: pl.DataFrame | None = None
+    #: {system: CounterfactualResult} (typed loosely: the counterfactual part loads lazily).
+    counterfactual: Mapping[str, Any] | None = None
 
 
 def report_bounds(
@@ -70,6 +72,10 @@ def add_sections(page: Page, content: ReportContent, analyses: Analyses) -> None
         from polars_rankk.reports.judges import judges_section
 
         judges_section(page, analyses.judges)
+    if analyses.counterfactual:
+        from polars_rankk.reports.counterfactual import counterfactual_section
+
+        counterfactual_section(page, analyses.counterfactual)
 
 
 def _label() -> pl.Expr:
