@@ -38,13 +38,25 @@ class ToolNameWarning(UserWarning):
     another number: the warning names the policy that reproduces it."""
 
 
-def _tool_of(measure: MetricRequest) -> Tool | None:
-    """The tool whose conventions a spelling follows: its own, and ndeval's names run by
-    ir_measures' pyndeval provider; None for canonical names and spellings of no tool here."""
+def _trec_eval_preset(policy: Policy) -> bool:
+    """Whether `policy` is asked as trec_eval's (`Policy.trec_eval`: a negative grade
+    unjudged, groups without a relevant item scored 0), whatever else it overrides."""
+    return (policy.negative_grades, policy.empty_truth) == ("unjudged", "zero")
+
+
+def _tool_of(measure: MetricRequest, policy: Policy) -> Tool | None:
+    """The tool whose conventions a spelling follows: its own, ndeval's names run by
+    ir_measures' pyndeval provider, and trec_eval's for a canonical name that is also its
+    spelling of that measure (``bpref``, ``set_recall``) under trec_eval's policy; None for
+    other canonical names and spellings of no tool here."""
     if measure.tool in ("ir_measures", "trec_eval"):
         return measure.tool  # type: ignore[return-value]
     if measure.tool == "alias" and REGISTRY[measure.metric].kind == "diversity":
         return "ir_measures"
+    spelled = measure.spelling.strip()
+    own = {a.spelling for a in REGISTRY[measure.metric].aliases if a.tool == "trec_eval"}
+    if measure.tool is None and spelled in own and _trec_eval_preset(policy):
+        return "trec_eval"
     return None
 
 
@@ -66,7 +78,7 @@ def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
     if meant is None:
         return None
     metric, k, spelling = meant
-    if (policy.negative_grades, policy.empty_truth) != ("unjudged", "zero"):
+    if not _trec_eval_preset(policy):
         return None  # not asked as trec_eval (Policy.trec_eval()): the canonical name is meant
     if written_name(metric, k, policy, "trec_eval", read_back=False)[1] is not None:
         return None  # not trec_eval's conventions: the canonical reading is expected
@@ -96,7 +108,7 @@ def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -
     said: set[str] = set()
     for name, measures in Request.of(metrics).asked:
         for measure in measures:
-            tool = _tool_of(measure)
+            tool = _tool_of(measure, policy)
             reason = None if tool is None else _reason(measure, tool, policy)
             if reason is not None and name not in said:
                 said.add(name)
