@@ -394,3 +394,115 @@ def test_ranx_spellings_read_as_ranx_computes_them() -> None:
     scores = ranx.evaluate(ranx.Qrels(positive), ranx.Run(tie_free), "rbp.95", return_mean=False)
     for query, value in zip(sorted(tie_free), scores, strict=True):
         assert math.isclose(ours[query], float(value), abs_tol=1e-9), (query, ours, scores)
+
+
+def _said(names: list[str], policy: rk.Policy) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_tool_conventions(names, policy)
+    return [str(w.message) for w in caught if issubclass(w.category, ToolNameWarning)]
+
+
+def test_trec_evals_rbp_and_ndcg_are_named_one_way() -> None:
+    """``rbp`` and ``ndcg`` are the canonical names (at the evaluation's K) under any policy;
+    typed under trec_eval's, a warning names the spelling reading as trec_eval's measure
+    (``trec_rbp``, ``nDCG``); trec_rbp is never written back as ``rbp``, which would read back
+    as the canonical binary rbp."""
+    assert parse_metric_names("rbp") == [MetricRequest("rbp")]
+    (rbp,) = _said(["rbp"], rk.Policy.trec_eval())
+    assert "'trec_rbp'" in rbp
+    (ndcg,) = _said(["ndcg"], rk.Policy.trec_eval())
+    assert "'nDCG'" in ndcg
+    assert _said(["rbp", "ndcg", "trec_rbp", "nDCG"], rk.Policy()) == []
+    name, reason = written_name("trec_rbp", None, rk.Policy.trec_eval(), "trec_eval")
+    assert name == "trec_rbp"
+    assert reason is not None
+    assert "'rbp'" in reason
+    res = rk.evaluate(
+        CANDIDATES, TRUTH, k=None, metrics=["trec_rbp"], group_by="query",
+        policy=rk.Policy.trec_eval(),
+    )  # fmt: skip
+    with pytest.warns(UserWarning, match="trec_rbp"):
+        assert res.collect().summary(names="trec_eval")["metric"].to_list() == ["trec_rbp"]
+
+
+def test_whole_list_names_and_their_cutoffs() -> None:
+    """ir_measures' ``MRR`` is its ``RR`` (the whole list; ``MRR@5`` warns as ``RR@5`` does);
+    a name carrying its cut-off or reading the whole list adds no default K (k=None)."""
+    assert parse_metric_names("MRR") == parse_metric_names("RR")
+    assert parse_metric_names("MRR")[0].whole_list
+    assert parse_metric_names("mrr") == [MetricRequest("mrr")]  # the canonical name: at K
+    assert _said(["MRR@5"], rk.Policy())
+    assert _said(["RR@5"], rk.Policy())
+    assert _said(["ndcg_cut_5"], rk.Policy(ties="item_asc"))
+    res = rk.evaluate(
+        CANDIDATES, TRUTH, k=None, metrics=["R@1000", "map", "MRR"], group_by="query"
+    ).collect()
+    assert sorted(res.summary().select("metric", "k").rows(), key=str) == [
+        ("average_precision", None), ("mrr", None), ("recall", 1000),
+    ]  # fmt: skip
+    res = rk.evaluate(CANDIDATES, TRUTH, k=None, metrics=["R@1000", "ndcg"], group_by="query")
+    assert sorted(set(res.collect().summary()["k"].to_list())) == [10, 1000]
+
+
+def test_names_computed_here_are_read_not_refused() -> None:
+    """The tools' spellings of measures computed here read as them: ir_measures' IPrec,
+    SetRelP, MAP_IA and its measure objects; α_nDCG, HR@10 and Hit@10."""
+    iprec = [MetricRequest("iprec_at_recall_0_50")]
+    assert parse_metric_names("IPrec@0.5") == parse_metric_names("IPrec(recall=0.5)") == iprec
+    assert parse_metric_names("SetRelP") == [MetricRequest("set_relative_precision")]
+    assert parse_metric_names("MAP_IA") == parse_metric_names("AP_IA")
+    assert parse_metric_names("α_nDCG@10") == parse_metric_names("alpha_nDCG@10")
+    assert parse_metric_names("HR@10") == parse_metric_names("Hit@10")
+    assert parse_metric_names("Hit@10") == [MetricRequest("hit_rate", 10)]
+    measures = [ir_measures.nDCG @ 10, ir_measures.MRR @ 5, ir_measures.IPrec @ 0.5]
+    assert Request.of(measures).measures == (
+        MetricRequest("ndcg", 10), MetricRequest("mrr", 5), MetricRequest("iprec_at_recall_0_50"),
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="recall levels"):
+        parse_metric_names("IPrec@0.55")
+
+
+def test_subtopic_names_warn_where_pyndeval_computes_another_number() -> None:
+    """ir_measures' and ndeval's subtopic names typed under trec_eval's tie order warn
+    through `evaluate` (the subtopic measures are split off before the other names are
+    read), naming pyndeval's tie order; under pyndeval's policy they do not."""
+    run = pl.DataFrame({"query": ["1"] * 3, "item": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
+    truth = pl.DataFrame(
+        {"query": ["1"] * 3, "item": ["a", "b", "c"], "subtopic": [1, 2, 1], "relevance": [1] * 3}
+    )
+    for name in ("alpha_nDCG@2", "alpha-nDCG@2", "ERR_IA@2", "NRBP", "AP_IA", "nNRBP"):
+        with pytest.warns(ToolNameWarning, match="ties='item_asc'"):
+            rk.evaluate(
+                run, truth, group_by="query", metrics=[name], subtopic="subtopic",
+                policy=rk.Policy.trec_eval(),
+            )  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ToolNameWarning)
+            rk.evaluate(
+                run, truth, group_by="query", metrics=[name], subtopic="subtopic",
+                policy=rk.Policy(ties="item_asc", empty_truth="zero"),
+            )  # fmt: skip
+
+
+def test_a_mean_leaving_out_groups_keeps_its_canonical_name() -> None:
+    """ir_measures averages a query without a relevant item in as 0: under
+    ``empty_truth="exclude"`` the summary's RR@5 and P(rel=2)@2 are not its means and keep
+    their canonical names; under ``"zero"`` they are written back with its means."""
+    measures = [ir_measures.parse_measure("RR@5"), ir_measures.parse_measure("P(rel=2)@2")]
+    theirs = ir_measures.calc_aggregate(measures, QRELS, RUN)
+    for empty_truth, spelled in (("exclude", False), ("zero", True)):
+        for name, measure in zip(("RR@5", "P(rel=2)@2"), measures, strict=True):
+            policy = rk.Policy(ties="item_asc", empty_truth=empty_truth)  # type: ignore[arg-type]
+            if name != "RR@5":  # pytrec_eval's order
+                policy = policy.replace(ties="trec_eval")
+            res = rk.evaluate(
+                CANDIDATES, TRUTH, k=None, metrics=[name], group_by="query", policy=policy
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                summary = res.collect().summary(names="ir_measures")
+            row = summary.filter(pl.col("metric") == name)
+            assert (row.height == 1) == spelled, (name, empty_truth, summary)
+            if spelled:
+                assert math.isclose(row["value"][0], theirs[measure], abs_tol=1e-9)
