@@ -371,9 +371,11 @@ def written_summary(
     """A summary's ``metric`` column in another tool's spelling (with K folded in), a warning
     naming the rows that keep their canonical name and why.
 
-    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
-    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
-    name (other averages).
+    A row keeps its canonical name where its mean is not the tool's summary line: a weighted
+    or micro average (`per_group` None: only a macro summary gives its rows), or a mean that
+    leaves out groups without a relevant item (the tools average them in as 0). The tools'
+    summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those rows then
+    hold the sum of `per_group`.
 
     Examples
     --------
@@ -400,14 +402,15 @@ def written_summary(
         else:
             name, reason = written_name(row["metric"], row["k"], policy, tool)
             mean_reason = None if reason is not None else _mean_reason(row, names)
+            if mean_reason is None and reason is None and per_group is None:
+                # A weighted or micro average: no tool's summary line.
+                mean_reason = f"{names} averages each query alike; this summary is not the mean"
+                if row["metric"] in SUMMED_BY_TOOLS:
+                    mean_reason = f"{names} sums it over queries; this summary is not their mean"
             if mean_reason is not None:
                 name, reason = REGISTRY[row["metric"]].column(row["k"]), mean_reason
             if reason is None and row["metric"] in SUMMED_BY_TOOLS:
-                if per_group is None:
-                    name = REGISTRY[row["metric"]].column(row["k"])
-                    reason = f"{names} sums it over queries; this summary is not their mean"
-                else:
-                    summed.append(row["metric"])
+                summed.append(row["metric"])
             if reason is not None:
                 reasons[name] = reason
         rendered.append(name)
