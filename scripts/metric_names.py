@@ -136,9 +136,13 @@ def render() -> str:
         *spellings_table(),
         "",
         "## Parameters in a name\n",
-        "A parameter sets a `Policy` field of the whole evaluation: two names that set one field "
-        "differently, or a name that contradicts a field the given policy already sets, raise a "
-        "`ValueError`.\n",
+        "A parameter sets a `Policy` field for its own measure alone, over the evaluation's "
+        "policy, as the tools evaluate each measure with its own parameters: `evaluate` "
+        "evaluates the names under each policy they ask for, and labels the measures read "
+        "under another policy than the evaluation's with the fields they read otherwise "
+        "(`P(rel=2)@5` beside `R@5`: `precision(relevance_threshold=2)` at 5, `recall` at 5 "
+        "with the policy's threshold). Paths that evaluate one policy (`k_curve`, `compare`, "
+        "the engines) refuse names that ask for several, in words.\n",
         *parameters_table(),
         "",
         "## Names written back\n",

@@ -170,7 +170,7 @@ def compare(
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
     from polars_rankk.stats import compare as compare_systems
 
-    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
+    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse, policy)
     system = system_option(system, system_column)
     ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
@@ -253,8 +253,11 @@ def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> Non
         raise typer.Exit(1)
 
 
-def gated_metrics(chosen: Request | None, gate: str | None) -> Request | None:
-    """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
+def gated_metrics(chosen: Request | None, gate: str | None, policy: Policy) -> Request | None:
+    """The metrics to evaluate: those asked for (or the defaults) and the gate's. Systems are
+    compared under one policy: names whose parameters ask for several are refused."""
+    if chosen is not None:
+        chosen.policy(policy)
     if gate is None:
         return chosen
     from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
@@ -269,7 +272,9 @@ def gated_metrics(chosen: Request | None, gate: str | None) -> Request | None:
     if request.k is None and REGISTRY[request.metric].has_k:
         raise ValueError(f"--fail-if-worse {gate!r} needs a cut-off, e.g. {gate.strip()}@10")
     asked = chosen if chosen is not None else Request.of(list(DEFAULT_METRICS))
-    return Request((*asked.asked, *gated.asked), default=False)
+    together = Request((*asked.asked, *gated.asked), default=False)
+    together.policy(policy)
+    return together
 
 
 def system_option(system: str | None, system_column: str | None) -> str | None:

@@ -120,12 +120,7 @@ def parse_metrics(text: str | Request | None) -> Request | None:
             "(or their ir_measures / trec_eval names, e.g. P@5, ndcg_cut_10: "
             "docs/metric_names.md)"
         )
-    request = Request(tuple(asked), default=False)
-    try:  # names that set one policy field two ways
-        request.policy()
-    except ValueError as error:
-        raise ValueError(f"--metrics: {error}") from None
-    return request
+    return Request(tuple(asked), default=False)
 
 
 #: The cut-offs ``--k`` defaults to, where a name is read at K.
@@ -411,31 +406,6 @@ def option_value(value: Any) -> str:
     return str(value)
 
 
-def refuse_conflicts(metrics: Request | None, given: dict[str, Any]) -> None:
-    """Refuse a metric name whose parameter sets a policy field that an option given sets
-    otherwise (``--unjudged keep`` with ``nDCG(judged_only=True)@10``): one evaluation has
-    one policy, and the command knows both were asked for.
-
-    Examples
-    --------
-    >>> from polars_rankk.cli.options import parse_metrics, refuse_conflicts
-    >>> refuse_conflicts(parse_metrics("nDCG(judged_only=True)@10"), {"unjudged": "keep"})
-    Traceback (most recent call last):
-    ...
-    ValueError: --metrics 'nDCG(judged_only=True)@10' sets --unjudged condense, but ...
-    """
-    for name, measures in metrics.asked if metrics is not None else ():
-        for request in measures:
-            for field, value in request.policy.items():
-                if field in given and given[field] != value:
-                    flag = "--" + field.replace("_", "-")
-                    raise ValueError(
-                        f"--metrics {name!r} sets {flag} {option_value(value)}, but {flag} "
-                        f"{option_value(given[field])} was given; one evaluation has one "
-                        f"policy: drop the option or change the name"
-                    )
-
-
 def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
     """Give `command` the ``--trec-eval`` flag and one option per `Policy` field.
 
@@ -455,7 +425,6 @@ def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
         if "metrics" in options:
             # --metrics is parsed here, once: the command reads the request.
             options["metrics"] = parse_metrics(options["metrics"])
-            refuse_conflicts(options["metrics"], given_options(chosen))
         policy = build_policy(options.pop("trec_eval"), chosen)
         command(**options, policy=policy)
 

@@ -95,6 +95,8 @@ def report(
     from polars_rankk.reports.document import render_evaluations
 
     chosen = parse_metrics(metrics)
+    if chosen is not None:
+        chosen.policy(policy)  # the report reads one policy: names asking for several refused
     ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     if baseline is not None and baseline not in paths:

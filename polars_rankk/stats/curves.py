@@ -327,7 +327,7 @@ def k_curve(
     # What was asked is parsed here, once; the evaluations below read the request.
     chosen = None if metrics is None else Request.of(metrics)
     if chosen is not None:
-        chosen.policy()  # names that set one policy field two ways are refused
+        chosen.policy(policy)  # a curve reads one policy: names asking for several are refused
         without_k = [m for m in chosen.metrics if not REGISTRY[m].has_k]
         if without_k:
             raise ValueError(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import typing
 from pathlib import Path
 
+import polars as pl
 import pytest
 import typer
 
@@ -154,26 +156,45 @@ def test_metrics_keeps_the_commas_inside_a_name(rankk: Rankk) -> None:
     assert {5, 10} <= set(expected["k"])
 
 
-def test_an_option_and_a_name_that_set_one_policy_field_otherwise_are_refused(
-    rankk: Rankk,
-) -> None:
-    code, _, err = rankk(
-        "evaluate", RUN, QRELS, "--unjudged", "keep", "--metrics", "nDCG(judged_only=True)@10"
+def test_a_name_parameter_applies_to_its_measure_over_the_options(rankk: Rankk) -> None:
+    """``--unjudged keep`` with ``nDCG(judged_only=True)@10``: nDCG condensed, as the name asks,
+    the other names under the option; compare and the report, which read one policy, refuse
+    names that ask for several in words."""
+    from polars_rankk.io import read_trec_qrels, read_trec_run
+
+    code, out, err = rankk(
+        "evaluate", RUN, QRELS, "--unjudged", "keep", "--k", "5", "-f", "csv",
+        "--metrics", "nDCG(judged_only=True)@10,P@5",
+    )  # fmt: skip
+    assert code == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    run, qrels = read_trec_run(RUN), read_trec_qrels(QRELS)
+    alone = {
+        name: rk.evaluate(run, qrels, k=[5, 10], metrics=[name], group_by="query", policy=rules)
+        .summary()
+        .filter(pl.col("k") == k)["value"]
+        .item()
+        for name, rules, k in (
+            ("ndcg", rk.Policy(unjudged="condense"), 10),
+            ("precision", rk.Policy(unjudged="keep"), 5),
+        )
+    }
+    assert got.filter(pl.col("metric") == "precision", pl.col("k") == 5)["value"].item() == (
+        pytest.approx(alone["precision"], abs=1e-4)
     )
-    assert code == 1
-    assert (
-        "--metrics 'nDCG(judged_only=True)@10' sets --unjudged condense, but --unjudged keep "
-        "was given" in err
-    )
+    condensed = got.filter(pl.col("metric").str.starts_with("ndcg"), pl.col("k") == 10)
+    assert condensed["metric"].item() == "ndcg(unjudged='condense')"
+    assert condensed["value"].item() == pytest.approx(alone["ndcg"], abs=1e-4)
     for command in (
         ("compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS),
         ("report", RUN, "--truth", QRELS),
     ):
-        code, _, err = rankk(*command, "--unjudged", "keep", "--metrics", "P(judged_only=True)@5")
+        code, _, err = rankk(*command, "--metrics", "P(judged_only=True)@5,R@5")
         assert code == 1, command
-        assert "sets --unjudged condense, but --unjudged keep was given" in err
-    # The same value twice is no conflict.
+        assert "evaluated under different policies" in err
+    # One name's parameter over an option: that measure under the name's value.
     code, _, err = rankk(
-        "evaluate", RUN, QRELS, "--unjudged", "condense", "--metrics", "nDCG(judged_only=True)@10"
-    )
+        "compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS, "--unjudged", "keep",
+        "--metrics", "P(judged_only=True)@5",
+    )  # fmt: skip
     assert code == 0, err

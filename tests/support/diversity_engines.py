@@ -21,16 +21,17 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from tests.core.test_diversity import POLICY, _frames, _two_systems, diversity_cases
 
+# One parameter set for every subtopic measure: Spark and Dask evaluate one policy a call.
 NAMES = [
     "alpha_nDCG(alpha=0.3)@5",
-    "alpha_DCG@3",
-    "ERR_IA@4",
-    "nERR_IA@5",
-    "P_IA@3",
-    "AP_IA",
-    "StRecall@5",
-    "NRBP(beta=0.7)",
-    "nNRBP(beta=0.7)",
+    "alpha_DCG(alpha=0.3)@3",
+    "ERR_IA(alpha=0.3)@4",
+    "nERR_IA(alpha=0.3)@5",
+    "P_IA(alpha=0.3)@3",
+    "AP_IA(alpha=0.3)",
+    "StRecall(alpha=0.3)@5",
+    "NRBP(alpha=0.3,beta=0.7)",
+    "nNRBP(alpha=0.3,beta=0.7)",
     "ndcg@5",
     "precision@3",
 ]

@@ -72,7 +72,7 @@ def split_request(request: Request, policy: Policy) -> tuple[Request, DiversityR
     >>> import polars_rankk as rk
     >>> from polars_rankk.core.names.request import Request
     >>> from polars_rankk.core.evaluation.diversity import split_request
-    >>> asked = Request.of(["P@5", "alpha_nDCG(alpha=0.3)@20", "NRBP"])
+    >>> asked = Request.of(["P@5", "alpha_nDCG(alpha=0.3)@20", "NRBP(alpha=0.3)"])
     >>> rest, subtopics = split_request(asked, rk.Policy())
     >>> list(rest), subtopics.metrics, subtopics.ks, subtopics.policy.diversity_alpha
     (['P@5'], ('alpha_ndcg', 'nrbp'), (20,), 0.3)

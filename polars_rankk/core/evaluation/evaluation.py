@@ -65,7 +65,16 @@ class Evaluation(EvaluationTables):
         (`polars_rankk.core.evaluation.catalogue.Exposures`), which add up over disjoint sets
         of groups
         (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
+    variants
+        The evaluations of measures whose names ask for other parameters than `policy`
+        (``P(rel=2)@5`` beside ``R@5``: each measure is evaluated under its own, as the tools
+        do). ``per_group`` and ``summary()`` hold their rows, each metric labelled with the
+        fields it reads otherwise (``precision(relevance_threshold=2)``); the other views
+        (``groups``, ``wide()``, ``diagnostics``) are this evaluation's own measures'. Empty
+        when every name reads the same policy.
     """
+
+    variants: tuple[Evaluation, ...] = ()
 
     def summary(
         self,
@@ -133,6 +142,10 @@ class Evaluation(EvaluationTables):
         """
         if weight is not None:
             weights = aggregate.renamed_weights(weight, weights, self._keys)
+        if self.variants:
+            from polars_rankk.core.evaluation.variants import summary_of_parts
+
+            return summary_of_parts(self, (average, weights, metrics, names))
         if self.system is not None:
             return self._per_system(
                 lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
@@ -284,6 +297,11 @@ class Evaluation(EvaluationTables):
         """
         if not self.is_lazy:
             return self
+        if self.variants:
+            from polars_rankk.core.evaluation.variants import combined
+
+            parts: list[Evaluation] = [self.__dict__["_primary"], *self.variants]
+            return combined([part.collect(engine, diagnostics=diagnostics) for part in parts])
 
         spec = self._spec
         if self._one_pass():

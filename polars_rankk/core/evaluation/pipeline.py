@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import polars as pl
 
@@ -16,6 +17,7 @@ from polars_rankk.core.evaluation.catalogue import Exposures, catalogue_values
 from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
 from polars_rankk.core.evaluation.prepare import Prepared, prepare_groups
+from polars_rankk.core.evaluation.variants import evaluated_apart
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
@@ -212,12 +214,16 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
+    arguments = dict(locals())  # every argument as given, for the parts below
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
     keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
     # What was asked is parsed here, once; every step below reads the request.
+    parts = Request.of(metrics).parts(policy)
+    if len(parts) > 1:
+        return _each_under_its_own(parts, arguments)
     request, policy, k, truth, subtopics = subtopic_job(
-        Request.of(metrics), policy, k, truth, subtopic=subtopic, keys=keys, item=item,
+        parts[0][0], parts[0][1], k, truth, subtopic=subtopic, keys=keys, item=item,
         relevance=relevance,
     )  # fmt: skip
     accuracy, beyond_group, beyond_catalogue = split_metrics(request)
@@ -292,6 +298,19 @@ def evaluate(
     return _assembled(
         spec, prepared, all_groups, kept, wide, catalogue_table, exposures, beyond_catalogue
     )
+
+
+def _each_under_its_own(
+    parts: list[tuple[Request, Policy]], arguments: dict[str, Any]
+) -> Evaluation:
+    """Each measure under its own parameters, as the tools evaluate them: one evaluation per
+    policy the names ask for (`Request.parts`), every named cut-off at each, as one."""
+    every_k = (*normalize_ks(arguments["k"]), *(k for part, _ in parts for k in part.ks))
+    return evaluated_apart(
+        parts,
+        lambda part, rules: evaluate(**{**arguments, "k": every_k, "metrics": part,
+                                        "policy": rules}),
+    )  # fmt: skip
 
 
 def _assembled(

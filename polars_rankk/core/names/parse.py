@@ -1,11 +1,13 @@
 """The metric names users type: canonical, ir_measures, trec_eval and ranx spellings.
 
-Every place that takes metric names (`evaluate`, summaries, distributions, curves, compare,
-the report and the ``rankk`` command) reads them through `parse_metric_names`, so ``P@5``,
+Every path that takes metric names (`evaluate`, curves, the engines, the ``rankk`` command)
+reads them once, into a `polars_rankk.core.names.request.Request`, through
+`parse_metric_names`, so ``P@5``,
 ``nDCG(judged_only=True)@10``, ``ndcg_cut_10``, trec_eval's own ``P.5,10`` and
 ``ndcg_cut.10``, ``recip_rank`` and ``precision`` all name a metric of the registry. A name
 that carries a cut-off adds that K to the evaluation; a parameter in a name sets a `Policy`
-field of the whole evaluation (``RBP(p=0.9)`` sets ``rbp_persistence``, ``judged_only=True``
+field for that name's measure alone, over the evaluation's policy, as the tools evaluate each
+measure with its own (``RBP(p=0.9)`` sets ``rbp_persistence``, ``judged_only=True``
 sets ``unjudged="condense"``, ``rel=2`` sets ``relevance_threshold``, ``dcg='exp-log2'`` sets
 ``gain="exponential"``, ``max_rel=3`` sets ``err_max_grade``, ``gains={0:1,1:4}`` sets
 ``gains``, ``beta=x`` sets ``f_beta`` to sqrt(x), ranx's ``-lN`` suffix sets the threshold and,

@@ -24,10 +24,10 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from dataclasses import dataclass, fields
+from typing import NamedTuple
 
-from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
 from polars_rankk.core.names import parse
 from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.policy import Policy
@@ -132,41 +132,69 @@ k=10, policy={}))
         taken = {asked.name for asked in other.asked}
         return Request(tuple(a for a in self.asked if a.name not in taken), default=False)
 
-    def policy(self, policy: Policy | None = None) -> Policy:
-        """`policy` with the fields the names' parameters set.
-
-        Two names that set one field differently, or a name that contradicts a field the
-        policy already sets away from its default, raise a ValueError naming both.
+    def parts(self, policy: Policy | None = None) -> list[tuple[Request, Policy]]:
+        """The names grouped by the policy each is evaluated under: `policy` with the fields
+        that name's parameters set (a name's parameters apply to its measures alone, over the
+        evaluation's policy, as the tools evaluate each measure with its own). The part under
+        `policy` itself comes first (else the first name's); one part when every name reads
+        the same policy.
 
         Examples
         --------
         >>> from polars_rankk.core.names.request import Request
-        >>> Request.of(["P@5", "nDCG(judged_only=True)@10"]).policy().unjudged
-        'condense'
+        >>> parts = Request.of(["P(rel=2)@5", "R@5", "nDCG@5"]).parts()
+        >>> [(list(part), policy.relevance_threshold) for part, policy in parts]
+        [(['R@5', 'nDCG@5'], 1), (['P(rel=2)@5'], 2)]
         """
         policy = Policy() if policy is None else policy
-        default = Policy()
-        changes: dict[str, tuple[Any, str]] = {}
+        if self.default:
+            return [(self, policy)]
+        found: list[tuple[list[Asked], Policy, set[str]]] = []
         for asked in self.asked:
-            for measure in asked.measures:
-                for policy_field, value in measure.policy.items():
-                    if policy_field in changes and changes[policy_field][0] != value:
-                        earlier = changes[policy_field][1]
-                        raise ValueError(
-                            f"metric names {earlier!r} and {asked.name!r} set Policy."
-                            f"{policy_field} to {changes[policy_field][0]!r} and {value!r}; "
-                            f"one evaluation has one policy"
-                        )
-                    current = getattr(policy, policy_field)
-                    if current != getattr(default, policy_field) and current != value:
-                        raise ValueError(
-                            f"metric name {asked.name!r} sets Policy.{policy_field}={value!r}, "
-                            f"but the policy given has {policy_field}={current!r}"
-                        )
-                    changes[policy_field] = (value, asked.name)
-        if changes:
-            policy = policy.replace(**{key: value for key, (value, _) in changes.items()})
-        return policy
+            effective, reads = _under(policy, asked), set(_READ_BY) - set(_unread(asked))
+            for index, (names, known, known_reads) in enumerate(found):
+                # Fields only one side reads do not set the two apart.
+                free = set(_READ_BY) - (reads & known_reads)
+                if known.replace(**{f: getattr(effective, f) for f in free}) == effective:
+                    new = {f: getattr(effective, f) for f in reads - known_reads}
+                    found[index] = ([*names, asked], known.replace(**new), known_reads | reads)
+                    break
+            else:
+                found.append(([asked], effective, reads))
+        order = {asked.name: index for index, asked in enumerate(self.asked)}
+        parts = [(Request(tuple(names), default=False), known) for names, known, _ in found]
+        # The given policy's part first (else the first name's), each in the order typed.
+        parts.sort(key=lambda part: (part[1] != policy, order[part[0].asked[0].name]))
+        return parts
+
+    def policy(self, policy: Policy | None = None) -> Policy:
+        """`policy` with the fields the names' parameters set, for a path that evaluates every
+        measure under one policy.
+
+        Names whose parameters ask for different policies (``P(rel=2)@5`` beside ``R@5``)
+        raise a ValueError naming them: `evaluate` evaluates each under its own.
+
+        Examples
+        --------
+        >>> from polars_rankk.core.names.request import Request
+        >>> Request.of(["P@5", "nDCG(judged_only=True)@10"]).policy()
+        Traceback (most recent call last):
+        ...
+        ValueError: the metric names 'nDCG(judged_only=True)@10' and 'P@5' are evaluated under ...
+        >>> Request.of(["nDCG(judged_only=True)@10"]).policy().unjudged
+        'condense'
+        """
+        parts = self.parts(policy)
+        if len(parts) > 1:
+            (first, one), (second, other) = parts[-1], parts[0]
+            raise ValueError(
+                f"the metric names {first.asked[0].name!r} and {second.asked[0].name!r} are "
+                f"evaluated under different policies ({differences(one, other)} and "
+                f"{differences(other, one)}), which this path cannot do in one call: "
+                f"rk.evaluate evaluates each measure under its own parameters, or evaluate "
+                f"them in separate calls"
+            )
+        return parts[0][1]
 
     @property
     def whole_list(self) -> WholeList:
@@ -197,6 +225,59 @@ def _typed(name: object) -> str:
     return str(name) if _measure_object(name) else name  # type: ignore[return-value]
 
 
+#: Policy fields that only some metrics read: a measure that does not read one is not set apart
+#: from the others by it (every other field is taken as read by every metric).
+_READ_BY: dict[str, Callable[[str], bool]] = {
+    "diversity_alpha": lambda metric: REGISTRY[metric].kind == "diversity",
+    "nrbp_beta": lambda metric: metric in ("nrbp", "nnrbp"),
+    "q_beta": lambda metric: metric == "q_measure",
+    "compat_persistence": lambda metric: metric == "compat",
+}
+
+
+def _unread(asked: Asked) -> tuple[str, ...]:
+    """The fields of `_READ_BY` none of `asked`'s measures reads."""
+    return unread_fields(measure.metric for measure in asked.measures)
+
+
+def unread_fields(metrics: Iterable[str]) -> tuple[str, ...]:
+    """The Policy fields only some metrics read that none of `metrics` reads.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.request import unread_fields
+    >>> unread_fields(["ndcg", "compat"])
+    ('diversity_alpha', 'nrbp_beta', 'q_beta')
+    """
+    chosen = list(metrics)
+    return tuple(
+        field for field, reads in _READ_BY.items() if not any(reads(metric) for metric in chosen)
+    )
+
+
+def _under(policy: Policy, asked: Asked) -> Policy:
+    """`policy` with the fields `asked`'s parameters set (each of its measures sets the same)."""
+    changes = asked.measures[0].policy if asked.measures else {}
+    return policy.replace(**changes) if changes else policy
+
+
+def differences(policy: Policy, other: Policy, ignore: Iterable[str] = ()) -> str:
+    """The fields where `policy` differs from `other`, as ``field=value`` (comma-separated).
+
+    Examples
+    --------
+    >>> from polars_rankk.core.policy import Policy
+    >>> from polars_rankk.core.names.request import differences
+    >>> differences(Policy(relevance_threshold=2, unjudged="condense"), Policy())
+    "relevance_threshold=2,unjudged='condense'"
+    """
+    return ",".join(
+        f"{item.name}={getattr(policy, item.name)!r}"
+        for item in fields(policy)
+        if getattr(policy, item.name) != getattr(other, item.name) and item.name not in ignore
+    )
+
+
 def resolve_metric_names(
     metrics: str | Iterable[str] | None, policy: Policy | None = None
 ) -> tuple[tuple[str, ...], tuple[int, ...], Policy]:
@@ -206,9 +287,9 @@ def resolve_metric_names(
     Examples
     --------
     >>> from polars_rankk.core.names.request import resolve_metric_names
-    >>> metrics, ks, policy = resolve_metric_names(["P@5", "nDCG(judged_only=True)@10", "AP"])
-    >>> metrics, ks, policy.unjudged
-    (('precision', 'ndcg', 'average_precision'), (5, 10), 'condense')
+    >>> metrics, ks, policy = resolve_metric_names(["P(rel=2)@5", "nDCG(rel=2)@10"])
+    >>> metrics, ks, policy.relevance_threshold
+    (('precision', 'ndcg'), (5, 10), 2)
     """
     request = Request.of(metrics)
     return request.metrics, request.ks, request.policy(policy)
