@@ -66,7 +66,8 @@ def _reason(measure: MetricRequest, tool: Tool, policy: Policy) -> str | None:
     k = measure.k
     if k is None and not measure.whole_list and entry.has_k:
         k = 10  # read at the evaluation's K: the conventions are the same at every K
-    return written_name(measure.metric, k, policy, tool)[1]
+    own = policy.replace(**measure.policy) if measure.policy else policy  # its own parameters
+    return written_name(measure.metric, k, own, tool)[1]
 
 
 def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
