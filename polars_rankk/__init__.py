@@ -33,6 +33,7 @@ from polars_rankk.core import (
 # The metric expression functions (generated from the registry, with their export list).
 from polars_rankk.core.expressions import generated as _metric_expressions
 from polars_rankk.core.expressions.generated import *  # noqa: F403
+from polars_rankk.core.expressions.points import DEPRECATED_POINTS as _DEPRECATED_POINTS
 from polars_rankk.core.version import package_version as _package_version
 
 #: The public names of the other parts, by module, imported on first use: ``import
@@ -120,6 +121,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
 }
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+# The previous release's expression function per point (rk.iprec_at_recall_0_50), deprecated.
+_MODULE_OF |= dict.fromkeys(_DEPRECATED_POINTS, "polars_rankk.core.expressions.deprecated")
 
 if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_imports.py)
     from polars_rankk.charts import (
@@ -296,7 +299,8 @@ if not _typing.TYPE_CHECKING:  # type checkers read the imports above instead
         if module is None:
             raise AttributeError(f"module 'polars_rankk' has no attribute {name!r}")
         value = getattr(_importlib.import_module(module), name)
-        globals()[name] = value  # later reads find it without this hook
+        if name not in _DEPRECATED_POINTS:  # a deprecated name stays out of the namespace
+            globals()[name] = value  # later reads find it without this hook
         return value
 
     def __dir__() -> list[str]:
