@@ -24,8 +24,15 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
-from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
+from polars_rankk.core.inputs.spec import (
+    DEFAULT_K,
+    EmptyResultWarning,
+    Spec,
+    check_inputs,
+    normalize_ks,
+)
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -99,7 +106,7 @@ def evaluate(
     candidates: FrameLike,
     truth: FrameLike | None = None,
     *,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] | None = None,
     item: str = "item",
@@ -139,6 +146,9 @@ def evaluate(
         (or in `candidates` when there is no truth).
     k
         One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+        Default: 10 where a name is read at the evaluation's K (``ndcg``, the default metrics);
+        names that carry their cut-off (``P@5``, ``R@1000``) or read the whole list (``map``)
+        are evaluated at their own alone.
     metrics
         Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
         average_precision, mrr, r_precision``.
@@ -240,9 +250,11 @@ def evaluate(
     named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
     keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
     # What was asked is parsed here, once; every step below reads the request.
-    parts = Request.of(metrics).parts(policy)
+    asked = Request.of(metrics)
+    k = asked_ks(k, asked, DEFAULT_K)  # the default K only where a name is read at it
+    parts = asked.parts(policy)
     if len(parts) > 1:
-        return _each_under_its_own(parts, arguments)
+        return _each_under_its_own(parts, {**arguments, "k": k})
     request, policy, k, truth, subtopics = subtopic_job(
         parts[0][0], parts[0][1], k, truth, subtopic=subtopic, keys=keys, item=item,
         relevance=relevance,
