@@ -17,8 +17,9 @@ from polars_rankk.core import Policy
 from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import subtopic_job
-from polars_rankk.core.inputs.spec import Spec, to_lazy
+from polars_rankk.core.inputs.spec import DEFAULT_K, Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.engines.partition import (
     PartitionJob,
@@ -149,7 +150,7 @@ class Subtopics:
 def subtopics(
     metrics: str | Iterable[str] | None,
     policy: Policy | None,
-    k: int | Iterable[int],
+    k: int | Iterable[int] | None,
     truth_schema: dict[str, pl.DataType] | None,
     *,
     subtopic: str | None,
@@ -163,10 +164,11 @@ def subtopics(
     in each partition's `evaluate`."""
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     truth = None if truth_schema is None else empty_frame(truth_schema)
+    request = Request.of(metrics)
     rest, policy, k, collapsed, job = subtopic_job(
-        Request.of(metrics),
+        request,
         Policy() if policy is None else policy,
-        k,
+        asked_ks(k, request, DEFAULT_K),  # the default K only where a name is read at it
         truth,
         subtopic=subtopic,
         keys=keys,

@@ -33,9 +33,16 @@ from polars_rankk.core.evaluation.catalogue import (
     merge_exposures,
 )
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
-from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, to_lazy
+from polars_rankk.core.inputs.spec import (
+    DEFAULT_K,
+    EmptyResultWarning,
+    Spec,
+    check_inputs,
+    to_lazy,
+)
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
@@ -157,7 +164,7 @@ def evaluate_in_partitions(
     *,
     output: str | Path,
     partitions: int = 16,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str],
     item: str = "item",
@@ -247,6 +254,7 @@ def evaluate_in_partitions(
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     request = Request.of(metrics)  # parsed once: each partition's evaluate reads it
+    k = asked_ks(k, request, DEFAULT_K)  # the default K only where a name is read at it
     columns: dict[str, Any] = {"keys": keys, "item": item, "relevance": relevance}
     names, policy, k, truth, subtopics = subtopic_job(
         request, policy, k, truth, subtopic=subtopic, **columns

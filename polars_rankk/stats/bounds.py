@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
+from polars_rankk.core.inputs.spec import DEFAULT_K
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -116,7 +118,7 @@ def unjudged_bounds(
     candidates: FrameLike,
     truth: FrameLike,
     *,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str],
     item: str = "item",
@@ -163,7 +165,7 @@ def unjudged_bounds(
     # the grade of the upper labelling.
     request = Request.of(metrics)
     named, resolved = request.ks, request.policy(chosen)
-    ks = sorted({*normalize_ks(k), *named})
+    ks = sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named})
     lazy_truth = to_lazy(truth, "truth")
 
     def run(labels: FrameLike, cutoffs: list[int], rules: Policy) -> Evaluation:

@@ -90,7 +90,7 @@ def evaluate_systems(
     systems: Systems,
     truth: FrameLike | None = None,
     *,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] | None = None,
     item: str = "item",

@@ -45,7 +45,7 @@ def evaluate_over_time(
     *,
     time: str,
     every: str | timedelta | int | None = None,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] = "user",
     item: str = "item",

@@ -298,9 +298,10 @@ def test_the_kernel_releases_its_inputs() -> None:
     for _ in range(15):
         once()
     gc.collect()
-    # A leak of the inputs would grow by the score, key and item columns every call
-    # (about 10 MiB each here).
-    assert _rss_mib() - before < 40
+    # A leak of the inputs would grow by the score, key and item columns every call (about
+    # 10 MiB each here, 150 MiB over the 15 calls). The kernel's threads allocate from malloc
+    # arenas of their own, which keep some tens of MiB between calls without growing.
+    assert _rss_mib() - before < 80
 
 
 @needs_kernel

@@ -247,12 +247,8 @@ def evaluate(
     if label_probability is not None:
         return evaluated_over_labels(evaluate, arguments)  # type: ignore[no-any-return]
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
-    named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
-    keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
-    # What was asked is parsed here, once; every step below reads the request.
-    asked = Request.of(metrics)
-    k = asked_ks(k, asked, DEFAULT_K)  # the default K only where a name is read at it
-    parts = asked.parts(policy)
+    keys = _keys(group_by, system)
+    parts, k = _asked(metrics, k, policy)
     if len(parts) > 1:
         return _each_under_its_own(parts, {**arguments, "k": k})
     request, policy, k, truth, subtopics = subtopic_job(
@@ -338,6 +334,22 @@ def _ranking_only(
         candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
         policy = replace(policy, empty_truth="zero")
     return Request(default=False), candidates, policy
+
+
+def _keys(group_by: str | Sequence[str] | pl.Expr, system: str | None) -> list[str]:
+    """Every group key: the system column first, when there is one."""
+    named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
+    return [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
+
+
+def _asked(
+    metrics: str | Iterable[str] | None, k: int | Iterable[int] | None, policy: Policy
+) -> tuple[list[tuple[Request, Policy]], int | Iterable[int]]:
+    """What was asked, parsed here once (every step after reads the request), in parts by the
+    policy each name reads (`Request.parts`), and the cut-offs: the default K only where a
+    name is read at it."""
+    asked = Request.of(metrics)
+    return asked.parts(policy), asked_ks(k, asked, DEFAULT_K)
 
 
 def _each_under_its_own(
