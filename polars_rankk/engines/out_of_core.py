@@ -189,9 +189,10 @@ def evaluate_in_partitions(
     arguments it resumes, reusing the partitioned inputs and the partitions already done (a
     `ResumedRunWarning` says how many; ``resumed_partitions`` counts them). Staging left by a run
     with other inputs or arguments is removed. An input that reads local files (a
-    ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes and
-    modification times, without reading a row; an in-memory input by one streaming pass
-    hashing every row.
+    ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes,
+    modification and change times, without reading a row (a file rewritten in place changes its
+    change time even when its modification time is set back); an in-memory input by one
+    streaming pass hashing every row.
 
     Parameters
     ----------

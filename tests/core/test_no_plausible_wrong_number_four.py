@@ -1,0 +1,56 @@
+"""Numbers that looked right and were not: each test here fails on the mechanism that made a
+plausible wrong number, and passes on the fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+
+import polars_rankk as rk
+from polars_rankk.engines import staging
+
+
+def _rewrite_in_place(path: Path, frame: pl.DataFrame) -> None:
+    """Overwrite `path`'s bytes in place (same inode, same size) and set its modification time
+    back, as a careless copy tool does."""
+    before = os.stat(path)
+    scratch = path.with_name("scratch.parquet")
+    frame.write_parquet(scratch)
+    data = scratch.read_bytes()
+    assert len(data) == before.st_size
+    with open(path, "r+b") as handle:
+        handle.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+
+def test_out_of_core_does_not_reuse_inputs_of_a_file_rewritten_in_place(tmp_path: Path) -> None:
+    """A candidates file rewritten in place (same size, inode, modification time) is a new
+    input: the run kept in `workdir` is not reused and the new file's number comes out."""
+    truth = pl.DataFrame({"user": [1, 2], "item": [1, 2]})
+    first = pl.DataFrame({"user": [1, 2], "item": [1, 2], "score": [1.0, 1.0]})
+    second = pl.DataFrame({"user": [1, 2], "item": [2, 1], "score": [1.0, 1.0]})
+    path = tmp_path / "candidates.parquet"
+    first.write_parquet(path)
+    arguments = {
+        "output": tmp_path / "out",
+        "workdir": tmp_path / "work",
+        "partitions": 2,
+        "k": 1,
+        "metrics": "hit_rate",
+        "group_by": "user",
+    }
+    before = rk.evaluate_in_partitions(pl.scan_parquet(path), truth, **arguments)
+    assert before.summary()["value"].to_list() == [1.0]
+    key = staging.fingerprint({"candidates": pl.scan_parquet(path)}, {})
+    _rewrite_in_place(path, second)
+    assert staging.fingerprint({"candidates": pl.scan_parquet(path)}, {}) != key
+    after = rk.evaluate_in_partitions(pl.scan_parquet(path), truth, **arguments)
+    assert after.summary()["value"].to_list() == [0.0]
