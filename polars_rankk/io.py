@@ -26,6 +26,9 @@ the errors. Both give the same table.
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
 not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
+So that such an escape cannot spell an id's own text, a backslash in an id is read doubled
+(``a\\b`` as ``a\\\\b``, in every file): the byte 0xff and the four characters ``\\xff`` read
+as two ids, as trec_eval, comparing bytes, keeps them apart.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 _LINE_NO = "__rankk_line_no"
 _LINE = "__rankk_line"
 _FIELDS = "__rankk_fields"
+#: Whether a line's backslashes were doubled as it was read (a file that is not UTF-8).
+_ESCAPED = "__rankk_escaped"
 _N_FIELDS = "__rankk_n_fields"
 
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
@@ -88,6 +93,12 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
             field.str.contains(_OTHER_SPACE) for field in fields
         )
     return None if frame.select(malformed.any()).item() else frame
+
+
+def _doubled(text: pl.Expr) -> pl.Expr:
+    """`text` with each backslash doubled: a ``\\xNN`` read from a file that is not UTF-8
+    then never equals an id's own text."""
+    return text.str.replace_all("\\", "\\\\", literal=True)
 
 
 def _holds_other_space(path: PathLike) -> bool:
@@ -137,8 +148,16 @@ def _escaped_lines(path: PathLike) -> pl.LazyFrame:
             TrecBytesWarning,
             stacklevel=4,
         )
-    lines = data.decode("utf-8", errors="backslashreplace").split("\n")
-    return pl.LazyFrame({_LINE: lines}).with_row_index(_LINE_NO, offset=1)
+    # The text's own backslashes doubled first (as `_BACKSLASH` doubles them in the ids of a
+    # UTF-8 file), then each byte that is not UTF-8 written as \xNN: the two cannot meet.
+    text = data.decode("utf-8", errors="surrogateescape").replace("\\", "\\\\")
+    text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", "backslashreplace")
+    lines = text.split("\n")
+    return (
+        pl.LazyFrame({_LINE: lines})
+        .with_row_index(_LINE_NO, offset=1)
+        .with_columns(pl.lit(True).alias(_ESCAPED))
+    )
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
@@ -153,7 +172,7 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
         )
     lines = pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
     try:
-        return _fields(lines).collect()
+        return _fields(lines.with_columns(pl.lit(False).alias(_ESCAPED))).collect()
     except pl.exceptions.ComputeError as error:
         if "utf8" not in str(error).lower().replace("-", ""):
             raise
@@ -169,6 +188,11 @@ def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
             .str.strip_chars(" ")
             .str.split(" ")
             .alias(_FIELDS)
+        )
+        .with_columns(
+            pl.when(pl.col(_ESCAPED))
+            .then(pl.col(_FIELDS))
+            .otherwise(pl.col(_FIELDS).list.eval(_doubled(pl.element())))
         )
         .filter(
             (pl.col(_FIELDS).list.first() != "")
@@ -235,7 +259,9 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
-            pl.col("0").alias("query"), pl.col("2").alias("item"), score.alias("score")
+            _doubled(pl.col("0")).alias("query"),
+            _doubled(pl.col("2")).alias("item"),
+            score.alias("score"),
         )
         if not found.get_column("score").has_nulls():
             return found.lazy()
@@ -318,8 +344,8 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     """
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
-        extra = [pl.col("1").alias("subtopic")] if subtopics else []
-        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)
+        extra = [_doubled(pl.col("1")).alias("subtopic")] if subtopics else []
+        parsed = _grades(fields, _doubled(pl.col("0")), _doubled(pl.col("2")), pl.col("3"), *extra)
         if not parsed.select(_INVALID_GRADE.any()).item():
             return _graded(parsed, subtopics)
     lines = _split_lines(path)  # and a malformed line's error
