@@ -76,3 +76,20 @@ def test_a_byte_that_is_not_utf8_never_reads_as_an_id_spelling_its_escape(
     assert candidates["item"].n_unique() == 2
     matched = candidates.join(judged, on=["query", "item"])
     assert matched["item"].to_list() == [candidates["item"][1]]
+
+
+@pytest.mark.parametrize("table", ["truth", "candidates"])
+@pytest.mark.parametrize("grade", [float("inf"), float("-inf")])
+def test_an_infinite_grade_is_refused_in_words(table: str, grade: float) -> None:
+    """An infinite grade (which made nDCG NaN and G, RBP and Q 0.0 for a relevant item) is
+    refused, naming the table and the column."""
+    truth = pl.DataFrame({"user": [1, 1], "item": [1, 2], "relevance": [1.0, 2.0]})
+    candidates = pl.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    if table == "truth":
+        truth = truth.with_columns(relevance=pl.Series([grade, 2.0]))
+        arguments: dict[str, object] = {"truth": truth}
+    else:
+        candidates = candidates.with_columns(relevance=pl.Series([grade, 2.0]))
+        arguments = {}
+    with pytest.raises(ValueError, match=rf"{table}: column 'relevance' .* NaN or infinite"):
+        rk.evaluate(candidates, k=2, metrics="ndcg", group_by="user", **arguments)
