@@ -93,3 +93,28 @@ def test_an_infinite_grade_is_refused_in_words(table: str, grade: float) -> None
         arguments = {}
     with pytest.raises(ValueError, match=rf"{table}: column 'relevance' .* NaN or infinite"):
         rk.evaluate(candidates, k=2, metrics="ndcg", group_by="user", **arguments)
+
+
+def test_bpref_expression_leaves_a_missed_negative_grade_unjudged_as_trec_eval() -> None:
+    """Under ``Policy.trec_eval()`` a negative grade among the items the rows missed is no
+    judgement: ``rk.bpref`` (from ``rk.label``'s ``unretrieved``) equals pytrec_eval's bpref
+    and `evaluate`'s, where it counted the negatives as judged non-relevant (0.25 for 0.0)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    truth = pl.DataFrame(
+        {"q": ["q1"] * 5, "item": ["d1", "d2", "d3", "d4", "d5"], "relevance": [1, 0, -1, -1, 1]}
+    )
+    candidates = pl.DataFrame(
+        {"q": ["q1"] * 3, "item": ["d2", "d1", "d6"], "score": [3.0, 2.0, 1.0]}
+    )
+    policy = rk.Policy.trec_eval()
+    labelled = rk.label(candidates, truth, group_by="q", policy=policy)
+    assert isinstance(labelled, pl.DataFrame)
+    values = labelled.group_by("q").agg(
+        rk.bpref("relevance", by="score", item="item", unretrieved="unretrieved", policy=policy)
+    )
+    qrels = {"q1": dict(zip(truth["item"], truth["relevance"], strict=True))}
+    run = {"q1": dict(zip(candidates["item"], candidates["score"], strict=True))}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)["q1"]["bpref"]
+    evaluated = rk.evaluate(candidates, truth, k=3, metrics="bpref", group_by="q", policy=policy)
+    assert values["bpref"].item() == pytest.approx(expected)
+    assert evaluated.per_group["value"].item() == pytest.approx(expected)
