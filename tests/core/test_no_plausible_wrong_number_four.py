@@ -118,3 +118,32 @@ def test_bpref_expression_leaves_a_missed_negative_grade_unjudged_as_trec_eval()
     evaluated = rk.evaluate(candidates, truth, k=3, metrics="bpref", group_by="q", policy=policy)
     assert values["bpref"].item() == pytest.approx(expected)
     assert evaluated.per_group["value"].item() == pytest.approx(expected)
+
+
+def test_k_curve_of_a_catalogue_metric_is_refused_in_words() -> None:
+    """``k_curve`` of coverage (one figure per system, not a mean over groups) is refused in
+    words, where it failed with "need at least one array to stack" (and, beside a per-group
+    metric, was dropped silently)."""
+    candidates = pl.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pl.DataFrame({"user": [1], "item": [1]})
+    for metrics in (["coverage"], ["coverage", "ndcg"]):
+        with pytest.raises(ValueError, match="coverage is one figure for all of a system"):
+            rk.k_curve({"a": candidates, "b": candidates}, truth, k_max=2, metrics=metrics,
+                       group_by="user")  # fmt: skip
+
+
+def test_compare_of_catalogue_metrics_alone_is_no_internal_error() -> None:
+    """`compare` of evaluations holding catalogue-level metrics only pairs no per-group value:
+    an empty comparison, where it raised an IndexError."""
+    truth = pl.DataFrame({"user": [1], "item": [1]})
+    systems = {
+        name: rk.evaluate(
+            pl.DataFrame({"user": [1, 1], "item": items, "score": [2.0, 1.0]}),
+            truth,
+            k=1,
+            metrics="coverage",
+            group_by="user",
+        )
+        for name, items in (("a", [1, 2]), ("b", [3, 4]))
+    }
+    assert rk.compare(systems).is_empty()
