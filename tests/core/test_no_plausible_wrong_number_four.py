@@ -147,3 +147,48 @@ def test_compare_of_catalogue_metrics_alone_is_no_internal_error() -> None:
         for name, items in (("a", [1, 2]), ("b", [3, 4]))
     }
     assert rk.compare(systems).is_empty()
+
+
+class _Conf:
+    def __init__(self, python: str | None) -> None:
+        self.python = python
+
+    def get(self, key: str) -> str | None:
+        return self.python if key == "spark.pyspark.python" else None
+
+
+class _Context:
+    def __init__(self, master: str, python: str | None = None) -> None:
+        self.master = master
+        self.conf = _Conf(python)
+        self.pythonExec = "python3"
+
+    def getConf(self) -> _Conf:  # noqa: N802 (Spark's name)
+        return self.conf
+
+
+class _Frame:
+    def __init__(self, context: _Context) -> None:
+        self.sparkSession = type("Session", (), {"sparkContext": context})()
+
+
+def test_spark_local_workers_run_this_interpreter_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In local mode, Spark's Python workers are pointed at this interpreter (the one with
+    Polars), where ``python3`` from PATH failed with "No module named polars"; a cluster's
+    workers and an interpreter chosen by PYSPARK_PYTHON or spark.pyspark.python are left."""
+    import sys
+
+    from polars_rankk.engines.spark_plan import local_workers_python
+
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    local, cluster, chosen = _Context("local[2]"), _Context("yarn"), _Context("local", "py")
+    for context in (local, cluster, chosen):
+        local_workers_python(_Frame(context))  # type: ignore[arg-type]
+    assert local.pythonExec == sys.executable
+    assert cluster.pythonExec == chosen.pythonExec == "python3"
+    monkeypatch.setenv("PYSPARK_PYTHON", "python3")
+    told = _Context("local[*]")
+    local_workers_python(_Frame(told))  # type: ignore[arg-type]
+    assert told.pythonExec == "python3"
