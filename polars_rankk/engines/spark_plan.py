@@ -59,7 +59,9 @@ def local_workers_python(frame: DataFrame) -> None:
         chosen = context.getConf().get("spark.pyspark.python") if context is not None else None
     except Exception:  # a Spark Connect session has no context
         return
-    if not master.startswith("local") or chosen or os.environ.get("PYSPARK_PYTHON"):
+    if context is None or not master.startswith("local") or chosen:
+        return
+    if os.environ.get("PYSPARK_PYTHON"):
         return
     # Read by every Python function Spark wraps from now on (mapInArrow's included).
     context.pythonExec = sys.executable
