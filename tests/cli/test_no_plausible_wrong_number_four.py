@@ -7,7 +7,9 @@ import io
 from pathlib import Path
 
 import polars as pl
+import pytest
 
+from polars_rankk.cli.inputs import warn
 from tests.cli.running import Rankk
 
 
@@ -75,3 +77,30 @@ def test_report_of_catalogue_metrics_alone_is_refused_in_words(
     assert code == 1
     assert "catalogue-level ones (coverage" in err
     assert "stack" not in err
+
+
+def test_library_warnings_are_one_line_in_option_terms(rankk: Rankk, tmp_path: Path) -> None:
+    """A warning the library raises while the command runs (here a TREC run's byte order
+    mark) is one ``rankk: warning:`` line, with no file path of the package nor source line,
+    and policies written as options, where it reached stderr as a raw Python warning."""
+    run = tmp_path / "bom.run"
+    run.write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    code, _, err = rankk("evaluate", run, qrels, "--k", "2", "--metrics", "ndcg")
+    assert code == 0, err
+    lines = err.splitlines()
+    assert any(
+        line.startswith(f"rankk: warning: {run} starts with a UTF-8 byte order mark")
+        for line in lines
+    )
+    assert all(line.startswith("rankk: ") for line in lines), err
+    assert "Warning:" not in err
+
+
+def test_the_formatter_writes_policies_as_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """``Policy.unjudged`` and ``Policy(unjudged='condense')`` read as ``--unjudged``
+    options in a warning line."""
+    warn("Policy.unjudged reads it; Policy(unjudged='condense') drops them")
+    err = capsys.readouterr().err
+    assert err == "rankk: warning: --unjudged reads it; --unjudged condense drops them\n"
