@@ -213,3 +213,25 @@ def test_a_cutoff_where_every_group_is_skipped_stays_in_the_summary() -> None:
     assert at_five["value"].is_nan().all()
     micro = evaluation.summary(average="micro").filter(k=5)
     assert micro.select("metric", "n_groups", "dropped_short").rows() == [("precision", 0, 2)]
+
+
+@pytest.mark.parametrize("truth_dtype", [pl.Int64, pl.UInt32, pl.UInt64])
+def test_uint64_ids_beyond_int64_are_kept(truth_dtype: pl.DataType) -> None:
+    """Ids beyond Int64 in a UInt64 column are kept beside another integer type (UInt64
+    beside an unsigned one, Int128 beside a signed one): the relevant item is found, where
+    a raw Polars cast error naming no table was raised."""
+    big = 2**63 + 5
+    candidates = pl.DataFrame(
+        {
+            "u": pl.Series([big, big, 1], dtype=pl.UInt64),
+            "item": pl.Series([big, 3, 3], dtype=pl.UInt64),
+            "score": [2.0, 1.0, 1.0],
+        }
+    )
+    # The truth's item ids of `truth_dtype` beside the candidates' UInt64 ones.
+    truth = pl.DataFrame(
+        {"u": pl.Series([big, 1], dtype=pl.UInt64), "item": pl.Series([3, 3], dtype=truth_dtype)}
+    )
+    result = rk.evaluate(candidates, truth, k=2, metrics="hit_rate", group_by="u")
+    per_group = dict(result.per_group.select("u", "value").iter_rows())
+    assert per_group == {big: 1.0, 1: 1.0}
