@@ -235,3 +235,19 @@ def test_uint64_ids_beyond_int64_are_kept(truth_dtype: pl.DataType) -> None:
     result = rk.evaluate(candidates, truth, k=2, metrics="hit_rate", group_by="u")
     per_group = dict(result.per_group.select("u", "value").iter_rows())
     assert per_group == {big: 1.0, 1: 1.0}
+
+
+def test_audit_flags_recommending_items_the_user_already_has() -> None:
+    """`rk.audit` counts the candidates whose (user, item) is in the history (an item the
+    user already has), with those rows as examples, where nothing flagged them."""
+    from polars_rankk.time import audit
+
+    history = pl.DataFrame({"user": [1, 1, 2], "item": [1, 2, 3], "timestamp": [1, 2, 3]})
+    candidates = pl.DataFrame(
+        {"user": [1, 1, 2, 2], "item": [2, 5, 1, 3], "score": [0.9, 0.8, 0.7, 0.6]}
+    )
+    report = audit(candidates, history=history)
+    row = report.summary.filter(check="candidates_in_history").row(0, named=True)
+    assert (row["count"], row["total"], row["status"]) == (2, 4, "informational")
+    flagged = report.flagged["candidates_in_history"].collect()
+    assert sorted(flagged.select("user", "item").rows()) == [(1, 2), (2, 3)]
