@@ -336,6 +336,13 @@ def k_curve(
                 f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
                 "the whole list), so it has no K-curve; leave it out of metrics"
             )
+        subtopics = [m for m in chosen.metrics if REGISTRY[m].kind == "diversity"]
+        if subtopics:
+            raise ValueError(
+                f"k_curve does not compute the subtopic metrics {subtopics} (it takes no "
+                "subtopic column): evaluate them with rk.evaluate(..., k=range(1, k_max + 1), "
+                "subtopic=...) and draw that evaluation with rk.curve_of_evaluations"
+            )
         catalogue = [m for m in chosen.metrics if REGISTRY[m].kind == "catalogue"]
         if catalogue:
             # One figure per system's lists, not a mean over groups: a curve would drop them.

@@ -251,3 +251,20 @@ def test_audit_flags_recommending_items_the_user_already_has() -> None:
     assert (row["count"], row["total"], row["status"]) == (2, 4, "informational")
     flagged = report.flagged["candidates_in_history"].collect()
     assert sorted(flagged.select("user", "item").rows()) == [(1, 2), (2, 3)]
+
+
+def test_paths_without_subtopic_refuse_subtopic_metrics_honestly() -> None:
+    """``k_curve`` and ``unjudged_bounds`` take no ``subtopic=``: they refuse a subtopic
+    metric saying so and what does compute it (the curve of a subtopic evaluation is drawn),
+    where they advised passing ``subtopic=``, which neither takes."""
+    candidates = pl.DataFrame({"u": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pl.DataFrame({"u": [1, 1], "item": [1, 2], "subtopic": ["a", "b"]})
+    with pytest.raises(ValueError, match="k_curve does not compute the subtopic metrics"):
+        rk.k_curve(candidates, truth, k_max=2, metrics="alpha_ndcg", group_by="u")
+    with pytest.raises(ValueError, match="unjudged_bounds does not compute the subtopic"):
+        rk.unjudged_bounds(candidates, truth, k=2, metrics="alpha_ndcg", group_by="u")
+    evaluation = rk.evaluate(
+        candidates, truth, k=[1, 2], metrics="alpha_ndcg", group_by="u", subtopic="subtopic"
+    )
+    curve = rk.curve_of_evaluations({"a": evaluation}, ci=False)
+    assert curve["value"].to_list() == [1.0, 1.0]
