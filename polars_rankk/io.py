@@ -211,7 +211,7 @@ def _raise_first(frame: pl.DataFrame, mask: pl.Expr, path: PathLike, message: st
         raise ValueError(f"{os.fspath(path)} line {line_no}: {message}, got {line!r}")
 
 
-def read_trec_run(path: PathLike) -> pl.LazyFrame:
+def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     """Read a TREC run file (``query Q0 item rank score tag``).
 
     Parameters
@@ -220,18 +220,24 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         The run file. Fields are separated by ASCII whitespace (see the module docstring);
         trailing fields after the sixth are ignored and lines starting with ``#`` skipped,
         as trec_eval does.
+    rank
+        Keep the rank field (the 4th) as a ``rank`` column (Int64), to rank by it
+        (``evaluate(..., rank="rank")``, ``rankk --rank rank``); trec_eval ignores it and
+        ranks by score, so it is dropped by default.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``query`` (String), ``item`` (String) and ``score`` (Float64), one row per
-        line, in file order (the rank and tag columns are dropped).
+        line, in file order (the tag column is dropped; the rank column too unless `rank`,
+        then ``rank`` (Int64) after ``item``).
 
     Raises
     ------
     ValueError
-        A line has fewer than six fields or a score that is not a number; the message names
-        the file, the 1-based line number and the line.
+        A line has fewer than six fields or a score that is not a number (with `rank`, a
+        rank that is not an integer); the message names the file, the 1-based line number and
+        the line.
 
     Examples
     --------
@@ -256,15 +262,17 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
     fields = _single_spaced(path, 6, trailing=True)
+    kept = ["rank"] if rank else []
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
             _doubled(pl.col("0")).alias("query"),
             _doubled(pl.col("2")).alias("item"),
+            pl.col("3").cast(pl.Int64, strict=False).alias("rank"),
             score.alias("score"),
         )
-        if not found.get_column("score").has_nulls():
-            return found.lazy()
+        if not found.select(pl.any_horizontal(pl.col("score", *kept).has_nulls())).item():
+            return found.select("query", "item", *kept, "score").lazy()
     lines = _split_lines(path)  # and a malformed line's error
     _raise_first(
         lines,
@@ -279,6 +287,7 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         pl.col(_FIELDS).list.get(2).alias("item"),
         pl.col(_FIELDS).list.get(4).alias("__score_text"),
         pl.col(_FIELDS).list.get(4).cast(pl.Float64, strict=False).alias("score"),
+        pl.col(_FIELDS).list.get(3).cast(pl.Int64, strict=False).alias("rank"),
     )
     _raise_first(
         parsed,
@@ -286,7 +295,9 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         path,
         "the score (5th field) is not a number",
     )
-    return parsed.select("query", "item", "score").lazy()
+    if rank:
+        _raise_first(parsed, pl.col("rank").is_null(), path, "the rank (4th field) is no integer")
+    return parsed.select("query", "item", *kept, "score").lazy()
 
 
 def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:

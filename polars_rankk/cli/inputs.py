@@ -157,7 +157,8 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
         )
     try:
         if kind == "run":
-            frame = read_trec_run(path).collect()
+            # The rank field kept when the runs are ranked by it (--rank rank).
+            frame = read_trec_run(path, rank=columns.rank == "rank").collect()
         else:
             frame = read_trec_qrels(path, subtopics=columns.subtopic is not None).collect()
     except ValueError as error:

@@ -104,3 +104,22 @@ def test_the_formatter_writes_policies_as_options(capsys: pytest.CaptureFixture[
     warn("Policy.unjudged reads it; Policy(unjudged='condense') drops them")
     err = capsys.readouterr().err
     assert err == "rankk: warning: --unjudged reads it; --unjudged condense drops them\n"
+
+
+def test_a_trec_run_can_be_ranked_by_its_rank_field(rankk: Rankk, tmp_path: Path) -> None:
+    """``--rank rank`` on a TREC run ranks by the run's 4th field (kept for it), where the
+    field was dropped and the option refused; without it the run is ranked by score, as
+    trec_eval ranks it."""
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 2 2.0 s\nq1 Q0 d2 1 1.0 s\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d2 1\n")
+    options = ("--k", "1", "--metrics", "precision", "-f", "csv")
+    for extra, expected in (((), 0.0), (("--rank", "rank"), 1.0)):
+        code, out, err = rankk("evaluate", run, qrels, *options, *extra)
+        assert code == 0, err
+        assert pl.read_csv(io.StringIO(out))["value"].item() == expected
+    run.write_text("q1 Q0 d1 first 2.0 s\n")
+    code, _, err = rankk("evaluate", run, qrels, *options, "--rank", "rank")
+    assert code == 1
+    assert "line 1: the rank (4th field) is no integer" in err
