@@ -123,3 +123,29 @@ def test_a_trec_run_can_be_ranked_by_its_rank_field(rankk: Rankk, tmp_path: Path
     code, _, err = rankk("evaluate", run, qrels, *options, "--rank", "rank")
     assert code == 1
     assert "line 1: the rank (4th field) is no integer" in err
+
+
+def test_trec_eval_preset_reads_fractional_grades_as_trec_eval(
+    rankk: Rankk, tmp_path: Path
+) -> None:
+    """Under ``--trec-eval`` a TREC qrels file's fractional grades are truncated to integers,
+    as trec_eval reads them, and a warning says so: ndcg@3 equals pytrec_eval's ndcg_cut_3
+    (0.6199), where the grades were kept (0.7743) and nothing said so."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run = tmp_path / "f.run"
+    run.write_text("q1 Q0 d1 1 3.0 s\nq1 Q0 d2 2 2.0 s\nq1 Q0 d3 3 1.0 s\n")
+    qrels = tmp_path / "f.qrels"
+    qrels.write_text("q1 0 d1 0.5\nq1 0 d2 1.7\nq1 0 d3 2\n")
+    code, out, err = rankk(
+        "evaluate", run, qrels, "--k", "3", "--metrics", "ndcg", "-f", "csv", "--trec-eval"
+    )
+    assert code == 0, err
+    expected = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 0, "d2": 1, "d3": 2}}, {"ndcg_cut_3"}
+    ).evaluate({"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}})["q1"]["ndcg_cut_3"]
+    assert pl.read_csv(io.StringIO(out))["value"].item() == pytest.approx(expected)
+    assert f"rankk: warning: {qrels}: 2 fractional grade(s) truncated to integers" in err
+    code, out, err = rankk("evaluate", run, qrels, "--k", "3", "--metrics", "ndcg", "-f", "csv")
+    assert code == 0, err
+    assert pl.read_csv(io.StringIO(out))["value"].item() != pytest.approx(expected)
+    assert "truncated" not in err
