@@ -26,9 +26,8 @@ the errors. Both give the same table.
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
 not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
-So that such an escape cannot spell an id's own text, a backslash in an id is read doubled
-(``a\\b`` as ``a\\\\b``, in every file): the byte 0xff and the four characters ``\\xff`` read
-as two ids, as trec_eval, comparing bytes, keeps them apart.
+A backslash in an id is read doubled (``a\\b`` as ``a\\\\b``, in every file), so the byte 0xff and
+the text ``\\xff`` stay two ids, as trec_eval (comparing bytes) keeps them.
 """
 
 from __future__ import annotations
@@ -48,8 +47,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _LINE_NO = "__rankk_line_no"
 _LINE = "__rankk_line"
 _FIELDS = "__rankk_fields"
-#: Whether a line's backslashes were doubled as it was read (a file that is not UTF-8).
-_ESCAPED = "__rankk_escaped"
+_ESCAPED = "__rankk_escaped"  # a line whose backslashes were doubled as read (not UTF-8)
 _N_FIELDS = "__rankk_n_fields"
 
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
@@ -96,8 +94,7 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
 
 
 def _doubled(text: pl.Expr) -> pl.Expr:
-    """`text` with each backslash doubled: a ``\\xNN`` read from a file that is not UTF-8
-    then never equals an id's own text."""
+    """`text` with each backslash doubled: no id's own text then spells a ``\\xNN`` escape."""
     return text.str.replace_all("\\", "\\\\", literal=True)
 
 
@@ -148,16 +145,11 @@ def _escaped_lines(path: PathLike) -> pl.LazyFrame:
             TrecBytesWarning,
             stacklevel=4,
         )
-    # The text's own backslashes doubled first (as `_BACKSLASH` doubles them in the ids of a
-    # UTF-8 file), then each byte that is not UTF-8 written as \xNN: the two cannot meet.
+    # The text's backslashes doubled (as `_doubled` does in a UTF-8 file), then the bytes escaped.
     text = data.decode("utf-8", errors="surrogateescape").replace("\\", "\\\\")
     text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", "backslashreplace")
     lines = text.split("\n")
-    return (
-        pl.LazyFrame({_LINE: lines})
-        .with_row_index(_LINE_NO, offset=1)
-        .with_columns(pl.lit(True).alias(_ESCAPED))
-    )
+    return pl.LazyFrame({_LINE: lines, _ESCAPED: True}).with_row_index(_LINE_NO, offset=1)
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
@@ -221,23 +213,20 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
         trailing fields after the sixth are ignored and lines starting with ``#`` skipped,
         as trec_eval does.
     rank
-        Keep the rank field (the 4th) as a ``rank`` column (Int64), to rank by it
-        (``evaluate(..., rank="rank")``, ``rankk --rank rank``); trec_eval ignores it and
-        ranks by score, so it is dropped by default.
+        Keep the 4th field as a ``rank`` column (Int64) to rank by (``rankk --rank rank``);
+        trec_eval ignores it, ranking by score, so it is dropped by default.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``query`` (String), ``item`` (String) and ``score`` (Float64), one row per
-        line, in file order (the tag column is dropped; the rank column too unless `rank`,
-        then ``rank`` (Int64) after ``item``).
+        line, in file order (tag and rank dropped; with `rank`, ``rank`` (Int64) after item).
 
     Raises
     ------
     ValueError
-        A line has fewer than six fields or a score that is not a number (with `rank`, a
-        rank that is not an integer); the message names the file, the 1-based line number and
-        the line.
+        A line has fewer than six fields, a score that is not a number or (with `rank`) a
+        rank that is no integer; the message names the file, the line number and the line.
 
     Examples
     --------
