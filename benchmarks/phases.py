@@ -423,7 +423,7 @@ def small_k_curve(scale: str) -> dict[str, object]:
     return {"evaluate": time.perf_counter() - start, "rows": curve.height}
 
 
-#: The five metrics of the expression benchmark (issue: rk.label + five metrics in agg).
+#: The five metrics of the expression benchmark (rk.label, then five metrics in one agg).
 _FIVE = ["precision", "recall", "ndcg", "average_precision", "mrr"]
 
 

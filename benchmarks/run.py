@@ -58,7 +58,7 @@ PRESETS = {
     "cli": ["python_parquet", "cli_parquet"],
     "compare3": ["systems_evaluate", "compare3"],
     "startup": ["polars_import", "cli_startup"],
-    #: Issue 33's rows on the Python side: each phase after its reference (`REFERENCES`).
+    #: The Python side's rows: each phase after its reference (`REFERENCES`).
     "expressions": ["evaluate_five", "expressions_five", "expressions_five_struct"],
     "curves": ["rankk_summary_single_k", "k_curve_lazy", "k_curve_lazy_ci"],
 }

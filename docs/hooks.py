@@ -91,36 +91,6 @@ def api_pages() -> dict[str, str]:
 INHERITED = {"Evaluation": ["    options:", "      inherited_members: true"]}
 
 
-POLICY_TABLE = "<!-- policy-table: written by docs/hooks.py from rk.Policy and its help lines -->"
-
-
-def policy_table() -> str:
-    """The Markdown table of every `Policy` field: values (default in bold), meaning, option."""
-    import dataclasses
-    import typing
-
-    from polars_rankk.core import POLICY_HELP, Policy
-
-    hints = typing.get_type_hints(Policy)
-    lines = ["| field | values | meaning | `rankk` option |", "|---|---|---|---|"]
-    for field in dataclasses.fields(Policy):
-        choices = typing.get_args(hints[field.name])
-        if choices and all(isinstance(c, str) for c in choices):
-            values = ", ".join(f"**`{c}`**" if c == field.default else f"`{c}`" for c in choices)
-        else:
-            values = f"**`{field.default!r}`**"
-        meaning = POLICY_HELP[field.name].replace("|", "\\|")
-        option = "--" + field.name.replace("_", "-")
-        lines.append(f"| `{field.name}` | {values} | {meaning} | `{option}` |")
-    return "\n".join(lines)
-
-
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    if POLICY_TABLE in markdown:
-        return markdown.replace(POLICY_TABLE, policy_table())
-    return markdown
-
-
 def vega_bundle() -> str:
     """Vega-Embed with Vega and Vega-Lite, as one classic script defining ``window.vegaEmbed``."""
     from polars_rankk.charts.notebook import vega_script

@@ -26,6 +26,8 @@ the errors. Both give the same table.
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
 not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
+A backslash in an id is read doubled (``a\\b`` as ``a\\\\b``, in every file), so the byte 0xff and
+the text ``\\xff`` stay two ids, as trec_eval (comparing bytes) keeps them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _LINE_NO = "__rankk_line_no"
 _LINE = "__rankk_line"
 _FIELDS = "__rankk_fields"
+_ESCAPED = "__rankk_escaped"  # a line whose backslashes were doubled as read (not UTF-8)
 _N_FIELDS = "__rankk_n_fields"
 
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
@@ -88,6 +91,11 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
             field.str.contains(_OTHER_SPACE) for field in fields
         )
     return None if frame.select(malformed.any()).item() else frame
+
+
+def _doubled(text: pl.Expr) -> pl.Expr:
+    """`text` with each backslash doubled: no id's own text then spells a ``\\xNN`` escape."""
+    return text.str.replace_all("\\", "\\\\", literal=True)
 
 
 def _holds_other_space(path: PathLike) -> bool:
@@ -137,8 +145,11 @@ def _escaped_lines(path: PathLike) -> pl.LazyFrame:
             TrecBytesWarning,
             stacklevel=4,
         )
-    lines = data.decode("utf-8", errors="backslashreplace").split("\n")
-    return pl.LazyFrame({_LINE: lines}).with_row_index(_LINE_NO, offset=1)
+    # The text's backslashes doubled (as `_doubled` does in a UTF-8 file), then the bytes escaped.
+    text = data.decode("utf-8", errors="surrogateescape").replace("\\", "\\\\")
+    text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", "backslashreplace")
+    lines = text.split("\n")
+    return pl.LazyFrame({_LINE: lines, _ESCAPED: True}).with_row_index(_LINE_NO, offset=1)
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
@@ -153,7 +164,7 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
         )
     lines = pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
     try:
-        return _fields(lines).collect()
+        return _fields(lines.with_columns(pl.lit(False).alias(_ESCAPED))).collect()
     except pl.exceptions.ComputeError as error:
         if "utf8" not in str(error).lower().replace("-", ""):
             raise
@@ -169,6 +180,11 @@ def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
             .str.strip_chars(" ")
             .str.split(" ")
             .alias(_FIELDS)
+        )
+        .with_columns(
+            pl.when(pl.col(_ESCAPED))
+            .then(pl.col(_FIELDS))
+            .otherwise(pl.col(_FIELDS).list.eval(_doubled(pl.element())))
         )
         .filter(
             (pl.col(_FIELDS).list.first() != "")
@@ -187,7 +203,7 @@ def _raise_first(frame: pl.DataFrame, mask: pl.Expr, path: PathLike, message: st
         raise ValueError(f"{os.fspath(path)} line {line_no}: {message}, got {line!r}")
 
 
-def read_trec_run(path: PathLike) -> pl.LazyFrame:
+def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     """Read a TREC run file (``query Q0 item rank score tag``).
 
     Parameters
@@ -196,18 +212,21 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         The run file. Fields are separated by ASCII whitespace (see the module docstring);
         trailing fields after the sixth are ignored and lines starting with ``#`` skipped,
         as trec_eval does.
+    rank
+        Keep the 4th field as a ``rank`` column (Int64) to rank by (``rankk --rank rank``);
+        trec_eval ignores it, ranking by score, so it is dropped by default.
 
     Returns
     -------
     pl.LazyFrame
         Columns ``query`` (String), ``item`` (String) and ``score`` (Float64), one row per
-        line, in file order (the rank and tag columns are dropped).
+        line, in file order (tag and rank dropped; with `rank`, ``rank`` (Int64) after item).
 
     Raises
     ------
     ValueError
-        A line has fewer than six fields or a score that is not a number; the message names
-        the file, the 1-based line number and the line.
+        A line has fewer than six fields, a score that is not a number or (with `rank`) a
+        rank that is no integer; the message names the file, the line number and the line.
 
     Examples
     --------
@@ -232,13 +251,17 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
     fields = _single_spaced(path, 6, trailing=True)
+    kept = ["rank"] if rank else []
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
-            pl.col("0").alias("query"), pl.col("2").alias("item"), score.alias("score")
+            _doubled(pl.col("0")).alias("query"),
+            _doubled(pl.col("2")).alias("item"),
+            pl.col("3").cast(pl.Int64, strict=False).alias("rank"),
+            score.alias("score"),
         )
-        if not found.get_column("score").has_nulls():
-            return found.lazy()
+        if not found.select(pl.any_horizontal(pl.col("score", *kept).has_nulls())).item():
+            return found.select("query", "item", *kept, "score").lazy()
     lines = _split_lines(path)  # and a malformed line's error
     _raise_first(
         lines,
@@ -253,6 +276,7 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         pl.col(_FIELDS).list.get(2).alias("item"),
         pl.col(_FIELDS).list.get(4).alias("__score_text"),
         pl.col(_FIELDS).list.get(4).cast(pl.Float64, strict=False).alias("score"),
+        pl.col(_FIELDS).list.get(3).cast(pl.Int64, strict=False).alias("rank"),
     )
     _raise_first(
         parsed,
@@ -260,7 +284,9 @@ def read_trec_run(path: PathLike) -> pl.LazyFrame:
         path,
         "the score (5th field) is not a number",
     )
-    return parsed.select("query", "item", "score").lazy()
+    if rank:
+        _raise_first(parsed, pl.col("rank").is_null(), path, "the rank (4th field) is no integer")
+    return parsed.select("query", "item", *kept, "score").lazy()
 
 
 def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
@@ -318,8 +344,8 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     """
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
-        extra = [pl.col("1").alias("subtopic")] if subtopics else []
-        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)
+        extra = [_doubled(pl.col("1")).alias("subtopic")] if subtopics else []
+        parsed = _grades(fields, _doubled(pl.col("0")), _doubled(pl.col("2")), pl.col("3"), *extra)
         if not parsed.select(_INVALID_GRADE.any()).item():
             return _graded(parsed, subtopics)
     lines = _split_lines(path)  # and a malformed line's error

@@ -188,6 +188,24 @@ def test_notebook_outputs_draw_offline_in_a_browser(chromium: str, tmp_path: Pat
     assert [r for r in result.requests if not r.startswith(("file://", "data:"))] == []
 
 
+def test_policy_table_is_in_the_markdown_and_up_to_date() -> None:
+    """docs/policies.md holds the policy table itself (read in the repository as on the site),
+    as scripts/policy_table.py writes it from `rk.Policy` now."""
+    import dataclasses
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "policy_table.py"
+    spec = importlib.util.spec_from_file_location("policy_table", path)
+    assert spec is not None
+    assert spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    page = generator.TARGET.read_text()
+    assert page == generator.render(page), "run: .venv/bin/python scripts/policy_table.py"
+    for field in dataclasses.fields(polars_rankk.Policy):
+        assert f"| `{field.name}` |" in page, field.name
+
+
 def test_policy_table_lists_every_field(site: Path) -> None:
     import dataclasses
 

@@ -19,6 +19,7 @@ import importlib
 import json
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -28,6 +29,7 @@ import typer
 from polars_rankk.cli.compare_command import compare
 from polars_rankk.cli.counterfactual_command import counterfactual
 from polars_rankk.cli.evaluate_command import evaluate
+from polars_rankk.cli.inputs import warn
 from polars_rankk.cli.report_command import report
 from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core.metrics.registration import load_metric_entry_points
@@ -134,6 +136,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     rankk (polars-rankk) ...
     """
     command = typer.main.get_command(application)
+    with warnings.catch_warnings():
+        # Every warning of the library is one line in option terms, as the command's own.
+        warnings.showwarning = _said
+        _run(command, argv)
+
+
+def _said(message: Warning | str, *_: object, **__: object) -> None:
+    warn(str(message))
+
+
+def _run(command: Any, argv: Sequence[str] | None) -> None:
     try:
         load_metric_entry_points()
         code = command.main(

@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rankk.cli.options import InputFormat, split_names
+from polars_rankk.cli.options import TREC_EVAL_PRESET, InputFormat, split_names
 from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core import example_row
 from polars_rankk.core.inputs.spec import DEFAULT_RELEVANCE, label_columns
@@ -157,9 +157,12 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
         )
     try:
         if kind == "run":
-            frame = read_trec_run(path).collect()
+            # The rank field kept when the runs are ranked by it (--rank rank).
+            frame = read_trec_run(path, rank=columns.rank == "rank").collect()
         else:
             frame = read_trec_qrels(path, subtopics=columns.subtopic is not None).collect()
+            if TREC_EVAL_PRESET.get():
+                frame = _as_trec_eval_reads(frame, path)
     except ValueError as error:
         raise ValueError(f"{error}{_swapped_trec_hint(path, role, kind)}") from None
     names = {
@@ -170,6 +173,21 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
         "subtopic": columns.subtopic or "subtopic",
     }
     return frame.rename({old: new for old, new in names.items() if old in frame.columns})
+
+
+def _as_trec_eval_reads(qrels: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """The qrels with fractional grades truncated toward zero, as trec_eval reads a grade
+    (an integer: 0.5 is 0, 1.7 is 1), said in a warning."""
+    if qrels.schema["relevance"] != pl.Float64:
+        return qrels
+    grade = pl.col("relevance")
+    fractional = qrels.filter(grade != grade.round()).get_column("relevance")
+    example = fractional[0]
+    warn(
+        f"{path}: {fractional.len()} fractional grade(s) truncated to integers, as trec_eval "
+        f"reads them (--trec-eval), e.g. {example} read as {int(example)}"
+    )
+    return qrels.with_columns(grade.cast(pl.Int64))
 
 
 def _swapped_trec_hint(path: Path, role: str, kind: Kind) -> str:

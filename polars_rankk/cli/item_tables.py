@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import polars as pl
 import typer
 
 from polars_rankk.cli.inputs import Columns, Source, read_source, reconcile_ids
@@ -44,7 +45,8 @@ CatalogueOption = Annotated[
         "--catalogue",
         metavar="FILE",
         help="The catalogue's items (an item column), for coverage, gini and entropy; default "
-        "every item of the candidates and of --popularity.",
+        "every item of the candidates and of --popularity (of every run compared, one catalogue "
+        "shared by all).",
         rich_help_panel=BEYOND_ACCURACY,
         show_default=False,
     ),
@@ -86,7 +88,21 @@ class ItemFiles:
         tables: dict[str, Any] = {
             name: source.frame for name, source in zip(given, aligned, strict=True)
         }
+        if len(runs) > 1 and "catalogue" not in tables:
+            tables["catalogue"] = shared_catalogue(
+                [source.frame for source in runs], tables.get("popularity"), columns.item
+            )
         return {**tables, "head_share": self.head_share}
+
+
+def shared_catalogue(
+    candidates: Sequence[pl.DataFrame], popularity: pl.DataFrame | None, item: str
+) -> pl.DataFrame:
+    """One catalogue for every system compared: the items of all their candidates and of the
+    popularity log. Each system's own items would make a system that shows more items look
+    less covering (its denominator grows with what it exposes)."""
+    frames = [*candidates, *([] if popularity is None else [popularity])]
+    return pl.concat([frame.select(item) for frame in frames], how="vertical_relaxed").unique()
 
 
 def with_item_table_options(command: Callable[..., None]) -> Callable[..., None]:

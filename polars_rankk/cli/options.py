@@ -8,6 +8,7 @@ import inspect
 import re
 import typing
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -406,6 +407,11 @@ def option_value(value: Any) -> str:
     return str(value)
 
 
+#: Whether the running command was given ``--trec-eval``: its TREC qrels are then read as
+#: trec_eval reads them (fractional grades truncated to integers).
+TREC_EVAL_PRESET: ContextVar[bool] = ContextVar("trec_eval_preset", default=False)
+
+
 def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
     """Give `command` the ``--trec-eval`` flag and one option per `Policy` field.
 
@@ -425,8 +431,13 @@ def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
         if "metrics" in options:
             # --metrics is parsed here, once: the command reads the request.
             options["metrics"] = parse_metrics(options["metrics"])
-        policy = build_policy(options.pop("trec_eval"), chosen)
-        command(**options, policy=policy)
+        preset = bool(options.pop("trec_eval"))
+        policy = build_policy(preset, chosen)
+        token = TREC_EVAL_PRESET.set(preset)
+        try:
+            command(**options, policy=policy)
+        finally:
+            TREC_EVAL_PRESET.reset(token)
 
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[*kept, trec_eval, *policy_parameters()]

@@ -277,6 +277,10 @@ class Policy:
         descending; average precision divides by R_g; a negative grade is unjudged; RBP's
         persistence is trec_eval's 0.9. Any field can be overridden.
 
+        trec_eval reads a grade as an integer (0.5 is 0, 1.7 is 1); a policy does not change
+        the grades given, so cast fractional ones (``pl.col("relevance").cast(pl.Int64)``) to
+        compare with it. ``rankk --trec-eval`` does so on TREC qrels, and says so.
+
         Examples
         --------
         >>> import polars_rankk as rk

@@ -27,11 +27,6 @@ from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
-from polars_rankk.core.evaluation.catalogue import (
-    catalogue_items,
-    catalogue_values,
-    merge_exposures,
-)
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import (
     DEFAULT_K,
@@ -47,7 +42,7 @@ from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
-from polars_rankk.engines import staging
+from polars_rankk.engines import reduction, staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
 
 _PARTITION = "_rk_partition"
@@ -196,9 +191,10 @@ def evaluate_in_partitions(
     arguments it resumes, reusing the partitioned inputs and the partitions already done (a
     `ResumedRunWarning` says how many; ``resumed_partitions`` counts them). Staging left by a run
     with other inputs or arguments is removed. An input that reads local files (a
-    ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes and
-    modification times, without reading a row; an in-memory input by one streaming pass
-    hashing every row.
+    ``pl.scan_parquet`` plan, say) is fingerprinted by its plan and its files' sizes,
+    modification and change times, without reading a row (a file rewritten in place changes its
+    change time even when its modification time is set back); an in-memory input by one
+    streaming pass hashing every row.
 
     Parameters
     ----------
@@ -285,7 +281,6 @@ def evaluate_in_partitions(
         # Each partition's evaluate reads its groups' judgements with their subtopics.
         options["subtopic"] = subtopic
         options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
-    keys = list(spec.keys)
     output = Path(output)
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
     arguments["metrics"] = request.names  # the names as typed key and record the run
@@ -303,6 +298,19 @@ def evaluate_in_partitions(
     )
     staging.manifest(run, arguments)
     done = _run_partitions(run, spec, options, engine, progress)
+    return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+
+
+def _committed(
+    run: staging.StagedRun,
+    spec: Spec,
+    tables: ItemTables,
+    catalogue_metrics: Sequence[str],
+    resumed: int,
+) -> PartitionedEvaluation:
+    """The run's parts moved into its output, and the evaluation read from them and from the
+    summary pieces every partition staged."""
+    keys = list(spec.keys)
     histograms = run.pieces("histogram")
     dropped = run.pieces("dropped")
     exposures = [
@@ -312,31 +320,16 @@ def evaluate_in_partitions(
     files = run.commit()
     per_group = pl.scan_parquet(files) if files else _no_rows(spec, keys)
     histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
-    catalogue_table = _catalogue(spec, tables, catalogue_metrics, exposures)
+    catalogue_table = reduction.partitions_catalogue(spec, tables, catalogue_metrics, exposures)
     return PartitionedEvaluation(
         per_group=per_group,
-        output=output,
-        partitions=partitions,
+        output=run.output,
+        partitions=run.partitions,
         catalogue=catalogue_table,
-        resumed_partitions=len(done),
+        resumed_partitions=resumed,
         _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
         _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
     )
-
-
-def _catalogue(
-    spec: Spec,
-    tables: ItemTables,
-    metrics: Sequence[str],
-    exposures: list[tuple[pl.LazyFrame, pl.LazyFrame]],
-) -> pl.DataFrame | None:
-    """The catalogue-level metrics from every partition's exposure counts (None: none asked)."""
-    if not metrics:
-        return None
-    items = catalogue_items(spec, tables.catalogue, tables.popularity)
-    item_dtype = spec.candidates.collect_schema()[spec.item]
-    counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
-    return catalogue_values(*counts, items, metrics).collect()
 
 
 def _none_dropped(ks: Sequence[int]) -> pl.DataFrame:
@@ -345,16 +338,6 @@ def _none_dropped(ks: Sequence[int]) -> pl.DataFrame:
         ks,
         pl.DataFrame({"dropped_empty_truth": [0], "dropped_missing": [0]}),
         pl.DataFrame(schema={"k": pl.Int64, "dropped_short": pl.Int64}),
-    )
-
-
-def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """The exposure counts of no lists (an input without groups)."""
-    return (
-        pl.LazyFrame(schema={"item": item, "k": pl.Int64, "exposure": pl.Int64}),
-        pl.LazyFrame(
-            {"k": list(ks), "n_lists": [0] * len(ks)}, schema={"k": pl.Int64, "n_lists": pl.Int64}
-        ),
     )
 
 

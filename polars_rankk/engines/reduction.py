@@ -18,6 +18,13 @@ from decimal import Context, Decimal
 import polars as pl
 
 from polars_rankk.core import order_metrics, quantile_name, summarize_histogram
+from polars_rankk.core.evaluation.beyond_accuracy import ItemTables
+from polars_rankk.core.evaluation.catalogue import (
+    catalogue_items,
+    catalogue_values,
+    merge_exposures,
+)
+from polars_rankk.core.inputs.spec import Spec
 
 DROPPED_COLUMNS = ("dropped_empty_truth", "dropped_missing", "dropped_short")
 #: Prefix of the metric names of the sentinel rows that carry policy drop counts.
@@ -133,3 +140,29 @@ def decimal_mean(total: Decimal | None, count: int) -> float:
     if count == 0 or total is None:
         return float("nan")
     return float(Context(prec=80).divide(Decimal(total), Decimal(count)))
+
+
+def partitions_catalogue(
+    spec: Spec,
+    tables: ItemTables,
+    metrics: Sequence[str],
+    exposures: list[tuple[pl.LazyFrame, pl.LazyFrame]],
+) -> pl.DataFrame | None:
+    """The catalogue-level metrics of `evaluate_in_partitions` from every partition's exposure
+    counts (None: none asked)."""
+    if not metrics:
+        return None
+    items = catalogue_items(spec, tables.catalogue, tables.popularity)
+    item_dtype = spec.candidates.collect_schema()[spec.item]
+    counts = merge_exposures(exposures or [_no_exposure(spec.ks, item_dtype)])
+    return catalogue_values(*counts, items, metrics).collect()
+
+
+def _no_exposure(ks: Sequence[int], item: pl.DataType) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The exposure counts of no lists (an input without groups)."""
+    return (
+        pl.LazyFrame(schema={"item": item, "k": pl.Int64, "exposure": pl.Int64}),
+        pl.LazyFrame(
+            {"k": list(ks), "n_lists": [0] * len(ks)}, schema={"k": pl.Int64, "n_lists": pl.Int64}
+        ),
+    )

@@ -288,6 +288,7 @@ def evaluate_spark(
     └────────┴─────┴──────────┴──────────┘
     """
     plan.check_frame(candidates, "candidates")
+    plan.local_workers_python(candidates)
     if truth is not None:
         plan.check_frame(truth, "truth")
     driver.check_partitions(num_partitions, "num_partitions")

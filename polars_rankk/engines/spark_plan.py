@@ -6,6 +6,8 @@ collect. `polars_rankk.engines.spark` holds the public functions that put them t
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +45,26 @@ def check_frame(frame: object, name: str) -> None:
             f"{name} must be a Spark DataFrame (classic or Spark Connect); got "
             f"{type(frame).__name__}. For Polars frames use polars_rankk.evaluate."
         )
+
+
+def local_workers_python(frame: DataFrame) -> None:
+    """In local mode, run the Python workers with this interpreter (the one that has
+    polars-rankk) unless told otherwise: Spark starts them with ``python3`` from ``PATH``,
+    which may lack Polars ("No module named polars"). Safe in local mode only, where the
+    workers run on this machine; a cluster's, a Spark Connect session's, and a choice made
+    (``PYSPARK_PYTHON``, ``spark.pyspark.python``) are left as they are."""
+    context = getattr(frame.sparkSession, "sparkContext", None)
+    try:
+        master = str(context.master) if context is not None else ""
+        chosen = context.getConf().get("spark.pyspark.python") if context is not None else None
+    except Exception:  # a Spark Connect session has no context
+        return
+    if context is None or not master.startswith("local") or chosen:
+        return
+    if os.environ.get("PYSPARK_PYTHON"):
+        return
+    # Read by every Python function Spark wraps from now on (mapInArrow's included).
+    context.pythonExec = sys.executable
 
 
 def column(name: str) -> Column:

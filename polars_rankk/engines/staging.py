@@ -115,8 +115,8 @@ def _plan_files(plan: object, files: list[str]) -> bool:
 
 
 def _file_stats(pattern: str) -> list[str] | None:
-    """Path, size, modification time and inode of every file `pattern` (a path, a folder or a
-    glob) names, as Polars expands it; None for a path not on a local file system."""
+    """Path, size, modification and change times and inode of every file `pattern` (a path, a
+    folder or a glob) names, as Polars expands it; None for a path not on a local file system."""
     if "://" in pattern:
         return None
     expanded = os.path.expanduser(pattern)
@@ -140,7 +140,12 @@ def _file_stats(pattern: str) -> list[str] | None:
             except OSError:
                 stats.append(f"{os.path.abspath(name)} <missing>")
                 continue
-            stats.append(f"{os.path.abspath(name)} {stat.st_size} {stat.st_mtime_ns} {stat.st_ino}")
+            # The change time too: a file rewritten in place keeps its size and inode, and its
+            # modification time can be set back (`os.utime`, `touch -d`); its change time cannot.
+            stats.append(
+                f"{os.path.abspath(name)} {stat.st_size} {stat.st_mtime_ns} {stat.st_ctime_ns} "
+                f"{stat.st_ino}"
+            )
     return stats
 
 
@@ -176,7 +181,7 @@ def fingerprint(
     and Polars, whose hashes and numbers it depends on).
 
     An input that reads local files only is known by its plan and its files' paths, sizes,
-    modification times and inodes (no row is read); any other input, and every input when
+    modification and change times and inodes (no row is read); any other input, and every input when
     `contents` is True, by its schema and a hash of every row in order (one streaming pass).
 
     Examples
@@ -260,9 +265,11 @@ class StagedRun:
                 old.unlink()
         if done:
             warnings.warn(
-                f"evaluate_in_partitions: resuming an interrupted run with the same inputs and "
-                f"arguments (staged in {run.folder}): {len(done)} of {partitions} partitions were "
-                f"done and are reused; evaluating the other {partitions - len(done)}",
+                f"evaluate_in_partitions: resuming an interrupted run with the same arguments and "
+                f"inputs of the same fingerprint (files: paths, sizes, modification and change "
+                f"times; in-memory frames and resume='contents': every row) (staged in "
+                f"{run.folder}): {len(done)} of {partitions} partitions were done and are reused; "
+                f"evaluating the other {partitions - len(done)}",
                 ResumedRunWarning,
                 stacklevel=3,
             )

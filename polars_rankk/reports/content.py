@@ -267,6 +267,13 @@ def build_content(
 ) -> ReportContent:
     """Compute every section of the report (`say` is told as each step starts)."""
     names = list(evaluations)
+    if not any(ev.metrics for ev in evaluations.values()):
+        # Its sections are means, curves and comparisons over groups: nothing to draw.
+        raise ValueError(
+            "the report draws per-group metrics (means, K-curves, paired tests); catalogue-level "
+            "ones (coverage, gini, entropy, personalization) are one figure per system: ask "
+            "for a per-group metric too, or read them from rankk compare / Evaluation.catalogue"
+        )
     if baseline is not None and baseline not in evaluations:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
     available = sorted(set().union(*(set(ev.ks) for ev in evaluations.values())))

@@ -40,6 +40,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
 from polars_rankk.core.inputs.spec import DEFAULT_K
 from polars_rankk.core.names.cutoffs import asked_ks
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -164,6 +165,13 @@ def unjudged_bounds(
     # Names carry cut-offs (P@5) and policy fields (P(rel=2)@5): the threshold they set is
     # the grade of the upper labelling.
     request = Request.of(metrics)
+    subtopics = [m for m in request.metrics if REGISTRY[m].kind == "diversity"]
+    if subtopics:
+        # The bounds relabel (group, item) judgements: a subtopic's have no upper labelling.
+        raise ValueError(
+            f"unjudged_bounds does not compute the subtopic metrics {subtopics} (it takes no "
+            "subtopic column); evaluate them with rk.evaluate(..., subtopic=...)"
+        )
     named, resolved = request.ks, request.policy(chosen)
     ks = sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named})
     lazy_truth = to_lazy(truth, "truth")

@@ -164,8 +164,10 @@ def _curve_from_ranks(
     chosen = [
         m for m in evaluation.metrics if REGISTRY[m].has_k and (metrics is None or m in metrics)
     ]
-    if not all(REGISTRY[m].rank_summed for m in chosen):
-        return None  # the other metrics' curves read the per-group values
+    if not chosen or not all(REGISTRY[m].rank_summed for m in chosen):
+        # The other metrics' curves read the per-group values (as does a curve of no metric:
+        # an evaluation of catalogue-level metrics only, whose curve has no row).
+        return None
     groups = evaluation.groups.lazy()
     if strata:
         from polars_rankk.stats.per_group import with_strata
@@ -333,6 +335,22 @@ def k_curve(
             raise ValueError(
                 f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
                 "the whole list), so it has no K-curve; leave it out of metrics"
+            )
+        subtopics = [m for m in chosen.metrics if REGISTRY[m].kind == "diversity"]
+        if subtopics:
+            raise ValueError(
+                f"k_curve does not compute the subtopic metrics {subtopics} (it takes no "
+                "subtopic column): evaluate them with rk.evaluate(..., k=range(1, k_max + 1), "
+                "subtopic=...) and draw that evaluation with rk.curve_of_evaluations"
+            )
+        catalogue = [m for m in chosen.metrics if REGISTRY[m].kind == "catalogue"]
+        if catalogue:
+            # One figure per system's lists, not a mean over groups: a curve would drop them.
+            raise ValueError(
+                f"{', '.join(catalogue)} is one figure for all of a system's lists, not a mean "
+                "over groups, so k_curve does not draw it; read it at every K from "
+                "rk.evaluate(candidates, k=range(1, k_max + 1), metrics=..., "
+                "catalogue=<the items of every system>).catalogue"
             )
         geometric = [m for m in chosen.metrics if REGISTRY[m].aggregate != "mean"]
         if geometric:

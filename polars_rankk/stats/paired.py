@@ -191,6 +191,8 @@ def arrange(
         sizes = members.group_by(strata, maintain_order=True).len()
         size_of = {tuple(r[:-1]): r[-1] for r in sizes.iter_rows()}
     for key, cells in by_stratum.items():
+        if cells.is_empty():
+            continue  # no per-group metric (catalogue-level ones only): nothing to pair
         first = int(cells["__cell"][0])
         inside = rows_of.get(key, rows.clear())
         n_groups = int(size_of.get(key, 0))

@@ -26,6 +26,10 @@ CHECKS: dict[str, tuple[str, str]] = {
         "protocol",
         "candidate rows whose item has no history row before the user's cutoff",
     ),
+    "candidates_in_history": (
+        "protocol",
+        "candidate rows whose (user, item) is already in the user's history",
+    ),
     "truth_outside_pool": (
         "coverage",
         "relevant truth rows outside the user's candidates (recall ceiling < 1)",

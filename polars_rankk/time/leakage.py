@@ -19,6 +19,8 @@ check                         kind      offending rows
 ``cold_start_users``          protocol  users in the truth with no history row
 ``cold_start_items``          protocol  candidates whose item has no history row before
                                         the user's cutoff
+``candidates_in_history``     protocol  candidates the user already has: (user, item) pairs
+                                        in the history
 ``truth_outside_pool``        coverage  relevant truth rows no candidate of the user covers
 ============================  ========  ===================================================
 
@@ -195,6 +197,19 @@ def _cold_start_items(inputs: _Inputs) -> Check:
     return Check.rows(inputs.candidates, rows.filter(unseen), order=[user, item])
 
 
+def _candidates_in_history(inputs: _Inputs) -> Check:
+    """Candidate rows recommending an item the user already has (a (user, item) pair of the
+    history): a list of them is scored as if the user needed them again."""
+    if inputs.candidates is None or inputs.history is None:
+        return Check.missing("needs candidates and history")
+    user, item = inputs.user, inputs.item
+    candidates, history = align_ids(
+        inputs.candidates, inputs.history, [user, item], ("candidates", "history")
+    )
+    had = candidates.join(history.select(user, item).unique(), on=[user, item], how="semi")
+    return Check.rows(inputs.candidates, had, order=[user, item])
+
+
 def _coverage(
     inputs: _Inputs, relevance: str, threshold: float
 ) -> tuple[Check, pl.LazyFrame | None]:
@@ -303,7 +318,7 @@ def audit(
     >>> report = audit(candidates, history=history, truth=truth, cutoff=5,
     ...                feature_time="feature_ts")
     >>> report.summary.select("check", "status", "count", "total")
-    shape: (7, 4)
+    shape: (8, 4)
     ┌─────────────────────────┬───────────────┬───────┬───────┐
     │ check                   ┆ status        ┆ count ┆ total │
     │ ---                     ┆ ---           ┆ ---   ┆ ---   │
@@ -315,6 +330,7 @@ def audit(
     │ truth_in_history        ┆ failed        ┆ 1     ┆ 3     │
     │ cold_start_users        ┆ informational ┆ 0     ┆ 2     │
     │ cold_start_items        ┆ informational ┆ 3     ┆ 3     │
+    │ candidates_in_history   ┆ informational ┆ 0     ┆ 3     │
     │ truth_outside_pool      ┆ informational ┆ 2     ┆ 3     │
     └─────────────────────────┴───────────────┴───────┴───────┘
     >>> report.examples["truth_before_cutoff"]
@@ -371,6 +387,7 @@ def audit(
         **_tables_on_wrong_side(inputs),
         **_truth_against_history(inputs),
         "cold_start_items": _cold_start_items(inputs),
+        "candidates_in_history": _candidates_in_history(inputs),
         "truth_outside_pool": coverage,
     }
     report = build_report(checks, examples=examples, ceiling=ceiling, verdicts=verdicts)

@@ -1,5 +1,5 @@
 """Paths beside `evaluate` (expressions, `rk.label`, tables, compare, curves, the report)
-give `evaluate`'s number, or say what they did, or refuse in words (issue 26)."""
+give `evaluate`'s number, or say what they did, or refuse in words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 35, part three: paths that gave a plausible but wrong number, or an error without the
+"""Paths that gave a plausible but wrong number, or an error without the
 words a user needs; each now gives the right number, says what it did, or refuses clearly."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Files are known by their plan and metadata (no row read); anything else by a hash of every row
 whose plan must stream in bounded memory, as at a billion rows it otherwise gathers the whole
-input (the out-of-memory kill of issue 35).
+input (and a billion-row run was killed for want of memory).
 """
 
 from __future__ import annotations

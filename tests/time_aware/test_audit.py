@@ -83,6 +83,7 @@ def test_each_leak_is_found_exactly() -> None:
         "truth_in_history": 1,
         "cold_start_users": 1,
         "cold_start_items": 6,
+        "candidates_in_history": 0,
         "truth_outside_pool": 2,
     }
     assert totals == {
@@ -92,6 +93,7 @@ def test_each_leak_is_found_exactly() -> None:
         "truth_in_history": 6,
         "cold_start_users": 4,
         "cold_start_items": 6,
+        "candidates_in_history": 6,
         "truth_outside_pool": 5,
     }
     assert report.failed == [
@@ -222,6 +224,7 @@ def test_a_leak_check_without_its_input_is_not_checked_and_fails_strict() -> Non
         "passed",
         "passed",
         "passed",
+        "informational",
         "informational",
         "informational",
         "informational",

@@ -95,7 +95,13 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
     │ precision ┆ 10  ┆ 0.025 ┆ 4        ┆ 2     │
     └───────────┴─────┴───────┴──────────┴───────┘
     """
-    hist = _collect(histogram).sort([*by, "metric", "k", "value"], nulls_last=True)
+    # An evaluation of catalogue-level metrics only has no per-group value: its empty column
+    # may come typed Null, which has no logarithm.
+    hist = (
+        _collect(histogram)
+        .with_columns(pl.col("value").cast(pl.Float64))
+        .sort([*by, "metric", "k", "value"], nulls_last=True)
+    )
     valid = pl.col("value").is_not_null()
     geometric = pl.col("metric").is_in(_geometric())
     # A geometric mean is exp of the mean of the floored logs (Metric.aggregate).

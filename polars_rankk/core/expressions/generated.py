@@ -668,8 +668,7 @@ def mrr_at_k(
     rank: IntoExprColumn | None = None,
     unretrieved: IntoExprColumn | None = None,
 ) -> pl.Expr:
-    """MRR@K of each group: 1 / rank of the first relevant item within K, 0 if none (trec_eval
-    recip_rank).
+    """MRR@K of each group: 1 / rank of the first relevant item within K, 0 if none.
 
     Reference: Voorhees, TREC-8 Question Answering Track Report (1999).
 

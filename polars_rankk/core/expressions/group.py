@@ -131,6 +131,11 @@ def inputs_of(
         # trec_eval: a negative grade is no judgement, like a null one.
         grade = pl.when(given >= 0).then(given)
     given_score = as_expr(ranking_column)
+    missed = None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64))
+    if missed is not None and policy.negative_grades == "unjudged":
+        # The missed items' negative grades are no judgement either (bpref's judged
+        # non-relevant count, trec_eval's, leaves them out): nulls, dropped with the others.
+        missed = missed.list.eval(pl.when(pl.element() >= 0).then(pl.element()))
     return Inputs(
         grade=grade,
         order_grade=given,
@@ -140,7 +145,7 @@ def inputs_of(
         item=None if item is None else as_expr(item),
         n_relevant=None if n_relevant is None else as_expr(n_relevant).cast(pl.Int64),
         policy=policy,
-        unretrieved=None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64)),
+        unretrieved=missed,
     )
 
 

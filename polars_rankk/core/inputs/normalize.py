@@ -191,6 +191,16 @@ def is_stringlike(dtype: pl.DataType) -> bool:
     return dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum))
 
 
+def _common_integer(left: pl.DataType, right: pl.DataType) -> pl.DataType:
+    """Integers of any width as Int64, but ids beyond Int64 kept: UInt64 beside another
+    unsigned type stays UInt64, beside a signed one both become Int128 (which holds both)."""
+    if pl.UInt64() not in (left, right):
+        return pl.Int64()
+    if left.is_unsigned_integer() and right.is_unsigned_integer():
+        return pl.UInt64()
+    return pl.Int128()
+
+
 def _common_id_dtype(
     column: str,
     frames: tuple[pl.LazyFrame, pl.LazyFrame],
@@ -202,7 +212,7 @@ def _common_id_dtype(
     if left == right and not isinstance(left, (pl.Categorical, pl.Enum)):
         return left
     if left.is_integer() and right.is_integer():
-        return pl.Int64()
+        return _common_integer(left, right)
     if is_stringlike(left) and is_stringlike(right):
         return pl.String()
     example_left = example_row(frames[0], pl.lit(True), [column])
@@ -222,8 +232,10 @@ def align_ids(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Cast the id columns two tables are joined on to one dtype.
 
-    Integers of any width become Int64, string-like ids (String, Categorical, Enum) String;
-    any other mismatch raises a TypeError naming both tables with an example row of each.
+    Integers of any width become Int64 (UInt64 ids stay UInt64 beside unsigned ones, Int128
+    beside signed ones, so no id beyond Int64 is lost), string-like ids (String, Categorical,
+    Enum) String; any other mismatch raises a TypeError naming both tables with an example
+    row of each.
     """
     left_schema, right_schema = dict(left.collect_schema()), dict(right.collect_schema())
     casts = {

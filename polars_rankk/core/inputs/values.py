@@ -106,7 +106,12 @@ def _grade_checks(column: str) -> list[tuple[str, pl.Expr, str]]:
     grade = pl.col(column).cast(pl.Float64)
     return [
         (column, grade.is_null(), f"column {column!r} (a relevance grade) must not be null"),
-        (column, grade.is_nan(), f"column {column!r} (a relevance grade) must not be NaN"),
+        # An infinite grade turns every gain sum into inf or NaN (nDCG NaN; G, RBP, Q 0.0).
+        (
+            column,
+            ~grade.is_finite(),
+            f"column {column!r} (a relevance grade) must not be NaN or infinite",
+        ),
     ]
 
 

@@ -153,7 +153,8 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         name="mrr",
         title="MRR@K",
-        definition="1 / rank of the first relevant item within K, 0 if none (trec_eval recip_rank)",
+        # trec_eval's recip_rank reads the whole list: it is mrr without K, not mrr@K.
+        definition="1 / rank of the first relevant item within K, 0 if none",
         citation="Voorhees, TREC-8 Question Answering Track Report (1999)",
         terms=(RECIPROCAL_RANK,),
         formula=at_k(formulas.mrr),
