@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_rankk.core.columns import HITS, IDEAL_DCG
+from polars_rankk.core.columns import HITS, IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
@@ -151,10 +151,12 @@ class Group:
     stats: GroupStats
     #: True where `evaluate` would leave the group out whatever the cut-off.
     void: pl.Expr
-    #: On the kernel: the struct of sums `stats` reads as fields (the value is computed on it).
+    #: The struct of sums `stats` reads as fields (the value is computed on it).
     sums: pl.Expr | None = None
-    #: On the kernel: True where the group has no value, read outside the struct.
+    #: True where the group has no value, read outside the struct.
     outer_void: pl.Expr | None = None
+    #: Ranked by the compiled kernel (which refuses invalid rows itself).
+    on_kernel: bool = False
 
 
 def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -253,7 +255,35 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
     void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void | unknown(inputs))
+    fields, sums = _read_once(stats, metric, k, policy)
+    return Group(stats=fields, void=pl.lit(False), sums=sums, outer_void=void | unknown(inputs))
+
+
+def _read_once(
+    stats: GroupStats, metric: str, k: int | None, policy: Policy
+) -> tuple[GroupStats, pl.Expr]:
+    """The statistics `metric` reads, each computed once into a struct, and `GroupStats`
+    reading that struct's fields (as the kernel's are read).
+
+    A formula reads a statistic many times (the C/W/L tails read the ranks read some twenty
+    times, inside digamma and trigamma); each read of a pure statistic would copy the whole
+    ranking expression, and the expression grew to millions of characters (seconds per group).
+    """
+    read: dict[str, pl.Expr] = {}
+
+    def field(name: str, expr: pl.Expr) -> pl.Expr:
+        read.setdefault(name, expr)
+        return pl.field(name)
+
+    fields = GroupStats(
+        at=lambda stat, cut: field(f"at:{stat_column(stat, cut)}", stats.at(stat, cut)),
+        n_candidates=field("n_candidates", stats.n_candidates),
+        n_relevant=field("n_relevant", stats.n_relevant),
+        hits_at_r=field("hits_at_r", stats.hits_at_r),
+        whole=lambda stat: field(f"whole:{stat}", stats.whole(stat)),
+    )
+    finished(REGISTRY[metric].value(policy, k, fields), policy, k, fields)  # records the reads
+    return fields, pl.struct(*(expr.alias(name) for name, expr in read.items()))
 
 
 def unknown(inputs: Inputs) -> pl.Expr:
@@ -296,7 +326,7 @@ def kernel_group(
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
     void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs))
+    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs), on_kernel=True)
 
 
 def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
