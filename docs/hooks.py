@@ -30,8 +30,16 @@ PARTS: dict[str, tuple[str, str]] = {
         "Statistics and curves",
         "Distributions, strata, bootstrap intervals, paired comparisons and K-curves.",
     ),
+    "judges": (
+        "Judges",
+        "Metrics when a model wrote the labels: agreement with people, corrected means.",
+    ),
     "charts": ("Charts", "Altair charts of aggregated tables, and their export."),
     "time": ("Time-aware evaluation", "Splits, seen items, sessions, the audit, over time."),
+    "counterfactual": (
+        "Counterfactual evaluation",
+        "A new ranking's expected reward estimated from click logs: IPS, SNIPS, DR.",
+    ),
     "engines": ("Large data", "Out-of-core evaluation in hash buckets."),
     "io": ("TREC files", "Reading TREC runs and qrels."),
     "reports": ("HTML report", "The self-contained offline report."),

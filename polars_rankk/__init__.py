@@ -33,6 +33,7 @@ from polars_rankk.core import (
 # The metric expression functions (generated from the registry, with their export list).
 from polars_rankk.core.expressions import generated as _metric_expressions
 from polars_rankk.core.expressions.generated import *  # noqa: F403
+from polars_rankk.core.expressions.points import DEPRECATED_POINTS as _DEPRECATED_POINTS
 from polars_rankk.core.version import package_version as _package_version
 
 #: The public names of the other parts, by module, imported on first use: ``import
@@ -42,14 +43,22 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "polars_rankk.charts": (
         "enable_offline_charts",
         "plot_comparison",
+        "plot_counterfactual",
         "plot_distribution",
         "plot_histogram",
+        "plot_judge_correction",
         "plot_k_curve",
         "plot_over_time",
         "plot_precision_recall",
         "plot_risk",
         "plot_strata",
         "save_chart",
+    ),
+    "polars_rankk.counterfactual": (
+        "CounterfactualDiagnostics",
+        "CounterfactualResult",
+        "CounterfactualWarning",
+        "evaluate_counterfactual",
     ),
     "polars_rankk.engines": (
         "BucketedEvaluation",
@@ -60,6 +69,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "polars_rankk.io": (
         "read_trec_qrels",
         "read_trec_run",
+    ),
+    "polars_rankk.judges": (
+        "judge_agreement",
+        "judge_correction",
     ),
     "polars_rankk.reports": (
         "render_report",
@@ -108,19 +121,29 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ),
 }
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+# The previous release's expression function per point (rk.iprec_at_recall_0_50), deprecated.
+_MODULE_OF |= dict.fromkeys(_DEPRECATED_POINTS, "polars_rankk.core.expressions.deprecated")
 
 if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_imports.py)
     from polars_rankk.charts import (
         enable_offline_charts,
         plot_comparison,
+        plot_counterfactual,
         plot_distribution,
         plot_histogram,
+        plot_judge_correction,
         plot_k_curve,
         plot_over_time,
         plot_precision_recall,
         plot_risk,
         plot_strata,
         save_chart,
+    )
+    from polars_rankk.counterfactual import (
+        CounterfactualDiagnostics,
+        CounterfactualResult,
+        CounterfactualWarning,
+        evaluate_counterfactual,
     )
     from polars_rankk.engines import (
         BucketedEvaluation,
@@ -131,6 +154,10 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
     from polars_rankk.io import (
         read_trec_qrels,
         read_trec_run,
+    )
+    from polars_rankk.judges import (
+        judge_agreement,
+        judge_correction,
     )
     from polars_rankk.reports import (
         render_report,
@@ -183,6 +210,9 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "AuditReport",
     "BucketedEvaluation",
+    "CounterfactualDiagnostics",
+    "CounterfactualResult",
+    "CounterfactualWarning",
     "Diagnostics",
     "EmptyResultWarning",
     "Evaluation",
@@ -206,6 +236,7 @@ __all__ = [
     "drop_seen",
     "enable_offline_charts",
     "evaluate",
+    "evaluate_counterfactual",
     "evaluate_in_buckets",
     "evaluate_in_partitions",
     "evaluate_over_time",
@@ -213,14 +244,18 @@ __all__ = [
     "for_systems",
     "groups_needed",
     "histogram",
+    "judge_agreement",
+    "judge_correction",
     "k_curve",
     "label",
     "metric_expression",
     "metrics_expression",
     "new_vs_returning",
     "plot_comparison",
+    "plot_counterfactual",
     "plot_distribution",
     "plot_histogram",
+    "plot_judge_correction",
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",
@@ -264,7 +299,8 @@ if not _typing.TYPE_CHECKING:  # type checkers read the imports above instead
         if module is None:
             raise AttributeError(f"module 'polars_rankk' has no attribute {name!r}")
         value = getattr(_importlib.import_module(module), name)
-        globals()[name] = value  # later reads find it without this hook
+        if name not in _DEPRECATED_POINTS:  # a deprecated name stays out of the namespace
+            globals()[name] = value  # later reads find it without this hook
         return value
 
     def __dir__() -> list[str]:

@@ -72,13 +72,21 @@ function is `polars_rankk.core.expressions.expressions.metrics_expression` of on
 and each method of the namespace forwards to its function with the same arguments, the
 relevance column as ``self``. A metric registered at run time (`polars_rankk.register_metric`)
 is computed by ``rk.metrics_expression(name, ...)`` and ``pl.col(...).rankk.metric(name, ...)``.
+A family of metrics that are points of one parameter (trec_eval's iprec_at_recall levels) has
+one function taking the point (``rk.iprec_at_recall(recall=0.5)``:
+`polars_rankk.core.expressions.points`).
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+from typing import Any
+
 import polars as pl
 
 from polars_rankk.core.expressions.expressions import metrics_expression
+from polars_rankk.core.expressions.points import DEPRECATED_POINTS, family_point
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
@@ -181,6 +189,80 @@ def _function(name: str) -> str:
     )
 
 
+#: One line saying what each family's function computes (its points' titles name a level).
+FAMILY_SUMMARY = {
+    "iprec_at_recall": "Interpolated precision at a recall level of each group: the best "
+    "precision at a rank holding at least lround(recall R) relevant items, 0 if none (trec_eval "
+    "iprec_at_recall).",
+    "r_precision_times": "Precision at a multiple of R of each group: hits within c / c at rank "
+    "c = (long) (multiple R + 0.9), 0 when c is 0 (trec_eval Rprec_mult).",
+}
+#: The point each family's example is computed at.
+FAMILY_EXAMPLE = {"iprec_at_recall": 0.5, "r_precision_times": 1.0}
+
+
+def _family_function(family: str) -> str:
+    from polars_rankk.core.expressions.points import FAMILY_PARAMETERS, family_point
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    parameter, description = FAMILY_PARAMETERS[family]
+    value = FAMILY_EXAMPLE[family]
+    first = REGISTRY[family_point(family, parameter, value)]
+    lines = [textwrap.fill(FAMILY_SUMMARY[family], width=92), ""]
+    lines += [f"Reference: {first.citation}.", ""]
+    lines += [
+        "The points computed are trec_eval's; another raises a ValueError naming them.",
+        "",
+        'An invalid score (``invalid_scores="error"``) or a repeated item',
+        '(``duplicates="error"``) makes the query raise, naming the column and the item.',
+    ]
+    lines += ["", "Parameters", "----------", "relevance"]
+    lines.append(
+        "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."
+    )
+    lines += [parameter, *textwrap.wrap(description, 92, initial_indent=" " * 4,
+                                        subsequent_indent=" " * 4)]  # fmt: skip
+    for argument, _, _, text in _arguments(False):
+        lines += [argument, *textwrap.wrap(text, 92, initial_indent=" " * 4,
+                                           subsequent_indent=" " * 4)]  # fmt: skip
+    example = _example(first.name, family, False).replace(
+        f'rk.{family}("rel", by=', f'rk.{family}("rel", {parameter}={value}, by='
+    )
+    lines += ["", "Examples", "--------", *example.splitlines()]
+    lines += ["", "See Also", "--------", "metrics_expression : any registered metrics by name."]
+    body = textwrap.indent("\n".join(lines), "    ").replace("    \n", "\n")
+    signature = _signature(False, "relevance: IntoExprColumn").replace(
+        "    *,\n", f"    *,\n    {parameter}: float,\n", 1
+    )
+    return (
+        f"def {family}(\n{signature}) -> pl.Expr:\n"
+        f'    """{body.lstrip()}\n    """\n'
+        f"    return metrics_expression(\n"
+        f'        family_point("{family}", "{parameter}", {parameter}),\n'
+        f"        relevance,\n"
+        f"{_forwarded(False, ' ' * 8)}"
+        f"    )\n"
+    )
+
+
+def _family_method(family: str) -> str:
+    from polars_rankk.core.expressions.points import FAMILY_PARAMETERS
+
+    parameter = FAMILY_PARAMETERS[family][0]
+    signature = textwrap.indent(_signature(False, "self"), "    ").replace(
+        "        *,\n", f"        *,\n        {parameter}: float,\n", 1
+    )
+    return (
+        f"    def {family}(\n{signature}    ) -> pl.Expr:\n"
+        f'        """See `polars_rankk.{family}`."""\n'
+        f"        return {family}(\n"
+        f"            self._expr,\n"
+        f"            {parameter}={parameter},\n"
+        f"{_forwarded(False, ' ' * 12)}"
+        f"        )\n"
+    )
+
+
 def _method(name: str) -> str:
     from polars_rankk.core.metrics.registry import REGISTRY
 
@@ -240,6 +322,24 @@ class RankkExpr:
             unretrieved=unretrieved,
         )
 
+    def __getattr__(self, name: str) -> Callable[..., pl.Expr]:
+        """The previous release's method per point (``iprec_at_recall_0_50``), deprecated: its
+        family's method at that point (``iprec_at_recall(recall=0.5)``)."""
+        if name not in DEPRECATED_POINTS:
+            raise AttributeError(f"'.rankk' has no method {name!r}")
+        family, parameter, value = DEPRECATED_POINTS[name]
+
+        def method(**arguments: Any) -> pl.Expr:
+            warnings.warn(
+                f".rankk.{name} is deprecated: use .rankk.{family}({parameter}={value:g})",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            family_method: Callable[..., pl.Expr] = getattr(self, family)
+            return family_method(**{parameter: value}, **arguments)
+
+        return method
+
 '''
 
 
@@ -256,13 +356,35 @@ def _names() -> list[str]:
     ]
 
 
+def _entries() -> list[tuple[str, str]]:
+    """Each function generated, in registry order: ("metric", name) for a metric, ("family",
+    family) for a family of points (at its first point)."""
+    from polars_rankk.core.expressions.points import family_of
+
+    entries: list[tuple[str, str]] = []
+    for name in _names():
+        family = family_of(name)
+        entry = ("metric", name) if family is None else ("family", family)
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def _function_name(entry: tuple[str, str]) -> str:
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    kind, name = entry
+    return name if kind == "family" else REGISTRY[name].function_name
+
+
 def render_api_by_task(page: str) -> str:
     """docs/api-by-task.md with its metric function rows written from the registry: every row
     of a generated function removed, then one per metric after the `ANCHOR_ROW`."""
     from polars_rankk.core.metrics.registry import REGISTRY
 
-    names = _names()
-    functions = {REGISTRY[name].function_name for name in names}
+    entries = _entries()
+    functions = {REGISTRY[name].function_name for name in _names()}
+    functions |= {_function_name(entry) for entry in entries}
     lines = [
         line
         for line in page.splitlines()
@@ -270,30 +392,35 @@ def render_api_by_task(page: str) -> str:
     ]
     anchor = next(i for i, line in enumerate(lines) if line.startswith(ANCHOR_ROW))
     rows = []
-    for name in names:
-        function = REGISTRY[name].function_name
+    for kind, name in entries:
+        function = _function_name((kind, name))
         link = f"[`rk.{function}`](api/core.md#polars_rankk.{function})"
-        rows.append(f"| {link} | {_summary(name)} |")
+        summary = FAMILY_SUMMARY[name] if kind == "family" else _summary(name)
+        rows.append(f"| {link} | {summary} |")
     return "\n".join([*lines[: anchor + 1], *rows, *lines[anchor + 1 :]]) + "\n"
 
 
 def render() -> str:
     """The module's text, from the registry's built-in accuracy metrics."""
-    from polars_rankk.core.metrics.registry import REGISTRY
 
-    names = _names()
+    entries = _entries()
     # Natural order (nerr8 before nerr10), as ruff's isort-style sort of __all__.
     functions = sorted(
-        (REGISTRY[name].function_name for name in names),
+        (_function_name(entry) for entry in entries),
         key=lambda text: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)],
     )
     listing = "".join(f'    "{function}",\n' for function in functions)
     # The export list is the metric functions (the package re-exports it); RankkExpr is the
     # namespace's class, imported by name where it is registered.
     parts = [HEADER, f"__all__ = [\n{listing}]\n\n"]
-    parts += [f"\n{_function(name)}\n" for name in names]
+    parts += [
+        f"\n{_family_function(name) if kind == 'family' else _function(name)}\n"
+        for kind, name in entries
+    ]
     parts.append("\n" + NAMESPACE)
-    parts += [f"{_method(name)}\n" for name in names]
+    parts += [
+        f"{_family_method(name) if kind == 'family' else _method(name)}\n" for kind, name in entries
+    ]
     return "".join(parts).rstrip("\n") + "\n"
 
 

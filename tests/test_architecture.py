@@ -36,10 +36,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "stats": frozenset({"core"}),
     "time": frozenset({"core"}),
     "engines": frozenset({"core"}),
+    "counterfactual": frozenset({"core", "stats"}),
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
-    "reports": frozenset({"core", "stats", "time", "charts", "tables"}),
-    "cli": frozenset({"core", "io", "stats", "time", "charts", "tables", "reports"}),
+    "judges": frozenset({"core", "stats"}),
+    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges", "counterfactual"}),
+    "cli": frozenset(
+        {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual"}
+    ),
 }
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).
 OPTIONAL_LIBRARIES = (

@@ -47,3 +47,17 @@ def test_metric_expression_is_metrics_expression_of_one_name() -> None:
     both = frame.group_by("user").agg(old.alias("old"), new.alias("new")).sort("user")
     assert both["old"].to_list() == both["new"].to_list()
     assert new.meta.output_name() == "ndcg@2"
+
+
+def test_a_function_per_point_is_its_family_at_that_point() -> None:
+    """The previous release's ``rk.iprec_at_recall_0_50`` and ``.rankk.r_precision_times_0_40``
+    warn, naming the family call that replaces them, and compute the same number."""
+    frame = pl.DataFrame({"item": [1, 2, 3], "score": [0.9, 0.8, 0.1], "rel": [0, 1, 1]})
+    with pytest.warns(DeprecationWarning, match=r"use iprec_at_recall\(recall=0\.5\)"):
+        old = rk.iprec_at_recall_0_50("rel", by="score", item="item")
+    new = rk.iprec_at_recall("rel", recall=0.5, by="score", item="item")
+    assert frame.select(old).item() == frame.select(new).item()
+    with pytest.warns(DeprecationWarning, match=r"use \.rankk\.r_precision_times\(multiple=0\.4\)"):
+        old = pl.col("rel").rankk.r_precision_times_0_40(by="score", item="item")
+    new = rk.r_precision_times("rel", multiple=0.4, by="score", item="item")
+    assert frame.select(old).item() == frame.select(new).item()

@@ -166,6 +166,159 @@ impl Column<'_> {
     }
 }
 
+/// Random access to a column's values in increasing row order: each chunk is found once as
+/// the rows pass it (an earlier row starts the search again from the first chunk).
+#[derive(Clone)]
+struct Position<'a> {
+    column: &'a Column<'a>,
+    chunk: usize,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Position<'a> {
+    fn new(column: &'a Column<'a>) -> Self {
+        let end = column.chunks.first().map_or(0, |c| c.len);
+        Position { column, chunk: 0, start: 0, end }
+    }
+
+    /// Move to the chunk holding `row` (returns false past the last row).
+    #[inline(never)]
+    fn seek(&mut self, row: usize) -> bool {
+        if row < self.start {
+            *self = Position::new(self.column);
+        }
+        while row >= self.end {
+            if self.chunk + 1 >= self.column.chunks.len() {
+                return false;
+            }
+            self.chunk += 1;
+            self.start = self.end;
+            self.end += self.column.chunks[self.chunk].len;
+        }
+        true
+    }
+}
+
+/// A Float64 column read by row (null as NaN), rows mostly increasing.
+#[derive(Clone)]
+pub struct FloatCursor<'a> {
+    at: Position<'a>,
+    values: &'a [f64],
+    validity: Option<Bitmap<'a>>,
+}
+
+impl<'a> FloatCursor<'a> {
+    pub fn new(column: &'a Column<'a>) -> Self {
+        let mut cursor = FloatCursor { at: Position::new(column), values: &[], validity: None };
+        cursor.load();
+        cursor
+    }
+
+    fn load(&mut self) {
+        let Some(chunk) = self.at.column.chunks.get(self.at.chunk) else { return };
+        self.values = match chunk.values {
+            Values::F64(values) => &values[..chunk.len],
+            _ => &[],
+        };
+        self.validity = chunk.validity;
+    }
+
+    #[inline(always)]
+    pub fn get(&mut self, row: usize) -> f64 {
+        if row < self.at.start || row >= self.at.end {
+            if !self.at.seek(row) {
+                return f64::NAN;
+            }
+            self.load();
+        }
+        let i = row - self.at.start;
+        match self.validity {
+            Some(bits) if !bits.get(i) => f64::NAN,
+            _ => self.values.get(i).copied().unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// The integer chunk a cursor reads (one match per row on a small enum: no dynamic call).
+#[derive(Clone, Copy)]
+enum Integers<'a> {
+    I64(&'a [i64]),
+    I32(&'a [i32]),
+    U32(&'a [u32]),
+    I16(&'a [i16]),
+    U16(&'a [u16]),
+    I8(&'a [i8]),
+    U8(&'a [u8]),
+    None,
+}
+
+/// A key or item column read by row as handles (`Column::handles`), rows mostly increasing.
+#[derive(Clone)]
+pub struct HandleCursor<'a> {
+    at: Position<'a>,
+    text: bool,
+    values: Integers<'a>,
+    validity: Option<Bitmap<'a>>,
+}
+
+impl<'a> HandleCursor<'a> {
+    pub fn new(column: &'a Column<'a>) -> Self {
+        let text = !column.is_integer();
+        let mut cursor = HandleCursor { at: Position::new(column), text, values: Integers::None, validity: None };
+        cursor.load();
+        cursor
+    }
+
+    fn load(&mut self) {
+        let Some(chunk) = self.at.column.chunks.get(self.at.chunk) else { return };
+        let n = chunk.len;
+        self.values = match chunk.values {
+            Values::I64(v) => Integers::I64(&v[..n]),
+            Values::I32(v) => Integers::I32(&v[..n]),
+            Values::U32(v) => Integers::U32(&v[..n]),
+            Values::I16(v) => Integers::I16(&v[..n]),
+            Values::U16(v) => Integers::U16(&v[..n]),
+            Values::I8(v) => Integers::I8(&v[..n]),
+            Values::U8(v) => Integers::U8(&v[..n]),
+            _ => Integers::None,
+        };
+        self.validity = chunk.validity;
+    }
+
+    /// The row's handle: an integer's value (null: `i64::MIN`), or a string's
+    /// (chunk << 32 | row in chunk).
+    #[inline(always)]
+    pub fn get(&mut self, row: usize) -> u64 {
+        if row < self.at.start || row >= self.at.end {
+            if !self.at.seek(row) {
+                return 0;
+            }
+            self.load();
+        }
+        let i = row - self.at.start;
+        if self.text {
+            return ((self.at.chunk as u64) << 32) | i as u64;
+        }
+        if let Some(bits) = self.validity {
+            if !bits.get(i) {
+                return i64::MIN as u64;
+            }
+        }
+        let value = match self.values {
+            Integers::I64(v) => v[i],
+            Integers::I32(v) => i64::from(v[i]),
+            Integers::U32(v) => i64::from(v[i]),
+            Integers::I16(v) => i64::from(v[i]),
+            Integers::U16(v) => i64::from(v[i]),
+            Integers::I8(v) => i64::from(v[i]),
+            Integers::U8(v) => i64::from(v[i]),
+            Integers::None => 0,
+        };
+        value as u64
+    }
+}
+
 /// An owned output column.
 pub enum OutData {
     F64(Vec<f64>),

@@ -1,17 +1,20 @@
-//! What one call computes: the policy and the output columns, sent by Python in the pickled
-//! kwargs (`polars_rankk/core/kernel/loader.py`, `kwargs`): `{"policy": {...}, "config": text}`.
+//! What one call computes: the policy and the call's description, sent by Python in the
+//! pickled kwargs (`polars_rankk/core/kernel/loader.py`, `kwargs`):
+//! `{"policy": {...}, "call": {...}}`, both deserialized by serde.
 //!
-//! `policy` is every `Policy` field the kernel applies, deserialized by serde into [`Policy`]
-//! (one Rust field per Python field, named alike, each Literal an enum of the same words;
-//! unknown fields and values are refused, so a new `Policy` field or choice cannot be silently
-//! ignored). `config` is the call's description (columns, terms, outputs) as `name=value` lines.
+//! `policy` is every `Policy` field the kernel applies, read into [`Policy`] (one Rust field
+//! per Python field, named alike, each Literal an enum of the same words). `call` is
+//! `polars_rankk/core/kernel/call.py`'s `Call` (columns, the derived grades, the term table,
+//! the outputs), read into [`Call`] the same way. Unknown fields and values are refused on
+//! both, so a field added on one side only cannot be silently ignored.
 
 use serde::Deserialize;
 
 pub use crate::policy::{Duplicates, Gain, Invalid, NegativeGrades, NonrelevantGain, Policy, RbpGrades, Ties, Unjudged};
 
 /// How a key or item column's values compare.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Int64 values.
     Integer,
@@ -24,11 +27,89 @@ pub enum Kind {
 #[serde(deny_unknown_fields)]
 struct Kwargs {
     policy: Policy,
-    config: String,
+    call: Call,
+}
+
+/// A weight's token as Python sends it: a constant, or the rank and the operations by name.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum TokenSpec {
+    Number(f64),
+    Word(String),
+}
+
+/// One piece of a linear term (`call.KernelPiece`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    pub label: Label,
+    pub divide: bool,
+    /// The weight of the rank in postfix order (empty: the label itself).
+    pub weight: Vec<TokenSpec>,
+}
+
+/// A linear term (`call.LinearTerm`): its name and pieces.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermSpec {
+    pub name: String,
+    pub pieces: Vec<PieceSpec>,
+}
+
+/// What an output column holds (`call.Output.value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputValue {
+    Key,
+    NCandidates,
+    HitsAtR,
+    NRelevant,
+    NNonrelevant,
+    IdealDcg,
+    Sum,
+}
+
+/// One output column (`call.Output`): `k` is the key column's index (`Key`) or the cut-off
+/// (`IdealDcg`, `Sum`; 0: the whole list); `term` names the summed term (`Sum`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    pub column: String,
+    pub value: OutputValue,
+    pub k: usize,
+    pub term: Option<String>,
+}
+
+/// The call's description (`polars_rankk/core/kernel/call.py`'s `Call`), field for field;
+/// `Config` is what the kernel derives from it and the policy.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub keys: Vec<Kind>,
+    pub item: Kind,
+    pub score_name: String,
+    pub unjudged_grade: f64,
+    pub may_add: Vec<f64>,
+    pub null_order_grade: f64,
+    pub condense: bool,
+    pub judged: Judged,
+    pub positive_only: bool,
+    pub labelled: bool,
+    pub negative_unjudged: bool,
+    pub row: bool,
+    pub truth: bool,
+    pub counts: usize,
+    pub one_group: bool,
+    pub has_item: bool,
+    pub has_extra: bool,
+    pub pool_restrict: bool,
+    pub terms: Vec<TermSpec>,
+    pub outputs: Vec<OutputSpec>,
 }
 
 /// Where a candidate's "has a judgement" flag comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Judged {
     /// Not needed.
     Unused,
@@ -39,11 +120,13 @@ pub enum Judged {
     /// A separate Float64 column (non-zero: judged).
     Column,
     /// Pre-labelled candidates under `negative_grades="unjudged"`: a grade >= 0.
+    #[serde(rename = "nonnegative")]
     NonNegative,
 }
 
 /// What a linear term reads of a row (`polars_rankk/core/metrics/algebra.py`, `LABELS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Label {
     One = 0,
     Relevant = 1,
@@ -184,7 +267,7 @@ impl Config {
             "precision_sum" => Stat::PrecisionSum,
             "err" => Stat::Err,
             "bpref" => Stat::Bpref,
-            other => return Err(format!("unknown term {other:?} (declare it with a linear= line)")),
+            other => return Err(format!("unknown term {other:?} (declare it among the call's terms)")),
         };
         self.stats.push((name.to_string(), stat));
         Ok(self.stats.len() - 1)
@@ -204,91 +287,48 @@ impl Config {
     }
 }
 
-fn kind(text: &str) -> Result<Kind, String> {
-    match text {
-        "integer" => Ok(Kind::Integer),
-        "text" => Ok(Kind::Text),
-        other => Err(format!("unknown column kind {other:?}")),
-    }
-}
-
-fn label(text: &str) -> Result<Label, String> {
-    Ok(match text {
-        "one" => Label::One,
-        "relevant" => Label::Relevant,
-        "grade" => Label::Grade,
-        "gain" => Label::Gain,
-        "judged" => Label::Judged,
-        "first_relevant" => Label::FirstRelevant,
-        "rbp_gain" => Label::RbpGain,
-        "cwl_gain" => Label::CwlGain,
-        other => return Err(format!("unknown label {other:?}")),
-    })
-}
-
-fn token(text: &str) -> Result<Token, String> {
-    Ok(match text {
-        "r" => Token::Rank,
-        "log2" => Token::Log2,
-        "+" => Token::Add,
-        "-" => Token::Sub,
-        "*" => Token::Mul,
-        "/" => Token::Div,
-        "pow" => Token::Pow,
-        other => match other.strip_prefix("c:") {
-            Some(value) => Token::Const(number(value, "constant")?),
-            None => return Err(format!("unknown weight token {other:?}")),
-        },
-    })
-}
-
-/// A linear term: `label [op postfix-weight]` pieces separated by `;`.
-fn linear(text: &str) -> Result<Stat, String> {
-    let mut pieces = Vec::new();
-    for part in text.split(';').filter(|p| !p.trim().is_empty()) {
-        let mut words = part.split_whitespace();
-        let label = label(words.next().ok_or("empty piece")?)?;
-        let (divide, weight) = match words.next() {
-            None => (false, None),
-            Some(op) => {
-                let divide = match op {
-                    "*" => false,
-                    "/" => true,
-                    other => return Err(format!("a piece multiplies or divides; got {other:?}")),
-                };
-                let tokens: Vec<Token> = words.map(token).collect::<Result<_, _>>()?;
-                let mut depth = 0i64;
-                for t in &tokens {
-                    depth += match t {
-                        Token::Rank | Token::Const(_) => 1,
-                        Token::Log2 => 0,
-                        _ => -1,
-                    };
-                    if depth < 1 {
-                        return Err(format!("malformed weight in {part:?}"));
-                    }
-                }
-                if depth != 1 {
-                    return Err(format!("malformed weight in {part:?}"));
-                }
-                (divide, Some(tokens))
-            }
+/// A weight's tokens, checked to leave one value on the stack at every step's end.
+fn weight(tokens: &[TokenSpec], term: &str) -> Result<Vec<Token>, String> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut depth = 0i64;
+    for token in tokens {
+        let token = match token {
+            TokenSpec::Number(value) => Token::Const(*value),
+            TokenSpec::Word(word) => match word.as_str() {
+                "r" => Token::Rank,
+                "log2" => Token::Log2,
+                "+" => Token::Add,
+                "-" => Token::Sub,
+                "*" => Token::Mul,
+                "/" => Token::Div,
+                "pow" => Token::Pow,
+                other => return Err(format!("term {term:?}: unknown weight token {other:?}")),
+            },
         };
-        pieces.push(Piece { label, divide, weight });
+        depth += match token {
+            Token::Rank | Token::Const(_) => 1,
+            Token::Log2 => 0,
+            _ => -1,
+        };
+        if depth < 1 {
+            return Err(format!("term {term:?}: malformed weight"));
+        }
+        out.push(token);
+    }
+    if depth != 1 {
+        return Err(format!("term {term:?}: malformed weight"));
+    }
+    Ok(out)
+}
+
+/// A linear term's pieces.
+fn linear(term: &TermSpec) -> Result<Stat, String> {
+    let mut pieces = Vec::with_capacity(term.pieces.len());
+    for piece in &term.pieces {
+        let weight = if piece.weight.is_empty() { None } else { Some(weight(&piece.weight, &term.name)?) };
+        pieces.push(Piece { label: piece.label, divide: piece.divide, weight });
     }
     Ok(Stat::Linear(pieces))
-}
-
-fn numbers(text: &str) -> Result<Vec<f64>, String> {
-    text.split(',').filter(|t| !t.is_empty()).map(|t| number(t, "grade")).collect()
-}
-
-fn number(text: &str, what: &str) -> Result<f64, String> {
-    text.parse::<f64>().map_err(|_| format!("{what}: not a number: {text:?}"))
-}
-
-fn flag(text: &str) -> bool {
-    text == "1"
 }
 
 /// The call's policy and configuration from its pickled kwargs, and the score column's name
@@ -296,162 +336,146 @@ fn flag(text: &str) -> bool {
 pub fn from_kwargs(bytes: &[u8]) -> Result<(Config, String), String> {
     let kwargs: Kwargs = serde_pickle::from_slice(bytes, serde_pickle::DeOptions::new())
         .map_err(|error| format!("the rankk kernel's keyword arguments: {error}"))?;
-    let score_name = kwargs
-        .config
-        .lines()
-        .find_map(|line| line.strip_prefix("score_name="))
-        .unwrap_or("score")
-        .to_string();
-    Ok((parse(&kwargs.config, kwargs.policy)?, score_name))
+    let score_name = kwargs.call.score_name.clone();
+    Ok((from_call(&kwargs.call, kwargs.policy)?, score_name))
 }
 
-/// Parse the call's configuration text: `name=value` lines; `output=` lines are
-/// `name<TAB>what`.
-pub fn parse(text: &str, policy: Policy) -> Result<Config, String> {
+/// The configuration the kernel computes with, from the call's description and policy.
+pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
     let mut config = Config {
-        key_kinds: Vec::new(),
-        item_kind: Kind::Integer,
+        key_kinds: call.keys.clone(),
+        item_kind: call.item,
         policy,
-        condense: false,
-        judged: Judged::Unused,
-        positive_only: false,
-        unjudged_grade: 0.0,
-        null_order_grade: 0.0,
-        may_add: Vec::new(),
-        negative_unjudged: false,
-        labelled: false,
-        one_group: false,
-        has_item: true,
-        has_extra: false,
-        pool_restrict: false,
-        has_row: false,
-        truth: false,
-        n_counts: 0,
+        condense: call.condense,
+        judged: call.judged,
+        positive_only: call.positive_only,
+        unjudged_grade: call.unjudged_grade,
+        null_order_grade: call.null_order_grade,
+        may_add: call.may_add.clone(),
+        negative_unjudged: call.negative_unjudged,
+        labelled: call.labelled,
+        one_group: call.one_group,
+        has_item: call.has_item,
+        has_extra: call.has_extra,
+        pool_restrict: call.pool_restrict,
+        has_row: call.row,
+        truth: call.truth,
+        n_counts: call.counts,
         stats: Vec::new(),
         outputs: Vec::new(),
     };
-    for line in text.lines().filter(|line| !line.is_empty()) {
-        let (name, value) = line
-            .split_once('=')
-            .ok_or_else(|| format!("configuration line without '=': {line:?}"))?;
-        match name {
-            "keys" => {
-                config.key_kinds = value.split(',').map(kind).collect::<Result<_, _>>()?;
-            }
-            "item" => config.item_kind = kind(value)?,
-            "condense" => config.condense = flag(value),
-            "judged" => {
-                config.judged = match value {
-                    "unused" => Judged::Unused,
-                    "grade" => Judged::Grade,
-                    "all" => Judged::All,
-                    "column" => Judged::Column,
-                    "nonnegative" => Judged::NonNegative,
-                    other => return Err(format!("unknown judged source {other:?}")),
+    for term in &call.terms {
+        let stat = linear(term)?;
+        config.stats.retain(|(n, _)| *n != term.name);
+        config.stats.push((term.name.clone(), stat));
+    }
+    for spec in &call.outputs {
+        let output = match spec.value {
+            OutputValue::Key => {
+                if spec.k >= config.key_kinds.len() {
+                    return Err(format!("key index {} out of range", spec.k));
                 }
+                Output::Key(spec.k)
             }
-            "positive_only" => config.positive_only = flag(value),
-            "unjudged_grade" => config.unjudged_grade = number(value, name)?,
-            "null_order_grade" => config.null_order_grade = number(value, name)?,
-            "may_add" => config.may_add = numbers(value)?,
-            "negative_unjudged" => config.negative_unjudged = flag(value),
-            "labelled" => config.labelled = flag(value),
-            "one_group" => config.one_group = flag(value),
-            "has_item" => config.has_item = flag(value),
-            "has_extra" => config.has_extra = flag(value),
-            "pool" => config.pool_restrict = value == "restrict",
-            "linear" => {
-                let (term, text) = value
-                    .split_once('\t')
-                    .ok_or_else(|| format!("linear line without a tab: {value:?}"))?;
-                let stat = linear(text)?;
-                config.stats.retain(|(n, _)| n != term);
-                config.stats.push((term.to_string(), stat));
+            OutputValue::NCandidates => Output::NCandidates,
+            OutputValue::HitsAtR => Output::HitsAtR,
+            OutputValue::NRelevant => Output::NRelevant,
+            OutputValue::NNonrelevant => Output::NNonrelevant,
+            OutputValue::IdealDcg => Output::IdealDcg(spec.k),
+            OutputValue::Sum => {
+                let term = spec.term.as_deref().ok_or_else(|| format!("output {:?}: no term", spec.column))?;
+                Output::At(config.stat_index(term)?, spec.k)
             }
-            "row" => config.has_row = flag(value),
-            "truth" => config.truth = flag(value),
-            "score_name" => {}
-            "counts" => {
-                config.n_counts = value.parse().map_err(|_| format!("bad count {value:?}"))?;
-            }
-            "output" => {
-                let (column, what) = value
-                    .split_once('\t')
-                    .ok_or_else(|| format!("output line without a tab: {value:?}"))?;
-                let output = if let Some(index) = what.strip_prefix("key:") {
-                    Output::Key(index.parse().map_err(|_| format!("bad key index {index:?}"))?)
-                } else if what == "n_candidates" {
-                    Output::NCandidates
-                } else if what == "hits_at_r" {
-                    Output::HitsAtR
-                } else if what == "n_relevant" {
-                    Output::NRelevant
-                } else if what == "n_nonrelevant" {
-                    Output::NNonrelevant
-                } else if let Some(k) = what.strip_prefix("ideal_dcg@") {
-                    Output::IdealDcg(k.parse().map_err(|_| format!("bad cut-off {k:?}"))?)
-                } else {
-                    let (name, k) = what
-                        .split_once('@')
-                        .ok_or_else(|| format!("output without a cut-off: {what:?}"))?;
-                    let k = k.parse().map_err(|_| format!("bad cut-off {k:?}"))?;
-                    Output::At(config.stat_index(name)?, k)
-                };
-                config.outputs.push((column.to_string(), output));
-            }
-            other => return Err(format!("unknown configuration field {other:?}")),
-        }
+        };
+        config.outputs.push((spec.column.clone(), output));
     }
     if config.key_kinds.is_empty() && !config.one_group {
         return Err("no group key".to_string());
-    }
-    for (_, output) in &config.outputs {
-        if let Output::Key(index) = output {
-            if *index >= config.key_kinds.len() {
-                return Err(format!("key index {index} out of range"));
-            }
-        }
     }
     Ok(config)
 }
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn parses_a_weight() {
-        let stat = super::linear("gain / r c:1.0 + log2").unwrap();
-        let super::Stat::Linear(pieces) = stat else { panic!() };
-        assert_eq!(pieces[0].weight.as_ref().unwrap().len(), 4);
-        assert!(super::linear("gain / r +").is_err());
+    use super::*;
+
+    fn call(terms: Vec<TermSpec>, outputs: Vec<OutputSpec>) -> Call {
+        Call {
+            keys: vec![Kind::Integer, Kind::Text],
+            item: Kind::Text,
+            score_name: "score".to_string(),
+            unjudged_grade: 0.0,
+            may_add: Vec::new(),
+            null_order_grade: 0.0,
+            condense: false,
+            judged: Judged::Unused,
+            positive_only: false,
+            labelled: false,
+            negative_unjudged: false,
+            row: false,
+            truth: false,
+            counts: 0,
+            one_group: false,
+            has_item: true,
+            has_extra: false,
+            pool_restrict: false,
+            terms,
+            outputs,
+        }
     }
 
-    use super::*;
+    fn output(column: &str, value: OutputValue, k: usize, term: Option<&str>) -> OutputSpec {
+        OutputSpec { column: column.to_string(), value, k, term: term.map(str::to_string) }
+    }
+
+    #[test]
+    fn reads_a_weight() {
+        let word = |w: &str| TokenSpec::Word(w.to_string());
+        let dcg = TermSpec {
+            name: "dcg".to_string(),
+            pieces: vec![PieceSpec {
+                label: Label::Gain,
+                divide: true,
+                weight: vec![word("r"), TokenSpec::Number(1.0), word("+"), word("log2")],
+            }],
+        };
+        let Stat::Linear(pieces) = linear(&dcg).unwrap() else { panic!() };
+        assert_eq!(pieces[0].weight.as_ref().unwrap().len(), 4);
+        let broken = TermSpec { pieces: vec![PieceSpec { weight: vec![word("r"), word("+")], ..dcg.pieces[0].clone() }], ..dcg };
+        assert!(linear(&broken).is_err());
+    }
 
     #[test]
     fn reads_the_pickled_kwargs() {
-        // pickle.dumps({"policy": {**default, "ties": "expected", "gains": ((0.0, 1.0),)},
-        //               "config": "keys=integer\n"}, protocol=5), default: Policy()'s fields
-        // outside APPLIED_IN_POLARS.
+        // loader.kwargs(Policy(ties="expected", gains={0: 1}), loader.Call(keys=("integer",))),
+        // pickled with protocol 5.
         let bytes = include_bytes!("../tests/kwargs.pickle");
         let (config, score) = from_kwargs(bytes).unwrap();
         let expected = Policy { ties: Ties::Expected, gains: Some(vec![(0.0, 1.0)]), ..Policy::default() };
         assert_eq!(config.policy, expected);
+        assert_eq!(config.key_kinds, vec![Kind::Integer]);
         assert_eq!(score, "score");
         let refused = from_kwargs(b"\x80\x05}\x94.").unwrap_err();
         assert!(refused.contains("keyword arguments"), "{refused}");
     }
 
     #[test]
-    fn parses_outputs() {
-        let config = parse(
-            "keys=integer,text\nitem=text\nlinear=hits\trelevant\noutput=_rk_hits@5\thits@5\noutput=q\tkey:0\n",
-            Policy::default(),
-        )
-        .unwrap();
+    fn reads_outputs() {
+        let hits = TermSpec {
+            name: "hits".to_string(),
+            pieces: vec![PieceSpec { label: Label::Relevant, divide: false, weight: Vec::new() }],
+        };
+        let outputs = vec![
+            output("_rk_hits@5", OutputValue::Sum, 5, Some("hits")),
+            output("q", OutputValue::Key, 0, None),
+        ];
+        let config = from_call(&call(vec![hits], outputs), Policy::default()).unwrap();
         assert_eq!(config.outputs[0].1, Output::At(0, 5));
         assert_eq!(config.stats[0].1, Stat::Linear(vec![Piece { label: Label::Relevant, divide: false, weight: None }]));
         assert_eq!(config.outputs[1].1, Output::Key(0));
         assert_eq!(config.k_max(), 5);
         assert_eq!(config.n_inputs(), 5);
+        let out_of_range = vec![output("q", OutputValue::Key, 2, None)];
+        assert!(from_call(&call(Vec::new(), out_of_range), Policy::default()).is_err());
     }
 }

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use crate::columns::Column;
 use crate::config::{Config, Invalid, Kind, NegativeGrades, Output};
-use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, Reader};
+use crate::kernel::{gain_of, item_key, rank_group, Candidate, GroupResult, Items, RankScratch, Reader};
 
 /// The inputs of one call: one group's rows.
 pub struct GroupInputs<'a> {
@@ -209,7 +209,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         let extra = ((i as u64) << 1) | u64::from(judged);
         candidates.push(Candidate { score, grade: order_grades[i], item: handles[i], extra });
     }
-    let mut scratch = Vec::new();
+    let mut scratch = RankScratch::default();
     let len = rank_group(config, &items, &mut candidates, &mut scratch);
     let reader = Reader::for_outputs(config);
     let n_stats = config.stats.len();

@@ -22,9 +22,11 @@ from polars_rankk.charts.base import (
     theme,
 )
 from polars_rankk.charts.comparison import plot_comparison
+from polars_rankk.charts.counterfactual import plot_counterfactual
 from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot_strata
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
 from polars_rankk.charts.export import chart_spec, save_chart
+from polars_rankk.charts.judges import plot_judge_correction
 from polars_rankk.charts.notebook import enable_offline_charts
 from polars_rankk.charts.over_time import plot_over_time
 from polars_rankk.charts.risk import plot_risk
@@ -35,8 +37,10 @@ __all__ = [
     "chart_spec",
     "enable_offline_charts",
     "plot_comparison",
+    "plot_counterfactual",
     "plot_distribution",
     "plot_histogram",
+    "plot_judge_correction",
     "plot_k_curve",
     "plot_over_time",
     "plot_precision_recall",

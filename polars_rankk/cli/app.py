@@ -5,6 +5,7 @@
     rankk evaluate CANDIDATES TRUTH --k 5,10 --group-by user
     rankk compare RUN_A RUN_B --truth qrels.txt --k 10 --baseline RUN_A
     rankk report RUN_A RUN_B --truth truth.parquet --group-by user --output report.html
+    rankk counterfactual LOG CANDIDATES --group-by query --k 10 --estimator snips
 
 Input formats follow the extension — ``.parquet``/``.pq``, ``.csv``, ``.tsv`` — and anything
 else is read as TREC (a run for candidates, qrels for truth), unless ``--input-format`` says
@@ -25,6 +26,7 @@ import polars as pl
 import typer
 
 from polars_rankk.cli.compare_command import compare
+from polars_rankk.cli.counterfactual_command import counterfactual
 from polars_rankk.cli.evaluate_command import evaluate
 from polars_rankk.cli.report_command import report
 from polars_rankk.cli.wording import in_cli_terms
@@ -39,6 +41,7 @@ Examples:
   rankk evaluate run.parquet truth.parquet --group-by user --k 5,10
   rankk compare A=a.parquet B=b.parquet --truth truth.parquet --group-by user --k 10
   rankk report a.parquet b.parquet --truth truth.parquet --group-by user -o report.html
+  rankk counterfactual log.parquet new.parquet --group-by query --k 10 --estimator ips,dr
 
 Each command's options: rankk COMMAND --help. Beyond accuracy: --popularity FILE,
 --item-features FILE and --catalogue FILE with --metrics novelty,coverage,...
@@ -69,6 +72,7 @@ class _Command(typer.core.TyperCommand):
 application.command("evaluate", cls=_Command)(evaluate)
 application.command("compare", cls=_Command)(compare)
 application.command("report", cls=_Command)(report)
+application.command("counterfactual", cls=_Command)(counterfactual)
 
 
 def _show_version(value: bool) -> None:

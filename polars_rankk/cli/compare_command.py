@@ -42,8 +42,8 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
+    cli_cutoffs,
     named_cutoffs,
-    parse_k,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -144,7 +144,7 @@ def compare(
     system: SystemOption = None,
     system_column: SystemColumnOption = None,
     family: FamilyOption = "challengers",
-    k: KOption = "5,10,20",
+    k: KOption = None,
     metrics: MetricsOption = None,
     group_by: GroupByOption = None,
     item: ItemOption = "item",
@@ -172,7 +172,7 @@ def compare(
 
     chosen = gated_metrics(parse_metrics(metrics), fail_if_worse, policy)
     system = system_option(system, system_column)
-    ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)

@@ -33,8 +33,8 @@ from polars_rankk.cli.options import (
     SubtopicOption,
     SystemOption,
     UiKOption,
+    cli_cutoffs,
     named_cutoffs,
-    parse_k,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -114,7 +114,7 @@ IntervalsOption = Annotated[
 def evaluate(
     candidates: CandidatesArgument,
     truth: TruthArgument,
-    k: KOption = "5,10,20",
+    k: KOption = None,
     metrics: MetricsOption = None,
     group_by: GroupByOption = None,
     system: SystemOption = None,
@@ -145,7 +145,7 @@ def evaluate(
     chosen = parse_metrics(metrics)
     if system is not None:
         refuse_catalogue_per_system(chosen)
-    ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = replace(column_names(keys, item, score, rank, relevance), subtopic=subtopic)
     with progress_steps(progress) as say:

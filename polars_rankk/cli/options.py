@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from polars_rankk.core import METRICS, POLICY_HELP, Policy
+from polars_rankk.core import METRICS, POLICY_HELP, Policy, normalize_ks
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.parse import split_metric_list
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import parse_gains
@@ -122,6 +123,28 @@ def parse_metrics(text: str | Request | None) -> Request | None:
     return Request(tuple(asked), default=False)
 
 
+#: The cut-offs ``--k`` defaults to, where a name is read at K.
+DEFAULT_CUTOFFS = (5, 10, 20)
+
+
+def cli_cutoffs(k: str | None, request: Request | None) -> list[int]:
+    """``--k`` as cut-offs: the default ones (5, 10, 20) only when ``--k`` is not given and a
+    name is read at K (`polars_rankk.core.names.cutoffs`).
+
+    Examples
+    --------
+    >>> from polars_rankk.cli.options import cli_cutoffs, parse_metrics
+    >>> cli_cutoffs(None, parse_metrics("P@5,map")), cli_cutoffs(None, parse_metrics("P@5,ndcg"))
+    ([5], [5, 10, 20])
+    >>> cli_cutoffs("10", parse_metrics("R@1000")), cli_cutoffs(None, None)
+    ([10], [5, 10, 20])
+    """
+    if k is not None:
+        return list(parse_k(k))
+    ks = asked_ks(None, request or Request.of(None), DEFAULT_CUTOFFS)
+    return sorted(normalize_ks(ks))
+
+
 def named_cutoffs(request: Request | None) -> list[int]:
     """The cut-offs the metric names carry (``P@5`` -> 5), to add to ``--k``.
 
@@ -137,12 +160,14 @@ def named_cutoffs(request: Request | None) -> list[int]:
 # Options shared by both commands -------------------------------------------------------------
 
 KOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--k",
         "-k",
         metavar="CUTOFFS",
-        help="Cut-offs: a list (5,10,20), a range (1-20 or 1..20), or both (1-5,10).",
+        help="Cut-offs: a list (5,10,20), a range (1-20 or 1..20), or both (1-5,10). Default "
+        "5,10,20, added only when a metric name is read at K (ndcg, P): names that carry "
+        "their own cut-off (P@5, R@1000) or read the whole list (map, RR) are evaluated alone.",
     ),
 ]
 MetricsOption = Annotated[

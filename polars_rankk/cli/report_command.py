@@ -27,8 +27,8 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
+    cli_cutoffs,
     named_cutoffs,
-    parse_k,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -97,7 +97,7 @@ def report(
     chosen = parse_metrics(metrics)
     if chosen is not None:
         chosen.policy(policy)  # the report reads one policy: names asking for several refused
-    ks = sorted({*parse_k(k), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
     paths = parse_runs(runs)
     if baseline is not None and baseline not in paths:
         raise ValueError(f"--baseline {baseline!r} is not one of {list(paths)}")

@@ -33,6 +33,9 @@ class Analyses:
     risk_alpha: float | None = None
     groups_needed: bool = False
     bounds: Mapping[str, UnjudgedBounds] | None = None
+    judges: pl.DataFrame | None = None
+    #: {system: CounterfactualResult} (typed loosely: the counterfactual part loads lazily).
+    counterfactual: Mapping[str, Any] | None = None
 
 
 def report_bounds(
@@ -65,6 +68,14 @@ def add_sections(page: Page, content: ReportContent, analyses: Analyses) -> None
         _power_section(page, content)
     if analyses.bounds:
         _bounds_section(page, content, analyses.bounds)
+    if analyses.judges is not None:
+        from polars_rankk.reports.judges import judges_section
+
+        judges_section(page, analyses.judges)
+    if analyses.counterfactual:
+        from polars_rankk.reports.counterfactual import counterfactual_section
+
+        counterfactual_section(page, analyses.counterfactual)
 
 
 def _label() -> pl.Expr:

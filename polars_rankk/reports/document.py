@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.policy import Policy
@@ -22,9 +23,13 @@ from polars_rankk.reports.content import (
     evaluate_for_report,
     report_steps,
 )
+from polars_rankk.reports.judges import report_correction
 from polars_rankk.reports.sections import render_page
 from polars_rankk.stats.per_group import as_list
 from polars_rankk.stats.systems import Systems
+
+if TYPE_CHECKING:
+    from polars_rankk.counterfactual import CounterfactualResult
 
 __all__ = ["render_evaluations", "render_report", "report"]
 
@@ -61,6 +66,8 @@ def render_report(
     risk_alpha: float | None = None,
     groups_needed: bool = False,
     unjudged_bounds: bool = False,
+    human_truth: FrameLike | None = None,
+    counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
 ) -> str:
     """The report as an HTML string (see `report` for the parameters).
 
@@ -92,7 +99,19 @@ def render_report(
             say("bounding unjudged items")
             bounding = {**options, "group_by": content.group_keys}
             bounds = report_bounds(systems, truth, system=system, k=content.ks, options=bounding)
-    analyses = Analyses(risk_alpha, groups_needed, bounds)
+        correction = None
+        if human_truth is not None:
+            say("correcting the judge's labels")
+            correction = report_correction(
+                systems, evaluations, human_truth, system=system, k=content.ks,
+                options={**options, "group_by": content.group_keys},
+            )  # fmt: skip
+    estimates = None
+    if counterfactual is not None:
+        from polars_rankk.reports.counterfactual import checked_results
+
+        estimates = checked_results(counterfactual)
+    analyses = Analyses(risk_alpha, groups_needed, bounds, correction, estimates)
     return render_page(content, title=title, log_k=log_k, ui_k=ui_k, analyses=analyses)
 
 
@@ -169,6 +188,8 @@ def report(
     risk_alpha: float | None = None,
     groups_needed: bool = False,
     unjudged_bounds: bool = False,
+    human_truth: FrameLike | None = None,
+    counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
 ) -> Path:
     """Evaluate systems and write one self-contained HTML report (opens offline).
 
@@ -225,6 +246,16 @@ def report(
         Add each metric with the unjudged items in the top K judged non-relevant and
         relevant (`polars_rankk.unjudged_bounds`; evaluates every system twice more per K).
         Off by default.
+    human_truth
+        Human labels on some of the groups, `truth` being a judge's (a model's): adds a
+        section with each system's mean under the judge's labels beside its correction by the
+        human labels (`polars_rankk.judge_correction`, `polars_rankk.plot_judge_correction`).
+        Evaluates every system once more.
+    counterfactual
+        What each ranking would have earned from logged interactions,
+        ``{system: rk.evaluate_counterfactual(log, candidates, ...)}`` (or one result): adds a
+        section with the estimates, their intervals and the diagnostics that qualify them
+        (`polars_rankk.plot_counterfactual`).
 
     Returns
     -------
@@ -269,6 +300,8 @@ def report(
         risk_alpha=risk_alpha,
         groups_needed=groups_needed,
         unjudged_bounds=unjudged_bounds,
+        human_truth=human_truth,
+        counterfactual=counterfactual,
     )
     target = Path(path)
     if target.parent and not target.parent.exists():

@@ -188,6 +188,7 @@ def bootstrap(
     stratify: str | Sequence[str] | None = None,
     attributes: Attributes = None,
     group_keys: Sequence[str] | None = None,
+    labels: bool = False,
 ) -> pl.DataFrame:
     """Bootstrap confidence intervals for the mean of every metric × K, resampling groups.
 
@@ -221,6 +222,14 @@ def bootstrap(
         Table(s) of group attributes holding ``by`` / ``stratify`` columns.
     group_keys
         The group key columns of a per-group frame.
+    labels
+        Resample the labels as well as the groups, for values that are expectations over
+        uncertain labels (``evaluate(..., label_probability=...)``, whose ``std`` column
+        this reads): every group a resample draws also draws its value's deviation over the
+        label outcomes (their sum over the drawn groups, normal by the central limit
+        theorem, with variance the sum of their ``std**2``). The interval then covers the
+        mean under the labels that are true as well as over the groups; without, it covers
+        only the groups' variation.
 
     Returns
     -------
@@ -272,13 +281,21 @@ def bootstrap(
         .agg(pl.len().cast(pl.Int64).alias("count"))
     )
     universe = _universe(frame, source.groups, keys_of_groups, [*strata, *layers], attributes)
-    values = frame.select(*keys_of_groups, "metric", "k", pl.col("value").fill_nan(None))
+    if labels and "std" not in frame.collect_schema():
+        raise ValueError(
+            "bootstrap(labels=True) resamples the label outcomes: the per-group values need a "
+            "'std' column (evaluate(..., label_probability=...)); columns are "
+            f"{frame.collect_schema().names()}"
+        )
+    spread = [pl.col("std").fill_nan(0.0).fill_null(0.0)] if labels else []
+    values = frame.select(*keys_of_groups, "metric", "k", pl.col("value").fill_nan(None), *spread)
     table, groups, per_group = pl.collect_all(
         [sort_rows(histogram, strata, *layers, "value"), universe, values]
     )
     resampled = _resampled_means(
-        groups.with_row_index("_g"), per_group, keys_of_groups, strata, layers, n_resamples, seed
-    )
+        groups.with_row_index("_g"), per_group, keys_of_groups, strata, layers, n_resamples, seed,
+        labels=labels,
+    )  # fmt: skip
     partitions = table.partition_by(keys, maintain_order=True) if table.height else []
     columns: dict[str, list[float | int | None]] = {
         name: [] for name in ("n_groups", "n_nan", "value", "ci_low", "ci_high", "std_error")
@@ -330,9 +347,13 @@ def _resampled_means(
     layers: list[str],
     n_resamples: int,
     seed: int | None,
+    *,
+    labels: bool = False,
 ) -> dict[tuple[object, ...], FloatArray]:
     """Resampled means of every (stratum…, metric, k) row, from one draw of group weights per
-    stratum shared by all its rows: ``(W @ values) / (W @ present)`` per resample."""
+    stratum shared by all its rows: ``(W @ values) / (W @ present)`` per resample; with
+    `labels`, ``W @ values`` gains a normal label deviation of variance ``W @ std**2`` (its
+    own generator: the group weights stay those without)."""
     from polars_rankk.stats.rank_sums import weight_blocks
 
     rows = per_group.join(groups, on=group_keys, how="inner", nulls_equal=True)
@@ -366,11 +387,19 @@ def _resampled_means(
             valid = np.zeros((size, chunk.height))
             matrix[index[0][present], index[1][present]] = cell_rows["value"].to_numpy()[present]
             valid[index[0][present], index[1][present]] = 1.0
+            variance = np.zeros((size, chunk.height))
+            if labels:
+                spread = cell_rows["std"].to_numpy()[present]
+                variance[index[0][present], index[1][present]] = spread**2
             rng = generator(seed, resample_key(stratum))
+            label_rng = generator(seed, ("labels", *resample_key(stratum)))
             parts = []
             for weights in weight_blocks(rng, sizes, n_resamples):
                 # Column by column: a row's numbers must not depend on which others are asked.
                 sums = np.column_stack([weights @ matrix[:, c] for c in range(chunk.height)])
+                if labels:
+                    deviation = np.sqrt(weights @ variance)
+                    sums = sums + deviation * label_rng.standard_normal(deviation.shape)
                 drawn = np.column_stack([weights @ valid[:, c] for c in range(chunk.height)])
                 with np.errstate(invalid="ignore", divide="ignore"):
                     parts.append(sums / drawn)

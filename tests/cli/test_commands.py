@@ -260,20 +260,21 @@ def test_compare_adjusts_within_each_metric_at_k_by_default_as_the_statistics_pa
 
 
 def test_evaluate_names_the_summary_as_the_tool_named_by_names(rankk: Rankk) -> None:
-    """``--metrics P_10,map`` prints the canonical ``precision,10``; ``--names`` asks for a
-    tool's spelling, as ``summary(names=)`` does."""
+    """``--metrics P_10,map`` prints the canonical ``precision,10`` (and no default K: each
+    name carries its cut-off or reads the whole list); ``--names`` asks for a tool's spelling,
+    as ``summary(names=)`` does."""
     code, out, err = rankk("evaluate", RUN, QRELS, "--metrics", "P_10,map", "-f", "csv")
     assert code == 0, err
-    assert pl.read_csv(io.StringIO(out))["metric"].to_list() == [
-        "precision", "precision", "precision", "average_precision",
-    ]  # fmt: skip
+    table = pl.read_csv(io.StringIO(out))
+    assert table.select("metric", "k").rows() == [("precision", 10), ("average_precision", None)]
     res = rk.evaluate(read_trec_run(RUN), read_trec_qrels(QRELS), k=[5, 10, 20],
                       metrics=["P_10", "map"], group_by="query")  # fmt: skip
     for names, spelled in {"trec_eval": ["P_5", "P_10", "P_20", "map"],
                            "ir_measures": ["P@5", "P@10", "P@20", "AP"]}.items():  # fmt: skip
         code, out, err = rankk(
-            "evaluate", RUN, QRELS, "--metrics", "P_10,map", "--names", names, "-f", "csv"
-        )
+            "evaluate", RUN, QRELS, "--metrics", "P_10,map", "--k", "5,10,20", "--names", names,
+            "-f", "csv",
+        )  # fmt: skip
         assert code == 0, err
         table = pl.read_csv(io.StringIO(out))
         assert table["metric"].to_list() == spelled

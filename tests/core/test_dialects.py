@@ -458,6 +458,7 @@ def test_tool_names_of_counts_hold_the_sum_over_queries_as_the_tools_summary_lin
     with pytest.warns(UserWarning, match="sums it over queries"):
         weighted = res.summary("weighted", weight="n_candidates", names="trec_eval")
     assert "num_ret" not in set(weighted["metric"])
+    assert "P_2" not in set(weighted["metric"])  # a weighted mean is no tool's summary line
 
 
 #: Condensed lists with negative grades non-relevant: trec_eval's conventions the names keep.

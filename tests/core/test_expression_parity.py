@@ -12,7 +12,9 @@ it is held to `evaluate` under ``"zero"``, under ``"zero"`` and ``"nan"`` to `ev
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.expressions.points import DEPRECATED_POINTS
 from polars_rankk.core.metrics.families.compat_q import reads_ideal
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.types import (
@@ -36,6 +39,17 @@ from polars_rankk.core.types import (
 from tests.support.reference import per_group_dict
 
 K = [1, 2, 3, 5]
+
+
+def _builder(name: str, function_name: str) -> Callable[..., pl.Expr]:
+    """A metric's expression function: its own, or its family's at its point
+    (``rk.iprec_at_recall(recall=0.5)`` for iprec_at_recall_0_50)."""
+    if name not in DEPRECATED_POINTS:
+        return getattr(rk, function_name)  # type: ignore[no-any-return]
+    family, parameter, value = DEPRECATED_POINTS[name]
+    return functools.partial(getattr(rk, family), **{parameter: value})
+
+
 #: The expression function of every built-in accuracy metric, by metric, from the registry
 #: (but the Q-measure and Compat, which read the ideal ranking only `rk.evaluate` joins).
 BUILDERS = {
@@ -45,7 +59,7 @@ BUILDERS = {
 }
 #: Metrics without a cut-off.
 WHOLE_LIST = {
-    name: getattr(rk, metric.function_name)
+    name: _builder(name, metric.function_name)
     for name, metric in REGISTRY.items()
     if metric.accuracy
     and metric.origin == "built-in"

@@ -1,9 +1,11 @@
 """The kernel reads the truth itself, in the same call as the candidates.
 
 No Polars join runs before the kernel (the plan shows the candidates and the truth rows
-concatenated, then the plugin call); a grouped input is read in order, not scattered (the
-kernel's counter under ``POLARS_RANKK_NATIVE_TIMING``); and the numbers stay the pure path's
-whether the rows arrive grouped or shuffled, the groups split across the kernel's threads.
+concatenated, then the plugin call); rows in any order are partitioned by their key's hash
+and gathered group by group, never written one by one to a place anywhere in the table nor
+graded by a probe of the whole truth (the kernel's counters under
+``POLARS_RANKK_NATIVE_TIMING``); and the numbers stay the pure path's whether the rows arrive
+grouped or shuffled, the groups split across the kernel's threads.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def test_the_truth_is_not_joined_in_polars_before_the_kernel(metrics: list[str])
     assert not any("JOIN" in line for line in below), "\n".join(below)
 
 
-def _scattered(capfd: pytest.CaptureFixture[str], candidates: pl.DataFrame) -> int:
+def _counters(capfd: pytest.CaptureFixture[str], candidates: pl.DataFrame) -> dict[str, int]:
+    """The kernel's counters of one evaluation of `candidates` (summed over its calls)."""
     _, truth = _case()
     before = os.environ.get("POLARS_RANKK_NATIVE_TIMING")
     os.environ["POLARS_RANKK_NATIVE_TIMING"] = "1"
@@ -84,17 +87,36 @@ def _scattered(capfd: pytest.CaptureFixture[str], candidates: pl.DataFrame) -> i
             del os.environ["POLARS_RANKK_NATIVE_TIMING"]
         else:
             os.environ["POLARS_RANKK_NATIVE_TIMING"] = before
-    counts = [int(n) for n in re.findall(r"rows scattered: (\d+)", err)]
-    assert counts, err
-    return sum(counts)
+    counters: dict[str, int] = {}
+    for name in ("rows partitioned", "rows scattered", "truth rows joined by partition"):
+        found = [int(n) for n in re.findall(rf"{name}: (\d+)", err)]
+        assert found, err
+        counters[name] = sum(found)
+    counters["whole-truth probes"] = sum(
+        int(n) for n in re.findall(r"whole-truth probes: (\d+)", err)
+    )
+    return counters
 
 
-def test_a_grouped_input_is_not_scattered(capfd: pytest.CaptureFixture[str]) -> None:
-    candidates, _ = _case()
-    assert _scattered(capfd, candidates) == 0
-    # Group 1's rows apart: the rows are sorted into their groups.
-    interleaved = candidates[[0, 3, 1, 2, 4, 5, 6, 7]]
-    assert _scattered(capfd, interleaved) == candidates.height
+@pytest.mark.parametrize("order", ["grouped", "interleaved", "reversed"])
+def test_rows_in_any_order_are_partitioned_not_scattered_nor_probed_one_by_one(
+    capfd: pytest.CaptureFixture[str], order: str
+) -> None:
+    candidates, truth = _case()
+    if order == "interleaved":
+        # Group 1's rows apart.
+        candidates = candidates[[0, 3, 1, 2, 4, 5, 6, 7]]
+    elif order == "reversed":
+        candidates = candidates.reverse()
+    counters = _counters(capfd, candidates)
+    # Every candidate and judged truth row goes through the partitioning once...
+    assert counters["rows partitioned"] == candidates.height + truth.height
+    # ...and the truth's rows are joined to the candidates inside each partition: no row is
+    # written one at a time to its group's place in the whole table, and no candidate's grade
+    # is looked up in a structure over the whole truth.
+    assert counters["truth rows joined by partition"] == truth.height
+    assert counters["rows scattered"] == 0
+    assert counters["whole-truth probes"] == 0
 
 
 @settings(
@@ -173,3 +195,34 @@ def test_groups_split_across_threads_give_the_pure_numbers(threads: str, tmp_pat
     assert on_kernel.drop("value").equals(pure.drop("value"))
     differences = (on_kernel["value"] - pure["value"]).abs().fill_nan(0.0).fill_null(0.0)
     assert differences.max() <= 1e-12
+
+
+@pytest.mark.parametrize("keys", [["user"], ["user", "day"]])
+@pytest.mark.parametrize(
+    "policy", [rk.Policy(), rk.Policy(ties="input_order"), rk.Policy.trec_eval()]
+)
+def test_many_partitions_give_the_pure_numbers_in_random_order(
+    keys: list[str], policy: rk.Policy
+) -> None:
+    """Above 16,384 rows the kernel splits the rows into several hash partitions (by the rows
+    themselves with one key column, by row numbers with two or an input row column); the
+    numbers stay the pure path's on shuffled rows with tied scores and repeated items."""
+    rng = random.Random(11)
+    rows = [
+        (u, u % 3, rng.randrange(40), rng.choice([0.1, 0.2, 0.5, 0.5, 0.9]))
+        for u in range(5_000)
+        for _ in range(rng.randrange(1, 16))
+    ]
+    rng.shuffle(rows)
+    candidates = pl.DataFrame(rows, schema=["user", "day", "item", "score"], orient="row")
+    truth = pl.DataFrame(
+        [
+            (u, u % 3, i, rng.choice([0, 1, 2, 3]))
+            for u in range(2_600)
+            for i in rng.sample(range(40), 5)
+        ],
+        schema=["user", "day", "item", "relevance"],
+        orient="row",
+    )
+    assert candidates.height + truth.height > 3 * 16_384
+    both_paths(candidates, truth, k=[1, 5, 20], group_by=keys, policy=policy)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.call import Call
 from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, discount, trace
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.terms import IPREC_LEVELS, RPREC_MULTIPLES, TERMS
@@ -105,7 +106,7 @@ def _kernel_reads(policy: rk.Policy) -> str:
         plugin_path=native.library(),
         function_name="configuration",
         args=[pl.col("g")],
-        kwargs=native.kwargs(policy, ["keys=integer"]),
+        kwargs=native.kwargs(policy, Call(keys=("integer",))),
         is_elementwise=False,
         changes_length=True,
     )

@@ -24,7 +24,8 @@ How the command-line flags are expressed:
   (``n_groups``).
 - trec_eval's whole-list ``ndcg`` is asked for as ``nDCG`` (the name ``ndcg`` is this library's
   canonical nDCG at the evaluation's K), and its ``rbp`` as ``trec_rbp`` (the canonical ``rbp``
-  has a K and binary or raw grades); both rows are written back as trec_eval spells them.
+  has a K and binary or raw grades); the writer keeps both canonical (trec_eval's names would
+  read back here as the canonical ndcg and rbp), so they are compared under trec_eval's names.
 
 qrels.rel_level holds grades of -1, which docs/definitions.md §1 says count as gain 0 (and not
 relevant); under ``Policy.trec_eval()`` they are pooled but unjudged, as infAP counts them; the
@@ -105,9 +106,11 @@ def _evaluate(case: TrecEvalRun, names: list[str]) -> rk.Evaluation:
 
 
 def _written(metric: str, k: int | None) -> str:
-    """trec_eval's spelling of a row (a threshold given by -l is the flag's, not the name's)."""
-    if metric == "ndcg" and k is None:
-        return "ndcg"
+    """trec_eval's spelling of a row (a threshold given by -l is the flag's, not the name's);
+    its whole-list ndcg and its rbp print names that read here as the canonical ndcg and rbp,
+    so the writer keeps them canonical: named here as trec_eval prints them."""
+    if (metric, k) in (("ndcg", None), ("trec_rbp", None)):
+        return {"ndcg": "ndcg", "trec_rbp": "rbp"}[metric]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return render_name(metric, k, rk.Policy.trec_eval(), style="trec_eval")

@@ -11,13 +11,18 @@ use std::sync::OnceLock;
 use crate::columns::Column;
 use crate::config::{Config, Label, N_LABELS};
 
+mod gather;
 mod group_ids;
+mod hashing;
+mod partition;
 pub(crate) mod rank;
 pub(crate) mod terms;
+#[cfg(test)]
+mod tests;
 mod truth;
 
-use group_ids::{grouped, Grouped};
-pub(crate) use rank::{item_key, rank_group, Candidate, Items};
+use group_ids::grouped;
+pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
 use terms::{cwl_label, grade_label, rbp_label};
@@ -54,10 +59,15 @@ pub struct Groups {
     pub values: Vec<f64>,
 }
 
-/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling).
+/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling), with
+/// the process's resident memory after the phase (Linux).
 pub fn timing(label: &str, since: std::time::Instant) {
     if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
-        eprintln!("rankk kernel: {label}: {:.1} ms", since.elapsed().as_secs_f64() * 1e3);
+        let resident = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|text| text.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
+            .map_or(String::new(), |pages| format!(", resident {} MiB", pages * 4096 / (1 << 20)));
+        eprintln!("rankk kernel: {label}: {:.1} ms{resident}", since.elapsed().as_secs_f64() * 1e3);
     }
 }
 
@@ -69,9 +79,12 @@ fn parts(n_groups: usize) -> (usize, usize) {
 
 /// Rank every group and read its sums; `outputs` gives the columns, in order.
 pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
-    let Grouped { keys: group_keys, offsets, ends, mut candidates, n_relevant, n_nonrelevant } =
-        grouped(config, inputs);
-    let n_groups = group_keys[0].len();
+    let mut grouped = grouped(config, inputs);
+    let n_groups = grouped.starts.len();
+    let (n_relevant, n_nonrelevant) =
+        (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
+    let group_keys = std::mem::take(&mut grouped.keys);
+    let mut slices = grouped.slices();
     let reader = Reader::for_outputs(config);
     let ks = reader.ks.clone();
     let n_stats = config.stats.len();
@@ -81,24 +94,18 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let items = Items { column: inputs.item, kind: config.item_kind };
     let started = std::time::Instant::now();
     std::thread::scope(|scope| {
-        let mut rest: &mut [Candidate] = &mut candidates;
-        let mut consumed = 0usize;
-        for (part, block) in values.chunks_mut(per_thread * n_outputs.max(1)).enumerate() {
+        let mut values_rest: &mut [f64] = &mut values;
+        for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
             let first = part * per_thread;
-            let count = if n_outputs == 0 { 0 } else { block.len() / n_outputs };
-            let last = (first + count).min(n_groups);
-            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
-            rest = others;
-            consumed = offsets[last];
-            let (reader, items, offsets, ends, ks) = (&reader, &items, &offsets, &ends, &ks);
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
+            values_rest = tail;
+            let (reader, items, ks) = (&reader, &items, &ks);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut keys_scratch = RankScratch::default();
                 let mut result = GroupResult::new(ks.len(), n_stats);
-                let base = offsets[first];
-                for local in 0..count {
+                for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let group = &mut mine[offsets[g] - base..ends[g] - base];
                     let len = rank_group(config, items, group, &mut keys_scratch);
                     let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
                     let nonrelevant =
@@ -135,32 +142,26 @@ pub struct TermRows {
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
 /// K-curves' sums over ranks read them).
 pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
-    let Grouped { keys, offsets, ends, mut candidates, .. } = grouped(config, inputs);
-    let n_groups = keys[0].len();
-    let (threads, per_thread) = parts(n_groups);
+    let mut grouped = grouped(config, inputs);
+    let keys = std::mem::take(&mut grouped.keys);
+    let mut slices = grouped.slices();
+    let n_groups = slices.len();
+    let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
     let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, k_max };
     let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
     std::thread::scope(|scope| {
-        let mut rest: &mut [Candidate] = &mut candidates;
-        let mut consumed = 0usize;
         let mut handles = Vec::new();
-        for part in 0..threads {
-            let first = (part * per_thread).min(n_groups);
-            let last = (first + per_thread).min(n_groups);
-            let (mine, others) = std::mem::take(&mut rest).split_at_mut(offsets[last] - consumed);
-            rest = others;
-            consumed = offsets[last];
-            let (items, offsets, ends, reader) = (&items, &offsets, &ends, &reader);
+        for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
+            let first = part * per_thread;
+            let (items, reader) = (&items, &reader);
             handles.push(scope.spawn(move || {
                 let mut out = (Vec::new(), Vec::new());
-                let mut keys_scratch: Vec<u64> = Vec::new();
+                let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
-                let base = offsets[first];
-                for g in first..last {
-                    let group = &mut mine[offsets[g] - base..ends[g] - base];
+                for (local, group) in groups.iter_mut().enumerate() {
                     let len = rank_group(config, items, group, &mut keys_scratch);
-                    reader.row_terms(g as u32, &group[..len], &mut weights, &mut out);
+                    reader.row_terms((first + local) as u32, &group[..len], &mut weights, &mut out);
                 }
                 out
             }));

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use crate::columns::Column;
 use crate::config::{Config, Judged, Kind, Ties};
 
-use super::group_ids::hash_bytes;
+use super::hashing::{hash_bytes, mix};
 
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Candidate {
@@ -150,12 +150,32 @@ pub(crate) fn item_key(items: &Items<'_>, item: u64) -> u64 {
 }
 
 /// Whether two of the group's candidates may be copies of one item (a cheap check on
-/// numbers; a hash collision only sends the group through the full de-duplication).
+/// numbers, a small open-addressing set; a hash collision only sends the group through the
+/// full de-duplication).
 fn may_repeat(items: &Items<'_>, group: &[Candidate], scratch: &mut Vec<u64>) -> bool {
+    let size = (group.len() * 2).next_power_of_two().max(16);
     scratch.clear();
-    scratch.extend(group.iter().map(|c| item_key(items, c.item)));
-    scratch.sort_unstable();
-    scratch.windows(2).any(|pair| pair[0] == pair[1])
+    scratch.resize(size, u64::MAX);
+    let mask = size - 1;
+    for candidate in group {
+        let key = item_key(items, candidate.item);
+        // u64::MAX marks an empty slot: a key of that value is kept as u64::MAX - 1, which
+        // at worst reports a repeat that the full de-duplication then does not find.
+        let key = key.min(u64::MAX - 1);
+        let mut slot = (mix(key) as usize) & mask;
+        loop {
+            let found = scratch[slot];
+            if found == u64::MAX {
+                scratch[slot] = key;
+                break;
+            }
+            if found == key {
+                return true;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+    false
 }
 
 /// A score as an unsigned number in the same order (higher score, larger number).
@@ -169,8 +189,29 @@ fn score_order(score: f64) -> u64 {
     }
 }
 
-/// De-duplicate the group's candidates and sort them in rank order, in place; returns how
-/// many remain (the first ones).
+/// A thread's scratch for `rank_group`, reused from group to group.
+#[derive(Default)]
+pub(crate) struct RankScratch {
+    keys: Vec<u64>,
+    order: Vec<u128>,
+    copy: Vec<Candidate>,
+}
+
+/// Sort `ranked` by score, highest first (equal scores in their present order): each
+/// score's sort key is computed once, and the numbers sorted, not the candidates.
+fn sort_by_score(ranked: &mut [Candidate], scratch: &mut RankScratch) {
+    scratch.order.clear();
+    scratch.order.extend(
+        ranked.iter().enumerate().map(|(i, c)| (u128::from(!score_order(c.score)) << 64) | i as u128),
+    );
+    scratch.order.sort_unstable();
+    scratch.copy.clear();
+    scratch.copy.extend_from_slice(ranked);
+    for (slot, key) in ranked.iter_mut().zip(&scratch.order) {
+        *slot = scratch.copy[(*key as u64) as usize];
+    }
+}
+
 /// Whether pre-labelled candidates are condensed after their copies pool their grades.
 pub(super) fn defers_condensing(config: &Config) -> bool {
     config.labelled && !config.one_group && !config.policy.keep_duplicates()
@@ -200,14 +241,16 @@ fn condensed(config: &Config, group: &mut [Candidate]) -> usize {
     kept
 }
 
+/// De-duplicate the group's candidates and sort them in rank order, in place; returns how
+/// many remain (the first ones).
 pub(crate) fn rank_group(
     config: &Config,
     items: &Items<'_>,
     group: &mut [Candidate],
-    scratch: &mut Vec<u64>,
+    scratch: &mut RankScratch,
 ) -> usize {
     let mut len = group.len();
-    if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, scratch) {
+    if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, &mut scratch.keys) {
         // The highest-scored copy of each item, the earliest such row; its label is the
         // highest among the copies.
         group.sort_unstable_by(|a, b| {
@@ -237,7 +280,7 @@ pub(crate) fn rank_group(
     }
     // By score first (a sort on numbers), then each run of equal scores by the tie policy.
     let ranked = &mut group[..len];
-    ranked.sort_unstable_by_key(|c| std::cmp::Reverse(score_order(c.score)));
+    sort_by_score(ranked, scratch);
     let mut start = 0usize;
     while start < len {
         let mut end = start + 1;

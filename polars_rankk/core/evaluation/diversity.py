@@ -32,6 +32,7 @@ from polars_rankk.core.inputs.checks import example_row, require_columns
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.spec import Spec, normalize_ks
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.conventions import warn_tool_conventions
 from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
@@ -81,6 +82,7 @@ def split_request(request: Request, policy: Policy) -> tuple[Request, DiversityR
         return request, None
     rest = request.without(chosen)
     canonical, ks, policy = chosen.metrics, chosen.ks, chosen.policy(policy)
+    warn_tool_conventions(chosen, policy)  # alpha_nDCG@10 typed, pyndeval's tie order not
     if policy.ties == "expected":
         raise ValueError(
             f"the subtopic metrics {list(canonical)} have no exact expectation over tie "

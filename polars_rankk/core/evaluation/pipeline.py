@@ -22,9 +22,17 @@ from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
+from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
-from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs, normalize_ks
+from polars_rankk.core.inputs.spec import (
+    DEFAULT_K,
+    EmptyResultWarning,
+    Spec,
+    check_inputs,
+    normalize_ks,
+)
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -98,7 +106,7 @@ def evaluate(
     candidates: FrameLike,
     truth: FrameLike | None = None,
     *,
-    k: int | Iterable[int] = 10,
+    k: int | Iterable[int] | None = None,
     metrics: str | Iterable[str] | None = None,
     group_by: str | Sequence[str] | None = None,
     item: str = "item",
@@ -115,6 +123,9 @@ def evaluate(
     head_share: float = 0.2,
     system: str | None = None,
     subtopic: str | None = None,
+    label_probability: str | None = None,
+    label_draws: int = 1000,
+    label_seed: int = 0,
 ) -> Evaluation:
     """Evaluate ranked candidates against truth: every metric at every K, per group.
 
@@ -135,6 +146,9 @@ def evaluate(
         (or in `candidates` when there is no truth).
     k
         One cut-off or several (``k=[1, 5, 10]``, ``k=range(1, 101)``); all come from one pass.
+        Default: 10 where a name is read at the evaluation's K (``ndcg``, the default metrics);
+        names that carry their cut-off (``P@5``, ``R@1000``) or read the whole list (``map``)
+        are evaluated at their own alone.
     metrics
         Metric names (default all): ``precision, recall, f1, hit_rate, ndcg,
         average_precision, mrr, r_precision``.
@@ -183,6 +197,21 @@ def evaluate(
         (``alpha_ndcg, alpha_dcg, err_ia, nerr_ia, p_ia, ap_ia, st_recall, nrbp, nnrbp``;
         ir_measures' ``alpha_nDCG@20``, ``ERR_IA@20``, ``nNRBP`` ...), which equal ndeval.
         Every other metric reads an item's grade as its largest over subtopics.
+    label_probability
+        A truth column giving the probability that the item has the row's grade (labels
+        written by a model): an item's rows sum to at most 1, the rest of its mass being
+        grade 0, items independent. Each ``per_group`` value is then the metric's
+        expectation over the label outcomes, with ``std`` (its standard deviation over them)
+        and ``standard_error`` (of a Monte Carlo mean; 0 when exact). A group's outcomes are
+        all evaluated, weighted by their probability, when there are at most 4096 (exact for
+        every metric); past that precision, DCG, RBP and the relevant retrieved count stay
+        exact by linearity, and the others draw `label_draws` outcomes, seeded by
+        `label_seed`.
+        ``label_methods`` names the method per (metric, k); ``groups`` and the diagnostics
+        are those of each item at its most probable grade (grade 0 below one half). See
+        ``docs/judges.md``.
+    label_draws, label_seed
+        The Monte Carlo draws per group with too many outcomes to enumerate, and their seed.
 
     Returns
     -------
@@ -215,13 +244,17 @@ def evaluate(
     └──────┴───────────┴─────┴──────────┘
     """
     arguments = dict(locals())  # every argument as given, for the parts below
+    if label_probability is not None:
+        return evaluated_over_labels(evaluate, arguments)  # type: ignore[no-any-return]
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
     keys = [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
     # What was asked is parsed here, once; every step below reads the request.
-    parts = Request.of(metrics).parts(policy)
+    asked = Request.of(metrics)
+    k = asked_ks(k, asked, DEFAULT_K)  # the default K only where a name is read at it
+    parts = asked.parts(policy)
     if len(parts) > 1:
-        return _each_under_its_own(parts, arguments)
+        return _each_under_its_own(parts, {**arguments, "k": k})
     request, policy, k, truth, subtopics = subtopic_job(
         parts[0][0], parts[0][1], k, truth, subtopic=subtopic, keys=keys, item=item,
         relevance=relevance,
@@ -233,12 +266,7 @@ def evaluate(
         k = (*normalize_ks(k), *beyond_ks)
     if (beyond_group or beyond_catalogue or subtopics.metrics) and not accuracy:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
-        accuracy = Request(default=False)
-        frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
-        if truth is None and frame is not None and relevance not in frame.collect_schema():
-            # Without truth every candidate group is evaluated, none relevant.
-            candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
-            policy = replace(policy, empty_truth="zero")
+        accuracy, candidates, policy = _ranking_only(candidates, truth, relevance, policy)
     spec = check_inputs(
         candidates,
         truth,
@@ -298,6 +326,18 @@ def evaluate(
     return _assembled(
         spec, prepared, all_groups, kept, wide, catalogue_table, exposures, beyond_catalogue
     )
+
+
+def _ranking_only(
+    candidates: FrameLike, truth: FrameLike | None, relevance: str, policy: Policy
+) -> tuple[Request, FrameLike, Policy]:
+    """No accuracy metric asked for (an empty request), and without truth the candidates
+    with every group evaluated, none relevant."""
+    frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
+    if truth is None and frame is not None and relevance not in frame.collect_schema():
+        candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
+        policy = replace(policy, empty_truth="zero")
+    return Request(default=False), candidates, policy
 
 
 def _each_under_its_own(

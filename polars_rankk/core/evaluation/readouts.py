@@ -237,6 +237,9 @@ class EvaluationTables:
         self.is_lazy: bool = spec.is_lazy
         self.catalogue: FrameLike | None = catalogue
         self.exposures: Exposures | None = exposures
+        # With label probabilities: how each (metric, k) was computed (enumeration or Monte
+        # Carlo), per group counts and draws.
+        self.label_methods: FrameLike | None = None
 
     def _one_pass(self) -> bool:
         """Every view derives from the collected one-row-per-group pass (no beyond-accuracy

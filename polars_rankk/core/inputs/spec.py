@@ -45,6 +45,7 @@ from polars_rankk.core.inputs.values import (
     warn_pooled_labels,
 )
 from polars_rankk.core.names.conventions import warn_tool_conventions
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, MetricName
@@ -161,11 +162,15 @@ class _Tables:
     truth_graded: bool = False
 
 
+#: The evaluation's K when none is given and a name is read at it (`evaluate`'s k=10).
+DEFAULT_K = (10,)
+
+
 def check_inputs(
     candidates: FrameLike,
     truth: FrameLike | None,
     *,
-    k: int | Iterable[int],
+    k: int | Iterable[int] | None,
     metrics: str | Iterable[str] | None,
     group_by: str | Sequence[str],
     item: str,
@@ -182,7 +187,8 @@ def check_inputs(
     `rank` names a rank column (1 = best) to rank by instead of a score: it takes the place of
     `score`, which must then be left at its default. `system` names a candidates column that
     tells systems apart: it becomes the first group key, and a truth table without it is
-    shared by every system.
+    shared by every system. ``k=None`` is the default K (`DEFAULT_K`), added only when a name
+    is read at the evaluation's K (`polars_rankk.core.names.cutoffs`).
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
@@ -199,7 +205,8 @@ def check_inputs(
     metric_names, named_ks, policy = request.metrics, request.ks, request.policy(policy)
     warn_tool_conventions(request, policy)  # RR@10 typed, another tie order asked
     whole = request.whole_list  # trec_eval's map: the whole list, no K
-    ks = tuple(sorted({*normalize_ks(k), *named_ks}))
+    # k=None: the default K only where a name is read at it (R@1000 alone: K = 1000 only).
+    ks = tuple(sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named_ks}))
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a column name (str); got {value!r}")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -28,12 +28,21 @@ from polars_rankk.core.columns import (
     N_RELEVANT,
     ROW,
     SCORE,
-    WHOLE_LIST,
-    stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel.call import (
+    Call,
+    KernelPiece,
+    LinearTerm,
+    Output,
+    derived,
+    kernel_name,
+    linear_terms,
+    plain,
+    sum_outputs,
+)
 from polars_rankk.core.metrics.order import condenses, judged_rows, mapped_below_one, unjudged_grade
-from polars_rankk.core.metrics.terms import TERMS, Term, TermNeeds
+from polars_rankk.core.metrics.terms import Term, TermNeeds
 from polars_rankk.core.policy import Policy
 
 #: The environment switch: ``POLARS_RANKK_NATIVE=0`` forces the pure-Polars path.
@@ -72,39 +81,14 @@ def computes(term: Term) -> bool:
     return term.kernel is not None
 
 
-def term_lines(columns: tuple[str, ...], policy: Policy) -> list[str]:
-    """The ``linear=`` declarations of the linear terms among `columns`, under `policy`."""
-    lines = []
-    for column in columns:
-        term = TERMS[column]
-        if term.linear is not None:
-            lines.append(f"linear={term.name}\t{term.linear(policy).kernel_text()}")
-    return lines
-
-
-def kernel_name(column: str) -> str:
-    """The kernel's name of the term cumulated in `column`."""
-    term = TERMS[column]
-    return term.kernel or term.name
-
-
-def sum_outputs(needs: TermNeeds, ks: Iterable[int]) -> list[tuple[str, str]]:
-    """``(column, kernel output)`` of each term's running sum: the whole-list terms over the
-    whole list, the others at each cut-off (`stat_column`); the kernel reads a sum over the
-    whole list at cut-off 0."""
-    outputs = [(stat, f"{kernel_name(stat)}@0") for stat in needs.whole_list]
-    outputs += [
-        (stat_column(stat, k), f"{kernel_name(stat)}@{0 if k == WHOLE_LIST else k}")
-        for k in ks
-        for stat in needs.by_k
-    ]
-    return outputs
-
-
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 _PHYSICAL = (pl.Date, pl.Datetime, pl.Duration, pl.Time, pl.Boolean)
 _SUMS = "_rk_sums"
-_SELF_CHECK = ("keys=integer", "item=integer", "linear=hits\trelevant", "output=hits\thits@1")
+_SELF_CHECK = Call(
+    keys=("integer",),
+    terms=(LinearTerm("hits", (KernelPiece("relevant", False, ()),)),),
+    outputs=(Output("hits", "sum", 1, "hits"),),
+)
 
 
 @dataclass(frozen=True)
@@ -228,19 +212,20 @@ def kernel_policy(policy: Policy) -> dict[str, object]:
     }
 
 
-def derived_lines(policy: Policy) -> list[str]:
-    """The values every call derives from `policy` with the reference path's own functions
-    (`unjudged_grade`, `mapped_below_one`)."""
-    return [
-        f"unjudged_grade={unjudged_grade(policy)!r}",
-        f"may_add={','.join(repr(float(g)) for g in mapped_below_one(policy))}",
-    ]
+def kwargs(policy: Policy, call: Call) -> dict[str, object]:
+    """A kernel call's keyword arguments: the policy's fields (`kernel_policy`) and the
+    call's description (`Call`), both read by serde.
 
-
-def kwargs(policy: Policy, lines: Iterable[str]) -> dict[str, object]:
-    """A kernel call's keyword arguments: the policy's fields (`kernel_policy`) and the call's
-    configuration lines (columns, terms, outputs)."""
-    return {"policy": kernel_policy(policy), "config": "".join(f"{line}\n" for line in lines)}
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.kernel import loader
+    >>> from polars_rankk.core.kernel.call import Call
+    >>> sent = loader.kwargs(rk.Policy(), Call(keys=("integer",)))
+    >>> sent["call"]["keys"], sent["call"]["judged"]
+    (['integer'], 'unused')
+    """
+    return {"policy": kernel_policy(policy), "call": plain(call)}
 
 
 #: The policy fields `_inputs` also reads, to choose the judged flag and condensing.
@@ -257,12 +242,12 @@ def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
 
 @dataclass(frozen=True)
 class _Inputs:
-    """The kernel's input table, its columns as arguments, and the configuration lines that
-    describe them and the policy."""
+    """The kernel's input table, its columns as arguments, and the call that describes them
+    and the policy (no outputs yet)."""
 
     frame: pl.LazyFrame
     arguments: list[pl.Expr]
-    lines: list[str]
+    call: Call
     keys: list[str]
     key_schema: dict[str, pl.DataType]
 
@@ -278,7 +263,7 @@ def _inputs(
     keys = list(spec.keys)
     schema = selected.collect_schema()
     frame = selected
-    judged = "unused"
+    judged: Literal["unused", "grade", "all", "column", "nonnegative"] = "unused"
     positive_only = False
     negative_unjudged = policy.negative_grades == "unjudged"
     truth = judged_rows(truth, pl.col(GRADE), policy)
@@ -321,24 +306,26 @@ def _inputs(
         arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
     labelled_alone = spec.labelled and spec.truth is None
     mapped = bool(mapped_below_one(policy))
-    lines = [
-        f"keys={','.join(_kind(schema[key]) or '' for key in keys)}",
-        f"item={_kind(schema[spec.item])}",
-        *derived_lines(policy),
-        f"condense={int(condense)}",
-        f"judged={judged}",
-        f"positive_only={int(positive_only)}",
-        f"labelled={int(spec.labelled)}",
-        f"null_order_grade={0.0 if spec.labelled else unjudged_grade(policy)!r}",
-        f"negative_unjudged={int(labelled_alone and negative_unjudged and mapped)}",
-        f"row={int(ROW in schema)}",
-        f"truth={int(fused)}",
-        f"counts={len(count_columns)}",
-        f"score_name={spec.score}",
-        *term_lines(needs.columns, policy),
-        *(f"output={key}\tkey:{index}" for index, key in enumerate(keys)),
-    ]
-    return _Inputs(frame, arguments, lines, keys, {key: schema[key] for key in keys})
+    unjudged, may_add = derived(policy)
+    call = Call(
+        keys=tuple(_kind(schema[key]) or "" for key in keys),
+        item=_kind(schema[spec.item]) or "",
+        score_name=spec.score,
+        null_order_grade=0.0 if spec.labelled else float(unjudged_grade(policy)),
+        condense=condense,
+        judged=judged,
+        positive_only=positive_only,
+        labelled=spec.labelled,
+        negative_unjudged=labelled_alone and negative_unjudged and mapped,
+        row=ROW in schema,
+        truth=fused,
+        counts=len(count_columns),
+        terms=linear_terms(needs.columns, policy),
+        outputs=tuple(Output(key, "key", index) for index, key in enumerate(keys)),
+        unjudged_grade=unjudged,
+        may_add=may_add,
+    )
+    return _Inputs(frame, arguments, call, keys, {key: schema[key] for key in keys})
 
 
 def _fuses_truth(spec: Spec, needs: TermNeeds, truth_stats: pl.LazyFrame | None) -> bool:
@@ -404,15 +391,14 @@ def group_sums(
     it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
-    outputs = [(N_CANDIDATES, "n_candidates")]
+    outputs = [Output(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
-        outputs.append((HITS_AT_R, "hits_at_r"))
+        outputs.append(Output(HITS_AT_R, "hits_at_r"))
     outputs += sum_outputs(needs, spec.read_ks)
-    lines = [*inputs.lines, *(f"output={name}\t{what}" for name, what in outputs)]
-    call = _call(library(), inputs.arguments, kwargs(spec.policy, lines))
-    sums = inputs.frame.select(call).unnest(_SUMS)
-    names = [*inputs.keys, *(name for name, _ in outputs)]
-    return sums.with_columns(pl.col(name).cast(schema[name]) for name in names)
+    call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs))
+    sums = inputs.frame.select(_call(library(), inputs.arguments, kwargs(spec.policy, call)))
+    names = [*inputs.keys, *(output.column for output in outputs)]
+    return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
 
 
 def term_rows(
@@ -423,15 +409,15 @@ def term_rows(
     needs = TermNeeds(columns=columns)
     inputs = _inputs(spec, selected, truth, None, needs)
     # The cut-off and the terms ride on outputs the rows do not return.
-    lines = [
-        *inputs.lines,
-        *(f"output=_rk_cut{i}\t{kernel_name(c)}@{spec.k_max}" for i, c in enumerate(columns)),
-    ]
+    cuts = tuple(
+        Output(f"_rk_cut{i}", "sum", spec.k_max, kernel_name(c)) for i, c in enumerate(columns)
+    )
+    described = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *cuts))
     call = pl.plugins.register_plugin_function(
         plugin_path=library(),
         function_name="graded_rows",
         args=inputs.arguments,
-        kwargs=kwargs(spec.policy, lines),
+        kwargs=kwargs(spec.policy, described),
         is_elementwise=False,
         changes_length=True,
     ).alias(_SUMS)

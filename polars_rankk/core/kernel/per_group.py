@@ -22,8 +22,15 @@ import polars as pl
 
 from polars_rankk.core.columns import IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.call import (
+    Call,
+    Output,
+    OutputValue,
+    derived,
+    linear_terms,
+    sum_outputs,
+)
 from polars_rankk.core.metrics.formulas import GroupStats
-from polars_rankk.core.metrics.order import unjudged_grade
 from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 from polars_rankk.core.policy import Policy
 
@@ -67,33 +74,35 @@ def group_stats(
         args.append(unretrieved.drop_nulls().first().explode().cast(pl.Float64))
     if n_relevant is not None and unretrieved is None:
         args.append(n_relevant.cast(pl.Float64))
-    outputs = ["n_candidates\tn_candidates", "n_relevant\tn_relevant"]
-    outputs += ["n_nonrelevant\tn_nonrelevant", "hits_at_r\thits_at_r"]
-    outputs += [f"{stat_column(IDEAL_DCG, cut)}\tideal_dcg@{cut}" for cut in ks]
-    outputs += [f"{column}\t{what}" for column, what in native.sum_outputs(needs, ks)]
+    counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
+    outputs = [Output(value, value) for value in counts]
+    outputs += [Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
+    outputs += sum_outputs(needs, ks)
     if reads is not None:
         kept = {"n_candidates", "n_relevant", *reads}
-        outputs = [line for line in outputs if line.split("\t", 1)[0] in kept]
-    lines = [
-        "one_group=1",
-        f"score_name={score_name}",
-        f"has_item={int(item is not None)}",
-        f"has_extra={int(unretrieved is not None)}",
-        f"counts={int(n_relevant is not None and unretrieved is None)}",
-        *native.derived_lines(policy),
-        f"condense={int(policy.unjudged == 'condense')}",
-        f"pool={policy.pool}",
-        "labelled=1",
-        f"negative_unjudged={int(policy.negative_grades == 'unjudged')}",
-        f"null_order_grade={unjudged_grade(policy)!r}",
-        *native.term_lines(needs.columns, policy),
-        *(f"output={line}" for line in outputs),
-    ]
+        outputs = [output for output in outputs if output.column in kept]
+    unjudged, may_add = derived(policy)
+    call = Call(
+        one_group=True,
+        score_name=score_name,
+        has_item=item is not None,
+        has_extra=unretrieved is not None,
+        counts=int(n_relevant is not None and unretrieved is None),
+        condense=policy.unjudged == "condense",
+        pool_restrict=policy.pool == "restrict",
+        labelled=True,
+        negative_unjudged=policy.negative_grades == "unjudged",
+        null_order_grade=unjudged,
+        terms=linear_terms(needs.columns, policy),
+        outputs=tuple(outputs),
+        unjudged_grade=unjudged,
+        may_add=may_add,
+    )
     return pl.plugins.register_plugin_function(
         plugin_path=native.library(),
         function_name="group_metric_sums",
         args=args,
-        kwargs=native.kwargs(policy, lines),
+        kwargs=native.kwargs(policy, call),
         is_elementwise=False,
         returns_scalar=True,
     )

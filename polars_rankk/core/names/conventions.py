@@ -1,16 +1,36 @@
 """Tools' conventions on the names typed: a tool's spelling read under a policy where that tool
-computes another number is said (`ToolNameWarning`), naming the policy that reproduces it."""
+computes another number is said (`ToolNameWarning`), naming the policy that reproduces it.
+
+Every tool's spelling is looked at: trec_eval's (``ndcg_cut_5``, ``P.5,10``), ir_measures'
+(``RR@5``, ``MRR@5``, ``alpha_nDCG@10``) and ndeval's (``alpha-nDCG@10``, ``MAP-IA``), each
+against the tool whose spelling it is (ndeval's against ir_measures' pyndeval provider, which
+runs it). A canonical name means one thing whatever policy it is read under: trec_eval's own
+``rbp`` and whole-list ``ndcg`` are also canonical names (binary RBP and nDCG at the
+evaluation's K), so under trec_eval's policy (`Policy.trec_eval`) a warning names the spelling that
+reads as trec_eval's measure (``trec_rbp``, ``nDCG``).
+"""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
 
-from polars_rankk.core.metrics.registry import METRICS, REGISTRY
-from polars_rankk.core.names.parse import _IR_MEASURES, spellings
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.names.request import Request
-from polars_rankk.core.names.write import written_name
+from polars_rankk.core.names.write import Tool, written_name
 from polars_rankk.core.policy import Policy
+
+#: Canonical names that trec_eval spells too, for another measure: (what trec_eval computes
+#: under that name as this library's metric, a cut-off whose conventions are the same (None:
+#: it has none), the spelling that reads as it here).
+_TREC_EVAL_HOMONYMS: dict[str, tuple[str, int | None, str]] = {
+    "rbp": ("trec_rbp", None, "trec_rbp"),
+    "ndcg": ("ndcg", 10, "nDCG"),  # whole-list ndcg keeps ndcg_cut's conventions
+}
+
+
+_POSSESSIVE = {"trec_eval": "trec_eval's", "ir_measures": "ir_measures'"}
 
 
 class ToolNameWarning(UserWarning):
@@ -18,19 +38,60 @@ class ToolNameWarning(UserWarning):
     another number: the warning names the policy that reproduces it."""
 
 
-def _ir_measures_syntax(text: str) -> bool:
-    """Whether `text` is spelled as ir_measures spells a measure (``RR@10``, ``Judged@5``,
-    ``RBP(p=0.9,rel=1)``), not as a canonical, trec_eval or ranx name."""
-    found = _IR_MEASURES.match(text.strip())
-    if found is None or found["level"] is not None or found["base"] in METRICS:
-        return False
-    return any(
-        tool == "ir_measures" and spelling == found["base"] for spelling, _, tool, _ in spellings()
+def _trec_eval_preset(policy: Policy) -> bool:
+    """Whether `policy` is asked as trec_eval's (`Policy.trec_eval`: a negative grade
+    unjudged, groups without a relevant item scored 0), whatever else it overrides."""
+    return (policy.negative_grades, policy.empty_truth) == ("unjudged", "zero")
+
+
+def _tool_of(measure: MetricRequest, policy: Policy) -> Tool | None:
+    """The tool whose conventions a spelling follows: its own, ndeval's names run by
+    ir_measures' pyndeval provider, and trec_eval's for a canonical name that is also its
+    spelling of that measure (``bpref``, ``set_recall``) under trec_eval's policy; None for
+    other canonical names and spellings of no tool here."""
+    if measure.tool in ("ir_measures", "trec_eval"):
+        return measure.tool  # type: ignore[return-value]
+    if measure.tool == "alias" and REGISTRY[measure.metric].kind == "diversity":
+        return "ir_measures"
+    spelled = measure.spelling.strip()
+    own = {a.spelling for a in REGISTRY[measure.metric].aliases if a.tool == "trec_eval"}
+    if measure.tool is None and spelled in own and _trec_eval_preset(policy):
+        return "trec_eval"
+    return None
+
+
+def _reason(measure: MetricRequest, tool: Tool, policy: Policy) -> str | None:
+    """Why `tool` computes another number than `measure` under `policy`, or None."""
+    entry = REGISTRY[measure.metric]
+    k = measure.k
+    if k is None and not measure.whole_list and entry.has_k:
+        k = 10  # read at the evaluation's K: the conventions are the same at every K
+    own = policy.replace(**measure.policy) if measure.policy else policy  # its own parameters
+    return written_name(measure.metric, k, own, tool)[1]
+
+
+def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
+    """For a canonical name trec_eval spells for another measure, typed without a cut-off
+    under a policy reproducing trec_eval: what trec_eval computes and the name reading so."""
+    if measure.tool is not None or measure.k is not None:
+        return None
+    meant = _TREC_EVAL_HOMONYMS.get(measure.spelling.strip())
+    if meant is None:
+        return None
+    metric, k, spelling = meant
+    if not _trec_eval_preset(policy):
+        return None  # not asked as trec_eval (Policy.trec_eval()): the canonical name is meant
+    if written_name(metric, k, policy, "trec_eval", read_back=False)[1] is not None:
+        return None  # not trec_eval's conventions: the canonical reading is expected
+    return (
+        f"trec_eval's {measure.spelling.strip()} is another measure (its whole list, as "
+        f"{spelling!r} reads here); {measure.spelling.strip()!r} is read as the canonical "
+        f"{measure.metric} at the evaluation's K"
     )
 
 
 def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -> None:
-    """Warn for each ir_measures name typed whose number ir_measures computes otherwise under
+    """Warn for each tool's name typed whose number that tool computes otherwise under
     `policy` (a tie order, a denominator...): the reason `written_name` gives for not writing
     that name back, which names the policy that reproduces the tool.
 
@@ -40,21 +101,26 @@ def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -
     >>> from polars_rankk.core.names.conventions import warn_tool_conventions
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     warn_tool_conventions(["RR@10", "nDCG@10"], rk.Policy())
+    ...     warn_tool_conventions(["RR@10", "nDCG@10", "ndcg_cut_5"], rk.Policy(ties="item_asc"))
     >>> [str(w.message)[:60] for w in caught]
-    ["metric 'RR@10' is ir_measures' name, but under this policy i"]
+    ["metric 'nDCG@10' is ir_measures' name, but under this policy", \
+"metric 'ndcg_cut_5' is trec_eval's name, but under this poli"]
     """
+    said: set[str] = set()
     for name, measures in Request.of(metrics).asked:
-        if not _ir_measures_syntax(name):
-            continue
-        for request in measures:
-            if request.k is None and not request.whole_list and REGISTRY[request.metric].has_k:
-                continue  # evaluated at the evaluation's K, each K alike
-            _, reason = written_name(request.metric, request.k, policy, "ir_measures")
-            if reason is not None:
+        for measure in measures:
+            tool = _tool_of(measure, policy)
+            reason = None if tool is None else _reason(measure, tool, policy)
+            if reason is not None and name not in said:
+                said.add(name)
+                whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
                 warnings.warn(
-                    f"metric {name!r} is ir_measures' name, but under this policy ir_measures "
+                    f"metric {name!r} is {whose} name, but under this policy {tool} "
                     f"computes another number: {reason}. The value here follows the policy",
                     ToolNameWarning,
                     stacklevel=4,
                 )
+            homonym = _homonym(measure, policy)
+            if homonym is not None and name not in said:
+                said.add(name)
+                warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=4)

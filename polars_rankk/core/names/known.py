@@ -36,7 +36,7 @@ KNOWN_ELSEWHERE: dict[str, str] = {
         (
             *("alpha_nDCG", "ERR_IA", "nERR_IA", "AP_IA", "P_IA", "NRBP"),
             *("StRecall", "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9"),
-            *("NERR10", "NERR11", "NumQ", "IPrec"),
+            *("NERR10", "NERR11", "NumQ"),
         ),
         "ir_measures",
     ),

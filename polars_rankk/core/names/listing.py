@@ -25,7 +25,7 @@ def accepted_names() -> list[AcceptedName]:
     --------
     >>> from polars_rankk.core.names.listing import accepted_names
     >>> [row.spelling for row in accepted_names() if row.metric == "mrr"]
-    ['mrr@K', 'mrr', 'RR@K', 'RR', 'recip_rank']
+    ['mrr@K', 'mrr', 'RR@K', 'RR', 'MRR@K', 'MRR', 'recip_rank']
     """
     rows: list[AcceptedName] = []
     for metric in METRICS:

@@ -102,7 +102,7 @@ _OWN_PARAMETERS: dict[str, dict[str, str]] = {
 }
 
 _IR_MEASURES = re.compile(
-    r"^(?P<base>[A-Za-z][A-Za-z0-9_-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
+    r"^(?P<base>[^\W\d_][\w-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
     r"(?:-l(?P<level>\d+))?$"
 )
 # trec_eval's own syntax: P_5, P.5, P.5,10, P_5,10, ndcg_cut.10, set_F.0.5.
@@ -114,6 +114,14 @@ _TREC_EVAL_PARAMETERS = {"set_f": "beta"}
 # Rprec_mult.0.2,0.4.
 _TREC_EVAL_LEVELS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)(?:\.(?P<levels>[\d.,]+))?$")
 _LEVELLED_SPELLING = re.compile(r"^(?P<base>.+)_(?P<level>\d\.\d\d)$")
+#: ranx's RBP: ``rbp.95`` is p = 0.95 over the whole list, graded (trec_eval's own rbp takes
+#: its p as ``rbp.p=0.95``, and never a cut-off).
+_RANX_RBP = re.compile(r"^rbp\.(?P<digits>\d+)$", re.IGNORECASE)
+#: ir_measures' interpolated precision at a recall level: ``IPrec@0.5``, ``IPrec(recall=0.5)``.
+_IPREC = re.compile(
+    r"^IPrec(?:@(?P<at>\d*\.?\d+)|\(\s*recall\s*=\s*(?P<recall>\d*\.?\d+)\s*\))$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -298,8 +306,10 @@ def spelled_by(text: str) -> str | None:
     """
     name = text.strip()
     ir = _IR_MEASURES.match(name)
-    if ir is not None and ir["level"] is not None:
+    if (ir is not None and ir["level"] is not None) or _RANX_RBP.match(name):
         return "ranx"
+    if _IPREC.match(name):
+        return "ir_measures"
     base = ir["base"] if ir is not None else name
     if base in METRICS or name in METRICS:
         return None
@@ -326,9 +336,14 @@ def _read(text: str) -> list[MetricRequest]:
         named = known[name.lower()]
         defaults = _tool_defaults(named, name, _graded_rbp(name, None, {}))
         return [MetricRequest(named, None, defaults, whole)]
-    levelled = _levelled(name)
+    levelled = _levelled(name) or _iprec(name)
     if levelled is not None:
         return levelled
+    ranx_rbp = _RANX_RBP.match(name)
+    if ranx_rbp is not None:
+        persistence = float(f"0.{ranx_rbp['digits']}")
+        ranx = {"rbp_persistence": persistence, "rbp_grades": "graded"}
+        return [MetricRequest("rbp", None, _checked(text, ranx), whole_list=True)]
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
@@ -402,6 +417,22 @@ def _levelled(name: str) -> list[MetricRequest] | None:
             )
         requests.append(MetricRequest(table[level]))
     return requests
+
+
+def _iprec(name: str) -> list[MetricRequest] | None:
+    """ir_measures' ``IPrec@0.5`` or ``IPrec(recall=0.5)``: trec_eval's iprec_at_recall at that
+    level; None when `name` is no such measure."""
+    match = _IPREC.match(name)
+    if match is None:
+        return None
+    level = match["at"] or match["recall"]
+    table = levels()["iprec_at_recall"]
+    if f"{float(level):.2f}" not in table:
+        raise ValueError(
+            f"metric {name!r}: IPrec is computed here at trec_eval's recall levels only "
+            f"({', '.join(table)}); {level} is not one of them"
+        )
+    return [MetricRequest(table[f"{float(level):.2f}"])]
 
 
 def _graded_rbp(base: str, parameters: str | None, changes: dict[str, Any]) -> dict[str, Any]:

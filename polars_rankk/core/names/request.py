@@ -81,7 +81,8 @@ k=10, policy={}))
             return metrics
         if metrics is None:
             return cls()
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        single = isinstance(metrics, str) or _measure_object(metrics)
+        names = [_typed(name) for name in ([metrics] if single else list(metrics))]
         if not names:
             raise ValueError(f"metrics is empty; choose among: {parse.valid_names()}")
         return cls(tuple(Asked(name, tuple(parse.parse_metric_names(name))) for name in names),
@@ -211,6 +212,17 @@ k=10, policy={}))
         cut = {m.metric for m in self.measures if not m.whole_list}
         in_order = [name for name in METRICS if name in whole]
         return WholeList(tuple(in_order), tuple(name for name in in_order if name not in cut))
+
+
+def _measure_object(value: object) -> bool:
+    """Whether `value` is an ir_measures measure object (``ir_measures.nDCG@10``)."""
+    return type(value).__module__.split(".")[0] == "ir_measures"
+
+
+def _typed(name: object) -> str:
+    """A name as typed: an ir_measures measure object reads as its ``str()`` (``nDCG@10``),
+    the name ir_measures itself writes for it; anything else is left to the parser."""
+    return str(name) if _measure_object(name) else name  # type: ignore[return-value]
 
 
 #: Policy fields that only some metrics read: a measure that does not read one is not set apart

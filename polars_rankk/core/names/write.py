@@ -28,7 +28,13 @@ from typing import Literal
 import polars as pl
 
 from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
-from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.metrics.registry import METRICS, REGISTRY
+from polars_rankk.core.names.providers import compat as _compat
+from polars_rankk.core.names.providers import is_integer as _is_integer
+from polars_rankk.core.names.providers import number as _number
+from polars_rankk.core.names.providers import pyndeval as _pyndeval
+from polars_rankk.core.names.providers import spelled as _spelled
+from polars_rankk.core.names.providers import threshold as _threshold
 from polars_rankk.core.policy import Policy
 
 Tool = Literal["ir_measures", "trec_eval"]
@@ -59,14 +65,6 @@ _GAIN_LEVEL_METRICS = frozenset({"normalized_g", "ndcg_over_relevant", "ndcg_at_
 SUMMED_BY_TOOLS = frozenset(
     {"num_retrieved", "num_relevant", "num_relevant_retrieved", "num_nonrelevant_judged_retrieved"}
 )
-
-
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
-def _is_integer(value: float) -> bool:
-    return float(value).is_integer()
 
 
 def _common(
@@ -128,8 +126,18 @@ _IR_MEASURES_WHOLE = frozenset({"average_precision", "mrr", "ndcg", "judged", "r
 
 def _trec_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, str | None]:
     entry = REGISTRY[metric]
+    if metric == "rbp":
+        return None, (
+            "trec_eval's rbp is another measure: graded over the whole list, trec_rbp here "
+            "(and the name rbp reads here as this binary rbp)"
+        )
     if entry.has_k and k is None:  # the whole list
         name = whole_list_name(metric, "trec_eval")
+        if name is None and metric == "ndcg":
+            return None, (
+                "trec_eval's whole-list ndcg is spelled as the canonical ndcg, which reads here "
+                "at the evaluation's K (ir_measures' nDCG reads as the whole list)"
+            )
         if name is None:
             return None, f"trec_eval has no whole-list {metric} under a measure name of its own"
     elif metric == "mrr":
@@ -289,73 +297,18 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     return _spelled(base, parameters, k if entry.has_k else None), None
 
 
-def _pyndeval(
-    metric: str, base: str, k: int | None, policy: Policy
-) -> tuple[str | None, str | None]:
-    """A subtopic metric as ir_measures' pyndeval provider names it, or why it cannot be."""
-    if policy.ties != "item_asc":
-        return None, "ir_measures' pyndeval provider ranks tied scores by docid ascending " + (
-            "(Policy.ties='item_asc')"
-        )
-    if policy.empty_truth != "zero" or policy.short_lists != "fixed":
-        return None, "ndeval scores a topic without a relevant subtopic 0 and cuts at a fixed K"
-    parameters: list[str] = []
-    if policy.diversity_alpha != 0.5 and metric in ("alpha_ndcg", "alpha_dcg", "nrbp", "nnrbp"):
-        parameters.append(f"alpha={_number(policy.diversity_alpha)}")
-    elif policy.diversity_alpha != 0.5:
-        return None, f"ir_measures' {base} keeps ndeval's alpha = 0.5"
-    if metric in ("nrbp", "nnrbp") and policy.nrbp_beta != 0.5:
-        parameters.append(f"beta={_number(policy.nrbp_beta)}")
-    if policy.unjudged == "condense":
-        if metric in ("st_recall", "nrbp", "nnrbp"):
-            return None, f"ir_measures' {base} has no judged_only"
-        parameters.append("judged_only=True")
-    reason = _threshold(policy, parameters)
-    return (None, reason) if reason else (_spelled(base, parameters, k), None)
-
-
-def _compat(base: str, policy: Policy) -> tuple[str | None, str | None]:
-    """Compat as ir_measures' compat provider names it, or why it cannot be."""
-    if policy.ties != "item_asc":
-        return None, "ir_measures' compat provider ranks tied scores by docid ascending " + (
-            "(Policy.ties='item_asc')"
-        )
-    if policy.empty_truth != "zero" or policy.unjudged == "condense":
-        return None, "ir_measures' Compat scores a query without a relevant item 0 and reads " + (
-            "unjudged items (Policy(empty_truth='zero', unjudged='keep'))"
-        )
-    if policy.relevance_threshold != 1:
-        return None, "ir_measures' Compat counts every grade > 0 as relevant (threshold 1)"
-    parameters = []
-    if policy.compat_persistence != Policy().compat_persistence:
-        parameters.append(f"p={_number(policy.compat_persistence)}")
-    return _spelled(base, parameters, None), None
-
-
-def _threshold(policy: Policy, parameters: list[str], *, always: bool = False) -> str | None:
-    """Add ``rel=N`` (or say why it cannot be written)."""
-    threshold = policy.relevance_threshold
-    if threshold == 1 and not always:
-        return None
-    if not _is_integer(threshold):
-        return (
-            f"ir_measures' rel= takes an integer grade; Policy.relevance_threshold="
-            f"{_number(threshold)} is not one"
-        )
-    parameters.append(f"rel={int(threshold)}")
-    return None
-
-
-def _spelled(base: str, parameters: list[str], k: int | None) -> str:
-    name = f"{base}({','.join(parameters)})" if parameters else base
-    return name if k is None else f"{name}@{k}"
-
-
 def written_name(
-    metric: str, k: int | None, policy: Policy | None = None, tool: Tool = "ir_measures"
+    metric: str,
+    k: int | None,
+    policy: Policy | None = None,
+    tool: Tool = "ir_measures",
+    *,
+    read_back: bool = True,
 ) -> tuple[str, str | None]:
     """(name, None) when `tool` computes the same per-group number under that name, else
-    (the canonical ``metric@K``, why the tool's name would mean something else).
+    (the canonical ``metric@K``, why the tool's name would mean something else). A name is
+    written only when it reads back here as the same measure (`read_back`; False: whether the
+    tool computes that number, whatever its name reads as here).
 
     Examples
     --------
@@ -382,7 +335,31 @@ def written_name(
         raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {tool!r}")
     if name is None:
         return entry.column(k), reason
+    reason = _reads_back(name, metric, k, tool) if read_back else None
+    if reason is not None:
+        return entry.column(k), reason
     return name, None
+
+
+def _reads_back(name: str, metric: str, k: int | None, tool: str) -> str | None:
+    """None unless `name` is the canonical name of another metric, which it would read back
+    as here (trec_eval's ``rbp`` is trec_rbp here; ``rbp`` the canonical binary RBP)."""
+    other = name.strip().lower()
+    if other in METRICS and other != metric:
+        return f"{tool} names it {name!r}, which reads here as another measure ({other})"
+    return None
+
+
+def _mean_reason(row: dict[str, object], tool: str) -> str | None:
+    """Why a summary row's mean is not `tool`'s although its per-group numbers are: the groups
+    averaged. The tools average every query without a relevant item in, as 0."""
+    dropped = row.get("dropped_empty_truth") or 0
+    if isinstance(dropped, int) and dropped > 0:
+        return (
+            f"the mean leaves out {dropped} group(s) without a relevant item, which {tool} "
+            f"averages in as 0 (Policy.empty_truth='zero')"
+        )
+    return None
 
 
 def written_summary(
@@ -394,9 +371,11 @@ def written_summary(
     """A summary's ``metric`` column in another tool's spelling (with K folded in), a warning
     naming the rows that keep their canonical name and why.
 
-    The tools' summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those
-    rows then hold the sum of `per_group` (a macro summary's rows), or keep their canonical
-    name (other averages).
+    A row keeps its canonical name where its mean is not the tool's summary line: a weighted
+    or micro average (`per_group` None: only a macro summary gives its rows), or a mean that
+    leaves out groups without a relevant item (the tools average them in as 0). The tools'
+    summary line of num_ret, num_rel and num_rel_ret is the sum over queries: those rows then
+    hold the sum of `per_group`.
 
     Examples
     --------
@@ -414,19 +393,24 @@ def written_summary(
     if names not in ("ir_measures", "trec_eval"):
         raise ValueError(f"names must be 'canonical', 'ir_measures' or 'trec_eval'; got {names!r}")
     tool: Tool = "trec_eval" if names == "trec_eval" else "ir_measures"
-    pairs = result.select("metric", "k").to_dicts()
+    counted = [c for c in ("dropped_empty_truth",) if c in result.columns]
+    pairs = result.select("metric", "k", *counted).to_dicts()
     rendered, reasons, summed = [], {}, []
     for row in pairs:
         if row["metric"] not in REGISTRY:
             name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
         else:
             name, reason = written_name(row["metric"], row["k"], policy, tool)
+            mean_reason = None if reason is not None else _mean_reason(row, names)
+            if mean_reason is None and reason is None and per_group is None:
+                # A weighted or micro average: no tool's summary line.
+                mean_reason = f"{names} averages each query alike; this summary is not the mean"
+                if row["metric"] in SUMMED_BY_TOOLS:
+                    mean_reason = f"{names} sums it over queries; this summary is not their mean"
+            if mean_reason is not None:
+                name, reason = REGISTRY[row["metric"]].column(row["k"]), mean_reason
             if reason is None and row["metric"] in SUMMED_BY_TOOLS:
-                if per_group is None:
-                    name = REGISTRY[row["metric"]].column(row["k"])
-                    reason = f"{names} sums it over queries; this summary is not their mean"
-                else:
-                    summed.append(row["metric"])
+                summed.append(row["metric"])
             if reason is not None:
                 reasons[name] = reason
         rendered.append(name)

@@ -97,7 +97,13 @@ METRICS: tuple[Metric, ...] = (
         ),
         trec_eval="success_{k}",
         ir_measures="Success@{k}",
-        aliases=(ir("Success"), trec("success"), Alias("hitrate", "alias", True)),
+        aliases=(
+            ir("Success"),
+            trec("success"),
+            Alias("hitrate", "alias", True),
+            Alias("HR", "alias", True),
+            Alias("Hit", "alias", True),
+        ),
         discrete=True,
         default=True,
     ),
@@ -153,7 +159,13 @@ METRICS: tuple[Metric, ...] = (
         formula=at_k(formulas.mrr),
         trec_eval="recip_rank",
         ir_measures="RR@{k}",
-        aliases=(ir("RR", whole_list=True), trec("recip_rank", cut=False, whole_list=True)),
+        aliases=(
+            ir("RR", whole_list=True),
+            # ir_measures' MRR is its RR: the whole list without a cut-off (the canonical,
+            # lower-case mrr is read at the evaluation's K).
+            ir("MRR", whole_list=True),
+            trec("recip_rank", cut=False, whole_list=True),
+        ),
         default=True,
     ),
     Metric(

@@ -33,7 +33,12 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         citation=_CLARKE_2008,
         kind="diversity",
         ir_measures="alpha_nDCG@{k}",
-        aliases=(ir("alpha_nDCG"), _ndeval("alpha-nDCG")),
+        aliases=(
+            ir("alpha_nDCG"),
+            _ndeval("alpha-nDCG"),
+            Alias("α-nDCG", "alias", True),
+            Alias("α_nDCG", "alias", True),
+        ),
         requires=("subtopic",),
     ),
     Metric(
@@ -88,7 +93,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
         kind="diversity",
         has_k=False,
         ir_measures="AP_IA",
-        aliases=(ir("AP_IA", cut=False), _ndeval("MAP-IA", cut=False)),
+        aliases=(ir("AP_IA", cut=False), ir("MAP_IA", cut=False), _ndeval("MAP-IA", cut=False)),
         requires=("subtopic",),
     ),
     Metric(

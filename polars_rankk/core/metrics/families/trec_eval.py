@@ -225,7 +225,8 @@ METRICS: tuple[Metric, ...] = (
         terms=(RELEVANT_RETRIEVED,),
         formula=without_k(_set_relative_precision),
         trec_eval="set_relative_P",
-        aliases=(trec("set_relative_P", cut=False),),
+        ir_measures="SetRelP",  # ir_measures' SetP(relative=True), pytrec_eval's set_relative_P
+        aliases=(trec("set_relative_P", cut=False), ir("SetRelP", cut=False)),
         divides_by_relevant=True,
     ),
     Metric(

@@ -1,0 +1,98 @@
+"""Cost of a counterfactual estimate next to `evaluate` on the same rows.
+
+The candidates of `generate.py`'s workload are the new ranking; a synthetic log shows each
+user's same 100 items once, in a random order (positions 1..100), with position-based clicks
+(examination 1/position, attractiveness rising with the score). Both paths read lazy Parquet
+scans. `evaluate` computes its default metrics at K = 10 (its summary, the default path);
+`evaluate_counterfactual` computes IPS, SNIPS and DR at K = 10 under the position-based model
+with the examination given, and a 200-resample bootstrap over users, its plan collected by
+`--engine`.
+
+    python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+import polars_rankk as rk
+from benchmarks.generate import generate
+
+K = 10
+
+
+def _log(folder: Path) -> Path:
+    """The synthetic log beside the workload (written once)."""
+    path = folder / "counterfactual_log.parquet"
+    if path.exists():
+        return path
+    candidates = pl.read_parquet(folder / "candidates")
+    rng = np.random.default_rng(0)
+    shuffled = candidates.with_columns(pl.Series("shuffle", rng.random(candidates.height)))
+    log = shuffled.with_columns(
+        pl.col("shuffle").rank("ordinal").over("user").cast(pl.Int64).alias("position")
+    )
+    chance = (1.0 / log["position"].to_numpy()) * (0.05 + 0.85 * log["score"].to_numpy() ** 4)
+    clicks = (rng.random(log.height) < chance).astype(np.int8)
+    log.select("user", "item", "position").with_columns(pl.Series("click", clicks)).write_parquet(
+        path
+    )
+    return path
+
+
+def _best_of(repeats: int, *runs: Callable[[], None]) -> list[float]:
+    """The best time of each run over `repeats` rounds, alternating within a round."""
+    best = [float("inf")] * len(runs)
+    for _ in range(repeats):
+        for index, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            best[index] = min(best[index], time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scale", default="5M")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--engine", default="auto", choices=["auto", "in-memory", "streaming"])
+    args = parser.parse_args()
+    folder = generate(args.scale)
+    log_path = _log(folder)
+    examination = [1.0 / position for position in range(1, 101)]
+
+    def evaluate() -> None:
+        rk.evaluate(
+            pl.scan_parquet(folder / "candidates"), pl.scan_parquet(folder / "truth"),
+            k=K, group_by="user",
+        ).summary()  # fmt: skip
+
+    def counterfactual() -> None:
+        result = rk.evaluate_counterfactual(
+            pl.scan_parquet(log_path), pl.scan_parquet(folder / "candidates"), group_by="user",
+            k=K, estimator=["ips", "snips", "dr"], examination=examination, n_bootstrap=200,
+            engine=args.engine,
+        )  # fmt: skip
+        assert result.overall.height == 3
+
+    evaluate()  # warm-up: the first runs pay for reading and caching
+    counterfactual()
+    base, estimate = _best_of(args.repeats, evaluate, counterfactual)
+    rows = pl.scan_parquet(log_path).select(pl.len()).collect().item()
+    print(
+        f"{rows:,} log rows, K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
+        f"(ips, snips, dr, 200 resamples, engine {args.engine}) {estimate:.2f}s, "
+        f"ratio {estimate / base:.2f}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+"""Metrics when the labels are probabilities: each per-group value is its expectation over
+the label outcomes, with its standard deviation.
+
+Truth rows ``(group, item, relevance, p)`` say the item has that grade with probability
+``p``; an item's rows sum to at most 1 and the rest of its mass is grade 0 (judged, not
+relevant). Items are independent. A group's outcomes are the combinations of its items'
+grades: where they are few (at most ``max_outcomes``) every one is evaluated with its
+probability as weight, so the expectation and the standard deviation are exact for every
+metric; otherwise ``draws`` outcomes are drawn (seeded, from a hash of the group, item and
+draw) and the standard error of the Monte Carlo mean is reported. Each outcome is an ordinary
+deterministic evaluation, keyed by an outcome column beside the group keys, so the compiled
+kernel and the pure-Polars path give the same numbers by construction, and labels of
+probability 1 give exactly the deterministic numbers (one outcome, weight 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from polars_rankk.core.inputs.frames import to_lazy
+from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
+from polars_rankk.core.policy import Policy
+
+#: The outcome column added beside the group keys while the outcomes are evaluated.
+OUTCOME = "__label_outcome"
+#: Groups with at most this many label outcomes are enumerated (exact); others are sampled.
+MAX_OUTCOMES = 4096
+#: Tolerance on an item's probabilities summing past 1 (rounding in the judge's output).
+SUM_TOLERANCE = 1e-9
+
+
+def checked_probabilities(
+    truth: pl.LazyFrame, keys: list[str], item: str, relevance: str, probability: str
+) -> pl.LazyFrame:
+    """`truth` with ``probability`` checked: numeric, in [0, 1], an item's rows summing to at
+    most 1; a ValueError naming the column and an offending row otherwise."""
+    schema = truth.collect_schema()
+    for column in (*keys, item, relevance, probability):
+        if column not in schema:
+            raise ValueError(
+                f"truth: label_probability={probability!r} needs column {column!r}; "
+                f"columns are {schema.names()}"
+            )
+    if not schema[probability].is_numeric():
+        raise TypeError(
+            f"truth: column {probability!r} (label_probability) must be numeric; "
+            f"got {schema[probability]}"
+        )
+    p = pl.col(probability).cast(pl.Float64)
+    outside = truth.filter(p.is_null() | p.is_nan() | (p < 0) | (p > 1)).head(1).collect()
+    if outside.height:
+        raise ValueError(
+            f"truth: column {probability!r} (label_probability) must hold probabilities in "
+            f"[0, 1]; got row {outside.row(0, named=True)}"
+        )
+    summed = (
+        truth.group_by(*keys, item)
+        .agg(p.sum().alias(f"sum of {probability}"))
+        .filter(pl.col(f"sum of {probability}") > 1 + SUM_TOLERANCE)
+        .head(1)
+        .collect()
+    )
+    if summed.height:
+        raise ValueError(
+            f"truth: an item's probabilities in column {probability!r} (label_probability) "
+            f"must sum to at most 1 (the rest is grade 0); got {summed.row(0, named=True)}"
+        )
+    return truth.select(*keys, item, pl.col(relevance).cast(pl.Float64), p.alias(probability))
+
+
+def label_outcomes(
+    truth: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    *,
+    draws: int,
+    seed: int,
+    max_outcomes: int = MAX_OUTCOMES,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """(truth of every outcome: keys, OUTCOME, item, relevance; outcomes: keys, OUTCOME,
+    ``weight``, ``exact``; every item's options: keys, item, relevance, probability). Each
+    item's options are its rows and, when they sum below 1, grade 0; an enumerated group's
+    outcome ``o`` reads option ``(o // stride) % options`` of each item (mixed radix), a
+    sampled one the option whose cumulative interval holds a uniform draw."""
+    p = pl.col(probability)
+    per_item = [*keys, item]
+    rest = (
+        truth.group_by(per_item)
+        .agg((1 - p.sum()).alias(probability))
+        .filter(pl.col(probability) > SUM_TOLERANCE)
+        .with_columns(pl.lit(0.0).alias(relevance))
+    )
+    options = (
+        pl.concat([truth.filter(p > 0), rest.select(truth.collect_schema().names())])
+        .sort([*per_item, relevance])
+        .with_columns(
+            option=pl.int_range(pl.len()).over(per_item),
+            options=pl.len().over(per_item),
+            upper=p.cum_sum().over(per_item),
+        )
+        .with_columns(lower=pl.col("upper") - p)
+    )
+    items = (
+        options.filter(pl.col("option") == 0)
+        .select(*per_item, "options")
+        .sort(per_item)
+        .with_columns(
+            stride=(pl.col("options").cum_prod().over(keys) // pl.col("options")),
+            log_options=pl.col("options").cast(pl.Float64).log().sum().over(keys),
+        )
+    )
+    groups = items.group_by(keys).agg(
+        exact=pl.col("log_options").first() <= math.log(max_outcomes) + 1e-9,
+        count=pl.col("options").cast(pl.Int64).product(),
+    )
+    outcomes = groups.with_columns(
+        pl.int_ranges(0, pl.when("exact").then("count").otherwise(draws)).alias(OUTCOME)
+    ).explode(OUTCOME)
+    grid = outcomes.join(items, on=keys).join(options, on=per_item)
+    uniform = pl.struct(*per_item, OUTCOME).hash(seed).cast(pl.Float64) / 2.0**64
+    chosen = (
+        pl.when("exact")
+        .then(pl.col("option") == (pl.col(OUTCOME) // pl.col("stride")) % pl.col("options"))
+        .otherwise((pl.col("lower") <= uniform) & (uniform < pl.col("upper")))
+    )
+    picked = grid.filter(chosen)
+    weights = picked.group_by(*keys, OUTCOME).agg(
+        weight=pl.when(pl.col("exact").first()).then(p.product()).otherwise(1.0 / draws),
+        exact=pl.col("exact").first(),
+    )
+    every_option = options.select(*per_item, relevance, probability)
+    return picked.select(*keys, OUTCOME, item, relevance), weights, every_option
+
+
+def expected_values(
+    per_outcome: pl.LazyFrame, weights: pl.LazyFrame, keys: list[str], draws: int
+) -> pl.LazyFrame:
+    """Per (group, metric, k): the expectation (``value``), the standard deviation over the
+    label outcomes (``std``) and the Monte Carlo standard error of ``value`` (0 when every
+    outcome was evaluated). An outcome in which a policy drops the group does not count (the
+    expectation is over the outcomes where the group is evaluated)."""
+    weighted = per_outcome.join(weights, on=[*keys, OUTCOME])
+    w, v = pl.col("weight"), pl.col("value")
+    # Shifted by one outcome's value: identical outcomes give that value exactly.
+    first = v.first()
+    mean = first + (w * (v - first)).sum() / w.sum()
+    spread = ((w * (v - mean) ** 2).sum() / w.sum()).clip(lower_bound=0.0).sqrt()
+    return (
+        weighted.sort(*keys, OUTCOME)
+        .group_by(*keys, "metric", "k", maintain_order=True)
+        .agg(value=mean, std=spread, exact=pl.col("exact").all())
+        .with_columns(
+            standard_error=pl.when("exact").then(0.0).otherwise(pl.col("std") / math.sqrt(draws))
+        )
+    )
+
+
+def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """`evaluate` with ``label_probability``: the outcomes evaluated as groups of their own,
+    their values reduced to expectations; the rest of the `Evaluation` (groups, diagnostics)
+    is that of each item at its most probable grade."""
+    probability: str = arguments["label_probability"]
+    draws, seed = int(arguments["label_draws"]), int(arguments["label_seed"])
+    if draws < 2:
+        raise ValueError(f"label_draws must be at least 2; got {draws}")
+    if arguments["truth"] is None or arguments["system"] is not None:
+        raise ValueError(
+            "label_probability needs a truth table and one system (evaluate each system "
+            "on its own, or rk.evaluate_systems)"
+        )
+    group_by = arguments["group_by"]
+    keys = [group_by] if isinstance(group_by, str) else list(group_by)
+    item, relevance = arguments["item"], arguments["relevance"]
+    truth = checked_probabilities(
+        to_lazy(arguments["truth"], "truth"), keys, item, relevance, probability
+    )
+    outcome_truth, weights, options = label_outcomes(
+        truth, keys, item, relevance, probability, draws=draws, seed=seed
+    )
+    candidates = to_lazy(arguments["candidates"], "candidates")
+    eager = not isinstance(arguments["candidates"], pl.LazyFrame)
+    replicated = candidates.join(weights.select(*keys, OUTCOME), on=keys)
+    plain = {**arguments, "label_probability": None, "group_by": [*keys, OUTCOME]}
+    lazy_tables = [outcome_truth, replicated, weights]
+    tables: list[pl.DataFrame] | list[pl.LazyFrame] = (
+        pl.collect_all(lazy_tables) if eager else lazy_tables
+    )
+    outcome_truth_table, replicated_table, weights_table = tables
+    per_outcome = evaluate(
+        **{**plain, "candidates": replicated_table, "truth": outcome_truth_table}
+    )
+    expected = expected_values(per_outcome.per_group.lazy(), weights_table.lazy(), keys, draws)
+    modal = truth.sort(probability, descending=True).unique([*keys, item], keep="first")
+    modal = modal.with_columns(
+        pl.when(pl.col(probability) >= 0.5).then(pl.col(relevance)).otherwise(0.0)
+    )  # fmt: skip
+    base = evaluate(
+        **{**arguments, "label_probability": None, "truth": modal.collect() if eager else modal}
+    )
+    if base.variants:
+        raise ValueError(
+            "label_probability evaluates the names under one policy: evaluate the measures "
+            "asking for other parameters on their own"
+        )
+    from polars_rankk.core.metrics.registry import metric_rank
+
+    sampled = weights_table.lazy().filter(~pl.col("exact")).select(keys).unique()
+    policy = arguments["policy"] or Policy()
+    linear = None
+    # Eager: no evaluation of the single-item outcomes when every group was enumerated.
+    if not eager or weights_table.lazy().filter(~pl.col("exact")).head(1).collect().height:
+        linear = linear_moments(
+            evaluate,
+            {**arguments, "policy": policy},
+            candidates,
+            options,
+            sampled,
+            keys=keys,
+            outcome=OUTCOME,
+            columns=(item, relevance, probability),
+        )
+    expected = expected.with_columns(exact_before=pl.col("exact"))
+    if linear is not None:
+        cell = [*keys, "metric", "k"]
+        exact_now = pl.col("value_linear").is_not_null()
+        expected = expected.join(linear, on=cell, how="left", nulls_equal=True, suffix="_linear")
+        expected = expected.select(
+            *cell,
+            value=pl.when(exact_now).then("value_linear").otherwise("value"),
+            std=pl.when(exact_now).then("std_linear").otherwise("std"),
+            exact=pl.col("exact") | exact_now,
+            standard_error=pl.when(exact_now).then(0.0).otherwise("standard_error"),
+            exact_before="exact_before",
+        )
+    rows = expected.sort(*keys, metric_rank(), "k", nulls_last=True)
+    linear_names = list(LINEAR_METRICS) if linear is not None else []
+    methods = rows.group_by("metric", "k", maintain_order=True).agg(
+        method=pl.when(~pl.col("exact").all()).then(pl.lit("monte_carlo"))
+        .when(pl.col("metric").first().is_in(linear_names) & (~pl.col("exact_before")).any())
+        .then(pl.lit("linearity"))
+        .otherwise(pl.lit("enumeration")),
+        n_enumerated=pl.col("exact_before").sum(),
+        n_linear=(pl.col("exact") & ~pl.col("exact_before")).sum(),
+        n_sampled=(~pl.col("exact")).sum(),
+        draws=pl.lit(draws),
+    )  # fmt: skip
+    rows = rows.drop("exact", "exact_before")
+    base.per_group = rows.collect() if eager else rows
+    base.label_methods = methods.collect() if eager else methods
+    return base

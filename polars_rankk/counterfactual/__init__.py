@@ -1,0 +1,16 @@
+"""Counterfactual evaluation: how a new ranking would have done, estimated from logged clicks
+(inverse propensity, self-normalised and doubly robust estimators under click models)."""
+
+from polars_rankk.counterfactual.checks import CounterfactualWarning
+from polars_rankk.counterfactual.evaluation import (
+    CounterfactualDiagnostics,
+    CounterfactualResult,
+    evaluate_counterfactual,
+)
+
+__all__ = [
+    "CounterfactualDiagnostics",
+    "CounterfactualResult",
+    "CounterfactualWarning",
+    "evaluate_counterfactual",
+]

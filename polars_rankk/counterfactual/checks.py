@@ -1,0 +1,72 @@
+"""The checks of a counterfactual evaluation's inputs: the log, the candidates and the
+examination probabilities, each error naming the table, the column and one offending row.
+
+The value checks run as one small query (each a filter keeping its first offending row), so a
+clean log costs one scan before the estimate's own plan.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import polars as pl
+
+
+class CounterfactualWarning(UserWarning):
+    """A counterfactual estimate rests on thin ground: rankings the log never showed (no
+    support), groups present in only one of the tables, or importance weights that explode."""
+
+
+def require_columns(frame: pl.LazyFrame, table: str, columns: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming the first of `columns` the table lacks."""
+    schema = frame.collect_schema()
+    for column in columns:
+        if column not in schema:
+            raise ValueError(
+                f"the {table} table has no column {column!r} "
+                f"(its columns: {', '.join(schema.names())})"
+            )
+
+
+def require_numeric(frame: pl.LazyFrame, table: str, column: str, what: str) -> None:
+    """Raise ``TypeError`` when `column` is not numeric (booleans count as 0/1)."""
+    dtype = frame.collect_schema()[column]
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        return
+    row = frame.head(1).collect().to_dicts()
+    example = f"; e.g. row {row[0]}" if row else ""
+    raise TypeError(
+        f"the {table}'s column {column!r} must be numeric ({what}); got {dtype}{example}"
+    )
+
+
+def require_integer(frame: pl.LazyFrame, table: str, column: str) -> None:
+    """Raise ``TypeError`` when `column` is not an integer column."""
+    dtype = frame.collect_schema()[column]
+    if not dtype.is_integer():
+        row = frame.head(1).collect().to_dicts()
+        example = f"; e.g. row {row[0]}" if row else ""
+        raise TypeError(
+            f"the {table}'s column {column!r} must hold integer positions 1, 2, ...; "
+            f"got {dtype}{example}"
+        )
+
+
+def check_values(checks: Sequence[tuple[pl.LazyFrame, str, str, pl.Expr, str]]) -> None:
+    """Raise ``ValueError`` for the first check with an offending row.
+
+    Each check is (frame, table, column, a predicate true on bad rows, the expectation).
+    """
+    found = pl.collect_all([frame.filter(bad).head(1) for frame, _, _, bad, _ in checks])
+    for rows, (_, table, column, _, expectation) in zip(found, checks, strict=True):
+        if rows.height:
+            raise ValueError(
+                f"the {table}'s column {column!r} must be {expectation}; "
+                f"got row {rows.row(0, named=True)}"
+            )
+
+
+def warn(message: str) -> None:
+    """Warn with `CounterfactualWarning` at the caller of the public function."""
+    warnings.warn(message, CounterfactualWarning, stacklevel=4)

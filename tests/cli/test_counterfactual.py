@@ -1,0 +1,55 @@
+"""``rankk counterfactual`` gives the library's numbers, and says the library's warnings as
+``rankk: warning:`` lines and its errors as one ``rankk: error:`` line."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_rankk as rk
+from tests.cli.running import Rankk
+
+LOG = pl.DataFrame(
+    {
+        "query": ["q", "q", "q", "q", "r"],
+        "session": [1, 1, 2, 2, 1],
+        "item": ["a", "b", "b", "a", "a"],
+        "position": [1, 2, 1, 2, 1],
+        "click": [1, 0, 1, 1, 0],
+    }
+)
+NEW = pl.DataFrame({"query": ["q", "q", "r"], "item": ["b", "a", "c"], "score": [2.0, 1.0, 1.0]})
+
+
+def test_counterfactual_matches_the_library_and_warns_in_cli_terms(
+    rankk: Rankk, tmp_path: Path
+) -> None:
+    log, new = tmp_path / "log.parquet", tmp_path / "new.csv"
+    LOG.write_parquet(log)
+    NEW.write_csv(new)
+    code, out, err = rankk(
+        "counterfactual", log, new, "--group-by", "query", "--k", "2", "--estimator", "ips,dr",
+        "--examination", "1,0.5", "--impression", "session", "--n-resamples", "50", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "rankk: warning:" in err
+    assert "never shown in the log" in err
+    with pytest.warns(rk.CounterfactualWarning):
+        expected = rk.evaluate_counterfactual(
+            LOG, NEW, group_by="query", k=2, estimator=["ips", "dr"], examination=[1.0, 0.5],
+            impression="session", n_bootstrap=50,
+        ).overall  # fmt: skip
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False)
+
+
+def test_counterfactual_errors_name_the_column(rankk: Rankk, tmp_path: Path) -> None:
+    log, new = tmp_path / "log.parquet", tmp_path / "new.parquet"
+    LOG.with_columns(pl.col("position") - 1).write_parquet(log)
+    NEW.write_parquet(new)
+    code, _, err = rankk("counterfactual", log, new, "--group-by", "query", "--k", "2")
+    assert code == 1
+    assert err.startswith("rankk: error: the log's column 'position' must be positions 1, 2")

@@ -1,0 +1,208 @@
+"""Bad input says what is wrong, naming the table, the column and an offending row; groups in
+one table only, unsupported rankings and exploding weights are warnings and diagnostics, never
+dropped silently; the examination EM recovers known examination probabilities; lazy input
+gives the numbers eager input gives."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_rankk as rk
+from tests.counterfactual.simulator import candidates, make_world, simulate
+
+LOG = pl.DataFrame(
+    {
+        "query": ["q", "q", "r"],
+        "item": ["a", "b", "a"],
+        "position": [1, 2, 1],
+        "click": [1, 0, 1],
+        "propensity": [0.5, 0.5, 1.0],
+    }
+)
+NEW = pl.DataFrame({"query": ["q", "q", "r"], "item": ["b", "a", "a"], "score": [2.0, 1.0, 1.0]})
+
+
+def _run(log: pl.DataFrame, new: pl.DataFrame = NEW, **options: object) -> rk.CounterfactualResult:
+    settings: dict[str, object] = {"examination": [1.0, 0.5], "k": 2, "n_bootstrap": 0}
+    settings.update(options)
+    return rk.evaluate_counterfactual(log, new, group_by="query", **settings)  # type: ignore[arg-type]
+
+
+def test_a_position_below_one_names_the_table_column_and_row() -> None:
+    with pytest.raises(ValueError, match=r"the log's column 'position' must be .*'position': 0"):
+        _run(LOG.with_columns(pl.Series("position", [1, 0, 1])))
+
+
+def test_a_non_integer_position_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="the log's column 'position' must hold integer"):
+        _run(LOG.with_columns(pl.col("position").cast(pl.Float64)))
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.5, -0.1, None])
+def test_a_propensity_outside_zero_one_names_the_row(bad: float | None) -> None:
+    log = LOG.with_columns(pl.Series("propensity", [0.5, bad, 1.0], dtype=pl.Float64))
+    with pytest.raises(
+        ValueError,
+        match=r"the log's column 'propensity' must be a probability in \(0, 1\]; "
+        r"got row .*'item': 'b'",
+    ):
+        _run(log, propensity="propensity")
+
+
+def test_a_non_numeric_reward_is_a_type_error_naming_a_row() -> None:
+    log = LOG.with_columns(pl.col("click").cast(pl.String))
+    with pytest.raises(
+        TypeError, match=r"the log's column 'click' must be numeric .*got String; e.g. row"
+    ):
+        _run(log)
+
+
+def test_a_missing_column_names_the_table() -> None:
+    with pytest.raises(ValueError, match="the candidates table has no column 'score'"):
+        _run(LOG, NEW.drop("score"))
+
+
+def test_slate_models_need_propensities_and_the_papers_names_their_model() -> None:
+    with pytest.raises(ValueError, match="needs the logging propensities"):
+        _run(LOG, click_model="cascade")
+    with pytest.raises(ValueError, match="estimator='rips' is 'ips' under click_model='cascade'"):
+        _run(LOG, estimator="rips")
+
+
+def test_a_log_group_the_candidates_lack_is_a_warning_and_a_diagnostic() -> None:
+    with pytest.warns(
+        rk.CounterfactualWarning, match=r"1 group\(s\) of the log have no candidates .*'r'"
+    ):
+        result = _run(LOG, NEW.filter(pl.col("query") == "q"))
+    assert result.diagnostics.log_groups_without_candidates == 1
+
+
+def test_a_candidate_group_without_log_and_unshown_items_are_warnings() -> None:
+    new = pl.concat([NEW, pl.DataFrame({"query": ["s"], "item": ["z"], "score": [1.0]})])
+    with pytest.warns(rk.CounterfactualWarning) as caught:
+        result = _run(LOG, new.with_columns(pl.col("item").replace("a", "c")))
+    messages = " ".join(str(warning.message) for warning in caught)
+    assert "not in the log" in messages
+    assert "never shown in the log" in messages
+    assert result.diagnostics.candidate_groups_without_log == 1
+    assert result.diagnostics.unsupported_share > 0
+
+
+def test_exploding_weights_warn_and_clipping_caps_them() -> None:
+    log = pl.DataFrame(
+        {
+            "query": ["q"] * 40,
+            "session": list(range(40)),
+            "item": ["a"] * 40,
+            "position": [1] * 40,
+            "click": [1] * 40,
+            "propensity": [1e-4] + [1.0] * 39,
+        }
+    )
+    new = pl.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
+    options = {
+        "click_model": "item_position",
+        "propensity": "propensity",
+        "impression": "session",
+        "k": 1,
+    }
+    with pytest.warns(rk.CounterfactualWarning, match="weights explode"):
+        result = _run(log, new, **options)
+    assert result.diagnostics.largest_weight == pytest.approx(1e4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rk.CounterfactualWarning)
+        clipped = _run(log, new, clip=5.0, **options)
+    assert clipped.diagnostics.largest_weight == 5.0
+
+
+def test_regression_em_recovers_the_examination_probabilities() -> None:
+    world = make_world(200, 5, explore=1.0, seed=5)
+    log = simulate(world, 20, "pbm", seed=6)
+    # The same item of a query is shown at several positions across the query's impressions.
+    result = rk.evaluate_counterfactual(
+        log.lazy(), candidates(world), group_by="query", impression="log", k=3, n_bootstrap=0
+    )
+    assert result.examination is not None
+    estimated = result.examination["examination"].to_numpy()
+    expected = world.examination / world.examination[0]
+    np.testing.assert_allclose(estimated, expected, atol=0.05)
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_lazy_input_gives_the_numbers_of_eager_input(engine: str) -> None:
+    world = make_world(30, 5, seed=7)
+    log = simulate(world, 1, "pbm", seed=8)
+    options = {
+        "group_by": "query",
+        "k": 3,
+        "examination": list(world.examination),
+        "estimator": ["ips", "snips", "dr", "naive"],
+        "seed": 3,
+        "n_bootstrap": 50,
+    }
+    eager = rk.evaluate_counterfactual(log, candidates(world), **options)  # type: ignore[arg-type]
+    lazy = rk.evaluate_counterfactual(
+        log.lazy(),
+        candidates(world).lazy(),
+        engine=engine,
+        **options,  # type: ignore[arg-type]
+    )
+    # Sums inside a group may add in another order on another run: equal to rounding.
+    assert_frame_equal(eager.overall, lazy.overall, rel_tol=1e-12, abs_tol=1e-12)
+    assert_frame_equal(eager.per_group, lazy.per_group, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_examination_as_a_function_a_list_or_a_table_gives_the_same_numbers() -> None:
+    world = make_world(20, 5, seed=9)
+    log = simulate(world, 1, "pbm", seed=10)
+    given = [float(value) for value in world.examination]
+    table = pl.DataFrame({"position": range(1, 6), "examination": given})
+    results = [
+        rk.evaluate_counterfactual(
+            log,
+            candidates(world),
+            group_by="query",
+            k=3,
+            examination=examination,
+            estimator="ips",
+            n_bootstrap=0,
+        ).per_group
+        for examination in (given, table, lambda position: given[position - 1])
+    ]
+    assert results[0].equals(results[1])
+    assert results[0].equals(results[2])
+
+
+def test_the_new_ranking_follows_the_policys_tie_order_and_keeps_an_items_best_copy() -> None:
+    """Equal scores are ordered as `evaluate` orders them (trec_eval: the item as text,
+    descending; item_asc: ascending); a repeated item keeps its best rank."""
+    log = pl.DataFrame(
+        {"query": ["q"] * 3, "item": ["a", "b", "c"], "position": [1, 2, 3], "click": [1, 0, 0]}
+    )
+    tied = pl.DataFrame({"query": ["q"] * 4, "item": ["a", "b", "c", "a"],
+                         "score": [1.0, 1.0, 0.5, 0.9]})  # fmt: skip
+    options = {"group_by": "query", "k": 1, "estimator": "ips", "n_bootstrap": 0,
+               "examination": [1.0, 0.5, 0.25]}  # fmt: skip
+    trec = rk.evaluate_counterfactual(log, tied, **options)  # type: ignore[arg-type]
+    ascending = rk.evaluate_counterfactual(
+        log,
+        tied,
+        policy=rk.Policy(ties="item_asc"),
+        **options,  # type: ignore[arg-type]
+    )
+    assert trec.per_position["expected_reward"].to_list() == [0.0]  # "b" first: no click
+    assert ascending.per_position["expected_reward"].to_list() == [1.0]  # "a" first: a click
+    # b, a, then c: the second copy of a (0.9) is not ranked again.
+    deeper = rk.evaluate_counterfactual(log, tied, **{**options, "k": 3})  # type: ignore[arg-type]
+    assert deeper.per_position["expected_reward"].to_list() == [0.0, 0.5, 0.0]
+
+
+def test_a_cascade_log_with_two_rows_at_one_position_names_the_row() -> None:
+    log = LOG.with_columns(pl.Series("position", [1, 1, 1]))
+    with pytest.raises(ValueError, match="one row per position of each logged list; got row"):
+        _run(log, click_model="cascade", propensity="propensity")

@@ -1,0 +1,50 @@
+"""bootstrap(labels=True): with values that are expectations over uncertain labels, the
+interval that resamples the labels as well as the groups covers the mean under the labels
+that turn out true at about the nominal rate; the groups-only interval does not."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+
+pytest.importorskip("numpy")
+
+
+def test_coverage_of_the_mean_under_the_true_labels() -> None:
+    """Simulation with known truth: 40 groups of 5 listed items, each relevant with a judge's
+    probability (calibrated) in [0.3, 0.7]; precision@5's expectation is the mean of the
+    probabilities and its variance over the labels the sum of p(1 - p) over 25. The truth
+    is one draw of the labels; its mean over the groups is what the interval should hold."""
+    rng = np.random.default_rng(11)
+    trials, groups, items = 200, 40, 5
+    covered = {False: 0, True: 0}
+    for _ in range(trials):
+        p = rng.uniform(0.3, 0.7, (groups, items))
+        true_mean = (rng.random((groups, items)) < p).mean()
+        frame = pl.DataFrame({
+            "q": np.arange(groups), "metric": "precision", "k": 5,
+            "value": p.mean(axis=1), "std": np.sqrt((p * (1 - p)).sum(axis=1)) / items,
+        })  # fmt: skip
+        for labels in (False, True):
+            row = rk.bootstrap(frame, n_resamples=400, confidence=0.9, seed=1, labels=labels,
+                               group_keys=["q"]).row(0, named=True)  # fmt: skip
+            covered[labels] += row["ci_low"] <= true_mean <= row["ci_high"]
+    assert 0.84 <= covered[True] / trials <= 0.97
+    assert covered[False] / trials < 0.6
+
+
+def test_labels_need_the_std_column() -> None:
+    frame = pl.DataFrame({"q": [1, 2], "metric": "ndcg", "k": 10, "value": [0.1, 0.2]})
+    with pytest.raises(ValueError, match="'std' column"):
+        rk.bootstrap(frame, labels=True)
+
+
+def test_without_labels_the_numbers_are_unchanged() -> None:
+    frame = pl.DataFrame({"q": range(9), "metric": "ndcg", "k": 10,
+                          "value": [0.1, 0.2, 0.5, 0.3, 0.9, 0.4, 0.4, 0.6, 0.0]})  # fmt: skip
+    spread = frame.with_columns(std=pl.lit(0.0))
+    plain = rk.bootstrap(frame, n_resamples=200)
+    assert rk.bootstrap(spread, n_resamples=200, labels=True, group_keys=["q"]).equals(plain)

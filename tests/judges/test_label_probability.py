@@ -1,0 +1,233 @@
+"""evaluate(..., label_probability=...): each per-group value and its standard deviation equal
+an enumeration of every label outcome built here, each outcome evaluated with deterministic
+labels (exactly, to 1e-12, where the outcomes are enumerated; within 4 standard errors where
+they are drawn); labels of probability 1 give the deterministic numbers; bad probabilities
+are named with a row."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+
+METRICS = [
+    "precision", "recall", "hit_rate", "dcg", "ndcg", "average_precision", "r_precision",
+    "mrr", "rbp", "err", "bpref", "f1", "judged",
+]  # fmt: skip
+LINEAR = {"precision", "dcg", "rbp", "num_relevant_retrieved"}
+POLICIES = [
+    rk.Policy(),
+    rk.Policy(ties="expected"),
+    rk.Policy(ties="optimistic", relevance_threshold=2, gain="exponential"),
+    rk.Policy(empty_truth="zero", ap_denominator="min_k_relevant", short_lists="skip"),
+    rk.Policy(duplicates="keep", unjudged="condense", rbp_persistence=0.5),
+    rk.Policy(empty_truth="nan", short_lists="observed", rbp_grades="graded", pool="restrict"),
+]
+
+
+@st.composite
+def judged_groups(draw: st.DrawFn, max_items: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidates with tied scores and duplicate items, truth with 1 or 2 grades per item."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 2))):
+        n_items = draw(st.integers(0, max_items))
+        for position in range(draw(st.integers(0, max_items))):
+            item = draw(st.integers(0, max_items))
+            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+            del position
+        for item in range(n_items):
+            grades = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=2,
+                                   unique=True))  # fmt: skip
+            total = 0.0
+            for grade in grades:
+                p = draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))
+                p = min(p, 1 - total)
+                total += p
+                truth.append((group, item, grade, p))
+    candidates_frame = pl.DataFrame(
+        candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64}, orient="row"
+    )
+    truth_frame = pl.DataFrame(
+        truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
+                       "p": pl.Float64}, orient="row",
+    )  # fmt: skip
+    return candidates_frame, truth_frame
+
+
+def _enumerated(candidates: pl.DataFrame, truth: pl.DataFrame, **options: object) -> dict:
+    """{(q, metric, k): (mean, std)} over every outcome, each outcome a group of its own in
+    one deterministic evaluation; outcomes in which a policy drops the group do not count."""
+    outcomes_truth, weights, outcome_candidates = [], {}, []
+    for (group,), rows in truth.group_by(["q"], maintain_order=True):
+        options_of = []
+        for (item,), grades in rows.group_by(["item"], maintain_order=True):
+            choices = [(g, p) for g, p in zip(grades["relevance"], grades["p"], strict=True)
+                       if p > 0]  # fmt: skip
+            rest = 1 - sum(p for _, p in choices)
+            if rest > 1e-9:
+                choices.append((0.0, rest))
+            options_of.append([(item, g, p) for g, p in choices])
+        for number, combination in enumerate(itertools.product(*options_of)):
+            key = f"{group}/{number}"
+            weights[key] = (group, math.prod(p for _, _, p in combination))
+            outcomes_truth += [(key, item, g) for item, g, _ in combination]
+            outcome_candidates.append(
+                candidates.filter(pl.col("q") == group).with_columns(q=pl.lit(key))
+            )
+    if not weights:
+        return {}
+    per_group = rk.evaluate(
+        pl.concat(outcome_candidates),
+        pl.DataFrame(outcomes_truth, schema={"q": pl.String, "item": pl.Int64,
+                                             "relevance": pl.Float64}, orient="row"),
+        group_by="q", **options,
+    ).per_group  # fmt: skip
+    values: dict = {}
+    for row in per_group.iter_rows(named=True):
+        group, weight = weights[row["q"]]
+        values.setdefault((group, row["metric"], row["k"]), []).append((weight, row["value"]))
+    result = {}
+    for key, pairs in values.items():
+        total = sum(w for w, _ in pairs)
+        mean = sum(w * v for w, v in pairs) / total
+        variance = sum(w * (v - mean) ** 2 for w, v in pairs) / total
+        result[key] = (mean, math.sqrt(max(variance, 0.0)))
+    return result
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=25, deadline=None)
+@given(data=judged_groups(), policy=st.sampled_from(POLICIES))
+def test_expectation_and_std_equal_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    """Every metric, ties, duplicates, short lists, empty truth, the Policy fields they read."""
+    candidates, truth = data
+    names = [m for m in METRICS if policy.ties != "expected" or m not in ("err", "bpref")]
+    options = {"k": [1, 3], "metrics": names, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    got = {(r["q"], r["metric"], r["k"]): r for r in result.per_group.iter_rows(named=True)}
+    assert set(got) == set(expected)
+    for key, (mean, std) in expected.items():
+        row = got[key]
+        if math.isnan(mean):
+            assert math.isnan(row["value"])
+            continue
+        assert row["value"] == pytest.approx(mean, abs=1e-12), key
+        assert row["std"] == pytest.approx(std, abs=1e-12), key
+        assert row["standard_error"] == 0.0
+
+
+def test_monte_carlo_within_four_standard_errors() -> None:
+    """13 uncertain items (8192 outcomes, past the enumeration limit): drawn, and the means
+    lie within 4 standard errors of the enumeration."""
+    n = 13
+    candidates = pl.DataFrame({"q": 0, "item": range(n), "score": [float(n - i) for i in range(n)]})
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": 1.0,
+                          "p": [0.1 + 0.06 * i for i in range(n)]})  # fmt: skip
+    options = {"k": 10, "metrics": ["ndcg", "average_precision", "precision"]}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         label_draws=400, **options)  # fmt: skip
+    methods = dict(zip(result.label_methods["metric"], result.label_methods["method"],
+                       strict=True))  # fmt: skip
+    assert methods == {"ndcg": "monte_carlo", "average_precision": "monte_carlo",
+                       "precision": "linearity"}  # fmt: skip
+    for row in result.per_group.iter_rows(named=True):
+        mean, std = expected[(0, row["metric"], row["k"])]
+        if row["metric"] == "precision":
+            assert row["value"] == pytest.approx(mean, abs=1e-12)
+            assert row["std"] == pytest.approx(std, abs=1e-12)
+            assert row["standard_error"] == 0.0
+            continue
+        assert row["standard_error"] == pytest.approx(row["std"] / 20)
+        assert abs(row["value"] - mean) <= 4 * row["standard_error"]
+        assert row["std"] == pytest.approx(std, rel=0.2)
+
+
+def test_certain_labels_give_the_deterministic_numbers_exactly() -> None:
+    candidates = pl.DataFrame({"q": [1, 1, 1, 2, 2], "item": [1, 2, 3, 3, 4],
+                               "score": [0.9, 0.8, 0.8, 0.6, 0.5]})  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 1, 2, 2], "item": [2, 3, 3, 4], "relevance": [1, 2, 2, 1],
+                          "p": 1.0})  # fmt: skip
+    options = {"k": [1, 2, 5], "metrics": METRICS, "group_by": "q"}
+    plain = rk.evaluate(candidates, truth, **options).per_group
+    expected = rk.evaluate(candidates, truth, label_probability="p", **options).per_group
+    assert expected.select(plain.columns).equals(plain)
+    assert expected["std"].to_list() == [0.0] * expected.height
+
+
+@pytest.mark.parametrize(
+    ("probabilities", "message"),
+    [
+        ([0.5, 1.5], r"column 'p' .* in \[0, 1\]; got row .*'p': 1.5"),
+        ([0.7, 0.6], r"sum to at most 1 .*'item': 1"),
+    ],
+)
+def test_bad_probabilities_are_named(probabilities: list[float], message: str) -> None:
+    candidates = pl.DataFrame({"q": [1], "item": [1], "score": [1.0]})
+    truth = pl.DataFrame({"q": [1, 1], "item": [1, 1], "relevance": [1, 2], "p": probabilities})
+    with pytest.raises(ValueError, match=message):
+        rk.evaluate(candidates, truth, group_by="q", label_probability="p")
+
+
+def _uncertain_case() -> tuple[pl.DataFrame, pl.DataFrame]:
+    candidates = pl.DataFrame({"q": [1, 1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 4, 5, 6, 7],
+                               "score": [0.9, 0.8, 0.8, 0.1, 0.6, 0.5, 0.5]})  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 1, 1, 2, 2, 2], "item": [2, 3, 3, 5, 6, 9],
+                          "relevance": [1, 1, 2, 2, 1, 1],
+                          "p": [0.4, 0.3, 0.6, 0.9, 0.5, 0.7]})  # fmt: skip
+    return candidates, truth
+
+
+def test_kernel_and_pure_polars_give_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each outcome is an ordinary evaluation: POLARS_RANKK_NATIVE=0 gives the same frame."""
+    candidates, truth = _uncertain_case()
+    options = {"k": [1, 3], "metrics": METRICS, "group_by": "q", "label_probability": "p"}
+    with_kernel = rk.evaluate(candidates, truth, **options).per_group
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", "0")
+    pure = rk.evaluate(candidates, truth, **options).per_group
+    assert pure.equals(with_kernel)
+
+
+def test_lazy_inputs_give_the_same_numbers() -> None:
+    candidates, truth = _uncertain_case()
+    options = {"k": [1, 3], "metrics": METRICS, "group_by": "q", "label_probability": "p"}
+    eager = rk.evaluate(candidates, truth, **options)
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), **options)
+    assert isinstance(lazy.per_group, pl.LazyFrame)
+    assert lazy.per_group.collect().equals(eager.per_group)
+
+
+@pytest.mark.parametrize("policy", [POLICIES[i] for i in (0, 1, 2, 4)], ids=(0, 1, 2, 4))
+def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) -> None:
+    """13 uncertain items of grades 0-2 in tied blocks (8192 and more outcomes: sampled), yet
+    precision, DCG, RBP and the relevant retrieved count equal the enumeration to 1e-12 by
+    linearity, under every policy (where a grade below the threshold would score, sampled)."""
+    n = 13
+    candidates = pl.DataFrame({"q": 0, "item": range(n),
+                               "score": [float((n - i) // 3) for i in range(n)]})  # fmt: skip
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
+                          "p": [0.1 + 0.06 * i for i in range(n)]})  # fmt: skip
+    options = {"k": [3, 10], "metrics": sorted(LINEAR), "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         label_draws=50, **options)  # fmt: skip
+    linear = policy.relevance_threshold <= 1 and policy.pool == "all"
+    assert set(result.label_methods["method"]) == {"linearity" if linear else "monte_carlo"}
+    if not linear:
+        return
+    for row in result.per_group.iter_rows(named=True):
+        mean, std = expected[(0, row["metric"], row["k"])]
+        if math.isnan(mean):
+            assert math.isnan(row["value"])
+            continue
+        assert row["value"] == pytest.approx(mean, abs=1e-12), row
+        assert row["std"] == pytest.approx(std, abs=1e-12), row
