@@ -277,11 +277,12 @@ def _metric(
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
     if group.sums is not None and group.outer_void is not None:
-        # On the kernel, the formula reads the struct of sums the group's one call returned;
-        # the kernel itself refuses an invalid score, naming the column, value and item.
+        # The formula reads the struct of sums computed once per group (the kernel's one
+        # call, or the pure statistics it reads); the kernel itself refuses an invalid score,
+        # naming the column, value and item.
         value = expression_kernel.computed(group.sums, value)
         value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
-    else:
+    if not group.on_kernel:
         refused = refusals(inputs)
         if refused:
             # Null unless the rows are refused, when the query raises instead.

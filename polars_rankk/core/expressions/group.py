@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_rankk.core.columns import HITS, IDEAL_DCG
+from polars_rankk.core.columns import HITS, IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
@@ -156,10 +156,12 @@ class Group:
     stats: GroupStats
     #: True where `evaluate` would leave the group out whatever the cut-off.
     void: pl.Expr
-    #: On the kernel: the struct of sums `stats` reads as fields (the value is computed on it).
+    #: The struct of sums `stats` reads as fields (the value is computed on it).
     sums: pl.Expr | None = None
-    #: On the kernel: True where the group has no value, read outside the struct.
+    #: True where the group has no value, read outside the struct.
     outer_void: pl.Expr | None = None
+    #: Ranked by the compiled kernel (which refuses invalid rows itself).
+    on_kernel: bool = False
 
 
 def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -215,6 +217,10 @@ def ranked_rows(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return score, grade, pooled
 
 
+#: The fields of the ranked rows' struct.
+_RANKED = ("_rk_score", "_rk_grade", "_rk_pooled")
+
+
 def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
@@ -222,7 +228,10 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         return kernel_group(
             inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
         )
-    score, grade, pooled = ranked_rows(inputs)
+    # The ranked rows once, as a struct: the terms below read them as fields (leaves), where
+    # each read would otherwise copy the whole ranking expression.
+    ranked = pl.struct(*(c.alias(n) for c, n in zip(ranked_rows(inputs), _RANKED, strict=True)))
+    score, grade, pooled = (pl.field(name) for name in _RANKED)
     window = ranking.Sorted(score)
     n_relevant, ideal_gains, n_nonrelevant = truth(inputs)
     rows = RankedRows(
@@ -258,7 +267,50 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         whole=lambda stat: cumulated[stat].max().fill_null(0.0),
     )
     void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void | unknown(inputs))
+    fields, sums = _read_once(stats, metric, k, policy, ranked)
+    return Group(stats=fields, void=pl.lit(False), sums=sums, outer_void=void | unknown(inputs))
+
+
+def _read_once(
+    stats: GroupStats, metric: str, k: int | None, policy: Policy, ranked: pl.Expr
+) -> tuple[GroupStats, pl.Expr]:
+    """The statistics `metric` reads, each computed once into a struct, and `GroupStats`
+    reading that struct's fields (as the kernel's are read).
+
+    A formula reads a statistic many times (the C/W/L tails read the ranks read some twenty
+    times, inside digamma and trigamma), and a statistic reads the ranked rows several
+    times: each read would copy the whole expression below it, and an INST expression grew
+    to millions of characters (seconds per group). The statistics of the ranking are
+    computed on `ranked` (the ranked rows as a struct, read by field); those of the truth
+    (R_g, the ideal DCG) outside it, as they do not read the ranked rows.
+    """
+    of_ranking: dict[str, pl.Expr] = {}
+    of_truth: dict[str, pl.Expr] = {}
+
+    def field(name: str, expr: pl.Expr, of: dict[str, pl.Expr] = of_ranking) -> pl.Expr:
+        of.setdefault(name, expr)
+        return pl.field(name)
+
+    def at(stat: str, cut: int) -> pl.Expr:
+        read = of_truth if stat == IDEAL_DCG else of_ranking
+        return field(f"at:{stat_column(stat, cut)}", stats.at(stat, cut), read)
+
+    fields = GroupStats(
+        at=at,
+        n_candidates=field("n_candidates", stats.n_candidates),
+        n_relevant=field("n_relevant", stats.n_relevant, of_truth),
+        hits_at_r=field("hits_at_r", stats.hits_at_r),
+        whole=lambda stat: field(f"whole:{stat}", stats.whole(stat)),
+    )
+    finished(REGISTRY[metric].value(policy, k, fields), policy, k, fields)  # records the reads
+    sums = pl.struct(*(expr.alias(name) for name, expr in of_ranking.items()))
+    sums = ranked.struct.with_fields(sums.alias("_rk_sums")).struct.field("_rk_sums").first()
+    # No ranked row (all dropped or condensed): every statistic of the ranking is 0, as
+    # `ranking.read_at` reads an empty ranking, where the struct has no row to read.
+    sums = sums.fill_null(pl.struct(*(pl.lit(0).alias(name) for name in of_ranking)))
+    if of_truth:
+        sums = sums.struct.with_fields(*(expr.alias(name) for name, expr in of_truth.items()))
+    return fields, sums
 
 
 def unknown(inputs: Inputs) -> pl.Expr:
@@ -301,7 +353,7 @@ def kernel_group(
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
     void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs))
+    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs), on_kernel=True)
 
 
 def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
