@@ -39,8 +39,8 @@ import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
 from polars_rankk.core.inputs.spec import DEFAULT_K
-from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
