@@ -11,14 +11,13 @@ is the truth table (each of its rows is one interaction). Target: at most 1.5x.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
 import polars as pl
 
 import polars_rankk as rk
 from benchmarks.generate import generate
+from benchmarks.timing import best_of
 
 ACCURACY = ["precision", "recall", "f1", "hit_rate", "ndcg", "average_precision", "mrr"]
 BEYOND = [
@@ -31,18 +30,6 @@ BEYOND = [
     "entropy",
     "personalization",
 ]
-
-
-def _best_of(repeats: int, *runs: Callable[[], None]) -> list[float]:
-    """The best time of each run over `repeats` rounds, the runs alternating within a round so
-    that a machine whose load varies slows them alike."""
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for index, run in enumerate(runs):
-            start = time.perf_counter()
-            run()
-            best[index] = min(best[index], time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -72,7 +59,7 @@ def main() -> None:
         assert res.catalogue is not None
 
     accuracy()  # warm-up: the first run pays for reading and caching
-    base, full = _best_of(args.repeats, accuracy, everything)
+    base, full = best_of(args.repeats, accuracy, everything)
     print(
         f"{candidates.height:,} rows, k={args.k}: accuracy {base:.2f}s, with beyond-accuracy "
         f"{full:.2f}s, ratio {full / base:.2f} (target <= 1.5)"

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ import polars as pl
 
 import polars_rankk as rk
 from benchmarks.generate import generate
+from benchmarks.timing import best_of
 
 K = 10
 
@@ -45,17 +44,6 @@ def _log(folder: Path) -> Path:
         path
     )
     return path
-
-
-def _best_of(repeats: int, *runs: Callable[[], None]) -> list[float]:
-    """The best time of each run over `repeats` rounds, alternating within a round."""
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for index, run in enumerate(runs):
-            start = time.perf_counter()
-            run()
-            best[index] = min(best[index], time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -84,7 +72,7 @@ def main() -> None:
 
     evaluate()  # warm-up: the first runs pay for reading and caching
     counterfactual()
-    base, estimate = _best_of(args.repeats, evaluate, counterfactual)
+    base, estimate = best_of(args.repeats, evaluate, counterfactual)
     rows = pl.scan_parquet(log_path).select(pl.len()).collect().item()
     print(
         f"{rows:,} log rows, K={K}: evaluate {base:.2f}s, evaluate_counterfactual "

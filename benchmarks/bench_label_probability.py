@@ -14,26 +14,14 @@ users only.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
 import polars_rankk as rk
+from benchmarks.timing import best_of
 
 METRICS = ["precision", "recall", "ndcg", "average_precision", "mrr"]
-
-
-def _best_of(repeats: int, *runs: Callable[[], None]) -> list[float]:
-    """The best time of each run over `repeats` rounds, alternating within a round."""
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for index, run in enumerate(runs):
-            start = time.perf_counter()
-            run()
-            best[index] = min(best[index], time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -54,7 +42,7 @@ def main() -> None:
         p=pl.when(position < args.uncertain).then(0.5 + uniform / 2).otherwise(1.0)
     )
     options = {"k": [10], "metrics": METRICS, "group_by": "user"}
-    plain, expected = _best_of(
+    plain, expected = best_of(
         args.repeats,
         lambda: rk.evaluate(candidates, truth.drop("p"), **options),
         lambda: rk.evaluate(candidates, truth, label_probability="p", **options),
