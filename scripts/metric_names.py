@@ -141,8 +141,10 @@ def render() -> str:
         "evaluates the names under each policy they ask for, and labels the measures read "
         "under another policy than the evaluation's with the fields they read otherwise "
         "(`P(rel=2)@5` beside `R@5`: `precision(relevance_threshold=2)` at 5, `recall` at 5 "
-        "with the policy's threshold). Paths that evaluate one policy (`k_curve`, `compare`, "
-        "the engines) refuse names that ask for several, in words.\n",
+        "with the policy's threshold). Each further parameter set is one more pass over the "
+        "candidates (the parts do not share their ranking yet). Paths that evaluate one "
+        "policy (`k_curve`, `compare`, the report, the engines) refuse names that ask for "
+        "several, in words.\n",
         *parameters_table(),
         "",
         "## Names written back\n",
