@@ -405,9 +405,11 @@ def with_labels(
 ) -> pl.DataFrame:
     """Add ``text`` (``K=…``) to the precision–recall points to label, none overlapping.
 
-    Small K crowd the origin for every system; a label is kept only when it lies at least
-    ~24 px from every label kept before it in its panel (the smaller K and earlier systems
-    first). The loop runs over at most ``len(label_k) × systems`` points, never over groups.
+    Small K crowd the origin for every system; a label is kept only when its box (its text's
+    width at the chart's 10 px bold font, 14 px high) clears every label kept before it in its
+    panel (the smaller K and earlier systems first): a wider label (``K=100``) needs more room
+    than the 26 px a short one does. The loop runs over at most ``len(label_k) × systems``
+    points, never over groups.
     """
     spans = wide.select(
         (pl.col("recall").max() - pl.col("recall").min()).alias("x"),
@@ -418,13 +420,15 @@ def with_labels(
     indexed = wide.with_row_index("_order")
     candidates = indexed.filter(pl.col("k").is_in(label_k)).sort([*panels, "k", "_order"])
     kept_rows: list[int] = []
-    kept: dict[object, list[tuple[float, float]]] = {}
+    kept: dict[object, list[tuple[float, float, float]]] = {}
     for row in candidates.iter_rows(named=True):
         panel = tuple(row[p] for p in panels)
-        position = (row["recall"] * x_scale, row["precision"] * y_scale)
+        # About 6.5 px a character at 10 px bold, and the gap to the point.
+        wide_as = max(26.0, 6.5 * len(f"K={row['k']}") + 6)
+        x, y = row["recall"] * x_scale, row["precision"] * y_scale
         others = kept.setdefault(panel, [])
-        if all(abs(position[0] - a) > 26 or abs(position[1] - b) > 14 for a, b in others):
-            others.append(position)
+        if all(abs(x - a) > max(wide_as, w) or abs(y - b) > 14 for a, b, w in others):
+            others.append((x, y, wide_as))
             kept_rows.append(row["_order"])
     text = pl.when(pl.col("_order").is_in(kept_rows)).then(pl.format("K={}", pl.col("k")))
     return indexed.with_columns(text.alias("text")).drop("_order")

@@ -257,3 +257,33 @@ def test_per_group_rows_are_refused_whatever_their_number() -> None:
     with pytest.raises(ValueError, match=r"per-group data \(res.per_group\)"):
         rk.plot_k_curve(res.per_group)
     rk.plot_k_curve(rk.k_curve(candidates, truth, k_max=2, group_by="user", ci=False))
+
+
+def test_precision_recall_labels_of_five_close_systems_do_not_overlap() -> None:
+    """Five systems whose curves nearly coincide: the K labels kept (``K=1`` … ``K=100``, each
+    as wide as its text at 10 px bold, 14 px high) never cover one another."""
+    from polars_rankk.charts.curves import with_labels
+
+    ks = [1, 5, 10, 20, 50, 100]
+    wide = pl.DataFrame(
+        {
+            "system": [f"s{s}" for s in range(5) for _ in ks],
+            "k": ks * 5,
+            # K = 100 of the five systems 28 px apart on one line: closer than "K=100" is wide.
+            "recall": [(0.6 + s * 0.07) if k == 100 else k / 200 for s in range(5) for k in ks],
+            "precision": [
+                0.1 if k == 100 else 0.9 - k / 100 + s * 0.2 for s in range(5) for k in ks
+            ],
+        }
+    )
+    labelled = with_labels(wide, ks, [], 400, 300).filter(pl.col("text").is_not_null())
+    x_scale = 400 / (wide["recall"].max() - wide["recall"].min())  # type: ignore[operator]
+    y_scale = 300 / (wide["precision"].max() - wide["precision"].min())  # type: ignore[operator]
+    boxes = [
+        (row["recall"] * x_scale, row["precision"] * y_scale, 6.5 * len(row["text"]))
+        for row in labelled.iter_rows(named=True)
+    ]
+    assert len(boxes) >= 3  # labels are kept where there is room
+    for index, (x, y, width) in enumerate(boxes):
+        for a, b, other in boxes[index + 1 :]:
+            assert abs(x - a) > max(width, other) or abs(y - b) > 14
