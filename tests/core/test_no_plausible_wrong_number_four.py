@@ -194,27 +194,6 @@ def test_spark_local_workers_run_this_interpreter_unless_told_otherwise(
     assert told.pythonExec == "python3"
 
 
-def test_a_cutoff_where_every_group_is_skipped_stays_in_the_summary() -> None:
-    """Under ``short_lists="skip"``, a K at which every list is too short keeps its summary
-    row (no value, no group, every group counted as dropped short), as the micro summary and
-    the K-curve keep it, where the row disappeared."""
-    candidates = pl.DataFrame(
-        {"u": [1, 1, 2, 2, 2], "item": [1, 2, 1, 2, 3], "score": [3.0, 2.0, 3.0, 2.0, 1.0]}
-    )
-    truth = pl.DataFrame({"u": [1, 2], "item": [1, 3]})
-    evaluation = rk.evaluate(
-        candidates, truth, k=[2, 5], metrics=["precision", "ndcg"], group_by="u",
-        policy=rk.Policy(short_lists="skip"),
-    )  # fmt: skip
-    summary = evaluation.summary()
-    at_five = summary.filter(k=5)
-    assert at_five["metric"].to_list() == ["precision", "ndcg"]
-    assert at_five.select("n_groups", "dropped_short").rows() == [(0, 2), (0, 2)]
-    assert at_five["value"].is_nan().all()
-    micro = evaluation.summary(average="micro").filter(k=5)
-    assert micro.select("metric", "n_groups", "dropped_short").rows() == [("precision", 0, 2)]
-
-
 @pytest.mark.parametrize("truth_dtype", [pl.Int64, pl.UInt32, pl.UInt64])
 def test_uint64_ids_beyond_int64_are_kept(truth_dtype: pl.DataType) -> None:
     """Ids beyond Int64 in a UInt64 column are kept beside another integer type (UInt64

@@ -193,8 +193,6 @@ def summarize(
         result = aggregate.weighted_from(rows, weight or "")
     else:
         result = aggregate.micro_from(rows)
-    if average != "micro" and spec.policy.short_lists == "skip":
-        result = _every_cutoff(result, chosen, spec.ks)
     dropped_counts = dropped_table(spec.ks, counts, short)
     result = result.join(dropped_counts, on="k", how="left", nulls_equal=True)
     summed = per_group if average == "macro" else None
@@ -203,25 +201,6 @@ def summarize(
     policy = spec.policy if names == "canonical" else as_grades_read(spec.policy, graded,
                                                                      spec.relevance)  # fmt: skip
     return written_summary(result, names, policy, summed)
-
-
-def _every_cutoff(result: pl.DataFrame, chosen: Sequence[str], ks: Sequence[int]) -> pl.DataFrame:
-    """`result` with a row for every chosen metric at every K: a K at which every group was
-    skipped as short has no per-group row, but is a row of the summary (no value, no group;
-    its dropped counts say why), as in the micro summary and the K-curve."""
-    pairs = [
-        (name, k)
-        for name in chosen
-        if name in REGISTRY
-        for k in (ks if REGISTRY[name].has_k else [None])
-    ]
-    grid = pl.DataFrame(pairs, schema={"metric": pl.String, "k": pl.Int64}, orient="row")
-    missing = grid.join(result, on=["metric", "k"], how="anti", nulls_equal=True)
-    if missing.is_empty():
-        return result
-    counts = [pl.lit(0, pl.Int64).alias(c) for c in ("n_groups", "n_nan") if c in result.columns]
-    filled = missing.with_columns(pl.lit(float("nan")).alias("value"), *counts)
-    return aggregate.order_metrics(pl.concat([result, filled], how="diagonal_relaxed"))
 
 
 class EvaluationTables:
