@@ -264,20 +264,3 @@ def test_a_tools_name_warns_of_negative_grades_only_where_the_grades_hold_one(na
             rk.evaluate(candidates, truth, k=2, metrics=[name], group_by="q")
         said = [w for w in caught if "negative grade" in str(w.message)]
         assert bool(said) is warned, (grades, [str(w.message) for w in caught])
-
-
-def test_a_summary_writes_a_tools_name_where_the_grades_make_it_the_tools_number() -> None:
-    """``summary(names="trec_eval")`` under the default policy: on grades without a negative
-    one, bpref is trec_eval's number and is written back without a word; with one, the
-    canonical name stays and a warning says why."""
-    import warnings
-
-    candidates = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [3.0, 2.0, 1.0]})
-    for grades, warned in (([1, 2], False), ([1, -1], True)):
-        truth = pl.DataFrame({"q": [1, 1], "item": [2, 3], "relevance": grades})
-        res = rk.evaluate(candidates, truth, k=2, metrics=["bpref"], group_by="q")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            res.summary(names="trec_eval")
-        said = [w for w in caught if "negative grade" in str(w.message)]
-        assert bool(said) is warned, grades

@@ -30,7 +30,7 @@ from polars_rankk.core.evaluation.views import (
     metric_column,
     metric_cutoffs,
 )
-from polars_rankk.core.inputs.spec import Spec, as_grades_read
+from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.order import gain_of
 from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.names.parse import NameStyle, parse_metric_name
@@ -196,11 +196,7 @@ def summarize(
     dropped_counts = dropped_table(spec.ks, counts, short)
     result = result.join(dropped_counts, on="k", how="left", nulls_equal=True)
     summed = per_group if average == "macro" else None
-    # A tool's name is written where the tool's number is, as far as the grades tell.
-    graded = spec.truth if spec.truth is not None else (spec.candidates if spec.labelled else None)
-    policy = spec.policy if names == "canonical" else as_grades_read(spec.policy, graded,
-                                                                     spec.relevance)  # fmt: skip
-    return written_summary(result, names, policy, summed)
+    return written_summary(result, names, spec.policy, summed)
 
 
 class EvaluationTables:

@@ -257,37 +257,24 @@ def check_inputs(
 
 
 def _as_the_data_reads(policy: Policy, tables: _Tables, request: Request) -> Policy:
-    """`policy` as far as the grades tell it from a tool's (`as_grades_read`): one scan of the
-    grades, only when a tool's name was typed and the values are checked."""
-    if not tables.check_values or not any(measure.tool for measure in request.measures):
-        return policy
+    """`policy` as far as the grades tell it from a tool's: where no grade is negative, the
+    negative-grade policy changes no number (``Bpref`` typed on qrels without a negative grade
+    is trec_eval's number). One scan of the grades, only when a tool's name was typed and the
+    values are checked."""
     graded = tables.truth if tables.truth is not None else None
     if graded is None and tables.labelled:
         graded = tables.candidates
-    return as_grades_read(policy, graded, tables.relevance)
-
-
-def as_grades_read(policy: Policy, graded: pl.LazyFrame | None, relevance: str) -> Policy:
-    """`policy` as far as the grades tell it from a tool's: where no grade is negative, the
-    negative-grade policy changes no number (``Bpref`` typed on qrels without a negative grade
-    is trec_eval's number), so it reads as the tools' (`"unjudged"`).
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> from polars_rankk.core.inputs.spec import as_grades_read
-    >>> grades = pl.LazyFrame({"relevance": [0, 1, 2]})
-    >>> as_grades_read(rk.Policy(), grades, "relevance").negative_grades
-    'unjudged'
-    """
-    if policy.negative_grades == "unjudged":
+    if (
+        policy.negative_grades == "unjudged"
+        or not tables.check_values
+        or not any(measure.tool for measure in request.measures)
+    ):
         return policy
-    negative = (
-        graded is not None
-        and relevance in graded.collect_schema()
-        and graded.select((pl.col(relevance) < 0).any()).collect().item()
-    )
-    return policy if negative else policy.replace(negative_grades="unjudged")
+    if graded is not None and tables.relevance in graded.collect_schema():
+        negative = graded.select((pl.col(tables.relevance) < 0).any()).collect().item()
+        if negative:
+            return policy
+    return policy.replace(negative_grades="unjudged")
 
 
 def _check_candidates(tables: _Tables, hints: dict[str, str]) -> None:
