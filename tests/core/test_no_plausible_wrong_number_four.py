@@ -247,20 +247,3 @@ def test_paths_without_subtopic_refuse_subtopic_metrics_honestly() -> None:
     )
     curve = rk.curve_of_evaluations({"a": evaluation}, ci=False)
     assert curve["value"].to_list() == [1.0, 1.0]
-
-
-@pytest.mark.parametrize("name", ["Bpref", "infAP"])
-def test_a_tools_name_warns_of_negative_grades_only_where_the_grades_hold_one(name: str) -> None:
-    """``Bpref`` (or ``infAP``) typed under the default policy: trec_eval reads a negative grade
-    as unjudged, the default does not. On qrels without a negative grade the two compute the
-    same number, so nothing is said; with one, the warning names the policy."""
-    import warnings
-
-    candidates = pl.DataFrame({"q": [1, 1, 1], "item": [1, 2, 3], "score": [3.0, 2.0, 1.0]})
-    for grades, warned in (([1, 2], False), ([1, -1], True)):
-        truth = pl.DataFrame({"q": [1, 1], "item": [2, 3], "relevance": grades})
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            rk.evaluate(candidates, truth, k=2, metrics=[name], group_by="q")
-        said = [w for w in caught if "negative grade" in str(w.message)]
-        assert bool(said) is warned, (grades, [str(w.message) for w in caught])

@@ -203,6 +203,7 @@ def check_inputs(
     # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
     request = Request.of(metrics)
     metric_names, named_ks, policy = request.metrics, request.ks, request.policy(policy)
+    warn_tool_conventions(request, policy)  # RR@10 typed, another tie order asked
     whole = request.whole_list  # trec_eval's map: the whole list, no K
     # k=None: the default K only where a name is read at it (R@1000 alone: K = 1000 only).
     ks = tuple(sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named_ks}))
@@ -226,8 +227,6 @@ def check_inputs(
     _check_candidates(tables, index_hints(candidates, "candidates"))
     _check_truth(tables, index_hints(truth, "truth"))
     _check_pair(tables, policy, system)
-    # RR@10 typed, another tie order asked: said, as far as the data tells the two apart.
-    warn_tool_conventions(request, _as_the_data_reads(policy, tables, request))
 
     spec = Spec(
         empty_candidate_groups=_keys_as(empty_candidates, tables.candidates, keys),
@@ -254,27 +253,6 @@ def check_inputs(
     )
     _check_output_names(spec)
     return spec
-
-
-def _as_the_data_reads(policy: Policy, tables: _Tables, request: Request) -> Policy:
-    """`policy` as far as the grades tell it from a tool's: where no grade is negative, the
-    negative-grade policy changes no number (``Bpref`` typed on qrels without a negative grade
-    is trec_eval's number). One scan of the grades, only when a tool's name was typed and the
-    values are checked."""
-    graded = tables.truth if tables.truth is not None else None
-    if graded is None and tables.labelled:
-        graded = tables.candidates
-    if (
-        policy.negative_grades == "unjudged"
-        or not tables.check_values
-        or not any(measure.tool for measure in request.measures)
-    ):
-        return policy
-    if graded is not None and tables.relevance in graded.collect_schema():
-        negative = graded.select((pl.col(tables.relevance) < 0).any()).collect().item()
-        if negative:
-            return policy
-    return policy.replace(negative_grades="unjudged")
 
 
 def _check_candidates(tables: _Tables, hints: dict[str, str]) -> None:
