@@ -42,8 +42,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -170,9 +169,11 @@ def compare(
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
     from polars_rankk.stats import compare as compare_systems
 
-    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse, policy)
+    # Systems are compared under one policy: names asking for several are refused.
+    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
+    plan = cli_plan(chosen, k, policy, one_policy=True)
     system = system_option(system, system_column)
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    ks = list(plan.ks)  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)
@@ -191,7 +192,7 @@ def compare(
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
             evaluations[name] = evaluate_run(
-                source, judged, columns, k=cutoffs, metrics=chosen, policy=policy, items=tables
+                source, judged, columns, plan=plan.at(cutoffs), items=tables
             )
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
@@ -253,11 +254,8 @@ def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> Non
         raise typer.Exit(1)
 
 
-def gated_metrics(chosen: Request | None, gate: str | None, policy: Policy) -> Request | None:
-    """The metrics to evaluate: those asked for (or the defaults) and the gate's. Systems are
-    compared under one policy: names whose parameters ask for several are refused."""
-    if chosen is not None:
-        chosen.policy(policy)
+def gated_metrics(chosen: Request | None, gate: str | None) -> Request | None:
+    """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
     if gate is None:
         return chosen
     from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
@@ -272,9 +270,7 @@ def gated_metrics(chosen: Request | None, gate: str | None, policy: Policy) -> R
     if request.k is None and REGISTRY[request.metric].has_k:
         raise ValueError(f"--fail-if-worse {gate!r} needs a cut-off, e.g. {gate.strip()}@10")
     asked = chosen if chosen is not None else Request.of(list(DEFAULT_METRICS))
-    together = Request((*asked.asked, *gated.asked), default=False)
-    together.policy(policy)
-    return together
+    return Request((*asked.asked, *gated.asked), default=False)
 
 
 def system_option(system: str | None, system_column: str | None) -> str | None:

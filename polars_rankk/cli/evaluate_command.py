@@ -33,8 +33,7 @@ from polars_rankk.cli.options import (
     SubtopicOption,
     SystemOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -145,7 +144,8 @@ def evaluate(
     chosen = parse_metrics(metrics)
     if system is not None:
         refuse_catalogue_per_system(chosen)
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    plan = cli_plan(chosen, k, policy)  # P@5 adds K = 5
+    ks = list(plan.ks)
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = replace(column_names(keys, item, score, rank, relevance), subtopic=subtopic)
     with progress_steps(progress) as say:
@@ -161,9 +161,7 @@ def evaluate(
             run,
             judged,
             columns,
-            k=ks,
-            metrics=chosen,
-            policy=policy,
+            plan=plan,
             items=tables,
             system=system,
         )

@@ -27,8 +27,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -94,10 +93,9 @@ def report(
     K-curves, distributions, strata, paired comparisons, diagnostics and the policy."""
     from polars_rankk.reports.document import render_evaluations
 
-    chosen = parse_metrics(metrics)
-    if chosen is not None:
-        chosen.policy(policy)  # the report reads one policy: names asking for several refused
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    # The report reads one policy: names asking for several are refused. P@5 adds K = 5.
+    plan = cli_plan(parse_metrics(metrics), k, policy, one_policy=True)
+    ks = list(plan.ks)
     paths = parse_runs(runs)
     if baseline is not None and baseline not in paths:
         raise ValueError(f"--baseline {baseline!r} is not one of {list(paths)}")
@@ -120,9 +118,7 @@ def report(
                 source,
                 judged,
                 columns,
-                k=range(1, max(ks) + 1),  # the K-curves read every K up to the largest
-                metrics=chosen,
-                policy=policy,
+                plan=plan.at(range(1, max(ks) + 1)),  # the K-curves read every K up to the largest
                 items=tables,
             )
         say("writing the report")

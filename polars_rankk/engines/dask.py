@@ -234,35 +234,30 @@ def evaluate_dask(
     driver.check_partitions(npartitions, "npartitions")
     names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
     long_truth = None if truth is None else plan.polars_schema(truth, dist.used_columns(names))
+    evaluation_plan = driver.planned(
+        metrics, k, policy, with_dropped=with_dropped, evaluation="DaskEvaluation"
+    )
     asked = driver.subtopics(
-        metrics,
-        policy,
-        k,
+        evaluation_plan,
         long_truth,
         subtopic=subtopic,
         group_by=group_by,
         item=item,
         relevance=relevance,
     )
-    policy = asked.policy
-    request = driver.asked_metrics(
-        asked.metrics, with_dropped=with_dropped, evaluation="DaskEvaluation"
-    )
-    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+    if driver.needs_relevance(evaluation_plan, truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
-        policy = driver.zero_truth(policy)
+        evaluation_plan = driver.zero_truth(evaluation_plan)
     schemas = plan.driver_schemas(candidates, None, names)[0], asked.truth_schema
     try:
         planned = driver.plan_on_driver(
             schemas,
-            request,
-            k=asked.k,
+            evaluation_plan,
             group_by=group_by,
             item=item,
             score=score,
             relevance=relevance,
             n_relevant=n_relevant,
-            policy=policy,
             order_by=order_by,
             with_dropped=with_dropped,
             check_values=check_values,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,11 +25,9 @@ import polars as pl
 
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import (
-    DEFAULT_K,
     EmptyResultWarning,
     Spec,
     check_inputs,
@@ -37,8 +35,7 @@ from polars_rankk.core.inputs.spec import (
 )
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.cutoffs import asked_ks
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
@@ -133,24 +130,24 @@ def _run_key(inputs: dict[str, Any], arguments: dict[str, Any], resume: bool | s
 
 
 def _checked(
-    candidates: FrameLike,
-    truth: FrameLike | None,
-    options: dict[str, Any],
-    accuracy: Request | None,
-    beyond: Sequence[str],
-) -> tuple[FrameLike, Spec]:
+    candidates: FrameLike, truth: FrameLike | None, options: dict[str, Any], plan: Plan
+) -> tuple[FrameLike, Spec, Plan]:
     """The candidates (with a 0.0 relevance column when only beyond-accuracy metrics are asked
-    without truth, as `evaluate` does: every group evaluated, none relevant; `options`'
-    policy then evaluates empty truth as zero) and the `Spec` of the whole input, validated
-    once with clear errors before anything is written."""
-    relevance = options["relevance"]
-    if beyond and not accuracy and truth is None:
+    without truth, as `evaluate` does: every group evaluated, none relevant, the plan then
+    scoring groups without truth) and the `Spec` of the whole input, validated once with
+    clear errors before anything is written."""
+    relevance, part = options["relevance"], plan.one_policy
+    if part.beyond and part.ranking_only and truth is None:
         frame = to_lazy(candidates, "candidates")
         if relevance not in frame.collect_schema():
             candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
-            options["policy"] = replace(options["policy"], empty_truth="zero")
-    checked = accuracy or (None if accuracy is None else Request.of("hit_rate"))
-    return candidates, check_inputs(candidates, truth, **{**options, "metrics": checked})
+            plan = plan.with_policy(empty_truth="zero")
+    checked = {key: value for key, value in options.items() if key != "metrics"}
+    spec = check_inputs(
+        candidates, truth, k=plan.ks, metrics=part.checked, policy=plan.one_policy.policy,
+        **checked,
+    )  # fmt: skip
+    return candidates, spec, plan
 
 
 def evaluate_in_partitions(
@@ -246,33 +243,25 @@ def evaluate_in_partitions(
     ('hit_rate', 1, 0.3333333333333333, 3)
     """
     _check_arguments(partitions, resume)
-    policy = Policy() if policy is None else policy
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
-    request = Request.of(metrics)  # parsed once: each partition's evaluate reads it
-    k = asked_ks(k, request, DEFAULT_K)  # the default K only where a name is read at it
+    plan = Plan.of(metrics, k, policy)  # planned once: each partition's evaluate executes it
+    part = plan.one_policy  # one policy: names asking for several are refused in words
     columns: dict[str, Any] = {"keys": keys, "item": item, "relevance": relevance}
-    names, policy, k, truth, subtopics = subtopic_job(
-        request, policy, k, truth, subtopic=subtopic, **columns
-    )
+    truth, subtopics = subtopic_job(part, truth, subtopic=subtopic, **columns)
     options: dict[str, Any] = {
-        "k": k,
-        "metrics": request,
         "group_by": group_by,
         "item": item,
         "score": score,
         "relevance": relevance,
         "n_relevant": n_relevant,
-        "policy": policy,
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
-    accuracy, group_metrics, catalogue_metrics = split_metrics(names)
-    candidates, spec = _checked(
-        candidates, truth, options, accuracy, group_metrics or catalogue_metrics
-    )
+    candidates, spec, plan = _checked(candidates, truth, options, plan)
+    options["metrics"] = plan
     tables = item_tables(
         spec,
-        needs=[table for name in group_metrics for table in REGISTRY[name].requires],
+        needs=[table for name in part.beyond_group for table in REGISTRY[name].requires],
         catalogue=catalogue,
         **beyond,  # type: ignore[arg-type]
     )
@@ -281,9 +270,11 @@ def evaluate_in_partitions(
         # Each partition's evaluate reads its groups' judgements with their subtopics.
         options["subtopic"] = subtopic
         options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
+    catalogue_metrics = part.beyond_catalogue
     output = Path(output)
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
-    arguments["metrics"] = request.names  # the names as typed key and record the run
+    # The names as typed, the cut-offs and the policy key and record the run.
+    arguments.update(metrics=plan.request.names, k=plan.ks, policy=plan.policy)
     arguments.pop("subtopic_truth", None)
     inputs = {
         "candidates": candidates,

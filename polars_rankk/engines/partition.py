@@ -29,6 +29,8 @@ from polars_rankk.core.evaluation.catalogue import (
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registration import declared_at_run_time, ensure_registered
 from polars_rankk.core.metrics.registry import Metric
+from polars_rankk.core.names.plan import Plan
+from polars_rankk.core.names.request import Request
 from polars_rankk.engines import ranked_lists
 from polars_rankk.engines.ranked_lists import (
     check_one_list,
@@ -95,6 +97,9 @@ class PartitionJob:
     #: form, one row per (group, subtopic, item), and each partition's `evaluate` reads it
     #: (the subtopic metrics' canonical names are among `metrics`).
     subtopic: str | None = None
+    #: What every partition computes, planned once on the driver (`metrics`, `ks` and
+    #: `policy` above are what it reports).
+    plan: Plan | None = None
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -198,17 +203,16 @@ class PartitionJob:
             return self._evaluate(candidates, truth)
 
     def _evaluate(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
+        assert self.plan is not None  # set by `partition_job`
         return evaluate(
             candidates,
             truth,
-            k=self.ks,
-            metrics=(*self.metrics, *self.catalogue_metrics),
+            metrics=self.plan,
             group_by=self.keys,
             item=self.item,
             score=self.score,
             relevance=self.relevance,
             n_relevant=self.n_relevant,
-            policy=self.policy,
             check_values=self.check_values,
             popularity=self.popularity,
             item_features=self.item_features,
@@ -312,7 +316,7 @@ def check_on_driver(
     truth_schema: dict[str, pl.DataType] | None,
     *,
     k: int | Iterable[int],
-    metrics: str | Iterable[str] | None,
+    metrics: Request | None,
     group_by: str | Sequence[str],
     item: str,
     score: str,
@@ -373,9 +377,9 @@ def check_on_driver(
 
 
 def partition_job(
-    spec: Spec, order_by: str | None, *, with_dropped: bool, check_values: bool
+    spec: Spec, plan: Plan, order_by: str | None, *, with_dropped: bool, check_values: bool
 ) -> PartitionJob:
-    """The executors' job for a validated `spec`."""
+    """The executors' job for a validated `spec` of `plan`."""
     if spec.whole_list:
         raise ValueError(
             f"names without a cut-off that mean the whole list ({', '.join(spec.whole_list)}: "
@@ -399,6 +403,7 @@ def partition_job(
         with_dropped=with_dropped,
         check_values=check_values,
         declared=declared_at_run_time(spec.metrics),
+        plan=plan,
     )
 
 

@@ -296,36 +296,31 @@ def evaluate_spark(
     timezone = plan.session_timezone(candidates)
     names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
     long_truth = plan.driver_schemas(candidates, truth, names, timezone)[1]
+    evaluation_plan = driver.planned(
+        metrics, k, policy, with_dropped=with_dropped, evaluation="SparkEvaluation"
+    )
     asked = driver.subtopics(
-        metrics,
-        policy,
-        k,
+        evaluation_plan,
         long_truth,
         subtopic=subtopic,
         group_by=group_by,
         item=item,
         relevance=relevance,
     )
-    policy = asked.policy
-    request = driver.asked_metrics(
-        asked.metrics, with_dropped=with_dropped, evaluation="SparkEvaluation"
-    )
-    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+    if driver.needs_relevance(evaluation_plan, truth is not None, candidates.columns, relevance):
         from pyspark.sql import functions as sf
 
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
-        policy = driver.zero_truth(policy)
+        evaluation_plan = driver.zero_truth(evaluation_plan)
     schemas = plan.driver_schemas(candidates, None, names, timezone)[0], asked.truth_schema
     planned = driver.plan_on_driver(
         schemas,
-        request,
-        k=asked.k,
+        evaluation_plan,
         group_by=group_by,
         item=item,
         score=score,
         relevance=relevance,
         n_relevant=n_relevant,
-        policy=policy,
         order_by=order_by,
         with_dropped=with_dropped,
         check_values=check_values,
