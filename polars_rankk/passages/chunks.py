@@ -98,7 +98,7 @@ class ChunkDiagnostics:
                 (pl.col("first_passage_rank") <= pl.col("k")).fill_null(False).mean()
                 .alias("relevant_found_within_k")
             )  # fmt: skip
-            table = table.join(found, on="k", how="left")
+            table = table.join(found, on="k", how="left").sort("k")
         return table.collect()
 
 
