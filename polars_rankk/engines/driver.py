@@ -28,6 +28,7 @@ from polars_rankk.engines.partition import (
     partition_job,
 )
 from polars_rankk.engines.ranked_lists import list_fields
+from polars_rankk.passages import DocumentRule, documents_schema
 
 
 def check_partitions(value: int | None, option: str) -> None:
@@ -218,6 +219,7 @@ def plan_on_driver(
     item_features: object,
     head_share: float,
     subtopics: Subtopics | None = None,
+    documents: DocumentRule | None = None,
 ) -> DriverPlan:
     """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job:
     ranked-list columns found, beyond-accuracy metrics and their item tables added, and the
@@ -249,4 +251,24 @@ def plan_on_driver(
     )
     if subtopics is not None:
         job = with_subtopics(job, request, subtopics)
+    if documents is not None:
+        check_documents(schemas[0], documents, job)
+        job = replace(job, documents=documents)
     return DriverPlan(spec, job, tables)
+
+
+def check_documents(schema: dict[str, pl.DataType], rule: DocumentRule, job: PartitionJob) -> None:
+    """An engine collapses passages in each partition, where passages and documents travel in
+    one id column: the rule must keep the id's dtype, and read one row per passage."""
+    if job.candidate_lists:
+        raise ValueError(
+            "documents= collapses one row per passage: give the candidates in long form "
+            "(one row per group and passage), not as ranked lists"
+        )
+    found = documents_schema(schema, rule, group_by=job.keys, item=job.item, score=job.score)
+    if found[job.item] != schema[job.item]:
+        raise TypeError(
+            f"documents= gives documents of dtype {found[job.item]} for passages of dtype "
+            f"{schema[job.item]} (column {job.item!r}); an engine ships both in one column: "
+            f"map passages to documents of the passages' dtype"
+        )

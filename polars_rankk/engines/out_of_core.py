@@ -44,6 +44,7 @@ from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import reduction, staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
+from polars_rankk.passages import DocumentRule, documents_of
 
 _PARTITION = "_rk_partition"
 
@@ -66,6 +67,9 @@ class PartitionedEvaluation:
     resumed_partitions
         How many partitions were taken from an interrupted run with the same inputs and
         arguments (0 for a run from the start).
+    documents
+        How the candidates' passages were collapsed to documents (``documents=``:
+        `polars_rankk.DocumentRule.describe`); None when they were not.
     """
 
     per_group: pl.LazyFrame
@@ -75,6 +79,7 @@ class PartitionedEvaluation:
     resumed_partitions: int
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
+    documents: str | None = None
 
     @property
     def buckets(self) -> int:
@@ -176,6 +181,7 @@ def evaluate_in_partitions(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    documents: DocumentRule | None = None,
 ) -> PartitionedEvaluation:
     """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
 
@@ -206,6 +212,9 @@ def evaluate_in_partitions(
     subtopic
         As for `evaluate`: the truth's subtopic column, for the subtopic metrics; the
         judgements are partitioned with their groups.
+    documents
+        The candidates are passages: collapsed to documents by this `DocumentRule` first
+        (`to_documents`, one aggregation per (group, document), before they are partitioned).
     output
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
@@ -247,6 +256,9 @@ def evaluate_in_partitions(
     """
     _check_arguments(partitions, resume)
     policy = Policy() if policy is None else policy
+    if documents is not None:
+        candidates = documents_of(candidates, documents, group_by=group_by, item=item,
+                                  score=score, policy=policy)  # fmt: skip
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     request = Request.of(metrics)  # parsed once: each partition's evaluate reads it
@@ -285,6 +297,7 @@ def evaluate_in_partitions(
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
     arguments["metrics"] = request.names  # the names as typed key and record the run
     arguments.pop("subtopic_truth", None)
+    arguments["documents"] = None if documents is None else documents.to_dict()
     inputs = {
         "candidates": candidates,
         "truth": subtopic_truth if subtopics.metrics else truth,
@@ -298,7 +311,8 @@ def evaluate_in_partitions(
     )
     staging.manifest(run, arguments)
     done = _run_partitions(run, spec, options, engine, progress)
-    return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    return result if documents is None else replace(result, documents=documents.describe())
 
 
 def _committed(

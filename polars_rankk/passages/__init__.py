@@ -3,7 +3,12 @@ recorded rule (MaxP, FirstP and their dialects), passage judgements made documen
 judgements, and how each group's top passages spread over documents."""
 
 from polars_rankk.passages.chunks import ChunkDiagnostics, chunk_diagnostics
-from polars_rankk.passages.collapse import DepthTieWarning, documents_of, to_documents
+from polars_rankk.passages.collapse import (
+    DepthTieWarning,
+    documents_of,
+    documents_schema,
+    to_documents,
+)
 from polars_rankk.passages.rule import AGGREGATES, TRUTH_AGGREGATES, DocumentRule
 from polars_rankk.passages.truth import truth_to_documents
 
@@ -15,6 +20,7 @@ __all__ = [
     "DocumentRule",
     "chunk_diagnostics",
     "documents_of",
+    "documents_schema",
     "to_documents",
     "truth_to_documents",
 ]

@@ -156,14 +156,34 @@ def documents_of(
     item, score = column_name(item, "item"), column_name(score, "score")
     frame = to_lazy(run, "run")
     rows = passage_rows(frame, rule, keys=keys, item=item, score=score, policy=policy)
+    lazy = isinstance(run, pl.LazyFrame)
+    if check_values and not lazy:
+        # In memory, each row's document id is cut once, for the checks and the collapse.
+        rows = rows.collect().lazy()
     if check_values:
         check_passages(rows, rule, keys=keys, item=item, score=score, policy=policy)
     documents = ranked_documents(rows, rule, keys=keys, item=item, score=score, policy=policy)
-    if isinstance(run, pl.LazyFrame):
+    if lazy:
         return documents
     collected = documents.collect()
     _warn_kept_ties(collected, rule, keys, policy)
     return collected
+
+
+def documents_schema(
+    schema: dict[str, pl.DataType],
+    rule: DocumentRule,
+    *,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+) -> dict[str, pl.DataType]:
+    """The schema `rule` gives a run of `schema` (its columns checked, no row read): what an
+    engine checks on its driver before it ships passages to be collapsed in each partition."""
+    empty = pl.DataFrame(schema=schema).lazy()
+    found = documents_of(empty, rule, group_by=group_by, item=item, score=score,
+                         check_values=False)  # fmt: skip
+    return dict(found.lazy().collect_schema())
 
 
 def passage_rows(
