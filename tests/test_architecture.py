@@ -41,7 +41,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
     "judges": frozenset({"core", "stats"}),
-    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges", "counterfactual"}),
+    "reports": frozenset(
+        {"core", "stats", "time", "charts", "tables", "judges", "counterfactual", "passages"}
+    ),
     "cli": frozenset(
         {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual", "passages"}
     ),

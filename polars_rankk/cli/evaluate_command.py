@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import polars as pl
 import typer
 
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.inputs import Columns, group_keys_for, read_attributes, read_source
 from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
@@ -54,6 +55,7 @@ from polars_rankk.cli.running import (
 from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
+from polars_rankk.passages import DocumentRule
 
 Average = Literal["macro", "micro"]
 Names = Literal["canonical", "trec_eval", "ir_measures"]
@@ -111,6 +113,7 @@ IntervalsOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def evaluate(
     candidates: CandidatesArgument,
     truth: TruthArgument,
@@ -139,6 +142,7 @@ def evaluate(
     progress: ProgressOption = None,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
@@ -154,6 +158,7 @@ def evaluate(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
+        run, judged, rule = documents.apply(run, judged, columns, policy)
         (run,), judged, extra = prepare_runs([run], judged, extra, columns, system=system)
         say("evaluating")
         tables = items.read([run], columns)
@@ -188,6 +193,7 @@ def evaluate(
                     n_resamples=n_resamples,
                     seed=seed,
                     say=say,
+                    documents=rule,
                 )
     meta = {
         "candidates": str(candidates),
@@ -196,6 +202,7 @@ def evaluate(
         "system": system,
         "average": None if per_group else average,
         "names": None if per_group else names,
+        "documents": None if rule is None else rule.to_dict(),
     }
     write_result(Result(result.what, result.frame, result.views, meta), output, output_format)
     say_diagnostics(evaluation, candidates)
@@ -326,8 +333,10 @@ def write_report(
     n_resamples: int,
     seed: int,
     say: Say,
+    documents: DocumentRule | None = None,
 ) -> None:
-    """The HTML report of this evaluation."""
+    """The HTML report of this evaluation (`documents`: the rule its passages were collapsed
+    by, recorded with the policy)."""
     from polars_rankk.reports import report
 
     report(
@@ -341,4 +350,5 @@ def write_report(
         seed=seed,
         title=f"Ranking evaluation: {candidates.name}",
         progress=say,
+        documents=documents,
     )

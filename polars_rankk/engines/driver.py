@@ -225,6 +225,8 @@ def plan_on_driver(
     ranked-list columns found, beyond-accuracy metrics and their item tables added, and the
     subtopic column and metrics (`subtopics`: the truth schema in `schemas` is then the
     one `subtopics` gives, the truth the other metrics read)."""
+    if documents is not None:
+        check_documents(schemas[0], documents, group_by=group_by, item=item, score=score)
     spec = check_on_driver(
         *schemas,
         k=k,
@@ -252,23 +254,29 @@ def plan_on_driver(
     if subtopics is not None:
         job = with_subtopics(job, request, subtopics)
     if documents is not None:
-        check_documents(schemas[0], documents, job)
+        if job.candidate_lists:
+            raise ValueError(
+                "documents= collapses one row per passage: give the candidates in long form "
+                "(one row per group and passage), not as ranked lists"
+            )
         job = replace(job, documents=documents)
     return DriverPlan(spec, job, tables)
 
 
-def check_documents(schema: dict[str, pl.DataType], rule: DocumentRule, job: PartitionJob) -> None:
+def check_documents(
+    schema: dict[str, pl.DataType],
+    rule: DocumentRule,
+    *,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+) -> None:
     """An engine collapses passages in each partition, where passages and documents travel in
-    one id column: the rule must keep the id's dtype, and read one row per passage."""
-    if job.candidate_lists:
-        raise ValueError(
-            "documents= collapses one row per passage: give the candidates in long form "
-            "(one row per group and passage), not as ranked lists"
-        )
-    found = documents_schema(schema, rule, group_by=job.keys, item=job.item, score=job.score)
-    if found[job.item] != schema[job.item]:
+    one id column: the rule's columns are checked here, and it must keep the id's dtype."""
+    found = documents_schema(schema, rule, group_by=group_by, item=item, score=score)
+    if found[item] != schema[item]:
         raise TypeError(
-            f"documents= gives documents of dtype {found[job.item]} for passages of dtype "
-            f"{schema[job.item]} (column {job.item!r}); an engine ships both in one column: "
-            f"map passages to documents of the passages' dtype"
+            f"documents= gives documents of dtype {found[item]} for passages of dtype "
+            f"{schema[item]} (column {item!r}); an engine ships both in one column: map "
+            f"passages to documents of the passages' dtype"
         )

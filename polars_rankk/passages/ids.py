@@ -39,10 +39,12 @@ def with_document(
         if not is_stringlike(dtype):
             present = frame.collect_schema()
             example = example_row(frame, pl.lit(True), [c for c in show if c in present])
+            # An engine's driver checks a schema alone: it has no row to show.
+            row = "" if example == "(none)" else f"; e.g. row {example}"
             raise TypeError(
                 f"{table} column {item!r} holds {dtype} ids, and a delimiter ({document!r}) cuts "
                 f"text: give a mapping table (item, document) or an expression instead, or cast "
-                f"the ids to text; e.g. row {example}"
+                f"the ids to text{row}"
             )
         cut = pl.col(item).cast(pl.String).str.splitn(document, 2).struct.field("field_0")
         return frame.with_columns(cut.alias(DOCUMENT))
