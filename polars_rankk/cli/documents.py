@@ -128,8 +128,8 @@ class DocumentOptions:
             return None
         document: object = self.documents
         if Path(self.documents).is_file():
-            document = read_source(Path(self.documents), "--documents", "table", "auto", columns)
-            document = document.frame  # type: ignore[attr-defined]
+            mapping = read_source(Path(self.documents), "--documents", "table", "auto", columns)
+            document = mapping.frame
         try:
             return DocumentRule(document, aggregate=self.aggregate, top=self.top,
                                 passage_index=self.passage_index, depth=self.depth)  # fmt: skip
