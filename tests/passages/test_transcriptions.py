@@ -259,3 +259,22 @@ def test_the_java_split_transcription_keeps_the_text_before_the_first_delimiter(
     assert (
         documents["item"].item() == java_split_first(docid, "#") == docid.split("#", maxsplit=1)[0]
     )
+
+
+def test_the_guides_table_of_dialects_is_the_declarations() -> None:
+    """docs/passages.md lists each aggregate with its meaning and tools as declared once
+    (`polars_rankk.passages.AGGREGATES`)."""
+    from pathlib import Path
+
+    from polars_rankk.passages import AGGREGATES
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "passages.md").read_text()
+    rows = {
+        line.split("`")[1].strip('"'): line.replace("`", "")
+        for line in page.splitlines()
+        if line.startswith('| `"')
+    }
+    assert sorted(rows) == sorted(AGGREGATES)
+    for name, dialect in AGGREGATES.items():
+        assert dialect.meaning.replace("`", "") in rows[name], name
+        assert dialect.tools in rows[name], name
