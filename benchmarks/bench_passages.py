@@ -4,31 +4,39 @@ The workload is a passage run as a segmented-document retriever writes it: `N_QU
 queries with `PER_QUERY` passages each, MS MARCO v2.1 segment ids
 (``msmarco_v2.1_doc_{shard}_{offset}#{segment}_{offset}``), about three passages per document,
 scores with four decimals (ties), rows grouped by query in score order (``--shuffle``: in random
-order). In one process, alternating, each `--repeats` times (the median is reported):
+order), written as Parquet and as a TREC run file. In one process, alternating, each
+`--repeats` times (the median is reported):
 
-- ``read``: the Parquet file read into memory (``pl.read_parquet``);
-- ``collapse``: MaxP of the run in memory (``rk.to_documents(run, document="#")``, values
-  checked), the run already read;
-- ``read+collapse``: the file scanned lazily, collapsed and collected in one query
-  (``check_values=False``: a lazy run's checks are a scan of their own).
+- ``read_trec``: the TREC run read (``rk.read_trec_run(path).collect()``), as the command and
+  most RAG pipelines get a run;
+- ``read_parquet``: the Parquet file read into memory (``pl.read_parquet``);
+- ``collapse``: MaxP of the run in memory (``rk.to_documents(run, group_by="query",
+  document="#")``, its values checked), the run already read;
+- ``collapse_unchecked``: the same with ``check_values=False``;
+- ``guard``: `evaluate`'s look at the ids (`warn_passage_ids`) on the run and its document
+  judgements, the cost every `evaluate` call with text ids now pays.
 
     python benchmarks/bench_passages.py generate 50000 1000 DIR [--shuffle]
-    python benchmarks/bench_passages.py time DIR
+    python benchmarks/bench_passages.py time DIR [--skip-trec]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
 import polars_rankk as rk
+from polars_rankk.core.inputs.passage_guard import warn_passage_ids
 
 RUN = "passages.parquet"
+TREC = "passages.trec"
 
 
 def generate(queries: int, per_query: int, folder: Path, shuffle: bool) -> None:
@@ -51,15 +59,25 @@ def generate(queries: int, per_query: int, folder: Path, shuffle: bool) -> None:
             pl.struct(query, position).hash(seed=13) % 5_000_000,
         )
         score = (pl.struct(query, position).hash(seed=17) % 200_000).cast(pl.Float64) / 10_000.0
-        pieces.append(
-            pl.select(query.alias("query"), passage.alias("item"), score.alias("score"))
-        )
+        pieces.append(pl.select(query.alias("query"), passage.alias("item"), score.alias("score")))
     run = pl.concat(pieces)
-    run = run.sample(fraction=1.0, shuffle=True, seed=5) if shuffle else run.sort(
-        ["query", "score"], descending=[False, True]
+    run = (
+        run.sample(fraction=1.0, shuffle=True, seed=5)
+        if shuffle
+        else run.sort(["query", "score"], descending=[False, True])
     )
     run.write_parquet(folder / RUN)
-    print(f"wrote {run.height} rows, {run['item'].n_unique()} passages to {folder / RUN}")
+    # As a TREC file, in file order (the rank column is the row's place in its query).
+    rank = pl.int_range(1, pl.len() + 1).over("query").cast(pl.String)
+    lines = run.select(
+        pl.concat_str(
+            [pl.col("query").cast(pl.String), pl.lit("Q0"), "item", rank,
+             pl.col("score").cast(pl.String), pl.lit("bench")],
+            separator=" ",
+        )
+    )  # fmt: skip
+    lines.write_csv(folder / TREC, include_header=False, quote_style="never")
+    print(f"wrote {run.height} rows to {folder / RUN} and {folder / TREC}")
 
 
 def median_of(repeats: int, *runs: Callable[[], object]) -> list[float]:
@@ -73,24 +91,40 @@ def median_of(repeats: int, *runs: Callable[[], object]) -> list[float]:
     return [statistics.median(each) for each in times]
 
 
-def measure(folder: Path, repeats: int) -> None:
+def _silent(function: Callable[..., object], *arguments: object) -> object:
+    """`function` called with its warnings (here the guard's, as it should) kept quiet."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*arguments)
+
+
+def measure(folder: Path, repeats: int, trec: bool) -> None:
     path = folder / RUN
     run = pl.read_parquet(path)
     options = {"group_by": "query", "document": "#"}
     documents = rk.to_documents(run, **options)  # type: ignore[arg-type]
     assert isinstance(documents, pl.DataFrame)
-    read, collapse, fused = median_of(
-        repeats,
-        lambda: pl.read_parquet(path),
-        lambda: rk.to_documents(run, **options),  # type: ignore[arg-type]
-        lambda: rk.to_documents(pl.scan_parquet(path), check_values=False, **options).collect(),  # type: ignore[arg-type, union-attr]
-    )
+    # One judged document in ten, for the guard's scan of the judgements.
+    truth = documents.filter(pl.col("item").hash(3) % 10 == 0).select("query", "item")
+    phases: dict[str, Callable[[], object]] = {
+        "read_parquet": lambda: pl.read_parquet(path),
+        "collapse": lambda: rk.to_documents(run, **options),  # type: ignore[arg-type]
+        "collapse_unchecked": lambda: rk.to_documents(run, check_values=False, **options),  # type: ignore[arg-type]
+        "guard": lambda: _silent(warn_passage_ids, run.lazy(), truth.lazy(), "item"),
+    }
+    if trec:
+        phases = {"read_trec": lambda: rk.read_trec_run(folder / TREC).collect(), **phases}
+    times = dict(zip(phases, median_of(repeats, *phases.values()), strict=True))
     print(
-        f"rows={run.height} documents={documents.height} polars={pl.__version__} "
-        f"polars-rankk={rk.__version__}\n"
-        f"read={read:.2f}s collapse={collapse:.2f}s read+collapse={fused:.2f}s "
-        f"collapse/read={collapse / read:.2f}x (read+collapse)/read={fused / read:.2f}x"
+        f"rows={run.height} documents={documents.height} judged={truth.height} "
+        f"polars={pl.__version__} polars-rankk={rk.__version__} "
+        f"load={os.getloadavg()[0]:.2f}"
     )
+    print(" ".join(f"{name}={seconds:.2f}s" for name, seconds in times.items()))
+    for base in ("read_trec", "read_parquet"):
+        if base in times:
+            ratios = (f"{n}/{base}={times[n] / times[base]:.2f}x" for n in times if n != base)
+            print(" ".join(ratios))
 
 
 def main() -> None:
@@ -104,11 +138,12 @@ def main() -> None:
     timed = commands.add_parser("time")
     timed.add_argument("folder", type=Path)
     timed.add_argument("--repeats", type=int, default=3)
+    timed.add_argument("--skip-trec", action="store_true")
     args = parser.parse_args()
     if args.command == "generate":
         generate(args.queries, args.per_query, args.folder, args.shuffle)
     else:
-        measure(args.folder, args.repeats)
+        measure(args.folder, args.repeats, not args.skip_trec)
 
 
 if __name__ == "__main__":
