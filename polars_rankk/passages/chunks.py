@@ -43,7 +43,8 @@ class ChunkDiagnostics:
     ----------
     per_group
         One row per (group, k): ``passages_in_top_k`` (min(k, passages ranked)),
-        ``documents_in_top_k`` (the distinct documents among them),
+        ``documents_in_top_k`` (the distinct documents among them), ``top_k_documents``
+        (those documents, in the order of their first passage),
         ``largest_document_share`` (the share of them held by one document) and
         ``largest_document`` (that document; of several, the one ranked first).
     relevant_documents
@@ -224,6 +225,7 @@ def _top_k(ranked: pl.LazyFrame, keys: list[str], k: int) -> pl.LazyFrame:
         pl.lit(k, dtype=pl.Int64).alias("k"),
         pl.col(_COUNT).sum().alias("passages_in_top_k"),
         pl.len().alias("documents_in_top_k"),
+        pl.col(DOCUMENT).sort_by(RANK).alias("top_k_documents"),
         (pl.col(_COUNT).max() / pl.col(_COUNT).sum()).alias("largest_document_share"),
         pl.col(DOCUMENT)
         .sort_by(_COUNT, RANK, descending=[True, False])

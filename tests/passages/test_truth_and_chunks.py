@@ -127,6 +127,7 @@ def test_chunk_diagnostics_are_their_definition(run: pl.DataFrame, ks: tuple[int
             row = got[(query, k)]
             assert row["passages_in_top_k"] == len(top)
             assert row["documents_in_top_k"] == len(counts)
+            assert row["top_k_documents"] == list(dict.fromkeys(top))
             assert row["largest_document_share"] == max(counts.values()) / len(top)
             most = max(counts.values())
             first_of_most = next(d for d in top if counts[d] == most)
