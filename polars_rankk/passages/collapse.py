@@ -26,7 +26,7 @@ from polars_rankk.core.inputs.normalize import column_name
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES
 from polars_rankk.passages.checks import INVALID_SCORE, REPEATED, refuse_first
-from polars_rankk.passages.ids import DOCUMENT, document_checks, with_document
+from polars_rankk.passages.ids import DOCUMENT, document_checks, shown_document, with_document
 from polars_rankk.passages.rule import Aggregate, DocumentRule
 
 #: The passage's position in its document (``aggregate="first"``).
@@ -258,8 +258,9 @@ def check_passages(
 
 def _shown(keys: list[str], item: str, score: str, index: str | None) -> list[pl.Expr]:
     """The columns an offending row is shown with, under the run's own names."""
+    named = [*keys, item, score, *([index] if index is not None else [])]
     shown = [pl.col(key) for key in keys]
-    shown += [pl.col(item), pl.col(DOCUMENT).alias("document"), pl.col(SCORE).alias(score)]
+    shown += [pl.col(item), shown_document(named), pl.col(SCORE).alias(score)]
     return shown + ([pl.col(INDEX).alias(index)] if index is not None else [])
 
 

@@ -88,6 +88,12 @@ def _mapped(frame: pl.LazyFrame, mapping: pl.LazyFrame, *, table: str, item: str
     return frame.join(mapping, on=item, how="left", maintain_order="left")
 
 
+def shown_document(taken: list[str]) -> pl.Expr:
+    """The document id as an offending row shows it: ``document``, unless a column of the
+    table is so named."""
+    return pl.col(DOCUMENT).alias("document" if "document" not in taken else DOCUMENT)
+
+
 def document_checks(
     frame: pl.LazyFrame, document: object, *, item: str
 ) -> list[tuple[pl.Expr, str]]:

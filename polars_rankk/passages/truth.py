@@ -13,7 +13,7 @@ from polars_rankk.core import FrameLike, check_numeric, normalize_keys, require_
 from polars_rankk.core.columns import GRADE
 from polars_rankk.core.inputs.normalize import column_name
 from polars_rankk.passages.checks import refuse_first
-from polars_rankk.passages.ids import DOCUMENT, document_checks, with_document
+from polars_rankk.passages.ids import DOCUMENT, document_checks, shown_document, with_document
 from polars_rankk.passages.rule import TRUTH_AGGREGATES, TruthAggregate, check_document, choice
 
 
@@ -154,7 +154,8 @@ def _check(
         (condition, f"column {item!r} {meaning}")
         for condition, meaning in document_checks(rows, document, item=item)
     ]
-    shown = [*(pl.col(key) for key in keys), pl.col(item), pl.col(DOCUMENT).alias("document")]
+    named = [*keys, item, *([relevance] if relevance is not None else [])]
+    shown = [*(pl.col(key) for key in keys), pl.col(item), shown_document(named)]
     if relevance is not None:
         value = pl.col(GRADE).cast(pl.Float64)
         checks += [
