@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import polars as pl
 import typer
 
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.evaluate_command import settings, with_catalogue
 from polars_rankk.cli.inputs import (
     Columns,
@@ -70,6 +71,9 @@ from polars_rankk.cli.running import (
 )
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
+
+if TYPE_CHECKING:
+    from polars_rankk.passages import DocumentRule
 
 RunsArgument = Annotated[
     list[str],
@@ -137,6 +141,7 @@ FamilyOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def compare(
     runs: RunsArgument,
     truth: TruthOption,
@@ -165,6 +170,7 @@ def compare(
     margin: MarginOption = 0.0,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
@@ -182,9 +188,8 @@ def compare(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
-        sources, judged, extra = prepare_runs(
-            list(systems.values()), judged, extra, columns, system_option="--system"
-        )
+        sources, judged, rule = documents.apply(list(systems.values()), judged, columns, policy)
+        sources, judged, extra = prepare_runs(sources, judged, extra, columns)
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
         cutoffs = range(1, max(ks) + 1) if report is not None else ks
@@ -219,13 +224,14 @@ def compare(
                     n_resamples=n_resamples,
                     seed=seed,
                     say=say,
+                    documents=rule,
                 )
     meta = {
         "truth": str(truth),
         "runs": {name: str(source.path) for name, source in systems.items()},
         "baseline": reference,
         "family": family,
-        **settings(columns, ks, policy),
+        **settings(columns, ks, policy, rule),
         "means": means.to_dicts(),
     }
     views = [
@@ -434,8 +440,10 @@ def write_report(
     n_resamples: int,
     seed: int,
     say: Say,
+    documents: DocumentRule | None = None,
 ) -> None:
-    """The HTML report of the comparison."""
+    """The HTML report of the comparison (`documents`: the rule its runs' passages were
+    collapsed by, recorded with the policy)."""
     from polars_rankk.reports import render_evaluations
 
     page = render_evaluations(
@@ -449,6 +457,7 @@ def write_report(
         seed=seed,
         title="Ranking comparison",
         progress=say,
+        documents=documents,
     )
     try:
         path.write_text(page, encoding="utf-8")

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
@@ -23,8 +23,11 @@ import typer
 from polars_rankk.cli.inputs import Columns, Source, read_source, warn
 from polars_rankk.core import Policy
 from polars_rankk.core.policy import parse_gains
-from polars_rankk.passages import DocumentRule, documents_of, truth_to_documents
-from polars_rankk.passages.rule import Aggregate, TruthAggregate
+from polars_rankk.core.types import PassageAggregate as Aggregate
+from polars_rankk.core.types import PassageGradeAggregate as TruthAggregate
+
+if TYPE_CHECKING:
+    from polars_rankk.passages import DocumentRule
 
 PASSAGES = "Passages and documents"
 
@@ -126,6 +129,8 @@ class DocumentOptions:
                     param_hint="--documents",
                 )
             return None
+        from polars_rankk.passages import DocumentRule  # the command starts with the core only
+
         document: object = self.documents
         if Path(self.documents).is_file():
             mapping = read_source(Path(self.documents), "--documents", "table", "auto", columns)
@@ -137,34 +142,40 @@ class DocumentOptions:
             raise typer.BadParameter(str(error), param_hint="--documents") from None
 
     def apply(
-        self, run: Source, truth: Source, columns: Columns, policy: Policy
-    ) -> tuple[Source, Source, DocumentRule | None]:
-        """The run collapsed to documents, the qrels too when they judge passages, each said
+        self, runs: list[Source], truth: Source, columns: Columns, policy: Policy
+    ) -> tuple[list[Source], Source, DocumentRule | None]:
+        """Each run collapsed to documents, the qrels too when they judge passages, each said
         on stderr; and the rule (None: nothing collapsed)."""
         rule = self.rule(columns)
         if rule is None:
-            return run, truth, None
+            return runs, truth, None
         if columns.rank is not None:
             raise typer.BadParameter(
                 "--documents collapses passages by their scores (--score, higher first), not "
                 "by a rank column",
                 param_hint="--rank",
             )
-        score = columns.score or "score"
-        documents = documents_of(run.frame, rule, group_by=columns.keys, item=columns.item,
-                                 score=score, policy=policy)  # fmt: skip
-        assert isinstance(documents, pl.DataFrame)
-        warn(
-            f"{run.path}: {run.frame.height:,} passage rows collapsed to {documents.height:,} "
-            f"document rows ({rule.describe()})"
-        )
-        return run.replace(documents), self._judged(truth, rule, columns), rule
+        from polars_rankk.passages import documents_of
+
+        collapsed = []
+        for run in runs:
+            documents = documents_of(run.frame, rule, group_by=columns.keys, item=columns.item,
+                                     score=columns.score or "score", policy=policy)  # fmt: skip
+            assert isinstance(documents, pl.DataFrame)
+            warn(
+                f"{run.path}: {run.frame.height:,} passage rows collapsed to "
+                f"{documents.height:,} document rows ({rule.describe()})"
+            )
+            collapsed.append(run.replace(documents))
+        return collapsed, self._judged(truth, rule, columns), rule
 
     def _judged(self, truth: Source, rule: DocumentRule, columns: Columns) -> Source:
         """The qrels made document judgements when every id is a passage's, else as given."""
         passages = _passage_ids(truth.frame, rule, columns.item)
         grades = None if self.truth_grades is None else dict(parse_gains(self.truth_grades))
         if passages is not None and passages.all():
+            from polars_rankk.passages import truth_to_documents
+
             graded = columns.relevance in truth.frame.columns
             judged = truth_to_documents(
                 truth.frame, group_by=columns.keys, document=rule.document, item=columns.item,

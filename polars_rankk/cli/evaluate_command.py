@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import polars as pl
 import typer
@@ -55,7 +55,9 @@ from polars_rankk.cli.running import (
 from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
-from polars_rankk.passages import DocumentRule
+
+if TYPE_CHECKING:
+    from polars_rankk.passages import DocumentRule
 
 Average = Literal["macro", "micro"]
 Names = Literal["canonical", "trec_eval", "ir_measures"]
@@ -158,7 +160,7 @@ def evaluate(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
-        run, judged, rule = documents.apply(run, judged, columns, policy)
+        (run,), judged, rule = documents.apply([run], judged, columns, policy)
         (run,), judged, extra = prepare_runs([run], judged, extra, columns, system=system)
         say("evaluating")
         tables = items.read([run], columns)
@@ -198,11 +200,10 @@ def evaluate(
     meta = {
         "candidates": str(candidates),
         "truth": str(truth),
-        **settings(columns, ks, policy),
+        **settings(columns, ks, policy, rule),
         "system": system,
         "average": None if per_group else average,
         "names": None if per_group else names,
-        "documents": None if rule is None else rule.to_dict(),
     }
     write_result(Result(result.what, result.frame, result.views, meta), output, output_format)
     say_diagnostics(evaluation, candidates)
@@ -226,8 +227,11 @@ def refuse_catalogue_per_system(metrics: Request | None) -> None:
         )
 
 
-def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, object]:
-    """The choices recorded with a JSON result."""
+def settings(
+    columns: Columns, ks: list[int], policy: Policy, documents: DocumentRule | None = None
+) -> dict[str, object]:
+    """The choices recorded with a JSON result (`documents`: the rule the runs' passages
+    were collapsed by)."""
     order = {"rank": columns.rank} if columns.rank is not None else {"score": columns.order}
     return {
         "group_by": columns.keys,
@@ -236,6 +240,7 @@ def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, objec
         "relevance": columns.relevance,
         "k": ks,
         "policy": policy.to_dict(),
+        "documents": None if documents is None else documents.to_dict(),
     }
 
 

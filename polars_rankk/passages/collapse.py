@@ -25,9 +25,10 @@ from polars_rankk.core.columns import ROW, SCORE
 from polars_rankk.core.inputs.normalize import column_name
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES
+from polars_rankk.core.types import PassageAggregate
 from polars_rankk.passages.checks import INVALID_SCORE, REPEATED, refuse_first
 from polars_rankk.passages.ids import DOCUMENT, document_checks, shown_document, with_document
-from polars_rankk.passages.rule import Aggregate, DocumentRule
+from polars_rankk.passages.rule import DocumentRule
 
 #: The passage's position in its document (``aggregate="first"``).
 INDEX = "_rk_passage_index"
@@ -45,7 +46,7 @@ def to_documents(
     document: object,
     item: str = "item",
     score: str = "score",
-    aggregate: Aggregate = "max",
+    aggregate: PassageAggregate = "max",
     top: int | None = None,
     passage_index: str | None = None,
     depth: int | None = None,

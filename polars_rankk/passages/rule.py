@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 import polars as pl
 
 from polars_rankk.core import is_table
-
-#: How a document's score is made of its passages' scores.
-Aggregate = Literal["max", "first", "mean", "sum", "kmax_avg"]
-#: How a document's grade is made of its passages' grades.
-TruthAggregate = Literal["max", "min", "mean"]
+from polars_rankk.core.types import PassageAggregate, PassageGradeAggregate
 
 
 @dataclass(frozen=True)
@@ -67,8 +63,8 @@ TRUTH_AGGREGATES: Mapping[str, Dialect] = {
         Dialect("mean", "the mean grade of its passages", "-"),
     )
 }
-assert tuple(AGGREGATES) == get_args(Aggregate)
-assert tuple(TRUTH_AGGREGATES) == get_args(TruthAggregate)
+assert tuple(AGGREGATES) == get_args(PassageAggregate)
+assert tuple(TRUTH_AGGREGATES) == get_args(PassageGradeAggregate)
 
 
 def choice(value: object, allowed: Mapping[str, Dialect], what: str) -> str:
@@ -146,7 +142,7 @@ class DocumentRule:
     """
 
     document: Any
-    aggregate: Aggregate = "max"
+    aggregate: PassageAggregate = "max"
     top: int | None = None
     passage_index: str | None = None
     depth: int | None = None

@@ -12,9 +12,10 @@ import polars as pl
 from polars_rankk.core import FrameLike, check_numeric, normalize_keys, require_columns, to_lazy
 from polars_rankk.core.columns import GRADE
 from polars_rankk.core.inputs.normalize import column_name
+from polars_rankk.core.types import PassageGradeAggregate
 from polars_rankk.passages.checks import refuse_first
 from polars_rankk.passages.ids import DOCUMENT, document_checks, shown_document, with_document
-from polars_rankk.passages.rule import TRUTH_AGGREGATES, TruthAggregate, check_document, choice
+from polars_rankk.passages.rule import TRUTH_AGGREGATES, check_document, choice
 
 
 def truth_to_documents(
@@ -24,7 +25,7 @@ def truth_to_documents(
     document: object,
     item: str = "item",
     relevance: str = "relevance",
-    aggregate: TruthAggregate = "max",
+    aggregate: PassageGradeAggregate = "max",
     grades: Mapping[float, float] | None = None,
     check_values: bool = True,
 ) -> FrameLike:

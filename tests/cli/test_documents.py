@@ -145,3 +145,29 @@ def test_the_report_records_the_rule(rankk: Rankk, files: dict[str, Path], tmp_p
     page = report.read_text()
     assert "the best 2 documents of each group" in page
     assert "how the candidates&#x27;" in page or "how the candidates'" in page
+
+
+def test_compare_and_report_collapse_every_run(
+    rankk: Rankk, files: dict[str, Path], tmp_path: Path
+) -> None:
+    other = tmp_path / "other.trec"
+    other.write_text(RUN.replace("0.9", "0.1"))
+    code, out, err = rankk("compare", files["run.trec"], other, "--truth",
+                           files["documents.qrels"], "--documents", "#", "--k", "2",
+                           "--metrics", "ndcg", "--n-resamples", "20", "-f", "json")  # fmt: skip
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["documents"]["document"] == "#"
+    truth = read_trec_qrels(files["documents.qrels"]).collect()
+    for name, path in (("run", files["run.trec"]), ("other", other)):
+        documents = rk.to_documents(read_trec_run(path), group_by="query", document="#")
+        mean = rk.evaluate(documents.collect(), truth, k=2, metrics="ndcg",  # type: ignore[union-attr]
+                           group_by="query").summary()["value"].item()  # fmt: skip
+        assert document["means"][0][name] == pytest.approx(mean, abs=0)
+    assert err.count("passage rows collapsed to") == 2
+    page = tmp_path / "report.html"
+    code, _, err = rankk("report", files["run.trec"], other, "--truth", files["documents.qrels"],
+                         "--documents", "#", "--aggregate", "sum", "-o", page, "--k", "1,2",
+                         "--n-resamples", "20")  # fmt: skip
+    assert code == 0, err
+    assert "score = sum: the sum of its passages" in page.read_text()
