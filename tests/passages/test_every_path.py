@@ -291,3 +291,23 @@ def test_first_without_passage_index_is_refused_before_any_path_runs() -> None:
     with pytest.raises(ValueError, match=r"aggregate='first' needs passage_index=\.\.\., the "
                        r"column giving each passage's position"):  # fmt: skip
         rk.DocumentRule("#", aggregate="first")
+
+
+def test_the_report_of_passages_is_the_report_of_their_documents_with_the_rule() -> None:
+    pytest.importorskip("altair")
+    import html
+
+    from polars_rankk.reports.document import render_report
+
+    rule = rk.DocumentRule("#", depth=2)
+    options = {"group_by": "query", "k": [1, 2], "n_resamples": 20, "progress": False}
+    passages = render_report({"A": SPARK_RUN}, SPARK_TRUTH, documents=rule, **options)  # type: ignore[arg-type]
+    documents = rk.to_documents(SPARK_RUN, group_by="query", document="#", depth=2)
+    plain = render_report({"A": documents}, SPARK_TRUTH, **options)  # type: ignore[arg-type, dict-item]
+    row = (
+        f'<tr><td class="text">documents</td><td class="text">{html.escape(rule.describe())}'
+        f'</td><td class="text">how the candidates&#x27; passages were collapsed to documents '
+        f"before ranking</td></tr>"
+    )
+    assert row in passages
+    assert passages.replace(row, "") == plain
