@@ -32,8 +32,8 @@ def test_a_passage_run_on_document_truth_warns_on_every_call() -> None:
     said = (
         r"evaluate: 0 of the 5 distinct candidate ids read \(first 10,000 rows\) equal a truth "
         r"id, but 3 of them cut at their first '#' do \(e.g. 'msmarco_v2.1_doc_29_677149#0_1' "
-        r"-> 'msmarco_v2.1_doc_29_677149'\).*rk.to_documents\(candidates, group_by=\.\.\., "
-        r"document='#'\)"
+        r"-> 'msmarco_v2.1_doc_29_677149'\).*rk.to_documents with document='#' \(on the "
+        r"command line, --documents '#'\)"
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")  # Python's own filter: once per place, unless told
@@ -56,7 +56,7 @@ def test_a_document_run_on_passage_truth_warns_and_points_to_truth_to_documents(
     truth = pl.DataFrame({"query": ["q1", "q2"], "item": ["d1%p0", "d2%p3"]})
     run = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["d1", "d9", "d2"],
                         "score": [1.0, 0.5, 0.2]})  # fmt: skip
-    said = r"2 of them are truth ids cut at their first '%p'.*rk.truth_to_documents\(truth"
+    said = r"2 of them are truth ids cut at their first '%p'.*rk.truth_to_documents with document='%p'"
     with pytest.warns(rk.PassageIdWarning, match=said):
         evaluate(run, truth)
 

@@ -109,15 +109,15 @@ def _message(found: dict[str, Any], what: str, exact: int, sampled: int) -> str:
             f"evaluate: {share} equal a truth id, but {matches} of them cut at their first "
             f"{delimiter!r} do (e.g. {found[_ID]!r} -> {found[_CUT]!r}): the candidates look like "
             f"passages of the truth's documents, and every metric would be 0 for want of a "
-            f"match. Collapse them to documents first: rk.to_documents(candidates, "
-            f"group_by=..., document={delimiter!r}) (rankk evaluate --documents {delimiter!r})"
+            f"match. Collapse them to documents first: rk.to_documents with "
+            f"document={delimiter!r} (on the command line, --documents {delimiter!r})"
         )
     return (
         f"evaluate: {share} equal a truth id, but {matches} of them are truth ids cut at "
         f"their first {delimiter!r} (e.g. {found[_ID]!r} -> {found[_CUT]!r}): the truth judges "
         f"passages of the candidates' documents, and every metric would be 0 for want of a "
-        f"match. Make document judgements first: rk.truth_to_documents(truth, group_by=..., "
-        f"document={delimiter!r})"
+        f"match. Make document judgements first: rk.truth_to_documents with "
+        f"document={delimiter!r} (on the command line, --documents {delimiter!r})"
     )
 
 
