@@ -56,7 +56,8 @@ def test_a_document_run_on_passage_truth_warns_and_points_to_truth_to_documents(
     truth = pl.DataFrame({"query": ["q1", "q2"], "item": ["d1%p0", "d2%p3"]})
     run = pl.DataFrame({"query": ["q1", "q1", "q2"], "item": ["d1", "d9", "d2"],
                         "score": [1.0, 0.5, 0.2]})  # fmt: skip
-    said = r"2 of them are truth ids cut at their first '%p'.*rk.truth_to_documents with document='%p'"
+    said = r"2 of them are truth ids cut at their first '%p'.*rk.truth_to_documents with "
+    said += r"document='%p'"
     with pytest.warns(rk.PassageIdWarning, match=said):
         evaluate(run, truth)
 
