@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from polars_rankk.cli.compare_command import BaselineOption, TruthOption
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.inputs import group_keys_for, parse_runs, read_attributes, read_source
 from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
@@ -66,6 +67,7 @@ ReportPathOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def report(
     runs: RunsArgument,
     truth: TruthOption,
@@ -87,6 +89,7 @@ def report(
     progress: ProgressOption = None,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Write the HTML report of one run or more against TRUTH: summary with intervals,
@@ -109,6 +112,7 @@ def report(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
+        sources, judged, rule = documents.apply(sources, judged, columns, policy)
         sources, judged, extra = prepare_runs(sources, judged, extra, columns)
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
@@ -134,6 +138,7 @@ def report(
                 seed=seed,
                 title="Ranking evaluation: " + ", ".join(evaluations),
                 progress=say,
+                documents=rule,
             )
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

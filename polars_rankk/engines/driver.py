@@ -26,6 +26,7 @@ from polars_rankk.engines.partition import (
     partition_job,
 )
 from polars_rankk.engines.ranked_lists import list_fields
+from polars_rankk.passages import DocumentRule, documents_schema
 
 
 def check_partitions(value: int | None, option: str) -> None:
@@ -188,13 +189,16 @@ def plan_on_driver(
     item_features: object,
     head_share: float,
     subtopics: Subtopics | None = None,
+    documents: DocumentRule | None = None,
 ) -> DriverPlan:
     """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job
     of `plan` (one policy: `planned`): ranked-list columns found, beyond-accuracy metrics and
-    their item tables added, and the subtopic column and metrics (`subtopics`: the truth
-    schema in `schemas` is then the one `subtopics` gives, the truth the other metrics
-    read)."""
+    their item tables added, the subtopic column and metrics (`subtopics`: the truth schema
+    in `schemas` is then the one `subtopics` gives, the truth the other metrics read), and
+    the passages' collapse to documents (`documents`)."""
     part = plan.one_policy
+    if documents is not None:
+        check_documents(schemas[0], documents, group_by=group_by, item=item, score=score)
     spec = check_on_driver(
         *schemas,
         k=plan.ks,
@@ -221,4 +225,30 @@ def plan_on_driver(
     )
     if subtopics is not None:
         job = with_subtopics(job, part, subtopics)
+    if documents is not None:
+        if job.candidate_lists:
+            raise ValueError(
+                "documents= collapses one row per passage: give the candidates in long form "
+                "(one row per group and passage), not as ranked lists"
+            )
+        job = replace(job, documents=documents)
     return DriverPlan(spec, job, tables)
+
+
+def check_documents(
+    schema: dict[str, pl.DataType],
+    rule: DocumentRule,
+    *,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+) -> None:
+    """An engine collapses passages in each partition, where passages and documents travel in
+    one id column: the rule's columns are checked here, and it must keep the id's dtype."""
+    found = documents_schema(schema, rule, group_by=group_by, item=item, score=score)
+    if found[item] != schema[item]:
+        raise TypeError(
+            f"documents= gives documents of dtype {found[item]} for passages of dtype "
+            f"{schema[item]} (column {item!r}); an engine ships both in one column: map "
+            f"passages to documents of the passages' dtype"
+        )

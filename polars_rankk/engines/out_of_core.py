@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +41,7 @@ from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import reduction, staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
+from polars_rankk.passages import DocumentRule, documents_of
 
 _PARTITION = "_rk_partition"
 
@@ -63,6 +64,9 @@ class PartitionedEvaluation:
     resumed_partitions
         How many partitions were taken from an interrupted run with the same inputs and
         arguments (0 for a run from the start).
+    documents
+        How the candidates' passages were collapsed to documents (``documents=``:
+        `polars_rankk.DocumentRule.describe`); None when they were not.
     """
 
     per_group: pl.LazyFrame
@@ -72,6 +76,7 @@ class PartitionedEvaluation:
     resumed_partitions: int
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
+    documents: str | None = None
 
     @property
     def buckets(self) -> int:
@@ -173,6 +178,7 @@ def evaluate_in_partitions(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    documents: DocumentRule | None = None,
 ) -> PartitionedEvaluation:
     """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
 
@@ -203,6 +209,9 @@ def evaluate_in_partitions(
     subtopic
         As for `evaluate`: the truth's subtopic column, for the subtopic metrics; the
         judgements are partitioned with their groups.
+    documents
+        The candidates are passages: collapsed to documents by this `DocumentRule` first
+        (`to_documents`, one aggregation per (group, document), before they are partitioned).
     output
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
@@ -247,6 +256,9 @@ def evaluate_in_partitions(
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     plan = Plan.of(metrics, k, policy)  # planned once: each partition's evaluate executes it
     part = plan.one_policy  # one policy: names asking for several are refused in words
+    if documents is not None:
+        candidates = documents_of(candidates, documents, group_by=group_by, item=item,
+                                  score=score, policy=part.policy)  # fmt: skip
     columns: dict[str, Any] = {"keys": keys, "item": item, "relevance": relevance}
     truth, subtopics = subtopic_job(part, truth, subtopic=subtopic, **columns)
     options: dict[str, Any] = {
@@ -276,6 +288,7 @@ def evaluate_in_partitions(
     # The names as typed, the cut-offs and the policy key and record the run.
     arguments.update(metrics=plan.request.names, k=plan.ks, policy=plan.policy)
     arguments.pop("subtopic_truth", None)
+    arguments["documents"] = None if documents is None else documents.to_dict()
     inputs = {
         "candidates": candidates,
         "truth": subtopic_truth if subtopics.metrics else truth,
@@ -289,7 +302,8 @@ def evaluate_in_partitions(
     )
     staging.manifest(run, arguments)
     done = _run_partitions(run, spec, options, engine, progress)
-    return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    return result if documents is None else replace(result, documents=documents.describe())
 
 
 def _committed(

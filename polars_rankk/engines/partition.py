@@ -38,6 +38,7 @@ from polars_rankk.engines.ranked_lists import (
     with_empty_lists,
 )
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
+from polars_rankk.passages import DocumentRule, documents_of
 
 #: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row; with ranked
 #: list inputs also 2 (3), a group whose candidate (truth) list is empty, keys only.
@@ -100,18 +101,24 @@ class PartitionJob:
     #: What every partition computes, planned once on the driver (`metrics`, `ks` and
     #: `policy` above are what it reports).
     plan: Plan | None = None
+    #: The candidates are passages, collapsed to documents in each partition before they are
+    #: ranked (a partition holds whole groups, so the collapse is the whole input's).
+    documents: DocumentRule | None = None
 
     # -- inputs -------------------------------------------------------------------------------
+
+    def extras(self) -> list[str]:
+        """The candidates' columns beside keys, item, score and label: R_g, the row order,
+        the passage's position in its document."""
+        index = None if self.documents is None else self.documents.passage_index
+        return [c for c in (self.n_relevant, self.order_by, index) if c is not None]
 
     def candidate_columns(self) -> list[str]:
         """The candidate columns the evaluation reads, in the user's names."""
         columns = [*self.keys, self.item, *([] if self.positional else [self.score])]
         if self.labelled:
             columns.append(self.relevance)
-        for extra in (self.n_relevant, self.order_by):
-            if extra is not None:
-                columns.append(extra)
-        return columns
+        return columns + self.extras()
 
     def truth_columns(self) -> list[str]:
         """The truth columns the evaluation reads, in the user's names."""
@@ -130,7 +137,7 @@ class PartitionJob:
             self.item,
             self.score,
             *([pl.col(LABEL).alias(self.relevance)] if self.labelled else []),
-            *[c for c in (self.n_relevant, self.order_by) if c is not None],
+            *self.extras(),
         )
         if self.candidate_lists:
             if self.positional:
@@ -197,6 +204,13 @@ class PartitionJob:
         if self.order_by is not None:
             # ties="input_order": the row order is the order column's, within every group.
             candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        if self.documents is not None:
+            collapsed = documents_of(
+                candidates, self.documents, group_by=self.keys, item=self.item,
+                score=self.score, policy=self.policy, check_values=self.check_values,
+            )  # fmt: skip
+            assert isinstance(collapsed, pl.DataFrame)
+            candidates = collapsed
         with warnings.catch_warnings():
             # A partition whose groups a policy drops is no news: the summary says it.
             warnings.simplefilter("ignore", EmptyResultWarning)

@@ -32,6 +32,7 @@ from polars_rankk.core.inputs.normalize import (
     optional_column,
     resolve_ranking_column,
 )
+from polars_rankk.core.inputs.passage_guard import warn_passage_ids
 from polars_rankk.core.inputs.values import (
     DEFAULT_RELEVANCE,
     EmptyResultWarning,
@@ -218,6 +219,8 @@ def check_inputs(
     _check_candidates(tables, index_hints(candidates, "candidates"))
     _check_truth(tables, index_hints(truth, "truth"))
     _check_pair(tables, policy, system)
+    if check_values:
+        warn_passage_ids(tables.candidates, tables.truth, item)
 
     spec = Spec(
         empty_candidate_groups=_keys_as(empty_candidates, tables.candidates, keys),
