@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation.views import reported
 from polars_rankk.core.inputs.spec import (
     Spec,
     align_ids,
@@ -298,7 +299,7 @@ def micro_query(groups: FrameLike, spec: Spec, metrics: Sequence[str]) -> pl.Laz
         metric = REGISTRY[name]
         micro = metric.micro
         assert micro is not None  # checked above
-        for k in spec.ks if metric.has_k else (None,):
+        for k in reported(name, spec.ks if metric.has_k else (None,), spec):
             counted = frame
             if k is not None and policy.short_lists == "skip":
                 counted = counted.filter(pl.col(N_CANDIDATES) >= k)

@@ -31,6 +31,7 @@ from polars_rankk.core.evaluation.views import (
     views_of,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.names.cells import Label
 from polars_rankk.core.names.parse import NameStyle
 from polars_rankk.core.types import Average, FrameLike
 
@@ -82,7 +83,7 @@ class Evaluation(EvaluationTables):
     variants: tuple[Evaluation, ...] = ()
     #: What its metrics add to their names where they read the policy otherwise than the
     #: evaluation asked (`polars_rankk.core.names.plan.Part.labels`).
-    labels: tuple[tuple[str, str], ...] = ()
+    labels: tuple[Label, ...] = ()
 
     def summary(
         self,

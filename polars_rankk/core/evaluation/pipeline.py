@@ -303,6 +303,7 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
         check_values=inputs.check_values,
         rank=inputs.rank,
         system=inputs.system,
+        cells=part.cells,
     )
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(

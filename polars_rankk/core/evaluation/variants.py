@@ -18,7 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from polars_rankk.core.metrics.registry import metric_rank
+from polars_rankk.core.metrics.registry import REGISTRY, metric_rank
+from polars_rankk.core.names.cells import Label, at_cutoff
 from polars_rankk.core.names.parse import NameStyle
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
@@ -35,7 +36,7 @@ class Part(Protocol):
     is_lazy: bool
     system: str | None
     variants: tuple[Any, ...]
-    labels: tuple[tuple[str, str], ...]
+    labels: tuple[Label, ...]
     _keys: list[str]
 
     def summary(
@@ -52,31 +53,41 @@ P = TypeVar("P", bound=Part)
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
-def relabelled(table: Frame, labels: Sequence[tuple[str, str]], canonical_only: bool) -> Frame:
-    """`table` with each metric's label suffix after its name (`Part.labels`); for tool
-    spellings (`canonical_only`), only after the canonical names a tool could not spell: a
-    tool's name already says its parameters."""
+def _cell(metric: str, k: int | None) -> pl.Expr:
+    return (pl.col("metric") == metric) & pl.col("k").eq_missing(pl.lit(k, dtype=pl.Int64))
+
+
+def relabelled(table: Frame, labels: Sequence[Label], canonical_only: bool) -> Frame:
+    """`table` (``metric`` and ``k`` columns) with each labelled cell's name (`Part.labels`):
+    as typed; with a tool's names (`canonical_only`), only where the tool could not write it
+    (its canonical ``metric@K`` stands), as the canonical name with the fields it reads
+    otherwise (a tool's spelling would claim the tool's number)."""
     if not labels:
         return table
-    # The fields go after the metric's name, before a cut-off written into it (ndcg(...)@10).
-    base = pl.col("metric").str.replace(r"@\d+$", "")
-    cut = pl.col("metric").str.extract(r"(@\d+)$").fill_null("")
-    labelled: Any = pl
-    for metric, suffix in labels:
-        labelled = labelled.when(base == metric).then(pl.lit(metric + suffix) + cut)
-    return table.with_columns(labelled.otherwise(pl.col("metric")).alias("metric"))
+    named: Any = pl
+    for found in labels:
+        if canonical_only:
+            written = REGISTRY[found.metric].column(found.k)
+            named = named.when(
+                (pl.col("metric") == written) & pl.col("k").eq_missing(found.k)
+            ).then(pl.lit(at_cutoff(found.canonical, found.k)))
+        else:
+            named = named.when(_cell(found.metric, found.k)).then(pl.lit(found.typed))
+    return table.with_columns(named.otherwise(pl.col("metric")).alias("metric"))
 
 
-def unlabelled(table: FrameLike, labels: Sequence[tuple[str, str]]) -> pl.LazyFrame:
-    """`table` with each labelled metric's canonical name back (`relabelled` undone), for a
-    step that reads the registry's names."""
+def unlabelled(table: FrameLike, labels: Sequence[Label]) -> pl.LazyFrame:
+    """`table` with each labelled cell's metric name back (`relabelled` undone), for a step
+    that reads the registry's names."""
     if not labels:
         return table.lazy()
-    canonical = {metric + suffix: metric for metric, suffix in labels}
-    return table.lazy().with_columns(pl.col("metric").replace(canonical))
+    named: Any = pl
+    for found in labels:
+        named = named.when(_cell(found.typed, found.k)).then(pl.lit(found.metric))
+    return table.lazy().with_columns(named.otherwise(pl.col("metric")).alias("metric"))
 
 
-def label(evaluation: P, labels: tuple[tuple[str, str], ...]) -> P:
+def label(evaluation: P, labels: tuple[Label, ...]) -> P:
     """`evaluation` of one plan part, its metrics labelled with what they read otherwise than
     the evaluation's policy (`Part.labels`): its ``per_group`` rows now, its ``summary()``
     when it is asked."""
