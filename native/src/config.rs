@@ -107,6 +107,35 @@ pub struct Call {
     pub outputs: Vec<OutputSpec>,
 }
 
+impl Default for Call {
+    /// `call.py`'s `Call()`: field for field the Python dataclass's defaults, so that a test,
+    /// a benchmark or an example writes only the fields it sets.
+    fn default() -> Self {
+        Call {
+            keys: Vec::new(),
+            item: Kind::Integer,
+            score_name: "score".to_string(),
+            unjudged_grade: 0.0,
+            may_add: Vec::new(),
+            null_order_grade: 0.0,
+            condense: false,
+            judged: Judged::Unused,
+            positive_only: false,
+            labelled: false,
+            negative_unjudged: false,
+            row: false,
+            truth: false,
+            counts: 0,
+            one_group: false,
+            has_item: true,
+            has_extra: false,
+            pool_restrict: false,
+            terms: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+}
+
 /// Where a candidate's "has a judgement" flag comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -398,50 +427,21 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing;
 
     fn call(terms: Vec<TermSpec>, outputs: Vec<OutputSpec>) -> Call {
-        Call {
-            keys: vec![Kind::Integer, Kind::Text],
-            item: Kind::Text,
-            score_name: "score".to_string(),
-            unjudged_grade: 0.0,
-            may_add: Vec::new(),
-            null_order_grade: 0.0,
-            condense: false,
-            judged: Judged::Unused,
-            positive_only: false,
-            labelled: false,
-            negative_unjudged: false,
-            row: false,
-            truth: false,
-            counts: 0,
-            one_group: false,
-            has_item: true,
-            has_extra: false,
-            pool_restrict: false,
-            terms,
-            outputs,
-        }
-    }
-
-    fn output(column: &str, value: OutputValue, k: usize, term: Option<&str>) -> OutputSpec {
-        OutputSpec { column: column.to_string(), value, k, term: term.map(str::to_string) }
+        Call { keys: vec![Kind::Integer, Kind::Text], item: Kind::Text, terms, outputs, ..Call::default() }
     }
 
     #[test]
     fn reads_a_weight() {
-        let word = |w: &str| TokenSpec::Word(w.to_string());
-        let dcg = TermSpec {
-            name: "dcg".to_string(),
-            pieces: vec![PieceSpec {
-                label: Label::Gain,
-                divide: true,
-                weight: vec![word("r"), TokenSpec::Number(1.0), word("+"), word("log2")],
-            }],
-        };
+        let dcg = testing::term("dcg", vec![testing::dcg_piece()]);
         let Stat::Linear(pieces) = linear(&dcg).unwrap() else { panic!() };
         assert_eq!(pieces[0].weight.as_ref().unwrap().len(), 4);
-        let broken = TermSpec { pieces: vec![PieceSpec { weight: vec![word("r"), word("+")], ..dcg.pieces[0].clone() }], ..dcg };
+        let broken = TermSpec {
+            pieces: vec![PieceSpec { weight: vec![testing::word("r"), testing::word("+")], ..dcg.pieces[0].clone() }],
+            ..dcg
+        };
         assert!(linear(&broken).is_err());
     }
 
@@ -461,21 +461,15 @@ mod tests {
 
     #[test]
     fn reads_outputs() {
-        let hits = TermSpec {
-            name: "hits".to_string(),
-            pieces: vec![PieceSpec { label: Label::Relevant, divide: false, weight: Vec::new() }],
-        };
-        let outputs = vec![
-            output("_rk_hits@5", OutputValue::Sum, 5, Some("hits")),
-            output("q", OutputValue::Key, 0, None),
-        ];
+        let hits = testing::term("hits", vec![testing::label(Label::Relevant)]);
+        let outputs = vec![testing::sum("_rk_hits@5", "hits", 5), testing::key("q", 0)];
         let config = from_call(&call(vec![hits], outputs), Policy::default()).unwrap();
         assert_eq!(config.outputs[0].1, Output::At(0, 5));
         assert_eq!(config.stats[0].1, Stat::Linear(vec![Piece { label: Label::Relevant, divide: false, weight: None }]));
         assert_eq!(config.outputs[1].1, Output::Key(0));
         assert_eq!(config.k_max(), 5);
         assert_eq!(config.n_inputs(), 5);
-        let out_of_range = vec![output("q", OutputValue::Key, 2, None)];
+        let out_of_range = vec![testing::key("q", 2)];
         assert!(from_call(&call(Vec::new(), out_of_range), Policy::default()).is_err());
     }
 }

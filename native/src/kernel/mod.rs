@@ -6,11 +6,9 @@
 //! orders, de-duplicates and condenses one group; `terms` sums the declared terms of a ranked
 //! group. This module splits the groups across the threads.
 
-use std::sync::OnceLock;
-
-use crate::columns::Column;
 use crate::config::{Config, Label, N_LABELS};
 
+mod context;
 mod gather;
 mod group_ids;
 mod hashing;
@@ -21,35 +19,12 @@ pub(crate) mod terms;
 mod tests;
 mod truth;
 
+pub use context::{threads, timing, Inputs};
 use group_ids::grouped;
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
 use terms::{cwl_label, grade_label, rbp_label};
-
-/// Worker threads for one call (asked once: the OS call is slow next to a small call).
-pub fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
-        let from_env = std::env::var("POLARS_RANKK_NATIVE_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|v| *v > 0);
-        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
-
-/// The input columns of one call, read in row order without copies.
-pub struct Inputs<'a> {
-    pub keys: Vec<&'a Column<'a>>,
-    pub item: &'a Column<'a>,
-    pub score: &'a Column<'a>,
-    pub grade: &'a Column<'a>,
-    pub judged: Option<&'a Column<'a>>,
-    pub row: Option<&'a Column<'a>>,
-    pub n_relevant: Option<&'a Column<'a>>,
-    pub n_nonrelevant: Option<&'a Column<'a>>,
-}
 
 /// The result: one entry per group.
 pub struct Groups {
@@ -57,18 +32,6 @@ pub struct Groups {
     pub keys: Vec<Vec<u64>>,
     /// `values[g * n_outputs + j]`: output `j` of group `g` (keys excluded: 0).
     pub values: Vec<f64>,
-}
-
-/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling), with
-/// the process's resident memory after the phase (Linux).
-pub fn timing(label: &str, since: std::time::Instant) {
-    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
-        let resident = std::fs::read_to_string("/proc/self/statm")
-            .ok()
-            .and_then(|text| text.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
-            .map_or(String::new(), |pages| format!(", resident {} MiB", pages * 4096 / (1 << 20)));
-        eprintln!("rankk kernel: {label}: {:.1} ms{resident}", since.elapsed().as_secs_f64() * 1e3);
-    }
 }
 
 /// Each group's thread-sized share: (first group, number of groups) per part.
