@@ -17,10 +17,10 @@ pub fn threads() -> usize {
     })
 }
 
-/// Whether `POLARS_RANKK_NATIVE_TIMING` asks for the phases and counters on stderr.
+/// Whether `POLARS_RANKK_NATIVE_TIMING` asks for the phases and counters on stderr (read at
+/// each phase: a few times a call, never per row or group).
 pub fn timing_on() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some())
+    std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some()
 }
 
 /// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling), with

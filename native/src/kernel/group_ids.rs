@@ -59,16 +59,17 @@ impl Grouped {
 /// the whole truth (none: each partition joins its own truth rows).
 fn report(partitioned: usize, partitions: usize, truth_rows: usize, whole_rows: bool) {
     let how = if whole_rows { "rows" } else { "row numbers" };
+    count("rows taken as grouped", 0);
     count("rows partitioned", format!("{partitioned} into {partitions} partitions (as {how})"));
     count("rows scattered", 0);
-    count("truth rows joined by partition", truth_rows);
+    count("truth rows joined by group", truth_rows);
     count("whole-truth probes", 0);
 }
 
 /// A candidate row as the ranking reads it, after `Policy.invalid_scores` and condensing
 /// (None: the row leaves before ranking).
 #[inline]
-fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag: f64) -> Option<Candidate> {
+pub(super) fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag: f64) -> Option<Candidate> {
     let mut score = score;
     if !score.is_finite() {
         match config.policy.invalid_scores {

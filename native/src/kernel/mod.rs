@@ -2,7 +2,8 @@
 //! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/metrics/order.py`
 //! and `polars_rankk/core/evaluation/prepare.py`; the formulas follow them term by term.
 //!
-//! `group_ids` groups the rows (hashing the keys) and scatters them group by group; `rank`
+//! `runs` takes rows already grouped as they come; `group_ids` groups rows in any other order
+//! (partitioning them by the keys' hash) and gathers them group by group; `rank`
 //! orders, de-duplicates and condenses one group; `terms` sums the declared terms of a ranked
 //! group. This module splits the groups across the threads.
 
@@ -14,13 +15,17 @@ mod group_ids;
 mod hashing;
 mod partition;
 pub(crate) mod rank;
+mod runs;
 pub(crate) mod terms;
 #[cfg(test)]
 mod tests;
 mod truth;
+mod truth_sums;
 
 pub use context::{threads, timing, Inputs};
 use group_ids::grouped;
+use runs::grouped_in_runs;
+pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
@@ -42,7 +47,7 @@ fn parts(n_groups: usize) -> (usize, usize) {
 
 /// Rank every group and read its sums; `outputs` gives the columns, in order.
 pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
-    let mut grouped = grouped(config, inputs);
+    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
     let n_groups = grouped.starts.len();
     let (n_relevant, n_nonrelevant) =
         (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
@@ -105,7 +110,7 @@ pub struct TermRows {
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
 /// K-curves' sums over ranks read them).
 pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
-    let mut grouped = grouped(config, inputs);
+    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();

@@ -1,6 +1,7 @@
 //! The grouping holds whatever the rows' order: the same sums per group, groups in order of
-//! their first candidate row, on both partitioning paths (the rows themselves with one key
-//! column; row numbers with two), over several partitions (36,000 candidate rows).
+//! their first candidate row, on rows taken as grouped (in order, reversed) and on both
+//! partitioning paths (the rows themselves with one key column; row numbers with two), over
+//! several partitions (36,000 candidate rows), and on rows grouped but for one.
 
 use crate::columns::Values;
 use crate::config::{from_call, Call, Kind, OutputValue, Policy};
@@ -85,11 +86,14 @@ fn any_row_order_gives_the_same_sums_in_order_of_first_appearance() {
         shuffled.swap(i, (state % (i as u64 + 1)) as usize);
     }
     let reversed: Vec<usize> = grouped.iter().rev().copied().collect();
+    // Grouped but for one row of the first group, moved to the end: two runs of one key.
+    let mut split = grouped[1..].to_vec();
+    split.push(0);
     for keys in [1, 2] {
         let expected = sums(&grouped, keys);
         assert_eq!(expected.len(), N_USERS, "the last user has only truth rows");
         assert!(expected.iter().enumerate().all(|(g, (user, _))| *user == g as i64));
-        for order in [&shuffled, &reversed] {
+        for order in [&shuffled, &reversed, &split] {
             let found = sums(order, keys);
             // Groups in order of their first candidate row...
             let mut seen = vec![false; N_USERS];

@@ -184,6 +184,9 @@ def _truth_stats(
     bpref, the number of judged non-relevant truth items)."""
     keys = list(spec.keys)
     policy = spec.policy
+    on_kernel = None if padding is not None else native.truth_stats(spec, judged, count_nonrelevant)
+    if on_kernel is not None:
+        return on_kernel
     relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
     gains = judged.select(
         [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]

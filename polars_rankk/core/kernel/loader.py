@@ -22,12 +22,14 @@ import polars as pl
 from polars_rankk.core.columns import (
     GRADE,
     HITS_AT_R,
+    IDEAL_DCG,
     IS_JUDGED,
     N_CANDIDATES,
     N_NONRELEVANT,
     N_RELEVANT,
     ROW,
     SCORE,
+    stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel.call import (
@@ -399,6 +401,45 @@ def group_sums(
     sums = inputs.frame.select(_call(library(), inputs.arguments, kwargs(spec.policy, call)))
     names = [*inputs.keys, *(output.column for output in outputs)]
     return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
+
+
+def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl.LazyFrame | None:
+    """Per group of `judged` (the judged truth rows: keys, item, grade; one row per group and
+    item): R_g, [the judged non-relevant count] and the ideal DCG at every K, computed by the
+    kernel as `prepare._truth_stats` computes them in Polars (the same columns and dtypes);
+    None where the kernel does not take them: not loaded, keys it does not read, or grades
+    not checked finite (the kernel reads a null grade as NaN, which Polars does not)."""
+    finite = spec.values_checked or (spec.truth is not None and not spec.truth_graded)
+    if unsupported(spec) is not None or not finite:
+        return None
+    schema = judged.collect_schema()
+    keys = list(spec.keys)
+    outputs = [Output(key, "key", index) for index, key in enumerate(keys)]
+    outputs.append(Output(N_RELEVANT, "n_relevant"))
+    if count_nonrelevant:
+        outputs.append(Output(N_NONRELEVANT, "n_nonrelevant"))
+    outputs += [Output(stat_column(IDEAL_DCG, k), "ideal_dcg", k) for k in spec.read_ks]
+    call = Call(
+        keys=tuple(_kind(schema[key]) or "" for key in keys),
+        outputs=tuple(outputs),
+    )
+    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    arguments.append(pl.col(GRADE).cast(pl.Float64))
+    sums = judged.select(
+        pl.plugins.register_plugin_function(
+            plugin_path=library(),
+            function_name="truth_sums",
+            args=arguments,
+            kwargs=kwargs(spec.policy, call),
+            is_elementwise=False,
+            changes_length=True,
+        ).alias(_SUMS)
+    ).unnest(_SUMS)
+    counts = [N_RELEVANT, *([N_NONRELEVANT] if count_nonrelevant else [])]
+    return sums.with_columns(
+        *(pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String),
+        *(pl.col(column).cast(pl.Int64) for column in counts),
+    )
 
 
 def term_rows(

@@ -1,0 +1,244 @@
+//! Rows already grouped: every group's candidate rows side by side (a log written user by
+//! user, a table sorted by its keys), taken as they come, without partitioning.
+//!
+//! One sequential pass over the keys finds the runs of equal keys among the candidate rows
+//! (the truth's rows, after them, are set aside); the rows are grouped when no key starts two
+//! runs, which a small table of the runs' keys (one entry per group, not per row) tells.
+//! Rows in any other order leave after a few thousand rows (their runs are short) or at the
+//! first key seen again, and take the partitioned path (`group_ids`). Each group's truth rows
+//! are then joined to its candidates, which each thread reads in order, run after run.
+
+use std::time::Instant;
+
+use crate::columns::{FloatCursor, HandleCursor};
+use crate::config::Config;
+
+use super::context::{count, threads, timing, Inputs};
+use super::group_ids::{candidate, Grouped};
+use super::hashing::KeyColumns;
+use super::rank::{Candidate, Items};
+use super::truth::Truth;
+
+/// Rows read before judging whether the runs are long enough to be groups.
+const PROBE_ROWS: usize = 4096;
+/// Rows per run, over the first `PROBE_ROWS` candidate rows, below which the rows are not
+/// taken as grouped (rows in random order: a run per row, which the partitioned path groups
+/// faster than a table of runs as large as the rows would).
+const MIN_RUN: usize = 4;
+
+/// The runs of the candidate rows: `starts[g]..ends[g]` (rows) hold group g's candidates
+/// (groups in order of their first row), `truth` the truth's rows `(group, item, grade)`.
+struct Runs {
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+    /// `keys[g * n_keys + j]`: the handle of key column j of group g.
+    keys: Vec<u64>,
+    truth: Vec<(u32, u64, f64)>,
+    /// The truth's rows read (those of groups only in the truth included).
+    truth_read: usize,
+}
+
+/// The group table of the runs' keys: open addressing over the keys' hashes.
+struct Table {
+    slots: Vec<u32>,
+    hashes: Vec<u64>,
+}
+
+impl Table {
+    /// The group of `key` (a run's first row's handles), or None when it is not in the table;
+    /// `key_of(g)` gives group g's handles.
+    fn find<'k>(&self, keys: &KeyColumns<'_>, key: &[u64], hash: u64, key_of: impl Fn(usize) -> &'k [u64]) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = (hash as usize) & mask;
+        loop {
+            let found = self.slots[slot];
+            if found == u32::MAX {
+                return Err(slot);
+            }
+            let g = found as usize;
+            if self.hashes[g] == hash && keys.equal(key, key_of(g)) {
+                return Ok(found);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+}
+
+/// The runs of equal keys among the candidate rows, when each key has one run (None: the
+/// rows are not grouped).
+fn runs(config: &Config, inputs: &Inputs<'_>, keys: &KeyColumns<'_>) -> Option<Runs> {
+    let n = inputs.score.len();
+    let n_keys = keys.kinds.len();
+    let mut cursors: Vec<HandleCursor<'_>> = inputs.keys.iter().map(|c| HandleCursor::new(c)).collect();
+    let mut grades = FloatCursor::new(inputs.grade);
+    let mut current = vec![0u64; n_keys];
+    let mut out = Runs { starts: Vec::new(), ends: Vec::new(), keys: Vec::new(), truth: Vec::new(), truth_read: 0 };
+    let mut truth_rows: Vec<usize> = Vec::new();
+    let mut candidates = 0usize;
+    for row in 0..n {
+        for (slot, cursor) in current.iter_mut().zip(cursors.iter_mut()) {
+            *slot = cursor.get(row);
+        }
+        if config.truth && !grades.get(row).is_nan() {
+            truth_rows.push(row);
+            continue;
+        }
+        candidates += 1;
+        let last = out.starts.len();
+        let same = last > 0
+            && out.ends[last - 1] == row
+            && keys.equal(&current, &out.keys[(last - 1) * n_keys..last * n_keys]);
+        if same {
+            out.ends[last - 1] = row + 1;
+        } else {
+            out.starts.push(row);
+            out.ends.push(row + 1);
+            out.keys.extend_from_slice(&current);
+        }
+        if candidates == PROBE_ROWS && out.starts.len() * MIN_RUN > PROBE_ROWS {
+            return None;
+        }
+    }
+    // A group's rows cut by another's (or by a truth row) make two runs of one key, which the
+    // table below finds: those rows take the partitioned path.
+    let n_groups = out.starts.len();
+    let mut table = Table { slots: vec![u32::MAX; (n_groups * 2).next_power_of_two().max(64)], hashes: Vec::with_capacity(n_groups) };
+    for g in 0..n_groups {
+        let key = &out.keys[g * n_keys..(g + 1) * n_keys];
+        let hash = keys.hash(key);
+        match table.find(keys, key, hash, |h| &out.keys[h * n_keys..(h + 1) * n_keys]) {
+            Ok(_) => return None, // a key seen in an earlier run: not grouped
+            Err(slot) => {
+                table.slots[slot] = g as u32;
+                table.hashes.push(hash);
+            }
+        }
+    }
+    // The truth's rows, each to its group (a group only in the truth has no candidates and no
+    // output row: its rows are left out, as on the partitioned path).
+    let mut items = HandleCursor::new(inputs.item);
+    out.truth_read = truth_rows.len();
+    for row in truth_rows {
+        for (slot, cursor) in current.iter_mut().zip(cursors.iter_mut()) {
+            *slot = cursor.get(row);
+        }
+        let hash = keys.hash(&current);
+        if let Ok(g) = table.find(keys, &current, hash, |h| &out.keys[h * n_keys..(h + 1) * n_keys]) {
+            out.truth.push((g, items.get(row), grades.get(row)));
+        }
+    }
+    Some(out)
+}
+
+/// Every group's candidates, when the candidate rows come grouped (None: they do not).
+pub(super) fn grouped_in_runs(config: &Config, inputs: &Inputs<'_>) -> Option<Grouped> {
+    let started = Instant::now();
+    let key_columns = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
+    let found = runs(config, inputs, &key_columns)?;
+    let n_keys = config.key_kinds.len();
+    let n_groups = found.starts.len();
+    count("rows taken as grouped", format!("{} in {n_groups} groups", inputs.score.len()));
+    count("rows partitioned", "0 into 0 partitions (rows already grouped)");
+    count("rows scattered", 0);
+    count("truth rows joined by group", found.truth_read);
+    count("whole-truth probes", 0);
+    timing("runs", started);
+    let started = Instant::now();
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let truth = config.truth.then(|| Truth::new(&items, &found.truth, n_groups));
+    // Each thread's groups: contiguous, about equal in rows.
+    let threads = threads().min(n_groups.max(1));
+    let total: usize = found.starts.iter().zip(&found.ends).map(|(s, e)| e - s).sum();
+    let mut bounds = vec![0usize];
+    let mut so_far = 0usize;
+    for g in 0..n_groups {
+        so_far += found.ends[g] - found.starts[g];
+        if bounds.len() < threads && so_far * threads >= total * bounds.len() {
+            bounds.push(g + 1);
+        }
+    }
+    bounds.push(n_groups);
+    bounds.dedup();
+    let work = |first: usize, last: usize| {
+        let mut item_cursor = HandleCursor::new(inputs.item);
+        let mut score_cursor = FloatCursor::new(inputs.score);
+        let mut grade_cursor = FloatCursor::new(inputs.grade);
+        let mut row_cursor = inputs.row.map(HandleCursor::new);
+        let mut judged_cursor = inputs.judged.map(FloatCursor::new);
+        let mut relevant_cursor = inputs.n_relevant.map(FloatCursor::new);
+        let mut nonrelevant_cursor = inputs.n_nonrelevant.map(FloatCursor::new);
+        let rows: usize = (first..last).map(|g| found.ends[g] - found.starts[g]).sum();
+        let mut region: Vec<Candidate> = Vec::with_capacity(rows);
+        let (mut starts, mut ends) = (Vec::with_capacity(last - first), Vec::with_capacity(last - first));
+        let (mut relevant, mut nonrelevant) = (Vec::new(), Vec::new());
+        for g in first..last {
+            starts.push(region.len());
+            let (mut most_relevant, mut most_nonrelevant) = (f64::NAN, f64::NAN);
+            for row in found.starts[g]..found.ends[g] {
+                let item = item_cursor.get(row);
+                let grade = match &truth {
+                    Some(truth) => truth.grade(&items, g as u32, item),
+                    None => grade_cursor.get(row),
+                };
+                let input_row = row_cursor.as_mut().map_or(0, |c| c.get(row) as i64);
+                let flag = judged_cursor.as_mut().map_or(0.0, |c| c.get(row));
+                if let Some(cursor) = relevant_cursor.as_mut() {
+                    most_relevant = most_relevant.max(cursor.get(row));
+                }
+                if let Some(cursor) = nonrelevant_cursor.as_mut() {
+                    most_nonrelevant = most_nonrelevant.max(cursor.get(row));
+                }
+                // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
+                if let Some(c) = candidate(config, score_cursor.get(row) + 0.0, grade, item, input_row, flag) {
+                    region.push(c);
+                }
+            }
+            ends.push(region.len());
+            if inputs.n_relevant.is_some() {
+                relevant.push(most_relevant);
+            }
+            if inputs.n_nonrelevant.is_some() {
+                nonrelevant.push(most_nonrelevant);
+            }
+        }
+        (region, starts, ends, relevant, nonrelevant)
+    };
+    let parts: Vec<_> = if bounds.len() <= 2 {
+        vec![work(0, n_groups)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = bounds.windows(2).map(|w| {
+                let (first, last) = (w[0], w[1]);
+                scope.spawn(move || work(first, last))
+            }).collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    };
+    let mut grouped = Grouped {
+        keys: (0..n_keys).map(|j| (0..n_groups).map(|g| found.keys[g * n_keys + j]).collect()).collect(),
+        starts: Vec::with_capacity(n_groups),
+        ends: Vec::with_capacity(n_groups),
+        members: Vec::with_capacity(parts.len()),
+        candidates: Vec::with_capacity(parts.len()),
+        n_relevant: Vec::new(),
+        n_nonrelevant: Vec::new(),
+    };
+    if let Some(truth) = &truth {
+        let (relevant, nonrelevant) = truth.counts(&items, config.policy.relevance_threshold);
+        grouped.n_relevant = relevant;
+        grouped.n_nonrelevant = nonrelevant;
+    }
+    let mut first = 0u32;
+    for (region, starts, ends, relevant, nonrelevant) in parts {
+        let n = starts.len() as u32;
+        grouped.members.push((first..first + n).collect());
+        first += n;
+        grouped.starts.extend(starts);
+        grouped.ends.extend(ends);
+        grouped.candidates.push(region);
+        grouped.n_relevant.extend(relevant);
+        grouped.n_nonrelevant.extend(nonrelevant);
+    }
+    timing("group and gather (grouped rows)", started);
+    Some(grouped)
+}
