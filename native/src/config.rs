@@ -266,13 +266,16 @@ impl Config {
         self.key_kinds.len() + 3 + judged + usize::from(self.has_row) + self.n_counts
     }
 
-    /// Whether any running sum must go past the largest cut-off.
+    /// Whether every rank of a list is read, whatever the cut-offs: a sum over the whole list
+    /// (average precision, bpref), or expected ties (each tie block's expectation is read
+    /// through the whole list, as the reference reads it).
     pub fn whole_list(&self) -> bool {
-        self.policy.ties == Ties::Expected
-            || self
-                .outputs
-                .iter()
-                .any(|(_, o)| matches!(o, Output::HitsAtR | Output::At(_, 0)))
+        self.policy.ties == Ties::Expected || self.outputs.iter().any(|(_, o)| matches!(o, Output::At(_, 0)))
+    }
+
+    /// Whether hits within the first R ranks are read (R-precision): R ranks past K.
+    pub fn reads_hits_at_r(&self) -> bool {
+        self.outputs.iter().any(|(_, o)| matches!(o, Output::HitsAtR))
     }
 
     /// The largest cut-off read.

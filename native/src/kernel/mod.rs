@@ -74,11 +74,12 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                 let mut result = GroupResult::new(ks.len(), n_stats);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let len = rank_group(config, items, group, &mut keys_scratch);
                     let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
                     let nonrelevant =
                         n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
-                    reader.read(&group[..len], relevant, nonrelevant, &mut result);
+                    let top = reader.ranks_read(relevant);
+                    let (len, sorted) = rank_group(config, items, group, &mut keys_scratch, top);
+                    reader.read(&group[..sorted], len, relevant, nonrelevant, &mut result);
                     let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
                     for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
                         *slot = result.output(output, ks);
@@ -116,7 +117,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
     let n_groups = slices.len();
     let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
-    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, k_max };
+    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
     let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -128,8 +129,8 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
                 let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
-                    let len = rank_group(config, items, group, &mut keys_scratch);
-                    reader.row_terms((first + local) as u32, &group[..len], &mut weights, &mut out);
+                    let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(k_max));
+                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, &mut out);
                 }
                 out
             }));
