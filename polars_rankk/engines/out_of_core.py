@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -42,7 +43,7 @@ from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
-from polars_rankk.engines import reduction, staging
+from polars_rankk.engines import key_ranges, reduction, staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
 
 _PARTITION = "_rk_partition"
@@ -138,6 +139,7 @@ def _checked(
     options: dict[str, Any],
     accuracy: Request | None,
     beyond: Sequence[str],
+    check_values: bool = True,
 ) -> tuple[FrameLike, Spec]:
     """The candidates (with a 0.0 relevance column when only beyond-accuracy metrics are asked
     without truth, as `evaluate` does: every group evaluated, none relevant; `options`'
@@ -150,7 +152,8 @@ def _checked(
             candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
             options["policy"] = replace(options["policy"], empty_truth="zero")
     checked = accuracy or (None if accuracy is None else Request.of("hit_rate"))
-    return candidates, check_inputs(candidates, truth, **{**options, "metrics": checked})
+    checks = {**options, "metrics": checked, "check_values": check_values}
+    return candidates, check_inputs(candidates, truth, **checks)
 
 
 def evaluate_in_partitions(
@@ -176,13 +179,20 @@ def evaluate_in_partitions(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    memory_limit: int | str | None = None,
 ) -> PartitionedEvaluation:
-    """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
+    """Evaluate in partitions of groups, sinking per-group rows to Parquet.
 
     Memory is bounded by the largest partition rather than the whole input: use it when a
-    single `evaluate` pass does not fit. The inputs are validated once, partitioned by
-    ``hash(group keys) % partitions``, and each partition is read, evaluated by the ordinary
-    pipeline (with `engine`) and staged as ``part-<partition>.parquet``.
+    single `evaluate` pass does not fit. Candidates that are several Parquet files already
+    split by their group key (one key column; files whose key ranges do not overlap, each
+    within `memory_limit`, as a log written group by group or a sorted table written in parts:
+    `engines.key_ranges`, found by one pass over the key column) are not re-partitioned:
+    consecutive files up to `memory_limit` are a partition, read while the one before is
+    evaluated, with the truth's rows of their key range; their values are checked partition by
+    partition. Any other input is validated once, partitioned by ``hash(group keys) %
+    partitions``, and each partition read. Each partition is evaluated by the ordinary pipeline
+    (with `engine`) and staged as ``part-<partition>.parquet``.
 
     Nothing appears in `output` until every partition is done: the run works in a staging
     folder beside it (``.<output name>.staging``), then moves the parts into `output`, writes
@@ -210,7 +220,12 @@ def evaluate_in_partitions(
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
     partitions
-        Number of hash partitions; memory scales with rows / partitions.
+        Number of hash partitions, for an input not split by key already; memory scales with
+        rows / partitions.
+    memory_limit
+        The memory budget of an input split by key already (bytes, or a size like ``"4GiB"``;
+        default 4 GiB): each partition holds at most as many candidate rows as the budget
+        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least.
     workdir
         Where the partitioned inputs are staged (in a subfolder named by the run's
         fingerprint), kept when given; by default in the staging folder beside `output`,
@@ -267,8 +282,15 @@ def evaluate_in_partitions(
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
     accuracy, group_metrics, catalogue_metrics = split_metrics(names)
+    budget = key_ranges.memory_bytes(memory_limit)
+    ranges = None if subtopics.metrics else _in_key_ranges(candidates, truth, keys, item, budget)
     candidates, spec = _checked(
-        candidates, truth, options, accuracy, group_metrics or catalogue_metrics
+        candidates,
+        truth,
+        options,
+        accuracy,
+        group_metrics or catalogue_metrics,
+        check_values=ranges is None,  # else checked partition by partition
     )
     tables = item_tables(
         spec,
@@ -282,7 +304,10 @@ def evaluate_in_partitions(
         options["subtopic"] = subtopic
         options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
     output = Path(output)
-    arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
+    layout: dict[str, object] = {"partitions": partitions}
+    if ranges is not None:
+        layout = {"partitions": len(ranges), "key_ranges": [r.files for r in ranges]}
+    arguments = {**options, **layout, "catalogue_metrics": catalogue_metrics}
     arguments["metrics"] = request.names  # the names as typed key and record the run
     arguments.pop("subtopic_truth", None)
     inputs = {
@@ -293,12 +318,78 @@ def evaluate_in_partitions(
         "item_features": item_features,
     }
     key = _run_key(inputs, arguments, resume)
-    run = staging.StagedRun.start(
-        output, key, partitions, None if workdir is None else Path(workdir)
-    )
+    count = partitions if ranges is None else len(ranges)
+    run = staging.StagedRun.start(output, key, count, None if workdir is None else Path(workdir))
     staging.manifest(run, arguments)
-    done = _run_partitions(run, spec, options, engine, progress)
+    if ranges is None:
+        done = _run_partitions(run, spec, options, engine, progress)
+    else:
+        lazy_truth = None if truth is None else to_lazy(truth, "truth")
+        done = _run_key_ranges(run, ranges, lazy_truth, spec, options, engine, progress)
     return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+
+
+def _in_key_ranges(
+    candidates: FrameLike, truth: FrameLike | None, keys: list[str], item: str, budget: int
+) -> list[key_ranges.KeyRange] | None:
+    """The candidates' partitions when they are Parquet files split by their key already and
+    both tables are in long form (None: hash-partition them)."""
+    if not isinstance(candidates, pl.LazyFrame):
+        return None
+    for frame in (candidates, truth):
+        if frame is None:
+            continue
+        schema = to_lazy(frame, "truth").collect_schema()
+        if isinstance(schema.get(item), pl.List) or any(k not in schema for k in keys):
+            return None
+    rows = max(1, budget // key_ranges.BYTES_PER_ROW)
+    return key_ranges.key_ranges(candidates, tuple(keys), rows)
+
+
+def _run_key_ranges(
+    run: staging.StagedRun,
+    ranges: list[key_ranges.KeyRange],
+    truth: pl.LazyFrame | None,
+    spec: Spec,
+    options: dict[str, Any],
+    engine: EngineType,
+    progress: bool | None,
+) -> set[int]:
+    """Evaluate every key range not yet staged, each read (by a second thread) while the one
+    before is evaluated; the ranges the interrupted run had done."""
+    key = spec.keys[0]
+    truth_ranges = None
+    if truth is not None:
+        truth, truth_ranges = key_ranges.truth_reader(truth, key)
+
+    def read(index: int) -> dict[str, pl.DataFrame]:
+        part = ranges[index]
+        frames = {"candidates": pl.scan_parquet(list(part.files)).collect(engine=engine)}
+        if truth is not None:
+            rows = key_ranges.truth_of(part, truth, truth_ranges, key)
+            frames["truth"] = rows.collect(engine=engine)
+        return frames
+
+    done = run.done()
+    todo = sorted(set(range(run.partitions)) - done)
+    description = staging.staged_description(done, run.partitions)
+    with (
+        progress_bar(run.partitions, description, progress) as bar,
+        ThreadPoolExecutor(max_workers=1) as reader,
+    ):
+        bar.update(len(done))
+        upcoming: Future[dict[str, pl.DataFrame]] | None = (
+            reader.submit(read, todo[0]) if todo else None
+        )
+        for position, index in enumerate(todo):
+            assert upcoming is not None
+            frames = upcoming.result()
+            following = todo[position + 1] if position + 1 < len(todo) else None
+            upcoming = None if following is None else reader.submit(read, following)
+            run.save(index, _evaluated(frames, spec, options, engine, check_values=True))
+            del frames
+            bar.update(1)
+    return done
 
 
 def _committed(
@@ -399,6 +490,18 @@ def _evaluate_partition(
         )
         for name, folder in parts.items()
     }
+    return _evaluated(frames, spec, options, engine, check_values=False)
+
+
+def _evaluated(
+    frames: dict[str, pl.DataFrame],
+    spec: Spec,
+    options: dict[str, Any],
+    engine: EngineType,
+    check_values: bool,
+) -> staging.PartitionResult | None:
+    """One partition's tables evaluated: its per-group rows and summary pieces (None: no
+    group). `check_values`: the values were not checked before partitioning."""
     if not any(frame.height for frame in frames.values()):
         return None
     candidates = frames["candidates"]
@@ -411,7 +514,7 @@ def _evaluate_partition(
     with warnings.catch_warnings():
         # A partition whose groups a policy drops is no news: the whole run's summary says it.
         warnings.simplefilter("ignore", EmptyResultWarning)
-        result = evaluate(candidates, truth, check_values=False, engine=engine, **options)
+        result = evaluate(candidates, truth, check_values=check_values, engine=engine, **options)
     rows = result.per_group
     assert isinstance(rows, pl.DataFrame)
     exposures = result.exposures
