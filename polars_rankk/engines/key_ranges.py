@@ -124,8 +124,42 @@ class FileRange:
 
 
 def file_ranges(files: list[str], key: str) -> list[FileRange]:
-    """Each file's smallest and largest key and its rows: one streaming pass over the key
-    column alone."""
+    """Each file's smallest and largest key and its rows: from the files' own statistics when
+    pyarrow reads them (every row group's minimum, maximum and null count of an integer or text
+    key; no row read), else one streaming pass over the key column alone. Empty: a null key."""
+    found = _from_statistics(files, key)
+    return _from_rows(files, key) if found is None else found
+
+
+def _from_statistics(files: list[str], key: str) -> list[FileRange] | None:
+    """The files' key ranges from their Parquet footers (None: pyarrow is not installed, or a
+    row group's statistics are missing, hold a null or are of another kind)."""
+    try:
+        from pyarrow import parquet  # optional: the Spark and Dask extras install it
+    except ImportError:
+        return None
+    ranges = []
+    for path in files:
+        metadata = parquet.read_metadata(path)
+        names = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
+        if names.count(key) != 1:
+            return None
+        column = names.index(key)
+        bounds: list[Any] = []
+        for group in range(metadata.num_row_groups):
+            statistics = metadata.row_group(group).column(column).statistics
+            if statistics is None or not statistics.has_min_max or statistics.null_count != 0:
+                return None
+            if not all(isinstance(v, (int, str)) for v in (statistics.min, statistics.max)):
+                return None
+            bounds += [statistics.min, statistics.max]
+        if metadata.num_rows:
+            ranges.append(FileRange(path, min(bounds), max(bounds), metadata.num_rows))
+    return ranges
+
+
+def _from_rows(files: list[str], key: str) -> list[FileRange]:
+    """The files' key ranges from one streaming pass over the key column."""
     stats = (
         pl.scan_parquet(files, include_file_paths="_rk_file")
         .group_by("_rk_file")

@@ -130,3 +130,14 @@ def test_memory_limits_are_read_or_refused() -> None:
     for wrong in ("4 parsecs", -1, 0, True):
         with pytest.raises(ValueError, match="memory_limit"):
             key_ranges.memory_bytes(wrong)  # type: ignore[arg-type]
+
+
+def test_the_files_statistics_give_the_ranges_a_pass_over_the_keys_gives(tmp_path: Path) -> None:
+    _write(tmp_path)
+    files = key_ranges.parquet_files(pl.scan_parquet(tmp_path / "candidates" / "*.parquet"))
+    assert files is not None
+    from_footers = key_ranges._from_statistics(files, "user")
+    assert from_footers is not None  # pyarrow reads the footers here (a test dependency)
+    assert sorted(from_footers, key=lambda r: r.path) == sorted(
+        key_ranges._from_rows(files, "user"), key=lambda r: r.path
+    )
