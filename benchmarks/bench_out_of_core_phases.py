@@ -27,7 +27,7 @@ from typing import Any
 import polars as pl
 
 import polars_rankk as rk
-from polars_rankk.engines import key_ranges, out_of_core, staging
+from polars_rankk.engines import key_ranges, out_of_core, partition_evaluation, staging
 
 HERE = Path(__file__).parent
 KS = [1, 5, 10, 20, 50, 100]
@@ -62,8 +62,8 @@ def main() -> None:
     _timed(out_of_core, "_run_key", "fingerprint")
     _timed(key_ranges, "file_ranges", "key ranges (key column pass)")
     _timed(pl.LazyFrame, "sink_parquet", "partition by hash (sinks)")
-    _timed(out_of_core, "_read_or_empty", "read a hash partition")
-    _timed(out_of_core, "evaluate", "evaluate a partition")
+    _timed(partition_evaluation, "_read_or_empty", "read a hash partition")
+    _timed(partition_evaluation, "evaluate", "evaluate a partition")
     _timed(staging.StagedRun, "save", "write its rows and pieces")
     _timed(staging.StagedRun, "commit", "commit")
     folder = HERE / "data" / arguments.scale

@@ -4,11 +4,12 @@
 //! the candidates' as `group_sums` receives them.
 //!
 //! ```text
-//! cargo run --release --features testing --example kernel_bench -- [USERS] [PER_USER] [random|grouped] [REPEAT] [CHUNK_ROWS]
+//! cargo run --release --features testing --example kernel_bench -- [USERS] [PER_USER] [random|grouped] [REPEAT] [CHUNK_ROWS] [K,K,...]
+//! cargo run --release --features testing --example kernel_bench -- 5000 1000 random 3 0 10   # 1,000 per group at K=10
 //! POLARS_RANKK_NATIVE_TIMING=1 ... (the kernel's phases)
 //! ```
-//! The call is the one `rk.evaluate` sends for its eight default metrics at
-//! K = 1, 5, 10, 20, 50, 100 (`testing::evaluate_call`).
+//! The call is the one `rk.evaluate` sends for its eight default metrics at K (default
+//! 1, 5, 10, 20, 50, 100; `testing::evaluate_call`).
 
 use std::time::Instant;
 
@@ -90,7 +91,11 @@ fn main() {
     let started = Instant::now();
     let data = workload(users, per_user, order == "random");
     let n = data.user.len();
-    let chunk_rows: usize = arg(5, &n.max(1).to_string()).parse().expect("CHUNK_ROWS");
+    let chunk_rows: usize = match arg(5, "0").parse().expect("CHUNK_ROWS") {
+        0 => n.max(1),
+        rows => rows,
+    };
+    let ks: Vec<usize> = arg(6, "1,5,10,20,50,100").split(',').map(|k| k.parse().expect("K")).collect();
     eprintln!("{n} rows ({order}), generated in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
     let bounds: Vec<usize> = (0..n).step_by(chunk_rows.max(1)).chain([n]).collect();
     let ints = |v: &'static [i64]| bounds.windows(2).map(|w| Values::I64(&v[w[0]..w[1]])).collect::<Vec<_>>();
@@ -100,7 +105,7 @@ fn main() {
     let item = chunked("item", ints(&data.item));
     let score = chunked("score", floats(&data.score));
     let grade = chunked("grade", floats(&data.grade));
-    let config = from_call(&evaluate_call(&[1, 5, 10, 20, 50, 100]), Policy::default()).expect("configuration");
+    let config = from_call(&evaluate_call(&ks), Policy::default()).expect("configuration");
     let inputs = Inputs::new(vec![&user], &item, &score, &grade);
     let mut times = Vec::new();
     for _ in 0..repeat {

@@ -20,11 +20,19 @@ import json
 import os
 import re
 import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 import polars as pl
+
+from polars_rankk.core import EngineType
+from polars_rankk.core.inputs.spec import Spec, to_lazy
+from polars_rankk.core.progress import progress_bar
+from polars_rankk.core.types import FrameLike
+from polars_rankk.engines import staging
+from polars_rankk.engines.partition_evaluation import evaluate_frames
 
 #: Peak bytes per candidate row of one partition's evaluation and the next one's read beside it
 #: (measured: 5M rows of user, item, score evaluated in memory peak at ~470 MiB with the input,
@@ -200,7 +208,7 @@ class KeyRange:
         return truth.filter(condition)
 
 
-def key_ranges(
+def partitions_in_key_ranges(
     candidates: pl.LazyFrame, keys: tuple[str, ...], rows_per_partition: int
 ) -> list[KeyRange] | None:
     """The candidates' partitions in key ranges, each of at most `rows_per_partition` rows;
@@ -263,3 +271,66 @@ def truth_of(
         source = pl.scan_parquet(met) if met else truth.clear()
         return part.truth_rows(source, key)
     return part.truth_rows(truth, key)
+
+
+def in_key_ranges(
+    candidates: FrameLike, truth: FrameLike | None, keys: list[str], item: str, budget: int
+) -> list[KeyRange] | None:
+    """The candidates' partitions when they are Parquet files split by their key already and
+    both tables are in long form (None: hash-partition them)."""
+    if not isinstance(candidates, pl.LazyFrame):
+        return None
+    for frame in (candidates, truth):
+        if frame is None:
+            continue
+        schema = to_lazy(frame, "truth").collect_schema()
+        if isinstance(schema.get(item), pl.List) or any(k not in schema for k in keys):
+            return None
+    rows = max(1, budget // BYTES_PER_ROW)
+    return partitions_in_key_ranges(candidates, tuple(keys), rows)
+
+
+def run_key_ranges(
+    run: staging.StagedRun,
+    ranges: list[KeyRange],
+    truth: pl.LazyFrame | None,
+    spec: Spec,
+    options: dict[str, Any],
+    engine: EngineType,
+    progress: bool | None,
+) -> set[int]:
+    """Evaluate every key range not yet staged, each read (by a second thread) while the one
+    before is evaluated; the ranges the interrupted run had done."""
+    key = spec.keys[0]
+    truth_ranges = None
+    if truth is not None:
+        truth, truth_ranges = truth_reader(truth, key)
+
+    def read(index: int) -> dict[str, pl.DataFrame]:
+        part = ranges[index]
+        frames = {"candidates": pl.scan_parquet(list(part.files)).collect(engine=engine)}
+        if truth is not None:
+            rows = truth_of(part, truth, truth_ranges, key)
+            frames["truth"] = rows.collect(engine=engine)
+        return frames
+
+    done = run.done()
+    todo = sorted(set(range(run.partitions)) - done)
+    description = staging.staged_description(done, run.partitions)
+    with (
+        progress_bar(run.partitions, description, progress) as bar,
+        ThreadPoolExecutor(max_workers=1) as reader,
+    ):
+        bar.update(len(done))
+        upcoming: Future[dict[str, pl.DataFrame]] | None = (
+            reader.submit(read, todo[0]) if todo else None
+        )
+        for position, index in enumerate(todo):
+            assert upcoming is not None
+            frames = upcoming.result()
+            following = todo[position + 1] if position + 1 < len(todo) else None
+            upcoming = None if following is None else reader.submit(read, following)
+            run.save(index, evaluate_frames(frames, spec, options, engine, check_values=True))
+            del frames
+            bar.update(1)
+    return done

@@ -17,21 +17,19 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
 
-from polars_rankk.core import EngineType, dropped_table, evaluate
+from polars_rankk.core import EngineType, dropped_table
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import (
     DEFAULT_K,
-    EmptyResultWarning,
     Spec,
     check_inputs,
     to_lazy,
@@ -44,7 +42,7 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import key_ranges, reduction, staging
-from polars_rankk.engines.ranked_lists import with_empty_lists
+from polars_rankk.engines.partition_evaluation import evaluate_folders
 
 _PARTITION = "_rk_partition"
 
@@ -283,7 +281,11 @@ def evaluate_in_partitions(
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
     accuracy, group_metrics, catalogue_metrics = split_metrics(names)
     budget = key_ranges.memory_bytes(memory_limit)
-    ranges = None if subtopics.metrics else _in_key_ranges(candidates, truth, keys, item, budget)
+    ranges = (
+        None
+        if subtopics.metrics
+        else key_ranges.in_key_ranges(candidates, truth, keys, item, budget)
+    )
     candidates, spec = _checked(
         candidates,
         truth,
@@ -325,71 +327,8 @@ def evaluate_in_partitions(
         done = _run_partitions(run, spec, options, engine, progress)
     else:
         lazy_truth = None if truth is None else to_lazy(truth, "truth")
-        done = _run_key_ranges(run, ranges, lazy_truth, spec, options, engine, progress)
+        done = key_ranges.run_key_ranges(run, ranges, lazy_truth, spec, options, engine, progress)
     return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
-
-
-def _in_key_ranges(
-    candidates: FrameLike, truth: FrameLike | None, keys: list[str], item: str, budget: int
-) -> list[key_ranges.KeyRange] | None:
-    """The candidates' partitions when they are Parquet files split by their key already and
-    both tables are in long form (None: hash-partition them)."""
-    if not isinstance(candidates, pl.LazyFrame):
-        return None
-    for frame in (candidates, truth):
-        if frame is None:
-            continue
-        schema = to_lazy(frame, "truth").collect_schema()
-        if isinstance(schema.get(item), pl.List) or any(k not in schema for k in keys):
-            return None
-    rows = max(1, budget // key_ranges.BYTES_PER_ROW)
-    return key_ranges.key_ranges(candidates, tuple(keys), rows)
-
-
-def _run_key_ranges(
-    run: staging.StagedRun,
-    ranges: list[key_ranges.KeyRange],
-    truth: pl.LazyFrame | None,
-    spec: Spec,
-    options: dict[str, Any],
-    engine: EngineType,
-    progress: bool | None,
-) -> set[int]:
-    """Evaluate every key range not yet staged, each read (by a second thread) while the one
-    before is evaluated; the ranges the interrupted run had done."""
-    key = spec.keys[0]
-    truth_ranges = None
-    if truth is not None:
-        truth, truth_ranges = key_ranges.truth_reader(truth, key)
-
-    def read(index: int) -> dict[str, pl.DataFrame]:
-        part = ranges[index]
-        frames = {"candidates": pl.scan_parquet(list(part.files)).collect(engine=engine)}
-        if truth is not None:
-            rows = key_ranges.truth_of(part, truth, truth_ranges, key)
-            frames["truth"] = rows.collect(engine=engine)
-        return frames
-
-    done = run.done()
-    todo = sorted(set(range(run.partitions)) - done)
-    description = staging.staged_description(done, run.partitions)
-    with (
-        progress_bar(run.partitions, description, progress) as bar,
-        ThreadPoolExecutor(max_workers=1) as reader,
-    ):
-        bar.update(len(done))
-        upcoming: Future[dict[str, pl.DataFrame]] | None = (
-            reader.submit(read, todo[0]) if todo else None
-        )
-        for position, index in enumerate(todo):
-            assert upcoming is not None
-            frames = upcoming.result()
-            following = todo[position + 1] if position + 1 < len(todo) else None
-            upcoming = None if following is None else reader.submit(read, following)
-            run.save(index, _evaluated(frames, spec, options, engine, check_values=True))
-            del frames
-            bar.update(1)
-    return done
 
 
 def _committed(
@@ -459,7 +398,7 @@ def _run_partitions(
         bar.update(len(done))
         for partition in sorted(set(range(run.partitions)) - done):
             parts = {name: run.inputs / name / f"{_PARTITION}={partition}" for name in sources}
-            run.save(partition, _evaluate_partition(parts, spec, options, engine))
+            run.save(partition, evaluate_folders(parts, spec, options, engine))
             bar.update(1)
     return done
 
@@ -475,89 +414,6 @@ def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:
     if spec.truth is not None and spec.empty_truth_groups is not None:
         sources["empty_truth"] = spec.empty_truth_groups
     return sources
-
-
-def _evaluate_partition(
-    parts: dict[str, Path], spec: Spec, options: dict[str, Any], engine: EngineType
-) -> staging.PartitionResult | None:
-    """One partition, read and evaluated eagerly: a partition is the unit that fits in memory, and
-    its per-group rows and drop counts then come from one heavy pass. None: no group."""
-    frames = {
-        name: _read_or_empty(
-            folder,
-            options["subtopic_truth"] if name == "subtopics" else _like(name, spec),
-            engine,
-        )
-        for name, folder in parts.items()
-    }
-    return _evaluated(frames, spec, options, engine, check_values=False)
-
-
-def _evaluated(
-    frames: dict[str, pl.DataFrame],
-    spec: Spec,
-    options: dict[str, Any],
-    engine: EngineType,
-    check_values: bool,
-) -> staging.PartitionResult | None:
-    """One partition's tables evaluated: its per-group rows and summary pieces (None: no
-    group). `check_values`: the values were not checked before partitioning."""
-    if not any(frame.height for frame in frames.values()):
-        return None
-    candidates = frames["candidates"]
-    truth = frames.get("truth")
-    if "empty_candidates" in frames or "empty_truth" in frames:
-        candidates, truth = _as_lists(frames, spec)
-    options = {key: value for key, value in options.items() if key != "subtopic_truth"}
-    if "subtopics" in frames:
-        truth = frames["subtopics"]  # the judgements by subtopic, in long form
-    with warnings.catch_warnings():
-        # A partition whose groups a policy drops is no news: the whole run's summary says it.
-        warnings.simplefilter("ignore", EmptyResultWarning)
-        result = evaluate(candidates, truth, check_values=check_values, engine=engine, **options)
-    rows = result.per_group
-    assert isinstance(rows, pl.DataFrame)
-    exposures = result.exposures
-    return staging.PartitionResult(
-        rows=rows,
-        histogram=aggregate.value_histogram(rows).collect(),
-        dropped=result.dropped,
-        exposure=None if exposures is None else exposures.exposure.lazy().collect(),
-        n_lists=None if exposures is None else exposures.n_lists.lazy().collect(),
-    )
-
-
-def _like(name: str, spec: Spec) -> pl.LazyFrame:
-    like = {
-        "candidates": spec.candidates,
-        "truth": spec.truth,
-        "empty_candidates": spec.empty_candidate_groups,
-        "empty_truth": spec.empty_truth_groups,
-    }[name]
-    assert like is not None
-    return like
-
-
-def _as_lists(
-    frames: dict[str, pl.DataFrame], spec: Spec
-) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """A partition's tables back in ranked-list form, so that `evaluate` sees the groups whose
-    list was empty as it saw them in the whole input: each long row a one-item list (with its
-    score), each empty group an empty list."""
-    candidates = with_empty_lists(
-        frames["candidates"], frames.get("empty_candidates"), [spec.item, spec.score]
-    )
-    truth = frames.get("truth")
-    if truth is not None:
-        truth = with_empty_lists(truth, frames.get("empty_truth"), [spec.item])
-    return candidates, truth
-
-
-def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.DataFrame:
-    files = sorted(folder.glob("*.parquet"))
-    if files:
-        return pl.scan_parquet(files).collect(engine=engine)
-    return pl.DataFrame(schema=like.collect_schema())
 
 
 def evaluate_in_buckets(

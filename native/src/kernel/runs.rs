@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use crate::columns::{FloatCursor, HandleCursor};
-use crate::config::Config;
+use crate::config::{Config, Kind};
 
 use super::context::{count, threads, timing, Inputs};
 use super::group_ids::{candidate, Grouped};
@@ -75,7 +75,33 @@ fn runs(config: &Config, inputs: &Inputs<'_>, keys: &KeyColumns<'_>) -> Option<R
     let mut out = Runs { starts: Vec::new(), ends: Vec::new(), keys: Vec::new(), truth: Vec::new(), truth_read: 0 };
     let mut truth_rows: Vec<usize> = Vec::new();
     let mut candidates = 0usize;
-    for row in 0..n {
+    if let ([key_cursor], [Kind::Integer]) = (cursors.as_mut_slice(), keys.kinds) {
+        // One integer key (the common case): its value is its identity.
+        let mut open = false;
+        for row in 0..n {
+            let key = key_cursor.get(row);
+            if config.truth && !grades.get(row).is_nan() {
+                truth_rows.push(row);
+                open = false;
+                continue;
+            }
+            candidates += 1;
+            if open && out.keys.last() == Some(&key) {
+                if let Some(end) = out.ends.last_mut() {
+                    *end = row + 1;
+                }
+            } else {
+                out.starts.push(row);
+                out.ends.push(row + 1);
+                out.keys.push(key);
+                open = true;
+            }
+            if candidates == PROBE_ROWS && out.starts.len() * MIN_RUN > PROBE_ROWS {
+                return None;
+            }
+        }
+    }
+    for row in (if keys.kinds == [Kind::Integer] { n } else { 0 })..n {
         for (slot, cursor) in current.iter_mut().zip(cursors.iter_mut()) {
             *slot = cursor.get(row);
         }
@@ -171,8 +197,25 @@ pub(super) fn grouped_in_runs(config: &Config, inputs: &Inputs<'_>) -> Option<Gr
         let mut region: Vec<Candidate> = Vec::with_capacity(rows);
         let (mut starts, mut ends) = (Vec::with_capacity(last - first), Vec::with_capacity(last - first));
         let (mut relevant, mut nonrelevant) = (Vec::new(), Vec::new());
+        let plain = inputs.row.is_none() && inputs.judged.is_none() && inputs.n_relevant.is_none() && inputs.n_nonrelevant.is_none();
         for g in first..last {
             starts.push(region.len());
+            if plain {
+                // Item, score and the grade alone (what `evaluate` sends): no other column.
+                for row in found.starts[g]..found.ends[g] {
+                    let item = item_cursor.get(row);
+                    let grade = match &truth {
+                        Some(truth) => truth.grade(&items, g as u32, item),
+                        None => grade_cursor.get(row),
+                    };
+                    // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
+                    if let Some(c) = candidate(config, score_cursor.get(row) + 0.0, grade, item, 0, 0.0) {
+                        region.push(c);
+                    }
+                }
+                ends.push(region.len());
+                continue;
+            }
             let (mut most_relevant, mut most_nonrelevant) = (f64::NAN, f64::NAN);
             for row in found.starts[g]..found.ends[g] {
                 let item = item_cursor.get(row);

@@ -161,10 +161,12 @@ def status() -> Status:
     return _load()
 
 
-def _call(library: Path, args: list[pl.Expr], call: dict[str, object]) -> pl.Expr:
+def _call(
+    library: Path, args: list[pl.Expr], call: dict[str, object], function: str = "group_sums"
+) -> pl.Expr:
     return pl.plugins.register_plugin_function(
         plugin_path=library,
-        function_name="group_sums",
+        function_name=function,
         args=args,
         kwargs=call,
         is_elementwise=False,
@@ -404,41 +406,32 @@ def group_sums(
 
 
 def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl.LazyFrame | None:
-    """Per group of `judged` (the judged truth rows: keys, item, grade; one row per group and
-    item): R_g, [the judged non-relevant count] and the ideal DCG at every K, computed by the
-    kernel as `prepare._truth_stats` computes them in Polars (the same columns and dtypes);
-    None where the kernel does not take them: not loaded, keys it does not read, or grades
-    not checked finite (the kernel reads a null grade as NaN, which Polars does not)."""
+    """`prepare._truth_stats` computed by the kernel (the same columns and dtypes) from
+    `judged` (keys, item, grade; one row per group and item); None where the kernel does not
+    take it: not loaded, keys it does not read, or grades not checked finite (the kernel reads
+    a null grade as NaN, which Polars does not)."""
     finite = spec.values_checked or (spec.truth is not None and not spec.truth_graded)
     if unsupported(spec) is not None or not finite:
         return None
     schema = judged.collect_schema()
     keys = list(spec.keys)
+    counts = [N_RELEVANT, *([N_NONRELEVANT] if count_nonrelevant else [])]
     outputs = [Output(key, "key", index) for index, key in enumerate(keys)]
-    outputs.append(Output(N_RELEVANT, "n_relevant"))
-    if count_nonrelevant:
-        outputs.append(Output(N_NONRELEVANT, "n_nonrelevant"))
+    outputs += [
+        Output(count, "n_relevant" if count == N_RELEVANT else "n_nonrelevant") for count in counts
+    ]
     outputs += [Output(stat_column(IDEAL_DCG, k), "ideal_dcg", k) for k in spec.read_ks]
-    call = Call(
-        keys=tuple(_kind(schema[key]) or "" for key in keys),
-        outputs=tuple(outputs),
-    )
+    call = Call(keys=tuple(_kind(schema[key]) or "" for key in keys), outputs=tuple(outputs))
     arguments = [_as_kernel_input(key, schema[key]) for key in keys]
     arguments.append(pl.col(GRADE).cast(pl.Float64))
-    sums = judged.select(
-        pl.plugins.register_plugin_function(
-            plugin_path=library(),
-            function_name="truth_sums",
-            args=arguments,
-            kwargs=kwargs(spec.policy, call),
-            is_elementwise=False,
-            changes_length=True,
-        ).alias(_SUMS)
-    ).unnest(_SUMS)
-    counts = [N_RELEVANT, *([N_NONRELEVANT] if count_nonrelevant else [])]
-    return sums.with_columns(
-        *(pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String),
-        *(pl.col(column).cast(pl.Int64) for column in counts),
+    plugin = _call(library(), arguments, kwargs(spec.policy, call), "truth_sums")
+    return (
+        judged.select(plugin)
+        .unnest(_SUMS)
+        .with_columns(
+            *(pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String),
+            *(pl.col(column).cast(pl.Int64) for column in counts),
+        )
     )
 
 
