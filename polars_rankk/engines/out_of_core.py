@@ -341,7 +341,18 @@ def _committed(
     """The run's parts moved into its output, and the evaluation read from them and from the
     summary pieces every partition staged."""
     keys = list(spec.keys)
-    histograms = run.pieces("histogram")
+    # The partitions' value histograms merged as they are read (a streaming group-by), not
+    # held side by side: a billion rows' partitions hold gigabytes of them.
+    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+    histogram_files = run.piece_files("histogram")
+    histogram = pl.DataFrame(schema=histogram_schema)
+    if histogram_files:
+        histogram = (
+            pl.scan_parquet(histogram_files)
+            .group_by(["metric", "k", "value"])
+            .agg(pl.col("count").sum())
+            .collect(engine="streaming")
+        )
     dropped = run.pieces("dropped")
     exposures = [
         (exposure.lazy(), n_lists.lazy())
@@ -349,7 +360,6 @@ def _committed(
     ]
     files = run.commit()
     per_group = pl.scan_parquet(files) if files else _no_rows(spec, keys)
-    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
     catalogue_table = reduction.partitions_catalogue(spec, tables, catalogue_metrics, exposures)
     return PartitionedEvaluation(
         per_group=per_group,
@@ -357,7 +367,7 @@ def _committed(
         partitions=run.partitions,
         catalogue=catalogue_table,
         resumed_partitions=resumed,
-        _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
+        _histogram=histogram,
         _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
     )
 

@@ -24,7 +24,7 @@ mod truth_sums;
 
 pub use context::{threads, timing, Inputs};
 use group_ids::grouped;
-use runs::grouped_in_runs;
+use runs::{grouped_in_runs, in_runs};
 pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
@@ -45,17 +45,46 @@ fn parts(n_groups: usize) -> (usize, usize) {
     (threads, n_groups.div_ceil(threads).max(1))
 }
 
+/// One thread's groups ranked and read, one after another, into their output rows.
+struct GroupSums<'a> {
+    config: &'a Config,
+    reader: &'a Reader<'a>,
+    items: &'a Items<'a>,
+    scratch: RankScratch,
+    result: GroupResult,
+}
+
+impl<'a> GroupSums<'a> {
+    fn new(config: &'a Config, reader: &'a Reader<'a>, items: &'a Items<'a>) -> Self {
+        let result = GroupResult::new(reader.ks.len(), config.stats.len());
+        GroupSums { config, reader, items, scratch: RankScratch::default(), result }
+    }
+
+    /// Rank `group` (R and N its counts, NaN: none) and write its outputs into `out`.
+    fn write(&mut self, group: &mut [Candidate], relevant: f64, nonrelevant: f64, out: &mut [f64]) {
+        let relevant = if relevant.is_nan() { 0.0 } else { relevant };
+        let nonrelevant = if nonrelevant.is_nan() { 0.0 } else { nonrelevant };
+        let top = self.reader.ranks_read(relevant);
+        let (len, sorted) = rank_group(self.config, self.items, group, &mut self.scratch, top);
+        self.reader.read(&group[..sorted], len, relevant, nonrelevant, &mut self.result);
+        for (slot, (_, output)) in out.iter_mut().zip(&self.config.outputs) {
+            *slot = self.result.output(output, &self.reader.ks);
+        }
+    }
+}
+
 /// Rank every group and read its sums; `outputs` gives the columns, in order.
 pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
-    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    if let Some(found) = in_runs(config, inputs) {
+        return compute_in_runs(config, inputs, &found);
+    }
+    let mut grouped = grouped(config, inputs);
     let n_groups = grouped.starts.len();
     let (n_relevant, n_nonrelevant) =
         (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
     let group_keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let reader = Reader::for_outputs(config);
-    let ks = reader.ks.clone();
-    let n_stats = config.stats.len();
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
@@ -67,23 +96,15 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let first = part * per_thread;
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
             values_rest = tail;
-            let (reader, items, ks) = (&reader, &items, &ks);
+            let (reader, items) = (&reader, &items);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut keys_scratch = RankScratch::default();
-                let mut result = GroupResult::new(ks.len(), n_stats);
+                let mut sums = GroupSums::new(config, reader, items);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
-                    let nonrelevant =
-                        n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
-                    let top = reader.ranks_read(relevant);
-                    let (len, sorted) = rank_group(config, items, group, &mut keys_scratch, top);
-                    reader.read(&group[..sorted], len, relevant, nonrelevant, &mut result);
-                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
-                    for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
-                        *slot = result.output(output, ks);
-                    }
+                    let relevant = n_relevant.get(g).copied().unwrap_or(f64::NAN);
+                    let nonrelevant = n_nonrelevant.get(g).copied().unwrap_or(f64::NAN);
+                    sums.write(group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
             };
             if threads == 1 {
@@ -95,6 +116,46 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     });
     timing("rank and sum", started);
     Groups { keys: group_keys, values }
+}
+
+/// `compute` on rows already grouped: each thread reads its groups' rows into one small
+/// buffer, group after group, and ranks and reads it there (no array of every candidate).
+fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_>) -> Groups {
+    let started = std::time::Instant::now();
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; found.n_groups() * n_outputs];
+    let reader = Reader::for_outputs(config);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let shares = found.shares(threads());
+    let one_thread = shares.len() <= 1;
+    std::thread::scope(|scope| {
+        let mut values_rest: &mut [f64] = &mut values;
+        for share in shares {
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(share.len() * n_outputs);
+            values_rest = tail;
+            let (reader, items) = (&reader, &items);
+            let work = move || {
+                let mut sums = GroupSums::new(config, reader, items);
+                let mut cursors = runs::RowCursors::new(inputs);
+                let mut group = Vec::new();
+                let first = share.start;
+                for g in share {
+                    let (declared_relevant, declared_nonrelevant) = found.fill(config, g, &mut cursors, &mut group);
+                    let relevant = found.n_relevant.get(g).copied().unwrap_or(declared_relevant);
+                    let nonrelevant = found.n_nonrelevant.get(g).copied().unwrap_or(declared_nonrelevant);
+                    let local = g - first;
+                    sums.write(&mut group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                }
+            };
+            if one_thread {
+                work();
+            } else {
+                scope.spawn(work);
+            }
+        }
+    });
+    timing("gather, rank and sum (grouped rows)", started);
+    Groups { keys: found.keys(config.key_kinds.len()), values }
 }
 
 /// Each ranked row's own terms (not cumulated) within the first `k_max` ranks, for the rows

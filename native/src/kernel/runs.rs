@@ -156,121 +156,181 @@ fn runs(config: &Config, inputs: &Inputs<'_>, keys: &KeyColumns<'_>) -> Option<R
     Some(out)
 }
 
-/// Every group's candidates, when the candidate rows come grouped (None: they do not).
-pub(super) fn grouped_in_runs(config: &Config, inputs: &Inputs<'_>) -> Option<Grouped> {
+/// The input columns a group's rows are read from, each by its own cursor.
+pub(super) struct RowCursors<'a> {
+    item: HandleCursor<'a>,
+    score: FloatCursor<'a>,
+    grade: FloatCursor<'a>,
+    row: Option<HandleCursor<'a>>,
+    judged: Option<FloatCursor<'a>>,
+    relevant: Option<FloatCursor<'a>>,
+    nonrelevant: Option<FloatCursor<'a>>,
+}
+
+impl<'a> RowCursors<'a> {
+    pub(super) fn new(inputs: &Inputs<'a>) -> Self {
+        RowCursors {
+            item: HandleCursor::new(inputs.item),
+            score: FloatCursor::new(inputs.score),
+            grade: FloatCursor::new(inputs.grade),
+            row: inputs.row.map(HandleCursor::new),
+            judged: inputs.judged.map(FloatCursor::new),
+            relevant: inputs.n_relevant.map(FloatCursor::new),
+            nonrelevant: inputs.n_nonrelevant.map(FloatCursor::new),
+        }
+    }
+
+    /// Whether the rows hold nothing but the item, score and grade (what `evaluate` sends).
+    fn plain(&self) -> bool {
+        self.row.is_none() && self.judged.is_none() && self.relevant.is_none() && self.nonrelevant.is_none()
+    }
+}
+
+/// Rows taken as grouped: their runs, each group's truth and counts, read group by group.
+pub(super) struct InRuns<'a> {
+    runs: Runs,
+    items: Items<'a>,
+    truth: Option<Truth>,
+    /// Each group's R and judged non-relevant count from the truth (empty without it).
+    pub(super) n_relevant: Vec<f64>,
+    pub(super) n_nonrelevant: Vec<f64>,
+}
+
+/// The candidate rows' runs when they come grouped (None: they do not), with each group's
+/// truth read.
+pub(super) fn in_runs<'a>(config: &Config, inputs: &Inputs<'a>) -> Option<InRuns<'a>> {
     let started = Instant::now();
     let key_columns = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
     let found = runs(config, inputs, &key_columns)?;
-    let n_keys = config.key_kinds.len();
     let n_groups = found.starts.len();
     count("rows taken as grouped", format!("{} in {n_groups} groups", inputs.score.len()));
     count("rows partitioned", "0 into 0 partitions (rows already grouped)");
     count("rows scattered", 0);
     count("truth rows joined by group", found.truth_read);
     count("whole-truth probes", 0);
-    timing("runs", started);
-    let started = Instant::now();
     let items = Items { column: inputs.item, kind: config.item_kind };
     let truth = config.truth.then(|| Truth::new(&items, &found.truth, n_groups));
-    // Each thread's groups: contiguous, about equal in rows.
-    let threads = threads().min(n_groups.max(1));
-    let total: usize = found.starts.iter().zip(&found.ends).map(|(s, e)| e - s).sum();
-    let mut bounds = vec![0usize];
-    let mut so_far = 0usize;
-    for g in 0..n_groups {
-        so_far += found.ends[g] - found.starts[g];
-        if bounds.len() < threads && so_far * threads >= total * bounds.len() {
-            bounds.push(g + 1);
-        }
+    let (n_relevant, n_nonrelevant) = match &truth {
+        Some(truth) => truth.counts(&items, config.policy.relevance_threshold),
+        None => (Vec::new(), Vec::new()),
+    };
+    timing("runs", started);
+    Some(InRuns { runs: found, items, truth, n_relevant, n_nonrelevant })
+}
+
+impl InRuns<'_> {
+    pub(super) fn n_groups(&self) -> usize {
+        self.runs.starts.len()
     }
-    bounds.push(n_groups);
-    bounds.dedup();
-    let work = |first: usize, last: usize| {
-        let mut item_cursor = HandleCursor::new(inputs.item);
-        let mut score_cursor = FloatCursor::new(inputs.score);
-        let mut grade_cursor = FloatCursor::new(inputs.grade);
-        let mut row_cursor = inputs.row.map(HandleCursor::new);
-        let mut judged_cursor = inputs.judged.map(FloatCursor::new);
-        let mut relevant_cursor = inputs.n_relevant.map(FloatCursor::new);
-        let mut nonrelevant_cursor = inputs.n_nonrelevant.map(FloatCursor::new);
-        let rows: usize = (first..last).map(|g| found.ends[g] - found.starts[g]).sum();
-        let mut region: Vec<Candidate> = Vec::with_capacity(rows);
-        let (mut starts, mut ends) = (Vec::with_capacity(last - first), Vec::with_capacity(last - first));
-        let (mut relevant, mut nonrelevant) = (Vec::new(), Vec::new());
-        let plain = inputs.row.is_none() && inputs.judged.is_none() && inputs.n_relevant.is_none() && inputs.n_nonrelevant.is_none();
-        for g in first..last {
-            starts.push(region.len());
-            if plain {
-                // Item, score and the grade alone (what `evaluate` sends): no other column.
-                for row in found.starts[g]..found.ends[g] {
-                    let item = item_cursor.get(row);
-                    let grade = match &truth {
-                        Some(truth) => truth.grade(&items, g as u32, item),
-                        None => grade_cursor.get(row),
-                    };
-                    // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
-                    if let Some(c) = candidate(config, score_cursor.get(row) + 0.0, grade, item, 0, 0.0) {
-                        region.push(c);
-                    }
-                }
-                ends.push(region.len());
-                continue;
+
+    /// `keys[j][g]`: as `Groups::keys`.
+    pub(super) fn keys(&self, n_keys: usize) -> Vec<Vec<u64>> {
+        let n_groups = self.n_groups();
+        (0..n_keys).map(|j| (0..n_groups).map(|g| self.runs.keys[g * n_keys + j]).collect()).collect()
+    }
+
+    /// Each of `threads` threads' groups: contiguous, about equal in rows.
+    pub(super) fn shares(&self, threads: usize) -> Vec<std::ops::Range<usize>> {
+        let n_groups = self.n_groups();
+        let threads = threads.clamp(1, n_groups.max(1));
+        let rows = |g: usize| self.runs.ends[g] - self.runs.starts[g];
+        let total: usize = (0..n_groups).map(rows).sum();
+        let mut bounds = vec![0usize];
+        let mut so_far = 0usize;
+        for g in 0..n_groups {
+            so_far += rows(g);
+            if bounds.len() < threads && so_far * threads >= total * bounds.len() {
+                bounds.push(g + 1);
             }
-            let (mut most_relevant, mut most_nonrelevant) = (f64::NAN, f64::NAN);
-            for row in found.starts[g]..found.ends[g] {
-                let item = item_cursor.get(row);
-                let grade = match &truth {
-                    Some(truth) => truth.grade(&items, g as u32, item),
-                    None => grade_cursor.get(row),
-                };
-                let input_row = row_cursor.as_mut().map_or(0, |c| c.get(row) as i64);
-                let flag = judged_cursor.as_mut().map_or(0.0, |c| c.get(row));
-                if let Some(cursor) = relevant_cursor.as_mut() {
-                    most_relevant = most_relevant.max(cursor.get(row));
-                }
-                if let Some(cursor) = nonrelevant_cursor.as_mut() {
-                    most_nonrelevant = most_nonrelevant.max(cursor.get(row));
-                }
+        }
+        bounds.push(n_groups);
+        bounds.dedup();
+        if bounds.len() == 1 {
+            bounds.push(0);
+        }
+        bounds.windows(2).map(|w| w[0]..w[1]).collect()
+    }
+
+    /// Group g's candidates, in input order, into `out` (cleared first); the largest R and N
+    /// its rows declare (NaN: none).
+    pub(super) fn fill(&self, config: &Config, g: usize, cursors: &mut RowCursors<'_>, out: &mut Vec<Candidate>) -> (f64, f64) {
+        out.clear();
+        let rows = self.runs.starts[g]..self.runs.ends[g];
+        let grade_of = |cursors: &mut RowCursors<'_>, row: usize, item: u64| match &self.truth {
+            Some(truth) => truth.grade(&self.items, g as u32, item),
+            None => cursors.grade.get(row),
+        };
+        if cursors.plain() {
+            for row in rows {
+                let item = cursors.item.get(row);
+                let grade = grade_of(cursors, row, item);
                 // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
-                if let Some(c) = candidate(config, score_cursor.get(row) + 0.0, grade, item, input_row, flag) {
-                    region.push(c);
+                if let Some(c) = candidate(config, cursors.score.get(row) + 0.0, grade, item, 0, 0.0) {
+                    out.push(c);
                 }
             }
+            return (f64::NAN, f64::NAN);
+        }
+        let (mut most_relevant, mut most_nonrelevant) = (f64::NAN, f64::NAN);
+        for row in rows {
+            let item = cursors.item.get(row);
+            let grade = grade_of(cursors, row, item);
+            let input_row = cursors.row.as_mut().map_or(0, |c| c.get(row) as i64);
+            let flag = cursors.judged.as_mut().map_or(0.0, |c| c.get(row));
+            if let Some(cursor) = cursors.relevant.as_mut() {
+                most_relevant = most_relevant.max(cursor.get(row));
+            }
+            if let Some(cursor) = cursors.nonrelevant.as_mut() {
+                most_nonrelevant = most_nonrelevant.max(cursor.get(row));
+            }
+            // + 0.0 folds -0.0 into 0.0 (as the reference does), so that the two tie.
+            if let Some(c) = candidate(config, cursors.score.get(row) + 0.0, grade, item, input_row, flag) {
+                out.push(c);
+            }
+        }
+        (most_relevant, most_nonrelevant)
+    }
+}
+
+/// Every group's candidates side by side (the K-curves' rows read them so), when the
+/// candidate rows come grouped (None: they do not).
+pub(super) fn grouped_in_runs(config: &Config, inputs: &Inputs<'_>) -> Option<Grouped> {
+    let found = in_runs(config, inputs)?;
+    let started = Instant::now();
+    let shares = found.shares(threads());
+    let work = |share: std::ops::Range<usize>| {
+        let mut cursors = RowCursors::new(inputs);
+        let mut group = Vec::new();
+        let mut region: Vec<Candidate> = Vec::new();
+        let (mut starts, mut ends, mut relevant, mut nonrelevant) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for g in share {
+            let (declared_relevant, declared_nonrelevant) = found.fill(config, g, &mut cursors, &mut group);
+            starts.push(region.len());
+            region.extend_from_slice(&group);
             ends.push(region.len());
-            if inputs.n_relevant.is_some() {
-                relevant.push(most_relevant);
-            }
-            if inputs.n_nonrelevant.is_some() {
-                nonrelevant.push(most_nonrelevant);
-            }
+            relevant.push(declared_relevant);
+            nonrelevant.push(declared_nonrelevant);
         }
         (region, starts, ends, relevant, nonrelevant)
     };
-    let parts: Vec<_> = if bounds.len() <= 2 {
-        vec![work(0, n_groups)]
+    let parts: Vec<_> = if shares.len() <= 1 {
+        shares.into_iter().map(work).collect()
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = bounds.windows(2).map(|w| {
-                let (first, last) = (w[0], w[1]);
-                scope.spawn(move || work(first, last))
-            }).collect();
+            let handles: Vec<_> = shares.into_iter().map(|share| scope.spawn(move || work(share))).collect();
             handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
         })
     };
+    let n_groups = found.n_groups();
     let mut grouped = Grouped {
-        keys: (0..n_keys).map(|j| (0..n_groups).map(|g| found.keys[g * n_keys + j]).collect()).collect(),
+        keys: found.keys(config.key_kinds.len()),
         starts: Vec::with_capacity(n_groups),
         ends: Vec::with_capacity(n_groups),
         members: Vec::with_capacity(parts.len()),
         candidates: Vec::with_capacity(parts.len()),
-        n_relevant: Vec::new(),
-        n_nonrelevant: Vec::new(),
+        n_relevant: found.n_relevant.clone(),
+        n_nonrelevant: found.n_nonrelevant.clone(),
     };
-    if let Some(truth) = &truth {
-        let (relevant, nonrelevant) = truth.counts(&items, config.policy.relevance_threshold);
-        grouped.n_relevant = relevant;
-        grouped.n_nonrelevant = nonrelevant;
-    }
     let mut first = 0u32;
     for (region, starts, ends, relevant, nonrelevant) in parts {
         let n = starts.len() as u32;
@@ -279,8 +339,14 @@ pub(super) fn grouped_in_runs(config: &Config, inputs: &Inputs<'_>) -> Option<Gr
         grouped.starts.extend(starts);
         grouped.ends.extend(ends);
         grouped.candidates.push(region);
-        grouped.n_relevant.extend(relevant);
-        grouped.n_nonrelevant.extend(nonrelevant);
+        if !config.truth {
+            if inputs.n_relevant.is_some() {
+                grouped.n_relevant.extend(relevant);
+            }
+            if inputs.n_nonrelevant.is_some() {
+                grouped.n_nonrelevant.extend(nonrelevant);
+            }
+        }
     }
     timing("group and gather (grouped rows)", started);
     Some(grouped)
