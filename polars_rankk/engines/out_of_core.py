@@ -223,7 +223,8 @@ def evaluate_in_partitions(
     memory_limit
         The memory budget of an input split by key already (bytes, or a size like ``"4GiB"``;
         default 4 GiB): each partition holds at most as many candidate rows as the budget
-        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least.
+        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least. The exact
+        summary's merged value histograms come on top of it.
     workdir
         Where the partitioned inputs are staged (in a subfolder named by the run's
         fingerprint), kept when given; by default in the staging folder beside `output`,
