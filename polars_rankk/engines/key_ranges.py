@@ -276,13 +276,11 @@ def truth_of(
 def in_key_ranges(
     candidates: FrameLike, truth: FrameLike | None, keys: list[str], item: str, budget: int
 ) -> list[KeyRange] | None:
-    """The candidates' partitions when they are Parquet files split by their key already and
-    both tables are in long form (None: hash-partition them)."""
-    if not isinstance(candidates, pl.LazyFrame):
-        return None
+    """The candidates' partitions when they are Parquet files split by their key already, with
+    a truth table, both in long form (None: hash-partition them)."""
+    if not isinstance(candidates, pl.LazyFrame) or truth is None:
+        return None  # without truth the candidates are labelled on the way in: hash partitions
     for frame in (candidates, truth):
-        if frame is None:
-            continue
         schema = to_lazy(frame, "truth").collect_schema()
         if isinstance(schema.get(item), pl.List) or any(k not in schema for k in keys):
             return None
