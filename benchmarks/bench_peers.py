@@ -1,6 +1,6 @@
 """`rk.evaluate` end to end against the peers a user would pick instead, on the same Parquet.
 
-    python benchmarks/bench_row_order.py generate 50000 100 DIR     # the shared generator's 5M
+    python benchmarks/bench_row_order.py generate 50000 100 DIR     # 5M rows, seed 7
     python benchmarks/bench_peers.py DIR --rounds 3 \\
         --python ir_eval_numba=VENV_PEERS/bin/python \\
         --python replay=VENV_REC/bin/python --python rectools=VENV_REC/bin/python

@@ -95,7 +95,7 @@ def one(system: str, order: str, data: Path, ks: tuple[int, ...] = KS) -> dict[s
     if order == "grouped":
         candidates = candidates.sort("user", maintain_order=True)
     if system == "rankk":
-        # Imported before the timer, as shared/bench/peers.py times it: the import is the
+        # Imported before the timer, as the peers benchmark times every system: the import is the
         # same for every evaluation a process runs.
         import polars_rankk  # noqa: F401
     started, cpu = time.perf_counter(), time.process_time()

@@ -1,12 +1,12 @@
-"""One peer, end to end on the shared generator's workload: one JSON line (run by bench_peers.py).
+"""One peer, end to end on the benchmark workload: one JSON line (run by bench_peers.py).
 
     python benchmarks/peers_end_to_end.py PEER DATA_DIR 1,5,10,20,50,100
 
-A copy of the shared benchmark's peer runner (its rankk, replay, rectools and ir_eval_numba
-peers, unchanged), so that the benchmarks here never import from outside the repository. Each peer
-runs in the Python that has it installed: RePlay and RecTools pin Polars < 2, pandas < 3 and
-NumPy < 2 (a venv of their own: ``replay-rec==0.22.0 rectools==0.19.0``), ir_eval_numba another
-(``ir-eval-numba==1.1.0``), rankk this repository's.
+The peer runner of the benchmark suite these figures are compared with (its rankk, replay,
+rectools and ir_eval_numba peers, unchanged), kept here so that nothing is imported from
+outside the repository. Each peer runs in the Python that has it installed: RePlay and
+RecTools pin Polars < 2, pandas < 3 and NumPy < 2 (a venv of their own: ``replay-rec==0.22.0
+rectools==0.19.0``), ir_eval_numba another (``ir-eval-numba==1.1.0``), rankk this repository's.
 
 Metrics, mean over the truth's users, at every K: ndcg, precision, recall, map (AP@K), mrr (RR@K),
 hitrate. ``eval_s`` is end to end: reading both Parquet files, preparing the peer's input and
