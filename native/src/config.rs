@@ -103,6 +103,9 @@ pub struct Call {
     pub has_item: bool,
     pub has_extra: bool,
     pub pool_restrict: bool,
+    /// The scores were checked finite before the call: no scan for an invalid one.
+    #[serde(default)]
+    pub scores_checked: bool,
     pub terms: Vec<TermSpec>,
     pub outputs: Vec<OutputSpec>,
 }
@@ -130,6 +133,7 @@ impl Default for Call {
             has_item: true,
             has_extra: false,
             pool_restrict: false,
+            scores_checked: false,
             terms: Vec::new(),
             outputs: Vec::new(),
         }
@@ -245,6 +249,8 @@ pub struct Config {
     pub has_extra: bool,
     /// `pool="restrict"`: the truth is restricted to the ranked items.
     pub pool_restrict: bool,
+    /// The scores were checked finite before the call (`Call::scores_checked`).
+    pub scores_checked: bool,
     pub has_row: bool,
     /// The truth's rows follow the candidates' in the same columns (a grade: a truth row);
     /// the kernel joins them itself and counts each group's R and N.
@@ -390,6 +396,7 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
         has_item: call.has_item,
         has_extra: call.has_extra,
         pool_restrict: call.pool_restrict,
+        scores_checked: call.scores_checked,
         has_row: call.row,
         truth: call.truth,
         n_counts: call.counts,

@@ -137,7 +137,7 @@ fn read_inputs<'a>(
             return Err(format!("column {:?}: the rankk kernel expected Float64 values ({what})", rest[index].name));
         }
     }
-    if config.policy.invalid_scores == Invalid::Error {
+    if config.policy.invalid_scores == Invalid::Error && !config.scores_checked {
         // A truth row (with a grade, after the candidates) has no score.
         let candidate = |grade: f64| !config.truth || grade.is_nan();
         let mut scores = rest[1].floats().zip(rest[2].floats()).enumerate();

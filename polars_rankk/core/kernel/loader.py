@@ -328,6 +328,7 @@ def _inputs(
         outputs=tuple(Output(key, "key", index) for index, key in enumerate(keys)),
         unjudged_grade=unjudged,
         may_add=may_add,
+        scores_checked=spec.values_checked,
     )
     return _Inputs(frame, arguments, call, keys, {key: schema[key] for key in keys})
 
