@@ -407,10 +407,9 @@ def group_sums(
 
 
 def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl.LazyFrame | None:
-    """`prepare._truth_stats` computed by the kernel (the same columns and dtypes) from
-    `judged` (keys, item, grade; one row per group and item); None where the kernel does not
-    take it: not loaded, keys it does not read, or grades not checked finite (the kernel reads
-    a null grade as NaN, which Polars does not)."""
+    """`prepare._truth_stats` computed by the kernel from `judged` (keys, item, grade); None
+    where it does not take it: not loaded, keys it does not read, or grades not checked
+    finite (the kernel reads a null grade as NaN, which Polars does not)."""
     finite = spec.values_checked or (spec.truth is not None and not spec.truth_graded)
     if unsupported(spec) is not None or not finite:
         return None
