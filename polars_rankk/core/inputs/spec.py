@@ -105,6 +105,8 @@ class Spec:
     #: The (metric, K) the results report (`polars_rankk.core.names.cells`); None: every
     #: metric at every K.
     cells: tuple[tuple[str, int | None], ...] | None = None
+    #: The inputs' values were checked (`check_values`): grades are finite and not null.
+    values_checked: bool = False
 
     @property
     def group_keys(self) -> tuple[str, ...]:
@@ -249,6 +251,7 @@ def check_inputs(
         whole_list=whole.metrics,
         whole_list_only=whole.only,
         cells=cells,
+        values_checked=check_values,
     )
     _check_output_names(spec)
     return spec
