@@ -93,7 +93,7 @@ def test_a_parameter_does_not_change_the_other_names() -> None:
     truth = pl.DataFrame({"user": [1, 1, 2], "item": [1, 3, 2], "relevance": [2, 1, 1]})
     res = rk.evaluate(candidates, truth, k=5, metrics=["P(rel=2)@5", "R@5"], group_by="user")
     summary = {row[0]: row[1] for row in res.summary().select("metric", "value").iter_rows()}
-    assert summary == {"recall": 1.0, "precision(relevance_threshold=2)": 0.2}
+    assert summary == {"recall": 1.0, "P(rel=2)": 0.2}  # labelled as typed
     assert res.variants[0].policy.relevance_threshold == 2
     assert res.policy.relevance_threshold == 1
 

@@ -13,14 +13,16 @@ how it was computed.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from polars_rankk.core.metrics.registry import REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
 from polars_rankk.core.names.cells import Label, at_cutoff
 from polars_rankk.core.names.parse import NameStyle
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import Average, FrameLike
@@ -37,15 +39,14 @@ class Part(Protocol):
     system: str | None
     variants: tuple[Any, ...]
     labels: tuple[Label, ...]
+    plan: Plan | None
     _keys: list[str]
 
-    def summary(
+    def _summary_of_part(
         self,
-        average: Average = "macro",
-        *,
-        weights: str | FrameLike | None = None,
-        metrics: Iterable[str] | None = None,
-        names: NameStyle = "canonical",
+        chosen: list[str] | None,
+        how: tuple[Average, str | FrameLike | None, NameStyle],
+        cells: set[tuple[str, int | None]] | None = None,
     ) -> pl.DataFrame: ...
 
 
@@ -87,11 +88,11 @@ def unlabelled(table: FrameLike, labels: Sequence[Label]) -> pl.LazyFrame:
     return table.lazy().with_columns(named.otherwise(pl.col("metric")).alias("metric"))
 
 
-def label(evaluation: P, labels: tuple[Label, ...]) -> P:
+def label(evaluation: P, labels: tuple[Label, ...], plan: Plan | None) -> P:
     """`evaluation` of one plan part, its metrics labelled with what they read otherwise than
     the evaluation's policy (`Part.labels`): its ``per_group`` rows now, its ``summary()``
     when it is asked."""
-    evaluation.labels = labels
+    evaluation.labels, evaluation.plan = labels, plan
     rows = evaluation.per_group
     if labels and isinstance(rows, pl.DataFrame):
         evaluation.per_group = relabelled(rows, labels, canonical_only=False)
@@ -127,25 +128,82 @@ def combined(evaluations: Sequence[P]) -> P:
 
 
 def summary_of_parts(
-    evaluation: Part,
-    how: tuple[Average, str | FrameLike | None, Iterable[str] | None, NameStyle],
+    parts: Sequence[Part],
+    evaluation: Policy,
+    metrics: Iterable[str] | None,
+    how: tuple[Average, str | FrameLike | None, NameStyle],
 ) -> pl.DataFrame:
-    """`Evaluation.summary` of an evaluation with variants: each part's own, stacked, the
-    variants' metrics labelled (for a tool's names, only those no tool spells); `metrics`, in
-    any accepted spelling, chooses among every part's measures."""
-    average, weights, metrics, names = how
-    primary: Part = evaluation.__dict__["_primary"]
-    parts: list[Part] = [primary, *evaluation.variants]
-    asked = None if metrics is None else Request.of(metrics)
-    if asked is not None:
-        evaluated = sorted({m for part in parts for m in part.metrics})
-        missing = sorted(set(asked.metrics) - set(evaluated))
-        if missing:
-            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {evaluated}")
-    rows = []
-    for part in parts:
-        chosen = None if asked is None else [m for m in part.metrics if m in asked.metrics]
-        if chosen == []:
+    """`Evaluation.summary` of the `parts` of an evaluation under the `evaluation`'s policy:
+    each part's summary, stacked, its labelled cells named as labelled. `metrics`, in any
+    accepted spelling, chooses cells: a name's parameters choose the part that reads them
+    (``P(rel=2)@5``: precision at threshold 2, not the policy's precision), its cut-off the
+    K. A micro average leaves out the parts without a micro form, saying so."""
+    average = how[0]
+    chosen = _chosen(parts, evaluation, metrics)
+    rows, without = [], []
+    for part, (names, cells) in zip(parts, chosen, strict=True):
+        if names == []:
             continue  # none of the chosen metrics is in this part
-        rows.append(part.summary(average, weights=weights, metrics=chosen, names=names))
+        if metrics is None and average == "micro" and not set(part.metrics) & set(MICRO_METRICS):
+            without.append(part)
+            continue
+        rows.append(part._summary_of_part(names, how, cells))
+    if without:
+        left = sorted({_name(part, m) for part in without for m in part.metrics})
+        if not rows:
+            raise ValueError(
+                f"summary(average='micro'): none of the evaluated metrics has a micro form "
+                f"({', '.join(left)}); micro averages exist for {', '.join(MICRO_METRICS)}"
+            )
+        warnings.warn(
+            f"summary(average='micro'): {', '.join(left)} have no micro form and are left out",
+            stacklevel=3,
+        )
     return pl.concat(rows, how="diagonal_relaxed")
+
+
+def _name(part: Part, metric: str) -> str:
+    """`metric` as `part` names it (its label, where it has one)."""
+    return next((label.typed for label in part.labels if label.metric == metric), metric)
+
+
+Chosen = tuple[list[str] | None, set[tuple[str, int | None]] | None]
+
+
+def _chosen(
+    parts: Sequence[Part], evaluation: Policy, metrics: Iterable[str] | None
+) -> list[Chosen]:
+    """Per part, the canonical metrics `metrics` choose there (None: every one) and the
+    cells, where a name gives its cut-off (None: every K)."""
+    if metrics is None:
+        return [(None, None)] * len(parts)
+    asked = Request.of([metrics] if isinstance(metrics, str) else list(metrics))
+    chosen: list[tuple[list[str], set[tuple[str, int | None]] | None]] = [
+        ([], set()) for _ in parts
+    ]
+    for measure in asked.measures:
+        wanted = evaluation.replace(**measure.policy) if measure.policy else evaluation
+        reads = REGISTRY[measure.metric].reads
+        index = next(
+            (
+                i
+                for i, part in enumerate(parts)
+                if measure.metric in part.metrics
+                and all(getattr(part.policy, f) == getattr(wanted, f) for f in reads)
+            ),
+            None,
+        )
+        if index is None:
+            evaluated = sorted({_name(part, m) for part in parts for m in part.metrics})
+            raise ValueError(
+                f"metrics [{measure.spelling or measure.metric!r}] were not evaluated; "
+                f"evaluated: {evaluated}"
+            )
+        names, cells = chosen[index]
+        if measure.metric not in names:
+            names.append(measure.metric)
+        if cells is not None and (measure.k is not None or measure.whole_list):
+            cells.add((measure.metric, measure.k))
+        elif cells is not None:
+            chosen[index] = (names, None)  # a name without a cut-off: every K of its metric
+    return [(names, cells) for names, cells in chosen]
