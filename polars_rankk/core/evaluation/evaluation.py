@@ -16,6 +16,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.catalogue import Exposures
+from polars_rankk.core.evaluation.display import Displayed
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.readouts import (
     EvaluationTables,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 EngineType = Literal["auto", "in-memory", "streaming"]
 
 
-class Evaluation(EvaluationTables):
+class Evaluation(Displayed, EvaluationTables):
     """The result of `evaluate`: per-group values, summaries and diagnostics.
 
     Attributes
@@ -435,57 +436,6 @@ class Evaluation(EvaluationTables):
         kept, wide = views_of(all_groups, spec)
         found = assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
         return label(found, self.labels, self.plan)
-
-    def __repr__(self) -> str:
-        """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
-        from polars_rankk.core.evaluation.display import evaluation_text
-
-        return evaluation_text(self)
-
-    def _repr_html_(self) -> str:
-        """The notebook display: `__repr__` as an HTML table."""
-        from polars_rankk.core.evaluation.display import evaluation_html
-
-        return evaluation_html(self)
-
-    def to_markdown(self, digits: int = 4) -> str:
-        """The macro summary as a Markdown table: one row per metric, one column per K (for
-        several systems, one row per system, one column per ``metric@K``).
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
-        ...                   k=[1, 2], metrics=["precision", "hit_rate"], group_by="q")
-        >>> print(res.to_markdown(digits=2))
-        | metric | @1 | @2 |
-        |:---|---:|---:|
-        | precision | 0.00 | 0.50 |
-        | hit_rate | 0.00 | 1.00 |
-        """
-        from polars_rankk.core.evaluation.display import evaluation_grid, to_markdown
-
-        return to_markdown(evaluation_grid(self.summary(), self.system), digits)
-
-    def to_latex(
-        self, digits: int = 4, caption: str | None = None, label: str | None = None
-    ) -> str:
-        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K
-        (for several systems, one row per system, one column per ``metric@K``).
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
-        ...                   k=2, metrics="hit_rate", group_by="q")
-        >>> print(res.to_latex(digits=2).splitlines()[4])
-        metric & @2 \\\\
-        """
-        from polars_rankk.core.evaluation.display import evaluation_grid, to_latex
-
-        return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
 
 
 def assemble(

@@ -32,8 +32,9 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.order import gain_of
-from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
 from polars_rankk.core.names.cells import Label, at_cutoff
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.parse import NameStyle, parse_metric_name
 from polars_rankk.core.names.write import written_summary
 from polars_rankk.core.policy import Policy

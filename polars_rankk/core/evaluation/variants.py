@@ -19,8 +19,12 @@ from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation.aggregate import no_micro_form, order_metrics
+from polars_rankk.core.metrics.parameters import written_value
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
 from polars_rankk.core.names.cells import Label, at_cutoff
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.parse import NameStyle
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
@@ -38,6 +42,7 @@ class Part(Protocol):
     is_lazy: bool
     system: str | None
     variants: tuple[Any, ...]
+    groups: FrameLike
     labels: tuple[Label, ...]
     plan: Plan | None
     _keys: list[str]
@@ -124,7 +129,36 @@ def combined(evaluations: Sequence[P]) -> P:
         per_group = per_group.sort([*keys, metric_rank(), "metric", "k"], nulls_last=True)
     result.per_group = per_group if primary.is_lazy else per_group.collect()
     result.ks = sorted({k for one in evaluations for k in one.ks})
+    result.groups = _groups_of_parts(primary, others)
     return result
+
+
+#: The Policy fields that decide a group's list length and R (its row in ``groups``).
+_GROUP_FIELDS = ("relevance_threshold", "pool", "negative_grades", "unjudged")
+
+
+def _groups_of_parts(primary: Part, others: Sequence[Part]) -> FrameLike:
+    """``groups`` of an evaluation in parts: the first part's, and the list length and R of
+    each part that counts them otherwise (``n_relevant(relevance_threshold=2)``), side by
+    side (null where a part's policy left the group out)."""
+    keys, joined = list(primary._keys), primary.groups.lazy()
+    for other in others:
+        differing = [
+            f"{name}={written_value(name, getattr(other.policy, name))}"
+            for name in _GROUP_FIELDS
+            if getattr(other.policy, name) != getattr(primary.policy, name)
+        ]
+        if not differing:
+            continue
+        suffix = f"({','.join(differing)})"
+        theirs = other.groups.lazy().select(
+            *keys, *(pl.col(c).alias(c + suffix) for c in (N_CANDIDATES, N_RELEVANT))
+        )
+        columns = joined.collect_schema().names()
+        if f"{N_RELEVANT}{suffix}" not in columns:
+            joined = joined.join(theirs, on=keys, how="full", coalesce=True)
+    joined = joined.sort(keys)
+    return joined if primary.is_lazy else joined.collect()
 
 
 def summary_of_parts(
@@ -149,17 +183,16 @@ def summary_of_parts(
             continue
         rows.append(part._summary_of_part(names, how, cells))
     if without:
-        left = sorted({_name(part, m) for part in without for m in part.metrics})
+        left = list(dict.fromkeys(_name(part, m) for part in without for m in part.metrics))
         if not rows:
-            raise ValueError(
-                f"summary(average='micro'): none of the evaluated metrics has a micro form "
-                f"({', '.join(left)}); micro averages exist for {', '.join(MICRO_METRICS)}"
-            )
+            raise ValueError(no_micro_form(left))
         warnings.warn(
             f"summary(average='micro'): {', '.join(left)} have no micro form and are left out",
             stacklevel=3,
         )
-    return pl.concat(rows, how="diagonal_relaxed")
+    # One order on every path (the engines' summaries sort so): system, metric, K, label.
+    system = parts[0].system
+    return order_metrics(pl.concat(rows, how="diagonal_relaxed"), [system] if system else [])
 
 
 def _name(part: Part, metric: str) -> str:

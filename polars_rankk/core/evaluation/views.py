@@ -13,7 +13,8 @@ import polars as pl
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, WHOLE_LIST
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.formulas import finished
-from polars_rankk.core.metrics.registry import REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.policy import Policy
 
 

@@ -3,7 +3,10 @@ tests: what each means and how its cut-off is evaluated."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
+
+import polars as pl
 
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 
@@ -52,3 +55,34 @@ WHOLE = "the whole list (no K)"
 
 def _plain_k(has_k: bool) -> str:
     return "the evaluation's K" if has_k else "no K"
+
+
+#: A cut-off placeholder in a listed spelling (``P@K``, ``ndcg_cut_K``, ``P.K``).
+_CUTOFF = re.compile(r"[@_.]K$")
+
+
+def metric_rank(column: str = "metric") -> pl.Expr:
+    """Sort key putting metric names in canonical order (unknown names after them): a
+    labelled name sorts with its metric, as typed (``P(rel=2)``, ``alpha_nDCG(alpha=0.3)``)
+    or canonical (``rbp(rbp_persistence=0.5)``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.names.listing import metric_rank
+    >>> frame = pl.DataFrame({"metric": ["ndcg", "precision", "P(rel=2)", "mine"]})
+    >>> frame.sort(metric_rank(), maintain_order=True)["metric"].to_list()
+    ['precision', 'P(rel=2)', 'ndcg', 'mine']
+    """
+    index = {name: position for position, name in enumerate(REGISTRY)}
+    ranks = {
+        row.spelling: index[row.metric]
+        for row in accepted_names()
+        if not _CUTOFF.search(row.spelling) and row.metric in index
+    }
+    ranks.update(index)
+    return (
+        pl.col(column)
+        .str.replace(r"\(.*$", "")
+        .replace_strict(ranks, default=len(index), return_dtype=pl.Int64)
+    )
