@@ -311,6 +311,14 @@ class Evaluation(Displayed, EvaluationTables):
         """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
         from polars_rankk.core.evaluation.diagnostics import compute_diagnostics
 
+        if "_primary" in self.__dict__:
+            # The first part's counts, and each other part's by the names it carries.
+            primary: Evaluation = self.__dict__["_primary"]
+            parts = {
+                ", ".join(dict.fromkeys(label.typed for label in part.labels)): part.diagnostics
+                for part in self.variants
+            }
+            return replace(primary.diagnostics, parts=parts)
         if self.system is not None:
             from polars_rankk.core.evaluation.by_system import diagnostics_by_system
 

@@ -120,6 +120,8 @@ def combined(evaluations: Sequence[P]) -> P:
             "own (the names of one call then share their parameters)"
         )
     result = copy.copy(primary)
+    # The primary's cached diagnostics are one part's: the whole's are computed on access.
+    result.__dict__.pop("diagnostics", None)
     result.__dict__["_primary"] = primary
     result.variants = tuple(others)
     tables = [one.per_group.lazy() for one in evaluations]

@@ -70,19 +70,24 @@ def metric_rank(column: str = "metric") -> pl.Expr:
     --------
     >>> import polars as pl
     >>> from polars_rankk.core.names.listing import metric_rank
-    >>> frame = pl.DataFrame({"metric": ["ndcg", "precision", "P(rel=2)", "mine"]})
+    >>> frame = pl.DataFrame({"metric": ["ndcg", "precision", "P(rel=2)", "mine", "P_10"]})
     >>> frame.sort(metric_rank(), maintain_order=True)["metric"].to_list()
-    ['precision', 'P(rel=2)', 'ndcg', 'mine']
+    ['precision', 'P(rel=2)', 'P_10', 'ndcg', 'mine']
     """
     index = {name: position for position, name in enumerate(REGISTRY)}
-    ranks = {
-        row.spelling: index[row.metric]
-        for row in accepted_names()
-        if not _CUTOFF.search(row.spelling) and row.metric in index
-    }
-    ranks.update(index)
-    return (
-        pl.col(column)
-        .str.replace(r"\(.*$", "")
-        .replace_strict(ranks, default=len(index), return_dtype=pl.Int64)
+    exact, cut = dict(index), {}
+    for row in accepted_names():
+        if row.metric in index:
+            if _CUTOFF.search(row.spelling):
+                cut[_CUTOFF.sub("", row.spelling)] = index[row.metric]
+            else:
+                exact.setdefault(row.spelling, index[row.metric])
+    name = pl.col(column).str.replace(r"\(.*$", "")
+    return pl.coalesce(
+        name.replace_strict(exact, default=None, return_dtype=pl.Int64),
+        # A tool's name with its cut-off (``P_10``, ``nDCG@10``) sorts with its metric.
+        name.str.replace(r"[@_.][0-9]+$", "").replace_strict(
+            cut, default=None, return_dtype=pl.Int64
+        ),
+        pl.lit(len(index), pl.Int64),
     )
