@@ -122,3 +122,44 @@ def test_a_catalogue_metric_asked_alone_appears_in_the_summary_and_compare() -> 
     assert (row["baseline_mean"], row["mean"]) == pytest.approx((brute(CANDIDATES), brute(other)))
     assert row["diff"] == pytest.approx(brute(other) - brute(CANDIDATES))
     assert row["p_value_t"] is None  # one figure per system: no paired test
+
+
+def test_ids_beyond_int64_beside_int64_ones_keep_every_id_in_the_bounds() -> None:
+    """UInt64 candidate ids past Int64 beside Int64 truth ids: `evaluate` and
+    `unjudged_bounds` compare them as numbers (Int128), never wrapped nor a raw cast error
+    (brute force: the big id is unjudged, so P@2 is 1/2 at worst and 2/2 at best)."""
+    big = 2**63 + 5
+    candidates = pl.DataFrame(
+        {"q": [1, 1], "item": pl.Series([big, 7], dtype=pl.UInt64), "score": [1.0, 0.5]}
+    )
+    # The Int64 id that the big one wraps to must not match it.
+    truth = pl.DataFrame({"q": [1, 1], "item": pl.Series([big - 2**64, 7], dtype=pl.Int64)})
+    result = rk.evaluate(candidates, truth, k=2, metrics=["precision"], group_by="q")
+    assert result.summary()["value"].to_list() == [0.5]
+    bounds = rk.unjudged_bounds(candidates, truth, k=2, metrics=["precision"], group_by="q")
+    assert bounds.summary.select("lower", "value", "upper").row(0) == (0.5, 0.5, 1.0)
+
+
+def test_trec_evals_policy_reads_a_fractional_grade_as_trec_eval_does() -> None:
+    """``Policy.trec_eval()`` truncates fractional grades toward zero (trec_eval reads a
+    grade with ``atol``: 0.5 is 0, 1.7 is 1, -1.5 is -1), equal to pytrec_eval on the
+    truncated qrels, counted in the diagnostics; ``Policy()`` keeps them as given."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    truth = TRUTH.with_columns(relevance=pl.Series([0.5, 1.7, -1.5, 2.0, 1.0]))
+    measures = {"P_5", "ndcg_cut_5", "map"}
+    qrels: dict[str, dict[str, int]] = {}
+    for q, item, grade in truth.iter_rows():
+        qrels.setdefault(q, {})[item] = int(grade)  # C's atol: toward zero
+    run: dict[str, dict[str, float]] = {}
+    for q, item, score in CANDIDATES.iter_rows():
+        run.setdefault(q, {})[item] = score
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    want = {m: sum(q[m] for q in per_query.values()) / len(per_query) for m in measures}
+    res = rk.evaluate(CANDIDATES, truth, metrics=sorted(measures), group_by="q",
+                      policy=rk.Policy.trec_eval())  # fmt: skip
+    got = dict(res.summary(names="trec_eval").select("metric", "value").iter_rows())
+    assert got == pytest.approx(want, abs=1e-12)
+    assert res.diagnostics.counts["fractional_grades_truncated"] == 3
+    kept = rk.evaluate(CANDIDATES, truth, metrics=["ndcg_cut_5"], group_by="q")
+    assert "fractional_grades_truncated" not in kept.diagnostics.counts
+    assert kept.summary()["value"].item() != pytest.approx(want["ndcg_cut_5"])
