@@ -70,7 +70,6 @@ from polars_rankk.cli.running import (
 )
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
-from polars_rankk.stats.catalogue_differences import catalogue_differences
 
 if TYPE_CHECKING:
     from polars_rankk.passages import DocumentRule
@@ -359,6 +358,8 @@ def with_catalogue_differences(
 ) -> pl.DataFrame:
     """`comparison` and, for the catalogue-level metrics (coverage, gini, ...), one row per
     challenger (`catalogue_differences`)."""
+    from polars_rankk.stats.catalogue_resampling import catalogue_differences
+
     pairs = [(baseline, name) for name in evaluations if name != baseline]
     rows = catalogue_differences(evaluations, pairs, ks)
     return comparison if rows is None else pl.concat([comparison, rows], how="diagonal_relaxed")

@@ -33,7 +33,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, higher_is_better, is_table, to_lazy
 from polars_rankk.core.names.parse import parse_metric_name
 from polars_rankk.core.progress import progress_bar
-from polars_rankk.stats.catalogue_differences import catalogue_differences
+from polars_rankk.stats.catalogue_resampling import catalogue_differences
 from polars_rankk.stats.paired import Options, arrange, compare_stratum, finish
 from polars_rankk.stats.per_group import (
     Attributes,

@@ -90,7 +90,7 @@ def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
     )
 
 
-def _left_out(measure: MetricRequest, policy: Policy) -> str | None:
+def parameters_left_out(measure: MetricRequest, policy: Policy) -> str | None:
     """For a tool's parameterised spelling (ir_measures', ndeval's) that leaves out a
     parameter of its measure the policy sets otherwise than that tool's default: which value
     was used and what to type for the tool's number (``RBP(rel=1)`` under ``p = 0.5``)."""
@@ -146,7 +146,7 @@ def warn_tool_conventions(
                     ToolNameWarning,
                     stacklevel=stacklevel,
                 )
-            left = _left_out(measure, policy)
+            left = parameters_left_out(measure, policy)
             if left is not None and f"{name}!left" not in said:
                 said.add(f"{name}!left")
                 whose = "ndeval's" if measure.tool == "alias" else "ir_measures'"
