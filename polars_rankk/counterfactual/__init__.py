@@ -2,11 +2,8 @@
 (inverse propensity, self-normalised and doubly robust estimators under click models)."""
 
 from polars_rankk.counterfactual.checks import CounterfactualWarning
-from polars_rankk.counterfactual.evaluation import (
-    CounterfactualDiagnostics,
-    CounterfactualResult,
-    evaluate_counterfactual,
-)
+from polars_rankk.counterfactual.evaluation import evaluate_counterfactual
+from polars_rankk.counterfactual.result import CounterfactualDiagnostics, CounterfactualResult
 
 __all__ = [
     "CounterfactualDiagnostics",

@@ -8,7 +8,7 @@ clean log costs one scan before the estimate's own plan.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -18,14 +18,15 @@ class CounterfactualWarning(UserWarning):
     support), groups present in only one of the tables, or importance weights that explode."""
 
 
-def require_columns(frame: pl.LazyFrame, table: str, columns: Sequence[str]) -> None:
-    """Raise ``ValueError`` naming the first of `columns` the table lacks."""
+def require_columns(frame: pl.LazyFrame, table: str, columns: Mapping[str, str]) -> None:
+    """Raise ``ValueError`` naming the first of `columns` the table lacks and the argument
+    that names it (`columns`: column -> argument, e.g. ``{"click": "reward="}``)."""
     schema = frame.collect_schema()
-    for column in columns:
+    for column, argument in columns.items():
         if column not in schema:
             raise ValueError(
-                f"the {table} table has no column {column!r} "
-                f"(its columns: {', '.join(schema.names())})"
+                f"the {table} table has no column {column!r} (named by {argument}; "
+                f"its columns: {', '.join(schema.names())})"
             )
 
 
