@@ -13,7 +13,8 @@ over the informing impressions, C the rewards times the placement probabilities)
 - ``snips``: W / N_r divided by the mean over groups of U / N_r at the rank (so the groups'
   values average to the overall self-normalised estimate sum(W / N_r) / sum(U / N_r));
 - ``dr``: (V + W - Q) / N_r (under ``"cascade"`` cascade-DR, Kiyohara et al., WSDM 2022);
-- ``naive``: C / N_r, clicks taken as labels wherever they were shown (biased; for contrast).
+- ``naive``: C / N, clicks taken as labels wherever the group's N logged lists showed the
+  item (biased; for contrast).
 
 A group's reward@K sums its ranks; the overall estimate is the mean over groups. On one
 group with Open Bandit Pipeline's layout (one row per impression), these are obp's IPW,
@@ -32,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.counterfactual.new_policy import RANK
-from polars_rankk.counterfactual.plan import INFORMING
+from polars_rankk.counterfactual.plan import INFORMING, LISTS
 from polars_rankk.stats import resampling
 
 Estimator = Literal["ips", "snips", "dr", "naive", "iips", "rips", "cascade_dr"]
@@ -45,8 +46,8 @@ ALIASES: dict[str, tuple[str, str]] = {
 BASE = ("ips", "snips", "dr", "naive")
 #: The blocks of a row of the bootstrap matrix (each K columns, one per rank): the weighted
 #: rewards, the controls, the reward model's direct value less its weighted predictions, the
-#: rewards and the informing impressions; per group already divided by N_r (then the last
-#: block is 1), per impression raw.
+#: rewards and the informing impressions; per group already divided by N_r (the rewards by
+#: the group's N lists; the last block is then 1), per impression raw.
 MATRIX_BLOCKS = ("weighted_reward", "control", "model", "reward", "informing")
 
 
@@ -65,7 +66,7 @@ def per_rank_from_means(means: np.ndarray, estimator: str, k: int) -> np.ndarray
         return _ratio(weighted, control)
     if estimator == "dr":
         return _ratio(weighted + model, informing)
-    return _ratio(reward, informing)
+    return np.asarray(reward, dtype=np.float64)
 
 
 def reward_at_k(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
@@ -76,7 +77,8 @@ def reward_at_k(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
 def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.ndarray:
     """The bootstrap matrix: one row per value of `by` (a group, or an impression of the one
     group), the `MATRIX_BLOCKS` per rank. Per group, each block is divided by N_r (0 where no
-    impression informs the rank) and the informing block is 1."""
+    impression informs the rank), the rewards by the group's lists (`LISTS`), and the
+    informing block is 1."""
     if sums.height == 0:
         return np.zeros((0, len(MATRIX_BLOCKS) * k))
     index = sums.select(pl.struct(by).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
@@ -92,8 +94,10 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
         "informing": (informing > 0).astype(np.float64) if per_group else informing,
     }
     out = np.zeros((rows, len(MATRIX_BLOCKS) * k))
+    if per_group:
+        blocks["reward"] = blocks["reward"] / sums[LISTS].to_numpy()
     for block, name in enumerate(MATRIX_BLOCKS):
-        values = blocks[name] if name == "informing" else blocks[name] / divisor
+        values = blocks[name] if name in ("informing", "reward") else blocks[name] / divisor
         np.add.at(out, (index, block * k + ranks), values)
     if per_group:
         # A group informs every rank of the mean over groups: IPS, DR and the naive estimate
@@ -152,7 +156,7 @@ def per_rank_estimates(estimator: str, normaliser: pl.Expr) -> pl.Expr:
         return pl.when(normaliser > 0).then(over_n(weighted) / normaliser).otherwise(0.0)
     if estimator == "dr":
         return over_n(pl.col("direct") + weighted - pl.col("predicted_control"))
-    return over_n(pl.col("reward"))
+    return pl.col("reward") / pl.col(LISTS)
 
 
 def snips_normaliser(groups: int) -> pl.Expr:

@@ -30,7 +30,7 @@ from polars_rankk.counterfactual.result import (
 
 __all__ = ["CounterfactualDiagnostics", "CounterfactualResult", "evaluate_counterfactual"]
 
-IMPRESSIONS = "__log_impressions"
+IMPRESSIONS = plan.LISTS
 
 
 def evaluate_counterfactual(

@@ -116,8 +116,10 @@ def _require(
 def _marginal_checks(
     candidates: pl.LazyFrame, columns: Columns, k: int
 ) -> list[tuple[pl.LazyFrame, str, str, pl.Expr, str]]:
-    """The marginals: probabilities in [0, 1], positions from 1, one row per (slot, item),
-    each position's probabilities summing to 1 and each item's to at most 1."""
+    """The marginals: probabilities in [0, 1], positions from 1, one row per (slot, item)
+    and each position's probabilities summing to 1. An item's probabilities over positions
+    are not checked (each position is estimated on its own, as Open Bandit Pipeline reads
+    ``action_dist``)."""
     assert columns.probability is not None
     checks.require_integer(candidates, "candidates", columns.position)
     checks.require_numeric(candidates, "candidates", columns.probability, "a probability")
@@ -125,9 +127,6 @@ def _marginal_checks(
     probability = pl.col(columns.probability).cast(pl.Float64)
     within = candidates.filter(pl.col(columns.position) <= k)
     per_position = within.group_by(slot).agg(probability.sum().alias("probability_sum"))
-    per_item = within.group_by([*columns.policy_keys, columns.item]).agg(
-        probability.sum().alias("probability_sum")
-    )
     repeated = pl.len().over([*slot, columns.item]) > 1
     total = pl.col("probability_sum")
     return [
@@ -160,12 +159,5 @@ def _marginal_checks(
             "a distribution over items at each position (summing to 1 per group and "
             "position, as Open Bandit Pipeline's action_dist; an empty slot is an item of "
             "its own)",
-        ),
-        (
-            per_item,
-            "candidates",
-            columns.probability,
-            total > 1 + MARGINAL_TOLERANCE,
-            "at most 1 summed over an item's positions (a ranking places an item once)",
         ),
     ]

@@ -37,6 +37,8 @@ WEIGHT = "__weight"
 CONTROL = "__control"
 DISPLAY = "__display"
 INFORMING = "impressions"
+#: A group's number of logged lists (its impressions, or 1 without an impression column).
+LISTS = "__log_impressions"
 #: The sums every estimator reads, per (group, rank) or per (group, impression, rank).
 SUMS = ("weighted_reward", "control", "predicted_control", "direct", "reward")
 
@@ -182,7 +184,9 @@ def rank_sums(
         counts = informed
     slots = placements.select(per_slot).unique()
     if by_impression:
-        slots = slots.join(informed.select(by).unique(), on=per_slot, how="inner")
+        # Every impression with a placed item, informing or not (its clicks count as labels).
+        listed = pl.concat([informed.select(by), sums.select(by)]).unique()
+        slots = slots.join(listed, on=per_slot, how="inner")
     logged = groups.with_columns(pl.lit(True).alias("__logged"))
     return (
         slots.join(sums, on=by, how="left")
