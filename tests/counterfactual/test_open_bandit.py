@@ -103,7 +103,8 @@ def test_one_campaign_gets_an_interval_over_its_impressions() -> None:
     )
     row = result.summary().row(0, named=True)
     assert result.diagnostics.interval_over == "impressions"
-    assert np.isfinite(row["standard_error"]) and row["lower"] < row["reward_at_k"] < row["upper"]
+    assert np.isfinite(row["standard_error"])
+    assert row["lower"] < row["reward_at_k"] < row["upper"]
 
 
 @pytest.mark.slow
