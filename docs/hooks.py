@@ -34,6 +34,11 @@ PARTS: dict[str, tuple[str, str]] = {
         "Judges",
         "Metrics when a model wrote the labels: agreement with people, corrected means.",
     ),
+    "passages": (
+        "Passages and documents",
+        "Passage (chunk) runs collapsed to documents, passage judgements made document "
+        "judgements, and the chunk diagnostics.",
+    ),
     "charts": ("Charts", "Altair charts of aggregated tables, and their export."),
     "time": ("Time-aware evaluation", "Splits, seen items, sessions, the audit, over time."),
     "counterfactual": (
@@ -41,7 +46,7 @@ PARTS: dict[str, tuple[str, str]] = {
         "A new ranking's expected reward estimated from click logs: IPS, SNIPS, DR.",
     ),
     "engines": ("Large data", "Out-of-core evaluation in hash buckets."),
-    "io": ("TREC files", "Reading TREC runs and qrels."),
+    "io": ("TREC and BEIR files", "Reading TREC runs and qrels, and BEIR's qrels."),
     "reports": ("HTML report", "The self-contained offline report."),
     "tables": ("Tables for papers", "LaTeX and Markdown tables of summaries and systems."),
 }

@@ -18,6 +18,7 @@ from polars_rankk.core import (
     Evaluation,
     IgnoredColumnWarning,
     MetricSums,
+    PassageIdWarning,
     Policy,
     RankedRows,
     evaluate,
@@ -67,12 +68,21 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "evaluate_in_partitions",
     ),
     "polars_rankk.io": (
+        "read_beir_qrels",
         "read_trec_qrels",
         "read_trec_run",
     ),
     "polars_rankk.judges": (
         "judge_agreement",
         "judge_correction",
+    ),
+    "polars_rankk.passages": (
+        "ChunkDiagnostics",
+        "DepthTieWarning",
+        "DocumentRule",
+        "chunk_diagnostics",
+        "to_documents",
+        "truth_to_documents",
     ),
     "polars_rankk.reports": (
         "render_report",
@@ -152,12 +162,21 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         evaluate_in_partitions,
     )
     from polars_rankk.io import (
+        read_beir_qrels,
         read_trec_qrels,
         read_trec_run,
     )
     from polars_rankk.judges import (
         judge_agreement,
         judge_correction,
+    )
+    from polars_rankk.passages import (
+        ChunkDiagnostics,
+        DepthTieWarning,
+        DocumentRule,
+        chunk_diagnostics,
+        to_documents,
+        truth_to_documents,
     )
     from polars_rankk.reports import (
         render_report,
@@ -210,15 +229,19 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "AuditReport",
     "BucketedEvaluation",
+    "ChunkDiagnostics",
     "CounterfactualDiagnostics",
     "CounterfactualResult",
     "CounterfactualWarning",
+    "DepthTieWarning",
     "Diagnostics",
+    "DocumentRule",
     "EmptyResultWarning",
     "Evaluation",
     "IgnoredColumnWarning",
     "MetricSums",
     "PartitionedEvaluation",
+    "PassageIdWarning",
     "Policy",
     "RankedRows",
     "SeenFiltered",
@@ -229,6 +252,7 @@ __all__ = [
     "bootstrap",
     "buckets",
     "catalogue_intervals",
+    "chunk_diagnostics",
     "compare",
     "comparison_power",
     "curve_of_evaluations",
@@ -261,6 +285,7 @@ __all__ = [
     "plot_precision_recall",
     "plot_risk",
     "plot_strata",
+    "read_beir_qrels",
     "read_trec_qrels",
     "read_trec_run",
     "register_metric",
@@ -279,9 +304,11 @@ __all__ = [
     "split_last_n",
     "summarize_by",
     "systems_table",
+    "to_documents",
     "to_latex",
     "to_markdown",
     "truth_from_log",
+    "truth_to_documents",
     "unjudged_bounds",
     "unregister_metric",
 ]

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import typing
 from pathlib import Path
 
-from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
+from polars_rankk.core.metrics.parameters import GENERAL, Parameter
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.listing import accepted_names
-from polars_rankk.core.names.parse import PARAMETERS, render_name
+from polars_rankk.core.names.parse import render_name
 from polars_rankk.core.policy import Policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,18 +24,6 @@ TARGET = ROOT / "docs" / "metric_names.md"
 GUIDE = ROOT / "docs" / "metrics.md"
 #: The header of the accuracy metrics' table on docs/metrics.md, which this script writes.
 GUIDE_HEADER = "| name | definition | trec_eval |"
-
-#: One spelling per parameter, as the docs show it.
-PARAMETER_EXAMPLES = {
-    "p": "RBP(p=0.9)@10",
-    "judged_only": "nDCG(judged_only=True)@10",
-    "rel": "P(rel=2)@5",
-    "dcg": "nDCG(dcg='exp-log2')@10",
-    "max_rel": "ERR(max_rel=3)@20",
-    "beta": "f1(beta=0.25)@10",
-    "gains": "nDCG(gains={0:1,1:4})@10",
-    "alpha": "alpha_nDCG(alpha=0.3)@20",
-}
 
 HEADER = """\
 # Metric names
@@ -70,42 +59,71 @@ def spellings_table() -> list[str]:
     return lines
 
 
+def _example_value(parameter: Parameter) -> str:
+    """A value of `parameter` other than its default, as a user would type it."""
+    if parameter.reading == "gains":
+        return "{0:1,1:4}"
+    if parameter.reading == "choice":
+        word = next(w for w, v in parameter.choices if v != parameter.default)
+        return f"'{word}'" if "-" in word else word.capitalize()
+    if parameter.reading == "field":
+        choices = typing.get_args(typing.get_type_hints(Policy)[parameter.field])
+        return repr(next(choice for choice in choices if choice != parameter.default))
+    if parameter.reading == "grade":
+        return "2"
+    if parameter.reading == "beta_squared":
+        return "0.25"
+    return "0.7" if parameter.default < 1 else "3"
+
+
+def _values(parameter: Parameter) -> str:
+    """What `parameter` takes, in words."""
+    if parameter.reading == "gains":
+        return "`{grade:gain,...}` → sorted (grade, gain) pairs"
+    if parameter.reading == "choice":
+        return ", ".join(f"`{raw}` → `{value!r}`" for raw, value in parameter.choices)
+    if parameter.reading == "field":
+        choices = typing.get_args(typing.get_type_hints(Policy)[parameter.field])
+        return ", ".join(f"`{choice!r}`" for choice in choices)
+    if parameter.reading == "beta_squared":
+        return "a number x > 0, trec_eval's beta: `f_beta` = sqrt(x)"
+    return "a number"
+
+
 def parameters_table() -> list[str]:
-    """One row per parameter a name may carry, with the Policy field it sets."""
+    """One row per parameter a name may carry (`Metric.takes`): the Policy field it sets, the
+    metrics that take it, its values and an example that parses as documented."""
     lines = [
-        "| parameter | example | sets | values |",
-        "|---|---|---|---|",
+        "| parameter | example | sets | taken by | values |",
+        "|---|---|---|---|---|",
     ]
-    for key, (field, reader) in PARAMETERS.items():
-        if reader is dict:
-            values = "`{grade:gain,...}` → sorted (grade, gain) pairs"
-        elif isinstance(reader, dict):
-            values = ", ".join(f"`{raw}` → `{value!r}`" for raw, value in reader.items())
-        elif key == "beta":
-            values = (
-                "a number x > 0: trec_eval's beta, so `f_beta` = sqrt(x); in `NRBP(beta=x)`, "
-                "NRBP's patience: `Policy.nrbp_beta` = x"
-            )
-        else:
-            values = "a number"
-        example = _code(PARAMETER_EXAMPLES[key])
-        lines.append(f"| `{key}=` | {example} | `Policy.{field}` | {values} |")
-    # A family's own parameters, read in its measures' names only (C/W/L: ir_measures' T,
-    # max_rel and NERR10's p).
-    shared: dict[tuple[str, str, float | None], list[str]] = {}
-    for metric, parameters in NAME_PARAMETERS.items():
-        for parameter in parameters:
-            shared.setdefault(parameter, []).append(str(REGISTRY[metric].ir_measures))
-    for (key, field, tool_default), bases in shared.items():
-        example = bases[0].replace("@{k}", "")
-        value = "0.7" if key == "p" else "3"
-        example = _code(f"{example}({key}={value})" + ("@10" if "@" in bases[0] else ""))
-        default = "" if tool_default is None else f"; left out: {tool_default:g}, as ir_measures"
-        names = ", ".join(base.replace("@{k}", "") for base in bases)
+    takers: dict[Parameter, list[str]] = {}
+    for name, metric in REGISTRY.items():
+        for parameter in metric.takes:
+            takers.setdefault(parameter, []).append(name)
+    for parameter, metrics in takers.items():
+        general = parameter in GENERAL
+        who = (
+            "every accuracy and subtopic metric"
+            if general
+            else ", ".join(f"`{name}`" for name in metrics)
+        )
+        default = parameter.tool_default
+        if default is not None:
+            who += f" (a tool's spelling left without it: {default:g}, as ir_measures)"
         lines.append(
-            f"| `{key}=` | {example} | `Policy.{field}` | a number (in {names}{default}) |"
+            f"| `{parameter.key}=` | {_code(parameter_example(parameter, metrics[0]))} | "
+            f"`Policy.{parameter.field}` | {who} | {_values(parameter)}: {parameter.description} |"
         )
     return lines
+
+
+def parameter_example(parameter: Parameter, metric: str) -> str:
+    """A name of `metric` carrying `parameter` (its tool's spelling where it has one)."""
+    entry = REGISTRY[metric]
+    base = entry.ir_measures.split("@")[0].split("(")[0] if entry.ir_measures else metric
+    cut = "@10" if entry.has_k else ""
+    return f"{base}({parameter.key}={_example_value(parameter)}){cut}"
 
 
 def rendered_table(k: int = 10, policy: Policy | None = None) -> list[str]:
@@ -141,10 +159,13 @@ def render() -> str:
         "evaluates the names under each policy they ask for, and labels the measures read "
         "under another policy than the evaluation's with the fields they read otherwise "
         "(`P(rel=2)@5` beside `R@5`: `precision(relevance_threshold=2)` at 5, `recall` at 5 "
-        "with the policy's threshold). Each further parameter set is one more pass over the "
-        "candidates (the parts do not share their ranking yet). Paths that evaluate one "
-        "policy (`k_curve`, `compare`, the report, the engines) refuse names that ask for "
-        "several, in words.\n",
+        "with the policy's threshold). A name takes only the parameters its metric reads; "
+        "any other is refused with the list of its own (`P(p=0.9)@5`: precision takes no p). "
+        "A parameter may also be typed by the Policy field's name, with the field's own "
+        "values (`rbp(rbp_persistence=0.9)@10`), as result labels write it. Each further "
+        "parameter set is one more pass over the candidates (the parts do not share their "
+        "ranking yet). Paths that evaluate one policy (`k_curve`, `compare`, the report, the "
+        "engines) refuse names that ask for several, in words.\n",
         *parameters_table(),
         "",
         "## Names written back\n",

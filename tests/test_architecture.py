@@ -35,14 +35,17 @@ ALLOWED: dict[str, frozenset[str]] = {
     "io": frozenset(),
     "stats": frozenset({"core"}),
     "time": frozenset({"core"}),
-    "engines": frozenset({"core"}),
+    "passages": frozenset({"core"}),
+    "engines": frozenset({"core", "passages"}),
     "counterfactual": frozenset({"core", "stats"}),
     "charts": frozenset({"core", "stats", "time"}),
     "tables": frozenset({"core", "stats"}),
     "judges": frozenset({"core", "stats"}),
-    "reports": frozenset({"core", "stats", "time", "charts", "tables", "judges", "counterfactual"}),
+    "reports": frozenset(
+        {"core", "stats", "time", "charts", "tables", "judges", "counterfactual", "passages"}
+    ),
     "cli": frozenset(
-        {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual"}
+        {"core", "io", "stats", "time", "charts", "tables", "reports", "counterfactual", "passages"}
     ),
 }
 #: Parts that must not be imported by `import polars_rankk` (optional, heavy dependencies).

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import polars as pl
 import typer
 
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.evaluate_command import settings, with_catalogue
 from polars_rankk.cli.inputs import (
     Columns,
@@ -42,8 +43,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -70,6 +70,9 @@ from polars_rankk.cli.running import (
 )
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
+
+if TYPE_CHECKING:
+    from polars_rankk.passages import DocumentRule
 
 RunsArgument = Annotated[
     list[str],
@@ -137,6 +140,7 @@ FamilyOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def compare(
     runs: RunsArgument,
     truth: TruthOption,
@@ -165,14 +169,17 @@ def compare(
     margin: MarginOption = 0.0,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Compare several runs against one TRUTH: means per system, paired differences and tests."""
     from polars_rankk.stats import compare as compare_systems
 
-    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse, policy)
+    # Systems are compared under one policy: names asking for several are refused.
+    chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
+    plan = cli_plan(chosen, k, policy, one_policy=True)
     system = system_option(system, system_column)
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    ks = list(plan.ks)  # P@5 adds K = 5
     paths = parse_runs(runs)
     keys = group_keys_for(group_by, [*paths.values(), truth], input_format)
     columns = column_names(keys, item, score, rank, relevance)
@@ -182,17 +189,15 @@ def compare(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
-        sources, judged, extra = prepare_runs(
-            list(systems.values()), judged, extra, columns, system_option="--system"
-        )
+        sources, judged, rule = documents.apply(list(systems.values()), judged, columns, policy)
+        sources, judged, extra = prepare_runs(sources, judged, extra, columns)
         tables = items.read(sources, columns)
+        # The report's K-curves read every K up to the largest.
+        planned = plan.at(range(1, max(ks) + 1)) if report is not None else plan
         evaluations: dict[str, Evaluation] = {}
-        cutoffs = range(1, max(ks) + 1) if report is not None else ks
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
-            evaluations[name] = evaluate_run(
-                source, judged, columns, k=cutoffs, metrics=chosen, policy=policy, items=tables
-            )
+            evaluations[name] = evaluate_run(source, judged, columns, plan=planned, items=tables)
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
         means = system_means(evaluations, ks)
@@ -219,13 +224,14 @@ def compare(
                     n_resamples=n_resamples,
                     seed=seed,
                     say=say,
+                    documents=rule,
                 )
     meta = {
         "truth": str(truth),
         "runs": {name: str(source.path) for name, source in systems.items()},
         "baseline": reference,
         "family": family,
-        **settings(columns, ks, policy),
+        **settings(columns, ks, policy, rule),
         "means": means.to_dicts(),
     }
     views = [
@@ -253,11 +259,8 @@ def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> Non
         raise typer.Exit(1)
 
 
-def gated_metrics(chosen: Request | None, gate: str | None, policy: Policy) -> Request | None:
-    """The metrics to evaluate: those asked for (or the defaults) and the gate's. Systems are
-    compared under one policy: names whose parameters ask for several are refused."""
-    if chosen is not None:
-        chosen.policy(policy)
+def gated_metrics(chosen: Request | None, gate: str | None) -> Request | None:
+    """The metrics to evaluate: those asked for (or the defaults) and the gate's."""
     if gate is None:
         return chosen
     from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
@@ -272,9 +275,7 @@ def gated_metrics(chosen: Request | None, gate: str | None, policy: Policy) -> R
     if request.k is None and REGISTRY[request.metric].has_k:
         raise ValueError(f"--fail-if-worse {gate!r} needs a cut-off, e.g. {gate.strip()}@10")
     asked = chosen if chosen is not None else Request.of(list(DEFAULT_METRICS))
-    together = Request((*asked.asked, *gated.asked), default=False)
-    together.policy(policy)
-    return together
+    return Request((*asked.asked, *gated.asked), default=False)
 
 
 def system_option(system: str | None, system_column: str | None) -> str | None:
@@ -434,8 +435,10 @@ def write_report(
     n_resamples: int,
     seed: int,
     say: Say,
+    documents: DocumentRule | None = None,
 ) -> None:
-    """The HTML report of the comparison."""
+    """The HTML report of the comparison (`documents`: the rule its runs' passages were
+    collapsed by, recorded with the policy)."""
     from polars_rankk.reports import render_evaluations
 
     page = render_evaluations(
@@ -449,6 +452,7 @@ def write_report(
         seed=seed,
         title="Ranking comparison",
         progress=say,
+        documents=documents,
     )
     try:
         path.write_text(page, encoding="utf-8")

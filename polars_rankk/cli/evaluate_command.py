@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import polars as pl
 import typer
 
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.inputs import Columns, group_keys_for, read_attributes, read_source
 from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
@@ -33,8 +34,7 @@ from polars_rankk.cli.options import (
     SubtopicOption,
     SystemOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -54,6 +54,9 @@ from polars_rankk.cli.running import (
 from polars_rankk.cli.wording import count
 from polars_rankk.core import Evaluation, Policy
 from polars_rankk.core.names.request import Request
+
+if TYPE_CHECKING:
+    from polars_rankk.passages import DocumentRule
 
 Average = Literal["macro", "micro"]
 Names = Literal["canonical", "trec_eval", "ir_measures"]
@@ -111,6 +114,7 @@ IntervalsOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def evaluate(
     candidates: CandidatesArgument,
     truth: TruthArgument,
@@ -139,13 +143,15 @@ def evaluate(
     progress: ProgressOption = None,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Evaluate one ranking (CANDIDATES) against TRUTH and print or save the metrics."""
     chosen = parse_metrics(metrics)
     if system is not None:
         refuse_catalogue_per_system(chosen)
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    plan = cli_plan(chosen, k, policy)  # P@5 adds K = 5
+    ks = list(plan.ks)
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = replace(column_names(keys, item, score, rank, relevance), subtopic=subtopic)
     with progress_steps(progress) as say:
@@ -154,6 +160,7 @@ def evaluate(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
+        (run,), judged, rule = documents.apply([run], judged, columns, policy)
         (run,), judged, extra = prepare_runs([run], judged, extra, columns, system=system)
         say("evaluating")
         tables = items.read([run], columns)
@@ -161,9 +168,7 @@ def evaluate(
             run,
             judged,
             columns,
-            k=ks,
-            metrics=chosen,
-            policy=policy,
+            plan=plan,
             items=tables,
             system=system,
         )
@@ -188,11 +193,12 @@ def evaluate(
                     n_resamples=n_resamples,
                     seed=seed,
                     say=say,
+                    documents=rule,
                 )
     meta = {
         "candidates": str(candidates),
         "truth": str(truth),
-        **settings(columns, ks, policy),
+        **settings(columns, ks, policy, rule),
         "system": system,
         "average": None if per_group else average,
         "names": None if per_group else names,
@@ -219,8 +225,11 @@ def refuse_catalogue_per_system(metrics: Request | None) -> None:
         )
 
 
-def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, object]:
-    """The choices recorded with a JSON result."""
+def settings(
+    columns: Columns, ks: list[int], policy: Policy, documents: DocumentRule | None = None
+) -> dict[str, object]:
+    """The choices recorded with a JSON result (`documents`: the rule the runs' passages
+    were collapsed by)."""
     order = {"rank": columns.rank} if columns.rank is not None else {"score": columns.order}
     return {
         "group_by": columns.keys,
@@ -229,6 +238,7 @@ def settings(columns: Columns, ks: list[int], policy: Policy) -> dict[str, objec
         "relevance": columns.relevance,
         "k": ks,
         "policy": policy.to_dict(),
+        "documents": None if documents is None else documents.to_dict(),
     }
 
 
@@ -326,8 +336,10 @@ def write_report(
     n_resamples: int,
     seed: int,
     say: Say,
+    documents: DocumentRule | None = None,
 ) -> None:
-    """The HTML report of this evaluation."""
+    """The HTML report of this evaluation (`documents`: the rule its passages were collapsed
+    by, recorded with the policy)."""
     from polars_rankk.reports import report
 
     report(
@@ -341,4 +353,5 @@ def write_report(
         seed=seed,
         title=f"Ranking evaluation: {candidates.name}",
         progress=say,
+        documents=documents,
     )

@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from polars_rankk.core import METRICS, POLICY_HELP, Policy, normalize_ks
+from polars_rankk.core import METRICS, POLICY_HELP, Policy
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
-from polars_rankk.core.names.cutoffs import asked_ks
 from polars_rankk.core.names.parse import split_metric_list
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import parse_gains
 
@@ -128,34 +128,31 @@ def parse_metrics(text: str | Request | None) -> Request | None:
 DEFAULT_CUTOFFS = (5, 10, 20)
 
 
-def cli_cutoffs(k: str | None, request: Request | None) -> list[int]:
-    """``--k`` as cut-offs: the default ones (5, 10, 20) only when ``--k`` is not given and a
-    name is read at K (`polars_rankk.core.names.cutoffs`).
+def cli_plan(
+    request: Request | None, k: str | None, policy: Policy, *, one_policy: bool = False
+) -> Plan:
+    """The command's one plan (`Plan`): ``--metrics`` as parsed, ``--k`` (default 5, 10, 20,
+    added only where a name is read at K: `polars_rankk.core.names.cutoffs`) and every
+    cut-off a name carries, under `policy`. With `one_policy` (a command that compares or
+    reports under one policy), names asking for several are refused in words.
 
     Examples
     --------
-    >>> from polars_rankk.cli.options import cli_cutoffs, parse_metrics
-    >>> cli_cutoffs(None, parse_metrics("P@5,map")), cli_cutoffs(None, parse_metrics("P@5,ndcg"))
-    ([5], [5, 10, 20])
-    >>> cli_cutoffs("10", parse_metrics("R@1000")), cli_cutoffs(None, None)
-    ([10], [5, 10, 20])
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.cli.options import cli_plan, parse_metrics
+    >>> policy = rk.Policy()
+    >>> cli_plan(parse_metrics("P@5,map"), None, policy).ks
+    (5,)
+    >>> cli_plan(parse_metrics("P@5,ndcg"), None, policy).ks
+    (5, 10, 20)
+    >>> cli_plan(parse_metrics("R@1000"), "10", policy).ks, cli_plan(None, None, policy).ks
+    ((10, 1000), (5, 10, 20))
     """
-    if k is not None:
-        return list(parse_k(k))
-    ks = asked_ks(None, request or Request.of(None), DEFAULT_CUTOFFS)
-    return sorted(normalize_ks(ks))
-
-
-def named_cutoffs(request: Request | None) -> list[int]:
-    """The cut-offs the metric names carry (``P@5`` -> 5), to add to ``--k``.
-
-    Examples
-    --------
-    >>> from polars_rankk.cli.options import named_cutoffs, parse_metrics
-    >>> named_cutoffs(parse_metrics("P@5,ndcg_cut_10,recall")), named_cutoffs(None)
-    ([5, 10], [])
-    """
-    return list(request.ks) if request else []
+    cutoffs = None if k is None else parse_k(k)
+    plan = Plan.of(request, cutoffs, policy, default_k=DEFAULT_CUTOFFS)
+    if one_policy:
+        plan.one_policy  # noqa: B018 (refuses several policies in words)
+    return plan
 
 
 # Options shared by both commands -------------------------------------------------------------

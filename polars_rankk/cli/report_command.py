@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from polars_rankk.cli.compare_command import BaselineOption, TruthOption
+from polars_rankk.cli.documents import DocumentOptions, with_document_options
 from polars_rankk.cli.inputs import group_keys_for, parse_runs, read_attributes, read_source
 from polars_rankk.cli.item_tables import ItemFiles, with_item_table_options
 from polars_rankk.cli.options import (
@@ -27,8 +28,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
-    cli_cutoffs,
-    named_cutoffs,
+    cli_plan,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -67,6 +67,7 @@ ReportPathOption = Annotated[
 
 @with_policy_options
 @with_item_table_options
+@with_document_options
 def report(
     runs: RunsArgument,
     truth: TruthOption,
@@ -88,16 +89,16 @@ def report(
     progress: ProgressOption = None,
     *,
     items: ItemFiles,
+    documents: DocumentOptions,
     policy: Policy,
 ) -> None:
     """Write the HTML report of one run or more against TRUTH: summary with intervals,
     K-curves, distributions, strata, paired comparisons, diagnostics and the policy."""
     from polars_rankk.reports.document import render_evaluations
 
-    chosen = parse_metrics(metrics)
-    if chosen is not None:
-        chosen.policy(policy)  # the report reads one policy: names asking for several refused
-    ks = sorted({*cli_cutoffs(k, chosen), *named_cutoffs(chosen)})  # P@5 adds K = 5
+    # The report reads one policy: names asking for several are refused. P@5 adds K = 5.
+    plan = cli_plan(parse_metrics(metrics), k, policy, one_policy=True)
+    ks = list(plan.ks)
     paths = parse_runs(runs)
     if baseline is not None and baseline not in paths:
         raise ValueError(f"--baseline {baseline!r} is not one of {list(paths)}")
@@ -111,6 +112,7 @@ def report(
         say("reading truth")
         judged = read_truth(truth, input_format, columns)
         extra = read_attributes(attributes, columns)
+        sources, judged, rule = documents.apply(sources, judged, columns, policy)
         sources, judged, extra = prepare_runs(sources, judged, extra, columns)
         tables = items.read(sources, columns)
         evaluations: dict[str, Evaluation] = {}
@@ -120,9 +122,7 @@ def report(
                 source,
                 judged,
                 columns,
-                k=range(1, max(ks) + 1),  # the K-curves read every K up to the largest
-                metrics=chosen,
-                policy=policy,
+                plan=plan.at(range(1, max(ks) + 1)),  # the K-curves read every K up to the largest
                 items=tables,
             )
         say("writing the report")
@@ -138,6 +138,7 @@ def report(
                 seed=seed,
                 title="Ranking evaluation: " + ", ".join(evaluations),
                 progress=say,
+                documents=rule,
             )
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,8 +25,9 @@ from polars_rankk.cli.inputs import (
     warn_unused_grades,
 )
 from polars_rankk.cli.options import InputFormat
-from polars_rankk.core import Evaluation, Policy, evaluate
+from polars_rankk.core import Evaluation, evaluate
 from polars_rankk.core.inputs.spec import IgnoredColumnWarning
+from polars_rankk.core.names.plan import Plan
 
 Say = Callable[[str], None]
 
@@ -105,14 +106,12 @@ def evaluate_run(
     truth: Source,
     columns: Columns,
     *,
-    k: Sequence[int],
-    metrics: Iterable[str] | None,
-    policy: Policy,
+    plan: Plan,
     items: Mapping[str, Any] | None = None,
     system: str | None = None,
 ) -> Evaluation:
-    """`polars_rankk.evaluate` on two files (and the item tables of the beyond-accuracy
-    metrics, `items`); an error says which files it is about."""
+    """`polars_rankk.evaluate` of the command's `plan` on two files (and the item tables of
+    the beyond-accuracy metrics, `items`); an error says which files it is about."""
     with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
         # The command has said what the library would warn about, in its own words.
         warnings.simplefilter("ignore", IgnoredColumnWarning)
@@ -121,14 +120,12 @@ def evaluate_run(
         lazy = evaluate(
             run.frame.lazy(),
             truth.frame.lazy(),
-            k=k,
-            metrics=metrics,
+            metrics=plan,
             group_by=columns.keys,
             item=columns.item,
             score=columns.score or "score",
             rank=columns.rank,
             relevance=columns.relevance,
-            policy=policy,
             system=system,
             subtopic=columns.subtopic,
             **(items or {}),

@@ -26,6 +26,7 @@ from polars_rankk.core.expressions.generated import *  # noqa: F403
 from polars_rankk.core.expressions.text import relstring
 from polars_rankk.core.inputs.frames import is_table
 from polars_rankk.core.inputs.labelling import label
+from polars_rankk.core.inputs.passage_guard import PassageIdWarning
 from polars_rankk.core.inputs.spec import (
     EmptyResultWarning,
     IgnoredColumnWarning,
@@ -76,6 +77,7 @@ __all__ = [
     "Metric",
     "MetricName",
     "MetricSums",
+    "PassageIdWarning",
     "Policy",
     "RankedRows",
     "align_ids",

@@ -19,6 +19,10 @@ UnjudgedPolicy = Literal["keep", "condense"]
 NegativeGradePolicy = Literal["nonrelevant", "unjudged"]
 RbpGradePolicy = Literal["binary", "graded"]
 NonrelevantGainPolicy = Literal["grade", "zero"]
+#: How a document's score is made of its passages' scores (`polars_rankk.to_documents`).
+PassageAggregate = Literal["max", "first", "mean", "sum", "kmax_avg"]
+#: How a document's grade is made of its passages' grades (`polars_rankk.truth_to_documents`).
+PassageGradeAggregate = Literal["max", "min", "mean"]
 GainMap: TypeAlias = tuple[tuple[float, float], ...]
 """Grade -> gain pairs, sorted by grade (`Policy.gains`)."""
 Average = Literal["macro", "micro", "weighted"]

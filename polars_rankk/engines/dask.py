@@ -49,6 +49,7 @@ from polars_rankk.engines import driver, reduction
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import dask_progress
+from polars_rankk.passages import DocumentRule
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -107,6 +108,7 @@ def evaluate_dask(
     item_features: FrameLike | None = ...,
     head_share: float = ...,
     subtopic: str | None = ...,
+    documents: DocumentRule | None = ...,
 ) -> dd.DataFrame: ...
 
 
@@ -132,6 +134,7 @@ def evaluate_dask(
     item_features: FrameLike | None = ...,
     head_share: float = ...,
     subtopic: str | None = ...,
+    documents: DocumentRule | None = ...,
 ) -> DaskEvaluation: ...
 
 
@@ -156,6 +159,7 @@ def evaluate_dask(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    documents: DocumentRule | None = None,
 ) -> dd.DataFrame | DaskEvaluation:
     """`polars_rankk.evaluate` on dask DataFrames: the same per-group values, bit for bit.
 
@@ -196,6 +200,11 @@ def evaluate_dask(
         Every other metric reads an item's grade as its largest over subtopics. As for
         `evaluate`: the truth is one row per (group, subtopic, item) judgement, shipped with
         its group's candidates.
+    documents
+        The candidates are passages (chunks): each partition collapses its groups' passages
+        to documents by this `polars_rankk.DocumentRule` before ranking them, as
+        `polars_rankk.to_documents` does on one machine (the rule must keep the id column's
+        type). ``DaskEvaluation.documents`` records it.
 
     Returns
     -------
@@ -232,37 +241,33 @@ def evaluate_dask(
     candidates = plan.with_lists_kept(candidates)
     truth = None if truth is None else plan.with_lists_kept(truth)
     driver.check_partitions(npartitions, "npartitions")
-    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
+    index = None if documents is None else documents.passage_index
+    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic, index]
     long_truth = None if truth is None else plan.polars_schema(truth, dist.used_columns(names))
+    evaluation_plan = driver.planned(
+        metrics, k, policy, with_dropped=with_dropped, evaluation="DaskEvaluation"
+    )
     asked = driver.subtopics(
-        metrics,
-        policy,
-        k,
+        evaluation_plan,
         long_truth,
         subtopic=subtopic,
         group_by=group_by,
         item=item,
         relevance=relevance,
     )
-    policy = asked.policy
-    request = driver.asked_metrics(
-        asked.metrics, with_dropped=with_dropped, evaluation="DaskEvaluation"
-    )
-    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+    if driver.needs_relevance(evaluation_plan, truth is not None, candidates.columns, relevance):
         candidates = candidates.assign(**{relevance: 0.0})
-        policy = driver.zero_truth(policy)
+        evaluation_plan = driver.zero_truth(evaluation_plan)
     schemas = plan.driver_schemas(candidates, None, names)[0], asked.truth_schema
     try:
         planned = driver.plan_on_driver(
             schemas,
-            request,
-            k=asked.k,
+            evaluation_plan,
             group_by=group_by,
             item=item,
             score=score,
             relevance=relevance,
             n_relevant=n_relevant,
-            policy=policy,
             order_by=order_by,
             with_dropped=with_dropped,
             check_values=check_values,
@@ -271,6 +276,7 @@ def evaluate_dask(
             item_features=item_features,
             head_share=head_share,
             subtopics=asked,
+            documents=documents,
         )
     except ValueError as error:
         if score in candidates.columns or schemas[0].get(item) != pl.String:

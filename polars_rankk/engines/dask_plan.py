@@ -212,7 +212,7 @@ def tagged_parts(
         union[LIST_ID] = pl.Int64()
     if job.labelled:
         union[dist.LABEL] = cand_schema[job.relevance]
-    union.update({c: cand_schema[c] for c in (job.n_relevant, job.order_by) if c is not None})
+    union.update({c: cand_schema[c] for c in job.extras()})
     cand_renames = {job.relevance: dist.LABEL} if job.labelled else {}
     sides = [
         (candidates, 0, cand_schema, job.candidate_columns(), cand_renames, job.candidate_lists)

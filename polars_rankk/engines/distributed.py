@@ -33,6 +33,9 @@ class DistributedEvaluation:
     exposures
         Per partition, its exposure counts (`polars_rankk.engines.partition.KIND`, item, k,
         count); None without catalogue-level metrics.
+    documents
+        How the candidates' passages were collapsed to documents in every partition
+        (``documents=``: `polars_rankk.DocumentRule.describe`); None when they were not.
     """
 
     raw: Any
@@ -42,6 +45,7 @@ class DistributedEvaluation:
     policy: Policy
     exposures: Any = None
     _catalogue: Any = field(default=None, repr=False)
+    documents: str | None = None
 
     @classmethod
     def of_job(
@@ -56,6 +60,7 @@ class DistributedEvaluation:
             policy=job.policy,
             exposures=exposures,
             _catalogue=catalogue,
+            documents=None if job.documents is None else job.documents.describe(),
         )
 
     def collected_exposures(self, items: Any) -> tuple[pl.DataFrame, pl.DataFrame]:

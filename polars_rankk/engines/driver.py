@@ -14,13 +14,11 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Policy
-from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import subtopic_job
-from polars_rankk.core.inputs.spec import DEFAULT_K, Spec, to_lazy
+from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.cutoffs import asked_ks
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.engines.partition import (
     PartitionJob,
     check_on_driver,
@@ -28,6 +26,7 @@ from polars_rankk.engines.partition import (
     partition_job,
 )
 from polars_rankk.engines.ranked_lists import list_fields
+from polars_rankk.passages import DocumentRule, documents_schema
 
 
 def check_partitions(value: int | None, option: str) -> None:
@@ -36,37 +35,39 @@ def check_partitions(value: int | None, option: str) -> None:
         raise ValueError(f"{option} must be an int >= 1; got {value!r}")
 
 
-@dataclass(frozen=True)
-class BeyondRequest:
-    """The asked metric names split as `evaluate` splits them, and what the driver does."""
-
-    #: Accuracy metrics (None: the default set).
-    accuracy: Request | None
-    group: tuple[str, ...]
-    catalogue: tuple[str, ...]
-
-    @property
-    def beyond_only(self) -> bool:
-        return bool(self.group or self.catalogue) and not self.accuracy
-
-    def checked_metrics(self) -> Request | None:
-        """What the core's input checks are given (a placeholder when only beyond metrics)."""
-        return self.accuracy or (None if self.accuracy is None else Request.of("hit_rate"))
-
-    def needs_relevance(self, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
-        """As `evaluate`: only beyond metrics and no truth: every group counts, none relevant
-        (the engine adds a 0.0 relevance column and ``empty_truth="zero"``)."""
-        return self.beyond_only and not has_truth and relevance not in set(columns)
+def planned(
+    metrics: str | Iterable[str] | None,
+    k: int | Iterable[int] | None,
+    policy: Policy | None,
+    *,
+    with_dropped: bool,
+    evaluation: str,
+) -> Plan:
+    """The one plan of an engine call (`Plan`): an engine evaluates one policy, so names
+    asking for several are refused in words; catalogue-level metrics need
+    ``with_dropped=True`` (their table is `evaluation`'s ``catalogue``)."""
+    plan = Plan.of(metrics, k, policy)
+    part = plan.one_policy
+    if part.beyond_catalogue and not with_dropped:
+        raise ValueError(
+            f"catalogue-level metrics {list(part.beyond_catalogue)} are a table of their own: "
+            f"pass with_dropped=True and read {evaluation}.catalogue"
+        )
+    return plan
 
 
-def beyond_request(metrics: str | Iterable[str] | None) -> BeyondRequest:
-    """Split the asked metric names (accuracy, per-group beyond, catalogue-level)."""
-    return BeyondRequest(*split_metrics(Request.of(metrics)))
+def needs_relevance(plan: Plan, has_truth: bool, columns: Iterable[str], relevance: str) -> bool:
+    """As `evaluate`: only beyond-accuracy metrics and no truth: every group counts, none
+    relevant (the engine adds a 0.0 relevance column and scores groups without truth,
+    `zero_truth`)."""
+    part = plan.one_policy
+    only_beyond = bool(part.beyond) and part.ranking_only
+    return only_beyond and not has_truth and relevance not in set(columns)
 
 
-def zero_truth(policy: Policy | None) -> Policy:
-    """The policy of an evaluation without truth (every group evaluated, none relevant)."""
-    return replace(Policy() if policy is None else policy, empty_truth="zero")
+def zero_truth(plan: Plan) -> Plan:
+    """The plan of an evaluation without truth (every group evaluated, none relevant)."""
+    return plan.with_policy(empty_truth="zero")
 
 
 def small_table(frame: object, name: str) -> pl.DataFrame | None:
@@ -86,7 +87,7 @@ def small_table(frame: object, name: str) -> pl.DataFrame | None:
 
 def with_beyond(
     job: PartitionJob,
-    request: BeyondRequest,
+    part: Part,
     spec: Spec,
     *,
     popularity: pl.DataFrame | None,
@@ -96,61 +97,41 @@ def with_beyond(
 ) -> tuple[PartitionJob, ItemTables | None]:
     """The job with the beyond-accuracy metrics and tables, which are validated here, on the
     driver, with `evaluate`'s errors; and the validated tables (None without beyond metrics)."""
-    if not (request.group or request.catalogue):
+    if not part.beyond:
         return job, None
     tables = item_tables(
         spec,
-        needs=[table for name in request.group for table in REGISTRY[name].requires],
+        needs=[table for name in part.beyond_group for table in REGISTRY[name].requires],
         popularity=popularity,
         catalogue=catalogue,
         item_features=item_features,
         head_share=head_share,
     )
-    accuracy = tuple(spec.metrics) if request.accuracy else ()
+    accuracy = () if part.ranking_only else tuple(spec.metrics)
     job = replace(
         job,
-        metrics=(*accuracy, *request.group),
+        metrics=(*accuracy, *part.beyond_group),
         popularity=popularity,
         item_features=item_features,
         head_share=head_share,
-        catalogue_metrics=request.catalogue,
+        catalogue_metrics=part.beyond_catalogue,
     )
     return job, tables
 
 
-def asked_metrics(
-    metrics: str | Iterable[str] | None, *, with_dropped: bool, evaluation: str
-) -> BeyondRequest:
-    """The asked metrics split; catalogue-level metrics need ``with_dropped=True`` (their table
-    is `evaluation`'s ``catalogue``)."""
-    request = beyond_request(metrics)
-    if request.catalogue and not with_dropped:
-        raise ValueError(
-            f"catalogue-level metrics {list(request.catalogue)} are a table of their own: pass "
-            f"with_dropped=True and read {evaluation}.catalogue"
-        )
-    return request
-
-
 @dataclass(frozen=True)
 class Subtopics:
-    """What `evaluate`'s subtopic step (`subtopic_job`) makes of the arguments, on the driver:
-    the other metric names, the policy and K the subtopic metrics' names set, the schema of
-    the truth the other metrics read (one row per (group, item)), the subtopic metrics'
-    canonical names and the subtopic column (None: not given)."""
+    """What `evaluate`'s subtopic step (`subtopic_job`) makes of the truth, on the driver:
+    the schema of the truth the other metrics read (one row per (group, item)), the subtopic
+    metrics' canonical names and the subtopic column (None: not given)."""
 
-    metrics: Request
-    policy: Policy
-    k: int | Iterable[int]
     truth_schema: dict[str, pl.DataType] | None
     names: tuple[str, ...]
     subtopic: str | None
 
 
 def subtopics(
-    metrics: str | Iterable[str] | None,
-    policy: Policy | None,
-    k: int | Iterable[int] | None,
+    plan: Plan,
     truth_schema: dict[str, pl.DataType] | None,
     *,
     subtopic: str | None,
@@ -164,27 +145,19 @@ def subtopics(
     in each partition's `evaluate`."""
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
     truth = None if truth_schema is None else empty_frame(truth_schema)
-    request = Request.of(metrics)
-    rest, policy, k, collapsed, job = subtopic_job(
-        request,
-        Policy() if policy is None else policy,
-        asked_ks(k, request, DEFAULT_K),  # the default K only where a name is read at it
-        truth,
-        subtopic=subtopic,
-        keys=keys,
-        item=item,
-        relevance=relevance,
+    collapsed, job = subtopic_job(
+        plan.one_policy, truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance
     )
     schema = None if collapsed is None else dict(to_lazy(collapsed, "truth").collect_schema())
-    return Subtopics(rest, policy, k, schema, job.metrics, subtopic)
+    return Subtopics(schema, job.metrics, subtopic)
 
 
-def with_subtopics(job: PartitionJob, request: BeyondRequest, asked: Subtopics) -> PartitionJob:
+def with_subtopics(job: PartitionJob, part: Part, asked: Subtopics) -> PartitionJob:
     """The job reading the truth's subtopic column, the subtopic metrics among its metrics."""
     if asked.subtopic is None:
         return job
     metrics = job.metrics
-    if asked.names and not request.accuracy and not (request.group or request.catalogue):
+    if asked.names and part.ranking_only and not part.beyond:
         metrics = ()  # only the ranking was needed (`evaluate` reports no accuracy metric)
     return replace(job, subtopic=asked.subtopic, metrics=(*metrics, *asked.names))
 
@@ -201,15 +174,13 @@ class DriverPlan:
 
 def plan_on_driver(
     schemas: tuple[dict[str, pl.DataType], dict[str, pl.DataType] | None],
-    request: BeyondRequest,
+    plan: Plan,
     *,
-    k: int | Iterable[int],
     group_by: str | Sequence[str],
     item: str,
     score: str,
     relevance: str,
     n_relevant: str | None,
-    policy: Policy | None,
     order_by: str | None,
     with_dropped: bool,
     check_values: bool,
@@ -218,29 +189,34 @@ def plan_on_driver(
     item_features: object,
     head_share: float,
     subtopics: Subtopics | None = None,
+    documents: DocumentRule | None = None,
 ) -> DriverPlan:
-    """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job:
-    ranked-list columns found, beyond-accuracy metrics and their item tables added, and the
-    subtopic column and metrics (`subtopics`: the truth schema in `schemas` is then the
-    one `subtopics` gives, the truth the other metrics read)."""
+    """Check the inputs' (candidates, truth) `schemas` as `evaluate` would, and plan the job
+    of `plan` (one policy: `planned`): ranked-list columns found, beyond-accuracy metrics and
+    their item tables added, the subtopic column and metrics (`subtopics`: the truth schema
+    in `schemas` is then the one `subtopics` gives, the truth the other metrics read), and
+    the passages' collapse to documents (`documents`)."""
+    part = plan.one_policy
+    if documents is not None:
+        check_documents(schemas[0], documents, group_by=group_by, item=item, score=score)
     spec = check_on_driver(
         *schemas,
-        k=k,
-        metrics=request.checked_metrics(),
+        k=plan.ks,
+        metrics=part.checked,
         group_by=group_by,
         item=item,
         score=score,
         relevance=relevance,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=part.policy,
         order_by=order_by,
     )
-    job = partition_job(spec, order_by, with_dropped=with_dropped, check_values=check_values)
+    job = partition_job(spec, plan, order_by, with_dropped=with_dropped, check_values=check_values)
     lists, truth_lists, positional = list_fields(*schemas, job.item, job.score)
     job = replace(job, candidate_lists=lists, truth_lists=truth_lists, positional=positional)
     job, tables = with_beyond(
         job,
-        request,
+        part,
         spec,
         popularity=small_table(popularity, "popularity"),
         catalogue=small_table(catalogue, "catalogue"),
@@ -248,5 +224,31 @@ def plan_on_driver(
         head_share=head_share,
     )
     if subtopics is not None:
-        job = with_subtopics(job, request, subtopics)
+        job = with_subtopics(job, part, subtopics)
+    if documents is not None:
+        if job.candidate_lists:
+            raise ValueError(
+                "documents= collapses one row per passage: give the candidates in long form "
+                "(one row per group and passage), not as ranked lists"
+            )
+        job = replace(job, documents=documents)
     return DriverPlan(spec, job, tables)
+
+
+def check_documents(
+    schema: dict[str, pl.DataType],
+    rule: DocumentRule,
+    *,
+    group_by: str | Sequence[str],
+    item: str,
+    score: str,
+) -> None:
+    """An engine collapses passages in each partition, where passages and documents travel in
+    one id column: the rule's columns are checked here, and it must keep the id's dtype."""
+    found = documents_schema(schema, rule, group_by=group_by, item=item, score=score)
+    if found[item] != schema[item]:
+        raise TypeError(
+            f"documents= gives documents of dtype {found[item]} for passages of dtype "
+            f"{schema[item]} (column {item!r}); an engine ships both in one column: map "
+            f"passages to documents of the passages' dtype"
+        )

@@ -25,11 +25,9 @@ import polars as pl
 
 from polars_rankk.core import EngineType, dropped_table, evaluate
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.asked import split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import (
-    DEFAULT_K,
     EmptyResultWarning,
     Spec,
     check_inputs,
@@ -37,13 +35,13 @@ from polars_rankk.core.inputs.spec import (
 )
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.cutoffs import asked_ks
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import reduction, staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
+from polars_rankk.passages import DocumentRule, documents_of
 
 _PARTITION = "_rk_partition"
 
@@ -66,6 +64,9 @@ class PartitionedEvaluation:
     resumed_partitions
         How many partitions were taken from an interrupted run with the same inputs and
         arguments (0 for a run from the start).
+    documents
+        How the candidates' passages were collapsed to documents (``documents=``:
+        `polars_rankk.DocumentRule.describe`); None when they were not.
     """
 
     per_group: pl.LazyFrame
@@ -75,6 +76,7 @@ class PartitionedEvaluation:
     resumed_partitions: int
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
+    documents: str | None = None
 
     @property
     def buckets(self) -> int:
@@ -133,24 +135,24 @@ def _run_key(inputs: dict[str, Any], arguments: dict[str, Any], resume: bool | s
 
 
 def _checked(
-    candidates: FrameLike,
-    truth: FrameLike | None,
-    options: dict[str, Any],
-    accuracy: Request | None,
-    beyond: Sequence[str],
-) -> tuple[FrameLike, Spec]:
+    candidates: FrameLike, truth: FrameLike | None, options: dict[str, Any], plan: Plan
+) -> tuple[FrameLike, Spec, Plan]:
     """The candidates (with a 0.0 relevance column when only beyond-accuracy metrics are asked
-    without truth, as `evaluate` does: every group evaluated, none relevant; `options`'
-    policy then evaluates empty truth as zero) and the `Spec` of the whole input, validated
-    once with clear errors before anything is written."""
-    relevance = options["relevance"]
-    if beyond and not accuracy and truth is None:
+    without truth, as `evaluate` does: every group evaluated, none relevant, the plan then
+    scoring groups without truth) and the `Spec` of the whole input, validated once with
+    clear errors before anything is written."""
+    relevance, part = options["relevance"], plan.one_policy
+    if part.beyond and part.ranking_only and truth is None:
         frame = to_lazy(candidates, "candidates")
         if relevance not in frame.collect_schema():
             candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
-            options["policy"] = replace(options["policy"], empty_truth="zero")
-    checked = accuracy or (None if accuracy is None else Request.of("hit_rate"))
-    return candidates, check_inputs(candidates, truth, **{**options, "metrics": checked})
+            plan = plan.with_policy(empty_truth="zero")
+    checked = {key: value for key, value in options.items() if key != "metrics"}
+    spec = check_inputs(
+        candidates, truth, k=plan.ks, metrics=part.checked, policy=plan.one_policy.policy,
+        **checked,
+    )  # fmt: skip
+    return candidates, spec, plan
 
 
 def evaluate_in_partitions(
@@ -176,6 +178,7 @@ def evaluate_in_partitions(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    documents: DocumentRule | None = None,
 ) -> PartitionedEvaluation:
     """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
 
@@ -206,6 +209,9 @@ def evaluate_in_partitions(
     subtopic
         As for `evaluate`: the truth's subtopic column, for the subtopic metrics; the
         judgements are partitioned with their groups.
+    documents
+        The candidates are passages: collapsed to documents by this `DocumentRule` first
+        (`to_documents`, one aggregation per (group, document), before they are partitioned).
     output
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
@@ -246,33 +252,28 @@ def evaluate_in_partitions(
     ('hit_rate', 1, 0.3333333333333333, 3)
     """
     _check_arguments(partitions, resume)
-    policy = Policy() if policy is None else policy
     subtopic_truth = truth
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
-    request = Request.of(metrics)  # parsed once: each partition's evaluate reads it
-    k = asked_ks(k, request, DEFAULT_K)  # the default K only where a name is read at it
+    plan = Plan.of(metrics, k, policy)  # planned once: each partition's evaluate executes it
+    part = plan.one_policy  # one policy: names asking for several are refused in words
+    if documents is not None:
+        candidates = documents_of(candidates, documents, group_by=group_by, item=item,
+                                  score=score, policy=part.policy)  # fmt: skip
     columns: dict[str, Any] = {"keys": keys, "item": item, "relevance": relevance}
-    names, policy, k, truth, subtopics = subtopic_job(
-        request, policy, k, truth, subtopic=subtopic, **columns
-    )
+    truth, subtopics = subtopic_job(part, truth, subtopic=subtopic, **columns)
     options: dict[str, Any] = {
-        "k": k,
-        "metrics": request,
         "group_by": group_by,
         "item": item,
         "score": score,
         "relevance": relevance,
         "n_relevant": n_relevant,
-        "policy": policy,
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
-    accuracy, group_metrics, catalogue_metrics = split_metrics(names)
-    candidates, spec = _checked(
-        candidates, truth, options, accuracy, group_metrics or catalogue_metrics
-    )
+    candidates, spec, plan = _checked(candidates, truth, options, plan)
+    options["metrics"] = plan
     tables = item_tables(
         spec,
-        needs=[table for name in group_metrics for table in REGISTRY[name].requires],
+        needs=[table for name in part.beyond_group for table in REGISTRY[name].requires],
         catalogue=catalogue,
         **beyond,  # type: ignore[arg-type]
     )
@@ -281,10 +282,13 @@ def evaluate_in_partitions(
         # Each partition's evaluate reads its groups' judgements with their subtopics.
         options["subtopic"] = subtopic
         options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
+    catalogue_metrics = part.beyond_catalogue
     output = Path(output)
     arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
-    arguments["metrics"] = request.names  # the names as typed key and record the run
+    # The names as typed, the cut-offs and the policy key and record the run.
+    arguments.update(metrics=plan.request.names, k=plan.ks, policy=plan.policy)
     arguments.pop("subtopic_truth", None)
+    arguments["documents"] = None if documents is None else documents.to_dict()
     inputs = {
         "candidates": candidates,
         "truth": subtopic_truth if subtopics.metrics else truth,
@@ -298,7 +302,8 @@ def evaluate_in_partitions(
     )
     staging.manifest(run, arguments)
     done = _run_partitions(run, spec, options, engine, progress)
-    return _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    return result if documents is None else replace(result, documents=documents.describe())
 
 
 def _committed(

@@ -29,6 +29,8 @@ from polars_rankk.core.evaluation.catalogue import (
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registration import declared_at_run_time, ensure_registered
 from polars_rankk.core.metrics.registry import Metric
+from polars_rankk.core.names.plan import Plan
+from polars_rankk.core.names.request import Request
 from polars_rankk.engines import ranked_lists
 from polars_rankk.engines.ranked_lists import (
     check_one_list,
@@ -36,6 +38,7 @@ from polars_rankk.engines.ranked_lists import (
     with_empty_lists,
 )
 from polars_rankk.engines.reduction import SENTINEL_PREFIX
+from polars_rankk.passages import DocumentRule, documents_of
 
 #: Tag column of the union of candidates and truth: 0 candidate row, 1 truth row; with ranked
 #: list inputs also 2 (3), a group whose candidate (truth) list is empty, keys only.
@@ -95,18 +98,27 @@ class PartitionJob:
     #: form, one row per (group, subtopic, item), and each partition's `evaluate` reads it
     #: (the subtopic metrics' canonical names are among `metrics`).
     subtopic: str | None = None
+    #: What every partition computes, planned once on the driver (`metrics`, `ks` and
+    #: `policy` above are what it reports).
+    plan: Plan | None = None
+    #: The candidates are passages, collapsed to documents in each partition before they are
+    #: ranked (a partition holds whole groups, so the collapse is the whole input's).
+    documents: DocumentRule | None = None
 
     # -- inputs -------------------------------------------------------------------------------
+
+    def extras(self) -> list[str]:
+        """The candidates' columns beside keys, item, score and label: R_g, the row order,
+        the passage's position in its document."""
+        index = None if self.documents is None else self.documents.passage_index
+        return [c for c in (self.n_relevant, self.order_by, index) if c is not None]
 
     def candidate_columns(self) -> list[str]:
         """The candidate columns the evaluation reads, in the user's names."""
         columns = [*self.keys, self.item, *([] if self.positional else [self.score])]
         if self.labelled:
             columns.append(self.relevance)
-        for extra in (self.n_relevant, self.order_by):
-            if extra is not None:
-                columns.append(extra)
-        return columns
+        return columns + self.extras()
 
     def truth_columns(self) -> list[str]:
         """The truth columns the evaluation reads, in the user's names."""
@@ -125,7 +137,7 @@ class PartitionJob:
             self.item,
             self.score,
             *([pl.col(LABEL).alias(self.relevance)] if self.labelled else []),
-            *[c for c in (self.n_relevant, self.order_by) if c is not None],
+            *self.extras(),
         )
         if self.candidate_lists:
             if self.positional:
@@ -192,23 +204,29 @@ class PartitionJob:
         if self.order_by is not None:
             # ties="input_order": the row order is the order column's, within every group.
             candidates = candidates.sort(self.order_by, maintain_order=True).drop(self.order_by)
+        if self.documents is not None:
+            collapsed = documents_of(
+                candidates, self.documents, group_by=self.keys, item=self.item,
+                score=self.score, policy=self.policy, check_values=self.check_values,
+            )  # fmt: skip
+            assert isinstance(collapsed, pl.DataFrame)
+            candidates = collapsed
         with warnings.catch_warnings():
             # A partition whose groups a policy drops is no news: the summary says it.
             warnings.simplefilter("ignore", EmptyResultWarning)
             return self._evaluate(candidates, truth)
 
     def _evaluate(self, candidates: pl.DataFrame, truth: pl.DataFrame | None) -> Evaluation:
+        assert self.plan is not None  # set by `partition_job`
         return evaluate(
             candidates,
             truth,
-            k=self.ks,
-            metrics=(*self.metrics, *self.catalogue_metrics),
+            metrics=self.plan,
             group_by=self.keys,
             item=self.item,
             score=self.score,
             relevance=self.relevance,
             n_relevant=self.n_relevant,
-            policy=self.policy,
             check_values=self.check_values,
             popularity=self.popularity,
             item_features=self.item_features,
@@ -312,7 +330,7 @@ def check_on_driver(
     truth_schema: dict[str, pl.DataType] | None,
     *,
     k: int | Iterable[int],
-    metrics: str | Iterable[str] | None,
+    metrics: Request | None,
     group_by: str | Sequence[str],
     item: str,
     score: str,
@@ -373,9 +391,9 @@ def check_on_driver(
 
 
 def partition_job(
-    spec: Spec, order_by: str | None, *, with_dropped: bool, check_values: bool
+    spec: Spec, plan: Plan, order_by: str | None, *, with_dropped: bool, check_values: bool
 ) -> PartitionJob:
-    """The executors' job for a validated `spec`."""
+    """The executors' job for a validated `spec` of `plan`."""
     if spec.whole_list:
         raise ValueError(
             f"names without a cut-off that mean the whole list ({', '.join(spec.whole_list)}: "
@@ -399,6 +417,7 @@ def partition_job(
         with_dropped=with_dropped,
         check_values=check_values,
         declared=declared_at_run_time(spec.metrics),
+        plan=plan,
     )
 
 

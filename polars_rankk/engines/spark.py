@@ -33,6 +33,7 @@ from polars_rankk.engines import partition as dist
 from polars_rankk.engines import spark_plan as plan
 from polars_rankk.engines.distributed import DistributedEvaluation
 from polars_rankk.engines.progress import spark_progress
+from polars_rankk.passages import DocumentRule
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -149,6 +150,7 @@ def evaluate_spark(
     item_features: FrameLike | None = ...,
     head_share: float = ...,
     subtopic: str | None = ...,
+    documents: DocumentRule | None = ...,
 ) -> DataFrame: ...
 
 
@@ -175,6 +177,7 @@ def evaluate_spark(
     item_features: FrameLike | None = ...,
     head_share: float = ...,
     subtopic: str | None = ...,
+    documents: DocumentRule | None = ...,
 ) -> SparkEvaluation: ...
 
 
@@ -200,6 +203,7 @@ def evaluate_spark(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    documents: DocumentRule | None = None,
 ) -> DataFrame | SparkEvaluation:
     """`polars_rankk.evaluate` on Spark DataFrames: the same per-group values, bit for bit.
 
@@ -247,6 +251,11 @@ def evaluate_spark(
         Every other metric reads an item's grade as its largest over subtopics. As for
         `evaluate`: the truth is one row per (group, subtopic, item) judgement, shipped with
         its group's candidates.
+    documents
+        The candidates are passages (chunks): each partition collapses its groups' passages
+        to documents by this `polars_rankk.DocumentRule` before ranking them, as
+        `polars_rankk.to_documents` does on one machine (the rule must keep the id column's
+        type). ``SparkEvaluation.documents`` records it.
 
     Returns
     -------
@@ -294,38 +303,34 @@ def evaluate_spark(
     driver.check_partitions(num_partitions, "num_partitions")
     driver.check_partitions(max_rows_per_chunk, "max_rows_per_chunk")
     timezone = plan.session_timezone(candidates)
-    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic]
+    index = None if documents is None else documents.passage_index
+    names = [group_by, item, score, relevance, n_relevant, order_by, subtopic, index]
     long_truth = plan.driver_schemas(candidates, truth, names, timezone)[1]
+    evaluation_plan = driver.planned(
+        metrics, k, policy, with_dropped=with_dropped, evaluation="SparkEvaluation"
+    )
     asked = driver.subtopics(
-        metrics,
-        policy,
-        k,
+        evaluation_plan,
         long_truth,
         subtopic=subtopic,
         group_by=group_by,
         item=item,
         relevance=relevance,
     )
-    policy = asked.policy
-    request = driver.asked_metrics(
-        asked.metrics, with_dropped=with_dropped, evaluation="SparkEvaluation"
-    )
-    if request.needs_relevance(truth is not None, candidates.columns, relevance):
+    if driver.needs_relevance(evaluation_plan, truth is not None, candidates.columns, relevance):
         from pyspark.sql import functions as sf
 
         candidates = candidates.withColumn(relevance, sf.lit(0.0))
-        policy = driver.zero_truth(policy)
+        evaluation_plan = driver.zero_truth(evaluation_plan)
     schemas = plan.driver_schemas(candidates, None, names, timezone)[0], asked.truth_schema
     planned = driver.plan_on_driver(
         schemas,
-        request,
-        k=asked.k,
+        evaluation_plan,
         group_by=group_by,
         item=item,
         score=score,
         relevance=relevance,
         n_relevant=n_relevant,
-        policy=policy,
         order_by=order_by,
         with_dropped=with_dropped,
         check_values=check_values,
@@ -334,8 +339,9 @@ def evaluate_spark(
         item_features=item_features,
         head_share=head_share,
         subtopics=asked,
+        documents=documents,
     )
-    spec, job, tables = planned.spec, planned.job, planned.tables
+    spec, job = planned.spec, planned.job
     if job.candidate_lists:
         candidates = plan.long_lists(candidates, job, 0, timezone)
     if truth is not None and job.truth_lists:
@@ -353,9 +359,23 @@ def evaluate_spark(
     raw = plan.evaluated(union, job, id_types, max_rows_per_chunk, timezone)
     if not with_dropped:
         return raw
+    chunking = (max_rows_per_chunk, timezone)
+    return _with_dropped(raw, candidates, union, planned, id_types, chunking)
+
+
+def _with_dropped(
+    raw: DataFrame,
+    candidates: DataFrame,
+    union: DataFrame,
+    planned: driver.DriverPlan,
+    id_types: dict[str, Any],
+    chunking: tuple[int | None, str],
+) -> SparkEvaluation:
+    """The evaluation with its drop counts, and the catalogue-level metrics' exposures."""
+    spec, job, tables = planned.spec, planned.job, planned.tables
     exposures, inputs = None, None
     if job.catalogue_metrics and tables is not None:
-        exposures = plan.exposures(union, job, id_types, max_rows_per_chunk, timezone)
+        exposures = plan.exposures(union, job, id_types, *chunking)
         # The default catalogue is the whole input's: its distinct candidate items.
         items = (
             candidates.select(plan.column(job.item).cast(id_types[job.item]).alias(job.item))

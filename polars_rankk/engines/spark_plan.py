@@ -184,7 +184,7 @@ def tagged_union(
         return found.cast("tinyint").alias(dist.TAG)
 
     ids = [column(c).cast(id_types[c]).alias(c) for c in (*job.keys, job.item)]
-    extras = [c for c in (job.n_relevant, job.order_by) if c is not None]
+    extras = job.extras()
     if job.positional:
         extras.append(LIST_ID)
     columns = [tag(0, cand_fields), *ids, column(job.score)]

@@ -24,12 +24,14 @@ from polars_rankk.reports.content import (
     report_steps,
 )
 from polars_rankk.reports.judges import report_correction
+from polars_rankk.reports.passages import collapsed_systems, with_documents
 from polars_rankk.reports.sections import render_page
 from polars_rankk.stats.per_group import as_list
 from polars_rankk.stats.systems import Systems
 
 if TYPE_CHECKING:
     from polars_rankk.counterfactual import CounterfactualResult
+    from polars_rankk.passages import DocumentRule
 
 __all__ = ["render_evaluations", "render_report", "report"]
 
@@ -68,6 +70,7 @@ def render_report(
     unjudged_bounds: bool = False,
     human_truth: FrameLike | None = None,
     counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
+    documents: DocumentRule | None = None,
 ) -> str:
     """The report as an HTML string (see `report` for the parameters).
 
@@ -85,6 +88,8 @@ def render_report(
         "metrics": metrics, "group_by": group_by, "item": item, "score": score,
         "relevance": relevance, "policy": policy,
     }  # fmt: skip
+    systems = collapsed_systems(systems, documents, system=system, group_by=group_by, item=item,
+                                score=score, policy=policy)  # fmt: skip
     evaluations, ks, curve_k_max = evaluate_for_report(
         systems, truth, k=k, k_max=k_max, system=system, baseline=baseline, options=options
     )
@@ -112,6 +117,7 @@ def render_report(
 
         estimates = checked_results(counterfactual)
     analyses = Analyses(risk_alpha, groups_needed, bounds, correction, estimates)
+    content = with_documents(content, documents)
     return render_page(content, title=title, log_k=log_k, ui_k=ui_k, analyses=analyses)
 
 
@@ -131,6 +137,7 @@ def render_evaluations(
     progress: bool | Progress | None = None,
     risk_alpha: float | None = None,
     groups_needed: bool = False,
+    documents: DocumentRule | None = None,
 ) -> str:
     """The report of evaluations already made, as an HTML string.
 
@@ -158,6 +165,7 @@ def render_evaluations(
             bars=_bars(progress), curve_k_max=None,
         )  # fmt: skip
     analyses = Analyses(risk_alpha, groups_needed)
+    content = with_documents(content, documents)
     return render_page(content, title=title, log_k=log_k, ui_k=ui_k, analyses=analyses)
 
 
@@ -190,6 +198,7 @@ def report(
     unjudged_bounds: bool = False,
     human_truth: FrameLike | None = None,
     counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
+    documents: DocumentRule | None = None,
 ) -> Path:
     """Evaluate systems and write one self-contained HTML report (opens offline).
 
@@ -256,6 +265,11 @@ def report(
         ``{system: rk.evaluate_counterfactual(log, candidates, ...)}`` (or one result): adds a
         section with the estimates, their intervals and the diagnostics that qualify them
         (`polars_rankk.plot_counterfactual`).
+    documents
+        The candidates are passages (chunks): each system's are collapsed to documents by
+        this `polars_rankk.DocumentRule` before it is evaluated (`polars_rankk.to_documents`;
+        evaluations given are kept, as made of documents by it). The rule is recorded in the
+        policy section.
 
     Returns
     -------
@@ -302,6 +316,7 @@ def report(
         unjudged_bounds=unjudged_bounds,
         human_truth=human_truth,
         counterfactual=counterfactual,
+        documents=documents,
     )
     target = Path(path)
     if target.parent and not target.parent.exists():

@@ -37,11 +37,9 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_rankk.core import Evaluation, evaluate, normalize_keys, normalize_ks, to_lazy
-from polars_rankk.core.inputs.spec import DEFAULT_K
+from polars_rankk.core import Evaluation, evaluate, normalize_keys, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.cutoffs import asked_ks
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.per_group import sort_rows
@@ -162,9 +160,10 @@ def unjudged_bounds(
     """
     chosen = policy if policy is not None else Policy()
     keys = list(normalize_keys(group_by))
-    # Names carry cut-offs (P@5) and policy fields (P(rel=2)@5): the threshold they set is
-    # the grade of the upper labelling.
-    request = Request.of(metrics)
+    # What was asked is planned here, once: names carry cut-offs (P@5) and policy fields
+    # (P(rel=2)@5: the threshold they set is the grade of the upper labelling).
+    plan = Plan.of(metrics, k, chosen)
+    request = plan.request
     subtopics = [m for m in request.metrics if REGISTRY[m].kind == "diversity"]
     if subtopics:
         # The bounds relabel (group, item) judgements: a subtopic's have no upper labelling.
@@ -172,14 +171,17 @@ def unjudged_bounds(
             f"unjudged_bounds does not compute the subtopic metrics {subtopics} (it takes no "
             "subtopic column); evaluate them with rk.evaluate(..., subtopic=...)"
         )
-    named, resolved = request.ks, request.policy(chosen)
-    ks = sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named})
+    resolved = plan.one_policy.policy
+    ks = list(plan.ks)
     lazy_truth = to_lazy(truth, "truth")
 
     def run(labels: FrameLike, cutoffs: list[int], rules: Policy) -> Evaluation:
+        planned = plan.at(cutoffs)
+        if rules != chosen:
+            planned = planned.with_policy(unjudged=rules.unjudged)
         found = evaluate(
-            candidates, labels, k=cutoffs, metrics=request, group_by=keys, item=item,
-            score=score, rank=rank, relevance=relevance, policy=rules,
+            candidates, labels, metrics=planned, group_by=keys, item=item, score=score,
+            rank=rank, relevance=relevance,
         )  # fmt: skip
         return found.collect() if found.is_lazy else found
 

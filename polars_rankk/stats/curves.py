@@ -16,6 +16,7 @@ from polars_rankk.core import Evaluation, to_lazy
 from polars_rankk.core.evaluation.aggregate import order_metrics
 from polars_rankk.core.inputs.spec import normalize_metrics
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
@@ -326,39 +327,10 @@ def k_curve(
         k_max = normalize_k(k_max, "k_max")
     except (TypeError, ValueError):
         raise ValueError(f"k_max must be a positive integer; got {k_max!r}") from None
-    # What was asked is parsed here, once; the evaluations below read the request.
-    chosen = None if metrics is None else Request.of(metrics)
-    if chosen is not None:
-        chosen.policy(policy)  # a curve reads one policy: names asking for several are refused
-        without_k = [m for m in chosen.metrics if not REGISTRY[m].has_k]
-        if without_k:
-            raise ValueError(
-                f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
-                "the whole list), so it has no K-curve; leave it out of metrics"
-            )
-        subtopics = [m for m in chosen.metrics if REGISTRY[m].kind == "diversity"]
-        if subtopics:
-            raise ValueError(
-                f"k_curve does not compute the subtopic metrics {subtopics} (it takes no "
-                "subtopic column): evaluate them with rk.evaluate(..., k=range(1, k_max + 1), "
-                "subtopic=...) and draw that evaluation with rk.curve_of_evaluations"
-            )
-        catalogue = [m for m in chosen.metrics if REGISTRY[m].kind == "catalogue"]
-        if catalogue:
-            # One figure per system's lists, not a mean over groups: a curve would drop them.
-            raise ValueError(
-                f"{', '.join(catalogue)} is one figure for all of a system's lists, not a mean "
-                "over groups, so k_curve does not draw it; read it at every K from "
-                "rk.evaluate(candidates, k=range(1, k_max + 1), metrics=..., "
-                "catalogue=<the items of every system>).catalogue"
-            )
-        geometric = [m for m in chosen.metrics if REGISTRY[m].aggregate != "mean"]
-        if geometric:
-            # A curve point is a mean over groups; these summaries are geometric means.
-            raise ValueError(
-                f"{', '.join(geometric)} is summarised by a geometric mean over groups, which "
-                "a K-curve (means over groups) does not draw; curve average_precision or bpref"
-            )
+    # What was asked is planned here, once; the evaluations below execute the plan.
+    plan = Plan.of(metrics, [k_max], policy)
+    part = plan.one_policy  # a curve reads one policy: names asking for several are refused
+    chosen = None if metrics is None else _refused_curve_less(plan.request)
     strata = as_list(by)
     _check_strata(strata)
     every_k = list(range(1, k_max + 1))
@@ -366,19 +338,17 @@ def k_curve(
     # read off the same ranking's term rows. Any other metric reads per-group values at each K.
     named = DEFAULT_METRICS if chosen is None else chosen.metrics
     summed = all(REGISTRY[m].rank_summed for m in named if REGISTRY[m].has_k)
-    from_sums = summed and (policy is None or policy.ties != "expected")
+    from_sums = summed and part.policy.ties != "expected"
 
     def evaluated(ks: list[int]) -> Mapping[str, Evaluation]:
         return evaluate_systems(
             lazy_systems(systems, system),
             None if truth is None else to_lazy(truth, "truth"),
-            k=ks,
-            metrics=chosen,
+            metrics=plan.at(ks),
             group_by=group_by,
             item=item,
             score=score,
             relevance=relevance,
-            policy=policy,
         )
 
     evaluations = evaluated([k_max] if from_sums else every_k)
@@ -396,6 +366,41 @@ def k_curve(
         seed=seed,
         progress=progress,
     )
+
+
+def _refused_curve_less(chosen: Request) -> Request:
+    """`chosen`, metrics a K-curve cannot draw refused in words: those without K, the
+    subtopic and catalogue-level metrics, and geometric means."""
+    without_k = [m for m in chosen.metrics if not REGISTRY[m].has_k]
+    if without_k:
+        raise ValueError(
+            f"{', '.join(without_k)} has no K (r_precision is precision at R, bpref reads "
+            "the whole list), so it has no K-curve; leave it out of metrics"
+        )
+    subtopics = [m for m in chosen.metrics if REGISTRY[m].kind == "diversity"]
+    if subtopics:
+        raise ValueError(
+            f"k_curve does not compute the subtopic metrics {subtopics} (it takes no "
+            "subtopic column): evaluate them with rk.evaluate(..., k=range(1, k_max + 1), "
+            "subtopic=...) and draw that evaluation with rk.curve_of_evaluations"
+        )
+    catalogue = [m for m in chosen.metrics if REGISTRY[m].kind == "catalogue"]
+    if catalogue:
+        # One figure per system's lists, not a mean over groups: a curve would drop them.
+        raise ValueError(
+            f"{', '.join(catalogue)} is one figure for all of a system's lists, not a mean "
+            "over groups, so k_curve does not draw it; read it at every K from "
+            "rk.evaluate(candidates, k=range(1, k_max + 1), metrics=..., "
+            "catalogue=<the items of every system>).catalogue"
+        )
+    geometric = [m for m in chosen.metrics if REGISTRY[m].aggregate != "mean"]
+    if geometric:
+        # A curve point is a mean over groups; these summaries are geometric means.
+        raise ValueError(
+            f"{', '.join(geometric)} is summarised by a geometric mean over groups, which "
+            "a K-curve (means over groups) does not draw; curve average_precision or bpref"
+        )
+    return chosen
 
 
 def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None) -> bool:

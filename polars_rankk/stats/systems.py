@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 import polars as pl
 
 from polars_rankk.core import EngineType, Evaluation, evaluate, is_table, to_lazy
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -91,7 +92,7 @@ def evaluate_systems(
     truth: FrameLike | None = None,
     *,
     k: int | Iterable[int] | None = None,
-    metrics: str | Iterable[str] | None = None,
+    metrics: str | Iterable[str] | Plan | None = None,
     group_by: str | Sequence[str] | None = None,
     item: str = "item",
     score: str = "score",

@@ -39,7 +39,7 @@ def _ours(case: dict[str, Any], ks: list[int], policy: rk.Policy, metrics: list[
     cand, truth = frames(case)
     res = rk.evaluate(cand, truth, k=ks, group_by=case["group_by"], policy=policy, metrics=metrics)
     assert isinstance(res.per_group, pl.DataFrame)
-    return ref.per_group_dict(res.per_group, case["group_by"])
+    return ref.per_group_dict(res.per_group, case["group_by"], labels_as_metrics=True)
 
 
 def _close(got: ref.Result, want: ref.Result, context: str) -> None:

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
-from polars_rankk.core.evaluation.variants import label_suffix
 from polars_rankk.core.names.request import Request
 from tests.core.test_one_policy_one_number import policies, tables
 
@@ -46,15 +45,6 @@ def _alone(candidates: pl.DataFrame, truth: pl.DataFrame, name: str, ks: list[in
     return found.per_group
 
 
-def _label(request: Request, name: str, policy: rk.Policy) -> tuple[str, int]:
-    """The suffix `name`'s measures carry in the evaluation of `request`, and its part."""
-    parts = request.parts(policy)
-    for index, (part, rules) in enumerate(parts):
-        if name in list(part):
-            return ("" if index == 0 else label_suffix(rules, parts[0][1], part.metrics)), index
-    raise AssertionError(name)
-
-
 @pytest.mark.parametrize(("first", "second"), PAIRS, ids=["+".join(pair) for pair in PAIRS])
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=tables(), policy=policies())
@@ -77,15 +67,15 @@ def test_names_together_equal_each_alone(
                     _alone(candidates, truth, name, ks, policy)
             return
         for name in (first, second):
-            suffix, _ = _label(request, name, policy)
+            # A name's label says what it reads otherwise than the evaluation's policy: the
+            # same alone as beside another name.
             alone = _alone(candidates, truth, name, ks, policy)
-            labels = [f"{metric}{suffix}" for metric in alone["metric"].unique()]
+            labels = alone["metric"].unique().to_list()
             key = ["user", "metric", "k"]
             # Two names of one metric under one policy share its rows (each row once, at the
             # cut-offs of both): the rows of this name alone are compared.
             mine = (
                 together.filter(pl.col("metric").is_in(labels))
-                .with_columns(pl.col("metric").str.replace(r"\(.*\)$", ""))
                 .unique()
                 .join(alone.select(key), on=key, how="semi", nulls_equal=True)
             )

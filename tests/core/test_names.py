@@ -10,8 +10,10 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.listing import ADDS_K, AcceptedName, accepted_names
-from polars_rankk.core.names.parse import PARAMETERS, parse_metric_name
+from polars_rankk.core.names.parse import parse_metric_name
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import resolve_metric_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,8 +76,10 @@ def test_metric_names_doc_is_generated_and_up_to_date() -> None:
     for row in accepted_names():
         assert f"| `{row.spelling}` |" in text
     # Every parameter's example in the doc parses and sets the field it documents.
-    for key, (field, _) in PARAMETERS.items():
-        assert field in parse_metric_name(generator.PARAMETER_EXAMPLES[key]).policy
+    for name, metric in REGISTRY.items():
+        for parameter in metric.takes:
+            example = generator.parameter_example(parameter, name)
+            assert parameter.field in parse_metric_name(example).policy, example
 
 
 def test_parameters_set_the_policy_of_their_measure() -> None:
@@ -279,15 +283,18 @@ def test_distributed_engines_refuse_whole_list_names_in_words() -> None:
 
     schema = {"q": pl.Int64, "item": pl.Int64, "score": pl.Float64}
     truth = {"q": pl.Int64, "item": pl.Int64, "relevance": pl.Int64}
-    options = {"k": 3, "group_by": "q", "item": "item", "score": "score"}
+    options = {"group_by": "q", "item": "item", "score": "score"}
+    whole = Plan.of(["map", "P@3"], 3, None)
     spec = partition.check_on_driver(
-        schema, truth, metrics=["map", "P@3"], relevance="relevance", n_relevant=None,
-        policy=None, order_by=None, **options,
+        schema, truth, k=whole.ks, metrics=whole.request, relevance="relevance",
+        n_relevant=None, policy=None, order_by=None, **options,
     )  # fmt: skip
     with pytest.raises(ValueError, match=r"names without a cut-off .*\(average_precision: "):
-        partition.partition_job(spec, None, with_dropped=False, check_values=False)
+        partition.partition_job(spec, whole, None, with_dropped=False, check_values=False)
+    plan = Plan.of(["map_cut_3"], 3, None)
     cut = partition.check_on_driver(
-        schema, truth, metrics=["map_cut_3"], relevance="relevance", n_relevant=None,
+        schema, truth, k=plan.ks, metrics=plan.request, relevance="relevance", n_relevant=None,
         policy=None, order_by=None, **options,
     )  # fmt: skip
-    assert partition.partition_job(cut, None, with_dropped=False, check_values=False).ks == (3,)
+    job = partition.partition_job(cut, plan, None, with_dropped=False, check_values=False)
+    assert job.ks == (3,)

@@ -5,6 +5,7 @@ reads the metric names a second time (each with its own view of what was asked).
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import polars_rankk as rk
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names import parse
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 
 CANDIDATES = pl.DataFrame(
@@ -91,3 +93,74 @@ def test_the_default_request_is_the_default_metrics() -> None:
     assert request.metrics == tuple(DEFAULT_METRICS)
     policy = rk.Policy.trec_eval()
     assert request.policy(policy) is policy
+
+
+@pytest.fixture
+def plans(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
+    """Every plan made (`Plan.build`, the one place a plan is made)."""
+    made: list[Plan] = []
+    build = Plan.build.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Plan], *arguments: object, **options: object) -> Plan:
+        plan = build(cls, *arguments, **options)
+        made.append(plan)
+        return plan
+
+    monkeypatch.setattr(Plan, "build", classmethod(counted))
+    return made
+
+
+#: Names under two parameter sets: two parts of one plan.
+PARTED = ["P(rel=2)@2", "R@2", "ndcg", "RBP(p=0.5)@2"]
+
+
+def test_one_evaluate_call_makes_one_plan(plans: list[Plan]) -> None:
+    """`evaluate` plans once, however many parts its names ask for (each part is executed
+    from the plan, not by `evaluate` calling itself)."""
+    rk.evaluate(CANDIDATES, TRUTH, k=[1, 2], metrics=PARTED, group_by="user")
+    assert len(plans) == 1
+    assert len(plans[0].parts) == 2
+    rk.evaluate(CANDIDATES, TRUTH, k=2, metrics=NAMES, group_by="user", popularity=CANDIDATES)
+    assert len(plans) == 2
+
+
+def test_a_k_curve_makes_one_plan(plans: list[Plan]) -> None:
+    rk.k_curve({"a": CANDIDATES, "b": CANDIDATES}, TRUTH, k_max=3, metrics=["P", "nDCG@2"],
+               group_by="user", ci=False)  # fmt: skip
+    assert len(plans) == 1
+
+
+def test_unjudged_bounds_make_one_plan(plans: list[Plan]) -> None:
+    rk.unjudged_bounds(CANDIDATES, TRUTH, k=[1, 2], metrics=["P@1", "ndcg"], group_by="user")
+    assert len(plans) == 1
+
+
+def test_out_of_core_makes_one_plan(plans: list[Plan], tmp_path: object) -> None:
+    """The driver plans; every partition's `evaluate` executes that plan."""
+    rk.evaluate_in_partitions(CANDIDATES, TRUTH, output=str(tmp_path), partitions=2, k=2,
+                              metrics=["P@1", "ndcg"], group_by="user")  # fmt: skip
+    assert len(plans) == 1
+
+
+def test_an_engine_call_makes_one_plan(plans: list[Plan]) -> None:
+    """Dask's driver plans; the job carries the plan to every partition."""
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.engines.dask import evaluate_dask
+
+    candidates = dd.from_pandas(CANDIDATES.to_pandas(), npartitions=2)
+    truth = dd.from_pandas(TRUTH.to_pandas(), npartitions=1)
+    evaluate_dask(candidates, truth, k=2, metrics=["P@1", "ndcg"], group_by="user").compute(
+        scheduler="sync"
+    )
+    assert len(plans) == 1
+
+
+def test_the_command_makes_one_plan(plans: list[Plan], tmp_path: Path) -> None:
+    from polars_rankk.cli.app import main
+
+    run, qrels = tmp_path / "run.parquet", tmp_path / "truth.parquet"
+    CANDIDATES.write_parquet(run)
+    TRUTH.write_parquet(qrels)
+    main(["evaluate", str(run), str(qrels), "--group-by", "user", "--metrics", "P@1,ndcg",
+          "--output", str(tmp_path / "out.csv")])  # fmt: skip
+    assert len(plans) == 1

@@ -8,6 +8,7 @@ import pytest
 
 import polars_rankk as rk
 from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.engines import partition as dist
 from polars_rankk.engines import reduction
 from tests.support.distributed_cases import (
@@ -70,7 +71,8 @@ def test_partition_job_and_reduction_match_evaluate(case: Case) -> None:
         policy=case.policy,
         order_by=None,
     )
-    job = dist.partition_job(spec, None, with_dropped=True, check_values=True)
+    plan = Plan.of(None, KS, case.policy)
+    job = dist.partition_job(spec, plan, None, with_dropped=True, check_values=True)
     bucket = pl.col("user").hash(seed=1) % 4
     parts = [
         job.evaluate(candidates.filter(bucket == b), truth.filter(bucket == b)) for b in range(4)

@@ -1,4 +1,4 @@
-"""TREC run and qrels I/O (polars_rankk/io.py)."""
+"""TREC run and qrels I/O (polars_rankk/io/trec.py)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from polars_rankk import io as rkio
+from polars_rankk.io import trec as rkio
 
 RUN_LINES = [
     "q1 Q0 d1 1 2.5 tag",

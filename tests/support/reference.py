@@ -393,15 +393,25 @@ def evaluate(
     return result
 
 
-def per_group_dict(frame: Any, group_by: str | Sequence[str]) -> Result:
+def per_group_dict(
+    frame: Any, group_by: str | Sequence[str], *, labels_as_metrics: bool = False
+) -> Result:
     """``Evaluation.per_group`` (a Polars DataFrame or LazyFrame) as the reference's dict:
-    ``{((keys...), metric, k): value}``; a repeated row is an error."""
+    ``{((keys...), metric, k): value}``; a repeated row is an error. With
+    `labels_as_metrics`, a labelled row (``ndcg(gains={0:1,1:4})``: a name's parameters
+    that the evaluation's policy does not set) is keyed by the metric its label reads back
+    as, for references keyed by metric."""
+    from polars_rankk.core.names.parse import parse_metric_name
+
     if hasattr(frame, "collect"):
         frame = frame.collect()
     cols = [group_by] if isinstance(group_by, str) else list(group_by)
     out: Result = {}
     for row in frame.iter_rows(named=True):
-        key = (tuple(row[c] for c in cols), row["metric"], row["k"])
+        metric = row["metric"]
+        if labels_as_metrics and "(" in metric:
+            metric = parse_metric_name(metric).metric
+        key = (tuple(row[c] for c in cols), metric, row["k"])
         if key in out:
             raise AssertionError(f"duplicated per_group row {key}")
         out[key] = row["value"]

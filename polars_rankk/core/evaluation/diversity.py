@@ -22,7 +22,7 @@ ranks 1..max K, each step one vectorised pass over every group's judged items.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -30,11 +30,9 @@ import polars as pl
 from polars_rankk.core.columns import N_CANDIDATES, RANK
 from polars_rankk.core.inputs.checks import example_row, require_columns
 from polars_rankk.core.inputs.frames import to_lazy
-from polars_rankk.core.inputs.spec import Spec, normalize_ks
+from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.conventions import warn_tool_conventions
-from polars_rankk.core.names.parse import MetricRequest
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Part
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -57,39 +55,6 @@ class DiversityRequest:
     metrics: tuple[str, ...]
     ks: tuple[int, ...]
     policy: Policy
-
-
-def is_diversity(measure: MetricRequest) -> bool:
-    """Whether `measure` is a subtopic metric."""
-    return REGISTRY[measure.metric].kind == "diversity"
-
-
-def split_request(request: Request, policy: Policy) -> tuple[Request, DiversityRequest | None]:
-    """The other names (the default metrics stay the default) and the subtopic metrics asked.
-
-    Examples
-    --------
-    >>> import polars_rankk as rk
-    >>> from polars_rankk.core.names.request import Request
-    >>> from polars_rankk.core.evaluation.diversity import split_request
-    >>> asked = Request.of(["P@5", "alpha_nDCG(alpha=0.3)@20", "NRBP(alpha=0.3)"])
-    >>> rest, subtopics = split_request(asked, rk.Policy())
-    >>> list(rest), subtopics.metrics, subtopics.ks, subtopics.policy.diversity_alpha
-    (['P@5'], ('alpha_ndcg', 'nrbp'), (20,), 0.3)
-    """
-    chosen = request.select(is_diversity)
-    if request.default or not chosen:
-        return request, None
-    rest = request.without(chosen)
-    canonical, ks, policy = chosen.metrics, chosen.ks, chosen.policy(policy)
-    warn_tool_conventions(chosen, policy)  # alpha_nDCG@10 typed, pyndeval's tie order not
-    if policy.ties == "expected":
-        raise ValueError(
-            f"the subtopic metrics {list(canonical)} have no exact expectation over tie "
-            f"orderings: Policy(ties='expected') cannot evaluate them; choose another tie "
-            f"policy (ndeval ranks tied scores by item id ascending: ties='item_asc')"
-        )
-    return rest, DiversityRequest(canonical, ks, policy)
 
 
 @dataclass(frozen=True)
@@ -129,26 +94,23 @@ class SubtopicJob:
 
 
 def subtopic_job(
-    metrics: Request,
-    policy: Policy,
-    k: int | Iterable[int],
+    part: Part,
     truth: FrameLike | None,
     *,
     subtopic: str | None,
     keys: Sequence[str],
     item: str,
     relevance: str,
-) -> tuple[Request, Policy, int | Iterable[int], FrameLike | None, SubtopicJob]:
-    """`evaluate`'s first step for subtopics: the other metric names, the policy and K with
-    what the subtopic metrics' names set, the truth the other metrics read
-    (`subtopic_truth`) and the job."""
-    rest, request = split_request(metrics, policy)
-    if request is not None:
-        policy, k = request.policy, (*normalize_ks(k), *request.ks)
+) -> tuple[FrameLike | None, SubtopicJob]:
+    """`evaluate`'s first step for subtopics: the truth the other metrics read
+    (`subtopic_truth`) and the job of the plan part's subtopic metrics."""
+    request = None
+    if part.subtopic_metrics:
+        request = DiversityRequest(part.subtopic_metrics, part.subtopic.ks, part.policy)
     truth, judged = subtopic_truth(
         truth, subtopic=subtopic, keys=keys, item=item, relevance=relevance, request=request
     )
-    return rest, policy, k, truth, SubtopicJob(request, judged)
+    return truth, SubtopicJob(request, judged)
 
 
 def aligned_ids(spec: Spec, frame: pl.LazyFrame) -> pl.LazyFrame:

@@ -23,6 +23,7 @@ from polars_rankk.core.evaluation.readouts import (
     per_group_rows,
     summarize,
 )
+from polars_rankk.core.evaluation.variants import label, relabelled, unlabelled
 from polars_rankk.core.evaluation.views import (
     dropped_table,
     long_table,
@@ -73,12 +74,15 @@ class Evaluation(EvaluationTables):
         The evaluations of measures whose names ask for other parameters than `policy`
         (``P(rel=2)@5`` beside ``R@5``: each measure is evaluated under its own, as the tools
         do). ``per_group`` and ``summary()`` hold their rows, each metric labelled with the
-        fields it reads otherwise (``precision(relevance_threshold=2)``); the other views
-        (``groups``, ``wide()``, ``diagnostics``) are this evaluation's own measures'. Empty
-        when every name reads the same policy.
+        fields it reads otherwise than the policy asked (``precision(relevance_threshold=2)``,
+        `labels`); the other views (``groups``, ``wide()``, ``diagnostics``) are this
+        evaluation's own measures'. Empty when every name reads the same policy.
     """
 
     variants: tuple[Evaluation, ...] = ()
+    #: What its metrics add to their names where they read the policy otherwise than the
+    #: evaluation asked (`polars_rankk.core.names.plan.Part.labels`).
+    labels: tuple[tuple[str, str], ...] = ()
 
     def summary(
         self,
@@ -146,7 +150,7 @@ class Evaluation(EvaluationTables):
         """
         if weight is not None:
             weights = aggregate.renamed_weights(weight, weights, self._keys)
-        if self.variants:
+        if "_primary" in self.__dict__:
             from polars_rankk.core.evaluation.variants import summary_of_parts
 
             return summary_of_parts(self, (average, weights, metrics, names))
@@ -155,9 +159,11 @@ class Evaluation(EvaluationTables):
                 lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
             )
         chosen = chosen_metrics(self.metrics, metrics, average)
-        tables = (self.per_group, self.groups, self._evaluated_group_sums)
+        rows = unlabelled(self.per_group, self.labels)  # the registry's names, as read below
+        tables = (rows, self.groups, self._evaluated_group_sums)
         how = (average, weights, names)
-        return summarize(tables, self._spec, self._dropped_queries(), chosen, how)
+        found = summarize(tables, self._spec, self._dropped_queries(), chosen, how)
+        return relabelled(found, self.labels, canonical_only=names != "canonical")
 
     @cached_property
     def dropped(self) -> pl.DataFrame:
@@ -252,6 +258,7 @@ class Evaluation(EvaluationTables):
                 groups=groups,
             )
             one._sliced = True
+            one.labels = self.labels
             if known is not None and str(value) in known.systems:
                 one.__dict__["diagnostics"] = known.systems[str(value)]
             found[str(value)] = one
@@ -301,7 +308,7 @@ class Evaluation(EvaluationTables):
         """
         if not self.is_lazy:
             return self
-        if self.variants:
+        if "_primary" in self.__dict__:
             from polars_rankk.core.evaluation.variants import combined
 
             parts: list[Evaluation] = [self.__dict__["_primary"], *self.variants]
@@ -324,7 +331,7 @@ class Evaluation(EvaluationTables):
             ],
             engine=engine,
         )
-        return assemble(
+        found = assemble(
             replace(spec, is_lazy=False),
             self._prepared,
             all_groups,
@@ -337,6 +344,8 @@ class Evaluation(EvaluationTables):
             per_group=sorted_per_group(per_group, self._keys),
             groups=groups.sort(self._keys),
         )
+        found.labels = self.labels
+        return found
 
     @staticmethod
     def collect_together(
@@ -392,7 +401,8 @@ class Evaluation(EvaluationTables):
         """The eager evaluation whose one-row-per-group pass collected to `all_groups`."""
         spec = self._spec
         kept, wide = views_of(all_groups, spec)
-        return assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
+        found = assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
+        return label(found, self.labels)
 
     def __repr__(self) -> str:
         """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""

@@ -5,35 +5,26 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation.asked import named_cutoffs, split_metrics
 from polars_rankk.core.evaluation.beyond_accuracy import beyond_values, item_tables, top_rows
 from polars_rankk.core.evaluation.catalogue import Exposures, catalogue_values
 from polars_rankk.core.evaluation.diversity import subtopic_job
 from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
 from polars_rankk.core.evaluation.prepare import Prepared, prepare_groups
-from polars_rankk.core.evaluation.variants import evaluated_apart
+from polars_rankk.core.evaluation.variants import combined, label
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
 from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
-from polars_rankk.core.inputs.spec import (
-    DEFAULT_K,
-    EmptyResultWarning,
-    Spec,
-    check_inputs,
-    normalize_ks,
-)
+from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.cutoffs import asked_ks
-from polars_rankk.core.names.request import Request
+from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -107,7 +98,7 @@ def evaluate(
     truth: FrameLike | None = None,
     *,
     k: int | Iterable[int] | None = None,
-    metrics: str | Iterable[str] | None = None,
+    metrics: str | Iterable[str] | Plan | None = None,
     group_by: str | Sequence[str] | None = None,
     item: str = "item",
     score: str = "score",
@@ -243,56 +234,90 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
-    arguments = dict(locals())  # every argument as given, for the parts below
     if label_probability is not None:
+        arguments = dict(locals())  # every argument as given, for each outcome's evaluation
+        arguments["metrics"] = Plan.of(metrics, k, policy)  # planned once, for every outcome
         return evaluated_over_labels(evaluate, arguments)  # type: ignore[no-any-return]
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
-    keys = _keys(group_by, system)
-    parts, k = _asked(metrics, k, policy)
-    if len(parts) > 1:
-        return _each_under_its_own(parts, {**arguments, "k": k})
-    request, policy, k, truth, subtopics = subtopic_job(
-        parts[0][0], parts[0][1], k, truth, subtopic=subtopic, keys=keys, item=item,
-        relevance=relevance,
+    inputs = Inputs(
+        candidates, truth, group_by=group_by, item=item, score=score, relevance=relevance,
+        n_relevant=n_relevant, engine=engine, check_values=check_values, rank=rank,
+        popularity=popularity, catalogue=catalogue, item_features=item_features,
+        head_share=head_share, system=system, subtopic=subtopic,
     )  # fmt: skip
-    accuracy, beyond_group, beyond_catalogue = split_metrics(request)
-    beyond_ks = named_cutoffs(request)
-    if beyond_ks:
-        # A beyond-accuracy name's cut-off (novelty@5) adds that K, as P@5 does.
-        k = (*normalize_ks(k), *beyond_ks)
-    if (beyond_group or beyond_catalogue or subtopics.metrics) and not accuracy:
+    return evaluate_plan(Plan.of(metrics, k, policy), inputs)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """`evaluate`'s tables and how to read them: everything it is given but what to compute
+    (the names, K and policy, which are its `Plan`)."""
+
+    candidates: FrameLike
+    truth: FrameLike | None
+    group_by: str | Sequence[str]
+    item: str = "item"
+    score: str = "score"
+    relevance: str = "relevance"
+    n_relevant: str | None = None
+    engine: EngineType = "auto"
+    check_values: bool = True
+    rank: str | None = None
+    popularity: FrameLike | None = None
+    catalogue: FrameLike | None = None
+    item_features: FrameLike | None = None
+    head_share: float = 0.2
+    system: str | None = None
+    subtopic: str | None = None
+
+
+def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
+    """`evaluate` of `plan` on `inputs`: each part under its own policy (`Plan.parts`), every
+    cut-off of the plan at each, as one `Evaluation` (the first part's, the others its
+    variants)."""
+    return combined([label(_evaluate_part(plan, part, inputs), part.labels) for part in plan.parts])
+
+
+def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
+    """One part of `plan`: its names under its policy, at every cut-off of the plan."""
+    keys = _keys(inputs.group_by, inputs.system)
+    policy, candidates = part.policy, inputs.candidates
+    truth, subtopics = subtopic_job(
+        part, inputs.truth, subtopic=inputs.subtopic, keys=keys, item=inputs.item,
+        relevance=inputs.relevance,
+    )  # fmt: skip
+    if part.ranking_only:
         # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
-        accuracy, candidates, policy = _ranking_only(candidates, truth, relevance, policy)
+        candidates, policy = _ranking_only(candidates, truth, inputs.relevance, policy)
     spec = check_inputs(
         candidates,
         truth,
-        k=k,
-        metrics=accuracy or (None if accuracy is None else Request.of("hit_rate")),
-        group_by=group_by,
-        item=item,
-        score=score,
-        relevance=relevance,
-        n_relevant=n_relevant,
+        k=plan.ks,
+        metrics=part.checked,
+        group_by=inputs.group_by,
+        item=inputs.item,
+        score=inputs.score,
+        relevance=inputs.relevance,
+        n_relevant=inputs.n_relevant,
         policy=policy,
-        check_values=check_values,
-        rank=rank,
-        system=system,
+        check_values=inputs.check_values,
+        rank=inputs.rank,
+        system=inputs.system,
     )
-    if system is not None and beyond_catalogue:
+    if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
-            f"catalogue-level metrics {list(beyond_catalogue)} describe one system's lists "
-            f"together; with system={system!r} evaluate them per system "
-            f"(rk.evaluate_systems(candidates, truth, system={system!r}, ...))"
+            f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "
+            f"together; with system={inputs.system!r} evaluate them per system "
+            f"(rk.evaluate_systems(candidates, truth, system={inputs.system!r}, ...))"
         )
     _check_missing_groups(spec)
-    beyond = (*beyond_group, *beyond_catalogue)
     tables = item_tables(
         spec,
-        needs=[table for name in beyond for table in REGISTRY[name].requires],
-        popularity=popularity,
-        catalogue=catalogue,
-        item_features=item_features,
-        head_share=head_share,
+        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
+        popularity=inputs.popularity,
+        catalogue=inputs.catalogue,
+        item_features=inputs.item_features,
+        head_share=inputs.head_share,
     )
     prepared = prepare_groups(spec)
     all_groups: FrameLike = prepared.group_sums
@@ -300,69 +325,46 @@ def evaluate(
     if not spec.is_lazy:
         # The one heavy pass; everything after works on one row per group (and on the top
         # K rows, for the beyond-accuracy metrics).
-        if beyond:
-            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
+        if part.beyond:
+            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=inputs.engine)
             top = top_df.lazy()
         else:
-            all_groups = prepared.group_sums.collect(engine=engine)
+            all_groups = prepared.group_sums.collect(engine=inputs.engine)
     kept = apply_group_policies(all_groups.lazy(), policy)
     wide = metric_table_of(kept, spec)
     per_group_beyond, catalogue_table, exposures = beyond_values(
-        spec, top, kept, beyond_group, beyond_catalogue, tables
+        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
     )
     if per_group_beyond is not None:
         wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
     if subtopics.metrics:
         wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
         prepared = replace(prepared, path=prepared.path + said)
-    if beyond or subtopics.metrics:
+    if part.beyond or subtopics.metrics:
         # The canonical accuracy names (none when only the ranking was needed).
-        metric_names = (*(spec.metrics if accuracy else ()), *beyond_group, *subtopics.metrics)
+        accuracy = () if part.ranking_only else spec.metrics
+        metric_names = (*accuracy, *part.beyond_group, *subtopics.metrics)
         spec = replace(spec, metrics=metric_names)
     return _assembled(
-        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, beyond_catalogue
+        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, part.beyond_catalogue
     )
 
 
 def _ranking_only(
     candidates: FrameLike, truth: FrameLike | None, relevance: str, policy: Policy
-) -> tuple[Request, FrameLike, Policy]:
-    """No accuracy metric asked for (an empty request), and without truth the candidates
-    with every group evaluated, none relevant."""
+) -> tuple[FrameLike, Policy]:
+    """Without truth, the candidates with every group evaluated, none relevant."""
     frame = candidates if isinstance(candidates, (pl.DataFrame, pl.LazyFrame)) else None
     if truth is None and frame is not None and relevance not in frame.collect_schema():
         candidates = frame.with_columns(pl.lit(0.0).alias(relevance))
         policy = replace(policy, empty_truth="zero")
-    return Request(default=False), candidates, policy
+    return candidates, policy
 
 
 def _keys(group_by: str | Sequence[str] | pl.Expr, system: str | None) -> list[str]:
     """Every group key: the system column first, when there is one."""
     named = [group_by] if isinstance(group_by, str | pl.Expr) else list(group_by)
     return [*([system] if system else []), *(column_name(key, "group_by") for key in named)]
-
-
-def _asked(
-    metrics: str | Iterable[str] | None, k: int | Iterable[int] | None, policy: Policy
-) -> tuple[list[tuple[Request, Policy]], int | Iterable[int]]:
-    """What was asked, parsed here once (every step after reads the request), in parts by the
-    policy each name reads (`Request.parts`), and the cut-offs: the default K only where a
-    name is read at it."""
-    asked = Request.of(metrics)
-    return asked.parts(policy), asked_ks(k, asked, DEFAULT_K)
-
-
-def _each_under_its_own(
-    parts: list[tuple[Request, Policy]], arguments: dict[str, Any]
-) -> Evaluation:
-    """Each measure under its own parameters, as the tools evaluate them: one evaluation per
-    policy the names ask for (`Request.parts`), every named cut-off at each, as one."""
-    every_k = (*normalize_ks(arguments["k"]), *(k for part, _ in parts for k in part.ks))
-    return evaluated_apart(
-        parts,
-        lambda part, rules: evaluate(**{**arguments, "k": every_k, "metrics": part,
-                                        "policy": rules}),
-    )  # fmt: skip
 
 
 def _assembled(

@@ -3,23 +3,24 @@
 The tools evaluate each measure with its own parameters (``P(rel=2)@5`` beside ``R@5``: R@5
 at rel = 1). `evaluate` does the same: the names are grouped by the policy each reads
 (`Request.parts`), each group is evaluated under its own, and the results are one `Evaluation`
-whose tables carry every measure. The measures under the evaluation's own policy keep their
-canonical names; another policy's measures are labelled with the fields they read otherwise
-(``precision(relevance_threshold=2)``), in ``per_group`` and ``summary()``, so that a number
-never stands under a name that does not say how it was computed.
+whose tables carry every measure. A measure that reads the evaluation's own policy keeps its
+canonical name; one whose name sets a field it reads otherwise is labelled with those fields
+(``precision(relevance_threshold=2)``: `polars_rankk.core.names.plan.label_suffix`), in
+``per_group`` and ``summary()``, so that a number never stands under a name that does not say
+how it was computed.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from polars_rankk.core.metrics.registry import METRICS, metric_rank
+from polars_rankk.core.metrics.registry import metric_rank
 from polars_rankk.core.names.parse import NameStyle
-from polars_rankk.core.names.request import Request, differences, unread_fields
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import Average, FrameLike
 
@@ -34,6 +35,7 @@ class Part(Protocol):
     is_lazy: bool
     system: str | None
     variants: tuple[Any, ...]
+    labels: tuple[tuple[str, str], ...]
     _keys: list[str]
 
     def summary(
@@ -50,44 +52,50 @@ P = TypeVar("P", bound=Part)
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
-def label_suffix(policy: Policy, primary: Policy, metrics: Iterable[str] = ()) -> str:
-    """What `metrics` evaluated under `policy` add to their names beside `primary`'s measures:
-    the fields they read otherwise.
-
-    Examples
-    --------
-    >>> import polars_rankk as rk
-    >>> from polars_rankk.core.evaluation.variants import label_suffix
-    >>> label_suffix(rk.Policy(relevance_threshold=2, q_beta=2), rk.Policy(), ["precision"])
-    '(relevance_threshold=2)'
-    """
-    return f"({differences(policy, primary, ignore=unread_fields(metrics))})"
-
-
-def _relabelled(table: Frame, suffix: str, canonical_only: bool) -> Frame:
-    """`table` with `suffix` after each metric name (for tool spellings, only after the
-    canonical names a tool could not spell: a tool's name already says its parameters)."""
+def relabelled(table: Frame, labels: Sequence[tuple[str, str]], canonical_only: bool) -> Frame:
+    """`table` with each metric's label suffix after its name (`Part.labels`); for tool
+    spellings (`canonical_only`), only after the canonical names a tool could not spell: a
+    tool's name already says its parameters."""
+    if not labels:
+        return table
     # The fields go after the metric's name, before a cut-off written into it (ndcg(...)@10).
-    labelled = pl.col("metric").str.replace(r"^([^@]+)(@\d+)?$", "${1}" + suffix + "${2}")
-    if canonical_only:
-        canonical = pl.col("metric").str.replace(r"@\d+$", "").is_in(list(METRICS))
-        labelled = pl.when(canonical).then(labelled).otherwise(pl.col("metric"))
-    return table.with_columns(labelled.alias("metric"))
+    base = pl.col("metric").str.replace(r"@\d+$", "")
+    cut = pl.col("metric").str.extract(r"(@\d+)$").fill_null("")
+    labelled: Any = pl
+    for metric, suffix in labels:
+        labelled = labelled.when(base == metric).then(pl.lit(metric + suffix) + cut)
+    return table.with_columns(labelled.otherwise(pl.col("metric")).alias("metric"))
 
 
-def evaluated_apart(
-    parts: Sequence[tuple[Request, Policy]], evaluate_part: Callable[[Request, Policy], P]
-) -> P:
-    """One `Evaluation` of every part (`Request.parts`): the first part's is the evaluation
-    itself (its policy, groups and diagnostics), the others' its `variants`."""
-    evaluations = [evaluate_part(part, policy) for part, policy in parts]
-    return combined(evaluations)
+def unlabelled(table: FrameLike, labels: Sequence[tuple[str, str]]) -> pl.LazyFrame:
+    """`table` with each labelled metric's canonical name back (`relabelled` undone), for a
+    step that reads the registry's names."""
+    if not labels:
+        return table.lazy()
+    canonical = {metric + suffix: metric for metric, suffix in labels}
+    return table.lazy().with_columns(pl.col("metric").replace(canonical))
+
+
+def label(evaluation: P, labels: tuple[tuple[str, str], ...]) -> P:
+    """`evaluation` of one plan part, its metrics labelled with what they read otherwise than
+    the evaluation's policy (`Part.labels`): its ``per_group`` rows now, its ``summary()``
+    when it is asked."""
+    evaluation.labels = labels
+    rows = evaluation.per_group
+    if labels and isinstance(rows, pl.DataFrame):
+        evaluation.per_group = relabelled(rows, labels, canonical_only=False)
+    elif labels:
+        evaluation.per_group = relabelled(rows.lazy(), labels, canonical_only=False)
+    return evaluation
 
 
 def combined(evaluations: Sequence[P]) -> P:
     """The first evaluation with the others as its variants: ``per_group`` holds every
-    part's rows (the variants' metrics labelled by `label_suffix`), ``ks`` every K."""
+    part's rows (each part's already labelled, `label`), ``ks`` every K. One evaluation is
+    itself."""
     primary, *others = evaluations
+    if not others:
+        return primary
     if primary.system is not None:
         raise ValueError(
             "metric names whose parameters ask for different policies cannot be evaluated "
@@ -97,14 +105,7 @@ def combined(evaluations: Sequence[P]) -> P:
     result = copy.copy(primary)
     result.__dict__["_primary"] = primary
     result.variants = tuple(others)
-    tables = [primary.per_group] + [
-        _relabelled(
-            other.per_group.lazy(),
-            label_suffix(other.policy, primary.policy, other.metrics),
-            canonical_only=False,
-        )
-        for other in others
-    ]
+    tables = [one.per_group.lazy() for one in evaluations]
     per_group = pl.concat([table.lazy() for table in tables], how="vertical")
     if not primary.is_lazy:
         keys = list(primary._keys)
@@ -135,9 +136,5 @@ def summary_of_parts(
         chosen = None if asked is None else [m for m in part.metrics if m in asked.metrics]
         if chosen == []:
             continue  # none of the chosen metrics is in this part
-        found = part.summary(average, weights=weights, metrics=chosen, names=names)
-        if part is not primary:
-            suffix = label_suffix(part.policy, primary.policy, part.metrics)
-            found = _relabelled(found, suffix, names != "canonical")
-        rows.append(found)
+        rows.append(part.summary(average, weights=weights, metrics=chosen, names=names))
     return pl.concat(rows, how="diagonal_relaxed")

@@ -3,7 +3,6 @@ column, and the id columns two tables are joined on cast to one dtype."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Sequence
 
 import polars as pl
@@ -114,62 +113,6 @@ def require_group_by(
     )
 
 
-def normalize_k(value: object, name: str = "k") -> int:
-    """One cut-off as a Python int >= 1.
-
-    Any integer scalar is accepted — ``int``, ``numpy.int64``, a 0-d integer array (anything
-    ``operator.index`` takes); bools and floats, even ``5.0``, raise a TypeError.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from polars_rankk.core import normalize_k
-    >>> normalize_k(np.int64(5))
-    5
-    >>> normalize_k(5.0)
-    Traceback (most recent call last):
-    ...
-    TypeError: k must be an int >= 1; got 5.0 (float); pass the int 5
-    """
-    dtype = getattr(value, "dtype", None)
-    is_bool = isinstance(value, bool) or getattr(dtype, "kind", None) == "b"
-    try:
-        number = None if is_bool else operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        number = None
-    if number is None:
-        hint = ""
-        if isinstance(value, float) and value.is_integer():
-            hint = f"; pass the int {int(value)}"
-        raise TypeError(f"{name} must be an int >= 1; got {value!r} ({type(value).__name__}){hint}")
-    if number <= 0:
-        raise ValueError(f"{name} must be an int >= 1; got {number}")
-    return number
-
-
-def normalize_ks(k: int | Iterable[int]) -> tuple[int, ...]:
-    """Cut-offs as a sorted tuple of distinct positive ints.
-
-    ``k`` is one integer scalar (see `normalize_k`) or an iterable of them: a list, a range,
-    a ``numpy`` array (``np.arange(1, 11)``), a ``pl.Series``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from polars_rankk.core import normalize_ks
-    >>> normalize_ks(np.arange(1, 4)), normalize_ks(np.int64(5)), normalize_ks([10, 5, 10])
-    ((1, 2, 3), (5,), (5, 10))
-    """
-    if isinstance(k, (str, bytes)):
-        raise TypeError(f"k must be an int or a list of ints; got {k!r}")
-    if not isinstance(k, Iterable) or getattr(k, "ndim", None) == 0:
-        return (normalize_k(k),)
-    values = list(k)
-    if not values:
-        raise ValueError("k must name at least one cut-off, e.g. k=10 or k=[5, 10]")
-    return tuple(sorted({normalize_k(value, "every k") for value in values}))
-
-
 def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, ...]:
     """Canonical metric names in canonical order, from any accepted spelling (``P@5``,
     ``ndcg_cut_10``, ``recip_rank``: docs/metric_names.md); unknown names raise with the valid
@@ -182,6 +125,8 @@ def normalize_metrics(metrics: str | Iterable[str] | None) -> tuple[MetricName, 
     >>> normalize_metrics(["nDCG@10", "P_5", "recall"])
     ('precision', 'recall', 'ndcg')
     """
+    if isinstance(metrics, Request):
+        return metrics.metrics  # a path's parsed request, checked where it was planned
     request = Request.of(metrics)
     request.policy()  # names that set one policy field two ways are refused
     return request.metrics

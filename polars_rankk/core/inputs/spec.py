@@ -27,13 +27,12 @@ from polars_rankk.core.inputs.frames import to_lazy as to_lazy  # noqa: PLC0414 
 from polars_rankk.core.inputs.normalize import (
     align_ids,
     column_name,
-    normalize_k,
     normalize_keys,
-    normalize_ks,
     normalize_metrics,
     optional_column,
     resolve_ranking_column,
 )
+from polars_rankk.core.inputs.passage_guard import warn_passage_ids
 from polars_rankk.core.inputs.values import (
     DEFAULT_RELEVANCE,
     EmptyResultWarning,
@@ -44,8 +43,7 @@ from polars_rankk.core.inputs.values import (
     label_columns,
     warn_pooled_labels,
 )
-from polars_rankk.core.names.conventions import warn_tool_conventions
-from polars_rankk.core.names.cutoffs import asked_ks
+from polars_rankk.core.names.cutoffs import normalize_k, normalize_ks
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, MetricName
@@ -162,16 +160,12 @@ class _Tables:
     truth_graded: bool = False
 
 
-#: The evaluation's K when none is given and a name is read at it (`evaluate`'s k=10).
-DEFAULT_K = (10,)
-
-
 def check_inputs(
     candidates: FrameLike,
     truth: FrameLike | None,
     *,
-    k: int | Iterable[int] | None,
-    metrics: str | Iterable[str] | None,
+    k: int | Iterable[int],
+    metrics: Request | None,
     group_by: str | Sequence[str],
     item: str,
     score: str,
@@ -187,8 +181,9 @@ def check_inputs(
     `rank` names a rank column (1 = best) to rank by instead of a score: it takes the place of
     `score`, which must then be left at its default. `system` names a candidates column that
     tells systems apart: it becomes the first group key, and a truth table without it is
-    shared by every system. ``k=None`` is the default K (`DEFAULT_K`), added only when a name
-    is read at the evaluation's K (`polars_rankk.core.names.cutoffs`).
+    shared by every system. What to compute is the plan's (`polars_rankk.core.names.plan`):
+    `metrics` a part's names (None: the default metrics), `k` every cut-off, `policy` the
+    part's, all read already.
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
@@ -200,13 +195,10 @@ def check_inputs(
     score, lower_is_better = resolve_ranking_column(score, rank)
     is_lazy = isinstance(candidates, pl.LazyFrame) or isinstance(truth, pl.LazyFrame)
     keys = normalize_keys(group_by)
-    # Names may carry a cut-off (P@5 adds K=5) and parameters that set policy fields.
+    # What to compute was planned (`Plan`): the part's names, every cut-off, its policy.
     request = Request.of(metrics)
-    metric_names, named_ks, policy = request.metrics, request.ks, request.policy(policy)
-    warn_tool_conventions(request, policy)  # RR@10 typed, another tie order asked
     whole = request.whole_list  # trec_eval's map: the whole list, no K
-    # k=None: the default K only where a name is read at it (R@1000 alone: K = 1000 only).
-    ks = tuple(sorted({*normalize_ks(asked_ks(k, request, DEFAULT_K)), *named_ks}))
+    ks = normalize_ks(k)
     for name, value in (("item", item), ("score", score), ("relevance", relevance)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a column name (str); got {value!r}")
@@ -227,6 +219,8 @@ def check_inputs(
     _check_candidates(tables, index_hints(candidates, "candidates"))
     _check_truth(tables, index_hints(truth, "truth"))
     _check_pair(tables, policy, system)
+    if check_values:
+        warn_passage_ids(tables.candidates, tables.truth, item)
 
     spec = Spec(
         empty_candidate_groups=_keys_as(empty_candidates, tables.candidates, keys),
@@ -243,7 +237,7 @@ def check_inputs(
         truth_graded=tables.truth_graded,
         n_relevant=n_relevant,
         ks=ks,
-        metrics=metric_names,
+        metrics=request.metrics,
         policy=policy,
         is_lazy=is_lazy,
         lower_is_better=lower_is_better,

@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, safe_ratio
+from polars_rankk.core.metrics.parameters import GENERAL, PARAMETER_FIELDS, SHARED_FIELDS, Parameter
 from polars_rankk.core.metrics.summed import summed_form
 from polars_rankk.core.policy import Policy
 
@@ -27,6 +28,7 @@ __all__ = [
     "Metric",
     "Micro",
     "MicroSums",
+    "Parameter",
 ]
 
 Kind = Literal["accuracy", "beyond_accuracy", "catalogue", "diversity"]
@@ -138,6 +140,12 @@ class Metric:
         How ``summary()`` averages it over groups: ``"mean"`` (the macro mean), or
         ``"geometric"``: exp of the mean of log(max(value, `GEOMETRIC_FLOOR`)), trec_eval's
         geometric mean (``gm_map``, ``gm_bpref``; meas_avg.c ``te_calc_avg_meas_s_gm``).
+    parameters
+        Its own parameters (`polars_rankk.core.metrics.parameters`): the Policy fields it reads
+        besides those every metric reads, each settable in its name (``RBP(p=0.9)``). An
+        accuracy or subtopic metric also takes the general ones (``rel``, ``judged_only``):
+        `takes`. A tool's spelling that assumes another default than ``Policy()`` declares it
+        on the parameter (`Parameter.tool_default`), in the order that tool writes them.
     """
 
     name: str
@@ -159,6 +167,7 @@ class Metric:
     default: bool = False
     requires: tuple[str, ...] = ()
     aggregate: Aggregate = "mean"
+    parameters: tuple[Parameter, ...] = ()
     #: Per-rank terms it brings into the term table (a metric declared at run time).
     own_terms: tuple[term_table.Term, ...] = ()
     #: Where it was declared: ``"built-in"``, or the module that registered it.
@@ -172,11 +181,33 @@ class Metric:
             )
         if self.kind != "accuracy" and (self.terms or self.micro):
             raise ValueError(f"metric {self.name!r}: only accuracy metrics read per-rank terms")
+        stray = [p.field for p in self.parameters if p.field not in PARAMETER_FIELDS]
+        if stray:
+            raise ValueError(
+                f"metric {self.name!r}: {stray} are read by every metric, not parameters of "
+                f"its own; its own parameters set {sorted(PARAMETER_FIELDS)}"
+            )
+        keys = [p.key.lower() for p in self.takes]
+        if len(set(keys)) < len(keys):
+            raise ValueError(f"metric {self.name!r}: two parameters share a key in {keys}")
 
     @property
     def accuracy(self) -> bool:
         """Whether it is computed from relevance by `formula`."""
         return self.kind == "accuracy"
+
+    @property
+    def takes(self) -> tuple[Parameter, ...]:
+        """Every parameter its name may carry: the general ones (for an accuracy or subtopic
+        metric) and its own."""
+        general = GENERAL if self.kind in ("accuracy", "diversity") else ()
+        return (*general, *self.parameters)
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """The Policy fields its value depends on: those every metric reads and its own
+        parameters' (a field outside it does not change its number)."""
+        return SHARED_FIELDS | {parameter.field for parameter in self.parameters}
 
     @property
     def level(self) -> Literal["group", "catalogue"]:

@@ -20,6 +20,7 @@ from polars_rankk.core.columns import IDEAL_DCG, INTERNAL_PREFIX, N_CANDIDATES, 
 from polars_rankk.core.metrics.algebra import trace
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, cutoff
 from polars_rankk.core.metrics.order import Sorted
+from polars_rankk.core.metrics.parameters import CWL_MAX_GRADE, NDCG_GAIN, RBP_GRADES, Parameter
 from polars_rankk.core.metrics.registry import (
     REGISTRY,
     Alias,
@@ -91,10 +92,47 @@ class MetricSums:
     @property
     def ideal_dcg(self) -> pl.Expr:
         """The ideal DCG at K (the DCG of the group's grades in the best order)."""
+        self.read.add(IDEAL_DCG)
         return self._stats.at(IDEAL_DCG, self._cutoff())
 
 
 SumsFormula = Callable[[MetricSums], pl.Expr]
+
+
+#: The parameters a row's label reads (`RankedRows`): nDCG's gain, RBP's and C/W/L's.
+_LABEL_PARAMETERS: dict[str, tuple[Parameter, ...]] = {
+    "gain": NDCG_GAIN,
+    "rbp_gain": (RBP_GRADES,),
+    "cwl_gain": (CWL_MAX_GRADE,),
+}
+
+
+def read_parameters(labels: Iterable[str], sums: Iterable[str]) -> tuple[Parameter, ...]:
+    """The parameters a metric of one's own reads: those of the row labels its per-rank term
+    reads, and of the built-in metrics that read the sums its formula reads (the ideal DCG
+    reads nDCG's gain), so that names carrying them are read and no evaluation part gives it
+    another value of a field it reads.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.metrics.registration import read_parameters
+    >>> [p.field for p in read_parameters(["relevant", "rbp_gain"], ["_rk_dcg"])]
+    ['rbp_grades', 'gain', 'gains', 'nonrelevant_gain']
+    """
+    found = [parameter for label in labels for parameter in _LABEL_PARAMETERS.get(label, ())]
+    for column in sums:
+        if column == IDEAL_DCG:
+            found += NDCG_GAIN
+        for metric in REGISTRY.values():
+            if metric.origin == "built-in" and column in metric.terms:
+                found += metric.parameters
+    keys: set[str] = set()
+    chosen = []
+    for parameter in dict.fromkeys(found):
+        if parameter.key.lower() not in keys:  # one meaning per key (as ir_measures' names)
+            keys.add(parameter.key.lower())
+            chosen.append(parameter)
+    return tuple(chosen)
 
 
 def _probe_sums(own: str, whole_list: bool, has_k: bool, formula: SumsFormula) -> set[str]:
@@ -159,6 +197,10 @@ def register_metric(
     list when ``has_k=False``), then `formula` turns that sum and the group's counts into its
     value. The same ranking as every built-in metric (invalid scores, duplicates, ties) is used,
     and the per-group policies (empty truth, short lists) apply as they do to every metric.
+    The parameters its name may carry are derived from what it reads (`read_parameters`):
+    ``rows.gain`` or ``sums.ideal_dcg`` makes it take nDCG's ``dcg=``, ``gains=`` and
+    ``nonrelevant_gain=``, ``sums.sum("rbp")`` RBP's ``p=``; every metric takes ``rel=`` and
+    ``judged_only=``.
 
     Parameters
     ----------
@@ -269,6 +311,7 @@ def register_metric(
             counts=("n_relevant",) if "n_relevant" in rows.reads else (),
             sparse=sparse,
         )
+    labels = declared.labels if declared is not None else rows.reads
     user_formula: SumsFormula = formula if formula is not None else (lambda sums: sums.total)
     read = _probe_sums(column, not has_k, has_k, user_formula)
     micro_form = None
@@ -286,8 +329,9 @@ def register_metric(
         citation=citation,
         direction=direction,
         has_k=has_k,
-        terms=(column, *sorted(read)),
+        terms=(column, *sorted(read - {IDEAL_DCG})),
         formula=_formula(column, not has_k, user_formula),
+        parameters=read_parameters(labels, read),
         micro=micro_form,
         aliases=tuple(Alias(alias, "alias", has_k) for alias in aliases),
         own_terms=(term,),

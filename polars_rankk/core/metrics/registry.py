@@ -232,12 +232,17 @@ def remove_metric(name: str) -> None:
 
 
 def metric_rank(column: str = "metric") -> pl.Expr:
-    """Sort key putting metric names in canonical order (unknown names after them)."""
+    """Sort key putting metric names in canonical order (unknown names after them); a
+    labelled name (``rbp(rbp_persistence=0.5)``) sorts with its metric."""
     names = tuple(REGISTRY)
-    return pl.col(column).replace_strict(
-        {name: index for index, name in enumerate(names)},
-        default=len(names),
-        return_dtype=pl.Int64,
+    return (
+        pl.col(column)
+        .str.replace(r"\(.*$", "")
+        .replace_strict(
+            {name: index for index, name in enumerate(names)},
+            default=len(names),
+            return_dtype=pl.Int64,
+        )
     )
 
 

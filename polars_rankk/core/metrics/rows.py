@@ -93,6 +93,7 @@ class RankedRows:
     def rbp_gain(self) -> pl.Expr:
         """What RBP counts for the row (`Policy.rbp_grades`; under ``ties="expected"``: its
         block's mean)."""
+        self.reads.add("rbp_gain")
         if not self.expected:
             return rbp_gain(self._grade, self.policy)
         if self.policy.rbp_grades == "binary":
@@ -105,6 +106,7 @@ class RankedRows:
     def cwl_gain(self) -> pl.Expr:
         """The C/W/L measures' gain of the row, min(max(grade, 0), M) / M with M =
         `Policy.cwl_max_grade` (under ``ties="expected"``: its block's mean)."""
+        self.reads.add("cwl_gain")
         top = float(self.policy.cwl_max_grade)
         row = self._grade_read.clip(lower_bound=0.0, upper_bound=top) / top
         if not self.expected:
@@ -125,6 +127,7 @@ class RankedRows:
     @property
     def gain(self) -> pl.Expr:
         """The row's gain under `Policy.gain` (under ``ties="expected"``: its block's mean)."""
+        self.reads.add("gain")
         if self.expected:
             return self._block["_rk_block_gain"] / self._m
         return gain_of(self._grade, self.policy)

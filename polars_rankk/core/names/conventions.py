@@ -90,7 +90,9 @@ def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
     )
 
 
-def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -> None:
+def warn_tool_conventions(
+    metrics: str | Iterable[str] | None, policy: Policy, *, stacklevel: int = 2
+) -> None:
     """Warn for each tool's name typed whose number that tool computes otherwise under
     `policy` (a tie order, a denominator...): the reason `written_name` gives for not writing
     that name back, which names the policy that reproduces the tool.
@@ -118,9 +120,9 @@ def warn_tool_conventions(metrics: str | Iterable[str] | None, policy: Policy) -
                     f"metric {name!r} is {whose} name, but under this policy {tool} "
                     f"computes another number: {reason}. The value here follows the policy",
                     ToolNameWarning,
-                    stacklevel=4,
+                    stacklevel=stacklevel,
                 )
             homonym = _homonym(measure, policy)
             if homonym is not None and name not in said:
                 said.add(name)
-                warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=4)
+                warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)

@@ -35,16 +35,14 @@ k=None, policy={}, whole_list=True))
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 from polars_rankk.core.names.known import refuse_known_elsewhere
 from polars_rankk.core.names.write import written_name
-from polars_rankk.core.policy import Policy, parse_gains
+from polars_rankk.core.policy import Policy
 
 NameStyle = Literal["canonical", "ir_measures", "trec_eval"]
 
@@ -81,25 +79,6 @@ def aliases() -> dict[str, str]:
         **{spelling.lower(): metric for spelling, metric, _, _ in spellings()},
     }
 
-
-#: Parameters a name may carry: the Policy field each sets, and how its value reads.
-PARAMETERS: dict[str, tuple[str, dict[str, Any] | type]] = {
-    "p": ("rbp_persistence", float),
-    "judged_only": ("unjudged", {"true": "condense", "false": "keep"}),
-    "rel": ("relevance_threshold", float),
-    "dcg": ("gain", {"log2": "linear", "exp-log2": "exponential"}),
-    "max_rel": ("err_max_grade", float),
-    "beta": ("f_beta", float),
-    "gains": ("gains", dict),
-    "alpha": ("diversity_alpha", float),
-}
-#: A parameter a metric reads in its own way: NRBP's ``beta`` is its patience, not F's beta.
-_OWN_PARAMETERS: dict[str, dict[str, str]] = {
-    "nrbp": {"beta": "nrbp_beta"},
-    "nnrbp": {"beta": "nrbp_beta"},
-    "q_measure": {"beta": "q_beta"},
-    "compat": {"p": "compat_persistence"},
-}
 
 _IR_MEASURES = re.compile(
     r"^(?P<base>[^\W\d_][\w-]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>\d+))?"
@@ -192,57 +171,40 @@ def split_metric_list(text: str) -> list[str]:
     return names
 
 
-def _parameters_of(metric: str | None) -> dict[str, tuple[str, dict[str, Any] | type]]:
-    """The parameters a name of `metric` may carry: a family's own (the C/W/L measures' ``T``,
-    ``max_rel``, ``p``), else `PARAMETERS`."""
-    if metric in NAME_PARAMETERS:
-        return {key.lower(): (field, float) for key, field, _ in NAME_PARAMETERS[metric]}
-    return PARAMETERS
-
-
 def _tool_defaults(metric: str, base: str, changes: dict[str, Any]) -> dict[str, Any]:
     """A tool's spelling (not the canonical name) means the tool's default for a parameter it
-    leaves out, where that differs from the policy's (ir_measures' NERR10 has p = 0.9)."""
-    if base in METRICS or metric not in NAME_PARAMETERS:
+    leaves out, where that differs from the policy's (`Parameter.tool_default`: ir_measures'
+    NERR10 has p = 0.9)."""
+    if base in METRICS:
         return changes
-    defaults = {field: value for _, field, value in NAME_PARAMETERS[metric] if value is not None}
+    defaults = {
+        parameter.field: parameter.tool_default
+        for parameter in REGISTRY[metric].takes
+        if parameter.tool_default is not None
+    }
     return {**defaults, **changes}
 
 
-def _parameter(name: str, raw: str, metric: str | None = None) -> tuple[str, Any]:
+def _parameter(name: str, metric: str, raw: str) -> tuple[str, Any]:
+    """The Policy field and value one parameter typed in `name` sets: by its key (``p=0.9``)
+    or by its field's name (``rbp_persistence=0.9``), among those `metric` takes
+    (`Metric.takes`); any other is refused, listing them, as ir_measures refuses it."""
     key, separator, value = (part.strip() for part in raw.partition("="))
-    parameters = _parameters_of(metric)
-    if not separator or key.lower() not in parameters:
-        known = ", ".join(parameters)
-        raise ValueError(f"metric {name!r}: unknown parameter {raw.strip()!r}; known: {known}")
-    policy_field, reader = parameters[key.lower()]
-    value = value.strip("'\"")
-    if reader is dict:
-        try:
-            return policy_field, parse_gains(value)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"metric {name!r}: {error}") from None
-    if isinstance(reader, dict):
-        if value.lower() not in reader:
-            raise ValueError(
-                f"metric {name!r}: {key} must be one of {', '.join(reader)}; got {value!r}"
-            )
-        return policy_field, reader[value.lower()]
+    takes = REGISTRY[metric].takes
+    by_key = next((p for p in takes if p.key.lower() == key.lower()), None)
+    by_field = next((p for p in takes if p.field == key), None)
+    if by_key is None and by_field is None:
+        own = ", ".join(p.key for p in takes) or "none"
+        raise ValueError(f"metric {name!r}: {metric} takes no {key}; its parameters: {own}")
+    if not separator:
+        raise ValueError(f"metric {name!r}: parameter {key!r} has no value ({key}=...)")
     try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
-    if key.lower() == "beta":
-        # trec_eval's and ir_measures' beta weighs like van Rijsbergen's beta squared.
-        number = math.sqrt(number) if number > 0 else number
-    return policy_field, int(number) if number.is_integer() and key == "rel" else number
-
-
-def _number(name: str, key: str, value: str) -> float:
-    try:
-        return float(value.strip().strip("'\""))
-    except ValueError:
-        raise ValueError(f"metric {name!r}: {key} must be a number; got {value!r}") from None
+        if by_key is not None:
+            return by_key.field, by_key.read(value)
+        assert by_field is not None
+        return by_field.field, by_field.read_field(value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"metric {name!r}: {error}") from None
 
 
 def _checked(name: str, changes: dict[str, Any]) -> dict[str, Any]:
@@ -347,8 +309,8 @@ def _read(text: str) -> list[MetricRequest]:
     parameter = _TREC_EVAL_PARAMETER.match(name)
     if parameter and parameter["base"].lower() in _TREC_EVAL_PARAMETERS:
         key = _TREC_EVAL_PARAMETERS[parameter["base"].lower()]
-        field_name, value = _parameter(text, f"{key}={parameter['value']}")
         metric = known[parameter["base"].lower()]
+        field_name, value = _parameter(text, metric, f"{key}={parameter['value']}")
         return [MetricRequest(metric, None, _checked(text, {field_name: value}))]
     trec = _TREC_EVAL.match(name)
     if trec and trec["base"].lower() in known:
@@ -361,12 +323,7 @@ def _read(text: str) -> list[MetricRequest]:
     changes: dict[str, Any] = {}
     metric = known[ir["base"].lower()]
     for raw in _split_parameters(ir["params"] or ""):
-        key = raw.partition("=")[0].strip().lower()
-        own = _OWN_PARAMETERS.get(metric, {}).get(key)
-        if own is not None:
-            changes[own] = _number(text, key, raw.partition("=")[2])
-            continue
-        policy_field, value = _parameter(text, raw, metric)
+        policy_field, value = _parameter(text, metric, raw)
         changes[policy_field] = value
     changes = _tool_defaults(metric, ir["base"], changes)
     if ir["level"] is not None:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
+from polars_rankk.core.metrics.parameters import PARAMETER_FIELDS
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS, METRICS, REGISTRY
 from polars_rankk.core.names import parse
 from polars_rankk.core.names.parse import MetricRequest
@@ -149,13 +150,13 @@ k=10, policy={}))
         policy = Policy() if policy is None else policy
         if self.default:
             return [(self, policy)]
-        found: list[tuple[list[Asked], Policy, set[str]]] = []
+        found: list[tuple[list[Asked], Policy, frozenset[str]]] = []
         for asked in self.asked:
-            effective, reads = _under(policy, asked), set(_READ_BY) - set(_unread(asked))
+            effective, reads = _under(policy, asked), _reads(asked)
             for index, (names, known, known_reads) in enumerate(found):
-                # Fields only one side reads do not set the two apart.
-                free = set(_READ_BY) - (reads & known_reads)
-                if known.replace(**{f: getattr(effective, f) for f in free}) == effective:
+                # A field only one side reads does not set the two apart (a name's
+                # parameters set only fields its metric reads: the rest are the policy's).
+                if all(getattr(known, f) == getattr(effective, f) for f in reads & known_reads):
                     new = {f: getattr(effective, f) for f in reads - known_reads}
                     found[index] = ([*names, asked], known.replace(**new), known_reads | reads)
                     break
@@ -225,34 +226,22 @@ def _typed(name: object) -> str:
     return str(name) if _measure_object(name) else name  # type: ignore[return-value]
 
 
-#: Policy fields that only some metrics read: a measure that does not read one is not set apart
-#: from the others by it (every other field is taken as read by every metric).
-_READ_BY: dict[str, Callable[[str], bool]] = {
-    "diversity_alpha": lambda metric: REGISTRY[metric].kind == "diversity",
-    "nrbp_beta": lambda metric: metric in ("nrbp", "nnrbp"),
-    "q_beta": lambda metric: metric == "q_measure",
-    "compat_persistence": lambda metric: metric == "compat",
-}
-
-
-def _unread(asked: Asked) -> tuple[str, ...]:
-    """The fields of `_READ_BY` none of `asked`'s measures reads."""
-    return unread_fields(measure.metric for measure in asked.measures)
+def _reads(asked: Asked) -> frozenset[str]:
+    """The Policy fields `asked`'s measures read (`Metric.reads`)."""
+    return frozenset().union(*(REGISTRY[measure.metric].reads for measure in asked.measures))
 
 
 def unread_fields(metrics: Iterable[str]) -> tuple[str, ...]:
-    """The Policy fields only some metrics read that none of `metrics` reads.
+    """The parameter fields (`PARAMETER_FIELDS`) none of `metrics` reads, in Policy's order.
 
     Examples
     --------
     >>> from polars_rankk.core.names.request import unread_fields
-    >>> unread_fields(["ndcg", "compat"])
-    ('diversity_alpha', 'nrbp_beta', 'q_beta')
+    >>> unread_fields(["ndcg", "compat"])[:4]
+    ('ap_denominator', 'rbp_persistence', 'err_max_grade', 'f_beta')
     """
-    chosen = list(metrics)
-    return tuple(
-        field for field, reads in _READ_BY.items() if not any(reads(metric) for metric in chosen)
-    )
+    read = frozenset().union(*(REGISTRY[metric].reads for metric in metrics))
+    return tuple(f.name for f in fields(Policy) if f.name in PARAMETER_FIELDS - read)
 
 
 def _under(policy: Policy, asked: Asked) -> Policy:

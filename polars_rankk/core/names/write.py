@@ -27,7 +27,7 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rankk.core.metrics.families.cwl import NAME_PARAMETERS
+from polars_rankk.core.metrics.families.cwl import CWL_METRICS
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 from polars_rankk.core.names.providers import compat as _compat
 from polars_rankk.core.names.providers import is_integer as _is_integer
@@ -54,6 +54,8 @@ _TAKES_JUDGED_ONLY = frozenset(
 #: Metrics whose number does not depend on the relevance threshold.
 _THRESHOLD_FREE = frozenset({"ndcg", "dcg", "err", "judged", "rbp_residual", "num_retrieved"})
 _THRESHOLD_FREE |= {"normalized_g", "ndcg_over_relevant", "trec_rbp"}
+#: The C/W/L measures, which ir_measures computes with its cwl_eval provider.
+_CWL = frozenset(metric.name for metric in CWL_METRICS)
 #: trec_eval's default persistence of its rbp (m_rbp.c).
 _TREC_RBP_P = 0.9
 #: trec_eval's G, ndcg_rel and Rndcg: their gains are nDCG's (`Policy.gain`, `Policy.gains`).
@@ -192,11 +194,12 @@ def _cwl_eval(metric: str, k: int | None, policy: Policy) -> tuple[str | None, s
     if policy.unjudged == "condense" or policy.short_lists == "skip":
         return None, f"ir_measures' {base} has no judged_only and scores every query"
     parameters = []
-    for key, field, tool_default in NAME_PARAMETERS[metric]:
-        value = float(getattr(policy, field))
+    for parameter in entry.parameters:
+        key, value = parameter.key, float(getattr(policy, parameter.field))
         if key == "max_rel" and not _is_integer(value):
             return None, f"ir_measures' max_rel is an integer; cwl_max_grade={_number(value)}"
-        default = float(getattr(Policy(), field)) if tool_default is None else tool_default
+        tool_default = parameter.tool_default
+        default = float(parameter.default) if tool_default is None else tool_default
         if key == "max_rel" or value != default:
             parameters.append(f"{key}={_number(value)}")
     return _spelled(base, parameters, k), None
@@ -206,7 +209,7 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
     entry = REGISTRY[metric]
     if entry.ir_measures is None:
         return None, f"ir_measures has no {metric}"
-    if metric in NAME_PARAMETERS:
+    if metric in _CWL:
         return _cwl_eval(metric, k, policy)
     base = entry.ir_measures.split("(")[0].split("@")[0]
     parameters: list[str] = []

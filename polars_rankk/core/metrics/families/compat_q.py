@@ -51,6 +51,7 @@ from polars_rankk.core.metrics.declaration import Alias, Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, without_k
 from polars_rankk.core.metrics.formulas import GroupStats
 from polars_rankk.core.metrics.order import gain_of
+from polars_rankk.core.metrics.parameters import AP_DENOMINATOR, COMPAT_PERSISTENCE, Q_BETA
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
@@ -359,6 +360,7 @@ def _compat(policy: Policy, stats: GroupStats) -> pl.Expr:
 METRICS: tuple[Metric, ...] = (
     Metric(
         name="q_measure",
+        parameters=(Q_BETA, AP_DENOMINATOR),
         title="Q-measure@K",
         definition="Σ over relevant ranks r <= K of (C(r) + β cg(r)) / (r + β cg*(r)), / R "
         "(or min(K, R): Policy.ap_denominator); gain = grade, cg* the ideal ranking's, "
@@ -372,6 +374,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="compat",
+        parameters=(COMPAT_PERSISTENCE,),
         title="Compat",
         definition="RBO(run, ideal) / RBO(ideal, ideal) to depth max(n, R), persistence "
         "p = Policy.compat_persistence; ideal = relevant items by grade, equal grades in the "

@@ -20,6 +20,7 @@ from polars_rankk.core.metrics.families.shared import (
     without_k,
 )
 from polars_rankk.core.metrics.formulas import GroupStats, safe_ratio
+from polars_rankk.core.metrics.parameters import AP_DENOMINATOR, F_BETA, NDCG_GAIN
 from polars_rankk.core.policy import Policy
 
 
@@ -67,6 +68,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="f1",
+        parameters=(F_BETA,),
         title="F1@K",
         definition="F-beta of precision@K and recall@K, (1 + b^2) P R / (b^2 P + R), "
         "b = Policy.f_beta (default 1: the harmonic mean); 0 when both are 0",
@@ -109,6 +111,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="ndcg",
+        parameters=NDCG_GAIN,
         title="nDCG@K",
         definition="DCG@K / ideal DCG@K, gain / log2(rank + 1) (trec_eval ndcg_cut_k)",
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
@@ -121,6 +124,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="average_precision",
+        parameters=(AP_DENOMINATOR,),
         title="AP@K",
         definition="sum of precision@i at relevant ranks i <= K, / R (trec_eval map_cut_k)",
         citation="Buckley & Voorhees, SIGIR 2000; trec_eval map_cut",

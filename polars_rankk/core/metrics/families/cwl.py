@@ -37,14 +37,15 @@ import polars as pl
 from polars_rankk.core.columns import INTERNAL_PREFIX, WHOLE_LIST
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, RankFn, discount
-from polars_rankk.core.metrics.declaration import Alias, Metric
+from polars_rankk.core.metrics.declaration import Alias, Metric, Parameter
 from polars_rankk.core.metrics.families.cwl_math import digamma, inverse_square_tail
 from polars_rankk.core.metrics.formulas import GroupStats
+from polars_rankk.core.metrics.parameters import CWL_MAX_GRADE, CWL_TARGET, RBP_PERSISTENCE
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
 
-__all__ = ["CWL_DEPTH", "CWL_METRICS", "CWL_TERMS", "NAME_PARAMETERS", "Parts"]
+__all__ = ["CWL_DEPTH", "CWL_METRICS", "CWL_TERMS", "Parts"]
 
 #: cwl_eval's depth (its ``max_n``): every ranking is read, or padded with zero gains, to it.
 CWL_DEPTH = 1000
@@ -364,6 +365,16 @@ class _Measure:
     #: ir_measures' name and whether it takes a cut-off there.
     ir_measures: str
     cut: bool
+    #: The parameters its name carries, in the order ir_measures writes them.
+    parameters: tuple[Parameter, ...] = (CWL_MAX_GRADE,)
+
+
+#: The measures with a target T (INSQ, INST, BPM, NERR11); ir_measures' NERR10 has p = 0.9
+#: where its name leaves p out.
+_TARGETED, _NERR10 = (
+    (CWL_TARGET, CWL_MAX_GRADE),
+    (RBP_PERSISTENCE.with_tool_default(0.9), CWL_MAX_GRADE),
+)
 
 
 _MEASURES = (
@@ -386,6 +397,7 @@ _MEASURES = (
         _insq,
         "INSQ",
         False,
+        _TARGETED,
     ),
     _Measure(
         "inst",
@@ -397,6 +409,7 @@ _MEASURES = (
         _inst,
         "INST",
         False,
+        _TARGETED,
     ),
     _Measure(
         "bpm",
@@ -408,6 +421,7 @@ _MEASURES = (
         _bpm,
         "BPM",
         True,
+        _TARGETED,
     ),
     *(
         _Measure(
@@ -419,16 +433,18 @@ _MEASURES = (
             _nerr(name),
             name.upper(),
             cut,
+            parameters,
         )
-        for name, continuation, equation, cut in (
-            ("nerr8", "C(i) = 1 - g_i below K, 0 at K", "8", True),
-            ("nerr9", "C(i) = i / (i + 1) (1 - g_i) below K, 0 at K", "9", True),
-            ("nerr10", "C(i) = p (1 - g_i), p = Policy.rbp_persistence", "10", False),
+        for name, continuation, equation, cut, parameters in (
+            ("nerr8", "C(i) = 1 - g_i below K, 0 at K", "8", True, (CWL_MAX_GRADE,)),
+            ("nerr9", "C(i) = i / (i + 1) (1 - g_i) below K, 0 at K", "9", True, (CWL_MAX_GRADE,)),
+            ("nerr10", "C(i) = p (1 - g_i), p = Policy.rbp_persistence", "10", False, _NERR10),
             (
                 "nerr11",
                 "C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = Policy.cwl_target",
                 "11",
                 False,
+                _TARGETED,
             ),
         )
     ),
@@ -466,6 +482,7 @@ def _declare(measure: _Measure) -> tuple[Metric, ...]:
                 citation=measure.citation,
                 terms=tuple(term.column for term in measure.terms),
                 formula=_formula(measure.parts, read),
+                parameters=measure.parameters,
                 ir_measures=tool_name if not suffix else None,
                 aliases=(
                     ()
@@ -481,19 +498,3 @@ def _declare(measure: _Measure) -> tuple[Metric, ...]:
 CWL_METRICS: tuple[Metric, ...] = tuple(
     metric for measure in _MEASURES for metric in _declare(measure)
 )
-
-_MAX_REL = ("max_rel", "cwl_max_grade", None)
-_TARGET = ("T", "cwl_target", None)
-#: The parameters each measure's ir_measures name carries, in the order it writes them: its
-#: key there, the Policy field it sets, and the value ir_measures assumes when a name leaves it
-#: out where that is not the policy's default (NERR10's p is 0.9 there, rbp's 0.8 here).
-NAME_PARAMETERS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
-    "sdcg": (_MAX_REL,),
-    "insq": (_TARGET, _MAX_REL),
-    "inst": (_TARGET, _MAX_REL),
-    "bpm": (_TARGET, _MAX_REL),
-    "nerr8": (_MAX_REL,),
-    "nerr9": (_MAX_REL,),
-    "nerr10": (("p", "rbp_persistence", 0.9), _MAX_REL),
-    "nerr11": (_TARGET, _MAX_REL),
-}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from polars_rankk.core.metrics.declaration import Alias, Metric
 from polars_rankk.core.metrics.families.shared import ir
+from polars_rankk.core.metrics.parameters import ALPHA, NRBP_BETA
 
 _CLARKE_2008 = "Clarke et al., SIGIR 2008 (alpha-nDCG); ndeval"
 _AGRAWAL = "Agrawal et al., WSDM 2009 (intent-aware measures); ndeval"
@@ -27,6 +28,7 @@ def _ndeval(spelling: str, cut: bool = True) -> Alias:
 DIVERSITY_METRICS: tuple[Metric, ...] = (
     Metric(
         name="alpha_ndcg",
+        parameters=(ALPHA,),
         title="α-nDCG@K",
         definition="alpha-DCG@K (an item gains (1-alpha)^c for each subtopic it covers, c its "
         "earlier coverers, discounted by log2(rank+1)) over that of the greedy ideal ranking",
@@ -43,6 +45,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="alpha_dcg",
+        parameters=(ALPHA,),
         title="α-DCG@K",
         definition="alpha-DCG@K over ndeval's 'ideal ideal' (every subtopic at every rank, "
         "discounted by log2(rank+1)); ndeval does not divide at K = 1",
@@ -54,6 +57,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="err_ia",
+        parameters=(ALPHA,),
         title="ERR-IA@K",
         definition="intent-aware ERR as ndeval: sum of the alpha-gains over rank, over the "
         "'ideal ideal' (every subtopic at every rank); ndeval does not divide at K = 1",
@@ -65,6 +69,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="nerr_ia",
+        parameters=(ALPHA,),
         title="nERR-IA@K",
         definition="ERR-IA@K over that of the greedy ideal ranking",
         citation="Chapelle et al., CIKM 2009 (ERR-IA); " + _AGRAWAL,
@@ -109,6 +114,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="nrbp",
+        parameters=(ALPHA, NRBP_BETA),
         title="NRBP",
         definition="novelty- and rank-biased precision over the whole list: alpha-gains "
         "weighed by beta^(rank-1), times (1 - (1-alpha) beta) / subtopics",
@@ -121,6 +127,7 @@ DIVERSITY_METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="nnrbp",
+        parameters=(ALPHA, NRBP_BETA),
         title="nNRBP",
         definition="NRBP over the NRBP of the greedy ideal ranking (all its ranks; the same "
         "ideal as alpha-nDCG's); ndeval's 0/0 without a relevant subtopic is the empty-truth "

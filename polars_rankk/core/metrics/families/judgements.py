@@ -6,12 +6,19 @@ from polars_rankk.core.columns import BPREF, DCG, ERR, JUDGED, RBP, RBP_JUDGED
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics.declaration import Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, trec, without_k
+from polars_rankk.core.metrics.parameters import (
+    ERR_MAX_GRADE,
+    NDCG_GAIN,
+    RBP_GRADES,
+    RBP_PERSISTENCE,
+)
 
 __all__ = ["METRICS"]
 
 METRICS: tuple[Metric, ...] = (
     Metric(
         name="dcg",
+        parameters=NDCG_GAIN,
         title="DCG@K",
         definition="unnormalised DCG@K: sum of gain / log2(rank + 1) over the top K",
         citation="Järvelin & Kekäläinen, TOIS 20(4) 2002",
@@ -20,6 +27,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="err",
+        parameters=(ERR_MAX_GRADE,),
         title="ERR@K",
         definition="expected reciprocal rank of the stop of a cascade user, a grade g stopping "
         "with chance (2^g - 1) / 2^g_max (Policy.err_max_grade, default 4 as gdeval)",
@@ -31,6 +39,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="rbp",
+        parameters=(RBP_PERSISTENCE, RBP_GRADES),
         title="RBP@K",
         definition="rank-biased precision (1 - p) sum of p^(i-1) over relevant ranks i <= K, "
         "p = Policy.rbp_persistence (default 0.8); unjudged items count as non-relevant",
@@ -42,6 +51,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="rbp_residual",
+        parameters=(RBP_PERSISTENCE,),
         title="RBP residual@K",
         definition="the most rbp@K could grow were every unjudged rank within min(K, n) and "
         "every rank past it relevant: 1 - (1 - p) sum of p^(i-1) over judged ranks i",

@@ -6,6 +6,7 @@ from polars_rankk.core.columns import RELEVANT_RETRIEVED
 from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics.declaration import Alias, Metric
 from polars_rankk.core.metrics.families.shared import MANNING, ir, trec, without_k
+from polars_rankk.core.metrics.parameters import F_BETA
 
 __all__ = ["METRICS"]
 
@@ -37,6 +38,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="set_f",
+        parameters=(F_BETA,),
         title="Set F",
         definition="F-beta of set precision and set recall, b = Policy.f_beta (trec_eval "
         "set_F.x with x = b^2)",

@@ -24,6 +24,7 @@ from polars_rankk.core.metrics import formulas
 from polars_rankk.core.metrics.declaration import Metric
 from polars_rankk.core.metrics.families.shared import at_k, ir, trec, without_k
 from polars_rankk.core.metrics.formulas import GroupStats, cutoff, ratio_or_zero
+from polars_rankk.core.metrics.parameters import AP_DENOMINATOR, RBP_PERSISTENCE
 from polars_rankk.core.metrics.terms import (
     IPREC_LEVELS,
     RPREC_MULTIPLES,
@@ -270,6 +271,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="gm_average_precision",
+        parameters=(AP_DENOMINATOR,),
         title="GM-AP",
         definition="AP per group; summary() takes the geometric mean over groups, each value "
         "floored at 1e-5 (trec_eval gm_map, summary only)",
@@ -296,6 +298,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="trec_rbp_residual",
+        parameters=(RBP_PERSISTENCE,),
         title="RBP resid@K",
         definition="rbp_residual@K where the top min(K, n) holds an unjudged row, else 0: "
         "p^n + (1 - p) sum of p^(i-1) over unjudged ranks i (trec_eval rbp_resid, whole "

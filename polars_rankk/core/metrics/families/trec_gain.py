@@ -57,6 +57,7 @@ from polars_rankk.core.metrics.families.compat_q import (
 )
 from polars_rankk.core.metrics.families.shared import trec, without_k
 from polars_rankk.core.metrics.formulas import GroupStats, ratio_or_zero
+from polars_rankk.core.metrics.parameters import NDCG_GAIN, RBP_PERSISTENCE
 from polars_rankk.core.metrics.rows import RankedRows
 from polars_rankk.core.metrics.terms import Term
 from polars_rankk.core.policy import Policy
@@ -175,6 +176,7 @@ _GAINS += "positive gain by gain"
 METRICS: tuple[Metric, ...] = (
     Metric(
         name="normalized_g",
+        parameters=NDCG_GAIN,
         title="G",
         definition="Σ over retrieved ranks r of g(r) / log2(2 + Σ_{j <= r} max(I(j), 1) - "
         "Σ_{j <= r} g(j)), / Σ I(j); I the ideal ranking's gains, 0 past it; "
@@ -189,6 +191,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="ndcg_over_relevant",
+        parameters=NDCG_GAIN,
         title="nDCG over relevant",
         definition="nDCG averaged over the P ideal items: DCG(r) / IDCG(r) at each retrieved "
         "rank r of positive gain, DCG(n) / IDCG(P) for each one not retrieved, / P; whole "
@@ -202,6 +205,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="ndcg_at_gain_levels",
+        parameters=NDCG_GAIN,
         title="R-nDCG",
         definition="nDCG(min(b, n)) against IDCG(b), averaged over the ends b of the ideal "
         "ranking's gain levels, with nDCG(n) once more when n >= P + 2; 0 when R = 0; "
@@ -217,6 +221,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         name="trec_rbp",
+        parameters=(RBP_PERSISTENCE,),
         title="RBP (trec_eval)",
         definition="(1 - p) Σ over the whole list of p^(r-1) max(grade(r), 0) / M, M = max(1, "
         "the group's largest judged grade); p = Policy.rbp_persistence, 0.9 under "
