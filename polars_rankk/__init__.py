@@ -60,6 +60,9 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "CounterfactualResult",
         "CounterfactualWarning",
         "evaluate_counterfactual",
+        "marginals_from_samples",
+        "plackett_luce_marginals",
+        "plackett_luce_samples",
     ),
     "polars_rankk.engines": (
         "BucketedEvaluation",
@@ -154,6 +157,9 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         CounterfactualResult,
         CounterfactualWarning,
         evaluate_counterfactual,
+        marginals_from_samples,
+        plackett_luce_marginals,
+        plackett_luce_samples,
     )
     from polars_rankk.engines import (
         BucketedEvaluation,
@@ -272,9 +278,12 @@ __all__ = [
     "judge_correction",
     "k_curve",
     "label",
+    "marginals_from_samples",
     "metric_expression",
     "metrics_expression",
     "new_vs_returning",
+    "plackett_luce_marginals",
+    "plackett_luce_samples",
     "plot_comparison",
     "plot_counterfactual",
     "plot_distribution",

@@ -3,6 +3,11 @@
 
 from polars_rankk.counterfactual.checks import CounterfactualWarning
 from polars_rankk.counterfactual.evaluation import evaluate_counterfactual
+from polars_rankk.counterfactual.policies import (
+    marginals_from_samples,
+    plackett_luce_marginals,
+    plackett_luce_samples,
+)
 from polars_rankk.counterfactual.result import CounterfactualDiagnostics, CounterfactualResult
 
 __all__ = [
@@ -10,4 +15,7 @@ __all__ = [
     "CounterfactualResult",
     "CounterfactualWarning",
     "evaluate_counterfactual",
+    "marginals_from_samples",
+    "plackett_luce_marginals",
+    "plackett_luce_samples",
 ]

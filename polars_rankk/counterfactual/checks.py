@@ -30,6 +30,11 @@ def require_columns(frame: pl.LazyFrame, table: str, columns: Mapping[str, str])
             )
 
 
+def possessive(table: str) -> str:
+    """``log's``, ``candidates'``."""
+    return f"{table}'" if table.endswith("s") else f"{table}'s"
+
+
 def require_numeric(frame: pl.LazyFrame, table: str, column: str, what: str) -> None:
     """Raise ``TypeError`` when `column` is not numeric (booleans count as 0/1)."""
     dtype = frame.collect_schema()[column]
@@ -38,7 +43,7 @@ def require_numeric(frame: pl.LazyFrame, table: str, column: str, what: str) -> 
     row = frame.head(1).collect().to_dicts()
     example = f"; e.g. row {row[0]}" if row else ""
     raise TypeError(
-        f"the {table}'s column {column!r} must be numeric ({what}); got {dtype}{example}"
+        f"the {possessive(table)} column {column!r} must be numeric ({what}); got {dtype}{example}"
     )
 
 
@@ -49,7 +54,7 @@ def require_integer(frame: pl.LazyFrame, table: str, column: str) -> None:
         row = frame.head(1).collect().to_dicts()
         example = f"; e.g. row {row[0]}" if row else ""
         raise TypeError(
-            f"the {table}'s column {column!r} must hold integer positions 1, 2, ...; "
+            f"the {possessive(table)} column {column!r} must hold integer positions 1, 2, ...; "
             f"got {dtype}{example}"
         )
 
@@ -63,7 +68,7 @@ def check_values(checks: Sequence[tuple[pl.LazyFrame, str, str, pl.Expr, str]]) 
     for rows, (_, table, column, _, expectation) in zip(found, checks, strict=True):
         if rows.height:
             raise ValueError(
-                f"the {table}'s column {column!r} must be {expectation}; "
+                f"the {possessive(table)} column {column!r} must be {expectation}; "
                 f"got row {rows.row(0, named=True)}"
             )
 
