@@ -9,11 +9,14 @@ from polars_rankk.counterfactual.policies import (
     plackett_luce_samples,
 )
 from polars_rankk.counterfactual.result import CounterfactualDiagnostics, CounterfactualResult
+from polars_rankk.counterfactual.sensitivity import SensitivityResult, counterfactual_sensitivity
 
 __all__ = [
     "CounterfactualDiagnostics",
     "CounterfactualResult",
     "CounterfactualWarning",
+    "SensitivityResult",
+    "counterfactual_sensitivity",
     "evaluate_counterfactual",
     "marginals_from_samples",
     "plackett_luce_marginals",

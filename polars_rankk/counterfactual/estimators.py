@@ -52,7 +52,9 @@ MATRIX_BLOCKS = ("weighted_reward", "control", "model", "reward", "informing")
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+    out = np.zeros_like(numerator)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
 
 
 def per_rank_from_means(means: np.ndarray, estimator: str, k: int) -> np.ndarray:

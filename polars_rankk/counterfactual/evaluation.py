@@ -191,7 +191,8 @@ def evaluate_counterfactual(
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
     logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
-    resampled, interval_over = group_matrix, "groups"
+    resampled: np.ndarray | None = group_matrix
+    interval_over = "groups"
     if group_matrix.shape[0] == 1 and n_bootstrap > 0:
         resampled, interval_over = _impression_matrix(
             logged, rows, placements, columns, click_model, k, counts, engine
@@ -203,7 +204,7 @@ def evaluate_counterfactual(
             for name, base in wanted
         ]
     )
-    deepest = int(logged_sums[RANK].max() or 0) if logged_sums.height else 0
+    deepest = int(logged_sums[RANK].max() or 0) if logged_sums.height else 0  # type: ignore[arg-type]
     per_position = pl.concat(
         [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
     ).filter(pl.col("position") <= deepest)
