@@ -108,27 +108,50 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
     return out
 
 
+#: The blocks each estimator reads.
+READS = {
+    "ips": ("weighted_reward", "informing"),
+    "snips": ("weighted_reward", "control"),
+    "dr": ("weighted_reward", "model", "informing"),
+    "naive": ("reward",),
+}
+
+
+def resampled_means(
+    matrix: np.ndarray, bases: Sequence[str], k: int, n_bootstrap: int, seed: int | None
+) -> np.ndarray:
+    """Column means of `matrix` over `n_bootstrap` resamples of its rows (with replacement),
+    one set of resamples shared by every estimator (paired). Only the columns the `bases`
+    read and that vary are resampled: a constant column's mean is its value."""
+    rows = matrix.shape[0]
+    means = np.tile(matrix[0], (n_bootstrap, 1))
+    blocks = sorted({MATRIX_BLOCKS.index(name) for base in bases for name in READS[base]})
+    columns = np.array([block * k + rank for block in blocks for rank in range(k)])
+    varying = columns[matrix[:, columns].min(axis=0) != matrix[:, columns].max(axis=0)]
+    if varying.size:
+        rng = resampling.generator(seed, ("counterfactual",))
+        sums = resampling.resampled_column_sums(matrix[:, varying], n_bootstrap, rng)
+        means[:, varying] = sums / rows
+    return means
+
+
 def overall_row(
     group_matrix: np.ndarray,
-    resampled_matrix: np.ndarray | None,
+    resampled: np.ndarray | None,
     estimator: str,
     name: str,
     k: int,
-    options: tuple[int, float, int | None],
+    alpha: float,
 ) -> dict[str, object]:
-    """The overall estimate of one estimator with its bootstrap standard error and interval:
-    rows of `resampled_matrix` (groups, or the one group's impressions; None: no interval)
-    drawn with replacement (`stats.resampling` draws the resamples)."""
-    n_bootstrap, alpha, seed = options
+    """The overall estimate of one estimator with its bootstrap standard error and interval,
+    from the `resampled_means` (of groups, or of the one group's impressions; None: no
+    interval)."""
     groups = group_matrix.shape[0]
     estimate = float(reward_at_k(group_matrix.mean(axis=0), estimator, k)) if groups else 0.0
     lower = upper = error = float("nan")
-    if resampled_matrix is not None and n_bootstrap > 0:
-        rng = resampling.generator(seed, ("counterfactual", name))
-        rows = resampled_matrix.shape[0]
-        resampled = resampling.resampled_column_sums(resampled_matrix, n_bootstrap, rng) / rows
+    if resampled is not None and len(resampled):
         values = reward_at_k(resampled, estimator, k)
-        error = float(np.std(values, ddof=1)) if n_bootstrap > 1 else float("nan")
+        error = float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
         empty = np.zeros(0)
         lower, upper = resampling.interval(
             estimate, values, 1 - alpha, "percentile", empty, empty.astype(np.int64)

@@ -172,15 +172,17 @@ def evaluate_counterfactual(
     placements = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
     if any(base == "dr" for _, base in wanted) and reward_model is None:
         placements = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
+    # The new policy's placements (groups x K rows) are read by several parts of the plan:
+    # computed once, held in memory.
+    placements = placements.collect(engine=engine).lazy()
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(logged, columns, click_model, k, by_impression=columns.per_impression)
-    sums, summary, orphans, counts = pl.collect_all(
+    sums, orphans, counts = pl.collect_all(
         [
             plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
                            by_impression=False),
-            plan.weight_summary(rows),
             log_frame.select(keys).unique().join(
                 new_frame.select(keys).unique(), on=keys, how="anti"
             ),
@@ -188,6 +190,8 @@ def evaluate_counterfactual(
         ],
         engine=engine,
     )  # fmt: skip
+    if sums["__repeated"].any():
+        inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
     logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
@@ -197,10 +201,14 @@ def evaluate_counterfactual(
         resampled, interval_over = _impression_matrix(
             logged, rows, placements, columns, click_model, k, counts, engine
         )
-    options = (n_bootstrap, alpha, seed)
+    if resampled is not None and len(resampled) and n_bootstrap > 0:
+        bases = [base for _, base in wanted]
+        resampled = estimators.resampled_means(resampled, bases, k, n_bootstrap, seed)
+    else:
+        resampled = None
     overall = pl.DataFrame(
         [
-            estimators.overall_row(group_matrix, resampled, base, name, k, options)
+            estimators.overall_row(group_matrix, resampled, base, name, k, alpha)
             for name, base in wanted
         ]
     )
@@ -209,7 +217,8 @@ def evaluate_counterfactual(
         [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
     ).filter(pl.col("position") <= deepest)
     missing = sums.filter(pl.col(plan.INFORMING).is_null())
-    diagnostics = diagnose(logged_sums, missing, summary, orphans, keys, clip, interval_over)
+    weights = plan.weight_summary(sums)
+    diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
     return CounterfactualResult(
         overall, _per_group(logged_sums, keys, wanted), per_position, theta, diagnostics, k
     )

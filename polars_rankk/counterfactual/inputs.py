@@ -36,7 +36,8 @@ def check(
     k: int,
     clicks_only: bool,
 ) -> None:
-    """Every check of the two tables, the value checks in one query."""
+    """Every check of the two tables, the value checks in one query (an item repeated in a
+    logged list is found on the weighted rows: `plan.repeated_items`)."""
     _require(log, candidates, columns, reward_model)
     checks.require_integer(log, "log", columns.position)
     checks.require_numeric(log, "log", columns.reward, "a click 0/1 or a graded reward")
@@ -61,20 +62,6 @@ def check(
         p = pl.col(columns.propensity).cast(pl.Float64)
         bad = ~((p > 0) & (p <= 1)).fill_null(False)
         value_checks.append((log, "log", columns.propensity, bad, "a probability in (0, 1]"))
-    # One logged list shows an item once (a second copy would be weighted twice).
-    shown = log.group_by([*columns.lists, columns.item]).agg(pl.len().alias("__times"))
-    value_checks.append(
-        (
-            shown,
-            "log",
-            columns.item,
-            pl.col("__times") > 1,
-            "shown once per logged list (group keys"
-            + (f" and {columns.impression!r}" if columns.impression else "")
-            + "); an item shown twice in one list is weighted twice. De-duplicate the log, "
-            "or give each showing its own impression=",
-        )
-    )
     if model == "cascade":
         # A prefix is read position by position: one row per position of each logged list.
         repeated = pl.len().over([*columns.lists, columns.position]) > 1
@@ -161,3 +148,16 @@ def _marginal_checks(
             "its own)",
         ),
     ]
+
+
+def refuse_repeated(found: pl.DataFrame, columns: Columns) -> None:
+    """Raise naming the logged list of `plan.repeated_items`' row, if any."""
+    if found.height:
+        row = found.row(0, named=True)
+        item = row.pop(columns.item)
+        raise ValueError(
+            f"the log's column {columns.item!r} must be shown once per logged list (group "
+            "keys" + (f" and {columns.impression!r}" if columns.impression else "") + "); "
+            f"the list {row} shows item {item!r} twice, which would weigh it twice. "
+            "De-duplicate the log, or give each showing its own impression="
+        )

@@ -41,6 +41,8 @@ INFORMING = "impressions"
 LISTS = "__log_impressions"
 #: The sums every estimator reads, per (group, rank) or per (group, impression, rank).
 SUMS = ("weighted_reward", "control", "predicted_control", "direct", "reward")
+#: The weights' statistics per slot, for the diagnostics.
+WEIGHTS = ("__largest_weight", "__weight_sum", "__weight_squares", "__weighted_rows")
 
 
 def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
@@ -160,11 +162,22 @@ def rank_sums(
         if PREDICTED in placements.collect_schema()
         else pl.lit(0.0)
     )
+    positive = pl.col(WEIGHT).filter(pl.col(WEIGHT) > 0)
+    # A row twice for one (list, draw, item) at a slot: an item repeated in a logged list.
+    distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
+    distinct = [name for name in distinct if name in rows.collect_schema()]
+    shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
     sums = rows.group_by(by).agg(
+        (pl.len() > shown.n_unique()).alias("__repeated"),
         (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
         pl.col(CONTROL).sum().alias("control"),
         (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
         (reward * probability).sum().alias("reward"),
+        # What the diagnostics read of the weights, reduced over slots afterwards.
+        pl.col(WEIGHT).max().alias("__largest_weight"),
+        positive.sum().alias("__weight_sum"),
+        (positive**2).sum().alias("__weight_squares"),
+        positive.len().alias("__weighted_rows"),
     )
     # The reward model's value of each slot: per impression where the marginals are.
     value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
@@ -193,18 +206,33 @@ def rank_sums(
         .join(direct, on=by, how="left")
         .join(counts, on=by, how="left")
         .join(logged, on=columns.keys, how="left")
-        .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, INFORMING))
+        .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
+        .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
         .drop("__logged")
     )
 
 
-def weight_summary(rows: pl.LazyFrame) -> pl.LazyFrame:
+def weight_summary(sums: pl.DataFrame) -> dict[str, float]:
     """The largest weight, the effective sample size of the non-zero weights
-    ((sum w)^2 / sum w^2) and how many rows carry one."""
-    weight = pl.col(WEIGHT).filter(pl.col(WEIGHT) > 0)
-    return rows.select(
-        pl.col(WEIGHT).max().fill_null(0.0).alias("largest_weight"),
-        (weight.sum() ** 2 / (weight**2).sum()).fill_nan(0.0).alias("effective_sample_size"),
-        weight.len().alias("weighted_rows"),
+    ((sum w)^2 / sum w^2) and how many rows carry one, from `rank_sums`' slots."""
+    total, squares = sums["__weight_sum"].sum(), sums["__weight_squares"].sum()
+    return {
+        "largest_weight": float(sums["__largest_weight"].max() or 0.0),  # type: ignore[arg-type]
+        "effective_sample_size": float(total**2 / squares) if squares else 0.0,
+        "weighted_rows": float(sums["__weighted_rows"].sum()),
+    }
+
+
+def repeated_items(rows: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """A logged list that shows an item the new policy places twice (at most one row): it
+    would be weighted twice."""
+    drawn = [SAMPLE] if columns.sample else []
+    by = [*columns.lists, *drawn, columns.item, RANK]
+    return (
+        rows.group_by(by)
+        .agg(pl.len().alias("__times"))
+        .filter(pl.col("__times") > 1)
+        .select(*columns.lists, columns.item)
+        .head(1)
     )

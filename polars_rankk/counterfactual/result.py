@@ -65,7 +65,7 @@ class CounterfactualResult:
 def diagnose(
     logged: pl.DataFrame,
     missing: pl.DataFrame,
-    summary: pl.DataFrame,
+    weights: dict[str, float],
     orphans: pl.DataFrame,
     keys: list[str],
     clip: float | None,
@@ -73,12 +73,11 @@ def diagnose(
 ) -> CounterfactualDiagnostics:
     """The diagnostics of the per-(group, rank) sums, each worth a warning said."""
     unsupported = logged.filter(pl.col("control") == 0)
-    weights = summary.row(0, named=True)
     groups = logged.select(pl.struct(keys).n_unique()).item() if logged.height else 0
     impressions = logged.unique(keys)["__log_impressions"].sum() if logged.height else 0.0
     result = CounterfactualDiagnostics(
         largest_weight=float(weights["largest_weight"]),
-        effective_sample_size=float(weights["effective_sample_size"] or 0.0),
+        effective_sample_size=float(weights["effective_sample_size"]),
         weighted_rows=int(weights["weighted_rows"]),
         unsupported_share=unsupported.height / logged.height if logged.height else 0.0,
         clip=clip,
