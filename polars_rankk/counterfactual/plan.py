@@ -216,11 +216,15 @@ def rank_sums(
 def weight_summary(sums: pl.DataFrame) -> dict[str, float]:
     """The largest weight, the effective sample size of the non-zero weights
     ((sum w)^2 / sum w^2) and how many rows carry one, from `rank_sums`' slots."""
-    total, squares = sums["__weight_sum"].sum(), sums["__weight_squares"].sum()
+    totals = sums.select(
+        pl.col("__largest_weight").max().fill_null(0.0),
+        pl.col("__weight_sum", "__weight_squares", "__weighted_rows").sum().cast(pl.Float64),
+    ).row(0)
+    largest, total, squares, rows = (float(value) for value in totals)
     return {
-        "largest_weight": float(sums["__largest_weight"].max() or 0.0),  # type: ignore[arg-type]
-        "effective_sample_size": float(total**2 / squares) if squares else 0.0,
-        "weighted_rows": float(sums["__weighted_rows"].sum()),
+        "largest_weight": largest,
+        "effective_sample_size": total**2 / squares if squares else 0.0,
+        "weighted_rows": rows,
     }
 
 
