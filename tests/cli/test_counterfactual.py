@@ -53,3 +53,41 @@ def test_counterfactual_errors_name_the_column(rankk: Rankk, tmp_path: Path) -> 
     code, _, err = rankk("counterfactual", log, new, "--group-by", "query", "--k", "2")
     assert code == 1
     assert err.startswith("rankk: error: the log's column 'position' must be positions 1, 2")
+
+
+def test_marginals_and_open_bandit_names_match_the_library(rankk: Rankk, tmp_path: Path) -> None:
+    from tests.counterfactual.open_bandit import marginals, synthetic_log
+
+    data = synthetic_log(300, 5, seed=1)
+    log, new = tmp_path / "log.parquet", tmp_path / "new.parquet"
+    data.log.write_parquet(log)
+    marginals(data, per_round=False).drop("predicted").write_parquet(new)
+    code, out, err = rankk(
+        "counterfactual", log, new, "--group-by", "campaign", "--impression", "impression",
+        "--item", "item_id", "--pscore", "propensity_score", "--probability", "probability",
+        "--click-model", "item_position", "--k", "3", "--estimator", "ips,snips",
+        "--n-resamples", "50", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    expected = rk.evaluate_counterfactual(
+        data.log, marginals(data, per_round=False), group_by="campaign", impression="impression",
+        item="item_id", pscore="propensity_score", probability="probability",
+        click_model="item_position", k=3, estimator=["ips", "snips"], n_bootstrap=50,
+    ).summary()  # fmt: skip
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False)
+
+
+def test_a_missing_reward_column_names_the_option(rankk: Rankk, tmp_path: Path) -> None:
+    log, new = tmp_path / "log.parquet", tmp_path / "new.parquet"
+    LOG.rename({"click": "clicked"}).write_parquet(log)
+    NEW.write_parquet(new)
+    code, _, err = rankk("counterfactual", log, new, "--group-by", "query", "--k", "2")
+    assert code == 1
+    assert "no column 'click' (named by --reward;" in err
+
+
+def test_the_help_says_the_reward_default(rankk: Rankk) -> None:
+    code, out, _ = rankk("counterfactual", "--help")
+    assert code == 0
+    assert "--reward" in out
+    assert "click" in out
