@@ -29,7 +29,9 @@ HERE = Path(__file__).parent
 KS = [1, 5, 10, 20, 50, 100]
 
 
-def _child(scale: str, partitions: int, output: str, kill_half_way: bool) -> None:
+def _child(
+    scale: str, partitions: int, output: str, kill_half_way: bool, memory_limit: str
+) -> None:
     import signal
 
     import polars as pl
@@ -66,6 +68,7 @@ def _child(scale: str, partitions: int, output: str, kill_half_way: bool) -> Non
         k=KS,
         group_by="user",
         progress=False,
+        memory_limit=memory_limit,
     )
     summary = result.summary()
     elapsed = time.perf_counter() - start
@@ -73,14 +76,18 @@ def _child(scale: str, partitions: int, output: str, kill_half_way: bool) -> Non
         "seconds": elapsed,
         "fingerprint_seconds": sum(fingerprint_seconds),
         "resumed_partitions": result.resumed_partitions,
+        "partitions_run": result.partitions,
         "summary": summary.to_dicts(),
     }
     print(json.dumps(report))
 
 
-def _run_child(scale: str, partitions: int, output: str, *, kill_half_way: bool = False) -> dict:
+def _run_child(
+    scale: str, partitions: int, output: str, *, kill_half_way: bool = False, memory: str = "4GiB"
+) -> dict:
     """One evaluation in a child process: its report (None when killed) and peak RSS."""
     command = [sys.executable, __file__, "--scale", scale, "--partitions", str(partitions)]
+    command += ["--memory-limit", memory]
     command += ["--child-output", output] + (["--child-kill-half-way"] if kill_half_way else [])
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     stdout = process.stdout.read() if process.stdout else ""
@@ -145,11 +152,18 @@ def main() -> None:
     parser.add_argument("--scale", default="1B")
     parser.add_argument("--partitions", type=int, default=64)
     parser.add_argument("--resume", action="store_true", help="also kill half-way and resume")
+    parser.add_argument("--memory-limit", default="4GiB", help="evaluate_in_partitions' budget")
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     parser.add_argument("--child-kill-half-way", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_output:
-        _child(args.scale, args.partitions, args.child_output, args.child_kill_half_way)
+        _child(
+            args.scale,
+            args.partitions,
+            args.child_output,
+            args.child_kill_half_way,
+            args.memory_limit,
+        )
         return
     sys.path.insert(0, str(HERE))
     from generate import generate
@@ -157,7 +171,7 @@ def main() -> None:
     generate(args.scale)
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="rankk-out-", dir=HERE / "data") as output:
-        child = _run_child(args.scale, args.partitions, output)
+        child = _run_child(args.scale, args.partitions, output, memory=args.memory_limit)
         resumed = _resume(args.scale, args.partitions, child) if args.resume else {}
         # Last: a child's peak RSS counts its parent's at the spawn (Linux keeps the
         # high-water mark across exec), and the in-memory check is the parent's big moment.
@@ -165,6 +179,8 @@ def main() -> None:
     report = {
         "scale": args.scale,
         "partitions": args.partitions,
+        "partitions_run": child["partitions_run"],
+        "memory_limit": args.memory_limit,
         "seconds": round(child["seconds"], 1),
         "fingerprint_seconds": round(child["fingerprint_seconds"], 3),
         "peak_rss_gib": child["peak_rss_gib"],

@@ -4,19 +4,19 @@
 //! the candidates' as `group_sums` receives them.
 //!
 //! ```text
-//! cargo run --release --example kernel_bench -- [USERS] [PER_USER] [random|grouped] [REPEAT] [CHUNK_ROWS]
+//! cargo run --release --features testing --example kernel_bench -- [USERS] [PER_USER] [random|grouped] [REPEAT] [CHUNK_ROWS] [K,K,...]
+//! cargo run --release --features testing --example kernel_bench -- 5000 1000 random 3 0 10   # 1,000 per group at K=10
 //! POLARS_RANKK_NATIVE_TIMING=1 ... (the kernel's phases)
 //! ```
-//! The call is the one `rk.evaluate` sends for its eight default metrics at
-//! K = 1, 5, 10, 20, 50, 100 (`default_metrics`).
+//! The call is the one `rk.evaluate` sends for its eight default metrics at K (default
+//! 1, 5, 10, 20, 50, 100; `testing::evaluate_call`).
 
 use std::time::Instant;
 
-use polars_rankk_native::columns::{Chunk, Column, Values};
-use polars_rankk_native::config::{
-    from_call, Call, Judged, Kind, Label, OutputSpec, OutputValue, PieceSpec, Policy, TermSpec, TokenSpec,
-};
+use polars_rankk_native::columns::Values;
+use polars_rankk_native::config::{from_call, Policy};
 use polars_rankk_native::kernel::{compute, Inputs};
+use polars_rankk_native::testing::{chunked, evaluate_call};
 
 /// xorshift64*: a small, fixed-seed generator (the workload is the same on every run).
 struct Random(u64);
@@ -81,59 +81,6 @@ fn workload(users: usize, per_user: usize, random_order: bool) -> Workload {
     }
 }
 
-/// The call `rk.evaluate` sends for its default metrics (the truth's rows in the call).
-fn default_metrics(ks: &[usize]) -> Call {
-    let word = |w: &str| TokenSpec::Word(w.to_string());
-    let piece = |label, divide, weight| PieceSpec { label, divide, weight };
-    let term = |name: &str, pieces| TermSpec { name: name.to_string(), pieces };
-    let terms = vec![
-        term("hits", vec![piece(Label::Relevant, false, Vec::new())]),
-        term("dcg", vec![piece(Label::Gain, true, vec![word("r"), TokenSpec::Number(1.0), word("+"), word("log2")])]),
-        term("reciprocal_rank", vec![piece(Label::FirstRelevant, true, vec![word("r")])]),
-        term("first_hit", vec![piece(Label::FirstRelevant, false, Vec::new())]),
-    ];
-    let output = |column: String, value, k, term: Option<&str>| OutputSpec { column, value, k, term: term.map(str::to_string) };
-    let mut outputs = vec![
-        output("user".to_string(), OutputValue::Key, 0, None),
-        output("n_candidates".to_string(), OutputValue::NCandidates, 0, None),
-        output("hits_at_r".to_string(), OutputValue::HitsAtR, 0, None),
-    ];
-    for k in ks {
-        for name in ["hits", "dcg", "precision_sum", "reciprocal_rank", "first_hit"] {
-            outputs.push(output(format!("_rk_{name}@{k}"), OutputValue::Sum, *k, Some(name)));
-        }
-    }
-    Call {
-        keys: vec![Kind::Integer],
-        item: Kind::Integer,
-        score_name: "score".to_string(),
-        unjudged_grade: 0.0,
-        may_add: Vec::new(),
-        null_order_grade: 0.0,
-        condense: false,
-        judged: Judged::Unused,
-        positive_only: true,
-        labelled: false,
-        negative_unjudged: false,
-        row: false,
-        truth: true,
-        counts: 0,
-        one_group: false,
-        has_item: true,
-        has_extra: false,
-        pool_restrict: false,
-        terms,
-        outputs,
-    }
-}
-
-fn column<'a>(name: &str, chunks: Vec<Values<'a>>, lens: &[usize]) -> Column<'a> {
-    Column {
-        name: name.to_string(),
-        chunks: chunks.into_iter().zip(lens).map(|(values, len)| Chunk { len: *len, values, validity: None }).collect(),
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.to_string());
@@ -144,28 +91,22 @@ fn main() {
     let started = Instant::now();
     let data = workload(users, per_user, order == "random");
     let n = data.user.len();
-    let chunk_rows: usize = arg(5, &n.max(1).to_string()).parse().expect("CHUNK_ROWS");
+    let chunk_rows: usize = match arg(5, "0").parse().expect("CHUNK_ROWS") {
+        0 => n.max(1),
+        rows => rows,
+    };
+    let ks: Vec<usize> = arg(6, "1,5,10,20,50,100").split(',').map(|k| k.parse().expect("K")).collect();
     eprintln!("{n} rows ({order}), generated in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
     let bounds: Vec<usize> = (0..n).step_by(chunk_rows.max(1)).chain([n]).collect();
-    let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
     let ints = |v: &'static [i64]| bounds.windows(2).map(|w| Values::I64(&v[w[0]..w[1]])).collect::<Vec<_>>();
     let floats = |v: &'static [f64]| bounds.windows(2).map(|w| Values::F64(&v[w[0]..w[1]])).collect::<Vec<_>>();
     let data: &'static Workload = Box::leak(Box::new(data));
-    let user = column("user", ints(&data.user), &lens);
-    let item = column("item", ints(&data.item), &lens);
-    let score = column("score", floats(&data.score), &lens);
-    let grade = column("grade", floats(&data.grade), &lens);
-    let config = from_call(&default_metrics(&[1, 5, 10, 20, 50, 100]), Policy::default()).expect("configuration");
-    let inputs = Inputs {
-        keys: vec![&user],
-        item: &item,
-        score: &score,
-        grade: &grade,
-        judged: None,
-        row: None,
-        n_relevant: None,
-        n_nonrelevant: None,
-    };
+    let user = chunked("user", ints(&data.user));
+    let item = chunked("item", ints(&data.item));
+    let score = chunked("score", floats(&data.score));
+    let grade = chunked("grade", floats(&data.grade));
+    let config = from_call(&evaluate_call(&ks), Policy::default()).expect("configuration");
+    let inputs = Inputs::new(vec![&user], &item, &score, &grade);
     let mut times = Vec::new();
     for _ in 0..repeat {
         let started = Instant::now();

@@ -103,8 +103,41 @@ pub struct Call {
     pub has_item: bool,
     pub has_extra: bool,
     pub pool_restrict: bool,
+    /// The scores were checked finite before the call: no scan for an invalid one.
+    #[serde(default)]
+    pub scores_checked: bool,
     pub terms: Vec<TermSpec>,
     pub outputs: Vec<OutputSpec>,
+}
+
+impl Default for Call {
+    /// `call.py`'s `Call()`: field for field the Python dataclass's defaults, so that a test,
+    /// a benchmark or an example writes only the fields it sets.
+    fn default() -> Self {
+        Call {
+            keys: Vec::new(),
+            item: Kind::Integer,
+            score_name: "score".to_string(),
+            unjudged_grade: 0.0,
+            may_add: Vec::new(),
+            null_order_grade: 0.0,
+            condense: false,
+            judged: Judged::Unused,
+            positive_only: false,
+            labelled: false,
+            negative_unjudged: false,
+            row: false,
+            truth: false,
+            counts: 0,
+            one_group: false,
+            has_item: true,
+            has_extra: false,
+            pool_restrict: false,
+            scores_checked: false,
+            terms: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
 }
 
 /// Where a candidate's "has a judgement" flag comes from.
@@ -216,6 +249,8 @@ pub struct Config {
     pub has_extra: bool,
     /// `pool="restrict"`: the truth is restricted to the ranked items.
     pub pool_restrict: bool,
+    /// The scores were checked finite before the call (`Call::scores_checked`).
+    pub scores_checked: bool,
     pub has_row: bool,
     /// The truth's rows follow the candidates' in the same columns (a grade: a truth row);
     /// the kernel joins them itself and counts each group's R and N.
@@ -237,13 +272,16 @@ impl Config {
         self.key_kinds.len() + 3 + judged + usize::from(self.has_row) + self.n_counts
     }
 
-    /// Whether any running sum must go past the largest cut-off.
+    /// Whether every rank of a list is read, whatever the cut-offs: a sum over the whole list
+    /// (average precision, bpref), or expected ties (each tie block's expectation is read
+    /// through the whole list, as the reference reads it).
     pub fn whole_list(&self) -> bool {
-        self.policy.ties == Ties::Expected
-            || self
-                .outputs
-                .iter()
-                .any(|(_, o)| matches!(o, Output::HitsAtR | Output::At(_, 0)))
+        self.policy.ties == Ties::Expected || self.outputs.iter().any(|(_, o)| matches!(o, Output::At(_, 0)))
+    }
+
+    /// Whether hits within the first R ranks are read (R-precision): R ranks past K.
+    pub fn reads_hits_at_r(&self) -> bool {
+        self.outputs.iter().any(|(_, o)| matches!(o, Output::HitsAtR))
     }
 
     /// The largest cut-off read.
@@ -358,6 +396,7 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
         has_item: call.has_item,
         has_extra: call.has_extra,
         pool_restrict: call.pool_restrict,
+        scores_checked: call.scores_checked,
         has_row: call.row,
         truth: call.truth,
         n_counts: call.counts,
@@ -398,50 +437,21 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing;
 
     fn call(terms: Vec<TermSpec>, outputs: Vec<OutputSpec>) -> Call {
-        Call {
-            keys: vec![Kind::Integer, Kind::Text],
-            item: Kind::Text,
-            score_name: "score".to_string(),
-            unjudged_grade: 0.0,
-            may_add: Vec::new(),
-            null_order_grade: 0.0,
-            condense: false,
-            judged: Judged::Unused,
-            positive_only: false,
-            labelled: false,
-            negative_unjudged: false,
-            row: false,
-            truth: false,
-            counts: 0,
-            one_group: false,
-            has_item: true,
-            has_extra: false,
-            pool_restrict: false,
-            terms,
-            outputs,
-        }
-    }
-
-    fn output(column: &str, value: OutputValue, k: usize, term: Option<&str>) -> OutputSpec {
-        OutputSpec { column: column.to_string(), value, k, term: term.map(str::to_string) }
+        Call { keys: vec![Kind::Integer, Kind::Text], item: Kind::Text, terms, outputs, ..Call::default() }
     }
 
     #[test]
     fn reads_a_weight() {
-        let word = |w: &str| TokenSpec::Word(w.to_string());
-        let dcg = TermSpec {
-            name: "dcg".to_string(),
-            pieces: vec![PieceSpec {
-                label: Label::Gain,
-                divide: true,
-                weight: vec![word("r"), TokenSpec::Number(1.0), word("+"), word("log2")],
-            }],
-        };
+        let dcg = testing::term("dcg", vec![testing::dcg_piece()]);
         let Stat::Linear(pieces) = linear(&dcg).unwrap() else { panic!() };
         assert_eq!(pieces[0].weight.as_ref().unwrap().len(), 4);
-        let broken = TermSpec { pieces: vec![PieceSpec { weight: vec![word("r"), word("+")], ..dcg.pieces[0].clone() }], ..dcg };
+        let broken = TermSpec {
+            pieces: vec![PieceSpec { weight: vec![testing::word("r"), testing::word("+")], ..dcg.pieces[0].clone() }],
+            ..dcg
+        };
         assert!(linear(&broken).is_err());
     }
 
@@ -461,21 +471,15 @@ mod tests {
 
     #[test]
     fn reads_outputs() {
-        let hits = TermSpec {
-            name: "hits".to_string(),
-            pieces: vec![PieceSpec { label: Label::Relevant, divide: false, weight: Vec::new() }],
-        };
-        let outputs = vec![
-            output("_rk_hits@5", OutputValue::Sum, 5, Some("hits")),
-            output("q", OutputValue::Key, 0, None),
-        ];
+        let hits = testing::term("hits", vec![testing::label(Label::Relevant)]);
+        let outputs = vec![testing::sum("_rk_hits@5", "hits", 5), testing::key("q", 0)];
         let config = from_call(&call(vec![hits], outputs), Policy::default()).unwrap();
         assert_eq!(config.outputs[0].1, Output::At(0, 5));
         assert_eq!(config.stats[0].1, Stat::Linear(vec![Piece { label: Label::Relevant, divide: false, weight: None }]));
         assert_eq!(config.outputs[1].1, Output::Key(0));
         assert_eq!(config.k_max(), 5);
         assert_eq!(config.n_inputs(), 5);
-        let out_of_range = vec![output("q", OutputValue::Key, 2, None)];
+        let out_of_range = vec![testing::key("q", 2)];
         assert!(from_call(&call(Vec::new(), out_of_range), Policy::default()).is_err());
     }
 }

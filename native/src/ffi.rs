@@ -231,6 +231,7 @@ field_entry_points! {
     _polars_plugin_field_graded_rows => crate::plugin::graded_fields,
     _polars_plugin_field_group_metric_sums => crate::plugin::group_fields,
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
+    _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
 }
 
 compute_entry_points! {
@@ -238,6 +239,7 @@ compute_entry_points! {
     _polars_plugin_group_metric_sums => crate::plugin::group_compute,
     _polars_plugin_graded_rows => crate::plugin::graded_rows,
     _polars_plugin_configuration => crate::plugin::configuration_text,
+    _polars_plugin_truth_sums => crate::plugin::truth_compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

@@ -210,11 +210,12 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         candidates.push(Candidate { score, grade: order_grades[i], item: handles[i], extra });
     }
     let mut scratch = RankScratch::default();
-    let len = rank_group(config, &items, &mut candidates, &mut scratch);
     let reader = Reader::for_outputs(config);
+    let top = reader.ranks_read(n_relevant);
+    let (len, sorted) = rank_group(config, &items, &mut candidates, &mut scratch, top);
     let n_stats = config.stats.len();
     let mut result = GroupResult::new(reader.ks.len(), n_stats);
-    reader.read(&candidates[..len], n_relevant, nonrelevant, &mut result);
+    reader.read(&candidates[..sorted], len, n_relevant, nonrelevant, &mut result);
     let ideal_at = |k: usize| if ideal.is_empty() { 0.0 } else { ideal[k.min(ideal.len()) - 1] };
     Ok(config
         .outputs

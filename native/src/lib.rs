@@ -17,5 +17,7 @@ mod ffi;
 pub mod kernel;
 pub mod plugin;
 pub mod policy;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use ffi::ABI_VERSION;

@@ -137,7 +137,7 @@ fn read_inputs<'a>(
             return Err(format!("column {:?}: the rankk kernel expected Float64 values ({what})", rest[index].name));
         }
     }
-    if config.policy.invalid_scores == Invalid::Error {
+    if config.policy.invalid_scores == Invalid::Error && !config.scores_checked {
         // A truth row (with a grade, after the candidates) has no score.
         let candidate = |grade: f64| !config.truth || grade.is_nan();
         let mut scores = rest[1].floats().zip(rest[2].floats()).enumerate();
@@ -329,6 +329,64 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         .iter()
         .zip(values)
         .map(|((name, _), value)| OutColumn { name: name.clone(), data: OutData::F64(vec![value]) })
+        .collect())
+}
+
+/// `truth_sums`' fields: the configured outputs (the keys, R, N, the ideal DCG at each K).
+pub fn truth_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
+    if inputs.len() != config.key_kinds.len() + 1 {
+        return Err(format!(
+            "the rankk kernel's truth sums expect {} input columns (the keys, the grade), got {}",
+            config.key_kinds.len() + 1,
+            inputs.len()
+        ));
+    }
+    Ok(config
+        .outputs
+        .iter()
+        .map(|(name, output)| {
+            let format = match output {
+                Output::Key(i) => key_format(config.key_kinds[*i]),
+                _ => "g",
+            };
+            (name.clone(), format.to_string())
+        })
+        .collect())
+}
+
+/// `truth_sums`: the judged truth's rows (keys, a finite grade; one row per group and item),
+/// one row per group: R, judged non-relevant count and the ideal DCG at each configured K.
+pub fn truth_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
+    let n_keys = config.key_kinds.len();
+    if columns.len() != n_keys + 1 {
+        return Err(format!("the rankk kernel's truth sums expect {} input columns, got {}", n_keys + 1, columns.len()));
+    }
+    let (keys, rest) = columns.split_at(n_keys);
+    for (column, kind) in keys.iter().zip(&config.key_kinds) {
+        check_kind(column, *kind)?;
+    }
+    if !rest[0].is_float() {
+        return Err(format!("column {:?}: the rankk kernel expected Float64 values (grade)", rest[0].name));
+    }
+    let keys: Vec<&Column<'_>> = keys.iter().collect();
+    let sums = kernel::truth_sums(config, &keys, &rest[0]);
+    let n_groups = sums.keys.first().map_or(0, Vec::len);
+    let n_outputs = config.outputs.len();
+    Ok(config
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(j, (name, output))| match output {
+            Output::Key(i) => key_column(name, config.key_kinds[*i], keys[*i], &sums.keys[*i]),
+            _ => OutColumn {
+                name: name.clone(),
+                data: OutData::F64((0..n_groups).map(|g| sums.values[g * n_outputs + j]).collect()),
+            },
+        })
         .collect())
 }
 

@@ -23,12 +23,11 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polars_rankk.core import EngineType, dropped_table, evaluate
+from polars_rankk.core import EngineType, dropped_table
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
 from polars_rankk.core.inputs.spec import (
-    EmptyResultWarning,
     Spec,
     check_inputs,
     to_lazy,
@@ -39,8 +38,8 @@ from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
-from polars_rankk.engines import reduction, staging
-from polars_rankk.engines.ranked_lists import with_empty_lists
+from polars_rankk.engines import key_ranges, reduction, staging
+from polars_rankk.engines.partition_evaluation import evaluate_folders
 from polars_rankk.passages import DocumentRule, documents_of
 
 _PARTITION = "_rk_partition"
@@ -135,7 +134,11 @@ def _run_key(inputs: dict[str, Any], arguments: dict[str, Any], resume: bool | s
 
 
 def _checked(
-    candidates: FrameLike, truth: FrameLike | None, options: dict[str, Any], plan: Plan
+    candidates: FrameLike,
+    truth: FrameLike | None,
+    options: dict[str, Any],
+    plan: Plan,
+    check_values: bool = True,
 ) -> tuple[FrameLike, Spec, Plan]:
     """The candidates (with a 0.0 relevance column when only beyond-accuracy metrics are asked
     without truth, as `evaluate` does: every group evaluated, none relevant, the plan then
@@ -150,7 +153,7 @@ def _checked(
     checked = {key: value for key, value in options.items() if key != "metrics"}
     spec = check_inputs(
         candidates, truth, k=plan.ks, metrics=part.checked, policy=plan.one_policy.policy,
-        **checked,
+        check_values=check_values, **checked,
     )  # fmt: skip
     return candidates, spec, plan
 
@@ -178,14 +181,21 @@ def evaluate_in_partitions(
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
     subtopic: str | None = None,
+    memory_limit: int | str | None = None,
     documents: DocumentRule | None = None,
 ) -> PartitionedEvaluation:
-    """Evaluate in hash partitions of groups, sinking per-group rows to Parquet.
+    """Evaluate in partitions of groups, sinking per-group rows to Parquet.
 
     Memory is bounded by the largest partition rather than the whole input: use it when a
-    single `evaluate` pass does not fit. The inputs are validated once, partitioned by
-    ``hash(group keys) % partitions``, and each partition is read, evaluated by the ordinary
-    pipeline (with `engine`) and staged as ``part-<partition>.parquet``.
+    single `evaluate` pass does not fit. Candidates that are several Parquet files already
+    split by their group key (one key column; files whose key ranges do not overlap, each
+    within `memory_limit`, as a log written group by group or a sorted table written in parts:
+    `engines.key_ranges`, found by one pass over the key column) are not re-partitioned:
+    consecutive files up to `memory_limit` are a partition, read while the one before is
+    evaluated, with the truth's rows of their key range; their values are checked partition by
+    partition. Any other input is validated once, partitioned by ``hash(group keys) %
+    partitions``, and each partition read. Each partition is evaluated by the ordinary pipeline
+    (with `engine`) and staged as ``part-<partition>.parquet``.
 
     Nothing appears in `output` until every partition is done: the run works in a staging
     folder beside it (``.<output name>.staging``), then moves the parts into `output`, writes
@@ -216,7 +226,13 @@ def evaluate_in_partitions(
         Folder for the per-group Parquet files (created; existing part files and
         ``_SUCCESS`` are removed when the run starts).
     partitions
-        Number of hash partitions; memory scales with rows / partitions.
+        Number of hash partitions, for an input not split by key already; memory scales with
+        rows / partitions.
+    memory_limit
+        The memory budget of an input split by key already (bytes, or a size like ``"4GiB"``;
+        default 4 GiB): each partition holds at most as many candidate rows as the budget
+        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least. The exact
+        summary's merged value histograms come on top of it.
     workdir
         Where the partitioned inputs are staged (in a subfolder named by the run's
         fingerprint), kept when given; by default in the staging folder beside `output`,
@@ -269,7 +285,14 @@ def evaluate_in_partitions(
         "n_relevant": n_relevant,
     }
     beyond = {"popularity": popularity, "item_features": item_features, "head_share": head_share}
-    candidates, spec, plan = _checked(candidates, truth, options, plan)
+    budget = key_ranges.memory_bytes(memory_limit)
+    ranges = (
+        None
+        if subtopics.metrics
+        else key_ranges.in_key_ranges(candidates, truth, keys, item, budget)
+    )
+    # An input in key ranges has its values checked partition by partition.
+    candidates, spec, plan = _checked(candidates, truth, options, plan, ranges is None)
     options["metrics"] = plan
     tables = item_tables(
         spec,
@@ -284,7 +307,10 @@ def evaluate_in_partitions(
         options["subtopic_truth"] = aligned_ids(spec, to_lazy(subtopic_truth, "truth"))
     catalogue_metrics = part.beyond_catalogue
     output = Path(output)
-    arguments = {**options, "partitions": partitions, "catalogue_metrics": catalogue_metrics}
+    layout: dict[str, object] = {"partitions": partitions}
+    if ranges is not None:
+        layout = {"partitions": len(ranges), "key_ranges": [r.files for r in ranges]}
+    arguments = {**options, **layout, "catalogue_metrics": catalogue_metrics}
     # The names as typed, the cut-offs and the policy key and record the run.
     arguments.update(metrics=plan.request.names, k=plan.ks, policy=plan.policy)
     arguments.pop("subtopic_truth", None)
@@ -297,11 +323,14 @@ def evaluate_in_partitions(
         "item_features": item_features,
     }
     key = _run_key(inputs, arguments, resume)
-    run = staging.StagedRun.start(
-        output, key, partitions, None if workdir is None else Path(workdir)
-    )
+    count = partitions if ranges is None else len(ranges)
+    run = staging.StagedRun.start(output, key, count, None if workdir is None else Path(workdir))
     staging.manifest(run, arguments)
-    done = _run_partitions(run, spec, options, engine, progress)
+    if ranges is None:
+        done = _run_partitions(run, spec, options, engine, progress)
+    else:
+        lazy_truth = None if truth is None else to_lazy(truth, "truth")
+        done = key_ranges.run_key_ranges(run, ranges, lazy_truth, spec, options, engine, progress)
     result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
     return result if documents is None else replace(result, documents=documents.describe())
 
@@ -316,7 +345,18 @@ def _committed(
     """The run's parts moved into its output, and the evaluation read from them and from the
     summary pieces every partition staged."""
     keys = list(spec.keys)
-    histograms = run.pieces("histogram")
+    # The partitions' value histograms merged as they are read (a streaming group-by), not
+    # held side by side: a billion rows' partitions hold gigabytes of them.
+    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+    histogram_files = run.piece_files("histogram")
+    histogram = pl.DataFrame(schema=histogram_schema)
+    if histogram_files:
+        histogram = (
+            pl.scan_parquet(histogram_files)
+            .group_by(["metric", "k", "value"])
+            .agg(pl.col("count").sum())
+            .collect(engine="streaming")
+        )
     dropped = run.pieces("dropped")
     exposures = [
         (exposure.lazy(), n_lists.lazy())
@@ -324,7 +364,6 @@ def _committed(
     ]
     files = run.commit()
     per_group = pl.scan_parquet(files) if files else _no_rows(spec, keys)
-    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
     catalogue_table = reduction.partitions_catalogue(spec, tables, catalogue_metrics, exposures)
     return PartitionedEvaluation(
         per_group=per_group,
@@ -332,7 +371,7 @@ def _committed(
         partitions=run.partitions,
         catalogue=catalogue_table,
         resumed_partitions=resumed,
-        _histogram=pl.concat(histograms) if histograms else pl.DataFrame(schema=histogram_schema),
+        _histogram=histogram,
         _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
     )
 
@@ -373,7 +412,7 @@ def _run_partitions(
         bar.update(len(done))
         for partition in sorted(set(range(run.partitions)) - done):
             parts = {name: run.inputs / name / f"{_PARTITION}={partition}" for name in sources}
-            run.save(partition, _evaluate_partition(parts, spec, options, engine))
+            run.save(partition, evaluate_folders(parts, spec, options, engine))
             bar.update(1)
     return done
 
@@ -389,77 +428,6 @@ def _sources(spec: Spec) -> dict[str, pl.LazyFrame]:
     if spec.truth is not None and spec.empty_truth_groups is not None:
         sources["empty_truth"] = spec.empty_truth_groups
     return sources
-
-
-def _evaluate_partition(
-    parts: dict[str, Path], spec: Spec, options: dict[str, Any], engine: EngineType
-) -> staging.PartitionResult | None:
-    """One partition, read and evaluated eagerly: a partition is the unit that fits in memory, and
-    its per-group rows and drop counts then come from one heavy pass. None: no group."""
-    frames = {
-        name: _read_or_empty(
-            folder,
-            options["subtopic_truth"] if name == "subtopics" else _like(name, spec),
-            engine,
-        )
-        for name, folder in parts.items()
-    }
-    if not any(frame.height for frame in frames.values()):
-        return None
-    candidates = frames["candidates"]
-    truth = frames.get("truth")
-    if "empty_candidates" in frames or "empty_truth" in frames:
-        candidates, truth = _as_lists(frames, spec)
-    options = {key: value for key, value in options.items() if key != "subtopic_truth"}
-    if "subtopics" in frames:
-        truth = frames["subtopics"]  # the judgements by subtopic, in long form
-    with warnings.catch_warnings():
-        # A partition whose groups a policy drops is no news: the whole run's summary says it.
-        warnings.simplefilter("ignore", EmptyResultWarning)
-        result = evaluate(candidates, truth, check_values=False, engine=engine, **options)
-    rows = result.per_group
-    assert isinstance(rows, pl.DataFrame)
-    exposures = result.exposures
-    return staging.PartitionResult(
-        rows=rows,
-        histogram=aggregate.value_histogram(rows).collect(),
-        dropped=result.dropped,
-        exposure=None if exposures is None else exposures.exposure.lazy().collect(),
-        n_lists=None if exposures is None else exposures.n_lists.lazy().collect(),
-    )
-
-
-def _like(name: str, spec: Spec) -> pl.LazyFrame:
-    like = {
-        "candidates": spec.candidates,
-        "truth": spec.truth,
-        "empty_candidates": spec.empty_candidate_groups,
-        "empty_truth": spec.empty_truth_groups,
-    }[name]
-    assert like is not None
-    return like
-
-
-def _as_lists(
-    frames: dict[str, pl.DataFrame], spec: Spec
-) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """A partition's tables back in ranked-list form, so that `evaluate` sees the groups whose
-    list was empty as it saw them in the whole input: each long row a one-item list (with its
-    score), each empty group an empty list."""
-    candidates = with_empty_lists(
-        frames["candidates"], frames.get("empty_candidates"), [spec.item, spec.score]
-    )
-    truth = frames.get("truth")
-    if truth is not None:
-        truth = with_empty_lists(truth, frames.get("empty_truth"), [spec.item])
-    return candidates, truth
-
-
-def _read_or_empty(folder: Path, like: pl.LazyFrame, engine: EngineType) -> pl.DataFrame:
-    files = sorted(folder.glob("*.parquet"))
-    if files:
-        return pl.scan_parquet(files).collect(engine=engine)
-    return pl.DataFrame(schema=like.collect_schema())
 
 
 def evaluate_in_buckets(

@@ -318,10 +318,13 @@ class StagedRun:
         """Whether a done partition has a part file (a partition without groups has none)."""
         return self._path(_DONE, partition).read_text() == "part"
 
+    def piece_files(self, kind: str) -> list[Path]:
+        """The files of one summary piece, a file per staged partition."""
+        return sorted((self.folder / "partitions").glob(f"{kind}-*.parquet"))
+
     def pieces(self, kind: str) -> list[pl.DataFrame]:
         """One summary piece of every staged partition."""
-        files = sorted((self.folder / "partitions").glob(f"{kind}-*.parquet"))
-        return [pl.read_parquet(path) for path in files]
+        return [pl.read_parquet(path) for path in self.piece_files(kind)]
 
     # -- commit -------------------------------------------------------------------------------
 

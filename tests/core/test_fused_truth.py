@@ -88,7 +88,12 @@ def _counters(capfd: pytest.CaptureFixture[str], candidates: pl.DataFrame) -> di
         else:
             os.environ["POLARS_RANKK_NATIVE_TIMING"] = before
     counters: dict[str, int] = {}
-    for name in ("rows partitioned", "rows scattered", "truth rows joined by partition"):
+    for name in (
+        "rows taken as grouped",
+        "rows partitioned",
+        "rows scattered",
+        "truth rows joined by group",
+    ):
         found = [int(n) for n in re.findall(rf"{name}: (\d+)", err)]
         assert found, err
         counters[name] = sum(found)
@@ -99,7 +104,7 @@ def _counters(capfd: pytest.CaptureFixture[str], candidates: pl.DataFrame) -> di
 
 
 @pytest.mark.parametrize("order", ["grouped", "interleaved", "reversed"])
-def test_rows_in_any_order_are_partitioned_not_scattered_nor_probed_one_by_one(
+def test_rows_are_taken_as_grouped_or_partitioned_never_scattered_nor_probed_one_by_one(
     capfd: pytest.CaptureFixture[str], order: str
 ) -> None:
     candidates, truth = _case()
@@ -109,12 +114,18 @@ def test_rows_in_any_order_are_partitioned_not_scattered_nor_probed_one_by_one(
     elif order == "reversed":
         candidates = candidates.reverse()
     counters = _counters(capfd, candidates)
-    # Every candidate and judged truth row goes through the partitioning once...
-    assert counters["rows partitioned"] == candidates.height + truth.height
-    # ...and the truth's rows are joined to the candidates inside each partition: no row is
-    # written one at a time to its group's place in the whole table, and no candidate's grade
-    # is looked up in a structure over the whole truth.
-    assert counters["truth rows joined by partition"] == truth.height
+    # Every candidate and judged truth row is read once: rows already grouped (each group's
+    # candidate rows side by side, in any order of the groups) as they come, any other order
+    # through the partitioning...
+    rows = candidates.height + truth.height
+    if order == "interleaved":
+        assert (counters["rows partitioned"], counters["rows taken as grouped"]) == (rows, 0)
+    else:
+        assert (counters["rows partitioned"], counters["rows taken as grouped"]) == (0, rows)
+    # ...and the truth's rows are joined to the candidates group by group: no row is written
+    # one at a time to its group's place in the whole table, and no candidate's grade is
+    # looked up in a structure over the whole truth.
+    assert counters["truth rows joined by group"] == truth.height
     assert counters["rows scattered"] == 0
     assert counters["whole-truth probes"] == 0
 

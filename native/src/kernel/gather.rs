@@ -4,7 +4,7 @@
 
 use crate::columns::{FloatCursor, HandleCursor};
 
-use super::Inputs;
+use super::context::Inputs;
 
 /// The column readers of one thread (each reads its rows in increasing order).
 #[derive(Clone)]

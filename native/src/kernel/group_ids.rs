@@ -17,7 +17,7 @@ use super::hashing::{mix, KeyColumns};
 use super::partition::{partition, records, Partitions};
 use super::rank::{defers_condensing, Candidate, Items};
 use super::truth::Truth;
-use super::{threads, timing, Inputs};
+use super::context::{count, threads, timing, Inputs};
 
 /// Every group's candidates side by side, after invalid scores and unjudged candidates are
 /// handled: group g (in output order) lies in one array r, `members[r]` (listed in the order of
@@ -58,19 +58,18 @@ impl Grouped {
 /// partition gathers its own rows), and look-ups of a candidate's grade in a structure over
 /// the whole truth (none: each partition joins its own truth rows).
 fn report(partitioned: usize, partitions: usize, truth_rows: usize, whole_rows: bool) {
-    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
-        let how = if whole_rows { "rows" } else { "row numbers" };
-        eprintln!("rankk kernel: rows partitioned: {partitioned} into {partitions} partitions (as {how})");
-        eprintln!("rankk kernel: rows scattered: 0");
-        eprintln!("rankk kernel: truth rows joined by partition: {truth_rows}");
-        eprintln!("rankk kernel: whole-truth probes: 0");
-    }
+    let how = if whole_rows { "rows" } else { "row numbers" };
+    count("rows taken as grouped", 0);
+    count("rows partitioned", format!("{partitioned} into {partitions} partitions (as {how})"));
+    count("rows scattered", 0);
+    count("truth rows joined by group", truth_rows);
+    count("whole-truth probes", 0);
 }
 
 /// A candidate row as the ranking reads it, after `Policy.invalid_scores` and condensing
 /// (None: the row leaves before ranking).
 #[inline]
-fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag: f64) -> Option<Candidate> {
+pub(super) fn candidate(config: &Config, score: f64, grade: f64, item: u64, row: i64, flag: f64) -> Option<Candidate> {
     let mut score = score;
     if !score.is_finite() {
         match config.policy.invalid_scores {

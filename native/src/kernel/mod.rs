@@ -2,54 +2,34 @@
 //! sums of the per-rank terms at every cut-off. The reference is `polars_rankk/core/metrics/order.py`
 //! and `polars_rankk/core/evaluation/prepare.py`; the formulas follow them term by term.
 //!
-//! `group_ids` groups the rows (hashing the keys) and scatters them group by group; `rank`
+//! `runs` takes rows already grouped as they come; `group_ids` groups rows in any other order
+//! (partitioning them by the keys' hash) and gathers them group by group; `rank`
 //! orders, de-duplicates and condenses one group; `terms` sums the declared terms of a ranked
 //! group. This module splits the groups across the threads.
 
-use std::sync::OnceLock;
-
-use crate::columns::Column;
 use crate::config::{Config, Label, N_LABELS};
 
+mod context;
 mod gather;
 mod group_ids;
 mod hashing;
 mod partition;
 pub(crate) mod rank;
+mod runs;
 pub(crate) mod terms;
 #[cfg(test)]
 mod tests;
 mod truth;
+mod truth_sums;
 
+pub use context::{threads, timing, Inputs};
 use group_ids::grouped;
+use runs::{grouped_in_runs, in_runs};
+pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
 use terms::{cwl_label, grade_label, rbp_label};
-
-/// Worker threads for one call (asked once: the OS call is slow next to a small call).
-pub fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
-        let from_env = std::env::var("POLARS_RANKK_NATIVE_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|v| *v > 0);
-        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
-
-/// The input columns of one call, read in row order without copies.
-pub struct Inputs<'a> {
-    pub keys: Vec<&'a Column<'a>>,
-    pub item: &'a Column<'a>,
-    pub score: &'a Column<'a>,
-    pub grade: &'a Column<'a>,
-    pub judged: Option<&'a Column<'a>>,
-    pub row: Option<&'a Column<'a>>,
-    pub n_relevant: Option<&'a Column<'a>>,
-    pub n_nonrelevant: Option<&'a Column<'a>>,
-}
 
 /// The result: one entry per group.
 pub struct Groups {
@@ -59,26 +39,45 @@ pub struct Groups {
     pub values: Vec<f64>,
 }
 
-/// Phase timings on stderr when `POLARS_RANKK_NATIVE_TIMING` is set (for profiling), with
-/// the process's resident memory after the phase (Linux).
-pub fn timing(label: &str, since: std::time::Instant) {
-    if std::env::var_os("POLARS_RANKK_NATIVE_TIMING").is_some() {
-        let resident = std::fs::read_to_string("/proc/self/statm")
-            .ok()
-            .and_then(|text| text.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
-            .map_or(String::new(), |pages| format!(", resident {} MiB", pages * 4096 / (1 << 20)));
-        eprintln!("rankk kernel: {label}: {:.1} ms{resident}", since.elapsed().as_secs_f64() * 1e3);
-    }
-}
-
 /// Each group's thread-sized share: (first group, number of groups) per part.
 fn parts(n_groups: usize) -> (usize, usize) {
     let threads = threads().min(n_groups.max(1)).max(1);
     (threads, n_groups.div_ceil(threads).max(1))
 }
 
+/// One thread's groups ranked and read, one after another, into their output rows.
+struct GroupSums<'a> {
+    config: &'a Config,
+    reader: &'a Reader<'a>,
+    items: &'a Items<'a>,
+    scratch: RankScratch,
+    result: GroupResult,
+}
+
+impl<'a> GroupSums<'a> {
+    fn new(config: &'a Config, reader: &'a Reader<'a>, items: &'a Items<'a>) -> Self {
+        let result = GroupResult::new(reader.ks.len(), config.stats.len());
+        GroupSums { config, reader, items, scratch: RankScratch::default(), result }
+    }
+
+    /// Rank `group` (R and N its counts, NaN: none) and write its outputs into `out`.
+    fn write(&mut self, group: &mut [Candidate], relevant: f64, nonrelevant: f64, out: &mut [f64]) {
+        let relevant = if relevant.is_nan() { 0.0 } else { relevant };
+        let nonrelevant = if nonrelevant.is_nan() { 0.0 } else { nonrelevant };
+        let top = self.reader.ranks_read(relevant);
+        let (len, sorted) = rank_group(self.config, self.items, group, &mut self.scratch, top);
+        self.reader.read(&group[..sorted], len, relevant, nonrelevant, &mut self.result);
+        for (slot, (_, output)) in out.iter_mut().zip(&self.config.outputs) {
+            *slot = self.result.output(output, &self.reader.ks);
+        }
+    }
+}
+
 /// Rank every group and read its sums; `outputs` gives the columns, in order.
 pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
+    if let Some(found) = in_runs(config, inputs) {
+        return compute_in_runs(config, inputs, &found);
+    }
     let mut grouped = grouped(config, inputs);
     let n_groups = grouped.starts.len();
     let (n_relevant, n_nonrelevant) =
@@ -86,8 +85,6 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let group_keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let reader = Reader::for_outputs(config);
-    let ks = reader.ks.clone();
-    let n_stats = config.stats.len();
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
@@ -99,22 +96,15 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let first = part * per_thread;
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
             values_rest = tail;
-            let (reader, items, ks) = (&reader, &items, &ks);
+            let (reader, items) = (&reader, &items);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut keys_scratch = RankScratch::default();
-                let mut result = GroupResult::new(ks.len(), n_stats);
+                let mut sums = GroupSums::new(config, reader, items);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let len = rank_group(config, items, group, &mut keys_scratch);
-                    let relevant = n_relevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
-                    let nonrelevant =
-                        n_nonrelevant.get(g).copied().filter(|v| !v.is_nan()).unwrap_or(0.0);
-                    reader.read(&group[..len], relevant, nonrelevant, &mut result);
-                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
-                    for (slot, (_, output)) in out.iter_mut().zip(&config.outputs) {
-                        *slot = result.output(output, ks);
-                    }
+                    let relevant = n_relevant.get(g).copied().unwrap_or(f64::NAN);
+                    let nonrelevant = n_nonrelevant.get(g).copied().unwrap_or(f64::NAN);
+                    sums.write(group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
             };
             if threads == 1 {
@@ -126,6 +116,46 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     });
     timing("rank and sum", started);
     Groups { keys: group_keys, values }
+}
+
+/// `compute` on rows already grouped: each thread reads its groups' rows into one small
+/// buffer, group after group, and ranks and reads it there (no array of every candidate).
+fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_>) -> Groups {
+    let started = std::time::Instant::now();
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; found.n_groups() * n_outputs];
+    let reader = Reader::for_outputs(config);
+    let items = Items { column: inputs.item, kind: config.item_kind };
+    let shares = found.shares(threads());
+    let one_thread = shares.len() <= 1;
+    std::thread::scope(|scope| {
+        let mut values_rest: &mut [f64] = &mut values;
+        for share in shares {
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(share.len() * n_outputs);
+            values_rest = tail;
+            let (reader, items) = (&reader, &items);
+            let work = move || {
+                let mut sums = GroupSums::new(config, reader, items);
+                let mut cursors = runs::RowCursors::new(inputs);
+                let mut group = Vec::new();
+                let first = share.start;
+                for g in share {
+                    let (declared_relevant, declared_nonrelevant) = found.fill(config, g, &mut cursors, &mut group);
+                    let relevant = found.n_relevant.get(g).copied().unwrap_or(declared_relevant);
+                    let nonrelevant = found.n_nonrelevant.get(g).copied().unwrap_or(declared_nonrelevant);
+                    let local = g - first;
+                    sums.write(&mut group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                }
+            };
+            if one_thread {
+                work();
+            } else {
+                scope.spawn(work);
+            }
+        }
+    });
+    timing("gather, rank and sum (grouped rows)", started);
+    Groups { keys: found.keys(config.key_kinds.len()), values }
 }
 
 /// Each ranked row's own terms (not cumulated) within the first `k_max` ranks, for the rows
@@ -142,13 +172,13 @@ pub struct TermRows {
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
 /// K-curves' sums over ranks read them).
 pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
-    let mut grouped = grouped(config, inputs);
+    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();
     let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
-    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, k_max };
+    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
     let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -160,8 +190,8 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
                 let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
-                    let len = rank_group(config, items, group, &mut keys_scratch);
-                    reader.row_terms((first + local) as u32, &group[..len], &mut weights, &mut out);
+                    let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(k_max));
+                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, &mut out);
                 }
                 out
             }));

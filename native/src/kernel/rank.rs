@@ -241,14 +241,44 @@ fn condensed(config: &Config, group: &mut [Candidate]) -> usize {
     kept
 }
 
+/// Lists at least this many times longer than the ranks read are selected before sorting
+/// (below it a full sort of the few others costs about what the selection saves).
+const SELECT_FROM: usize = 4;
+
+/// Move the `top` highest-scored candidates of `ranked` first, with every candidate tied with
+/// the `top`-th (its whole tie block); returns how many were moved (their order is not set).
+fn select_top(ranked: &mut [Candidate], top: usize) -> usize {
+    let (_, pivot, _) = ranked.select_nth_unstable_by(top - 1, |a, b| b.score.total_cmp(&a.score));
+    let boundary = pivot.score;
+    let mut kept = top;
+    for i in top..ranked.len() {
+        if ranked[i].score.total_cmp(&boundary) == Ordering::Equal {
+            ranked.swap(kept, i);
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Whether the ranking may select its first ranks before sorting them: the tie order is a
+/// total order of the candidates (an item and an input row tell any two apart), so that the
+/// order the selection leaves them in is never read.
+fn may_select(config: &Config) -> bool {
+    config.has_row || (config.policy.ties != Ties::InputOrder && !config.policy.keep_duplicates())
+}
+
 /// De-duplicate the group's candidates and sort them in rank order, in place; returns how
-/// many remain (the first ones).
+/// many remain (the first ones) and how many of those are in rank order: all of them, or,
+/// when only the first `top` ranks are read (`Reader::ranks_read`) of a list several times
+/// longer, those ranks and the rest of the last one's tie block (a partial selection, then a
+/// sort of the selected: the rest of the list is never sorted).
 pub(crate) fn rank_group(
     config: &Config,
     items: &Items<'_>,
     group: &mut [Candidate],
     scratch: &mut RankScratch,
-) -> usize {
+    top: Option<usize>,
+) -> (usize, usize) {
     let mut len = group.len();
     if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, &mut scratch.keys) {
         // The highest-scored copy of each item, the earliest such row; its label is the
@@ -278,13 +308,19 @@ pub(crate) fn rank_group(
     if defers_condensing(config) {
         len = condensed(config, &mut group[..len]);
     }
+    let sorted = match top {
+        Some(top) if top > 0 && top.saturating_mul(SELECT_FROM) <= len && may_select(config) => {
+            select_top(&mut group[..len], top)
+        }
+        _ => len,
+    };
     // By score first (a sort on numbers), then each run of equal scores by the tie policy.
-    let ranked = &mut group[..len];
+    let ranked = &mut group[..sorted];
     sort_by_score(ranked, scratch);
     let mut start = 0usize;
-    while start < len {
+    while start < sorted {
         let mut end = start + 1;
-        while end < len && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
+        while end < sorted && ranked[end].score.total_cmp(&ranked[start].score) == Ordering::Equal {
             end += 1;
         }
         if end - start > 1 {
@@ -292,7 +328,7 @@ pub(crate) fn rank_group(
         }
         start = end;
     }
-    len
+    (len, sorted)
 }
 
 #[cfg(test)]

@@ -169,6 +169,8 @@ pub(crate) struct Reader<'a> {
     /// Sorted distinct cut-offs.
     pub ks: Vec<usize>,
     pub limit_whole: bool,
+    /// Hits within the first R ranks are read (R past the largest cut-off).
+    pub hits_at_r: bool,
     pub k_max: usize,
 }
 
@@ -252,14 +254,28 @@ impl<'a> Reader<'a> {
             terms: Terms::new(config),
             ks,
             limit_whole: config.whole_list(),
+            hits_at_r: config.reads_hits_at_r(),
             k_max: config.k_max(),
         }
     }
 
-    pub(crate) fn read(&self, ranked: &[Candidate], n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
+    /// How many of a group's first ranks the outputs read (None: every rank): the largest
+    /// cut-off, and R (`n_relevant`) where hits within R are read. The ranking needs no order
+    /// past them (`rank_group`'s partial selection).
+    pub(crate) fn ranks_read(&self, n_relevant: f64) -> Option<usize> {
+        if self.limit_whole {
+            return None;
+        }
+        let r_cut = if self.hits_at_r && n_relevant > 0.0 { n_relevant as usize } else { 0 };
+        Some(self.k_max.max(r_cut))
+    }
+
+    /// Read a ranked group: `ranked` its first candidates in rank order (at least
+    /// `ranks_read` of them, or all), `n` its length.
+    pub(crate) fn read(&self, ranked: &[Candidate], n: usize, n_relevant: f64, n_nonrelevant: f64, out: &mut GroupResult) {
         let config = self.config;
-        let n = ranked.len();
-        let limit = if self.limit_whole { n } else { n.min(self.k_max) };
+        let limit = self.ranks_read(n_relevant).map_or(n, |top| n.min(top));
+        debug_assert!(ranked.len() >= limit);
         let n_stats = self.terms.n_stats;
         let mut sums = std::mem::take(&mut out.sums);
         sums.iter_mut().for_each(|s| *s = 0.0);

@@ -1,11 +1,12 @@
 //! The grouping holds whatever the rows' order: the same sums per group, groups in order of
-//! their first candidate row, on both partitioning paths (the rows themselves with one key
-//! column; row numbers with two), over several partitions (36,000 candidate rows).
+//! their first candidate row, on rows taken as grouped (in order, reversed) and on both
+//! partitioning paths (the rows themselves with one key column; row numbers with two), over
+//! several partitions (36,000 candidate rows), and on rows grouped but for one.
 
-use crate::columns::{Chunk, Column, Values};
-use crate::config::{from_call, Call, Judged, Kind, Label, OutputSpec, OutputValue, PieceSpec, Policy, TermSpec, TokenSpec};
-
-use super::{compute, Inputs};
+use crate::columns::Values;
+use crate::config::{from_call, Call, Kind, OutputValue, Policy};
+use crate::kernel::{compute, Inputs};
+use crate::testing::{column, dcg_piece, key, sum, term, value};
 
 const N_USERS: usize = 3000;
 const N_ROWS: usize = N_USERS * 12;
@@ -44,57 +45,28 @@ fn rows(order: &[usize]) -> Rows {
     out
 }
 
-fn column<'a>(name: &str, values: Values<'a>, len: usize) -> Column<'a> {
-    Column { name: name.to_string(), chunks: vec![Chunk { len, values, validity: None }] }
-}
-
 fn call(keys: usize) -> Call {
-    let word = |w: &str| TokenSpec::Word(w.to_string());
-    let dcg = PieceSpec { label: Label::Gain, divide: true, weight: vec![word("r"), TokenSpec::Number(1.0), word("+"), word("log2")] };
-    let mut outputs: Vec<OutputSpec> = (0..keys)
-        .map(|k| OutputSpec { column: format!("key{k}"), value: OutputValue::Key, k, term: None })
-        .collect();
-    outputs.push(OutputSpec { column: "hits_at_r".to_string(), value: OutputValue::HitsAtR, k: 0, term: None });
+    let mut outputs: Vec<_> = (0..keys).map(|k| key(&format!("key{k}"), k)).collect();
+    outputs.push(value("hits_at_r", OutputValue::HitsAtR));
     for k in [1, 3, 10] {
-        outputs.push(OutputSpec { column: format!("dcg@{k}"), value: OutputValue::Sum, k, term: Some("dcg".to_string()) });
-        outputs.push(OutputSpec { column: format!("ap@{k}"), value: OutputValue::Sum, k, term: Some("precision_sum".to_string()) });
+        outputs.push(sum(&format!("dcg@{k}"), "dcg", k));
+        outputs.push(sum(&format!("ap@{k}"), "precision_sum", k));
     }
-    Call {
-        keys: vec![Kind::Integer; keys],
-        item: Kind::Integer,
-        score_name: "score".to_string(),
-        unjudged_grade: 0.0,
-        may_add: Vec::new(),
-        null_order_grade: 0.0,
-        condense: false,
-        judged: Judged::Unused,
-        positive_only: true,
-        labelled: false,
-        negative_unjudged: false,
-        row: false,
-        truth: true,
-        counts: 0,
-        one_group: false,
-        has_item: true,
-        has_extra: false,
-        pool_restrict: false,
-        terms: vec![TermSpec { name: "dcg".to_string(), pieces: vec![dcg] }],
-        outputs,
-    }
+    let terms = vec![term("dcg", vec![dcg_piece()])];
+    Call { keys: vec![Kind::Integer; keys], positive_only: true, truth: true, terms, outputs, ..Call::default() }
 }
 
 /// Each group's key and sums, in output order.
 fn sums(order: &[usize], keys: usize) -> Vec<(i64, Vec<f64>)> {
     let data = rows(order);
-    let n = data.user.len();
-    let user = column("user", Values::I64(&data.user), n);
-    let other = column("other", Values::I64(&data.other), n);
-    let item = column("item", Values::I64(&data.item), n);
-    let score = column("score", Values::F64(&data.score), n);
-    let grade = column("grade", Values::F64(&data.grade), n);
+    let user = column("user", Values::I64(&data.user));
+    let other = column("other", Values::I64(&data.other));
+    let item = column("item", Values::I64(&data.item));
+    let score = column("score", Values::F64(&data.score));
+    let grade = column("grade", Values::F64(&data.grade));
     let config = from_call(&call(keys), Policy::default()).unwrap();
     let key_columns = if keys == 1 { vec![&user] } else { vec![&user, &other] };
-    let inputs = Inputs { keys: key_columns, item: &item, score: &score, grade: &grade, judged: None, row: None, n_relevant: None, n_nonrelevant: None };
+    let inputs = Inputs::new(key_columns, &item, &score, &grade);
     let groups = compute(&config, &inputs);
     let n_outputs = config.outputs.len();
     (0..groups.keys[0].len())
@@ -114,11 +86,14 @@ fn any_row_order_gives_the_same_sums_in_order_of_first_appearance() {
         shuffled.swap(i, (state % (i as u64 + 1)) as usize);
     }
     let reversed: Vec<usize> = grouped.iter().rev().copied().collect();
+    // Grouped but for one row of the first group, moved to the end: two runs of one key.
+    let mut split = grouped[1..].to_vec();
+    split.push(0);
     for keys in [1, 2] {
         let expected = sums(&grouped, keys);
         assert_eq!(expected.len(), N_USERS, "the last user has only truth rows");
         assert!(expected.iter().enumerate().all(|(g, (user, _))| *user == g as i64));
-        for order in [&shuffled, &reversed] {
+        for order in [&shuffled, &reversed, &split] {
             let found = sums(order, keys);
             // Groups in order of their first candidate row...
             let mut seen = vec![false; N_USERS];

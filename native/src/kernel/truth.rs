@@ -9,6 +9,9 @@
 
 use super::rank::{item_key, Items};
 
+/// Judged items per group up to which a candidate's grade is found by a scan.
+const SCAN_ITEMS: usize = 16;
+
 pub(super) struct Truth {
     /// Group g's items are `entries[offsets[g]..offsets[g + 1]]`, sorted by key.
     offsets: Vec<usize>,
@@ -57,6 +60,10 @@ impl Truth {
         let g = group as usize;
         let slice = &self.entries[self.offsets[g]..self.offsets[g + 1]];
         let key = item_key(items, item);
+        if slice.len() <= SCAN_ITEMS {
+            // A group's few judged items: a scan of their keys beats a binary search.
+            return slice.iter().filter(|e| e.0 == key && Self::same(items, e.1, item)).map(|e| e.2).fold(f64::NAN, f64::max);
+        }
         let start = slice.partition_point(|e| e.0 < key);
         let end = start + slice[start..].partition_point(|e| e.0 == key);
         if start == end {

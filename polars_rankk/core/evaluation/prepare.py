@@ -414,9 +414,9 @@ def prepare_groups(spec: Spec) -> Prepared:
     else:
         joined_truth = positive
     padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    truth_stats = _truth_stats(
-        judged, spec, padding, count_nonrelevant="n_nonrelevant" in needs.counts
-    )
+    counted = "n_nonrelevant" in needs.counts  # the kernel's where it takes them (none padded)
+    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
+    truth_stats = stats if stats is not None else _truth_stats(judged, spec, padding, counted)
     if judged is truth:
         universe = truth_stats
     else:

@@ -102,6 +102,8 @@ class Spec:
     #: those of them asked for at no cut-off besides: rows with no K.
     whole_list: tuple[MetricName, ...] = ()
     whole_list_only: tuple[MetricName, ...] = ()
+    #: The inputs' values were checked (`check_values`): grades are finite and not null.
+    values_checked: bool = False
 
     @property
     def group_keys(self) -> tuple[str, ...]:
@@ -244,6 +246,7 @@ def check_inputs(
         system=system,
         whole_list=whole.metrics,
         whole_list_only=whole.only,
+        values_checked=check_values,
     )
     _check_output_names(spec)
     return spec

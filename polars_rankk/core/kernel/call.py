@@ -99,6 +99,9 @@ class Call:
     has_item: bool = True
     has_extra: bool = False
     pool_restrict: bool = False
+    #: The scores were checked finite before the call (`evaluate`'s value checks under
+    #: ``invalid_scores="error"``): the kernel does not scan them again.
+    scores_checked: bool = False
     terms: tuple[LinearTerm, ...] = ()
     outputs: tuple[Output, ...] = field(default=())
 

@@ -22,12 +22,14 @@ import polars as pl
 from polars_rankk.core.columns import (
     GRADE,
     HITS_AT_R,
+    IDEAL_DCG,
     IS_JUDGED,
     N_CANDIDATES,
     N_NONRELEVANT,
     N_RELEVANT,
     ROW,
     SCORE,
+    stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel.call import (
@@ -159,10 +161,12 @@ def status() -> Status:
     return _load()
 
 
-def _call(library: Path, args: list[pl.Expr], call: dict[str, object]) -> pl.Expr:
+def _call(
+    library: Path, args: list[pl.Expr], call: dict[str, object], function: str = "group_sums"
+) -> pl.Expr:
     return pl.plugins.register_plugin_function(
         plugin_path=library,
-        function_name="group_sums",
+        function_name=function,
         args=args,
         kwargs=call,
         is_elementwise=False,
@@ -324,6 +328,7 @@ def _inputs(
         outputs=tuple(Output(key, "key", index) for index, key in enumerate(keys)),
         unjudged_grade=unjudged,
         may_add=may_add,
+        scores_checked=spec.values_checked,
     )
     return _Inputs(frame, arguments, call, keys, {key: schema[key] for key in keys})
 
@@ -399,6 +404,35 @@ def group_sums(
     sums = inputs.frame.select(_call(library(), inputs.arguments, kwargs(spec.policy, call)))
     names = [*inputs.keys, *(output.column for output in outputs)]
     return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
+
+
+def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl.LazyFrame | None:
+    """`prepare._truth_stats` computed by the kernel from `judged` (keys, item, grade); None
+    where it does not take it: not loaded, keys it does not read, or grades not checked
+    finite (the kernel reads a null grade as NaN, which Polars does not)."""
+    finite = spec.values_checked or (spec.truth is not None and not spec.truth_graded)
+    if unsupported(spec) is not None or not finite:
+        return None
+    schema = judged.collect_schema()
+    keys = list(spec.keys)
+    counts = [N_RELEVANT, *([N_NONRELEVANT] if count_nonrelevant else [])]
+    outputs = [Output(key, "key", index) for index, key in enumerate(keys)]
+    outputs += [
+        Output(count, "n_relevant" if count == N_RELEVANT else "n_nonrelevant") for count in counts
+    ]
+    outputs += [Output(stat_column(IDEAL_DCG, k), "ideal_dcg", k) for k in spec.read_ks]
+    call = Call(keys=tuple(_kind(schema[key]) or "" for key in keys), outputs=tuple(outputs))
+    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    arguments.append(pl.col(GRADE).cast(pl.Float64))
+    plugin = _call(library(), arguments, kwargs(spec.policy, call), "truth_sums")
+    return (
+        judged.select(plugin)
+        .unnest(_SUMS)
+        .with_columns(
+            *(pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String),
+            *(pl.col(column).cast(pl.Int64) for column in counts),
+        )
+    )
 
 
 def term_rows(
