@@ -21,6 +21,8 @@ import polars as pl
 from polars_rankk.counterfactual.evaluation import evaluate_counterfactual
 from polars_rankk.counterfactual.examination import examination_table
 
+#: A new policy to compare: its candidates, or its candidates and options of its own.
+Policy = pl.DataFrame | pl.LazyFrame | tuple[pl.DataFrame | pl.LazyFrame, Mapping[str, Any]]
 #: The default sweep: eta from 0.5 to 1.5 in steps of 0.05.
 ETAS = tuple(round(0.5 + 0.05 * step, 2) for step in range(21))
 
@@ -45,7 +47,7 @@ class SensitivityResult:
 
 def counterfactual_sensitivity(
     log: pl.DataFrame | pl.LazyFrame,
-    policies: Mapping[str, pl.DataFrame | pl.LazyFrame],
+    policies: Mapping[str, Policy],
     *,
     etas: Sequence[float] = ETAS,
     estimator: str = "snips",
@@ -63,7 +65,9 @@ def counterfactual_sensitivity(
     log
         The click log (as for `evaluate_counterfactual`).
     policies
-        ``{name: candidates}``: each new policy in any form `evaluate_counterfactual` reads.
+        ``{name: candidates}``: each new policy in any form `evaluate_counterfactual` reads;
+        ``{name: (candidates, {option: value})}`` for options of that policy alone (e.g.
+        ``{"probability": "probability"}`` for marginals beside rankings).
     etas
         The powers to sweep (1 is added if missing: the estimate as specified).
     estimator
@@ -122,9 +126,10 @@ def counterfactual_sensitivity(
             settings["examination"] = theta.with_columns(pl.col("examination") ** eta)
         elif propensity is not None:
             logged = frame.with_columns(pl.col(propensity).cast(pl.Float64) ** eta)
-        for name, candidates in policies.items():
+        for name, given in policies.items():
+            candidates, own = given if isinstance(given, tuple) else (given, {})
             summary = evaluate_counterfactual(
-                logged, candidates, estimator=estimator, **settings
+                logged, candidates, estimator=estimator, **{**settings, **own}
             ).summary()
             row = summary.row(0, named=True)
             values = {key: row[key] for key in ("reward_at_k", "lower", "upper")}
@@ -141,7 +146,7 @@ def counterfactual_sensitivity(
 
 def _examination(
     log: pl.LazyFrame,
-    policies: Mapping[str, pl.DataFrame | pl.LazyFrame],
+    policies: Mapping[str, Policy],
     estimator: str,
     options: dict[str, Any],
 ) -> pl.DataFrame:
@@ -153,8 +158,9 @@ def _examination(
         )
         return examination_table(given, max(deepest, int(options.get("k", 10))))
     first = next(iter(policies.values()))
-    settings = {**options, "n_bootstrap": 0}
-    result = evaluate_counterfactual(log, first, estimator=estimator, **settings)
+    candidates, own = first if isinstance(first, tuple) else (first, {})
+    settings = {**options, **own, "n_bootstrap": 0}
+    result = evaluate_counterfactual(log, candidates, estimator=estimator, **settings)
     assert result.examination is not None
     return result.examination
 

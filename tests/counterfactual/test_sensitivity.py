@@ -70,3 +70,21 @@ def test_the_chart_marks_the_flip() -> None:
     spec = rk.plot_counterfactual_sensitivity(result).to_dict()
     (labels,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
     assert "winner flips at eta = 1.3" in str(labels["data"])
+
+
+def test_marginals_compare_beside_a_ranking_with_options_of_their_own() -> None:
+    """A policy given as (candidates, options): a-first as marginals estimates as the
+    ranking does at every eta."""
+    marginal = pl.DataFrame({"query": ["q", "q"], "item": ["a", "b"], "position": [1, 1],
+                             "probability": [1.0, 0.0]})  # fmt: skip
+    result = rk.counterfactual_sensitivity(
+        LOG,
+        {"a first": A_FIRST, "a first, marginals": (marginal, {"probability": "probability"})},
+        etas=[0.5, 1.0, 1.5],
+        examination=[1.0, 0.5],
+        **OPTIONS,  # type: ignore[arg-type]
+    )
+    by_policy = result.table.sort("eta").partition_by("policy", as_dict=True)
+    np.testing.assert_allclose(
+        by_policy[("a first",)]["reward_at_k"], by_policy[("a first, marginals",)]["reward_at_k"]
+    )
