@@ -195,17 +195,13 @@ def evaluate_counterfactual(
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
     logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
-    resampled: np.ndarray | None = group_matrix
     interval_over = "groups"
+    resampled: np.ndarray | None = group_matrix
     if group_matrix.shape[0] == 1 and n_bootstrap > 0:
         resampled, interval_over = _impression_matrix(
             logged, rows, placements, columns, click_model, k, counts, engine
         )
-    if resampled is not None and len(resampled) and n_bootstrap > 0:
-        bases = [base for _, base in wanted]
-        resampled = estimators.resampled_means(resampled, bases, k, n_bootstrap, seed)
-    else:
-        resampled = None
+    resampled = _resampled_means(resampled, [base for _, base in wanted], k, n_bootstrap, seed)
     overall = pl.DataFrame(
         [
             estimators.overall_row(group_matrix, resampled, base, name, k, alpha)
@@ -304,6 +300,15 @@ def _impression_matrix(
     matrix = estimators.matrix(sums, columns.lists, k, per_group=False)
     padding = np.zeros((impressions - matrix.shape[0], matrix.shape[1]))
     return np.vstack([matrix, padding]), "impressions"
+
+
+def _resampled_means(
+    matrix: np.ndarray | None, bases: list[str], k: int, n_bootstrap: int, seed: int | None
+) -> np.ndarray | None:
+    """The bootstrap's resampled means of `matrix` (None: no interval to draw)."""
+    if matrix is None or not len(matrix) or n_bootstrap <= 0:
+        return None
+    return estimators.resampled_means(matrix, bases, k, n_bootstrap, seed)
 
 
 def _per_group(sums: pl.DataFrame, keys: list[str], wanted: list[tuple[str, str]]) -> pl.DataFrame:

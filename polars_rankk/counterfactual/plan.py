@@ -182,29 +182,29 @@ def rank_sums(
     # The reward model's value of each slot: per impression where the marginals are.
     value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
     values = placements.group_by(value_keys).agg((probability * predicted).sum().alias("__value"))
-    by_rows = by_impression or columns.per_impression
-    if by_rows:
+    logged = groups.with_columns(pl.lit(True).alias("__logged"))
+    if by_impression or columns.per_impression:
         direct = (
             informed.join(values, on=value_keys, how="inner")
             .group_by(by)
             .agg(pl.col("__value").sum().alias("direct"))
         )
         counts = informed.group_by(by).agg(pl.len().cast(pl.Float64).alias(INFORMING))
+        slots = placements.select(per_slot).unique()
+        if by_impression:
+            # Every impression with a placed item, informing or not (its clicks count as
+            # labels).
+            listed = pl.concat([informed.select(by), sums.select(by)]).unique()
+            slots = slots.join(listed, on=per_slot, how="inner")
+        slots = slots.join(direct, on=by, how="left").join(counts, on=by, how="left")
     else:
-        direct = values.join(informed, on=per_slot, how="inner").select(
-            *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct")
+        # One row per slot already (the values' keys): the informing impressions and the
+        # direct term, the slot's value times their number, joined once.
+        slots = values.join(informed, on=per_slot, how="left").select(
+            *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
         )
-        counts = informed
-    slots = placements.select(per_slot).unique()
-    if by_impression:
-        # Every impression with a placed item, informing or not (its clicks count as labels).
-        listed = pl.concat([informed.select(by), sums.select(by)]).unique()
-        slots = slots.join(listed, on=per_slot, how="inner")
-    logged = groups.with_columns(pl.lit(True).alias("__logged"))
     return (
         slots.join(sums, on=by, how="left")
-        .join(direct, on=by, how="left")
-        .join(counts, on=by, how="left")
         .join(logged, on=columns.keys, how="left")
         .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
