@@ -25,6 +25,12 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# Open Bandit Pipeline, the counterfactual estimators' reference (tests/counterfactual):
+	# obp 0.5.7 pins Python < 3.11 and old NumPy/scikit-learn, so it is installed without its
+	# dependencies; the tests load only its estimators and Bernoulli TS policy, which run on
+	# the project's own. Where it does not install, those tests skip and the transcriptions
+	# of its code still hold the estimators.
+	-$(BIN)/python -m pip install --quiet --no-deps --ignore-requires-python "obp==0.5.7"
 	touch $(STAMP)
 
 ## native: build and install the compiled kernel (native/) when cargo is present

@@ -161,8 +161,9 @@ def test_the_open_bandit_dataset_sample_random_to_bernoulli_ts(
 ) -> None:
     """obp's bundled sample, campaign "all": the uniform-random log, Bernoulli TS's
     ``action_dist`` from obp's own policy (its production prior, 100,000 draws, seed 12345):
-    the estimates equal obp's estimators per position summed, and obp's per-round IPW is the
-    0.00455 of its quickstart."""
+    the estimates equal obp's IPW, SNIPW and DR (the same reward model) per position summed,
+    are the numbers the docs report, and obp's per-round IPW is the 0.00455 of its
+    quickstart."""
     obp = load_obp(monkeypatch)
     policy = obp.contextfree.BernoulliTS(
         n_actions=80, len_list=3, is_zozotown_prior=True, campaign="all", random_state=12345
@@ -176,17 +177,37 @@ def test_the_open_bandit_dataset_sample_random_to_bernoulli_ts(
         .with_columns(pl.lit("all").alias("campaign"))
     )  # fmt: skip
     rounds = log.height
+    # DR's default reward model: the log's mean click per (item, position), 0 where never.
+    means = log.group_by("item_id", "position").agg(pl.col("click").mean())
+    predicted = np.zeros((80, 3))
+    predicted[means["item_id"].to_numpy(), means["position"].to_numpy() - 1] = means["click"]
     data = OpenBanditLog(
         log,
         np.broadcast_to(action_dist, (rounds, 80, 3)),
-        np.zeros((rounds, 80, 3)),
+        np.broadcast_to(predicted, (rounds, 80, 3)),
         float("nan"),
     )
-    ours = _ours(data, per_round=False, estimator=["ips", "snips"])
+    ours = _ours(data, per_round=False)
     feedback = obp_arrays(log)
-    for name in ("ips", "snips"):
-        expected = per_position_sum(name, feedback, data.action_dist, data.predicted)
-        assert ours[name] == pytest.approx(expected, rel=1e-12), name
+    classes = {
+        "ips": obp.estimators.InverseProbabilityWeighting(),
+        "snips": obp.estimators.SelfNormalizedInverseProbabilityWeighting(),
+        "dr": obp.estimators.DoublyRobust(),
+    }
+    for name, estimator in classes.items():
+        total = 0.0
+        for at in range(3):
+            rows = feedback["position"] == at
+            total += estimator.estimate_policy_value(
+                **{key: value[rows] for key, value in feedback.items()},
+                action_dist=data.action_dist[rows],
+                estimated_rewards_by_reg_model=data.predicted[rows],
+            )
+        assert ours[name] == pytest.approx(total, rel=1e-12), name
+    # The numbers docs/counterfactual.md reports.
+    assert {name: round(value, 5) for name, value in ours.items()} == {
+        "ips": 0.01351, "snips": 0.01407, "dr": 0.01367
+    }  # fmt: skip
     per_round = obp.estimators.InverseProbabilityWeighting().estimate_policy_value(
         action_dist=data.action_dist, **feedback
     )
