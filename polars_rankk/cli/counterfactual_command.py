@@ -31,7 +31,8 @@ LogArgument = Annotated[
     Path,
     typer.Argument(
         metavar="LOG",
-        help="What was shown and clicked: group keys, item, position, reward (Parquet, CSV, TSV).",
+        help="What was shown and clicked: group keys, item, position, the reward column "
+        "(Parquet, CSV, TSV).",
         show_default=False,
     ),
 ]
@@ -39,7 +40,8 @@ CandidatesArgument = Annotated[
     Path,
     typer.Argument(
         metavar="CANDIDATES",
-        help="The new ranking: group keys, item, score (Parquet, CSV, TSV).",
+        help="The new policy: group keys, item and score (a ranking), position and "
+        "probability (--probability), or score and draw id (--sample) (Parquet, CSV, TSV).",
         show_default=False,
     ),
 ]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import polars as pl
@@ -91,3 +92,15 @@ def test_the_help_says_the_reward_default(rankk: Rankk) -> None:
     assert code == 0
     assert "--reward" in out
     assert "click" in out
+
+
+def test_the_docs_name_every_option_of_the_help(rankk: Rankk) -> None:
+    """docs/cli.md's section on the command names each option `--help` lists."""
+    code, out, _ = rankk("counterfactual", "--help")
+    assert code == 0
+    options = set(re.findall(r"(--[a-z][a-z-]+)", out)) - {"--help", "--output", "--format"}
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    section = docs.split("## `rankk counterfactual`")[1].split("\n## ")[0]
+    shared = {"--group-by", "--k", "--input-format", "--output-format"}  # said for every command
+    missing = sorted(option for option in options - shared if option not in section)
+    assert not missing, missing
