@@ -233,7 +233,7 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let found = kernel::term_rows(config, &inputs, config.k_max());
+    let found = kernel::term_rows(config, &inputs, config.k_max(), false);
     let mut out: Vec<OutColumn> = config
         .outputs
         .iter()
@@ -279,7 +279,7 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let found = kernel::term_rows(config, &inputs, config.k_max());
+    let found = kernel::term_rows(config, &inputs, config.k_max(), true);
     let mut out: Vec<OutColumn> = config
         .outputs
         .iter()

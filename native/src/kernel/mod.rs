@@ -165,7 +165,7 @@ pub struct TermRows {
     pub keys: Vec<Vec<u64>>,
     /// (group, rank) of each row, in group order, then rank order.
     pub rows: Vec<(u32, u32)>,
-    /// The item of each row (its handle: see `Column::handles`).
+    /// The item of each row (its handle: see `Column::handles`), when asked for (`with_items`).
     pub items: Vec<u64>,
     /// `values[row * n_stats + stat]`: the row's value of each configured term.
     pub values: Vec<f64>,
@@ -175,8 +175,8 @@ pub struct TermRows {
 type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>);
 
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
-/// K-curves' sums over ranks read them).
-pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
+/// K-curves' sums over ranks read them) and, `with_items`, each row's item.
+pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items: bool) -> TermRows {
     let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
@@ -196,7 +196,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
                     let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(k_max));
-                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, &mut out);
+                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, with_items, &mut out);
                 }
                 out
             }));
@@ -214,7 +214,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
 
 impl Reader<'_> {
     /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
-    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, out: &mut Found) {
+    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, with_items: bool, out: &mut Found) {
         let config = self.config;
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
@@ -246,7 +246,9 @@ impl Reader<'_> {
             }
             if values.iter().any(|v| *v != 0.0) {
                 out.0.push((g, rank as u32));
-                out.1.push(candidate.item);
+                if with_items {
+                    out.1.push(candidate.item);
+                }
                 out.2.extend_from_slice(&values);
             }
         }
