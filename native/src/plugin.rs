@@ -200,6 +200,21 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         .collect())
 }
 
+/// The group keys of each of `found`'s rows, one column per configured key output.
+fn row_keys(config: &Config, inputs: &Inputs<'_>, found: &kernel::TermRows) -> Vec<OutColumn> {
+    config
+        .outputs
+        .iter()
+        .filter_map(|(name, output)| match output {
+            Output::Key(i) => {
+                let handles: Vec<u64> = found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
+                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// `graded_rows`' fields: the keys (the configured key outputs), `rank`, and each
 /// configured term (by its name).
 pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
@@ -234,18 +249,7 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
     let found = kernel::term_rows(config, &inputs, config.k_max(), false);
-    let mut out: Vec<OutColumn> = config
-        .outputs
-        .iter()
-        .filter_map(|(name, output)| match output {
-            Output::Key(i) => {
-                let handles: Vec<u64> =
-                    found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
-                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
-            }
-            _ => None,
-        })
-        .collect();
+    let mut out = row_keys(config, &inputs, &found);
     out.push(OutColumn {
         name: "rank".to_string(),
         data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
@@ -280,18 +284,7 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
     let found = kernel::term_rows(config, &inputs, config.k_max(), true);
-    let mut out: Vec<OutColumn> = config
-        .outputs
-        .iter()
-        .filter_map(|(name, output)| match output {
-            Output::Key(i) => {
-                let handles: Vec<u64> =
-                    found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
-                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
-            }
-            _ => None,
-        })
-        .collect();
+    let mut out = row_keys(config, &inputs, &found);
     let item = &columns[config.key_kinds.len()];
     out.push(key_column(&item.name, config.item_kind, inputs.item, &found.items));
     out.push(OutColumn {

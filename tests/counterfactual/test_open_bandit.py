@@ -7,6 +7,7 @@ reward model; and the estimates recover the synthetic logs' truth."""
 
 from __future__ import annotations
 
+import types
 import warnings
 
 import numpy as np
@@ -136,23 +137,9 @@ def test_obps_own_estimators_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     obp = load_obp(monkeypatch)
     data = synthetic_log(500, 8, seed=8, logger="skewed", per_round=True)
     ours = _ours(data, per_round=True, reward_model="predicted")
-    feedback = obp_arrays(data.log)
-    classes = {
-        "ips": obp.estimators.InverseProbabilityWeighting(),
-        "snips": obp.estimators.SelfNormalizedInverseProbabilityWeighting(),
-        "dr": obp.estimators.DoublyRobust(),
-    }
-    for name, estimator in classes.items():
-        total = 0.0
-        for at in range(3):
-            rows = feedback["position"] == at
-            total += estimator.estimate_policy_value(
-                reward=feedback["reward"][rows], action=feedback["action"][rows],
-                position=feedback["position"][rows], pscore=feedback["pscore"][rows],
-                action_dist=data.action_dist[rows],
-                estimated_rewards_by_reg_model=data.predicted[rows],
-            )  # fmt: skip
-        assert ours[name] == pytest.approx(total, rel=1e-12, abs=1e-12), name
+    expected = _obps_own(obp, data)
+    for name in ("ips", "snips", "dr"):
+        assert ours[name] == pytest.approx(expected[name], rel=1e-12, abs=1e-12), name
 
 
 @pytest.mark.slow
@@ -188,27 +175,35 @@ def test_the_open_bandit_dataset_sample_random_to_bernoulli_ts(
         float("nan"),
     )
     ours = _ours(data, per_round=False)
-    feedback = obp_arrays(log)
-    classes = {
-        "ips": obp.estimators.InverseProbabilityWeighting(),
-        "snips": obp.estimators.SelfNormalizedInverseProbabilityWeighting(),
-        "dr": obp.estimators.DoublyRobust(),
-    }
-    for name, estimator in classes.items():
-        total = 0.0
-        for at in range(3):
-            rows = feedback["position"] == at
-            total += estimator.estimate_policy_value(
-                **{key: value[rows] for key, value in feedback.items()},
-                action_dist=data.action_dist[rows],
-                estimated_rewards_by_reg_model=data.predicted[rows],
-            )
-        assert ours[name] == pytest.approx(total, rel=1e-12), name
+    expected = _obps_own(obp, data)
+    for name in ("ips", "snips", "dr"):
+        assert ours[name] == pytest.approx(expected[name], rel=1e-12), name
     # The numbers docs/counterfactual.md reports.
     assert {name: round(value, 5) for name, value in ours.items()} == {
         "ips": 0.01351, "snips": 0.01407, "dr": 0.01367
     }  # fmt: skip
     per_round = obp.estimators.InverseProbabilityWeighting().estimate_policy_value(
-        action_dist=data.action_dist, **feedback
+        action_dist=data.action_dist, **obp_arrays(log)
     )
     assert round(per_round, 5) == 0.00455
+
+
+def _obps_own(obp: types.SimpleNamespace, data: OpenBanditLog) -> dict[str, float]:
+    """obp's own IPW, SNIPW and DR (``estimate_policy_value``) run on each position's rows,
+    summed over the positions."""
+    feedback = obp_arrays(data.log)
+    classes = {
+        "ips": obp.estimators.InverseProbabilityWeighting(),
+        "snips": obp.estimators.SelfNormalizedInverseProbabilityWeighting(),
+        "dr": obp.estimators.DoublyRobust(),
+    }
+    totals = dict.fromkeys(classes, 0.0)
+    for name, estimator in classes.items():
+        for at in range(3):
+            rows = feedback["position"] == at
+            totals[name] += estimator.estimate_policy_value(
+                **{key: value[rows] for key, value in feedback.items()},
+                action_dist=data.action_dist[rows],
+                estimated_rewards_by_reg_model=data.predicted[rows],
+            )
+    return totals
