@@ -7,7 +7,8 @@ rising with the score). Both paths read lazy Parquet
 scans. `evaluate` computes its default metrics at K = 10 (its summary, the default path);
 `evaluate_counterfactual` computes IPS, SNIPS and DR at K = 10 under the position-based model
 with the examination given, and a 200-resample bootstrap over users, its plan collected by
-`--engine`.
+`--engine`: as it runs (the new ranking ranked by the kernel where it is loaded) and with the
+ranking in pure Polars.
 
     python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming]
 """
@@ -74,14 +75,24 @@ def main() -> None:
         )  # fmt: skip
         assert result.overall.height == 3
 
+    def ranked_in_polars() -> None:
+        # The same estimate with the new ranking ranked in pure Polars (the reference path):
+        # the kernel's switch is read at each call.
+        os.environ["POLARS_RANKK_NATIVE"] = "0"
+        try:
+            counterfactual()
+        finally:
+            os.environ.pop("POLARS_RANKK_NATIVE")
+
     evaluate()  # warm-up: the first runs pay for reading and caching
     counterfactual()
-    base, estimate = median_of(args.repeats, evaluate, counterfactual)
+    base, estimate, in_polars = median_of(args.repeats, evaluate, counterfactual, ranked_in_polars)
     rows = pl.scan_parquet(log_path).select(pl.len()).collect().item()
     print(
         f"{rows:,} log rows, K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
         f"(ips, snips, dr, 200 resamples, engine {args.engine}) {estimate:.2f}s, "
-        f"ratio {estimate / base:.2f} (medians of {args.repeats}); "
+        f"ratio {estimate / base:.2f}; its ranking in pure Polars {in_polars:.2f}s, "
+        f"ratio {in_polars / base:.2f} (medians of {args.repeats}); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
 
