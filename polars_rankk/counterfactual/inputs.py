@@ -46,6 +46,24 @@ def check(
         (log, "log", columns.position, position.fill_null(0) < 1, f"{ZERO_BASED}; no nulls"),
         (log, "log", columns.reward, reward.is_null(), "a reward on every row (no nulls)"),
     ]
+    # An id that is null would join nothing (or everything null) without a word.
+    ids = {
+        "log": (log, [*columns.lists, columns.item]),
+        "candidates": (
+            candidates,
+            [
+                *columns.keys,
+                *([columns.impression] if columns.per_impression and columns.impression else []),
+                *([columns.sample] if columns.sample else []),
+                columns.item,
+            ],
+        ),
+    }
+    for name, (frame, id_columns) in ids.items():
+        value_checks += [
+            (frame, name, column, pl.col(column).is_null(), "an id on every row (no nulls)")
+            for column in id_columns
+        ]
     if clicks_only:
         value_checks.append(
             (

@@ -328,3 +328,20 @@ def test_marginals_from_position_zero_are_refused_saying_so() -> None:
     zero = MARGINALS.with_columns(pl.col("position") - 1)
     with pytest.raises(ValueError, match="Open Bandit Pipeline's count from 0: add 1"):
         _run(LOG, zero, probability="probability")
+
+
+@pytest.mark.parametrize(
+    ("table", "column"), [("log", "query"), ("log", "item"), ("new", "query"), ("new", "item")]
+)
+def test_a_null_id_names_the_table_the_column_and_a_row(table: str, column: str) -> None:
+    log = LOG.with_columns(pl.col(column).cast(pl.String))
+    new = NEW.with_columns(pl.col(column).cast(pl.String))
+    if table == "log":
+        log = log.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(None)
+                               .otherwise(pl.col(column)).alias(column))  # fmt: skip
+    else:
+        new = new.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(None)
+                               .otherwise(pl.col(column)).alias(column))  # fmt: skip
+    named = "log's" if table == "log" else "candidates'"
+    with pytest.raises(ValueError, match=rf"the {named} column '{column}' must be an id on every"):
+        rk.evaluate_counterfactual(log, new, group_by="query", k=2, examination=[1.0, 0.5])
