@@ -10,7 +10,7 @@ with the examination given, and a 200-resample bootstrap over users, its plan co
 `--engine`: as it runs (the new ranking ranked by the kernel where it is loaded) and with the
 ranking in pure Polars.
 
-    python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming]
+    python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming] [--order random]
 """
 
 from __future__ import annotations
@@ -51,25 +51,41 @@ def _log(folder: Path) -> Path:
     return path
 
 
+def _shuffled(path: Path) -> Path:
+    """The rows of `path` (a file or a folder of Parquet files) in random order, written once
+    beside it."""
+    target = path.parent / f"{path.stem}_random_order.parquet"
+    if not target.exists():
+        frame = pl.read_parquet(path)
+        frame.sample(fraction=1.0, shuffle=True, seed=0).write_parquet(target)
+    return target
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", default="5M")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--engine", default="auto", choices=["auto", "in-memory", "streaming"])
+    parser.add_argument(
+        "--order", default="grouped", choices=["grouped", "random"],
+        help="the rows of both tables as written (grouped by user) or shuffled",
+    )  # fmt: skip
     args = parser.parse_args()
     folder = generate(args.scale)
-    log_path = _log(folder)
+    log_path, candidates_path = _log(folder), folder / "candidates"
+    if args.order == "random":
+        log_path, candidates_path = _shuffled(log_path), _shuffled(candidates_path)
     examination = [1.0 / position for position in range(1, 101)]
 
     def evaluate() -> None:
         rk.evaluate(
-            pl.scan_parquet(folder / "candidates"), pl.scan_parquet(folder / "truth"),
+            pl.scan_parquet(candidates_path), pl.scan_parquet(folder / "truth"),
             k=K, group_by="user",
         ).summary()  # fmt: skip
 
     def counterfactual() -> None:
         result = rk.evaluate_counterfactual(
-            pl.scan_parquet(log_path), pl.scan_parquet(folder / "candidates"), group_by="user",
+            pl.scan_parquet(log_path), pl.scan_parquet(candidates_path), group_by="user",
             k=K, estimator=["ips", "snips", "dr"], examination=examination, n_bootstrap=200,
             engine=args.engine,
         )  # fmt: skip
@@ -89,7 +105,7 @@ def main() -> None:
     base, estimate, in_polars = median_of(args.repeats, evaluate, counterfactual, ranked_in_polars)
     rows = pl.scan_parquet(log_path).select(pl.len()).collect().item()
     print(
-        f"{rows:,} log rows, K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
+        f"{rows:,} log rows ({args.order}), K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
         f"(ips, snips, dr, 200 resamples, engine {args.engine}) {estimate:.2f}s, "
         f"ratio {estimate / base:.2f}; its ranking in pure Polars {in_polars:.2f}s, "
         f"ratio {in_polars / base:.2f} (medians of {args.repeats}); "
