@@ -26,8 +26,6 @@ from polars_rankk.core.kernel.call import (
     Call,
     Output,
     OutputValue,
-    derived,
-    linear_terms,
     sum_outputs,
 )
 from polars_rankk.core.metrics.formulas import GroupStats
@@ -81,8 +79,9 @@ def group_stats(
     if reads is not None:
         kept = {"n_candidates", "n_relevant", *reads}
         outputs = [output for output in outputs if output.column in kept]
-    unjudged, may_add = derived(policy)
-    call = Call(
+    call = Call.under(
+        policy,
+        needs.columns,
         one_group=True,
         score_name=score_name,
         has_item=item is not None,
@@ -92,11 +91,7 @@ def group_stats(
         pool_restrict=policy.pool == "restrict",
         labelled=True,
         negative_unjudged=policy.negative_grades == "unjudged",
-        null_order_grade=unjudged,
-        terms=linear_terms(needs.columns, policy),
         outputs=tuple(outputs),
-        unjudged_grade=unjudged,
-        may_add=may_add,
     )
     return pl.plugins.register_plugin_function(
         plugin_path=native.library(),

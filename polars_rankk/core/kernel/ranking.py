@@ -16,7 +16,7 @@ import dataclasses
 import polars as pl
 
 from polars_rankk.core.kernel import loader as native
-from polars_rankk.core.kernel.call import Call, KernelPiece, LinearTerm, Output, derived
+from polars_rankk.core.kernel.call import Call, KernelPiece, LinearTerm, Output
 from polars_rankk.core.policy import Policy
 
 _TOP = "_rk_top"
@@ -56,19 +56,19 @@ def ranked_top(
         pl.lit(float("nan"), pl.Float64).alias("__grade"),
         *([pl.col(row).cast(pl.Int64).alias("__row")] if by_row and row else []),
     )
-    unjudged, may_add = derived(ranking)
-    call = Call(
+    call = Call.under(
+        ranking,
+        (),
         keys=tuple(native.kernel_kind(schema[name]) or "" for name in keys),
         item=native.kernel_kind(schema[item]) or "",
-        unjudged_grade=unjudged,
-        may_add=may_add,
         row=by_row,
-        terms=(_EVERY_RANK,),
         outputs=(
             *(Output(name, "key", index) for index, name in enumerate(keys)),
             Output("_rk_cut", "sum", k, _EVERY_RANK.name),
         ),
     )
+    # The one term read: 1 at every rank, so that every ranked row within K is returned.
+    call = dataclasses.replace(call, terms=(_EVERY_RANK,))
     top = pl.plugins.register_plugin_function(
         plugin_path=native.library(),
         function_name="ranked_items",
