@@ -34,6 +34,8 @@ pub enum Values<'a> {
     LargeText { offsets: &'a [i64], data: &'a [u8] },
     /// Arrow Utf8View: 16-byte views, inline up to 12 bytes, else in one of the data buffers.
     ViewText { views: &'a [[u8; 16]], data: Vec<&'a [u8]> },
+    /// Arrow LargeList: offsets (already sliced to the chunk) into one child column.
+    LargeList { offsets: &'a [i64], child: Box<Column<'a>> },
 }
 
 pub struct Chunk<'a> {
@@ -158,6 +160,36 @@ impl Column<'_> {
                 .enumerate()
                 .flat_map(|(c, chunk)| (0..chunk.len as u64).map(move |i| ((c as u64) << 32) | i)),
         )
+    }
+
+    /// A list column's float values, every chunk's child one after another, and each row's
+    /// span of them (`None`: a null list; a null value inside a list reads as NaN).
+    pub fn float_lists(&self) -> (Vec<f64>, Vec<Option<(usize, usize)>>) {
+        let mut values = Vec::new();
+        let mut spans = Vec::with_capacity(self.len());
+        for chunk in &self.chunks {
+            let Values::LargeList { offsets, child } = &chunk.values else {
+                spans.extend((0..chunk.len).map(|_| None));
+                continue;
+            };
+            let base = values.len();
+            values.extend(child.floats());
+            let end = values.len();
+            for i in 0..chunk.len {
+                spans.push(chunk.is_valid(i).then(|| {
+                    let start = (base + offsets[i] as usize).min(end);
+                    (start, (base + offsets[i + 1] as usize).min(end))
+                }));
+            }
+        }
+        (values, spans)
+    }
+
+    /// Whether every chunk is a list of floats.
+    pub fn is_float_list(&self) -> bool {
+        self.chunks
+            .iter()
+            .all(|c| matches!(&c.values, Values::LargeList { child, .. } if child.is_float()))
     }
 
     #[inline]

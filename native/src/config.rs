@@ -212,7 +212,7 @@ pub enum Output {
     Key(usize),
     NCandidates,
     HitsAtR,
-    /// One group's R_g, judged non-relevant count and ideal DCG at k (`group_metric_sums`).
+    /// One group's R_g, judged non-relevant count and ideal DCG at k (`grouped_metric_sums`).
     NRelevant,
     NNonrelevant,
     IdealDcg(usize),
@@ -242,7 +242,7 @@ pub struct Config {
     pub negative_unjudged: bool,
     /// Pre-labelled candidates (their grades are not joined from a truth table).
     pub labelled: bool,
-    /// One group's rows (`group_metric_sums`): no key columns; whether an item column and
+    /// Groups' rows one after another (`grouped_metric_sums`): no key columns; whether an item column and
     /// the grades of the group's judged items the rows miss come with it.
     pub one_group: bool,
     pub has_item: bool,

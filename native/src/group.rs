@@ -1,5 +1,5 @@
-//! One group's rows, as the metric expressions (`rk.ndcg_at_k(...)` inside `group_by().agg()`
-//! or `.over()`) hand them over: rank them under the policy, sum the declared terms at each
+//! The groups' rows, as the metric expressions (`rk.ndcg_at_k(...)` inside `group_by().agg()`
+//! or `.over()`) hand them over, one group after another: rank each under the policy, sum the declared terms at each
 //! cut-off, and count the group's truth (R_g, judged non-relevant items, the ideal DCG) from
 //! the rows' own grades, the judged items they miss and a declared R_g. The reference is
 //! `polars_rankk/core/expressions/expressions.py` (`_ranked_rows`, `_truth`).
@@ -100,50 +100,74 @@ fn items_cmp(items: &Items<'_>, a: u64, b: u64) -> Ordering {
     }
 }
 
-/// The group's outputs, in the configured order.
-pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -> Result<Vec<f64>, String> {
-    let n = inputs.score.len();
-    let scores: Vec<f64> = inputs.score.floats().map(|s| s + 0.0).collect();
-    let given: Vec<f64> = inputs.grade.floats().collect();
-    let handles: Vec<u64> = match inputs.item {
-        Some(column) => column.handles().collect(),
-        None => (0..n as u64).collect(),
-    };
-    let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: inputs.item_kind };
-    let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
-    if config.policy.invalid_scores == Invalid::Error {
-        if let Some(at) = valid.iter().position(|v| !v) {
-            let value = if is_null(inputs.score, at) {
-                "null".to_string()
-            } else {
-                let v = scores[at];
-                if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
-            };
-            let item = match inputs.item {
-                Some(column) if column.is_text() => {
-                    format!(" (item {})", String::from_utf8_lossy(column.text_of(handles[at])))
-                }
-                Some(_) => format!(" (item {})", handles[at] as i64),
-                None => String::new(),
-            };
-            return Err(format!(
-                "column '{score_name}' must hold finite numbers (null, NaN and inf are invalid \
-                 scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds \
-                 {value} at row {at} of its group{item}"
-            ));
-        }
+/// One group's rows, read out of their columns: the scores (null as NaN, -0.0 as 0.0), the
+/// grades as given, the item handles (`Column::handles`; row numbers without an item column),
+/// the grades of the judged items the rows miss and the R_g declared (the largest non-null
+/// value of the group's rows; NaN: none).
+pub(crate) struct GroupRows<'a> {
+    pub scores: &'a [f64],
+    pub given: &'a [f64],
+    pub handles: &'a [u64],
+    pub has_item: bool,
+    pub extra: Option<&'a [f64]>,
+    pub declared: Option<f64>,
+}
+
+/// The error `evaluate` raises on an invalid score under ``invalid_scores="error"``, naming
+/// the column, the value and the row of the group (and its item).
+pub(crate) fn check_scores(
+    config: &Config,
+    score_name: &str,
+    rows: &GroupRows<'_>,
+    item: Option<&Column<'_>>,
+    score_is_null: impl Fn(usize) -> bool,
+) -> Result<(), String> {
+    if config.policy.invalid_scores != Invalid::Error {
+        return Ok(());
     }
+    let Some(at) = rows.scores.iter().position(|s| !s.is_finite()) else { return Ok(()) };
+    let value = if score_is_null(at) {
+        "null".to_string()
+    } else {
+        let v = rows.scores[at];
+        if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+    };
+    let item = match item {
+        Some(column) if column.is_text() => {
+            format!(" (item {})", String::from_utf8_lossy(column.text_of(rows.handles[at])))
+        }
+        Some(_) => format!(" (item {})", rows.handles[at] as i64),
+        None => String::new(),
+    };
+    Err(format!(
+        "column '{score_name}' must hold finite numbers (null, NaN and inf are invalid \
+         scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds \
+         {value} at row {at} of its group{item}"
+    ))
+}
+
+/// The group's outputs, in the configured order, from its rows (their scores checked).
+pub(crate) fn rows_sums(
+    config: &Config,
+    items: &Items<'_>,
+    rows: &GroupRows<'_>,
+    reader: &Reader<'_>,
+    scratch: &mut RankScratch,
+) -> Vec<f64> {
+    let n = rows.scores.len();
+    let (scores, given, handles) = (rows.scores, rows.given, rows.handles);
+    let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
     // A negative grade is no judgement under negative_grades="unjudged" (trec_eval).
     let grade_of = |g: f64| if config.policy.negative_grades == NegativeGrades::Unjudged && g < 0.0 { f64::NAN } else { g };
     let mut grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
-    let mut order_grades: Vec<f64> = given.clone();
+    let mut order_grades: Vec<f64> = given.to_vec();
     // Most groups hold each item once: then there are no copies to pool.
-    let repeats = inputs.item.is_some() && {
-        let mut keys: Vec<u64> = handles.iter().map(|h| item_key(&items, *h)).collect();
+    let repeats = rows.has_item && {
+        let mut keys: Vec<u64> = handles.iter().map(|h| item_key(items, *h)).collect();
         keys.sort_unstable();
         keys.windows(2).any(|pair| pair[0] == pair[1])
     };
-    let copies = if repeats { Some(Copies::new(&items, &handles)) } else { None };
+    let copies = if repeats { Some(Copies::new(items, handles)) } else { None };
     if let (Some(copies), false) = (&copies, config.policy.keep_duplicates()) {
         // An item's label is the highest among its copies still ranked.
         let ranked: Vec<bool> =
@@ -167,16 +191,16 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         truth_grades = copies.firsts(&truth_grades);
     }
     let mut truth_grades: Vec<f64> = truth_grades.into_iter().filter(|g| !g.is_nan()).collect();
-    if let Some(extra) = inputs.extra {
-        truth_grades.extend(extra.floats().filter(|g| !g.is_nan()));
+    if let Some(extra) = rows.extra {
+        // The missed items' negative grades are no judgement either, under the same policy.
+        truth_grades.extend(extra.iter().map(|g| grade_of(*g)).filter(|g| !g.is_nan()));
     }
     let threshold = config.policy.relevance_threshold;
     let labelled = truth_grades.iter().filter(|g| **g >= threshold).count() as f64;
     let nonrelevant = truth_grades.iter().filter(|g| **g < threshold).count() as f64;
     let mut gains: Vec<f64> = truth_grades.iter().map(|g| gain_of(*g, config)).collect();
     let mut n_relevant = labelled;
-    if let (Some(declared), None) = (inputs.n_relevant, inputs.extra) {
-        let declared = declared.floats().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max);
+    if let (Some(declared), None) = (rows.declared, rows.extra) {
         let missing = if declared.is_nan() { 0.0 } else { (declared - labelled).max(0.0) };
         n_relevant += missing;
         let gain = gain_of(threshold, config);
@@ -209,15 +233,13 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         let extra = ((i as u64) << 1) | u64::from(judged);
         candidates.push(Candidate { score, grade: order_grades[i], item: handles[i], extra });
     }
-    let mut scratch = RankScratch::default();
-    let reader = Reader::for_outputs(config);
     let top = reader.ranks_read(n_relevant);
-    let (len, sorted) = rank_group(config, &items, &mut candidates, &mut scratch, top);
+    let (len, sorted) = rank_group(config, items, &mut candidates, scratch, top);
     let n_stats = config.stats.len();
     let mut result = GroupResult::new(reader.ks.len(), n_stats);
     reader.read(&candidates[..sorted], len, n_relevant, nonrelevant, &mut result);
     let ideal_at = |k: usize| if ideal.is_empty() { 0.0 } else { ideal[k.min(ideal.len()) - 1] };
-    Ok(config
+    config
         .outputs
         .iter()
         .map(|(_, output)| match output {
@@ -226,7 +248,112 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
             Output::IdealDcg(k) => ideal_at(*k),
             other => result.output(other, &reader.ks),
         })
-        .collect())
+        .collect()
+}
+
+/// The inputs of one call over many groups' rows, one group after another (the flattened
+/// groups an elementwise plugin sees inside ``group_by().agg()`` or ``.over()``): `starts`
+/// holds each row's position in its group (0 starts a group).
+pub struct GroupedInputs<'a> {
+    pub starts: &'a Column<'a>,
+    pub group: GroupInputs<'a>,
+}
+
+/// Every group's outputs, in the configured order, each on its group's first row (0 on its
+/// other rows), and whether the truth knows the group (0: every row's `unretrieved` list, or
+/// every declared R_g, is null; such a group has no value). The groups are split across the
+/// threads; the first error, in row order, is the call's.
+pub fn grouped_sums(
+    config: &Config,
+    score_name: &str,
+    inputs: &GroupedInputs<'_>,
+) -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
+    let group = &inputs.group;
+    let n = group.score.len();
+    let scores: Vec<f64> = group.score.floats().map(|s| s + 0.0).collect();
+    let given: Vec<f64> = group.grade.floats().collect();
+    let handles: Vec<u64> = match group.item {
+        Some(column) => column.handles().collect(),
+        None => (0..n as u64).collect(),
+    };
+    let items = Items { column: group.item.unwrap_or(group.score), kind: group.item_kind };
+    let lists = group.extra.map(Column::float_lists);
+    let declared: Option<Vec<f64>> = group.n_relevant.map(|d| d.floats().collect());
+    let mut bounds: Vec<usize> =
+        inputs.starts.integers().enumerate().filter(|(_, at)| *at == 0).map(|(row, _)| row).collect();
+    if bounds.first() != Some(&0) && n > 0 {
+        bounds.insert(0, 0);
+    }
+    bounds.push(n);
+    let n_groups = bounds.len() - 1;
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; n_groups * n_outputs];
+    let mut known = vec![1.0f64; n_groups];
+    let threads = crate::kernel::threads().min(n_groups.max(1)).max(1);
+    let per_thread = n_groups.div_ceil(threads).max(1);
+    let one = |g: usize, out: &mut [f64], scratch: &mut RankScratch, reader: &Reader<'_>| -> Result<f64, String> {
+        let (start, end) = (bounds[g], bounds[g + 1]);
+        let extra = lists.as_ref().map(|(values, spans)| {
+            spans[start..end].iter().flatten().next().map(|&(a, b)| &values[a..b])
+        });
+        let declared_max = declared
+            .as_ref()
+            .map(|d| d[start..end].iter().copied().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max));
+        let is_known = match (extra, declared_max) {
+            (Some(list), _) => list.is_some(),
+            (None, Some(value)) => !value.is_nan(),
+            (None, None) => true,
+        };
+        let rows = GroupRows {
+            scores: &scores[start..end],
+            given: &given[start..end],
+            handles: &handles[start..end],
+            has_item: group.item.is_some(),
+            extra: extra.map(|list| list.unwrap_or(&[])),
+            declared: declared_max,
+        };
+        check_scores(config, score_name, &rows, group.item, |at| is_null(group.score, start + at))?;
+        out.copy_from_slice(&rows_sums(config, &items, &rows, reader, scratch));
+        Ok(if is_known { 1.0 } else { 0.0 })
+    };
+    let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = values
+            .chunks_mut(per_thread * n_outputs.max(1))
+            .zip(known.chunks_mut(per_thread))
+            .enumerate()
+            .map(|(part, (out, known))| {
+                let one = &one;
+                scope.spawn(move || {
+                    let reader = Reader::for_outputs(config);
+                    let mut scratch = RankScratch::default();
+                    for (i, flag) in known.iter_mut().enumerate() {
+                        let g = part * per_thread + i;
+                        let row = &mut out[i * n_outputs..(i + 1) * n_outputs];
+                        *flag = one(g, row, &mut scratch, &reader)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("the rankk kernel panicked".to_string()))).collect()
+    });
+    for result in results {
+        result?;
+    }
+    // Each group's values on its first row; the other rows are never read (`.first()`).
+    let mut columns = vec![vec![0.0f64; n]; n_outputs];
+    let mut flags = vec![0.0f64; n];
+    for g in 0..n_groups {
+        let row = bounds[g];
+        if row >= n {
+            continue;
+        }
+        for (j, column) in columns.iter_mut().enumerate() {
+            column[row] = values[g * n_outputs + j];
+        }
+        flags[row] = known[g];
+    }
+    Ok((columns, flags))
 }
 
 #[cfg(test)]

@@ -93,7 +93,8 @@ class Inputs:
     item: pl.Expr | None
     n_relevant: pl.Expr | None
     policy: Policy
-    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them).
+    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them),
+    #: as given (negative grades kept, as in `grade`'s `order_grade`).
     unretrieved: pl.Expr | None = None
 
 
@@ -132,10 +133,6 @@ def inputs_of(
         grade = pl.when(given >= 0).then(given)
     given_score = as_expr(ranking_column)
     missed = None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64))
-    if missed is not None and policy.negative_grades == "unjudged":
-        # The missed items' negative grades are no judgement either (bpref's judged
-        # non-relevant count, trec_eval's, leaves them out): nulls, dropped with the others.
-        missed = missed.list.eval(pl.when(pl.element() >= 0).then(pl.element()))
     return Inputs(
         grade=grade,
         order_grade=given,
@@ -158,7 +155,7 @@ class Group:
     void: pl.Expr
     #: The struct of sums `stats` reads as fields (the value is computed on it).
     sums: pl.Expr | None = None
-    #: True where the group has no value, read outside the struct.
+    #: True where the group has no value, read outside the struct (None: `void` says it).
     outer_void: pl.Expr | None = None
     #: Ranked by the compiled kernel (which refuses invalid rows itself).
     on_kernel: bool = False
@@ -352,8 +349,12 @@ def kernel_group(
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
-    void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs), on_kernel=True)
+    # A group the truth does not know has no value; the kernel says which (read inside the
+    # struct, so that the plugin runs once).
+    void = pl.field(expression_kernel.KNOWN) == 0
+    if inputs.policy.empty_truth == "exclude":
+        void = void | (stats.n_relevant == 0)
+    return Group(stats=stats, void=void, sums=sums, outer_void=None, on_kernel=True)
 
 
 def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -381,8 +382,12 @@ def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     if inputs.unretrieved is not None:
         # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
         # judged non-relevant count are then the truth's, exactly.
-        grade = grade.drop_nulls().append(inputs.unretrieved.drop_nulls().first().explode())
-        grade = grade.drop_nulls()
+        missed = inputs.unretrieved.drop_nulls().first().explode()
+        if policy.negative_grades == "unjudged":
+            # The missed items' negative grades are no judgement either (bpref's judged
+            # non-relevant count, trec_eval's, leaves them out): nulls, dropped below.
+            missed = pl.when(missed >= 0).then(missed)
+        grade = grade.drop_nulls().append(missed).drop_nulls()
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
     nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
     gains = ranking.gain_of(grade.drop_nulls(), policy)
