@@ -24,7 +24,7 @@ pub struct GroupInputs<'a> {
 }
 
 /// Whether row `at` of `column` is null.
-fn is_null(column: &Column<'_>, mut at: usize) -> bool {
+pub(crate) fn is_null(column: &Column<'_>, mut at: usize) -> bool {
     for chunk in &column.chunks {
         if at < chunk.len {
             return !chunk.is_valid(at);
@@ -249,111 +249,6 @@ pub(crate) fn rows_sums(
             other => result.output(other, &reader.ks),
         })
         .collect()
-}
-
-/// The inputs of one call over many groups' rows, one group after another (the flattened
-/// groups an elementwise plugin sees inside ``group_by().agg()`` or ``.over()``): `starts`
-/// holds each row's position in its group (0 starts a group).
-pub struct GroupedInputs<'a> {
-    pub starts: &'a Column<'a>,
-    pub group: GroupInputs<'a>,
-}
-
-/// Every group's outputs, in the configured order, each on its group's first row (0 on its
-/// other rows), and whether the truth knows the group (0: every row's `unretrieved` list, or
-/// every declared R_g, is null; such a group has no value). The groups are split across the
-/// threads; the first error, in row order, is the call's.
-pub fn grouped_sums(
-    config: &Config,
-    score_name: &str,
-    inputs: &GroupedInputs<'_>,
-) -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
-    let group = &inputs.group;
-    let n = group.score.len();
-    let scores: Vec<f64> = group.score.floats().map(|s| s + 0.0).collect();
-    let given: Vec<f64> = group.grade.floats().collect();
-    let handles: Vec<u64> = match group.item {
-        Some(column) => column.handles().collect(),
-        None => (0..n as u64).collect(),
-    };
-    let items = Items { column: group.item.unwrap_or(group.score), kind: group.item_kind };
-    let lists = group.extra.map(Column::float_lists);
-    let declared: Option<Vec<f64>> = group.n_relevant.map(|d| d.floats().collect());
-    let mut bounds: Vec<usize> =
-        inputs.starts.integers().enumerate().filter(|(_, at)| *at == 0).map(|(row, _)| row).collect();
-    if bounds.first() != Some(&0) && n > 0 {
-        bounds.insert(0, 0);
-    }
-    bounds.push(n);
-    let n_groups = bounds.len() - 1;
-    let n_outputs = config.outputs.len();
-    let mut values = vec![0.0f64; n_groups * n_outputs];
-    let mut known = vec![1.0f64; n_groups];
-    let threads = crate::kernel::threads().min(n_groups.max(1)).max(1);
-    let per_thread = n_groups.div_ceil(threads).max(1);
-    let one = |g: usize, out: &mut [f64], scratch: &mut RankScratch, reader: &Reader<'_>| -> Result<f64, String> {
-        let (start, end) = (bounds[g], bounds[g + 1]);
-        let extra = lists.as_ref().map(|(values, spans)| {
-            spans[start..end].iter().flatten().next().map(|&(a, b)| &values[a..b])
-        });
-        let declared_max = declared
-            .as_ref()
-            .map(|d| d[start..end].iter().copied().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max));
-        let is_known = match (extra, declared_max) {
-            (Some(list), _) => list.is_some(),
-            (None, Some(value)) => !value.is_nan(),
-            (None, None) => true,
-        };
-        let rows = GroupRows {
-            scores: &scores[start..end],
-            given: &given[start..end],
-            handles: &handles[start..end],
-            has_item: group.item.is_some(),
-            extra: extra.map(|list| list.unwrap_or(&[])),
-            declared: declared_max,
-        };
-        check_scores(config, score_name, &rows, group.item, |at| is_null(group.score, start + at))?;
-        out.copy_from_slice(&rows_sums(config, &items, &rows, reader, scratch));
-        Ok(if is_known { 1.0 } else { 0.0 })
-    };
-    let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = values
-            .chunks_mut(per_thread * n_outputs.max(1))
-            .zip(known.chunks_mut(per_thread))
-            .enumerate()
-            .map(|(part, (out, known))| {
-                let one = &one;
-                scope.spawn(move || {
-                    let reader = Reader::for_outputs(config);
-                    let mut scratch = RankScratch::default();
-                    for (i, flag) in known.iter_mut().enumerate() {
-                        let g = part * per_thread + i;
-                        let row = &mut out[i * n_outputs..(i + 1) * n_outputs];
-                        *flag = one(g, row, &mut scratch, &reader)?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("the rankk kernel panicked".to_string()))).collect()
-    });
-    for result in results {
-        result?;
-    }
-    // Each group's values on its first row; the other rows are never read (`.first()`).
-    let mut columns = vec![vec![0.0f64; n]; n_outputs];
-    let mut flags = vec![0.0f64; n];
-    for g in 0..n_groups {
-        let row = bounds[g];
-        if row >= n {
-            continue;
-        }
-        for (j, column) in columns.iter_mut().enumerate() {
-            column[row] = values[g * n_outputs + j];
-        }
-        flags[row] = known[g];
-    }
-    Ok((columns, flags))
 }
 
 #[cfg(test)]

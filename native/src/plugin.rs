@@ -324,9 +324,12 @@ fn group_inputs<'a>(config: &Config, columns: &'a [Column<'a>]) -> Result<crate:
     Ok(crate::group::GroupInputs { item, item_kind, score, grade, extra, n_relevant })
 }
 
-/// `grouped_metric_sums`' fields: one group's and whether the truth knows the group.
+/// `grouped_metric_sums`' fields: one group's that the call returns, and whether the truth
+/// knows the group.
 pub fn grouped_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let returned = configuration(kwargs)?.0.returned.clone();
     let mut fields = group_fields(kwargs, inputs.get(1..).unwrap_or(&[]))?;
+    fields.retain(|(name, _)| returned.is_empty() || returned.contains(name));
     fields.push((KNOWN.to_string(), "g".to_string()));
     Ok(fields)
 }
@@ -354,14 +357,10 @@ pub fn grouped_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutC
     if starts.len() != group.score.len() {
         return Err(format!("column {:?}: its length differs from the scores'", starts.name));
     }
-    let inputs = crate::group::GroupedInputs { starts, group };
-    let (values, known) = crate::group::grouped_sums(config, score_name, &inputs)?;
-    let mut out: Vec<OutColumn> = config
-        .outputs
-        .iter()
-        .zip(values)
-        .map(|((name, _), data)| OutColumn { name: name.clone(), data: OutData::F64(data) })
-        .collect();
+    let inputs = crate::grouped::GroupedInputs { starts, group };
+    let (values, known) = crate::grouped::grouped_sums(config, score_name, &inputs)?;
+    let mut out: Vec<OutColumn> =
+        values.into_iter().map(|(name, data)| OutColumn { name, data: OutData::F64(data) }).collect();
     out.push(OutColumn { name: KNOWN.to_string(), data: OutData::F64(known) });
     Ok(out)
 }

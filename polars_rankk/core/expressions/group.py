@@ -16,7 +16,7 @@ from polars_rankk.core.columns import HITS, IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
-from polars_rankk.core.metrics.registry import REGISTRY, term_needs
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY, term_needs
 from polars_rankk.core.metrics.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
@@ -222,9 +222,13 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
     if expression_kernel.usable(policy, needs):
-        return kernel_group(
-            inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
-        )
+        own = read_fields([(metric, k)], policy)
+        shared = _shared(metric, k, policy)
+        if shared is not None:
+            common_needs, common_reads = shared
+            assert k is not None
+            return kernel_group(inputs, common_needs, [k], common_reads, returned=own)
+        return kernel_group(inputs, needs, [] if k is None else [k], own)
     # The ranked rows once, as a struct: the terms below read them as fields (leaves), where
     # each read would otherwise copy the whole ranking expression.
     ranked = pl.struct(*(c.alias(n) for c, n in zip(ranked_rows(inputs), _RANKED, strict=True)))
@@ -330,11 +334,29 @@ def read_fields(metrics: list[tuple[str, int | None]], policy: Policy) -> frozen
     return frozenset(read)
 
 
+def _shared(metric: str, k: int | None, policy: Policy) -> tuple[TermNeeds, frozenset[str]] | None:
+    """The statistics the default metrics with a cut-off read at `k`, and their terms, when
+    `metric` is one of them: each such expression asks the kernel for all of them, so that
+    several in one ``agg()`` make the same call and share its ranking."""
+    common = [name for name in DEFAULT_METRICS if REGISTRY[name].has_k]
+    if k is None or metric not in common:
+        return None
+    needs = term_needs(common, policy)
+    if not expression_kernel.usable(policy, needs):
+        return None
+    return needs, read_fields([(name, k) for name in common], policy)
+
+
 def kernel_group(
-    inputs: Inputs, needs: TermNeeds, ks: list[int], reads: frozenset[str] | None = None
+    inputs: Inputs,
+    needs: TermNeeds,
+    ks: list[int],
+    reads: frozenset[str] | None = None,
+    returned: frozenset[str] | None = None,
 ) -> Group:
     """The group ranked by the compiled kernel: the same statistics, one plugin call
-    (returning only the statistics in `reads`, when given, and R_g and the list's length)."""
+    (computing only the statistics in `reads`, when given, and R_g and the list's length;
+    returning only those in `returned`, when given)."""
     sums = expression_kernel.group_stats(
         item=inputs.item,
         score=inputs.score,
@@ -346,6 +368,7 @@ def kernel_group(
         needs=needs,
         ks=ks,
         reads=reads,
+        returned=returned,
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.

@@ -60,6 +60,7 @@ def group_stats(
     needs: TermNeeds,
     ks: list[int],
     reads: Collection[str] | None = None,
+    returned: Collection[str] | None = None,
 ) -> pl.Expr:
     """One kernel call over every group's rows: per group, a struct of its statistics (read by
     `FIELDS`) and whether the truth knows the group (`KNOWN`).
@@ -68,7 +69,10 @@ def group_stats(
     kernel applies ``negative_grades``, to `unretrieved`'s grades too); `score` is
     higher-first Float64. With `reads`, the struct holds only those statistics, R_g and the
     list's length (`n_candidates`): each field is one more column handed back across the
-    plugin boundary.
+    plugin boundary. With `returned`, the kernel computes `reads` and hands back only
+    `returned` (and R_g and the list's length): expressions whose calls differ only in what
+    they return share one ranking (the kernel keeps the last call's sums,
+    `native/src/grouped.rs`).
     """
     # Each row's position in its group: the kernel's group boundaries.
     args: list[pl.Expr] = [pl.int_range(pl.len(), dtype=pl.UInt32)]
@@ -88,6 +92,10 @@ def group_stats(
     if reads is not None:
         kept = {"n_candidates", "n_relevant", *reads}
         outputs = [output for output in outputs if output.column in kept]
+    given_back: tuple[str, ...] = ()
+    if returned is not None:
+        wanted = {"n_candidates", "n_relevant", *returned}
+        given_back = tuple(output.column for output in outputs if output.column in wanted)
     unjudged, may_add = derived(policy)
     call = Call(
         one_group=True,
@@ -102,6 +110,7 @@ def group_stats(
         null_order_grade=unjudged,
         terms=linear_terms(needs.columns, policy),
         outputs=tuple(outputs),
+        returned=given_back,
         unjudged_grade=unjudged,
         may_add=may_add,
     )
