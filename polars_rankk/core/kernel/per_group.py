@@ -85,6 +85,10 @@ def group_stats(
         args.append(unretrieved.cast(pl.List(pl.Float64)))
     if n_relevant is not None and unretrieved is None:
         args.append(n_relevant.cast(pl.Float64))
+    # Each input gathered whole (implode) and handed over as rows again (explode): the plugin
+    # is elementwise, and Polars' streaming engine would otherwise hand a plain select's rows
+    # over in pieces; inside a group_by the rows arrive group after group either way.
+    args = [arg.implode().explode() for arg in args]
     counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
     outputs = [Output(value, value) for value in counts]
     outputs += [Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
