@@ -80,12 +80,12 @@ one function taking the point (``rk.iprec_at_recall(recall=0.5)``:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import polars as pl
 
-from polars_rankk.core.expressions.expressions import metrics_expression
+from polars_rankk.core.expressions.expressions import metrics_expression, with_parameters
 from polars_rankk.core.expressions.points import DEPRECATED_POINTS, family_point
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
@@ -93,19 +93,53 @@ from polars_rankk.core.types import IntoExprColumn
 '''
 
 
-def _arguments(has_k: bool) -> list[tuple[str, str, str | None, str]]:
-    return [argument for argument in ARGUMENTS if has_k or argument[0] != "k"]
+def _own(name: str | None) -> list[tuple[str, str, str | None, str]]:
+    """Metric `name`'s own parameters (its registry entry's), as keyword arguments after `k`:
+    None sets nothing (the policy's value)."""
+    if name is None:
+        return []
+    from polars_rankk.core.metrics.registry import REGISTRY
+
+    return [
+        (
+            parameter.key,
+            f"{parameter.annotation} | None",
+            "None",
+            f"{parameter.description[0].upper()}{parameter.description[1:]} (``{parameter.key}``"
+            f" in its name; sets ``Policy.{parameter.field}``, default: the policy's).",
+        )
+        for parameter in REGISTRY[name].parameters
+    ]
 
 
-def _signature(has_k: bool, first: str) -> str:
+def _arguments(has_k: bool, name: str | None = None) -> list[tuple[str, str, str | None, str]]:
+    arguments = [argument for argument in ARGUMENTS if has_k or argument[0] != "k"]
+    at = 2 if has_k else 1
+    return [*arguments[:at], *_own(name), *arguments[at:]]
+
+
+def _signature(has_k: bool, first: str, name: str | None = None) -> str:
     parts = [first, "*"]
-    for name, annotation, default, _ in _arguments(has_k):
-        parts.append(f"{name}: {annotation}" + ("" if default is None else f" = {default}"))
+    for argument, annotation, default, _ in _arguments(has_k, name):
+        parts.append(f"{argument}: {annotation}" + ("" if default is None else f" = {default}"))
     return "".join(f"    {part},\n" for part in parts)
 
 
-def _forwarded(has_k: bool, indent: str) -> str:
-    return "".join(f"{indent}{name}={name},\n" for name, *_ in _arguments(has_k))
+def _forwarded(has_k: bool, indent: str, name: str | None = None) -> str:
+    return "".join(f"{indent}{argument}={argument},\n" for argument, *_ in _arguments(has_k, name))
+
+
+def _policy_of(name: str, indent: str) -> str:
+    """The `policy` argument a metric function hands on (a line at `indent`): its own
+    parameters set on `policy`, wrapped as ruff formats it."""
+    own = [argument for argument, *_ in _own(name)]
+    if not own:
+        return f"{indent}policy=policy,\n"
+    given = ", ".join(["policy", *(f"{argument}={argument}" for argument in own)])
+    line = f'{indent}policy=with_parameters("{name}", {given}),\n'
+    if len(line) <= 101:
+        return line
+    return f'{indent}policy=with_parameters(\n{indent}    "{name}", {given}\n{indent}),\n'
 
 
 def _example(name: str, function: str, has_k: bool) -> str:
@@ -165,7 +199,7 @@ def _function(name: str) -> str:
     lines.append(
         "    Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged."
     )
-    for argument, _, _, description in _arguments(has_k):
+    for argument, _, _, description in _arguments(has_k, name):
         # Indented 4 more below, so 92 here keeps the lines within 100.
         lines += [argument, *textwrap.wrap(description, 92, initial_indent=" " * 4,
                                            subsequent_indent=" " * 4)]  # fmt: skip
@@ -178,13 +212,17 @@ def _function(name: str) -> str:
         "evaluate : every metric at every K for candidate and truth tables.",
     ]
     body = textwrap.indent("\n".join(lines), "    ").replace("    \n", "\n")
+    indent = " " * 8
+    forwarded = _forwarded(has_k, indent).replace(
+        f"{indent}policy=policy,\n", _policy_of(name, indent)
+    )
     return (
-        f"def {function}(\n{_signature(has_k, 'relevance: IntoExprColumn')}) -> pl.Expr:\n"
+        f"def {function}(\n{_signature(has_k, 'relevance: IntoExprColumn', name)}) -> pl.Expr:\n"
         f'    """{body.lstrip()}\n    """\n'
         f"    return metrics_expression(\n"
         f'        "{name}",\n'
         f"        relevance,\n"
-        f"{_forwarded(has_k, ' ' * 8)}"
+        f"{forwarded}"
         f"    )\n"
     )
 
@@ -268,13 +306,13 @@ def _method(name: str) -> str:
 
     metric = REGISTRY[name]
     function, has_k = metric.function_name, metric.has_k
-    signature = textwrap.indent(_signature(has_k, "self"), "    ")
+    signature = textwrap.indent(_signature(has_k, "self", name), "    ")
     return (
         f"    def {function}(\n{signature}    ) -> pl.Expr:\n"
         f'        """See `polars_rankk.{function}`."""\n'
         f"        return {function}(\n"
         f"            self._expr,\n"
-        f"{_forwarded(has_k, ' ' * 12)}"
+        f"{_forwarded(has_k, ' ' * 12, name)}"
         f"        )\n"
     )
 

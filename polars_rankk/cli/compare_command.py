@@ -193,7 +193,7 @@ def compare(
         sources, judged, extra = prepare_runs(sources, judged, extra, columns)
         tables = items.read(sources, columns)
         # The report's K-curves read every K up to the largest.
-        planned = plan.at(range(1, max(ks) + 1)) if report is not None else plan
+        planned = plan.at(range(1, max(ks) + 1), every_k=True) if report is not None else plan
         evaluations: dict[str, Evaluation] = {}
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")

@@ -122,7 +122,8 @@ def report(
                 source,
                 judged,
                 columns,
-                plan=plan.at(range(1, max(ks) + 1)),  # the K-curves read every K up to the largest
+                # The K-curves read every metric at every K up to the largest.
+                plan=plan.at(range(1, max(ks) + 1), every_k=True),
                 items=tables,
             )
         say("writing the report")

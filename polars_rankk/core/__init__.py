@@ -54,9 +54,9 @@ from polars_rankk.core.metrics.registry import (
     REGISTRY,
     Metric,
     higher_is_better,
-    metric_rank,
 )
 from polars_rankk.core.metrics.terms import RankedRows
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.policy import POLICY_HELP, Policy
 from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
 

@@ -17,12 +17,8 @@ from polars_rankk.core import Evaluation
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.reports.analyses import Analyses, report_bounds
-from polars_rankk.reports.content import (
-    Progress,
-    build_content,
-    evaluate_for_report,
-    report_steps,
-)
+from polars_rankk.reports.content import Progress, build_content, report_steps
+from polars_rankk.reports.evaluated import evaluate_for_report
 from polars_rankk.reports.judges import report_correction
 from polars_rankk.reports.passages import collapsed_systems, with_documents
 from polars_rankk.reports.sections import render_page

@@ -344,7 +344,7 @@ def k_curve(
         return evaluate_systems(
             lazy_systems(systems, system),
             None if truth is None else to_lazy(truth, "truth"),
-            metrics=plan.at(ks),
+            metrics=plan.at(ks, every_k=True),  # a curve reads every metric at every K
             group_by=group_by,
             item=item,
             score=score,

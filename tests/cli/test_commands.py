@@ -269,8 +269,9 @@ def test_evaluate_names_the_summary_as_the_tool_named_by_names(rankk: Rankk) -> 
     assert table.select("metric", "k").rows() == [("precision", 10), ("average_precision", None)]
     res = rk.evaluate(read_trec_run(RUN), read_trec_qrels(QRELS), k=[5, 10, 20],
                       metrics=["P_10", "map"], group_by="query")  # fmt: skip
-    for names, spelled in {"trec_eval": ["P_5", "P_10", "P_20", "map"],
-                           "ir_measures": ["P@5", "P@10", "P@20", "AP"]}.items():  # fmt: skip
+    # A name typed with its own cut-off is read at that cut-off only: --k reaches none here.
+    for names, spelled in {"trec_eval": ["P_10", "map"],
+                           "ir_measures": ["P@10", "AP"]}.items():  # fmt: skip
         code, out, err = rankk(
             "evaluate", RUN, QRELS, "--metrics", "P_10,map", "--k", "5,10,20", "--names", names,
             "-f", "csv",

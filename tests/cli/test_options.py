@@ -182,8 +182,9 @@ def test_a_name_parameter_applies_to_its_measure_over_the_options(rankk: Rankk) 
     assert got.filter(pl.col("metric") == "precision", pl.col("k") == 5)["value"].item() == (
         pytest.approx(alone["precision"], abs=1e-4)
     )
-    condensed = got.filter(pl.col("metric").str.starts_with("ndcg"), pl.col("k") == 10)
-    assert condensed["metric"].item() == "ndcg(unjudged='condense')"
+    # Labelled as typed: the name alone reads back to the measure.
+    condensed = got.filter(pl.col("metric").str.starts_with("nDCG"), pl.col("k") == 10)
+    assert condensed["metric"].item() == "nDCG(judged_only=True)"
     assert condensed["value"].item() == pytest.approx(alone["ndcg"], abs=1e-4)
     for command in (
         ("compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS),

@@ -314,9 +314,9 @@ def test_compare_tables_and_several_systems_read_them() -> None:
         for name, run in runs.items()
     }
     compared = rk.compare(evaluations, baseline="a", n_resamples=50, n_permutations=50)
-    assert {"q_measure", "compat(compat_persistence=0.8)"} <= set(compared["metric"])
+    assert {"q_measure", "Compat(p=0.8)"} <= set(compared["metric"])  # labelled as typed
     table = rk.systems_table(evaluations)
-    assert {"q_measure@5", "compat(compat_persistence=0.8)"} <= set(table.columns)
+    assert {"q_measure@5", "Compat(p=0.8)"} <= set(table.columns)
     both = pl.concat([run.with_columns(pl.lit(name).alias("run")) for name, run in runs.items()])
     together = rk.evaluate(both, truth, k=5, group_by="query", metrics=names, system="run")
     for name, alone in evaluations.items():

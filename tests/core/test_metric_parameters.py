@@ -141,3 +141,62 @@ def test_a_field_a_metric_does_not_declare_never_changes_its_number(base: Policy
         )
         undeclared = {m for m in moved["metric"].unique() if field not in REGISTRY[m].reads}
         assert not undeclared, f"{field} changes {sorted(undeclared)}, which do not declare it"
+
+
+def _argument(parameter: Parameter) -> object:
+    """The Python value of `parameter`'s keyword argument typed as `_typed` types it."""
+    text, _ = _typed(parameter)
+    if parameter.reading == "gains":
+        return {0: 1, 1: 4}
+    if parameter.reading == "field":
+        return text.strip("'")
+    return text if parameter.reading == "choice" else float(text)
+
+
+_EXPRESSED = [
+    (name, parameter)
+    for name, metric in REGISTRY.items()
+    if hasattr(rk, metric.function_name)
+    for parameter in metric.parameters
+]
+
+
+@pytest.mark.parametrize(
+    ("metric", "parameter"), _EXPRESSED, ids=[f"{m}-{p.key}" for m, p in _EXPRESSED]
+)
+def test_an_expression_takes_its_metrics_parameters_as_keywords(
+    metric: str, parameter: Parameter
+) -> None:
+    """``rk.rbp_at_k(..., p=0.5)`` and ``rk.metrics_expression("rbp(p=0.5)@5", ...)`` equal
+    `evaluate` of the name ``rbp(p=0.5)@5``, group by group, from the one declaration."""
+    candidates, truth = _adversarial(2)
+    text, _ = _typed(parameter)
+    name = _name(metric, f"{parameter.key}={text}")
+    entry = REGISTRY[metric]
+    cut = {"k": 5} if entry.has_k else {}
+    labelled = rk.label(candidates, truth, group_by="q")
+    common = {"by": "score", "item": "item", "unretrieved": "unretrieved", **cut}
+    by_keyword = getattr(rk, entry.function_name)(
+        "relevance", **common, **{parameter.key: _argument(parameter)}
+    ).alias("keyword")
+    by_name = rk.metrics_expression(name, "relevance", **common).alias("name")
+    mine = labelled.group_by("q").agg(by_keyword, by_name).sort("q")
+    # The keyword sets its field on the policy; the name is read as `evaluate` reads it (a
+    # tool's spelling may set more: ir_measures' RBP(p=...) weighs by grade).
+    field_set = Policy(**{parameter.field: _typed(parameter)[1]})  # type: ignore[arg-type]
+    for column, asked, policy in (("keyword", metric, field_set), ("name", name, Policy())):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = rk.evaluate(
+                candidates, truth, k=5, metrics=[asked], group_by="q", policy=policy
+            )
+        # The groups evaluate scores (it leaves out those its policy drops: no truth).
+        both = result.per_group.join(mine, on="q", how="left").sort("q")
+        assert both[column].to_list() == pytest.approx(both["value"].to_list(), nan_ok=True)
+
+
+def test_an_expression_parameter_that_does_not_read_is_refused_by_its_key() -> None:
+    with pytest.raises(ValueError, match="p must be a number"):
+        rk.rbp_at_k("relevance", by="score", k=5, p="high")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="read different parameters"):
+        rk.metrics_expression(["RBP(p=0.5)@5", "RBP(p=0.9)@5"], "relevance", by="score")

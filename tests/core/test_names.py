@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import polars as pl
 import pytest
@@ -140,7 +141,8 @@ def test_cli_accepts_the_names_users_type(capsys: pytest.CaptureFixture[str]) ->
     ).summary()
     got = pl.read_csv(io.StringIO(out))
     assert_frame_equal(got, expected, check_dtypes=False)
-    assert sorted(set(got["k"].drop_nulls())) == [3, 4, 5, 10]  # each name's cut-off is added
+    # Each name is reported at its own cut-off; --k reads the names typed without one (none).
+    assert sorted(set(got["k"].drop_nulls())) == [4, 5, 10]
     code, out, err = run_rankk(
         capsys, "compare", f"a={RUN}", f"b={RUN}", "--truth", QRELS, "--k", "3",
         "--metrics", "P@5,Bpref", "--n-resamples", "10", "-f", "csv",
@@ -161,17 +163,27 @@ def test_report_accepts_the_names_users_type(tmp_path: Path) -> None:
         {"q": [1, 1, 1, 2, 2], "item": [1, 2, 3, 4, 5], "score": [3.0, 2.0, 1.0, 2.0, 1.0]}
     )
     truth = pl.DataFrame({"q": [1, 1, 2], "item": [2, 3, 5], "relevance": [1, 0, 2]})
+    systems = {"A": cand, "B": cand.with_columns(score=-pl.col("score"))}
+    common: dict[str, Any] = {"k": [1, 2], "group_by": "q", "n_resamples": 20}
     page = rk.report(
-        {"A": cand, "B": cand.with_columns(score=-pl.col("score"))},
+        systems,
         truth,
         path=tmp_path / "report.html",
-        k=[1, 2],
-        metrics=["P@2", "nDCG(judged_only=True)@2", "Bpref", "ERR@2", "Judged@2"],
-        group_by="q",
-        n_resamples=20,
+        metrics=["P@2", "nDCG@2", "Bpref", "ERR@2", "Judged@2"],
+        **common,
     ).read_text()
     for name in ("precision", "ndcg", "bpref", "err", "judged"):
         assert name in page
+    # The report compares systems measure by measure under one policy: a name asking for
+    # another (condensed lists) is refused in words, never left out of the page.
+    with pytest.raises(ValueError, match=r"'nDCG\(judged_only=True\)@2' and 'P@2' are evaluated"):
+        rk.report(
+            systems,
+            truth,
+            path=tmp_path / "other.html",
+            metrics=["P@2", "nDCG(judged_only=True)@2"],
+            **common,
+        )
 
 
 def _long_lists() -> tuple[pl.DataFrame, pl.DataFrame]:

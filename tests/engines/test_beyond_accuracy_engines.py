@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core.metrics.registry import metric_rank
+from polars_rankk.core.names.listing import metric_rank
 
 METRICS = [
     "hit_rate",

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.cli import main
-from polars_rankk.core.metrics.registry import metric_rank
+from polars_rankk.core.names.listing import metric_rank
 from tests.passages.runs import passage_runs
 
 METRICS = ["precision", "recall", "ndcg", "average_precision", "mrr"]

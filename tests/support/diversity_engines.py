@@ -19,6 +19,7 @@ import pytest
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.names.parse import parse_metric_name
 from tests.core.test_diversity import POLICY, _frames, _two_systems, diversity_cases
 
 # One parameter set for every subtopic measure: Spark and Dask evaluate one policy a call
@@ -74,8 +75,8 @@ def assert_same_rows(got: pl.DataFrame, want: pl.DataFrame, keys: list[str]) -> 
     order = [*keys, "metric", "k"]
     assert got.sort(order, nulls_last=True).equals(want.sort(order, nulls_last=True))
     asked = {"alpha_ndcg", "err_ia", "ap_ia", "nrbp", "nnrbp", "ndcg", "precision"}
-    # The names' alpha and beta, which the policy does not set, label their rows.
-    assert asked <= {metric.split("(")[0] for metric in got["metric"]}
+    # The names' alpha and beta, which the policy does not set, label their rows as typed.
+    assert asked <= {parse_metric_name(metric).metric for metric in got["metric"]}
 
 
 def evaluates_words(run: pl.DataFrame, truth: pl.DataFrame, **options: Any) -> str:

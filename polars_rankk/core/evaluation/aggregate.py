@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation.views import reported
 from polars_rankk.core.inputs.spec import (
     Spec,
     align_ids,
@@ -22,7 +23,8 @@ from polars_rankk.core.inputs.spec import (
 )
 from polars_rankk.core.metrics.declaration import GEOMETRIC_FLOOR
 from polars_rankk.core.metrics.formulas import COLUMNS
-from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.types import FrameLike
 
 
@@ -59,8 +61,9 @@ def check_quantiles(quantiles: Iterable[float]) -> list[float]:
 
 
 def order_metrics(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
-    """Sort a table by `by`, then metric (canonical order), then k (null last)."""
-    return frame.sort([*by, metric_rank(), "k"], nulls_last=True)
+    """Sort a table by `by`, then metric (canonical order), then k (null last), then the
+    metric's name (a labelled cell beside its metric's: ``P(rel=2)`` and ``precision``)."""
+    return frame.sort([*by, metric_rank(), "k", "metric"], nulls_last=True)
 
 
 def value_histogram(per_group: FrameLike, by: Sequence[str] = ()) -> pl.LazyFrame:
@@ -272,10 +275,16 @@ def check_micro(metrics: Sequence[str], evaluated: Sequence[str] = ()) -> None:
             f"or leave {'it' if len(not_micro) == 1 else 'them'} out of metrics=[...]"
         )
     if not metrics:
-        raise ValueError(
-            f"{defined}; none of the evaluated metrics ({', '.join(evaluated) or 'none'}) is — "
-            f"use average='macro' or 'weighted'"
-        )
+        raise ValueError(no_micro_form(evaluated))
+
+
+def no_micro_form(evaluated: Sequence[str]) -> str:
+    """The words refusing a micro average over `evaluated`, none of which has a micro form."""
+    defined = f"micro averaging is a ratio of summed counts, defined for {', '.join(MICRO_METRICS)}"
+    return (
+        f"{defined}; none of the evaluated metrics ({', '.join(evaluated) or 'none'}) is — "
+        f"use average='macro' or 'weighted'"
+    )
 
 
 def micro_query(groups: FrameLike, spec: Spec, metrics: Sequence[str]) -> pl.LazyFrame:
@@ -298,7 +307,7 @@ def micro_query(groups: FrameLike, spec: Spec, metrics: Sequence[str]) -> pl.Laz
         metric = REGISTRY[name]
         micro = metric.micro
         assert micro is not None  # checked above
-        for k in spec.ks if metric.has_k else (None,):
+        for k in reported(name, spec.ks if metric.has_k else (None,), spec):
             counted = frame
             if k is not None and policy.short_lists == "skip":
                 counted = counted.filter(pl.col(N_CANDIDATES) >= k)

@@ -49,6 +49,10 @@ class Diagnostics:
     path
         Which path computed the per-group sums: the native kernel, or pure Polars and why
         (``native kernel: not used (...)``).
+    parts
+        For an evaluation whose names read other parameters than its policy (``P(rel=2)@5``
+        beside ``R@5``): the diagnostics of each other part, by the names its measures carry
+        (``"P(rel=2)"``); the counts above are the first part's.
 
     Examples
     --------
@@ -78,6 +82,7 @@ class Diagnostics:
     systems: dict[str, Diagnostics] = field(default_factory=dict)
     system: str | None = None
     path: str = ""
+    parts: dict[str, Diagnostics] = field(default_factory=dict)
 
     def to_frame(self) -> pl.DataFrame:
         """All diagnostics as one tidy table: ``name, k, value`` (k null when not per K),

@@ -31,6 +31,7 @@ from polars_rankk.core.policy import Policy
 __all__ = [
     "LATEX_ESCAPES",
     "Cell",
+    "Displayed",
     "Grid",
     "Shown",
     "counted",
@@ -69,6 +70,54 @@ class Shown(Protocol):
     def summary(self) -> pl.DataFrame: ...
 
     def by_system(self) -> Mapping[str, Shown]: ...
+
+
+class Displayed:
+    """An evaluation's displays: its ``repr``, notebook HTML, Markdown and LaTeX tables (a
+    mixin of `polars_rankk.Evaluation`, which has all `Shown` reads)."""
+
+    def __repr__(self: Shown) -> str:
+        """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
+        return evaluation_text(self)
+
+    def _repr_html_(self: Shown) -> str:
+        """The notebook display: `__repr__` as an HTML table."""
+        return evaluation_html(self)
+
+    def to_markdown(self: Shown, digits: int = 4) -> str:
+        """The macro summary as a Markdown table: one row per metric, one column per K (for
+        several systems, one row per system, one column per ``metric@K``).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=[1, 2], metrics=["precision", "hit_rate"], group_by="q")
+        >>> print(res.to_markdown(digits=2))
+        | metric | @1 | @2 |
+        |:---|---:|---:|
+        | precision | 0.00 | 0.50 |
+        | hit_rate | 0.00 | 1.00 |
+        """
+        return to_markdown(evaluation_grid(self.summary(), self.system), digits)
+
+    def to_latex(
+        self: Shown, digits: int = 4, caption: str | None = None, label: str | None = None
+    ) -> str:
+        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K
+        (for several systems, one row per system, one column per ``metric@K``).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
+        ...                   k=2, metrics="hit_rate", group_by="q")
+        >>> print(res.to_latex(digits=2).splitlines()[4])
+        metric & @2 \\\\
+        """
+        return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
 
 
 def policy_text(evaluation: Shown) -> str:

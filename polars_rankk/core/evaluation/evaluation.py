@@ -16,6 +16,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.catalogue import Exposures
+from polars_rankk.core.evaluation.display import Displayed
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.readouts import (
     EvaluationTables,
@@ -23,7 +24,7 @@ from polars_rankk.core.evaluation.readouts import (
     per_group_rows,
     summarize,
 )
-from polars_rankk.core.evaluation.variants import label, relabelled, unlabelled
+from polars_rankk.core.evaluation.variants import label, relabelled, summary_of_parts, unlabelled
 from polars_rankk.core.evaluation.views import (
     dropped_table,
     long_table,
@@ -32,6 +33,7 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.names.parse import NameStyle
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.types import Average, FrameLike
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 EngineType = Literal["auto", "in-memory", "streaming"]
 
 
-class Evaluation(EvaluationTables):
+class Evaluation(Displayed, EvaluationTables):
     """The result of `evaluate`: per-group values, summaries and diagnostics.
 
     Attributes
@@ -80,9 +82,9 @@ class Evaluation(EvaluationTables):
     """
 
     variants: tuple[Evaluation, ...] = ()
-    #: What its metrics add to their names where they read the policy otherwise than the
-    #: evaluation asked (`polars_rankk.core.names.plan.Part.labels`).
-    labels: tuple[tuple[str, str], ...] = ()
+    #: The plan it executed (`polars_rankk.core.names.plan.Plan`): None for one system of
+    #: several or an evaluation made otherwise.
+    plan: Plan | None = None
 
     def summary(
         self,
@@ -150,20 +152,51 @@ class Evaluation(EvaluationTables):
         """
         if weight is not None:
             weights = aggregate.renamed_weights(weight, weights, self._keys)
-        if "_primary" in self.__dict__:
-            from polars_rankk.core.evaluation.variants import summary_of_parts
+        parts: list[Evaluation] = [self.__dict__.get("_primary", self), *self.variants]
+        evaluation_policy = self.plan.policy if self.plan is not None else self.policy
+        how = (average, weights, names)
+        return summary_of_parts(parts, evaluation_policy, metrics, how)
 
-            return summary_of_parts(self, (average, weights, metrics, names))
+    def _summary_of_part(
+        self,
+        chosen: list[str] | None,
+        how: tuple[Average, str | FrameLike | None, NameStyle],
+        cells: set[tuple[str, int | None]] | None = None,
+    ) -> pl.DataFrame:
+        """`summary` of this part's `chosen` canonical metrics (None: every one), at `cells`
+        (None: every K), its labelled cells named as labelled."""
+        average, _, names = how
         if self.system is not None:
-            return self._per_system(
-                lambda one: one.summary(average, weights=weights, metrics=metrics, names=names)
-            )
-        chosen = chosen_metrics(self.metrics, metrics, average)
+            return self._per_system(lambda one: one._summary_of_part(chosen, how, cells))
+        picked = chosen_metrics(self.metrics, chosen, average)
         rows = unlabelled(self.per_group, self.labels)  # the registry's names, as read below
         tables = (rows, self.groups, self._evaluated_group_sums)
-        how = (average, weights, names)
-        found = summarize(tables, self._spec, self._dropped_queries(), chosen, how)
+        dropped = self._dropped_queries()
+        found = summarize(tables, self._spec, dropped, picked, how, cells)
         return relabelled(found, self.labels, canonical_only=names != "canonical")
+
+    def wide(self) -> FrameLike:
+        """per_group pivoted: one row per group, one column per ``metric@k`` (a labelled cell's
+        column named as its label, ``P(rel=2)@5``), every part's columns side by side (a
+        group a part's policy leaves out is null in its columns).
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+        >>> truth = pl.DataFrame({"q": [1, 1], "item": [1, 2], "relevance": [1, 2]})
+        >>> res = rk.evaluate(candidates, truth, metrics=["P@2", "P(rel=2)@2"], group_by="q")
+        >>> res.wide().columns
+        ['q', 'precision@2', 'P(rel=2)@2']
+        """
+        if "_primary" not in self.__dict__:
+            return super().wide()
+        parts: list[Evaluation] = [self.__dict__["_primary"], *self.variants]
+        joined = parts[0]._wide()
+        for part in parts[1:]:
+            joined = joined.join(part._wide(), on=self._keys, how="full", coalesce=True)
+        joined = joined.sort(self._keys)
+        return joined if self.is_lazy else joined.collect()
 
     @cached_property
     def dropped(self) -> pl.DataFrame:
@@ -258,7 +291,7 @@ class Evaluation(EvaluationTables):
                 groups=groups,
             )
             one._sliced = True
-            one.labels = self.labels
+            one.labels, one.plan = self.labels, self.plan
             if known is not None and str(value) in known.systems:
                 one.__dict__["diagnostics"] = known.systems[str(value)]
             found[str(value)] = one
@@ -278,6 +311,14 @@ class Evaluation(EvaluationTables):
         """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
         from polars_rankk.core.evaluation.diagnostics import compute_diagnostics
 
+        if "_primary" in self.__dict__:
+            # The first part's counts, and each other part's by the names it carries.
+            primary: Evaluation = self.__dict__["_primary"]
+            parts = {
+                ", ".join(dict.fromkeys(label.typed for label in part.labels)): part.diagnostics
+                for part in self.variants
+            }
+            return replace(primary.diagnostics, parts=parts)
         if self.system is not None:
             from polars_rankk.core.evaluation.by_system import diagnostics_by_system
 
@@ -344,7 +385,7 @@ class Evaluation(EvaluationTables):
             per_group=sorted_per_group(per_group, self._keys),
             groups=groups.sort(self._keys),
         )
-        found.labels = self.labels
+        found.labels, found.plan = self.labels, self.plan
         return found
 
     @staticmethod
@@ -402,58 +443,7 @@ class Evaluation(EvaluationTables):
         spec = self._spec
         kept, wide = views_of(all_groups, spec)
         found = assemble(replace(spec, is_lazy=False), self._prepared, all_groups, kept, wide)
-        return label(found, self.labels)
-
-    def __repr__(self) -> str:
-        """The summary at a glance (metrics × K, macro means) and any diagnostics warnings."""
-        from polars_rankk.core.evaluation.display import evaluation_text
-
-        return evaluation_text(self)
-
-    def _repr_html_(self) -> str:
-        """The notebook display: `__repr__` as an HTML table."""
-        from polars_rankk.core.evaluation.display import evaluation_html
-
-        return evaluation_html(self)
-
-    def to_markdown(self, digits: int = 4) -> str:
-        """The macro summary as a Markdown table: one row per metric, one column per K (for
-        several systems, one row per system, one column per ``metric@K``).
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
-        ...                   k=[1, 2], metrics=["precision", "hit_rate"], group_by="q")
-        >>> print(res.to_markdown(digits=2))
-        | metric | @1 | @2 |
-        |:---|---:|---:|
-        | precision | 0.00 | 0.50 |
-        | hit_rate | 0.00 | 1.00 |
-        """
-        from polars_rankk.core.evaluation.display import evaluation_grid, to_markdown
-
-        return to_markdown(evaluation_grid(self.summary(), self.system), digits)
-
-    def to_latex(
-        self, digits: int = 4, caption: str | None = None, label: str | None = None
-    ) -> str:
-        """The macro summary as a LaTeX table (booktabs): one row per metric, one column per K
-        (for several systems, one row per system, one column per ``metric@K``).
-
-        Examples
-        --------
-        >>> import polars as pl, polars_rankk as rk
-        >>> candidates = pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
-        >>> res = rk.evaluate(candidates, pl.DataFrame({"q": [1], "item": [2]}),
-        ...                   k=2, metrics="hit_rate", group_by="q")
-        >>> print(res.to_latex(digits=2).splitlines()[4])
-        metric & @2 \\\\
-        """
-        from polars_rankk.core.evaluation.display import evaluation_grid, to_latex
-
-        return to_latex(evaluation_grid(self.summary(), self.system), digits, caption, label)
+        return label(found, self.labels, self.plan)
 
 
 def assemble(

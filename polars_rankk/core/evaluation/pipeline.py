@@ -275,7 +275,9 @@ def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
     """`evaluate` of `plan` on `inputs`: each part under its own policy (`Plan.parts`), every
     cut-off of the plan at each, as one `Evaluation` (the first part's, the others its
     variants)."""
-    return combined([label(_evaluate_part(plan, part, inputs), part.labels) for part in plan.parts])
+    return combined(
+        [label(_evaluate_part(plan, part, inputs), part.labels, plan) for part in plan.parts]
+    )
 
 
 def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
@@ -303,6 +305,7 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
         check_values=inputs.check_values,
         rank=inputs.rank,
         system=inputs.system,
+        cells=part.cells,
     )
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(

@@ -32,7 +32,9 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.order import gain_of
-from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
+from polars_rankk.core.names.cells import Label, at_cutoff
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.parse import NameStyle, parse_metric_name
 from polars_rankk.core.names.write import written_summary
 from polars_rankk.core.policy import Policy
@@ -165,9 +167,11 @@ def summarize(
     dropped: tuple[pl.LazyFrame, pl.LazyFrame],
     chosen: list[str],
     how: tuple[Average, str | FrameLike | None, NameStyle],
+    cells: set[tuple[str, int | None]] | None = None,
 ) -> pl.DataFrame:
     """`Evaluation.summary` of one system: from its per-group rows, groups table and evaluated
-    groups' sums, the `dropped` queries, the `chosen` metrics and (average, weights, names)."""
+    groups' sums, the `dropped` queries, the `chosen` metrics and (average, weights, names),
+    at `cells` only where given."""
     per_group_table, groups, evaluated_sums = tables
     average, weights, names = how
     group_keys = list(spec.group_keys)
@@ -195,6 +199,9 @@ def summarize(
         result = aggregate.micro_from(rows)
     dropped_counts = dropped_table(spec.ks, counts, short)
     result = result.join(dropped_counts, on="k", how="left", nulls_equal=True)
+    if cells is not None:
+        at = [(metric, k) in cells for metric, k in result.select("metric", "k").iter_rows()]
+        result = result.filter(pl.Series(at, dtype=pl.Boolean))
     summed = per_group if average == "macro" else None
     return written_summary(result, names, spec.policy, summed)
 
@@ -240,6 +247,8 @@ class EvaluationTables:
         # With label probabilities: how each (metric, k) was computed (enumeration or Monte
         # Carlo), per group counts and draws.
         self.label_methods: FrameLike | None = None
+        # The names of its cells whose name reads the policy otherwise than the evaluation.
+        self.labels: tuple[Label, ...] = ()
 
     def _one_pass(self) -> bool:
         """Every view derives from the collected one-row-per-group pass (no beyond-accuracy
@@ -269,9 +278,20 @@ class EvaluationTables:
         │ 1   ┆ 0.0        ┆ 1.0        │
         └─────┴────────────┴────────────┘
         """
-        columns = [metric_column(name, k) for name, k in metric_cutoffs(self._spec)]
-        wide = self._metric_table.lazy().select(*self._keys, *columns).sort(self._keys)
+        wide = self._wide().sort(self._keys)
         return wide if self.is_lazy else wide.collect()
+
+    def _wide(self) -> pl.LazyFrame:
+        """This part's wide table, each labelled cell's column named as its label
+        (``P(rel=2)@5``)."""
+        named = {(label.metric, label.k): label.typed for label in self.labels}
+        columns = [
+            pl.col(metric_column(name, k)).alias(
+                at_cutoff(named[name, k], k) if (name, k) in named else metric_column(name, k)
+            )
+            for name, k in metric_cutoffs(self._spec)
+        ]
+        return self._metric_table.lazy().select(*self._keys, *columns)
 
     def ranking_rows(
         self, columns: tuple[str, ...] = (HITS, FIRST_HIT, DCG, PRECISION_SUM, RECIPROCAL_RANK)

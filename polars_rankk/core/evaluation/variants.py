@@ -13,13 +13,20 @@ how it was computed.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from polars_rankk.core.metrics.registry import metric_rank
+from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
+from polars_rankk.core.evaluation.aggregate import no_micro_form, order_metrics
+from polars_rankk.core.metrics.parameters import written_value
+from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
+from polars_rankk.core.names.cells import Label, at_cutoff
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.parse import NameStyle
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import Average, FrameLike
@@ -35,16 +42,16 @@ class Part(Protocol):
     is_lazy: bool
     system: str | None
     variants: tuple[Any, ...]
-    labels: tuple[tuple[str, str], ...]
+    groups: FrameLike
+    labels: tuple[Label, ...]
+    plan: Plan | None
     _keys: list[str]
 
-    def summary(
+    def _summary_of_part(
         self,
-        average: Average = "macro",
-        *,
-        weights: str | FrameLike | None = None,
-        metrics: Iterable[str] | None = None,
-        names: NameStyle = "canonical",
+        chosen: list[str] | None,
+        how: tuple[Average, str | FrameLike | None, NameStyle],
+        cells: set[tuple[str, int | None]] | None = None,
     ) -> pl.DataFrame: ...
 
 
@@ -52,35 +59,45 @@ P = TypeVar("P", bound=Part)
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
-def relabelled(table: Frame, labels: Sequence[tuple[str, str]], canonical_only: bool) -> Frame:
-    """`table` with each metric's label suffix after its name (`Part.labels`); for tool
-    spellings (`canonical_only`), only after the canonical names a tool could not spell: a
-    tool's name already says its parameters."""
+def _cell(metric: str, k: int | None) -> pl.Expr:
+    return (pl.col("metric") == metric) & pl.col("k").eq_missing(pl.lit(k, dtype=pl.Int64))
+
+
+def relabelled(table: Frame, labels: Sequence[Label], canonical_only: bool) -> Frame:
+    """`table` (``metric`` and ``k`` columns) with each labelled cell's name (`Part.labels`):
+    as typed; with a tool's names (`canonical_only`), only where the tool could not write it
+    (its canonical ``metric@K`` stands), as the canonical name with the fields it reads
+    otherwise (a tool's spelling would claim the tool's number)."""
     if not labels:
         return table
-    # The fields go after the metric's name, before a cut-off written into it (ndcg(...)@10).
-    base = pl.col("metric").str.replace(r"@\d+$", "")
-    cut = pl.col("metric").str.extract(r"(@\d+)$").fill_null("")
-    labelled: Any = pl
-    for metric, suffix in labels:
-        labelled = labelled.when(base == metric).then(pl.lit(metric + suffix) + cut)
-    return table.with_columns(labelled.otherwise(pl.col("metric")).alias("metric"))
+    named: Any = pl
+    for found in labels:
+        if canonical_only:
+            written = REGISTRY[found.metric].column(found.k)
+            named = named.when(
+                (pl.col("metric") == written) & pl.col("k").eq_missing(found.k)
+            ).then(pl.lit(at_cutoff(found.canonical, found.k)))
+        else:
+            named = named.when(_cell(found.metric, found.k)).then(pl.lit(found.typed))
+    return table.with_columns(named.otherwise(pl.col("metric")).alias("metric"))
 
 
-def unlabelled(table: FrameLike, labels: Sequence[tuple[str, str]]) -> pl.LazyFrame:
-    """`table` with each labelled metric's canonical name back (`relabelled` undone), for a
-    step that reads the registry's names."""
+def unlabelled(table: FrameLike, labels: Sequence[Label]) -> pl.LazyFrame:
+    """`table` with each labelled cell's metric name back (`relabelled` undone), for a step
+    that reads the registry's names."""
     if not labels:
         return table.lazy()
-    canonical = {metric + suffix: metric for metric, suffix in labels}
-    return table.lazy().with_columns(pl.col("metric").replace(canonical))
+    named: Any = pl
+    for found in labels:
+        named = named.when(_cell(found.typed, found.k)).then(pl.lit(found.metric))
+    return table.lazy().with_columns(named.otherwise(pl.col("metric")).alias("metric"))
 
 
-def label(evaluation: P, labels: tuple[tuple[str, str], ...]) -> P:
+def label(evaluation: P, labels: tuple[Label, ...], plan: Plan | None) -> P:
     """`evaluation` of one plan part, its metrics labelled with what they read otherwise than
     the evaluation's policy (`Part.labels`): its ``per_group`` rows now, its ``summary()``
     when it is asked."""
-    evaluation.labels = labels
+    evaluation.labels, evaluation.plan = labels, plan
     rows = evaluation.per_group
     if labels and isinstance(rows, pl.DataFrame):
         evaluation.per_group = relabelled(rows, labels, canonical_only=False)
@@ -103,6 +120,8 @@ def combined(evaluations: Sequence[P]) -> P:
             "own (the names of one call then share their parameters)"
         )
     result = copy.copy(primary)
+    # The primary's cached diagnostics are one part's: the whole's are computed on access.
+    result.__dict__.pop("diagnostics", None)
     result.__dict__["_primary"] = primary
     result.variants = tuple(others)
     tables = [one.per_group.lazy() for one in evaluations]
@@ -112,29 +131,114 @@ def combined(evaluations: Sequence[P]) -> P:
         per_group = per_group.sort([*keys, metric_rank(), "metric", "k"], nulls_last=True)
     result.per_group = per_group if primary.is_lazy else per_group.collect()
     result.ks = sorted({k for one in evaluations for k in one.ks})
+    result.groups = _groups_of_parts(primary, others)
     return result
 
 
+#: The Policy fields that decide a group's list length and R (its row in ``groups``).
+_GROUP_FIELDS = ("relevance_threshold", "pool", "negative_grades", "unjudged")
+
+
+def _groups_of_parts(primary: Part, others: Sequence[Part]) -> FrameLike:
+    """``groups`` of an evaluation in parts: the first part's, and the list length and R of
+    each part that counts them otherwise (``n_relevant(relevance_threshold=2)``), side by
+    side (null where a part's policy left the group out)."""
+    keys, joined = list(primary._keys), primary.groups.lazy()
+    for other in others:
+        differing = [
+            f"{name}={written_value(name, getattr(other.policy, name))}"
+            for name in _GROUP_FIELDS
+            if getattr(other.policy, name) != getattr(primary.policy, name)
+        ]
+        if not differing:
+            continue
+        suffix = f"({','.join(differing)})"
+        theirs = other.groups.lazy().select(
+            *keys, *(pl.col(c).alias(c + suffix) for c in (N_CANDIDATES, N_RELEVANT))
+        )
+        columns = joined.collect_schema().names()
+        if f"{N_RELEVANT}{suffix}" not in columns:
+            joined = joined.join(theirs, on=keys, how="full", coalesce=True)
+    joined = joined.sort(keys)
+    return joined if primary.is_lazy else joined.collect()
+
+
 def summary_of_parts(
-    evaluation: Part,
-    how: tuple[Average, str | FrameLike | None, Iterable[str] | None, NameStyle],
+    parts: Sequence[Part],
+    evaluation: Policy,
+    metrics: Iterable[str] | None,
+    how: tuple[Average, str | FrameLike | None, NameStyle],
 ) -> pl.DataFrame:
-    """`Evaluation.summary` of an evaluation with variants: each part's own, stacked, the
-    variants' metrics labelled (for a tool's names, only those no tool spells); `metrics`, in
-    any accepted spelling, chooses among every part's measures."""
-    average, weights, metrics, names = how
-    primary: Part = evaluation.__dict__["_primary"]
-    parts: list[Part] = [primary, *evaluation.variants]
-    asked = None if metrics is None else Request.of(metrics)
-    if asked is not None:
-        evaluated = sorted({m for part in parts for m in part.metrics})
-        missing = sorted(set(asked.metrics) - set(evaluated))
-        if missing:
-            raise ValueError(f"metrics {missing} were not evaluated; evaluated: {evaluated}")
-    rows = []
-    for part in parts:
-        chosen = None if asked is None else [m for m in part.metrics if m in asked.metrics]
-        if chosen == []:
+    """`Evaluation.summary` of the `parts` of an evaluation under the `evaluation`'s policy:
+    each part's summary, stacked, its labelled cells named as labelled. `metrics`, in any
+    accepted spelling, chooses cells: a name's parameters choose the part that reads them
+    (``P(rel=2)@5``: precision at threshold 2, not the policy's precision), its cut-off the
+    K. A micro average leaves out the parts without a micro form, saying so."""
+    average = how[0]
+    chosen = _chosen(parts, evaluation, metrics)
+    rows, without = [], []
+    for part, (names, cells) in zip(parts, chosen, strict=True):
+        if names == []:
             continue  # none of the chosen metrics is in this part
-        rows.append(part.summary(average, weights=weights, metrics=chosen, names=names))
-    return pl.concat(rows, how="diagonal_relaxed")
+        if metrics is None and average == "micro" and not set(part.metrics) & set(MICRO_METRICS):
+            without.append(part)
+            continue
+        rows.append(part._summary_of_part(names, how, cells))
+    if without:
+        left = list(dict.fromkeys(_name(part, m) for part in without for m in part.metrics))
+        if not rows:
+            raise ValueError(no_micro_form(left))
+        warnings.warn(
+            f"summary(average='micro'): {', '.join(left)} have no micro form and are left out",
+            stacklevel=3,
+        )
+    # One order on every path (the engines' summaries sort so): system, metric, K, label.
+    system = parts[0].system
+    return order_metrics(pl.concat(rows, how="diagonal_relaxed"), [system] if system else [])
+
+
+def _name(part: Part, metric: str) -> str:
+    """`metric` as `part` names it (its label, where it has one)."""
+    return next((label.typed for label in part.labels if label.metric == metric), metric)
+
+
+Chosen = tuple[list[str] | None, set[tuple[str, int | None]] | None]
+
+
+def _chosen(
+    parts: Sequence[Part], evaluation: Policy, metrics: Iterable[str] | None
+) -> list[Chosen]:
+    """Per part, the canonical metrics `metrics` choose there (None: every one) and the
+    cells, where a name gives its cut-off (None: every K)."""
+    if metrics is None:
+        return [(None, None)] * len(parts)
+    asked = Request.of([metrics] if isinstance(metrics, str) else list(metrics))
+    chosen: list[tuple[list[str], set[tuple[str, int | None]] | None]] = [
+        ([], set()) for _ in parts
+    ]
+    for measure in asked.measures:
+        wanted = evaluation.replace(**measure.policy) if measure.policy else evaluation
+        reads = REGISTRY[measure.metric].reads
+        index = next(
+            (
+                i
+                for i, part in enumerate(parts)
+                if measure.metric in part.metrics
+                and all(getattr(part.policy, f) == getattr(wanted, f) for f in reads)
+            ),
+            None,
+        )
+        if index is None:
+            evaluated = sorted({_name(part, m) for part in parts for m in part.metrics})
+            raise ValueError(
+                f"metrics [{measure.spelling or measure.metric!r}] were not evaluated; "
+                f"evaluated: {evaluated}"
+            )
+        names, cells = chosen[index]
+        if measure.metric not in names:
+            names.append(measure.metric)
+        if cells is not None and (measure.k is not None or measure.whole_list):
+            cells.add((measure.metric, measure.k))
+        elif cells is not None:
+            chosen[index] = (names, None)  # a name without a cut-off: every K of its metric
+    return [(names, cells) for names, cells in chosen]

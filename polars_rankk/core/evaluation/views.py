@@ -13,7 +13,8 @@ import polars as pl
 from polars_rankk.core.columns import HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, WHOLE_LIST
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.metrics.formulas import finished
-from polars_rankk.core.metrics.registry import REGISTRY, metric_rank
+from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.policy import Policy
 
 
@@ -72,9 +73,19 @@ def metric_cutoffs(spec: Spec) -> list[tuple[str, int | None]]:
 def _cutoffs_of(name: str, spec: Spec) -> list[int | None]:
     # Beyond-accuracy metrics all take a cut-off.
     if name in REGISTRY and not REGISTRY[name].has_k:
-        return [None]
-    cut: list[int | None] = [] if name in spec.whole_list_only else list(spec.ks)
-    return [*cut, None] if name in spec.whole_list else cut
+        found: list[int | None] = [None]
+    else:
+        found = [] if name in spec.whole_list_only else list(spec.ks)
+        found = [*found, None] if name in spec.whole_list else found
+    return reported(name, found, spec)
+
+
+def reported(name: str, ks: Sequence[int | None], spec: Spec) -> list[int | None]:
+    """Those of `ks` at which `name` is reported: the cells the names ask for
+    (`Spec.cells`: ``P@5`` at 5 alone), or every K."""
+    if spec.cells is None:
+        return list(ks)
+    return [k for k in ks if (name, k) in spec.cells]
 
 
 def read_at(name: str, k: int | None) -> int | None:

@@ -39,6 +39,8 @@ tables use `evaluate`, whose pipeline streams.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import polars as pl
 
@@ -57,7 +59,7 @@ from polars_rankk.core.metrics.registry import REGISTRY, term_needs
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
 
-__all__ = ["metrics_expression", "one_metric_expression"]
+__all__ = ["metrics_expression", "one_metric_expression", "with_parameters"]
 
 
 def _check_k(k: int) -> int:
@@ -66,6 +68,34 @@ def _check_k(k: int) -> int:
     except (TypeError, ValueError):
         raise ValueError(f"k must be an int >= 1; got {k!r}") from None
     return value
+
+
+def _under(fields: dict[str, Any], policy: Policy | None) -> Policy | None:
+    """`policy` (or ``Policy()``) with a name's parameters set; `policy` when it has none."""
+    return replace(policy or Policy(), **fields) if fields else policy
+
+
+def with_parameters(metric: str, policy: Policy | None, **values: Any) -> Policy | None:
+    """`policy` (or ``Policy()``) with `metric`'s own parameters given by their keys set on
+    their Policy fields (``p=0.9`` sets ``rbp_persistence``); None values are left out.
+
+    Raises a ValueError naming the parameter when a value does not read.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.expressions.expressions import with_parameters
+    >>> with_parameters("rbp", None, p=0.9).rbp_persistence
+    0.9
+    >>> with_parameters("rbp", None, p=None) is None
+    True
+    """
+    declared = {parameter.key: parameter for parameter in REGISTRY[metric].parameters}
+    fields = {
+        declared[key].field: declared[key].value_of(value)
+        for key, value in values.items()
+        if value is not None
+    }
+    return _under(fields, policy)
 
 
 def one_metric_expression(
@@ -100,11 +130,8 @@ def one_metric_expression(
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a metric name (str); got {metric!r}")
     request = parse_metric_name(metric)
-    if request.policy:
-        raise ValueError(
-            f"metric {metric!r} carries parameters ({request.policy}); pass them as "
-            f"policy=rk.Policy(...) instead"
-        )
+    # A name's parameters (``RBP(p=0.9)``) set its Policy fields, as `evaluate` reads them.
+    policy = _under(request.policy, policy)
     entry = REGISTRY[request.metric]
     if entry.kind == "diversity":
         raise ValueError(
@@ -219,10 +246,16 @@ def metrics_expression(
     if not metrics:
         raise ValueError("metrics must be a metric name or a non-empty list of them")
     chosen: list[tuple[str, int | None]] = []
-    for metric in metrics:
-        request = parse_metric_name(metric)
+    requests = [parse_metric_name(metric) for metric in metrics]
+    if any(request.policy != requests[0].policy for request in requests):
+        raise ValueError(
+            f"the names {list(metrics)} read different parameters, so their columns would "
+            f"share names: compute each with its own rk.metrics_expression"
+        )
+    policy = _under(requests[0].policy, policy)
+    for metric, request in zip(metrics, requests, strict=True):
         entry = REGISTRY[request.metric]
-        if request.policy or not entry.accuracy:
+        if not entry.accuracy:
             # Refused in the words `one_metric_expression` uses.
             one_metric_expression(
                 metric, relevance, by=by, k=k, item=item, policy=policy, rank=rank

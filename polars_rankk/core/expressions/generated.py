@@ -13,12 +13,12 @@ one function taking the point (``rk.iprec_at_recall(recall=0.5)``:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import polars as pl
 
-from polars_rankk.core.expressions.expressions import metrics_expression
+from polars_rankk.core.expressions.expressions import metrics_expression, with_parameters
 from polars_rankk.core.expressions.points import DEPRECATED_POINTS, family_point
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
@@ -254,6 +254,7 @@ def f1_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    beta: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -278,6 +279,9 @@ def f1_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    beta
+        F's beta, typed squared as trec_eval and ir_measures type it (beta=0.25 is beta 0.5)
+        (``beta`` in its name; sets ``Policy.f_beta``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -325,7 +329,7 @@ def f1_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("f1", policy, beta=beta),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -418,6 +422,9 @@ def ndcg_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    dcg: str | None = None,
+    gains: Mapping[float, float] | None = None,
+    nonrelevant_gain: str | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -441,6 +448,15 @@ def ndcg_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    dcg
+        The gain of a grade: 'log2' the grade, 'exp-log2' 2^grade - 1 (``dcg`` in its name; sets
+        ``Policy.gain``, default: the policy's).
+    gains
+        The gain of listed grades, e.g. {0:1,1:4} (``gains`` in its name; sets ``Policy.gains``,
+        default: the policy's).
+    nonrelevant_gain
+        Whether grades below the relevance threshold keep their gain (``nonrelevant_gain`` in
+        its name; sets ``Policy.nonrelevant_gain``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -488,7 +504,9 @@ def ndcg_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters(
+            "ndcg", policy, dcg=dcg, gains=gains, nonrelevant_gain=nonrelevant_gain
+        ),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -499,6 +517,7 @@ def average_precision_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    ap_denominator: str | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -522,6 +541,9 @@ def average_precision_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    ap_denominator
+        Divide by R ('relevant') or by min(K, R) ('min_k_relevant') (``ap_denominator`` in its
+        name; sets ``Policy.ap_denominator``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -569,7 +591,7 @@ def average_precision_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("average_precision", policy, ap_denominator=ap_denominator),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -821,6 +843,9 @@ def dcg_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    dcg: str | None = None,
+    gains: Mapping[float, float] | None = None,
+    nonrelevant_gain: str | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -844,6 +869,15 @@ def dcg_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    dcg
+        The gain of a grade: 'log2' the grade, 'exp-log2' 2^grade - 1 (``dcg`` in its name; sets
+        ``Policy.gain``, default: the policy's).
+    gains
+        The gain of listed grades, e.g. {0:1,1:4} (``gains`` in its name; sets ``Policy.gains``,
+        default: the policy's).
+    nonrelevant_gain
+        Whether grades below the relevance threshold keep their gain (``nonrelevant_gain`` in
+        its name; sets ``Policy.nonrelevant_gain``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -891,7 +925,9 @@ def dcg_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters(
+            "dcg", policy, dcg=dcg, gains=gains, nonrelevant_gain=nonrelevant_gain
+        ),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -902,6 +938,7 @@ def err_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -929,6 +966,9 @@ def err_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The highest grade g_max: grade g stops with (2^g - 1) / 2^g_max (``max_rel`` in its
+        name; sets ``Policy.err_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -976,7 +1016,7 @@ def err_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("err", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -987,6 +1027,8 @@ def rbp_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
+    rbp_grades: str | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -1011,6 +1053,12 @@ def rbp_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
+    rbp_grades
+        Weigh a relevant rank by 1 ('binary') or its grade (``rbp_grades`` in its name; sets
+        ``Policy.rbp_grades``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -1058,7 +1106,7 @@ def rbp_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("rbp", policy, p=p, rbp_grades=rbp_grades),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -1069,6 +1117,7 @@ def rbp_residual_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -1093,6 +1142,9 @@ def rbp_residual_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -1140,7 +1192,7 @@ def rbp_residual_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("rbp_residual", policy, p=p),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -1468,6 +1520,7 @@ def set_f(
     relevance: IntoExprColumn,
     *,
     by: IntoExprColumn | None = None,
+    beta: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -1490,6 +1543,9 @@ def set_f(
         Grade of each row (relevant when ``>= policy.relevance_threshold``); null: unjudged.
     by
         Score; higher ranks first.
+    beta
+        F's beta, typed squared as trec_eval and ir_measures type it (beta=0.25 is beta 0.5)
+        (``beta`` in its name; sets ``Policy.f_beta``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -1536,7 +1592,7 @@ def set_f(
         by=by,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("set_f", policy, beta=beta),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -2662,6 +2718,7 @@ def gm_average_precision_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    ap_denominator: str | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -2686,6 +2743,9 @@ def gm_average_precision_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    ap_denominator
+        Divide by R ('relevant') or by min(K, R) ('min_k_relevant') (``ap_denominator`` in its
+        name; sets ``Policy.ap_denominator``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -2733,7 +2793,7 @@ def gm_average_precision_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("gm_average_precision", policy, ap_denominator=ap_denominator),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -2825,6 +2885,7 @@ def trec_rbp_residual_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -2850,6 +2911,9 @@ def trec_rbp_residual_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -2897,7 +2961,7 @@ def trec_rbp_residual_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("trec_rbp_residual", policy, p=p),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -2908,6 +2972,7 @@ def sdcg_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -2933,6 +2998,9 @@ def sdcg_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -2980,7 +3048,7 @@ def sdcg_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("sdcg", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -2991,6 +3059,7 @@ def sdcg_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3016,6 +3085,9 @@ def sdcg_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3063,7 +3135,7 @@ def sdcg_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("sdcg_total_gain", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3074,6 +3146,7 @@ def sdcg_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3099,6 +3172,9 @@ def sdcg_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3146,7 +3222,7 @@ def sdcg_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("sdcg_depth", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3157,6 +3233,8 @@ def insq_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3182,6 +3260,12 @@ def insq_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3229,7 +3313,7 @@ def insq_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("insq", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3240,6 +3324,8 @@ def insq_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3265,6 +3351,12 @@ def insq_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3312,7 +3404,7 @@ def insq_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("insq_total_gain", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3323,6 +3415,8 @@ def insq_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3348,6 +3442,12 @@ def insq_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3395,7 +3495,7 @@ def insq_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("insq_depth", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3406,6 +3506,8 @@ def inst_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3434,6 +3536,12 @@ def inst_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3481,7 +3589,7 @@ def inst_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("inst", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3492,6 +3600,8 @@ def inst_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3521,6 +3631,12 @@ def inst_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3568,7 +3684,7 @@ def inst_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("inst_total_gain", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3579,6 +3695,8 @@ def inst_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3608,6 +3726,12 @@ def inst_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3655,7 +3779,7 @@ def inst_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("inst_depth", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3666,6 +3790,8 @@ def bpm_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3695,6 +3821,12 @@ def bpm_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3742,7 +3874,7 @@ def bpm_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("bpm", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3753,6 +3885,8 @@ def bpm_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3782,6 +3916,12 @@ def bpm_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3829,7 +3969,7 @@ def bpm_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("bpm_total_gain", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3840,6 +3980,8 @@ def bpm_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3869,6 +4011,12 @@ def bpm_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -3916,7 +4064,7 @@ def bpm_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("bpm_depth", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -3927,6 +4075,7 @@ def nerr8_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -3955,6 +4104,9 @@ def nerr8_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4002,7 +4154,7 @@ def nerr8_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr8", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4013,6 +4165,7 @@ def nerr8_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4041,6 +4194,9 @@ def nerr8_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4088,7 +4244,7 @@ def nerr8_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr8_total_gain", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4099,6 +4255,7 @@ def nerr8_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4127,6 +4284,9 @@ def nerr8_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4174,7 +4334,7 @@ def nerr8_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr8_depth", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4185,6 +4345,7 @@ def nerr9_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4213,6 +4374,9 @@ def nerr9_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4260,7 +4424,7 @@ def nerr9_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr9", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4271,6 +4435,7 @@ def nerr9_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4299,6 +4464,9 @@ def nerr9_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4346,7 +4514,7 @@ def nerr9_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr9_total_gain", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4357,6 +4525,7 @@ def nerr9_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4385,6 +4554,9 @@ def nerr9_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4432,7 +4604,7 @@ def nerr9_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr9_depth", policy, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4443,6 +4615,8 @@ def nerr10_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4471,6 +4645,12 @@ def nerr10_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4518,7 +4698,7 @@ def nerr10_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr10", policy, p=p, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4529,6 +4709,8 @@ def nerr10_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4557,6 +4739,12 @@ def nerr10_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4604,7 +4792,7 @@ def nerr10_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr10_total_gain", policy, p=p, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4615,6 +4803,8 @@ def nerr10_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    p: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4643,6 +4833,12 @@ def nerr10_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    p
+        The persistence p, the chance a user goes on to the next rank (``p`` in its name; sets
+        ``Policy.rbp_persistence``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4690,7 +4886,7 @@ def nerr10_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr10_depth", policy, p=p, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4701,6 +4897,8 @@ def nerr11_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4729,6 +4927,12 @@ def nerr11_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4776,7 +4980,7 @@ def nerr11_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr11", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4787,6 +4991,8 @@ def nerr11_total_gain_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4815,6 +5021,12 @@ def nerr11_total_gain_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4862,7 +5074,7 @@ def nerr11_total_gain_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr11_total_gain", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -4873,6 +5085,8 @@ def nerr11_depth_at_k(
     *,
     by: IntoExprColumn | None = None,
     k: int,
+    T: float | None = None,
+    max_rel: float | None = None,
     item: IntoExprColumn | None = None,
     n_relevant: IntoExprColumn | None = None,
     policy: Policy | None = None,
@@ -4902,6 +5116,12 @@ def nerr11_depth_at_k(
         Score; higher ranks first.
     k
         Cut-off.
+    T
+        The target T, the total gain a user wants (``T`` in its name; sets
+        ``Policy.cwl_target``, default: the policy's).
+    max_rel
+        The gain scale M: a grade g gains min(max(g, 0), M) / M (``max_rel`` in its name; sets
+        ``Policy.cwl_max_grade``, default: the policy's).
     item
         Item id, needed to break ties under ``ties="trec_eval"`` (default) or ``"item_asc"``.
     n_relevant
@@ -4949,7 +5169,7 @@ def nerr11_depth_at_k(
         k=k,
         item=item,
         n_relevant=n_relevant,
-        policy=policy,
+        policy=with_parameters("nerr11_depth", policy, T=T, max_rel=max_rel),
         rank=rank,
         unretrieved=unretrieved,
     )
@@ -5066,6 +5286,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        beta: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5077,6 +5298,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            beta=beta,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5112,6 +5334,9 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        dcg: str | None = None,
+        gains: Mapping[float, float] | None = None,
+        nonrelevant_gain: str | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5123,6 +5348,9 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            dcg=dcg,
+            gains=gains,
+            nonrelevant_gain=nonrelevant_gain,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5135,6 +5363,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        ap_denominator: str | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5146,6 +5375,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            ap_denominator=ap_denominator,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5225,6 +5455,9 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        dcg: str | None = None,
+        gains: Mapping[float, float] | None = None,
+        nonrelevant_gain: str | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5236,6 +5469,9 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            dcg=dcg,
+            gains=gains,
+            nonrelevant_gain=nonrelevant_gain,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5248,6 +5484,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5259,6 +5496,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5271,6 +5509,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
+        rbp_grades: str | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5282,6 +5522,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
+            rbp_grades=rbp_grades,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5294,6 +5536,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5305,6 +5548,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5402,6 +5646,7 @@ class RankkExpr:
         self,
         *,
         by: IntoExprColumn | None = None,
+        beta: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5412,6 +5657,7 @@ class RankkExpr:
         return set_f(
             self._expr,
             by=by,
+            beta=beta,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5726,6 +5972,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        ap_denominator: str | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5737,6 +5984,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            ap_denominator=ap_denominator,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5770,6 +6018,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5781,6 +6030,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5793,6 +6043,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5804,6 +6055,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5816,6 +6068,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5827,6 +6080,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5839,6 +6093,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5850,6 +6105,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5862,6 +6118,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5873,6 +6131,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5885,6 +6145,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5896,6 +6158,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5908,6 +6172,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5919,6 +6185,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5931,6 +6199,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5942,6 +6212,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5954,6 +6226,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5965,6 +6239,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -5977,6 +6253,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -5988,6 +6266,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6000,6 +6280,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6011,6 +6293,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6023,6 +6307,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6034,6 +6320,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6046,6 +6334,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6057,6 +6347,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6069,6 +6361,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6080,6 +6373,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6092,6 +6386,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6103,6 +6398,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6115,6 +6411,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6126,6 +6423,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6138,6 +6436,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6149,6 +6448,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6161,6 +6461,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6172,6 +6473,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6184,6 +6486,7 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6195,6 +6498,7 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6207,6 +6511,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6218,6 +6524,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6230,6 +6538,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6241,6 +6551,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6253,6 +6565,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        p: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6264,6 +6578,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            p=p,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6276,6 +6592,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6287,6 +6605,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6299,6 +6619,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6310,6 +6632,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,
@@ -6322,6 +6646,8 @@ class RankkExpr:
         *,
         by: IntoExprColumn | None = None,
         k: int,
+        T: float | None = None,
+        max_rel: float | None = None,
         item: IntoExprColumn | None = None,
         n_relevant: IntoExprColumn | None = None,
         policy: Policy | None = None,
@@ -6333,6 +6659,8 @@ class RankkExpr:
             self._expr,
             by=by,
             k=k,
+            T=T,
+            max_rel=max_rel,
             item=item,
             n_relevant=n_relevant,
             policy=policy,

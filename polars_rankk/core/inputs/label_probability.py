@@ -208,7 +208,7 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
             "label_probability evaluates the names under one policy: evaluate the measures "
             "asking for other parameters on their own"
         )
-    from polars_rankk.core.metrics.registry import metric_rank
+    from polars_rankk.core.names.listing import metric_rank
 
     sampled = weights_table.lazy().filter(~pl.col("exact")).select(keys).unique()
     policy = arguments["policy"] or Policy()

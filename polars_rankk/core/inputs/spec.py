@@ -102,6 +102,9 @@ class Spec:
     #: those of them asked for at no cut-off besides: rows with no K.
     whole_list: tuple[MetricName, ...] = ()
     whole_list_only: tuple[MetricName, ...] = ()
+    #: The (metric, K) the results report (`polars_rankk.core.names.cells`); None: every
+    #: metric at every K.
+    cells: tuple[tuple[str, int | None], ...] | None = None
     #: The inputs' values were checked (`check_values`): grades are finite and not null.
     values_checked: bool = False
 
@@ -177,6 +180,7 @@ def check_inputs(
     check_values: bool = True,
     rank: str | None = None,
     system: str | None = None,
+    cells: tuple[tuple[str, int | None], ...] | None = None,
 ) -> Spec:
     """Validate the inputs of `evaluate` and resolve them into a `Spec`.
 
@@ -185,7 +189,7 @@ def check_inputs(
     tells systems apart: it becomes the first group key, and a truth table without it is
     shared by every system. What to compute is the plan's (`polars_rankk.core.names.plan`):
     `metrics` a part's names (None: the default metrics), `k` every cut-off, `policy` the
-    part's, all read already.
+    part's and `cells` the (metric, K) it reports, all read already.
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a polars_rankk.Policy; got {type(policy).__name__}")
@@ -246,6 +250,7 @@ def check_inputs(
         system=system,
         whole_list=whole.metrics,
         whole_list_only=whole.only,
+        cells=cells,
         values_checked=check_values,
     )
     _check_output_names(spec)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from polars_rankk.core.columns import WHOLE_LIST, stat_column
 from polars_rankk.core.metrics.algebra import RankFn
@@ -108,9 +108,23 @@ class Call:
     #: the common metrics' statistics and returns the ones its formula reads.
     returned: tuple[str, ...] = ()
 
+    @classmethod
+    def under(cls, policy: Policy, columns: tuple[str, ...], **fields: Any) -> Call:
+        """The call of the terms cumulated in `columns` under `policy`: the one place a call
+        takes what it derives from the policy (the unjudged grade, the grades that may add,
+        the linear terms as data); `fields` set the rest (columns, outputs...)."""
+        unjudged, may_add = derived(policy)
+        fields.setdefault("null_order_grade", unjudged)
+        return cls(
+            unjudged_grade=unjudged,
+            may_add=may_add,
+            terms=linear_terms(columns, policy),
+            **fields,
+        )
+
 
 def _postfix(weight: RankFn) -> tuple[str | float, ...]:
-    """`weight` in postfix order, as the kernel evaluates it (`RankFn.postfix`'s order)."""
+    """`weight` in postfix order, as the kernel evaluates it."""
     if weight.op == "r":
         return ("r",)
     if weight.op == "c":

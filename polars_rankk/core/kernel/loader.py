@@ -37,9 +37,7 @@ from polars_rankk.core.kernel.call import (
     KernelPiece,
     LinearTerm,
     Output,
-    derived,
     kernel_name,
-    linear_terms,
     plain,
     sum_outputs,
 )
@@ -310,8 +308,9 @@ def _inputs(
         arguments += [pl.col(column).cast(pl.Float64) for column in count_columns]
     labelled_alone = spec.labelled and spec.truth is None
     mapped = bool(mapped_below_one(policy))
-    unjudged, may_add = derived(policy)
-    call = Call(
+    call = Call.under(
+        policy,
+        needs.columns,
         keys=tuple(_kind(schema[key]) or "" for key in keys),
         item=_kind(schema[spec.item]) or "",
         score_name=spec.score,
@@ -324,10 +323,7 @@ def _inputs(
         row=ROW in schema,
         truth=fused,
         counts=len(count_columns),
-        terms=linear_terms(needs.columns, policy),
         outputs=tuple(Output(key, "key", index) for index, key in enumerate(keys)),
-        unjudged_grade=unjudged,
-        may_add=may_add,
         scores_checked=spec.values_checked,
     )
     return _Inputs(frame, arguments, call, keys, {key: schema[key] for key in keys})

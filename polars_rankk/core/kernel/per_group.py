@@ -30,8 +30,6 @@ from polars_rankk.core.kernel.call import (
     Call,
     Output,
     OutputValue,
-    derived,
-    linear_terms,
     sum_outputs,
 )
 from polars_rankk.core.metrics.formulas import GroupStats
@@ -100,8 +98,9 @@ def group_stats(
     if returned is not None:
         wanted = {"n_candidates", "n_relevant", *returned}
         given_back = tuple(output.column for output in outputs if output.column in wanted)
-    unjudged, may_add = derived(policy)
-    call = Call(
+    call = Call.under(
+        policy,
+        needs.columns,
         one_group=True,
         score_name=score_name,
         has_item=item is not None,
@@ -111,12 +110,8 @@ def group_stats(
         pool_restrict=policy.pool == "restrict",
         labelled=True,
         negative_unjudged=policy.negative_grades == "unjudged",
-        null_order_grade=unjudged,
-        terms=linear_terms(needs.columns, policy),
         outputs=tuple(outputs),
         returned=given_back,
-        unjudged_grade=unjudged,
-        may_add=may_add,
     )
     return pl.plugins.register_plugin_function(
         plugin_path=native.library(),

@@ -9,8 +9,9 @@ else is derived from that one declaration:
 - the deterministic form (each label's value on the row) and the exact expected-ties form (each
   label's expectation over its tie block: linearity makes the sum exact), in
   `polars_rankk.core.metrics.rows.RankedRows.linear`;
-- the compiled kernel's computation: `Linear.kernel_text` is what the kernel evaluates, so a
-  new term of known labels and weights needs no Rust change;
+- the compiled kernel's computation: the pieces are sent as data with each call
+  (`polars_rankk.core.kernel.call.linear_terms`), so a new term of known labels and weights
+  needs no Rust change;
 - the K-curves' sums over ranks read the same per-group sums.
 
 A function a user registers (``lambda rows: rows.first_relevant * rows.rank``) is *traced*
@@ -23,8 +24,8 @@ Examples
 >>> dcg = trace(lambda rows: rows.gain / discount(rows.rank))
 >>> dcg.pieces == (Piece("gain", discount(RANK), "/"),)
 True
->>> dcg.kernel_text()
-'gain / r c:1.0 + log2'
+>>> sorted(dcg.labels)
+['gain']
 >>> trace(lambda rows: rows.relevant * rows.relevant) is None
 True
 """
@@ -171,14 +172,6 @@ class RankFn:
             return left / right
         return left.pow(right)
 
-    def postfix(self) -> str:
-        """The kernel's form: space-separated postfix tokens (``r``, ``c:<float>``, ops)."""
-        if self.op == "r":
-            return "r"
-        if self.op == "c":
-            return f"c:{self.value!r}"
-        return " ".join([*(arg.postfix() for arg in self.args), self.op])
-
 
 #: Casts that keep every value of the rank (an integer >= 1), and of a term (a Float64).
 _EXACT_RANK_CASTS = (pl.Float64, pl.Int64, pl.UInt64)
@@ -253,16 +246,6 @@ class Linear:
             value = piece.render(label_of(piece.label), rank)
             total = value if total is None else total + value
         return pl.lit(0.0) if total is None else total.cast(pl.Float64)
-
-    def kernel_text(self) -> str:
-        """``label op postfix; …``: what the kernel reads (see native/src/config.rs)."""
-        parts = []
-        for piece in self.pieces:
-            if piece.weight is None:
-                parts.append(piece.label)
-            else:
-                parts.append(f"{piece.label} {piece.op} {piece.weight.postfix()}")
-        return ";".join(parts)
 
     # -- tracing: arithmetic of symbolic rows ---------------------------------------------------
 

@@ -170,6 +170,35 @@ class Parameter:
             return int(number)
         return number
 
+    def value_of(self, value: Any) -> Any:
+        """The field value a Python argument sets (``rk.rbp_at_k(..., p=0.9)``): read as the
+        key reads a typed value (``judged_only=True``, F's ``beta`` squared), a gain map or a
+        field's own value as given (the `Policy` checks it).
+
+        Raises a ValueError saying what the parameter takes.
+
+        Examples
+        --------
+        >>> from polars_rankk.core.metrics.parameters import JUDGED_ONLY, RBP_PERSISTENCE
+        >>> JUDGED_ONLY.value_of(True), RBP_PERSISTENCE.value_of(0.9)
+        ('condense', 0.9)
+        """
+        if self.reading in ("gains", "field"):
+            return value
+        if isinstance(value, (bool, int, float, str)):
+            return self.read(str(value))
+        raise ValueError(f"{self.key} must be a {self.annotation}; got {value!r}")
+
+    @property
+    def annotation(self) -> str:
+        """The Python type a keyword argument of this parameter takes."""
+        if self.reading == "gains":
+            return "Mapping[float, float]"
+        if self.reading == "choice":
+            words = {word for word, _ in self.choices}
+            return "bool" if words == {"true", "false"} else "str"
+        return "str" if self.reading == "field" else "float"
+
     def read_field(self, text: str) -> Any:
         """The value `text` sets when typed after the field's own name (``rbp_persistence=``)."""
         return field_value(self.field, text)

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
-import polars as pl
-
 from polars_rankk.core.metrics import terms as term_table
 from polars_rankk.core.metrics.declaration import (
     Alias,
@@ -72,7 +70,6 @@ __all__ = [
     "MicroSums",
     "add_metric",
     "higher_is_better",
-    "metric_rank",
     "remove_metric",
     "term_needs",
 ]
@@ -229,21 +226,6 @@ def remove_metric(name: str) -> None:
     del REGISTRY[name]
     for term in metric.own_terms:
         term_table.TERMS.pop(term.column, None)
-
-
-def metric_rank(column: str = "metric") -> pl.Expr:
-    """Sort key putting metric names in canonical order (unknown names after them); a
-    labelled name (``rbp(rbp_persistence=0.5)``) sorts with its metric."""
-    names = tuple(REGISTRY)
-    return (
-        pl.col(column)
-        .str.replace(r"\(.*$", "")
-        .replace_strict(
-            {name: index for index, name in enumerate(names)},
-            default=len(names),
-            return_dtype=pl.Int64,
-        )
-    )
 
 
 def term_needs(metrics: Iterable[str], policy: Policy) -> term_table.TermNeeds:

@@ -3,7 +3,10 @@ tests: what each means and how its cut-off is evaluated."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
+
+import polars as pl
 
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
 
@@ -52,3 +55,39 @@ WHOLE = "the whole list (no K)"
 
 def _plain_k(has_k: bool) -> str:
     return "the evaluation's K" if has_k else "no K"
+
+
+#: A cut-off placeholder in a listed spelling (``P@K``, ``ndcg_cut_K``, ``P.K``).
+_CUTOFF = re.compile(r"[@_.]K$")
+
+
+def metric_rank(column: str = "metric") -> pl.Expr:
+    """Sort key putting metric names in canonical order (unknown names after them): a
+    labelled name sorts with its metric, as typed (``P(rel=2)``, ``alpha_nDCG(alpha=0.3)``)
+    or canonical (``rbp(rbp_persistence=0.5)``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.names.listing import metric_rank
+    >>> frame = pl.DataFrame({"metric": ["ndcg", "precision", "P(rel=2)", "mine", "P_10"]})
+    >>> frame.sort(metric_rank(), maintain_order=True)["metric"].to_list()
+    ['precision', 'P(rel=2)', 'P_10', 'ndcg', 'mine']
+    """
+    index = {name: position for position, name in enumerate(REGISTRY)}
+    exact, cut = dict(index), {}
+    for row in accepted_names():
+        if row.metric in index:
+            if _CUTOFF.search(row.spelling):
+                cut[_CUTOFF.sub("", row.spelling)] = index[row.metric]
+            else:
+                exact.setdefault(row.spelling, index[row.metric])
+    name = pl.col(column).str.replace(r"\(.*$", "")
+    return pl.coalesce(
+        name.replace_strict(exact, default=None, return_dtype=pl.Int64),
+        # A tool's name with its cut-off (``P_10``, ``nDCG@10``) sorts with its metric.
+        name.str.replace(r"[@_.][0-9]+$", "").replace_strict(
+            cut, default=None, return_dtype=pl.Int64
+        ),
+        pl.lit(len(index), pl.Int64),
+    )

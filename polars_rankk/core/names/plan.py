@@ -30,18 +30,18 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
-from polars_rankk.core.metrics.parameters import written_value
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.cells import Cell, Label, cells_of, labels_of
 from polars_rankk.core.names.conventions import warn_tool_conventions
 from polars_rankk.core.names.cutoffs import DEFAULT_K, asked_ks, normalize_ks
 from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.names.request import Request, differences
 from polars_rankk.core.policy import Policy
 
-__all__ = ["Part", "Plan", "label_suffix"]
+__all__ = ["Part", "Plan"]
 
 #: The beyond-accuracy metrics computed per group, and those over the catalogue, in registry
 #: order.
@@ -70,10 +70,13 @@ class Part:
         catalogue.
     subtopic
         Its subtopic names, computed from the subtopic judgements (an empty request: none).
+    cells
+        The (metric, K) its results report (`polars_rankk.core.names.cells`): a name with its
+        own cut-off at that cut-off alone; None: every metric at every K (the default
+        metrics, or a K-curve).
     labels
-        What its metrics add to their names in results, where they read the policy otherwise
-        than the evaluation: ``(metric, "(field=value,...)")``, the fields each reads that
-        its part sets otherwise (`label_suffix`); a metric without one keeps its name.
+        The names of its cells whose name reads the policy otherwise than the evaluation
+        (`polars_rankk.core.names.cells.Label`); a cell without one keeps its metric's name.
     """
 
     request: Request
@@ -82,7 +85,8 @@ class Part:
     beyond_group: tuple[str, ...] = ()
     beyond_catalogue: tuple[str, ...] = ()
     subtopic: Request = field(default_factory=lambda: Request(default=False))
-    labels: tuple[tuple[str, str], ...] = ()
+    cells: tuple[Cell, ...] | None = None
+    labels: tuple[Label, ...] = ()
 
     @classmethod
     def of(cls, request: Request, policy: Policy) -> Part:
@@ -135,8 +139,13 @@ class Plan:
     policy
         The evaluation's policy, as given (each part's own is `Part.policy`).
     ks
-        Every cut-off evaluated: `k` as given (else the default K where a name is read at
-        the evaluation's K), and each cut-off a name carries.
+        Every cut-off evaluated: `asked_ks` and each cut-off a name carries.
+    asked_ks
+        The cut-offs of the names typed without one: `k` as given, else the default K where
+        a name is read at the evaluation's K.
+    every_k
+        Whether every name is reported at every K (a K-curve), not a name with its own
+        cut-off at that cut-off alone.
     parts
         The names grouped by the policy each reads (`Request.parts`); the part under `policy`
         itself first (else the first name's). One part when every name reads one policy.
@@ -146,6 +155,8 @@ class Plan:
     policy: Policy
     ks: tuple[int, ...]
     parts: tuple[Part, ...]
+    asked_ks: tuple[int, ...] = ()
+    every_k: bool = False
 
     @classmethod
     def of(
@@ -172,27 +183,39 @@ class Plan:
         default_k: Iterable[int],
     ) -> Plan:
         """`Plan.of` for a parsed request (the one place a plan is made)."""
-        parts = tuple(
-            _labelled(Part.of(names, rules), policy) for names, rules in request.parts(policy)
-        )
+        parts = tuple(Part.of(names, rules) for names, rules in request.parts(policy))
         for part in parts:
             # Said where the path was called (its caller: Plan.of, then the path's entry).
             warn_tool_conventions(part.request, part.policy, stacklevel=5)
             _refuse_expected_subtopics(part)
-        ks = tuple(sorted({*normalize_ks(asked_ks(k, request, default_k)), *request.ks}))
-        return cls(request, policy, ks, parts)
+        plan = cls(request, policy, (), parts)
+        return plan.at(asked_ks(k, request, default_k))
 
-    def at(self, k: int | Iterable[int]) -> Plan:
-        """The same plan at the cut-offs `k` (and the names' own): a curve reads its points
-        from one plan at several K."""
-        return replace(self, ks=tuple(sorted({*normalize_ks(k), *self.request.ks})))
+    def at(self, k: int | Iterable[int], *, every_k: bool | None = None) -> Plan:
+        """The same plan with its names typed without a cut-off read at `k` (and every name
+        at every K, with `every_k`: a K-curve): no name is read again."""
+        chosen = normalize_ks(k)
+        every = self.every_k if every_k is None else every_k
+        ks = tuple(sorted({*chosen, *self.request.ks}))
+        parts = tuple(
+            replace(
+                part,
+                cells=cells_of(part.request, ks if every else chosen, every_k=every),
+                labels=labels_of(
+                    part.request, part.policy, self.policy, ks if every else chosen, every_k=every
+                ),
+            )
+            for part in self.parts
+        )
+        return replace(self, ks=ks, parts=parts, asked_ks=chosen, every_k=every)
 
     def with_policy(self, **changes: object) -> Plan:
         """The same plan with `changes` to every part's policy and the evaluation's (what the
         data asks of every measure, such as scoring groups without truth: no name is read
         again)."""
         parts = tuple(replace(part, policy=part.policy.replace(**changes)) for part in self.parts)
-        return replace(self, policy=self.policy.replace(**changes), parts=parts)
+        planned = replace(self, policy=self.policy.replace(**changes), parts=parts)
+        return planned.at(self.asked_ks)  # the labels, relative to the changed policy
 
     @property
     def one_policy(self) -> Part:
@@ -209,37 +232,6 @@ class Plan:
                 f"evaluate them in separate calls"
             )
         return self.parts[0]
-
-
-def label_suffix(metric: str, policy: Policy, evaluation: Policy) -> str:
-    """What `metric` read under `policy` adds to its name beside the `evaluation`'s policy:
-    the fields it reads (`Metric.reads`) that differ, as a name's parameters write them (so
-    that the label reads back as the same measure); empty when none differs.
-
-    Examples
-    --------
-    >>> import polars_rankk as rk
-    >>> from polars_rankk.core.names.plan import label_suffix
-    >>> label_suffix("precision", rk.Policy(relevance_threshold=2, q_beta=2), rk.Policy())
-    '(relevance_threshold=2)'
-    >>> label_suffix("ndcg", rk.Policy(gains={0: 1, 1: 4}), rk.Policy())
-    '(gains={0:1,1:4})'
-    """
-    reads = REGISTRY[metric].reads
-    differing = [
-        f"{item.name}={written_value(item.name, getattr(policy, item.name))}"
-        for item in fields(Policy)
-        if item.name in reads and getattr(policy, item.name) != getattr(evaluation, item.name)
-    ]
-    return f"({','.join(differing)})" if differing else ""
-
-
-def _labelled(part: Part, evaluation: Policy) -> Part:
-    """`part` with the labels of its metrics that read its policy otherwise than the
-    evaluation's."""
-    metrics = {m.metric for m in part.request.measures}
-    found = ((m, label_suffix(m, part.policy, evaluation)) for m in REGISTRY if m in metrics)
-    return replace(part, labels=tuple((m, suffix) for m, suffix in found if suffix))
 
 
 def _refuse_expected_subtopics(part: Part) -> None:

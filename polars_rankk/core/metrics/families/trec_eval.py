@@ -7,6 +7,9 @@ the levels of the measures trec_eval parameterises by a fraction (``iprec_at_rec
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import polars as pl
 
 from polars_rankk.core.columns import (
@@ -122,8 +125,11 @@ def _iprec(level: float) -> Metric:
 
 
 def _eleven_point(policy: Policy, stats: GroupStats) -> pl.Expr:
-    total = pl.sum_horizontal(stats.whole(iprec_column(level)) for level in IPREC_LEVELS)
-    return total.cast(pl.Float64) / len(IPREC_LEVELS)
+    # Added left to right as written, then times 1/11: Polars divides a per-group scalar by
+    # a literal as a product with its reciprocal but a column by an exact division, so a
+    # quotient would move the last bit between `evaluate` and the expressions in `agg`.
+    points = [stats.whole(iprec_column(level)).cast(pl.Float64) for level in IPREC_LEVELS]
+    return functools.reduce(operator.add, points) * (1.0 / len(IPREC_LEVELS))
 
 
 def _rprec_mult(multiple: float) -> Metric:
