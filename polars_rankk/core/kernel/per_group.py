@@ -2,8 +2,10 @@
 
 Inside ``group_by().agg()`` or ``.over()``, Polars hands an elementwise plugin the rows of all
 the groups at once, one group after another, with each row's position in its group (the
-expression's ``pl.int_range(pl.len())``, 0 where a group starts). The kernel
-(`native/src/group.rs`) splits the groups across its threads, ranks each under the `Policy`
+expression's ``pl.int_range(pl.len())``, 0 where a group starts); each input is gathered whole
+first (imploded and exploded), so that in a plain ``select`` the streaming engine hands over
+the whole column, not pieces of it. The kernel (`native/src/grouped.rs`) splits the groups
+across its threads, ranks each (`native/src/group.rs`) under the `Policy`
 exactly as `evaluate` does, sums the metric's declared terms (`polars_rankk.core.metrics.terms`,
 sent as data) at its cut-off, and counts the group's truth from its own grades (R_g, the judged
 non-relevant items, the ideal DCG), with the judged items the rows miss (``unretrieved``, read
@@ -15,7 +17,10 @@ expression (`polars_rankk.core.expressions.group`), which stays the reference.
 Choice, measured (`benchmarks/bench_every_path.py`): one call for all the groups rather than
 one per group, whose per-call cost (a Series per group and column, the call, a one-row struct)
 was most of an expression's time; the struct of sums is read by each metric's formula inside
-``struct.with_fields``, so that the plugin runs once per expression.
+``struct.with_fields``, so that the plugin runs once per expression. Polars evaluates each
+expression of an ``agg()`` on its own (it finds no common subexpressions inside an
+aggregation), so the expressions of the default metrics at one K make the same call and the
+kernel, keeping the last call's rows and sums, ranks the groups once for all of them.
 """
 
 from __future__ import annotations
