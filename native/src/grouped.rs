@@ -8,7 +8,8 @@
 //! of the common metrics; each expression keeps the ones its formula reads: `returned`). The
 //! last call's rows and sums are kept: a call whose configuration and rows are exactly those
 //! (every value compared, bit for bit) reads the sums instead of ranking the groups again.
-//! Only integer item ids are compared (a string column's handles are positions, not text).
+//! Only integer item ids are compared (a string column's handles are positions, not text), and
+//! only calls of up to `KEEP_AT_MOST` rows are kept.
 
 use std::sync::{Arc, Mutex};
 
@@ -112,6 +113,10 @@ struct Kept {
     sums: Arc<Sums>,
 }
 
+/// The most rows a kept call holds (about 100 MB of them): a larger call is not kept, so that
+/// the memory stays bounded after the query.
+const KEEP_AT_MOST: usize = 4_000_000;
+
 /// The last call kept; held while a call computes, so that the calls of one ``agg()`` that
 /// Polars runs side by side wait for the first instead of ranking the same groups again.
 static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
@@ -131,7 +136,7 @@ pub fn grouped_sums(
         keyed.returned.clear();
         format!("{keyed:?}")
     };
-    let sums = if inputs.group.item.map_or(true, Column::is_integer) {
+    let sums = if inputs.group.item.map_or(true, Column::is_integer) && rows.scores.len() <= KEEP_AT_MOST {
         let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match kept.as_ref() {
             Some(last) if last.config == key && last.rows.same(&rows) => Arc::clone(&last.sums),
@@ -142,6 +147,8 @@ pub fn grouped_sums(
             }
         }
     } else {
+        // Not kept: nor is an earlier call's rows, which this one would not read.
+        *KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
         Arc::new(compute(config, score_name, inputs, &rows)?)
     };
     Ok(laid_out(config, &bounds, &sums))
