@@ -34,6 +34,8 @@ pub enum Values<'a> {
     LargeText { offsets: &'a [i64], data: &'a [u8] },
     /// Arrow Utf8View: 16-byte views, inline up to 12 bytes, else in one of the data buffers.
     ViewText { views: &'a [[u8; 16]], data: Vec<&'a [u8]> },
+    /// Arrow LargeList: offsets (already sliced to the chunk) into one child column.
+    LargeList { offsets: &'a [i64], child: Box<Column<'a>> },
 }
 
 pub struct Chunk<'a> {
@@ -158,6 +160,87 @@ impl Column<'_> {
                 .enumerate()
                 .flat_map(|(c, chunk)| (0..chunk.len as u64).map(move |i| ((c as u64) << 32) | i)),
         )
+    }
+
+    /// Float values in row order, null as NaN, into one vector (chunk by chunk).
+    pub fn floats_vec(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.len());
+        for chunk in &self.chunks {
+            let Values::F64(values) = chunk.values else {
+                out.extend(std::iter::repeat(f64::NAN).take(chunk.len));
+                continue;
+            };
+            let values = &values[..chunk.len];
+            match chunk.validity {
+                None => out.extend_from_slice(values),
+                Some(bits) => out.extend(values.iter().enumerate().map(|(i, v)| if bits.get(i) { *v } else { f64::NAN })),
+            }
+        }
+        out
+    }
+
+    /// Integer values in row order, null as `i64::MIN`, into one vector (chunk by chunk).
+    pub fn integers_vec(&self) -> Vec<i64> {
+        fn widen<T: Copy + Into<i64>>(values: &[T], validity: Option<Bitmap<'_>>, out: &mut Vec<i64>) {
+            match validity {
+                None => out.extend(values.iter().map(|v| (*v).into())),
+                Some(bits) => out.extend(values.iter().enumerate().map(|(i, v)| if bits.get(i) { (*v).into() } else { i64::MIN })),
+            }
+        }
+        let mut out = Vec::with_capacity(self.len());
+        for chunk in &self.chunks {
+            let (n, validity) = (chunk.len, chunk.validity);
+            match chunk.values {
+                Values::I64(v) => widen(&v[..n], validity, &mut out),
+                Values::I32(v) => widen(&v[..n], validity, &mut out),
+                Values::U32(v) => widen(&v[..n], validity, &mut out),
+                Values::I16(v) => widen(&v[..n], validity, &mut out),
+                Values::U16(v) => widen(&v[..n], validity, &mut out),
+                Values::I8(v) => widen(&v[..n], validity, &mut out),
+                Values::U8(v) => widen(&v[..n], validity, &mut out),
+                _ => out.extend(std::iter::repeat(0).take(n)),
+            }
+        }
+        out
+    }
+
+    /// A list column's float values for each group of rows (`bounds`: where each group
+    /// starts, the number of rows last): the group's first non-null list, its values one
+    /// group after another and each group's span of them (None: every list of the group is
+    /// null; a null value inside a list reads as NaN).
+    pub fn first_float_lists(&self, bounds: &[usize]) -> (Vec<f64>, Vec<Option<(usize, usize)>>) {
+        let n_groups = bounds.len().saturating_sub(1);
+        let mut values = Vec::new();
+        let mut spans: Vec<Option<(usize, usize)>> = vec![None; n_groups];
+        let (mut group, mut row) = (0usize, 0usize);
+        for chunk in &self.chunks {
+            let Values::LargeList { offsets, child } = &chunk.values else {
+                row += chunk.len;
+                continue;
+            };
+            let mut child_values: Option<Vec<f64>> = None;
+            for i in 0..chunk.len {
+                while group < n_groups && row >= bounds[group + 1] {
+                    group += 1;
+                }
+                if group < n_groups && spans[group].is_none() && chunk.is_valid(i) {
+                    let child = child_values.get_or_insert_with(|| child.floats_vec());
+                    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    let start_at = values.len();
+                    values.extend_from_slice(&child[start.min(child.len())..end.min(child.len())]);
+                    spans[group] = Some((start_at, values.len()));
+                }
+                row += 1;
+            }
+        }
+        (values, spans)
+    }
+
+    /// Whether every chunk is a list of floats.
+    pub fn is_float_list(&self) -> bool {
+        self.chunks
+            .iter()
+            .all(|c| matches!(&c.values, Values::LargeList { child, .. } if child.is_float()))
     }
 
     #[inline]

@@ -108,6 +108,10 @@ pub struct Call {
     pub scores_checked: bool,
     pub terms: Vec<TermSpec>,
     pub outputs: Vec<OutputSpec>,
+    /// The outputs handed back, by column (empty: all): the metric expressions compute the
+    /// common metrics' statistics and each returns the ones its formula reads.
+    #[serde(default)]
+    pub returned: Vec<String>,
 }
 
 impl Default for Call {
@@ -136,6 +140,7 @@ impl Default for Call {
             scores_checked: false,
             terms: Vec::new(),
             outputs: Vec::new(),
+            returned: Vec::new(),
         }
     }
 }
@@ -212,7 +217,7 @@ pub enum Output {
     Key(usize),
     NCandidates,
     HitsAtR,
-    /// One group's R_g, judged non-relevant count and ideal DCG at k (`group_metric_sums`).
+    /// One group's R_g, judged non-relevant count and ideal DCG at k (`grouped_metric_sums`).
     NRelevant,
     NNonrelevant,
     IdealDcg(usize),
@@ -242,7 +247,7 @@ pub struct Config {
     pub negative_unjudged: bool,
     /// Pre-labelled candidates (their grades are not joined from a truth table).
     pub labelled: bool,
-    /// One group's rows (`group_metric_sums`): no key columns; whether an item column and
+    /// Groups' rows one after another (`grouped_metric_sums`): no key columns; whether an item column and
     /// the grades of the group's judged items the rows miss come with it.
     pub one_group: bool,
     pub has_item: bool,
@@ -260,6 +265,8 @@ pub struct Config {
     /// Every term an output reads, by name.
     pub stats: Vec<(String, Stat)>,
     pub outputs: Vec<(String, Output)>,
+    /// The outputs a metric expression's call hands back (empty: all).
+    pub returned: Vec<String>,
 }
 
 impl Config {
@@ -402,6 +409,7 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
         n_counts: call.counts,
         stats: Vec::new(),
         outputs: Vec::new(),
+        returned: call.returned.clone(),
     };
     for term in &call.terms {
         let stat = linear(term)?;
@@ -427,6 +435,9 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
             }
         };
         config.outputs.push((spec.column.clone(), output));
+    }
+    if let Some(unknown) = config.returned.iter().find(|name| !config.outputs.iter().any(|(n, _)| n == *name)) {
+        return Err(format!("returned output {unknown:?} is not one of the call's outputs"));
     }
     if config.key_kinds.is_empty() && !config.one_group {
         return Err("no group key".to_string());

@@ -230,14 +230,14 @@ field_entry_points! {
     _polars_plugin_field_group_sums => crate::plugin::output_fields,
     _polars_plugin_field_graded_rows => crate::plugin::graded_fields,
     _polars_plugin_field_ranked_items => crate::plugin::ranked_fields,
-    _polars_plugin_field_group_metric_sums => crate::plugin::group_fields,
+    _polars_plugin_field_grouped_metric_sums => crate::plugin::grouped_fields,
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
     _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
 }
 
 compute_entry_points! {
     _polars_plugin_group_sums => crate::plugin::compute,
-    _polars_plugin_group_metric_sums => crate::plugin::group_compute,
+    _polars_plugin_grouped_metric_sums => crate::plugin::grouped_compute,
     _polars_plugin_graded_rows => crate::plugin::graded_rows,
     _polars_plugin_ranked_items => crate::plugin::ranked_items,
     _polars_plugin_configuration => crate::plugin::configuration_text,
@@ -280,11 +280,17 @@ unsafe fn buffer<'a, T>(array: &'a ArrowArray, index: usize, len: usize) -> Resu
 /// A view of one input series, borrowed for as long as the export is (the call's inputs).
 unsafe fn import_column<'a>(export: &'a SeriesExport) -> Result<Column<'a>, String> {
     let field = &*export.field;
+    let arrays = (0..export.len).map(|i| &**export.arrays.add(i)).collect::<Vec<&'a ArrowArray>>();
+    import_arrays(field, &arrays)
+}
+
+/// A column of `arrays` (one per chunk) described by `field`; a list's child is imported the
+/// same way (its one child array, described by the field's one child).
+unsafe fn import_arrays<'a>(field: &'a ArrowSchema, arrays: &[&'a ArrowArray]) -> Result<Column<'a>, String> {
     let name = text(field.name);
     let format = text(field.format);
-    let mut chunks = Vec::with_capacity(export.len);
-    for i in 0..export.len {
-        let array: &'a ArrowArray = &**export.arrays.add(i);
+    let mut chunks = Vec::with_capacity(arrays.len());
+    for &array in arrays {
         let len = array.length as usize;
         let offset = array.offset as usize;
         let validity = if array.n_buffers > 0 && !(*array.buffers).is_null() && array.null_count != 0 {
@@ -315,6 +321,14 @@ unsafe fn import_column<'a>(export: &'a SeriesExport) -> Result<Column<'a>, Stri
                     .map(|j| buffer::<u8>(array, 2 + j, sizes[j] as usize))
                     .collect::<Result<Vec<_>, _>>()?;
                 Values::ViewText { views, data }
+            }
+            "+L" => {
+                if field.n_children != 1 || array.n_children != 1 {
+                    return Err(format!("column {name:?}: a list without its one child array"));
+                }
+                let offsets = &buffer::<i64>(array, 1, offset + len + 1)?[offset..];
+                let child = import_arrays(&**field.children, &[&**array.children])?;
+                Values::LargeList { offsets, child: Box::new(child) }
             }
             other => {
                 return Err(format!(

@@ -1,5 +1,5 @@
-//! One group's rows, as the metric expressions (`rk.ndcg_at_k(...)` inside `group_by().agg()`
-//! or `.over()`) hand them over: rank them under the policy, sum the declared terms at each
+//! The groups' rows, as the metric expressions (`rk.ndcg_at_k(...)` inside `group_by().agg()`
+//! or `.over()`) hand them over, one group after another: rank each under the policy, sum the declared terms at each
 //! cut-off, and count the group's truth (R_g, judged non-relevant items, the ideal DCG) from
 //! the rows' own grades, the judged items they miss and a declared R_g. The reference is
 //! `polars_rankk/core/expressions/expressions.py` (`_ranked_rows`, `_truth`).
@@ -24,7 +24,7 @@ pub struct GroupInputs<'a> {
 }
 
 /// Whether row `at` of `column` is null.
-fn is_null(column: &Column<'_>, mut at: usize) -> bool {
+pub(crate) fn is_null(column: &Column<'_>, mut at: usize) -> bool {
     for chunk in &column.chunks {
         if at < chunk.len {
             return !chunk.is_valid(at);
@@ -100,50 +100,74 @@ fn items_cmp(items: &Items<'_>, a: u64, b: u64) -> Ordering {
     }
 }
 
-/// The group's outputs, in the configured order.
-pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -> Result<Vec<f64>, String> {
-    let n = inputs.score.len();
-    let scores: Vec<f64> = inputs.score.floats().map(|s| s + 0.0).collect();
-    let given: Vec<f64> = inputs.grade.floats().collect();
-    let handles: Vec<u64> = match inputs.item {
-        Some(column) => column.handles().collect(),
-        None => (0..n as u64).collect(),
-    };
-    let items = Items { column: inputs.item.unwrap_or(inputs.score), kind: inputs.item_kind };
-    let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
-    if config.policy.invalid_scores == Invalid::Error {
-        if let Some(at) = valid.iter().position(|v| !v) {
-            let value = if is_null(inputs.score, at) {
-                "null".to_string()
-            } else {
-                let v = scores[at];
-                if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
-            };
-            let item = match inputs.item {
-                Some(column) if column.is_text() => {
-                    format!(" (item {})", String::from_utf8_lossy(column.text_of(handles[at])))
-                }
-                Some(_) => format!(" (item {})", handles[at] as i64),
-                None => String::new(),
-            };
-            return Err(format!(
-                "column '{score_name}' must hold finite numbers (null, NaN and inf are invalid \
-                 scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds \
-                 {value} at row {at} of its group{item}"
-            ));
-        }
+/// One group's rows, read out of their columns: the scores (null as NaN, -0.0 as 0.0), the
+/// grades as given, the item handles (`Column::handles`; row numbers without an item column),
+/// the grades of the judged items the rows miss and the R_g declared (the largest non-null
+/// value of the group's rows; NaN: none).
+pub(crate) struct GroupRows<'a> {
+    pub scores: &'a [f64],
+    pub given: &'a [f64],
+    pub handles: &'a [u64],
+    pub has_item: bool,
+    pub extra: Option<&'a [f64]>,
+    pub declared: Option<f64>,
+}
+
+/// The error `evaluate` raises on an invalid score under ``invalid_scores="error"``, naming
+/// the column, the value and the row of the group (and its item).
+pub(crate) fn check_scores(
+    config: &Config,
+    score_name: &str,
+    rows: &GroupRows<'_>,
+    item: Option<&Column<'_>>,
+    score_is_null: impl Fn(usize) -> bool,
+) -> Result<(), String> {
+    if config.policy.invalid_scores != Invalid::Error {
+        return Ok(());
     }
+    let Some(at) = rows.scores.iter().position(|s| !s.is_finite()) else { return Ok(()) };
+    let value = if score_is_null(at) {
+        "null".to_string()
+    } else {
+        let v = rows.scores[at];
+        if v.is_nan() { "NaN".to_string() } else if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+    };
+    let item = match item {
+        Some(column) if column.is_text() => {
+            format!(" (item {})", String::from_utf8_lossy(column.text_of(rows.handles[at])))
+        }
+        Some(_) => format!(" (item {})", rows.handles[at] as i64),
+        None => String::new(),
+    };
+    Err(format!(
+        "column '{score_name}' must hold finite numbers (null, NaN and inf are invalid \
+         scores; Policy(invalid_scores='drop' or 'lowest') handles them); it holds \
+         {value} at row {at} of its group{item}"
+    ))
+}
+
+/// The group's outputs, in the configured order, from its rows (their scores checked).
+pub(crate) fn rows_sums(
+    config: &Config,
+    items: &Items<'_>,
+    rows: &GroupRows<'_>,
+    reader: &Reader<'_>,
+    scratch: &mut RankScratch,
+) -> Vec<f64> {
+    let n = rows.scores.len();
+    let (scores, given, handles) = (rows.scores, rows.given, rows.handles);
+    let valid: Vec<bool> = scores.iter().map(|s| s.is_finite()).collect();
     // A negative grade is no judgement under negative_grades="unjudged" (trec_eval).
     let grade_of = |g: f64| if config.policy.negative_grades == NegativeGrades::Unjudged && g < 0.0 { f64::NAN } else { g };
     let mut grades: Vec<f64> = given.iter().map(|g| grade_of(*g)).collect();
-    let mut order_grades: Vec<f64> = given.clone();
+    let mut order_grades: Vec<f64> = given.to_vec();
     // Most groups hold each item once: then there are no copies to pool.
-    let repeats = inputs.item.is_some() && {
-        let mut keys: Vec<u64> = handles.iter().map(|h| item_key(&items, *h)).collect();
+    let repeats = rows.has_item && {
+        let mut keys: Vec<u64> = handles.iter().map(|h| item_key(items, *h)).collect();
         keys.sort_unstable();
         keys.windows(2).any(|pair| pair[0] == pair[1])
     };
-    let copies = if repeats { Some(Copies::new(&items, &handles)) } else { None };
+    let copies = if repeats { Some(Copies::new(items, handles)) } else { None };
     if let (Some(copies), false) = (&copies, config.policy.keep_duplicates()) {
         // An item's label is the highest among its copies still ranked.
         let ranked: Vec<bool> =
@@ -167,16 +191,16 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         truth_grades = copies.firsts(&truth_grades);
     }
     let mut truth_grades: Vec<f64> = truth_grades.into_iter().filter(|g| !g.is_nan()).collect();
-    if let Some(extra) = inputs.extra {
-        truth_grades.extend(extra.floats().filter(|g| !g.is_nan()));
+    if let Some(extra) = rows.extra {
+        // The missed items' negative grades are no judgement either, under the same policy.
+        truth_grades.extend(extra.iter().map(|g| grade_of(*g)).filter(|g| !g.is_nan()));
     }
     let threshold = config.policy.relevance_threshold;
     let labelled = truth_grades.iter().filter(|g| **g >= threshold).count() as f64;
     let nonrelevant = truth_grades.iter().filter(|g| **g < threshold).count() as f64;
     let mut gains: Vec<f64> = truth_grades.iter().map(|g| gain_of(*g, config)).collect();
     let mut n_relevant = labelled;
-    if let (Some(declared), None) = (inputs.n_relevant, inputs.extra) {
-        let declared = declared.floats().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max);
+    if let (Some(declared), None) = (rows.declared, rows.extra) {
         let missing = if declared.is_nan() { 0.0 } else { (declared - labelled).max(0.0) };
         n_relevant += missing;
         let gain = gain_of(threshold, config);
@@ -209,15 +233,13 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
         let extra = ((i as u64) << 1) | u64::from(judged);
         candidates.push(Candidate { score, grade: order_grades[i], item: handles[i], extra });
     }
-    let mut scratch = RankScratch::default();
-    let reader = Reader::for_outputs(config);
     let top = reader.ranks_read(n_relevant);
-    let (len, sorted) = rank_group(config, &items, &mut candidates, &mut scratch, top);
+    let (len, sorted) = rank_group(config, items, &mut candidates, scratch, top);
     let n_stats = config.stats.len();
     let mut result = GroupResult::new(reader.ks.len(), n_stats);
     reader.read(&candidates[..sorted], len, n_relevant, nonrelevant, &mut result);
     let ideal_at = |k: usize| if ideal.is_empty() { 0.0 } else { ideal[k.min(ideal.len()) - 1] };
-    Ok(config
+    config
         .outputs
         .iter()
         .map(|(_, output)| match output {
@@ -226,7 +248,7 @@ pub fn group_sums(config: &Config, score_name: &str, inputs: &GroupInputs<'_>) -
             Output::IdealDcg(k) => ideal_at(*k),
             other => result.output(other, &reader.ks),
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //!
 //! `ffi` implements the plugin ABI and the Arrow C Data Interface (the only unsafe code);
 //! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
-//! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's call;
+//! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
+//! `grouped` the rows of many groups in one call (the metric expressions');
 //! `plugin` checks inputs and lays out outputs. Imports run one way: `plugin` -> `group` ->
 //! `kernel` -> `config` / `columns`.
 
@@ -12,6 +13,7 @@
 pub mod columns;
 pub mod config;
 pub mod group;
+pub mod grouped;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod kernel;

@@ -12,7 +12,7 @@ use crate::kernel::{self, Inputs};
 type Parsed = Rc<(Config, String)>;
 
 /// How many kwargs a thread keeps read: the metric expressions of one `agg()` (each with its
-/// own kwargs) call `group_metric_sums` once per group, interleaved on the same threads.
+/// own kwargs) call `grouped_metric_sums` side by side on the same threads.
 const KEPT: usize = 16;
 
 thread_local! {
@@ -294,8 +294,8 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
     Ok(out)
 }
 
-/// `group_metric_sums`' fields: every configured output, a float.
-pub fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+/// One group's fields: every configured output, a float.
+fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let parsed = configuration(kwargs)?;
     let config = &parsed.0;
     if inputs.len() != config.n_inputs() {
@@ -308,10 +308,9 @@ pub fn group_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(S
     Ok(config.outputs.iter().map(|(name, _)| (name.clone(), "g".to_string())).collect())
 }
 
-/// `group_metric_sums`: one group's rows (a metric expression's), one row of sums.
-pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let parsed = configuration(kwargs)?;
-    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+/// One group's input columns (item, score, grade, the missed items' grades, a declared R_g),
+/// checked.
+fn group_inputs<'a>(config: &Config, columns: &'a [Column<'a>]) -> Result<crate::group::GroupInputs<'a>, String> {
     if columns.len() != config.n_inputs() {
         return Err(format!(
             "the rankk kernel expects {} input columns, got {}",
@@ -356,14 +355,48 @@ pub fn group_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutCol
         None
     };
     let n_relevant = if config.n_counts >= 1 { Some(&columns[next]) } else { None };
-    let inputs = crate::group::GroupInputs { item, item_kind, score, grade, extra, n_relevant };
-    let values = crate::group::group_sums(config, score_name, &inputs)?;
-    Ok(config
-        .outputs
-        .iter()
-        .zip(values)
-        .map(|((name, _), value)| OutColumn { name: name.clone(), data: OutData::F64(vec![value]) })
-        .collect())
+    Ok(crate::group::GroupInputs { item, item_kind, score, grade, extra, n_relevant })
+}
+
+/// `grouped_metric_sums`' fields: one group's that the call returns, and whether the truth
+/// knows the group.
+pub fn grouped_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let returned = configuration(kwargs)?.0.returned.clone();
+    let mut fields = group_fields(kwargs, inputs.get(1..).unwrap_or(&[]))?;
+    fields.retain(|(name, _)| returned.is_empty() || returned.contains(name));
+    fields.push((KNOWN.to_string(), "g".to_string()));
+    Ok(fields)
+}
+
+/// The field of `grouped_metric_sums` saying whether the truth knows the group.
+const KNOWN: &str = "_rk_known";
+
+/// `grouped_metric_sums`: the rows of many groups one after another (`starts`, each row's
+/// position in its group, first), each group's sums on its first row.
+pub fn grouped_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let Some((starts, rest)) = columns.split_first() else {
+        return Err("the rankk kernel expects the rows' positions in their groups first".to_string());
+    };
+    if !starts.is_integer() {
+        return Err(format!("column {:?}: the rankk kernel expected integer positions", starts.name));
+    }
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let group = group_inputs(config, rest)?;
+    if let Some(extra) = group.extra {
+        if !extra.is_float_list() {
+            return Err(format!("column {:?}: the rankk kernel expected a list of Float64 values", extra.name));
+        }
+    }
+    if starts.len() != group.score.len() {
+        return Err(format!("column {:?}: its length differs from the scores'", starts.name));
+    }
+    let inputs = crate::grouped::GroupedInputs { starts, group };
+    let (values, known) = crate::grouped::grouped_sums(config, score_name, &inputs)?;
+    let mut out: Vec<OutColumn> =
+        values.into_iter().map(|(name, data)| OutColumn { name, data: OutData::F64(data) }).collect();
+    out.push(OutColumn { name: KNOWN.to_string(), data: OutData::F64(known) });
+    Ok(out)
 }
 
 /// `truth_sums`' fields: the configured outputs (the keys, R, N, the ideal DCG at each K).

@@ -80,6 +80,7 @@ fn length(values: &Values<'_>) -> usize {
         Values::U8(v) => v.len(),
         Values::LargeText { offsets, .. } => offsets.len().saturating_sub(1),
         Values::ViewText { views, .. } => views.len(),
+        Values::LargeList { offsets, .. } => offsets.len().saturating_sub(1),
     }
 }
 

@@ -27,8 +27,8 @@ so it has no expression value (`evaluate` scores it 0 under ``missing_groups="ze
 On joined candidate and truth tables, label the rows with `rk.label` first: R_g must count the
 relevant items the candidates missed, which only the truth table knows.
 
-With the compiled kernel installed, each expression is one plugin call per group
-(`polars_rankk.core.kernel.per_group`): the kernel ranks the group and sums the metric's
+With the compiled kernel installed, each expression is one plugin call over every group's rows
+(`polars_rankk.core.kernel.per_group`): the kernel ranks each group and sums the metric's
 declared terms, and the registry's formula reads those sums; `metrics_expression` computes
 several metrics from one call. The pure-Polars ranking (`polars_rankk.core.expressions.group`)
 stays the reference (and runs where the kernel is absent or ``POLARS_RANKK_NATIVE=0``). Either
@@ -276,18 +276,22 @@ def metrics_expression(
     ks = sorted({cut for _, cut in chosen if cut is not None})
     group = kernel_group(inputs, needs, ks, read_fields(chosen, inputs.policy))
     assert group.sums is not None
-    assert group.outer_void is not None
     values: dict[str, pl.Expr] = {}
     for name, cut in chosen:
         declared = REGISTRY[name]
         value = finished(
             declared.value(inputs.policy, cut, group.stats), inputs.policy, cut, group.stats
         )
-        values[declared.column(cut)] = (
-            pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
-        )
-    struct = expression_kernel.computed_struct(group.sums, values)
-    return pl.when(group.outer_void).then(pl.lit(None)).otherwise(struct)
+        values[declared.column(cut)] = value
+    # A group the truth does not know has no value (a null struct); one with nothing to find
+    # under empty_truth="exclude", null values.
+    unknown = pl.field(expression_kernel.KNOWN) == 0
+    if inputs.policy.empty_truth == "exclude":
+        values = {
+            name: pl.when(group.stats.n_relevant == 0).then(pl.lit(None, pl.Float64)).otherwise(v)
+            for name, v in values.items()
+        }
+    return expression_kernel.computed_struct(group.sums, values, unknown)
 
 
 def _metric(
@@ -309,12 +313,13 @@ def _metric(
     value = metric.value(inputs.policy, cutoff, group.stats)
     value = finished(value, inputs.policy, cutoff, group.stats)
     value = pl.when(group.void).then(pl.lit(None, pl.Float64)).otherwise(value)
-    if group.sums is not None and group.outer_void is not None:
+    if group.sums is not None:
         # The formula reads the struct of sums computed once per group (the kernel's one
         # call, or the pure statistics it reads); the kernel itself refuses an invalid score,
         # naming the column, value and item.
         value = expression_kernel.computed(group.sums, value)
-        value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
+        if group.outer_void is not None:
+            value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
     if not group.on_kernel:
         refused = refusals(inputs)
         if refused:

@@ -16,7 +16,7 @@ from polars_rankk.core.columns import HITS, IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import per_group as expression_kernel
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.formulas import COLUMNS, GroupStats, finished
-from polars_rankk.core.metrics.registry import REGISTRY, term_needs
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS, REGISTRY, term_needs
 from polars_rankk.core.metrics.terms import RankedRows, TermNeeds, row_terms
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import IntoExprColumn
@@ -93,7 +93,8 @@ class Inputs:
     item: pl.Expr | None
     n_relevant: pl.Expr | None
     policy: Policy
-    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them).
+    #: The grades of the group's judged items the rows do not hold (`rk.label` writes them),
+    #: as given (negative grades kept, as in `grade`'s `order_grade`).
     unretrieved: pl.Expr | None = None
 
 
@@ -136,10 +137,6 @@ def inputs_of(
     missed = None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64))
     if missed is not None and policy.fractional_grades == "truncate":
         missed = missed.list.eval(pl.element().cast(pl.Int64, strict=False).cast(pl.Float64))
-    if missed is not None and policy.negative_grades == "unjudged":
-        # The missed items' negative grades are no judgement either (bpref's judged
-        # non-relevant count, trec_eval's, leaves them out): nulls, dropped with the others.
-        missed = missed.list.eval(pl.when(pl.element() >= 0).then(pl.element()))
     return Inputs(
         grade=grade,
         order_grade=given,
@@ -162,7 +159,7 @@ class Group:
     void: pl.Expr
     #: The struct of sums `stats` reads as fields (the value is computed on it).
     sums: pl.Expr | None = None
-    #: True where the group has no value, read outside the struct.
+    #: True where the group has no value, read outside the struct (None: `void` says it).
     outer_void: pl.Expr | None = None
     #: Ranked by the compiled kernel (which refuses invalid rows itself).
     on_kernel: bool = False
@@ -229,9 +226,13 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
     policy = inputs.policy
     needs = term_needs([metric], policy)
     if expression_kernel.usable(policy, needs):
-        return kernel_group(
-            inputs, needs, [] if k is None else [k], read_fields([(metric, k)], policy)
-        )
+        own = read_fields([(metric, k)], policy)
+        shared = _shared(metric, k, policy)
+        if shared is not None:
+            common_needs, common_reads = shared
+            assert k is not None
+            return kernel_group(inputs, common_needs, [k], common_reads, returned=own)
+        return kernel_group(inputs, needs, [] if k is None else [k], own)
     # The ranked rows once, as a struct: the terms below read them as fields (leaves), where
     # each read would otherwise copy the whole ranking expression.
     ranked = pl.struct(*(c.alias(n) for c, n in zip(ranked_rows(inputs), _RANKED, strict=True)))
@@ -337,11 +338,29 @@ def read_fields(metrics: list[tuple[str, int | None]], policy: Policy) -> frozen
     return frozenset(read)
 
 
+def _shared(metric: str, k: int | None, policy: Policy) -> tuple[TermNeeds, frozenset[str]] | None:
+    """The statistics the default metrics with a cut-off read at `k`, and their terms, when
+    `metric` is one of them: each such expression asks the kernel for all of them, so that
+    several in one ``agg()`` make the same call and share its ranking."""
+    common = [name for name in DEFAULT_METRICS if REGISTRY[name].has_k]
+    if k is None or metric not in common:
+        return None
+    needs = term_needs(common, policy)
+    if not expression_kernel.usable(policy, needs):
+        return None
+    return needs, read_fields([(name, k) for name in common], policy)
+
+
 def kernel_group(
-    inputs: Inputs, needs: TermNeeds, ks: list[int], reads: frozenset[str] | None = None
+    inputs: Inputs,
+    needs: TermNeeds,
+    ks: list[int],
+    reads: frozenset[str] | None = None,
+    returned: frozenset[str] | None = None,
 ) -> Group:
     """The group ranked by the compiled kernel: the same statistics, one plugin call
-    (returning only the statistics in `reads`, when given, and R_g and the list's length)."""
+    (computing only the statistics in `reads`, when given, and R_g and the list's length;
+    returning only those in `returned`, when given)."""
     sums = expression_kernel.group_stats(
         item=inputs.item,
         score=inputs.score,
@@ -353,11 +372,16 @@ def kernel_group(
         needs=needs,
         ks=ks,
         reads=reads,
+        returned=returned,
     )
     stats = expression_kernel.FIELDS
     # An invalid score under invalid_scores="error" is the kernel's error, naming the column.
-    void = (stats.n_relevant == 0) if inputs.policy.empty_truth == "exclude" else pl.lit(False)
-    return Group(stats=stats, void=void, sums=sums, outer_void=unknown(inputs), on_kernel=True)
+    # A group the truth does not know has no value; the kernel says which (read inside the
+    # struct, so that the plugin runs once).
+    void = pl.field(expression_kernel.KNOWN) == 0
+    if inputs.policy.empty_truth == "exclude":
+        void = void | (stats.n_relevant == 0)
+    return Group(stats=stats, void=void, sums=sums, outer_void=None, on_kernel=True)
 
 
 def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -385,8 +409,12 @@ def truth(inputs: Inputs) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     if inputs.unretrieved is not None:
         # The judged items the rows miss, with their own grades: R_g, the ideal DCG and the
         # judged non-relevant count are then the truth's, exactly.
-        grade = grade.drop_nulls().append(inputs.unretrieved.drop_nulls().first().explode())
-        grade = grade.drop_nulls()
+        missed = inputs.unretrieved.drop_nulls().first().explode()
+        if policy.negative_grades == "unjudged":
+            # The missed items' negative grades are no judgement either (bpref's judged
+            # non-relevant count, trec_eval's, leaves them out): nulls, dropped below.
+            missed = pl.when(missed >= 0).then(missed)
+        grade = grade.drop_nulls().append(missed).drop_nulls()
     labelled = (grade >= policy.relevance_threshold).sum().cast(pl.Int64)
     nonrelevant = (grade < policy.relevance_threshold).sum().cast(pl.Int64)
     gains = ranking.gain_of(grade.drop_nulls(), policy)

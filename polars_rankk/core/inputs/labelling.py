@@ -11,7 +11,7 @@ and bpref; both null for a group the truth does not know, which `evaluate` leave
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -22,6 +22,13 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
 __all__ = ["label"]
+
+
+def _unused_name(name: str, schema: Mapping[str, object]) -> str:
+    """`name`, lengthened with underscores until no column of `schema` has it."""
+    while name in schema:
+        name += "_"
+    return name
 
 
 def label(
@@ -135,11 +142,17 @@ def label(
     frame, truth_frame = align_ids(frame, truth_frame, [*keys, item])
     grade = pl.col(relevance) if relevance in truth_schema else pl.lit(1, dtype=pl.Int32)
     grades = truth_frame.group_by([*keys, item]).agg(grade.max().alias(relevance))
+    # The candidates' row order is kept by a row number sorted on at the end: a join asked to
+    # keep the left order (maintain_order="left") costs several times more on the streaming
+    # engine than the joins and one sort of the numbers.
+    row = _unused_name("__rankk_row", schema)
     # Unjudged rows keep a null grade: they are not judged non-relevant.
-    labelled = frame.join(
-        grades, on=[*keys, item], how="left", nulls_equal=True, maintain_order="left"
+    labelled = frame.with_row_index(row).join(
+        grades, on=[*keys, item], how="left", nulls_equal=True
     )
     relevant = pl.col(relevance) >= policy.relevance_threshold
+    # Semi and anti joins read each (group, item) once however often the candidates repeat it.
+    candidate_items = frame.select(*keys, item)
     if policy.pool == "restrict":
         # The truth restricted to the candidates' items, as `evaluate` restricts it: the
         # ranked ones, without the rows whose invalid score is dropped.
@@ -152,8 +165,8 @@ def label(
                     f"name the score column (score=...); its columns are {list(schema)}"
                 )
             pool = frame.filter(pl.col(score).cast(pl.Float64).is_finite().fill_null(False))
-        grades = grades.join(pool.select(*keys, item).unique(), on=[*keys, item], how="semi")
-    missed = grades.join(frame.select(*keys, item).unique(), on=[*keys, item], how="anti")
+        grades = grades.join(pool.select(*keys, item), on=[*keys, item], how="semi")
+    missed = grades.join(candidate_items, on=[*keys, item], how="anti")
     known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
     known = known.join(
         missed.group_by(keys).agg(pl.col(relevance).cast(pl.Float64).alias(unretrieved)),
@@ -167,5 +180,5 @@ def label(
             pl.col(n_relevant).fill_null(0),
             pl.col(unretrieved).fill_null(pl.lit([], dtype=pl.List(pl.Float64))),
         )
-    out = labelled.join(known, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    out = labelled.join(known, on=keys, how="left", nulls_equal=True).sort(row).drop(row)
     return out if is_lazy else out.collect()

@@ -104,6 +104,9 @@ class Call:
     scores_checked: bool = False
     terms: tuple[LinearTerm, ...] = ()
     outputs: tuple[Output, ...] = field(default=())
+    #: The outputs handed back, by column (empty: all): a metric expression's call computes
+    #: the common metrics' statistics and returns the ones its formula reads.
+    returned: tuple[str, ...] = ()
 
     @classmethod
     def under(cls, policy: Policy, columns: tuple[str, ...], **fields: Any) -> Call:

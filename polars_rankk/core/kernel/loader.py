@@ -64,6 +64,8 @@ APPLIED_IN_POLARS = frozenset(
     # Read only by the Q-measure's and Compat's terms, which run in pure Polars (their ideal
     # ranking is joined from the truth: polars_rankk.core.metrics.families.compat_q).
     | {"q_beta", "compat_persistence"}
+    # Applied where the inputs are read (`check_inputs`): the kernel reads truncated grades.
+    | {"fractional_grades"}
 )
 
 #: The labels the kernel reads (native/src/config.rs, ``fn label``): a linear term of other

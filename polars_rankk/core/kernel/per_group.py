@@ -1,17 +1,26 @@
-"""The metric expressions on the compiled kernel: one plugin call per group.
+"""The metric expressions on the compiled kernel: one plugin call over every group's rows.
 
-Inside ``group_by().agg()`` or ``.over()``, Polars hands a non-elementwise plugin each group's
-rows; the kernel (`native/src/group.rs`) ranks them under the `Policy` exactly as `evaluate`
-does, sums the metric's declared terms (`polars_rankk.core.metrics.terms`, sent as data) at its
-cut-off, and counts the group's truth from its own grades (R_g, the judged non-relevant items,
-the ideal DCG), with the judged items the rows miss (``unretrieved``) or a declared R_g
-(``n_relevant``). It returns one row of sums, from which the registry's formula computes the
-metric in Polars — the same formula, over the same sums, as the pure-Polars expression
-(`polars_rankk.core.expressions.group`), which stays the reference.
+Inside ``group_by().agg()`` or ``.over()``, Polars hands an elementwise plugin the rows of all
+the groups at once, one group after another, with each row's position in its group (the
+expression's ``pl.int_range(pl.len())``, 0 where a group starts); each input is gathered whole
+first (imploded and exploded), so that in a plain ``select`` the streaming engine hands over
+the whole column, not pieces of it. The kernel (`native/src/grouped.rs`) splits the groups
+across its threads, ranks each (`native/src/group.rs`) under the `Policy`
+exactly as `evaluate` does, sums the metric's declared terms (`polars_rankk.core.metrics.terms`,
+sent as data) at its cut-off, and counts the group's truth from its own grades (R_g, the judged
+non-relevant items, the ideal DCG), with the judged items the rows miss (``unretrieved``, read
+once per group from its first non-null list) or a declared R_g (``n_relevant``). Each group's
+sums land on its first row, which ``.first()`` takes; the registry's formula computes the
+metric from them in Polars — the same formula, over the same sums, as the pure-Polars
+expression (`polars_rankk.core.expressions.group`), which stays the reference.
 
-Choice, measured (`benchmarks/bench_expressions.py`): one call per group and metric, the kernel
-ranking the group, beats the pure expression by one to two orders of magnitude; the struct of
-sums is read by each metric's formula.
+Choice, measured (`benchmarks/bench_every_path.py`): one call for all the groups rather than
+one per group, whose per-call cost (a Series per group and column, the call, a one-row struct)
+was most of an expression's time; the struct of sums is read by each metric's formula inside
+``struct.with_fields``, so that the plugin runs once per expression. Polars evaluates each
+expression of an ``agg()`` on its own (it finds no common subexpressions inside an
+aggregation), so the expressions of the default metrics at one K make the same call and the
+kernel, keeping the last call's rows and sums, ranks the groups once for all of them.
 """
 
 from __future__ import annotations
@@ -54,24 +63,35 @@ def group_stats(
     needs: TermNeeds,
     ks: list[int],
     reads: Collection[str] | None = None,
+    returned: Collection[str] | None = None,
 ) -> pl.Expr:
-    """One kernel call over the group's rows: a struct of its statistics (read by `FIELDS`).
+    """One kernel call over every group's rows: per group, a struct of its statistics (read by
+    `FIELDS`) and whether the truth knows the group (`KNOWN`).
 
     `grade` is the grade as given (a null marks an unjudged row; negative grades kept: the
-    kernel applies ``negative_grades``); `score` is higher-first Float64. With `reads`, the
-    struct holds only those statistics, R_g and the list's length (`n_candidates`): each field
-    is one more array per group handed back across the plugin boundary.
+    kernel applies ``negative_grades``, to `unretrieved`'s grades too); `score` is
+    higher-first Float64. With `reads`, the struct holds only those statistics, R_g and the
+    list's length (`n_candidates`): each field is one more column handed back across the
+    plugin boundary. With `returned`, the kernel computes `reads` and hands back only
+    `returned` (and R_g and the list's length): expressions whose calls differ only in what
+    they return share one ranking (the kernel keeps the last call's sums,
+    `native/src/grouped.rs`).
     """
-    args: list[pl.Expr] = []
+    # Each row's position in its group: the kernel's group boundaries.
+    args: list[pl.Expr] = [pl.int_range(pl.len(), dtype=pl.UInt32)]
     if item is not None:
         # As given: the kernel reads integer ids by value and string ids by their bytes (and
         # compares both as text under trec_eval's ties).
         args.append(item)
     args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
     if unretrieved is not None:
-        args.append(unretrieved.drop_nulls().first().explode().cast(pl.Float64))
+        args.append(unretrieved.cast(pl.List(pl.Float64)))
     if n_relevant is not None and unretrieved is None:
         args.append(n_relevant.cast(pl.Float64))
+    # Each input gathered whole (implode) and handed over as rows again (explode): the plugin
+    # is elementwise, and Polars' streaming engine would otherwise hand a plain select's rows
+    # over in pieces; inside a group_by the rows arrive group after group either way.
+    args = [arg.implode().explode() for arg in args]
     counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
     outputs = [Output(value, value) for value in counts]
     outputs += [Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
@@ -79,6 +99,10 @@ def group_stats(
     if reads is not None:
         kept = {"n_candidates", "n_relevant", *reads}
         outputs = [output for output in outputs if output.column in kept]
+    given_back: tuple[str, ...] = ()
+    if returned is not None:
+        wanted = {"n_candidates", "n_relevant", *returned}
+        given_back = tuple(output.column for output in outputs if output.column in wanted)
     call = Call.under(
         policy,
         needs.columns,
@@ -92,15 +116,20 @@ def group_stats(
         labelled=True,
         negative_unjudged=policy.negative_grades == "unjudged",
         outputs=tuple(outputs),
+        returned=given_back,
     )
     return pl.plugins.register_plugin_function(
         plugin_path=native.library(),
-        function_name="group_metric_sums",
+        function_name="grouped_metric_sums",
         args=args,
         kwargs=native.kwargs(policy, call),
-        is_elementwise=False,
-        returns_scalar=True,
-    )
+        is_elementwise=True,
+    ).first()
+
+
+#: The field of the kernel's struct that is 0 for a group the truth does not know (every
+#: ``unretrieved`` list, or every declared R_g, null): it has no value.
+KNOWN = "_rk_known"
 
 
 #: The statistics as fields of the kernel's struct of sums: a formula over them is computed
@@ -120,7 +149,9 @@ def computed(sums: pl.Expr, value: pl.Expr) -> pl.Expr:
     return sums.struct.with_fields(value.alias("_rk_value")).struct.field("_rk_value")
 
 
-def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr]) -> pl.Expr:
-    """A struct of `values` (expressions of `FIELDS`), from one evaluation of `sums`."""
+def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr], void: pl.Expr) -> pl.Expr:
+    """A struct of `values` (expressions of `FIELDS`), from one evaluation of `sums`; null
+    where `void` (an expression of `FIELDS`)."""
     fields = pl.struct(*(value.alias(name) for name, value in values.items()))
+    fields = pl.when(void).then(pl.lit(None)).otherwise(fields)
     return sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")
