@@ -21,10 +21,16 @@ OLDEST_XDIST ?= -n 2 --dist loadfile
 # PATH without cargo: the wheels must install and work where no Rust toolchain is.
 NO_CARGO_PATH := $(shell printf '%s' "$$PATH" | tr ':' '\n' | grep -v '/\.cargo/bin' | paste -sd: -)
 
+# Open Bandit Pipeline, the counterfactual estimators' reference (tests/counterfactual), is
+# installed without its dependencies: obp 0.5.7 pins Python < 3.11 and old NumPy and
+# scikit-learn, and the tests load only its estimators and Bernoulli TS policy, which run on the
+# project's own. Where it does not install (the leading -), those tests skip and the
+# transcriptions of its code still hold the estimators.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	-$(BIN)/python -m pip install --quiet --no-deps --ignore-requires-python "obp==0.5.7"
 	touch $(STAMP)
 
 ## native: build and install the compiled kernel (native/) when cargo is present

@@ -50,6 +50,19 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")))
 def test_notebook_runs(name: str, kernel_name: str) -> None:
+    _runs(name, kernel_name)
+
+
+def test_the_counterfactual_notebook_runs_without_the_open_bandit_dataset(
+    kernel_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where obp's sample is not found (here OBD_PATH names an empty folder), the notebook
+    writes a synthetic log of the dataset's layout and runs the experiment on it."""
+    monkeypatch.setenv("OBD_PATH", str(tmp_path))
+    _runs("counterfactual", kernel_name)
+
+
+def _runs(name: str, kernel_name: str) -> None:
     path = NOTEBOOKS / f"{name}.ipynb"
     notebook = nbformat.read(path, as_version=4)
     assert notebook.metadata["kernelspec"]["name"] == "python3"

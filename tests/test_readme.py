@@ -52,3 +52,10 @@ def test_readme_is_a_front_page_whose_links_resolve() -> None:
     missing = [link for link in local if not (ROOT / link).exists()]
     assert missing == []
     assert "(docs/" in readme
+
+
+def test_readme_links_every_guide() -> None:
+    """Every page of docs/ (the site's front page aside) is reachable from the README."""
+    readme = (ROOT / "README.md").read_text()
+    guides = sorted(p.name for p in (ROOT / "docs").glob("*.md") if p.name != "index.md")
+    assert [name for name in guides if f"(docs/{name}" not in readme] == []

@@ -229,6 +229,7 @@ macro_rules! compute_entry_points {
 field_entry_points! {
     _polars_plugin_field_group_sums => crate::plugin::output_fields,
     _polars_plugin_field_graded_rows => crate::plugin::graded_fields,
+    _polars_plugin_field_ranked_items => crate::plugin::ranked_fields,
     _polars_plugin_field_group_metric_sums => crate::plugin::group_fields,
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
     _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
@@ -238,6 +239,7 @@ compute_entry_points! {
     _polars_plugin_group_sums => crate::plugin::compute,
     _polars_plugin_group_metric_sums => crate::plugin::group_compute,
     _polars_plugin_graded_rows => crate::plugin::graded_rows,
+    _polars_plugin_ranked_items => crate::plugin::ranked_items,
     _polars_plugin_configuration => crate::plugin::configuration_text,
     _polars_plugin_truth_sums => crate::plugin::truth_compute,
 }

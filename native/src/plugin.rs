@@ -200,6 +200,21 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         .collect())
 }
 
+/// The group keys of each of `found`'s rows, one column per configured key output.
+fn row_keys(config: &Config, inputs: &Inputs<'_>, found: &kernel::TermRows) -> Vec<OutColumn> {
+    config
+        .outputs
+        .iter()
+        .filter_map(|(name, output)| match output {
+            Output::Key(i) => {
+                let handles: Vec<u64> = found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
+                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// `graded_rows`' fields: the keys (the configured key outputs), `rank`, and each
 /// configured term (by its name).
 pub fn graded_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
@@ -233,19 +248,8 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let found = kernel::term_rows(config, &inputs, config.k_max());
-    let mut out: Vec<OutColumn> = config
-        .outputs
-        .iter()
-        .filter_map(|(name, output)| match output {
-            Output::Key(i) => {
-                let handles: Vec<u64> =
-                    found.rows.iter().map(|(g, _)| found.keys[*i][*g as usize]).collect();
-                Some(key_column(name, config.key_kinds[*i], inputs.keys[*i], &handles))
-            }
-            _ => None,
-        })
-        .collect();
+    let found = kernel::term_rows(config, &inputs, config.k_max(), false);
+    let mut out = row_keys(config, &inputs, &found);
     out.push(OutColumn {
         name: "rank".to_string(),
         data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
@@ -257,6 +261,36 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
             data: OutData::F64((0..found.rows.len()).map(|r| found.values[r * n_stats + slot]).collect()),
         });
     }
+    Ok(out)
+}
+
+/// `ranked_items`' fields: the keys (the configured key outputs), the item (under the item
+/// column's name, as it was given: integer or text) and `rank`.
+pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
+    let mut fields = graded_fields(kwargs, inputs)?;
+    fields.truncate(fields.len() - 1 - config.stats.len());
+    let item = inputs[config.key_kinds.len()].0.clone();
+    fields.push((item, key_format(config.item_kind).to_string()));
+    fields.push(("rank".to_string(), "l".to_string()));
+    Ok(fields)
+}
+
+/// `ranked_items`: each group's items at ranks 1..K_max, in rank order, ranked as
+/// `graded_rows` ranks them (every row: the call declares a term that is never zero).
+pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let inputs = read_inputs(config, score_name, columns)?;
+    let found = kernel::term_rows(config, &inputs, config.k_max(), true);
+    let mut out = row_keys(config, &inputs, &found);
+    let item = &columns[config.key_kinds.len()];
+    out.push(key_column(&item.name, config.item_kind, inputs.item, &found.items));
+    out.push(OutColumn {
+        name: "rank".to_string(),
+        data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
+    });
     Ok(out)
 }
 

@@ -22,7 +22,7 @@ from polars_rankk.charts.base import (
     theme,
 )
 from polars_rankk.charts.comparison import plot_comparison
-from polars_rankk.charts.counterfactual import plot_counterfactual
+from polars_rankk.charts.counterfactual import plot_counterfactual, plot_counterfactual_sensitivity
 from polars_rankk.charts.curves import plot_k_curve, plot_precision_recall, plot_strata
 from polars_rankk.charts.distributions import plot_distribution, plot_histogram
 from polars_rankk.charts.export import chart_spec, save_chart
@@ -38,6 +38,7 @@ __all__ = [
     "enable_offline_charts",
     "plot_comparison",
     "plot_counterfactual",
+    "plot_counterfactual_sensitivity",
     "plot_distribution",
     "plot_histogram",
     "plot_judge_correction",

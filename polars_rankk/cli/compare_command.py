@@ -11,7 +11,7 @@ import polars as pl
 import typer
 
 from polars_rankk.cli.documents import DocumentOptions, with_document_options
-from polars_rankk.cli.evaluate_command import settings, with_catalogue
+from polars_rankk.cli.evaluate_command import settings
 from polars_rankk.cli.inputs import (
     Columns,
     Source,
@@ -343,7 +343,7 @@ def system_means(evaluations: Mapping[str, Evaluation], ks: list[int]) -> pl.Dat
     """One row per metric@k, one column per system: the mean over groups (and the
     catalogue-level figures)."""
     long = pl.concat(
-        with_catalogue(evaluation.summary(), evaluation)
+        evaluation.summary()
         .filter(cutoff_in(ks))
         .select(pl.lit(name).alias("system"), "metric", "k", "value")
         for name, evaluation in evaluations.items()
@@ -357,30 +357,12 @@ def with_catalogue_differences(
     comparison: pl.DataFrame, evaluations: Mapping[str, Evaluation], baseline: str, ks: list[int]
 ) -> pl.DataFrame:
     """`comparison` and, for the catalogue-level metrics (coverage, gini, ...), one row per
-    challenger: both figures and their difference. One figure per system has no paired
-    test, so their CI and p-values are null."""
-    figures = {
-        name: evaluation.catalogue.lazy().filter(cutoff_in(ks)).select("metric", "k", "value")
-        for name, evaluation in evaluations.items()
-        if evaluation.catalogue is not None
-    }
-    if baseline not in figures:
-        return comparison
-    base = figures[baseline].rename({"value": "baseline_mean"})
-    rows = [
-        frame.join(base, on=["metric", "k"], nulls_equal=True, maintain_order="left").select(
-            "metric",
-            "k",
-            pl.lit(baseline).alias("baseline"),
-            pl.lit(name).alias("system"),
-            "baseline_mean",
-            pl.col("value").alias("mean"),
-            (pl.col("value") - pl.col("baseline_mean")).alias("diff"),
-        )
-        for name, frame in figures.items()
-        if name != baseline
-    ]
-    return pl.concat([comparison, *pl.collect_all(rows)], how="diagonal_relaxed")
+    challenger (`catalogue_differences`)."""
+    from polars_rankk.stats.catalogue_resampling import catalogue_differences
+
+    pairs = [(baseline, name) for name in evaluations if name != baseline]
+    rows = catalogue_differences(evaluations, pairs, ks)
+    return comparison if rows is None else pl.concat([comparison, rows], how="diagonal_relaxed")
 
 
 def means_view(means: pl.DataFrame, title: str) -> View:

@@ -3,7 +3,10 @@ click log (`polars_rankk.evaluate_counterfactual`)."""
 
 from __future__ import annotations
 
+import contextlib
+import re
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -28,7 +31,8 @@ LogArgument = Annotated[
     Path,
     typer.Argument(
         metavar="LOG",
-        help="What was shown and clicked: group keys, item, position, reward (Parquet, CSV, TSV).",
+        help="What was shown and clicked: group keys, item, position, the reward column "
+        "(Parquet, CSV, TSV).",
         show_default=False,
     ),
 ]
@@ -36,7 +40,8 @@ CandidatesArgument = Annotated[
     Path,
     typer.Argument(
         metavar="CANDIDATES",
-        help="The new ranking: group keys, item, score (Parquet, CSV, TSV).",
+        help="The new policy: group keys, item and score (a ranking), position and "
+        "probability (--probability), or score and draw id (--sample) (Parquet, CSV, TSV).",
         show_default=False,
     ),
 ]
@@ -78,10 +83,31 @@ def counterfactual(
     examination: ExaminationOption = None,
     item: ItemOption = "item",
     score: Annotated[str, _column("The candidates' score column.")] = "score",
-    position: Annotated[str, _column("The log's position column (from 1).")] = "position",
-    reward: Annotated[str, _column("The log's reward column (click 0/1 or graded).")] = "click",
-    propensity: Annotated[str | None, _column("The log's propensity column.")] = None,
-    impression: Annotated[str | None, _column("The log's impression column.")] = None,
+    position: Annotated[
+        str, _column("The log's position column (from 1; Open Bandit Pipeline's from 0: add 1).")
+    ] = "position",
+    reward: Annotated[
+        str, _column("The log's reward column: a click 0/1 or a graded reward.")
+    ] = "click",
+    propensity: Annotated[
+        str | None,
+        _column("The log's logging-probability column (Open Bandit Pipeline's pscore)."),
+    ] = None,
+    pscore: Annotated[str | None, _column("Open Bandit Pipeline's name for --propensity.")] = None,
+    impression: Annotated[
+        str | None, _column("The log's impression column: one logged list of a group.")
+    ] = None,
+    probability: Annotated[
+        str | None,
+        _column(
+            "The new policy as marginals: the candidates' probability of each (group, item, "
+            "position), each position's summing to 1 (Open Bandit Pipeline's action_dist)."
+        ),
+    ] = None,
+    sample: Annotated[
+        str | None,
+        _column("The new policy as draws: the candidates' draw id, one ranking per draw."),
+    ] = None,
     reward_model: Annotated[str | None, _column("The candidates' predicted reward.")] = None,
     clip: Annotated[float | None, typer.Option(help="Cap on the importance weights.")] = None,
     n_resamples: ResamplesOption = 1000,
@@ -90,8 +116,10 @@ def counterfactual(
     output: OutputOption = None,
     output_format: FormatOption = None,
 ) -> None:
-    """Estimate from a click LOG the expected reward@K of the new ranking in CANDIDATES, per
-    estimator, with bootstrap intervals over groups; warnings for unsupported rankings."""
+    """Estimate from a click LOG the expected reward@K of the new policy in CANDIDATES (a
+    ranking by score, marginals with --probability, or draws with --sample), per estimator,
+    with bootstrap intervals over groups (over impressions for one group); warnings for
+    unsupported rankings."""
     # Only here: the estimators' bootstrap loads NumPy, which the command's start-up does not.
     from polars_rankk.counterfactual import CounterfactualWarning, evaluate_counterfactual
 
@@ -99,7 +127,7 @@ def counterfactual(
     columns = Columns(keys, item, score, None, reward)
     logged = read_source(log, "log", "table", input_format, columns)
     ranked = read_source(candidates, "candidates", "table", input_format, columns)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _option_names():
         warnings.simplefilter("always", CounterfactualWarning)
         result = evaluate_counterfactual(
             logged.frame,
@@ -114,6 +142,9 @@ def counterfactual(
             estimator=split_names(estimator) or ["snips"],
             examination=_examination(examination),
             propensity=propensity,
+            pscore=pscore,
+            probability=probability,
+            sample=sample,
             reward_model=reward_model,
             impression=impression,
             clip=clip,
@@ -122,13 +153,28 @@ def counterfactual(
         )
     for warning in caught:
         warn(str(warning.message))
-    summary = result.overall
+    summary = result.summary()
     views = [
         frame_view(summary, f"Expected reward@{k} of the new ranking ({click_model})"),
         frame_view(result.per_position, "Expected reward per position"),
     ]
     meta = {"k": k, "click_model": click_model, "diagnostics": vars(result.diagnostics)}
     write_result(Result("counterfactual", summary, views, meta), output, output_format)
+
+
+@contextlib.contextmanager
+def _option_names() -> Iterator[None]:
+    """The library's errors with its arguments named as this command's options
+    (``reward=`` as ``--reward``)."""
+    try:
+        yield
+    except ValueError as error:
+        text = re.sub(
+            r"\b([a-z_]+)=(?=[\s;),]|$)",
+            lambda match: "--" + match.group(1).replace("_", "-"),
+            str(error),
+        )
+        raise ValueError(text) from None
 
 
 def _examination(given: str | None) -> pl.DataFrame | list[float] | None:

@@ -255,13 +255,13 @@ def summary_table(
     (coverage, gini, entropy, personalization: one value each, no groups); its metrics named
     as `names` asks (`Evaluation.summary`)."""
     if names != "canonical":
-        table = with_catalogue(evaluation.summary(average=average, names=names), evaluation)
+        table = evaluation.summary(average=average, names=names)
         if not ci:
             return table
         # The intervals are found by canonical (metric, k); the rows keep one order.
         canonical = summary_table(evaluation, average, ci=ci, n_resamples=n_resamples, seed=seed)
         return table.with_columns(canonical.select("ci_low", "ci_high"))
-    table = with_catalogue(evaluation.summary(average=average), evaluation)
+    table = evaluation.summary(average=average)
     if not ci:
         return table
     from polars_rankk.stats import bootstrap
@@ -282,15 +282,6 @@ def summary_table(
         nulls_equal=True,
         maintain_order="left",
     )
-
-
-def with_catalogue(summary: pl.DataFrame, evaluation: Evaluation) -> pl.DataFrame:
-    """`summary` and the rows of ``evaluation.catalogue`` (null where a column has no
-    meaning for them)."""
-    if evaluation.catalogue is None:
-        return summary
-    catalogue = evaluation.catalogue.lazy().select("metric", "k", "value").collect()
-    return pl.concat([summary, catalogue], how="diagonal_relaxed")
 
 
 def summary_result(table: pl.DataFrame, title: str) -> Result:

@@ -176,18 +176,19 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
 
 
 def _as_trec_eval_reads(qrels: pl.DataFrame, path: Path) -> pl.DataFrame:
-    """The qrels with fractional grades truncated toward zero, as trec_eval reads a grade
-    (an integer: 0.5 is 0, 1.7 is 1), said in a warning."""
+    """The qrels as given: trec_eval's policy truncates fractional grades toward zero
+    (``fractional_grades="truncate"``: 0.5 is 0, 1.7 is 1); said here in a warning."""
     if qrels.schema["relevance"] != pl.Float64:
         return qrels
     grade = pl.col("relevance")
     fractional = qrels.filter(grade != grade.round()).get_column("relevance")
-    example = fractional[0]
-    warn(
-        f"{path}: {fractional.len()} fractional grade(s) truncated to integers, as trec_eval "
-        f"reads them (--trec-eval), e.g. {example} read as {int(example)}"
-    )
-    return qrels.with_columns(grade.cast(pl.Int64))
+    if fractional.len():
+        example = fractional[0]
+        warn(
+            f"{path}: {fractional.len()} fractional grade(s) truncated to integers, as "
+            f"trec_eval reads them (--trec-eval), e.g. {example} read as {int(example)}"
+        )
+    return qrels
 
 
 def _swapped_trec_hint(path: Path, role: str, kind: Kind) -> str:

@@ -15,6 +15,7 @@ from polars_rankk.core.types import (
     AveragePrecisionDenominator,
     DuplicatePolicy,
     EmptyTruthPolicy,
+    FractionalGradePolicy,
     GainMap,
     GainPolicy,
     InvalidScorePolicy,
@@ -42,6 +43,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "negative_grades": get_args(NegativeGradePolicy),
     "rbp_grades": get_args(RbpGradePolicy),
     "nonrelevant_gain": get_args(NonrelevantGainPolicy),
+    "fractional_grades": get_args(FractionalGradePolicy),
 }
 
 #: One line per policy field, shown by ``rankk --help`` and in the policy table of docs/policies.md.
@@ -94,6 +96,8 @@ POLICY_HELP: dict[str, str] = {
     "NERR11; ir_measures T=, default 1)",
     "cwl_max_grade": "the C/W/L measures' gain of a grade g: min(max(g, 0), this) / this "
     "(cwl_eval's gains in [0, 1]; ir_measures max_rel=, default 1)",
+    "fractional_grades": "grades that are not integers: 'keep' them as given, or 'truncate' "
+    "them toward zero as trec_eval reads a grade (0.5 is 0, 1.7 is 1)",
 }
 
 
@@ -180,6 +184,11 @@ class Policy:
     cwl_max_grade
         The C/W/L measures' gain scale M > 0: a grade g gains min(max(g, 0), M) / M, in
         [0, 1] as cwl_eval requires (ir_measures' ``max_rel``). Default 1.
+    fractional_grades
+        ``"keep"``: a grade is read as given (0.5 stays 0.5); ``"truncate"``: a fractional
+        grade of the truth (or of labelled candidates) is truncated toward zero first, as
+        trec_eval reads a grade (0.5 is 0, 1.7 is 1, -1.5 is -1; ``Policy.trec_eval()``). The
+        diagnostics count the grades truncated.
     diversity_alpha
         The subtopic metrics' redundancy penalty alpha (``alpha_ndcg``, ``err_ia``,
         ``nerr_ia``, ``nrbp``): an item's gain for a subtopic is (1 - alpha)^c, c the items
@@ -230,6 +239,7 @@ class Policy:
     nrbp_beta: float = 0.5
     q_beta: float = 1
     compat_persistence: float = 0.95
+    fractional_grades: FractionalGradePolicy = "keep"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -277,9 +287,9 @@ class Policy:
         descending; average precision divides by R_g; a negative grade is unjudged; RBP's
         persistence is trec_eval's 0.9. Any field can be overridden.
 
-        trec_eval reads a grade as an integer (0.5 is 0, 1.7 is 1); a policy does not change
-        the grades given, so cast fractional ones (``pl.col("relevance").cast(pl.Int64)``) to
-        compare with it. ``rankk --trec-eval`` does so on TREC qrels, and says so.
+        trec_eval reads a grade as an integer (0.5 is 0, 1.7 is 1): fractional grades are
+        truncated toward zero (``fractional_grades="truncate"``), counted in the diagnostics
+        and said by ``rankk --trec-eval``.
 
         Examples
         --------
@@ -293,6 +303,7 @@ class Policy:
             "ties": "trec_eval",
             "negative_grades": "unjudged",
             "rbp_persistence": 0.9,  # m_rbp.c, m_rbp_resid.c
+            "fractional_grades": "truncate",  # trec_eval reads a grade with atoi
         }
         return cls(**{**base, **overrides})
 

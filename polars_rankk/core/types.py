@@ -19,6 +19,7 @@ UnjudgedPolicy = Literal["keep", "condense"]
 NegativeGradePolicy = Literal["nonrelevant", "unjudged"]
 RbpGradePolicy = Literal["binary", "graded"]
 NonrelevantGainPolicy = Literal["grade", "zero"]
+FractionalGradePolicy = Literal["keep", "truncate"]
 #: How a document's score is made of its passages' scores (`polars_rankk.to_documents`).
 PassageAggregate = Literal["max", "first", "mean", "sum", "kmax_avg"]
 #: How a document's grade is made of its passages' grades (`polars_rankk.truth_to_documents`).

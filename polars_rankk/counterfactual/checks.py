@@ -8,7 +8,7 @@ clean log costs one scan before the estimate's own plan.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -18,15 +18,21 @@ class CounterfactualWarning(UserWarning):
     support), groups present in only one of the tables, or importance weights that explode."""
 
 
-def require_columns(frame: pl.LazyFrame, table: str, columns: Sequence[str]) -> None:
-    """Raise ``ValueError`` naming the first of `columns` the table lacks."""
+def require_columns(frame: pl.LazyFrame, table: str, columns: Mapping[str, str]) -> None:
+    """Raise ``ValueError`` naming the first of `columns` the table lacks and the argument
+    that names it (`columns`: column -> argument, e.g. ``{"click": "reward="}``)."""
     schema = frame.collect_schema()
-    for column in columns:
+    for column, argument in columns.items():
         if column not in schema:
             raise ValueError(
-                f"the {table} table has no column {column!r} "
-                f"(its columns: {', '.join(schema.names())})"
+                f"the {table} table has no column {column!r} (named by {argument}; "
+                f"its columns: {', '.join(schema.names())})"
             )
+
+
+def possessive(table: str) -> str:
+    """``log's``, ``candidates'``."""
+    return f"{table}'" if table.endswith("s") else f"{table}'s"
 
 
 def require_numeric(frame: pl.LazyFrame, table: str, column: str, what: str) -> None:
@@ -37,7 +43,7 @@ def require_numeric(frame: pl.LazyFrame, table: str, column: str, what: str) -> 
     row = frame.head(1).collect().to_dicts()
     example = f"; e.g. row {row[0]}" if row else ""
     raise TypeError(
-        f"the {table}'s column {column!r} must be numeric ({what}); got {dtype}{example}"
+        f"the {possessive(table)} column {column!r} must be numeric ({what}); got {dtype}{example}"
     )
 
 
@@ -48,7 +54,7 @@ def require_integer(frame: pl.LazyFrame, table: str, column: str) -> None:
         row = frame.head(1).collect().to_dicts()
         example = f"; e.g. row {row[0]}" if row else ""
         raise TypeError(
-            f"the {table}'s column {column!r} must hold integer positions 1, 2, ...; "
+            f"the {possessive(table)} column {column!r} must hold integer positions 1, 2, ...; "
             f"got {dtype}{example}"
         )
 
@@ -62,7 +68,7 @@ def check_values(checks: Sequence[tuple[pl.LazyFrame, str, str, pl.Expr, str]]) 
     for rows, (_, table, column, _, expectation) in zip(found, checks, strict=True):
         if rows.height:
             raise ValueError(
-                f"the {table}'s column {column!r} must be {expectation}; "
+                f"the {possessive(table)} column {column!r} must be {expectation}; "
                 f"got row {rows.row(0, named=True)}"
             )
 

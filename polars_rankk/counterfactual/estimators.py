@@ -1,19 +1,27 @@
-"""The estimators, read off the per-(group, rank) sums of `plan.per_rank_sums`, and their
-bootstrap over groups.
+"""The estimators, read off the sums of `plan.rank_sums`, and their bootstrap.
 
-For a group with N logged impressions, at each rank r of the new ranking (sums over the
-group's logged rows that the new ranking puts at r; q the reward model's prediction at r):
+The estimand is the new policy's expected reward@K: the sum over ranks r = 1..K of the
+expected reward at rank r. Each rank's value is estimated from the impressions that inform it
+(`plan.informing`: under the position-based model every impression, under the item-position
+model those that show position r, under the cascade those that show positions 1..r). For a
+group with N_r informing impressions at rank r (W the weighted rewards, U the controls, Q the
+controls times the reward model's predictions, V the reward model's value of the slot summed
+over the informing impressions, C the rewards times the placement probabilities):
 
-- ``ips``: sum(w c) / N (under ``click_model="item_position"`` this is independent-item IPS,
-  Li et al., KDD 2018; under ``"cascade"`` reward-interaction IPS, McInerney et al., KDD 2020);
-- ``snips``: sum(w c) / sum(u), self-normalised per rank (as Open Bandit Pipeline's slate
-  estimators normalise per position); overall, both sums are averaged over groups first;
-- ``dr``: q + (sum(w c) - q sum(u)) / N (under ``"cascade"`` this is cascade-DR, Kiyohara et
-  al., WSDM 2022, with the Q-function the reward model's predictions summed down the new
-  ranking);
-- ``naive``: sum(c) / N, clicks taken as labels wherever they were shown (biased; for contrast).
+- ``ips``: W / N_r (under ``click_model="item_position"`` independent-item IPS, Li et al., KDD
+  2018; under ``"cascade"`` reward-interaction IPS, McInerney et al., KDD 2020);
+- ``snips``: W / N_r divided by the mean over groups of U / N_r at the rank (so the groups'
+  values average to the overall self-normalised estimate sum(W / N_r) / sum(U / N_r));
+- ``dr``: (V + W - Q) / N_r (under ``"cascade"`` cascade-DR, Kiyohara et al., WSDM 2022);
+- ``naive``: C / N, clicks taken as labels wherever the group's N logged lists showed the
+  item (biased; for contrast).
 
-The reward@K of a group sums its ranks; the overall estimate is the mean over groups.
+A group's reward@K sums its ranks; the overall estimate is the mean over groups. On one
+group with Open Bandit Pipeline's layout (one row per impression), these are obp's IPW,
+SNIPW and DR run on each position's rows and summed over positions.
+
+The bootstrap resamples groups, or, when the log holds one group, its impressions. Either way
+the estimate is a function of column means: the columns of `MATRIX_BLOCKS`, K wide each.
 """
 
 from __future__ import annotations
@@ -24,7 +32,8 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polars_rankk.counterfactual.plan import PREDICTED, RANK
+from polars_rankk.counterfactual.new_policy import RANK
+from polars_rankk.counterfactual.plan import INFORMING, LISTS
 from polars_rankk.stats import resampling
 
 Estimator = Literal["ips", "snips", "dr", "naive", "iips", "rips", "cascade_dr"]
@@ -35,85 +44,114 @@ ALIASES: dict[str, tuple[str, str]] = {
     "cascade_dr": ("dr", "cascade"),
 }
 BASE = ("ips", "snips", "dr", "naive")
+#: The blocks of a row of the bootstrap matrix (each K columns, one per rank): the weighted
+#: rewards, the controls, the reward model's direct value less its weighted predictions, the
+#: rewards and the informing impressions; per group already divided by N_r (the rewards by
+#: the group's N lists; the last block is then 1), per impression raw.
+MATRIX_BLOCKS = ("weighted_reward", "control", "model", "reward", "informing")
 
 
-def per_rank_estimates(estimator: str, groups: int) -> pl.Expr:
-    """The expected reward at each (group, rank) by `estimator` (its base name); `groups`
-    counts the groups SNIPS normalises over."""
-    n = pl.col("impressions")
-    weighted, control = pl.col("weighted_reward"), pl.col("control")
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(numerator)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def per_rank_from_means(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
+    """Each rank's estimate from the matrix's column means (leading axes: resamples)."""
+    weighted, control, model, reward, informing = (
+        means[..., block * k : (block + 1) * k] for block in range(len(MATRIX_BLOCKS))
+    )
     if estimator == "ips":
-        return weighted / n
+        return _ratio(weighted, informing)
     if estimator == "snips":
-        # A group alone rarely shows the new ranking: its weights are normalised by their
-        # mean over all groups at the rank, so the groups' values average to the overall SNIPS.
-        normaliser = (control / n).sum().over(RANK) / groups
-        return pl.when(normaliser > 0).then(weighted / n / normaliser).otherwise(0.0)
+        return _ratio(weighted, control)
     if estimator == "dr":
-        predicted = pl.col(PREDICTED)
-        return predicted + (weighted - control * predicted) / n
-    return pl.col("reward") / n
+        return _ratio(weighted + model, informing)
+    return np.asarray(reward, dtype=np.float64)
 
 
-def count_groups(sums: pl.DataFrame, keys: list[str]) -> int:
-    """The number of groups in the per-(group, rank) table."""
-    return int(sums.select(pl.struct(keys).n_unique()).item()) if sums.height else 0
+def reward_at_k(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
+    """The reward@K from the matrix's column means (leading axes: resamples)."""
+    return np.asarray(per_rank_from_means(means, estimator, k).sum(axis=-1), dtype=np.float64)
 
 
-def group_index(sums: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
-    """Index 0..G-1 of each row's group, and G."""
-    index = sums.select(pl.struct(keys).rank("dense").cast(pl.Int64) - 1).to_series()
-    values = index.to_numpy()
-    return values, int(values.max()) + 1 if len(values) else 0
-
-
-def bootstrap_columns(
-    sums: pl.DataFrame, keys: list[str], estimator: str, k: int
-) -> tuple[np.ndarray, int]:
-    """The per-group columns whose means the overall estimate is a function of: the group's
-    reward@K (one column), or for SNIPS the per-rank weighted rewards and controls over N."""
-    index, groups = group_index(sums, keys)
-    if estimator != "snips":
-        values = sums.select(per_rank_estimates(estimator, groups)).to_series().to_numpy()
-        matrix = np.zeros((groups, 1))
-        np.add.at(matrix[:, 0], index, values)
-        return matrix, groups
+def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.ndarray:
+    """The bootstrap matrix: one row per value of `by` (a group, or an impression of the one
+    group), the `MATRIX_BLOCKS` per rank. Per group, each block is divided by N_r (0 where no
+    impression informs the rank), the rewards by the group's lists (`LISTS`), and the
+    informing block is 1."""
+    if sums.height == 0:
+        return np.zeros((0, len(MATRIX_BLOCKS) * k))
+    index = sums.select(pl.struct(by).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    rows = int(index.max()) + 1
     ranks = sums[RANK].to_numpy() - 1
-    n = sums["impressions"].to_numpy()
-    matrix = np.zeros((groups, 2 * k))
-    np.add.at(matrix, (index, ranks), sums["weighted_reward"].to_numpy() / n)
-    np.add.at(matrix, (index, k + ranks), sums["control"].to_numpy() / n)
-    return matrix, groups
+    informing = sums[INFORMING].fill_null(0.0).to_numpy()
+    divisor = np.where(informing > 0, informing, 1.0) if per_group else np.ones(len(informing))
+    blocks = {
+        "weighted_reward": sums["weighted_reward"].to_numpy(),
+        "control": sums["control"].to_numpy(),
+        "model": sums["direct"].to_numpy() - sums["predicted_control"].to_numpy(),
+        "reward": sums["reward"].to_numpy(),
+        "informing": (informing > 0).astype(np.float64) if per_group else informing,
+    }
+    out = np.zeros((rows, len(MATRIX_BLOCKS) * k))
+    if per_group:
+        blocks["reward"] = blocks["reward"] / sums[LISTS].to_numpy()
+    for block, name in enumerate(MATRIX_BLOCKS):
+        values = blocks[name] if name in ("informing", "reward") else blocks[name] / divisor
+        np.add.at(out, (index, block * k + ranks), values)
+    if per_group:
+        # A group informs every rank of the mean over groups: IPS, DR and the naive estimate
+        # are means of the groups' values (0 where no impression shows the rank).
+        out[:, (len(MATRIX_BLOCKS) - 1) * k :] = 1.0
+    return out
 
 
-def overall_from_means(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
-    """The overall reward@K from column means (rows: resamples)."""
-    if estimator != "snips":
-        return np.asarray(means[..., 0], dtype=np.float64)
-    numerator, denominator = means[..., :k], means[..., k:]
-    ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
-    return np.asarray(ratio.sum(axis=-1), dtype=np.float64)
+#: The blocks each estimator reads.
+READS = {
+    "ips": ("weighted_reward", "informing"),
+    "snips": ("weighted_reward", "control"),
+    "dr": ("weighted_reward", "model", "informing"),
+    "naive": ("reward",),
+}
+
+
+def resampled_means(
+    matrix: np.ndarray, bases: Sequence[str], k: int, n_bootstrap: int, seed: int | None
+) -> np.ndarray:
+    """Column means of `matrix` over `n_bootstrap` resamples of its rows (with replacement),
+    one set of resamples shared by every estimator (paired). Only the columns the `bases`
+    read and that vary are resampled: a constant column's mean is its value."""
+    rows = matrix.shape[0]
+    means = np.tile(matrix[0], (n_bootstrap, 1))
+    blocks = sorted({MATRIX_BLOCKS.index(name) for base in bases for name in READS[base]})
+    columns = np.array([block * k + rank for block in blocks for rank in range(k)])
+    varying = columns[matrix[:, columns].min(axis=0) != matrix[:, columns].max(axis=0)]
+    if varying.size:
+        rng = resampling.generator(seed, ("counterfactual",))
+        sums = resampling.resampled_column_sums(matrix[:, varying], n_bootstrap, rng)
+        means[:, varying] = sums / rows
+    return means
 
 
 def overall_row(
-    sums: pl.DataFrame,
-    keys: list[str],
+    group_matrix: np.ndarray,
+    resampled: np.ndarray | None,
     estimator: str,
     name: str,
     k: int,
-    options: tuple[int, float, int | None],
+    alpha: float,
 ) -> dict[str, object]:
-    """The overall estimate of one estimator with its bootstrap standard error and interval
-    (groups resampled with replacement; `stats.resampling` draws the resamples)."""
-    n_bootstrap, alpha, seed = options
-    matrix, groups = bootstrap_columns(sums, keys, estimator, k)
-    estimate = float(overall_from_means(matrix.mean(axis=0), estimator, k)) if groups else 0.0
+    """The overall estimate of one estimator with its bootstrap standard error and interval,
+    from the `resampled_means` (of groups, or of the one group's impressions; None: no
+    interval)."""
+    groups = group_matrix.shape[0]
+    estimate = float(reward_at_k(group_matrix.mean(axis=0), estimator, k)) if groups else 0.0
     lower = upper = error = float("nan")
-    if groups > 1 and n_bootstrap > 0:
-        rng = resampling.generator(seed, ("counterfactual", name))
-        resampled = resampling.resampled_column_sums(matrix, n_bootstrap, rng) / groups
-        values = overall_from_means(resampled, estimator, k)
-        error = float(np.std(values, ddof=1)) if n_bootstrap > 1 else float("nan")
+    if resampled is not None and len(resampled):
+        values = reward_at_k(resampled, estimator, k)
+        error = float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
         empty = np.zeros(0)
         lower, upper = resampling.interval(
             estimate, values, 1 - alpha, "percentile", empty, empty.astype(np.int64)
@@ -128,15 +166,42 @@ def overall_row(
     }
 
 
-def per_position(sums: pl.DataFrame, keys: list[str], estimator: str, name: str) -> pl.DataFrame:
-    """The expected reward (clicks) at each rank of the new ranking, over all groups."""
-    groups = count_groups(sums, keys)
-    return (
-        sums.with_columns(per_rank_estimates(estimator, groups).alias("__value"))
-        .group_by(RANK)
-        .agg((pl.col("__value").sum() / groups).alias("expected_reward"))
-        .sort(RANK)
-        .select(pl.lit(name).alias("estimator"), pl.col(RANK).alias("position"), "expected_reward")
+def per_rank_estimates(estimator: str, normaliser: pl.Expr) -> pl.Expr:
+    """The expected reward at each (group, rank) by `estimator` (its base name);
+    `normaliser` is SNIPS's mean of U / N_r over groups at the rank."""
+    n = pl.col(INFORMING)
+
+    def over_n(value: pl.Expr) -> pl.Expr:
+        return pl.when(n > 0).then(value / n).otherwise(0.0)
+
+    weighted = pl.col("weighted_reward")
+    if estimator == "ips":
+        return over_n(weighted)
+    if estimator == "snips":
+        return pl.when(normaliser > 0).then(over_n(weighted) / normaliser).otherwise(0.0)
+    if estimator == "dr":
+        return over_n(pl.col("direct") + weighted - pl.col("predicted_control"))
+    return pl.col("reward") / pl.col(LISTS)
+
+
+def snips_normaliser(groups: int) -> pl.Expr:
+    """The mean over groups of U / N_r at each rank (a window over the rank)."""
+    n = pl.col(INFORMING)
+    share = pl.when(n > 0).then(pl.col("control") / n).otherwise(0.0)
+    return share.sum().over(RANK) / max(groups, 1)
+
+
+def per_position(group_matrix: np.ndarray, estimator: str, name: str, k: int) -> pl.DataFrame:
+    """The expected reward (clicks) at each rank of the new policy, over all groups."""
+    means = group_matrix.mean(axis=0) if group_matrix.shape[0] else np.zeros(group_matrix.shape[1])
+    values = per_rank_from_means(means, estimator, k)
+    return pl.DataFrame(
+        {
+            "estimator": [name] * k,
+            "position": list(range(1, k + 1)),
+            "expected_reward": values.astype(np.float64),
+        },
+        schema={"estimator": pl.String, "position": pl.Int64, "expected_reward": pl.Float64},
     )
 
 

@@ -1,61 +1,36 @@
-"""`evaluate_counterfactual`: how a new ranking would have done on logged interactions."""
+"""`evaluate_counterfactual`: how a new ranking policy would have done on logged interactions."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
 from polars_rankk.core.evaluation.evaluation import EngineType
 from polars_rankk.core.policy import Policy
-from polars_rankk.counterfactual import checks, estimators, plan
+from polars_rankk.counterfactual import checks, estimators, inputs, plan
 from polars_rankk.counterfactual.examination import (
     ExaminationInput,
     estimate_examination,
     examination_table,
 )
-from polars_rankk.counterfactual.plan import PREDICTED, RANK, ClickModel, Columns
+from polars_rankk.counterfactual.new_policy import (
+    PREDICTED,
+    RANK,
+    ClickModel,
+    Columns,
+    policy_rows,
+)
+from polars_rankk.counterfactual.result import (
+    CounterfactualDiagnostics,
+    CounterfactualResult,
+    diagnose,
+)
 
-#: Below this share of the weighted rows, the effective sample size says the weights explode.
-LOW_EFFECTIVE_SHARE = 0.1
+__all__ = ["CounterfactualDiagnostics", "CounterfactualResult", "evaluate_counterfactual"]
 
-
-@dataclass(frozen=True)
-class CounterfactualDiagnostics:
-    """How much the log supports the estimate.
-
-    ``largest_weight`` and ``effective_sample_size`` ((sum w)^2 / sum w^2 over the rows with a
-    non-zero weight, of ``weighted_rows``) describe the importance weights; ``unsupported_share``
-    is the share of the new rankings' top-K (group, rank) slots no logged row informs (an item
-    never shown, never at that position, or a prefix never shown, by click model), counted as
-    reward 0; ``clip`` is the weight cap used (None: none).
-    """
-
-    largest_weight: float
-    effective_sample_size: float
-    weighted_rows: int
-    unsupported_share: float
-    clip: float | None
-    groups: int
-    impressions: float
-    log_groups_without_candidates: int
-    candidate_groups_without_log: int
-
-
-@dataclass(frozen=True)
-class CounterfactualResult:
-    """The estimated reward@K of a new ranking: ``overall`` (one row per estimator, with a
-    bootstrap standard error and interval over groups), ``per_group``, ``per_position`` (the
-    expected reward, i.e. clicks, at each rank), the ``examination`` probabilities used (None
-    unless the click model is position-based) and ``diagnostics``."""
-
-    overall: pl.DataFrame
-    per_group: pl.DataFrame
-    per_position: pl.DataFrame
-    examination: pl.DataFrame | None
-    diagnostics: CounterfactualDiagnostics
-    k: int = field(default=10)
+IMPRESSIONS = plan.LISTS
 
 
 def evaluate_counterfactual(
@@ -72,6 +47,9 @@ def evaluate_counterfactual(
     estimator: str | Sequence[str] = "snips",
     examination: ExaminationInput | None = None,
     propensity: str | None = None,
+    pscore: str | None = None,
+    probability: str | None = None,
+    sample: str | None = None,
     reward_model: str | None = None,
     policy: Policy | None = None,
     impression: str | None = None,
@@ -81,23 +59,27 @@ def evaluate_counterfactual(
     seed: int | None = 0,
     engine: EngineType = "auto",
 ) -> CounterfactualResult:
-    """Estimate from a click log how a new ranking would have done: its expected reward@K.
+    """Estimate from a click log how a new ranking policy would have done: its expected
+    reward@K, the sum over ranks 1..K of the expected reward at each rank.
 
-    The log holds what an old ranker showed (``group_by`` keys, ``item``, ``position`` from 1,
-    ``reward``: a click 0/1 or a graded reward; optionally ``impression``, one logged list of a
-    group, and ``propensity``); the candidates hold the new ranking (keys, item, ``score``),
-    ranked by ``policy``'s tie order as `evaluate` ranks. Each logged row is re-weighted by the
-    click model (see `docs/counterfactual.md`): ``"pbm"`` (examination per position; the
-    ``propensity`` column, if any, is the probability the item was shown at all), ``"cascade"``
-    (``propensity``: probability of the logged prefix through the row's position) or
-    ``"item_position"`` (``propensity``: probability of the item at that position).
+    The log holds what an old policy showed (``group_by`` keys, ``item``, ``position`` from 1,
+    ``reward``: a click 0/1 or a graded reward; optionally ``impression``, one logged list of
+    a group, and ``propensity``). The new policy is a ranking (the candidates' ``score``,
+    ranked by ``policy``'s tie order as `evaluate` ranks), marginals (``probability=``) or
+    draws (``sample=``). Each logged row is re-weighted by the click model (see
+    `docs/counterfactual.md`): ``"pbm"`` (examination per position; ``propensity``: the
+    probability the item was shown in its impression), ``"item_position"`` (``propensity``:
+    probability of the item given its position was shown) or ``"cascade"`` (``propensity``:
+    probability of the logged prefix through the row's position).
 
     Parameters
     ----------
     log, candidates
-        The logged interactions and the new ranking (eager or lazy; one plan, collected once).
+        The logged interactions and the new policy (eager or lazy; one plan, collected once).
     group_by
         The group key column(s) of both tables (a query, a user).
+    reward
+        The log's reward column (default ``"click"``).
     k
         The cut-off: the estimand is the expected reward summed over ranks 1..k.
     estimator
@@ -107,14 +89,25 @@ def evaluate_counterfactual(
     examination
         Examination per position for ``"pbm"``: a table (``position``, ``examination``), a
         function of the position or a sequence from position 1. None: estimated from the log by
-        regression EM (Wang et al., WSDM 2018) and returned.
+        regression EM (Wang et al., WSDM 2018; clicks 0/1 only) and returned.
+    propensity, pscore
+        The log's logging-probability column (``pscore`` is Open Bandit Pipeline's name).
+    probability
+        The candidates' column of the new policy's marginal probability of each (group [,
+        impression], item, ``position``): Open Bandit Pipeline's ``action_dist`` as rows, each
+        position's probabilities summing to 1. Under ``"pbm"`` and ``"item_position"``.
+    sample
+        The candidates' column of a draw's id: several rankings per group, the estimate
+        their mean. Under every click model (`plackett_luce_samples` draws them).
     reward_model
         For ``"dr"``: a column of the candidates with the predicted reward of the item at its
-        new rank. None: the per-item mean fitted on the log.
+        rank (at its position, under ``probability=``). None: fitted on the log (a per-item
+        mean, times the examination under ``"pbm"``; per item and position otherwise).
     clip
         Cap on the importance weights (biased, lower variance). None: no cap.
     n_bootstrap, alpha, seed
-        Bootstrap resamples of groups, the interval's miscoverage, the seed.
+        Bootstrap resamples (of groups, or of the impressions of a log with one group), the
+        interval's miscoverage, the seed.
     engine
         The Polars engine that collects the plan (``"streaming"`` for logs larger than memory).
 
@@ -125,8 +118,9 @@ def evaluate_counterfactual(
     Warns
     -----
     CounterfactualWarning
-        When part of the new top K was never shown, groups are in one table only, or the
-        effective sample size is under a tenth of the weighted rows.
+        When part of the new top K was never shown, groups are in one table only, the
+        effective sample size is under a tenth of the weighted rows, or no interval can be
+        drawn (one group in one logged list).
 
     Examples
     --------
@@ -149,7 +143,101 @@ def evaluate_counterfactual(
     └───────────┴──────────┴─────────────────┘
     """
     keys = [group_by] if isinstance(group_by, str) else list(group_by)
-    columns = Columns(keys, item, position, reward, score, propensity, impression)
+    propensity = _propensity(propensity, pscore)
+    _check_options(k, click_model, clip, alpha, propensity, probability, sample)
+    wanted = estimators.resolve(estimator, click_model)
+    log_frame, new_frame = log.lazy(), candidates.lazy()
+    per_impression = (
+        probability is not None
+        and impression is not None
+        and impression in new_frame.collect_schema()
+    )
+    columns = Columns(
+        keys, item, position, reward, score, propensity, impression, probability, sample,
+        per_impression,
+    )  # fmt: skip
+    clicks_only = click_model == "pbm" and examination is None
+    inputs.check(
+        log_frame, new_frame, columns, click_model, reward_model, k=k, clicks_only=clicks_only
+    )
+    log_frame, new_frame = inputs.aligned(log_frame, new_frame, columns)
+    theta = None
+    if click_model == "pbm":
+        theta = (
+            estimate_examination(log_frame, keys, item, position, reward)
+            if examination is None
+            else examination_table(examination, _deepest(log_frame, position, k))
+        )
+        _check_examined(log_frame, columns, theta, k)
+    placements = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
+    if any(base == "dr" for _, base in wanted) and reward_model is None:
+        placements = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
+    # The new policy's placements (groups x K rows) are read by several parts of the plan:
+    # computed once, held in memory.
+    placements = placements.collect(engine=engine).lazy()
+    logged = plan.logged_rows(log_frame, columns)
+    rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
+    groups = _impression_counts(log_frame, columns)
+    informed = plan.informing(logged, columns, click_model, k, by_impression=columns.per_impression)
+    sums, orphans, counts = pl.collect_all(
+        [
+            plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
+                           by_impression=False),
+            log_frame.select(keys).unique().join(
+                new_frame.select(keys).unique(), on=keys, how="anti"
+            ),
+            groups,
+        ],
+        engine=engine,
+    )  # fmt: skip
+    if sums["__repeated"].any():
+        inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
+    sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
+    logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
+    group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
+    interval_over = "groups"
+    resampled: np.ndarray | None = group_matrix
+    if group_matrix.shape[0] == 1 and n_bootstrap > 0:
+        resampled, interval_over = _impression_matrix(
+            logged, rows, placements, columns, click_model, k, counts, engine
+        )
+    resampled = _resampled_means(resampled, [base for _, base in wanted], k, n_bootstrap, seed)
+    overall = pl.DataFrame(
+        [
+            estimators.overall_row(group_matrix, resampled, base, name, k, alpha)
+            for name, base in wanted
+        ]
+    )
+    deepest = int(logged_sums[RANK].max() or 0) if logged_sums.height else 0  # type: ignore[arg-type]
+    per_position = pl.concat(
+        [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
+    ).filter(pl.col("position") <= deepest)
+    missing = sums.filter(pl.col(plan.INFORMING).is_null())
+    weights = plan.weight_summary(sums)
+    diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
+    return CounterfactualResult(
+        overall, _per_group(logged_sums, keys, wanted), per_position, theta, diagnostics, k
+    )
+
+
+def _propensity(propensity: str | None, pscore: str | None) -> str | None:
+    if propensity is not None and pscore is not None and propensity != pscore:
+        raise ValueError(
+            f"pscore= is Open Bandit Pipeline's name for propensity=; give one, not both "
+            f"(got propensity={propensity!r}, pscore={pscore!r})"
+        )
+    return propensity if propensity is not None else pscore
+
+
+def _check_options(
+    k: int,
+    click_model: str,
+    clip: float | None,
+    alpha: float,
+    propensity: str | None,
+    probability: str | None,
+    sample: str | None,
+) -> None:
     if not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if click_model not in ("pbm", "cascade", "item_position"):
@@ -163,88 +251,83 @@ def evaluate_counterfactual(
     if click_model != "pbm" and propensity is None:
         raise ValueError(
             f"click_model={click_model!r} needs the logging propensities: pass propensity= "
-            "(a column of the log)"
+            "(or pscore=, a column of the log)"
         )
-    wanted = estimators.resolve(estimator, click_model)
-    log_frame, new_frame = log.lazy(), candidates.lazy()
-    _check(log_frame, new_frame, columns, reward_model, cascade=click_model == "cascade")
-    theta = None
-    if click_model == "pbm":
-        theta = (
-            estimate_examination(log_frame, keys, item, position, reward)
-            if examination is None
-            else examination_table(examination, _deepest(log_frame, position, k))
+    if probability is not None and sample is not None:
+        raise ValueError(
+            f"give the new policy as marginals (probability={probability!r}) or as draws "
+            f"(sample={sample!r}), not both"
         )
-        _check_examined(log_frame, columns, theta, k)
-    top = plan.new_top(new_frame, columns, k, policy or Policy(), reward_model)
-    rows = plan.weighted_rows(log_frame, top, columns, click_model, theta, clip)
-    if any(base == "dr" for _, base in wanted) and reward_model is None:
-        top = _per_item_mean(log_frame, top, columns, click_model, theta)
-    sums, summary, orphans = pl.collect_all(
-        [
-            plan.per_rank_sums(rows, log_frame, top, columns),
-            plan.weight_summary(rows),
-            log_frame.select(keys)
-            .unique()
-            .join(new_frame.select(keys).unique(), on=keys, how="anti"),
-        ],
-        engine=engine,
-    )
-    return _result(
-        sums, summary, orphans, columns, wanted, k, theta, clip, (n_bootstrap, alpha, seed)
-    )
+    if probability is not None and click_model == "cascade":
+        raise ValueError(
+            "click_model='cascade' weighs a logged row by the new policy's whole prefix above "
+            "it, which per-position marginals (probability=) do not give; pass draws of the "
+            "policy as sample= instead (rk.plackett_luce_samples draws them)"
+        )
 
 
-def _check(
-    log: pl.LazyFrame,
-    candidates: pl.LazyFrame,
+def _impression_counts(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """Each group of the log and its number of logged lists (`IMPRESSIONS`)."""
+    count = pl.col(columns.impression).n_unique() if columns.impression else pl.lit(1)
+    return log.group_by(columns.keys).agg(count.cast(pl.Float64).alias(IMPRESSIONS))
+
+
+def _impression_matrix(
+    logged: pl.LazyFrame,
+    rows: pl.LazyFrame,
+    placements: pl.LazyFrame,
     columns: Columns,
-    reward_model: str | None,
-    *,
-    cascade: bool = False,
-) -> None:
-    optional = [name for name in (columns.propensity, columns.impression) if name]
-    checks.require_columns(
-        log, "log", [*columns.keys, columns.item, columns.position, columns.reward, *optional]
-    )
-    checks.require_columns(
-        candidates,
-        "candidates",
-        [*columns.keys, columns.item, columns.score, *([reward_model] if reward_model else [])],
-    )
-    checks.require_integer(log, "log", columns.position)
-    checks.require_numeric(log, "log", columns.reward, "a click 0/1 or a graded reward")
-    value_checks = [
-        (
-            log,
-            "log",
-            columns.position,
-            pl.col(columns.position).fill_null(0) < 1,
-            "positions 1, 2, ... (no nulls)",
-        ),
-        (
-            log,
-            "log",
-            columns.reward,
-            pl.col(columns.reward).is_null(),
-            "a reward on every row (no nulls)",
-        ),
-    ]
-    if columns.propensity:
-        checks.require_numeric(log, "log", columns.propensity, "a probability in (0, 1]")
-        p = pl.col(columns.propensity).cast(pl.Float64)
-        bad = ~((p > 0) & (p <= 1)).fill_null(False)
-        value_checks.append((log, "log", columns.propensity, bad, "a probability in (0, 1]"))
-    if cascade:
-        # A prefix is read position by position: one row per position of each logged list.
-        lists = [*columns.keys, *([columns.impression] if columns.impression else [])]
-        repeated = pl.len().over([*lists, columns.position]) > 1
-        value_checks.append(
-            (log, "log", columns.position, repeated, "one row per position of each logged list")
+    click_model: ClickModel,
+    k: int,
+    counts: pl.DataFrame,
+    engine: EngineType,
+) -> tuple[np.ndarray | None, str]:
+    """The bootstrap matrix over the one group's impressions (the impressions that inform no
+    rank as rows of zeros), or None with a warning when the group is one logged list."""
+    impressions = int(counts[IMPRESSIONS][0])
+    if columns.impression is None or impressions < 2:
+        checks.warn(
+            "the log holds one group in one logged list, so no interval can be drawn "
+            "(resampling needs several groups, or several impressions of the group: pass "
+            "impression=)"
         )
-    if reward_model:
-        checks.require_numeric(candidates, "candidates", reward_model, "a predicted reward")
-    checks.check_values(value_checks)
+        return None, "none"
+    informed = plan.informing(logged, columns, click_model, k, by_impression=True)
+    groups = counts.lazy().select(columns.keys)
+    sums = plan.rank_sums(rows, placements, informed, groups, columns, by_impression=True).collect(
+        engine=engine
+    )
+    matrix = estimators.matrix(sums, columns.lists, k, per_group=False)
+    padding = np.zeros((impressions - matrix.shape[0], matrix.shape[1]))
+    return np.vstack([matrix, padding]), "impressions"
+
+
+def _resampled_means(
+    matrix: np.ndarray | None, bases: list[str], k: int, n_bootstrap: int, seed: int | None
+) -> np.ndarray | None:
+    """The bootstrap's resampled means of `matrix` (None: no interval to draw)."""
+    if matrix is None or not len(matrix) or n_bootstrap <= 0:
+        return None
+    return estimators.resampled_means(matrix, bases, k, n_bootstrap, seed)
+
+
+def _per_group(sums: pl.DataFrame, keys: list[str], wanted: list[tuple[str, str]]) -> pl.DataFrame:
+    groups = sums.select(pl.struct(keys).n_unique()).item() if sums.height else 0
+    normaliser = estimators.snips_normaliser(groups)
+    return pl.concat(
+        [
+            sums.with_columns(estimators.per_rank_estimates(base, normaliser).alias("__value"))
+            .group_by(keys)
+            .agg(pl.col("__value").sum().alias("reward_at_k"), pl.col(IMPRESSIONS).first())
+            .select(
+                pl.lit(name).alias("estimator"),
+                *keys,
+                "reward_at_k",
+                pl.col(IMPRESSIONS).alias("impressions"),
+            )
+            for name, base in wanted
+        ]
+    ).sort(["estimator", *keys])
 
 
 def _deepest(log: pl.LazyFrame, position: str, k: int) -> int:
@@ -272,17 +355,17 @@ def _check_examined(log: pl.LazyFrame, columns: Columns, theta: pl.DataFrame, k:
     )
 
 
-def _per_item_mean(
+def _fitted_reward_model(
     log: pl.LazyFrame,
-    top: pl.LazyFrame,
+    placements: pl.LazyFrame,
     columns: Columns,
     model: ClickModel,
     theta: pl.DataFrame | None,
 ) -> pl.LazyFrame:
-    """The new top K with the reward model fitted on the log, per item and new rank, pooled
-    over groups: under the position-based model theta_r * sum(reward) / sum(theta of the
-    logged positions); otherwise the item's mean reward where it was shown at that position
-    (0 where never)."""
+    """The placements with the reward model fitted on the log, per item and rank, pooled over
+    groups: under the position-based model theta_r * sum(reward) / sum(theta of the logged
+    positions); otherwise the item's mean reward where it was shown at that position (0 where
+    never)."""
     reward = pl.col(columns.reward).cast(pl.Float64)
     rows = log.with_columns(pl.col(columns.position).cast(pl.Int64))
     if model == "pbm":
@@ -293,102 +376,12 @@ def _per_item_mean(
             .agg((reward.sum() / pl.col("examination").sum()).alias("__attraction"))
         )
         return (
-            top.join(attraction, on=columns.item, how="left")
+            placements.join(attraction, on=columns.item, how="left")
             .join(theta.lazy().rename({"position": RANK}), on=RANK, how="left")
             .with_columns((pl.col("__attraction") * pl.col("examination")).alias(PREDICTED))
             .drop("__attraction", "examination")
         )
     means = rows.group_by(columns.item, columns.position).agg(reward.mean().alias(PREDICTED))
-    return top.join(means.rename({columns.position: RANK}), on=[columns.item, RANK], how="left")
-
-
-def _result(
-    sums: pl.DataFrame,
-    summary: pl.DataFrame,
-    orphans: pl.DataFrame,
-    columns: Columns,
-    wanted: list[tuple[str, str]],
-    k: int,
-    theta: pl.DataFrame | None,
-    clip: float | None,
-    options: tuple[int, float, int | None],
-) -> CounterfactualResult:
-    keys = columns.keys
-    # Groups in a fixed order, so that a seed draws the same bootstrap resamples every time.
-    sums = sums.sort([*keys, RANK])
-    if PREDICTED in sums.columns:
-        sums = sums.with_columns(pl.col(PREDICTED).cast(pl.Float64).fill_null(0.0))
-    missing = sums.filter(pl.col("impressions").is_null())
-    logged = sums.filter(pl.col("impressions").is_not_null())
-    overall = pl.DataFrame(
-        [estimators.overall_row(logged, keys, base, name, k, options) for name, base in wanted]
+    return placements.join(
+        means.rename({columns.position: RANK}), on=[columns.item, RANK], how="left"
     )
-    groups = estimators.count_groups(logged, keys)
-    per_group = pl.concat(
-        [
-            logged.with_columns(estimators.per_rank_estimates(base, groups).alias("__value"))
-            .group_by(keys)
-            .agg(
-                pl.col("__value").sum().alias("reward_at_k"),
-                pl.col("impressions").first(),
-            )
-            .select(pl.lit(name).alias("estimator"), *keys, "reward_at_k", "impressions")
-            for name, base in wanted
-        ]
-    ).sort(["estimator", *keys])
-    per_position = pl.concat(
-        [estimators.per_position(logged, keys, base, name) for name, base in wanted]
-    )
-    diagnostics = _diagnostics(logged, missing, summary, orphans, keys, clip)
-    return CounterfactualResult(overall, per_group, per_position, theta, diagnostics, k)
-
-
-def _diagnostics(
-    logged: pl.DataFrame,
-    missing: pl.DataFrame,
-    summary: pl.DataFrame,
-    orphans: pl.DataFrame,
-    keys: list[str],
-    clip: float | None,
-) -> CounterfactualDiagnostics:
-    unsupported = logged.filter(pl.col("control") == 0)
-    weights = summary.row(0, named=True)
-    groups = logged.select(pl.struct(keys).n_unique()).item() if logged.height else 0
-    impressions = logged.unique(keys)["impressions"].sum() if logged.height else 0.0
-    result = CounterfactualDiagnostics(
-        largest_weight=float(weights["largest_weight"]),
-        effective_sample_size=float(weights["effective_sample_size"] or 0.0),
-        weighted_rows=int(weights["weighted_rows"]),
-        unsupported_share=unsupported.height / logged.height if logged.height else 0.0,
-        clip=clip,
-        groups=int(groups),
-        impressions=float(impressions),
-        log_groups_without_candidates=orphans.height,
-        candidate_groups_without_log=missing.select(pl.struct(keys).n_unique()).item(),
-    )
-    if unsupported.height:
-        example = unsupported.drop("weighted_reward", "control", "reward").row(0, named=True)
-        checks.warn(
-            f"{result.unsupported_share:.1%} of the new rankings' top-K slots were never shown "
-            f"in the log (e.g. {example}); they count as reward 0"
-        )
-    if orphans.height:
-        checks.warn(
-            f"{orphans.height} group(s) of the log have no candidates "
-            f"(e.g. {orphans.row(0, named=True)}); they are not estimated"
-        )
-    if result.candidate_groups_without_log:
-        checks.warn(
-            f"{result.candidate_groups_without_log} group(s) of the candidates are not in the "
-            f"log (e.g. {missing.select(keys).row(0, named=True)}); they are not estimated"
-        )
-    if (
-        result.weighted_rows
-        and result.effective_sample_size < LOW_EFFECTIVE_SHARE * result.weighted_rows
-    ):
-        checks.warn(
-            f"the importance weights explode: effective sample size "
-            f"{result.effective_sample_size:.1f} of {result.weighted_rows} weighted rows "
-            f"(largest weight {result.largest_weight:.3g}); consider clip="
-        )
-    return result

@@ -1,123 +1,84 @@
-"""The lazy plan of a counterfactual estimate: the new ranking's top K, each logged row's
-importance weights under the click model, and the sums per (group, new rank).
+"""The lazy plan of a counterfactual estimate: each logged row's importance weights under the
+click model, the impressions that inform each rank, and the sums per (group, new rank).
 
-Every estimator reads the same per-(group, rank) sums. For a logged row (item d shown at
-position k with reward c) whose item the new ranking places at rank r <= K:
+Every estimator reads the same sums. For a logged row (item d shown at position k with reward
+c, logging propensity p) and a placement of d by the new policy at rank r <= K with
+probability pi (1 for a ranking; see `new_policy`):
 
-- ``weight`` w multiplies the reward: sum over an impression of w * c estimates the expected
-  reward at rank r without bias;
-- ``control`` u has expectation 1 summed over an impression's rows at rank r, which is what
-  self-normalisation divides by and what the doubly robust correction subtracts the reward
-  model with.
+- ``weight`` w multiplies the reward: summed over an informing impression, w * c estimates
+  the expected reward at rank r without bias;
+- ``control`` u has expectation 1 summed over an informing impression's rows at rank r (for
+  marginals: the placement probabilities' sum, 1), which is what self-normalisation divides
+  by and what the doubly robust correction subtracts the reward model with.
 
-Position-based model (examination theta, display probability p of the item, default 1):
-w = theta_r / (theta_k * p), u = 1 / p. Item-position model (p: logging probability of d at k;
-Li et al., KDD 2018, independent-item IPS): w = u = [k = r] / p. Cascade (p: probability of the
-logged prefix through k; McInerney et al., KDD 2020, reward-interaction IPS): w = u = [the
-logged prefix through k is the new ranking's] / p.
+Position-based model (examination theta): w = pi theta_r / (theta_k p), u = pi / p, and every
+impression informs every rank (theta carries a position's clicks to any rank).
+Item-position model (Li et al., KDD 2018, independent-item IPS): w = u = pi [k = r] / p, and
+the impressions that show position r inform rank r. Cascade (McInerney et al., KDD 2020,
+reward-interaction IPS; p: probability of the logged prefix through k): w = u = pi [the
+logged prefix through k is the new ranking's] / p, and the impressions that show positions
+1..r inform rank r.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 import polars as pl
 
-from polars_rankk.core.metrics import order as ranking
-from polars_rankk.core.policy import Policy
+from polars_rankk.counterfactual.new_policy import (
+    PREDICTED,
+    PROBABILITY,
+    RANK,
+    SAMPLE,
+    ClickModel,
+    Columns,
+)
 
-ClickModel = Literal["pbm", "cascade", "item_position"]
-
-RANK = "new_rank"
-PREDICTED = "predicted_reward"
-IMPRESSION = "__impression"
 WEIGHT = "__weight"
 CONTROL = "__control"
 DISPLAY = "__display"
+INFORMING = "impressions"
+#: A group's number of logged lists (its impressions, or 1 without an impression column).
+LISTS = "__log_impressions"
+#: The sums every estimator reads, per (group, rank) or per (group, impression, rank).
+SUMS = ("weighted_reward", "control", "predicted_control", "direct", "reward")
+#: The weights' statistics per slot, for the diagnostics.
+WEIGHTS = ("__largest_weight", "__weight_sum", "__weight_squares", "__weighted_rows")
 
 
-@dataclass(frozen=True)
-class Columns:
-    """The column names of the two tables."""
-
-    keys: list[str]
-    item: str
-    position: str
-    reward: str
-    score: str
-    propensity: str | None
-    impression: str | None
-
-
-def new_top(
-    candidates: pl.LazyFrame, columns: Columns, k: int, policy: Policy, predicted: str | None
-) -> pl.LazyFrame:
-    """The new ranking's top `k` per group: keys, item, rank and (if given) predicted reward.
-
-    Ranked by the policy's tie order (the keys `evaluate` ranks by); invalid scores rank last
-    and a repeated item keeps its best rank. Only the rows that can reach the top `k` are
-    ordered: those scoring at least the (k + repeated rows)-th best score of their group.
-    """
-    keys = [pl.col(key) for key in columns.keys]
-    score = ranking.lowest_if_invalid(ranking.score_value(pl.col(columns.score)))
-    frame = candidates.with_row_index("__row").with_columns(score.alias("__score"))
-    try:
-        order, descending = ranking.tie_order(
-            policy, pl.col("__score"), pl.col(columns.item), None, pl.col("__row")
-        )
-    except ValueError:
-        raise ValueError(
-            f"ties={policy.ties!r} orders ties by relevance, which a counterfactual evaluation "
-            "does not have; use ties='item_asc', 'trec_eval' or 'input_order'"
-        ) from None
-    best = pl.col("__score")
-    repeated = (pl.len() - pl.col(columns.item).n_unique()).cast(pl.UInt32)
-    reachable = best >= best.top_k(pl.lit(k, dtype=pl.UInt32) + repeated).min()
-    listed = [columns.item, *([predicted] if predicted else [])]
-    # One sort per group: the item (and its prediction) in rank order, each item's first copy.
-    ordered = pl.struct(listed).sort_by(order, descending=descending)
-    first = ordered.struct.field(columns.item).is_first_distinct()
-    return (
-        frame.filter(reachable.over(keys))
-        .group_by(keys)
-        .agg(ordered.filter(first).head(k).alias("__top"))
-        .with_columns(pl.int_ranges(1, pl.col("__top").list.len() + 1).alias(RANK))
-        .explode(["__top", RANK])
-        .unnest("__top")
-        .select(*columns.keys, columns.item, RANK, *([predicted] if predicted else []))
-        .rename({predicted: PREDICTED} if predicted else {})
+def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """The log's columns the estimate reads, typed: position Int64, reward and the logging
+    propensity (`DISPLAY`, 1 when not given) Float64."""
+    return log.select(
+        *columns.lists,
+        pl.col(columns.item),
+        pl.col(columns.position).cast(pl.Int64),
+        pl.col(columns.reward).cast(pl.Float64),
+        (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
+        .cast(pl.Float64)
+        .alias(DISPLAY),
     )
 
 
 def weighted_rows(
-    log: pl.LazyFrame,
-    top: pl.LazyFrame,
+    logged: pl.LazyFrame,
+    placements: pl.LazyFrame,
     columns: Columns,
     model: ClickModel,
     examination: pl.DataFrame | None,
     clip: float | None,
 ) -> pl.LazyFrame:
-    """The logged rows of items in the new top K, with their new rank, weight and control.
+    """The logged rows of items the new policy places at ranks 1..K, one per placement, with
+    its rank, probability, weight and control.
 
-    Other rows weigh 0 under every model (a cascade prefix through a row not in the top K
-    cannot match, and the matched rows still count their positions), so they are left out.
+    Other rows weigh 0 under every model (a cascade prefix through a row the new ranking does
+    not place cannot match, and the matched rows still count their positions), so they are
+    left out.
     """
-    keys = columns.keys
-    impression = [pl.col(columns.impression)] if columns.impression else []
-    rows = log.select(
-        *keys,
-        *impression,
-        pl.col(columns.item),
-        pl.col(columns.position).cast(pl.Int64).alias(columns.position),
-        pl.col(columns.reward).cast(pl.Float64).alias(columns.reward),
-        (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
-        .cast(pl.Float64)
-        .alias(DISPLAY),
-    ).join(top.select(*keys, columns.item, RANK), on=[*keys, columns.item], how="inner")
-    rank = pl.col(RANK)
-    position = pl.col(columns.position)
-    display = pl.col(DISPLAY)
+    on = [*columns.policy_keys, columns.item]
+    on = [name for name in on if name != SAMPLE]
+    rows = logged.join(placements, on=on, how="inner")
+    rank, position = pl.col(RANK), pl.col(columns.position)
+    probability, display = pl.col(PROBABILITY), pl.col(DISPLAY)
     if model == "pbm":
         assert examination is not None  # the caller resolves it for this model
         theta = examination.lazy()
@@ -126,53 +87,156 @@ def weighted_rows(
             on=columns.position,
             how="left",
         ).join(theta.rename({"position": RANK, "examination": "__theta_new"}), on=RANK, how="left")
-        weight = pl.col("__theta_new") / (pl.col("__theta_logged") * display)
-        control = 1.0 / display
+        control = probability / display
+        weight = control * pl.col("__theta_new") / pl.col("__theta_logged")
     elif model == "item_position":
-        weight = control = (rank == position).cast(pl.Float64) / display
+        weight = control = probability * (rank == position).cast(pl.Float64) / display
     else:
-        group = [*keys, *([columns.impression] if columns.impression else [])]
+        drawn = [*columns.lists, *([SAMPLE] if columns.sample else [])]
         matches = (rank == position).fill_null(False)
         # The prefix matches through k when every logged position 1..k holds the new ranking's
         # item: the running count of matches in position order equals the position.
-        matched = matches.cast(pl.Int64).cum_sum().over(group, order_by=position)
-        weight = control = (matched == position).cast(pl.Float64) / display
+        matched = matches.cast(pl.Int64).cum_sum().over(drawn, order_by=position)
+        weight = control = probability * (matched == position).cast(pl.Float64) / display
     if clip is not None:
+        # The whole weight is capped, as Open Bandit Pipeline caps pi_e / pi_b.
         weight, control = weight.clip(upper_bound=clip), control.clip(upper_bound=clip)
     return rows.with_columns(weight.alias(WEIGHT), control.alias(CONTROL))
 
 
-def per_rank_sums(
-    rows: pl.LazyFrame, log: pl.LazyFrame, top: pl.LazyFrame, columns: Columns
+def informing(
+    logged: pl.LazyFrame, columns: Columns, model: ClickModel, k: int, *, by_impression: bool
 ) -> pl.LazyFrame:
-    """One row per group and new rank 1..K of the new ranking: the sums every estimator reads,
-    and the group's number of logged impressions (null: the log lacks the group)."""
-    keys = columns.keys
-    reward = pl.col(columns.reward)
-    sums = rows.group_by([*keys, RANK]).agg(
+    """The impressions that inform each rank 1..`k`: per (group, rank) their count
+    (`INFORMING`), or with `by_impression` one row per (group, impression, rank) informed.
+
+    Position-based: every impression informs every rank. Item-position: the impressions that
+    show position r. Cascade: those that show positions 1..r. Without an impression column a
+    group is one logged list.
+    """
+    lists = columns.lists
+    ranks = pl.LazyFrame({RANK: range(1, k + 1)}, schema={RANK: pl.Int64})
+    position = pl.col(columns.position)
+    if model == "pbm":
+        shown = logged.select(lists).unique().join(ranks, how="cross")
+    elif model == "item_position":
+        shown = logged.filter(position <= k).select(*lists, position.alias(RANK)).unique()
+    else:
+        ordered = position.unique().sort()
+        depth = (ordered == pl.int_range(1, ordered.len() + 1)).cast(pl.Int64).cum_prod().sum()
+        shown = (
+            logged.group_by(lists)
+            .agg(depth.alias("__depth"))
+            .join(ranks, how="cross")
+            .filter(pl.col(RANK) <= pl.col("__depth"))
+            .drop("__depth")
+        )
+    if by_impression:
+        return shown
+    return shown.group_by([*columns.keys, RANK]).agg(pl.len().cast(pl.Float64).alias(INFORMING))
+
+
+def rank_sums(
+    rows: pl.LazyFrame,
+    placements: pl.LazyFrame,
+    informed: pl.LazyFrame,
+    groups: pl.LazyFrame,
+    columns: Columns,
+    *,
+    by_impression: bool,
+) -> pl.LazyFrame:
+    """One row per slot of the new policy (group, or with `by_impression` (group,
+    impression), and rank): the sums every estimator reads, and the informing impressions
+    (null: the log lacks the group; 0: no impression of the group shows the rank).
+
+    `groups` are the log's groups. `informed` is `informing`'s table, by impression when
+    `by_impression` or when the marginals are given per impression. ``direct`` is the reward
+    model's value of the slot summed over its informing impressions (per impression: the
+    placements' probability times prediction, summed).
+    """
+    per_slot = [*columns.keys, RANK]
+    by = [*columns.lists, RANK] if by_impression else per_slot
+    reward, probability = pl.col(columns.reward), pl.col(PROBABILITY)
+    predicted = (
+        pl.col(PREDICTED).fill_null(0.0)
+        if PREDICTED in placements.collect_schema()
+        else pl.lit(0.0)
+    )
+    positive = pl.col(WEIGHT).filter(pl.col(WEIGHT) > 0)
+    # A row twice for one (list, draw, item) at a slot: an item repeated in a logged list.
+    distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
+    distinct = [name for name in distinct if name in rows.collect_schema()]
+    shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
+    sums = rows.group_by(by).agg(
+        (pl.len() > shown.n_unique()).alias("__repeated"),
         (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
         pl.col(CONTROL).sum().alias("control"),
-        reward.sum().alias("reward"),
+        (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
+        (reward * probability).sum().alias("reward"),
+        # What the diagnostics read of the weights, reduced over slots afterwards.
+        pl.col(WEIGHT).max().alias("__largest_weight"),
+        positive.sum().alias("__weight_sum"),
+        (positive**2).sum().alias("__weight_squares"),
+        positive.len().alias("__weighted_rows"),
     )
-    impressions = log.group_by(keys).agg(
-        (pl.col(columns.impression).n_unique() if columns.impression else pl.lit(1))
-        .cast(pl.Float64)
-        .alias("impressions")
-    )
-    zeros = [pl.col(name).fill_null(0.0) for name in ("weighted_reward", "control", "reward")]
+    # The reward model's value of each slot: per impression where the marginals are.
+    value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
+    values = placements.group_by(value_keys).agg((probability * predicted).sum().alias("__value"))
+    logged = groups.with_columns(pl.lit(True).alias("__logged"))
+    if by_impression or columns.per_impression:
+        direct = (
+            informed.join(values, on=value_keys, how="inner")
+            .group_by(by)
+            .agg(pl.col("__value").sum().alias("direct"))
+        )
+        counts = informed.group_by(by).agg(pl.len().cast(pl.Float64).alias(INFORMING))
+        slots = placements.select(per_slot).unique()
+        if by_impression:
+            # Every impression with a placed item, informing or not (its clicks count as
+            # labels).
+            listed = pl.concat([informed.select(by), sums.select(by)]).unique()
+            slots = slots.join(listed, on=per_slot, how="inner")
+        slots = slots.join(direct, on=by, how="left").join(counts, on=by, how="left")
+    else:
+        # One row per slot already (the values' keys): the informing impressions and the
+        # direct term, the slot's value times their number, joined once.
+        slots = values.join(informed, on=per_slot, how="left").select(
+            *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
+        )
     return (
-        top.join(sums, on=[*keys, RANK], how="left")
-        .with_columns(zeros)
-        .join(impressions, on=keys, how="left")
+        slots.join(sums, on=by, how="left")
+        .join(logged, on=columns.keys, how="left")
+        .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
+        .with_columns(pl.col("__repeated").fill_null(False))
+        .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
+        .drop("__logged")
     )
 
 
-def weight_summary(rows: pl.LazyFrame) -> pl.LazyFrame:
+def weight_summary(sums: pl.DataFrame) -> dict[str, float]:
     """The largest weight, the effective sample size of the non-zero weights
-    ((sum w)^2 / sum w^2) and how many rows carry one."""
-    weight = pl.col(WEIGHT).filter(pl.col(WEIGHT) > 0)
-    return rows.select(
-        pl.col(WEIGHT).max().fill_null(0.0).alias("largest_weight"),
-        (weight.sum() ** 2 / (weight**2).sum()).fill_nan(0.0).alias("effective_sample_size"),
-        weight.len().alias("weighted_rows"),
+    ((sum w)^2 / sum w^2) and how many rows carry one, from `rank_sums`' slots."""
+    totals = sums.select(
+        pl.col("__largest_weight").max().fill_null(0.0),
+        pl.col("__weight_sum", "__weight_squares", "__weighted_rows").sum().cast(pl.Float64),
+    ).row(0)
+    largest, total, squares, rows = (float(value) for value in totals)
+    return {
+        "largest_weight": largest,
+        "effective_sample_size": total**2 / squares if squares else 0.0,
+        "weighted_rows": rows,
+    }
+
+
+def repeated_items(rows: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """A logged list that shows an item the new policy places twice (at most one row): it
+    would be weighted twice."""
+    drawn = [SAMPLE] if columns.sample else []
+    by = [*columns.lists, *drawn, columns.item, RANK]
+    return (
+        rows.group_by(by)
+        .agg(pl.len().alias("__times"))
+        .filter(pl.col("__times") > 1)
+        .select(*columns.lists, columns.item)
+        .head(1)
     )

@@ -42,6 +42,7 @@ import polars as pl
 
 from polars_rankk.core import check_quantiles
 from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.evaluation.variants import with_catalogue
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, untyped
 from polars_rankk.engines import dask_plan as plan
@@ -82,8 +83,10 @@ class DaskEvaluation(DistributedEvaluation):
         return frame
 
     def summary(self, *, quantiles: Sequence[float] = ()) -> pl.DataFrame:
-        """``Evaluation.summary()`` in full; see `summarize_dask`."""
-        return summarize_dask(self, quantiles=quantiles)
+        """``Evaluation.summary()`` in full (the catalogue-level figures asked included);
+        see `summarize_dask`."""
+        found = summarize_dask(self, quantiles=quantiles)
+        return with_catalogue(found, self.catalogue, None, None)
 
 
 @overload

@@ -27,6 +27,7 @@ from polars_rankk.core import EngineType, dropped_table
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables, item_tables
 from polars_rankk.core.evaluation.diversity import aligned_ids, subtopic_job
+from polars_rankk.core.evaluation.variants import with_catalogue
 from polars_rankk.core.inputs.spec import (
     Spec,
     check_inputs,
@@ -102,7 +103,8 @@ class PartitionedEvaluation:
         merged = self._histogram.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
         result = aggregate.summarize_histogram(merged)
         dropped = self._dropped.group_by("k").agg(pl.all().sum())
-        return result.join(dropped, on="k", how="left", nulls_equal=True)
+        result = result.join(dropped, on="k", how="left", nulls_equal=True)
+        return with_catalogue(result, self.catalogue, None, None)
 
 
 def _partition_of(keys: Sequence[str], partitions: int) -> pl.Expr:

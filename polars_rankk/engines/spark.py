@@ -26,6 +26,7 @@ import polars as pl
 
 from polars_rankk.core import check_quantiles
 from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.evaluation.variants import with_catalogue
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.engines import driver, reduction
@@ -117,14 +118,16 @@ class SparkEvaluation(DistributedEvaluation):
         approximate: bool = False,
         accuracy: int = 10_000,
     ) -> pl.DataFrame:
-        """``Evaluation.summary()`` in full; see `summarize_spark`."""
-        return summarize_spark(
+        """``Evaluation.summary()`` in full (the catalogue-level figures asked included);
+        see `summarize_spark`."""
+        found = summarize_spark(
             self,
             quantiles=quantiles,
             max_distinct=max_distinct,
             approximate=approximate,
             accuracy=accuracy,
         )
+        return with_catalogue(found, self.catalogue, None, None)
 
 
 @overload

@@ -219,8 +219,8 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     Returns
     -------
     pl.LazyFrame
-        Columns ``query`` (String), ``item`` (String) and ``score`` (Float64), one row per
-        line, in file order (tag and rank dropped; with `rank`, ``rank`` (Int64) after item).
+        ``query``, ``item`` (String), ``score`` (Float64), a row per line in file order (tag,
+        rank dropped; `rank` keeps ``rank``, Int64); lazy: ``.head().collect()`` shows rows.
 
     Raises
     ------
@@ -311,7 +311,7 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
         Columns ``query`` (String), ``item`` (String) and ``relevance``: Int64 when every
         grade in the file is an integer (the usual case, and what trec_eval accepts),
         Float64 when at least one grade is fractional (e.g. ``0.5``); with `subtopics`,
-        ``subtopic`` (String) after ``query``.
+        ``subtopic`` (String) after ``query``. Lazy: ``.head().collect()`` shows rows.
 
     Raises
     ------

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from polars_rankk.core import Evaluation, evaluate, normalize_keys, to_lazy
+from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
@@ -173,7 +174,10 @@ def unjudged_bounds(
         )
     resolved = plan.one_policy.policy
     ks = list(plan.ks)
-    lazy_truth = to_lazy(truth, "truth")
+    # The ids as `evaluate` aligns them (UInt64 ids beyond Int64 beside Int64 ones: Int128),
+    # so that the relabelled rows keep every candidate's id.
+    _, lazy_truth = align_ids(to_lazy(candidates, "candidates"), to_lazy(truth, "truth"),
+                              [*keys, item])  # fmt: skip
 
     def run(labels: FrameLike, cutoffs: list[int], rules: Policy) -> Evaluation:
         planned = plan.at(cutoffs)

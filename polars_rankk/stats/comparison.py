@@ -33,6 +33,7 @@ import polars as pl
 from polars_rankk.core import Evaluation, higher_is_better, is_table, to_lazy
 from polars_rankk.core.names.parse import parse_metric_name
 from polars_rankk.core.progress import progress_bar
+from polars_rankk.stats.catalogue_resampling import catalogue_differences
 from polars_rankk.stats.paired import Options, arrange, compare_stratum, finish
 from polars_rankk.stats.per_group import (
     Attributes,
@@ -217,7 +218,12 @@ def compare(
     with progress_bar(total, "compare: resamples", progress) as bar:
         found = [compare_stratum(part, numbered, options, bar) for part in layout.strata]
     rows = pl.concat(found) if found else None
-    return finish(layout, pairs, names, rows, test, correction, family)
+    compared = finish(layout, pairs, names, rows, test, correction, family)
+    # The catalogue-level figures asked (one per system, no paired test) beside them.
+    figures = catalogue_differences(systems, pairs)
+    if figures is None:
+        return compared
+    return pl.concat([compared, figures], how="diagonal_relaxed")
 
 
 def _check_systems(

@@ -105,7 +105,12 @@ def test_truth_is_optional_and_accuracy_metrics_mix() -> None:
     assert alone.metrics == ["novelty"]
     assert mixed.per_group.filter(pl.col("metric") == "novelty").equals(alone.per_group)
     assert "novelty@2" in alone.wide().columns
-    assert alone.summary()["metric"].to_list() == ["novelty"]
+    # Every metric asked appears in the summary: coverage as its one figure (no group count).
+    summary = alone.summary()
+    assert summary["metric"].to_list() == ["novelty", "coverage"]
+    coverage = alone.catalogue.filter(pl.col("metric") == "coverage")["value"]  # type: ignore[union-attr]
+    assert summary.filter(pl.col("metric") == "coverage")["value"].equals(coverage)
+    assert summary.filter(pl.col("metric") == "coverage")["n_groups"].to_list() == [None]
 
 
 def test_lazy_streaming_and_row_order_give_identical_numbers() -> None:

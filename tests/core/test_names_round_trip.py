@@ -34,7 +34,11 @@ import pytrec_eval
 
 import polars_rankk as rk
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.conventions import ToolNameWarning, warn_tool_conventions
+from polars_rankk.core.names.conventions import (
+    ToolNameWarning,
+    parameters_left_out,
+    warn_tool_conventions,
+)
 from polars_rankk.core.names.parse import MetricRequest, parse_metric_names, spellings
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.names.write import SUMMED_BY_TOOLS, written_name
@@ -177,6 +181,8 @@ POLICIES = (
     rk.Policy.trec_eval(ties="item_asc", short_lists="observed", negative_grades="nonrelevant"),
     rk.Policy.trec_eval(ties="input_order", negative_grades="nonrelevant"),
     rk.Policy.trec_eval(ties="input_order"),
+    # ir_measures' RBP(rel=1) leaves p out: its own 0.8, not trec_eval's 0.9.
+    rk.Policy.trec_eval(ties="input_order", rbp_persistence=0.8),
 )
 #: How a spelling is typed for the check: with a cut-off of 5 where the tool cuts it.
 K = 5
@@ -243,7 +249,9 @@ def _tool_policy(typed: str, request: MetricRequest, tool: str) -> tuple[rk.Poli
         except ValueError:
             continue
         name, reason = written_name(request.metric, _cut_of(request), merged, tool)  # type: ignore[arg-type]
-        if reason is None:
+        # (A spelling leaving out a parameter the policy sets otherwise than the tool's
+        # default is not the tool's number: it warns, `parameters_left_out`.)
+        if reason is None and parameters_left_out(request, merged) is None:
             return merged, name
     return None
 

@@ -133,8 +133,8 @@ def test_k_curve_of_a_catalogue_metric_is_refused_in_words() -> None:
 
 
 def test_compare_of_catalogue_metrics_alone_is_no_internal_error() -> None:
-    """`compare` of evaluations holding catalogue-level metrics only pairs no per-group value:
-    an empty comparison, where it raised an IndexError."""
+    """`compare` of evaluations holding catalogue-level metrics only pairs no per-group value,
+    where it raised an IndexError: one row per challenger with both figures (no test)."""
     truth = pl.DataFrame({"user": [1], "item": [1]})
     systems = {
         name: rk.evaluate(
@@ -146,7 +146,11 @@ def test_compare_of_catalogue_metrics_alone_is_no_internal_error() -> None:
         )
         for name, items in (("a", [1, 2]), ("b", [3, 4]))
     }
-    assert rk.compare(systems).is_empty()
+    compared = rk.compare(systems)
+    assert compared.select("metric", "k", "baseline", "system").rows() == [
+        ("coverage", 1, "a", "b")
+    ]
+    assert compared["p_value_t"].to_list() == [None]
 
 
 class _Conf:

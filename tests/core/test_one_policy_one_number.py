@@ -40,7 +40,8 @@ def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
         for _ in range(draw(st.sampled_from([0, 1, 2, 4, 6]))):
             candidates.append((user, draw(st.integers(0, 6)), draw(st.sampled_from(SCORES))))
         for item in draw(st.sets(st.integers(0, 8), max_size=4)):
-            truth.append((user, item, draw(st.sampled_from([-1, 0, 1, 2, 3]))))
+            # Fractional grades too: trec_eval truncates them (fractional_grades="truncate").
+            truth.append((user, item, draw(st.sampled_from([-1, 0, 1, 2, 3, 0.5, 1.7, -1.5]))))
     return (
         pl.DataFrame(
             candidates,
@@ -49,7 +50,7 @@ def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
         ),
         pl.DataFrame(
             truth,
-            schema={"user": pl.Int64, "item": pl.Int64, "relevance": pl.Int64},
+            schema={"user": pl.Int64, "item": pl.Int64, "relevance": pl.Float64},
             orient="row",
         ),
     )

@@ -206,3 +206,142 @@ def test_a_cascade_log_with_two_rows_at_one_position_names_the_row() -> None:
     log = LOG.with_columns(pl.Series("position", [1, 1, 1]))
     with pytest.raises(ValueError, match="one row per position of each logged list; got row"):
         _run(log, click_model="cascade", propensity="propensity")
+
+
+def test_one_group_in_one_list_warns_that_no_interval_can_be_drawn() -> None:
+    log = LOG.filter(pl.col("query") == "q")
+    with pytest.warns(rk.CounterfactualWarning, match="no interval can be drawn.*impression="):
+        result = _run(log, NEW.filter(pl.col("query") == "q"), n_bootstrap=50)
+    row = result.summary().row(0, named=True)
+    assert np.isnan(row["lower"])
+    assert result.diagnostics.interval_over == "none"
+
+
+def test_one_group_with_impressions_gets_a_finite_interval() -> None:
+    world = make_world(1, 5, seed=30)
+    log = simulate(world, 200, "pbm", seed=31)
+    result = rk.evaluate_counterfactual(
+        log, candidates(world), group_by="query", impression="log", k=3,
+        examination=list(world.examination), estimator=["ips", "snips", "dr"], n_bootstrap=200,
+    )  # fmt: skip
+    assert result.diagnostics.interval_over == "impressions"
+    for row in result.summary().iter_rows(named=True):
+        assert np.isfinite(row["standard_error"])
+        assert row["lower"] <= row["reward_at_k"] <= row["upper"]
+
+
+def test_an_item_shown_twice_in_one_logged_list_is_refused_naming_the_list() -> None:
+    log = LOG.with_columns(pl.Series("item", ["a", "a", "a"]))
+    with pytest.raises(
+        ValueError, match=r"column 'item' must be shown once per logged list .*'query': 'q'"
+    ):
+        _run(log)
+
+
+@pytest.mark.parametrize("reward", [[3, 0, 2], [0.5, 0.0, 1.0]])
+def test_the_examination_em_refuses_graded_rewards(reward: list[float]) -> None:
+    log = LOG.with_columns(pl.Series("click", reward))
+    with pytest.raises(ValueError, match=r"a click 0/1 .* for the examination EM"):
+        _run(log, examination=None)
+    _run(log)  # with examination= given, graded rewards are estimated
+
+
+@pytest.mark.parametrize("dtype", [pl.Boolean, pl.Float32, pl.Int8])
+def test_the_examination_em_reads_boolean_and_float_clicks(dtype: pl.DataType) -> None:
+    world = make_world(40, 4, explore=1.0, seed=32)
+    log = simulate(world, 5, "pbm", seed=33)
+    as_int = rk.evaluate_counterfactual(log, candidates(world), group_by="query",
+                                        impression="log", k=2, n_bootstrap=0)  # fmt: skip
+    typed = rk.evaluate_counterfactual(log.with_columns(pl.col("click").cast(dtype)),
+                                       candidates(world), group_by="query", impression="log",
+                                       k=2, n_bootstrap=0)  # fmt: skip
+    assert_frame_equal(as_int.summary(), typed.summary())
+
+
+@pytest.mark.parametrize(
+    ("log_dtype", "new_dtype"),
+    [(pl.Int32, pl.Int64), (pl.UInt16, pl.Int64), (pl.String, pl.Categorical)],
+)
+def test_id_dtypes_are_aligned_as_evaluate_aligns_them(
+    log_dtype: pl.DataType, new_dtype: pl.DataType
+) -> None:
+    log = LOG.with_columns(pl.col("item").replace({"a": "1", "b": "2"}))
+    new = NEW.with_columns(pl.col("item").replace({"a": "1", "b": "2"}))
+    log, new = (
+        log.with_columns(pl.col("item").cast(log_dtype)),
+        new.with_columns(pl.col("item").cast(new_dtype)),
+    )
+    expected = _run(log.with_columns(pl.col("item").cast(pl.String)),
+                    new.with_columns(pl.col("item").cast(pl.String))).summary()  # fmt: skip
+    assert_frame_equal(_run(log, new).summary(), expected)
+
+
+def test_ids_of_different_kinds_are_a_type_error_naming_both_tables() -> None:
+    new = NEW.with_columns(pl.col("query").replace({"q": "1", "r": "2"}).cast(pl.Int64))
+    with pytest.raises(TypeError, match=r"column 'query' has dtype String in log but Int64"):
+        _run(LOG, new)
+
+
+def test_a_missing_reward_column_names_the_argument() -> None:
+    with pytest.raises(ValueError, match=r"no column 'click' \(named by reward="):
+        _run(LOG.rename({"click": "reward"}))
+
+
+def test_summary_is_overall() -> None:
+    result = _run(LOG)
+    assert result.summary() is result.overall
+
+
+def test_pscore_is_propensity_by_open_bandit_pipelines_name() -> None:
+    options = {"click_model": "item_position"}
+    assert_frame_equal(
+        _run(LOG, pscore="propensity", **options).summary(),
+        _run(LOG, propensity="propensity", **options).summary(),
+    )
+    with pytest.raises(ValueError, match="pscore= is Open Bandit Pipeline's name"):
+        _run(LOG, pscore="propensity", propensity="other", **options)
+
+
+MARGINALS = pl.DataFrame(
+    {"query": ["q", "q", "q", "q", "r"], "item": ["a", "b", "a", "b", "a"],
+     "position": [1, 1, 2, 2, 1], "probability": [0.6, 0.4, 0.4, 0.6, 1.0]}
+)  # fmt: skip
+
+
+def test_marginals_under_the_cascade_are_refused_pointing_to_draws() -> None:
+    with pytest.raises(ValueError, match="pass draws of the policy as sample="):
+        _run(LOG, MARGINALS, probability="probability", click_model="cascade",
+             propensity="propensity")  # fmt: skip
+
+
+def test_marginals_not_summing_to_one_are_refused_naming_the_position() -> None:
+    bad = MARGINALS.with_columns(pl.Series("probability", [0.6, 0.3, 0.4, 0.6, 1.0]))
+    with pytest.raises(
+        ValueError,
+        match=r"candidates' column 'probability' .*summing to 1 per group and position.*"
+        r"'position': 1, 'probability_sum': 0\.89",
+    ):
+        _run(LOG, bad, probability="probability")
+
+
+def test_marginals_from_position_zero_are_refused_saying_so() -> None:
+    zero = MARGINALS.with_columns(pl.col("position") - 1)
+    with pytest.raises(ValueError, match="Open Bandit Pipeline's count from 0: add 1"):
+        _run(LOG, zero, probability="probability")
+
+
+@pytest.mark.parametrize(
+    ("table", "column"), [("log", "query"), ("log", "item"), ("new", "query"), ("new", "item")]
+)
+def test_a_null_id_names_the_table_the_column_and_a_row(table: str, column: str) -> None:
+    log = LOG.with_columns(pl.col(column).cast(pl.String))
+    new = NEW.with_columns(pl.col(column).cast(pl.String))
+    if table == "log":
+        log = log.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(None)
+                               .otherwise(pl.col(column)).alias(column))  # fmt: skip
+    else:
+        new = new.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(None)
+                               .otherwise(pl.col(column)).alias(column))  # fmt: skip
+    named = "log's" if table == "log" else "candidates'"
+    with pytest.raises(ValueError, match=rf"the {named} column '{column}' must be an id on every"):
+        rk.evaluate_counterfactual(log, new, group_by="query", k=2, examination=[1.0, 0.5])

@@ -165,13 +165,18 @@ pub struct TermRows {
     pub keys: Vec<Vec<u64>>,
     /// (group, rank) of each row, in group order, then rank order.
     pub rows: Vec<(u32, u32)>,
+    /// The item of each row (its handle: see `Column::handles`), when asked for (`with_items`).
+    pub items: Vec<u64>,
     /// `values[row * n_stats + stat]`: the row's value of each configured term.
     pub values: Vec<f64>,
 }
 
+/// What one thread found: `TermRows`' rows, items and values of its groups.
+type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>);
+
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
-/// K-curves' sums over ranks read them).
-pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows {
+/// K-curves' sums over ranks read them) and, `with_items`, each row's item.
+pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items: bool) -> TermRows {
     let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
@@ -179,37 +184,37 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize) -> TermRows
     let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind };
     let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
-    let mut found: Vec<(Vec<(u32, u32)>, Vec<f64>)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
             let first = part * per_thread;
             let (items, reader) = (&items, &reader);
             handles.push(scope.spawn(move || {
-                let mut out = (Vec::new(), Vec::new());
+                let mut out: Found = (Vec::new(), Vec::new(), Vec::new());
                 let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
                     let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(k_max));
-                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, &mut out);
+                    reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, with_items, &mut out);
                 }
                 out
             }));
         }
         found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
     });
-    let mut rows = Vec::new();
-    let mut values = Vec::new();
-    for (r, v) in found {
+    let (mut rows, mut items, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    for (r, i, v) in found {
         rows.extend(r);
+        items.extend(i);
         values.extend(v);
     }
-    TermRows { keys, rows, values }
+    TermRows { keys, rows, items, values }
 }
 
 impl Reader<'_> {
     /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
-    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, out: &mut (Vec<(u32, u32)>, Vec<f64>)) {
+    fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, with_items: bool, out: &mut Found) {
         let config = self.config;
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
@@ -241,7 +246,10 @@ impl Reader<'_> {
             }
             if values.iter().any(|v| *v != 0.0) {
                 out.0.push((g, rank as u32));
-                out.1.extend_from_slice(&values);
+                if with_items {
+                    out.1.push(candidate.item);
+                }
+                out.2.extend_from_slice(&values);
             }
         }
     }

@@ -175,6 +175,8 @@ def diagnostics_plan(
             pl.len().cast(pl.Int64).alias("rows")
         ),
     }
+    if spec.fractional_grades is not None:
+        queries["fractional"] = spec.fractional_grades
     if policy.unjudged == "condense" and prepared.deduplicated is not None:
         # The list each group's ranking was made from: de-duplicated, unjudged rows not yet
         # condensed away (a group whose every item was unjudged still had candidates).
@@ -279,6 +281,8 @@ def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, int]:
         "groups_only_in_candidates": listed.join(sums, on=keys, how="anti").height,
         "groups_evaluated": found["evaluated"].height,
     }
+    if "fractional" in found:  # fractional_grades="truncate": the grades read otherwise
+        counts["fractional_grades_truncated"] = found["fractional"].item()
     counts["relevant_outside_pool"] = counts["relevant_in_truth"] - int(
         ranked.get_column("_matched").sum()
     )

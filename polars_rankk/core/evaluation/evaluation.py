@@ -24,7 +24,13 @@ from polars_rankk.core.evaluation.readouts import (
     per_group_rows,
     summarize,
 )
-from polars_rankk.core.evaluation.variants import label, relabelled, summary_of_parts, unlabelled
+from polars_rankk.core.evaluation.variants import (
+    label,
+    relabelled,
+    summary_of_parts,
+    unlabelled,
+    with_catalogue,
+)
 from polars_rankk.core.evaluation.views import (
     dropped_table,
     long_table,
@@ -155,7 +161,8 @@ class Evaluation(Displayed, EvaluationTables):
         parts: list[Evaluation] = [self.__dict__.get("_primary", self), *self.variants]
         evaluation_policy = self.plan.policy if self.plan is not None else self.policy
         how = (average, weights, names)
-        return summary_of_parts(parts, evaluation_policy, metrics, how)
+        found = summary_of_parts(parts, evaluation_policy, metrics, how)
+        return with_catalogue(found, self.catalogue, metrics, self.system)
 
     def _summary_of_part(
         self,

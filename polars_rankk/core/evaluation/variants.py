@@ -178,8 +178,8 @@ def summary_of_parts(
     chosen = _chosen(parts, evaluation, metrics)
     rows, without = [], []
     for part, (names, cells) in zip(parts, chosen, strict=True):
-        if names == []:
-            continue  # none of the chosen metrics is in this part
+        if names == [] or not part.metrics:
+            continue  # none of the chosen metrics is in this part (or only catalogue figures)
         if metrics is None and average == "micro" and not set(part.metrics) & set(MICRO_METRICS):
             without.append(part)
             continue
@@ -192,9 +192,23 @@ def summary_of_parts(
             f"summary(average='micro'): {', '.join(left)} have no micro form and are left out",
             stacklevel=3,
         )
+    if not rows:  # only catalogue-level figures were asked: the summary's columns, no row
+        rows.append(pl.DataFrame(schema=_SUMMARY_SCHEMA))
     # One order on every path (the engines' summaries sort so): system, metric, K, label.
     system = parts[0].system
     return order_metrics(pl.concat(rows, how="diagonal_relaxed"), [system] if system else [])
+
+
+#: The columns of a summary with no row.
+_SUMMARY_SCHEMA = {
+    "metric": pl.String,
+    "k": pl.Int64,
+    "value": pl.Float64,
+    **dict.fromkeys(
+        ("n_groups", "n_nan", "dropped_empty_truth", "dropped_missing", "dropped_short"),
+        pl.Int64,
+    ),
+}
 
 
 def _name(part: Part, metric: str) -> str:
@@ -217,6 +231,8 @@ def _chosen(
         ([], set()) for _ in parts
     ]
     for measure in asked.measures:
+        if REGISTRY[measure.metric].kind == "catalogue":
+            continue  # one figure over every list: `with_catalogue` adds its row
         wanted = evaluation.replace(**measure.policy) if measure.policy else evaluation
         reads = REGISTRY[measure.metric].reads
         index = next(
@@ -242,3 +258,26 @@ def _chosen(
         elif cells is not None:
             chosen[index] = (names, None)  # a name without a cut-off: every K of its metric
     return [(names, cells) for names, cells in chosen]
+
+
+def with_catalogue(
+    summary: pl.DataFrame,
+    catalogue: FrameLike | None,
+    metrics: Iterable[str] | None,
+    system: str | None,
+) -> pl.DataFrame:
+    """`summary` with the catalogue-level figures asked (coverage, gini...: one value over
+    every list, the same under every average; no group counts), so that every metric asked
+    appears where a user reads results."""
+    if catalogue is None:
+        return summary
+    rows = catalogue.lazy()
+    if metrics is not None:
+        asked = Request.of([metrics] if isinstance(metrics, str) else list(metrics))
+        rows = rows.filter(pl.col("metric").is_in([m.metric for m in asked.measures]))
+    columns = [c for c in (system, "metric", "k", "value") if c is not None]
+    found = rows.select(columns).collect()
+    if found.height == 0:
+        return summary
+    by = [system] if system else []
+    return order_metrics(pl.concat([summary, found], how="diagonal_relaxed"), by)

@@ -126,12 +126,16 @@ def inputs_of(
     ranking_column = by if rank is None else rank
     assert ranking_column is not None
     given = as_expr(relevance).cast(pl.Float64)
+    if policy.fractional_grades == "truncate":  # as trec_eval reads a grade (atol)
+        given = given.cast(pl.Int64, strict=False).cast(pl.Float64)
     grade = given
     if policy.negative_grades == "unjudged":
         # trec_eval: a negative grade is no judgement, like a null one.
         grade = pl.when(given >= 0).then(given)
     given_score = as_expr(ranking_column)
     missed = None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64))
+    if missed is not None and policy.fractional_grades == "truncate":
+        missed = missed.list.eval(pl.element().cast(pl.Int64, strict=False).cast(pl.Float64))
     if missed is not None and policy.negative_grades == "unjudged":
         # The missed items' negative grades are no judgement either (bpref's judged
         # non-relevant count, trec_eval's, leaves them out): nulls, dropped with the others.

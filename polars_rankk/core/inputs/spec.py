@@ -107,6 +107,9 @@ class Spec:
     cells: tuple[tuple[str, int | None], ...] | None = None
     #: The inputs' values were checked (`check_values`): grades are finite and not null.
     values_checked: bool = False
+    #: Under ``fractional_grades="truncate"``: a one-row count (``fractional_grades``) of the
+    #: grades given that were not integers (the tables above hold them truncated).
+    fractional_grades: pl.LazyFrame | None = None
 
     @property
     def group_keys(self) -> tuple[str, ...]:
@@ -225,6 +228,7 @@ def check_inputs(
     _check_candidates(tables, index_hints(candidates, "candidates"))
     _check_truth(tables, index_hints(truth, "truth"))
     _check_pair(tables, policy, system)
+    fractional = _truncated_grades(tables) if policy.fractional_grades == "truncate" else None
     if check_values:
         warn_passage_ids(tables.candidates, tables.truth, item)
 
@@ -252,9 +256,30 @@ def check_inputs(
         whole_list_only=whole.only,
         cells=cells,
         values_checked=check_values,
+        fractional_grades=fractional,
     )
     _check_output_names(spec)
     return spec
+
+
+def _truncated_grades(tables: _Tables) -> pl.LazyFrame:
+    """Truncate the grades given (the truth's, or labelled candidates') toward zero, as
+    trec_eval reads a grade (``atol``: 0.5 is 0, -1.5 is -1), in `tables`; the count of
+    those that were not integers, as a one-row query."""
+    grade = pl.col(tables.relevance)
+    fractional = (grade != grade.cast(pl.Int64, strict=False)).sum().cast(pl.Int64)
+    counts: list[pl.LazyFrame] = []
+    for role in ("truth", "candidates"):
+        frame: pl.LazyFrame | None = getattr(tables, role)
+        graded = tables.truth_graded if role == "truth" else tables.labelled
+        if frame is None or not graded or not frame.collect_schema()[tables.relevance].is_float():
+            continue
+        counts.append(frame.select(fractional.alias("fractional_grades")))
+        setattr(tables, role, frame.with_columns(grade.cast(pl.Int64, strict=False)))
+    if not counts:
+        return pl.LazyFrame({"fractional_grades": [0]}, schema={"fractional_grades": pl.Int64})
+    total: pl.LazyFrame = pl.concat(counts).select(pl.col("fractional_grades").sum())
+    return total
 
 
 def _check_candidates(tables: _Tables, hints: dict[str, str]) -> None:

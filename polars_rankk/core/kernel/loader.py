@@ -172,7 +172,7 @@ def _call(
     ).alias(_SUMS)
 
 
-def _kind(dtype: pl.DataType) -> str | None:
+def kernel_kind(dtype: pl.DataType) -> str | None:
     """How the kernel reads a key or item column: as Int64, as text, or not at all."""
     if dtype == pl.String:
         return "text"
@@ -188,7 +188,7 @@ def unsupported(spec: Spec) -> str | None:
         return state.line()
     schema = spec.candidates.collect_schema()
     for column in (*spec.keys, spec.item):
-        if _kind(schema[column]) is None:
+        if kernel_kind(schema[column]) is None:
             return (
                 f"native kernel: not used (column {column!r} has dtype {schema[column]}, "
                 f"which it does not read)"
@@ -234,7 +234,8 @@ def kwargs(policy: Policy, call: Call) -> dict[str, object]:
 READ_BY_INPUTS = frozenset({"unjudged", "negative_grades"})
 
 
-def _as_kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
+def kernel_input(column: str, dtype: pl.DataType) -> pl.Expr:
+    """`column` as the kernel reads it (`kernel_kind`): text as it is, other kinds as Int64."""
     if dtype == pl.String:
         return pl.col(column)
     if isinstance(dtype, _PHYSICAL):
@@ -270,8 +271,8 @@ def _inputs(
     negative_unjudged = policy.negative_grades == "unjudged"
     truth = judged_rows(truth, pl.col(GRADE), policy)
     condense = condenses(policy, has_truth=spec.truth is not None)
-    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
-    arguments += [_as_kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
+    arguments = [kernel_input(key, schema[key]) for key in keys]
+    arguments += [kernel_input(spec.item, schema[spec.item]), pl.col(SCORE)]
     needs_judged = needs.judged or condense
     fused = _fuses_truth(spec, needs, truth_stats)
     if fused:
@@ -311,8 +312,8 @@ def _inputs(
     call = Call.under(
         policy,
         needs.columns,
-        keys=tuple(_kind(schema[key]) or "" for key in keys),
-        item=_kind(schema[spec.item]) or "",
+        keys=tuple(kernel_kind(schema[key]) or "" for key in keys),
+        item=kernel_kind(schema[spec.item]) or "",
         score_name=spec.score,
         null_order_grade=0.0 if spec.labelled else float(unjudged_grade(policy)),
         condense=condense,
@@ -346,12 +347,11 @@ def _with_truth_rows(
     columns as the kernel reads them; a concatenation, not a join."""
     keys = list(spec.keys)
     schema = selected.collect_schema()
-    shared = [_as_kernel_input(column, schema[column]).alias(column) for column in keys]
-    shared.append(_as_kernel_input(spec.item, schema[spec.item]).alias(spec.item))
+    shared = [kernel_input(column, schema[column]).alias(column) for column in keys]
+    shared.append(kernel_input(spec.item, schema[spec.item]).alias(spec.item))
     truth_schema = truth.collect_schema()
     truth_keys = [
-        _as_kernel_input(column, truth_schema[column]).alias(column)
-        for column in (*keys, spec.item)
+        kernel_input(column, truth_schema[column]).alias(column) for column in (*keys, spec.item)
     ]
     row = [pl.col(ROW).cast(pl.Int64)] if has_row else []
     no_row = [pl.lit(None, pl.Int64).alias(ROW)] if has_row else []
@@ -417,8 +417,8 @@ def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl
         Output(count, "n_relevant" if count == N_RELEVANT else "n_nonrelevant") for count in counts
     ]
     outputs += [Output(stat_column(IDEAL_DCG, k), "ideal_dcg", k) for k in spec.read_ks]
-    call = Call(keys=tuple(_kind(schema[key]) or "" for key in keys), outputs=tuple(outputs))
-    arguments = [_as_kernel_input(key, schema[key]) for key in keys]
+    call = Call(keys=tuple(kernel_kind(schema[key]) or "" for key in keys), outputs=tuple(outputs))
+    arguments = [kernel_input(key, schema[key]) for key in keys]
     arguments.append(pl.col(GRADE).cast(pl.Float64))
     plugin = _call(library(), arguments, kwargs(spec.policy, call), "truth_sums")
     return (

@@ -90,6 +90,30 @@ def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
     )
 
 
+def parameters_left_out(measure: MetricRequest, policy: Policy) -> str | None:
+    """For a tool's parameterised spelling (ir_measures', ndeval's) that leaves out a
+    parameter of its measure the policy sets otherwise than that tool's default: which value
+    was used and what to type for the tool's number (``RBP(rel=1)`` under ``p = 0.5``)."""
+    if measure.tool not in ("ir_measures", "alias"):
+        return None
+    differing = []
+    for parameter in REGISTRY[measure.metric].parameters:
+        if parameter.field in measure.policy:
+            continue
+        default = parameter.default if parameter.tool_default is None else parameter.tool_default
+        used = getattr(policy, parameter.field)
+        if used != default:
+            differing.append((parameter.key, parameter.field, default, used))
+    if not differing:
+        return None
+    said = "; ".join(
+        f"its {key} defaults to {default!r} and the policy's {field} = {used!r} is used here"
+        for key, field, default, used in differing
+    )
+    typed = ", ".join(f"{key}={default!r}" for key, _, default, _ in differing)
+    return f"{said} (type {typed} in the name for the tool's number)"
+
+
 def warn_tool_conventions(
     metrics: str | Iterable[str] | None, policy: Policy, *, stacklevel: int = 2
 ) -> None:
@@ -119,6 +143,15 @@ def warn_tool_conventions(
                 warnings.warn(
                     f"metric {name!r} is {whose} name, but under this policy {tool} "
                     f"computes another number: {reason}. The value here follows the policy",
+                    ToolNameWarning,
+                    stacklevel=stacklevel,
+                )
+            left = parameters_left_out(measure, policy)
+            if left is not None and f"{name}!left" not in said:
+                said.add(f"{name}!left")
+                whose = "ndeval's" if measure.tool == "alias" else "ir_measures'"
+                warnings.warn(
+                    f"metric {name!r} is {whose} name: {left}",
                     ToolNameWarning,
                     stacklevel=stacklevel,
                 )

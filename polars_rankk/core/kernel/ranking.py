@@ -1,0 +1,84 @@
+"""Each group's top K items, ranked by the compiled kernel.
+
+`rk.evaluate` ranks candidates in the kernel; a reader that needs the ranked items themselves
+(the counterfactual estimates read the new ranking's top K) takes them from the same ranking
+here: the kernel's ``ranked_items`` returns, per group, the items at ranks 1..K in rank order,
+ranked under the policy's tie order exactly as `evaluate` ranks them (its ranking pass, with a
+term that is 1 at every rank and read at K). Invalid scores are expected to be ranked last
+(``Policy(invalid_scores="lowest")``); the pure-Polars ranking stays the reference the tests
+hold it to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import polars as pl
+
+from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.call import Call, KernelPiece, LinearTerm, Output
+from polars_rankk.core.policy import Policy
+
+_TOP = "_rk_top"
+_EVERY_RANK = LinearTerm("_rk_every_rank", (KernelPiece("one", False, ()),))
+#: The key and item dtypes the kernel reads and gives back as they were.
+_READ = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.String)
+
+
+def ranked_top(
+    candidates: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    score: pl.Expr,
+    policy: Policy,
+    k: int,
+    row: str | None = None,
+) -> pl.LazyFrame | None:
+    """Each group's items at ranks 1..`k`: `keys`, `item` and ``rank`` (Int64, from 1), each
+    item once (its best-ranked copy); None where the kernel cannot rank them (not loaded, a
+    key or item dtype it does not read, a tie order that reads grades).
+
+    `score` is the Float64 score, higher first, invalid scores already made the lowest;
+    `row`, an input-order column, is read under ``ties="input_order"``.
+    """
+    schema = candidates.collect_schema()
+    if (
+        not native.status().loaded
+        or policy.ties in ("pessimistic", "optimistic", "expected")
+        or any(not isinstance(schema[name], _READ) for name in (*keys, item))
+    ):
+        return None
+    ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
+    by_row = ranking.ties == "input_order" and row is not None
+    frame = candidates.select(
+        *(native.kernel_input(name, schema[name]).alias(name) for name in (*keys, item)),
+        score.cast(pl.Float64).alias("__score"),
+        pl.lit(float("nan"), pl.Float64).alias("__grade"),
+        *([pl.col(row).cast(pl.Int64).alias("__row")] if by_row and row else []),
+    )
+    call = Call.under(
+        ranking,
+        (),
+        keys=tuple(native.kernel_kind(schema[name]) or "" for name in keys),
+        item=native.kernel_kind(schema[item]) or "",
+        row=by_row,
+        outputs=(
+            *(Output(name, "key", index) for index, name in enumerate(keys)),
+            Output("_rk_cut", "sum", k, _EVERY_RANK.name),
+        ),
+    )
+    # The one term read: 1 at every rank, so that every ranked row within K is returned.
+    call = dataclasses.replace(call, terms=(_EVERY_RANK,))
+    top = pl.plugins.register_plugin_function(
+        plugin_path=native.library(),
+        function_name="ranked_items",
+        args=[pl.col(name) for name in frame.collect_schema().names()],
+        kwargs=native.kwargs(ranking, call),
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_TOP)
+    return (
+        frame.select(top)
+        .unnest(_TOP)
+        .with_columns(pl.col(name).cast(schema[name]) for name in (*keys, item))
+    )

@@ -1,0 +1,49 @@
+"""The command's side of part five: each name at its own cut-off, every metric asked in the
+output, the tool's number or a warning saying which value was used."""
+
+from __future__ import annotations
+
+import io
+
+import polars as pl
+import pytest
+
+from tests.cli.running import QRELS, RUN, Rankk
+
+ir_measures = pytest.importorskip("ir_measures")
+
+
+def test_evaluate_reads_a_name_with_its_own_cut_off_at_it_only(rankk: Rankk) -> None:
+    """``--metrics P@5,R@1000,map`` prints the three measures asked, equal to ir_measures on
+    trec_eval's test files."""
+    code, out, err = rankk(
+        "evaluate", RUN, QRELS, "--metrics", "P@5,R@1000,map",
+        "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    cells = [("precision", 5), ("recall", 1000), ("average_precision", None)]
+    assert got.select("metric", "k").rows() == cells
+    measures = [ir_measures.parse_measure(name) for name in ("P@5", "R@1000", "AP")]
+    want = ir_measures.calc_aggregate(
+        measures, ir_measures.read_trec_qrels(str(QRELS)), ir_measures.read_trec_run(str(RUN))
+    )
+    values = got["value"].to_list()
+    assert values == pytest.approx([want[m] for m in measures], abs=1e-12)
+
+
+def test_evaluate_prints_a_catalogue_metric_asked_alone(rankk: Rankk) -> None:
+    code, out, err = rankk("evaluate", RUN, QRELS, "--metrics", "coverage", "-f", "csv")
+    assert code == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    assert set(got["metric"]) == {"coverage"}
+    assert got["value"].is_between(0, 1, closed="right").all()
+
+
+def test_a_tool_name_leaving_out_a_parameter_the_options_set_warns(rankk: Rankk) -> None:
+    code, _, err = rankk(
+        "evaluate", RUN, QRELS, "--metrics", "RBP(rel=1)@10", "--rbp-persistence", "0.5",
+        "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "rankk: warning: metric 'RBP(rel=1)@10' is ir_measures' name: its p defaults" in err

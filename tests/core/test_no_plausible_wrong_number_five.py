@@ -1,0 +1,165 @@
+"""Silent or raw answers found by a hostile pass and new users on real data, part five: each
+test fails on the release before its fix and checks against an independent reference (ir_measures,
+pytrec_eval, a brute force) or asserts a refusal or warning in words."""
+
+from __future__ import annotations
+
+import warnings
+
+import polars as pl
+import pytest
+
+import polars_rankk as rk
+from polars_rankk.core.names.conventions import ToolNameWarning
+
+ir_measures = pytest.importorskip("ir_measures")
+
+CANDIDATES = pl.DataFrame(
+    {
+        "q": ["1"] * 6 + ["2"] * 4,
+        "item": ["a", "b", "c", "d", "e", "f", "a", "b", "c", "d"],
+        "score": [6.0, 5, 4, 3, 2, 1, 4, 3, 2, 1],
+    }
+)
+TRUTH = pl.DataFrame(
+    {
+        "q": ["1", "1", "1", "2", "2"],
+        "item": ["b", "e", "z", "a", "d"],
+        "relevance": [1, 2, 1, 1, 1],
+    }
+)
+
+
+def _ir_measures(names: list[str]) -> dict[str, float]:
+    """ir_measures' means of `names` on the tables above (no tie in a list)."""
+    qrels = [ir_measures.Qrel(q, i, r) for q, i, r in TRUTH.iter_rows()]
+    run = [ir_measures.ScoredDoc(q, i, s) for q, i, s in CANDIDATES.iter_rows()]
+    measures = [ir_measures.parse_measure(name) for name in names]
+    return {str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+
+
+def test_a_name_with_its_own_cut_off_is_read_at_it_only() -> None:
+    """``P@5, R@1000, map`` gives the three measures asked, as ir_measures does (not P@1000
+    and R@5 as well)."""
+    res = rk.evaluate(CANDIDATES, TRUTH, metrics=["P@5", "R@1000", "map"], group_by="q")
+    summary = res.summary(names="ir_measures")
+    assert summary["metric"].to_list() == ["P@5", "R@1000", "AP"]
+    want = _ir_measures(["P@5", "R@1000", "AP"])
+    assert dict(summary.select("metric", "value").iter_rows()) == pytest.approx(want)
+    # k= reaches only the names typed without one.
+    res = rk.evaluate(CANDIDATES, TRUTH, k=[1, 3], metrics=["P@5", "R"], group_by="q")
+    assert res.summary().select("metric", "k").rows() == [
+        ("precision", 5),
+        ("recall", 1),
+        ("recall", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "policy", "key"),
+    [
+        ("RBP(rel=1)@5", rk.Policy(rbp_persistence=0.5), "p"),
+        ("Compat", rk.Policy(compat_persistence=0.7), "p"),
+        ("alpha_nDCG@5", rk.Policy(diversity_alpha=0.3), "alpha"),
+    ],
+)
+def test_a_tool_name_leaving_a_parameter_out_says_which_value_was_used(
+    name: str, policy: rk.Policy, key: str
+) -> None:
+    """A tool's name means that tool's default for a parameter it leaves out; where the
+    policy sets another, a ToolNameWarning says which value was used and what to type."""
+    from polars_rankk.core.names.conventions import warn_tool_conventions
+
+    said = rf"its {key} defaults to .* is used here \(type {key}="
+    with pytest.warns(ToolNameWarning, match=said):
+        warn_tool_conventions([name], policy)
+    with warnings.catch_warnings(record=True) as caught:  # the tool's own value: not said
+        warnings.simplefilter("always")
+        warn_tool_conventions([name], rk.Policy())
+    assert not [w for w in caught if "defaults to" in str(w.message)]
+
+
+def test_the_tool_default_typed_reproduces_ir_measures() -> None:
+    """``RBP(rel=1,p=0.8)@5`` under a policy of p = 0.5 is ir_measures' RBP(rel=1)@5."""
+    policy = rk.Policy(rbp_persistence=0.5, ties="input_order")
+    res = rk.evaluate(CANDIDATES, TRUTH, metrics=["RBP(rel=1,p=0.8)"], group_by="q", k=1000,
+                      policy=policy)  # fmt: skip
+    want = _ir_measures(["RBP(rel=1)"])
+    assert res.summary()["value"].to_list() == [pytest.approx(want["RBP(rel=1)"])]
+
+
+def test_a_subtopic_metric_refused_by_a_path_points_to_what_computes_it() -> None:
+    truth = TRUTH.with_columns(subtopic=pl.lit(1))
+    with pytest.raises(ValueError, match=r"rk\.evaluate\(\.\.\., subtopic=\.\.\.\)"):
+        rk.unjudged_bounds(CANDIDATES, truth, k=3, metrics=["alpha_ndcg"], group_by="q")
+    with pytest.raises(ValueError, match=r"subtopic=\.\.\.\) and draw"):
+        rk.k_curve({"a": CANDIDATES}, truth, k_max=3, metrics=["alpha_ndcg"], group_by="q")
+
+
+def test_a_catalogue_metric_asked_alone_appears_in_the_summary_and_compare() -> None:
+    """Coverage asked alone: its figure in ``summary()`` (every average) and a row per
+    challenger in ``compare`` with both figures and their difference (brute force: distinct
+    items shown in the top K over the catalogue)."""
+    catalogue = pl.DataFrame({"item": list("abcdefghij")})
+    other = CANDIDATES.with_columns(pl.col("item").replace({"a": "g", "b": "h"}))
+    found = {
+        name: rk.evaluate(run, TRUTH, k=2, metrics=["coverage"], group_by="q", catalogue=catalogue)
+        for name, run in (("a", CANDIDATES), ("b", other))
+    }
+
+    def brute(run: pl.DataFrame) -> float:
+        top = run.sort("score", descending=True).group_by("q").head(2)
+        return top["item"].n_unique() / catalogue.height
+
+    for average in ("macro", "micro", "weighted"):
+        summary = found["a"].summary(
+            average, weights="n_candidates" if average == "weighted" else None
+        )  # type: ignore[arg-type]
+        assert summary.select("metric", "k").rows() == [("coverage", 2)]
+        assert summary["value"].to_list() == [pytest.approx(brute(CANDIDATES))]
+    compared = rk.compare(found, baseline="a")
+    row = compared.filter(pl.col("metric") == "coverage").row(0, named=True)
+    assert (row["baseline_mean"], row["mean"]) == pytest.approx((brute(CANDIDATES), brute(other)))
+    assert row["diff"] == pytest.approx(brute(other) - brute(CANDIDATES))
+    assert row["p_value_t"] is None  # one figure per system: no paired test
+
+
+def test_ids_beyond_int64_beside_int64_ones_keep_every_id_in_the_bounds() -> None:
+    """UInt64 candidate ids past Int64 beside Int64 truth ids: `evaluate` and
+    `unjudged_bounds` compare them as numbers (Int128), never wrapped nor a raw cast error
+    (brute force: the big id is unjudged, so P@2 is 1/2 at worst and 2/2 at best)."""
+    big = 2**63 + 5
+    candidates = pl.DataFrame(
+        {"q": [1, 1], "item": pl.Series([big, 7], dtype=pl.UInt64), "score": [1.0, 0.5]}
+    )
+    # The Int64 id that the big one wraps to must not match it.
+    truth = pl.DataFrame({"q": [1, 1], "item": pl.Series([big - 2**64, 7], dtype=pl.Int64)})
+    result = rk.evaluate(candidates, truth, k=2, metrics=["precision"], group_by="q")
+    assert result.summary()["value"].to_list() == [0.5]
+    bounds = rk.unjudged_bounds(candidates, truth, k=2, metrics=["precision"], group_by="q")
+    assert bounds.summary.select("lower", "value", "upper").row(0) == (0.5, 0.5, 1.0)
+
+
+def test_trec_evals_policy_reads_a_fractional_grade_as_trec_eval_does() -> None:
+    """``Policy.trec_eval()`` truncates fractional grades toward zero (trec_eval reads a
+    grade with ``atol``: 0.5 is 0, 1.7 is 1, -1.5 is -1), equal to pytrec_eval on the
+    truncated qrels, counted in the diagnostics; ``Policy()`` keeps them as given."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    truth = TRUTH.with_columns(relevance=pl.Series([0.5, 1.7, -1.5, 2.0, 1.0]))
+    measures = {"P_5", "ndcg_cut_5", "map"}
+    qrels: dict[str, dict[str, int]] = {}
+    for q, item, grade in truth.iter_rows():
+        qrels.setdefault(q, {})[item] = int(grade)  # C's atol: toward zero
+    run: dict[str, dict[str, float]] = {}
+    for q, item, score in CANDIDATES.iter_rows():
+        run.setdefault(q, {})[item] = score
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    want = {m: sum(q[m] for q in per_query.values()) / len(per_query) for m in measures}
+    res = rk.evaluate(CANDIDATES, truth, metrics=sorted(measures), group_by="q",
+                      policy=rk.Policy.trec_eval())  # fmt: skip
+    got = dict(res.summary(names="trec_eval").select("metric", "value").iter_rows())
+    assert got == pytest.approx(want, abs=1e-12)
+    assert res.diagnostics.counts["fractional_grades_truncated"] == 3
+    kept = rk.evaluate(CANDIDATES, truth, metrics=["ndcg_cut_5"], group_by="q")
+    assert "fractional_grades_truncated" not in kept.diagnostics.counts
+    assert kept.summary()["value"].item() != pytest.approx(want["ndcg_cut_5"])
