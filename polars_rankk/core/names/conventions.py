@@ -132,7 +132,9 @@ def warn_tool_conventions(
     ["metric 'nDCG@10' is ir_measures' name, but under this policy", \
 "metric 'ndcg_cut_5' is trec_eval's name, but under this poli"]
     """
+    # A name is said once for how the tool computes it, and once for a parameter left out.
     said: set[str] = set()
+    said_left_out: set[str] = set()
     for name, measures in Request.of(metrics).asked:
         for measure in measures:
             tool = _tool_of(measure, policy)
@@ -147,8 +149,8 @@ def warn_tool_conventions(
                     stacklevel=stacklevel,
                 )
             left = parameters_left_out(measure, policy)
-            if left is not None and f"{name}!left" not in said:
-                said.add(f"{name}!left")
+            if left is not None and name not in said_left_out:
+                said_left_out.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else "ir_measures'"
                 warnings.warn(
                     f"metric {name!r} is {whose} name: {left}",
