@@ -309,7 +309,14 @@ def _read_once(
     )
     finished(REGISTRY[metric].value(policy, k, fields), policy, k, fields)  # records the reads
     sums = pl.struct(*(expr.alias(name) for name, expr in of_ranking.items()))
-    sums = ranked.struct.with_fields(sums.alias("_rk_sums")).struct.field("_rk_sums").first()
+    # get(0), not first() (both null where no row is ranked): Polars' slice pushdown moves
+    # a first() into the ranked rows, and the sums were computed on one row (Polars 2.1,
+    # lazy queries).
+    sums = (
+        ranked.struct.with_fields(sums.alias("_rk_sums"))
+        .struct.field("_rk_sums")
+        .get(0, null_on_oob=True)
+    )
     # No ranked row (all dropped or condensed): every statistic of the ranking is 0, as
     # `ranking.read_at` reads an empty ranking, where the struct has no row to read.
     sums = sums.fill_null(pl.struct(*(pl.lit(0).alias(name) for name in of_ranking)))

@@ -145,8 +145,12 @@ FIELDS = GroupStats(
 
 
 def computed(sums: pl.Expr, value: pl.Expr) -> pl.Expr:
-    """`value` (an expression of `FIELDS`) computed on the group's struct of sums."""
-    return sums.struct.with_fields(value.alias("_rk_value")).struct.field("_rk_value")
+    """`value` (an expression of `FIELDS`) computed on the group's struct of sums.
+
+    The closing get(0) keeps the value one per group: Polars' streaming engine spreads a
+    struct's with_fields to the frame's height in a select outside group_by (Polars 2.1).
+    """
+    return sums.struct.with_fields(value.alias("_rk_value")).struct.field("_rk_value").get(0)
 
 
 def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr], void: pl.Expr) -> pl.Expr:
@@ -154,4 +158,5 @@ def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr], void: pl.Expr) ->
     where `void` (an expression of `FIELDS`)."""
     fields = pl.struct(*(value.alias(name) for name, value in values.items()))
     fields = pl.when(void).then(pl.lit(None)).otherwise(fields)
-    return sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")
+    values = sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")
+    return values.get(0)  # one per group on every engine, as in `computed`
