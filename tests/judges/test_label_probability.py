@@ -231,3 +231,42 @@ def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) 
             continue
         assert row["value"] == pytest.approx(mean, abs=1e-12), row
         assert row["std"] == pytest.approx(std, abs=1e-12), row
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_a_tie_order_by_grade_is_not_read_by_linearity(ties: str) -> None:
+    """13 tied items of p=0.5 (8192 outcomes): under a tie order that ranks by grade an
+    item's term depends on the others' labels, so precision is drawn (with its standard
+    error), never an impossible "exact" 1.3 or 0.0."""
+    n = 13
+    candidates = pl.DataFrame({"q": 0, "item": range(n), "score": 1.0})
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": 1.0, "p": 0.5})
+    options = {"k": [1, 5], "metrics": ["precision"], "policy": rk.Policy(ties=ties)}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         label_draws=400, **options)  # fmt: skip
+    assert set(result.label_methods["method"]) == {"monte_carlo"}
+    for row in result.per_group.iter_rows(named=True):
+        mean, _ = expected[(0, row["metric"], row["k"])]
+        assert 0.0 <= row["value"] <= 1.0
+        # Draws that all agree have no spread; the truth is then within a draw's weight.
+        assert abs(row["value"] - mean) <= 4 * row["standard_error"] + 1 / 400
+
+
+def test_linearity_gives_the_same_numbers_on_every_call() -> None:
+    """A tie block straddling K, past the enumeration limit: identical calls give identical
+    numbers, equal to the enumeration."""
+    n = 13
+    candidates = pl.DataFrame({"q": 0, "item": range(n), "score": [2.0] * 3 + [1.0] * 10})
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": 1.0,
+                          "p": [0.05 + 0.07 * i for i in range(n)]})  # fmt: skip
+    options = {"k": [1, 2], "metrics": ["precision"]}
+    expected = _enumerated(candidates, truth, **options)
+    options = {**options, "group_by": "q", "label_probability": "p"}
+    runs = {
+        tuple(rk.evaluate(candidates, truth, **options).per_group["value"].to_list())
+        for _ in range(8)
+    }
+    assert len(runs) == 1
+    (values,) = runs
+    assert list(values) == pytest.approx([expected[(0, "precision", k)][0] for k in (1, 2)])
