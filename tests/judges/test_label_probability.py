@@ -270,3 +270,54 @@ def test_linearity_gives_the_same_numbers_on_every_call() -> None:
     assert len(runs) == 1
     (values,) = runs
     assert list(values) == pytest.approx([expected[(0, "precision", k)][0] for k in (1, 2)])
+
+
+def test_every_view_reads_the_expectations() -> None:
+    """A lazy evaluation's collect(), wide(), summary(), groups and a K-curve give the
+    expectations (not the numbers of one labelling); the micro average is refused in words."""
+    candidates, truth = _uncertain_case()
+    options = {"k": [1, 3], "metrics": ["precision", "recall", "ndcg"], "group_by": "q",
+               "label_probability": "p"}  # fmt: skip
+    eager = rk.evaluate(candidates, truth, **options)
+    expected = _enumerated(candidates, truth, k=[1, 3], metrics=options["metrics"])
+    values = {
+        (r["q"], r["metric"], r["k"]): r["value"] for r in eager.per_group.iter_rows(named=True)
+    }
+    assert values == pytest.approx({key: mean for key, (mean, _) in expected.items()}, abs=1e-12)
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), **options).collect()
+    assert lazy.per_group.equals(eager.per_group)
+    assert lazy.label_methods is not None
+    assert lazy.label_methods.equals(eager.label_methods)
+    wide = eager.wide()
+    for (q, metric, k), value in values.items():
+        assert wide.filter(pl.col("q") == q)[f"{metric}@{k}"].item() == pytest.approx(value)
+    summary = eager.summary()
+    for row in summary.iter_rows(named=True):
+        mean = (values[(1, row["metric"], row["k"])] + values[(2, row["metric"], row["k"])]) / 2
+        assert row["value"] == pytest.approx(mean, abs=1e-12)
+    with pytest.raises(ValueError, match=r"average='micro' is not computed over label outcomes"):
+        eager.summary(average="micro")
+    # R_g's expectation over the outcomes in which the group is evaluated (at least one
+    # relevant item): q=1 holds items of P(relevant) 0.4 and 0.9, none relevant with 0.06.
+    assert eager.groups["n_relevant"].to_list()[0] == pytest.approx((0.4 + 0.9) / (1 - 0.06))
+    curve = rk.curve_of_evaluations({"run": eager}, ci=False)
+    for row in curve.iter_rows(named=True):
+        mean = (values[(1, row["metric"], row["k"])] + values[(2, row["metric"], row["k"])]) / 2
+        assert row["value"] == pytest.approx(mean, abs=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [pl.Categorical, pl.Int32])
+def test_group_keys_are_aligned_as_evaluate_aligns_them(dtype: pl.DataType) -> None:
+    """Categorical beside String keys, Int32 beside Int64: the same numbers; String beside
+    Int64: the error `evaluate` gives, naming both tables (not a raw SchemaError)."""
+    candidates, truth = _uncertain_case()
+    options = {"k": [3], "metrics": ["precision"], "group_by": "q", "label_probability": "p"}
+    plain = rk.evaluate(candidates, truth, **options).per_group["value"]
+    if dtype == pl.Categorical:
+        candidates = candidates.with_columns(pl.col("q").cast(pl.String).cast(pl.Categorical))
+        truth = truth.with_columns(pl.col("q").cast(pl.String))
+    else:
+        candidates = candidates.with_columns(pl.col("q").cast(pl.Int32))
+    assert rk.evaluate(candidates, truth, **options).per_group["value"].equals(plain)
+    with pytest.raises(TypeError, match=r"column 'q' has dtype .* in candidates but .* in truth"):
+        rk.evaluate(candidates, truth.with_columns(pl.col("q").cast(pl.Float64)), **options)

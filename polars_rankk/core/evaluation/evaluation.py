@@ -156,6 +156,12 @@ class Evaluation(Displayed, EvaluationTables):
         │ recall    ┆ 2   ┆ 0.5   ┆ 2        │
         └───────────┴─────┴───────┴──────────┘
         """
+        if average == "micro" and self.label_methods is not None:
+            raise ValueError(
+                "average='micro' is not computed over label outcomes (label_probability): the "
+                "expectation of a ratio of summed counts is not the ratio of the expected "
+                "sums; use average='macro' (the mean of the expectations) or 'weighted'"
+            )
         if weight is not None:
             weights = aggregate.renamed_weights(weight, weights, self._keys)
         parts: list[Evaluation] = [self.__dict__.get("_primary", self), *self.variants]
@@ -354,6 +360,17 @@ class Evaluation(Displayed, EvaluationTables):
         >>> res.is_lazy, res.summary()["value"].to_list()
         (False, [0.5])
         """
+        found = self._collected(engine, diagnostics)
+        if self.label_methods is None or found is self:
+            return found
+        # Expectations over label outcomes: their own tables, not those of one labelling.
+        assert self.groups is not None
+        tables = [self.per_group.lazy(), self.label_methods.lazy(), self.groups.lazy()]
+        found.per_group, found.label_methods, found.groups = pl.collect_all(tables, engine=engine)
+        return found
+
+    def _collected(self, engine: EngineType, diagnostics: bool) -> Evaluation:
+        """`collect` of the evaluation's own tables."""
         if not self.is_lazy:
             return self
         if "_primary" in self.__dict__:

@@ -198,8 +198,10 @@ def evaluate(
         every metric); past that precision, DCG, RBP and the relevant retrieved count stay
         exact by linearity, and the others draw `label_draws` outcomes, seeded by
         `label_seed`.
-        ``label_methods`` names the method per (metric, k); ``groups`` and the diagnostics
-        are those of each item at its most probable grade (grade 0 below one half). See
+        ``label_methods`` names the method per (metric, k); every view reads the
+        expectations (``groups``' ``n_relevant`` is R_g's; ``summary(average="micro")`` is
+        refused); the groups a policy drops and the diagnostics are those of each item at
+        its highest grade of positive probability. See
         ``docs/judges.md``.
     label_draws, label_seed
         The Monte Carlo draws per group with too many outcomes to enumerate, and their seed.

@@ -285,10 +285,24 @@ class EvaluationTables:
         """This part's wide table, each labelled cell's column named as its label
         (``P(rel=2)@5``)."""
         named = {(label.metric, label.k): label.typed for label in self.labels}
+
+        def column(name: str, k: int | None) -> str:
+            return at_cutoff(named[name, k], k) if (name, k) in named else metric_column(name, k)
+
+        if self.label_methods is not None:
+            # Expectations over label outcomes: the per-group rows are the values (the metric
+            # table holds those of one labelling).
+            rows = self.per_group.lazy()
+            values = [
+                pl.col("value")
+                .filter((pl.col("metric") == name) & pl.col("k").eq_missing(k))
+                .first()
+                .alias(column(name, k))
+                for name, k in metric_cutoffs(self._spec)
+            ]
+            return rows.group_by(self._keys).agg(values)
         columns = [
-            pl.col(metric_column(name, k)).alias(
-                at_cutoff(named[name, k], k) if (name, k) in named else metric_column(name, k)
-            )
+            pl.col(metric_column(name, k)).alias(column(name, k))
             for name, k in metric_cutoffs(self._spec)
         ]
         return self._metric_table.lazy().select(*self._keys, *columns)
@@ -304,11 +318,12 @@ class EvaluationTables:
         pass and term declarations, on the kernel when it ran there); ``ideal`` one row per
         judged truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
         ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
-        more than these rows (``ties="expected"``, or an ``n_relevant`` column), and for one
-        system of several (`by_system`: its rows would be ranked again). Rows of
-        groups the policy dropped are included: join with ``groups`` to leave them out.
+        more than these rows (``ties="expected"``, or an ``n_relevant`` column), for one
+        system of several (`by_system`: its rows would be ranked again), and for expectations
+        over label outcomes (no one labelling's rows give them). Rows of groups the policy
+        dropped are included: join with ``groups`` to leave them out.
         """
-        if self._sliced:
+        if self._sliced or self.label_methods is not None:
             return None
         return ranking_rows(self._spec, self._prepared, columns)
 

@@ -23,6 +23,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
+from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.policy import Policy
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
@@ -163,8 +164,10 @@ def expected_values(
 
 def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any]) -> Any:
     """`evaluate` with ``label_probability``: the outcomes evaluated as groups of their own,
-    their values reduced to expectations; the rest of the `Evaluation` (groups, diagnostics)
-    is that of each item at its most probable grade."""
+    their values reduced to expectations, ``groups`` R_g's expectations; the rest of the
+    `Evaluation` (the groups dropped, the diagnostics) is that of each item at its highest
+    grade of positive probability (which drops a group for want of a relevant item exactly
+    where every outcome does)."""
     probability: str = arguments["label_probability"]
     draws, seed = int(arguments["label_draws"]), int(arguments["label_seed"])
     if draws < 2:
@@ -180,10 +183,11 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
     truth = checked_probabilities(
         to_lazy(arguments["truth"], "truth"), keys, item, relevance, probability
     )
+    # The group keys in one dtype, as `evaluate` aligns them (the outcomes join on them).
+    candidates, truth = align_ids(to_lazy(arguments["candidates"], "candidates"), truth, keys)
     outcome_truth, weights, options = label_outcomes(
         truth, keys, item, relevance, probability, draws=draws, seed=seed
     )
-    candidates = to_lazy(arguments["candidates"], "candidates")
     eager = not isinstance(arguments["candidates"], pl.LazyFrame)
     replicated = candidates.join(weights.select(*keys, OUTCOME), on=keys)
     plain = {**arguments, "label_probability": None, "group_by": [*keys, OUTCOME]}
@@ -196,12 +200,17 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
         **{**plain, "candidates": replicated_table, "truth": outcome_truth_table}
     )
     expected = expected_values(per_outcome.per_group.lazy(), weights_table.lazy(), keys, draws)
-    modal = truth.sort(probability, descending=True).unique([*keys, item], keep="first")
-    modal = modal.with_columns(
-        pl.when(pl.col(probability) >= 0.5).then(pl.col(relevance)).otherwise(0.0)
-    )  # fmt: skip
+    # The groups a policy drops whatever the labels (no list, a short list) or in every
+    # outcome (no relevant item in any): those of each item at its highest grade of positive
+    # probability. Its per-group values are replaced by the expectations below.
+    highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
+    possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
     base = evaluate(
-        **{**arguments, "label_probability": None, "truth": modal.collect() if eager else modal}
+        **{
+            **arguments,
+            "label_probability": None,
+            "truth": possible.collect() if eager else possible,
+        }
     )
     if base.variants:
         raise ValueError(
@@ -251,6 +260,26 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
         draws=pl.lit(draws),
     )  # fmt: skip
     rows = rows.drop("exact", "exact_before")
+    groups = expected_groups(per_outcome.groups.lazy(), weights_table.lazy(), keys)
     base.per_group = rows.collect() if eager else rows
     base.label_methods = methods.collect() if eager else methods
+    base.groups = groups.collect() if eager else groups
     return base
+
+
+def expected_groups(
+    per_outcome: pl.LazyFrame, weights: pl.LazyFrame, keys: list[str]
+) -> pl.LazyFrame:
+    """One row per group evaluated in some outcome: the keys, ``n_candidates`` and
+    ``n_relevant`` (Float64), R_g's expectation over the outcomes in which the group is
+    evaluated, as each value's."""
+    w = pl.col("weight")
+    return (
+        per_outcome.join(weights, on=[*keys, OUTCOME])
+        .group_by(keys)
+        .agg(
+            pl.col("n_candidates").first(),
+            ((w * pl.col("n_relevant")).sum() / w.sum()).alias("n_relevant"),
+        )
+        .sort(keys)
+    )

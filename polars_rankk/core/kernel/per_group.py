@@ -158,5 +158,5 @@ def computed_struct(sums: pl.Expr, values: dict[str, pl.Expr], void: pl.Expr) ->
     where `void` (an expression of `FIELDS`)."""
     fields = pl.struct(*(value.alias(name) for name, value in values.items()))
     fields = pl.when(void).then(pl.lit(None)).otherwise(fields)
-    values = sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")
-    return values.get(0)  # one per group on every engine, as in `computed`
+    found = sums.struct.with_fields(fields.alias("_rk_values")).struct.field("_rk_values")
+    return found.get(0)  # one per group on every engine, as in `computed`
