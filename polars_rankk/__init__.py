@@ -79,6 +79,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "read_trec_run",
     ),
     "polars_rankk.judges": (
+        "JudgeCorrectionWarning",
         "judge_agreement",
         "judge_correction",
     ),
@@ -179,6 +180,7 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         read_trec_run,
     )
     from polars_rankk.judges import (
+        JudgeCorrectionWarning,
         judge_agreement,
         judge_correction,
     )
@@ -251,6 +253,7 @@ __all__ = [
     "EmptyResultWarning",
     "Evaluation",
     "IgnoredColumnWarning",
+    "JudgeCorrectionWarning",
     "MetricSums",
     "PartitionedEvaluation",
     "PassageIdWarning",

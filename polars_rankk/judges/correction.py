@@ -13,15 +13,24 @@ from the data to make the interval as short as it can be (``lambda = 0`` is the 
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Mapping
 from statistics import NormalDist
 from typing import Literal
 
 import polars as pl
 
+from polars_rankk.core import Evaluation
 from polars_rankk.stats.per_group import Results, per_group_input
 
 Method = Literal["ppi++", "ppi", "classical"]
+
+
+class JudgeCorrectionWarning(UserWarning):
+    """What `judge_correction` did that the method asked would not: a human mean where every
+    group is labelled."""
+
+
 #: The columns of `judge_correction`'s result, after ``system`` and ``baseline``.
 CORRECTION_COLUMNS = (
     "metric",
@@ -52,15 +61,18 @@ def judge_correction(
     Parameters
     ----------
     judged
-        An evaluation under the judge's labels (all groups), or its per-group frame; or a
-        ``{system: evaluation}`` dict for several systems.
+        An evaluation under the judge's labels (all groups), or its per-group frame; or, for
+        several systems, an evaluation of them (``evaluate(..., system=)``) or a
+        ``{system: evaluation}`` dict.
     human
         The same under human labels, on a subset of the groups (the same systems).
     alpha
         The intervals cover with probability ``1 - alpha`` (normal approximation).
     method
         ``"ppi++"`` (the tuned ``lambda``), ``"ppi"`` (``lambda = 1``) or ``"classical"``
-        (``lambda = 0``: the human labels alone).
+        (``lambda = 0``: the human labels alone). Where people labelled every group the
+        estimate is the human mean whatever the method (``lambda`` 0), with a
+        `JudgeCorrectionWarning`.
 
     Returns
     -------
@@ -118,23 +130,42 @@ def judge_correction(
         if list(paired).index(first) > list(paired).index(second):
             continue
         (one, keys), (other, _) = paired[first], paired[second]
-        difference = one.join(other, on=[*keys, "metric", "k"], nulls_equal=True).select(
-            *keys,
-            "metric",
-            "k",
-            judge=pl.col("judge") - pl.col("judge_right"),
-            human=pl.col("human") - pl.col("human_right"),
+        difference = (
+            one.join(other, on=[*keys, "metric", "k"], nulls_equal=True)
+            .select(
+                *keys,
+                "metric",
+                "k",
+                judge=pl.col("judge") - pl.col("judge_right"),
+                human=pl.col("human") - pl.col("human_right"),
+            )
+            .sort([*keys, "metric", "k"], nulls_last=True)
         )
         parts.append(
             _corrected(difference, method, z).with_columns(
                 system=pl.lit(first, pl.String), baseline=pl.lit(second, pl.String)
             )
         )
-    columns = ["system", "baseline"] if isinstance(judged, Mapping) else []
-    return pl.concat(parts).select(*columns, *CORRECTION_COLUMNS).collect()
+    columns = ["system", "baseline"] if list(judged_systems) != [""] else []
+    # In memory: the streaming engine sums a group in pieces, in an order that varies.
+    result = pl.concat(parts).select(*columns, *CORRECTION_COLUMNS).collect(engine="in-memory")
+    every = result.filter(pl.col("n_unlabelled") == 0)
+    if every.height:
+        warnings.warn(
+            f"judge_correction: people labelled every group for {every.height} row(s) (e.g. "
+            f"{every.row(0, named=True)['metric']!r}): the estimate is the human mean, the "
+            f"judge adding nothing (lambda 0, as method='classical')",
+            JudgeCorrectionWarning,
+            stacklevel=2,
+        )
+    return result
 
 
 def _systems(results: Results | Mapping[str, Results], argument: str) -> dict[str, Results]:
+    """``{system: results}``: a dict as given, an evaluation of several systems
+    (``evaluate(..., system=)``) split by system, one system under the name ``""``."""
+    if isinstance(results, Evaluation) and results.system is not None:
+        return dict(results.by_system())
     if isinstance(results, Mapping):
         if not results:
             raise ValueError(f"{argument} holds no system")
@@ -174,7 +205,8 @@ def _paired_values(judged: Results, human: Results, system: str) -> tuple[pl.Laz
             f"that judged holds: the correction needs at least two"
         )
     frame = judge_frame.join(human_frame, on=on, how="left", nulls_equal=True)
-    return frame, keys
+    # In a fixed order: the moments are sums, and a join's row order varies between calls.
+    return frame.sort(on, nulls_last=True), keys
 
 
 def _corrected(frame: pl.LazyFrame, method: Method, z: float) -> pl.LazyFrame:
@@ -213,22 +245,25 @@ def _corrected(frame: pl.LazyFrame, method: Method, z: float) -> pl.LazyFrame:
         weight = pl.when(pl.col("judge_variance") > 0).then(tuned.clip(0.0, 1.0)).otherwise(0.0)
     else:
         weight = pl.lit(1.0 if method == "ppi" else 0.0)
+    # Every group labelled by people: nothing left for the judge to add, the human mean
+    # (ppi_py's classical_mean_ci; `judge_correction` says so).
+    weight = pl.when(big_n > 0).then(weight).otherwise(0.0)
     lam = pl.col("lambda")
     rectifier_variance = (
         pl.col("human_variance")
         - 2 * lam * pl.col("covariance")
         + lam**2 * pl.col("judge_labelled_variance")
     ).clip(lower_bound=0.0)
-    standard_error = (
-        (lam**2 * pl.col("judge_unlabelled_variance") / big_n + rectifier_variance / n).sqrt()
-    ).alias("standard_error")
+    judge_part = pl.when(big_n > 0).then(lam * pl.col("judge_unlabelled")).otherwise(0.0)
+    judge_variance = (
+        pl.when(big_n > 0).then(lam**2 * pl.col("judge_unlabelled_variance") / big_n).otherwise(0.0)
+    )
+    standard_error = (judge_variance + rectifier_variance / n).sqrt().alias("standard_error")
     judge_error = (pl.col("judge_variance_population") / pl.col("n_all")).sqrt()
     return (
         moments.with_columns(weight.cast(pl.Float64).alias("lambda"))
         .with_columns(
-            estimate=lam * pl.col("judge_unlabelled")
-            + pl.col("human_only")
-            - lam * pl.col("judge_labelled"),
+            estimate=judge_part + pl.col("human_only") - lam * pl.col("judge_labelled"),
             standard_error=standard_error,
         )
         .with_columns(

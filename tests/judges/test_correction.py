@@ -110,3 +110,50 @@ def test_bad_method_and_systems_are_refused() -> None:
         rk.judge_correction(frame, frame, method="bayes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="same systems"):
         rk.judge_correction({"A": frame}, {"B": frame})
+
+
+@pytest.mark.parametrize("method", ["ppi++", "ppi", "classical"])
+def test_every_group_labelled_gives_the_human_mean_and_says_so(method: str) -> None:
+    """People labelled every group: the estimate and interval are ppi_py's classical ones
+    (not null), lambda 0, with a warning naming what was done."""
+    rng = np.random.default_rng(7)
+    human = rng.choice([0.0, 0.25, 0.5, 1.0], 40)
+    judge = np.clip(human + rng.normal(0.1, 0.3, 40), 0, 1).round(1)
+    judged, labelled = _frames(human, judge, np.array([]))
+    with pytest.warns(rk.JudgeCorrectionWarning, match="labelled every group"):
+        row = rk.judge_correction(judged, labelled, method=method).row(0, named=True)  # type: ignore[arg-type]
+    lower, upper = ppi.classical_mean_ci(human, alpha=0.05)
+    assert row["estimate"] == pytest.approx(human.mean(), abs=1e-12)
+    assert (row["lower"], row["upper"]) == pytest.approx((lower, upper), abs=1e-9)
+    assert (row["lambda"], row["n_unlabelled"]) == (0.0, 0)
+
+
+def test_an_evaluation_of_several_systems_equals_the_dict_of_them() -> None:
+    """evaluate(..., system=) under judge and human labels: the same rows as the
+    {system: evaluation} dicts, systems and their paired differences."""
+    rng = np.random.default_rng(3)
+    groups, items = 30, 8
+    candidates = pl.DataFrame(
+        {
+            "run": np.repeat(["A", "B"], groups * items),
+            "q": np.tile(np.repeat(np.arange(groups), items), 2),
+            "item": np.tile(np.arange(items), 2 * groups),
+            "score": rng.random(2 * groups * items),
+        }
+    )
+    judge_truth = pl.DataFrame(
+        {"q": np.repeat(np.arange(groups), items), "item": np.tile(np.arange(items), groups),
+         "relevance": rng.integers(0, 2, groups * items)}
+    )  # fmt: skip
+    human_truth = judge_truth.filter(pl.col("q") < 12).with_columns(
+        relevance=pl.col("relevance") * rng.integers(0, 2, 12 * items)
+    )
+    options = {"k": 5, "metrics": ["precision", "ndcg"], "group_by": "q", "system": "run"}
+    judged = rk.evaluate(candidates, judge_truth, **options)
+    human = rk.evaluate(candidates.filter(pl.col("q") < 12), human_truth, **options)
+    together = rk.judge_correction(judged, human)
+    apart = rk.judge_correction(judged.by_system(), human.by_system())
+    assert together.equals(apart)
+    # The same numbers, to the last bit, on every call.
+    assert all(rk.judge_correction(judged, human).equals(together) for _ in range(5))
+    assert together["system"].to_list()[:4] == ["A", "A", "B", "B"]
