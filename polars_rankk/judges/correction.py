@@ -27,8 +27,9 @@ Method = Literal["ppi++", "ppi", "classical"]
 
 
 class JudgeCorrectionWarning(UserWarning):
-    """What `judge_correction` did that the method asked would not: a human mean where every
-    group is labelled."""
+    """What was done instead of what was asked: `judge_correction`'s human mean where people
+    labelled every group; `judge_labelling_plan`'s people-only design where the precision
+    asked is out of reach within ``n_max`` groups."""
 
 
 #: The columns of `judge_correction`'s result, after ``system`` and ``baseline``.
@@ -116,7 +117,7 @@ def judge_correction(
             f"{sorted(judged_systems)}, human {sorted(human_systems)}"
         )
     paired: dict[str, tuple[pl.LazyFrame, list[str]]] = {
-        name: _paired_values(judged_systems[name], human_systems[name], name)
+        name: paired_values(judged_systems[name], human_systems[name], name)
         for name in judged_systems
     }
     z = NormalDist().inv_cdf(1 - alpha / 2)
@@ -173,7 +174,7 @@ def _systems(results: Results | Mapping[str, Results], argument: str) -> dict[st
     return {"": results}
 
 
-def _paired_values(judged: Results, human: Results, system: str) -> tuple[pl.LazyFrame, list[str]]:
+def paired_values(judged: Results, human: Results, system: str) -> tuple[pl.LazyFrame, list[str]]:
     """(keys, metric, k, judge, human) with ``human`` null on the unlabelled groups; NaN
     values (a metric undefined on a group) leave that group out of that metric."""
     where = f" (system {system!r})" if system else ""
