@@ -82,6 +82,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "JudgeCorrectionWarning",
         "judge_agreement",
         "judge_correction",
+        "judge_cross_correction",
         "judge_labelling_plan",
     ),
     "polars_rankk.passages": (
@@ -184,6 +185,7 @@ if _typing.TYPE_CHECKING:  # the same names for type checkers (tests/test_lazy_i
         JudgeCorrectionWarning,
         judge_agreement,
         judge_correction,
+        judge_cross_correction,
         judge_labelling_plan,
     )
     from polars_rankk.passages import (
@@ -289,6 +291,7 @@ __all__ = [
     "histogram",
     "judge_agreement",
     "judge_correction",
+    "judge_cross_correction",
     "judge_labelling_plan",
     "k_curve",
     "label",

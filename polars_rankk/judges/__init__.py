@@ -8,6 +8,7 @@ from polars_rankk.judges.correction import (
     JudgeCorrectionWarning,
     judge_correction,
 )
+from polars_rankk.judges.cross import judge_cross_correction
 from polars_rankk.judges.planning import PLAN_COLUMNS, judge_labelling_plan
 
 __all__ = [
@@ -18,5 +19,6 @@ __all__ = [
     "JudgeCorrectionWarning",
     "judge_agreement",
     "judge_correction",
+    "judge_cross_correction",
     "judge_labelling_plan",
 ]

@@ -122,7 +122,7 @@ def judge_correction(
     }
     z = NormalDist().inv_cdf(1 - alpha / 2)
     parts = [
-        _corrected(frame, method, z).with_columns(
+        corrected(frame, method, z).with_columns(
             system=pl.lit(name, pl.String), baseline=pl.lit(None, pl.String)
         )
         for name, (frame, _) in paired.items()
@@ -143,7 +143,7 @@ def judge_correction(
             .sort([*keys, "metric", "k"], nulls_last=True)
         )
         parts.append(
-            _corrected(difference, method, z).with_columns(
+            corrected(difference, method, z).with_columns(
                 system=pl.lit(first, pl.String), baseline=pl.lit(second, pl.String)
             )
         )
@@ -210,7 +210,7 @@ def paired_values(judged: Results, human: Results, system: str) -> tuple[pl.Lazy
     return frame.sort(on, nulls_last=True), keys
 
 
-def _corrected(frame: pl.LazyFrame, method: Method, z: float) -> pl.LazyFrame:
+def corrected(frame: pl.LazyFrame, method: Method, z: float) -> pl.LazyFrame:
     """The PPI estimate per (metric, k) from (metric, k, judge, human) rows, in moments.
 
     With ``Y`` human and ``F`` judge on the n labelled groups and ``F~`` on the N unlabelled:
