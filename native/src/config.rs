@@ -112,6 +112,10 @@ pub struct Call {
     /// common metrics' statistics and each returns the ones its formula reads.
     #[serde(default)]
     pub returned: Vec<String>,
+    /// Items are named by their text up to the first occurrence of this text (empty: the
+    /// whole text): passages read as their documents (`to_documents`' delimiter).
+    #[serde(default)]
+    pub item_prefix: String,
 }
 
 impl Default for Call {
@@ -141,6 +145,7 @@ impl Default for Call {
             terms: Vec::new(),
             outputs: Vec::new(),
             returned: Vec::new(),
+            item_prefix: String::new(),
         }
     }
 }
@@ -267,6 +272,8 @@ pub struct Config {
     pub outputs: Vec<(String, Output)>,
     /// The outputs a metric expression's call hands back (empty: all).
     pub returned: Vec<String>,
+    /// Items named by their text up to the first occurrence of this (empty: the whole text).
+    pub item_prefix: Vec<u8>,
 }
 
 impl Config {
@@ -410,6 +417,7 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
         stats: Vec::new(),
         outputs: Vec::new(),
         returned: call.returned.clone(),
+        item_prefix: call.item_prefix.as_bytes().to_vec(),
     };
     for term in &call.terms {
         let stat = linear(term)?;

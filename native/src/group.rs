@@ -94,7 +94,7 @@ fn items_cmp(items: &Items<'_>, a: u64, b: u64) -> Ordering {
             if a == b {
                 Ordering::Equal
             } else {
-                items.column.text_of(a).cmp(items.column.text_of(b))
+                items.text(a).cmp(items.text(b))
             }
         }
     }

@@ -160,7 +160,7 @@ fn compute(config: &Config, score_name: &str, inputs: &GroupedInputs<'_>, rows: 
     let bounds = &rows.bounds;
     let n_groups = bounds.len() - 1;
     let n_outputs = config.outputs.len();
-    let items = Items { column: group.item.unwrap_or(group.score), kind: group.item_kind };
+    let items = Items { column: group.item.unwrap_or(group.score), kind: group.item_kind, cut: &[] };
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let mut known = vec![1.0f64; n_groups];
     let one = |g: usize, out: &mut [f64], scratch: &mut RankScratch, reader: &Reader<'_>| -> Result<f64, String> {

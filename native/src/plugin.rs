@@ -274,6 +274,7 @@ pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
     let item = inputs[config.key_kinds.len()].0.clone();
     fields.push((item, key_format(config.item_kind).to_string()));
     fields.push(("rank".to_string(), "l".to_string()));
+    fields.push(("score".to_string(), "g".to_string()));
     Ok(fields)
 }
 
@@ -286,12 +287,29 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
     let found = kernel::term_rows(config, &inputs, config.k_max(), true);
     let mut out = row_keys(config, &inputs, &found);
     let item = &columns[config.key_kinds.len()];
-    out.push(key_column(&item.name, config.item_kind, inputs.item, &found.items));
+    let named = kernel::Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    out.push(item_column(&item.name, &named, &found.items));
     out.push(OutColumn {
         name: "rank".to_string(),
         data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
     });
+    out.push(OutColumn { name: "score".to_string(), data: OutData::F64(found.scores) });
     Ok(out)
+}
+
+/// The ranked items as the kernel names them (text up to `Call.item_prefix`).
+fn item_column(name: &str, items: &kernel::Items<'_>, handles: &[u64]) -> OutColumn {
+    if items.kind == Kind::Integer {
+        return key_column(name, Kind::Integer, items.column, handles);
+    }
+    let mut offsets = Vec::with_capacity(handles.len() + 1);
+    let mut bytes = Vec::new();
+    offsets.push(0i64);
+    for handle in handles {
+        bytes.extend_from_slice(items.text(*handle));
+        offsets.push(bytes.len() as i64);
+    }
+    OutColumn { name: name.to_string(), data: OutData::Text { offsets, bytes } }
 }
 
 /// One group's fields: every configured output, a float.

@@ -158,6 +158,12 @@ def documents_of(
     frame = to_lazy(run, "run")
     rows = passage_rows(frame, rule, keys=keys, item=item, score=score, policy=policy)
     lazy = isinstance(run, pl.LazyFrame)
+    ranked = kernel_documents(rows, rule, keys=keys, item=item, score=score, policy=policy)
+    if ranked is not None:
+        # The kernel reads each passage's document in place: no document column is made.
+        if check_values:
+            check_passages(rows, rule, keys=keys, item=item, score=score, policy=policy)
+        return ranked if lazy else ranked.collect()
     if check_values and not lazy:
         # In memory, each row's document id is cut once, for the checks and the collapse.
         rows = rows.collect().lazy()
@@ -289,6 +295,46 @@ def ranked_documents(
     if rule.depth is not None:
         documents = documents.filter(_within_depth(rule.depth, keys, policy))
     return documents.select(*keys, pl.col(DOCUMENT).alias(item), pl.col(SCORE).alias(score))
+
+
+def kernel_documents(
+    rows: pl.LazyFrame,
+    rule: DocumentRule,
+    *,
+    keys: list[str],
+    item: str,
+    score: str,
+    policy: Policy,
+) -> pl.LazyFrame | None:
+    """MaxP by a delimiter on the compiled kernel: each group's passages ranked once, a
+    document named by its passages' ids up to the delimiter, its best-ranked passage standing
+    for it (the highest score: MaxP) — `ranked_documents`' rows, without cutting every id or
+    grouping by document. None where the kernel does not apply (another rule or policy, a
+    dtype it does not read, not loaded)."""
+    if (
+        rule.aggregate != "max"
+        or not isinstance(rule.document, str)
+        or policy.duplicates != "first"
+        or policy.invalid_scores not in ("drop", "error")
+        or policy.ties == "input_order"
+        or policy.ties in RELEVANCE_AWARE_TIES
+        or rows.collect_schema()[item] != pl.String
+    ):
+        return None
+    from polars_rankk.core.kernel.ranking import ranked_top
+
+    valid = valid_scores(rows.select(*keys, item, SCORE), policy)
+    depth = rule.depth if rule.depth is not None else _WHOLE_LIST
+    ranked = ranked_top(
+        valid, keys, item, pl.col(SCORE), policy, depth, item_prefix=rule.document, with_score=True
+    )
+    if ranked is None:
+        return None
+    return ranked.select(*keys, item, pl.col("score").alias(score))
+
+
+#: The cut-off that reads every rank of a list.
+_WHOLE_LIST = 2**31 - 1
 
 
 def valid_scores(rows: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:

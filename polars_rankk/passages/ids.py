@@ -100,9 +100,16 @@ def document_checks(
     """(bad-row condition, what it means) for the rows' document ids: a null (a passage the
     mapping lacks, or an expression's null) and an empty id."""
     if isinstance(document, str):
-        null = "has a null passage id"
-        empty = f"gives an empty document id (its passage id starts with {document!r})"
-    elif isinstance(document, pl.Expr):
+        # Read on the passage id itself: the document ids need not be cut to be checked.
+        passage = pl.col(item)
+        return [
+            (passage.is_null(), "has a null passage id"),
+            (
+                passage.cast(pl.String).str.starts_with(document),
+                f"gives an empty document id (its passage id starts with {document!r})",
+            ),
+        ]
+    if isinstance(document, pl.Expr):
         null = f"gives a null document id (the expression {document})"
         empty = "gives an empty document id (the expression's)"
     else:

@@ -8,8 +8,11 @@ import re
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polars_rankk as rk
+from tests.passages.runs import passage_runs
 
 RUN = pl.DataFrame(
     {
@@ -263,3 +266,34 @@ def test_the_rule_describes_itself_for_the_record() -> None:
     )
     assert rule.to_dict() == {"document": "#", "aggregate": "kmax_avg", "top": 3,
                               "passage_index": None, "depth": 100}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    run=passage_runs(),
+    depth=st.sampled_from([None, 1, 2, 5]),
+    ties=st.sampled_from(["trec_eval", "item_asc"]),
+    invalid=st.sampled_from(["drop", "error"]),
+)
+def test_the_kernels_maxp_equals_the_polars_collapse(
+    run: pl.DataFrame, depth: int | None, ties: str, invalid: str
+) -> None:
+    """MaxP by a delimiter on the compiled kernel (each id read up to the delimiter in place)
+    gives the rows, order and scores of the pure-Polars collapse, on ties, repeated
+    passages and ids without the delimiter."""
+    from polars_rankk.core.kernel import loader
+    from polars_rankk.passages import collapse
+
+    if not loader.status().loaded:
+        pytest.skip("the compiled kernel is not loaded")
+    policy = rk.Policy(ties=ties, invalid_scores=invalid)  # type: ignore[arg-type]
+    options = {"group_by": "query", "document": "#", "depth": depth, "policy": policy}
+    rule = rk.DocumentRule("#", depth=depth)
+    rows = collapse.passage_rows(run.lazy(), rule, keys=["query"], item="item", score="score",
+                                 policy=policy)  # fmt: skip
+    assert collapse.kernel_documents(rows, rule, keys=["query"], item="item", score="score",
+                                     policy=policy) is not None  # fmt: skip
+    on_kernel = rk.to_documents(run, **options)
+    pure = collapse.ranked_documents(rows, rule, keys=["query"], item="item", score="score",
+                                     policy=policy).collect()  # fmt: skip
+    assert on_kernel.equals(pure)

@@ -318,7 +318,7 @@ fn group_partition(
         }
     };
     let n_groups = scratch.hashes.len();
-    let items = Items { column: inputs.item, kind: config.item_kind };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let truth = config.truth.then(|| Truth::new(&items, &scratch.truth_rows, n_groups));
     let counts = truth.as_ref().map(|t| t.counts(&items, config.policy.relevance_threshold));
     // Each group with candidates gets its place, in order of group id: whole groups fill the

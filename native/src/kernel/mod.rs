@@ -88,7 +88,7 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
-    let items = Items { column: inputs.item, kind: config.item_kind };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         let mut values_rest: &mut [f64] = &mut values;
@@ -125,7 +125,7 @@ fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_
     let n_outputs = config.outputs.len();
     let mut values = vec![0.0f64; found.n_groups() * n_outputs];
     let reader = Reader::for_outputs(config);
-    let items = Items { column: inputs.item, kind: config.item_kind };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let shares = found.shares(threads());
     let one_thread = shares.len() <= 1;
     std::thread::scope(|scope| {
@@ -167,12 +167,14 @@ pub struct TermRows {
     pub rows: Vec<(u32, u32)>,
     /// The item of each row (its handle: see `Column::handles`), when asked for (`with_items`).
     pub items: Vec<u64>,
+    /// The score each row was ranked by, beside its item (`with_items`).
+    pub scores: Vec<f64>,
     /// `values[row * n_stats + stat]`: the row's value of each configured term.
     pub values: Vec<f64>,
 }
 
-/// What one thread found: `TermRows`' rows, items and values of its groups.
-type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>);
+/// What one thread found: `TermRows`' rows, items, values and scores of its groups.
+type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>, Vec<f64>);
 
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
 /// K-curves' sums over ranks read them) and, `with_items`, each row's item.
@@ -182,7 +184,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
     let mut slices = grouped.slices();
     let n_groups = slices.len();
     let (_, per_thread) = parts(n_groups);
-    let items = Items { column: inputs.item, kind: config.item_kind };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
     let mut found: Vec<Found> = Vec::new();
     std::thread::scope(|scope| {
@@ -191,7 +193,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
             let first = part * per_thread;
             let (items, reader) = (&items, &reader);
             handles.push(scope.spawn(move || {
-                let mut out: Found = (Vec::new(), Vec::new(), Vec::new());
+                let mut out: Found = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
@@ -203,13 +205,14 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
         }
         found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
     });
-    let (mut rows, mut items, mut values) = (Vec::new(), Vec::new(), Vec::new());
-    for (r, i, v) in found {
+    let (mut rows, mut items, mut values, mut scores) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (r, i, v, s) in found {
         rows.extend(r);
         items.extend(i);
         values.extend(v);
+        scores.extend(s);
     }
-    TermRows { keys, rows, items, values }
+    TermRows { keys, rows, items, values, scores }
 }
 
 impl Reader<'_> {
@@ -248,6 +251,7 @@ impl Reader<'_> {
                 out.0.push((g, rank as u32));
                 if with_items {
                     out.1.push(candidate.item);
+                    out.3.push(candidate.score);
                 }
                 out.2.extend_from_slice(&values);
             }

@@ -52,9 +52,28 @@ fn integer_text(value: i64, buffer: &mut [u8; 24]) -> &[u8] {
 pub(crate) struct Items<'a> {
     pub column: &'a Column<'a>,
     pub kind: Kind,
+    /// A text item is named by its text up to the first occurrence of `cut` (empty: all of
+    /// it): passages then stand for their documents.
+    pub cut: &'a [u8],
+}
+
+/// `text` up to the first occurrence of `cut` (all of it when `cut` is empty or absent).
+#[inline]
+pub(crate) fn before<'t>(text: &'t [u8], cut: &[u8]) -> &'t [u8] {
+    match cut {
+        [] => text,
+        [byte] => text.iter().position(|b| b == byte).map_or(text, |at| &text[..at]),
+        _ => text.windows(cut.len()).position(|w| w == cut).map_or(text, |at| &text[..at]),
+    }
 }
 
 impl Items<'_> {
+    /// A text item's name: its bytes, up to `cut`.
+    #[inline]
+    pub(crate) fn text(&self, handle: u64) -> &[u8] {
+        before(self.column.text_of(handle), self.cut)
+    }
+
     /// Whether the items are strings (equal keys are then compared byte by byte).
     #[inline]
     pub(crate) fn is_text(&self) -> bool {
@@ -70,7 +89,7 @@ impl Items<'_> {
                 if a == b {
                     Ordering::Equal
                 } else {
-                    self.column.text_of(a).cmp(self.column.text_of(b))
+                    self.text(a).cmp(self.text(b))
                 }
             }
         }
@@ -145,7 +164,7 @@ fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) 
 pub(crate) fn item_key(items: &Items<'_>, item: u64) -> u64 {
     match items.kind {
         Kind::Integer => item,
-        Kind::Text => hash_bytes(items.column.text_of(item)),
+        Kind::Text => hash_bytes(items.text(item)),
     }
 }
 

@@ -198,7 +198,7 @@ pub(super) struct InRuns<'a> {
 
 /// The candidate rows' runs when they come grouped (None: they do not), with each group's
 /// truth read.
-pub(super) fn in_runs<'a>(config: &Config, inputs: &Inputs<'a>) -> Option<InRuns<'a>> {
+pub(super) fn in_runs<'a>(config: &'a Config, inputs: &Inputs<'a>) -> Option<InRuns<'a>> {
     let started = Instant::now();
     let key_columns = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
     let found = runs(config, inputs, &key_columns)?;
@@ -208,7 +208,7 @@ pub(super) fn in_runs<'a>(config: &Config, inputs: &Inputs<'a>) -> Option<InRuns
     count("rows scattered", 0);
     count("truth rows joined by group", found.truth_read);
     count("whole-truth probes", 0);
-    let items = Items { column: inputs.item, kind: config.item_kind };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let truth = config.truth.then(|| Truth::new(&items, &found.truth, n_groups));
     let (n_relevant, n_nonrelevant) = match &truth {
         Some(truth) => truth.counts(&items, config.policy.relevance_threshold),

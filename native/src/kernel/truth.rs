@@ -43,7 +43,7 @@ impl Truth {
 
     #[inline]
     fn same(items: &Items<'_>, a: u64, b: u64) -> bool {
-        a == b || (items.is_text() && items.column.text_of(a) == items.column.text_of(b))
+        a == b || (items.is_text() && items.text(a) == items.text(b))
     }
 
     /// The highest grade of `item` among `entries` (a run of one key), NaN when absent.

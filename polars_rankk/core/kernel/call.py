@@ -107,6 +107,9 @@ class Call:
     #: The outputs handed back, by column (empty: all): a metric expression's call computes
     #: the common metrics' statistics and returns the ones its formula reads.
     returned: tuple[str, ...] = ()
+    #: Items are named by their text up to the first occurrence of this text (empty: the
+    #: whole text): passages read as their documents (`to_documents`' delimiter).
+    item_prefix: str = ""
 
     @classmethod
     def under(cls, policy: Policy, columns: tuple[str, ...], **fields: Any) -> Call:

@@ -33,13 +33,19 @@ def ranked_top(
     policy: Policy,
     k: int,
     row: str | None = None,
+    *,
+    item_prefix: str = "",
+    with_score: bool = False,
 ) -> pl.LazyFrame | None:
     """Each group's items at ranks 1..`k`: `keys`, `item` and ``rank`` (Int64, from 1), each
     item once (its best-ranked copy); None where the kernel cannot rank them (not loaded, a
     key or item dtype it does not read, a tie order that reads grades).
 
     `score` is the Float64 score, higher first, invalid scores already made the lowest;
-    `row`, an input-order column, is read under ``ties="input_order"``.
+    `row`, an input-order column, is read under ``ties="input_order"``. With `item_prefix`
+    a text item is named by its text up to the first occurrence of that text (a passage by
+    its document: its best-ranked passage stands for it, its id the document's); with
+    `with_score` each row's ``score`` follows.
     """
     schema = candidates.collect_schema()
     if (
@@ -62,6 +68,7 @@ def ranked_top(
         keys=tuple(native.kernel_kind(schema[name]) or "" for name in keys),
         item=native.kernel_kind(schema[item]) or "",
         row=by_row,
+        item_prefix=item_prefix,
         outputs=(
             *(Output(name, "key", index) for index, name in enumerate(keys)),
             Output("_rk_cut", "sum", k, _EVERY_RANK.name),
@@ -77,8 +84,7 @@ def ranked_top(
         is_elementwise=False,
         changes_length=True,
     ).alias(_TOP)
-    return (
-        frame.select(top)
-        .unnest(_TOP)
-        .with_columns(pl.col(name).cast(schema[name]) for name in (*keys, item))
-    )
+    ranked = frame.select(top).unnest(_TOP)
+    if not with_score:
+        ranked = ranked.drop("score")
+    return ranked.with_columns(pl.col(name).cast(schema[name]) for name in (*keys, item))
