@@ -26,14 +26,17 @@ the errors. Both give the same table.
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
 not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
-A backslash in an id is read doubled (``a\\b`` as ``a\\\\b``, in every file), so the byte 0xff and
-the text ``\\xff`` stay two ids, as trec_eval (comparing bytes) keeps them.
+Every other id is read as written — a backslash too — so it matches the same id in a Parquet or
+CSV table. Only an id whose text itself spells such an escape (the four characters ``\\xff``)
+could then meet a byte that is not UTF-8 in another file, where trec_eval keeps the two apart:
+a file holding one is read with a `TrecBytesWarning` saying so.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Union
@@ -47,7 +50,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 _LINE_NO = "__rankk_line_no"
 _LINE = "__rankk_line"
 _FIELDS = "__rankk_fields"
-_ESCAPED = "__rankk_escaped"  # a line whose backslashes were doubled as read (not UTF-8)
 _N_FIELDS = "__rankk_n_fields"
 
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
@@ -58,6 +60,8 @@ _ASCII_SPACE = " \t\n\x0b\x0c\r"
 _SPACE_RUN = r"[ \t\n\x0B\x0C\r]+"
 #: The ASCII whitespace other than the space, which a single-space-separated file lacks.
 _OTHER_SPACE = r"[\t\n\x0B\x0C\r]"
+#: The hex digits of ``\\xNN``, how a byte that is not UTF-8 is written (``backslashreplace``).
+_HEX_PAIR = re.compile(rb"[0-9a-f]{2}")
 
 
 def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataFrame | None:
@@ -93,9 +97,37 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     return None if frame.select(malformed.any()).item() else frame
 
 
-def _doubled(text: pl.Expr) -> pl.Expr:
-    """`text` with each backslash doubled: no id's own text then spells a ``\\xNN`` escape."""
-    return text.str.replace_all("\\", "\\\\", literal=True)
+def _spelled_byte_escape(data: mmap.mmap) -> int:
+    """Where the text first spells ``\\xNN`` (lower-case hex) as a byte that is not UTF-8 is
+    read, or -1 (a byte search for each ``\\x``)."""
+    start = data.find(b"\\x")
+    while start >= 0:
+        if _HEX_PAIR.fullmatch(data[start + 2 : start + 4]):
+            return start
+        start = data.find(b"\\x", start + 2)
+    return -1
+
+
+def _warn_if_an_id_spells_a_byte_escape(path: PathLike) -> None:
+    """Warn when the file's text spells ``\\xNN`` as a byte that is not UTF-8 is read: such an
+    id reads the same as that byte in another file, which trec_eval, comparing bytes, keeps
+    apart."""
+    try:
+        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            at = _spelled_byte_escape(data)
+            if at < 0:
+                return
+            line_no = data[:at].count(b"\n") + 1
+            text = data[at : at + 4].decode()
+    except (OSError, ValueError):  # empty, or not a regular file
+        return
+    warnings.warn(
+        f"{os.fspath(path)} line {line_no}: the text {text!r} spells how a byte that is not "
+        f"UTF-8 is read; an id holding it matches that byte in another TREC file, where "
+        f"trec_eval (comparing bytes) keeps the two apart",
+        TrecBytesWarning,
+        stacklevel=3,
+    )
 
 
 def _holds_other_space(path: PathLike) -> bool:
@@ -145,11 +177,8 @@ def _escaped_lines(path: PathLike) -> pl.LazyFrame:
             TrecBytesWarning,
             stacklevel=4,
         )
-    # The text's backslashes doubled (as `_doubled` does in a UTF-8 file), then the bytes escaped.
-    text = data.decode("utf-8", errors="surrogateescape").replace("\\", "\\\\")
-    text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", "backslashreplace")
-    lines = text.split("\n")
-    return pl.LazyFrame({_LINE: lines, _ESCAPED: True}).with_row_index(_LINE_NO, offset=1)
+    lines = data.decode("utf-8", "backslashreplace").split("\n")
+    return pl.LazyFrame({_LINE: lines}).with_row_index(_LINE_NO, offset=1)
 
 
 def _split_lines(path: PathLike) -> pl.DataFrame:
@@ -164,7 +193,7 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
         )
     lines = pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
     try:
-        return _fields(lines.with_columns(pl.lit(False).alias(_ESCAPED))).collect()
+        return _fields(lines).collect()
     except pl.exceptions.ComputeError as error:
         if "utf8" not in str(error).lower().replace("-", ""):
             raise
@@ -180,11 +209,6 @@ def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
             .str.strip_chars(" ")
             .str.split(" ")
             .alias(_FIELDS)
-        )
-        .with_columns(
-            pl.when(pl.col(_ESCAPED))
-            .then(pl.col(_FIELDS))
-            .otherwise(pl.col(_FIELDS).list.eval(_doubled(pl.element())))
         )
         .filter(
             (pl.col(_FIELDS).list.first() != "")
@@ -250,13 +274,14 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     ...
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
+    _warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 6, trailing=True)
     kept = ["rank"] if rank else []
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
-            _doubled(pl.col("0")).alias("query"),
-            _doubled(pl.col("2")).alias("item"),
+            pl.col("0").alias("query"),
+            pl.col("2").alias("item"),
             pl.col("3").cast(pl.Int64, strict=False).alias("rank"),
             score.alias("score"),
         )
@@ -342,10 +367,11 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     >>> rkio.read_trec_qrels(path, subtopics=True).collect().rows()
     [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
+    _warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
-        extra = [_doubled(pl.col("1")).alias("subtopic")] if subtopics else []
-        parsed = _grades(fields, _doubled(pl.col("0")), _doubled(pl.col("2")), pl.col("3"), *extra)
+        extra = [pl.col("1").alias("subtopic")] if subtopics else []
+        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)
         if not parsed.select(_INVALID_GRADE.any()).item():
             return _graded(parsed, subtopics)
     lines = _split_lines(path)  # and a malformed line's error

@@ -5,6 +5,7 @@ pytrec_eval, a brute force) or asserts a refusal or warning in words."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -163,3 +164,22 @@ def test_trec_evals_policy_reads_a_fractional_grade_as_trec_eval_does() -> None:
     kept = rk.evaluate(CANDIDATES, truth, metrics=["ndcg_cut_5"], group_by="q")
     assert "fractional_grades_truncated" not in kept.diagnostics.counts
     assert kept.summary()["value"].item() != pytest.approx(want["ndcg_cut_5"])
+
+
+def test_a_backslash_in_a_trec_id_matches_the_same_id_in_a_parquet_truth(tmp_path: Path) -> None:
+    """``d\\1`` in a TREC run is the id ``d\\1`` of a Parquet (or CSV) truth: P@1 is 1, as
+    trec_eval gives on the same ids in a qrels file (pytrec_eval), where it read 0 silently."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d\\1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n")
+    truth_path = tmp_path / "truth.parquet"
+    pl.DataFrame({"query": ["q1"], "item": ["d\\1"], "relevance": [1]}).write_parquet(truth_path)
+    res = rk.evaluate(rk.read_trec_run(run), pl.scan_parquet(truth_path), k=1,
+                      metrics="precision", group_by="query")  # fmt: skip
+    evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d\\1": 1}}, {"P_1"})
+    want = evaluator.evaluate({"q1": {"d\\1": 2.0, "d2": 1.0}})["q1"]["P_1"]
+    assert want == 1.0
+    assert res.collect().summary()["value"].to_list() == [want]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d\\1 1\n")
+    assert rk.read_trec_qrels(qrels).collect()["item"].to_list() == ["d\\1"]
