@@ -4,6 +4,7 @@ pytrec_eval, a brute force) or asserts a refusal or warning in words."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -183,3 +184,32 @@ def test_a_backslash_in_a_trec_id_matches_the_same_id_in_a_parquet_truth(tmp_pat
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 d\\1 1\n")
     assert rk.read_trec_qrels(qrels).collect()["item"].to_list() == ["d\\1"]
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+@pytest.mark.parametrize("grades", [["1", "2", "1"], ["1", "high", None]])
+@pytest.mark.parametrize("many", [False, True])
+def test_a_text_grade_column_is_refused_by_the_expressions_as_evaluate_refuses_it(
+    monkeypatch: pytest.MonkeyPatch, native: str, grades: list[str | None], many: bool
+) -> None:
+    """A String relevance column: `evaluate` refuses it naming the column and the
+    expectation; the expressions refuse it in the same words with a grade and its item, where
+    '1', '2' were read as numbers silently and 'high' raised Polars' cast error."""
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
+    rows = CANDIDATES.head(3).with_columns(relevance=pl.Series(grades, dtype=pl.String))
+    said = "column 'relevance' must be numeric (a grade); it has dtype String"
+    with pytest.raises(TypeError, match=re.escape(f"candidates {said}, e.g. row")):
+        rk.evaluate(rows, k=3, metrics="ndcg", group_by="q")
+    expr = (
+        rk.metrics_expression(["ndcg", "P"], "relevance", by="score", k=3, item="item")
+        if many
+        else rk.ndcg_at_k("relevance", by="score", k=3, item="item")
+    )
+    top = max(g for g in grades if g is not None)
+    item = rows.filter(pl.col("relevance") == top)["item"][0]
+    with pytest.raises(pl.exceptions.InvalidOperationError) as raised:
+        rows.group_by("q").agg(expr)
+    assert f"{said}, e.g. the grade '{top}' (item {item})" in str(raised.value)
+    # A numeric column of the same grades: the values, unchanged.
+    numbers = rows.with_columns(relevance=pl.Series([1, 2, 1]))
+    assert numbers.group_by("q").agg(expr).height == 1
