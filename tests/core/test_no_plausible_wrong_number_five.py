@@ -213,3 +213,34 @@ def test_a_text_grade_column_is_refused_by_the_expressions_as_evaluate_refuses_i
     # A numeric column of the same grades: the values, unchanged.
     numbers = rows.with_columns(relevance=pl.Series([1, 2, 1]))
     assert numbers.group_by("q").agg(expr).height == 1
+
+
+@pytest.mark.parametrize("by", ["u", ["u", "s"]])
+def test_compare_by_a_group_key_column_compares_within_each_of_its_values(
+    by: str | list[str],
+) -> None:
+    """``compare(..., by=<a group key>)`` strata by the key (where Polars raised a
+    DuplicateError): each stratum's means, difference and wins equal a brute force over the
+    per-group values of that key."""
+    candidates = pl.DataFrame(
+        {"u": [1] * 6 + [2] * 4, "s": [1, 1, 2, 2, 3, 3, 1, 1, 2, 2], "item": list(range(10)),
+         "score": [2.0, 1.0] * 5}
+    )  # fmt: skip
+    truth = pl.DataFrame({"u": [1, 1, 1, 2, 2], "s": [1, 2, 3, 1, 2], "item": [0, 3, 4, 7, 8]})
+    other = candidates.with_columns(score=-pl.col("score"))
+    found = {
+        name: rk.evaluate(run, truth, k=1, metrics="precision", group_by=["u", "s"])
+        for name, run in (("a", candidates), ("b", other))
+    }
+    got = rk.compare(found, baseline="a", by=by)
+    keys = [by] if isinstance(by, str) else by
+    values = (
+        found["a"].per_group.select("u", "s", a="value")
+        .join(found["b"].per_group.select("u", "s", b="value"), on=["u", "s"])
+        .group_by(keys)
+        .agg(pl.len().alias("n_groups"), pl.col("a").mean(), pl.col("b").mean(),
+             (pl.col("b") > pl.col("a")).sum().cast(pl.Int64).alias("wins"))
+        .sort(keys)
+    )  # fmt: skip
+    assert got.select(*keys, "n_groups", "baseline_mean", "mean", "wins").rows() == values.rows()
+    assert got["diff"].to_list() == pytest.approx((values["b"] - values["a"]).to_list())
