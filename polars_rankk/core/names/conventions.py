@@ -30,6 +30,12 @@ _TREC_EVAL_HOMONYMS: dict[str, tuple[str, int | None, str]] = {
 }
 
 
+#: Canonical names that are ranx's own spelling of its measure over the whole list (ranx has
+#: no separate K), and the spelling that reads as ranx's measure here. (Its ``precision``,
+#: ``recall``... are every tool's generic words: typed beside a K they mean it.)
+_RANX_WHOLE_LIST: dict[str, str] = {"mrr": "RR", "ndcg": "nDCG"}
+
+
 _POSSESSIVE = {"trec_eval": "trec_eval's", "ir_measures": "ir_measures'"}
 
 
@@ -161,3 +167,34 @@ def warn_tool_conventions(
             if homonym is not None and name not in said:
                 said.add(name)
                 warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)
+
+
+def warn_ranx_whole_list(request: Request, k: object, *, stacklevel: int = 2) -> None:
+    """Warn for each canonical name ranx spells for its whole list (``mrr``, ``ndcg``) typed
+    without a cut-off beside a `k` given: it is read at that K, where ranx scores the whole
+    list; the warning names the spelling that reads as ranx's measure.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from polars_rankk.core.names.conventions import warn_ranx_whole_list
+    >>> from polars_rankk.core.names.request import Request
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_ranx_whole_list(Request.of(["mrr", "ndcg@3", "P"]), 3)
+    >>> [str(w.message)[:52] for w in caught]
+    ["metric 'mrr' is read at k=3; ranx's mrr is the whole"]
+    """
+    if k is None:
+        return  # the names are read at the default K, as the library's names always are
+    for asked in request.asked:
+        spelled = asked.name.strip()
+        whole = _RANX_WHOLE_LIST.get(spelled)
+        if whole is None or any(measure.k is not None for measure in asked.measures):
+            continue
+        warnings.warn(
+            f"metric {spelled!r} is read at k={k}; ranx's {spelled} is the whole ranked list "
+            f"(type {whole!r} for that number, or {spelled}@K for a cut-off of its own)",
+            ToolNameWarning,
+            stacklevel=stacklevel,
+        )

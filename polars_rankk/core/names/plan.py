@@ -35,7 +35,7 @@ from typing import Final
 
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.cells import Cell, Label, cells_of, labels_of
-from polars_rankk.core.names.conventions import warn_tool_conventions
+from polars_rankk.core.names.conventions import warn_ranx_whole_list, warn_tool_conventions
 from polars_rankk.core.names.cutoffs import DEFAULT_K, asked_ks, normalize_ks
 from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.names.request import Request, differences
@@ -188,6 +188,7 @@ class Plan:
             # Said where the path was called (its caller: Plan.of, then the path's entry).
             warn_tool_conventions(part.request, part.policy, stacklevel=5)
             _refuse_expected_subtopics(part)
+        warn_ranx_whole_list(request, k, stacklevel=5)
         plan = cls(request, policy, (), parts)
         return plan.at(asked_ks(k, request, default_k))
 
