@@ -267,3 +267,46 @@ def test_ranx_names_read_at_a_k_given_beside_them_are_said() -> None:
     assert dict(at_3.summary().select("metric", "value").iter_rows())["ndcg"] != pytest.approx(
         want["ndcg"]
     )
+
+
+SHORT = pl.DataFrame({"q": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [2.0, 1.0, 2.0, 1.0]})
+SHORT_TRUTH = pl.DataFrame({"q": [1, 2], "item": [1, 4]})
+SKIP = {"k": [1, 5], "metrics": ["precision", "ndcg@1", "ndcg@5"], "group_by": "q",
+        "policy": rk.Policy(short_lists="skip")}  # fmt: skip
+
+
+def _skipped_rows_said(summary: pl.DataFrame) -> None:
+    """The rows at K = 5, where both lists (2 items) are short: kept, value null, no group,
+    both groups counted as skipped (brute force: at K = 1 precision and nDCG are 1 and 0)."""
+    at = summary.select("metric", "k", "value", "n_groups", "dropped_short").rows()
+    assert at == [
+        ("precision", 1, 0.5, 2, 0),
+        ("precision", 5, None, 0, 2),
+        ("ndcg", 1, 0.5, 2, 0),
+        ("ndcg", 5, None, 0, 2),
+    ]
+
+
+def test_a_k_where_every_list_is_skipped_keeps_its_summary_rows(tmp_path: Path) -> None:
+    """``short_lists="skip"`` leaving out every group at a K: its rows stay in `summary()`
+    (every average but micro's ratio) and out of core, where they were dropped silently."""
+    evaluated = rk.evaluate(SHORT, SHORT_TRUTH, **SKIP)  # type: ignore[arg-type]
+    _skipped_rows_said(evaluated.summary())
+    weighted = evaluated.summary("weighted", weights="n_candidates")
+    assert weighted.filter(pl.col("k") == 5)["value"].to_list() == [None, None]
+    partitioned = rk.evaluate_in_partitions(SHORT, SHORT_TRUTH, output=tmp_path / "out",
+                                            partitions=2, **SKIP)  # type: ignore[arg-type]  # fmt: skip
+    assert partitioned.summary().equals(evaluated.summary())
+
+
+def test_a_k_where_every_list_is_skipped_keeps_its_rows_on_dask() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+
+    def to_dask(frame: pl.DataFrame) -> object:
+        return dd.from_pandas(frame.to_pandas(), npartitions=2, sort=False)
+
+    result = evaluate_dask(to_dask(SHORT), to_dask(SHORT_TRUTH), with_dropped=True, **SKIP)  # type: ignore[arg-type,call-overload]
+    found = result.summary()
+    _skipped_rows_said(found)
+    assert found.equals(rk.evaluate(SHORT, SHORT_TRUTH, **SKIP).summary())  # type: ignore[arg-type]
