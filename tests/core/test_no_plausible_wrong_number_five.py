@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -310,3 +311,28 @@ def test_a_k_where_every_list_is_skipped_keeps_its_rows_on_dask() -> None:
     found = result.summary()
     _skipped_rows_said(found)
     assert found.equals(rk.evaluate(SHORT, SHORT_TRUTH, **SKIP).summary())  # type: ignore[arg-type]
+
+
+def test_systems_evaluated_together_share_one_catalogue() -> None:
+    """Coverage of several systems is measured against one catalogue, the items of every
+    system (as ``rankk compare`` measures it), whether they come as a mapping or as one frame
+    split by a system column (brute force: distinct top-1 items over every system's items),
+    where each system was measured against its own items (0.5 and 0.5)."""
+    a = pl.DataFrame({"q": [1, 1, 2, 2], "item": [1, 2, 1, 2], "score": [2.0, 1, 2, 1]})
+    b = pl.DataFrame({"q": [1, 1, 2, 2], "item": [3, 4, 5, 6], "score": [2.0, 1, 2, 1]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [1, 4]})
+    items = pl.concat([a, b])["item"].n_unique()
+
+    def brute(run: pl.DataFrame) -> float:
+        return run.sort("score", descending=True).group_by("q").head(1)["item"].n_unique() / items
+
+    want = {"a": brute(a), "b": brute(b)}
+    assert want == {"a": 1 / 6, "b": 2 / 6}
+    options: dict[str, Any] = {"k": 1, "metrics": ["coverage"], "group_by": "q"}
+    mapped = rk.evaluate_systems({"a": a, "b": b}, truth, **options)
+    split = rk.evaluate_systems(pl.concat([a.with_columns(run=pl.lit("a")),
+                                           b.with_columns(run=pl.lit("b"))]),
+                                truth, system="run", **options)  # fmt: skip
+    for found in (mapped, split):
+        got = {name: res.catalogue["value"].item() for name, res in found.items()}  # type: ignore[index]
+        assert got == pytest.approx(want)

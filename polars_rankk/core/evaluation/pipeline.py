@@ -310,8 +310,9 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
             f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "
-            f"together; with system={inputs.system!r} evaluate them per system "
-            f"(rk.evaluate_systems(candidates, truth, system={inputs.system!r}, ...))"
+            f"together; with system={inputs.system!r} evaluate them per system against one "
+            f"catalogue of every system's items (rk.evaluate_systems(candidates, truth, "
+            f"system={inputs.system!r}, ...))"
         )
     _check_missing_groups(spec)
     tables = item_tables(
