@@ -336,3 +336,25 @@ def test_systems_evaluated_together_share_one_catalogue() -> None:
     for found in (mapped, split):
         got = {name: res.catalogue["value"].item() for name, res in found.items()}  # type: ignore[index]
         assert got == pytest.approx(want)
+
+
+@pytest.mark.parametrize(
+    "module", ["prepare.py", "group_table.py", "pipeline.py"], ids=lambda name: name[:-3]
+)
+def test_preparing_and_evaluating_are_functions_of_one_job(module: str) -> None:
+    """`prepare_groups` (100 code lines) and the pipeline's evaluation of a part split into
+    steps that each do one job: no function of the preparation or the pipeline is longer
+    than a screen (40 code lines)."""
+    import ast
+
+    from tests.test_architecture import ROOT, _code_lines
+
+    path = ROOT / "polars_rankk" / "core" / "evaluation" / module
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    long = {
+        node.name: _code_lines(node, lines)
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef) and _code_lines(node, lines) > 40
+    }
+    assert not long, long

@@ -283,13 +283,49 @@ def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
 def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
     """One part of `plan`: its names under its policy, at every cut-off of the plan."""
     keys = _keys(inputs.group_by, inputs.system)
-    policy, candidates = part.policy, inputs.candidates
     truth, subtopics = subtopic_job(
         part, inputs.truth, subtopic=inputs.subtopic, keys=keys, item=inputs.item,
         relevance=inputs.relevance,
     )  # fmt: skip
+    spec, policy = _checked_spec(plan, part, inputs, truth)
+    tables = item_tables(
+        spec,
+        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
+        popularity=inputs.popularity,
+        catalogue=inputs.catalogue,
+        item_features=inputs.item_features,
+        head_share=inputs.head_share,
+    )
+    prepared = prepare_groups(spec)
+    all_groups, top = _one_pass(spec, prepared, bool(part.beyond), inputs.engine)
+    kept = apply_group_policies(all_groups.lazy(), policy)
+    wide = metric_table_of(kept, spec)
+    per_group_beyond, catalogue_table, exposures = beyond_values(
+        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
+    )
+    if per_group_beyond is not None:
+        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
+    if subtopics.metrics:
+        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
+        prepared = replace(prepared, path=prepared.path + said)
+    if part.beyond or subtopics.metrics:
+        # The canonical accuracy names (none when only the ranking was needed).
+        accuracy = () if part.ranking_only else spec.metrics
+        metric_names = (*accuracy, *part.beyond_group, *subtopics.metrics)
+        spec = replace(spec, metrics=metric_names)
+    return _assembled(
+        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, part.beyond_catalogue
+    )
+
+
+def _checked_spec(
+    plan: Plan, part: Part, inputs: Inputs, truth: FrameLike | None
+) -> tuple[Spec, Policy]:
+    """The part's inputs checked and read into a `Spec`, and the policy its groups are kept
+    under (the ranking only, for a cheap metric reported by none, when no accuracy metric is
+    asked)."""
+    policy, candidates = part.policy, inputs.candidates
     if part.ranking_only:
-        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
         candidates, policy = _ranking_only(candidates, truth, inputs.relevance, policy)
     spec = check_inputs(
         candidates,
@@ -315,43 +351,22 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
             f"system={inputs.system!r}, ...))"
         )
     _check_missing_groups(spec)
-    tables = item_tables(
-        spec,
-        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
-        popularity=inputs.popularity,
-        catalogue=inputs.catalogue,
-        item_features=inputs.item_features,
-        head_share=inputs.head_share,
-    )
-    prepared = prepare_groups(spec)
-    all_groups: FrameLike = prepared.group_sums
+    return spec, policy
+
+
+def _one_pass(
+    spec: Spec, prepared: Prepared, beyond: bool, engine: EngineType
+) -> tuple[FrameLike, pl.LazyFrame]:
+    """The per-group table and the top rows (for the beyond-accuracy metrics): collected in
+    the one heavy pass for eager inputs, everything after working on one row per group (and
+    on the top K rows); lazy otherwise."""
     top: pl.LazyFrame = top_rows(spec, prepared.ranked)
-    if not spec.is_lazy:
-        # The one heavy pass; everything after works on one row per group (and on the top
-        # K rows, for the beyond-accuracy metrics).
-        if part.beyond:
-            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=inputs.engine)
-            top = top_df.lazy()
-        else:
-            all_groups = prepared.group_sums.collect(engine=inputs.engine)
-    kept = apply_group_policies(all_groups.lazy(), policy)
-    wide = metric_table_of(kept, spec)
-    per_group_beyond, catalogue_table, exposures = beyond_values(
-        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
-    )
-    if per_group_beyond is not None:
-        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
-    if subtopics.metrics:
-        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
-        prepared = replace(prepared, path=prepared.path + said)
-    if part.beyond or subtopics.metrics:
-        # The canonical accuracy names (none when only the ranking was needed).
-        accuracy = () if part.ranking_only else spec.metrics
-        metric_names = (*accuracy, *part.beyond_group, *subtopics.metrics)
-        spec = replace(spec, metrics=metric_names)
-    return _assembled(
-        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, part.beyond_catalogue
-    )
+    if spec.is_lazy:
+        return prepared.group_sums, top
+    if beyond:
+        all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
+        return all_groups, top_df.lazy()
+    return prepared.group_sums.collect(engine=engine), top
 
 
 def _ranking_only(
