@@ -247,16 +247,18 @@ def test_compare_by_a_group_key_column_compares_within_each_of_its_values(
     assert got["diff"].to_list() == pytest.approx((values["b"] - values["a"]).to_list())
 
 
-def test_ranx_names_read_at_a_k_given_beside_them_are_said() -> None:
-    """ranx's ``mrr``, ``ndcg`` (no cut-off: its whole list) typed beside ``k=3`` are read
-    at 3: a ToolNameWarning names the spelling of ranx's number, which equals ranx's."""
+def test_ranx_names_beside_names_with_a_cut_off_are_said() -> None:
+    """ranx's ``mrr``, ``ndcg`` (no cut-off: its whole list) typed beside ``P@3`` and
+    ``k=3`` are read at 3: a ToolNameWarning names the spelling of ranx's number, which
+    equals ranx's; among names without a cut-off they mean the evaluation's K, unsaid."""
     ranx = pytest.importorskip("ranx")
     with pytest.warns(ToolNameWarning, match=r"'mrr' is read at k=3; ranx's mrr is the whole"):
         at_3 = rk.evaluate(CANDIDATES, TRUTH, k=3, metrics=["mrr", "ndcg", "P@3"], group_by="q")
     assert at_3.summary()["k"].to_list() == [3, 3, 3]
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ToolNameWarning)  # no k, or a cut-off typed: not said
-        rk.evaluate(CANDIDATES, TRUTH, metrics=["mrr", "ndcg@3"], group_by="q")
+        warnings.simplefilter("error", ToolNameWarning)  # no cut-off spelled, or their own
+        rk.evaluate(CANDIDATES, TRUTH, k=3, metrics=["mrr", "ndcg"], group_by="q")
+        rk.evaluate(CANDIDATES, TRUTH, metrics=["mrr@3", "ndcg@3"], group_by="q")
         whole = rk.evaluate(CANDIDATES, TRUTH, k=3, metrics=["RR", "nDCG"], group_by="q")
     qrels = ranx.Qrels({q: dict(zip(g["item"], g["relevance"], strict=True))
                         for (q,), g in TRUTH.partition_by("q", as_dict=True).items()})  # fmt: skip

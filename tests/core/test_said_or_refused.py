@@ -29,13 +29,13 @@ def test_an_unnamed_numeric_truth_column_warns_once(
     run = candidates.filter(system="two_tower").drop("system")
     rated = truth.rename({"relevance": "rating"})
     with pytest.warns(IgnoredColumnWarning) as caught:
-        ungraded = rk.evaluate(run, rated, k=10, metrics="ndcg@10", group_by="user")
+        ungraded = rk.evaluate(run, rated, k=10, metrics="ndcg", group_by="user")
     assert len(caught) == 1
     message = str(caught[0].message)
     assert "no 'relevance' column" in message
     assert "'rating' is not used" in message
     assert "pass relevance='rating'" in message
-    graded = rk.evaluate(run, rated, k=10, metrics="ndcg@10", group_by="user", relevance="rating")
+    graded = rk.evaluate(run, rated, k=10, metrics="ndcg", group_by="user", relevance="rating")
     assert graded.summary()["value"].item() != ungraded.summary()["value"].item()
 
 

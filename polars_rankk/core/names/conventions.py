@@ -169,10 +169,12 @@ def warn_tool_conventions(
                 warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)
 
 
-def warn_ranx_whole_list(request: Request, k: object, *, stacklevel: int = 2) -> None:
+def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -> None:
     """Warn for each canonical name ranx spells for its whole list (``mrr``, ``ndcg``) typed
-    without a cut-off beside a `k` given: it is read at that K, where ranx scores the whole
-    list; the warning names the spelling that reads as ranx's measure.
+    without a cut-off beside names that carry theirs (``P@3``): read at the evaluation's K
+    (`ks`) here, where ranx — and a request spelling cut-offs in its names — reads the whole
+    list. The warning names the spelling that reads as ranx's measure. (Typed among names
+    without cut-offs, the canonical names mean the evaluation's K, as documented.)
 
     Examples
     --------
@@ -182,18 +184,19 @@ def warn_ranx_whole_list(request: Request, k: object, *, stacklevel: int = 2) ->
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     warn_ranx_whole_list(Request.of(["mrr", "ndcg@3", "P"]), 3)
+    ...     warn_ranx_whole_list(Request.of(["mrr", "P"]), 3)
     >>> [str(w.message)[:52] for w in caught]
     ["metric 'mrr' is read at k=3; ranx's mrr is the whole"]
     """
-    if k is None:
-        return  # the names are read at the default K, as the library's names always are
+    if not any(measure.k is not None for measure in request.measures):
+        return  # no name spells a cut-off: a name without one means the evaluation's K
     for asked in request.asked:
         spelled = asked.name.strip()
         whole = _RANX_WHOLE_LIST.get(spelled)
         if whole is None or any(measure.k is not None for measure in asked.measures):
             continue
         warnings.warn(
-            f"metric {spelled!r} is read at k={k}; ranx's {spelled} is the whole ranked list "
+            f"metric {spelled!r} is read at k={ks}; ranx's {spelled} is the whole ranked list "
             f"(type {whole!r} for that number, or {spelled}@K for a cut-off of its own)",
             ToolNameWarning,
             stacklevel=stacklevel,

@@ -188,9 +188,10 @@ class Plan:
             # Said where the path was called (its caller: Plan.of, then the path's entry).
             warn_tool_conventions(part.request, part.policy, stacklevel=5)
             _refuse_expected_subtopics(part)
-        warn_ranx_whole_list(request, k, stacklevel=5)
+        ks = asked_ks(k, request, default_k)
+        warn_ranx_whole_list(request, ks, stacklevel=5)
         plan = cls(request, policy, (), parts)
-        return plan.at(asked_ks(k, request, default_k))
+        return plan.at(ks)
 
     def at(self, k: int | Iterable[int], *, every_k: bool | None = None) -> Plan:
         """The same plan with its names typed without a cut-off read at `k` (and every name
