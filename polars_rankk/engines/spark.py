@@ -491,11 +491,8 @@ def summarize_spark(
         fallback = None
         if large.height:
             fallback = plan.high_cardinality(frame, large, checked, approximate, accuracy)
+    kept = collected.filter(small)
     summary = reduction.summarize(
-        collected.filter(small),
-        dropped_ks=dropped_ks,
-        quantiles=checked,
-        fallback=fallback,
-        cells=cells,
+        kept, dropped_ks=dropped_ks, quantiles=checked, fallback=fallback, cells=cells
     )
     return order_metrics(summary)

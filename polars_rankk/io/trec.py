@@ -36,12 +36,18 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import warnings
 from pathlib import Path
 from typing import Union
 
 import polars as pl
+
+from polars_rankk.io.trec_bytes import (
+    TrecBytesWarning,
+    escaped_text_lines,
+    starts_with_bom,
+    warn_if_an_id_spells_a_byte_escape,
+)
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_run"]
 
@@ -60,8 +66,6 @@ _ASCII_SPACE = " \t\n\x0b\x0c\r"
 _SPACE_RUN = r"[ \t\n\x0B\x0C\r]+"
 #: The ASCII whitespace other than the space, which a single-space-separated file lacks.
 _OTHER_SPACE = r"[\t\n\x0B\x0C\r]"
-#: The hex digits of ``\\xNN``, how a byte that is not UTF-8 is written (``backslashreplace``).
-_HEX_PAIR = re.compile(rb"[0-9a-f]{2}")
 
 
 def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataFrame | None:
@@ -70,7 +74,7 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     leading blank, fewer fields, or more than `n_fields` unless `trailing`), for the general
     reader. Comment lines and blank lines are skipped, as there."""
     names = [str(index) for index in range(n_fields)]
-    if _starts_with_bom(path):
+    if starts_with_bom(path):
         return None  # the CSV reader drops the mark, which trec_eval keeps in the first id
     try:
         frame = pl.read_csv(
@@ -97,39 +101,6 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     return None if frame.select(malformed.any()).item() else frame
 
 
-def _spelled_byte_escape(data: mmap.mmap) -> int:
-    """Where the text first spells ``\\xNN`` (lower-case hex) as a byte that is not UTF-8 is
-    read, or -1 (a byte search for each ``\\x``)."""
-    start = data.find(b"\\x")
-    while start >= 0:
-        if _HEX_PAIR.fullmatch(data[start + 2 : start + 4]):
-            return start
-        start = data.find(b"\\x", start + 2)
-    return -1
-
-
-def _warn_if_an_id_spells_a_byte_escape(path: PathLike) -> None:
-    """Warn when the file's text spells ``\\xNN`` as a byte that is not UTF-8 is read: such an
-    id reads the same as that byte in another file, which trec_eval, comparing bytes, keeps
-    apart."""
-    try:
-        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = _spelled_byte_escape(data)
-            if at < 0:
-                return
-            line_no = data[:at].count(b"\n") + 1
-            text = data[at : at + 4].decode()
-    except (OSError, ValueError):  # empty, or not a regular file
-        return
-    warnings.warn(
-        f"{os.fspath(path)} line {line_no}: the text {text!r} spells how a byte that is not "
-        f"UTF-8 is read; an id holding it matches that byte in another TREC file, where "
-        f"trec_eval (comparing bytes) keeps the two apart",
-        TrecBytesWarning,
-        stacklevel=3,
-    )
-
-
 def _holds_other_space(path: PathLike) -> bool:
     """Whether the file holds a tab, ``\\r``, ``\\v`` or ``\\f`` anywhere (a byte search, far
     cheaper than looking for them in every field)."""
@@ -140,51 +111,10 @@ def _holds_other_space(path: PathLike) -> bool:
         return True
 
 
-class TrecBytesWarning(UserWarning):
-    """A TREC file holds bytes that are read in a way worth saying: a UTF-8 byte order mark
-    kept in the first id (as trec_eval keeps it), or bytes that are not UTF-8, each written
-    as ``\\xNN``."""
-
-
-_BOM = b"\xef\xbb\xbf"
-
-
-def _starts_with_bom(path: PathLike) -> bool:
-    try:
-        with open(path, "rb") as file:
-            return file.read(len(_BOM)) == _BOM
-    except OSError:
-        return False
-
-
-def _escaped_lines(path: PathLike) -> pl.LazyFrame:
-    """The lines of a file that is not valid UTF-8, each byte that is not part of a UTF-8
-    character written as ``\\xNN`` (Python's ``backslashreplace``), with a warning naming
-    the first such line. trec_eval compares ids as bytes: the same bytes in the run and the
-    qrels read as the same text, so they still match."""
-    data = Path(path).read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line_no = data.count(b"\n", 0, error.start) + 1
-        start = data.rfind(b"\n", 0, error.start) + 1
-        end = data.find(b"\n", error.start)
-        line = data[start : len(data) if end < 0 else end]
-        warnings.warn(
-            f"{os.fspath(path)} line {line_no}: bytes that are not UTF-8 ({line!r}); read with "
-            f"each such byte written as \\xNN, in the run and the qrels alike, so ids match "
-            f"byte for byte as trec_eval compares them",
-            TrecBytesWarning,
-            stacklevel=4,
-        )
-    lines = data.decode("utf-8", "backslashreplace").split("\n")
-    return pl.LazyFrame({_LINE: lines}).with_row_index(_LINE_NO, offset=1)
-
-
 def _split_lines(path: PathLike) -> pl.DataFrame:
     """The lines of ``path`` that are neither blank nor comments, with their 1-based number and
     their ASCII-whitespace-separated fields."""
-    if _starts_with_bom(path):
+    if starts_with_bom(path):
         warnings.warn(
             f"{os.fspath(path)} starts with a UTF-8 byte order mark: kept in the first line's "
             f"first field, as trec_eval keeps it (that id then differs from one without it)",
@@ -197,7 +127,8 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
     except pl.exceptions.ComputeError as error:
         if "utf8" not in str(error).lower().replace("-", ""):
             raise
-    return _fields(_escaped_lines(path)).collect()
+    escaped = pl.LazyFrame({_LINE: escaped_text_lines(path)})
+    return _fields(escaped.with_row_index(_LINE_NO, offset=1)).collect()
 
 
 def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
@@ -274,7 +205,7 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     ...
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
-    _warn_if_an_id_spells_a_byte_escape(path)
+    warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 6, trailing=True)
     kept = ["rank"] if rank else []
     if fields is not None:
@@ -367,7 +298,7 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     >>> rkio.read_trec_qrels(path, subtopics=True).collect().rows()
     [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
-    _warn_if_an_id_spells_a_byte_escape(path)
+    warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
         extra = [pl.col("1").alias("subtopic")] if subtopics else []
