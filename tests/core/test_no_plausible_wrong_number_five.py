@@ -360,3 +360,28 @@ def test_preparing_and_evaluating_are_functions_of_one_job(module: str) -> None:
         if isinstance(node, ast.FunctionDef) and _code_lines(node, lines) > 40
     }
     assert not long, long
+
+
+def test_ids_beyond_int64_in_the_expressions_are_refused_in_words_or_computed() -> None:
+    """`rk.label` aligns UInt64 ids beyond Int64 beside Int64 truth ids as Int128, which the
+    compiled kernel does not read: the expressions refuse them naming the column, the dtype,
+    an id and what to do (where the kernel said only an Arrow format), and the cast they
+    advise gives evaluate's number (brute force: the big id is unjudged, P@2 = 1/2)."""
+    from polars_rankk.core.kernel import loader
+
+    big = 2**63 + 5
+    candidates = pl.DataFrame(
+        {"q": [1, 1], "item": pl.Series([big, 7], dtype=pl.UInt64), "score": [1.0, 0.5]}
+    )
+    truth = pl.DataFrame({"q": [1, 1], "item": pl.Series([big - 2**64, 7], dtype=pl.Int64)})
+    labelled = rk.label(candidates, truth, group_by="q")
+    assert isinstance(labelled, pl.DataFrame)
+    expr = rk.precision_at_k("relevance", by="score", k=2, item="item", unretrieved="unretrieved")
+    if loader.status().loaded:
+        said = f'column "item" holds ids of dtype Int128, e.g. the id {big}, which the compiled'
+        with pytest.raises(pl.exceptions.ComputeError, match=re.escape(said)):
+            labelled.group_by("q").agg(expr)
+    cast = labelled.with_columns(pl.col("item").cast(pl.String))
+    want = rk.evaluate(candidates, truth, k=2, metrics="precision", group_by="q")
+    assert cast.group_by("q").agg(expr)["precision@2"].to_list() == [0.5]
+    assert want.summary()["value"].to_list() == [0.5]
