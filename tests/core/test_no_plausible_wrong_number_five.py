@@ -385,3 +385,36 @@ def test_ids_beyond_int64_in_the_expressions_are_refused_in_words_or_computed() 
     want = rk.evaluate(candidates, truth, k=2, metrics="precision", group_by="q")
     assert cast.group_by("q").agg(expr)["precision@2"].to_list() == [0.5]
     assert want.summary()["value"].to_list() == [0.5]
+
+
+def test_tool_name_warnings_only_where_the_data_make_the_numbers_differ() -> None:
+    """``Judged@10`` and ``Bpref(rel=2)`` on lists of 12 without a tie and qrels without a
+    negative grade give ir_measures' numbers: nothing is said (the fields the warning names
+    change nothing there); a short list (Judged) or a negative grade ranked above a relevant
+    item (Bpref) makes them differ, and the warning is said."""
+    names = ["Judged@10", "Bpref(rel=2)"]
+    long = pl.DataFrame({"q": ["1"] * 12, "item": [f"d{i}" for i in range(12)],
+                         "score": [float(12 - i) for i in range(12)]})  # fmt: skip
+    judged = pl.DataFrame({"q": ["1"] * 3, "item": ["d1", "d3", "d11"], "relevance": [2, 0, 1]})
+
+    def tool(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, float]:
+        measures = [ir_measures.parse_measure(name) for name in names]
+        found = ir_measures.calc_aggregate(
+            measures,
+            [ir_measures.Qrel(q, i, r) for q, i, r in qrels.iter_rows()],
+            [ir_measures.ScoredDoc(q, i, s) for q, i, s in run.iter_rows()],
+        )
+        return {str(m): v for m, v in found.items()}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolNameWarning)
+        quiet = rk.evaluate(long, judged, metrics=names, group_by="q")
+    assert quiet.summary()["value"].to_list() == pytest.approx(list(tool(long, judged).values()))
+    with pytest.warns(ToolNameWarning, match=r"'Judged@10' is ir_measures' name"):
+        rk.evaluate(long.head(3), judged, metrics=["Judged@10"], group_by="q")
+    negative = judged.with_columns(
+        item=pl.Series(["d1", "d3", "d0"]), relevance=pl.Series([2, 0, -1])
+    )
+    with pytest.warns(ToolNameWarning, match=r"'Bpref\(rel=2\)' is ir_measures' name"):
+        said = rk.evaluate(long, negative, metrics=["Bpref(rel=2)"], group_by="q")
+    assert said.summary()["value"].item() != pytest.approx(tool(long, negative)["Bpref(rel=2)"])

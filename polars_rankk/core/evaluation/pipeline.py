@@ -24,6 +24,7 @@ from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.conventions import ToolNameWarning, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -245,7 +246,54 @@ def evaluate(
         popularity=popularity, catalogue=catalogue, item_features=item_features,
         head_share=head_share, system=system, subtopic=subtopic,
     )  # fmt: skip
-    return evaluate_plan(Plan.of(metrics, k, policy), inputs)
+    if not _eager(inputs):
+        return evaluate_plan(Plan.of(metrics, k, policy), inputs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = Plan.of(metrics, k, policy)
+    result = evaluate_plan(plan, inputs)
+    _said_where_the_data_differ(caught, k, policy, inputs)
+    return result
+
+
+def _eager(inputs: Inputs) -> bool:
+    """Eager tables, whose tool-name warnings are checked on the data (`evaluate` of a lazy
+    frame stays a plan: its warnings are said as planned)."""
+    return isinstance(inputs.candidates, pl.DataFrame) and (
+        inputs.truth is None or isinstance(inputs.truth, pl.DataFrame)
+    )
+
+
+def _said_where_the_data_differ(
+    caught: list[warnings.WarningMessage], k: object, policy: Policy, inputs: Inputs
+) -> None:
+    """Say the warnings of planning again, but a `ToolNameWarning` only where the data make
+    the tool's number differ: the name evaluated under both values of the fields it names
+    (the policy's and the tool's), on these tables. One the check cannot read is said."""
+    for said in caught:
+        found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
+        if found is None or _differs(*found, k, policy, inputs):
+            warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+
+
+def _differs(
+    name: str, fields: dict[str, object], k: object, policy: Policy, inputs: Inputs
+) -> bool:
+    """Whether `name`'s per-group values differ under `policy` and under it with the tool's
+    `fields`, on `inputs` (True where either evaluation fails: the warning is then said)."""
+    values = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for chosen in (policy, policy.replace(**fields)):
+            try:
+                plan = Plan.of([name], k, chosen)  # type: ignore[arg-type]
+                rows = evaluate_plan(plan, inputs).per_group
+            except (ValueError, TypeError):
+                return True
+            assert isinstance(rows, pl.DataFrame)
+            by = [c for c in rows.columns if c not in ("metric", "value")]
+            values.append(rows.sort(by).get_column("value").fill_nan(None))
+    return not values[0].equals(values[1])
 
 
 @dataclass(frozen=True)

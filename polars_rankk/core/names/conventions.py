@@ -12,8 +12,11 @@ reads as trec_eval's measure (``trec_rbp``, ``nDCG``).
 
 from __future__ import annotations
 
+import ast
+import re
 import warnings
 from collections.abc import Iterable
+from dataclasses import fields
 
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import MetricRequest
@@ -141,11 +144,18 @@ def warn_tool_conventions(
     # A name is said once for how the tool computes it, and once for a parameter left out.
     said: set[str] = set()
     said_left_out: set[str] = set()
+    # A convention trec_eval takes as a command-line flag (-l 2, -J): its names typed give
+    # trec_eval's numbers run with that flag, said once for all of them.
+    flagged: dict[str, list[str]] = {}
     for name, measures in Request.of(metrics).asked:
         for measure in measures:
             tool = _tool_of(measure, policy)
             reason = None if tool is None else _reason(measure, tool, policy)
-            if reason is not None and name not in said:
+            if reason is not None and tool == "trec_eval" and "with the flag -" in reason:
+                if name not in said:
+                    said.add(name)
+                    flagged.setdefault(reason, []).append(name)
+            elif reason is not None and name not in said:
                 said.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
                 warnings.warn(
@@ -167,6 +177,14 @@ def warn_tool_conventions(
             if homonym is not None and name not in said:
                 said.add(name)
                 warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)
+    for reason, names in flagged.items():
+        listed = ", ".join(repr(name) for name in names)
+        warnings.warn(
+            f"{'metrics' if len(names) > 1 else 'metric'} {listed}: {reason}; the values here "
+            f"are trec_eval's run with that flag",
+            ToolNameWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -> None:
@@ -201,3 +219,36 @@ def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -
             ToolNameWarning,
             stacklevel=stacklevel,
         )
+
+
+#: A policy a tool-name warning names as the tool's: ``Policy.ties='item_asc'`` or
+#: ``Policy(ties='item_asc', short_lists='observed')``.
+_NAMED_POLICY = re.compile(r"Policy\.(\w+=(?:'[^']*'|[-\w.]+))|Policy\(([^)]*)\)")
+_FIELD = re.compile(r"(\w+)=('[^']*'|[-\w.]+)")
+_NAMED_METRIC = re.compile(r"^metric '([^']*)'")
+
+
+def tool_policy(message: str) -> tuple[str, dict[str, object]] | None:
+    """The name a `ToolNameWarning` is about and the Policy fields its message names as the
+    tool's (what reproduces its number), or None when it names no such fields.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.conventions import tool_policy
+    >>> tool_policy("metric 'Judged@10' is ... (Policy(ties='item_asc', short_lists='observed'))")
+    ('Judged@10', {'ties': 'item_asc', 'short_lists': 'observed'})
+    >>> tool_policy("metric 'P_5' is ...: trec_eval sets the threshold with the flag -l 2") is None
+    True
+    """
+    name = _NAMED_METRIC.match(message)
+    found: dict[str, object] = {}
+    for single, several in _NAMED_POLICY.findall(message):
+        for key, value in _FIELD.findall(single or several):
+            try:
+                found[key] = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                return None
+    known = {field.name for field in fields(Policy)}
+    if name is None or not found or not set(found) <= known:
+        return None
+    return name.group(1), found
