@@ -26,6 +26,7 @@ from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.conventions import ToolNameWarning, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -248,12 +249,7 @@ def evaluate(
     )  # fmt: skip
     if not _eager(inputs):
         return evaluate_plan(Plan.of(metrics, k, policy), inputs)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        plan = Plan.of(metrics, k, policy)
-    result = evaluate_plan(plan, inputs)
-    _said_where_the_data_differ(caught, k, policy, inputs)
-    return result
+    return _evaluated_and_said(metrics, k, policy, inputs)
 
 
 def _eager(inputs: Inputs) -> bool:
@@ -264,36 +260,60 @@ def _eager(inputs: Inputs) -> bool:
     )
 
 
-def _said_where_the_data_differ(
-    caught: list[warnings.WarningMessage], k: object, policy: Policy, inputs: Inputs
-) -> None:
-    """Say the warnings of planning again, but a `ToolNameWarning` only where the data make
-    the tool's number differ: the name evaluated under both values of the fields it names
-    (the policy's and the tool's), on these tables. One the check cannot read is said."""
+def _evaluated_and_said(
+    metrics: str | Iterable[str] | Plan | None,
+    k: int | Iterable[int] | None,
+    policy: Policy,
+    inputs: Inputs,
+) -> Evaluation:
+    """`evaluate_plan` of the plan, its planning's warnings said after it, a `ToolNameWarning`
+    only where the data make the tool's number differ: the name evaluated again under the
+    fields the warning names as the tool's (from the same plan: no name is read again). A
+    warning the check cannot read is said."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = Plan.of(metrics, k, policy)
+    result = evaluate_plan(plan, inputs)
     for said in caught:
         found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
-        if found is None or _differs(*found, k, policy, inputs):
+        if found is None or _differs(*found, plan, result, inputs):
             warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+    return result
 
 
 def _differs(
-    name: str, fields: dict[str, object], k: object, policy: Policy, inputs: Inputs
+    name: str, fields: dict[str, object], plan: Plan, result: Evaluation, inputs: Inputs
 ) -> bool:
-    """Whether `name`'s per-group values differ under `policy` and under it with the tool's
-    `fields`, on `inputs` (True where either evaluation fails: the warning is then said)."""
+    """Whether `name`'s per-group values differ under its policy and under it with the tool's
+    `fields`, on `inputs` (True where the check cannot tell: the warning is then said)."""
+    one = _plan_of_one(plan, name)
+    if one is None:
+        return True
     values = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for chosen in (policy, policy.replace(**fields)):
+        for chosen in (one, one.with_policy(**fields)):
             try:
-                plan = Plan.of([name], k, chosen)  # type: ignore[arg-type]
-                rows = evaluate_plan(plan, inputs).per_group
+                rows = evaluate_plan(chosen, inputs).per_group
             except (ValueError, TypeError):
                 return True
-            assert isinstance(rows, pl.DataFrame)
-            by = [c for c in rows.columns if c not in ("metric", "value")]
+            if not isinstance(rows, pl.DataFrame):
+                return True
+            by = [column for column in rows.columns if column not in ("metric", "value")]
             values.append(rows.sort(by).get_column("value").fill_nan(None))
     return not values[0].equals(values[1])
+
+
+def _plan_of_one(plan: Plan, name: str) -> Plan | None:
+    """The part of `plan` that reads `name`, with that name alone (read already: no name is
+    read again, no plan made again); None when no name of `plan` is `name`."""
+    for part in plan.parts:
+        for asked in part.request.asked:
+            if asked.name == name:
+                request = Request(asked=(asked,), default=False)
+                alone = replace(plan, request=request, parts=(Part.of(request, part.policy),))
+                return alone.at(plan.asked_ks)
+    return None
 
 
 @dataclass(frozen=True)

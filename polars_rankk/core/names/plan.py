@@ -38,7 +38,7 @@ from polars_rankk.core.names.cells import Cell, Label, cells_of, labels_of
 from polars_rankk.core.names.conventions import warn_ranx_whole_list, warn_tool_conventions
 from polars_rankk.core.names.cutoffs import DEFAULT_K, asked_ks, normalize_ks
 from polars_rankk.core.names.parse import MetricRequest
-from polars_rankk.core.names.request import Request, differences
+from polars_rankk.core.names.request import Asked, Request, differences
 from polars_rankk.core.policy import Policy
 
 __all__ = ["Part", "Plan"]
@@ -46,6 +46,13 @@ __all__ = ["Part", "Plan"]
 #: The beyond-accuracy metrics computed per group, and those over the catalogue, in registry
 #: order.
 _BEYOND_KINDS: Final = ("beyond_accuracy", "catalogue")
+
+
+#: The cheap metric read where only the ranking is needed (reported by none), as a request
+#: made once: the names typed are the only ones read.
+_RANKING_ONLY: Final = Request(
+    asked=(Asked("hit_rate", (MetricRequest("hit_rate", spelling="hit_rate"),)),), default=False
+)
 
 
 def _kind(measure: MetricRequest) -> str:
@@ -125,7 +132,7 @@ class Part:
     def checked(self) -> Request | None:
         """What the input checks and the ranking read: the accuracy names, the default metrics
         (None), or a cheap metric when only the ranking is needed (reported by none)."""
-        return Request.of("hit_rate") if self.ranking_only else self.accuracy
+        return _RANKING_ONLY if self.ranking_only else self.accuracy
 
 
 @dataclass(frozen=True)
