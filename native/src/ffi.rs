@@ -277,6 +277,40 @@ unsafe fn buffer<'a, T>(array: &'a ArrowArray, index: usize, len: usize) -> Resu
     Ok(std::slice::from_raw_parts(pointer, len))
 }
 
+/// Why a column of Arrow `format` is not read, in words: its dtype, its first id where it is
+/// a 64- or 128-bit integer (the ids `rk.label` aligns beyond Int64), and what to do.
+unsafe fn unread(
+    name: &str,
+    format: &str,
+    array: &ArrowArray,
+    offset: usize,
+    len: usize,
+    validity: Option<Bitmap<'_>>,
+) -> String {
+    let first = (0..len).find(|&i| validity.map_or(true, |bits| bits.get(i)));
+    let example = match (format, first) {
+        ("L", Some(i)) => buffer::<u64>(array, 1, offset + len).ok().map(|v| v[offset + i].to_string()),
+        ("_pli128", Some(i)) => buffer::<i128>(array, 1, offset + len).ok().map(|v| v[offset + i].to_string()),
+        _ => None,
+    };
+    let dtype = match format {
+        "L" => "UInt64",
+        "_pli128" => "Int128",
+        "f" => "Float32",
+        "b" => "Boolean",
+        "u" => "Utf8",
+        "z" | "Z" | "vz" => "Binary",
+        other => other,
+    };
+    let shown = example.map_or(String::new(), |id| format!(", e.g. the id {id}"));
+    format!(
+        "column {name:?} holds ids of dtype {dtype}{shown}, which the compiled kernel does not \
+         read (integer ids of at most 64 bits, signed, and text): cast them, e.g. \
+         pl.col({name:?}).cast(pl.String), which keeps the numbers under ties='trec_eval' (it \
+         compares ids as text), or compute without the kernel (POLARS_RANKK_NATIVE=0)"
+    )
+}
+
 /// A view of one input series, borrowed for as long as the export is (the call's inputs).
 unsafe fn import_column<'a>(export: &'a SeriesExport) -> Result<Column<'a>, String> {
     let field = &*export.field;
@@ -330,11 +364,7 @@ unsafe fn import_arrays<'a>(field: &'a ArrowSchema, arrays: &[&'a ArrowArray]) -
                 let child = import_arrays(&**field.children, &[&**array.children])?;
                 Values::LargeList { offsets, child: Box::new(child) }
             }
-            other => {
-                return Err(format!(
-                    "column {name:?}: Arrow format {other:?} is not one the rankk kernel reads"
-                ))
-            }
+            other => return Err(unread(&name, other, array, offset, len, validity)),
         };
         chunks.push(Chunk { len, values, validity });
     }

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import polars as pl
 import typer
 
 from polars_rankk.cli.inputs import Columns, Source, read_source, reconcile_ids
+from polars_rankk.core.evaluation.catalogue import shared_catalogue
 
 BEYOND_ACCURACY = "Beyond accuracy"
 
@@ -93,16 +93,6 @@ class ItemFiles:
                 [source.frame for source in runs], tables.get("popularity"), columns.item
             )
         return {**tables, "head_share": self.head_share}
-
-
-def shared_catalogue(
-    candidates: Sequence[pl.DataFrame], popularity: pl.DataFrame | None, item: str
-) -> pl.DataFrame:
-    """One catalogue for every system compared: the items of all their candidates and of the
-    popularity log. Each system's own items would make a system that shows more items look
-    less covering (its denominator grows with what it exposes)."""
-    frames = [*candidates, *([] if popularity is None else [popularity])]
-    return pl.concat([frame.select(item) for frame in frames], how="vertical_relaxed").unique()
 
 
 def with_item_table_options(command: Callable[..., None]) -> Callable[..., None]:

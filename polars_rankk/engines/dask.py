@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import polars as pl
 
 from polars_rankk.core import check_quantiles
-from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics, summary_cells
 from polars_rankk.core.evaluation.variants import with_catalogue
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike, untyped
@@ -306,7 +306,9 @@ def evaluate_dask(
         # (Rows of empty ranked lists carry no item.)
         items = parts[0][job.item].dropna().drop_duplicates()
         inputs = (spec, tables, job.catalogue_metrics, items)
-    return DaskEvaluation.of_job(job, raw, exposures, inputs)
+    return DaskEvaluation.of_job(
+        job, raw, exposures, inputs, tuple(summary_cells(spec, job.metrics))
+    )
 
 
 def summarize_dask(
@@ -347,9 +349,9 @@ def summarize_dask(
     dask_dataframe = plan.dask_dataframe_module()
     checked = check_quantiles(quantiles)
     if isinstance(results, DaskEvaluation):
-        frame, dropped_ks = results.raw, results.ks
+        frame, dropped_ks, cells = results.raw, results.ks, results.cells
     elif isinstance(results, dask_dataframe.DataFrame):
-        frame, dropped_ks = results, None
+        frame, dropped_ks, cells = results, None, ()
         missing = [c for c in ("metric", "k", "value") if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -367,4 +369,6 @@ def summarize_dask(
         )
         histograms = partitions.compute()
     histogram = plan.to_polars(histograms)
-    return order_metrics(reduction.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked))
+    return order_metrics(
+        reduction.summarize(histogram, dropped_ks=dropped_ks, quantiles=checked, cells=cells)
+    )

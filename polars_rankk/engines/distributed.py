@@ -46,12 +46,21 @@ class DistributedEvaluation:
     exposures: Any = None
     _catalogue: Any = field(default=None, repr=False)
     documents: str | None = None
+    #: The (metric, K) rows of the summary (`polars_rankk.core.evaluation.aggregate`'s
+    #: `summary_cells`): kept where short lists left out every group.
+    cells: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def of_job(
-        cls: type[Evaluated], job: dist.PartitionJob, raw: Any, exposures: Any, catalogue: Any
+        cls: type[Evaluated],
+        job: dist.PartitionJob,
+        raw: Any,
+        exposures: Any,
+        catalogue: Any,
+        cells: tuple[tuple[str, int], ...] = (),
     ) -> Evaluated:
-        """The evaluation of `job`: its `raw` frame, exposures and catalogue inputs."""
+        """The evaluation of `job`: its `raw` frame, exposures, catalogue inputs and the
+        summary's (metric, K) rows."""
         return cls(
             raw=raw,
             group_keys=list(job.keys),
@@ -61,6 +70,7 @@ class DistributedEvaluation:
             exposures=exposures,
             _catalogue=catalogue,
             documents=None if job.documents is None else job.documents.describe(),
+            cells=cells,
         )
 
     def collected_exposures(self, items: Any) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -77,6 +77,8 @@ class PartitionedEvaluation:
     _histogram: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
     documents: str | None = None
+    #: The (metric, K) rows of the summary (`aggregate.summary_cells`).
+    _cells: tuple[tuple[str, int], ...] = field(default=(), repr=False)
 
     @property
     def buckets(self) -> int:
@@ -103,6 +105,7 @@ class PartitionedEvaluation:
         merged = self._histogram.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
         result = aggregate.summarize_histogram(merged)
         dropped = self._dropped.group_by("k").agg(pl.all().sum())
+        result = aggregate.with_skipped_cells(result, self._cells, dropped)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
         return with_catalogue(result, self.catalogue, None, None)
 
@@ -333,7 +336,11 @@ def evaluate_in_partitions(
     else:
         lazy_truth = None if truth is None else to_lazy(truth, "truth")
         done = key_ranges.run_key_ranges(run, ranges, lazy_truth, spec, options, engine, progress)
-    result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done))
+    # Every metric the partitions compute per group, as their evaluate reports them.
+    accuracy = () if part.ranking_only else tuple(spec.metrics)
+    per_group_metrics = (*accuracy, *part.beyond_group, *subtopics.metrics)
+    cells = tuple(aggregate.summary_cells(spec, per_group_metrics))
+    result = _committed(run, spec, tables, catalogue_metrics, resumed=len(done), cells=cells)
     return result if documents is None else replace(result, documents=documents.describe())
 
 
@@ -343,6 +350,7 @@ def _committed(
     tables: ItemTables,
     catalogue_metrics: Sequence[str],
     resumed: int,
+    cells: tuple[tuple[str, int], ...] = (),
 ) -> PartitionedEvaluation:
     """The run's parts moved into its output, and the evaluation read from them and from the
     summary pieces every partition staged."""
@@ -375,6 +383,7 @@ def _committed(
         resumed_partitions=resumed,
         _histogram=histogram,
         _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
+        _cells=cells,
     )
 
 

@@ -18,6 +18,7 @@ from decimal import Context, Decimal
 import polars as pl
 
 from polars_rankk.core import order_metrics, quantile_name, summarize_histogram
+from polars_rankk.core.evaluation.aggregate import with_skipped_cells
 from polars_rankk.core.evaluation.beyond_accuracy import ItemTables
 from polars_rankk.core.evaluation.catalogue import (
     catalogue_items,
@@ -97,12 +98,15 @@ def summarize(
     dropped_ks: Sequence[int] | None = None,
     quantiles: Sequence[float] = (),
     fallback: pl.DataFrame | None = None,
+    cells: Sequence[tuple[str, int]] = (),
 ) -> pl.DataFrame:
     """The summary from a value histogram collected from the partitions.
 
     `histogram`: metric, k, value (null = NaN), count — possibly several rows per value (one
     per partition); sentinel rows included when `dropped_ks` is given. `fallback`: rows already
     summarised elsewhere (high-cardinality metrics), with the same columns as the result.
+    `cells`: the summary's (metric, K) rows, kept (value null, no group) at a K where short
+    lists left out every group.
 
     The columns are those of ``Evaluation.summary()`` — the ``dropped_*`` counts null when
     `dropped_ks` is None (per-group rows cannot tell which groups a policy dropped) — then the
@@ -129,9 +133,12 @@ def summarize(
             pl.lit(None, dtype=pl.Int64).alias(column) for column in DROPPED_COLUMNS
         )
     else:
-        summary = summary.join(
-            dropped_table(histogram, dropped_ks), on="k", how="left", nulls_equal=True
-        ).with_columns(pl.col("dropped_short").fill_null(0))
+        dropped = dropped_table(histogram, dropped_ks)
+        # A K where short lists left out every group keeps its rows (`cells`), value null.
+        summary = with_skipped_cells(summary, cells, dropped)
+        summary = summary.join(dropped, on="k", how="left", nulls_equal=True).with_columns(
+            pl.col("dropped_short").fill_null(0)
+        )
     return summary.select(*MACRO_COLUMNS, *DROPPED_COLUMNS, *(quantile_name(q) for q in quantiles))
 
 

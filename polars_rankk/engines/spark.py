@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import polars as pl
 
 from polars_rankk.core import check_quantiles
-from polars_rankk.core.evaluation.aggregate import order_metrics
+from polars_rankk.core.evaluation.aggregate import order_metrics, summary_cells
 from polars_rankk.core.evaluation.variants import with_catalogue
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -386,7 +386,9 @@ def _with_dropped(
             .distinct()
         )
         inputs = (spec, tables, job.catalogue_metrics, items)
-    return SparkEvaluation.of_job(job, raw, exposures, inputs)
+    return SparkEvaluation.of_job(
+        job, raw, exposures, inputs, tuple(summary_cells(spec, job.metrics))
+    )
 
 
 def summarize_spark(
@@ -449,9 +451,9 @@ def summarize_spark(
     if isinstance(max_distinct, bool) or max_distinct < 1:
         raise ValueError(f"max_distinct must be an int >= 1; got {max_distinct!r}")
     if isinstance(results, SparkEvaluation):
-        frame, dropped_ks = results.raw, results.ks
+        frame, dropped_ks, cells = results.raw, results.ks, results.cells
     elif isinstance(results, DataFrame):
-        frame, dropped_ks = results, None
+        frame, dropped_ks, cells = results, None, ()
         missing = [c for c in ("metric", "k", "value") if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -489,7 +491,8 @@ def summarize_spark(
         fallback = None
         if large.height:
             fallback = plan.high_cardinality(frame, large, checked, approximate, accuracy)
+    kept = collected.filter(small)
     summary = reduction.summarize(
-        collected.filter(small), dropped_ks=dropped_ks, quantiles=checked, fallback=fallback
+        kept, dropped_ks=dropped_ks, quantiles=checked, fallback=fallback, cells=cells
     )
     return order_metrics(summary)

@@ -26,8 +26,10 @@ the errors. Both give the same table.
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
 not UTF-8 written as ``\\xNN``, the same in the run and the qrels), with a `TrecBytesWarning`.
-A backslash in an id is read doubled (``a\\b`` as ``a\\\\b``, in every file), so the byte 0xff and
-the text ``\\xff`` stay two ids, as trec_eval (comparing bytes) keeps them.
+Every other id is read as written — a backslash too — so it matches the same id in a Parquet or
+CSV table. Only an id whose text itself spells such an escape (the four characters ``\\xff``)
+could then meet a byte that is not UTF-8 in another file, where trec_eval keeps the two apart:
+a file holding one is read with a `TrecBytesWarning` saying so.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ from typing import Union
 
 import polars as pl
 
+from polars_rankk.io.trec_bytes import (
+    TrecBytesWarning,
+    escaped_text_lines,
+    starts_with_bom,
+    warn_if_an_id_spells_a_byte_escape,
+)
+
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_run"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -47,7 +56,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 _LINE_NO = "__rankk_line_no"
 _LINE = "__rankk_line"
 _FIELDS = "__rankk_fields"
-_ESCAPED = "__rankk_escaped"  # a line whose backslashes were doubled as read (not UTF-8)
 _N_FIELDS = "__rankk_n_fields"
 
 _RUN_LAYOUT = "'query Q0 item rank score tag'"
@@ -66,7 +74,7 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     leading blank, fewer fields, or more than `n_fields` unless `trailing`), for the general
     reader. Comment lines and blank lines are skipped, as there."""
     names = [str(index) for index in range(n_fields)]
-    if _starts_with_bom(path):
+    if starts_with_bom(path):
         return None  # the CSV reader drops the mark, which trec_eval keeps in the first id
     try:
         frame = pl.read_csv(
@@ -93,11 +101,6 @@ def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataF
     return None if frame.select(malformed.any()).item() else frame
 
 
-def _doubled(text: pl.Expr) -> pl.Expr:
-    """`text` with each backslash doubled: no id's own text then spells a ``\\xNN`` escape."""
-    return text.str.replace_all("\\", "\\\\", literal=True)
-
-
 def _holds_other_space(path: PathLike) -> bool:
     """Whether the file holds a tab, ``\\r``, ``\\v`` or ``\\f`` anywhere (a byte search, far
     cheaper than looking for them in every field)."""
@@ -108,54 +111,10 @@ def _holds_other_space(path: PathLike) -> bool:
         return True
 
 
-class TrecBytesWarning(UserWarning):
-    """A TREC file holds bytes that are read in a way worth saying: a UTF-8 byte order mark
-    kept in the first id (as trec_eval keeps it), or bytes that are not UTF-8, each written
-    as ``\\xNN``."""
-
-
-_BOM = b"\xef\xbb\xbf"
-
-
-def _starts_with_bom(path: PathLike) -> bool:
-    try:
-        with open(path, "rb") as file:
-            return file.read(len(_BOM)) == _BOM
-    except OSError:
-        return False
-
-
-def _escaped_lines(path: PathLike) -> pl.LazyFrame:
-    """The lines of a file that is not valid UTF-8, each byte that is not part of a UTF-8
-    character written as ``\\xNN`` (Python's ``backslashreplace``), with a warning naming
-    the first such line. trec_eval compares ids as bytes: the same bytes in the run and the
-    qrels read as the same text, so they still match."""
-    data = Path(path).read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line_no = data.count(b"\n", 0, error.start) + 1
-        start = data.rfind(b"\n", 0, error.start) + 1
-        end = data.find(b"\n", error.start)
-        line = data[start : len(data) if end < 0 else end]
-        warnings.warn(
-            f"{os.fspath(path)} line {line_no}: bytes that are not UTF-8 ({line!r}); read with "
-            f"each such byte written as \\xNN, in the run and the qrels alike, so ids match "
-            f"byte for byte as trec_eval compares them",
-            TrecBytesWarning,
-            stacklevel=4,
-        )
-    # The text's backslashes doubled (as `_doubled` does in a UTF-8 file), then the bytes escaped.
-    text = data.decode("utf-8", errors="surrogateescape").replace("\\", "\\\\")
-    text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", "backslashreplace")
-    lines = text.split("\n")
-    return pl.LazyFrame({_LINE: lines, _ESCAPED: True}).with_row_index(_LINE_NO, offset=1)
-
-
 def _split_lines(path: PathLike) -> pl.DataFrame:
     """The lines of ``path`` that are neither blank nor comments, with their 1-based number and
     their ASCII-whitespace-separated fields."""
-    if _starts_with_bom(path):
+    if starts_with_bom(path):
         warnings.warn(
             f"{os.fspath(path)} starts with a UTF-8 byte order mark: kept in the first line's "
             f"first field, as trec_eval keeps it (that id then differs from one without it)",
@@ -164,11 +123,12 @@ def _split_lines(path: PathLike) -> pl.DataFrame:
         )
     lines = pl.scan_lines(Path(path), name=_LINE, row_index_name=_LINE_NO, row_index_offset=1)
     try:
-        return _fields(lines.with_columns(pl.lit(False).alias(_ESCAPED))).collect()
+        return _fields(lines).collect()
     except pl.exceptions.ComputeError as error:
         if "utf8" not in str(error).lower().replace("-", ""):
             raise
-    return _fields(_escaped_lines(path)).collect()
+    escaped = pl.LazyFrame({_LINE: escaped_text_lines(path)})
+    return _fields(escaped.with_row_index(_LINE_NO, offset=1)).collect()
 
 
 def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
@@ -180,11 +140,6 @@ def _fields(lines: pl.LazyFrame) -> pl.LazyFrame:
             .str.strip_chars(" ")
             .str.split(" ")
             .alias(_FIELDS)
-        )
-        .with_columns(
-            pl.when(pl.col(_ESCAPED))
-            .then(pl.col(_FIELDS))
-            .otherwise(pl.col(_FIELDS).list.eval(_doubled(pl.element())))
         )
         .filter(
             (pl.col(_FIELDS).list.first() != "")
@@ -250,13 +205,14 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     ...
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
+    warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 6, trailing=True)
     kept = ["rank"] if rank else []
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
-            _doubled(pl.col("0")).alias("query"),
-            _doubled(pl.col("2")).alias("item"),
+            pl.col("0").alias("query"),
+            pl.col("2").alias("item"),
             pl.col("3").cast(pl.Int64, strict=False).alias("rank"),
             score.alias("score"),
         )
@@ -342,10 +298,11 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     >>> rkio.read_trec_qrels(path, subtopics=True).collect().rows()
     [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
+    warn_if_an_id_spells_a_byte_escape(path)
     fields = _single_spaced(path, 4, trailing=False)
     if fields is not None:
-        extra = [_doubled(pl.col("1")).alias("subtopic")] if subtopics else []
-        parsed = _grades(fields, _doubled(pl.col("0")), _doubled(pl.col("2")), pl.col("3"), *extra)
+        extra = [pl.col("1").alias("subtopic")] if subtopics else []
+        parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)
         if not parsed.select(_INVALID_GRADE.any()).item():
             return _graded(parsed, subtopics)
     lines = _split_lines(path)  # and a malformed line's error

@@ -88,7 +88,9 @@ def compare(
         ``systems``, the earlier one as baseline).
     by
         Stratum column(s) for separate comparisons. Looked up on the per-group frames, the
-        ``attributes`` tables, then the baseline's (or first system's) ``groups`` table.
+        ``attributes`` tables, then the baseline's (or first system's) ``groups`` table. A
+        group key may be one: ``by="user"`` of (user, session) groups compares each user's
+        sessions.
     attributes
         Table(s) of group attributes holding ``by`` columns.
     groups

@@ -167,8 +167,10 @@ def arrange(
         ),
         strata,
     ).collect().with_row_index("__cell")  # fmt: skip
+    # A stratum may be a group key (by="user" of (user, session) groups): named once.
+    identity = list(dict.fromkeys([*strata, *keys]))
     members = (
-        wide.select(*strata, *keys).unique().sort([*strata, *keys], nulls_last=True)
+        wide.select(identity).unique().sort(identity, nulls_last=True)
         .with_columns(
             (pl.int_range(pl.len()).over(strata) if strata else pl.int_range(pl.len()))
             .alias("__group")
@@ -176,7 +178,7 @@ def arrange(
     )  # fmt: skip
     rows = (
         wide.filter(pl.col("__kept") & ~pl.col("__nan"))
-        .join(members, on=[*strata, *keys], nulls_equal=True)
+        .join(members, on=identity, nulls_equal=True)
         .join(table.select(*part, "__cell"), on=part, nulls_equal=True)
     )
     lacking = {

@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 import polars as pl
 
 from polars_rankk.core import EngineType, Evaluation, evaluate, is_table, to_lazy
+from polars_rankk.core.evaluation.catalogue import shared_catalogue
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -100,6 +101,10 @@ def evaluate_systems(
     policy: Policy | None = None,
     system: str | None = None,
     engine: EngineType = "auto",
+    popularity: FrameLike | None = None,
+    catalogue: FrameLike | None = None,
+    item_features: FrameLike | None = None,
+    head_share: float = 0.2,
 ) -> dict[str, Evaluation]:
     """Evaluate several systems against the same truth, under one policy.
 
@@ -116,6 +121,13 @@ def evaluate_systems(
         A column of a single candidates frame that names the system of each row: the frame
         is evaluated once, every system in the same pass (``evaluate(..., system=...)``),
         then split (`Evaluation.by_system`, systems in the sorted order of their names).
+    popularity, item_features, head_share
+        As in `polars_rankk.evaluate`, for the beyond-accuracy metrics of every system.
+    catalogue
+        The items the catalogue-level metrics (coverage, gini, entropy) are measured
+        against, the same for every system. Default: one catalogue shared by every system,
+        the items of all their candidates and of `popularity` (as ``rankk compare`` does),
+        so that a system exposing more items is not measured against a larger catalogue.
 
     Returns
     -------
@@ -134,23 +146,26 @@ def evaluate_systems(
     >>> {name: res.summary()["value"][0] for name, res in results.items()}
     {'A': 0.0, 'B': 1.0}
     """
-    if isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None:
-        if group_by is None:
-            raise ValueError("group_by is required to evaluate the candidates")
-        return evaluate(
-            systems,
-            truth,
-            k=k,
-            metrics=metrics,
-            group_by=group_by,
-            item=item,
-            score=score,
-            relevance=relevance,
-            policy=policy,
-            engine=engine,
-            system=system,
-        ).by_system()
+    plan = Plan.of(metrics, k, policy)  # read once: its warnings said once
+    by_catalogue = any(part.beyond_catalogue for part in plan.parts)
+    options: dict[str, Any] = {
+        "k": k, "metrics": plan, "group_by": group_by, "item": item, "score": score,
+        "relevance": relevance, "policy": policy, "engine": engine, "popularity": popularity,
+        "item_features": item_features, "head_share": head_share,
+    }  # fmt: skip
+    whole = isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None
+    if whole and group_by is None:
+        raise ValueError("group_by is required to evaluate the candidates")
+    if whole and not by_catalogue:
+        # Every system in one pass (catalogue-level figures are one system's: asked, each
+        # system is evaluated on its own below).
+        return evaluate(systems, truth, system=system, **options).by_system()  # type: ignore[arg-type]
     mapping = _as_mapping(systems, system)
+    if whole:
+        mapping = dict(sorted(mapping.items()))  # as by_system orders them
+    if by_catalogue and catalogue is None:
+        frames = [value for value in mapping.values() if not isinstance(value, Evaluation)]
+        catalogue = shared_catalogue(frames, popularity, item)
     evaluations: dict[str, Evaluation] = {}
     for name, value in mapping.items():
         if isinstance(value, Evaluation):
@@ -158,18 +173,7 @@ def evaluate_systems(
             continue
         if group_by is None:
             raise ValueError(f"group_by is required to evaluate the candidates of {name!r}")
-        evaluations[name] = evaluate(
-            value,
-            truth,
-            k=k,
-            metrics=metrics,
-            group_by=group_by,
-            item=item,
-            score=score,
-            relevance=relevance,
-            policy=policy,
-            engine=engine,
-        )
+        evaluations[name] = evaluate(value, truth, catalogue=catalogue, **options)
     return evaluations
 
 

@@ -474,11 +474,13 @@ def test_names_computed_here_are_read_not_refused() -> None:
 def test_subtopic_names_warn_where_pyndeval_computes_another_number() -> None:
     """ir_measures' and ndeval's subtopic names typed under trec_eval's tie order warn
     through `evaluate` (the subtopic measures are split off before the other names are
-    read), naming pyndeval's tie order; under pyndeval's policy they do not."""
+    read), naming pyndeval's tie order where the tie changes the number (the tied items ``a``
+    and ``b`` cover two subtopics and one); under pyndeval's policy they do not."""
     run = pl.DataFrame({"query": ["1"] * 3, "item": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
     truth = pl.DataFrame(
-        {"query": ["1"] * 3, "item": ["a", "b", "c"], "subtopic": [1, 2, 1], "relevance": [1] * 3}
-    )
+        {"query": ["1"] * 4, "item": ["a", "a", "b", "c"], "subtopic": [1, 2, 1, 1],
+         "relevance": [1] * 4}
+    )  # fmt: skip
     for name in ("alpha_nDCG@2", "alpha-nDCG@2", "ERR_IA@2", "NRBP", "AP_IA", "nNRBP"):
         with pytest.warns(ToolNameWarning, match="ties='item_asc'"):
             rk.evaluate(

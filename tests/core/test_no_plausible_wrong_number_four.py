@@ -4,6 +4,7 @@ plausible wrong number, and passes on the fix."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import polars as pl
@@ -57,25 +58,26 @@ def test_out_of_core_does_not_reuse_inputs_of_a_file_rewritten_in_place(tmp_path
     assert after.summary()["value"].to_list() == [0.0]
 
 
-def test_a_byte_that_is_not_utf8_never_reads_as_an_id_spelling_its_escape(
+def test_an_id_spelling_the_escape_of_a_byte_that_is_not_utf8_is_said(
     tmp_path: Path,
 ) -> None:
-    """The byte 0xff in the qrels and the four characters ``\\xff`` in the run are different
-    ids, as trec_eval (comparing bytes) has them: the run's item is not relevant, and ids
-    with a backslash still match themselves across files."""
+    """The byte 0xff in the qrels reads as the four characters ``\\xff``, which the run's id
+    spells as text: trec_eval (comparing bytes) keeps the two apart, so the run's file is read
+    with a warning naming it, the line and the text; ids with a backslash still match
+    themselves across files."""
     from polars_rankk.io import TrecBytesWarning, read_trec_qrels, read_trec_run
 
     run = tmp_path / "run.trec"
-    run.write_bytes(b"q1 Q0 d\\xff 1 2.0 sys\nq1 Q0 a\\b 2 1.0 sys\n")
+    run.write_bytes(b"q1 Q0 a\\b 1 2.0 sys\nq1 Q0 d\\xff 2 1.0 sys\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_bytes(b"q1 0 d\xff 1\nq1 0 a\\b 1\n")
     with pytest.warns(TrecBytesWarning):
         judged = read_trec_qrels(qrels).collect()
-    candidates = read_trec_run(run).collect()
-    assert judged["item"].n_unique() == 2
-    assert candidates["item"].n_unique() == 2
-    matched = candidates.join(judged, on=["query", "item"])
-    assert matched["item"].to_list() == [candidates["item"][1]]
+    said = re.escape(f"{run} line 2: the text '\\\\xff' spells how a byte that is not UTF-8")
+    with pytest.warns(TrecBytesWarning, match=said):
+        candidates = read_trec_run(run).collect()
+    assert candidates["item"].to_list() == ["a\\b", "d\\xff"]
+    assert judged["item"].to_list() == ["d\\xff", "a\\b"]
 
 
 @pytest.mark.parametrize("table", ["truth", "candidates"])

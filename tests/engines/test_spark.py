@@ -450,3 +450,20 @@ def test_cwl_measures_equal_single_machine(spark: Any) -> None:
     gaps = (mine["value"] - theirs["value"]).abs().max()
     assert gaps is not None
     assert gaps <= 1e-12  # type: ignore[operator]
+
+
+def test_a_k_where_every_list_is_skipped_keeps_its_rows(spark: Any) -> None:
+    """``short_lists="skip"`` leaving out every group at a K: Spark's summary keeps its rows
+    (value null, the groups counted as skipped), equal to one machine's."""
+    candidates = pl.DataFrame({"q": [1, 1, 2, 2], "item": [1, 2, 3, 4], "score": [2.0, 1, 2, 1]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [1, 4]})
+    options: dict[str, Any] = {"k": [1, 5], "metrics": ["precision", "ndcg"], "group_by": "q",
+                               "policy": rk.Policy(short_lists="skip")}  # fmt: skip
+    result = evaluate_spark(to_spark(spark, candidates), to_spark(spark, truth),
+                            with_dropped=True, **options)  # fmt: skip
+    found = result.summary()
+    assert found.filter(pl.col("k") == 5).select("value", "n_groups", "dropped_short").rows() == [
+        (None, 0, 2),
+        (None, 0, 2),
+    ]
+    assert found.equals(rk.evaluate(candidates, truth, **options).summary())

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation.views import reported
+from polars_rankk.core.evaluation.views import metric_cutoffs, reported
 from polars_rankk.core.inputs.spec import (
     Spec,
     align_ids,
@@ -123,6 +124,52 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
         .alias("value")
     ).select([*by, "metric", "k", "value", "n_groups", "n_nan"])
     return order_metrics(summary, by)
+
+
+def summary_cells(spec: Spec, metrics: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """The (metric, K) rows a summary of `spec` (of `metrics`, when given: every metric
+    computed per group) reports at a cut-off, per group (not the catalogue-level metrics,
+    summarised apart): the rows `with_skipped_cells` keeps."""
+    asked = spec if metrics is None else replace(spec, metrics=tuple(metrics))
+    return [
+        (name, k)
+        for name, k in metric_cutoffs(asked)
+        if k is not None and (name not in REGISTRY or REGISTRY[name].kind != "catalogue")
+    ]
+
+
+def with_skipped_cells(
+    summary: pl.DataFrame, cells: Sequence[tuple[str, int]], dropped: pl.DataFrame
+) -> pl.DataFrame:
+    """`summary` with a row for each of `cells` it lacks at a K where short lists were skipped
+    (``short_lists="skip"`` left out every group there): value null, no group, so that the
+    drop counts joined to it say why. `dropped` holds ``k`` and ``dropped_short``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.evaluation.aggregate import with_skipped_cells
+    >>> summary = pl.DataFrame({"metric": ["ndcg"], "k": [1], "value": [0.5], "n_groups": [2]})
+    >>> dropped = pl.DataFrame({"k": [1, 5], "dropped_short": [0, 2]})
+    >>> with_skipped_cells(summary, [("ndcg", 1), ("ndcg", 5)], dropped).rows()
+    [('ndcg', 1, 0.5, 2), ('ndcg', 5, None, 0)]
+    """
+    skipped = dropped.filter(pl.col("dropped_short") > 0)["k"].to_list()
+    wanted = [(metric, k) for metric, k in cells if k in skipped]
+    if not wanted:
+        return summary
+    missing = pl.DataFrame(wanted, schema={"metric": pl.String, "k": pl.Int64}, orient="row").join(
+        summary.select("metric", "k"), on=["metric", "k"], how="anti", nulls_equal=True
+    )
+    if not missing.height:
+        return summary
+    counts = [c for c in ("n_groups", "n_nan") if c in summary.columns]
+    filler = missing.with_columns(
+        pl.lit(None, pl.Float64).alias("value"), *(pl.lit(0, pl.Int64).alias(c) for c in counts)
+    )
+    return order_metrics(pl.concat([summary, filler], how="diagonal_relaxed")).select(
+        summary.columns
+    )
 
 
 def macro(per_group: FrameLike) -> pl.DataFrame:

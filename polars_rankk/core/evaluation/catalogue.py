@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, RANK
-from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.types import FrameLike
 
 #: Catalogue-level metrics, in registry order (the order of the output).
 CATALOGUE_METRICS: tuple[str, ...] = tuple(
@@ -116,6 +117,26 @@ class Exposures:
     #: (keys, n_candidates): to recount exposures under group weights (bootstrap intervals).
     top: pl.LazyFrame
     groups: pl.LazyFrame
+
+
+def shared_catalogue(
+    candidates: Sequence[FrameLike], popularity: FrameLike | None, item: str
+) -> pl.LazyFrame:
+    """One catalogue for every system compared: the items of all their candidates and of the
+    popularity log. Each system's own items would make a system that shows more items look
+    less covering (its denominator grows with what it exposes).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.evaluation.catalogue import shared_catalogue
+    >>> a, b = pl.DataFrame({"item": [1, 2]}), pl.DataFrame({"item": [2, 3]})
+    >>> sorted(shared_catalogue([a, b], None, "item").collect()["item"])
+    [1, 2, 3]
+    """
+    frames = [*candidates, *([] if popularity is None else [popularity])]
+    items = [to_lazy(frame, "candidates").select(item) for frame in frames]
+    return pl.concat(items, how="vertical_relaxed").unique()
 
 
 def catalogue_items(

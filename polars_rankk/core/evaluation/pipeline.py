@@ -24,7 +24,9 @@ from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
+from polars_rankk.core.names.conventions import ToolNameWarning, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
+from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -247,7 +249,73 @@ def evaluate(
         popularity=popularity, catalogue=catalogue, item_features=item_features,
         head_share=head_share, system=system, subtopic=subtopic,
     )  # fmt: skip
-    return evaluate_plan(Plan.of(metrics, k, policy), inputs)
+    if not _eager(inputs):
+        return evaluate_plan(Plan.of(metrics, k, policy), inputs)
+    return _evaluated_and_said(metrics, k, policy, inputs)
+
+
+def _eager(inputs: Inputs) -> bool:
+    """Eager tables, whose tool-name warnings are checked on the data (`evaluate` of a lazy
+    frame stays a plan: its warnings are said as planned)."""
+    return isinstance(inputs.candidates, pl.DataFrame) and (
+        inputs.truth is None or isinstance(inputs.truth, pl.DataFrame)
+    )
+
+
+def _evaluated_and_said(
+    metrics: str | Iterable[str] | Plan | None,
+    k: int | Iterable[int] | None,
+    policy: Policy,
+    inputs: Inputs,
+) -> Evaluation:
+    """`evaluate_plan` of the plan, its planning's warnings said after it, a `ToolNameWarning`
+    only where the data make the tool's number differ: the name evaluated again under the
+    fields the warning names as the tool's (from the same plan: no name is read again). A
+    warning the check cannot read is said."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = Plan.of(metrics, k, policy)
+    result = evaluate_plan(plan, inputs)
+    for said in caught:
+        found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
+        if found is None or _differs(*found, plan, result, inputs):
+            warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+    return result
+
+
+def _differs(
+    name: str, fields: dict[str, object], plan: Plan, result: Evaluation, inputs: Inputs
+) -> bool:
+    """Whether `name`'s per-group values differ under its policy and under it with the tool's
+    `fields`, on `inputs` (True where the check cannot tell: the warning is then said)."""
+    one = _plan_of_one(plan, name)
+    if one is None:
+        return True
+    values = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for chosen in (one, one.with_policy(**fields)):
+            try:
+                rows = evaluate_plan(chosen, inputs).per_group
+            except (ValueError, TypeError):
+                return True
+            if not isinstance(rows, pl.DataFrame):
+                return True
+            by = [column for column in rows.columns if column not in ("metric", "value")]
+            values.append(rows.sort(by).get_column("value").fill_nan(None))
+    return not values[0].equals(values[1])
+
+
+def _plan_of_one(plan: Plan, name: str) -> Plan | None:
+    """The part of `plan` that reads `name`, with that name alone (read already: no name is
+    read again, no plan made again); None when no name of `plan` is `name`."""
+    for part in plan.parts:
+        for asked in part.request.asked:
+            if asked.name == name:
+                request = Request(asked=(asked,), default=False)
+                alone = replace(plan, request=request, parts=(Part.of(request, part.policy),))
+                return alone.at(plan.asked_ks)
+    return None
 
 
 @dataclass(frozen=True)
@@ -285,13 +353,49 @@ def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
 def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
     """One part of `plan`: its names under its policy, at every cut-off of the plan."""
     keys = _keys(inputs.group_by, inputs.system)
-    policy, candidates = part.policy, inputs.candidates
     truth, subtopics = subtopic_job(
         part, inputs.truth, subtopic=inputs.subtopic, keys=keys, item=inputs.item,
         relevance=inputs.relevance,
     )  # fmt: skip
+    spec, policy = _checked_spec(plan, part, inputs, truth)
+    tables = item_tables(
+        spec,
+        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
+        popularity=inputs.popularity,
+        catalogue=inputs.catalogue,
+        item_features=inputs.item_features,
+        head_share=inputs.head_share,
+    )
+    prepared = prepare_groups(spec)
+    all_groups, top = _one_pass(spec, prepared, bool(part.beyond), inputs.engine)
+    kept = apply_group_policies(all_groups.lazy(), policy)
+    wide = metric_table_of(kept, spec)
+    per_group_beyond, catalogue_table, exposures = beyond_values(
+        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
+    )
+    if per_group_beyond is not None:
+        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
+    if subtopics.metrics:
+        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
+        prepared = replace(prepared, path=prepared.path + said)
+    if part.beyond or subtopics.metrics:
+        # The canonical accuracy names (none when only the ranking was needed).
+        accuracy = () if part.ranking_only else spec.metrics
+        metric_names = (*accuracy, *part.beyond_group, *subtopics.metrics)
+        spec = replace(spec, metrics=metric_names)
+    return _assembled(
+        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, part.beyond_catalogue
+    )
+
+
+def _checked_spec(
+    plan: Plan, part: Part, inputs: Inputs, truth: FrameLike | None
+) -> tuple[Spec, Policy]:
+    """The part's inputs checked and read into a `Spec`, and the policy its groups are kept
+    under (the ranking only, for a cheap metric reported by none, when no accuracy metric is
+    asked)."""
+    policy, candidates = part.policy, inputs.candidates
     if part.ranking_only:
-        # The ranking is needed, not an accuracy metric: rank for a cheap one, report none.
         candidates, policy = _ranking_only(candidates, truth, inputs.relevance, policy)
     spec = check_inputs(
         candidates,
@@ -312,47 +416,27 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
             f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "
-            f"together; with system={inputs.system!r} evaluate them per system "
-            f"(rk.evaluate_systems(candidates, truth, system={inputs.system!r}, ...))"
+            f"together; with system={inputs.system!r} evaluate them per system against one "
+            f"catalogue of every system's items (rk.evaluate_systems(candidates, truth, "
+            f"system={inputs.system!r}, ...))"
         )
     _check_missing_groups(spec)
-    tables = item_tables(
-        spec,
-        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
-        popularity=inputs.popularity,
-        catalogue=inputs.catalogue,
-        item_features=inputs.item_features,
-        head_share=inputs.head_share,
-    )
-    prepared = prepare_groups(spec)
-    all_groups: FrameLike = prepared.group_sums
+    return spec, policy
+
+
+def _one_pass(
+    spec: Spec, prepared: Prepared, beyond: bool, engine: EngineType
+) -> tuple[FrameLike, pl.LazyFrame]:
+    """The per-group table and the top rows (for the beyond-accuracy metrics): collected in
+    the one heavy pass for eager inputs, everything after working on one row per group (and
+    on the top K rows); lazy otherwise."""
     top: pl.LazyFrame = top_rows(spec, prepared.ranked)
-    if not spec.is_lazy:
-        # The one heavy pass; everything after works on one row per group (and on the top
-        # K rows, for the beyond-accuracy metrics).
-        if part.beyond:
-            all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=inputs.engine)
-            top = top_df.lazy()
-        else:
-            all_groups = prepared.group_sums.collect(engine=inputs.engine)
-    kept = apply_group_policies(all_groups.lazy(), policy)
-    wide = metric_table_of(kept, spec)
-    per_group_beyond, catalogue_table, exposures = beyond_values(
-        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
-    )
-    if per_group_beyond is not None:
-        wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
-    if subtopics.metrics:
-        wide, said = subtopics.joined(wide, prepared.ranked, kept, spec)
-        prepared = replace(prepared, path=prepared.path + said)
-    if part.beyond or subtopics.metrics:
-        # The canonical accuracy names (none when only the ranking was needed).
-        accuracy = () if part.ranking_only else spec.metrics
-        metric_names = (*accuracy, *part.beyond_group, *subtopics.metrics)
-        spec = replace(spec, metrics=metric_names)
-    return _assembled(
-        spec, prepared, all_groups, kept, wide, catalogue_table, exposures, part.beyond_catalogue
-    )
+    if spec.is_lazy:
+        return prepared.group_sums, top
+    if beyond:
+        all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
+        return all_groups, top_df.lazy()
+    return prepared.group_sums.collect(engine=engine), top
 
 
 def _ranking_only(

@@ -20,7 +20,6 @@ import polars as pl
 from polars_rankk.core.columns import (
     GAIN,
     GRADE,
-    HAS_CANDIDATES,
     HITS,
     HITS_AT_R,
     IDEAL_DCG,
@@ -36,6 +35,7 @@ from polars_rankk.core.columns import (
     SCORE,
     stat_column,
 )
+from polars_rankk.core.evaluation.group_table import filled, kernel_or_pure_sums, with_presence
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics import order as ranking
@@ -212,19 +212,6 @@ def _truth_stats(
     )
 
 
-def _present(spec: Spec) -> pl.LazyFrame:
-    """Groups that have candidate rows in the input, before invalid scores are dropped or
-    unjudged items (negative labels, without truth) condensed.
-
-    A group whose every row was dropped is ranked empty; it is not a missing group.
-    """
-    present = spec.candidates.select(spec.keys).unique()
-    if spec.empty_candidate_groups is not None:
-        # An empty list is an empty ranking: the group has candidates, none of them ranked.
-        present = pl.concat([present, spec.empty_candidate_groups]).unique()
-    return present.with_columns(pl.lit(True).alias(HAS_CANDIDATES))
-
-
 def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
     """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
 
@@ -379,115 +366,25 @@ def prepare_groups(spec: Spec) -> Prepared:
     Judgement-aware metrics (judged@K, rbp's residual, bpref) and ``unjudged="condense"``
     join every truth row instead, flag the judged candidates and keep the judged rows.
     """
-    policy = spec.policy
-    keys = list(spec.keys)
-    needs = term_needs(spec.metrics, policy)
-    flags_judged = needs.judged
-    whole_list = list(needs.whole_list)
-    by_k = list(needs.by_k)
+    needs = term_needs(spec.metrics, spec.policy)
     selected = _selected_candidates(spec)
     candidates = _valid_scores(selected, spec)
-    deduplicated = _deduplicated(candidates, spec)
+    before_condensing = _deduplicated(candidates, spec)
     # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
     truth = _normalised_truth(spec, selected)
-
-    if policy.pool == "restrict" and spec.truth is not None:
-        pool = deduplicated.select([*keys, spec.item]).unique()
-        judged = truth.join(pool, on=[*keys, spec.item], how="semi")
-    else:
-        judged = truth
-    # The group stays in the universe (it is in the truth) even if no grade is judged.
-    judged = ranking.judged_rows(judged, pl.col(GRADE), policy)
-    before_condensing = deduplicated
-    condensed = ranking.condenses(policy, has_truth=spec.truth is not None)
-    if condensed and spec.truth is not None:
-        # Sakai's condensed list: candidates without a judgement are removed before ranking.
-        deduplicated = deduplicated.join(judged, on=[*keys, spec.item], how="semi")
-    elif condensed:
-        # Pre-labelled: a candidate with a negative grade is the only unjudged kind.
-        deduplicated = deduplicated.filter(pl.col(GRADE) >= 0)
-    positive = judged.filter(ranking.may_add(pl.col(GRADE), policy))
-    # The truth rows joined to the candidates: every judged row when a metric needs the
-    # judged flag, else the positive ones only (the default path stays as small as it was).
-    if flags_judged and spec.truth is not None:
-        joined_truth = judged.with_columns(pl.lit(True).alias(IS_JUDGED))
-    else:
-        joined_truth = positive
-    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    counted = "n_nonrelevant" in needs.counts  # the kernel's where it takes them (none padded)
-    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
-    truth_stats = stats if stats is not None else _truth_stats(judged, spec, padding, counted)
-    if judged is truth:
-        universe = truth_stats
-    else:
-        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
-    # A group whose truth is an empty list is in the truth with nothing relevant; without a
-    # truth table, a group whose candidate list is empty is a group with nothing at all.
-    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
-    if empty is not None:
-        extra = empty.join(universe.select(keys), on=keys, how="anti")
-        universe = pl.concat([universe, extra], how="diagonal_relaxed")
-
+    judged = _judged(spec, before_condensing, truth)
+    deduplicated, condensed = _condensed(spec, before_condensing, judged)
+    truth_stats = _truth_statistics(spec, selected, truth, judged, needs)
+    joined_truth = _joined_truth(spec, needs, judged)
     ranked = _ranked_chain(spec, deduplicated, joined_truth)
     pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
-    per_group = pure.sums(needs)
-    # The same per-group sums from the compiled kernel, when it is there: every term it
-    # computes; the others (a user's term that is not linear) from pure Polars, joined.
-    path = native.unsupported(spec)
-    term_rows = pure.rows
-    if path is None:
-        on_kernel = tuple(column for column in needs.columns if native.computes(TERMS[column]))
-        rest = tuple(column for column in needs.columns if column not in on_kernel)
-        schema = per_group.collect_schema()
-        path = native.status().line()
-
-        def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
-            return native.term_rows(spec, selected, truth, columns)
-
-        kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
-        if rest:
-            names = ", ".join(TERMS[column].name for column in rest)
-            path += (
-                f"; the terms {names} in pure Polars (the kernel computes only terms "
-                "declared as labels times weights of the rank)"
-            )
-            extra = pure.sums(TermNeeds(columns=rest)).drop(N_CANDIDATES, HITS_AT_R, strict=False)
-            # In the pure path's column order: one schema whichever path computed a term.
-            per_group = per_group.join(extra, on=keys, how="left").select(schema.names())
-
-    groups = universe.join(per_group, on=keys, how="left")
-    kernel = path.startswith("native kernel: loaded")
-    if (
-        condensed
-        or spec.empty_candidate_groups is not None
-        or (policy.invalid_scores == "drop" and not kernel)
-    ):
-        # Whether a group has candidates is a fact of the input: a list emptied by dropping
-        # invalid scores or condensing unjudged items, or given empty, is an empty ranking,
-        # not a missing one.
-        groups = groups.join(_present(spec), on=keys, how="left")
-    elif kernel:
-        # The kernel returns every group with candidate rows, ranked empty when none survived.
-        present = pl.col(N_CANDIDATES).is_not_null()
-        if policy.invalid_scores != "drop":
-            present = present & (pl.col(N_CANDIDATES) > 0)
-        groups = groups.with_columns(present.alias(HAS_CANDIDATES))
-    else:
-        groups = groups.with_columns(pl.col(N_CANDIDATES).is_not_null().alias(HAS_CANDIDATES))
-    stat_columns = [stat_column(stat, k) for k in spec.read_ks for stat in (*by_k, IDEAL_DCG)]
-    groups = groups.with_columns(
-        pl.col(HAS_CANDIDATES).fill_null(False),
-        pl.col(N_CANDIDATES).fill_null(0),
-        pl.col(N_RELEVANT).fill_null(0),
-        *(pl.col(column).fill_null(0) for column in [*stat_columns, *whole_list]),
+    per_group, path, term_rows = kernel_or_pure_sums(
+        spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats
     )
-    if "n_nonrelevant" in needs.counts:
-        groups = groups.drop(N_NONRELEVANT)
-    if needs.hits_at_r:
-        groups = groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
-    else:
-        groups = groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
+    groups = _universe(spec, truth, judged, truth_stats).join(
+        per_group, on=list(spec.keys), how="left"
+    )
+    groups = filled(spec, with_presence(spec, groups, condensed, path), needs)
     return Prepared(
         group_sums=groups,
         ranked=ranked,
@@ -498,3 +395,65 @@ def prepare_groups(spec: Spec) -> Prepared:
         term_rows=term_rows,
         judged=judged,
     )
+
+
+def _judged(spec: Spec, deduplicated: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """The judged truth rows: restricted to the ranked items under ``pool="restrict"``, the
+    negative grades and the pool applied (a group stays in the universe, being in the truth,
+    even when none of its grades is judged)."""
+    keys = [*spec.keys, spec.item]
+    judged = truth
+    if spec.policy.pool == "restrict" and spec.truth is not None:
+        judged = truth.join(deduplicated.select(keys).unique(), on=keys, how="semi")
+    return ranking.judged_rows(judged, pl.col(GRADE), spec.policy)
+
+
+def _condensed(
+    spec: Spec, deduplicated: pl.LazyFrame, judged: pl.LazyFrame
+) -> tuple[pl.LazyFrame, bool]:
+    """The candidates ranked, and whether unjudged ones left first (Sakai's condensed list:
+    candidates without a judgement; pre-labelled, those with a negative grade)."""
+    condensed = ranking.condenses(spec.policy, has_truth=spec.truth is not None)
+    if condensed and spec.truth is not None:
+        return deduplicated.join(judged, on=[*spec.keys, spec.item], how="semi"), True
+    if condensed:
+        return deduplicated.filter(pl.col(GRADE) >= 0), True
+    return deduplicated, False
+
+
+def _joined_truth(spec: Spec, needs: TermNeeds, judged: pl.LazyFrame) -> pl.LazyFrame:
+    """The truth rows joined to the candidates: every judged row when a metric needs the
+    judged flag, else the positive ones only (the default path stays as small as it was)."""
+    if needs.judged and spec.truth is not None:
+        return judged.with_columns(pl.lit(True).alias(IS_JUDGED))
+    return judged.filter(ranking.may_add(pl.col(GRADE), spec.policy))
+
+
+def _truth_statistics(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, judged: pl.LazyFrame,
+    needs: TermNeeds,
+) -> pl.LazyFrame:  # fmt: skip
+    """R_g and the truth's other per-group counts: the kernel's where it takes them (none
+    padded by ``n_relevant``), else pure Polars'."""
+    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
+    counted = "n_nonrelevant" in needs.counts
+    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
+    return stats if stats is not None else _truth_stats(judged, spec, padding, counted)
+
+
+def _universe(
+    spec: Spec, truth: pl.LazyFrame, judged: pl.LazyFrame, truth_stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Every group evaluated, with its truth statistics: the truth's groups (or, without a
+    truth, the candidates'), a group given an empty list included."""
+    keys = list(spec.keys)
+    universe = truth_stats
+    if judged is not truth:
+        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is None:
+        return universe
+    extra = empty.join(universe.select(keys), on=keys, how="anti")
+    return pl.concat([universe, extra], how="diagonal_relaxed")

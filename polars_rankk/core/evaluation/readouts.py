@@ -198,6 +198,9 @@ def summarize(
     else:
         result = aggregate.micro_from(rows)
     dropped_counts = dropped_table(spec.ks, counts, short)
+    if average != "micro":  # (micro's sums keep every K: a ratio of no group is NaN there)
+        cells_kept = [cell for cell in aggregate.summary_cells(spec) if cell[0] in chosen]
+        result = aggregate.with_skipped_cells(result, cells_kept, dropped_counts)
     result = result.join(dropped_counts, on="k", how="left", nulls_equal=True)
     if cells is not None:
         at = [(metric, k) in cells for metric, k in result.select("metric", "k").iter_rows()]

@@ -50,6 +50,7 @@ from polars_rankk.core.expressions.group import (
     ranked_group,
     read_fields,
     refusals,
+    refused_text_grade,
 )
 from polars_rankk.core.inputs.spec import normalize_ks
 from polars_rankk.core.kernel import per_group as expression_kernel
@@ -291,7 +292,9 @@ def metrics_expression(
             name: pl.when(group.stats.n_relevant == 0).then(pl.lit(None, pl.Float64)).otherwise(v)
             for name, v in values.items()
         }
-    return expression_kernel.computed_struct(group.sums, values, unknown)
+    return refused_text_grade(
+        expression_kernel.computed_struct(group.sums, values, unknown), inputs
+    )
 
 
 def _metric(
@@ -320,9 +323,9 @@ def _metric(
         value = expression_kernel.computed(group.sums, value)
         if group.outer_void is not None:
             value = pl.when(group.outer_void).then(pl.lit(None, pl.Float64)).otherwise(value)
-    if not group.on_kernel:
-        refused = refusals(inputs)
-        if refused:
-            # Null unless the rows are refused, when the query raises instead.
-            value = pl.coalesce(*refused, value)
+    if group.on_kernel:
+        value = refused_text_grade(value, inputs)
+    else:
+        # Null unless the rows are refused, when the query raises instead.
+        value = pl.coalesce(*refusals(inputs), value)
     return value.alias(metric.column(cutoff))

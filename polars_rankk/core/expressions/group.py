@@ -50,9 +50,39 @@ def refused(bad: pl.Expr, message: pl.Expr) -> pl.Expr:
     return message.filter(bad).first().cast(pl.Int8, strict=True).cast(pl.Float64)
 
 
+#: Seed of the hashes that tell a text column from a numeric one (any fixed value).
+_SEED = 20260101
+
+
+def text_grade_refusal(relevance: pl.Expr, item: pl.Expr | None) -> pl.Expr:
+    """Null, or the query's error when the grade column holds text (String), in the words
+    `evaluate` refuses it with. Polars does not tell an expression its dtype: a column is text
+    when its largest value hashes as its own text does (a number's hash differs from its
+    text's); checked on that one value, so a numeric column costs one pass."""
+    top = relevance.max()
+    text = top.is_not_null() & (top.hash(_SEED) == top.cast(pl.String).hash(_SEED))
+    name = name_of(relevance, "relevance")
+    row = (relevance == top).arg_max()
+    where = (
+        pl.format(" at row {} of its group", row)
+        if item is None
+        else pl.format(" (item {})", item.gather(row))
+    )
+    said = f"column {name!r} must be numeric (a grade); it has dtype String, e.g. the grade "
+    message = pl.concat_str(pl.lit(said), pl.format("'{}'", top.cast(pl.String)), where)
+    return refused(text, message)
+
+
+def refused_text_grade(value: pl.Expr, inputs: Inputs) -> pl.Expr:
+    """`value`, or the query's error when the grade column holds text (on every path: the
+    kernel reads such a column's numbers silently)."""
+    return value if inputs.text_grade is None else pl.when(inputs.text_grade.is_null()).then(value)
+
+
 def refusals(inputs: Inputs) -> list[pl.Expr]:
     """Where `evaluate` raises on the rows, the query raises: an invalid score under
-    ``invalid_scores="error"``, a repeated item under ``duplicates="error"``."""
+    ``invalid_scores="error"``, a repeated item under ``duplicates="error"``, a grade column
+    of text."""
     policy, item = inputs.policy, inputs.item
     row = pl.int_range(pl.len(), dtype=pl.Int64)
     where = (
@@ -60,7 +90,7 @@ def refusals(inputs: Inputs) -> list[pl.Expr]:
         if item is None
         else pl.format(" at row {} of its group (item {})", row, item)
     )
-    found = []
+    found = [] if inputs.text_grade is None else [inputs.text_grade]
     if policy.invalid_scores == "error":
         bad = ~ranking.is_valid_score(inputs.score)
         value = inputs.given_score.cast(pl.Float64).cast(pl.String).fill_null("null")
@@ -96,6 +126,8 @@ class Inputs:
     #: The grades of the group's judged items the rows do not hold (`rk.label` writes them),
     #: as given (negative grades kept, as in `grade`'s `order_grade`).
     unretrieved: pl.Expr | None = None
+    #: Null, or the error refusing a grade column of text (`text_grade_refusal`).
+    text_grade: pl.Expr | None = None
 
 
 def inputs_of(
@@ -126,7 +158,10 @@ def inputs_of(
         )
     ranking_column = by if rank is None else rank
     assert ranking_column is not None
-    given = as_expr(relevance).cast(pl.Float64)
+    column = as_expr(relevance)
+    item_column = None if item is None else as_expr(item)
+    # Read without a strict cast, whose error (Polars' own) would come before `text_grade`'s.
+    given = column.cast(pl.Float64, strict=False)
     if policy.fractional_grades == "truncate":  # as trec_eval reads a grade (atol)
         given = given.cast(pl.Int64, strict=False).cast(pl.Float64)
     grade = given
@@ -143,10 +178,11 @@ def inputs_of(
         score=ranking.score_value(given_score, lower_is_better=rank is not None),
         given_score=given_score,
         score_name=name_of(given_score, "by" if rank is None else "rank"),
-        item=None if item is None else as_expr(item),
+        item=item_column,
         n_relevant=None if n_relevant is None else as_expr(n_relevant).cast(pl.Int64),
         policy=policy,
         unretrieved=missed,
+        text_grade=text_grade_refusal(column, item_column),
     )
 
 

@@ -12,8 +12,11 @@ reads as trec_eval's measure (``trec_rbp``, ``nDCG``).
 
 from __future__ import annotations
 
+import ast
+import re
 import warnings
 from collections.abc import Iterable
+from dataclasses import fields
 
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import MetricRequest
@@ -28,6 +31,12 @@ _TREC_EVAL_HOMONYMS: dict[str, tuple[str, int | None, str]] = {
     "rbp": ("trec_rbp", None, "trec_rbp"),
     "ndcg": ("ndcg", 10, "nDCG"),  # whole-list ndcg keeps ndcg_cut's conventions
 }
+
+
+#: Canonical names that are ranx's own spelling of its measure over the whole list (ranx has
+#: no separate K), and the spelling that reads as ranx's measure here. (Its ``precision``,
+#: ``recall``... are every tool's generic words: typed beside a K they mean it.)
+_RANX_WHOLE_LIST: dict[str, str] = {"mrr": "RR", "ndcg": "nDCG"}
 
 
 _POSSESSIVE = {"trec_eval": "trec_eval's", "ir_measures": "ir_measures'"}
@@ -135,11 +144,18 @@ def warn_tool_conventions(
     # A name is said once for how the tool computes it, and once for a parameter left out.
     said: set[str] = set()
     said_left_out: set[str] = set()
+    # A convention trec_eval takes as a command-line flag (-l 2, -J): its names typed give
+    # trec_eval's numbers run with that flag, said once for all of them.
+    flagged: dict[str, list[str]] = {}
     for name, measures in Request.of(metrics).asked:
         for measure in measures:
             tool = _tool_of(measure, policy)
             reason = None if tool is None else _reason(measure, tool, policy)
-            if reason is not None and name not in said:
+            if reason is not None and tool == "trec_eval" and "with the flag -" in reason:
+                if name not in said:
+                    said.add(name)
+                    flagged.setdefault(reason, []).append(name)
+            elif reason is not None and name not in said:
                 said.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
                 warnings.warn(
@@ -161,3 +177,78 @@ def warn_tool_conventions(
             if homonym is not None and name not in said:
                 said.add(name)
                 warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)
+    for reason, names in flagged.items():
+        listed = ", ".join(repr(name) for name in names)
+        warnings.warn(
+            f"{'metrics' if len(names) > 1 else 'metric'} {listed}: {reason}; the values here "
+            f"are trec_eval's run with that flag",
+            ToolNameWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -> None:
+    """Warn for each canonical name ranx spells for its whole list (``mrr``, ``ndcg``) typed
+    without a cut-off beside names that carry theirs (``P@3``): read at the evaluation's K
+    (`ks`) here, where ranx — and a request spelling cut-offs in its names — reads the whole
+    list. The warning names the spelling that reads as ranx's measure. (Typed among names
+    without cut-offs, the canonical names mean the evaluation's K, as documented.)
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from polars_rankk.core.names.conventions import warn_ranx_whole_list
+    >>> from polars_rankk.core.names.request import Request
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_ranx_whole_list(Request.of(["mrr", "ndcg@3", "P"]), 3)
+    ...     warn_ranx_whole_list(Request.of(["mrr", "P"]), 3)
+    >>> [str(w.message)[:52] for w in caught]
+    ["metric 'mrr' is read at k=3; ranx's mrr is the whole"]
+    """
+    if not any(measure.k is not None for measure in request.measures):
+        return  # no name spells a cut-off: a name without one means the evaluation's K
+    for asked in request.asked:
+        spelled = asked.name.strip()
+        whole = _RANX_WHOLE_LIST.get(spelled)
+        if whole is None or any(measure.k is not None for measure in asked.measures):
+            continue
+        warnings.warn(
+            f"metric {spelled!r} is read at k={ks}; ranx's {spelled} is the whole ranked list "
+            f"(type {whole!r} for that number, or {spelled}@K for a cut-off of its own)",
+            ToolNameWarning,
+            stacklevel=stacklevel,
+        )
+
+
+#: A policy a tool-name warning names as the tool's: ``Policy.ties='item_asc'`` or
+#: ``Policy(ties='item_asc', short_lists='observed')``.
+_NAMED_POLICY = re.compile(r"Policy\.(\w+=(?:'[^']*'|[-\w.]+))|Policy\(([^)]*)\)")
+_FIELD = re.compile(r"(\w+)=('[^']*'|[-\w.]+)")
+_NAMED_METRIC = re.compile(r"^metric '([^']*)'")
+
+
+def tool_policy(message: str) -> tuple[str, dict[str, object]] | None:
+    """The name a `ToolNameWarning` is about and the Policy fields its message names as the
+    tool's (what reproduces its number), or None when it names no such fields.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.conventions import tool_policy
+    >>> tool_policy("metric 'Judged@10' is ... (Policy(ties='item_asc', short_lists='observed'))")
+    ('Judged@10', {'ties': 'item_asc', 'short_lists': 'observed'})
+    >>> tool_policy("metric 'P_5' is ...: trec_eval sets the threshold with the flag -l 2") is None
+    True
+    """
+    name = _NAMED_METRIC.match(message)
+    found: dict[str, object] = {}
+    for single, several in _NAMED_POLICY.findall(message):
+        for key, value in _FIELD.findall(single or several):
+            try:
+                found[key] = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                return None
+    known = {field.name for field in fields(Policy)}
+    if name is None or not found or not set(found) <= known:
+        return None
+    return name.group(1), found

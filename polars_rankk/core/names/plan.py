@@ -35,10 +35,10 @@ from typing import Final
 
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.cells import Cell, Label, cells_of, labels_of
-from polars_rankk.core.names.conventions import warn_tool_conventions
+from polars_rankk.core.names.conventions import warn_ranx_whole_list, warn_tool_conventions
 from polars_rankk.core.names.cutoffs import DEFAULT_K, asked_ks, normalize_ks
 from polars_rankk.core.names.parse import MetricRequest
-from polars_rankk.core.names.request import Request, differences
+from polars_rankk.core.names.request import Asked, Request, differences
 from polars_rankk.core.policy import Policy
 
 __all__ = ["Part", "Plan"]
@@ -46,6 +46,13 @@ __all__ = ["Part", "Plan"]
 #: The beyond-accuracy metrics computed per group, and those over the catalogue, in registry
 #: order.
 _BEYOND_KINDS: Final = ("beyond_accuracy", "catalogue")
+
+
+#: The cheap metric read where only the ranking is needed (reported by none), as a request
+#: made once: the names typed are the only ones read.
+_RANKING_ONLY: Final = Request(
+    asked=(Asked("hit_rate", (MetricRequest("hit_rate", spelling="hit_rate"),)),), default=False
+)
 
 
 def _kind(measure: MetricRequest) -> str:
@@ -125,7 +132,7 @@ class Part:
     def checked(self) -> Request | None:
         """What the input checks and the ranking read: the accuracy names, the default metrics
         (None), or a cheap metric when only the ranking is needed (reported by none)."""
-        return Request.of("hit_rate") if self.ranking_only else self.accuracy
+        return _RANKING_ONLY if self.ranking_only else self.accuracy
 
 
 @dataclass(frozen=True)
@@ -188,8 +195,10 @@ class Plan:
             # Said where the path was called (its caller: Plan.of, then the path's entry).
             warn_tool_conventions(part.request, part.policy, stacklevel=5)
             _refuse_expected_subtopics(part)
+        ks = asked_ks(k, request, default_k)
+        warn_ranx_whole_list(request, ks, stacklevel=5)
         plan = cls(request, policy, (), parts)
-        return plan.at(asked_ks(k, request, default_k))
+        return plan.at(ks)
 
     def at(self, k: int | Iterable[int], *, every_k: bool | None = None) -> Plan:
         """The same plan with its names typed without a cut-off read at `k` (and every name
