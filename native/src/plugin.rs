@@ -281,6 +281,7 @@ pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
 /// `ranked_items`: each group's items at ranks 1..K_max, in rank order, ranked as
 /// `graded_rows` ranks them (every row: the call declares a term that is never zero).
 pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let started = std::time::Instant::now();
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
@@ -294,6 +295,7 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
         data: OutData::I64(found.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
     });
     out.push(OutColumn { name: "score".to_string(), data: OutData::F64(found.scores) });
+    kernel::timing("ranked items laid out", started);
     Ok(out)
 }
 

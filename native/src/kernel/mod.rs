@@ -180,6 +180,7 @@ type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>, Vec<f64>);
 /// K-curves' sums over ranks read them) and, `with_items`, each row's item.
 pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items: bool) -> TermRows {
     let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    let started = std::time::Instant::now();
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();
@@ -205,6 +206,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
         }
         found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
     });
+    timing("rank and read the term rows", started);
     let (mut rows, mut items, mut values, mut scores) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (r, i, v, s) in found {
         rows.extend(r);

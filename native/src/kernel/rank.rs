@@ -286,6 +286,78 @@ fn may_select(config: &Config) -> bool {
     config.has_row || (config.policy.ties != Ties::InputOrder && !config.policy.keep_duplicates())
 }
 
+/// The highest-scored copy of each item (the earliest row among equal scores) stands for it,
+/// with the highest grade among its copies and judged where any copy is.
+#[inline]
+fn absorb(best: &mut Candidate, copy: Candidate) {
+    let grade = if copy.grade.is_nan() || (!best.grade.is_nan() && best.grade >= copy.grade) { best.grade } else { copy.grade };
+    let judged = (best.extra | copy.extra) & 1;
+    let better = match copy.score.total_cmp(&best.score) {
+        Ordering::Greater => true,
+        Ordering::Equal => copy.row() < best.row(),
+        Ordering::Less => false,
+    };
+    if better {
+        *best = copy;
+    }
+    best.grade = grade;
+    best.extra = (best.extra & !1) | judged;
+}
+
+/// `dedup_sorted` for integer items: sorted by item, each run of copies absorbed into its
+/// first; returns how many remain (the first ones).
+fn dedup_sorted(items: &Items<'_>, group: &mut [Candidate]) -> usize {
+    group.sort_unstable_by(|a, b| {
+        items.cmp(a.item, b.item).then(b.score.total_cmp(&a.score)).then(a.row().cmp(&b.row()))
+    });
+    let mut kept = 0usize;
+    for i in 0..group.len() {
+        if kept > 0 && items.cmp(group[kept - 1].item, group[i].item) == Ordering::Equal {
+            let copy = group[i];
+            absorb(&mut group[kept - 1], copy);
+        } else {
+            group[kept] = group[i];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Text items de-duplicated in one pass over a small open-addressing table keyed by each
+/// item's hash (computed once per candidate: a passage read up to its cut once), the text
+/// compared only where hashes are equal; the kept candidates stay in order of first sight
+/// (the ranking then orders them); returns how many remain (the first ones).
+fn dedup_text(items: &Items<'_>, group: &mut [Candidate], scratch: &mut RankScratch) -> usize {
+    let size = (group.len() * 2).next_power_of_two().max(16);
+    let mask = size - 1;
+    // slot -> (hash, kept index + 1; 0: empty), in one u128 per slot.
+    let table = &mut scratch.order;
+    table.clear();
+    table.resize(size, 0);
+    let mut kept = 0usize;
+    for i in 0..group.len() {
+        let copy = group[i];
+        let hash = item_key(items, copy.item);
+        let mut slot = (mix(hash) as usize) & mask;
+        loop {
+            let entry = table[slot];
+            let at = (entry as u64) as usize;
+            if at == 0 {
+                table[slot] = (u128::from(hash) << 64) | (kept + 1) as u128;
+                group[kept] = copy;
+                kept += 1;
+                break;
+            }
+            if (entry >> 64) as u64 == hash && items.cmp(group[at - 1].item, copy.item) == Ordering::Equal {
+                absorb(&mut group[at - 1], copy);
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+    kept
+}
+
 /// De-duplicate the group's candidates and sort them in rank order, in place; returns how
 /// many remain (the first ones) and how many of those are in rank order: all of them, or,
 /// when only the first `top` ranks are read (`Reader::ranks_read`) of a list several times
@@ -299,30 +371,12 @@ pub(crate) fn rank_group(
     top: Option<usize>,
 ) -> (usize, usize) {
     let mut len = group.len();
-    if !config.policy.keep_duplicates() && len > 1 && may_repeat(items, group, &mut scratch.keys) {
-        // The highest-scored copy of each item, the earliest such row; its label is the
-        // highest among the copies.
-        group.sort_unstable_by(|a, b| {
-            items
-                .cmp(a.item, b.item)
-                .then(b.score.total_cmp(&a.score))
-                .then(a.row().cmp(&b.row()))
-        });
-        let mut kept = 0usize;
-        for i in 0..len {
-            if kept > 0 && items.cmp(group[kept - 1].item, group[i].item) == Ordering::Equal {
-                let copy = group[i];
-                let best = &mut group[kept - 1];
-                if !copy.grade.is_nan() && (best.grade.is_nan() || copy.grade > best.grade) {
-                    best.grade = copy.grade;
-                }
-                best.extra |= copy.extra & 1;
-            } else {
-                group[kept] = group[i];
-                kept += 1;
-            }
+    if !config.policy.keep_duplicates() && len > 1 {
+        if items.is_text() {
+            len = dedup_text(items, group, scratch);
+        } else if may_repeat(items, group, &mut scratch.keys) {
+            len = dedup_sorted(items, group);
         }
-        len = kept;
     }
     if defers_condensing(config) {
         len = condensed(config, &mut group[..len]);
