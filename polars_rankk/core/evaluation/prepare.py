@@ -370,6 +370,11 @@ class _PureSums:
         return chain
 
 
+def _no_rows(columns: tuple[str, ...]) -> pl.LazyFrame | None:
+    """No term rows came with the sums: `native.term_rows` ranks for them."""
+    return None
+
+
 def prepare_groups(spec: Spec) -> Prepared:
     """Build the lazy per-group table for `spec`: one pass over the candidates.
 
@@ -441,11 +446,21 @@ def prepare_groups(spec: Spec) -> Prepared:
         schema = per_group.collect_schema()
         path = native.status().line()
 
-        def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
-            return native.term_rows(spec, selected, truth, columns)
-
         kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+        rows_read = spec.policy.ties != "expected" and spec.n_relevant is None
+        if spec.term_rows and spec.is_lazy and rows_read and not rest:
+            # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
+            per_group, rows_of = native.group_rows(
+                spec, selected, truth, truth_stats, kernel_needs, schema
+            )
+        else:
+            per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+            rows_of = _no_rows
+
+        def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
+            rows = rows_of(columns)
+            return native.term_rows(spec, selected, truth, columns) if rows is None else rows
+
         if rest:
             names = ", ".join(TERMS[column].name for column in rest)
             path += (
