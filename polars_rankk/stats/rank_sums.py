@@ -25,6 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -114,10 +115,8 @@ def sums_over_ranks(
         (~(pl.col("n_relevant") == 0) | pl.lit(not nan_empty)).alias("valid"),
     )
     valid = sizes.filter("valid")
-    rows_g = (
-        graded_rows.join(index, on=keys, how="inner", nulls_equal=True)
-        .join(valid.select("_g"), on="_g")
-        .sort("_g", "rank")
+    rows_g = graded_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
+        valid.select("_g"), on="_g"
     )
     ideal_g = ideal_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
         valid.select("_g"), on="_g"
@@ -137,14 +136,16 @@ def sums_over_ranks(
     if linear:
         pieces.extend(_linear_events(sums, linear, forms, policy, rows_g, valid, skip))
     sums.n_columns = max(sums.n_columns, sums.block)
-    frame = (
-        pl.concat(pieces)
-        .filter((pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0))
-        .sort("_g", "c", "k")
+    frame = pl.concat(pieces).filter(
+        (pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0)
     )
-    sums.group = frame["_g"].to_numpy().astype(np.int64)
-    sums.column = (frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64)
-    sums.delta = frame["d"].to_numpy().astype(np.float64)
+    group = frame["_g"].to_numpy()
+    column = (frame["c"] * k_max + frame["k"] - 1).to_numpy()
+    # In (group, column, K) order: the order the sums over groups add them in.
+    order = np.argsort(group * (sums.n_columns * k_max) + column, kind="stable")
+    sums.group = group[order]
+    sums.column = column[order]
+    sums.delta = frame["d"].to_numpy()[order]
     return sums
 
 
@@ -188,34 +189,57 @@ def _value_events(
     """
     terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
     forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
-    zero = [pl.lit(0.0).alias(term) for term in terms]
-    no_ideal = pl.lit(0.0).alias(IDEAL)
+    # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
     parts = [
-        rows.select("_g", "rank", *(pl.col(t).cast(pl.Float64) for t in terms), no_ideal),
-        valid.select("_g", pl.lit(1, dtype=pl.Int64).alias("rank"), *zero, no_ideal),
+        (rows["_g"], rows["rank"], rows.select(*(pl.col(t).cast(pl.Float64) for t in terms))),
+        (valid["_g"], pl.Series(np.ones(valid.height, np.int64)), None),
     ]
     if any(form is not None and form.reads_ideal for form in forms):
         term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
-        parts.append(ideal.select("_g", pl.col("rank").cast(pl.Int64), *zero, term))
-    events = (
-        pl.concat([part.with_columns(pl.col("rank").cast(pl.Int64)) for part in parts])
-        .group_by("_g", "rank")
-        .agg(pl.col(*terms, IDEAL).sum())
-        .sort("_g", "rank")
-        .with_columns(pl.col(*terms, IDEAL).cum_sum().over("_g"), pl.col("rank").alias("k"))
-        .join(valid.select("_g", "n", "r"), on="_g")
-    )
+        parts.append((ideal["_g"], ideal["rank"], ideal.select(term)))
+    width = len(terms) + 1  # the terms, then the ideal DCG
+    where = np.concatenate([part[0].to_numpy().astype(np.int64) * (k_max + 1)
+                            + part[1].to_numpy().astype(np.int64) for part in parts])  # fmt: skip
+    keys, at = np.unique(where, return_inverse=True)
+    sums = np.zeros((keys.size, width))
+    offset = 0
+    for index, (group, _, values) in enumerate(parts):
+        if values is not None:
+            # Term rows fill the term columns, ideal rows the last: no (group, rank) twice.
+            placed = slice(0, len(terms)) if index == 0 else slice(len(terms), width)
+            sums[at[offset : offset + group.len()], placed] = values.to_numpy()
+        offset += group.len()
+    group = keys // (k_max + 1)
+    _cumulate_by_group(sums, group)
+    frame = pl.DataFrame(
+        {"_g": group, "k": keys % (k_max + 1)}
+        | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
+    ).join(valid.select(pl.col("_g").cast(pl.Int64), "n", "r"), on="_g", maintain_order="left")
 
-    def at(stat: str, k: int) -> pl.Expr:
+    def at_k(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
 
     values = []
     for name, column in columns.items():
         formula = REGISTRY[name].formula
         assert formula is not None
-        value = formula(policy, k_max, probe_stats(at))
+        value = formula(policy, k_max, probe_stats(at_k))
         values.append(value.cast(pl.Float64).alias(str(column)))
-    return events.select("_g", "k", "n", *values)
+    return frame.select("_g", "k", "n", *values)
+
+
+def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
+    """Running sums of `sums`' rows within each group (rows sorted by group), in place: each
+    row adds the one before it in its group, in order, as a sequential cumulative sum does."""
+    if not group.size:
+        return
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    position = np.arange(group.size) - np.repeat(first, np.diff(np.r_[first, group.size]))
+    order = np.argsort(position, kind="stable")
+    bounds = np.searchsorted(position[order], np.arange(1, position.max() + 2))
+    for start, stop in itertools.pairwise(bounds):
+        rows = order[start:stop]
+        sums[rows] += sums[rows - 1]
 
 
 def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
