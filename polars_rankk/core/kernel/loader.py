@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -421,7 +421,9 @@ def group_rows(
         .cache()
     )
     names = [*inputs.keys, *(output.column for output in outputs)]
-    sums = rows.filter(pl.col("rank") == 0).select(pl.col(name).cast(schema[name]) for name in names)
+    sums = rows.filter(pl.col("rank") == 0).select(
+        pl.col(name).cast(schema[name]) for name in names
+    )
 
     def term_rows_of(columns: tuple[str, ...]) -> pl.LazyFrame | None:
         if any(column not in needs.columns for column in columns):
