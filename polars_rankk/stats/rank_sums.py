@@ -436,20 +436,22 @@ def weight_blocks(
     Each layer of ``m`` groups draws ``m`` of its groups with replacement, layer after layer,
     block after block, so the weights depend only on the generator, the layer sizes and B.
     """
-    total = int(sum(layers))
     for start in range(0, n_resamples, RESAMPLE_BLOCK):
         size = min(RESAMPLE_BLOCK, n_resamples - start)
-        weights = np.zeros((size, total))
-        offset = 0
+        counts = []
         for m in layers:
             if m:
                 drawn = rng.integers(0, m, size=(size, m))
-                shifted = (drawn + np.arange(size)[:, None] * m).ravel()
-                weights[:, offset : offset + m] = np.bincount(shifted, minlength=size * m).reshape(
-                    size, m
-                )
-            offset += m
-        yield weights
+                drawn += np.arange(0, size * m, m)[:, None]  # resample b counts in its own row
+                counts.append(np.bincount(drawn.ravel(), minlength=size * m).reshape(size, m))
+            else:
+                counts.append(np.zeros((size, 0), np.int64))
+        weights = (
+            counts[0]
+            if len(counts) == 1
+            else np.concatenate([np.zeros((size, 0)), *counts], axis=1)
+        )
+        yield weights.astype(np.float64)
 
 
 def resampled_means(
@@ -463,10 +465,10 @@ def resampled_means(
     matrix = sparse.csr_matrix(
         (sums.delta[inside], (sums.group[inside] - rows.start, sums.column[inside])),
         shape=(size, sums.n_columns * sums.k_max),
-    ).T.tocsr()
+    )
     parts = []
     for weights in weight_blocks(rng, [size], n_resamples):
-        flat = np.asarray((matrix @ weights.T).T)
+        flat = np.asarray(weights @ matrix)  # resamples × columns: each event once per resample
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append(
