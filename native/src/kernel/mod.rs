@@ -288,10 +288,19 @@ impl Reader<'_> {
             labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
             labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
             labels[Label::Judged as usize] = f64::from(u8::from(candidate.judged()));
-            labels[Label::Grade as usize] = grade_label(grade);
-            labels[Label::Gain as usize] = gain_of(grade, config);
-            labels[Label::RbpGain as usize] = rbp_label(grade, config);
-            labels[Label::CwlGain as usize] = cwl_label(grade, config);
+            // Only the labels a term reads, as `Reader::deterministic` computes them.
+            if terms.labels[Label::Grade as usize] {
+                labels[Label::Grade as usize] = grade_label(grade);
+            }
+            if terms.labels[Label::Gain as usize] {
+                labels[Label::Gain as usize] = gain_of(grade, config);
+            }
+            if terms.labels[Label::RbpGain as usize] {
+                labels[Label::RbpGain as usize] = rbp_label(grade, config);
+            }
+            if terms.labels[Label::CwlGain as usize] {
+                labels[Label::CwlGain as usize] = cwl_label(grade, config);
+            }
             values.iter_mut().for_each(|v| *v = 0.0);
             terms.add(&mut values, &labels, rank, weights);
             if let Some(slot) = terms.precision {

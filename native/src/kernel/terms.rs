@@ -99,7 +99,7 @@ pub(crate) struct Terms {
     /// (stat slot, label, divide, weight index) of every linear piece, in declaration order.
     pieces: Vec<(usize, Label, bool, Option<usize>)>,
     weights: Vec<Vec<Token>>,
-    labels: [bool; N_LABELS],
+    pub(super) labels: [bool; N_LABELS],
     pub(super) precision: Option<usize>,
     err: Option<usize>,
     bpref: Option<usize>,
