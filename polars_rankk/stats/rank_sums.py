@@ -244,31 +244,46 @@ def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
 
 def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
     """Value events as deltas (one row per group, column and K); under skip only K <= n, and
-    the value leaves at K = n + 1."""
+    the value leaves at K = n + 1. A null value has no delta, nor has the row after it."""
     if skip:
         events = events.filter(pl.col("k") <= pl.col("n"))
     values = [c for c in events.columns if c not in ("_g", "k", "n")]
+    group = events["_g"].to_numpy().astype(np.int64)
+    k = events["k"].to_numpy().astype(np.int64)
     # Sorted by group: a group's first row follows another group's last (or none).
-    first = pl.col("_g").shift(1).ne_missing(pl.col("_g"))
-    deltas = (
-        events.select(
-            pl.col("_g").cast(pl.Int64),
-            pl.col("k").cast(pl.Int64),
-            *(
-                pl.col(c) - pl.when(first).then(0.0).otherwise(pl.col(c).shift(1)).alias(c)
-                for c in values
-            ),
+    first = np.r_[True, group[1:] != group[:-1]] if group.size else np.zeros(0, bool)
+    parts = []
+    for name in values:
+        value = events[name].to_numpy().astype(np.float64)
+        null = events[name].is_null().to_numpy()
+        before = np.where(first, 0.0, np.r_[0.0, value[:-1]])
+        kept = ~(null | (np.r_[False, null[:-1]] & ~first))
+        column = np.full(int(kept.sum()), int(name), np.int64)
+        parts.append((group[kept], column, k[kept], (value - before)[kept]))
+    if not parts:
+        return _frame(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         )
-        .unpivot(values, index=["_g", "k"], variable_name="c", value_name="d")
-        .select("_g", pl.col("c").cast(pl.Int64), "k", "d")
+    deltas = [np.concatenate(arrays) for arrays in zip(*parts, strict=True)]
+    if skip:
+        # Each (group, column)'s deltas so far, taken back at K = n + 1.
+        lengths = sizes.select(pl.col("_g").cast(pl.Int64), "n").sort("_g")
+        n_of = np.zeros(int(lengths["_g"].max() or 0) + 1, np.int64)
+        n_of[lengths["_g"].to_numpy()] = lengths["n"].to_numpy()
+        pairs, at = np.unique(deltas[0] * (len(values) + 2) + deltas[1], return_inverse=True)
+        totals = np.bincount(at, weights=deltas[3], minlength=pairs.size)
+        removed_group = pairs // (len(values) + 2)
+        removals = (removed_group, pairs % (len(values) + 2), n_of[removed_group] + 1, -totals)
+        deltas = [np.concatenate(pair) for pair in zip(deltas, removals, strict=True)]
+    return _frame(*deltas)
+
+
+def _frame(group: IntArray, column: IntArray, k: IntArray, delta: FloatArray) -> pl.DataFrame:
+    """Events (group, column, K, delta) as a frame, as `_event` gives them."""
+    return pl.DataFrame(
+        {"_g": group, "c": column, "k": k, "d": delta},
+        schema={"_g": pl.Int64, "c": pl.Int64, "k": pl.Int64, "d": pl.Float64},
     )
-    if not skip:
-        return deltas
-    totals = deltas.group_by("_g", "c").agg(pl.col("d").sum())
-    removals = totals.join(sizes.select("_g", "n"), on="_g").select(
-        "_g", "c", (pl.col("n") + 1).cast(pl.Int64).alias("k"), (-pl.col("d")).alias("d")
-    )
-    return pl.concat([deltas, removals])
 
 
 def _linear_events(
