@@ -256,10 +256,11 @@ def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.Data
     for name in values:
         value = events[name].to_numpy().astype(np.float64)
         null = events[name].is_null().to_numpy()
-        before = np.where(first, 0.0, np.r_[0.0, value[:-1]])
-        kept = ~(null | (np.r_[False, null[:-1]] & ~first))
+        delta = value - np.where(first, 0.0, np.r_[0.0, value[:-1]])
+        # A zero delta adds nothing (the events keep none).
+        kept = ~(null | (np.r_[False, null[:-1]] & ~first)) & (delta != 0.0)
         column = np.full(int(kept.sum()), int(name), np.int64)
-        parts.append((group[kept], column, k[kept], (value - before)[kept]))
+        parts.append((group[kept], column, k[kept], delta[kept]))
     if not parts:
         return _frame(
             np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
