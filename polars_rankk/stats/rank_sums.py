@@ -189,32 +189,28 @@ def _value_events(
     """
     terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
     forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
+    stride = k_max + 1
     # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
-    parts = [
-        (rows["_g"], rows["rank"], rows.select(*(pl.col(t).cast(pl.Float64) for t in terms))),
-        (valid["_g"], pl.Series(np.ones(valid.height, np.int64)), None),
-    ]
+    at_rows = _group_ranks(rows, stride)
+    at_first = _group_ranks(valid.select("_g", rank=pl.lit(1)), stride)
+    ideal_dcg = None
     if any(form is not None and form.reads_ideal for form in forms):
-        term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
-        parts.append((ideal["_g"], ideal["rank"], ideal.select(term)))
-    width = len(terms) + 1  # the terms, then the ideal DCG
-    where = np.concatenate([part[0].to_numpy().astype(np.int64) * (k_max + 1)
-                            + part[1].to_numpy().astype(np.int64) for part in parts])  # fmt: skip
-    keys, at = np.unique(where, return_inverse=True)
-    sums = np.zeros((keys.size, width))
-    offset = 0
-    for index, (group, _, values) in enumerate(parts):
-        if values is not None:
-            # Term rows fill the term columns, ideal rows the last: no (group, rank) twice.
-            placed = slice(0, len(terms)) if index == 0 else slice(len(terms), width)
-            sums[at[offset : offset + group.len()], placed] = values.to_numpy()
-        offset += group.len()
-    group = keys // (k_max + 1)
+        ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
+    at_ideal = _group_ranks(ideal, stride) if ideal_dcg is not None else np.zeros(0, np.int64)
+    keys, at = np.unique(np.concatenate([at_rows, at_first, at_ideal]), return_inverse=True)
+    sums = np.zeros((keys.size, len(terms) + 1))  # the terms, then the ideal DCG
+    # No (group, rank) is a term row twice or an ideal rank twice: each value lands alone.
+    term_values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
+    sums[at[: at_rows.size], : len(terms)] = term_values
+    if ideal_dcg is not None:
+        sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
+    group = keys // stride
     _cumulate_by_group(sums, group)
     frame = pl.DataFrame(
-        {"_g": group, "k": keys % (k_max + 1)}
+        {"_g": group, "k": keys % stride}
+        | {name: _per_group(valid, name)[group] for name in ("n", "r")}
         | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
-    ).join(valid.select(pl.col("_g").cast(pl.Int64), "n", "r"), on="_g", maintain_order="left")
+    )
 
     def at_k(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
@@ -226,6 +222,19 @@ def _value_events(
         value = formula(policy, k_max, probe_stats(at_k))
         values.append(value.cast(pl.Float64).alias(str(column)))
     return frame.select("_g", "k", "n", *values)
+
+
+def _group_ranks(frame: pl.DataFrame, stride: int) -> IntArray:
+    """Each row's (group, rank) as one integer, in group then rank order."""
+    ids = pl.col("_g").cast(pl.Int64) * stride + pl.col("rank").cast(pl.Int64)
+    return frame.select(ids).to_series().to_numpy()
+
+
+def _per_group(groups: pl.DataFrame, column: str) -> IntArray:
+    """`column` of `groups` at each group index (``_g``)."""
+    values = np.zeros(int(groups.height and groups["_g"].cast(pl.Int64).max()) + 1, np.int64)
+    values[groups["_g"].to_numpy()] = groups[column].to_numpy()
+    return values
 
 
 def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
@@ -268,9 +277,7 @@ def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.Data
     deltas = [np.concatenate(arrays) for arrays in zip(*parts, strict=True)]
     if skip:
         # Each (group, column)'s deltas so far, taken back at K = n + 1.
-        lengths = sizes.select(pl.col("_g").cast(pl.Int64), "n").sort("_g")
-        n_of = np.zeros(int(lengths["_g"].max() or 0) + 1, np.int64)
-        n_of[lengths["_g"].to_numpy()] = lengths["n"].to_numpy()
+        n_of = _per_group(sizes, "n")
         pairs, at = np.unique(deltas[0] * (len(values) + 2) + deltas[1], return_inverse=True)
         totals = np.bincount(at, weights=deltas[3], minlength=pairs.size)
         removed_group = pairs // (len(values) + 2)
