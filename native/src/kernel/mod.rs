@@ -29,7 +29,6 @@ pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
-use terms::{cwl_label, grade_label, rbp_label};
 
 /// The result: one entry per group.
 pub struct Groups {
@@ -285,22 +284,7 @@ impl Reader<'_> {
             if relevant {
                 hits += 1;
             }
-            labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
-            labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
-            labels[Label::Judged as usize] = f64::from(u8::from(candidate.judged()));
-            // Only the labels a term reads, as `Reader::deterministic` computes them.
-            if terms.labels[Label::Grade as usize] {
-                labels[Label::Grade as usize] = grade_label(grade);
-            }
-            if terms.labels[Label::Gain as usize] {
-                labels[Label::Gain as usize] = gain_of(grade, config);
-            }
-            if terms.labels[Label::RbpGain as usize] {
-                labels[Label::RbpGain as usize] = rbp_label(grade, config);
-            }
-            if terms.labels[Label::CwlGain as usize] {
-                labels[Label::CwlGain as usize] = cwl_label(grade, config);
-            }
+            terms.label_row(&mut labels, grade, relevant && hits == 1, candidate.judged(), config);
             values.iter_mut().for_each(|v| *v = 0.0);
             terms.add(&mut values, &labels, rank, weights);
             if let Some(slot) = terms.precision {
