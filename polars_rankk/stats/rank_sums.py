@@ -459,22 +459,28 @@ def weight_blocks(
     Each layer of ``m`` groups draws ``m`` of its groups with replacement, layer after layer,
     block after block, so the weights depend only on the generator, the layer sizes and B.
     """
+    total = int(sum(layers))
     for start in range(0, n_resamples, RESAMPLE_BLOCK):
         size = min(RESAMPLE_BLOCK, n_resamples - start)
-        counts = []
+        weights = np.empty((size, total))
+        offset = 0
         for m in layers:
             if m:
-                drawn = rng.integers(0, m, size=(size, m))
-                drawn += np.arange(0, size * m, m)[:, None]  # resample b counts in its own row
-                counts.append(np.bincount(drawn.ravel(), minlength=size * m).reshape(size, m))
-            else:
-                counts.append(np.zeros((size, 0), np.int64))
-        weights = (
-            counts[0]
-            if len(counts) == 1
-            else np.concatenate([np.zeros((size, 0)), *counts], axis=1)
-        )
-        yield weights.astype(np.float64)
+                _count_draws(rng.integers(0, m, size=(size, m)), weights[:, offset : offset + m])
+            offset += m
+        yield weights
+
+
+def _count_draws(drawn: IntArray, out: FloatArray) -> None:
+    """How often each of a layer's groups was drawn, per resample (a row of `drawn`)."""
+    size, m = drawn.shape
+    if m < 4096:
+        shifted = (drawn + np.arange(0, size * m, m)[:, None]).ravel()
+        out[:] = np.bincount(shifted, minlength=size * m).reshape(size, m)
+        return
+    # A large layer one resample at a time: its m counts stay in cache, size × m would not.
+    for row, draws in zip(out, drawn, strict=True):
+        row[:] = np.bincount(draws, minlength=m)
 
 
 def resampled_means(
