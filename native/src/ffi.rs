@@ -229,6 +229,7 @@ macro_rules! compute_entry_points {
 field_entry_points! {
     _polars_plugin_field_group_sums => crate::plugin::output_fields,
     _polars_plugin_field_graded_rows => crate::plugin::graded_fields,
+    _polars_plugin_field_group_rows => crate::plugin::group_rows_fields,
     _polars_plugin_field_ranked_items => crate::plugin::ranked_fields,
     _polars_plugin_field_grouped_metric_sums => crate::plugin::grouped_fields,
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
@@ -239,6 +240,7 @@ compute_entry_points! {
     _polars_plugin_group_sums => crate::plugin::compute,
     _polars_plugin_grouped_metric_sums => crate::plugin::grouped_compute,
     _polars_plugin_graded_rows => crate::plugin::graded_rows,
+    _polars_plugin_group_rows => crate::plugin::group_rows,
     _polars_plugin_ranked_items => crate::plugin::ranked_items,
     _polars_plugin_configuration => crate::plugin::configuration_text,
     _polars_plugin_truth_sums => crate::plugin::truth_compute,

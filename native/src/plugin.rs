@@ -264,6 +264,68 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     Ok(out)
 }
 
+/// `group_rows`' fields: the keys, `rank`, every other configured output (a group's sums)
+/// and each configured term (by its name).
+pub fn group_rows_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let parsed = configuration(kwargs)?;
+    let config = &parsed.0;
+    let mut fields = graded_fields(kwargs, inputs)?;
+    let terms = fields.split_off(fields.len() - config.stats.len());
+    for (name, output) in &config.outputs {
+        if !matches!(output, Output::Key(_)) {
+            fields.push((name.clone(), "g".to_string()));
+        }
+    }
+    fields.extend(terms);
+    Ok(fields)
+}
+
+/// `group_rows`: `group_sums` and `graded_rows` from one ranking of each group, as one table:
+/// per group, a row at rank 0 with its sums (its terms 0), then its graded rows (their sums 0).
+pub fn group_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let inputs = read_inputs(config, score_name, columns)?;
+    let (groups, graded) = kernel::group_and_term_rows(config, &inputs);
+    let n_groups = groups.keys.first().map_or(0, Vec::len);
+    // Each group's row, then its graded rows; `at[r]`: the graded row of row r (None: sums).
+    let mut rows = Vec::with_capacity(n_groups + graded.rows.len());
+    let mut at: Vec<Option<usize>> = Vec::with_capacity(rows.capacity());
+    let mut next = 0usize;
+    for g in 0..n_groups as u32 {
+        rows.push((g, 0u32));
+        at.push(None);
+        while next < graded.rows.len() && graded.rows[next].0 == g {
+            rows.push(graded.rows[next]);
+            at.push(Some(next));
+            next += 1;
+        }
+    }
+    let table = kernel::TermRows { keys: graded.keys, rows, items: Vec::new(), values: Vec::new(), scores: Vec::new() };
+    let mut out = row_keys(config, &inputs, &table);
+    out.push(OutColumn {
+        name: "rank".to_string(),
+        data: OutData::I64(table.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
+    });
+    let n_outputs = config.outputs.len();
+    for (j, (name, output)) in config.outputs.iter().enumerate() {
+        if matches!(output, Output::Key(_)) {
+            continue;
+        }
+        let data = table.rows.iter().zip(&at).map(|((g, _), row)| match row {
+            None => groups.values[*g as usize * n_outputs + j],
+            Some(_) => 0.0,
+        });
+        out.push(OutColumn { name: name.clone(), data: OutData::F64(data.collect()) });
+    }
+    let n_stats = config.stats.len();
+    for (slot, (name, _)) in config.stats.iter().enumerate() {
+        let data = at.iter().map(|row| row.map_or(0.0, |r| graded.values[r * n_stats + slot]));
+        out.push(OutColumn { name: name.clone(), data: OutData::F64(data.collect()) });
+    }
+    Ok(out)
+}
+
 /// `ranked_items`' fields: the keys (the configured key outputs), the item (under the item
 /// column's name, as it was given: integer or text) and `rank`.
 pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {

@@ -202,7 +202,9 @@ def _curve_from_ranks(
             resampled = resampled[:, :, columns]
             enough = np.broadcast_to(count >= 2, value.shape)
             if enough.any():
-                bounds = np.nanquantile(resampled, tails, axis=0)
+                # Without a missing mean the plain quantile is the same, and much faster.
+                quantile = np.nanquantile if np.isnan(resampled).any() else np.quantile
+                bounds = quantile(resampled, tails, axis=0)
                 low = np.where(enough, bounds[0], np.nan)
                 high = np.where(enough, bounds[1], np.nan)
         frame = pl.DataFrame(

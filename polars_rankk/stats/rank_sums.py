@@ -25,6 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -114,10 +115,8 @@ def sums_over_ranks(
         (~(pl.col("n_relevant") == 0) | pl.lit(not nan_empty)).alias("valid"),
     )
     valid = sizes.filter("valid")
-    rows_g = (
-        graded_rows.join(index, on=keys, how="inner", nulls_equal=True)
-        .join(valid.select("_g"), on="_g")
-        .sort("_g", "rank")
+    rows_g = graded_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
+        valid.select("_g"), on="_g"
     )
     ideal_g = ideal_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
         valid.select("_g"), on="_g"
@@ -137,14 +136,16 @@ def sums_over_ranks(
     if linear:
         pieces.extend(_linear_events(sums, linear, forms, policy, rows_g, valid, skip))
     sums.n_columns = max(sums.n_columns, sums.block)
-    frame = (
-        pl.concat(pieces)
-        .filter((pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0))
-        .sort("_g", "c", "k")
+    frame = pl.concat(pieces).filter(
+        (pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0)
     )
-    sums.group = frame["_g"].to_numpy().astype(np.int64)
-    sums.column = (frame["c"] * k_max + frame["k"] - 1).to_numpy().astype(np.int64)
-    sums.delta = frame["d"].to_numpy().astype(np.float64)
+    group = frame["_g"].to_numpy()
+    column = (frame["c"] * k_max + frame["k"] - 1).to_numpy()
+    # In (group, column, K) order: the order the sums over groups add them in.
+    order = np.argsort(group * (sums.n_columns * k_max) + column, kind="stable")
+    sums.group = group[order]
+    sums.column = column[order]
+    sums.delta = frame["d"].to_numpy()[order]
     return sums
 
 
@@ -188,63 +189,109 @@ def _value_events(
     """
     terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
     forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
-    zero = [pl.lit(0.0).alias(term) for term in terms]
-    no_ideal = pl.lit(0.0).alias(IDEAL)
-    parts = [
-        rows.select("_g", "rank", *(pl.col(t).cast(pl.Float64) for t in terms), no_ideal),
-        valid.select("_g", pl.lit(1, dtype=pl.Int64).alias("rank"), *zero, no_ideal),
-    ]
+    stride = k_max + 1
+    # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
+    at_rows = _group_ranks(rows, stride)
+    at_first = _group_ranks(valid.select("_g", rank=pl.lit(1)), stride)
+    ideal_dcg = None
     if any(form is not None and form.reads_ideal for form in forms):
-        term = (pl.col("gain") / discount(pl.col("rank"))).alias(IDEAL)
-        parts.append(ideal.select("_g", pl.col("rank").cast(pl.Int64), *zero, term))
-    events = (
-        pl.concat([part.with_columns(pl.col("rank").cast(pl.Int64)) for part in parts])
-        .group_by("_g", "rank")
-        .agg(pl.col(*terms, IDEAL).sum())
-        .sort("_g", "rank")
-        .with_columns(pl.col(*terms, IDEAL).cum_sum().over("_g"), pl.col("rank").alias("k"))
-        .join(valid.select("_g", "n", "r"), on="_g")
+        ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
+    at_ideal = _group_ranks(ideal, stride) if ideal_dcg is not None else np.zeros(0, np.int64)
+    keys, at = np.unique(np.concatenate([at_rows, at_first, at_ideal]), return_inverse=True)
+    sums = np.zeros((keys.size, len(terms) + 1))  # the terms, then the ideal DCG
+    # No (group, rank) is a term row twice or an ideal rank twice: each value lands alone.
+    term_values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
+    sums[at[: at_rows.size], : len(terms)] = term_values
+    if ideal_dcg is not None:
+        sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
+    group = keys // stride
+    _cumulate_by_group(sums, group)
+    frame = pl.DataFrame(
+        {"_g": group, "k": keys % stride}
+        | {name: _per_group(valid, name)[group] for name in ("n", "r")}
+        | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
     )
 
-    def at(stat: str, k: int) -> pl.Expr:
+    def at_k(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
 
     values = []
     for name, column in columns.items():
         formula = REGISTRY[name].formula
         assert formula is not None
-        value = formula(policy, k_max, probe_stats(at))
+        value = formula(policy, k_max, probe_stats(at_k))
         values.append(value.cast(pl.Float64).alias(str(column)))
-    return events.select("_g", "k", "n", *values)
+    return frame.select("_g", "k", "n", *values)
+
+
+def _group_ranks(frame: pl.DataFrame, stride: int) -> IntArray:
+    """Each row's (group, rank) as one integer, in group then rank order."""
+    ids = pl.col("_g").cast(pl.Int64) * stride + pl.col("rank").cast(pl.Int64)
+    return frame.select(ids).to_series().to_numpy()
+
+
+def _per_group(groups: pl.DataFrame, column: str) -> IntArray:
+    """`column` of `groups` at each group index (``_g``)."""
+    values = np.zeros(int(groups.height and groups["_g"].cast(pl.Int64).max()) + 1, np.int64)
+    values[groups["_g"].to_numpy()] = groups[column].to_numpy()
+    return values
+
+
+def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
+    """Running sums of `sums`' rows within each group (rows sorted by group), in place: each
+    row adds the one before it in its group, in order, as a sequential cumulative sum does."""
+    if not group.size:
+        return
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    position = np.arange(group.size) - np.repeat(first, np.diff(np.r_[first, group.size]))
+    order = np.argsort(position, kind="stable")
+    bounds = np.searchsorted(position[order], np.arange(1, position.max() + 2))
+    for start, stop in itertools.pairwise(bounds):
+        rows = order[start:stop]
+        sums[rows] += sums[rows - 1]
 
 
 def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
     """Value events as deltas (one row per group, column and K); under skip only K <= n, and
-    the value leaves at K = n + 1."""
+    the value leaves at K = n + 1. A null value has no delta, nor has the row after it."""
     if skip:
         events = events.filter(pl.col("k") <= pl.col("n"))
     values = [c for c in events.columns if c not in ("_g", "k", "n")]
+    group = events["_g"].to_numpy().astype(np.int64)
+    k = events["k"].to_numpy().astype(np.int64)
     # Sorted by group: a group's first row follows another group's last (or none).
-    first = pl.col("_g").shift(1).ne_missing(pl.col("_g"))
-    deltas = (
-        events.select(
-            pl.col("_g").cast(pl.Int64),
-            pl.col("k").cast(pl.Int64),
-            *(
-                pl.col(c) - pl.when(first).then(0.0).otherwise(pl.col(c).shift(1)).alias(c)
-                for c in values
-            ),
+    first = np.r_[True, group[1:] != group[:-1]] if group.size else np.zeros(0, bool)
+    parts = []
+    for name in values:
+        value = events[name].to_numpy().astype(np.float64)
+        null = events[name].is_null().to_numpy()
+        delta = value - np.where(first, 0.0, np.r_[0.0, value[:-1]])
+        # A zero delta adds nothing (the events keep none).
+        kept = ~(null | (np.r_[False, null[:-1]] & ~first)) & (delta != 0.0)
+        column = np.full(int(kept.sum()), int(name), np.int64)
+        parts.append((group[kept], column, k[kept], delta[kept]))
+    if not parts:
+        return _frame(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         )
-        .unpivot(values, index=["_g", "k"], variable_name="c", value_name="d")
-        .select("_g", pl.col("c").cast(pl.Int64), "k", "d")
+    deltas = [np.concatenate(arrays) for arrays in zip(*parts, strict=True)]
+    if skip:
+        # Each (group, column)'s deltas so far, taken back at K = n + 1.
+        n_of = _per_group(sizes, "n")
+        pairs, at = np.unique(deltas[0] * (len(values) + 2) + deltas[1], return_inverse=True)
+        totals = np.bincount(at, weights=deltas[3], minlength=pairs.size)
+        removed_group = pairs // (len(values) + 2)
+        removals = (removed_group, pairs % (len(values) + 2), n_of[removed_group] + 1, -totals)
+        deltas = [np.concatenate(pair) for pair in zip(deltas, removals, strict=True)]
+    return _frame(*deltas)
+
+
+def _frame(group: IntArray, column: IntArray, k: IntArray, delta: FloatArray) -> pl.DataFrame:
+    """Events (group, column, K, delta) as a frame, as `_event` gives them."""
+    return pl.DataFrame(
+        {"_g": group, "c": column, "k": k, "d": delta},
+        schema={"_g": pl.Int64, "c": pl.Int64, "k": pl.Int64, "d": pl.Float64},
     )
-    if not skip:
-        return deltas
-    totals = deltas.group_by("_g", "c").agg(pl.col("d").sum())
-    removals = totals.join(sizes.select("_g", "n"), on="_g").select(
-        "_g", "c", (pl.col("n") + 1).cast(pl.Int64).alias("k"), (-pl.col("d")).alias("d")
-    )
-    return pl.concat([deltas, removals])
 
 
 def _linear_events(
@@ -415,17 +462,25 @@ def weight_blocks(
     total = int(sum(layers))
     for start in range(0, n_resamples, RESAMPLE_BLOCK):
         size = min(RESAMPLE_BLOCK, n_resamples - start)
-        weights = np.zeros((size, total))
+        weights = np.empty((size, total))
         offset = 0
         for m in layers:
             if m:
-                drawn = rng.integers(0, m, size=(size, m))
-                shifted = (drawn + np.arange(size)[:, None] * m).ravel()
-                weights[:, offset : offset + m] = np.bincount(shifted, minlength=size * m).reshape(
-                    size, m
-                )
+                _count_draws(rng.integers(0, m, size=(size, m)), weights[:, offset : offset + m])
             offset += m
         yield weights
+
+
+def _count_draws(drawn: IntArray, out: FloatArray) -> None:
+    """How often each of a layer's groups was drawn, per resample (a row of `drawn`)."""
+    size, m = drawn.shape
+    if m < 4096:
+        shifted = (drawn + np.arange(0, size * m, m)[:, None]).ravel()
+        out[:] = np.bincount(shifted, minlength=size * m).reshape(size, m)
+        return
+    # A large layer one resample at a time: its m counts stay in cache, size × m would not.
+    for row, draws in zip(out, drawn, strict=True):
+        row[:] = np.bincount(draws, minlength=m)
 
 
 def resampled_means(
@@ -439,10 +494,10 @@ def resampled_means(
     matrix = sparse.csr_matrix(
         (sums.delta[inside], (sums.group[inside] - rows.start, sums.column[inside])),
         shape=(size, sums.n_columns * sums.k_max),
-    ).T.tocsr()
+    )
     parts = []
     for weights in weight_blocks(rng, [size], n_resamples):
-        flat = np.asarray((matrix @ weights.T).T)
+        flat = np.asarray(weights @ matrix)  # resamples × columns: each event once per resample
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append(

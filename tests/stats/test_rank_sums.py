@@ -57,3 +57,23 @@ def test_weights_of_k_as_a_column_equal_the_formula_at_each_k(policy: Policy) ->
         assert np.array_equal(once, per_k, equal_nan=True), name
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("layers", [[3, 0, 5], [5000], [4096, 7]])
+def test_resample_weights_count_each_layers_draws(layers: list[int]) -> None:
+    """Each resample's weights count how often it drew each group of each layer: the draws
+    replayed from the same generator and counted one by one, small layers and large alike."""
+    blocks = list(rank_sums.weight_blocks(np.random.default_rng(7), layers, 60))
+    replay = np.random.default_rng(7)
+    for weights in blocks:
+        offset = 0
+        for m in layers:
+            if m:
+                drawn = replay.integers(0, m, size=(weights.shape[0], m))
+                for row, draws in zip(weights, drawn, strict=True):
+                    expected = np.zeros(m)
+                    for group in draws:
+                        expected[group] += 1
+                    assert np.array_equal(row[offset : offset + m], expected)
+            offset += m
+    assert sum(w.shape[0] for w in blocks) == 60

@@ -29,7 +29,6 @@ pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
 use rank::effective_grade;
-use terms::{cwl_label, grade_label, rbp_label};
 
 /// The result: one entry per group.
 pub struct Groups {
@@ -61,7 +60,8 @@ impl<'a> GroupSums<'a> {
     }
 
     /// Rank `group` (R and N its counts, NaN: none) and write its outputs into `out`.
-    fn write(&mut self, group: &mut [Candidate], relevant: f64, nonrelevant: f64, out: &mut [f64]) {
+    /// Returns how many of the group's first candidates are in rank order.
+    fn write(&mut self, group: &mut [Candidate], relevant: f64, nonrelevant: f64, out: &mut [f64]) -> usize {
         let relevant = if relevant.is_nan() { 0.0 } else { relevant };
         let nonrelevant = if nonrelevant.is_nan() { 0.0 } else { nonrelevant };
         let top = self.reader.ranks_read(relevant);
@@ -70,6 +70,7 @@ impl<'a> GroupSums<'a> {
         for (slot, (_, output)) in out.iter_mut().zip(&self.config.outputs) {
             *slot = self.result.output(output, &self.reader.ks);
         }
+        sorted
     }
 }
 
@@ -217,6 +218,59 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
     TermRows { keys, rows, items, values, scores }
 }
 
+/// `compute` and `term_rows` from one ranking of each group: every group's sums (its outputs,
+/// as `compute` writes them) and each row's own terms within the first K_max ranks (the largest
+/// cut-off of the outputs), for a caller that reads both (a K-curve beside its evaluation).
+/// Deterministic tie policies only (`term_rows`' rows).
+pub fn group_and_term_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, TermRows) {
+    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    let (n_relevant, n_nonrelevant) =
+        (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
+    let keys = std::mem::take(&mut grouped.keys);
+    let mut slices = grouped.slices();
+    let n_groups = slices.len();
+    let n_outputs = config.outputs.len();
+    let mut values = vec![0.0f64; n_groups * n_outputs];
+    let (_, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    let reader = Reader::for_outputs(config);
+    let started = std::time::Instant::now();
+    let mut found: Vec<Found> = Vec::new();
+    std::thread::scope(|scope| {
+        let mut values_rest: &mut [f64] = &mut values;
+        let mut handles = Vec::new();
+        for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
+            let first = part * per_thread;
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
+            values_rest = tail;
+            let (reader, items) = (&reader, &items);
+            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
+            handles.push(scope.spawn(move || {
+                let mut sums = GroupSums::new(config, reader, items);
+                let mut out: Found = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let mut weights: Vec<Vec<f64>> = Vec::new();
+                for (local, group) in groups.iter_mut().enumerate() {
+                    let g = first + local;
+                    let relevant = n_relevant.get(g).copied().unwrap_or(f64::NAN);
+                    let nonrelevant = n_nonrelevant.get(g).copied().unwrap_or(f64::NAN);
+                    let sorted = sums.write(group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    reader.row_terms(g as u32, &group[..sorted], &mut weights, false, &mut out);
+                }
+                out
+            }));
+        }
+        found = handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect();
+    });
+    timing("rank, sum and read rows", started);
+    let (mut rows, mut row_values) = (Vec::new(), Vec::new());
+    for (r, _, v, _) in found {
+        rows.extend(r);
+        row_values.extend(v);
+    }
+    let groups = Groups { keys: keys.clone(), values };
+    (groups, TermRows { keys, rows, items: Vec::new(), values: row_values, scores: Vec::new() })
+}
+
 impl Reader<'_> {
     /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
     fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, with_items: bool, out: &mut Found) {
@@ -235,13 +289,7 @@ impl Reader<'_> {
             if relevant {
                 hits += 1;
             }
-            labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
-            labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
-            labels[Label::Judged as usize] = f64::from(u8::from(candidate.judged()));
-            labels[Label::Grade as usize] = grade_label(grade);
-            labels[Label::Gain as usize] = gain_of(grade, config);
-            labels[Label::RbpGain as usize] = rbp_label(grade, config);
-            labels[Label::CwlGain as usize] = cwl_label(grade, config);
+            terms.label_row(&mut labels, grade, relevant && hits == 1, candidate.judged(), config);
             values.iter_mut().for_each(|v| *v = 0.0);
             terms.add(&mut values, &labels, rank, weights);
             if let Some(slot) = terms.precision {

@@ -150,6 +150,27 @@ impl Terms {
 
     /// Add each linear term's value for a row with `labels` at `rank`.
     #[inline]
+    /// The labels of one ranked row (its effective `grade`): relevance, first relevance and
+    /// judged always, the grade-valued ones only where a declared term reads them.
+    pub(super) fn label_row(&self, labels: &mut [f64; N_LABELS], grade: f64, first: bool, judged: bool, config: &Config) {
+        let relevant = grade >= config.policy.relevance_threshold;
+        labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
+        labels[Label::FirstRelevant as usize] = f64::from(u8::from(first));
+        labels[Label::Judged as usize] = f64::from(u8::from(judged));
+        if self.labels[Label::Grade as usize] {
+            labels[Label::Grade as usize] = grade_label(grade);
+        }
+        if self.labels[Label::Gain as usize] {
+            labels[Label::Gain as usize] = gain_of(grade, config);
+        }
+        if self.labels[Label::RbpGain as usize] {
+            labels[Label::RbpGain as usize] = rbp_label(grade, config);
+        }
+        if self.labels[Label::CwlGain as usize] {
+            labels[Label::CwlGain as usize] = cwl_label(grade, config);
+        }
+    }
+
     pub(super) fn add(&self, sums: &mut [f64], labels: &[f64; N_LABELS], rank: usize, table: &[Vec<f64>]) {
         for &(slot, label, divide, weight) in &self.pieces {
             let value = labels[label as usize];
@@ -334,21 +355,7 @@ impl<'a> Reader<'a> {
                 hits += 1;
             }
             if !terms.pieces.is_empty() {
-                labels[Label::Relevant as usize] = f64::from(u8::from(relevant));
-                labels[Label::FirstRelevant as usize] = f64::from(u8::from(relevant && hits == 1));
-                labels[Label::Judged as usize] = f64::from(u8::from(judged));
-                if terms.labels[Label::Grade as usize] {
-                    labels[Label::Grade as usize] = grade_label(grade);
-                }
-                if terms.labels[Label::Gain as usize] {
-                    labels[Label::Gain as usize] = gain_of(grade, config);
-                }
-                if terms.labels[Label::RbpGain as usize] {
-                    labels[Label::RbpGain as usize] = rbp_label(grade, config);
-                }
-                if terms.labels[Label::CwlGain as usize] {
-                    labels[Label::CwlGain as usize] = cwl_label(grade, config);
-                }
+                terms.label_row(&mut labels, grade, relevant && hits == 1, judged, config);
                 terms.add(sums, &labels, rank, weights);
             }
             if let Some(slot) = terms.precision {

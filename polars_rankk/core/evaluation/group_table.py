@@ -46,11 +46,21 @@ def kernel_or_pure_sums(
     schema = per_group.collect_schema()
     path = native.status().line()
 
-    def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
-        return native.term_rows(spec, selected, truth, columns)
-
     kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-    per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+    rows_read = spec.policy.ties != "expected" and spec.n_relevant is None
+    if spec.term_rows and spec.is_lazy and rows_read and not rest:
+        # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
+        per_group, rows_of = native.group_rows(
+            spec, selected, truth, truth_stats, kernel_needs, schema
+        )
+    else:
+        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+        rows_of = _no_rows
+
+    def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
+        rows = rows_of(columns)
+        return native.term_rows(spec, selected, truth, columns) if rows is None else rows
+
     if rest:
         names = ", ".join(TERMS[column].name for column in rest)
         path += (
@@ -61,6 +71,11 @@ def kernel_or_pure_sums(
         # In the pure path's column order: one schema whichever path computed a term.
         per_group = per_group.join(extra, on=list(spec.keys), how="left").select(schema.names())
     return per_group, path, term_rows
+
+
+def _no_rows(columns: tuple[str, ...]) -> pl.LazyFrame | None:
+    """No term rows came with the sums: `native.term_rows` ranks for them."""
+    return None
 
 
 def with_presence(spec: Spec, groups: pl.LazyFrame, condensed: bool, path: str) -> pl.LazyFrame:

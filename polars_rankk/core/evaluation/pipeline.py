@@ -413,6 +413,7 @@ def _checked_spec(
         system=inputs.system,
         cells=part.cells,
     )
+    spec = replace(spec, term_rows=plan.every_k)
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
             f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "

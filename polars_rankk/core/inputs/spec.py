@@ -110,6 +110,9 @@ class Spec:
     #: Under ``fractional_grades="truncate"``: a one-row count (``fractional_grades``) of the
     #: grades given that were not integers (the tables above hold them truncated).
     fractional_grades: pl.LazyFrame | None = None
+    #: The per-rank term rows are read beside the sums (a K-curve, planned at every K): a
+    #: lazy evaluation on the kernel takes both from one ranking of each group.
+    term_rows: bool = False
 
     @property
     def group_keys(self) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -393,15 +394,66 @@ def group_sums(
     the truth's rows itself, after the candidates' (`_with_truth_rows`): no join runs before
     it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
+    inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
+    sums = inputs.frame.select(_call(library(), inputs.arguments, call))
+    names = [*inputs.keys, *(output.column for output in outputs)]
+    return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
+
+
+def group_rows(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame,
+    needs: TermNeeds,
+    schema: pl.Schema,
+) -> tuple[pl.LazyFrame, Callable[[tuple[str, ...]], pl.LazyFrame | None]]:
+    """`group_sums` and the per-rank term rows of `term_rows` from one ranking of each group
+    (the kernel's ``group_rows``: a K-curve reads both): the sums, and ``rows(columns)``, the
+    rows of `columns` (None for a column the call does not compute: `term_rows` ranks for it).
+
+    Both read one cached plan: collected together, the kernel runs once.
+    """
+    inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
+    rows = (
+        inputs.frame.select(_call(library(), inputs.arguments, call, "group_rows"))
+        .unnest(_SUMS)
+        .cache()
+    )
+    names = [*inputs.keys, *(output.column for output in outputs)]
+    sums = rows.filter(pl.col("rank") == 0).select(
+        pl.col(name).cast(schema[name]) for name in names
+    )
+
+    def term_rows_of(columns: tuple[str, ...]) -> pl.LazyFrame | None:
+        if any(column not in needs.columns for column in columns):
+            return None
+        terms = [pl.col(kernel_name(column)) for column in columns]
+        graded = rows.filter(pl.col("rank") > 0, pl.any_horizontal(term != 0 for term in terms))
+        return graded.select(
+            *(pl.col(key).cast(schema[key]) for key in inputs.keys),
+            "rank",
+            *(term.alias(column) for term, column in zip(terms, columns, strict=True)),
+        )
+
+    return sums, term_rows_of
+
+
+def _sums_call(
+    spec: Spec,
+    selected: pl.LazyFrame,
+    truth: pl.LazyFrame,
+    truth_stats: pl.LazyFrame,
+    needs: TermNeeds,
+) -> tuple[_Inputs, list[Output], dict[str, object]]:
+    """`group_sums`' inputs, its outputs besides the keys, and the call's kwargs."""
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
     outputs = [Output(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
         outputs.append(Output(HITS_AT_R, "hits_at_r"))
     outputs += sum_outputs(needs, spec.read_ks)
     call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs))
-    sums = inputs.frame.select(_call(library(), inputs.arguments, kwargs(spec.policy, call)))
-    names = [*inputs.keys, *(output.column for output in outputs)]
-    return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
+    return inputs, outputs, kwargs(spec.policy, call)
 
 
 def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl.LazyFrame | None:
