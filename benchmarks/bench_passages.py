@@ -14,7 +14,9 @@ order), written as Parquet and as a TREC run file. In one process, alternating, 
   document="#")``, its values checked), the run already read;
 - ``collapse_unchecked``: the same with ``check_values=False``;
 - ``guard``: `evaluate`'s look at the ids (`warn_passage_ids`) on the run and its document
-  judgements, the cost every `evaluate` call with text ids now pays.
+  judgements, the cost every `evaluate` call with text ids now pays;
+- ``collapse_polars``: the same MaxP on the pure-Polars path (every id cut, a group-by of
+  (query, document), a sort), what runs without the compiled kernel.
 
     python benchmarks/bench_passages.py generate 50000 1000 DIR [--shuffle]
     python benchmarks/bench_passages.py time DIR [--skip-trec]
@@ -98,6 +100,16 @@ def _silent(function: Callable[..., object], *arguments: object) -> object:
         return function(*arguments)
 
 
+def _polars_collapse(run: pl.DataFrame) -> pl.DataFrame:
+    """MaxP of `run` on the pure-Polars path (as without the kernel)."""
+    from polars_rankk.passages import collapse
+
+    rule, policy = rk.DocumentRule("#"), rk.Policy()
+    columns = {"keys": ["query"], "item": "item", "score": "score", "policy": policy}
+    rows = collapse.passage_rows(run.lazy(), rule, **columns)  # type: ignore[arg-type]
+    return collapse.ranked_documents(rows, rule, **columns).collect()  # type: ignore[arg-type]
+
+
 def measure(folder: Path, repeats: int, trec: bool) -> None:
     path = folder / RUN
     run = pl.read_parquet(path)
@@ -111,6 +123,9 @@ def measure(folder: Path, repeats: int, trec: bool) -> None:
         "collapse": lambda: rk.to_documents(run, **options),  # type: ignore[arg-type]
         "collapse_unchecked": lambda: rk.to_documents(run, check_values=False, **options),  # type: ignore[arg-type]
         "guard": lambda: _silent(warn_passage_ids, run.lazy(), truth.lazy(), "item"),
+        # The pure-Polars collapse (cut every id, group by document, sort), the reference
+        # the kernel's MaxP is tested against, in the same run.
+        "collapse_polars": lambda: _polars_collapse(run),
     }
     if trec:
         phases = {"read_trec": lambda: rk.read_trec_run(folder / TREC).collect(), **phases}
