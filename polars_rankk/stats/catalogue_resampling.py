@@ -31,8 +31,7 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.evaluation.catalogue import CATALOGUE_METRICS
 from polars_rankk.core.optional import optional_module
-from polars_rankk.stats.rank_sums import weight_blocks
-from polars_rankk.stats.resampling import check_options, generator, resample_key
+from polars_rankk.stats.resampling import check_options, generator, resample_key, weight_blocks
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -154,12 +154,7 @@ def _curve_from_ranks(
     """
     import numpy as np
 
-    from polars_rankk.stats.rank_sums import (
-        means,
-        resampled_means,
-        stratum_slices,
-        sums_over_ranks,
-    )
+    from polars_rankk.stats.rank_sums import means, resampled_means, stratum_slices, sums_over_ranks
     from polars_rankk.stats.resampling import check_options, generator, resample_key
 
     chosen = [

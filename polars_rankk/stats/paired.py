@@ -278,7 +278,7 @@ def _intervals(
     """Bootstrap intervals of every column from one draw of group weights per stratum:
     the resampled mean difference is ``(W @ d) / (W @ present)``, which for a column that
     compares every group of the stratum is the plain resampled mean."""
-    from polars_rankk.stats.rank_sums import weight_blocks
+    from polars_rankk.stats.resampling import weight_blocks
 
     low = np.full(len(n), np.nan)
     high = np.full(len(n), np.nan)

@@ -26,7 +26,7 @@ group counts) and to 1e-12 elsewhere.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +47,7 @@ from polars_rankk.core.metrics.summed import (
 from polars_rankk.core.metrics.terms import ordered
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.policy import Policy
+from polars_rankk.stats.resampling import weight_blocks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -54,8 +55,6 @@ IntArray = npt.NDArray[np.int64]
 #: Column 0 counts the groups that count at K; the event-valued metrics' columns follow, then
 #: the linear metrics' class block (per class: its group count, then each term's sum).
 COUNT = 0
-#: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
-RESAMPLE_BLOCK = 50
 
 
 @dataclass
@@ -449,38 +448,6 @@ def means(
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         out.append((key, numerators, counts))
     return out
-
-
-def weight_blocks(
-    rng: np.random.Generator, layers: Sequence[int], n_resamples: int
-) -> Iterator[FloatArray]:
-    """Resample weights (how often each group is drawn), `RESAMPLE_BLOCK` resamples at a time.
-
-    Each layer of ``m`` groups draws ``m`` of its groups with replacement, layer after layer,
-    block after block, so the weights depend only on the generator, the layer sizes and B.
-    """
-    total = int(sum(layers))
-    for start in range(0, n_resamples, RESAMPLE_BLOCK):
-        size = min(RESAMPLE_BLOCK, n_resamples - start)
-        weights = np.empty((size, total))
-        offset = 0
-        for m in layers:
-            if m:
-                _count_draws(rng.integers(0, m, size=(size, m)), weights[:, offset : offset + m])
-            offset += m
-        yield weights
-
-
-def _count_draws(drawn: IntArray, out: FloatArray) -> None:
-    """How often each of a layer's groups was drawn, per resample (a row of `drawn`)."""
-    size, m = drawn.shape
-    if m < 4096:
-        shifted = (drawn + np.arange(0, size * m, m)[:, None]).ravel()
-        out[:] = np.bincount(shifted, minlength=size * m).reshape(size, m)
-        return
-    # A large layer one resample at a time: its m counts stay in cache, size × m would not.
-    for row, draws in zip(out, drawn, strict=True):
-        row[:] = np.bincount(draws, minlength=m)
 
 
 def resampled_means(

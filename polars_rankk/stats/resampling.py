@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
 
 import numpy as np
@@ -354,8 +354,6 @@ def _resampled_means(
     stratum shared by all its rows: ``(W @ values) / (W @ present)`` per resample; with
     `labels`, ``W @ values`` gains a normal label deviation of variance ``W @ std**2`` (its
     own generator: the group weights stay those without)."""
-    from polars_rankk.stats.rank_sums import weight_blocks
-
     rows = per_group.join(groups, on=group_keys, how="inner", nulls_equal=True)
     out: dict[tuple[object, ...], FloatArray] = {}
     stratum_groups = groups.partition_by(strata, maintain_order=True) if strata else [groups]
@@ -433,3 +431,39 @@ def _one_row(
     )
     row["std_error"] = float(np.nanstd(resampled, ddof=1)) if len(resampled) > 1 else None
     return row
+
+
+#: Resamples drawn per block; fixed so that the draws do not depend on the table's size.
+RESAMPLE_BLOCK = 50
+
+
+def weight_blocks(
+    rng: np.random.Generator, layers: Sequence[int], n_resamples: int
+) -> Iterator[FloatArray]:
+    """Resample weights (how often each group is drawn), `RESAMPLE_BLOCK` resamples at a time.
+
+    Each layer of ``m`` groups draws ``m`` of its groups with replacement, layer after layer,
+    block after block, so the weights depend only on the generator, the layer sizes and B.
+    """
+    total = int(sum(layers))
+    for start in range(0, n_resamples, RESAMPLE_BLOCK):
+        size = min(RESAMPLE_BLOCK, n_resamples - start)
+        weights = np.empty((size, total))
+        offset = 0
+        for m in layers:
+            if m:
+                _count_draws(rng.integers(0, m, size=(size, m)), weights[:, offset : offset + m])
+            offset += m
+        yield weights
+
+
+def _count_draws(drawn: npt.NDArray[np.int64], out: FloatArray) -> None:
+    """How often each of a layer's groups was drawn, per resample (a row of `drawn`)."""
+    size, m = drawn.shape
+    if m < 4096:
+        shifted = (drawn + np.arange(0, size * m, m)[:, None]).ravel()
+        out[:] = np.bincount(shifted, minlength=size * m).reshape(size, m)
+        return
+    # A large layer one resample at a time: its m counts stay in cache, size × m would not.
+    for row, draws in zip(out, drawn, strict=True):
+        row[:] = np.bincount(draws, minlength=m)

@@ -9,7 +9,7 @@ import pytest
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import summed_form
 from polars_rankk.core.policy import Policy
-from polars_rankk.stats import rank_sums
+from polars_rankk.stats import rank_sums, resampling
 
 _POLICIES = [
     Policy(),
@@ -63,7 +63,7 @@ def test_weights_of_k_as_a_column_equal_the_formula_at_each_k(policy: Policy) ->
 def test_resample_weights_count_each_layers_draws(layers: list[int]) -> None:
     """Each resample's weights count how often it drew each group of each layer: the draws
     replayed from the same generator and counted one by one, small layers and large alike."""
-    blocks = list(rank_sums.weight_blocks(np.random.default_rng(7), layers, 60))
+    blocks = list(resampling.weight_blocks(np.random.default_rng(7), layers, 60))
     replay = np.random.default_rng(7)
     for weights in blocks:
         offset = 0

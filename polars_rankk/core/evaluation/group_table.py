@@ -19,6 +19,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel import rows as kernel_rows
 from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 
 #: Each ranked row within max K where a term of the columns asked is not zero.
@@ -50,7 +51,7 @@ def kernel_or_pure_sums(
     rows_read = spec.policy.ties != "expected" and spec.n_relevant is None
     if spec.term_rows and spec.is_lazy and rows_read and not rest:
         # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
-        per_group, rows_of = native.group_rows(
+        per_group, rows_of = kernel_rows.group_rows(
             spec, selected, truth, truth_stats, kernel_needs, schema
         )
     else:
@@ -59,7 +60,7 @@ def kernel_or_pure_sums(
 
     def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
         rows = rows_of(columns)
-        return native.term_rows(spec, selected, truth, columns) if rows is None else rows
+        return kernel_rows.term_rows(spec, selected, truth, columns) if rows is None else rows
 
     if rest:
         names = ", ".join(TERMS[column].name for column in rest)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -38,7 +37,6 @@ from polars_rankk.core.kernel.call import (
     KernelPiece,
     LinearTerm,
     Output,
-    kernel_name,
     plain,
     sum_outputs,
 )
@@ -400,45 +398,6 @@ def group_sums(
     return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
 
 
-def group_rows(
-    spec: Spec,
-    selected: pl.LazyFrame,
-    truth: pl.LazyFrame,
-    truth_stats: pl.LazyFrame,
-    needs: TermNeeds,
-    schema: pl.Schema,
-) -> tuple[pl.LazyFrame, Callable[[tuple[str, ...]], pl.LazyFrame | None]]:
-    """`group_sums` and the per-rank term rows of `term_rows` from one ranking of each group
-    (the kernel's ``group_rows``: a K-curve reads both): the sums, and ``rows(columns)``, the
-    rows of `columns` (None for a column the call does not compute: `term_rows` ranks for it).
-
-    Both read one cached plan: collected together, the kernel runs once.
-    """
-    inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
-    rows = (
-        inputs.frame.select(_call(library(), inputs.arguments, call, "group_rows"))
-        .unnest(_SUMS)
-        .cache()
-    )
-    names = [*inputs.keys, *(output.column for output in outputs)]
-    sums = rows.filter(pl.col("rank") == 0).select(
-        pl.col(name).cast(schema[name]) for name in names
-    )
-
-    def term_rows_of(columns: tuple[str, ...]) -> pl.LazyFrame | None:
-        if any(column not in needs.columns for column in columns):
-            return None
-        terms = [pl.col(kernel_name(column)) for column in columns]
-        graded = rows.filter(pl.col("rank") > 0, pl.any_horizontal(term != 0 for term in terms))
-        return graded.select(
-            *(pl.col(key).cast(schema[key]) for key in inputs.keys),
-            "rank",
-            *(term.alias(column) for term, column in zip(terms, columns, strict=True)),
-        )
-
-    return sums, term_rows_of
-
-
 def _sums_call(
     spec: Spec,
     selected: pl.LazyFrame,
@@ -482,40 +441,6 @@ def truth_stats(spec: Spec, judged: pl.LazyFrame, count_nonrelevant: bool) -> pl
             *(pl.col(key).cast(schema[key]) for key in keys if schema[key] != pl.String),
             *(pl.col(column).cast(pl.Int64) for column in counts),
         )
-    )
-
-
-def term_rows(
-    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, columns: tuple[str, ...]
-) -> pl.LazyFrame:
-    """Each ranked row within max K where a term of `columns` is not zero: keys, ``rank``
-    (Int64) and each term's own value, under its column's name (`Prepared.term_rows`)."""
-    needs = TermNeeds(columns=columns)
-    inputs = _inputs(spec, selected, truth, None, needs)
-    # The cut-off and the terms ride on outputs the rows do not return.
-    cuts = tuple(
-        Output(f"_rk_cut{i}", "sum", spec.k_max, kernel_name(c)) for i, c in enumerate(columns)
-    )
-    described = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *cuts))
-    call = pl.plugins.register_plugin_function(
-        plugin_path=library(),
-        function_name="graded_rows",
-        args=inputs.arguments,
-        kwargs=kwargs(spec.policy, described),
-        is_elementwise=False,
-        changes_length=True,
-    ).alias(_SUMS)
-    rows = inputs.frame.select(call).unnest(_SUMS)
-    return rows.with_columns(
-        *(
-            pl.col(key).cast(inputs.key_schema[key])
-            for key in inputs.keys
-            if inputs.key_schema[key] != pl.String
-        )
-    ).select(
-        *inputs.keys,
-        "rank",
-        *(pl.col(kernel_name(column)).alias(column) for column in columns),
     )
 
 
