@@ -8,7 +8,7 @@ from typing import Any
 
 from polars_rankk.core import Evaluation, is_table, to_lazy
 from polars_rankk.core.types import FrameLike
-from polars_rankk.stats.curves import covers_every_k
+from polars_rankk.stats.rank_sums import covers_every_k
 from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems
 
 __all__ = ["DEFAULT_REPORT_K", "default_report_k", "evaluate_for_report"]

@@ -88,17 +88,22 @@ def _curve_of(
     seed: int,
     metrics: list[str] | None,
     ks: list[int] | None,
+    labels: bool = False,
 ) -> pl.DataFrame:
-    fast = _curve_from_ranks(
-        evaluation,
-        strata=strata,
-        attributes=attributes,
-        ci=ci,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        metrics=metrics,
-        ks=ks,
+    fast = (
+        None
+        if labels
+        else _curve_from_ranks(
+            evaluation,
+            strata=strata,
+            attributes=attributes,
+            ci=ci,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            metrics=metrics,
+            ks=ks,
+        )
     )
     if fast is not None:
         return fast
@@ -117,13 +122,15 @@ def _curve_of(
     if ci:
         from polars_rankk.stats.resampling import bootstrap
 
+        spread = ["std"] if labels else []
         intervals = bootstrap(
-            per_group.select(*evaluation.group_keys, *strata, "metric", "k", "value"),
+            per_group.select(*evaluation.group_keys, *strata, "metric", "k", "value", *spread),
             n_resamples=n_resamples,
             confidence=confidence,
             seed=seed,
             by=strata or None,
             group_keys=evaluation.group_keys,
+            labels=labels,
         ).select(*keys, "ci_low", "ci_high")
         means = means.join(intervals, on=keys, how="left", nulls_equal=True)
     else:
@@ -348,6 +355,8 @@ def k_curve(
             relevance=relevance,
         )
 
+    from polars_rankk.stats.rank_sums import covers_every_k
+
     evaluations = evaluated([k_max] if from_sums else every_k)
     if from_sums and not all(covers_every_k(e, chosen) for e in evaluations.values()):
         evaluations = evaluated(every_k)  # (one system of several: its rows are not kept)
@@ -400,27 +409,6 @@ def _refused_curve_less(chosen: Request) -> Request:
     return chosen
 
 
-def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None) -> bool:
-    """Whether `curve_of_evaluations` can give this evaluation's curve at every K up to its
-    largest, not only at the evaluated K: the curve then comes from sums over ranks, which
-    every policy allows except ``ties="expected"`` and an ``n_relevant`` column.
-
-    Examples
-    --------
-    >>> import polars as pl, polars_rankk as rk
-    >>> from polars_rankk.stats.curves import covers_every_k
-    >>> res = rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]}),
-    ...                   pl.DataFrame({"q": [1], "item": [2]}), k=[1, 2], group_by="q")
-    >>> covers_every_k(res)
-    True
-    """
-    chosen = evaluation.metrics if metrics is None else normalize_metrics(metrics)
-    if any(m not in REGISTRY for m in chosen):
-        return False
-    with_k = [REGISTRY[m] for m in chosen if REGISTRY[m].has_k]
-    return all(m.rank_summed for m in with_k) and evaluation.ranking_rows() is not None
-
-
 def curve_of_evaluations(
     evaluations: Mapping[str, Evaluation],
     *,
@@ -433,12 +421,15 @@ def curve_of_evaluations(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | None = None,
+    labels: bool = False,
 ) -> pl.DataFrame:
     """The K-curve table of evaluations already made (their K values, every K metric).
 
     `k` chooses the K of the table: any K up to the largest evaluated when the curve comes
-    from sums over ranks (`covers_every_k`), else some of the evaluated K. The other
-    parameters are as in `k_curve`.
+    from sums over ranks (`covers_every_k`), else some of the evaluated K. `labels` (with
+    `ci`) resamples the label outcomes as well as the groups, for evaluations whose values
+    are expectations over uncertain labels (``evaluate(..., label_probability=...)``), as
+    ``bootstrap(labels=True)`` does. The other parameters are as in `k_curve`.
 
     Examples
     --------
@@ -458,6 +449,11 @@ def curve_of_evaluations(
     for name, evaluation in evaluations.items():
         if not isinstance(evaluation, Evaluation):
             raise TypeError(f"{name!r}: expected an Evaluation; got {type(evaluation).__name__}")
+        if labels and evaluation.label_methods is None:
+            raise ValueError(
+                f"{name!r}: labels=True resamples the label outcomes of an evaluation over "
+                f"uncertain labels (evaluate(..., label_probability=...)); this one has none"
+            )
     parts = []
     label = "k_curve: systems" + (f" ({n_resamples} resamples each)" if ci else "")
     for name, evaluation in track(evaluations.items(), label, progress, len(evaluations)):
@@ -474,6 +470,7 @@ def curve_of_evaluations(
             seed=seed,
             metrics=chosen,
             ks=None if k is None else list(k),
+            labels=labels and ci,
         )
         parts.append(curve.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
     if not parts:

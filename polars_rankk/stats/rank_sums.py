@@ -26,7 +26,7 @@ group counts) and to 1e-12 elsewhere.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +35,7 @@ import polars as pl
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
+from polars_rankk.core.inputs.spec import normalize_metrics
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
@@ -448,6 +449,27 @@ def means(
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         out.append((key, numerators, counts))
     return out
+
+
+def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None) -> bool:
+    """Whether `curve_of_evaluations` can give this evaluation's curve at every K up to its
+    largest, not only at the evaluated K: the curve then comes from sums over ranks, which
+    every policy allows except ``ties="expected"`` and an ``n_relevant`` column.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> from polars_rankk.stats.rank_sums import covers_every_k
+    >>> res = rk.evaluate(pl.DataFrame({"q": [1, 1], "item": [1, 2], "score": [2.0, 1.0]}),
+    ...                   pl.DataFrame({"q": [1], "item": [2]}), k=[1, 2], group_by="q")
+    >>> covers_every_k(res)
+    True
+    """
+    chosen = evaluation.metrics if metrics is None else normalize_metrics(metrics)
+    if any(m not in REGISTRY for m in chosen):
+        return False
+    with_k = [REGISTRY[m] for m in chosen if REGISTRY[m].has_k]
+    return all(m.rank_summed for m in with_k) and evaluation.ranking_rows() is not None
 
 
 def resampled_means(

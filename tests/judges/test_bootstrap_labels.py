@@ -48,3 +48,33 @@ def test_without_labels_the_numbers_are_unchanged() -> None:
     spread = frame.with_columns(std=pl.lit(0.0))
     plain = rk.bootstrap(frame, n_resamples=200)
     assert rk.bootstrap(spread, n_resamples=200, labels=True, group_keys=["q"]).equals(plain)
+
+
+def test_a_k_curves_interval_resamples_the_labels_as_bootstrap_does() -> None:
+    """curve_of_evaluations(labels=True) of an evaluation over uncertain labels: at every K
+    the interval of bootstrap(labels=True) on its per-group values (same seed), wider than
+    the groups-only one; an evaluation without label probabilities is refused in words."""
+    from polars_rankk.stats.curves import curve_of_evaluations
+
+    rng = np.random.default_rng(5)
+    groups, items = 30, 6
+    candidates = pl.DataFrame({"q": np.repeat(np.arange(groups), items),
+                               "item": np.tile(np.arange(items), groups),
+                               "score": rng.random(groups * items)})  # fmt: skip
+    truth = candidates.select("q", "item", relevance=pl.lit(1.0),
+                              p=pl.Series(rng.uniform(0.2, 0.8, groups * items)))  # fmt: skip
+    evaluation = rk.evaluate(candidates, truth, k=[1, 3], metrics=["precision", "ndcg"],
+                             group_by="q", label_probability="p")  # fmt: skip
+    options = {"n_resamples": 300, "seed": 3}
+    curve = curve_of_evaluations({"run": evaluation}, labels=True, **options)
+    plain = curve_of_evaluations({"run": evaluation}, **options)
+    expected = rk.bootstrap(evaluation.per_group, labels=True, group_keys=["q"], **options)
+    want = {
+        (r["metric"], r["k"]): (r["ci_low"], r["ci_high"]) for r in expected.iter_rows(named=True)
+    }
+    for row, other in zip(curve.iter_rows(named=True), plain.iter_rows(named=True), strict=True):
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(want[(row["metric"], row["k"])])
+        assert row["ci_high"] - row["ci_low"] >= other["ci_high"] - other["ci_low"]
+    deterministic = rk.evaluate(candidates, truth.drop("p"), k=3, group_by="q")
+    with pytest.raises(ValueError, match="labels=True resamples the label outcomes"):
+        curve_of_evaluations({"run": deterministic}, labels=True)

@@ -10,13 +10,9 @@ from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.stats.curves import (
-    CURVE_COLUMNS,
-    covers_every_k,
-    curve_of_evaluations,
-    k_curve,
-)
+from polars_rankk.stats.curves import CURVE_COLUMNS, curve_of_evaluations, k_curve
 from polars_rankk.stats.distributions import distribution
+from polars_rankk.stats.rank_sums import covers_every_k
 from polars_rankk.stats.systems import evaluate_systems, for_systems
 
 
