@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rankk.cli.options import TREC_EVAL_PRESET, InputFormat, split_names
+from polars_rankk.cli.options import TRUNCATES_TREC_GRADES, InputFormat, split_names
 from polars_rankk.cli.wording import in_cli_terms
 from polars_rankk.core import example_row
 from polars_rankk.core.inputs.spec import DEFAULT_RELEVANCE, label_columns
@@ -161,7 +161,7 @@ def _read_trec(path: Path, role: str, kind: Kind, columns: Columns) -> pl.DataFr
             frame = read_trec_run(path, rank=columns.rank == "rank").collect()
         else:
             frame = read_trec_qrels(path, subtopics=columns.subtopic is not None).collect()
-            if TREC_EVAL_PRESET.get():
+            if TRUNCATES_TREC_GRADES.get():
                 frame = _as_trec_eval_reads(frame, path)
     except ValueError as error:
         raise ValueError(f"{error}{_swapped_trec_hint(path, role, kind)}") from None

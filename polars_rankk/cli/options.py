@@ -404,9 +404,9 @@ def option_value(value: Any) -> str:
     return str(value)
 
 
-#: Whether the running command was given ``--trec-eval``: its TREC qrels are then read as
-#: trec_eval reads them (fractional grades truncated to integers).
-TREC_EVAL_PRESET: ContextVar[bool] = ContextVar("trec_eval_preset", default=False)
+#: Whether the running command reads TREC qrels as trec_eval reads them, fractional grades
+#: truncated to integers: ``--trec-eval`` without ``--fractional-grades keep``.
+TRUNCATES_TREC_GRADES: ContextVar[bool] = ContextVar("truncates_trec_grades", default=False)
 
 
 def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -430,11 +430,11 @@ def with_policy_options(command: Callable[..., None]) -> Callable[..., None]:
             options["metrics"] = parse_metrics(options["metrics"])
         preset = bool(options.pop("trec_eval"))
         policy = build_policy(preset, chosen)
-        token = TREC_EVAL_PRESET.set(preset)
+        token = TRUNCATES_TREC_GRADES.set(preset and policy.fractional_grades == "truncate")
         try:
             command(**options, policy=policy)
         finally:
-            TREC_EVAL_PRESET.reset(token)
+            TRUNCATES_TREC_GRADES.reset(token)
 
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[*kept, trec_eval, *policy_parameters()]

@@ -148,4 +148,12 @@ def test_trec_eval_preset_reads_fractional_grades_as_trec_eval(
     code, out, err = rankk("evaluate", run, qrels, "--k", "3", "--metrics", "ndcg", "-f", "csv")
     assert code == 0, err
     assert pl.read_csv(io.StringIO(out))["value"].item() != pytest.approx(expected)
+    # --fractional-grades keep beside --trec-eval keeps them, and nothing says "truncated".
+    code, out, err = rankk(
+        "evaluate", run, qrels, "--k", "3", "--metrics", "ndcg", "-f", "csv", "--trec-eval",
+        "--fractional-grades", "keep",
+    )  # fmt: skip
+    assert code == 0, err
+    assert pl.read_csv(io.StringIO(out))["value"].item() != pytest.approx(expected)
+    assert "truncated to integers" not in err
     assert "truncated" not in err
