@@ -409,7 +409,8 @@ def test_tool_name_warnings_only_where_the_data_make_the_numbers_differ() -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToolNameWarning)
         quiet = rk.evaluate(long, judged, metrics=names, group_by="q")
-    assert quiet.summary()["value"].to_list() == pytest.approx(list(tool(long, judged).values()))
+    want = tool(long, judged)
+    assert quiet.summary()["value"].to_list() == pytest.approx([want[name] for name in names])
     with pytest.warns(ToolNameWarning, match=r"'Judged@10' is ir_measures' name"):
         rk.evaluate(long.head(3), judged, metrics=["Judged@10"], group_by="q")
     negative = judged.with_columns(
@@ -418,3 +419,38 @@ def test_tool_name_warnings_only_where_the_data_make_the_numbers_differ() -> Non
     with pytest.warns(ToolNameWarning, match=r"'Bpref\(rel=2\)' is ir_measures' name"):
         said = rk.evaluate(long, negative, metrics=["Bpref(rel=2)"], group_by="q")
     assert said.summary()["value"].item() != pytest.approx(tool(long, negative)["Bpref(rel=2)"])
+
+
+def test_tool_name_warnings_said_without_the_data_say_so(tmp_path: Path) -> None:
+    """Where the data are not read before the warning (a lazy frame, out of core, Dask), a
+    tool-name warning says the tool may compute another number and that the data were not
+    read to check, where it said "computes another number" though on these data (lists of 12
+    without a tie) the value is ir_measures' Judged@10; eager tables stay quiet."""
+    long = pl.DataFrame({"q": ["1"] * 12, "item": [f"d{i}" for i in range(12)],
+                         "score": [float(12 - i) for i in range(12)]})  # fmt: skip
+    judged = pl.DataFrame({"q": ["1"] * 3, "item": ["d1", "d3", "d11"], "relevance": [2, 0, 1]})
+    options: dict[str, Any] = {"metrics": ["Judged@10"], "group_by": "q"}
+    said = (
+        "metric 'Judged@10' is ir_measures' name, but under this policy ir_measures may "
+        "compute another number: the data were not read to check; ir_measures' judged"
+    )
+    run = [ir_measures.ScoredDoc(q, i, s) for q, i, s in long.iter_rows()]
+    qrels = [ir_measures.Qrel(q, i, r) for q, i, r in judged.iter_rows()]
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], qrels, run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolNameWarning)
+        eager = rk.evaluate(long, judged, **options)
+    assert eager.summary()["value"].to_list() == pytest.approx(list(want.values()))
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        lazy = rk.evaluate(long.lazy(), judged.lazy(), **options).collect()
+    assert lazy.summary().equals(eager.summary())
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        rk.evaluate_in_partitions(long, judged, output=tmp_path / "out", partitions=2, **options)
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+
+    def to_dask(frame: pl.DataFrame) -> object:
+        return dd.from_pandas(frame.to_pandas(), npartitions=2, sort=False)
+
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        evaluate_dask(to_dask(long), to_dask(judged), **options)  # type: ignore[call-overload]

@@ -47,6 +47,26 @@ class ToolNameWarning(UserWarning):
     another number: the warning names the policy that reproduces it."""
 
 
+#: How a tool-name warning naming the tool's policy fields says the tool's number differs:
+#: said as planned, the data not read (a lazy frame, the engines, out of core), it may; said by
+#: `evaluate` of eager tables, only where the name evaluated under those fields differs, it does.
+_MAY_DIFFER = "may compute another number: the data were not read to check;"
+_DIFFERS = "computes another number:"
+
+
+def checked_on_data(message: str) -> str:
+    """A tool-name warning's words once the data showed the tool's number differs.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.conventions import checked_on_data
+    >>> checked_on_data("metric 'X' is ir_measures' name, but under this policy ir_measures "
+    ...                 "may compute another number: the data were not read to check; why")[-38:]
+    'ir_measures computes another number: why'
+    """
+    return message.replace(_MAY_DIFFER, _DIFFERS)
+
+
 def _trec_eval_preset(policy: Policy) -> bool:
     """Whether `policy` is asked as trec_eval's (`Policy.trec_eval`: a negative grade
     unjudged, groups without a relevant item scored 0), whatever else it overrides."""
@@ -158,12 +178,11 @@ def warn_tool_conventions(
             elif reason is not None and name not in said:
                 said.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
-                warnings.warn(
-                    f"metric {name!r} is {whose} name, but under this policy {tool} "
-                    f"computes another number: {reason}. The value here follows the policy",
-                    ToolNameWarning,
-                    stacklevel=stacklevel,
-                )
+                said_as = f"metric {name!r} is {whose} name, but under this policy {tool}"
+                message = f"{said_as} {_DIFFERS} {reason}. The value here follows the policy"
+                if tool_policy(message) is not None:  # the data may leave the numbers equal
+                    message = message.replace(_DIFFERS, _MAY_DIFFER)
+                warnings.warn(message, ToolNameWarning, stacklevel=stacklevel)
             left = parameters_left_out(measure, policy)
             if left is not None and name not in said_left_out:
                 said_left_out.add(name)
