@@ -4,6 +4,7 @@ output, the tool's number or a warning saying which value was used."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -95,3 +96,23 @@ def test_trec_eval_names_under_a_threshold_flag_are_said_once(
     ).evaluate(run)
     want = [sum(q[m] for q in found.values()) / len(found) for m in names]
     assert got["value"].to_list() == pytest.approx(want, abs=1e-12)
+
+
+def test_compare_says_the_catalogue_every_run_shares(rankk: Rankk, tmp_path: Path) -> None:
+    """``rankk compare`` measures coverage against one catalogue of every run's items: one
+    line says so with its size (brute force: the distinct documents of both runs)."""
+    other = tmp_path / "other.test"
+    lines = RUN.read_text().splitlines()
+    other.write_text("\n".join(f"{line.split()[0]} Q0 x{i} 1 1.0 o" for i, line in
+                               enumerate(lines[:50])) + "\n")  # fmt: skip
+    items = len({line.split()[2] for line in lines if line.strip()}) + 50
+    code, _, err = rankk(
+        "compare", f"a={RUN}", f"b={other}", "-t", QRELS, "--metrics", "coverage,P", "-k", "10",
+        "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "one catalogue" in line]
+    assert said == [
+        f"rankk: warning: catalogue metrics (coverage, gini, entropy) measured against one "
+        f"catalogue of {items:,} items, shared by the 2 systems compared"
+    ]

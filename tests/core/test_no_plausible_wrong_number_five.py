@@ -454,3 +454,25 @@ def test_tool_name_warnings_said_without_the_data_say_so(tmp_path: Path) -> None
 
     with pytest.warns(ToolNameWarning, match=re.escape(said)):
         evaluate_dask(to_dask(long), to_dask(judged), **options)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_the_diagnostics_say_the_catalogue_systems_share(lazy: bool) -> None:
+    """Systems evaluated together are measured against one catalogue: each one's diagnostics
+    count its items (brute force: the distinct items of every system) and the systems sharing
+    it, and its display says so, where nothing said the rule."""
+    a = pl.DataFrame({"q": [1, 1, 2, 2], "item": [1, 2, 1, 2], "score": [2.0, 1, 2, 1]})
+    b = pl.DataFrame({"q": [1, 1, 2, 2], "item": [3, 4, 5, 6], "score": [2.0, 1, 2, 1]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [1, 4]})
+    items = len(set(a["item"]) | set(b["item"]))
+    runs = {"a": a.lazy(), "b": b.lazy()} if lazy else {"a": a, "b": b}
+    found = rk.evaluate_systems(runs, truth, k=1, metrics=["coverage", "P"], group_by="q")
+    for evaluation in found.values():
+        shown = evaluation.collect() if lazy else evaluation
+        counts = shown.diagnostics.counts
+        assert (counts["shared_catalogue_items"], counts["systems_sharing_the_catalogue"]) == (
+            items, 2)  # fmt: skip
+        said = f"measured against one catalogue of {items} items, shared by the 2 systems"
+        assert said in repr(shown)
+    alone = rk.evaluate(a, truth, k=1, metrics=["coverage"], group_by="q")
+    assert "shared_catalogue_items" not in alone.diagnostics.counts

@@ -385,11 +385,8 @@ def trec_eval_flag_note(names: list[str], flags: str) -> str:
     "metrics 'P_5', 'map': the values here are trec_eval's run with the flag -l 2"
     """
     listed = ", ".join(repr(name) for name in names)
-    which = "flags" if " -" in flags else "flag"
-    return (
-        f"{'metrics' if len(names) > 1 else 'metric'} {listed}: the values here are "
-        f"trec_eval's run with the {which} {flags}"
-    )
+    which, metrics = ("flags" if " -" in flags else "flag"), "metrics" if names[1:] else "metric"
+    return f"{metrics} {listed}: the values here are trec_eval's run with the {which} {flags}"
 
 
 def _reads_back(name: str, metric: str, k: int | None, tool: str) -> str | None:
@@ -453,8 +450,9 @@ def written_summary(
             name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
         else:
             name, reason = written_name(row["metric"], row["k"], policy, tool)
-            flagged = trec_eval_flags(row["metric"], row["k"], policy) if reason else None
-            if tool == "trec_eval" and flagged is not None:
+            trec_eval = reason is not None and tool == "trec_eval"
+            flagged = trec_eval_flags(row["metric"], row["k"], policy) if trec_eval else None
+            if flagged is not None:
                 name, reason = flagged[0], None  # trec_eval's number run with its flags
             mean_reason = None if reason is not None else _mean_reason(row, names)
             if mean_reason is None and reason is None and per_group is None:
@@ -468,7 +466,7 @@ def written_summary(
                 summed.append(row["metric"])
             if reason is not None:
                 reasons[name] = reason
-            elif flagged is not None and tool == "trec_eval":
+            elif flagged is not None:
                 flags.setdefault(flagged[1], []).append(name)
         rendered.append(name)
     if reasons:
