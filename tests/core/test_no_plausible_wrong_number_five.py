@@ -216,6 +216,31 @@ def test_a_text_grade_column_is_refused_by_the_expressions_as_evaluate_refuses_i
     assert numbers.group_by("q").agg(expr).height == 1
 
 
+@pytest.mark.parametrize("native", ["1", "0"])
+@pytest.mark.parametrize("dtype", [pl.Categorical(), pl.Enum(["1", "2", "high"])], ids=str)
+@pytest.mark.parametrize("many", [False, True])
+def test_a_categorical_grade_column_is_refused_as_a_text_one(
+    monkeypatch: pytest.MonkeyPatch, native: str, dtype: pl.DataType, many: bool
+) -> None:
+    """A Categorical or Enum relevance column: `evaluate` refuses it naming the column and its
+    dtype; the expressions refuse it in the same words, with a grade and its item, where
+    Polars' raw "cannot cast categorical types" came out."""
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
+    rows = CANDIDATES.head(3).with_columns(relevance=pl.Series(["1", "2", "1"]).cast(dtype))
+    kind = "Enum" if isinstance(dtype, pl.Enum) else "Categorical"
+    said = f"column 'relevance' must be numeric (a grade); it has dtype {kind}"
+    with pytest.raises(TypeError, match=re.escape(f"candidates {said}")):
+        rk.evaluate(rows, k=3, metrics="ndcg", group_by="q")
+    expr = (
+        rk.metrics_expression(["ndcg", "P"], "relevance", by="score", k=3, item="item")
+        if many
+        else rk.ndcg_at_k("relevance", by="score", k=3, item="item")
+    )
+    with pytest.raises(pl.exceptions.InvalidOperationError) as raised:
+        rows.group_by("q").agg(expr)
+    assert f"{said}, e.g. the grade '2' (item b)" in str(raised.value)
+
+
 @pytest.mark.parametrize("by", ["u", ["u", "s"]])
 def test_compare_by_a_group_key_column_compares_within_each_of_its_values(
     by: str | list[str],
