@@ -136,14 +136,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     rankk (polars-rankk) ...
     """
     command = typer.main.get_command(application)
+    said: set[str] = set()
+
+    def say_once(message: Warning | str, *_: object, **__: object) -> None:
+        # A warning said twice (typing a name, then writing it back) is one line.
+        if str(message) not in said:
+            said.add(str(message))
+            warn(str(message))
+
     with warnings.catch_warnings():
         # Every warning of the library is one line in option terms, as the command's own.
-        warnings.showwarning = _said
+        warnings.showwarning = say_once
         _run(command, argv)
-
-
-def _said(message: Warning | str, *_: object, **__: object) -> None:
-    warn(str(message))
 
 
 def _run(command: Any, argv: Sequence[str] | None) -> None:

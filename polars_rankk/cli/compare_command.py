@@ -69,6 +69,9 @@ from polars_rankk.cli.running import (
     say_diagnostics,
 )
 from polars_rankk.core import Evaluation, Policy
+from polars_rankk.core.evaluation.catalogue import SharedCatalogue
+from polars_rankk.core.evaluation.display import shared_catalogue_line
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.names.request import Request
 
 if TYPE_CHECKING:
@@ -198,6 +201,7 @@ def compare(
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
             evaluations[name] = evaluate_run(source, judged, columns, plan=planned, items=tables)
+        _share_catalogue(evaluations, items.shared(sources, tables), planned)
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
         means = system_means(evaluations, ks)
@@ -239,11 +243,30 @@ def compare(
         differences_view(comparison, family),
     ]
     write_result(Result("comparison", comparison, views, meta), output, output_format)
-    for name, evaluation in evaluations.items():
-        say_diagnostics(evaluation, f"{systems[name].path} ({name})")
+    _say_diagnostics(evaluations, systems)
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
     apply_gate(comparison, fail_if_worse, margin)
+
+
+def _share_catalogue(
+    evaluations: dict[str, Evaluation], shared: SharedCatalogue | None, plan: Plan
+) -> None:
+    """Record in each run's diagnostics the catalogue every run's catalogue metrics were
+    measured against (`ItemFiles.shared`), when any is asked."""
+    if shared is not None and any(part.beyond_catalogue for part in plan.parts):
+        for evaluation in evaluations.values():
+            evaluation.share_catalogue(shared)
+
+
+def _say_diagnostics(evaluations: dict[str, Evaluation], systems: dict[str, Source]) -> None:
+    """Each run's diagnostics on stderr, then the catalogue every run shares (one rule for
+    every run, said once)."""
+    for name, evaluation in evaluations.items():
+        say_diagnostics(evaluation, f"{systems[name].path} ({name})")
+    rule = shared_catalogue_line(next(iter(evaluations.values())).diagnostics.counts)
+    if rule is not None:
+        warn(rule)
 
 
 def apply_gate(comparison: pl.DataFrame, gate: str | None, margin: float) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from polars_rankk.cli.inputs import Columns, Source, read_source, reconcile_ids
-from polars_rankk.core.evaluation.catalogue import shared_catalogue
+from polars_rankk.core.evaluation.catalogue import SharedCatalogue, shared_catalogue
 
 BEYOND_ACCURACY = "Beyond accuracy"
 
@@ -93,6 +93,13 @@ class ItemFiles:
                 [source.frame for source in runs], tables.get("popularity"), columns.item
             )
         return {**tables, "head_share": self.head_share}
+
+    def shared(self, runs: Sequence[Source], tables: dict[str, Any]) -> SharedCatalogue | None:
+        """The catalogue `read` made of every run's items (no ``--catalogue`` given, several
+        runs), which each run's diagnostics then say; None otherwise."""
+        if self.catalogue is not None or len(runs) < 2:
+            return None
+        return SharedCatalogue(len(runs), tables["catalogue"])
 
 
 def with_item_table_options(command: Callable[..., None]) -> Callable[..., None]:

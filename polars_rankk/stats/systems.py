@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 import polars as pl
 
 from polars_rankk.core import EngineType, Evaluation, evaluate, is_table, to_lazy
-from polars_rankk.core.evaluation.catalogue import shared_catalogue
+from polars_rankk.core.evaluation.catalogue import SharedCatalogue, shared_catalogue
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
@@ -163,9 +163,11 @@ def evaluate_systems(
     mapping = _as_mapping(systems, system)
     if whole:
         mapping = dict(sorted(mapping.items()))  # as by_system orders them
+    shared = None
     if by_catalogue and catalogue is None:
         frames = [value for value in mapping.values() if not isinstance(value, Evaluation)]
         catalogue = shared_catalogue(frames, popularity, item)
+        shared = SharedCatalogue(len(frames), catalogue)
     evaluations: dict[str, Evaluation] = {}
     for name, value in mapping.items():
         if isinstance(value, Evaluation):
@@ -174,6 +176,8 @@ def evaluate_systems(
         if group_by is None:
             raise ValueError(f"group_by is required to evaluate the candidates of {name!r}")
         evaluations[name] = evaluate(value, truth, catalogue=catalogue, **options)
+        if shared is not None:
+            evaluations[name].share_catalogue(shared)  # the rule, said in its diagnostics
     return evaluations
 
 

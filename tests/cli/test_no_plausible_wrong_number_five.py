@@ -4,6 +4,7 @@ output, the tool's number or a warning saying which value was used."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -49,22 +50,36 @@ def test_a_tool_name_leaving_out_a_parameter_the_options_set_warns(rankk: Rankk)
     assert "rankk: warning: metric 'RBP(rel=1)@10' is ir_measures' name: its p defaults" in err
 
 
-def test_trec_eval_names_under_a_threshold_flag_are_said_once(rankk: Rankk) -> None:
-    """``--trec-eval --relevance-threshold 2`` with trec_eval's names gives ``trec_eval -l 2``'s
-    numbers (pytrec_eval, relevance_level=2): one line says so, where four said "trec_eval
-    computes another number"."""
+@pytest.mark.parametrize(
+    ("options", "flags"),
+    [
+        (["--relevance-threshold", "2"], "flag -l 2"),
+        (["--unjudged", "condense"], "flag -J"),
+        (["--relevance-threshold", "2", "--unjudged", "condense"], "flags -l 2 -J"),
+    ],
+    ids=["l", "J", "l-J"],
+)
+def test_trec_eval_names_under_a_threshold_flag_are_said_once(
+    rankk: Rankk, options: list[str], flags: str
+) -> None:
+    """``--trec-eval --relevance-threshold 2`` (or ``--unjudged condense``) with trec_eval's
+    names gives ``trec_eval -l 2`` (``-J``)'s numbers (pytrec_eval, relevance_level=2,
+    judged_docs_only_flag): the summary writes trec_eval's names and one line says so, where
+    four said "trec_eval computes another number" and a second kept the canonical names."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
+    names = ["P_5", "map", "recip_rank", "bpref"]
     code, out, err = rankk(
-        "evaluate", RUN, QRELS, "--trec-eval", "--relevance-threshold", "2",
-        "--metrics", "P_5,map,recip_rank,bpref", "--names", "trec_eval", "-f", "csv",
+        "evaluate", RUN, QRELS, "--trec-eval", *options,
+        "--metrics", ",".join(names), "--names", "trec_eval", "-f", "csv",
     )  # fmt: skip
     assert code == 0, err
-    lines = [line for line in err.splitlines() if "flag -l 2" in line]
-    assert lines[0] == (
-        "rankk: warning: metrics 'P_5', 'map', 'recip_rank', 'bpref': trec_eval sets the "
-        "relevance threshold with the flag -l 2; the values here are trec_eval's run with that flag"
-    )
-    assert "computes another number" not in err.replace("would compute another number", "")
+    lines = [line for line in err.splitlines() if "metric" in line]
+    assert lines == [
+        "rankk: warning: metrics 'P_5', 'map', 'recip_rank', 'bpref': the values here are "
+        f"trec_eval's run with the {flags}"
+    ]
+    got = pl.read_csv(io.StringIO(out))
+    assert got["metric"].to_list() == names
     qrels: dict[str, dict[str, int]] = {}
     for line in QRELS.read_text().split("\n"):
         if line.strip():
@@ -75,11 +90,29 @@ def test_trec_eval_names_under_a_threshold_flag_are_said_once(rankk: Rankk) -> N
         if line.strip():
             q, _, doc, _, score, _ = line.split()[:6]
             run.setdefault(q, {})[doc] = float(score)
-    measures = {"P_5", "map", "recip_rank", "bpref"}
-    found = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=2).evaluate(run)
-    want = [
-        sum(q[m] for q in found.values()) / len(found)
-        for m in ("P_5", "map", "recip_rank", "bpref")
+    level = 2 if "-l 2" in flags else 1
+    found = pytrec_eval.RelevanceEvaluator(
+        qrels, set(names), relevance_level=level, judged_docs_only_flag="-J" in flags
+    ).evaluate(run)
+    want = [sum(q[m] for q in found.values()) / len(found) for m in names]
+    assert got["value"].to_list() == pytest.approx(want, abs=1e-12)
+
+
+def test_compare_says_the_catalogue_every_run_shares(rankk: Rankk, tmp_path: Path) -> None:
+    """``rankk compare`` measures coverage against one catalogue of every run's items: one
+    line says so with its size (brute force: the distinct documents of both runs)."""
+    other = tmp_path / "other.test"
+    lines = RUN.read_text().splitlines()
+    other.write_text("\n".join(f"{line.split()[0]} Q0 x{i} 1 1.0 o" for i, line in
+                               enumerate(lines[:50])) + "\n")  # fmt: skip
+    items = len({line.split()[2] for line in lines if line.strip()}) + 50
+    code, _, err = rankk(
+        "compare", f"a={RUN}", f"b={other}", "-t", QRELS, "--metrics", "coverage,P", "-k", "10",
+        "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "one catalogue" in line]
+    assert said == [
+        f"rankk: warning: catalogue metrics (coverage, gini, entropy) measured against one "
+        f"catalogue of {items:,} items, shared by the 2 systems compared"
     ]
-    got = pl.read_csv(io.StringIO(out))["value"].to_list()
-    assert got == pytest.approx(want, abs=1e-12)

@@ -187,19 +187,27 @@ def test_a_backslash_in_a_trec_id_matches_the_same_id_in_a_parquet_truth(tmp_pat
     assert rk.read_trec_qrels(qrels).collect()["item"].to_list() == ["d\\1"]
 
 
+#: Text grade dtypes: String, and Categorical and Enum (which Polars refuses to cast).
+TEXT_DTYPES = {"String": pl.String(), "Categorical": pl.Categorical(),
+               "Enum": pl.Enum(["1", "2", "high"])}  # fmt: skip
+
+
 @pytest.mark.parametrize("native", ["1", "0"])
 @pytest.mark.parametrize("grades", [["1", "2", "1"], ["1", "high", None]])
 @pytest.mark.parametrize("many", [False, True])
+@pytest.mark.parametrize("dtype", list(TEXT_DTYPES))
 def test_a_text_grade_column_is_refused_by_the_expressions_as_evaluate_refuses_it(
-    monkeypatch: pytest.MonkeyPatch, native: str, grades: list[str | None], many: bool
+    monkeypatch: pytest.MonkeyPatch, native: str, grades: list[str | None], many: bool, dtype: str
 ) -> None:
-    """A String relevance column: `evaluate` refuses it naming the column and the
-    expectation; the expressions refuse it in the same words with a grade and its item, where
-    '1', '2' were read as numbers silently and 'high' raised Polars' cast error."""
+    """A String, Categorical or Enum relevance column: `evaluate` refuses it naming the column
+    and the expectation; the expressions refuse it in the same words with a grade and its item,
+    where '1', '2' were read as numbers silently and 'high' (or any Categorical) raised
+    Polars' cast error."""
     monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
-    rows = CANDIDATES.head(3).with_columns(relevance=pl.Series(grades, dtype=pl.String))
-    said = "column 'relevance' must be numeric (a grade); it has dtype String"
-    with pytest.raises(TypeError, match=re.escape(f"candidates {said}, e.g. row")):
+    text = pl.Series(grades, dtype=pl.String).cast(TEXT_DTYPES[dtype])
+    rows = CANDIDATES.head(3).with_columns(relevance=text)
+    said = f"column 'relevance' must be numeric (a grade); it has dtype {dtype}"
+    with pytest.raises(TypeError, match=re.escape(f"candidates {said}")):
         rk.evaluate(rows, k=3, metrics="ndcg", group_by="q")
     expr = (
         rk.metrics_expression(["ndcg", "P"], "relevance", by="score", k=3, item="item")
@@ -409,7 +417,8 @@ def test_tool_name_warnings_only_where_the_data_make_the_numbers_differ() -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToolNameWarning)
         quiet = rk.evaluate(long, judged, metrics=names, group_by="q")
-    assert quiet.summary()["value"].to_list() == pytest.approx(list(tool(long, judged).values()))
+    want = tool(long, judged)
+    assert quiet.summary()["value"].to_list() == pytest.approx([want[name] for name in names])
     with pytest.warns(ToolNameWarning, match=r"'Judged@10' is ir_measures' name"):
         rk.evaluate(long.head(3), judged, metrics=["Judged@10"], group_by="q")
     negative = judged.with_columns(
@@ -418,3 +427,60 @@ def test_tool_name_warnings_only_where_the_data_make_the_numbers_differ() -> Non
     with pytest.warns(ToolNameWarning, match=r"'Bpref\(rel=2\)' is ir_measures' name"):
         said = rk.evaluate(long, negative, metrics=["Bpref(rel=2)"], group_by="q")
     assert said.summary()["value"].item() != pytest.approx(tool(long, negative)["Bpref(rel=2)"])
+
+
+def test_tool_name_warnings_said_without_the_data_say_so(tmp_path: Path) -> None:
+    """Where the data are not read before the warning (a lazy frame, out of core, Dask), a
+    tool-name warning says the tool may compute another number and that the data were not
+    read to check, where it said "computes another number" though on these data (lists of 12
+    without a tie) the value is ir_measures' Judged@10; eager tables stay quiet."""
+    long = pl.DataFrame({"q": ["1"] * 12, "item": [f"d{i}" for i in range(12)],
+                         "score": [float(12 - i) for i in range(12)]})  # fmt: skip
+    judged = pl.DataFrame({"q": ["1"] * 3, "item": ["d1", "d3", "d11"], "relevance": [2, 0, 1]})
+    options: dict[str, Any] = {"metrics": ["Judged@10"], "group_by": "q"}
+    said = (
+        "metric 'Judged@10' is ir_measures' name, but under this policy ir_measures may "
+        "compute another number: the data were not read to check; ir_measures' judged"
+    )
+    run = [ir_measures.ScoredDoc(q, i, s) for q, i, s in long.iter_rows()]
+    qrels = [ir_measures.Qrel(q, i, r) for q, i, r in judged.iter_rows()]
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], qrels, run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolNameWarning)
+        eager = rk.evaluate(long, judged, **options)
+    assert eager.summary()["value"].to_list() == pytest.approx(list(want.values()))
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        lazy = rk.evaluate(long.lazy(), judged.lazy(), **options).collect()
+    assert lazy.summary().equals(eager.summary())
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        rk.evaluate_in_partitions(long, judged, output=tmp_path / "out", partitions=2, **options)
+    dd = pytest.importorskip("dask.dataframe")
+    from polars_rankk.dask import evaluate_dask
+
+    def to_dask(frame: pl.DataFrame) -> object:
+        return dd.from_pandas(frame.to_pandas(), npartitions=2, sort=False)
+
+    with pytest.warns(ToolNameWarning, match=re.escape(said)):
+        evaluate_dask(to_dask(long), to_dask(judged), **options)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_the_diagnostics_say_the_catalogue_systems_share(lazy: bool) -> None:
+    """Systems evaluated together are measured against one catalogue: each one's diagnostics
+    count its items (brute force: the distinct items of every system) and the systems sharing
+    it, and its display says so, where nothing said the rule."""
+    a = pl.DataFrame({"q": [1, 1, 2, 2], "item": [1, 2, 1, 2], "score": [2.0, 1, 2, 1]})
+    b = pl.DataFrame({"q": [1, 1, 2, 2], "item": [3, 4, 5, 6], "score": [2.0, 1, 2, 1]})
+    truth = pl.DataFrame({"q": [1, 2], "item": [1, 4]})
+    items = len(set(a["item"]) | set(b["item"]))
+    runs = {"a": a.lazy(), "b": b.lazy()} if lazy else {"a": a, "b": b}
+    found = rk.evaluate_systems(runs, truth, k=1, metrics=["coverage", "P"], group_by="q")
+    for evaluation in found.values():
+        shown = evaluation.collect() if lazy else evaluation
+        counts = shown.diagnostics.counts
+        assert (counts["shared_catalogue_items"], counts["systems_sharing_the_catalogue"]) == (
+            items, 2)  # fmt: skip
+        said = f"measured against one catalogue of {items} items, shared by the 2 systems"
+        assert said in repr(shown)
+    alone = rk.evaluate(a, truth, k=1, metrics=["coverage"], group_by="q")
+    assert "shared_catalogue_items" not in alone.diagnostics.counts

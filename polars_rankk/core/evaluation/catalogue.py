@@ -18,7 +18,8 @@ the rows were split.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -26,6 +27,9 @@ from polars_rankk.core.columns import N_CANDIDATES, RANK
 from polars_rankk.core.inputs.spec import Spec, to_lazy
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.types import FrameLike
+
+if TYPE_CHECKING:
+    from polars_rankk.core.evaluation.diagnostics import Diagnostics
 
 #: Catalogue-level metrics, in registry order (the order of the output).
 CATALOGUE_METRICS: tuple[str, ...] = tuple(
@@ -137,6 +141,22 @@ def shared_catalogue(
     frames = [*candidates, *([] if popularity is None else [popularity])]
     items = [to_lazy(frame, "candidates").select(item) for frame in frames]
     return pl.concat(items, how="vertical_relaxed").unique()
+
+
+@dataclass(frozen=True)
+class SharedCatalogue:
+    """One catalogue every system compared is measured against (`shared_catalogue`): how many
+    systems share it and its items, said in each system's diagnostics."""
+
+    systems: int
+    items: pl.LazyFrame
+
+    def added_to(self, diagnostics: Diagnostics) -> Diagnostics:
+        """`diagnostics` with the rule among its counts: the shared catalogue's items
+        (``shared_catalogue_items``) and the systems sharing it."""
+        size = int(self.items.select(pl.len()).collect().item())
+        shared = {"shared_catalogue_items": size, "systems_sharing_the_catalogue": self.systems}
+        return replace(diagnostics, counts={**diagnostics.counts, **shared})
 
 
 def catalogue_items(

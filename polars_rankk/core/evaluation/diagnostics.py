@@ -28,7 +28,10 @@ class Diagnostics:
         condensed away (``unjudged="condense"``), invalid scores handled, groups in truth /
         in candidates / only in candidates (never evaluated), groups evaluated, groups with
         no relevant item, groups in truth without candidates, groups whose candidates all
-        share one score, relevant truth items and how many lie outside the candidate pool.
+        share one score, relevant truth items and how many lie outside the candidate pool;
+        for systems measured against one catalogue (`polars_rankk.evaluate_systems`,
+        ``rankk compare``), its items (``shared_catalogue_items``) and how many systems share
+        it (``systems_sharing_the_catalogue``).
     per_k
         One row per K: ``groups_shorter_than_k``, ``tie_blocks_straddling_k`` (groups whose
         items at ranks K and K+1 share a score, so K cuts a tie), ``recall_ceiling`` (the

@@ -181,7 +181,7 @@ def _qualifiers(evaluation: Shown) -> list[str]:
     """What qualifies the numbers without changing the inputs: the recall ceiling, tie cuts."""
     if evaluation.system is not None:
         return _each_system(evaluation, _qualifiers)
-    per_k = evaluation.diagnostics.per_k
+    per_k, counts = evaluation.diagnostics.per_k, evaluation.diagnostics.counts
     found: list[str] = []
     if "recall_ceiling" in per_k.columns:
         # At the largest K: below 1 there, relevant items lie outside the candidates.
@@ -199,7 +199,30 @@ def _qualifiers(evaluation: Shown) -> list[str]:
             found.append(
                 f"groups where K cuts a tie in scores: {pairs} (ties={evaluation.policy.ties!r})"
             )
+    shared = shared_catalogue_line(counts)
+    if shared is not None:
+        found.append(shared)
     return found
+
+
+def shared_catalogue_line(counts: dict[str, int]) -> str | None:
+    """The rule of systems compared on their catalogue metrics, from the diagnostics' counts:
+    one catalogue shared by every system; None when the evaluation measured its own.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.evaluation.display import shared_catalogue_line
+    >>> shared_catalogue_line({"shared_catalogue_items": 6, "systems_sharing_the_catalogue": 2})
+    'catalogue metrics (coverage, gini, entropy) measured against one catalogue of 6 items, \
+shared by the 2 systems compared'
+    """
+    if not counts.get("systems_sharing_the_catalogue"):
+        return None
+    return (
+        f"catalogue metrics (coverage, gini, entropy) measured against one catalogue of "
+        f"{counted(counts['shared_catalogue_items'], 'item')}, shared by the "
+        f"{counts['systems_sharing_the_catalogue']} systems compared"
+    )
 
 
 def heading(evaluation: Shown) -> str:

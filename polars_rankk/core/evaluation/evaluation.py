@@ -10,10 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rankk.core.columns import (
-    N_CANDIDATES,
-    N_RELEVANT,
-)
+from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.catalogue import Exposures
 from polars_rankk.core.evaluation.display import Displayed
@@ -337,9 +334,10 @@ class Evaluation(Displayed, EvaluationTables):
 
             return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
         sums = self._all_group_sums
-        return compute_diagnostics(
+        found = compute_diagnostics(
             self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
         )
+        return found if self.shared_catalogue is None else self.shared_catalogue.added_to(found)
 
     def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:
         """An eager copy of a lazy evaluation, run once for all its views.
@@ -410,6 +408,7 @@ class Evaluation(Displayed, EvaluationTables):
             groups=groups.sort(self._keys),
         )
         found.labels, found.plan = self.labels, self.plan
+        found.share_catalogue(self.shared_catalogue)
         return found
 
     @staticmethod

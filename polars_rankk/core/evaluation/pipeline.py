@@ -24,7 +24,7 @@ from polars_rankk.core.inputs.label_probability import evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.conventions import ToolNameWarning, tool_policy
+from polars_rankk.core.names.conventions import ToolNameWarning, checked_on_data, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
@@ -269,17 +269,20 @@ def _evaluated_and_said(
     inputs: Inputs,
 ) -> Evaluation:
     """`evaluate_plan` of the plan, its planning's warnings said after it, a `ToolNameWarning`
-    only where the data make the tool's number differ: the name evaluated again under the
-    fields the warning names as the tool's (from the same plan: no name is read again). A
-    warning the check cannot read is said."""
+    only where the data make the tool's number differ (said then in words that it does): the
+    name evaluated again under the fields the warning names as the tool's (from the same plan:
+    no name is read again). A warning the check cannot read is said."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         plan = Plan.of(metrics, k, policy)
     result = evaluate_plan(plan, inputs)
     for said in caught:
         found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
-        if found is None or _differs(*found, plan, result, inputs):
+        if found is None:
             warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+        elif _differs(*found, plan, result, inputs):
+            message = checked_on_data(str(said.message))  # what it may do, it does here
+            warnings.warn_explicit(message, said.category, said.filename, said.lineno)
     return result
 
 

@@ -22,7 +22,7 @@ from polars_rankk.core.columns import (
     SCORE,
 )
 from polars_rankk.core.evaluation import aggregate
-from polars_rankk.core.evaluation.catalogue import Exposures
+from polars_rankk.core.evaluation.catalogue import Exposures, SharedCatalogue
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
@@ -252,6 +252,21 @@ class EvaluationTables:
         self.label_methods: FrameLike | None = None
         # The names of its cells whose name reads the policy otherwise than the evaluation.
         self.labels: tuple[Label, ...] = ()
+        # The catalogue shared by every system compared, when the catalogue metrics were
+        # measured against it (`share_catalogue`); None: against the evaluation's own.
+        self.shared_catalogue: SharedCatalogue | None = None
+
+    def share_catalogue(self, shared: SharedCatalogue | None) -> None:
+        """Record that the catalogue metrics were measured against `shared`, one catalogue of
+        every system compared (`evaluate_systems`, ``rankk compare``): said among the
+        diagnostics' counts, counted already or not (and its first part's, of several)."""
+        for one in (self, self.__dict__.get("_primary")):
+            if shared is None or one is None:
+                continue
+            one.shared_catalogue = shared
+            known = one.__dict__.get("diagnostics")
+            if known is not None:  # counted already (the cached property's slot)
+                one.__dict__["diagnostics"] = shared.added_to(known)
 
     def _one_pass(self) -> bool:
         """Every view derives from the collected one-row-per-group pass (no beyond-accuracy

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import polars as pl
+import polars.selectors as cs
 
 from polars_rankk.core.columns import HITS, IDEAL_DCG, stat_column
 from polars_rankk.core.kernel import per_group as expression_kernel
@@ -50,17 +51,27 @@ def refused(bad: pl.Expr, message: pl.Expr) -> pl.Expr:
     return message.filter(bad).first().cast(pl.Int8, strict=True).cast(pl.Float64)
 
 
-#: Seed of the hashes that tell a text column from a numeric one (any fixed value).
-_SEED = 20260101
+def _is(column: pl.Expr, selector: cs.Selector) -> pl.Expr:
+    """True when `column`'s dtype (resolved with the query's schema) is one `selector` picks."""
+    return pl.dtype_of(column).matches(selector)
+
+
+def grade_numbers(column: pl.Expr) -> pl.Expr:
+    """A grade column read as Float64 without a strict cast, whose error (Polars' own) would
+    come before `text_grade_refusal`'s: text that is no number reads as null, a Categorical or
+    Enum as its codes (which Polars refuses to cast; the query is refused before they count)."""
+    return (
+        pl.when(_is(column, cs.categorical() | cs.enum()))
+        .then(column.to_physical().cast(pl.Float64))
+        .otherwise(column.cast(pl.Float64, strict=False))
+    )
 
 
 def text_grade_refusal(relevance: pl.Expr, item: pl.Expr | None) -> pl.Expr:
-    """Null, or the query's error when the grade column holds text (String), in the words
-    `evaluate` refuses it with. Polars does not tell an expression its dtype: a column is text
-    when its largest value hashes as its own text does (a number's hash differs from its
-    text's); checked on that one value, so a numeric column costs one pass."""
+    """Null, or the query's error when the grade column holds text (String, Categorical or
+    Enum), in the words `evaluate` refuses it with."""
     top = relevance.max()
-    text = top.is_not_null() & (top.hash(_SEED) == top.cast(pl.String).hash(_SEED))
+    text = top.is_not_null() & _is(relevance, cs.string() | cs.categorical() | cs.enum())
     name = name_of(relevance, "relevance")
     row = (relevance == top).arg_max()
     where = (
@@ -68,8 +79,15 @@ def text_grade_refusal(relevance: pl.Expr, item: pl.Expr | None) -> pl.Expr:
         if item is None
         else pl.format(" (item {})", item.gather(row))
     )
-    said = f"column {name!r} must be numeric (a grade); it has dtype String, e.g. the grade "
-    message = pl.concat_str(pl.lit(said), pl.format("'{}'", top.cast(pl.String)), where)
+    dtype = (
+        pl.when(_is(relevance, cs.enum()))
+        .then(pl.lit("Enum"))
+        .when(_is(relevance, cs.categorical()))
+        .then(pl.lit("Categorical"))
+        .otherwise(pl.lit("String"))
+    )
+    said = pl.format(f"column {name!r} must be numeric (a grade); it has dtype {{}}", dtype)
+    message = pl.concat_str(said, pl.format(", e.g. the grade '{}'", top.cast(pl.String)), where)
     return refused(text, message)
 
 
@@ -160,8 +178,7 @@ def inputs_of(
     assert ranking_column is not None
     column = as_expr(relevance)
     item_column = None if item is None else as_expr(item)
-    # Read without a strict cast, whose error (Polars' own) would come before `text_grade`'s.
-    given = column.cast(pl.Float64, strict=False)
+    given = grade_numbers(column)
     if policy.fractional_grades == "truncate":  # as trec_eval reads a grade (atol)
         given = given.cast(pl.Int64, strict=False).cast(pl.Float64)
     grade = given

@@ -21,7 +21,7 @@ from dataclasses import fields
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import MetricRequest
 from polars_rankk.core.names.request import Request
-from polars_rankk.core.names.write import Tool, written_name
+from polars_rankk.core.names.write import Tool, trec_eval_flag_note, trec_eval_flags, written_name
 from polars_rankk.core.policy import Policy
 
 #: Canonical names that trec_eval spells too, for another measure: (what trec_eval computes
@@ -47,6 +47,26 @@ class ToolNameWarning(UserWarning):
     another number: the warning names the policy that reproduces it."""
 
 
+#: How a tool-name warning naming the tool's policy fields says the tool's number differs:
+#: said as planned, the data not read (a lazy frame, the engines, out of core), it may; said by
+#: `evaluate` of eager tables, only where the name evaluated under those fields differs, it does.
+_MAY_DIFFER = "may compute another number: the data were not read to check;"
+_DIFFERS = "computes another number:"
+
+
+def checked_on_data(message: str) -> str:
+    """A tool-name warning's words once the data showed the tool's number differs.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.conventions import checked_on_data
+    >>> checked_on_data("... ir_measures may compute another number: the data were not read "
+    ...                 "to check; why")
+    '... ir_measures computes another number: why'
+    """
+    return message.replace(_MAY_DIFFER, _DIFFERS)
+
+
 def _trec_eval_preset(policy: Policy) -> bool:
     """Whether `policy` is asked as trec_eval's (`Policy.trec_eval`: a negative grade
     unjudged, groups without a relevant item scored 0), whatever else it overrides."""
@@ -69,14 +89,26 @@ def _tool_of(measure: MetricRequest, policy: Policy) -> Tool | None:
     return None
 
 
-def _reason(measure: MetricRequest, tool: Tool, policy: Policy) -> str | None:
-    """Why `tool` computes another number than `measure` under `policy`, or None."""
-    entry = REGISTRY[measure.metric]
+def _read_as(measure: MetricRequest, policy: Policy) -> tuple[int | None, Policy]:
+    """The cut-off and policy a tool's conventions are looked at for `measure`."""
     k = measure.k
-    if k is None and not measure.whole_list and entry.has_k:
+    if k is None and not measure.whole_list and REGISTRY[measure.metric].has_k:
         k = 10  # read at the evaluation's K: the conventions are the same at every K
     own = policy.replace(**measure.policy) if measure.policy else policy  # its own parameters
-    return written_name(measure.metric, k, own, tool)[1]
+    return k, own
+
+
+def _reason(measure: MetricRequest, tool: Tool, policy: Policy) -> str | None:
+    """Why `tool` computes another number than `measure` under `policy`, or None."""
+    return written_name(measure.metric, *_read_as(measure, policy), tool)[1]
+
+
+def _flags(measure: MetricRequest, tool: Tool | None, policy: Policy) -> str | None:
+    """The trec_eval flags (``-l 2``) that alone make `measure`'s number trec_eval's, or None."""
+    if tool != "trec_eval":
+        return None
+    flagged = trec_eval_flags(measure.metric, *_read_as(measure, policy))
+    return None if flagged is None else flagged[1]
 
 
 def _homonym(measure: MetricRequest, policy: Policy) -> str | None:
@@ -151,19 +183,19 @@ def warn_tool_conventions(
         for measure in measures:
             tool = _tool_of(measure, policy)
             reason = None if tool is None else _reason(measure, tool, policy)
-            if reason is not None and tool == "trec_eval" and "with the flag -" in reason:
+            flags = None if reason is None else _flags(measure, tool, policy)
+            if flags is not None:
                 if name not in said:
                     said.add(name)
-                    flagged.setdefault(reason, []).append(name)
+                    flagged.setdefault(flags, []).append(name)
             elif reason is not None and name not in said:
                 said.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
-                warnings.warn(
-                    f"metric {name!r} is {whose} name, but under this policy {tool} "
-                    f"computes another number: {reason}. The value here follows the policy",
-                    ToolNameWarning,
-                    stacklevel=stacklevel,
-                )
+                said_as = f"metric {name!r} is {whose} name, but under this policy {tool}"
+                message = f"{said_as} {_DIFFERS} {reason}. The value here follows the policy"
+                if tool_policy(message) is not None:  # the data may leave the numbers equal
+                    message = message.replace(_DIFFERS, _MAY_DIFFER)
+                warnings.warn(message, ToolNameWarning, stacklevel=stacklevel)
             left = parameters_left_out(measure, policy)
             if left is not None and name not in said_left_out:
                 said_left_out.add(name)
@@ -177,14 +209,8 @@ def warn_tool_conventions(
             if homonym is not None and name not in said:
                 said.add(name)
                 warnings.warn(f"metric {name!r}: {homonym}", ToolNameWarning, stacklevel=stacklevel)
-    for reason, names in flagged.items():
-        listed = ", ".join(repr(name) for name in names)
-        warnings.warn(
-            f"{'metrics' if len(names) > 1 else 'metric'} {listed}: {reason}; the values here "
-            f"are trec_eval's run with that flag",
-            ToolNameWarning,
-            stacklevel=stacklevel,
-        )
+    for flags, names in flagged.items():
+        warnings.warn(trec_eval_flag_note(names, flags), ToolNameWarning, stacklevel=stacklevel)
 
 
 def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -> None:

@@ -344,6 +344,51 @@ def written_name(
     return name, None
 
 
+def trec_eval_flags(metric: str, k: int | None, policy: Policy) -> tuple[str, str] | None:
+    """trec_eval's name of (`metric`, `k`) and the command-line flags (``-l 2``, ``-J``) with
+    which trec_eval computes its number under `policy`, where only those flags keep it from
+    being trec_eval's default number; None otherwise (the name is trec_eval's without a flag,
+    or no flag makes it so).
+
+    Examples
+    --------
+    >>> import polars_rankk as rk
+    >>> from polars_rankk.core.names.write import trec_eval_flags
+    >>> policy = rk.Policy.trec_eval(relevance_threshold=2, unjudged="condense")
+    >>> trec_eval_flags("precision", 5, policy)
+    ('P_5', '-l 2 -J')
+    >>> trec_eval_flags("precision", 5, rk.Policy.trec_eval()) is None
+    True
+    """
+    if written_name(metric, k, policy, "trec_eval")[1] is None:
+        return None
+    flags = []
+    if policy.relevance_threshold != 1:  # one run of trec_eval with the policy's flags
+        if not _is_integer(policy.relevance_threshold):
+            return None  # trec_eval's -l reads an integer level
+        flags.append(f"-l {_number(policy.relevance_threshold)}")
+    if policy.unjudged == "condense":
+        flags.append("-J")
+    unflagged = policy.replace(relevance_threshold=1, unjudged="keep")
+    name, reason = written_name(metric, k, unflagged, "trec_eval")
+    return None if not flags or reason is not None else (name, " ".join(flags))
+
+
+def trec_eval_flag_note(names: list[str], flags: str) -> str:
+    """What is said of trec_eval's `names` whose numbers here are trec_eval's run with
+    `flags` (``-l 2``): one note for all of them, typed or written back.
+
+    Examples
+    --------
+    >>> from polars_rankk.core.names.write import trec_eval_flag_note
+    >>> trec_eval_flag_note(["P_5", "map"], "-l 2")
+    "metrics 'P_5', 'map': the values here are trec_eval's run with the flag -l 2"
+    """
+    listed = ", ".join(repr(name) for name in names)
+    which, metrics = ("flags" if " -" in flags else "flag"), "metrics" if names[1:] else "metric"
+    return f"{metrics} {listed}: the values here are trec_eval's run with the {which} {flags}"
+
+
 def _reads_back(name: str, metric: str, k: int | None, tool: str) -> str | None:
     """None unless `name` is the canonical name of another metric, which it would read back
     as here (trec_eval's ``rbp`` is trec_rbp here; ``rbp`` the canonical binary RBP)."""
@@ -399,11 +444,16 @@ def written_summary(
     counted = [c for c in ("dropped_empty_truth",) if c in result.columns]
     pairs = result.select("metric", "k", *counted).to_dicts()
     rendered, reasons, summed = [], {}, []
+    flags: dict[str, list[str]] = {}  # trec_eval's names its flags reproduce, by those flags
     for row in pairs:
         if row["metric"] not in REGISTRY:
             name = row["metric"] if row["k"] is None else f"{row['metric']}@{row['k']}"
         else:
             name, reason = written_name(row["metric"], row["k"], policy, tool)
+            trec_eval = reason is not None and tool == "trec_eval"
+            flagged = trec_eval_flags(row["metric"], row["k"], policy) if trec_eval else None
+            if flagged is not None:
+                name, reason = flagged[0], None  # trec_eval's number run with its flags
             mean_reason = None if reason is not None else _mean_reason(row, names)
             if mean_reason is None and reason is None and per_group is None:
                 # A weighted or micro average: no tool's summary line.
@@ -416,6 +466,8 @@ def written_summary(
                 summed.append(row["metric"])
             if reason is not None:
                 reasons[name] = reason
+            elif flagged is not None:
+                flags.setdefault(flagged[1], []).append(name)
         rendered.append(name)
     if reasons:
         listed = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
@@ -424,6 +476,8 @@ def written_summary(
             f"number under this policy ({listed})",
             stacklevel=3,
         )
+    for flag, written in flags.items():
+        warnings.warn(trec_eval_flag_note(written, flag), stacklevel=3)
     if summed and per_group is not None:
         result = _summed(result, summed, per_group)
     return result.with_columns(pl.Series("metric", rendered, dtype=pl.String))
