@@ -43,7 +43,7 @@ from polars_rankk.cli.options import (
     ScoreOption,
     SeedOption,
     UiKOption,
-    cli_plan,
+    cli_plan_said_later,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -180,7 +180,7 @@ def compare(
 
     # Systems are compared under one policy: names asking for several are refused.
     chosen = gated_metrics(parse_metrics(metrics), fail_if_worse)
-    plan = cli_plan(chosen, k, policy, one_policy=True)
+    plan, said = cli_plan_said_later(chosen, k, policy, one_policy=True)
     system = system_option(system, system_column)
     ks = list(plan.ks)  # P@5 adds K = 5
     paths = parse_runs(runs)
@@ -200,7 +200,8 @@ def compare(
         evaluations: dict[str, Evaluation] = {}
         for name, source in zip(systems, sources, strict=True):
             say(f"evaluating {name}")
-            evaluations[name] = evaluate_run(source, judged, columns, plan=planned, items=tables)
+            run = {"plan": planned, "items": tables, "said": said}
+            evaluations[name] = evaluate_run(source, judged, columns, **run)  # type: ignore[arg-type]
         _share_catalogue(evaluations, items.shared(sources, tables), planned)
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}

@@ -34,7 +34,7 @@ from polars_rankk.cli.options import (
     SubtopicOption,
     SystemOption,
     UiKOption,
-    cli_plan,
+    cli_plan_said_later,
     parse_metrics,
     split_names,
     with_policy_options,
@@ -150,7 +150,7 @@ def evaluate(
     chosen = parse_metrics(metrics)
     if system is not None:
         refuse_catalogue_per_system(chosen)
-    plan = cli_plan(chosen, k, policy)  # P@5 adds K = 5
+    plan, said = cli_plan_said_later(chosen, k, policy)  # P@5 adds K = 5
     ks = list(plan.ks)
     keys = group_keys_for(group_by, [candidates, truth], input_format)
     columns = replace(column_names(keys, item, score, rank, relevance), subtopic=subtopic)
@@ -171,6 +171,7 @@ def evaluate(
             plan=plan,
             items=tables,
             system=system,
+            said=said,
         )
         say("summarising")
         if per_group:

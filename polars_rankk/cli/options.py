@@ -7,6 +7,7 @@ import functools
 import inspect
 import re
 import typing
+import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
@@ -153,6 +154,18 @@ def cli_plan(
     if one_policy:
         plan.one_policy  # noqa: B018 (refuses several policies in words)
     return plan
+
+
+def cli_plan_said_later(
+    request: Request | None, k: str | None, policy: Policy, *, one_policy: bool = False
+) -> tuple[Plan, list[warnings.WarningMessage]]:
+    """`cli_plan`, and the warnings its planning raised, kept to be said once the files are
+    evaluated (a tool-name warning then only where the files make the tool's number differ:
+    `polars_rankk.cli.running.evaluate_run`)."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        plan = cli_plan(request, k, policy, one_policy=one_policy)
+    return plan, said
 
 
 # Options shared by both commands -------------------------------------------------------------

@@ -26,6 +26,7 @@ from polars_rankk.cli.inputs import (
 )
 from polars_rankk.cli.options import InputFormat
 from polars_rankk.core import Evaluation, evaluate
+from polars_rankk.core.evaluation.pipeline import Inputs, say_where_the_data_differ
 from polars_rankk.core.inputs.spec import IgnoredColumnWarning
 from polars_rankk.core.names.plan import Plan
 
@@ -109,9 +110,12 @@ def evaluate_run(
     plan: Plan,
     items: Mapping[str, Any] | None = None,
     system: str | None = None,
+    said: Sequence[warnings.WarningMessage] = (),
 ) -> Evaluation:
     """`polars_rankk.evaluate` of the command's `plan` on two files (and the item tables of
-    the beyond-accuracy metrics, `items`); an error says which files it is about."""
+    the beyond-accuracy metrics, `items`); an error says which files it is about. The
+    warnings `said` (caught while the plan was made) are said once the result is in: a
+    tool-name warning only where these files make the tool's number differ."""
     with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
         # The command has said what the library would warn about, in its own words.
         warnings.simplefilter("ignore", IgnoredColumnWarning)
@@ -130,7 +134,15 @@ def evaluate_run(
             subtopic=columns.subtopic,
             **(items or {}),
         )
-        return lazy.collect()
+        found = lazy.collect()
+        if said:
+            inputs = Inputs(
+                run.frame, truth.frame, group_by=columns.keys, item=columns.item,
+                score=columns.score or "score", rank=columns.rank, relevance=columns.relevance,
+                system=system, subtopic=columns.subtopic, **(items or {}),
+            )  # fmt: skip
+            say_where_the_data_differ(said, plan, found, inputs)
+        return found
 
 
 def say_diagnostics(evaluation: Evaluation, where: str | Path) -> None:

@@ -116,3 +116,37 @@ def test_compare_says_the_catalogue_every_run_shares(rankk: Rankk, tmp_path: Pat
         f"rankk: warning: catalogue metrics (coverage, gini, entropy) measured against one "
         f"catalogue of {items:,} items, shared by the 2 systems compared"
     ]
+
+
+def test_the_command_says_a_tool_name_warning_only_where_its_files_differ(
+    rankk: Rankk, tmp_path: Path
+) -> None:
+    """``rankk evaluate`` (and ``compare``) hold the files in memory: ``Judged@10`` on lists
+    of 12 without a tie gives ir_measures' number and nothing is said; on a list of 3 the
+    number differs and the warning says it does (not "may", not "not read")."""
+    run = tmp_path / "long.run"
+    run.write_text("".join(f"1 Q0 d{i} {i + 1} {12 - i}.0 s\n" for i in range(12)))
+    short = tmp_path / "short.run"
+    short.write_text("".join(f"1 Q0 d{i} {i + 1} {12 - i}.0 s\n" for i in range(3)))
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("1 0 d1 2\n1 0 d3 0\n1 0 d11 1\n")
+    code, out, err = rankk("evaluate", run, qrels, "--metrics", "Judged@10", "-f", "csv")
+    assert code == 0, err
+    assert "Judged@10" not in err
+    want = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure("Judged@10")],
+        ir_measures.read_trec_qrels(str(qrels)),
+        ir_measures.read_trec_run(str(run)),
+    )
+    (value,) = want.values()
+    assert pl.read_csv(io.StringIO(out))["value"].item() == pytest.approx(value)
+    code, _, err = rankk("evaluate", short, qrels, "--metrics", "Judged@10", "-f", "csv")
+    assert code == 0, err
+    assert "'Judged@10' is ir_measures' name" in err
+    assert "not read to check" not in err
+    other = tmp_path / "other.run"
+    other.write_text("".join(f"1 Q0 d{i} {i + 1} {i}.0 s\n" for i in range(12)))
+    code, _, err = rankk("compare", run, other, "--truth", qrels, "--metrics", "Judged@10")
+    assert code == 0, err
+    assert "not read to check" not in err
+    assert "'Judged@10' is ir_measures' name" not in err

@@ -26,7 +26,6 @@ from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.conventions import ToolNameWarning, checked_on_data, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
-from polars_rankk.core.names.request import Request
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
@@ -276,6 +275,16 @@ def _evaluated_and_said(
         warnings.simplefilter("always")
         plan = Plan.of(metrics, k, policy)
     result = evaluate_plan(plan, inputs)
+    say_where_the_data_differ(caught, plan, result, inputs)
+    return result
+
+
+def say_where_the_data_differ(
+    caught: Sequence[warnings.WarningMessage], plan: Plan, result: Evaluation, inputs: Inputs
+) -> None:
+    """Say the warnings `caught` while `plan` was made, now that `result` is evaluated on
+    `inputs` (eager tables): a `ToolNameWarning` only where the data make the tool's number
+    differ, in words that it does; every other warning as it was."""
     for said in caught:
         found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
         if found is None:
@@ -283,7 +292,6 @@ def _evaluated_and_said(
         elif _differs(*found, plan, result, inputs):
             message = checked_on_data(str(said.message))  # what it may do, it does here
             warnings.warn_explicit(message, said.category, said.filename, said.lineno)
-    return result
 
 
 def _differs(
@@ -291,7 +299,7 @@ def _differs(
 ) -> bool:
     """Whether `name`'s per-group values differ under its policy and under it with the tool's
     `fields`, on `inputs` (True where the check cannot tell: the warning is then said)."""
-    one = _plan_of_one(plan, name)
+    one = plan.alone(name)
     if one is None:
         return True
     values = []
@@ -307,18 +315,6 @@ def _differs(
             by = [column for column in rows.columns if column not in ("metric", "value")]
             values.append(rows.sort(by).get_column("value").fill_nan(None))
     return not values[0].equals(values[1])
-
-
-def _plan_of_one(plan: Plan, name: str) -> Plan | None:
-    """The part of `plan` that reads `name`, with that name alone (read already: no name is
-    read again, no plan made again); None when no name of `plan` is `name`."""
-    for part in plan.parts:
-        for asked in part.request.asked:
-            if asked.name == name:
-                request = Request(asked=(asked,), default=False)
-                alone = replace(plan, request=request, parts=(Part.of(request, part.policy),))
-                return alone.at(plan.asked_ks)
-    return None
 
 
 @dataclass(frozen=True)

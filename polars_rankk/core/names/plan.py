@@ -226,6 +226,17 @@ class Plan:
         planned = replace(self, policy=self.policy.replace(**changes), parts=parts)
         return planned.at(self.asked_ks)  # the labels, relative to the changed policy
 
+    def alone(self, name: str) -> Plan | None:
+        """The part that reads `name`, with that name alone, at this plan's cut-offs (read
+        already: no name is read again, no plan made again); None where no name is `name`."""
+        for part in self.parts:
+            for asked in part.request.asked:
+                if asked.name == name:
+                    request = Request(asked=(asked,), default=False)
+                    alone = replace(self, request=request, parts=(Part.of(request, part.policy),))
+                    return alone.at(self.asked_ks)
+        return None
+
     @property
     def one_policy(self) -> Part:
         """The only part, for a path that evaluates one policy; names asking for several are
