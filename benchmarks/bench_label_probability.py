@@ -7,8 +7,8 @@ others 1. Each group then has 2**uncertain label outcomes, each evaluated (enume
 4096): the cost grows with the outcomes, which the figures show. `--users` keeps the first
 users only.
 
-    python benchmarks/bench_label_probability.py /work/bench5m --uncertain 1
-    python benchmarks/bench_label_probability.py /work/bench5m --uncertain 6 --users 5000
+    python benchmarks/bench_label_probability.py DIR5M --uncertain 1
+    python benchmarks/bench_label_probability.py DIR5M --uncertain 6 --users 5000
 """
 
 from __future__ import annotations
