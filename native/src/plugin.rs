@@ -163,18 +163,21 @@ fn read_inputs<'a>(
 fn key_column(name: &str, kind: Kind, column: &Column<'_>, handles: &[u64]) -> OutColumn {
     let data = match kind {
         Kind::Integer => OutData::I64(handles.iter().map(|h| *h as i64).collect()),
-        Kind::Text => {
-            let mut offsets = Vec::with_capacity(handles.len() + 1);
-            let mut bytes = Vec::new();
-            offsets.push(0i64);
-            for handle in handles {
-                bytes.extend_from_slice(column.text_of(*handle));
-                offsets.push(bytes.len() as i64);
-            }
-            OutData::Text { offsets, bytes }
-        }
+        Kind::Text => text_data(handles, |handle| column.text_of(handle)),
     };
     OutColumn { name: name.to_string(), data }
+}
+
+/// A text column of each handle's `text`, in order.
+fn text_data<'t>(handles: &[u64], text: impl Fn(u64) -> &'t [u8]) -> OutData {
+    let mut offsets = Vec::with_capacity(handles.len() + 1);
+    let mut bytes = Vec::new();
+    offsets.push(0i64);
+    for handle in handles {
+        bytes.extend_from_slice(text(*handle));
+        offsets.push(bytes.len() as i64);
+    }
+    OutData::Text { offsets, bytes }
 }
 
 /// `group_sums`: one row per group, the configured outputs.
@@ -366,14 +369,7 @@ fn item_column(name: &str, items: &kernel::Items<'_>, handles: &[u64]) -> OutCol
     if items.kind == Kind::Integer {
         return key_column(name, Kind::Integer, items.column, handles);
     }
-    let mut offsets = Vec::with_capacity(handles.len() + 1);
-    let mut bytes = Vec::new();
-    offsets.push(0i64);
-    for handle in handles {
-        bytes.extend_from_slice(items.text(*handle));
-        offsets.push(bytes.len() as i64);
-    }
-    OutColumn { name: name.to_string(), data: OutData::Text { offsets, bytes } }
+    OutColumn { name: name.to_string(), data: text_data(handles, |handle| items.text(handle)) }
 }
 
 /// One group's fields: every configured output, a float.

@@ -304,8 +304,8 @@ fn absorb(best: &mut Candidate, copy: Candidate) {
     best.extra = (best.extra & !1) | judged;
 }
 
-/// `dedup_sorted` for integer items: sorted by item, each run of copies absorbed into its
-/// first; returns how many remain (the first ones).
+/// Integer items de-duplicated: sorted by item, each run of copies absorbed into its first;
+/// returns how many remain (the first ones).
 fn dedup_sorted(items: &Items<'_>, group: &mut [Candidate]) -> usize {
     group.sort_unstable_by(|a, b| {
         items.cmp(a.item, b.item).then(b.score.total_cmp(&a.score)).then(a.row().cmp(&b.row()))
