@@ -484,3 +484,20 @@ def test_the_diagnostics_say_the_catalogue_systems_share(lazy: bool) -> None:
         assert said in repr(shown)
     alone = rk.evaluate(a, truth, k=1, metrics=["coverage"], group_by="q")
     assert "shared_catalogue_items" not in alone.diagnostics.counts
+
+
+def test_a_warning_naming_the_policys_own_setting_is_said_on_eager_tables() -> None:
+    """``ndcg_cut_3`` under ``gain="exponential"``: trec_eval's ndcg_cut has linear gain only,
+    and the warning names the policy's own setting, not trec_eval's; re-evaluating under it
+    cannot show the numbers equal, so eager tables say it as lazy ones do (it was silent while
+    the value differs from pytrec_eval's)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    candidates = pl.DataFrame({"q": ["1"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    truth = pl.DataFrame({"q": ["1", "1"], "item": ["a", "c"], "relevance": [1, 2]})
+    policy = rk.Policy(gain="exponential")
+    with pytest.warns(ToolNameWarning, match=r"'ndcg_cut_3' is trec_eval's name.*linear gain"):
+        result = rk.evaluate(candidates, truth, metrics=["ndcg_cut_3"], group_by="q",
+                             policy=policy)  # fmt: skip
+    tool = pytrec_eval.RelevanceEvaluator({"1": {"a": 1, "c": 2}}, {"ndcg_cut_3"})
+    want = tool.evaluate({"1": {"a": 3.0, "b": 2.0, "c": 1.0}})["1"]["ndcg_cut_3"]
+    assert result.summary()["value"].item() != pytest.approx(want)
