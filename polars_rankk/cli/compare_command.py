@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import polars as pl
 import typer
@@ -197,11 +198,10 @@ def compare(
         tables = items.read(sources, columns)
         # The report's K-curves read every K up to the largest.
         planned = plan.at(range(1, max(ks) + 1), every_k=True) if report is not None else plan
-        evaluations: dict[str, Evaluation] = {}
-        for name, source in zip(systems, sources, strict=True):
-            say(f"evaluating {name}")
-            run = {"plan": planned, "items": tables, "said": said}
-            evaluations[name] = evaluate_run(source, judged, columns, **run)  # type: ignore[arg-type]
+        evaluations = {
+            name: _evaluated(name, source, judged, columns, planned, tables, said, say)
+            for name, source in zip(systems, sources, strict=True)
+        }
         _share_catalogue(evaluations, items.shared(sources, tables), planned)
         say("comparing")
         per_group = {name: at_cutoffs(value, ks) for name, value in evaluations.items()}
@@ -248,6 +248,21 @@ def compare(
     if report is not None:
         sys.stderr.write(f"report written to {report}\n")
     apply_gate(comparison, fail_if_worse, margin)
+
+
+def _evaluated(
+    name: str,
+    source: Source,
+    judged: Source,
+    columns: Columns,
+    plan: Plan,
+    tables: dict[str, Any],
+    said: Sequence[warnings.WarningMessage],
+    say: Callable[[str], None],
+) -> Evaluation:
+    """One run evaluated against the truth (`evaluate_run`), the step said first."""
+    say(f"evaluating {name}")
+    return evaluate_run(source, judged, columns, plan=plan, items=tables, said=said)
 
 
 def _share_catalogue(

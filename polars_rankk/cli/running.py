@@ -119,28 +119,23 @@ def evaluate_run(
     with naming(f"candidates: {run.path}; truth: {truth.path}"), warnings.catch_warnings():
         # The command has said what the library would warn about, in its own words.
         warnings.simplefilter("ignore", IgnoredColumnWarning)
+        # How the files are read: the same for the evaluation and for the check of `said`.
+        reading: dict[str, Any] = {
+            "group_by": columns.keys,
+            "item": columns.item,
+            "score": columns.score or "score",
+            "rank": columns.rank,
+            "relevance": columns.relevance,
+            "system": system,
+            "subtopic": columns.subtopic,
+            **(items or {}),
+        }
         # Lazy, then collected: the per-group sums and the diagnostics the command prints come
         # from one collect_all, whose queries share their common sub-plans and run side by side.
-        lazy = evaluate(
-            run.frame.lazy(),
-            truth.frame.lazy(),
-            metrics=plan,
-            group_by=columns.keys,
-            item=columns.item,
-            score=columns.score or "score",
-            rank=columns.rank,
-            relevance=columns.relevance,
-            system=system,
-            subtopic=columns.subtopic,
-            **(items or {}),
-        )
+        lazy = evaluate(run.frame.lazy(), truth.frame.lazy(), metrics=plan, **reading)
         found = lazy.collect()
         if said:
-            inputs = Inputs(
-                run.frame, truth.frame, group_by=columns.keys, item=columns.item,
-                score=columns.score or "score", rank=columns.rank, relevance=columns.relevance,
-                system=system, subtopic=columns.subtopic, **(items or {}),
-            )  # fmt: skip
+            inputs = Inputs(run.frame, truth.frame, **reading)
             say_where_the_data_differ(said, plan, found, inputs)
         return found
 
