@@ -16,7 +16,7 @@ from statistics import NormalDist
 
 import polars as pl
 
-from polars_rankk.core import to_lazy
+from polars_rankk.core import align_ids, to_lazy
 from polars_rankk.core.types import FrameLike
 from polars_rankk.judges.correction import CORRECTION_COLUMNS, corrected
 from polars_rankk.stats.per_group import Results, per_group_input
@@ -91,7 +91,13 @@ def judge_cross_correction(
         ]
     )
     people = human_input.frame.filter(pl.col("value").is_not_nan()).rename({"value": "human"})
-    assigned = _checked_folds(to_lazy(folds, "folds"), people, keys, fold, list(inputs))
+    given = to_lazy(folds, "folds")
+    absent = [c for c in (*keys, fold) if c not in given.collect_schema()]
+    if absent:
+        raise ValueError(f"folds needs columns {[*keys, fold]}; it lacks {absent}")
+    # The keys in one dtype, as `evaluate` aligns ids (the joins below would raise else).
+    people, given = align_ids(people, given, keys, names=("human", "folds"))
+    assigned = _checked_folds(given, people, keys, fold, list(inputs))
     labelled = people.join(assigned, on=keys).join(values, on=[*keys, *cell, fold])
     missing = people.join(labelled, on=[*keys, *cell], how="anti", nulls_equal=True)
     offending = missing.head(1).collect()
@@ -127,10 +133,6 @@ def _checked_folds(
     folds: pl.LazyFrame, people: pl.LazyFrame, keys: list[str], fold: str, names: list[str]
 ) -> pl.LazyFrame:
     """(keys, fold): one fold, a key of `judges`, for every human-labelled group."""
-    schema = folds.collect_schema()
-    absent = [c for c in (*keys, fold) if c not in schema]
-    if absent:
-        raise ValueError(f"folds needs columns {[*keys, fold]}; it lacks {absent}")
     assigned = folds.select(*keys, pl.col(fold).cast(pl.String)).unique()
     repeated = assigned.filter(pl.len().over(keys) > 1).head(1).collect()
     if repeated.height:

@@ -71,3 +71,16 @@ def test_bad_folds_are_named() -> None:
     short = {**judges, "f1": judges["f1"].filter(pl.col("q") != 8)}
     with pytest.raises(ValueError, match=r"every fold's judge must give every unlabelled group"):
         rk.judge_cross_correction(short, human, folds)
+
+
+def test_fold_keys_are_aligned_as_evaluate_aligns_ids() -> None:
+    """Int32 fold keys beside Int64 ones give the same estimate; text keys beside integers
+    are refused naming both tables, not with a raw join error."""
+    judges, human, folds = _case(1, 8, 6, 2)
+    want = rk.judge_cross_correction(judges, human, folds)["estimate"].item()
+    narrow = folds.with_columns(pl.col("q").cast(pl.Int32))
+    got = rk.judge_cross_correction(judges, human, narrow)["estimate"].item()
+    assert got == pytest.approx(want, abs=1e-12)
+    text = folds.with_columns(pl.col("q").cast(pl.String))
+    with pytest.raises(TypeError, match=r"column 'q' has dtype Int64 in human but String in folds"):
+        rk.judge_cross_correction(judges, human, text)
