@@ -248,16 +248,19 @@ def corrected(frame: pl.LazyFrame, method: Method, z: float) -> pl.LazyFrame:
         weight = pl.lit(1.0 if method == "ppi" else 0.0)
     # Every group labelled by people: nothing left for the judge to add, the human mean
     # (ppi_py's classical_mean_ci; `judge_correction` says so).
-    weight = pl.when(big_n > 0).then(weight).otherwise(0.0)
+    judged_only = big_n > 0
+    weight = pl.when(judged_only).then(weight).otherwise(0.0)
     lam = pl.col("lambda")
     rectifier_variance = (
         pl.col("human_variance")
         - 2 * lam * pl.col("covariance")
         + lam**2 * pl.col("judge_labelled_variance")
     ).clip(lower_bound=0.0)
-    judge_part = pl.when(big_n > 0).then(lam * pl.col("judge_unlabelled")).otherwise(0.0)
+    judge_part = pl.when(judged_only).then(lam * pl.col("judge_unlabelled")).otherwise(0.0)
     judge_variance = (
-        pl.when(big_n > 0).then(lam**2 * pl.col("judge_unlabelled_variance") / big_n).otherwise(0.0)
+        pl.when(judged_only)
+        .then(lam**2 * pl.col("judge_unlabelled_variance") / big_n)
+        .otherwise(0.0)
     )
     standard_error = (judge_variance + rectifier_variance / n).sqrt().alias("standard_error")
     judge_error = (pl.col("judge_variance_population") / pl.col("n_all")).sqrt()

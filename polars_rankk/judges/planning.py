@@ -200,7 +200,7 @@ def _design(
         "n": n,
         "N": big_n,
         "cost": n * (cost_human + cost_judge) + big_n * cost_judge,
-        "effective_n": round(n * (n + big_n) / (n + (1 - rho_sq) * big_n)),
+        "effective_n": _effective_n(n, big_n, rho_sq),
     }
 
 
@@ -216,5 +216,11 @@ def _optimal_pair(
         "n": n,
         "N": big_n,
         "cost": n * cost_human + (n + big_n) * cost_judge,
-        "effective_n": round(n * (n + big_n) / (n + (1 - rho_sq) * big_n)),
+        "effective_n": _effective_n(n, big_n, rho_sq),
     }
+
+
+def _effective_n(n: int, big_n: int, rho_sq: float) -> int:
+    """The human-only groups whose mean is as precise as PPI's over `n` labelled and `big_n`
+    judge-only groups (Broska, Howes & van Loon 2024)."""
+    return round(n * (n + big_n) / (n + (1 - rho_sq) * big_n))

@@ -90,20 +90,18 @@ def _curve_of(
     ks: list[int] | None,
     labels: bool = False,
 ) -> pl.DataFrame:
-    fast = (
-        None
-        if labels
-        else _curve_from_ranks(
-            evaluation,
-            strata=strata,
-            attributes=attributes,
-            ci=ci,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=seed,
-            metrics=metrics,
-            ks=ks,
-        )
+    # (None for expectations over label outcomes, the evaluations `labels` reads: their
+    # curve comes from their per-group values.)
+    fast = _curve_from_ranks(
+        evaluation,
+        strata=strata,
+        attributes=attributes,
+        ci=ci,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        metrics=metrics,
+        ks=ks,
     )
     if fast is not None:
         return fast

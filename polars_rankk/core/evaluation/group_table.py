@@ -26,6 +26,13 @@ from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 TermRows = Callable[[tuple[str, ...]], pl.LazyFrame]
 
 
+def term_rows_read(spec: Spec) -> bool:
+    """Whether per-rank term rows give `spec`'s sums over ranks (K-curves): not under
+    ``ties="expected"`` (a tie block's expectation is read through the whole list) nor with an
+    ``n_relevant`` column (R padded beyond the rows)."""
+    return spec.policy.ties != "expected" and spec.n_relevant is None
+
+
 def kernel_or_pure_sums(
     spec: Spec,
     needs: TermNeeds,
@@ -48,8 +55,7 @@ def kernel_or_pure_sums(
     path = native.status().line()
 
     kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-    rows_read = spec.policy.ties != "expected" and spec.n_relevant is None
-    if spec.term_rows and spec.is_lazy and rows_read and not rest:
+    if spec.term_rows and spec.is_lazy and term_rows_read(spec) and not rest:
         # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
         per_group, rows_of = kernel_rows.group_rows(
             spec, selected, truth, truth_stats, kernel_needs, schema

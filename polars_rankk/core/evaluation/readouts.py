@@ -23,6 +23,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.evaluation.catalogue import Exposures, SharedCatalogue
+from polars_rankk.core.evaluation.group_table import term_rows_read
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
@@ -108,12 +109,7 @@ def ranking_rows(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
     """Per-rank term rows and ideal gain rows of the evaluated groups
     (`Evaluation.ranking_rows`)."""
-    if (
-        spec.policy.ties == "expected"
-        or spec.n_relevant is not None
-        or prepared.term_rows is None
-        or prepared.judged is None
-    ):
+    if not term_rows_read(spec) or prepared.term_rows is None or prepared.judged is None:
         return None
     keys = list(spec.keys)
     gain = gain_of(pl.col(GRADE), spec.policy)
