@@ -26,7 +26,8 @@ from polars_rankk.cli.inputs import (
 )
 from polars_rankk.cli.options import InputFormat
 from polars_rankk.core import Evaluation, evaluate
-from polars_rankk.core.evaluation.pipeline import Inputs, say_where_the_data_differ
+from polars_rankk.core.evaluation.pipeline import say_where_the_data_differ
+from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.spec import IgnoredColumnWarning
 from polars_rankk.core.names.plan import Plan
 

@@ -13,7 +13,7 @@ from polars_rankk.core.evaluation.aggregate import (
     value_histogram,
 )
 from polars_rankk.core.evaluation.diagnostics import Diagnostics
-from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation
+from polars_rankk.core.evaluation.evaluation import Evaluation
 from polars_rankk.core.evaluation.pipeline import evaluate
 from polars_rankk.core.evaluation.views import dropped_table, metric_column
 from polars_rankk.core.expressions import generated as _metric_expressions
@@ -58,7 +58,7 @@ from polars_rankk.core.metrics.registry import (
 from polars_rankk.core.metrics.terms import RankedRows
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.policy import POLICY_HELP, Policy
-from polars_rankk.core.types import FrameLike, IntoExprColumn, MetricName
+from polars_rankk.core.types import EngineType, FrameLike, IntoExprColumn, MetricName
 
 __all__ = [
     "LOWER_IS_BETTER",

@@ -6,6 +6,8 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
+#: The Polars engine a collected evaluation runs on.
+EngineType = Literal["auto", "in-memory", "streaming"]
 ShortListPolicy = Literal["fixed", "observed", "skip"]
 AveragePrecisionDenominator = Literal["relevant", "min_k_relevant"]
 DuplicatePolicy = Literal["first", "error", "keep"]

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.evaluation.evaluation import EngineType
 from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import EngineType
 from polars_rankk.counterfactual import checks, estimators, inputs, plan
 from polars_rankk.counterfactual.examination import (
     ExaminationInput,

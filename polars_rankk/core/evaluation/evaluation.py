@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -37,12 +37,10 @@ from polars_rankk.core.evaluation.views import (
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.names.parse import NameStyle
 from polars_rankk.core.names.plan import Plan
-from polars_rankk.core.types import Average, FrameLike
+from polars_rankk.core.types import Average, EngineType, FrameLike
 
 if TYPE_CHECKING:
     from polars_rankk.core.evaluation.diagnostics import Diagnostics
-
-EngineType = Literal["auto", "in-memory", "streaming"]
 
 
 class Evaluation(Displayed, EvaluationTables):

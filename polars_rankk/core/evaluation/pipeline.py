@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import polars as pl
 
@@ -13,21 +13,22 @@ from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
 from polars_rankk.core.evaluation.beyond_accuracy import beyond_values, item_tables, top_rows
 from polars_rankk.core.evaluation.catalogue import Exposures, catalogue_values
 from polars_rankk.core.evaluation.diversity import subtopic_job
-from polars_rankk.core.evaluation.evaluation import EngineType, Evaluation, assemble
+from polars_rankk.core.evaluation.evaluation import Evaluation, assemble
 from polars_rankk.core.evaluation.prepare import Prepared, prepare_groups
 from polars_rankk.core.evaluation.variants import combined, label
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
-from polars_rankk.core.inputs.label_probability import evaluated_over_labels
+from polars_rankk.core.inputs.evaluation_inputs import Inputs
+from polars_rankk.core.inputs.label_probability import LabelDraws, evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.conventions import ToolNameWarning, checked_on_data, tool_policy
 from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.policy import Policy
-from polars_rankk.core.types import FrameLike
+from polars_rankk.core.types import EngineType, FrameLike
 
 
 def _check_missing_groups(spec: Spec) -> None:
@@ -237,10 +238,6 @@ def evaluate(
     │ 2    ┆ ndcg      ┆ 2   ┆ 0.386853 │
     └──────┴───────────┴─────┴──────────┘
     """
-    if label_probability is not None:
-        arguments = dict(locals())  # every argument as given, for each outcome's evaluation
-        arguments["metrics"] = Plan.of(metrics, k, policy)  # planned once, for every outcome
-        return evaluated_over_labels(evaluate, arguments)  # type: ignore[no-any-return]
     group_by, relevance, policy = _arguments(candidates, group_by, relevance, policy)
     inputs = Inputs(
         candidates, truth, group_by=group_by, item=item, score=score, relevance=relevance,
@@ -248,6 +245,10 @@ def evaluate(
         popularity=popularity, catalogue=catalogue, item_features=item_features,
         head_share=head_share, system=system, subtopic=subtopic,
     )  # fmt: skip
+    if label_probability is not None:
+        draws = LabelDraws(label_probability, label_draws, label_seed)
+        plan = Plan.of(metrics, k, policy)  # planned once, for every outcome
+        return evaluated_over_labels(evaluate_plan, plan, inputs, draws)  # type: ignore[no-any-return]
     if not _eager(inputs):
         return evaluate_plan(Plan.of(metrics, k, policy), inputs)
     return _evaluated_and_said(metrics, k, policy, inputs)
@@ -320,29 +321,6 @@ def _differs(
             by = [column for column in rows.columns if column not in ("metric", "value")]
             values.append(rows.sort(by).get_column("value").fill_nan(None))
     return not values[0].equals(values[1])
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """`evaluate`'s tables and how to read them: everything it is given but what to compute
-    (the names, K and policy, which are its `Plan`)."""
-
-    candidates: FrameLike
-    truth: FrameLike | None
-    group_by: str | Sequence[str]
-    item: str = "item"
-    score: str = "score"
-    relevance: str = "relevance"
-    n_relevant: str | None = None
-    engine: EngineType = "auto"
-    check_values: bool = True
-    rank: str | None = None
-    popularity: FrameLike | None = None
-    catalogue: FrameLike | None = None
-    item_features: FrameLike | None = None
-    head_share: float = 0.2
-    system: str | None = None
-    subtopic: str | None = None
 
 
 def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:

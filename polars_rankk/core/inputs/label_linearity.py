@@ -20,6 +20,10 @@ from typing import Any
 
 import polars as pl
 
+from polars_rankk.core.inputs.evaluation_inputs import Inputs
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
+
 #: The metrics that add up over items, each non-relevant item adding 0.
 LINEAR_METRICS = frozenset({"precision", "dcg", "rbp", "num_relevant_retrieved"})
 #: Tie orders that rank tied items by their grades ("expected" averages over every order of
@@ -28,23 +32,23 @@ GRADE_ORDERED_TIES = frozenset({"optimistic", "pessimistic"})
 
 
 def linear_moments(
-    evaluate: Callable[..., Any],
-    arguments: dict[str, Any],
+    evaluate_outcomes: Callable[[FrameLike, FrameLike], Any],
+    policy: Policy,
+    inputs: Inputs,
     candidates: pl.LazyFrame,
     options: pl.LazyFrame,
     sampled: pl.LazyFrame,
     *,
-    keys: list[str],
     outcome: str,
-    columns: tuple[str, str, str],
+    probability: str,
 ) -> pl.LazyFrame | None:
     """(keys, metric, k, value, std) of the linear metrics for the `sampled` groups whose
     every non-zero grade is relevant (so an outcome without a relevant item scores 0), from
     the items' `options` (keys, item, relevance, probability: every grade, grade 0 included);
-    None where the policy makes a term depend on more than its item's grade."""
-    item, relevance, probability = columns
-    policy = arguments["policy"]
-    if policy.gains is not None or policy.pool != "all" or arguments["n_relevant"] is not None:
+    None where the policy makes a term depend on more than its item's grade.
+    `evaluate_outcomes` evaluates the plan on (candidates, truth) keyed by `outcome` too."""
+    keys, item, relevance, eager = inputs.keys, inputs.item, inputs.relevance, inputs.eager
+    if policy.gains is not None or policy.pool != "all" or inputs.n_relevant is not None:
         return None
     if policy.ties in GRADE_ORDERED_TIES:
         # The tie order reads the grades: an item's rank, and so its term, depends on the
@@ -59,7 +63,6 @@ def linear_moments(
         .filter("eligible")
         .select(keys)
     )
-    eager = not isinstance(arguments["candidates"], pl.LazyFrame)
     if eager and not eligible.head(1).collect().height:
         return None  # nothing to evaluate (and no empty evaluation to warn about)
     options = options.join(eligible, on=keys)
@@ -79,12 +82,10 @@ def linear_moments(
         pl.when(pl.col(item) == pl.col("chosen")).then("grade").otherwise(0.0).alias(relevance),
     )  # fmt: skip
     replicated = candidates.join(single.select(*keys, outcome), on=keys)
-    plain = {**arguments, "label_probability": None, "group_by": [*keys, outcome]}
     if not eager:
-        evaluation = evaluate(**{**plain, "candidates": replicated, "truth": truth})
+        evaluation = evaluate_outcomes(replicated, truth)
     else:
-        replicated_table, truth_table = pl.collect_all([replicated, truth])
-        evaluation = evaluate(**{**plain, "candidates": replicated_table, "truth": truth_table})
+        evaluation = evaluate_outcomes(*pl.collect_all([replicated, truth]))
     values = evaluation.per_group.lazy().filter(pl.col("metric").is_in(list(LINEAR_METRICS)))
     cells = values.select("metric", "k").unique()
     per_item = (

@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import polars as pl
 
+from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
 from polars_rankk.core.inputs.normalize import align_ids
-from polars_rankk.core.policy import Policy
+from polars_rankk.core.names.plan import Plan
+from polars_rankk.core.types import FrameLike
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
 OUTCOME = "__label_outcome"
@@ -162,42 +166,59 @@ def expected_values(
     )
 
 
-def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+@dataclass(frozen=True)
+class LabelDraws:
+    """How `evaluate` reads probabilistic labels: the truth's probability column, and the
+    outcomes drawn (seeded) for a group with more than `MAX_OUTCOMES`."""
+
+    probability: str
+    draws: int = 1000
+    seed: int = 0
+
+
+#: `evaluate_plan`: a plan evaluated on tables (passed in: the evaluation builds on this module).
+EvaluatePlan = Callable[[Plan, Inputs], Any]
+
+
+def evaluated_over_labels(
+    evaluate_plan: EvaluatePlan, plan: Plan, inputs: Inputs, labels: LabelDraws
+) -> Any:
     """`evaluate` with ``label_probability``: the outcomes evaluated as groups of their own,
     their values reduced to expectations, ``groups`` R_g's expectations; the rest of the
     `Evaluation` (the groups dropped, the diagnostics) is that of each item at its highest
     grade of positive probability (which drops a group for want of a relevant item exactly
-    where every outcome does)."""
-    probability: str = arguments["label_probability"]
-    draws, seed = int(arguments["label_draws"]), int(arguments["label_seed"])
+    where every outcome does). Each table is evaluated under `plan` (no name read again)."""
+    probability, draws = labels.probability, labels.draws
+    if len(plan.parts) > 1:
+        raise ValueError(
+            "label_probability evaluates the names under one policy: evaluate the measures "
+            "asking for other parameters on their own"
+        )
     if draws < 2:
         raise ValueError(f"label_draws must be at least 2; got {draws}")
-    if arguments["truth"] is None or arguments["system"] is not None:
+    if inputs.truth is None or inputs.system is not None:
         raise ValueError(
             "label_probability needs a truth table and one system (evaluate each system "
             "on its own, or rk.evaluate_systems)"
         )
-    group_by = arguments["group_by"]
-    keys = [group_by] if isinstance(group_by, str) else list(group_by)
-    item, relevance = arguments["item"], arguments["relevance"]
+    keys, item, relevance, eager = inputs.keys, inputs.item, inputs.relevance, inputs.eager
     truth = checked_probabilities(
-        to_lazy(arguments["truth"], "truth"), keys, item, relevance, probability
+        to_lazy(inputs.truth, "truth"), keys, item, relevance, probability
     )
     # The group keys in one dtype, as `evaluate` aligns them (the outcomes join on them).
-    candidates, truth = align_ids(to_lazy(arguments["candidates"], "candidates"), truth, keys)
+    candidates, truth = align_ids(to_lazy(inputs.candidates, "candidates"), truth, keys)
     outcome_truth, weights, options = label_outcomes(
-        truth, keys, item, relevance, probability, draws=draws, seed=seed
+        truth, keys, item, relevance, probability, draws=draws, seed=labels.seed
     )
-    eager = not isinstance(arguments["candidates"], pl.LazyFrame)
     replicated = candidates.join(weights.select(*keys, OUTCOME), on=keys)
-    plain = {**arguments, "label_probability": None, "group_by": [*keys, OUTCOME]}
     lazy_tables = [outcome_truth, replicated, weights]
     tables: list[pl.DataFrame] | list[pl.LazyFrame] = (
         pl.collect_all(lazy_tables) if eager else lazy_tables
     )
     outcome_truth_table, replicated_table, weights_table = tables
-    per_outcome = evaluate(
-        **{**plain, "candidates": replicated_table, "truth": outcome_truth_table}
+    by_outcome = replace(inputs, group_by=[*keys, OUTCOME])
+    per_outcome = evaluate_plan(
+        plan, replace(by_outcome, candidates=replicated_table, truth=outcome_truth_table)
     )
     expected = expected_values(per_outcome.per_group.lazy(), weights_table.lazy(), keys, draws)
     # The groups a policy drops whatever the labels (no list, a short list) or in every
@@ -205,35 +226,19 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
     # probability. Its per-group values are replaced by the expectations below.
     highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
-    base = evaluate(
-        **{
-            **arguments,
-            "label_probability": None,
-            "truth": possible.collect() if eager else possible,
-        }
-    )
-    if base.variants:
-        raise ValueError(
-            "label_probability evaluates the names under one policy: evaluate the measures "
-            "asking for other parameters on their own"
-        )
+    base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
     from polars_rankk.core.names.listing import metric_rank
 
     sampled = weights_table.lazy().filter(~pl.col("exact")).select(keys).unique()
-    policy = arguments["policy"] or Policy()
     linear = None
     # Eager: no evaluation of the single-item outcomes when every group was enumerated.
     if not eager or weights_table.lazy().filter(~pl.col("exact")).head(1).collect().height:
+        single_item = partial(_on_outcome_tables, evaluate_plan, plan, by_outcome)
+        policy = plan.parts[0].policy
         linear = linear_moments(
-            evaluate,
-            {**arguments, "policy": policy},
-            candidates,
-            options,
-            sampled,
-            keys=keys,
-            outcome=OUTCOME,
-            columns=(item, relevance, probability),
-        )
+            single_item, policy, inputs, candidates, options, sampled, outcome=OUTCOME,
+            probability=probability,
+        )  # fmt: skip
     expected = expected.with_columns(exact_before=pl.col("exact"))
     if linear is not None:
         cell = [*keys, "metric", "k"]
@@ -265,6 +270,17 @@ def evaluated_over_labels(evaluate: Callable[..., Any], arguments: dict[str, Any
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
     return base
+
+
+def _on_outcome_tables(
+    evaluate_plan: EvaluatePlan,
+    plan: Plan,
+    by_outcome: Inputs,
+    candidates: FrameLike,
+    truth: FrameLike,
+) -> Any:
+    """`plan` evaluated on outcome tables (grouped by the keys and the outcome)."""
+    return evaluate_plan(plan, replace(by_outcome, candidates=candidates, truth=truth))
 
 
 def expected_groups(
