@@ -124,6 +124,18 @@ def test_one_evaluate_call_makes_one_plan(plans: list[Plan]) -> None:
     assert len(plans) == 2
 
 
+def test_an_evaluation_of_probable_labels_makes_one_plan(plans: list[Plan]) -> None:
+    """Every label outcome, the single-item outcomes and the highest-grade evaluation are
+    evaluated from the one plan (no re-entry of `evaluate`)."""
+    truth = TRUTH.with_columns(p=pl.lit(0.5))
+    rk.evaluate(CANDIDATES, truth, k=2, metrics=["P", "nDCG"], group_by="user",
+                label_probability="p")  # fmt: skip
+    assert len(plans) == 1
+    with pytest.raises(ValueError, match="label_probability evaluates the names under one"):
+        rk.evaluate(CANDIDATES, truth, k=2, metrics=PARTED, group_by="user",
+                    label_probability="p")  # fmt: skip
+
+
 def test_a_k_curve_makes_one_plan(plans: list[Plan]) -> None:
     rk.k_curve({"a": CANDIDATES, "b": CANDIDATES}, TRUTH, k_max=3, metrics=["P", "nDCG@2"],
                group_by="user", ci=False)  # fmt: skip
