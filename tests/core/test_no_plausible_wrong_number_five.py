@@ -501,3 +501,24 @@ def test_a_warning_naming_the_policys_own_setting_is_said_on_eager_tables() -> N
     tool = pytrec_eval.RelevanceEvaluator({"1": {"a": 1, "c": 2}}, {"ndcg_cut_3"})
     want = tool.evaluate({"1": {"a": 3.0, "b": 2.0, "c": 1.0}})["1"]["ndcg_cut_3"]
     assert result.summary()["value"].item() != pytest.approx(want)
+
+
+def test_a_tool_name_warning_carries_the_tools_fields_as_data() -> None:
+    """The check on the data reads the Policy fields that reproduce the tool's number from the
+    warning itself (not from its words): a reason naming the tool's setting carries it, one
+    naming a setting the tool lacks carries none and is said unchecked."""
+    said: dict[str, ToolNameWarning] = {}
+    for name, policy in [("nDCG@2", rk.Policy(ties="item_asc")),
+                         ("ndcg_cut_2", rk.Policy(gain="exponential"))]:  # fmt: skip
+        with pytest.warns(ToolNameWarning) as caught:
+            rk.evaluate(CANDIDATES.lazy(), TRUTH.lazy(), metrics=[name], group_by="q",
+                        policy=policy)  # fmt: skip
+        said |= {
+            w.message.name: w.message for w in caught if isinstance(w.message, ToolNameWarning)
+        }
+    assert said["nDCG@2"].tool_fields == {"ties": "trec_eval"}
+    assert "(Policy.ties='trec_eval')" in str(said["nDCG@2"])
+    assert "may compute another number" in str(said["nDCG@2"])
+    assert said["ndcg_cut_2"].tool_fields == {}
+    assert "computes another number" in str(said["ndcg_cut_2"])
+    assert "may compute" not in str(said["ndcg_cut_2"])

@@ -25,7 +25,7 @@ from polars_rankk.core.inputs.label_probability import LabelDraws, evaluated_ove
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.names.conventions import ToolNameWarning, checked_on_data, tool_policy
+from polars_rankk.core.names.conventions import ToolNameWarning
 from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import EngineType, FrameLike
@@ -287,31 +287,27 @@ def say_where_the_data_differ(
     `inputs` (eager tables): a `ToolNameWarning` only where the data make the tool's number
     differ, in words that it does; every other warning as it was."""
     for said in caught:
-        found = tool_policy(str(said.message)) if said.category is ToolNameWarning else None
-        if found is None:
-            warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
-        elif _differs(*found, plan, result, inputs):
-            message = checked_on_data(str(said.message))  # what it may do, it does here
-            warnings.warn_explicit(message, said.category, said.filename, said.lineno)
+        warning = said.message
+        if not isinstance(warning, ToolNameWarning) or not warning.tool_fields:
+            warnings.warn_explicit(warning, said.category, said.filename, said.lineno)
+        elif _differs(warning, plan, inputs):
+            # What it may do, it does here.
+            warnings.warn_explicit(
+                warning.checked_on_data(), said.category, said.filename, said.lineno
+            )
 
 
-def _differs(
-    name: str, fields: dict[str, object], plan: Plan, result: Evaluation, inputs: Inputs
-) -> bool:
-    """Whether `name`'s per-group values differ under its policy and under it with the tool's
-    `fields`, on `inputs` (True where the check cannot tell: the warning is then said)."""
-    one = plan.alone(name)
+def _differs(warning: ToolNameWarning, plan: Plan, inputs: Inputs) -> bool:
+    """Whether the per-group values of the name `warning` is about differ under its policy
+    and under it with the tool's fields, on `inputs` (True where the check cannot tell: the
+    warning is then said)."""
+    one = None if warning.name is None else plan.alone(warning.name)
     if one is None:
-        return True
-    own = one.parts[0].policy
-    if any(getattr(own, field, None) == value for field, value in fields.items()):
-        # The warning names this policy's own setting (``Policy.gain='exponential'``, which
-        # the tool lacks), not the tool's: evaluating under it again tells nothing.
         return True
     values = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for chosen in (one, one.with_policy(**fields)):
+        for chosen in (one, one.with_policy(**warning.tool_fields)):
             try:
                 rows = evaluate_plan(chosen, inputs).per_group
             except (ValueError, TypeError):

@@ -12,14 +12,12 @@ reads as trec_eval's measure (``trec_rbp``, ``nDCG``).
 
 from __future__ import annotations
 
-import ast
-import re
 import warnings
 from collections.abc import Iterable
-from dataclasses import fields
 
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.parse import MetricRequest
+from polars_rankk.core.names.providers import tool_fields
 from polars_rankk.core.names.request import Request
 from polars_rankk.core.names.write import Tool, trec_eval_flag_note, trec_eval_flags, written_name
 from polars_rankk.core.policy import Policy
@@ -44,7 +42,27 @@ _POSSESSIVE = {"trec_eval": "trec_eval's", "ir_measures": "ir_measures'"}
 
 class ToolNameWarning(UserWarning):
     """A tool's metric name was typed, and under the evaluation's policy that tool computes
-    another number: the warning names the policy that reproduces it."""
+    another number: the warning names the policy that reproduces it.
+
+    Attributes
+    ----------
+    name
+        The name as typed (None for a note about several names).
+    tool_fields
+        The Policy fields under which this library computes the tool's number (empty where
+        the reason is a flag or a setting the tool lacks): what a check on the data evaluates.
+    """
+
+    def __init__(
+        self, message: str, name: str | None = None, tool_fields: dict[str, object] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.tool_fields: dict[str, object] = dict(tool_fields or {})
+
+    def checked_on_data(self) -> ToolNameWarning:
+        """This warning in the words said once the data showed the tool's number differs."""
+        return ToolNameWarning(checked_on_data(str(self)), self.name, self.tool_fields)
 
 
 #: How a tool-name warning naming the tool's policy fields says the tool's number differs:
@@ -192,10 +210,10 @@ def warn_tool_conventions(
                 said.add(name)
                 whose = "ndeval's" if measure.tool == "alias" else _POSSESSIVE[str(tool)]
                 said_as = f"metric {name!r} is {whose} name, but under this policy {tool}"
-                message = f"{said_as} {_DIFFERS} {reason}. The value here follows the policy"
-                if tool_policy(message) is not None:  # the data may leave the numbers equal
-                    message = message.replace(_DIFFERS, _MAY_DIFFER)
-                warnings.warn(message, ToolNameWarning, stacklevel=stacklevel)
+                fields = tool_fields(reason)  # where given, the data may leave the numbers equal
+                differs = _MAY_DIFFER if fields else _DIFFERS
+                message = f"{said_as} {differs} {reason}. The value here follows the policy"
+                warnings.warn(ToolNameWarning(message, name, fields), stacklevel=stacklevel)
             left = parameters_left_out(measure, policy)
             if left is not None and name not in said_left_out:
                 said_left_out.add(name)
@@ -245,36 +263,3 @@ def warn_ranx_whole_list(request: Request, ks: object, *, stacklevel: int = 2) -
             ToolNameWarning,
             stacklevel=stacklevel,
         )
-
-
-#: A policy a tool-name warning names as the tool's: ``Policy.ties='item_asc'`` or
-#: ``Policy(ties='item_asc', short_lists='observed')``.
-_NAMED_POLICY = re.compile(r"Policy\.(\w+=(?:'[^']*'|[-\w.]+))|Policy\(([^)]*)\)")
-_FIELD = re.compile(r"(\w+)=('[^']*'|[-\w.]+)")
-_NAMED_METRIC = re.compile(r"^metric '([^']*)'")
-
-
-def tool_policy(message: str) -> tuple[str, dict[str, object]] | None:
-    """The name a `ToolNameWarning` is about and the Policy fields its message names as the
-    tool's (what reproduces its number), or None when it names no such fields.
-
-    Examples
-    --------
-    >>> from polars_rankk.core.names.conventions import tool_policy
-    >>> tool_policy("metric 'Judged@10' is ... (Policy(ties='item_asc', short_lists='observed'))")
-    ('Judged@10', {'ties': 'item_asc', 'short_lists': 'observed'})
-    >>> tool_policy("metric 'P_5' is ...: trec_eval sets the threshold with the flag -l 2") is None
-    True
-    """
-    name = _NAMED_METRIC.match(message)
-    found: dict[str, object] = {}
-    for single, several in _NAMED_POLICY.findall(message):
-        for key, value in _FIELD.findall(single or several):
-            try:
-                found[key] = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                return None
-    known = {field.name for field in fields(Policy)}
-    if name is None or not found or not set(found) <= known:
-        return None
-    return name.group(1), found

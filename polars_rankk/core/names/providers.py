@@ -7,6 +7,33 @@ from __future__ import annotations
 from polars_rankk.core.policy import Policy
 
 
+class Reason(str):
+    """Why a tool's name would mean another number, with the Policy fields that reproduce the
+    tool's number (`tool_fields`, empty where the reason names none: a flag, a setting the tool
+    lacks). The fields travel as data, so a check on the data reads them, not the words."""
+
+    tool_fields: dict[str, object]
+
+    def __new__(cls, text: str, **tool_fields: object) -> Reason:
+        reason = super().__new__(cls, text + _said(tool_fields))
+        reason.tool_fields = tool_fields
+        return reason
+
+
+def _said(tool_fields: dict[str, object]) -> str:
+    """The tool's fields as the reason's words end: `` (Policy.ties='item_asc')`` or
+    `` (Policy(ties='item_asc', short_lists='observed'))``."""
+    spelled = [f"{field}={value!r}" for field, value in tool_fields.items()]
+    if not spelled:
+        return ""
+    return f" (Policy.{spelled[0]})" if len(spelled) == 1 else f" (Policy({', '.join(spelled)}))"
+
+
+def tool_fields(reason: str | None) -> dict[str, object]:
+    """The Policy fields that reproduce the tool's number, as `reason` carries them."""
+    return dict(reason.tool_fields) if isinstance(reason, Reason) else {}
+
+
 def number(value: float) -> str:
     return f"{value:g}"
 
@@ -20,8 +47,8 @@ def pyndeval(
 ) -> tuple[str | None, str | None]:
     """A subtopic metric as ir_measures' pyndeval provider names it, or why it cannot be."""
     if policy.ties != "item_asc":
-        return None, "ir_measures' pyndeval provider ranks tied scores by docid ascending " + (
-            "(Policy.ties='item_asc')"
+        return None, Reason(
+            "ir_measures' pyndeval provider ranks tied scores by docid ascending", ties="item_asc"
         )
     if policy.empty_truth != "zero" or policy.short_lists != "fixed":
         return None, "ndeval scores a topic without a relevant subtopic 0 and cuts at a fixed K"
@@ -43,12 +70,15 @@ def pyndeval(
 def compat(base: str, policy: Policy) -> tuple[str | None, str | None]:
     """Compat as ir_measures' compat provider names it, or why it cannot be."""
     if policy.ties != "item_asc":
-        return None, "ir_measures' compat provider ranks tied scores by docid ascending " + (
-            "(Policy.ties='item_asc')"
+        return None, Reason(
+            "ir_measures' compat provider ranks tied scores by docid ascending", ties="item_asc"
         )
     if policy.empty_truth != "zero" or policy.unjudged == "condense":
-        return None, "ir_measures' Compat scores a query without a relevant item 0 and reads " + (
-            "unjudged items (Policy(empty_truth='zero', unjudged='keep'))"
+        return None, Reason(
+            "ir_measures' Compat scores a query without a relevant item 0 and reads unjudged "
+            "items",
+            empty_truth="zero",
+            unjudged="keep",
         )
     if policy.relevance_threshold != 1:
         return None, "ir_measures' Compat counts every grade > 0 as relevant (threshold 1)"

@@ -29,6 +29,7 @@ import polars as pl
 
 from polars_rankk.core.metrics.families.cwl import CWL_METRICS
 from polars_rankk.core.metrics.registry import METRICS, REGISTRY
+from polars_rankk.core.names.providers import Reason as _Reason
 from polars_rankk.core.names.providers import compat as _compat
 from polars_rankk.core.names.providers import is_integer as _is_integer
 from polars_rankk.core.names.providers import number as _number
@@ -79,21 +80,21 @@ def _common(
     """A convention every trec_eval-computed number needs (the tie order `ties` aside, for a
     provider that orders otherwise), or why the policy breaks it."""
     if policy.ties != ties:
-        return f"{tool} {order} (Policy.ties={ties!r})"
+        return _Reason(f"{tool} {order}", ties=ties)
     if policy.pool != "all":
-        return f"{tool} counts every judged relevant item in R (Policy.pool='all')"
+        return _Reason(f"{tool} counts every judged relevant item in R", pool="all")
     if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
-        return f"{tool} divides precision by K (Policy.short_lists='fixed')"
+        return _Reason(f"{tool} divides precision by K", short_lists="fixed")
     if (
         metric in ("average_precision", "gm_average_precision")
         and policy.ap_denominator != "relevant"
     ):
-        return f"{tool} divides AP by R (Policy.ap_denominator='relevant')"
+        return _Reason(f"{tool} divides AP by R", ap_denominator="relevant")
     judged_matters = metric in _JUDGEMENT_AWARE or policy.unjudged == "condense"
     if judged_matters and policy.negative_grades != "unjudged":
-        return (
-            f"{tool} treats a negative grade as unjudged, which this metric sees "
-            f"(Policy.negative_grades='unjudged')"
+        return _Reason(
+            f"{tool} treats a negative grade as unjudged, which this metric sees",
+            negative_grades="unjudged",
         )
     return None
 
@@ -223,18 +224,21 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         return _compat(base, policy)
     if metric == "judged":
         if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
-            return None, (
+            return None, _Reason(
                 "ir_measures' judged provider sorts ties by docid ascending and divides by "
-                "min(K, n) (Policy(ties='item_asc', short_lists='observed'))"
+                "min(K, n)",
+                ties="item_asc",
+                short_lists="observed",
             )
         if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
             return None, "ir_measures' Judged counts every qrels entry, negative grades included"
         return _spelled(base, [], k), None
     if metric == "mrr" and not whole:
         if policy.ties != "item_asc":
-            return None, (
+            return None, _Reason(
                 "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
-                "docid ascending (Policy.ties='item_asc')"
+                "docid ascending",
+                ties="item_asc",
             )
         if policy.unjudged == "condense":
             return None, "ir_measures' RR@k (msmarco provider) has no judged_only"
@@ -295,7 +299,7 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
             return None, reason
     if policy.unjudged == "condense" and metric not in _SAME_CONDENSED:
         if metric not in _TAKES_JUDGED_ONLY:
-            return None, f"ir_measures' {base} takes no judged_only (Policy.unjudged='keep')"
+            return None, _Reason(f"ir_measures' {base} takes no judged_only", unjudged="keep")
         parameters.append("judged_only=True")
     return _spelled(base, parameters, k if entry.has_k else None), None
 
