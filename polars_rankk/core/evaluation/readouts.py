@@ -19,6 +19,7 @@ from polars_rankk.core.columns import (
     PRECISION_SUM,
     RANK,
     RECIPROCAL_RANK,
+    ROW,
     SCORE,
 )
 from polars_rankk.core.evaluation import aggregate
@@ -32,6 +33,8 @@ from polars_rankk.core.evaluation.views import (
     metric_cutoffs,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel import ranking as kernel_ranking
+from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.order import gain_of
 from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
 from polars_rankk.core.names.cells import Label, at_cutoff
@@ -119,13 +122,36 @@ def ranking_rows(
     return prepared.term_rows(columns), ideal
 
 
-def ranked_items(spec: Spec, prepared: Prepared) -> pl.LazyFrame:
-    """The candidates as ranked: group keys, item and ``rank`` (`Evaluation.ranked_items`)."""
+def ranked_items(spec: Spec, prepared: Prepared, top: int | None = None) -> pl.LazyFrame:
+    """The candidates as ranked: group keys, item and ``rank`` (`Evaluation.ranked_items`);
+    with `top`, ranks 1..top only, from the compiled kernel's ranking where it can rank them
+    (the same order: `kernel_ranking.ranked_top`)."""
+    if top is not None:
+        fast = _kernel_top(spec, top)
+        return (
+            fast if fast is not None else ranked_items(spec, prepared).filter(pl.col("rank") <= top)
+        )
     keys = list(spec.keys)
     rank = pl.col(RANK).cast(pl.Int64)
     if spec.policy.ties == "expected":
         rank = rank.min().over([*keys, SCORE])
     return prepared.ranked.select(*keys, spec.item, rank.alias("rank"))
+
+
+def _kernel_top(spec: Spec, top: int) -> pl.LazyFrame | None:
+    """Each group's ranks 1..`top` ranked by the kernel, or None where the list it ranks is
+    not the evaluation's (unjudged rows condensed away, copies kept, a labelled list)."""
+    policy = spec.policy
+    if policy.unjudged == "condense" or policy.duplicates == "keep" or spec.labelled:
+        return None
+    keys, frame = list(spec.keys), spec.candidates
+    score = ranking.score_value(pl.col(spec.score), lower_is_better=spec.lower_is_better)
+    if policy.invalid_scores == "drop":
+        frame = frame.filter(ranking.is_valid_score(score))
+    by_row = policy.ties == "input_order"
+    indexed = frame.with_row_index(ROW) if by_row else frame
+    best = ranking.lowest_if_invalid(score)
+    return kernel_ranking.ranked_top(indexed, keys, spec.item, best, policy, top, ROW)
 
 
 def chosen_metrics(
@@ -341,11 +367,13 @@ class EvaluationTables:
             return None
         return ranking_rows(self._spec, self._prepared, columns)
 
-    def ranked_items(self) -> pl.LazyFrame | None:
+    def ranked_items(self, top: int | None = None) -> pl.LazyFrame | None:
         """The candidates as this evaluation ranked them (lazy): group keys, item and ``rank``
         (Int64, from 1), after invalid scores, duplicates and (``unjudged="condense"``)
         unjudged rows were handled. Under ``ties="expected"`` a row's ``rank`` is that of the
         first row of its tie block, so every item that may reach rank r has ``rank <= r``.
+        With `top`, only ranks 1..`top` (from the compiled kernel where it is loaded: the
+        same ranking, without ordering the whole list in Polars).
         None for one system of several (`by_system`: its rows would be ranked again).
 
         Examples
@@ -357,4 +385,4 @@ class EvaluationTables:
         >>> ranked.sort("rank").collect()["item"].to_list()
         [8, 9, 7]
         """
-        return None if self._sliced else ranked_items(self._spec, self._prepared)
+        return None if self._sliced else ranked_items(self._spec, self._prepared, top)

@@ -26,8 +26,15 @@ import polars as pl
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
+from polars_rankk.core.inputs.label_recursion import (
+    binary_labels,
+    expected_by_recursion,
+    possibly_relevant,
+    recursion_applies,
+)
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.names.plan import Plan
+from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
@@ -207,6 +214,16 @@ def evaluated_over_labels(
     )
     # The group keys in one dtype, as `evaluate` aligns them (the outcomes join on them).
     candidates, truth = align_ids(to_lazy(inputs.candidates, "candidates"), truth, keys)
+    # The groups a policy drops whatever the labels (no list, a short list) or in every
+    # outcome (no relevant item in any): those of each item at its highest grade of positive
+    # probability. Its per-group values are replaced by the expectations below.
+    highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
+    possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
+    base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
+    if eager:
+        recursive = _by_recursion(base, truth.collect(), plan.parts[0].policy, inputs, labels)
+        if recursive is not None:
+            return recursive
     outcome_truth, weights, options = label_outcomes(
         truth, keys, item, relevance, probability, draws=draws, seed=labels.seed
     )
@@ -221,12 +238,6 @@ def evaluated_over_labels(
         plan, replace(by_outcome, candidates=replicated_table, truth=outcome_truth_table)
     )
     expected = expected_values(per_outcome.per_group.lazy(), weights_table.lazy(), keys, draws)
-    # The groups a policy drops whatever the labels (no list, a short list) or in every
-    # outcome (no relevant item in any): those of each item at its highest grade of positive
-    # probability. Its per-group values are replaced by the expectations below.
-    highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
-    possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
-    base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
     from polars_rankk.core.names.listing import metric_rank
 
     sampled = weights_table.lazy().filter(~pl.col("exact")).select(keys).unique()
@@ -262,6 +273,7 @@ def evaluated_over_labels(
         n_enumerated=pl.col("exact_before").sum(),
         n_linear=(pl.col("exact") & ~pl.col("exact_before")).sum(),
         n_sampled=(~pl.col("exact")).sum(),
+        n_recursion=pl.lit(0, dtype=pl.UInt32),
         draws=pl.lit(draws),
     )  # fmt: skip
     rows = rows.drop("exact", "exact_before")
@@ -269,6 +281,48 @@ def evaluated_over_labels(
     base.per_group = rows.collect() if eager else rows
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
+    return base
+
+
+def _by_recursion(
+    base: Any, truth: pl.DataFrame, policy: Policy, inputs: Inputs, labels: LabelDraws
+) -> Any:
+    """`base` with the expectations of the recursion over ranks (`label_recursion`) where it
+    applies to every metric, cut-off, policy and label; None otherwise."""
+    per_group = base.per_group
+    if not isinstance(per_group, pl.DataFrame) or not per_group.height:
+        return None
+    keys, probability = inputs.keys, labels.probability
+    cells = per_group.select("metric", "k").unique().rows()
+    if not recursion_applies(cells, policy):
+        return None
+    if not binary_labels(truth, keys, inputs.relevance, probability, policy):
+        return None
+    # The ranks read: to the largest K, and to the most items a group may find relevant
+    # (R-precision reads hits@R); all of them where items outside the list do not count.
+    depth = max((k for _, k in cells if k is not None), default=0)
+    if any(k is None for _, k in cells):
+        depth = max(depth, possibly_relevant(truth, keys, inputs.relevance, probability, policy))
+    ranked = base.ranked_items(top=depth if policy.pool == "all" else None)
+    if ranked is None:
+        return None
+    from polars_rankk.core.names.listing import metric_rank
+
+    rows, groups = expected_by_recursion(
+        ranked.collect(), truth, base.groups, per_group.select(*keys, "metric", "k"),
+        keys=keys, item=inputs.item, relevance=inputs.relevance, probability=probability,
+        policy=policy,
+    )  # fmt: skip
+    base.per_group = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
+    base.label_methods = rows.group_by("metric", "k", maintain_order=True).agg(
+        method=pl.lit("recursion"),
+        n_enumerated=pl.lit(0, dtype=pl.UInt32),
+        n_linear=pl.lit(0, dtype=pl.UInt32),
+        n_sampled=pl.lit(0, dtype=pl.UInt32),
+        n_recursion=pl.len(),
+        draws=pl.lit(labels.draws),
+    )
+    base.groups = groups
     return base
 
 

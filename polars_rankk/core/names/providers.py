@@ -75,8 +75,7 @@ def compat(base: str, policy: Policy) -> tuple[str | None, str | None]:
         )
     if policy.empty_truth != "zero" or policy.unjudged == "condense":
         return None, Reason(
-            "ir_measures' Compat scores a query without a relevant item 0 and reads unjudged "
-            "items",
+            "ir_measures' Compat scores a query without a relevant item 0 and reads unjudged items",
             empty_truth="zero",
             unjudged="keep",
         )

@@ -1,0 +1,408 @@
+"""Exact expectations and standard deviations over label outcomes without enumerating them:
+one recursion over the ranks, every group at once.
+
+An item is relevant with probability ``q`` (its grades at or above the threshold), the items
+independently. Walking down a ranking, the state of a group is the number ``c`` of relevant
+items seen; a metric at cut-off K adds ``a(j, c)`` when the item at rank ``j <= K`` is the
+``c``-th relevant one (precision 1/K, recall 1, DCG its discount, RR 1/j when c = 1, hit rate
+1 when c = 1, AP c/j). For each ``c`` the recursion keeps P(c), E[S; c] and E[S^2; c] (S the
+sum so far), a Poisson-binomial recursion carrying the sum's first two moments. Past the
+largest K, the relevant items not ranked that high (deeper in the list, or not retrieved)
+add a count ``y`` of their own Poisson-binomial law, independent of S: R = c + y, and the
+metric is S h(R) with h = 1 (precision, RR, hit rate, DCG), 1/R (recall, AP), 1/min(K, R)
+(AP under ``ap_denominator="min_k_relevant"``) or 1/IDCG@K(R) (nDCG, whose relevant items
+share one gain: the ideal DCG is then a function of R). So E[value] = sum over c, y of
+E[S; c] P(y) h(c + y), and E[value^2] the same with E[S^2; c] and h^2: exact, in
+O(groups x K^2) work, whatever the number of outcomes (2^64 as cheaply as 2).
+
+The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
+moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
+``"nan"``, as in the enumeration. Where a policy or a metric has no such recursion (ties
+that read the grades or average over orders, several relevant gains in a group, duplicates
+kept, condensed lists), `recursion_applies` says no and the outcomes are enumerated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from polars_rankk.core.policy import Policy
+
+#: The metrics the recursion computes (each value a sum over the ranks times h(R)).
+RECURSIVE_METRICS = frozenset(
+    {
+        "precision",
+        "recall",
+        "hit_rate",
+        "mrr",
+        "average_precision",
+        "ndcg",
+        "dcg",
+        "rbp",
+        "r_precision",
+    }
+)
+#: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
+_FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
+#: A cut-off past which the recursion's K^2 work is not worth it.
+_LARGEST_K = 1000
+
+
+def recursion_applies(cells: Sequence[tuple[str, int | None]], policy: Policy) -> bool:
+    """Whether every (metric, cut-off) of `cells` has the recursion under `policy` (the
+    labels are checked apart: `binary_labels`)."""
+    return (
+        bool(cells)
+        and all(metric in RECURSIVE_METRICS for metric, _ in cells)
+        and ("rbp" not in {metric for metric, _ in cells} or policy.rbp_grades == "binary")
+        and all(
+            (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
+            for metric, k in cells
+        )
+        and policy.ties in _FIXED_ORDER_TIES
+        and policy.duplicates != "keep"
+        and policy.unjudged == "keep"
+        and policy.gains is None
+        and policy.relevance_threshold > 0
+        and policy.short_lists in ("fixed", "observed", "skip")
+    )
+
+
+def binary_labels(options: pl.DataFrame, keys: list[str], relevance: str, probability: str,
+                  policy: Policy) -> bool:  # fmt: skip
+    """Whether each item's grades of positive probability are 0 or relevant, and a group's
+    relevant grades one value (so its ideal DCG is a function of its relevant count)."""
+    grade = pl.col(relevance)
+    possible = options.filter(pl.col(probability) > 0)
+    in_between = possible.filter((grade != 0) & (grade < policy.relevance_threshold)).height
+    several = possible.filter(grade != 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"].max()
+    return in_between == 0 and (several is None or int(several) <= 1)  # type: ignore[arg-type]
+
+
+def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
+                      policy: Policy) -> int:  # fmt: skip
+    """The most items one group may find relevant (a relevant grade of positive probability)."""
+    relevant = (pl.col(relevance) >= policy.relevance_threshold) & (pl.col(probability) > 0)
+    counts = truth.filter(relevant).group_by(keys).agg(pl.col(relevance).len().alias("n"))
+    return _largest(counts["n"])
+
+
+def _poisson_binomial(q: np.ndarray) -> np.ndarray:
+    """Per row of `q` (groups x items, 0 where a group has fewer items): the law of the
+    number of successes, groups x (items + 1)."""
+    groups, items = q.shape
+    law = np.zeros((groups, items + 1))
+    law[:, 0] = 1.0
+    for j in range(items):
+        p = q[:, j : j + 1]
+        law[:, 1 : j + 2] = law[:, 1 : j + 2] * (1 - p) + law[:, : j + 1] * p
+        law[:, :1] *= 1 - p
+    return law
+
+
+def _increment(metric: str, k: int, rank: int, counts: np.ndarray, per_group: np.ndarray,
+               policy: Policy) -> np.ndarray:  # fmt: skip
+    """a(j, c) at rank j = `rank` for the counts c = `counts` (those including the item at j):
+    1 x counts, or groups x counts where it reads the group (`per_group`: 1 / the precision
+    denominator, or the relevant grade's gain for DCG)."""
+    if rank > k:
+        return np.zeros((1, counts.size))
+    if metric in ("precision", "dcg"):
+        scale = 1.0 if metric == "precision" else 1.0 / math.log2(rank + 1)
+        return per_group[:, None] * scale * np.ones((1, counts.size))
+    if metric == "recall":
+        return np.ones((1, counts.size))
+    first_relevant = np.where(counts == 1, 1.0, 0.0)[None, :]
+    if metric == "hit_rate":
+        return first_relevant
+    if metric == "mrr":
+        return first_relevant / rank
+    if metric == "average_precision":
+        return counts[None, :] / rank
+    if metric == "rbp":
+        weight = (1 - policy.rbp_persistence) * policy.rbp_persistence ** (rank - 1)
+        return np.full((1, counts.size), weight)
+    return np.full((1, counts.size), 1.0 / math.log2(rank + 1))  # ndcg
+
+
+def _per_group(metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray,
+               policy: Policy) -> np.ndarray:  # fmt: skip
+    """What a metric's increments read of each group: 1 / precision's denominator (K, or
+    min(K, n) under ``short_lists="observed"``), DCG's gain, else nothing."""
+    if metric == "dcg":
+        return gain
+    if metric != "precision":
+        return np.ones_like(n_candidates)
+    denominator = np.full_like(n_candidates, float(k))
+    if policy.short_lists == "observed":
+        denominator = np.minimum(denominator, n_candidates)
+    return np.where(denominator > 0, 1.0 / np.maximum(denominator, 1.0), 0.0)
+
+
+def _h(metric: str, k: int, largest_r: int, policy: Policy) -> np.ndarray:
+    """h(R) for R = 0..largest_r: what the sum over ranks is multiplied by (0 at R = 0)."""
+    r = np.arange(largest_r + 1, dtype=np.float64)
+    safe = np.maximum(r, 1.0)
+    if metric == "recall" or (
+        metric == "average_precision" and policy.ap_denominator == "relevant"
+    ):
+        return np.where(r > 0, 1.0 / safe, 0.0)
+    if metric == "average_precision":
+        return np.where(r > 0, 1.0 / np.minimum(safe, k), 0.0)
+    if metric == "ndcg":
+        ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
+        idcg = ideal[np.minimum(r, k).astype(np.int64)]
+        return np.where(r > 0, 1.0 / np.maximum(idcg, 1e-300), 0.0)
+    return np.ones_like(r)
+
+
+def moments(
+    ranked_q: np.ndarray,
+    rest_q: np.ndarray,
+    n_candidates: np.ndarray,
+    gain: np.ndarray,
+    cells: Sequence[tuple[str, int]],
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, std) per group and cell (groups x cells).
+
+    `ranked_q`: groups x max K, the relevance probability of the item at each rank (0 past
+    a list's end); `rest_q`: groups x m, those of the relevant-possible items not ranked
+    within max K (0-padded); `n_candidates`: each list's length; `gain`: each group's gain
+    of its relevant grade (for DCG); `cells`: (metric, K) pairs."""
+    groups, largest_k = ranked_q.shape
+    counts = largest_k + 1
+    reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in cells]
+    above = np.arange(1, counts, dtype=np.float64)  # the count after a relevant item
+    law = np.zeros((groups, counts))
+    law[:, 0] = 1.0
+    first = np.zeros((len(cells), groups, counts))
+    second = np.zeros((len(cells), groups, counts))
+    for rank in range(1, largest_k + 1):
+        # Counts 0..rank are reachable: the new count c = 1..rank comes from c - 1 = 0..rank-1.
+        q = ranked_q[:, rank - 1][None, :, None]
+        a = np.stack(
+            [
+                np.broadcast_to(
+                    _increment(metric, k, rank, above[:rank], read, policy), (groups, rank)
+                )
+                for (metric, k), read in zip(cells, reads, strict=True)
+            ]
+        )  # cells x groups x rank
+        below = law[None, :, :rank]
+        before_first = first[:, :, :rank]
+        # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c).
+        up_second = second[:, :, :rank] + a * (2 * before_first + a * below)
+        up_first = before_first + a * below
+        stay = 1 - q
+        second[:, :, 1 : rank + 1] *= stay
+        second[:, :, 1 : rank + 1] += up_second * q
+        second[:, :, :1] *= stay
+        first[:, :, 1 : rank + 1] *= stay
+        first[:, :, 1 : rank + 1] += up_first * q
+        first[:, :, :1] *= stay
+        moved = law[:, :rank] * q[0]
+        law[:, : rank + 1] *= stay[0]
+        law[:, 1 : rank + 1] += moved
+    rest = _poisson_binomial(rest_q)  # groups x (m + 1)
+    none_relevant = law[:, 0] * rest[:, 0]
+    mean = np.empty((groups, len(cells)))
+    spread = np.empty((groups, len(cells)))
+    for index, (metric, k) in enumerate(cells):
+        h = _h(metric, k, counts + rest.shape[1], policy)
+        # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
+        h1 = np.zeros((groups, counts))
+        h2 = np.zeros((groups, counts))
+        for y in range(rest.shape[1]):
+            h1 += rest[:, y : y + 1] * h[None, y : y + counts]
+            h2 += rest[:, y : y + 1] * (h * h)[None, y : y + counts]
+        e1 = (first[index] * h1).sum(axis=1)
+        e2 = (second[index] * h2).sum(axis=1)
+        mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
+    return mean, spread
+
+
+def r_precision_moments(
+    ranked_q: np.ndarray, rest_q: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, std) per group of R-precision, hits@R / R: R = r with the first r ranks holding
+    x relevant items and the items past them r - x, independent laws (the prefix's and the
+    suffix's Poisson-binomial). `ranked_q`: groups x W, the first W ranks' probabilities (W
+    at least every group's count of items that may be relevant); `rest_q`: the others'."""
+    groups, width = ranked_q.shape
+    # Suffix laws, from the last rank back: the count past rank r, r = width .. 0.
+    suffix = [_poisson_binomial(rest_q)]
+    for rank in range(width, 0, -1):
+        law = suffix[-1]
+        q = ranked_q[:, rank - 1 : rank]
+        grown = np.zeros((groups, law.shape[1] + 1))
+        grown[:, :-1] += law * (1 - q)
+        grown[:, 1:] += law * q
+        suffix.append(grown)
+    suffix.reverse()  # suffix[r]: the count past rank r
+    prefix = np.zeros((groups, width + 1))
+    prefix[:, 0] = 1.0
+    first = np.zeros(groups)
+    second = np.zeros(groups)
+    for rank in range(1, width + 1):
+        q = ranked_q[:, rank - 1 : rank]
+        prefix[:, 1:] = prefix[:, 1:] * (1 - q) + prefix[:, :-1] * q
+        prefix[:, :1] *= 1 - q
+        law = suffix[rank]
+        for hits in range(rank + 1):
+            if rank - hits < law.shape[1]:
+                weight = prefix[:, hits] * law[:, rank - hits]
+                first += weight * (hits / rank)
+                second += weight * (hits / rank) ** 2
+    none_relevant = suffix[0][:, 0]
+    return _conditioned(first, second, none_relevant, policy)
+
+
+def _conditioned(
+    first: np.ndarray, second: np.ndarray, none_relevant: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, std) from E[V] and E[V^2] (V = 0 where R = 0) as the empty-truth policy reads
+    the outcome without a relevant item: left out, a 0, or a NaN."""
+    if policy.empty_truth == "exclude":
+        kept = np.where(none_relevant < 1, 1 - none_relevant, np.nan)
+        first, second = first / kept, second / kept
+    elif policy.empty_truth == "nan":
+        first = np.where(none_relevant > 0, np.nan, first)
+    variance = second - first * first
+    # E[V^2] - E[V]^2 cancels: a variance within rounding of E[V^2] (64 ulps) is 0, not the
+    # square root of a rounding error (~1e-9 where every outcome gives one value).
+    variance = np.where(variance <= 64 * np.finfo(np.float64).eps * second, 0.0, variance)
+    return first, np.sqrt(variance)
+
+
+def padded(frame: pl.DataFrame, index: str, position: str, value: str, rows: int,
+           width: int) -> np.ndarray:  # fmt: skip
+    """`value` laid out at (`index`, `position`) in a rows x width array of zeros."""
+    out = np.zeros((rows, max(width, 0)))
+    if frame.height and width > 0:
+        out[frame[index].to_numpy(), frame[position].to_numpy()] = frame[value].to_numpy()
+    return out
+
+
+def expected_by_recursion(
+    ranked: pl.DataFrame,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(per-group rows: keys, metric, k, value, std, standard_error; groups: keys,
+    n_candidates, n_relevant) of the `cells` (keys, metric, k: those the evaluation reports)
+    by the recursion, from the evaluation's ranking (`ranked`: keys, item, rank), the checked
+    probabilistic `truth` and the groups it evaluated (`evaluated`: keys, n_candidates)."""
+    from polars_rankk.core.metrics.order import gain_of
+
+    threshold = policy.relevance_threshold
+    grade, p = pl.col(relevance), pl.col(probability)
+    relevant = (grade >= threshold) & (p > 0)
+    per_item = (
+        truth.group_by(*keys, item)
+        .agg(
+            p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
+            grade.filter(relevant).max().alias("_rk_grade"),
+        )
+        .filter(pl.col("_rk_q") > 0)
+    )
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    # In a fixed order: the sums below are then the same on every call, bit for bit.
+    per_item = per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)
+    pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
+    listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
+    frames = []
+    if listed:
+        largest_k = max(k for _, k in listed)
+        ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, largest_k, policy)
+        gains = per_item.group_by("_rk_group").agg(
+            gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
+        )
+        gain = np.zeros(groups.height)
+        gain[gains["_rk_group"].to_numpy()] = gains["_rk_gain"].to_numpy()
+        n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
+        mean, spread = moments(ranked_q, rest_q, n_candidates, gain, listed, policy)
+        frames += [
+            _cell_rows(groups, keys, metric, k, mean[:, index], spread[:, index])
+            for index, (metric, k) in enumerate(listed)
+        ]
+    if pairs.filter(pl.col("k").is_null()).height:  # R-precision, which has no K
+        depth = _largest(per_item.group_by("_rk_group").len()["len"])
+        ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy)
+        mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
+        frames.append(_cell_rows(groups, keys, "r_precision", None, mean_r, spread_r))
+    rows = cells.select(*keys, "metric", "k").join(
+        pl.concat(frames), on=[*keys, "metric", "k"], how="left", nulls_equal=True
+    )
+    return rows, _expected_relevant(per_item, ranked, groups, keys, item, policy)
+
+
+def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
+              item: str, depth: int, policy: Policy) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(groups x depth: the probability of the item at each rank up to `depth`; groups x m:
+    those of the others R counts: ranked deeper, or, under ``pool="all"``, not retrieved)."""
+    top = ranked.filter(pl.col("rank") <= depth).select(*keys, item, "rank")
+    placed = per_item.join(top, on=[*keys, item]).with_columns(pl.col("rank") - 1)
+    ranked_q = padded(placed, "_rk_group", "rank", "_rk_q", groups, depth)
+    counted = _counted(per_item, ranked, keys, item, policy)
+    rest = counted.join(top, on=[*keys, item], how="anti", maintain_order="left")
+    rest = rest.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
+    width = _largest(rest["_rk_position"]) + 1 if rest.height else 0
+    return ranked_q, padded(rest, "_rk_group", "_rk_position", "_rk_q", groups, width)
+
+
+def _largest(values: pl.Series) -> int:
+    """The largest of integer `values` (0 when there are none)."""
+    largest = values.max()
+    return int(largest) if isinstance(largest, int) else 0
+
+
+def _counted(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item: str,
+             policy: Policy) -> pl.DataFrame:  # fmt: skip
+    """The items that may be relevant and count in R: every one, or (``pool="restrict"``)
+    those among the candidates."""
+    if policy.pool == "all":
+        return per_item
+    listed = ranked.select(*keys, item)
+    return per_item.join(listed, on=[*keys, item], how="semi", maintain_order="left")
+
+
+def _cell_rows(groups: pl.DataFrame, keys: list[str], metric: str, k: int | None,
+               mean: np.ndarray, spread: np.ndarray) -> pl.DataFrame:  # fmt: skip
+    """One (metric, k)'s per-group rows."""
+    return groups.select(*keys).with_columns(
+        metric=pl.lit(metric),
+        k=pl.lit(k, dtype=pl.Int64),
+        value=pl.Series(mean, dtype=pl.Float64),
+        std=pl.Series(spread, dtype=pl.Float64),
+        standard_error=pl.lit(0.0),
+    )
+
+
+def _expected_relevant(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: pl.DataFrame,
+                       keys: list[str], item: str, policy: Policy) -> pl.DataFrame:  # fmt: skip
+    """keys, n_candidates, n_relevant: R_g's expectation over the outcomes in which the group
+    is evaluated (under ``empty_truth="exclude"``, those with a relevant item)."""
+    q = pl.col("_rk_q")
+    counted = (
+        _counted(per_item, ranked, keys, item, policy)
+        .group_by("_rk_group", maintain_order=True)
+        .agg(q.sum().alias("_rk_r"), (1 - q).product().alias("_rk_none"))
+    )
+    kept = 1 - pl.col("_rk_none").fill_null(1.0) if policy.empty_truth == "exclude" else 1.0
+    return (
+        groups.join(counted, on="_rk_group", how="left")
+        .select(*keys, "n_candidates", (pl.col("_rk_r").fill_null(0.0) / kept).alias("n_relevant"))
+        .sort(keys)
+    )

@@ -1,0 +1,132 @@
+"""evaluate(..., label_probability=...) by the recursion over ranks: where every label is 0 or
+one relevant grade per group and the tie order is fixed, each expectation and standard
+deviation equals an enumeration of every label outcome (each outcome an ordinary
+deterministic evaluation) to 1e-12 — with 2**16 outcomes too, past the enumeration's limit —
+and no outcome is evaluated."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from polars_rankk.core.inputs import label_probability
+from tests.judges.test_label_probability import _enumerated
+
+RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
+             "rbp", "r_precision"]  # fmt: skip
+POLICIES = [
+    rk.Policy(),
+    rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),
+    rk.Policy(empty_truth="zero", ap_denominator="min_k_relevant", short_lists="skip"),
+    rk.Policy(empty_truth="nan", short_lists="observed", pool="restrict", rbp_persistence=0.5),
+    rk.Policy(ties="input_order", invalid_scores="drop", duplicates="first"),
+]
+
+
+@st.composite
+def binary_groups(draw: st.DrawFn, max_items: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidates with tied scores, repeated items and short or empty lists; truth of one
+    relevant grade per group (an item's other mass grade 0), items outside the candidates."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(0, max_items))):
+            item = draw(st.integers(0, max_items))
+            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+        grade = float(draw(st.sampled_from([2, 3])))
+        for item in draw(st.lists(st.integers(0, max_items + 2), max_size=6, unique=True)):
+            p = draw(st.sampled_from([0.0, 0.1, 0.5, 0.75, 1.0]))
+            truth.append((group, item, grade, p))
+    return (
+        pl.DataFrame(candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64},
+                     orient="row"),
+        pl.DataFrame(truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
+                                    "p": pl.Float64}, orient="row"),
+    )  # fmt: skip
+
+
+def _assert_equal(result: rk.Evaluation, expected: dict) -> None:
+    got = {(r["q"], r["metric"], r["k"]): r for r in result.per_group.iter_rows(named=True)}
+    assert set(got) == set(expected)
+    for key, (mean, std) in expected.items():
+        row = got[key]
+        if math.isnan(mean):
+            assert math.isnan(row["value"]), key
+            continue
+        assert row["value"] == pytest.approx(mean, abs=1e-12), key
+        assert row["std"] == pytest.approx(std, abs=1e-12), key
+        assert row["standard_error"] == 0.0
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(data=binary_groups(), policy=st.sampled_from(POLICIES))
+def test_the_recursion_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    candidates, truth = data
+    options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+    _assert_equal(result, expected)
+
+
+def test_sixteen_uncertain_items_are_exact() -> None:
+    """2**16 outcomes (16 times the enumeration's limit): every metric exact, in one pass."""
+    n = 16
+    candidates = pl.DataFrame({"q": 0, "item": range(n + 2),
+                               "score": [float((n + 2 - i) // 2) for i in range(n + 2)]})  # fmt: skip
+    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
+                          "p": [0.05 + 0.055 * i for i in range(n)]})  # fmt: skip
+    options = {"k": [3, 10], "metrics": RECURSIVE}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
+    _assert_equal(result, expected)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=range(len(POLICIES)))
+def test_groups_and_summary_equal_the_enumerations(policy: rk.Policy) -> None:
+    """R_g's expectation (``groups``) and the summary read the same numbers by either method."""
+    candidates = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2], "item": [1, 2, 3, 1, 2, 1],
+                               "score": [3.0, 2.0, 2.0, 1.0, 0.5, 1.0]})  # fmt: skip
+    truth = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2], "item": [1, 3, 9, 2, 7, 5],
+                          "relevance": 2.0, "p": [0.5, 0.25, 0.8, 1.0, 0.3, 0.6]})  # fmt: skip
+    options = {"k": [1, 2], "metrics": RECURSIVE, "group_by": "q", "policy": policy,
+               "label_probability": "p"}  # fmt: skip
+    recursive = rk.evaluate(candidates, truth, **options)
+    assert set(recursive.label_methods["method"]) == {"recursion"}
+    original = label_probability._by_recursion
+    try:
+        label_probability._by_recursion = lambda *arguments: None  # type: ignore[assignment]
+        enumerated = rk.evaluate(candidates, truth, **options)
+    finally:
+        label_probability._by_recursion = original
+    assert set(enumerated.label_methods["method"]) == {"enumeration"}
+    assert recursive.groups.equals(enumerated.groups) or (
+        recursive.groups.drop("n_relevant").equals(enumerated.groups.drop("n_relevant"))
+        and (recursive.groups["n_relevant"] - enumerated.groups["n_relevant"]).abs().max() < 1e-12
+    )
+    left, right = recursive.summary(), enumerated.summary()
+    assert left.drop("value").equals(right.drop("value"))
+    assert (left["value"] - right["value"]).abs().max() < 1e-12
+
+
+def test_graded_labels_and_tie_orders_that_read_them_are_enumerated() -> None:
+    """Two relevant grades in a group (graded nDCG has no such recursion) and ties ranked by
+    grade: the outcomes are enumerated, as before."""
+    candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3], "score": [2.0, 1.0, 1.0]})
+    graded = pl.DataFrame({"q": 0, "item": [1, 2], "relevance": [1.0, 2.0], "p": [0.5, 0.5]})
+    result = rk.evaluate(candidates, graded, group_by="q", k=2, metrics=["ndcg"],
+                         label_probability="p")  # fmt: skip
+    assert set(result.label_methods["method"]) == {"enumeration"}
+    binary = graded.with_columns(relevance=pl.lit(1.0))
+    result = rk.evaluate(candidates, binary, group_by="q", k=2, metrics=["ndcg"],
+                         label_probability="p", policy=rk.Policy(ties="optimistic"))  # fmt: skip
+    assert set(result.label_methods["method"]) == {"enumeration"}
