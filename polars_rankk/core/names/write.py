@@ -85,10 +85,8 @@ def _common(
         return _Reason(f"{tool} counts every judged relevant item in R", pool="all")
     if policy.short_lists == "observed" and metric in ("precision", "f1", "judged"):
         return _Reason(f"{tool} divides precision by K", short_lists="fixed")
-    if (
-        metric in ("average_precision", "gm_average_precision")
-        and policy.ap_denominator != "relevant"
-    ):
+    averaged = metric in ("average_precision", "gm_average_precision")
+    if averaged and policy.ap_denominator != "relevant":
         return _Reason(f"{tool} divides AP by R", ap_denominator="relevant")
     judged_matters = metric in _JUDGEMENT_AWARE or policy.unjudged == "condense"
     if judged_matters and policy.negative_grades != "unjudged":
@@ -224,22 +222,15 @@ def _ir_measures(metric: str, k: int | None, policy: Policy) -> tuple[str | None
         return _compat(base, policy)
     if metric == "judged":
         if policy.ties != "item_asc" or (policy.short_lists != "observed" and not whole):
-            return None, _Reason(
-                "ir_measures' judged provider sorts ties by docid ascending and divides by "
-                "min(K, n)",
-                ties="item_asc",
-                short_lists="observed",
-            )
+            why = "ir_measures' judged provider sorts ties by docid ascending and divides by"
+            return None, _Reason(f"{why} min(K, n)", ties="item_asc", short_lists="observed")
         if policy.negative_grades != "nonrelevant" or policy.unjudged != "keep":
             return None, "ir_measures' Judged counts every qrels entry, negative grades included"
         return _spelled(base, [], k), None
     if metric == "mrr" and not whole:
         if policy.ties != "item_asc":
-            return None, _Reason(
-                "ir_measures computes RR@k with its msmarco provider, which breaks ties by "
-                "docid ascending",
-                ties="item_asc",
-            )
+            why = "ir_measures computes RR@k with its msmarco provider, which breaks ties by"
+            return None, _Reason(f"{why} docid ascending", ties="item_asc")
         if policy.unjudged == "condense":
             return None, "ir_measures' RR@k (msmarco provider) has no judged_only"
         reason = _threshold(policy, parameters)
