@@ -71,8 +71,9 @@ class Evaluation(Displayed, EvaluationTables):
         (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
     label_methods
         With ``evaluate(..., label_probability=...)``: how each (metric, k) was computed over
-        the label outcomes (``method``: ``enumeration``, ``linearity`` or ``monte_carlo``;
-        ``n_enumerated``, ``n_linear``, ``n_sampled`` groups; ``draws``); None otherwise.
+        the label outcomes (``method``: ``recursion``, ``enumeration``, ``linearity`` or
+        ``monte_carlo``; ``n_enumerated``, ``n_linear``, ``n_sampled``, ``n_recursion``
+        groups; ``draws``); None otherwise.
     variants
         The evaluations of measures whose names ask for other parameters than `policy`
         (``P(rel=2)@5`` beside ``R@5``: each measure is evaluated under its own, as the tools
