@@ -101,6 +101,21 @@ def _enumerated(candidates: pl.DataFrame, truth: pl.DataFrame, **options: object
     return result
 
 
+def assert_equal_to_enumeration(result: rk.Evaluation, expected: dict) -> None:
+    """Every per-group expectation and standard deviation of `result` equals the
+    enumeration's (`_enumerated`) to 1e-12, with no Monte Carlo error."""
+    got = {(r["q"], r["metric"], r["k"]): r for r in result.per_group.iter_rows(named=True)}
+    assert set(got) == set(expected)
+    for key, (mean, std) in expected.items():
+        row = got[key]
+        if math.isnan(mean):
+            assert math.isnan(row["value"]), key
+            continue
+        assert row["value"] == pytest.approx(mean, abs=1e-12), key
+        assert row["std"] == pytest.approx(std, abs=1e-12), key
+        assert row["standard_error"] == 0.0
+
+
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 @settings(max_examples=25, deadline=None)
 @given(data=judged_groups(), policy=st.sampled_from(POLICIES))
@@ -113,16 +128,7 @@ def test_expectation_and_std_equal_the_enumeration(
     options = {"k": [1, 3], "metrics": names, "policy": policy}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    got = {(r["q"], r["metric"], r["k"]): r for r in result.per_group.iter_rows(named=True)}
-    assert set(got) == set(expected)
-    for key, (mean, std) in expected.items():
-        row = got[key]
-        if math.isnan(mean):
-            assert math.isnan(row["value"])
-            continue
-        assert row["value"] == pytest.approx(mean, abs=1e-12), key
-        assert row["std"] == pytest.approx(std, abs=1e-12), key
-        assert row["standard_error"] == 0.0
+    assert_equal_to_enumeration(result, expected)
 
 
 def test_monte_carlo_within_four_standard_errors() -> None:

@@ -6,8 +6,6 @@ and no outcome is evaluated."""
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -15,7 +13,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core.inputs import label_probability
-from tests.judges.test_label_probability import _enumerated
+from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
              "rbp", "r_precision"]  # fmt: skip
@@ -49,19 +47,6 @@ def binary_groups(draw: st.DrawFn, max_items: int = 7) -> tuple[pl.DataFrame, pl
     )  # fmt: skip
 
 
-def _assert_equal(result: rk.Evaluation, expected: dict) -> None:
-    got = {(r["q"], r["metric"], r["k"]): r for r in result.per_group.iter_rows(named=True)}
-    assert set(got) == set(expected)
-    for key, (mean, std) in expected.items():
-        row = got[key]
-        if math.isnan(mean):
-            assert math.isnan(row["value"]), key
-            continue
-        assert row["value"] == pytest.approx(mean, abs=1e-12), key
-        assert row["std"] == pytest.approx(std, abs=1e-12), key
-        assert row["standard_error"] == 0.0
-
-
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 @settings(max_examples=40, deadline=None)
 @given(data=binary_groups(), policy=st.sampled_from(POLICIES))
@@ -74,21 +59,21 @@ def test_the_recursion_equals_the_enumeration(
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     if expected:
         assert set(result.label_methods["method"]) == {"recursion"}
-    _assert_equal(result, expected)
+    assert_equal_to_enumeration(result, expected)
 
 
 def test_sixteen_uncertain_items_are_exact() -> None:
     """2**16 outcomes (16 times the enumeration's limit): every metric exact, in one pass."""
     n = 16
-    candidates = pl.DataFrame({"q": 0, "item": range(n + 2),
-                               "score": [float((n + 2 - i) // 2) for i in range(n + 2)]})  # fmt: skip
+    scores = [float((n + 2 - i) // 2) for i in range(n + 2)]
+    candidates = pl.DataFrame({"q": 0, "item": range(n + 2), "score": scores})
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.05 + 0.055 * i for i in range(n)]})  # fmt: skip
     options = {"k": [3, 10], "metrics": RECURSIVE}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     assert set(result.label_methods["method"]) == {"recursion"}
-    _assert_equal(result, expected)
+    assert_equal_to_enumeration(result, expected)
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=range(len(POLICIES)))
