@@ -87,12 +87,12 @@ def test_groups_and_summary_equal_the_enumerations(policy: rk.Policy) -> None:
                "label_probability": "p"}  # fmt: skip
     recursive = rk.evaluate(candidates, truth, **options)
     assert set(recursive.label_methods["method"]) == {"recursion"}
-    original = label_probability._by_recursion
+    original = label_probability.exact_cells
     try:
-        label_probability._by_recursion = lambda *arguments: None  # type: ignore[assignment]
+        label_probability.exact_cells = lambda *arguments: None  # type: ignore[assignment]
         enumerated = rk.evaluate(candidates, truth, **options)
     finally:
-        label_probability._by_recursion = original
+        label_probability.exact_cells = original
     assert set(enumerated.label_methods["method"]) == {"enumeration"}
     assert recursive.groups.equals(enumerated.groups) or (
         recursive.groups.drop("n_relevant").equals(enumerated.groups.drop("n_relevant"))

@@ -25,16 +25,10 @@ import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
+from polars_rankk.core.inputs.label_exact import exact_cells
 from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
-from polars_rankk.core.inputs.label_recursion import (
-    binary_labels,
-    expected_by_recursion,
-    possibly_relevant,
-    recursion_applies,
-)
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.names.plan import Plan
-from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
@@ -220,10 +214,10 @@ def evaluated_over_labels(
     highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
     base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
-    if eager:
-        recursive = _by_recursion(base, truth.collect(), plan.parts[0].policy, inputs, labels)
-        if recursive is not None:
-            return recursive
+    exact = exact_cells(base, truth, plan, inputs, labels.probability, draws)
+    if exact is not None and exact.complete:
+        base.per_group, base.groups, base.label_methods = exact.rows, exact.groups, exact.methods
+        return base
     outcome_truth, weights, options = label_outcomes(
         truth, keys, item, relevance, probability, draws=draws, seed=labels.seed
     )
@@ -278,51 +272,11 @@ def evaluated_over_labels(
     )  # fmt: skip
     rows = rows.drop("exact", "exact_before")
     groups = expected_groups(per_outcome.groups.lazy(), weights_table.lazy(), keys)
+    if exact is not None:  # exact where the recursion reads the cell
+        rows, methods = exact.in_place_of(rows, methods, keys)
     base.per_group = rows.collect() if eager else rows
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
-    return base
-
-
-def _by_recursion(
-    base: Any, truth: pl.DataFrame, policy: Policy, inputs: Inputs, labels: LabelDraws
-) -> Any:
-    """`base` with the expectations of the recursion over ranks (`label_recursion`) where it
-    applies to every metric, cut-off, policy and label; None otherwise."""
-    per_group = base.per_group
-    if not isinstance(per_group, pl.DataFrame) or not per_group.height:
-        return None
-    keys, probability = inputs.keys, labels.probability
-    cells = per_group.select("metric", "k").unique().rows()
-    if not recursion_applies(cells, policy):
-        return None
-    if not binary_labels(truth, keys, inputs.relevance, probability, policy):
-        return None
-    # The ranks read: to the largest K, and to the most items a group may find relevant
-    # (R-precision reads hits@R); all of them where items outside the list do not count.
-    depth = max((k for _, k in cells if k is not None), default=0)
-    if any(k is None for _, k in cells):
-        depth = max(depth, possibly_relevant(truth, keys, inputs.relevance, probability, policy))
-    ranked = base.ranked_items(top=depth if policy.pool == "all" else None)
-    if ranked is None:
-        return None
-    from polars_rankk.core.names.listing import metric_rank
-
-    rows, groups = expected_by_recursion(
-        ranked.collect(), truth, base.groups, per_group.select(*keys, "metric", "k"),
-        keys=keys, item=inputs.item, relevance=inputs.relevance, probability=probability,
-        policy=policy,
-    )  # fmt: skip
-    base.per_group = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
-    base.label_methods = rows.group_by("metric", "k", maintain_order=True).agg(
-        method=pl.lit("recursion"),
-        n_enumerated=pl.lit(0, dtype=pl.UInt32),
-        n_linear=pl.lit(0, dtype=pl.UInt32),
-        n_sampled=pl.lit(0, dtype=pl.UInt32),
-        n_recursion=pl.len(),
-        draws=pl.lit(labels.draws),
-    )
-    base.groups = groups
     return base
 
 

@@ -52,35 +52,42 @@ _FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
 _LARGEST_K = 1000
 
 
-def recursion_applies(cells: Sequence[tuple[str, int | None]], policy: Policy) -> bool:
-    """Whether every (metric, cut-off) of `cells` has the recursion under `policy` (the
-    labels are checked apart: `binary_labels`)."""
-    return (
-        bool(cells)
-        and all(metric in RECURSIVE_METRICS for metric, _ in cells)
-        and ("rbp" not in {metric for metric, _ in cells} or policy.rbp_grades == "binary")
-        and all(
-            (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
-            for metric, k in cells
-        )
-        and policy.ties in _FIXED_ORDER_TIES
+def recursive_cells(
+    cells: Sequence[tuple[str, int | None]],
+    policy: Policy,
+    truth: pl.DataFrame,
+    keys: list[str],
+    relevance: str,
+    probability: str,
+) -> list[tuple[str, int | None]]:
+    """The (metric, cut-off) pairs of `cells` the recursion computes under `policy` on these
+    probabilistic labels: every one of its metrics that reads only whether an item is
+    relevant, and nDCG and DCG where each group's relevant items share one gain (its ideal DCG
+    is then a function of its relevant count); none under a policy whose ranking or lists
+    depend on the labels, or with negative grades."""
+    fixed = (
+        policy.ties in _FIXED_ORDER_TIES
         and policy.duplicates != "keep"
         and policy.unjudged == "keep"
         and policy.gains is None
         and policy.relevance_threshold > 0
-        and policy.short_lists in ("fixed", "observed", "skip")
     )
-
-
-def binary_labels(options: pl.DataFrame, keys: list[str], relevance: str, probability: str,
-                  policy: Policy) -> bool:  # fmt: skip
-    """Whether each item's grades of positive probability are 0 or relevant, and a group's
-    relevant grades one value (so its ideal DCG is a function of its relevant count)."""
     grade = pl.col(relevance)
-    possible = options.filter(pl.col(probability) > 0)
-    in_between = possible.filter((grade != 0) & (grade < policy.relevance_threshold)).height
-    several = possible.filter(grade != 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"].max()
-    return in_between == 0 and (several is None or int(several) <= 1)  # type: ignore[arg-type]
+    possible = truth.filter(pl.col(probability) > 0)
+    if not fixed or possible.filter(grade < 0).height:
+        return []
+    in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
+    grades = possible.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
+    one_gain = in_between == 0 and _largest(grades) <= 1
+
+    def computed(metric: str, k: int | None) -> bool:
+        if metric not in RECURSIVE_METRICS or (metric in ("ndcg", "dcg") and not one_gain):
+            return False
+        if metric == "rbp" and policy.rbp_grades != "binary":
+            return False
+        return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
+
+    return [(metric, k) for metric, k in cells if computed(metric, k)]
 
 
 def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
@@ -342,9 +349,13 @@ def expected_by_recursion(
         ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy)
         mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
         frames.append(_cell_rows(groups, keys, "r_precision", None, mean_r, spread_r))
-    rows = cells.select(*keys, "metric", "k").join(
-        pl.concat(frames), on=[*keys, "metric", "k"], how="left", nulls_equal=True
-    )
+    cell = [*keys, "metric", "k"]
+    if not frames:  # no cell to compute (no group evaluated)
+        empty = pl.lit(None, dtype=pl.Float64)
+        return cells.select(
+            *cell, value=empty, std=empty, standard_error=empty
+        ), _expected_relevant(per_item, ranked, groups, keys, item, policy)
+    rows = cells.select(cell).join(pl.concat(frames), on=cell, how="left", nulls_equal=True)
     return rows, _expected_relevant(per_item, ranked, groups, keys, item, policy)
 
 

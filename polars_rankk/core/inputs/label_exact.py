@@ -1,0 +1,140 @@
+"""The cells of a label-probability evaluation the recursion over ranks computes exactly
+(`label_recursion`), chosen once from the plan, the policy and the labels, and computed when
+`evaluate` is called, on eager and lazy inputs alike, so that both give the same numbers and
+name the same methods."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_rankk.core.inputs.evaluation_inputs import Inputs
+from polars_rankk.core.inputs.label_recursion import (
+    expected_by_recursion,
+    possibly_relevant,
+    recursive_cells,
+)
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS
+from polars_rankk.core.names.listing import metric_rank
+from polars_rankk.core.names.plan import Plan
+from polars_rankk.core.policy import Policy
+from polars_rankk.core.types import FrameLike
+
+_CELL = {"metric": pl.String, "k": pl.Int64}
+_VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
+_METHODS = {
+    **_CELL, "method": pl.String, "n_enumerated": pl.UInt32, "n_linear": pl.UInt32,
+    "n_sampled": pl.UInt32, "n_recursion": pl.UInt32, "draws": pl.Int32,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExactCells:
+    """The recursion's cells: their per-group rows, their `label_methods` rows, the groups'
+    R_g expectations (lazy frames for a lazy evaluation), and whether they are every cell
+    of the evaluation."""
+
+    rows: FrameLike
+    methods: FrameLike
+    groups: FrameLike
+    complete: bool
+
+    def in_place_of(
+        self, rows: pl.LazyFrame, methods: pl.LazyFrame, keys: list[str]
+    ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        """Another method's `rows` and `methods` with the recursion's cells in their place."""
+        cell, cut = [*keys, "metric", "k"], ["metric", "k"]
+        own_rows, own_methods = self.rows.lazy(), self.methods.lazy()
+        others = rows.join(own_rows, on=cell, how="anti", nulls_equal=True)
+        combined = pl.concat([others, own_rows]).sort(*keys, metric_rank(), "k", nulls_last=True)
+        rest = methods.join(own_methods, on=cut, how="anti", nulls_equal=True)
+        listed = pl.concat([own_methods, rest.cast(_METHODS)])  # type: ignore[arg-type]
+        return combined, listed.sort(metric_rank(), "k", nulls_last=True)
+
+
+def exact_cells(
+    base: Any, truth: pl.LazyFrame, plan: Plan, inputs: Inputs, probability: str, draws: int
+) -> ExactCells | None:
+    """The cells of `plan` the recursion computes on `truth` (checked probabilities; `base`
+    the evaluation under each item's highest grade, whose groups and ranking it reads), or
+    None where it computes none."""
+    policy = plan.parts[0].policy
+    judged = truth.collect()  # small beside the candidates; its checks have read it already
+    chosen = _chosen_metrics(plan, policy, judged, inputs, probability)
+    if not chosen:
+        return None
+    complete = chosen == _metrics_of(plan)
+
+    rows, methods, groups = _computed(base, judged, chosen, policy, inputs, probability, draws)
+    if inputs.eager:
+        return ExactCells(rows, methods, groups, complete)
+    # Computed now for lazy inputs too (the recursion is NumPy over collected rows; inside a
+    # deferred frame its own collects could wait on the engine's busy threads): the same
+    # numbers and methods as eager tables, as lazy frames.
+    return ExactCells(rows.lazy(), methods.lazy(), groups.lazy(), complete)
+
+
+def _metrics_of(plan: Plan) -> frozenset[str]:
+    """The canonical metrics of the plan's one part."""
+    request = plan.parts[0].request
+    return frozenset(DEFAULT_METRICS if request.default else request.metrics)
+
+
+def _chosen_metrics(
+    plan: Plan, policy: Policy, truth: pl.DataFrame, inputs: Inputs, probability: str
+) -> frozenset[str]:
+    """The metrics the recursion computes at every cut-off of the plan: read at a K (or
+    R-precision, which has none), under a policy and labels it reads (`recursive_cells`)."""
+    request = plan.parts[0].request
+    whole = {m.metric for m in request.measures if m.whole_list and m.metric != "r_precision"}
+    largest = max(plan.ks, default=0)
+    asked = [
+        (metric, None if metric == "r_precision" else largest)
+        for metric in _metrics_of(plan)
+        if metric not in whole
+    ]
+    keys, relevance = inputs.keys, inputs.relevance
+    chosen = recursive_cells(asked, policy, truth, keys, relevance, probability)
+    return frozenset(metric for metric, _ in chosen)
+
+
+def _computed(
+    base: Any,
+    truth: pl.DataFrame,
+    chosen: frozenset[str],
+    policy: Policy,
+    inputs: Inputs,
+    probability: str,
+    draws: int,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(rows, label_methods, groups) of the `chosen` metrics' cells, by the recursion."""
+    keys, relevance = inputs.keys, inputs.relevance
+    per_group, groups = (
+        pl.collect_all([base.per_group.lazy(), base.groups.lazy()])
+        if isinstance(base.per_group, pl.LazyFrame)
+        else (base.per_group, base.groups)
+    )
+    asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
+    ks = asked["k"].drop_nulls()
+    # The ranks read: to the largest K, and to the most items a group may find relevant
+    # (R-precision reads hits@R); all of them where items outside the list do not count.
+    depth = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
+    if "r_precision" in chosen:
+        depth = max(depth, possibly_relevant(truth, keys, relevance, probability, policy))
+    ranked = base.ranked_items(top=depth if policy.pool == "all" else None)
+    rows, expected_groups = expected_by_recursion(
+        ranked.collect(), truth, groups, asked, keys=keys, item=inputs.item,
+        relevance=relevance, probability=probability, policy=policy,
+    )  # fmt: skip
+    rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
+    methods = rows.group_by("metric", "k", maintain_order=True).agg(
+        method=pl.lit("recursion"),
+        n_enumerated=pl.lit(0, dtype=pl.UInt32),
+        n_linear=pl.lit(0, dtype=pl.UInt32),
+        n_sampled=pl.lit(0, dtype=pl.UInt32),
+        n_recursion=pl.len().cast(pl.UInt32),
+        draws=pl.lit(draws, dtype=pl.Int32),
+    )
+    return rows, methods, expected_groups
