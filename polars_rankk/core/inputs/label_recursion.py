@@ -191,29 +191,26 @@ def moments(
     second = np.zeros((len(cells), groups, counts))
     for rank in range(1, largest_k + 1):
         # Counts 0..rank are reachable: the new count c = 1..rank comes from c - 1 = 0..rank-1.
-        q = ranked_q[:, rank - 1][None, :, None]
-        a = np.stack(
-            [
-                np.broadcast_to(
-                    _increment(metric, k, rank, above[:rank], read, policy), (groups, rank)
-                )
-                for (metric, k), read in zip(cells, reads, strict=True)
-            ]
-        )  # cells x groups x rank
-        below = law[None, :, :rank]
-        before_first = first[:, :, :rank]
-        # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c).
-        up_second = second[:, :, :rank] + a * (2 * before_first + a * below)
-        up_first = before_first + a * below
+        q = ranked_q[:, rank - 1 : rank]
         stay = 1 - q
-        second[:, :, 1 : rank + 1] *= stay
-        second[:, :, 1 : rank + 1] += up_second * q
-        second[:, :, :1] *= stay
-        first[:, :, 1 : rank + 1] *= stay
-        first[:, :, 1 : rank + 1] += up_first * q
-        first[:, :, :1] *= stay
-        moved = law[:, :rank] * q[0]
-        law[:, : rank + 1] *= stay[0]
+        below = law[:, :rank]
+        for index, ((metric, k), read) in enumerate(zip(cells, reads, strict=True)):
+            total, square = first[index], second[index]
+            # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c) (0 past K).
+            if rank <= k:
+                a = _increment(metric, k, rank, above[:rank], read, policy)
+                up_square = (square[:, :rank] + a * (2 * total[:, :rank] + a * below)) * q
+                up_total = (total[:, :rank] + a * below) * q
+            else:
+                up_square, up_total = square[:, :rank] * q, total[:, :rank] * q
+            square[:, 1 : rank + 1] *= stay
+            square[:, 1 : rank + 1] += up_square
+            square[:, :1] *= stay
+            total[:, 1 : rank + 1] *= stay
+            total[:, 1 : rank + 1] += up_total
+            total[:, :1] *= stay
+        moved = below * q
+        law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
     rest = _poisson_binomial(rest_q)  # groups x (m + 1)
     none_relevant = law[:, 0] * rest[:, 0]
