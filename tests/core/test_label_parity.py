@@ -199,3 +199,41 @@ def test_the_bundled_graded_truth_gives_evaluate_ndcg_per_user() -> None:
     # The evaluated users the expressions do not see are those without candidates: 0 there.
     unseen = evaluation.per_group.join(got, on="user", how="anti")  # type: ignore[union-attr]
     assert unseen["value"].to_list() == [0.0] * unseen.height
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=candidates_and_truth(),
+    policy=policies(),
+    pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=4, unique=True),
+)
+def test_rows_labelled_with_the_missed_grades_on_every_row_give_the_same_numbers(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
+) -> None:
+    """`unretrieved` as a user may write it, the group's list on every one of its rows (as
+    `rk.label` wrote it before it wrote the list on each group's first row), in another order
+    of the groups: every expression gives the same number."""
+    candidates, truth = data
+    if policy.ties == "expected":
+        pairs = [pair for pair in pairs if pair[0] not in NOT_EXPECTED]
+    if not pairs or _raises(candidates, policy):
+        return
+    labelled = rk.label(candidates, truth, group_by="user", policy=policy)
+    assert isinstance(labelled, pl.DataFrame)
+    every_row = labelled.with_columns(pl.col("unretrieved").drop_nulls().first().over("user")).sort(
+        "user", descending=True, maintain_order=True
+    )
+    assert every_row["unretrieved"].null_count() == (
+        every_row.filter(pl.col("n_relevant").is_null()).height
+    )
+    got = [
+        frame.group_by("user").agg(_expressions(policy, pairs)).sort("user").rows()
+        for frame in (labelled, every_row)
+    ]
+    assert len(got[0]) == len(got[1])
+    for new, old in zip(*got, strict=True):
+        assert all(_same(a, b) for a, b in zip(new, old, strict=True)), (new, old)
