@@ -6,6 +6,7 @@ repeated items, ties, invalid scores and empty lists of judged items."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -20,6 +21,7 @@ K = [1, 2, 3, 5]
 PAIRS = [(name, k) for name in BUILDERS for k in K] + [(name, None) for name in WHOLE_LIST]
 ITEMS = tuple(range(8))
 SCORES = (0.0, 0.5, 1.0, 2.0, None, math.nan)
+Case = Callable[..., None]
 
 
 @st.composite
@@ -77,16 +79,25 @@ def _raises(candidates: pl.DataFrame, policy: rk.Policy) -> bool:
     return bool(invalid or repeated)
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    data=candidates_and_truth(),
-    policy=policies(),
-    pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=5, unique=True),
-)
+def drawn_cases(max_examples: int, max_pairs: int) -> Callable[[Case], Case]:
+    """A property test over drawn candidates and truth, a policy and metrics at cut-offs."""
+
+    def decorate(test: Case) -> Case:
+        checked = given(
+            data=candidates_and_truth(),
+            policy=policies(),
+            pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=max_pairs, unique=True),
+        )(test)
+        return settings(
+            max_examples=max_examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )(checked)
+
+    return decorate
+
+
+@drawn_cases(max_examples=60, max_pairs=5)
 def test_label_then_every_expression_equals_evaluate(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
 ) -> None:
@@ -201,16 +212,7 @@ def test_the_bundled_graded_truth_gives_evaluate_ndcg_per_user() -> None:
     assert unseen["value"].to_list() == [0.0] * unseen.height
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    data=candidates_and_truth(),
-    policy=policies(),
-    pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=4, unique=True),
-)
+@drawn_cases(max_examples=30, max_pairs=4)
 def test_rows_labelled_with_the_missed_grades_on_every_row_give_the_same_numbers(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
 ) -> None:
