@@ -7,8 +7,7 @@ expressions need to give `evaluate`'s numbers: each row's grade (null when the t
 judge the item), the group's ``n_relevant`` counted from the whole truth, and the grades of
 the judged items the candidates missed (``unretrieved``, a list on the group's first row), for
 the ideal DCG of graded truth and bpref; both null for a group the truth does not know, which
-`evaluate` leaves out. The rows come out grouped by key, so that the expressions' ``group_by``
-reads each group as a slice.
+`evaluate` leaves out.
 """
 
 from __future__ import annotations
@@ -130,10 +129,8 @@ def label(
     Returns
     -------
     DataFrame or LazyFrame
-        The candidates with `relevance`, `n_relevant` and `unretrieved` added, grouped by
-        the `group_by` columns (sorted by them; within a group, the candidates' order): a
-        ``group_by`` on one key then reads each group as one slice of the rows. Lazy for a
-        lazy input.
+        The candidates with `relevance`, `n_relevant` and `unretrieved` added, in their
+        order; lazy for a lazy input.
 
     Notes
     -----
@@ -202,13 +199,13 @@ def label(
     if policy.pool == "restrict":
         # The truth restricted to the candidates' items, as `evaluate` restricts it.
         grades = grades.join(_pool(frame, score, schema, policy), on=[*keys, item], how="semi")
-    # The rows grouped by key (a stable sort: the candidates' order within each group, which
-    # ties="input_order" reads), so that a group_by on them gathers each group as one slice;
-    # numbered to restore that order after the joins: a join asked to keep the left order
-    # (maintain_order="left") costs several times more on the streaming engine than the
-    # joins and one sort of the numbers.
+    # The candidates' row order is kept by a row number sorted on at the end: a join asked to
+    # keep the left order (maintain_order="left") costs several times more on the streaming
+    # engine than the joins and one sort of the numbers. (Sorting the rows by key as well,
+    # so that a group_by reads each group as a slice, cost label more than it saved five
+    # expressions: measured, benchmarks/README.md.)
     row = _unused_name("__rankk_row", schema)
-    frame = frame.sort(keys, maintain_order=True, nulls_last=False).with_row_index(row)
+    frame = frame.with_row_index(row)
     # Unjudged rows keep a null grade: they are not judged non-relevant.
     labelled = frame.join(grades, on=[*keys, item], how="left", nulls_equal=True)
     written = (relevance, n_relevant, unretrieved)
@@ -223,6 +220,4 @@ def label(
         .sort(row)
         .drop(row)
     )
-    if len(keys) == 1:
-        out = out.with_columns(pl.col(keys[0]).set_sorted())
     return out if is_lazy else out.collect()
