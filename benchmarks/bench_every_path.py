@@ -90,7 +90,8 @@ def _command(*arguments: str) -> Callable[[], str]:
 
 def expressions(candidates: pl.DataFrame, truth: pl.DataFrame) -> None:
     """`rk.label`, then P, R, nDCG, AP, MRR @10 as five expressions in one
-    ``group_by().agg()``, against `evaluate` of the same five metrics."""
+    ``group_by().agg()`` (what users write), and as one `rk.metrics_expression` of the five
+    (the one-call form), each against `evaluate` of the same five metrics."""
     options = {"by": "score", "k": 10, "item": "item", "unretrieved": "unretrieved"}
 
     def five() -> object:
@@ -106,7 +107,15 @@ def expressions(candidates: pl.DataFrame, truth: pl.DataFrame) -> None:
     def evaluate() -> object:
         return rk.evaluate(candidates, truth, k=10, metrics=FIVE, group_by="user").summary()
 
+    def one_call() -> object:
+        labelled = rk.label(candidates, truth, group_by="user")
+        names = [f"{name}@10" for name in FIVE]
+        return labelled.group_by("user").agg(
+            rk.metrics_expression(names, "relevance", **options).alias("metrics")
+        )
+
     _phase("rk.label + five expressions in group_by().agg() vs evaluate", five, evaluate)
+    _phase("rk.label + one metrics_expression of the five vs evaluate", one_call, evaluate)
 
 
 def curves(candidates: pl.DataFrame, truth: pl.DataFrame) -> None:

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use crate::columns::Column;
 use crate::config::Config;
 use crate::group::{check_scores, is_null, rows_sums, GroupInputs, GroupRows};
-use crate::kernel::{threads, Items, RankScratch, Reader};
+use crate::kernel::{count, threads, Items, RankScratch, Reader};
 
 /// The inputs of one call: each row's position in its group, then one group's columns.
 pub struct GroupedInputs<'a> {
@@ -139,7 +139,10 @@ pub fn grouped_sums(
     let sums = if inputs.group.item.map_or(true, Column::is_integer) && rows.scores.len() <= KEEP_AT_MOST {
         let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match kept.as_ref() {
-            Some(last) if last.config == key && last.rows.same(&rows) => Arc::clone(&last.sums),
+            Some(last) if last.config == key && last.rows.same(&rows) => {
+                count("groups read from the last call's sums", bounds.len() - 1);
+                Arc::clone(&last.sums)
+            }
             _ => {
                 let sums = Arc::new(compute(config, score_name, inputs, &rows)?);
                 *kept = Some(Kept { config: key, rows, sums: Arc::clone(&sums) });
@@ -185,6 +188,7 @@ fn compute(config: &Config, score_name: &str, inputs: &GroupedInputs<'_>, rows: 
         out.copy_from_slice(&rows_sums(config, &items, &group_rows, reader, scratch));
         Ok(if is_known { 1.0 } else { 0.0 })
     };
+    count("groups ranked", n_groups);
     let per_thread = n_groups.div_ceil(threads().min(n_groups.max(1)).max(1)).max(1);
     let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
         let parts: Vec<_> = values

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -9,6 +12,7 @@ import pytest
 import polars_rankk as rk
 from polars_rankk.core.metrics.registry import REGISTRY
 from tests.conftest import assert_same_values
+from tests.support.kernel_path import needs_kernel, path
 from tests.support.reference import per_group_dict
 
 #: The default metrics with a cut-off, by their expression functions (from the registry).
@@ -125,6 +129,42 @@ def test_expressions_in_one_agg_share_a_ranking_and_never_a_stale_one() -> None:
         }
         got = {(row["user"], name): row[name] for row in wide.rows(named=True) for name in names}
         assert got == pytest.approx(expected)
+
+
+@needs_kernel
+@pytest.mark.parametrize("one_call", [False, True])
+def test_five_expressions_in_one_agg_rank_each_group_once(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, one_call: bool
+) -> None:
+    """P, R, nDCG, AP and MRR at one K as five expressions (what users write) or as one
+    `metrics_expression`: the kernel ranks each group once (its counters, not a timing), and
+    the four other expressions read the sums it kept."""
+    rng = np.random.default_rng(20261206)
+    n_groups = 37
+    candidates = pl.DataFrame(
+        {
+            "user": np.repeat(np.arange(n_groups), 9),
+            "item": rng.permutation(n_groups * 9),
+            "score": rng.random(n_groups * 9),
+        }
+    )
+    truth = candidates.sample(fraction=0.3, seed=1).select("user", "item", relevance=pl.lit(1))
+    labelled = rk.label(candidates, truth, group_by="user")
+    options: dict[str, Any] = {"by": "score", "k": 5, "item": "item", "unretrieved": "unretrieved"}
+    names = ["precision", "recall", "ndcg", "average_precision", "mrr"]
+    monkeypatch.setenv("POLARS_RANKK_NATIVE_TIMING", "1")
+    with path(True):
+        capfd.readouterr()
+        if one_call:
+            expressions = [rk.metrics_expression(names, "relevance", **options).alias("m")]
+        else:
+            expressions = [BUILDERS[name]("relevance", **options) for name in names]
+        got = labelled.group_by("user").agg(expressions)
+        err = capfd.readouterr().err
+    ranked = sum(int(n) for n in re.findall(r"groups ranked: (\d+)", err))
+    read = sum(int(n) for n in re.findall(r"groups read from the last call's sums: (\d+)", err))
+    assert (ranked, read) == (n_groups, 0 if one_call else 4 * n_groups), err
+    assert got.height == n_groups
 
 
 def test_a_groups_missed_items_are_its_first_non_null_list() -> None:

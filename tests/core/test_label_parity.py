@@ -6,6 +6,7 @@ repeated items, ties, invalid scores and empty lists of judged items."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -20,6 +21,7 @@ K = [1, 2, 3, 5]
 PAIRS = [(name, k) for name in BUILDERS for k in K] + [(name, None) for name in WHOLE_LIST]
 ITEMS = tuple(range(8))
 SCORES = (0.0, 0.5, 1.0, 2.0, None, math.nan)
+Case = Callable[..., None]
 
 
 @st.composite
@@ -77,16 +79,25 @@ def _raises(candidates: pl.DataFrame, policy: rk.Policy) -> bool:
     return bool(invalid or repeated)
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    data=candidates_and_truth(),
-    policy=policies(),
-    pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=5, unique=True),
-)
+def drawn_cases(max_examples: int, max_pairs: int) -> Callable[[Case], Case]:
+    """A property test over drawn candidates and truth, a policy and metrics at cut-offs."""
+
+    def decorate(test: Case) -> Case:
+        checked = given(
+            data=candidates_and_truth(),
+            policy=policies(),
+            pairs=st.lists(st.sampled_from(PAIRS), min_size=1, max_size=max_pairs, unique=True),
+        )(test)
+        return settings(
+            max_examples=max_examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )(checked)
+
+    return decorate
+
+
+@drawn_cases(max_examples=60, max_pairs=5)
 def test_label_then_every_expression_equals_evaluate(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
 ) -> None:
@@ -199,3 +210,32 @@ def test_the_bundled_graded_truth_gives_evaluate_ndcg_per_user() -> None:
     # The evaluated users the expressions do not see are those without candidates: 0 there.
     unseen = evaluation.per_group.join(got, on="user", how="anti")  # type: ignore[union-attr]
     assert unseen["value"].to_list() == [0.0] * unseen.height
+
+
+@drawn_cases(max_examples=30, max_pairs=4)
+def test_rows_labelled_with_the_missed_grades_on_every_row_give_the_same_numbers(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
+) -> None:
+    """`unretrieved` as a user may write it, the group's list on every one of its rows (as
+    `rk.label` wrote it before it wrote the list on each group's first row), in another order
+    of the groups: every expression gives the same number."""
+    candidates, truth = data
+    if policy.ties == "expected":
+        pairs = [pair for pair in pairs if pair[0] not in NOT_EXPECTED]
+    if not pairs or _raises(candidates, policy):
+        return
+    labelled = rk.label(candidates, truth, group_by="user", policy=policy)
+    assert isinstance(labelled, pl.DataFrame)
+    every_row = labelled.with_columns(pl.col("unretrieved").drop_nulls().first().over("user")).sort(
+        "user", descending=True, maintain_order=True
+    )
+    assert every_row["unretrieved"].null_count() == (
+        every_row.filter(pl.col("n_relevant").is_null()).height
+    )
+    got = [
+        frame.group_by("user").agg(_expressions(policy, pairs)).sort("user").rows()
+        for frame in (labelled, every_row)
+    ]
+    assert len(got[0]) == len(got[1])
+    for new, old in zip(*got, strict=True):
+        assert all(_same(a, b) for a, b in zip(new, old, strict=True)), (new, old)

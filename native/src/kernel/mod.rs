@@ -22,7 +22,7 @@ mod tests;
 mod truth;
 mod truth_sums;
 
-pub use context::{threads, timing, Inputs};
+pub use context::{count, threads, timing, Inputs};
 use group_ids::grouped;
 use runs::{grouped_in_runs, in_runs};
 pub use truth_sums::{truth_sums, TruthSums};

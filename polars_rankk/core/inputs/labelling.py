@@ -5,8 +5,9 @@ labelled rows, so R_g would count only the relevant items the model happened to 
 a group with no hit would look like a group with nothing to find. `label` attaches what the
 expressions need to give `evaluate`'s numbers: each row's grade (null when the truth does not
 judge the item), the group's ``n_relevant`` counted from the whole truth, and the grades of
-the judged items the candidates missed (``unretrieved``), for the ideal DCG of graded truth
-and bpref; both null for a group the truth does not know, which `evaluate` leaves out.
+the judged items the candidates missed (``unretrieved``, a list on the group's first row), for
+the ideal DCG of graded truth and bpref; both null for a group the truth does not know, which
+`evaluate` leaves out.
 """
 
 from __future__ import annotations
@@ -23,12 +24,60 @@ from polars_rankk.core.types import FrameLike
 
 __all__ = ["label"]
 
+_NO_GRADES = pl.lit([], dtype=pl.List(pl.Float64))
+
 
 def _unused_name(name: str, schema: Mapping[str, object]) -> str:
     """`name`, lengthened with underscores until no column of `schema` has it."""
     while name in schema:
         name += "_"
     return name
+
+
+def _pool(
+    frame: pl.LazyFrame, score: str, schema: Mapping[str, object], policy: Policy
+) -> pl.LazyFrame:
+    """The candidates' (group, item) pairs the truth is restricted to under
+    ``pool="restrict"``: the ranked ones, without the rows whose invalid score is dropped."""
+    if policy.invalid_scores != "drop":
+        return frame
+    if score not in schema:
+        raise ValueError(
+            f"pool='restrict' with invalid_scores='drop' keeps only the rows with a "
+            f"valid score in the pool, and the candidates have no column {score!r}; "
+            f"name the score column (score=...); its columns are {list(schema)}"
+        )
+    return frame.filter(pl.col(score).cast(pl.Float64).is_finite().fill_null(False))
+
+
+def _known(
+    frame: pl.LazyFrame,
+    truth_frame: pl.LazyFrame,
+    grades: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    columns: tuple[str, str, str],
+    policy: Policy,
+) -> pl.LazyFrame:
+    """One row per group the truth knows: its R_g and the grades of its judged items the
+    candidates miss (`grades`: the truth's, one per item, restricted to the pool), under
+    the names `columns` gives (relevance, n_relevant, unretrieved)."""
+    relevance, n_relevant, unretrieved = columns
+    relevant = pl.col(relevance) >= policy.relevance_threshold
+    # An anti join reads each (group, item) once however often the candidates repeat it.
+    missed = grades.join(frame.select(*keys, item), on=[*keys, item], how="anti")
+    known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
+    known = known.join(
+        missed.group_by(keys).agg(pl.col(relevance).cast(pl.Float64).alias(unretrieved)),
+        on=keys,
+        how="left",
+    )
+    if policy.pool == "restrict":
+        # Groups of the truth whose judged items were all missed: known, nothing to find.
+        known = truth_frame.select(keys).unique().join(known, on=keys, how="left")
+    return known.with_columns(
+        pl.col(n_relevant).fill_null(0), pl.col(unretrieved).fill_null(_NO_GRADES)
+    )
 
 
 def label(
@@ -70,17 +119,18 @@ def label(
         the truth (``pool="restrict"``: only those among the candidates); null for a group
         the truth does not know.
     unretrieved
-        The column to write: the grades (a list, Float64) of the group's judged truth items
-        that are not among its candidates (empty under ``pool="restrict"``); null for a group
-        the truth does not know.
+        The column to write: on each group's first row, the grades (a list, Float64) of the
+        group's judged truth items that are not among its candidates (empty under
+        ``pool="restrict"``); null on its other rows (the expressions read a group's first
+        non-null list) and on every row of a group the truth does not know.
     policy
         Supplies ``relevance_threshold`` and ``pool``; default ``Policy()``.
 
     Returns
     -------
     DataFrame or LazyFrame
-        The candidates with `relevance`, `n_relevant` and `unretrieved` added; lazy for a
-        lazy input.
+        The candidates with `relevance`, `n_relevant` and `unretrieved` added, in their
+        order; lazy for a lazy input.
 
     Notes
     -----
@@ -93,6 +143,10 @@ def label(
     and bpref counts only the judged non-relevant items among the rows: exact for binary
     truth without unjudged-aware metrics.
 
+    Filter the candidates before labelling them, not the labelled rows: a group whose
+    first row is filtered out loses its missed items' grades and comes out null, as a
+    group the truth does not know.
+
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
@@ -101,7 +155,7 @@ def label(
     >>> truth = pl.DataFrame({"user": [1, 1, 2], "item": ["b", "c", "d"]})
     >>> labelled = rk.label(candidates, truth, group_by="user")
     >>> labelled.rows()
-    [(1, 'a', 0.9, None, 2, [1.0]), (1, 'b', 0.5, 1, 2, [1.0]), (2, 'a', 0.8, None, 1, [1.0])]
+    [(1, 'a', 0.9, None, 2, [1.0]), (1, 'b', 0.5, 1, 2, None), (2, 'a', 0.8, None, 1, [1.0])]
     >>> labelled.group_by("user").agg(
     ...     rk.recall_at_k("relevance", by="score", k=2, item="item", unretrieved="unretrieved")
     ... ).sort("user")["recall@2"].to_list()
@@ -142,43 +196,28 @@ def label(
     frame, truth_frame = align_ids(frame, truth_frame, [*keys, item])
     grade = pl.col(relevance) if relevance in truth_schema else pl.lit(1, dtype=pl.Int32)
     grades = truth_frame.group_by([*keys, item]).agg(grade.max().alias(relevance))
+    if policy.pool == "restrict":
+        # The truth restricted to the candidates' items, as `evaluate` restricts it.
+        grades = grades.join(_pool(frame, score, schema, policy), on=[*keys, item], how="semi")
     # The candidates' row order is kept by a row number sorted on at the end: a join asked to
     # keep the left order (maintain_order="left") costs several times more on the streaming
-    # engine than the joins and one sort of the numbers.
+    # engine than the joins and one sort of the numbers. (Sorting the rows by key as well,
+    # so that a group_by reads each group as a slice, cost label more than it saved five
+    # expressions: measured, benchmarks/README.md.)
     row = _unused_name("__rankk_row", schema)
+    frame = frame.with_row_index(row)
     # Unjudged rows keep a null grade: they are not judged non-relevant.
-    labelled = frame.with_row_index(row).join(
-        grades, on=[*keys, item], how="left", nulls_equal=True
+    labelled = frame.join(grades, on=[*keys, item], how="left", nulls_equal=True)
+    written = (relevance, n_relevant, unretrieved)
+    known = _known(frame, truth_frame, grades, keys, item, written, policy)
+    # The missed grades on each group's first row only: a list on every row cost more than the
+    # joins (to build, to sort and for every expression to gather again).
+    firsts = frame.group_by(keys).agg(pl.col(row).min())
+    first_lists = firsts.join(known.drop(n_relevant), on=keys, how="inner", nulls_equal=True)
+    out = (
+        labelled.join(known.drop(unretrieved), on=keys, how="left", nulls_equal=True)
+        .join(first_lists.drop(keys), on=row, how="left")
+        .sort(row)
+        .drop(row)
     )
-    relevant = pl.col(relevance) >= policy.relevance_threshold
-    # Semi and anti joins read each (group, item) once however often the candidates repeat it.
-    candidate_items = frame.select(*keys, item)
-    if policy.pool == "restrict":
-        # The truth restricted to the candidates' items, as `evaluate` restricts it: the
-        # ranked ones, without the rows whose invalid score is dropped.
-        pool = frame
-        if policy.invalid_scores == "drop":
-            if score not in schema:
-                raise ValueError(
-                    f"pool='restrict' with invalid_scores='drop' keeps only the rows with a "
-                    f"valid score in the pool, and the candidates have no column {score!r}; "
-                    f"name the score column (score=...); its columns are {list(schema)}"
-                )
-            pool = frame.filter(pl.col(score).cast(pl.Float64).is_finite().fill_null(False))
-        grades = grades.join(pool.select(*keys, item), on=[*keys, item], how="semi")
-    missed = grades.join(candidate_items, on=[*keys, item], how="anti")
-    known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
-    known = known.join(
-        missed.group_by(keys).agg(pl.col(relevance).cast(pl.Float64).alias(unretrieved)),
-        on=keys,
-        how="left",
-    ).with_columns(pl.col(unretrieved).fill_null(pl.lit([], dtype=pl.List(pl.Float64))))
-    if policy.pool == "restrict":
-        # Groups of the truth whose judged items were all missed: known, nothing to find.
-        every = truth_frame.select(keys).unique()
-        known = every.join(known, on=keys, how="left").with_columns(
-            pl.col(n_relevant).fill_null(0),
-            pl.col(unretrieved).fill_null(pl.lit([], dtype=pl.List(pl.Float64))),
-        )
-    out = labelled.join(known, on=keys, how="left", nulls_equal=True).sort(row).drop(row)
     return out if is_lazy else out.collect()
