@@ -48,7 +48,7 @@ from polars_rankk.core.metrics.summed import (
 from polars_rankk.core.metrics.terms import ordered
 from polars_rankk.core.optional import optional_module
 from polars_rankk.core.policy import Policy
-from polars_rankk.stats.resampling import weight_blocks
+from polars_rankk.stats.resampling import over_weight_blocks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -484,12 +484,11 @@ def resampled_means(
         (sums.delta[inside], (sums.group[inside] - rows.start, sums.column[inside])),
         shape=(size, sums.n_columns * sums.k_max),
     )
-    parts = []
-    for weights in weight_blocks(rng, [size], n_resamples):
+
+    def block_means(weights: FloatArray) -> FloatArray:
         flat = np.asarray(weights @ matrix)  # resamples × columns: each event once per resample
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(
-                np.where(counts[:, None, :] > 0.5, numerators / counts[:, None, :], np.nan)
-            )
-    return np.concatenate(parts, axis=0)
+            return np.where(counts[:, None, :] > 0.5, numerators / counts[:, None, :], np.nan)
+
+    return np.concatenate(over_weight_blocks(rng, [size], n_resamples, block_means), axis=0)

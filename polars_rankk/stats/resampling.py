@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Hashable, Iterator, Sequence
-from typing import Literal
+from collections import deque
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -455,6 +457,30 @@ def weight_blocks(
                 _count_draws(rng.integers(0, m, size=(size, m)), weights[:, offset : offset + m])
             offset += m
         yield weights
+
+
+_Result = TypeVar("_Result")
+
+
+def over_weight_blocks(
+    rng: np.random.Generator,
+    layers: Sequence[int],
+    n_resamples: int,
+    function: Callable[[FloatArray], _Result],
+) -> list[_Result]:
+    """`function` of each block of `weight_blocks`, in order: the weights drawn on this
+    thread while one worker applies `function` to the block before (NumPy's draws and counts
+    and the products `function` makes release the GIL, so the two overlap on two cores).
+    The weights, and so the results, are those of drawing and applying block by block."""
+    results: list[_Result] = []
+    in_flight: deque[Future[_Result]] = deque()
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        for weights in weight_blocks(rng, layers, n_resamples):
+            in_flight.append(worker.submit(function, weights))
+            if len(in_flight) > 1:  # two blocks held at most
+                results.append(in_flight.popleft().result())
+        results.extend(future.result() for future in in_flight)
+    return results
 
 
 def _count_draws(drawn: npt.NDArray[np.int64], out: FloatArray) -> None:

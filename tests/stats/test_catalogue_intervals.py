@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.stats.rank_sums import weight_blocks
+from polars_rankk.stats.resampling import weight_blocks
 from polars_rankk.stats.resampling import generator, resample_key
 
 FIGURES = ["coverage", "gini", "entropy", "personalization"]
