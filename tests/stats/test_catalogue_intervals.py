@@ -7,8 +7,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.stats.resampling import weight_blocks
-from polars_rankk.stats.resampling import generator, resample_key
+from polars_rankk.stats.resampling import generator, resample_key, weight_blocks
 
 FIGURES = ["coverage", "gini", "entropy", "personalization"]
 
