@@ -134,3 +134,21 @@ def filled(spec: Spec, groups: pl.LazyFrame, needs: TermNeeds) -> pl.LazyFrame:
     if needs.hits_at_r:
         return groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     return groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
+
+
+def universe(
+    spec: Spec, truth: pl.LazyFrame, judged: pl.LazyFrame, truth_stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Every group evaluated, with its truth statistics: the truth's groups (or, without a
+    truth, the candidates'), a group given an empty list included."""
+    keys = list(spec.keys)
+    groups = truth_stats
+    if judged is not truth:
+        groups = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is None:
+        return groups
+    extra = empty.join(groups.select(keys), on=keys, how="anti")
+    return pl.concat([groups, extra], how="diagonal_relaxed")

@@ -12,7 +12,7 @@ on its own rows — never on row order, partitioning or the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -35,7 +35,12 @@ from polars_rankk.core.columns import (
     SCORE,
     stat_column,
 )
-from polars_rankk.core.evaluation.group_table import filled, kernel_or_pure_sums, with_presence
+from polars_rankk.core.evaluation.group_table import (
+    filled,
+    kernel_or_pure_sums,
+    universe,
+    with_presence,
+)
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics import order as ranking
@@ -357,8 +362,65 @@ class _PureSums:
         return chain
 
 
-def prepare_groups(spec: Spec) -> Prepared:
-    """Build the lazy per-group table for `spec`: one pass over the candidates.
+@dataclass(frozen=True)
+class Ranking:
+    """The candidates ranked under a policy's ordering fields (`Policy.ordering`): what every
+    part of an evaluation whose ordering fields are equal reads, built once."""
+
+    #: The selected candidate columns, before invalid scores are handled.
+    selected: pl.LazyFrame
+    #: After invalid-score handling, before de-duplication.
+    candidates: pl.LazyFrame
+    #: After de-duplication, before unjudged rows are condensed away.
+    deduplicated: pl.LazyFrame
+    #: The normalised truth (keys, item, grade).
+    truth: pl.LazyFrame
+    #: Whether unjudged candidates left before ranking.
+    condensed: bool
+    #: The candidates ranked (`RANK`).
+    ranked: pl.LazyFrame
+
+
+def rank_candidates(spec: Spec, reads_judged: bool) -> Ranking:
+    """One ranking pass's ranking: `spec`'s candidates read, de-duplicated, condensed and
+    ranked under its policy's ordering fields (relevance-aware ties ordering by the grades of
+    every judgement when `reads_judged`, else of the rows that may add)."""
+    selected = _selected_candidates(spec)
+    candidates = _valid_scores(selected, spec)
+    before_condensing = _deduplicated(candidates, spec)
+    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
+    truth = _normalised_truth(spec, selected)
+    judged = _judged(spec, before_condensing, truth)
+    deduplicated, condensed = _condensed(spec, before_condensing, judged)
+    joined_truth = _joined_truth(spec, reads_judged, judged)
+    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    return Ranking(selected, candidates, before_condensing, truth, condensed, ranked)
+
+
+def prepare_parts(specs: Sequence[Spec], truths: Sequence[int]) -> list[Prepared]:
+    """`prepare_groups` of each spec (one evaluation's parts over the same candidates), those
+    of equal ordering fields (`Policy.ordering`) and truth (`truths`: an id per spec) ranked
+    once. Under relevance-aware ties a ranking orders by the grades its terms join: a part
+    that reads judgements ranks apart from one that does not."""
+    rankings: dict[tuple[object, ...], Ranking] = {}
+    prepared = []
+    for spec, truth in zip(specs, truths, strict=True):
+        reads_judged = term_needs(spec.metrics, spec.policy).judged
+        key = (*spec.policy.ordering(), truth, reads_judged and _grades_order(spec))
+        if key not in rankings:
+            rankings[key] = rank_candidates(spec, reads_judged)
+        prepared.append(prepare_groups(spec, rankings[key]))
+    return prepared
+
+
+def _grades_order(spec: Spec) -> bool:
+    """Whether the truth's grades, joined to the candidates, order tie blocks."""
+    return spec.policy.ties in RELEVANCE_AWARE_TIES and not spec.labelled
+
+
+def prepare_groups(spec: Spec, ranking: Ranking | None = None) -> Prepared:
+    """Build the lazy per-group table for `spec`: one pass over the candidates, ranked by
+    `ranking` (built under the same ordering fields; None: ranked here).
 
     The candidates are read once: de-duplicated, ranked in a window, joined with the
     positive truth, compacted to the rows that matter (graded rows and each group's first
@@ -367,30 +429,26 @@ def prepare_groups(spec: Spec) -> Prepared:
     join every truth row instead, flag the judged candidates and keep the judged rows.
     """
     needs = term_needs(spec.metrics, spec.policy)
-    selected = _selected_candidates(spec)
-    candidates = _valid_scores(selected, spec)
-    before_condensing = _deduplicated(candidates, spec)
-    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
-    truth = _normalised_truth(spec, selected)
-    judged = _judged(spec, before_condensing, truth)
-    deduplicated, condensed = _condensed(spec, before_condensing, judged)
+    if ranking is None:
+        ranking = rank_candidates(spec, needs.judged)
+    selected, truth, ranked = ranking.selected, ranking.truth, ranking.ranked
+    judged = _judged(spec, ranking.deduplicated, truth)
     truth_stats = _truth_statistics(spec, selected, truth, judged, needs)
-    joined_truth = _joined_truth(spec, needs, judged)
-    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    joined_truth = _joined_truth(spec, needs.judged, judged)
     pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
     per_group, path, term_rows = kernel_or_pure_sums(
         spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats
     )
-    groups = _universe(spec, truth, judged, truth_stats).join(
+    groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
     )
-    groups = filled(spec, with_presence(spec, groups, condensed, path), needs)
+    groups = filled(spec, with_presence(spec, groups, ranking.condensed, path), needs)
     return Prepared(
         group_sums=groups,
         ranked=ranked,
         truth=truth,
-        candidates=candidates,
-        deduplicated=before_condensing,
+        candidates=ranking.candidates,
+        deduplicated=ranking.deduplicated,
         path=path,
         term_rows=term_rows,
         judged=judged,
@@ -421,10 +479,11 @@ def _condensed(
     return deduplicated, False
 
 
-def _joined_truth(spec: Spec, needs: TermNeeds, judged: pl.LazyFrame) -> pl.LazyFrame:
+def _joined_truth(spec: Spec, reads_judged: bool, judged: pl.LazyFrame) -> pl.LazyFrame:
     """The truth rows joined to the candidates: every judged row when a metric needs the
-    judged flag, else the positive ones only (the default path stays as small as it was)."""
-    if needs.judged and spec.truth is not None:
+    judged flag (`reads_judged`), else the positive ones only (the default path stays as
+    small as it was)."""
+    if reads_judged and spec.truth is not None:
         return judged.with_columns(pl.lit(True).alias(IS_JUDGED))
     return judged.filter(ranking.may_add(pl.col(GRADE), spec.policy))
 
@@ -439,21 +498,3 @@ def _truth_statistics(
     counted = "n_nonrelevant" in needs.counts
     stats = None if padding is not None else native.truth_stats(spec, judged, counted)
     return stats if stats is not None else _truth_stats(judged, spec, padding, counted)
-
-
-def _universe(
-    spec: Spec, truth: pl.LazyFrame, judged: pl.LazyFrame, truth_stats: pl.LazyFrame
-) -> pl.LazyFrame:
-    """Every group evaluated, with its truth statistics: the truth's groups (or, without a
-    truth, the candidates'), a group given an empty list included."""
-    keys = list(spec.keys)
-    universe = truth_stats
-    if judged is not truth:
-        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
-    # A group whose truth is an empty list is in the truth with nothing relevant; without a
-    # truth table, a group whose candidate list is empty is a group with nothing at all.
-    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
-    if empty is None:
-        return universe
-    extra = empty.join(universe.select(keys), on=keys, how="anti")
-    return pl.concat([universe, extra], how="diagonal_relaxed")
