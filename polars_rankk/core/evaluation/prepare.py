@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
 from polars_rankk.core.columns import (
-    GAIN,
     GRADE,
     HITS,
     HITS_AT_R,
-    IDEAL_DCG,
     IS_JUDGED,
     IS_POOLED_UNJUDGED,
     N_CANDIDATES,
@@ -30,22 +29,24 @@ from polars_rankk.core.columns import (
     N_PADDING,
     N_RELEVANT,
     RANK,
-    RELEVANT,
     ROW,
     SCORE,
     stat_column,
 )
 from polars_rankk.core.evaluation.group_table import (
+    KernelSums,
     filled,
     kernel_or_pure_sums,
+    truth_statistics,
     universe,
     with_presence,
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.shared import SumsAsked, shared_group_sums
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.families import compat_q
-from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES, gain_of
+from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES
 from polars_rankk.core.metrics.registry import term_needs
 from polars_rankk.core.metrics.terms import TERMS, RankedRows, TermNeeds, row_terms
 
@@ -180,64 +181,6 @@ def _with_terms(
     window.stage({TERMS[stat].row_column: term for stat, term in terms.items()})
     window.stage({stat: window.cumulative(pl.col(TERMS[stat].row_column)) for stat in terms})
     return window.frame if dropped_after is None else window.frame.filter(dropped_after)
-
-
-def _truth_stats(
-    judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None, count_nonrelevant: bool
-) -> pl.LazyFrame:
-    """Per group: R_g and the ideal DCG of all its truth grades cut at every k (and, for
-    bpref, the number of judged non-relevant truth items)."""
-    keys = list(spec.keys)
-    policy = spec.policy
-    relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
-    gains = judged.select(
-        [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]
-    )
-    if padding is not None:
-        gains = pl.concat([gains, padding], how="vertical")
-    extra = []
-    if count_nonrelevant:
-        # Padding rows are relevant, so every non-relevant row is a judged truth item.
-        extra.append((1 - pl.col(RELEVANT)).sum().cast(pl.Int64).alias(N_NONRELEVANT))
-    partition = [pl.col(key) for key in keys]
-    gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
-    # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
-    gains = gains.with_columns(
-        ranking.cumulative(
-            pl.col(GAIN) / ranking.discount(pl.col(RANK)), partition, pl.col(RANK)
-        ).alias(IDEAL_DCG)
-    )
-    return gains.group_by(keys).agg(
-        pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
-        *extra,
-        *(
-            ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
-            for k in spec.read_ks
-        ),
-    )
-
-
-def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
-    """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
-
-    They count in R_g and enter the ideal DCG with the gain of the threshold grade.
-    """
-    keys = list(spec.keys)
-    policy = spec.policy
-    labelled = truth.group_by(keys).agg(
-        (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
-    )
-    declared = candidates.group_by(keys).agg(pl.col(N_PADDING).max())
-    missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
-    missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
-    return (
-        declared.join(labelled, on=keys, how="left")
-        .with_columns(pl.col("_rk_labelled").fill_null(0))
-        .select([*keys, pl.int_ranges(0, missing).alias("_rk_pad")])
-        .explode("_rk_pad")
-        .filter(pl.col("_rk_pad").is_not_null())
-        .select([*keys, missing_gain.alias(GAIN), pl.lit(1, dtype=pl.Int64).alias(RELEVANT)])
-    )
 
 
 def _ranked_chain(
@@ -400,17 +343,42 @@ def rank_candidates(spec: Spec, reads_judged: bool) -> Ranking:
 def prepare_parts(specs: Sequence[Spec], truths: Sequence[int]) -> list[Prepared]:
     """`prepare_groups` of each spec (one evaluation's parts over the same candidates), those
     of equal ordering fields (`Policy.ordering`) and truth (`truths`: an id per spec) ranked
-    once. Under relevance-aware ties a ranking orders by the grades its terms join: a part
-    that reads judgements ranks apart from one that does not."""
-    rankings: dict[tuple[object, ...], Ranking] = {}
-    prepared = []
-    for spec, truth in zip(specs, truths, strict=True):
+    once: in pure Polars one ranked frame, in the kernel one call summing each part's terms
+    under its own label fields (`shared_group_sums`, where the parts' inputs are alike).
+    Under relevance-aware ties a ranking orders by the grades its terms join: a part that
+    reads judgements ranks apart from one that does not."""
+    rankings: dict[tuple[object, ...], tuple[Ranking, list[int]]] = {}
+    for index, (spec, truth) in enumerate(zip(specs, truths, strict=True)):
         reads_judged = term_needs(spec.metrics, spec.policy).judged
         key = (*spec.policy.ordering(), truth, reads_judged and _grades_order(spec))
         if key not in rankings:
-            rankings[key] = rank_candidates(spec, reads_judged)
-        prepared.append(prepare_groups(spec, rankings[key]))
-    return prepared
+            rankings[key] = (rank_candidates(spec, reads_judged), [])
+        rankings[key][1].append(index)
+    prepared: dict[int, Prepared] = {}
+    for shared, indices in rankings.values():
+        found = _prepared_from(shared, [specs[index] for index in indices])
+        prepared.update(zip(indices, found, strict=True))
+    return [prepared[index] for index in range(len(specs))]
+
+
+def _prepared_from(ranking: Ranking, specs: list[Spec]) -> list[Prepared]:
+    """`prepare_groups` of `specs` from one `ranking`: prepared once with the kernel's call
+    of each (what each asks recorded), then, where the kernel can sum every part from one
+    call (`shared_group_sums`), again from that call's columns."""
+    asked: list[SumsAsked] = []
+
+    def recorded(*arguments: Any) -> pl.LazyFrame:
+        asked.append(SumsAsked(*arguments))
+        return native.group_sums(*arguments)
+
+    prepared = [prepare_groups(spec, ranking, recorded) for spec in specs]
+    shared = shared_group_sums(asked) if 1 < len(asked) == len(specs) else None
+    if shared is None:
+        return prepared
+    return [
+        prepare_groups(spec, ranking, lambda *_, sums=sums: sums)
+        for spec, sums in zip(specs, shared, strict=True)
+    ]
 
 
 def _grades_order(spec: Spec) -> bool:
@@ -418,9 +386,12 @@ def _grades_order(spec: Spec) -> bool:
     return spec.policy.ties in RELEVANCE_AWARE_TIES and not spec.labelled
 
 
-def prepare_groups(spec: Spec, ranking: Ranking | None = None) -> Prepared:
+def prepare_groups(
+    spec: Spec, ranking: Ranking | None = None, group_sums: KernelSums = native.group_sums
+) -> Prepared:
     """Build the lazy per-group table for `spec`: one pass over the candidates, ranked by
-    `ranking` (built under the same ordering fields; None: ranked here).
+    `ranking` (built under the same ordering fields; None: ranked here), the kernel's sums
+    from `group_sums` where the kernel computes them.
 
     The candidates are read once: de-duplicated, ranked in a window, joined with the
     positive truth, compacted to the rows that matter (graded rows and each group's first
@@ -433,11 +404,11 @@ def prepare_groups(spec: Spec, ranking: Ranking | None = None) -> Prepared:
         ranking = rank_candidates(spec, needs.judged)
     selected, truth, ranked = ranking.selected, ranking.truth, ranking.ranked
     judged = _judged(spec, ranking.deduplicated, truth)
-    truth_stats = _truth_statistics(spec, selected, truth, judged, needs)
+    truth_stats = truth_statistics(spec, selected, truth, judged, needs)
     joined_truth = _joined_truth(spec, needs.judged, judged)
     pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
     per_group, path, term_rows = kernel_or_pure_sums(
-        spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats
+        spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
     groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
@@ -486,15 +457,3 @@ def _joined_truth(spec: Spec, reads_judged: bool, judged: pl.LazyFrame) -> pl.La
     if reads_judged and spec.truth is not None:
         return judged.with_columns(pl.lit(True).alias(IS_JUDGED))
     return judged.filter(ranking.may_add(pl.col(GRADE), spec.policy))
-
-
-def _truth_statistics(
-    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, judged: pl.LazyFrame,
-    needs: TermNeeds,
-) -> pl.LazyFrame:  # fmt: skip
-    """R_g and the truth's other per-group counts: the kernel's where it takes them (none
-    padded by ``n_relevant``), else pure Polars'."""
-    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    counted = "n_nonrelevant" in needs.counts
-    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
-    return stats if stats is not None else _truth_stats(judged, spec, padding, counted)
