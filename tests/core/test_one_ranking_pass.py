@@ -198,3 +198,41 @@ def test_the_ordering_fields_are_declared_on_the_policy() -> None:
     for changed in labels.values():
         assert changed(POLICY).ordering() == POLICY.ordering()
     assert POLICY.replace(unjudged="condense").ordering() != POLICY.ordering()
+
+
+def test_the_kernel_refuses_a_label_policy_that_ranks_otherwise() -> None:
+    """A kernel call's further policies share its ranking: one whose ordering fields differ
+    (each field of `ORDERING_FIELDS` the kernel reads) is refused in words; one that differs
+    in a label field is read, at its own threshold."""
+    from polars_rankk.core.kernel.call import (
+        Call,
+        KernelPiece,
+        LabelPart,
+        LinearTerm,
+        Output,
+        plain,
+    )
+
+    if not loader.status().loaded:
+        pytest.skip("the compiled kernel is not loaded")
+    hits = LinearTerm("hits", (KernelPiece("relevant", False, ()),))
+    call = Call(keys=("integer",), terms=(hits,), outputs=(Output("hits", "sum", 2, "hits"),))
+    frame = pl.DataFrame({"g": [1, 1], "i": [1, 2], "s": [0.5, 0.4], "r": [1.0, 2.0]})
+    columns = [pl.col(name) for name in frame.columns]
+
+    def hits_under(other: rk.Policy) -> list[float]:
+        part = LabelPart((hits,), (Output("hits#2", "sum", 2, "hits"),))
+        sent = loader.kwargs(rk.Policy(), call)
+        sent["labels"] = [{"policy": loader.kernel_policy(other), **plain(part)}]  # type: ignore[dict-item]
+        sums = frame.select(loader._call(loader.library(), columns, sent)).unnest(loader._SUMS)
+        return [sums["hits"].item(), sums["hits#2"].item()]
+
+    assert hits_under(rk.Policy(relevance_threshold=2)) == [2.0, 1.0]
+    others = {
+        "duplicates": "keep", "ties": "item_asc", "invalid_scores": "lowest",
+        "unjudged": "condense", "negative_grades": "unjudged", "gains": {0: 1},
+    }  # fmt: skip
+    assert set(others) == set(ORDERING_FIELDS) & set(loader.kernel_policy(rk.Policy()))
+    for field, value in others.items():
+        with pytest.raises(pl.exceptions.ComputeError, match="ordering fields differ"):
+            hits_under(rk.Policy().replace(**{field: value}))

@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import polars as pl
 
 from polars_rankk.core.inputs.spec import Spec
-from polars_rankk.core.kernel.call import LabelPart, Output, plain
+from polars_rankk.core.kernel.call import LabelPart, plain
 from polars_rankk.core.kernel.loader import _SUMS, _call, _sums_call, kernel_policy, library
 from polars_rankk.core.metrics.terms import TermNeeds
 
@@ -45,25 +46,29 @@ def shared_group_sums(asked: Sequence[SumsAsked]) -> list[pl.LazyFrame] | None:
     first = calls[0][0]
     inputs_of = [dataclasses.replace(inputs.call, terms=()) for inputs, _, _ in calls]
     if any(call != inputs_of[0] for call in inputs_of) or first.call.counts:
-        return None  # (count columns are the truth's at one threshold)
-    labels = []
-    renamed: list[list[Output]] = [calls[0][1]]
-    for index, ((inputs, outputs, _), one) in enumerate(
-        zip(calls[1:], asked[1:], strict=True), start=1
-    ):
-        apart = [dataclasses.replace(out, column=f"{out.column}{_PART}{index}") for out in outputs]
-        renamed.append(apart)
-        part = LabelPart(terms=inputs.call.terms, outputs=tuple(apart))
-        labels.append({"policy": kernel_policy(one.spec.policy), **plain(part)})  # type: ignore[dict-item]
+        return None  # (count columns are the truth's, at one threshold)
+    # Each further part's outputs under names apart from the first part's.
+    outputs = [
+        [dataclasses.replace(out, column=f"{out.column}{_PART}{index}") for out in part_outputs]
+        for index, (_, part_outputs, _) in enumerate(calls)
+    ]
+    outputs[0] = calls[0][1]
+    labels = [
+        {
+            "policy": kernel_policy(one.spec.policy),
+            **cast(dict[str, object], plain(LabelPart(inputs.call.terms, tuple(apart)))),
+        }
+        for one, (inputs, _, _), apart in zip(asked[1:], calls[1:], outputs[1:], strict=True)
+    ]
     sent = {**calls[0][2], "labels": labels}
     sums = first.frame.select(_call(library(), first.arguments, sent)).unnest(_SUMS)
     return [
         sums.select(
             *(pl.col(key).cast(one.schema[key]) for key in first.keys),
             *(
-                pl.col(out.column).cast(one.schema[name]).alias(name)
-                for out, name in zip(outs, (o.column for o in calls[i][1]), strict=True)
+                pl.col(apart.column).cast(one.schema[own.column]).alias(own.column)
+                for apart, own in zip(sent_outputs, part_outputs, strict=True)
             ),
         )
-        for i, (one, outs) in enumerate(zip(asked, renamed, strict=True))
+        for one, sent_outputs, (_, part_outputs, _) in zip(asked, outputs, calls, strict=True)
     ]
