@@ -83,16 +83,21 @@ def _plan(names: list[str]) -> Plan:
         return Plan.of(names, KS, POLICY)
 
 
-def _passes(names: list[str], passes: list[int], capfd: pytest.CaptureFixture[str]) -> int:
-    """The ranking passes of evaluating `names`' plan: the rankings built in pure Polars, or
-    the groups ranked and summed by the kernel (its phases on stderr). `evaluate` of eager
-    tables evaluates a name again where a tool's convention may differ on the data: not
-    counted here."""
+def _passes(
+    names: list[str], passes: list[int], capfd: pytest.CaptureFixture[str], *, lazy: bool = False
+) -> int:
+    """The ranking passes of evaluating `names`' plan (eager), or of collecting a lazy
+    evaluation of them: the rankings built in pure Polars, or the groups ranked and summed by
+    the kernel (its phases on stderr). `evaluate` of eager tables evaluates a name again
+    where a tool's convention may differ on the data: not counted here."""
     loader.status()  # the kernel's check of itself at loading is not one of them
     with monkeypatched_env("POLARS_RANKK_NATIVE_TIMING", "1"):
         capfd.readouterr()
         passes.clear()
-        evaluate_plan(_plan(names), Inputs(CANDIDATES, TRUTH, group_by="user"))
+        if lazy:
+            _evaluate(names, lazy=True).collect()
+        else:
+            evaluate_plan(_plan(names), Inputs(CANDIDATES, TRUTH, group_by="user"))
         said = capfd.readouterr().err
     if loader.status().loaded:
         return sum("rank and sum" in line for line in said.splitlines())
@@ -176,6 +181,7 @@ def test_orderings_apart_rank_apart(
     monkeypatch.setenv("POLARS_RANKK_NATIVE", PATHS[path])
     names = ["P(rel=2)@3", "nDCG(judged_only=True)@3", "RBP(p=0.5)@3", "nDCG@3"]
     assert _passes(names, passes, capfd) == _orderings(names) == 2
+    assert _passes(names, passes, capfd, lazy=True) == 2  # a lazy evaluation's collect()
     together = _evaluate(names)
     for name in names:
         alone = _evaluate([name])
