@@ -162,10 +162,15 @@ def render() -> str:
         "with the policy's threshold). A name takes only the parameters its metric reads; "
         "any other is refused with the list of its own (`P(p=0.9)@5`: precision takes no p). "
         "A parameter may also be typed by the Policy field's name, with the field's own "
-        "values (`rbp(rbp_persistence=0.9)@10`), as result labels write it. Each further "
-        "parameter set is one more pass over the candidates (the parts do not share their "
-        "ranking yet). Paths that evaluate one policy (`k_curve`, `compare`, the report, the "
-        "engines) refuse names that ask for several, in words.\n",
+        "values (`rbp(rbp_persistence=0.9)@10`), as result labels write it. Parameter sets "
+        "that differ only in label fields (the relevance threshold, the gain, a measure's own "
+        "parameter) share one ranking pass: the candidates are ranked once, in pure Polars and "
+        "in the compiled kernel alike, and each set's sums are read from that ranking; a "
+        "parameter that changes the ranking itself (`judged_only=True`, which condenses the "
+        "unjudged candidates away) is one more pass. `Policy` declares on its fields which "
+        "decide the ranking (`polars_rankk.core.policy.ORDERING_FIELDS`). Paths that evaluate "
+        "one policy (`k_curve`, `compare`, the report, the engines) refuse names that ask for "
+        "several, in words.\n",
         *parameters_table(),
         "",
         "## Names written back\n",

@@ -28,6 +28,19 @@ pub enum Kind {
 struct Kwargs {
     policy: Policy,
     call: Call,
+    /// Further label policies read from the same ranking (`call.py`'s `LabelPart`).
+    #[serde(default)]
+    labels: Vec<LabelSpec>,
+}
+
+/// Another policy's terms and outputs read from the call's one ranking (`call.LabelPart`):
+/// its ordering fields are the call's, its label fields (threshold, gain, parameters) its own.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelSpec {
+    pub policy: Policy,
+    pub terms: Vec<TermSpec>,
+    pub outputs: Vec<OutputSpec>,
 }
 
 /// A weight's token as Python sends it: a constant, or the rank and the operations by name.
@@ -274,9 +287,33 @@ pub struct Config {
     pub returned: Vec<String>,
     /// Items named by their text up to the first occurrence of this (empty: the whole text).
     pub item_prefix: Vec<u8>,
+    /// Further policies read from the same ranking of each group, each with its own terms and
+    /// outputs (written after this configuration's, in order); their ordering fields and
+    /// inputs are this configuration's.
+    pub labels: Vec<Config>,
 }
 
 impl Config {
+    /// This configuration and each label configuration, in output order.
+    pub fn readers(&self) -> impl Iterator<Item = &Config> {
+        std::iter::once(self).chain(self.labels.iter())
+    }
+
+    /// Every output column: this configuration's, then each label configuration's.
+    pub fn all_outputs(&self) -> impl Iterator<Item = &(String, Output)> {
+        self.readers().flat_map(|config| config.outputs.iter())
+    }
+
+    /// The relevance thresholds the truth's counts are taken at, one per count set: each
+    /// reader's when the kernel counts the truth itself, else the one set of count columns.
+    pub fn count_thresholds(&self) -> Vec<f64> {
+        if self.truth {
+            self.readers().map(|config| config.policy.relevance_threshold).collect()
+        } else {
+            vec![self.policy.relevance_threshold]
+        }
+    }
+
     /// The number of input columns this configuration reads.
     pub fn n_inputs(&self) -> usize {
         if self.one_group {
@@ -389,7 +426,28 @@ pub fn from_kwargs(bytes: &[u8]) -> Result<(Config, String), String> {
     let kwargs: Kwargs = serde_pickle::from_slice(bytes, serde_pickle::DeOptions::new())
         .map_err(|error| format!("the rankk kernel's keyword arguments: {error}"))?;
     let score_name = kwargs.call.score_name.clone();
-    Ok((from_call(&kwargs.call, kwargs.policy)?, score_name))
+    let mut config = from_call(&kwargs.call, kwargs.policy)?;
+    for label in kwargs.labels {
+        if !same_ordering(&config.policy, &label.policy) {
+            return Err("a label policy's ordering fields differ from the call's".to_string());
+        }
+        if !config.truth && config.n_counts > 0 {
+            return Err("label policies need the truth's rows to count R and N".to_string());
+        }
+        let call = Call { terms: label.terms, outputs: label.outputs, returned: Vec::new(), ..kwargs.call.clone() };
+        config.labels.push(from_call(&call, label.policy)?);
+    }
+    Ok((config, score_name))
+}
+
+/// Whether two policies rank alike (`Policy.ORDERING_FIELDS` that the kernel reads).
+fn same_ordering(one: &Policy, other: &Policy) -> bool {
+    one.duplicates == other.duplicates
+        && one.ties == other.ties
+        && one.invalid_scores == other.invalid_scores
+        && one.unjudged == other.unjudged
+        && one.negative_grades == other.negative_grades
+        && one.gains == other.gains
 }
 
 /// The configuration the kernel computes with, from the call's description and policy.
@@ -418,6 +476,7 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
         outputs: Vec::new(),
         returned: call.returned.clone(),
         item_prefix: call.item_prefix.as_bytes().to_vec(),
+        labels: Vec::new(),
     };
     for term in &call.terms {
         let stat = linear(term)?;

@@ -57,8 +57,7 @@ pub fn output_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
         ));
     }
     Ok(config
-        .outputs
-        .iter()
+        .all_outputs()
         .map(|(name, output)| {
             let format = match output {
                 Output::Key(i) => key_format(config.key_kinds[*i]),
@@ -188,10 +187,9 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let keys = &inputs.keys;
     let groups = kernel::compute(config, &inputs);
     let n_groups = groups.keys[0].len();
-    let n_outputs = config.outputs.len();
+    let n_outputs = config.all_outputs().count();
     Ok(config
-        .outputs
-        .iter()
+        .all_outputs()
         .enumerate()
         .map(|(j, (name, output))| match output {
             Output::Key(i) => key_column(name, config.key_kinds[*i], keys[*i], &groups.keys[*i]),
@@ -489,8 +487,7 @@ pub fn truth_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(S
         ));
     }
     Ok(config
-        .outputs
-        .iter()
+        .all_outputs()
         .map(|(name, output)| {
             let format = match output {
                 Output::Key(i) => key_format(config.key_kinds[*i]),

@@ -8,8 +8,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, get_args
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final, get_args
 
 from polars_rankk.core.types import (
     AveragePrecisionDenominator,
@@ -45,6 +46,12 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "nonrelevant_gain": get_args(NonrelevantGainPolicy),
     "fractional_grades": get_args(FractionalGradePolicy),
 }
+
+#: The mark of a field that decides the ranking: which candidate rows are ranked and in what
+#: order (`ORDERING_FIELDS`). Every other field is a label field: it changes what a ranked row
+#: counts for (relevance, gain, a measure's parameter) or which groups a table keeps, not the
+#: ranking, so that names differing only in label fields share one ranking pass.
+_ORDERS: Final = MappingProxyType({"orders": True})
 
 #: One line per policy field, shown by ``rankk --help`` and in the policy table of docs/policies.md.
 POLICY_HELP: dict[str, str] = {
@@ -215,22 +222,28 @@ class Policy:
     ValueError: Policy.ties must be one of 'trec_eval', 'item_asc', ..., 'expected'; got 'random'
     """
 
+    # The fields marked `_ORDERS` decide the ranking (read from `prepare.py` and the kernel's
+    # `rank.rs`): duplicates and invalid_scores which rows are ranked, ties their order;
+    # unjudged, negative_grades and fractional_grades which rows a condensed list keeps and the
+    # grades relevance-aware ties order by; gains the grade an unjudged row ranks with there.
+    # The relevance threshold, the gain rule and every measure's parameter only read the
+    # ranked rows; the pool restricts the truth to items ranked either way.
     short_lists: ShortListPolicy = "fixed"
     ap_denominator: AveragePrecisionDenominator = "relevant"
-    duplicates: DuplicatePolicy = "first"
-    ties: TiePolicy = "trec_eval"
+    duplicates: DuplicatePolicy = field(default="first", metadata=_ORDERS)
+    ties: TiePolicy = field(default="trec_eval", metadata=_ORDERS)
     empty_truth: EmptyTruthPolicy = "exclude"
     missing_groups: MissingGroupPolicy = "zero"
     pool: PoolPolicy = "all"
     relevance_threshold: float = 1
     gain: GainPolicy = "linear"
-    invalid_scores: InvalidScorePolicy = "error"
-    unjudged: UnjudgedPolicy = "keep"
+    invalid_scores: InvalidScorePolicy = field(default="error", metadata=_ORDERS)
+    unjudged: UnjudgedPolicy = field(default="keep", metadata=_ORDERS)
     rbp_persistence: float = 0.8
     err_max_grade: float = 4
-    negative_grades: NegativeGradePolicy = "nonrelevant"
+    negative_grades: NegativeGradePolicy = field(default="nonrelevant", metadata=_ORDERS)
     f_beta: float = 1
-    gains: GainMap | Mapping[float, float] | None = None
+    gains: GainMap | Mapping[float, float] | None = field(default=None, metadata=_ORDERS)
     rbp_grades: RbpGradePolicy = "binary"
     nonrelevant_gain: NonrelevantGainPolicy = "grade"
     cwl_target: float = 1
@@ -239,7 +252,7 @@ class Policy:
     nrbp_beta: float = 0.5
     q_beta: float = 1
     compat_persistence: float = 0.95
-    fractional_grades: FractionalGradePolicy = "keep"
+    fractional_grades: FractionalGradePolicy = field(default="keep", metadata=_ORDERS)
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -318,9 +331,30 @@ class Policy:
         """
         return dataclasses.replace(self, **changes)
 
+    def ordering(self) -> tuple[object, ...]:
+        """The values of the fields that decide the ranking (`ORDERING_FIELDS`): two policies
+        with equal orderings rank every group alike.
+
+        Examples
+        --------
+        >>> import polars_rankk as rk
+        >>> rk.Policy(relevance_threshold=2).ordering() == rk.Policy().ordering()
+        True
+        >>> rk.Policy(ties="item_asc").ordering() == rk.Policy().ordering()
+        False
+        """
+        return tuple(getattr(self, name) for name in ORDERING_FIELDS)
+
     def to_dict(self) -> dict[str, Any]:
         """The policy as a plain dict (recorded with every result)."""
         return dataclasses.asdict(self)
+
+
+#: The fields that decide which candidate rows are ranked and in what order, declared on the
+#: fields themselves (`_ORDERS`); every other field is a label field.
+ORDERING_FIELDS: Final = tuple(
+    declared.name for declared in dataclasses.fields(Policy) if declared.metadata.get("orders")
+)
 
 
 def _gain_pairs(gains: object) -> GainMap:

@@ -320,7 +320,8 @@ fn group_partition(
     let n_groups = scratch.hashes.len();
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let truth = config.truth.then(|| Truth::new(&items, &scratch.truth_rows, n_groups));
-    let counts = truth.as_ref().map(|t| t.counts(&items, config.policy.relevance_threshold));
+    let sets = config.count_thresholds();
+    let counts = truth.as_ref().map(|t| t.counts(&items, &sets));
     // Each group with candidates gets its place, in order of group id: whole groups fill the
     // partition's record lists in turn (no new memory), and a fresh array takes the rest.
     let mut found = Found { truth_rows: scratch.truth_rows.len(), ..Found::default() };
@@ -354,8 +355,9 @@ fn group_partition(
         found.keys.extend_from_slice(&scratch.keys[g * n_keys..(g + 1) * n_keys]);
         found.starts.push(local_start[g]);
         if let Some((relevant, nonrelevant)) = &counts {
-            found.n_relevant.push(relevant[g]);
-            found.n_nonrelevant.push(nonrelevant[g]);
+            let set = g * sets.len()..(g + 1) * sets.len();
+            found.n_relevant.extend_from_slice(&relevant[set.clone()]);
+            found.n_nonrelevant.extend_from_slice(&nonrelevant[set]);
         } else {
             if inputs.n_relevant.is_some() {
                 found.n_relevant.push(scratch.row_relevant.get(g).copied().unwrap_or(f64::NAN));
@@ -503,7 +505,8 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         members.extend(part.groups_per_region.iter().map(|n| vec![0u32; *n]));
     }
     let counted = config.truth || inputs.n_relevant.is_some();
-    let mut n_relevant = Vec::with_capacity(if counted { n_groups } else { 0 });
+    let sets = config.count_thresholds().len();
+    let mut n_relevant = Vec::with_capacity(if counted { n_groups * sets } else { 0 });
     let mut n_nonrelevant = Vec::new();
     for (g, (_, p, i)) in order.iter().enumerate() {
         let (part, i) = (&found[*p as usize].0, *i as usize);
@@ -514,11 +517,12 @@ pub(super) fn grouped(config: &Config, inputs: &Inputs<'_>) -> Grouped {
         ends.push(part.ends[i]);
         let region = first_region[*p as usize] + part.regions[i] as usize;
         members[region][part.positions[i] as usize] = g as u32;
-        if let Some(value) = part.n_relevant.get(i) {
-            n_relevant.push(*value);
+        // Each group's counts, one per count set (`Config::count_thresholds`).
+        if let Some(values) = part.n_relevant.get(i * sets..(i + 1) * sets) {
+            n_relevant.extend_from_slice(values);
         }
-        if let Some(value) = part.n_nonrelevant.get(i) {
-            n_nonrelevant.push(*value);
+        if let Some(values) = part.n_nonrelevant.get(i * sets..(i + 1) * sets) {
+            n_nonrelevant.extend_from_slice(values);
         }
     }
     let candidates = found.into_iter().flat_map(|(_, regions)| regions).collect();

@@ -44,34 +44,61 @@ fn parts(n_groups: usize) -> (usize, usize) {
     (threads, n_groups.div_ceil(threads).max(1))
 }
 
-/// One thread's groups ranked and read, one after another, into their output rows.
+/// One thread's groups ranked and read, one after another, into their output rows: each
+/// group ranked once, then read by each reader (the configuration's, then each label
+/// configuration's, `Config::readers`) into its outputs, side by side.
 struct GroupSums<'a> {
-    config: &'a Config,
-    reader: &'a Reader<'a>,
+    readers: &'a [Reader<'a>],
     items: &'a Items<'a>,
     scratch: RankScratch,
-    result: GroupResult,
+    results: Vec<GroupResult>,
 }
 
 impl<'a> GroupSums<'a> {
-    fn new(config: &'a Config, reader: &'a Reader<'a>, items: &'a Items<'a>) -> Self {
-        let result = GroupResult::new(reader.ks.len(), config.stats.len());
-        GroupSums { config, reader, items, scratch: RankScratch::default(), result }
+    fn new(readers: &'a [Reader<'a>], items: &'a Items<'a>) -> Self {
+        let results = readers.iter().map(|r| GroupResult::new(r.ks.len(), r.config.stats.len())).collect();
+        GroupSums { readers, items, scratch: RankScratch::default(), results }
     }
 
-    /// Rank `group` (R and N its counts, NaN: none) and write its outputs into `out`.
-    /// Returns how many of the group's first candidates are in rank order.
-    fn write(&mut self, group: &mut [Candidate], relevant: f64, nonrelevant: f64, out: &mut [f64]) -> usize {
-        let relevant = if relevant.is_nan() { 0.0 } else { relevant };
-        let nonrelevant = if nonrelevant.is_nan() { 0.0 } else { nonrelevant };
-        let top = self.reader.ranks_read(relevant);
-        let (len, sorted) = rank_group(self.config, self.items, group, &mut self.scratch, top);
-        self.reader.read(&group[..sorted], len, relevant, nonrelevant, &mut self.result);
-        for (slot, (_, output)) in out.iter_mut().zip(&self.config.outputs) {
-            *slot = self.result.output(output, &self.reader.ks);
+    /// Rank `group` (R and N its counts for each reader's count set, `counts` reading them;
+    /// NaN: none) and write every reader's outputs into `out`. Returns how many of the group's
+    /// first candidates are in rank order.
+    fn write(&mut self, group: &mut [Candidate], counts: impl Fn(usize) -> (f64, f64), out: &mut [f64]) -> usize {
+        let known = |value: f64| if value.is_nan() { 0.0 } else { value };
+        // The ranks every reader reads (None: the whole list).
+        let mut top = Some(0usize);
+        for (set, reader) in self.readers.iter().enumerate() {
+            top = match (top, reader.ranks_read(known(counts(set).0))) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            };
+        }
+        let config = self.readers[0].config;
+        let (len, sorted) = rank_group(config, self.items, group, &mut self.scratch, top);
+        let mut slots = out.iter_mut();
+        for (set, (reader, result)) in self.readers.iter().zip(self.results.iter_mut()).enumerate() {
+            let (relevant, nonrelevant) = counts(set);
+            reader.read(&group[..sorted], len, known(relevant), known(nonrelevant), result);
+            // The reader's outputs first: a slot is taken only for an output.
+            for ((_, output), slot) in reader.config.outputs.iter().zip(&mut slots) {
+                *slot = result.output(output, &reader.ks);
+            }
         }
         sorted
     }
+}
+
+/// Every reader of `config` (`Config::readers`) and the number of outputs of all of them.
+fn readers_of(config: &Config) -> (Vec<Reader<'_>>, usize) {
+    let readers: Vec<Reader<'_>> = config.readers().map(Reader::for_outputs).collect();
+    (readers, config.all_outputs().count())
+}
+
+/// Group `g`'s counts of count set `set` (`Config::count_thresholds`), NaN where there are none.
+fn counts_of(n_relevant: &[f64], n_nonrelevant: &[f64], sets: usize, g: usize, set: usize) -> (f64, f64) {
+    // Without the truth's rows (count columns, or none) every reader reads the one set.
+    let at = g * sets + set.min(sets - 1);
+    (n_relevant.get(at).copied().unwrap_or(f64::NAN), n_nonrelevant.get(at).copied().unwrap_or(f64::NAN))
 }
 
 /// Rank every group and read its sums; `outputs` gives the columns, in order.
@@ -85,8 +112,8 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
         (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
     let group_keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
-    let reader = Reader::for_outputs(config);
-    let n_outputs = config.outputs.len();
+    let (readers, n_outputs) = readers_of(config);
+    let sets = config.count_thresholds().len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (threads, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
@@ -97,15 +124,14 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
             let first = part * per_thread;
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
             values_rest = tail;
-            let (reader, items) = (&reader, &items);
+            let (readers, items) = (&readers, &items);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             let mut work = move || {
-                let mut sums = GroupSums::new(config, reader, items);
+                let mut sums = GroupSums::new(readers, items);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let relevant = n_relevant.get(g).copied().unwrap_or(f64::NAN);
-                    let nonrelevant = n_nonrelevant.get(g).copied().unwrap_or(f64::NAN);
-                    sums.write(group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
+                    sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
             };
             if threads == 1 {
@@ -123,9 +149,9 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
 /// buffer, group after group, and ranks and reads it there (no array of every candidate).
 fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_>) -> Groups {
     let started = std::time::Instant::now();
-    let n_outputs = config.outputs.len();
+    let (readers, n_outputs) = readers_of(config);
+    let sets = config.count_thresholds().len();
     let mut values = vec![0.0f64; found.n_groups() * n_outputs];
-    let reader = Reader::for_outputs(config);
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let shares = found.shares(threads());
     let one_thread = shares.len() <= 1;
@@ -134,18 +160,23 @@ fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_
         for share in shares {
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(share.len() * n_outputs);
             values_rest = tail;
-            let (reader, items) = (&reader, &items);
+            let (readers, items) = (&readers, &items);
             let work = move || {
-                let mut sums = GroupSums::new(config, reader, items);
+                let mut sums = GroupSums::new(readers, items);
                 let mut cursors = runs::RowCursors::new(inputs);
                 let mut group = Vec::new();
                 let first = share.start;
                 for g in share {
-                    let (declared_relevant, declared_nonrelevant) = found.fill(config, g, &mut cursors, &mut group);
-                    let relevant = found.n_relevant.get(g).copied().unwrap_or(declared_relevant);
-                    let nonrelevant = found.n_nonrelevant.get(g).copied().unwrap_or(declared_nonrelevant);
+                    let declared = found.fill(config, g, &mut cursors, &mut group);
+                    // The truth's counts of each set where the kernel counts them, else the
+                    // group's declared ones.
+                    let counts = |set: usize| {
+                        let at = g * sets + set;
+                        let relevant = found.n_relevant.get(at).copied().unwrap_or(declared.0);
+                        (relevant, found.n_nonrelevant.get(at).copied().unwrap_or(declared.1))
+                    };
                     let local = g - first;
-                    sums.write(&mut group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
             };
             if one_thread {
@@ -229,11 +260,11 @@ pub fn group_and_term_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ter
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();
-    let n_outputs = config.outputs.len();
+    let (readers, n_outputs) = readers_of(config);
+    let sets = config.count_thresholds().len();
     let mut values = vec![0.0f64; n_groups * n_outputs];
     let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
-    let reader = Reader::for_outputs(config);
     let started = std::time::Instant::now();
     let mut found: Vec<Found> = Vec::new();
     std::thread::scope(|scope| {
@@ -243,18 +274,17 @@ pub fn group_and_term_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ter
             let first = part * per_thread;
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
             values_rest = tail;
-            let (reader, items) = (&reader, &items);
+            let (readers, items) = (&readers, &items);
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             handles.push(scope.spawn(move || {
-                let mut sums = GroupSums::new(config, reader, items);
+                let mut sums = GroupSums::new(readers, items);
                 let mut out: Found = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
-                    let relevant = n_relevant.get(g).copied().unwrap_or(f64::NAN);
-                    let nonrelevant = n_nonrelevant.get(g).copied().unwrap_or(f64::NAN);
-                    let sorted = sums.write(group, relevant, nonrelevant, &mut block[local * n_outputs..(local + 1) * n_outputs]);
-                    reader.row_terms(g as u32, &group[..sorted], &mut weights, false, &mut out);
+                    let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
+                    let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    readers[0].row_terms(g as u32, &group[..sorted], &mut weights, false, &mut out);
                 }
                 out
             }));

@@ -211,7 +211,7 @@ pub(super) fn in_runs<'a>(config: &'a Config, inputs: &Inputs<'a>) -> Option<InR
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let truth = config.truth.then(|| Truth::new(&items, &found.truth, n_groups));
     let (n_relevant, n_nonrelevant) = match &truth {
-        Some(truth) => truth.counts(&items, config.policy.relevance_threshold),
+        Some(truth) => truth.counts(&items, &config.count_thresholds()),
         None => (Vec::new(), Vec::new()),
     };
     timing("runs", started);

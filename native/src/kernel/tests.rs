@@ -4,7 +4,7 @@
 //! several partitions (36,000 candidate rows), and on rows grouped but for one.
 
 use crate::columns::Values;
-use crate::config::{from_call, Call, Kind, OutputValue, Policy};
+use crate::config::{from_call, Call, Gain, Kind, OutputValue, Policy};
 use crate::kernel::{compute, Inputs};
 use crate::testing::{column, dcg_piece, key, sum, term, value};
 
@@ -111,5 +111,42 @@ fn any_row_order_gives_the_same_sums_in_order_of_first_appearance() {
                 assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
             }
         }
+    }
+}
+
+/// A label configuration (another threshold and gain) read from the call's one ranking gives,
+/// bit for bit, its own call's sums (R counted at its threshold, hits within R, its terms),
+/// beside the call's own, unchanged: on rows taken as grouped and on the partitioning path.
+#[test]
+fn a_label_policy_reads_its_own_calls_sums_from_the_one_ranking() {
+    let grouped: Vec<usize> = (0..N_ROWS).collect();
+    let reversed: Vec<usize> = grouped.iter().rev().copied().collect();
+    let other = Policy { relevance_threshold: 2.0, gain: Gain::Exponential, ..Policy::default() };
+    let mut label_call = call(1);
+    label_call.outputs.retain(|output| output.value != OutputValue::Key);
+    let mut shared = from_call(&call(1), Policy::default()).unwrap();
+    shared.labels.push(from_call(&label_call, other.clone()).unwrap());
+    let (own, alone) = (from_call(&call(1), Policy::default()).unwrap(), from_call(&call(1), other).unwrap());
+    let (n_own, n_all) = (own.outputs.len(), shared.all_outputs().count());
+    for order in [&grouped, &reversed] {
+        let data = rows(order);
+        let user = column("user", Values::I64(&data.user));
+        let item = column("item", Values::I64(&data.item));
+        let score = column("score", Values::F64(&data.score));
+        let grade = column("grade", Values::F64(&data.grade));
+        let inputs = Inputs::new(vec![&user], &item, &score, &grade);
+        let (both, mine, theirs) = (compute(&shared, &inputs), compute(&own, &inputs), compute(&alone, &inputs));
+        assert_eq!(both.keys, mine.keys);
+        let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let mut differs = false;
+        for g in 0..both.keys[0].len() {
+            let row = &both.values[g * n_all..(g + 1) * n_all];
+            assert_eq!(bits(&row[..n_own]), bits(&mine.values[g * n_own..(g + 1) * n_own]));
+            // The label's outputs are its own call's but the key.
+            let label = &theirs.values[g * n_own + 1..(g + 1) * n_own];
+            assert_eq!(bits(&row[n_own..]), bits(label));
+            differs |= row[n_own..] != row[1..n_own];
+        }
+        assert!(differs, "the label policy reads other numbers");
     }
 }

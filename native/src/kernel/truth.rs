@@ -72,12 +72,13 @@ impl Truth {
         Self::grade_in(items, &slice[start..end], item)
     }
 
-    /// Each group's R (grades at or above `threshold`) and judged non-relevant count, each
-    /// distinct item counted once.
-    pub(super) fn counts(&self, items: &Items<'_>, threshold: f64) -> (Vec<f64>, Vec<f64>) {
+    /// Each group's R (grades at or above a threshold) and judged non-relevant count at each
+    /// of `thresholds`, each distinct item counted once: `[g * thresholds.len() + set]`.
+    pub(super) fn counts(&self, items: &Items<'_>, thresholds: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let n_groups = self.offsets.len() - 1;
-        let mut relevant = vec![0.0; n_groups];
-        let mut nonrelevant = vec![0.0; n_groups];
+        let sets = thresholds.len();
+        let mut relevant = vec![0.0; n_groups * sets];
+        let mut nonrelevant = vec![0.0; n_groups * sets];
         for g in 0..n_groups {
             let slice = &self.entries[self.offsets[g]..self.offsets[g + 1]];
             let mut start = 0;
@@ -89,10 +90,13 @@ impl Truth {
                     if run[..i].iter().any(|e| Self::same(items, e.1, entry.1)) {
                         continue; // counted with its first copy
                     }
-                    if Self::grade_in(items, run, entry.1) >= threshold {
-                        relevant[g] += 1.0;
-                    } else {
-                        nonrelevant[g] += 1.0;
+                    let grade = Self::grade_in(items, run, entry.1);
+                    for (set, threshold) in thresholds.iter().enumerate() {
+                        if grade >= *threshold {
+                            relevant[g * sets + set] += 1.0;
+                        } else {
+                            nonrelevant[g * sets + set] += 1.0;
+                        }
                     }
                 }
                 start = end;

@@ -374,7 +374,8 @@ class Evaluation(Displayed, EvaluationTables):
             from polars_rankk.core.evaluation.variants import combined
 
             parts: list[Evaluation] = [self.__dict__["_primary"], *self.variants]
-            return combined([part.collect(engine, diagnostics=diagnostics) for part in parts])
+            # In one collect_all: parts that share a ranking (or a kernel call) run it once.
+            return combined(Evaluation.collect_together(parts, engine, diagnostics=diagnostics))
 
         spec = self._spec
         if self._one_pass():

@@ -1,6 +1,7 @@
-"""The last steps of `polars_rankk.core.evaluation.prepare.prepare_groups`: each group's sums
-from the compiled kernel or pure Polars, whether the group has candidates, and zeros where it
-has none — the one-row-per-group table every metric reads."""
+"""The group side of `polars_rankk.core.evaluation.prepare.prepare_groups`: the truth's
+per-group counts (R, the ideal DCG), each group's sums from the compiled kernel or pure Polars,
+whether the group has candidates, and zeros where it has none — the one-row-per-group table
+every metric reads."""
 
 from __future__ import annotations
 
@@ -9,21 +10,33 @@ from collections.abc import Callable
 import polars as pl
 
 from polars_rankk.core.columns import (
+    GAIN,
+    GRADE,
     HAS_CANDIDATES,
     HITS_AT_R,
     IDEAL_DCG,
     N_CANDIDATES,
     N_NONRELEVANT,
+    N_PADDING,
     N_RELEVANT,
+    RANK,
+    RELEVANT,
     stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.kernel import rows as kernel_rows
+from polars_rankk.core.metrics import order as ranking
+from polars_rankk.core.metrics.order import gain_of
 from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 
 #: Each ranked row within max K where a term of the columns asked is not zero.
 TermRows = Callable[[tuple[str, ...]], pl.LazyFrame]
+
+#: The kernel's per-group sums of one part (`loader.group_sums`' arguments and result).
+KernelSums = Callable[
+    [Spec, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, TermNeeds, pl.Schema], pl.LazyFrame
+]
 
 
 def term_rows_read(spec: Spec) -> bool:
@@ -40,10 +53,12 @@ def kernel_or_pure_sums(
     selected: pl.LazyFrame,
     truth: pl.LazyFrame,
     truth_stats: pl.LazyFrame,
+    group_sums: KernelSums = native.group_sums,
 ) -> tuple[pl.LazyFrame, str, TermRows]:
     """Each group's sums, which path computed them, and its term rows: from the compiled
-    kernel when it is there — every term it computes; the others (a user's term that is not
-    linear) from pure Polars, joined — else from `pure` (its sums and its term rows)."""
+    kernel when it is there (`group_sums`: its call, or a part's columns of a call shared with
+    other parts) — every term it computes; the others (a user's term that is not linear) from
+    pure Polars, joined — else from `pure` (its sums and its term rows)."""
     pure_sums, pure_rows = pure
     per_group = pure_sums(needs)
     path = native.unsupported(spec)
@@ -61,7 +76,7 @@ def kernel_or_pure_sums(
             spec, selected, truth, truth_stats, kernel_needs, schema
         )
     else:
-        per_group = native.group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
+        per_group = group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
         rows_of = _no_rows
 
     def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
@@ -134,3 +149,91 @@ def filled(spec: Spec, groups: pl.LazyFrame, needs: TermNeeds) -> pl.LazyFrame:
     if needs.hits_at_r:
         return groups.with_columns(pl.col(HITS_AT_R).fill_null(0.0))
     return groups.with_columns(pl.lit(0.0).alias(HITS_AT_R))
+
+
+def universe(
+    spec: Spec, truth: pl.LazyFrame, judged: pl.LazyFrame, truth_stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Every group evaluated, with its truth statistics: the truth's groups (or, without a
+    truth, the candidates'), a group given an empty list included."""
+    keys = list(spec.keys)
+    groups = truth_stats
+    if judged is not truth:
+        groups = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
+    # A group whose truth is an empty list is in the truth with nothing relevant; without a
+    # truth table, a group whose candidate list is empty is a group with nothing at all.
+    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
+    if empty is None:
+        return groups
+    extra = empty.join(groups.select(keys), on=keys, how="anti")
+    return pl.concat([groups, extra], how="diagonal_relaxed")
+
+
+def _truth_stats(
+    judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None, count_nonrelevant: bool
+) -> pl.LazyFrame:
+    """Per group: R_g and the ideal DCG of all its truth grades cut at every k (and, for
+    bpref, the number of judged non-relevant truth items)."""
+    keys = list(spec.keys)
+    policy = spec.policy
+    relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
+    gains = judged.select(
+        [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]
+    )
+    if padding is not None:
+        gains = pl.concat([gains, padding], how="vertical")
+    extra = []
+    if count_nonrelevant:
+        # Padding rows are relevant, so every non-relevant row is a judged truth item.
+        extra.append((1 - pl.col(RELEVANT)).sum().cast(pl.Int64).alias(N_NONRELEVANT))
+    partition = [pl.col(key) for key in keys]
+    gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
+    # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
+    gains = gains.with_columns(
+        ranking.cumulative(
+            pl.col(GAIN) / ranking.discount(pl.col(RANK)), partition, pl.col(RANK)
+        ).alias(IDEAL_DCG)
+    )
+    return gains.group_by(keys).agg(
+        pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
+        *extra,
+        *(
+            ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
+            for k in spec.read_ks
+        ),
+    )
+
+
+def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
+    """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
+
+    They count in R_g and enter the ideal DCG with the gain of the threshold grade.
+    """
+    keys = list(spec.keys)
+    policy = spec.policy
+    labelled = truth.group_by(keys).agg(
+        (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
+    )
+    declared = candidates.group_by(keys).agg(pl.col(N_PADDING).max())
+    missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
+    missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
+    return (
+        declared.join(labelled, on=keys, how="left")
+        .with_columns(pl.col("_rk_labelled").fill_null(0))
+        .select([*keys, pl.int_ranges(0, missing).alias("_rk_pad")])
+        .explode("_rk_pad")
+        .filter(pl.col("_rk_pad").is_not_null())
+        .select([*keys, missing_gain.alias(GAIN), pl.lit(1, dtype=pl.Int64).alias(RELEVANT)])
+    )
+
+
+def truth_statistics(
+    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, judged: pl.LazyFrame,
+    needs: TermNeeds,
+) -> pl.LazyFrame:  # fmt: skip
+    """R_g and the truth's other per-group counts: the kernel's where it takes them (none
+    padded by ``n_relevant``), else pure Polars'."""
+    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
+    counted = "n_nonrelevant" in needs.counts
+    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
+    return stats if stats is not None else _truth_stats(judged, spec, padding, counted)

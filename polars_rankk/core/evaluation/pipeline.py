@@ -5,82 +5,35 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_rankk.core.columns import HAS_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation.beyond_accuracy import beyond_values, item_tables, top_rows
+from polars_rankk.core.evaluation.beyond_accuracy import (
+    ItemTables,
+    beyond_values,
+    item_tables,
+    top_rows,
+)
 from polars_rankk.core.evaluation.catalogue import Exposures, catalogue_values
-from polars_rankk.core.evaluation.diversity import subtopic_job
+from polars_rankk.core.evaluation.diversity import SubtopicJob, subtopic_job
 from polars_rankk.core.evaluation.evaluation import Evaluation, assemble
-from polars_rankk.core.evaluation.prepare import Prepared, prepare_groups
+from polars_rankk.core.evaluation.prepare import Prepared, prepare_parts
 from polars_rankk.core.evaluation.variants import combined, label
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     metric_table_of,
 )
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
+from polars_rankk.core.inputs.groups import check_missing_groups, warn_empty
 from polars_rankk.core.inputs.label_probability import LabelDraws, evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
-from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec, check_inputs
+from polars_rankk.core.inputs.spec import Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.conventions import ToolNameWarning
 from polars_rankk.core.names.plan import Part, Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import EngineType, FrameLike
-
-
-def _check_missing_groups(spec: Spec) -> None:
-    if spec.policy.missing_groups != "error" or spec.truth is None:
-        return
-    keys = list(spec.keys)
-    present = spec.candidates.select(keys)
-    if spec.empty_candidate_groups is not None:
-        present = pl.concat([present, spec.empty_candidate_groups])
-    truth = spec.truth.select(keys)
-    if spec.empty_truth_groups is not None:
-        truth = pl.concat([truth, spec.empty_truth_groups])
-    missing = truth.unique().join(present.unique(), on=keys, how="anti")
-    rows = missing.head(1).collect()
-    if rows.height:
-        count = missing.select(pl.len()).collect().item()
-        raise ValueError(
-            f"truth has {count} group(s) with no candidates and "
-            f"Policy(missing_groups='error') forbids it, e.g. {rows.row(0, named=True)}; "
-            f"use missing_groups='zero' (score an empty ranking) or 'exclude'"
-        )
-
-
-def _warn_empty(spec: Spec, all_groups: FrameLike) -> None:
-    """Say why no group was evaluated: no group at all, or every group dropped (by which
-    policy)."""
-    groups = all_groups.lazy()
-    found = (
-        groups.select(
-            pl.len().alias("groups"),
-            (pl.col(N_RELEVANT) == 0).sum().alias("empty"),
-            (~pl.col(HAS_CANDIDATES)).sum().alias("missing"),
-        )
-        .collect()
-        .row(0, named=True)
-    )
-    source = "truth" if spec.truth is not None else "candidates"
-    if not found["groups"]:
-        reason = f"the {source} has no rows"
-    else:
-        policy = spec.policy
-        parts = []
-        if policy.empty_truth == "exclude" and found["empty"]:
-            parts.append(f"{found['empty']} without a relevant item (empty_truth='exclude')")
-        if policy.missing_groups == "exclude" and found["missing"]:
-            parts.append(f"{found['missing']} without candidates (missing_groups='exclude')")
-        reason = f"all {found['groups']} group(s) were dropped: " + ", ".join(parts)
-    warnings.warn(
-        f"evaluate: no group was evaluated, so every table is empty; {reason}",
-        EmptyResultWarning,
-        stacklevel=3,
-    )
 
 
 def _arguments(
@@ -324,34 +277,72 @@ def _differs(warning: ToolNameWarning, plan: Plan, inputs: Inputs) -> bool:
 def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
     """`evaluate` of `plan` on `inputs`: each part under its own policy (`Plan.parts`), every
     cut-off of the plan at each, as one `Evaluation` (the first part's, the others its
-    variants)."""
+    variants). Parts whose ordering fields are equal (`Policy.ordering`) share one ranking
+    pass: their inputs are checked once, the candidates ranked once (`prepare_parts`) and,
+    for eager tables, every part's sums collected together."""
+    started = _started(plan, inputs)
+    specs = [one.spec for one in started]
+    prepared = prepare_parts(specs, [id(one.truth) for one in started])
+    collected = _one_pass(started, prepared, inputs.engine)
     return combined(
-        [label(_evaluate_part(plan, part, inputs), part.labels, plan) for part in plan.parts]
+        [
+            label(_evaluate_part(one, ready, sums), one.part.labels, plan)
+            for one, ready, sums in zip(started, prepared, collected, strict=True)
+        ]
     )
 
 
-def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
-    """One part of `plan`: its names under its policy, at every cut-off of the plan."""
+@dataclass(frozen=True)
+class _Started:
+    """A part of the plan, its inputs checked (`Spec`), before its ranking pass."""
+
+    part: Part
+    spec: Spec
+    #: The policy its groups are kept under (`_checked_spec`).
+    policy: Policy
+    #: The truth it reads (the subtopics' collapsed): parts sharing a ranking share it.
+    truth: FrameLike | None
+    subtopics: SubtopicJob
+    tables: ItemTables
+
+
+def _started(plan: Plan, inputs: Inputs) -> list[_Started]:
+    """Each part's inputs checked, their values scanned once per ordering (the checks read
+    only the ordering fields: invalid scores, duplicates) and truth."""
     keys = _keys(inputs.group_by, inputs.system)
-    truth, subtopics = subtopic_job(
-        part, inputs.truth, subtopic=inputs.subtopic, keys=keys, item=inputs.item,
-        relevance=inputs.relevance,
-    )  # fmt: skip
-    spec, policy = _checked_spec(plan, part, inputs, truth)
-    tables = item_tables(
-        spec,
-        needs=[table for name in part.beyond for table in REGISTRY[name].requires],
-        popularity=inputs.popularity,
-        catalogue=inputs.catalogue,
-        item_features=inputs.item_features,
-        head_share=inputs.head_share,
-    )
-    prepared = prepare_groups(spec)
-    all_groups, top = _one_pass(spec, prepared, bool(part.beyond), inputs.engine)
-    kept = apply_group_policies(all_groups.lazy(), policy)
+    scanned: set[tuple[object, ...]] = set()
+    started = []
+    for part in plan.parts:
+        truth, subtopics = subtopic_job(
+            part, inputs.truth, subtopic=inputs.subtopic, keys=keys, item=inputs.item,
+            relevance=inputs.relevance,
+        )  # fmt: skip
+        key = (*part.policy.ordering(), id(truth))
+        spec, policy = _checked_spec(plan, part, inputs, truth, key not in scanned)
+        scanned.add(key)
+        tables = item_tables(
+            spec,
+            needs=[table for name in part.beyond for table in REGISTRY[name].requires],
+            popularity=inputs.popularity,
+            catalogue=inputs.catalogue,
+            item_features=inputs.item_features,
+            head_share=inputs.head_share,
+        )
+        started.append(_Started(part, spec, policy, truth, subtopics, tables))
+    return started
+
+
+def _evaluate_part(
+    started: _Started, prepared: Prepared, sums: tuple[FrameLike, pl.LazyFrame]
+) -> Evaluation:
+    """One part of the plan from its ranking pass: its names under its policy, at every
+    cut-off of the plan (`sums`: its per-group table and top rows, `_one_pass`)."""
+    part, spec, subtopics = started.part, started.spec, started.subtopics
+    all_groups, top = sums
+    kept = apply_group_policies(all_groups.lazy(), started.policy)
     wide = metric_table_of(kept, spec)
     per_group_beyond, catalogue_table, exposures = beyond_values(
-        spec, top, kept, part.beyond_group, part.beyond_catalogue, tables
+        spec, top, kept, part.beyond_group, part.beyond_catalogue, started.tables
     )
     if per_group_beyond is not None:
         wide = wide.join(per_group_beyond, on=list(spec.keys), how="left")
@@ -369,11 +360,12 @@ def _evaluate_part(plan: Plan, part: Part, inputs: Inputs) -> Evaluation:
 
 
 def _checked_spec(
-    plan: Plan, part: Part, inputs: Inputs, truth: FrameLike | None
+    plan: Plan, part: Part, inputs: Inputs, truth: FrameLike | None, scan: bool
 ) -> tuple[Spec, Policy]:
-    """The part's inputs checked and read into a `Spec`, and the policy its groups are kept
-    under (the ranking only, for a cheap metric reported by none, when no accuracy metric is
-    asked)."""
+    """The part's inputs checked and read into a `Spec` (their values scanned when `scan`,
+    else scanned already for a part of the same ordering), and the policy its groups are
+    kept under (the ranking only, for a cheap metric reported by none, when no accuracy
+    metric is asked)."""
     policy, candidates = part.policy, inputs.candidates
     if part.ranking_only:
         candidates, policy = _ranking_only(candidates, truth, inputs.relevance, policy)
@@ -388,12 +380,12 @@ def _checked_spec(
         relevance=inputs.relevance,
         n_relevant=inputs.n_relevant,
         policy=policy,
-        check_values=inputs.check_values,
+        check_values=inputs.check_values and scan,
         rank=inputs.rank,
         system=inputs.system,
         cells=part.cells,
     )
-    spec = replace(spec, term_rows=plan.every_k)
+    spec = replace(spec, term_rows=plan.every_k, values_checked=inputs.check_values)
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
             f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "
@@ -401,23 +393,31 @@ def _checked_spec(
             f"catalogue of every system's items (rk.evaluate_systems(candidates, truth, "
             f"system={inputs.system!r}, ...))"
         )
-    _check_missing_groups(spec)
+    check_missing_groups(spec)
     return spec, policy
 
 
 def _one_pass(
-    spec: Spec, prepared: Prepared, beyond: bool, engine: EngineType
-) -> tuple[FrameLike, pl.LazyFrame]:
-    """The per-group table and the top rows (for the beyond-accuracy metrics): collected in
-    the one heavy pass for eager inputs, everything after working on one row per group (and
-    on the top K rows); lazy otherwise."""
-    top: pl.LazyFrame = top_rows(spec, prepared.ranked)
-    if spec.is_lazy:
-        return prepared.group_sums, top
-    if beyond:
-        all_groups, top_df = pl.collect_all([prepared.group_sums, top], engine=engine)
-        return all_groups, top_df.lazy()
-    return prepared.group_sums.collect(engine=engine), top
+    started: Sequence[_Started], prepared: Sequence[Prepared], engine: EngineType
+) -> list[tuple[FrameLike, pl.LazyFrame]]:
+    """Each part's per-group table and top rows (for the beyond-accuracy metrics): collected
+    in one heavy pass for eager inputs, every part's together (Polars computes a ranking the
+    parts share once), everything after working on one row per group (and on the top K
+    rows); lazy otherwise."""
+    tops: list[pl.LazyFrame] = [
+        top_rows(one.spec, ready.ranked) for one, ready in zip(started, prepared, strict=True)
+    ]
+    if started[0].spec.is_lazy:
+        return [(ready.group_sums, top) for ready, top in zip(prepared, tops, strict=True)]
+    beyond = [bool(one.part.beyond) for one in started]
+    wanted = [ready.group_sums for ready in prepared]
+    wanted += [top for top, needed in zip(tops, beyond, strict=True) if needed]
+    frames = iter(pl.collect_all(wanted, engine=engine))
+    sums = [next(frames) for _ in prepared]
+    return [
+        (table, next(frames).lazy() if needed else top)
+        for table, top, needed in zip(sums, tops, beyond, strict=True)
+    ]
 
 
 def _ranking_only(
@@ -457,7 +457,7 @@ def _assembled(
         extra = [exposures.exposure.lazy(), exposures.n_lists.lazy()]
     wide_df, kept_df, *counted = pl.collect_all([wide, kept, *extra])
     if kept_df.height == 0:
-        _warn_empty(spec, all_groups)
+        warn_empty(spec, all_groups)
     catalogue_df = None
     if counted and exposures is not None:
         # Polars does not share a sub-plan between the plans of one collect_all: count the

@@ -12,17 +12,16 @@ on its own rows — never on row order, partitioning or the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
 from polars_rankk.core.columns import (
-    GAIN,
     GRADE,
     HITS,
     HITS_AT_R,
-    IDEAL_DCG,
     IS_JUDGED,
     IS_POOLED_UNJUDGED,
     N_CANDIDATES,
@@ -30,17 +29,24 @@ from polars_rankk.core.columns import (
     N_PADDING,
     N_RELEVANT,
     RANK,
-    RELEVANT,
     ROW,
     SCORE,
     stat_column,
 )
-from polars_rankk.core.evaluation.group_table import filled, kernel_or_pure_sums, with_presence
+from polars_rankk.core.evaluation.group_table import (
+    KernelSums,
+    filled,
+    kernel_or_pure_sums,
+    truth_statistics,
+    universe,
+    with_presence,
+)
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel.shared import SumsAsked, shared_group_sums
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.families import compat_q
-from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES, gain_of
+from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES
 from polars_rankk.core.metrics.registry import term_needs
 from polars_rankk.core.metrics.terms import TERMS, RankedRows, TermNeeds, row_terms
 
@@ -177,64 +183,6 @@ def _with_terms(
     return window.frame if dropped_after is None else window.frame.filter(dropped_after)
 
 
-def _truth_stats(
-    judged: pl.LazyFrame, spec: Spec, padding: pl.LazyFrame | None, count_nonrelevant: bool
-) -> pl.LazyFrame:
-    """Per group: R_g and the ideal DCG of all its truth grades cut at every k (and, for
-    bpref, the number of judged non-relevant truth items)."""
-    keys = list(spec.keys)
-    policy = spec.policy
-    relevant = (pl.col(GRADE) >= policy.relevance_threshold).cast(pl.Int64)
-    gains = judged.select(
-        [*keys, gain_of(pl.col(GRADE), policy).alias(GAIN), relevant.alias(RELEVANT)]
-    )
-    if padding is not None:
-        gains = pl.concat([gains, padding], how="vertical")
-    extra = []
-    if count_nonrelevant:
-        # Padding rows are relevant, so every non-relevant row is a judged truth item.
-        extra.append((1 - pl.col(RELEVANT)).sum().cast(pl.Int64).alias(N_NONRELEVANT))
-    partition = [pl.col(key) for key in keys]
-    gains = gains.with_columns(ranking.rank_of([-pl.col(GAIN)], False, partition).alias(RANK))
-    # Equal gains are interchangeable, so the cumulated sequence is the same in any tie order.
-    gains = gains.with_columns(
-        ranking.cumulative(
-            pl.col(GAIN) / ranking.discount(pl.col(RANK)), partition, pl.col(RANK)
-        ).alias(IDEAL_DCG)
-    )
-    return gains.group_by(keys).agg(
-        pl.col(RELEVANT).sum().cast(pl.Int64).alias(N_RELEVANT),
-        *extra,
-        *(
-            ranking.read_at(pl.col(IDEAL_DCG), pl.col(RANK), k).alias(stat_column(IDEAL_DCG, k))
-            for k in spec.read_ks
-        ),
-    )
-
-
-def _padding(spec: Spec, candidates: pl.LazyFrame, truth: pl.LazyFrame) -> pl.LazyFrame:
-    """Virtual truth rows for relevant items a pre-labelled list missed (``n_relevant``).
-
-    They count in R_g and enter the ideal DCG with the gain of the threshold grade.
-    """
-    keys = list(spec.keys)
-    policy = spec.policy
-    labelled = truth.group_by(keys).agg(
-        (pl.col(GRADE) >= policy.relevance_threshold).sum().cast(pl.Int64).alias("_rk_labelled")
-    )
-    declared = candidates.group_by(keys).agg(pl.col(N_PADDING).max())
-    missing = (pl.col(N_PADDING) - pl.col("_rk_labelled")).clip(lower_bound=0)
-    missing_gain = gain_of(pl.lit(float(policy.relevance_threshold)), policy)
-    return (
-        declared.join(labelled, on=keys, how="left")
-        .with_columns(pl.col("_rk_labelled").fill_null(0))
-        .select([*keys, pl.int_ranges(0, missing).alias("_rk_pad")])
-        .explode("_rk_pad")
-        .filter(pl.col("_rk_pad").is_not_null())
-        .select([*keys, missing_gain.alias(GAIN), pl.lit(1, dtype=pl.Int64).alias(RELEVANT)])
-    )
-
-
 def _ranked_chain(
     spec: Spec, deduplicated: pl.LazyFrame, joined_truth: pl.LazyFrame
 ) -> pl.LazyFrame:
@@ -357,8 +305,93 @@ class _PureSums:
         return chain
 
 
-def prepare_groups(spec: Spec) -> Prepared:
-    """Build the lazy per-group table for `spec`: one pass over the candidates.
+@dataclass(frozen=True)
+class Ranking:
+    """The candidates ranked under a policy's ordering fields (`Policy.ordering`): what every
+    part of an evaluation whose ordering fields are equal reads, built once."""
+
+    #: The selected candidate columns, before invalid scores are handled.
+    selected: pl.LazyFrame
+    #: After invalid-score handling, before de-duplication.
+    candidates: pl.LazyFrame
+    #: After de-duplication, before unjudged rows are condensed away.
+    deduplicated: pl.LazyFrame
+    #: The normalised truth (keys, item, grade).
+    truth: pl.LazyFrame
+    #: Whether unjudged candidates left before ranking.
+    condensed: bool
+    #: The candidates ranked (`RANK`).
+    ranked: pl.LazyFrame
+
+
+def rank_candidates(spec: Spec, reads_judged: bool) -> Ranking:
+    """One ranking pass's ranking: `spec`'s candidates read, de-duplicated, condensed and
+    ranked under its policy's ordering fields (relevance-aware ties ordering by the grades of
+    every judgement when `reads_judged`, else of the rows that may add)."""
+    selected = _selected_candidates(spec)
+    candidates = _valid_scores(selected, spec)
+    before_condensing = _deduplicated(candidates, spec)
+    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
+    truth = _normalised_truth(spec, selected)
+    judged = _judged(spec, before_condensing, truth)
+    deduplicated, condensed = _condensed(spec, before_condensing, judged)
+    joined_truth = _joined_truth(spec, reads_judged, judged)
+    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    return Ranking(selected, candidates, before_condensing, truth, condensed, ranked)
+
+
+def prepare_parts(specs: Sequence[Spec], truths: Sequence[int]) -> list[Prepared]:
+    """`prepare_groups` of each spec (one evaluation's parts over the same candidates), those
+    of equal ordering fields (`Policy.ordering`) and truth (`truths`: an id per spec) ranked
+    once: in pure Polars one ranked frame, in the kernel one call summing each part's terms
+    under its own label fields (`shared_group_sums`, where the parts' inputs are alike).
+    Under relevance-aware ties a ranking orders by the grades its terms join: a part that
+    reads judgements ranks apart from one that does not."""
+    rankings: dict[tuple[object, ...], tuple[Ranking, list[int]]] = {}
+    for index, (spec, truth) in enumerate(zip(specs, truths, strict=True)):
+        reads_judged = term_needs(spec.metrics, spec.policy).judged
+        key = (*spec.policy.ordering(), truth, reads_judged and _grades_order(spec))
+        if key not in rankings:
+            rankings[key] = (rank_candidates(spec, reads_judged), [])
+        rankings[key][1].append(index)
+    prepared: dict[int, Prepared] = {}
+    for shared, indices in rankings.values():
+        found = _prepared_from(shared, [specs[index] for index in indices])
+        prepared.update(zip(indices, found, strict=True))
+    return [prepared[index] for index in range(len(specs))]
+
+
+def _prepared_from(ranking: Ranking, specs: list[Spec]) -> list[Prepared]:
+    """`prepare_groups` of `specs` from one `ranking`: prepared once with the kernel's call
+    of each (what each asks recorded), then, where the kernel can sum every part from one
+    call (`shared_group_sums`), again from that call's columns."""
+    asked: list[SumsAsked] = []
+
+    def recorded(*arguments: Any) -> pl.LazyFrame:
+        asked.append(SumsAsked(*arguments))
+        return native.group_sums(*arguments)
+
+    prepared = [prepare_groups(spec, ranking, recorded) for spec in specs]
+    shared = shared_group_sums(asked) if 1 < len(asked) == len(specs) else None
+    if shared is None:
+        return prepared
+    return [
+        prepare_groups(spec, ranking, lambda *_, sums=sums: sums)
+        for spec, sums in zip(specs, shared, strict=True)
+    ]
+
+
+def _grades_order(spec: Spec) -> bool:
+    """Whether the truth's grades, joined to the candidates, order tie blocks."""
+    return spec.policy.ties in RELEVANCE_AWARE_TIES and not spec.labelled
+
+
+def prepare_groups(
+    spec: Spec, ranking: Ranking | None = None, group_sums: KernelSums = native.group_sums
+) -> Prepared:
+    """Build the lazy per-group table for `spec`: one pass over the candidates, ranked by
+    `ranking` (built under the same ordering fields; None: ranked here), the kernel's sums
+    from `group_sums` where the kernel computes them.
 
     The candidates are read once: de-duplicated, ranked in a window, joined with the
     positive truth, compacted to the rows that matter (graded rows and each group's first
@@ -367,30 +400,26 @@ def prepare_groups(spec: Spec) -> Prepared:
     join every truth row instead, flag the judged candidates and keep the judged rows.
     """
     needs = term_needs(spec.metrics, spec.policy)
-    selected = _selected_candidates(spec)
-    candidates = _valid_scores(selected, spec)
-    before_condensing = _deduplicated(candidates, spec)
-    # Labels of rows dropped for invalid scores still count in R_g: the item was relevant.
-    truth = _normalised_truth(spec, selected)
-    judged = _judged(spec, before_condensing, truth)
-    deduplicated, condensed = _condensed(spec, before_condensing, judged)
-    truth_stats = _truth_statistics(spec, selected, truth, judged, needs)
-    joined_truth = _joined_truth(spec, needs, judged)
-    ranked = _ranked_chain(spec, deduplicated, joined_truth)
+    if ranking is None:
+        ranking = rank_candidates(spec, needs.judged)
+    selected, truth, ranked = ranking.selected, ranking.truth, ranking.ranked
+    judged = _judged(spec, ranking.deduplicated, truth)
+    truth_stats = truth_statistics(spec, selected, truth, judged, needs)
+    joined_truth = _joined_truth(spec, needs.judged, judged)
     pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
     per_group, path, term_rows = kernel_or_pure_sums(
-        spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats
+        spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
-    groups = _universe(spec, truth, judged, truth_stats).join(
+    groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
     )
-    groups = filled(spec, with_presence(spec, groups, condensed, path), needs)
+    groups = filled(spec, with_presence(spec, groups, ranking.condensed, path), needs)
     return Prepared(
         group_sums=groups,
         ranked=ranked,
         truth=truth,
-        candidates=candidates,
-        deduplicated=before_condensing,
+        candidates=ranking.candidates,
+        deduplicated=ranking.deduplicated,
         path=path,
         term_rows=term_rows,
         judged=judged,
@@ -421,39 +450,10 @@ def _condensed(
     return deduplicated, False
 
 
-def _joined_truth(spec: Spec, needs: TermNeeds, judged: pl.LazyFrame) -> pl.LazyFrame:
+def _joined_truth(spec: Spec, reads_judged: bool, judged: pl.LazyFrame) -> pl.LazyFrame:
     """The truth rows joined to the candidates: every judged row when a metric needs the
-    judged flag, else the positive ones only (the default path stays as small as it was)."""
-    if needs.judged and spec.truth is not None:
+    judged flag (`reads_judged`), else the positive ones only (the default path stays as
+    small as it was)."""
+    if reads_judged and spec.truth is not None:
         return judged.with_columns(pl.lit(True).alias(IS_JUDGED))
     return judged.filter(ranking.may_add(pl.col(GRADE), spec.policy))
-
-
-def _truth_statistics(
-    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, judged: pl.LazyFrame,
-    needs: TermNeeds,
-) -> pl.LazyFrame:  # fmt: skip
-    """R_g and the truth's other per-group counts: the kernel's where it takes them (none
-    padded by ``n_relevant``), else pure Polars'."""
-    padding = _padding(spec, selected, truth) if spec.n_relevant is not None else None
-    counted = "n_nonrelevant" in needs.counts
-    stats = None if padding is not None else native.truth_stats(spec, judged, counted)
-    return stats if stats is not None else _truth_stats(judged, spec, padding, counted)
-
-
-def _universe(
-    spec: Spec, truth: pl.LazyFrame, judged: pl.LazyFrame, truth_stats: pl.LazyFrame
-) -> pl.LazyFrame:
-    """Every group evaluated, with its truth statistics: the truth's groups (or, without a
-    truth, the candidates'), a group given an empty list included."""
-    keys = list(spec.keys)
-    universe = truth_stats
-    if judged is not truth:
-        universe = truth.select(keys).unique().join(truth_stats, on=keys, how="left")
-    # A group whose truth is an empty list is in the truth with nothing relevant; without a
-    # truth table, a group whose candidate list is empty is a group with nothing at all.
-    empty = spec.empty_truth_groups if spec.truth is not None else spec.empty_candidate_groups
-    if empty is None:
-        return universe
-    extra = empty.join(universe.select(keys), on=keys, how="anti")
-    return pl.concat([universe, extra], how="diagonal_relaxed")

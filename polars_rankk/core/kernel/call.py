@@ -126,6 +126,15 @@ class Call:
         )
 
 
+@dataclass(frozen=True)
+class LabelPart:
+    """Another policy's terms and outputs read from a call's one ranking (its policy is sent
+    beside them): ``native/src/config.rs``'s ``LabelSpec``, field for field."""
+
+    terms: tuple[LinearTerm, ...]
+    outputs: tuple[Output, ...]
+
+
 def _postfix(weight: RankFn) -> tuple[str | float, ...]:
     """`weight` in postfix order, as the kernel evaluates it."""
     if weight.op == "r":
