@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core.inputs import label_probability
+from polars_rankk.core.inputs import label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
@@ -87,12 +87,12 @@ def test_groups_and_summary_equal_the_enumerations(policy: rk.Policy) -> None:
                "label_probability": "p"}  # fmt: skip
     recursive = rk.evaluate(candidates, truth, **options)
     assert set(recursive.label_methods["method"]) == {"recursion"}
-    original = label_probability.exact_cells
+    original = label_exact.exact_cells
     try:
-        label_probability.exact_cells = lambda *arguments: None  # type: ignore[assignment]
+        label_exact.exact_cells = lambda *arguments: None  # type: ignore[assignment]
         enumerated = rk.evaluate(candidates, truth, **options)
     finally:
-        label_probability.exact_cells = original
+        label_exact.exact_cells = original
     assert set(enumerated.label_methods["method"]) == {"enumeration"}
     assert recursive.groups.equals(enumerated.groups) or (
         recursive.groups.drop("n_relevant").equals(enumerated.groups.drop("n_relevant"))

@@ -25,7 +25,6 @@ import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
-from polars_rankk.core.inputs.label_exact import exact_cells
 from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.names.plan import Plan
@@ -214,6 +213,9 @@ def evaluated_over_labels(
     highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
     base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
+    # Imported here: the recursion is NumPy, which the command's start-up does not load.
+    from polars_rankk.core.inputs.label_exact import exact_cells
+
     exact = exact_cells(base, truth, plan, inputs, labels.probability, draws)
     if exact is not None and exact.complete:
         base.per_group, base.groups, base.label_methods = exact.rows, exact.groups, exact.methods
