@@ -183,6 +183,20 @@ def moments(
     of its relevant grade (for DCG); `cells`: (metric, K) pairs."""
     groups, largest_k = ranked_q.shape
     counts = largest_k + 1
+    rest = _poisson_binomial(rest_q)  # groups x (m + 1)
+    none_relevant = np.prod(1 - ranked_q, axis=1) * rest[:, 0]
+    mean = np.empty((groups, len(cells)))
+    spread = np.empty((groups, len(cells)))
+    # The metrics not divided by R need no count: a closed form over the ranks.
+    by_count = [index for index, (metric, _) in enumerate(cells) if metric not in _UNDIVIDED]
+    for index, (metric, k) in enumerate(cells):
+        if metric in _UNDIVIDED:
+            read = _per_group(metric, k, n_candidates, gain, policy)
+            e1, e2 = _undivided(metric, k, ranked_q, read, policy)
+            mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
+    if not by_count:
+        return mean, spread
+    cells = [cells[index] for index in by_count]
     reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in cells]
     above = np.arange(1, counts, dtype=np.float64)  # the count after a relevant item
     law = np.zeros((groups, counts))
@@ -212,11 +226,7 @@ def moments(
         moved = below * q
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
-    rest = _poisson_binomial(rest_q)  # groups x (m + 1)
-    none_relevant = law[:, 0] * rest[:, 0]
-    mean = np.empty((groups, len(cells)))
-    spread = np.empty((groups, len(cells)))
-    for index, (metric, k) in enumerate(cells):
+    for index, (metric, k) in zip(by_count, cells, strict=True):
         h = _h(metric, k, counts + rest.shape[1], policy)
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1 = np.zeros((groups, counts))
@@ -224,10 +234,35 @@ def moments(
         for y in range(rest.shape[1]):
             h1 += rest[:, y : y + 1] * h[None, y : y + counts]
             h2 += rest[:, y : y + 1] * (h * h)[None, y : y + counts]
-        e1 = (first[index] * h1).sum(axis=1)
-        e2 = (second[index] * h2).sum(axis=1)
+        e1 = (first[by_count.index(index)] * h1).sum(axis=1)
+        e2 = (second[by_count.index(index)] * h2).sum(axis=1)
         mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     return mean, spread
+
+
+#: The metrics whose sum over the ranks is not divided by anything R decides.
+_UNDIVIDED = frozenset({"precision", "dcg", "rbp", "hit_rate", "mrr"})
+
+
+def _undivided(
+    metric: str, k: int, ranked_q: np.ndarray, read: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[V] and E[V^2] of a metric not divided by R (0 where no item is relevant): a sum of
+    independent terms (precision, DCG, RBP), or the first relevant rank's (hit rate, RR)."""
+    q = ranked_q[:, :k]
+    rank = np.arange(1, q.shape[1] + 1, dtype=np.float64)
+    if metric in ("hit_rate", "mrr"):
+        # P(the first relevant item is at rank j) = q_j * prod over i < j of (1 - q_i).
+        before = np.cumprod(np.concatenate([np.ones((q.shape[0], 1)), 1 - q[:, :-1]], axis=1), 1)
+        first = q * before
+        value = np.ones_like(rank) if metric == "hit_rate" else 1.0 / rank
+        return first @ value, first @ (value * value)
+    one = np.ones(1)
+    terms = [_increment(metric, k, int(j), one, read, policy)[:, 0] for j in rank]
+    a = np.broadcast_to(np.stack(terms).T, q.shape)  # groups x ranks
+    e1 = (a * q).sum(axis=1)
+    variance = (a * a * q * (1 - q)).sum(axis=1)
+    return e1, variance + e1 * e1
 
 
 def r_precision_moments(
