@@ -292,11 +292,12 @@ def r_precision_moments(
         prefix[:, 1:] = prefix[:, 1:] * (1 - q) + prefix[:, :-1] * q
         prefix[:, :1] *= 1 - q
         law = suffix[rank]
-        for hits in range(rank + 1):
-            if rank - hits < law.shape[1]:
-                weight = prefix[:, hits] * law[:, rank - hits]
-                first += weight * (hits / rank)
-                second += weight * (hits / rank) ** 2
+        # R = rank: x hits in the first `rank` ranks and rank - x relevant items past them.
+        hits = np.arange(max(0, rank - law.shape[1] + 1), rank + 1)
+        weight = prefix[:, hits] * law[:, rank - hits]
+        share = hits / rank
+        first += weight @ share
+        second += weight @ (share * share)
     none_relevant = suffix[0][:, 0]
     return _conditioned(first, second, none_relevant, policy)
 
