@@ -2,24 +2,26 @@
 one recursion over the ranks, every group at once.
 
 An item is relevant with probability ``q`` (its grades at or above the threshold), the items
-independently. Walking down a ranking, the state of a group is the number ``c`` of relevant
-items seen; a metric at cut-off K adds ``a(j, c)`` when the item at rank ``j <= K`` is the
-``c``-th relevant one (precision 1/K, recall 1, DCG its discount, RR 1/j when c = 1, hit rate
-1 when c = 1, AP c/j). For each ``c`` the recursion keeps P(c), E[S; c] and E[S^2; c] (S the
-sum so far), a Poisson-binomial recursion carrying the sum's first two moments. Past the
-largest K, the relevant items not ranked that high (deeper in the list, or not retrieved)
-add a count ``y`` of their own Poisson-binomial law, independent of S: R = c + y, and the
-metric is S h(R) with h = 1 (precision, RR, hit rate, DCG), 1/R (recall, AP), 1/min(K, R)
-(AP under ``ap_denominator="min_k_relevant"``) or 1/IDCG@K(R) (nDCG, whose relevant items
-share one gain: the ideal DCG is then a function of R). So E[value] = sum over c, y of
-E[S; c] P(y) h(c + y), and E[value^2] the same with E[S^2; c] and h^2: exact, in
-O(groups x K^2) work, whatever the number of outcomes (2^64 as cheaply as 2).
+independently. Precision, DCG and RBP are sums of independent terms, hit rate and RR read the
+first relevant rank: each has a closed form over the ranks. The metrics divided by what R
+decides walk down the ranking with the number ``c`` of relevant items seen as state: recall
+adds 1, AP c/j and nDCG the discount when the item at rank ``j <= K`` is the ``c``-th relevant
+one, and for each ``c`` the recursion keeps P(c), E[S; c] and E[S^2; c] (S the sum so far), a
+Poisson-binomial recursion carrying the sum's first two moments. The relevant items not ranked
+within K (deeper in the list, or not retrieved) add a count ``y`` of their own
+Poisson-binomial law, independent of S: R = c + y, and the metric is S h(R) with h = 1/R
+(recall, AP), 1/min(K, R) (AP under ``ap_denominator="min_k_relevant"``) or 1/IDCG@K(R) (nDCG,
+whose relevant items share one gain: the ideal DCG is then a function of R). So E[value] =
+sum over c, y of E[S; c] P(y) h(c + y), and E[value^2] the same with E[S^2; c] and h^2: exact,
+in O(groups x K^2) work, whatever the number of outcomes (2^64 as cheaply as 2). R-precision
+reads hits@R from the prefix and suffix laws of each R.
 
 The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
 ``"nan"``, as in the enumeration. Where a policy or a metric has no such recursion (ties
-that read the grades or average over orders, several relevant gains in a group, duplicates
-kept, condensed lists), `recursion_applies` says no and the outcomes are enumerated.
+that read the grades or average over orders, several relevant gains in a group for nDCG and
+DCG, duplicates kept, condensed lists), `recursive_cells` leaves it out and the outcomes are
+enumerated.
 """
 
 from __future__ import annotations
@@ -111,29 +113,24 @@ def _poisson_binomial(q: np.ndarray) -> np.ndarray:
     return law
 
 
-def _increment(metric: str, k: int, rank: int, counts: np.ndarray, per_group: np.ndarray,
-               policy: Policy) -> np.ndarray:  # fmt: skip
-    """a(j, c) at rank j = `rank` for the counts c = `counts` (those including the item at j):
-    1 x counts, or groups x counts where it reads the group (`per_group`: 1 / the precision
-    denominator, or the relevant grade's gain for DCG)."""
-    if rank > k:
-        return np.zeros((1, counts.size))
-    if metric in ("precision", "dcg"):
-        scale = 1.0 if metric == "precision" else 1.0 / math.log2(rank + 1)
-        return per_group[:, None] * scale * np.ones((1, counts.size))
+def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
+    """a(j, c) at rank j = `rank` (within K) for the counts c = `counts` (those including the
+    item at j), 1 x counts: recall's 1, AP's c/j, nDCG's discount."""
     if metric == "recall":
         return np.ones((1, counts.size))
-    first_relevant = np.where(counts == 1, 1.0, 0.0)[None, :]
-    if metric == "hit_rate":
-        return first_relevant
-    if metric == "mrr":
-        return first_relevant / rank
     if metric == "average_precision":
         return counts[None, :] / rank
-    if metric == "rbp":
-        weight = (1 - policy.rbp_persistence) * policy.rbp_persistence ** (rank - 1)
-        return np.full((1, counts.size), weight)
     return np.full((1, counts.size), 1.0 / math.log2(rank + 1))  # ndcg
+
+
+def _linear_weight(metric: str, rank: int, per_group: np.ndarray, policy: Policy) -> np.ndarray:
+    """The weight of a relevant item at rank j = `rank` (within K) in precision, DCG or RBP,
+    per group (`per_group`: 1 / precision's denominator, or the relevant grade's gain)."""
+    if metric == "precision":
+        return per_group
+    if metric == "dcg":
+        return per_group / math.log2(rank + 1)
+    return np.full(1, (1 - policy.rbp_persistence) * policy.rbp_persistence ** (rank - 1))
 
 
 def _per_group(metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray,
@@ -196,23 +193,21 @@ def moments(
             mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     if not by_count:
         return mean, spread
-    cells = [cells[index] for index in by_count]
-    reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in cells]
+    recursive = [cells[index] for index in by_count]
     above = np.arange(1, counts, dtype=np.float64)  # the count after a relevant item
     law = np.zeros((groups, counts))
     law[:, 0] = 1.0
-    first = np.zeros((len(cells), groups, counts))
-    second = np.zeros((len(cells), groups, counts))
+    first = np.zeros((len(recursive), groups, counts))
+    second = np.zeros((len(recursive), groups, counts))
     for rank in range(1, largest_k + 1):
         # Counts 0..rank are reachable: the new count c = 1..rank comes from c - 1 = 0..rank-1.
         q = ranked_q[:, rank - 1 : rank]
         stay = 1 - q
         below = law[:, :rank]
-        for index, ((metric, k), read) in enumerate(zip(cells, reads, strict=True)):
-            total, square = first[index], second[index]
+        for (metric, k), total, square in zip(recursive, first, second, strict=True):
             # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c) (0 past K).
             if rank <= k:
-                a = _increment(metric, k, rank, above[:rank], read, policy)
+                a = _increment(metric, rank, above[:rank])
                 up_square = (square[:, :rank] + a * (2 * total[:, :rank] + a * below)) * q
                 up_total = (total[:, :rank] + a * below) * q
             else:
@@ -226,7 +221,7 @@ def moments(
         moved = below * q
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
-    for index, (metric, k) in zip(by_count, cells, strict=True):
+    for index, (metric, k), total, square in zip(by_count, recursive, first, second, strict=True):
         h = _h(metric, k, counts + rest.shape[1], policy)
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1 = np.zeros((groups, counts))
@@ -234,8 +229,7 @@ def moments(
         for y in range(rest.shape[1]):
             h1 += rest[:, y : y + 1] * h[None, y : y + counts]
             h2 += rest[:, y : y + 1] * (h * h)[None, y : y + counts]
-        e1 = (first[by_count.index(index)] * h1).sum(axis=1)
-        e2 = (second[by_count.index(index)] * h2).sum(axis=1)
+        e1, e2 = (total * h1).sum(axis=1), (square * h2).sum(axis=1)
         mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     return mean, spread
 
@@ -257,8 +251,7 @@ def _undivided(
         first = q * before
         value = np.ones_like(rank) if metric == "hit_rate" else 1.0 / rank
         return first @ value, first @ (value * value)
-    one = np.ones(1)
-    terms = [_increment(metric, k, int(j), one, read, policy)[:, 0] for j in rank]
+    terms = [_linear_weight(metric, int(j), read, policy) for j in rank]
     a = np.broadcast_to(np.stack(terms).T, q.shape)  # groups x ranks
     e1 = (a * q).sum(axis=1)
     variance = (a * a * q * (1 - q)).sum(axis=1)
@@ -362,34 +355,37 @@ def expected_by_recursion(
     per_item = per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
+    by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
+    largest_k = max((k for _, k in listed), default=0)
+    # The ranks read, laid out once: to the largest K, and to the most items a group may
+    # find relevant where R-precision reads hits@R.
+    depth = max(largest_k, _largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
+    ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy)
     frames = []
     if listed:
-        largest_k = max(k for _, k in listed)
-        ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, largest_k, policy)
         gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
         )
         gain = np.zeros(groups.height)
         gain[gains["_rk_group"].to_numpy()] = gains["_rk_gain"].to_numpy()
         n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-        mean, spread = moments(ranked_q, rest_q, n_candidates, gain, listed, policy)
+        # Past the largest K, the ranked items count in R as the unranked ones do.
+        past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
+        mean, spread = moments(ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy)
         frames += [
             _cell_rows(groups, keys, metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)
         ]
-    if pairs.filter(pl.col("k").is_null()).height:  # R-precision, which has no K
-        depth = _largest(per_item.group_by("_rk_group").len()["len"])
-        ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy)
+    if by_r:
         mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
         frames.append(_cell_rows(groups, keys, "r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]
+    expected_r = _expected_relevant(per_item, ranked, groups, keys, item, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
-        return cells.select(
-            *cell, value=empty, std=empty, standard_error=empty
-        ), _expected_relevant(per_item, ranked, groups, keys, item, policy)
+        return cells.select(*cell, value=empty, std=empty, standard_error=empty), expected_r
     rows = cells.select(cell).join(pl.concat(frames), on=cell, how="left", nulls_equal=True)
-    return rows, _expected_relevant(per_item, ranked, groups, keys, item, policy)
+    return rows, expected_r
 
 
 def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
