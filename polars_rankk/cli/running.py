@@ -137,7 +137,7 @@ def evaluate_run(
         found = lazy.collect()
         if said:
             inputs = Inputs(run.frame, truth.frame, **reading)
-            say_where_the_data_differ(said, plan, found, inputs)
+            say_where_the_data_differ(said, plan, inputs)
         return found
 
 

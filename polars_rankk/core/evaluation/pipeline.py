@@ -231,15 +231,15 @@ def _evaluated_and_said(
         warnings.simplefilter("always")
         plan = Plan.of(metrics, k, policy)
     result = evaluate_plan(plan, inputs)
-    say_where_the_data_differ(caught, plan, result, inputs)
+    say_where_the_data_differ(caught, plan, inputs)
     return result
 
 
 def say_where_the_data_differ(
-    caught: Sequence[warnings.WarningMessage], plan: Plan, result: Evaluation, inputs: Inputs
+    caught: Sequence[warnings.WarningMessage], plan: Plan, inputs: Inputs
 ) -> None:
-    """Say the warnings `caught` while `plan` was made, now that `result` is evaluated on
-    `inputs` (eager tables): a `ToolNameWarning` only where the data make the tool's number
+    """Say the warnings `caught` while `plan` was made, once it is evaluated on `inputs`
+    (eager tables): a `ToolNameWarning` only where the data make the tool's number
     differ, in words that it does; every other warning as it was."""
     for said in caught:
         warning = said.message
