@@ -31,6 +31,7 @@ from typing import Literal
 import polars as pl
 
 from polars_rankk.core import Evaluation, higher_is_better, is_table, to_lazy
+from polars_rankk.core.inputs.label_joint import LabelSource, difference_variances
 from polars_rankk.core.names.parse import parse_metric_name
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.stats.catalogue_resampling import catalogue_differences
@@ -70,6 +71,7 @@ def compare(
     seed: int | None = 0,
     group_keys: Sequence[str] | None = None,
     progress: bool | None = None,
+    labels: bool = False,
 ) -> pl.DataFrame:
     """Compare two or more systems on the same groups: differences, intervals, paired tests.
 
@@ -132,6 +134,19 @@ def compare(
     progress
         Show a progress bar of the resamples done (per stratum); None (default) shows it in a
         notebook or on a terminal, not when stderr is piped.
+    labels
+        For systems evaluated over uncertain labels (``evaluate(..., label_probability=...)``
+        of each, against the same truth, names and policy): the interval covers the
+        difference under the labels that are true as well as over the groups. Both systems
+        are evaluated again on the same label outcomes (every outcome of a group with at most
+        4,096, weighted by its probability; ``label_draws`` seeded draws otherwise), because
+        their label noise is shared — an item both rank high lifts both — and each group's
+        difference gets its variance over them; every group a resample draws then also draws
+        its difference's deviation over the labels (normal, as ``bootstrap(labels=True)``
+        does). Adds ``label_std_error``, the standard error of the mean difference from the
+        labels alone. The means, the differences and the tests read the expectations (the
+        tests' null is about the groups, not the labels). Without, the interval covers only
+        the groups' variation.
 
     Returns
     -------
@@ -205,6 +220,7 @@ def compare(
     )
     ready = _ready(systems)
     check_same_policy(ready)
+    label_sources = _label_sources(ready, names) if labels else None
     sources = [per_group_input(ready[n], group_keys, argument=f"systems[{n!r}]") for n in names]
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
@@ -212,7 +228,11 @@ def compare(
     anchor = sources[names.index(baseline) if baseline is not None else 0]
     wide = with_strata(_aligned(sources, names, keys, columns).lazy(), keys, strata, attributes,
                        anchor.groups).collect()  # fmt: skip
-    layout = arrange(wide, keys, strata, columns, names, groups)
+    label_columns: list[str] = []
+    if label_sources is not None:
+        variances = difference_variances(label_sources, pairs)
+        wide, label_columns = _with_label_variances(wide, variances, pairs, keys)
+    layout = arrange(wide, keys, strata, columns, names, groups, label_columns)
     index = {name: i for i, name in enumerate(names)}
     numbered = [(index[a], index[b]) for a, b in pairs]
     options = Options(n_resamples, confidence, method, n_permutations, randomization, test, seed)
@@ -309,6 +329,44 @@ def _ready(systems: Mapping[str, Results]) -> dict[str, Results]:
     found = Evaluation.collect_together(list(lazy.values()), diagnostics=False)
     ready.update(zip(lazy, found, strict=True))
     return ready
+
+
+def _label_sources(ready: Mapping[str, Results], names: list[str]) -> dict[str, LabelSource]:
+    """Each system's `LabelSource`; a ValueError naming a system evaluated otherwise."""
+    found = {}
+    for name in names:
+        value = ready[name]
+        source = value.label_source if isinstance(value, Evaluation) else None
+        if source is None:
+            raise ValueError(
+                f"compare(labels=True) evaluates the systems again on shared label outcomes: "
+                f"systems[{name!r}] must be an evaluation with label_probability "
+                "(rk.evaluate(..., label_probability=COLUMN)); got "
+                + ("one without" if isinstance(value, Evaluation) else "a per-group table")
+            )
+        found[name] = source
+    return found
+
+
+def _with_label_variances(
+    wide: pl.DataFrame,
+    variances: pl.DataFrame,
+    pairs: list[tuple[str, str]],
+    keys: list[str],
+) -> tuple[pl.DataFrame, list[str]]:
+    """`wide` with one column per pair: its difference's variance over the label outcomes
+    (null where a group has no outcome in which both systems evaluate it)."""
+    schema = wide.collect_schema()
+    cell = [*keys, "metric", "k"]
+    variances = variances.with_columns(pl.col(key).cast(schema[key]) for key in keys)
+    columns = []
+    for j, (baseline, system) in enumerate(pairs):
+        column = f"__label_variance_{j}"
+        pair = (pl.col("baseline") == baseline) & (pl.col("system") == system)
+        one = variances.filter(pair).select(*cell, pl.col("variance").alias(column))
+        wide = wide.join(one, on=cell, how="left", nulls_equal=True)
+        columns.append(column)
+    return wide, columns
 
 
 def _common_keys(sources: list[PerGroup], names: list[str]) -> list[str]:

@@ -11,6 +11,7 @@ enumeration, the saddlepoint and SciPy's Wilcoxon test run column by column, on 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,9 @@ class Stratum:
     values: FloatArray  # systems × groups × cells
     compared: BoolArray  # groups × cells: the group enters this cell's comparison
     has: BoolArray  # systems × cells: the system computed this metric × K at all
+    # groups × cells × pairs: each pair's difference's variance over the label outcomes
+    # (``compare(labels=True)``); None without.
+    label_variance: FloatArray | None = None
 
 
 @dataclass
@@ -121,8 +125,10 @@ def arrange(
     columns: list[str],
     names: list[str],
     groups: str,
+    label_columns: Sequence[str] = (),
 ) -> Layout:
-    """Counts per (stratum…, metric, k) and the compared values of each stratum as matrices.
+    """Counts per (stratum…, metric, k) and the compared values of each stratum as matrices
+    (with `label_columns`, one per pair, each pair's label variances too).
 
     A system lacks a metric × K when it has no row for it in any group: comparisons with it are
     left out there (no zeros are invented for it), and the other systems are compared without it.
@@ -206,7 +212,13 @@ def arrange(
         for i, column in enumerate(columns):
             values[i, g, c] = inside[column].fill_null(0.0).to_numpy()
         flags_matrix = cells.select(flags).to_numpy().T.astype(bool)
-        found.append(Stratum(key, cells, values, compared, flags_matrix))
+        label_variance = None
+        if label_columns:
+            label_variance = np.zeros((n_groups, cells.height, len(label_columns)))
+            for j, column in enumerate(label_columns):
+                spread = inside[column].fill_nan(0.0).fill_null(0.0).to_numpy()
+                label_variance[g, c, j] = spread
+        found.append(Stratum(key, cells, values, compared, flags_matrix, label_variance))
     return Layout(part, found, table.clear(), {n: v for n, v in lacking.items() if v})
 
 
@@ -245,11 +257,19 @@ def compare_stratum(
     out["ties"] = n - out["wins"] - out["losses"]
     scale = np.where(valid, np.maximum(np.abs(base), np.abs(other)), 0.0).max(axis=0, initial=0)
     out["effect_size"], out["p_value_t"] = paired_t(differences, valid, scale)
-    out["ci_low"], out["ci_high"] = _intervals(stratum, differences, n, out["diff"], options, bar)
+    label_variance = None
+    if stratum.label_variance is not None:
+        # Cell-major like `differences`: column c * n_pairs + j is cell c, pair j.
+        label_variance = np.where(valid, stratum.label_variance.reshape(-1, n_cells * n_pairs), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["label_std_error"] = np.sqrt(label_variance.sum(axis=0)) / n
+    out["ci_low"], out["ci_high"] = _intervals(
+        stratum, differences, n, out["diff"], options, bar, label_variance
+    )
     _tests(stratum, differences, valid, n, options, out)
     numbers = pl.DataFrame(
-        {name: out[name] for name in NUMBERS if name in out},
-        schema={name: NUMBERS[name] for name in NUMBERS if name in out},
+        {name: out[name] for name in _OUTPUT if name in out},
+        schema={name: _OUTPUT[name] for name in _OUTPUT if name in out},
         nan_to_null=False,
     )
     cells = np.repeat(np.arange(n_cells), n_pairs)
@@ -274,10 +294,14 @@ def _intervals(
     diff: FloatArray,
     options: Options,
     bar: Bar | None = None,
+    label_variance: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Bootstrap intervals of every column from one draw of group weights per stratum:
     the resampled mean difference is ``(W @ d) / (W @ present)``, which for a column that
-    compares every group of the stratum is the plain resampled mean."""
+    compares every group of the stratum is the plain resampled mean. With `label_variance`
+    (groups × columns), ``W @ d`` gains a normal label deviation of variance
+    ``W @ label_variance``, drawn from its own generator (as `bootstrap(labels=True)` does):
+    the group weights stay those without."""
     from polars_rankk.stats.resampling import weight_blocks
 
     low = np.full(len(n), np.nan)
@@ -294,14 +318,20 @@ def _intervals(
     everywhere = bool(stratum.compared.all())
     present = np.ascontiguousarray(stratum.compared.T, dtype=np.float64)
     rng = generator(options.seed, resample_key(stratum.key))
+    label_rng = generator(options.seed, ("labels", *resample_key(stratum.key)))
+    spread = None if label_variance is None else np.ascontiguousarray(label_variance[:, wanted].T)
     parts = []
     for weights in weight_blocks(rng, [stratum.compared.shape[0]], options.n_resamples):
         if everywhere:  # every column compares every group: each resample draws them all
             drawn = np.float64(stratum.compared.shape[0])
         else:
             drawn = np.repeat((present @ weights.T).T, n_pairs, axis=1)[:, wanted]
+        sums = (chosen @ weights.T).T
+        if spread is not None:
+            deviation = np.sqrt((spread @ weights.T).T)
+            sums = sums + deviation * label_rng.standard_normal(deviation.shape)
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append((chosen @ weights.T).T / drawn)
+            parts.append(sums / drawn)
         if bar is not None:
             bar.update(len(weights))
     resampled = np.concatenate(parts, axis=0)
@@ -436,10 +466,14 @@ def finish(
         pl.Series("p_adjusted", adjusted, dtype=pl.Float64),
         pl.Series("family_size", size, dtype=pl.Int64),
     )
-    order = [*part, "baseline", "system", *NUMBERS]
+    order = [*part, "baseline", "system", *NUMBERS, *(c for c in _LABEL if c in rows.columns)]
     return rows.select(order)
 
 
+#: The columns `compare(labels=True)` adds after the others: the standard error of the mean
+#: difference that the label outcomes alone give.
+_LABEL: dict[str, type[pl.DataType]] = {"label_std_error": pl.Float64}
+_OUTPUT = {**NUMBERS, **_LABEL}
 _LATER = (
     "n_groups_union", "n_nan", "n_missing_baseline", "n_missing_system", "p_adjusted",
     "family_size",

@@ -105,6 +105,9 @@ def evaluate_systems(
     catalogue: FrameLike | None = None,
     item_features: FrameLike | None = None,
     head_share: float = 0.2,
+    label_probability: str | None = None,
+    label_draws: int = 1000,
+    label_seed: int = 0,
 ) -> dict[str, Evaluation]:
     """Evaluate several systems against the same truth, under one policy.
 
@@ -128,6 +131,10 @@ def evaluate_systems(
         against, the same for every system. Default: one catalogue shared by every system,
         the items of all their candidates and of `popularity` (as ``rankk compare`` does),
         so that a system exposing more items is not measured against a larger catalogue.
+    label_probability, label_draws, label_seed
+        As in `polars_rankk.evaluate`: every system's values are expectations over the same
+        uncertain labels (each system evaluated on its own, also under `system`);
+        ``compare(..., labels=True)`` then counts the label noise of their differences.
 
     Returns
     -------
@@ -153,10 +160,14 @@ def evaluate_systems(
         "relevance": relevance, "policy": policy, "engine": engine, "popularity": popularity,
         "item_features": item_features, "head_share": head_share,
     }  # fmt: skip
+    if label_probability is not None:
+        options.update(
+            label_probability=label_probability, label_draws=label_draws, label_seed=label_seed
+        )
     whole = isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None
     if whole and group_by is None:
         raise ValueError("group_by is required to evaluate the candidates")
-    if whole and not by_catalogue:
+    if whole and not by_catalogue and label_probability is None:
         # Every system in one pass (catalogue-level figures are one system's: asked, each
         # system is evaluated on its own below).
         return evaluate(systems, truth, system=system, **options).by_system()  # type: ignore[arg-type]

@@ -357,13 +357,17 @@ class Evaluation(Displayed, EvaluationTables):
         >>> res.is_lazy, res.summary()["value"].to_list()
         (False, [0.5])
         """
-        found = self._collected(engine, diagnostics)
+        return self._with_label_tables(self._collected(engine, diagnostics), engine)
+
+    def _with_label_tables(self, found: Evaluation, engine: EngineType) -> Evaluation:
+        """`found`, the collected copy of this evaluation, with the expectations over label
+        outcomes in place of one labelling's tables (they are tables of their own)."""
         if self.label_methods is None or found is self:
             return found
-        # Expectations over label outcomes: their own tables, not those of one labelling.
         assert self.groups is not None
         tables = [self.per_group.lazy(), self.label_methods.lazy(), self.groups.lazy()]
         found.per_group, found.label_methods, found.groups = pl.collect_all(tables, engine=engine)
+        found.label_source = self.label_source
         return found
 
     def _collected(self, engine: EngineType, diagnostics: bool) -> Evaluation:
@@ -458,7 +462,7 @@ class Evaluation(Displayed, EvaluationTables):
                 known = assemble(frames[start + 1 : start + 1 + size], frames[start])
             if known is not None:
                 found.__dict__["diagnostics"] = known  # the cached_property's slot
-            done[id(evaluation)] = found
+            done[id(evaluation)] = evaluation._with_label_tables(found, engine)
         return [done[id(e)] if id(e) in done else e.collect(engine) for e in evaluations]
 
     def _from_groups(self, all_groups: pl.DataFrame) -> Evaluation:

@@ -26,6 +26,7 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.groups import check_missing_groups, warn_empty
+from polars_rankk.core.inputs.label_joint import LabelSource
 from polars_rankk.core.inputs.label_probability import LabelDraws, evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import Spec, check_inputs
@@ -203,7 +204,9 @@ def evaluate(
     if label_probability is not None:
         draws = LabelDraws(label_probability, label_draws, label_seed)
         plan = Plan.of(metrics, k, policy)  # planned once, for every outcome
-        return evaluated_over_labels(evaluate_plan, plan, inputs, draws)  # type: ignore[no-any-return]
+        found: Evaluation = evaluated_over_labels(evaluate_plan, plan, inputs, draws)
+        found.label_source = LabelSource(plan, inputs, draws, evaluate_plan)
+        return found
     if not _eager(inputs):
         return evaluate_plan(Plan.of(metrics, k, policy), inputs)
     return _evaluated_and_said(metrics, k, policy, inputs)

@@ -5,6 +5,7 @@ names."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -272,6 +273,9 @@ class EvaluationTables:
         # With label probabilities: how each (metric, k) was computed (enumeration or Monte
         # Carlo), per group counts and draws.
         self.label_methods: FrameLike | None = None
+        # With label probabilities: what they were computed from (`label_joint.LabelSource`),
+        # for evaluating several systems again on shared label outcomes (compare(labels=True)).
+        self.label_source: Any = None
         # The names of its cells whose name reads the policy otherwise than the evaluation.
         self.labels: tuple[Label, ...] = ()
         # The catalogue shared by every system compared, when the catalogue metrics were
