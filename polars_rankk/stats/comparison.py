@@ -31,11 +31,12 @@ from typing import Literal
 import polars as pl
 
 from polars_rankk.core import Evaluation, higher_is_better, is_table, to_lazy
-from polars_rankk.core.inputs.label_joint import LabelSource, difference_variances
+from polars_rankk.core.inputs.label_joint import difference_variances
 from polars_rankk.core.names.parse import parse_metric_name
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.stats.catalogue_resampling import catalogue_differences
 from polars_rankk.stats.paired import Options, arrange, compare_stratum, finish
+from polars_rankk.stats.pairing import label_sources_of, with_label_variances
 from polars_rankk.stats.per_group import (
     Attributes,
     PerGroup,
@@ -220,7 +221,7 @@ def compare(
     )
     ready = _ready(systems)
     check_same_policy(ready)
-    label_sources = _label_sources(ready, names) if labels else None
+    label_sources = label_sources_of(ready, names) if labels else None
     sources = [per_group_input(ready[n], group_keys, argument=f"systems[{n!r}]") for n in names]
     keys = _common_keys(sources, names)
     columns = [f"__value_{i}" for i in range(len(names))]
@@ -231,7 +232,7 @@ def compare(
     label_columns: list[str] = []
     if label_sources is not None:
         variances = difference_variances(label_sources, pairs)
-        wide, label_columns = _with_label_variances(wide, variances, pairs, keys)
+        wide, label_columns = with_label_variances(wide, variances, pairs, keys)
     layout = arrange(wide, keys, strata, columns, names, groups, label_columns)
     index = {name: i for i, name in enumerate(names)}
     numbered = [(index[a], index[b]) for a, b in pairs]
@@ -329,44 +330,6 @@ def _ready(systems: Mapping[str, Results]) -> dict[str, Results]:
     found = Evaluation.collect_together(list(lazy.values()), diagnostics=False)
     ready.update(zip(lazy, found, strict=True))
     return ready
-
-
-def _label_sources(ready: Mapping[str, Results], names: list[str]) -> dict[str, LabelSource]:
-    """Each system's `LabelSource`; a ValueError naming a system evaluated otherwise."""
-    found = {}
-    for name in names:
-        value = ready[name]
-        source = value.label_source if isinstance(value, Evaluation) else None
-        if source is None:
-            raise ValueError(
-                f"compare(labels=True) evaluates the systems again on shared label outcomes: "
-                f"systems[{name!r}] must be an evaluation with label_probability "
-                "(rk.evaluate(..., label_probability=COLUMN)); got "
-                + ("one without" if isinstance(value, Evaluation) else "a per-group table")
-            )
-        found[name] = source
-    return found
-
-
-def _with_label_variances(
-    wide: pl.DataFrame,
-    variances: pl.DataFrame,
-    pairs: list[tuple[str, str]],
-    keys: list[str],
-) -> tuple[pl.DataFrame, list[str]]:
-    """`wide` with one column per pair: its difference's variance over the label outcomes
-    (null where a group has no outcome in which both systems evaluate it)."""
-    schema = wide.collect_schema()
-    cell = [*keys, "metric", "k"]
-    variances = variances.with_columns(pl.col(key).cast(schema[key]) for key in keys)
-    columns = []
-    for j, (baseline, system) in enumerate(pairs):
-        column = f"__label_variance_{j}"
-        pair = (pl.col("baseline") == baseline) & (pl.col("system") == system)
-        one = variances.filter(pair).select(*cell, pl.col("variance").alias(column))
-        wide = wide.join(one, on=cell, how="left", nulls_equal=True)
-        columns.append(column)
-    return wide, columns
 
 
 def _common_keys(sources: list[PerGroup], names: list[str]) -> list[str]:

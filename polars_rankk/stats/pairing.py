@@ -3,7 +3,9 @@
 `risk` and `groups_needed` read the same long table: one row per (metric, k, baseline, system,
 group) with both values and their difference, built by one lazy join of the per-group frames
 on the group keys, metric and K. Only groups that both systems evaluated with a number (not
-null, not NaN) are paired, as `compare` does under ``groups="intersect"``.
+null, not NaN) are paired, as `compare` does under ``groups="intersect"``. Beside them,
+for ``compare(labels=True)``: each pair's per-group variance over the shared label outcomes
+(`polars_rankk.core.inputs.label_joint`), laid beside the compared values.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, Evaluation
+from polars_rankk.core.inputs.label_joint import LabelSource
 from polars_rankk.stats.per_group import Results, as_list, per_group_input, sort_rows
 
 #: The columns of a paired table besides the group keys.
@@ -134,3 +137,41 @@ def paired_values(
         .select(*PAIRED_COLUMNS[:4], *keys, *PAIRED_COLUMNS[4:])
     )
     return frame, keys
+
+
+def label_sources_of(ready: Mapping[str, Results], names: list[str]) -> dict[str, LabelSource]:
+    """Each system's `LabelSource`; a ValueError naming a system evaluated otherwise."""
+    found = {}
+    for name in names:
+        value = ready[name]
+        source = value.label_source if isinstance(value, Evaluation) else None
+        if source is None:
+            raise ValueError(
+                f"compare(labels=True) evaluates the systems again on shared label outcomes: "
+                f"systems[{name!r}] must be an evaluation with label_probability "
+                "(rk.evaluate(..., label_probability=COLUMN)); got "
+                + ("one without" if isinstance(value, Evaluation) else "a per-group table")
+            )
+        found[name] = source
+    return found
+
+
+def with_label_variances(
+    wide: pl.DataFrame,
+    variances: pl.DataFrame,
+    pairs: list[tuple[str, str]],
+    keys: list[str],
+) -> tuple[pl.DataFrame, list[str]]:
+    """`wide` with one column per pair: its difference's variance over the label outcomes
+    (null where a group has no outcome in which both systems evaluate it)."""
+    schema = wide.collect_schema()
+    cell = [*keys, "metric", "k"]
+    variances = variances.with_columns(pl.col(key).cast(schema[key]) for key in keys)
+    columns = []
+    for j, (baseline, system) in enumerate(pairs):
+        column = f"__label_variance_{j}"
+        pair = (pl.col("baseline") == baseline) & (pl.col("system") == system)
+        one = variances.filter(pair).select(*cell, pl.col("variance").alias(column))
+        wide = wide.join(one, on=cell, how="left", nulls_equal=True)
+        columns.append(column)
+    return wide, columns

@@ -28,12 +28,7 @@ from polars_rankk.core.evaluation.variants import (
     unlabelled,
     with_catalogue,
 )
-from polars_rankk.core.evaluation.views import (
-    dropped_table,
-    long_table,
-    sorted_per_group,
-    views_of,
-)
+from polars_rankk.core.evaluation.views import dropped_table, long_table, sorted_per_group, views_of
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.names.parse import NameStyle
 from polars_rankk.core.names.plan import Plan
@@ -67,8 +62,7 @@ class Evaluation(Displayed, EvaluationTables):
     exposures
         With catalogue-level metrics: the exposure counts they are computed from
         (`polars_rankk.core.evaluation.catalogue.Exposures`), which add up over disjoint sets
-        of groups
-        (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
+        of groups (`polars_rankk.core.evaluation.catalogue.merge_exposures`); None otherwise.
     label_methods
         With ``evaluate(..., label_probability=...)``: how each (metric, k) was computed over
         the label outcomes (``method``: ``recursion``, ``enumeration``, ``linearity`` or
@@ -360,10 +354,9 @@ class Evaluation(Displayed, EvaluationTables):
         return self._with_label_tables(self._collected(engine, diagnostics), engine)
 
     def _with_label_tables(self, found: Evaluation, engine: EngineType) -> Evaluation:
-        """`found`, the collected copy of this evaluation, with the expectations over label
-        outcomes in place of one labelling's tables (they are tables of their own)."""
-        if self.label_methods is None or found is self:
-            return found
+        """`found` (this evaluation collected) with its label expectations' own tables."""
+        if self.label_methods is None or found.label_methods is not None:
+            return found  # no labels, or in place already
         assert self.groups is not None
         tables = [self.per_group.lazy(), self.label_methods.lazy(), self.groups.lazy()]
         found.per_group, found.label_methods, found.groups = pl.collect_all(tables, engine=engine)
