@@ -148,6 +148,8 @@ class ReportContent:
     date: str
     #: Each system's per-group values at the report's K (for the optional analyses).
     per_group: dict[str, pl.DataFrame]
+    #: The values are expectations over uncertain labels, and every interval resamples them.
+    labels: bool = False
 
 
 @dataclass
@@ -163,10 +165,15 @@ class _Context:
     confidence: float
     n_resamples: int
     seed: int
+    labels: bool
 
     @property
     def bootstrap(self) -> dict[str, Any]:
-        return {"n_resamples": self.n_resamples, "confidence": self.confidence, "seed": self.seed}
+        """The resampling settings every interval reads (the label outcomes' too)."""
+        return {
+            "n_resamples": self.n_resamples, "confidence": self.confidence, "seed": self.seed,
+            "labels": self.labels,
+        }  # fmt: skip
 
 
 def build_content(
@@ -206,6 +213,7 @@ def build_content(
         zip(names, Evaluation.collect_together(list(evaluations.values())), strict=True)
     )
     first = next(iter(evaluations.values()))
+    labels = _over_labels(evaluations)
     # The tables' K of every system in one run; every section then reads these frames.
     chosen = pl.collect_all(
         [
@@ -223,6 +231,7 @@ def build_content(
         confidence=confidence,
         n_resamples=n_resamples,
         seed=seed,
+        labels=labels,
     )
     say("bootstrapping the summary")
     summary = _summary(context)
@@ -261,7 +270,22 @@ def build_content(
         version=_version(),
         date=_dt.date.today().isoformat(),
         per_group=dict(zip(names, chosen, strict=True)),
+        labels=labels,
     )
+
+
+def _over_labels(evaluations: Mapping[str, Evaluation]) -> bool:
+    """Whether the systems' values are expectations over uncertain labels (all of them, or
+    none: a ValueError names one of each otherwise)."""
+    over = {name: ev.label_methods is not None for name, ev in evaluations.items()}
+    if len(set(over.values())) > 1:
+        some = next(name for name, found in over.items() if found)
+        other = next(name for name, found in over.items() if not found)
+        raise ValueError(
+            f"the report compares systems under the same labels: {some!r} was evaluated over "
+            f"label probabilities (label_probability) and {other!r} was not"
+        )
+    return all(over.values())
 
 
 def _headline_k(ks: list[int], ui_k: int | None) -> int:
@@ -364,6 +388,13 @@ def _strata(
 def _comparison(context: _Context, baseline: str, progress: bool | None) -> Comparison:
     from polars_rankk.stats.comparison import compare
 
+    if context.labels:
+        # The label noise of a difference needs both systems on the same label outcomes:
+        # compare reads the evaluations (at every K they have), the table the report's K.
+        table = compare(
+            dict(context.evaluations), baseline=baseline, progress=progress, **context.bootstrap
+        ).filter(pl.col("k").is_in(context.ks) | pl.col("k").is_null())
+        return Comparison(baseline, table)
     table = compare(
         dict(context.chosen),
         baseline=baseline,

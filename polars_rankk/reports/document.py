@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from polars_rankk.core import Evaluation
 from polars_rankk.core.policy import Policy
@@ -67,6 +67,9 @@ def render_report(
     human_truth: FrameLike | None = None,
     counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
     documents: DocumentRule | None = None,
+    label_probability: str | None = None,
+    label_draws: int = 1000,
+    label_seed: int = 0,
 ) -> str:
     """The report as an HTML string (see `report` for the parameters).
 
@@ -80,10 +83,14 @@ def render_report(
     >>> "&lt;b&gt;A&lt;/b&gt;" in page and "<b>A</b>" not in page
     True
     """
-    options = {
+    options: dict[str, Any] = {
         "metrics": metrics, "group_by": group_by, "item": item, "score": score,
         "relevance": relevance, "policy": policy,
     }  # fmt: skip
+    if label_probability is not None:
+        options.update(
+            label_probability=label_probability, label_draws=label_draws, label_seed=label_seed
+        )
     systems = collapsed_systems(systems, documents, system=system, group_by=group_by, item=item,
                                 score=score, policy=policy)  # fmt: skip
     evaluations, ks, curve_k_max = evaluate_for_report(
@@ -195,6 +202,9 @@ def report(
     human_truth: FrameLike | None = None,
     counterfactual: Mapping[str, CounterfactualResult] | CounterfactualResult | None = None,
     documents: DocumentRule | None = None,
+    label_probability: str | None = None,
+    label_draws: int = 1000,
+    label_seed: int = 0,
 ) -> Path:
     """Evaluate systems and write one self-contained HTML report (opens offline).
 
@@ -266,6 +276,12 @@ def report(
         this `polars_rankk.DocumentRule` before it is evaluated (`polars_rankk.to_documents`;
         evaluations given are kept, as made of documents by it). The rule is recorded in the
         policy section.
+    label_probability, label_draws, label_seed
+        The truth's labels are probabilities (a judge's; see `polars_rankk.evaluate`): every
+        value is its expectation over the label outcomes, and every interval — the summary's,
+        the K-curves', the strata's and the comparison's (both systems on the same label
+        outcomes, `polars_rankk.compare` with ``labels=True``) — resamples the labels as well
+        as the groups. Evaluations given must all be made so, or none.
 
     Returns
     -------
@@ -313,6 +329,9 @@ def report(
         human_truth=human_truth,
         counterfactual=counterfactual,
         documents=documents,
+        label_probability=label_probability,
+        label_draws=label_draws,
+        label_seed=label_seed,
     )
     target = Path(path)
     if target.parent and not target.parent.exists():

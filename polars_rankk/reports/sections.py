@@ -59,8 +59,8 @@ def _summary_section(page: Page, content: ReportContent) -> None:
     body = (
         '<p class="note">Mean over groups (macro average) with its '
         f"{content.confidence:.0%} bootstrap confidence interval (resampling groups); the "
-        f"best system per row is in bold. Groups evaluated — {groups}.</p>"
-        + html_table(["metric", *content.names, "definition"], rows, raw=True)
+        f"best system per row is in bold. Groups evaluated — {groups}.{_labels_note(content)}"
+        "</p>" + html_table(["metric", *content.names, "definition"], rows, raw=True)
     )
     page.section("summary", "Summary", body)
 
@@ -205,11 +205,24 @@ def _comparison_section(page: Page, content: ReportContent) -> None:
         f'<p class="note">Paired per-group differences against <b>{escape(baseline)}</b>, '
         f"on the groups both systems have. Intervals: {content.confidence:.0%} bootstrap; "
         "p-values: paired t-test, randomization test and Wilcoxon signed-rank; "
-        "p adjusted: Holm-corrected randomization p-value within each metric × K.</p>"
+        "p adjusted: Holm-corrected randomization p-value within each metric × K."
+        f"{_labels_note(content)}</p>"
         + page.chart(plot_comparison(cmp, systems=content.names, confidence=content.confidence))
         + html_table(list(_COMPARISON_COLUMNS.values()), rows.iter_rows(), text_columns=2)
     )
     page.section("comparison", "Comparison", body)
+
+
+def _labels_note(content: ReportContent) -> str:
+    """What the numbers are when the labels were probabilities (empty otherwise)."""
+    if not content.labels:
+        return ""
+    return (
+        " The labels are probabilities (a judge's): each value is its expectation over the "
+        "label outcomes, and every interval resamples the labels as well as the groups (a "
+        "difference's from both systems on the same outcomes); the diagnostics count each "
+        "item at its highest grade of positive probability."
+    )
 
 
 def _diagnostics(content: ReportContent) -> str:

@@ -454,7 +454,8 @@ def means(
 def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None) -> bool:
     """Whether `curve_of_evaluations` can give this evaluation's curve at every K up to its
     largest, not only at the evaluated K: the curve then comes from sums over ranks, which
-    every policy allows except ``ties="expected"`` and an ``n_relevant`` column.
+    every policy allows except ``ties="expected"`` and an ``n_relevant`` column (and no
+    expectation over label outcomes: its ranks are one labelling's).
 
     Examples
     --------
@@ -466,6 +467,8 @@ def covers_every_k(evaluation: Evaluation, metrics: Iterable[str] | None = None)
     True
     """
     chosen = evaluation.metrics if metrics is None else normalize_metrics(metrics)
+    if evaluation.label_methods is not None:
+        return False  # its ranks' sums are one labelling's, not the expectations
     if any(m not in REGISTRY for m in chosen):
         return False
     with_k = [REGISTRY[m] for m in chosen if REGISTRY[m].has_k]
