@@ -31,7 +31,7 @@ from typing import Literal
 import polars as pl
 
 from polars_rankk.core import Evaluation, higher_is_better, is_table, to_lazy
-from polars_rankk.core.inputs.label_joint import difference_variances
+from polars_rankk.core.inputs.labels.joint import difference_variances
 from polars_rankk.core.names.parse import parse_metric_name
 from polars_rankk.core.progress import progress_bar
 from polars_rankk.stats.catalogue_resampling import catalogue_differences

@@ -5,7 +5,7 @@ group) with both values and their difference, built by one lazy join of the per-
 on the group keys, metric and K. Only groups that both systems evaluated with a number (not
 null, not NaN) are paired, as `compare` does under ``groups="intersect"``. Beside them,
 for ``compare(labels=True)``: each pair's per-group variance over the shared label outcomes
-(`polars_rankk.core.inputs.label_joint`), laid beside the compared values.
+(`polars_rankk.core.inputs.labels.joint`), laid beside the compared values.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from polars_rankk.core import LOWER_IS_BETTER, Evaluation
-from polars_rankk.core.inputs.label_joint import LabelSource
+from polars_rankk.core.inputs.labels.joint import LabelSource
 from polars_rankk.stats.per_group import Results, as_list, per_group_input, sort_rows
 
 #: The columns of a paired table besides the group keys.

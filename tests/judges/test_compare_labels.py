@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 import polars_rankk as rk
-from polars_rankk.core.inputs.label_joint import difference_variances
+from polars_rankk.core.inputs.labels.joint import difference_variances
 
 pytestmark = pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
-from polars_rankk.core.inputs import label_exact
+from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",

@@ -26,8 +26,8 @@ from polars_rankk.core.evaluation.views import (
 )
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.groups import check_missing_groups, warn_empty
-from polars_rankk.core.inputs.label_joint import LabelSource
-from polars_rankk.core.inputs.label_probability import LabelDraws, evaluated_over_labels
+from polars_rankk.core.inputs.labels.joint import LabelSource
+from polars_rankk.core.inputs.labels.probability import LabelDraws, evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import Spec, check_inputs
 from polars_rankk.core.metrics.registry import REGISTRY

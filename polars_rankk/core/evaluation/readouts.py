@@ -273,7 +273,7 @@ class EvaluationTables:
         # With label probabilities: how each (metric, k) was computed (enumeration or Monte
         # Carlo), per group counts and draws.
         self.label_methods: FrameLike | None = None
-        # With label probabilities: what they were computed from (`label_joint.LabelSource`),
+        # With label probabilities: what they were computed from (`labels.joint.LabelSource`),
         # for evaluating several systems again on shared label outcomes (compare(labels=True)).
         self.label_source: Any = None
         # The names of its cells whose name reads the policy otherwise than the evaluation.

@@ -1,5 +1,5 @@
 """The cells of a label-probability evaluation the recursion over ranks computes exactly
-(`label_recursion`), chosen once from the plan, the policy and the labels, and computed when
+(`recursion`), chosen once from the plan, the policy and the labels, and computed when
 `evaluate` is called, on eager and lazy inputs alike, so that both give the same numbers and
 name the same methods."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
-from polars_rankk.core.inputs.label_recursion import (
+from polars_rankk.core.inputs.labels.recursion import (
     expected_by_recursion,
     possibly_relevant,
     recursive_cells,

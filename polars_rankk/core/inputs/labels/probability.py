@@ -25,7 +25,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
-from polars_rankk.core.inputs.label_linearity import LINEAR_METRICS, linear_moments
+from polars_rankk.core.inputs.labels.linearity import LINEAR_METRICS, linear_moments
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.types import FrameLike
@@ -214,7 +214,7 @@ def evaluated_over_labels(
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
     base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
     # Imported here: the recursion is NumPy, which the command's start-up does not load.
-    from polars_rankk.core.inputs.label_exact import exact_cells
+    from polars_rankk.core.inputs.labels.exact import exact_cells
 
     exact = exact_cells(base, truth, plan, inputs, labels.probability, draws)
     if exact is not None and exact.complete:

@@ -20,7 +20,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
-from polars_rankk.core.inputs.label_probability import (
+from polars_rankk.core.inputs.labels.probability import (
     OUTCOME,
     LabelDraws,
     checked_probabilities,
