@@ -1,8 +1,8 @@
-"""evaluate(..., label_probability=...) by the recursion over ranks: where every label is 0 or
-one relevant grade per group and the tie order is fixed, each expectation and standard
-deviation equals an enumeration of every label outcome (each outcome an ordinary
-deterministic evaluation) to 1e-12 — with 2**16 outcomes too, past the enumeration's limit —
-and no outcome is evaluated."""
+"""evaluate(..., label_probability=...) by the recursion over ranks: where the tie order is
+fixed, each expectation and standard deviation equals an enumeration of every label outcome
+(each outcome an ordinary deterministic evaluation) to 1e-12 — with 2**16 outcomes too, past
+the enumeration's limit — and no outcome is evaluated: one relevant grade per group for every
+metric, several (an item's mass spread over them) for nDCG and DCG."""
 
 from __future__ import annotations
 
@@ -103,15 +103,55 @@ def test_groups_and_summary_equal_the_enumerations(policy: rk.Policy) -> None:
     assert (left["value"] - right["value"]).abs().max() < 1e-12
 
 
-def test_graded_labels_and_tie_orders_that_read_them_are_enumerated() -> None:
-    """Two relevant grades in a group (graded nDCG has no such recursion) and ties ranked by
-    grade: the outcomes are enumerated, as before."""
+@st.composite
+def graded_groups(draw: st.DrawFn, lowest: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """As `binary_groups`, with each judged item's mass spread over one to three relevant
+    grades (from `lowest`), so that a group's items have several gains."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(0, 6))):
+            item = draw(st.integers(0, 6))
+            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+        for item in draw(st.lists(st.integers(0, 8), max_size=5, unique=True)):
+            grades = draw(st.lists(st.integers(lowest, lowest + 2), min_size=1, max_size=3,
+                                   unique=True))  # fmt: skip
+            for grade in grades:
+                p = draw(st.sampled_from([0.0, 0.1, 0.2, 0.3]))
+                truth.append((group, item, float(grade), p))
+    return (
+        pl.DataFrame(candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64},
+                     orient="row"),
+        pl.DataFrame(truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
+                                    "p": pl.Float64}, orient="row"),
+    )  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(policy=st.sampled_from(POLICIES), data=st.data())
+def test_graded_ndcg_and_dcg_by_counts_per_gain_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    candidates, truth = data.draw(graded_groups(int(policy.relevance_threshold)))
+    options = {"k": [1, 3, 5], "metrics": ["ndcg", "dcg"], "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+    assert_equal_to_enumeration(result, expected)
+
+
+def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerated() -> None:
+    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant)
+    and ties ranked by grade: the outcomes are enumerated, as before; several relevant grades
+    alone are not."""
     candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3], "score": [2.0, 1.0, 1.0]})
     graded = pl.DataFrame({"q": 0, "item": [1, 2], "relevance": [1.0, 2.0], "p": [0.5, 0.5]})
-    result = rk.evaluate(candidates, graded, group_by="q", k=2, metrics=["ndcg"],
-                         label_probability="p")  # fmt: skip
+    options = {"group_by": "q", "k": 2, "metrics": ["ndcg"], "label_probability": "p"}
+    result = rk.evaluate(candidates, graded, **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
+    result = rk.evaluate(candidates, graded, **options, policy=rk.Policy(relevance_threshold=2))
     assert set(result.label_methods["method"]) == {"enumeration"}
     binary = graded.with_columns(relevance=pl.lit(1.0))
-    result = rk.evaluate(candidates, binary, group_by="q", k=2, metrics=["ndcg"],
-                         label_probability="p", policy=rk.Policy(ties="optimistic"))  # fmt: skip
+    result = rk.evaluate(candidates, binary, **options, policy=rk.Policy(ties="optimistic"))
     assert set(result.label_methods["method"]) == {"enumeration"}

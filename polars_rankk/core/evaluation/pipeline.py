@@ -149,11 +149,12 @@ def evaluate(
         written by a model): an item's rows sum to at most 1, the rest of its mass being
         grade 0, items independent. Each ``per_group`` value is then the metric's
         expectation over the label outcomes, with ``std`` (its standard deviation over them)
-        and ``standard_error`` (of a Monte Carlo mean; 0 when exact). Binary labels under a
-        fixed tie order are exact at any number of outcomes for precision, recall, hit rate,
-        RR, AP, nDCG, DCG, RBP and R-precision (a recursion over the ranks, no outcome
-        evaluated). Otherwise a group's outcomes are all evaluated, weighted by their
-        probability, when there are at most 4096 (exact for every metric); past that
+        and ``standard_error`` (of a Monte Carlo mean; 0 when exact). Under a fixed tie
+        order, precision, recall, hit rate, RR, AP, nDCG, DCG, RBP and R-precision are exact
+        at any number of outcomes (a recursion over the ranks, no outcome evaluated; graded
+        nDCG and DCG by counts per gain level). Otherwise a group's outcomes are all
+        evaluated, weighted by their probability, when there are at most 4096 (exact for
+        every metric); past that
         precision, DCG, RBP and the relevant retrieved count stay exact by linearity, and the
         others draw `label_draws` outcomes, seeded by `label_seed`.
         ``label_methods`` names the method per (metric, k); every view reads the

@@ -18,10 +18,10 @@ reads hits@R from the prefix and suffix laws of each R.
 
 The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
-``"nan"``, as in the enumeration. Where a policy or a metric has no such recursion (ties
-that read the grades or average over orders, several relevant gains in a group for nDCG and
-DCG, duplicates kept, condensed lists), `recursive_cells` leaves it out and the outcomes are
-enumerated.
+``"nan"``, as in the enumeration. Several relevant gains in a group: nDCG and DCG come from
+`graded` (counts per gain level). Where a policy or a metric has no recursion (ties that read
+the grades or average over orders, duplicates kept, condensed lists), `recursive_cells`
+leaves it out and the outcomes are enumerated.
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.graded import (
+    affordable,
+    dcg_moments,
+    gain_levels,
+    ndcg_moments,
+)
 from polars_rankk.core.policy import Policy
 
 #: The metrics the recursion computes (each value a sum over the ranks times h(R)).
@@ -64,9 +70,10 @@ def recursive_cells(
 ) -> list[tuple[str, int | None]]:
     """The (metric, cut-off) pairs of `cells` the recursion computes under `policy` on these
     probabilistic labels: every one of its metrics that reads only whether an item is
-    relevant, and nDCG and DCG where each group's relevant items share one gain (its ideal DCG
-    is then a function of its relevant count); none under a policy whose ranking or lists
-    depend on the labels, or with negative grades."""
+    relevant, and nDCG and DCG where no possible grade lies between 0 and the threshold (by
+    the relevant count where each group's relevant items share one gain, else by `graded`,
+    nDCG where its states are few enough); none under a policy whose ranking or lists depend
+    on the labels, or with negative grades."""
     fixed = (
         policy.ties in _FIXED_ORDER_TIES
         and policy.duplicates != "keep"
@@ -79,17 +86,28 @@ def recursive_cells(
     if not fixed or possible.filter(grade < 0).height:
         return []
     in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
-    grades = possible.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
-    one_gain = in_between == 0 and _largest(grades) <= 1
+    one_gain = in_between == 0 and _one_grade_per_group(possible, keys, relevance)
+    levels = len(gain_levels(possible, relevance, policy))
 
     def computed(metric: str, k: int | None) -> bool:
-        if metric not in RECURSIVE_METRICS or (metric in ("ndcg", "dcg") and not one_gain):
+        if metric not in RECURSIVE_METRICS:
+            return False
+        # Graded: DCG by its independent terms, nDCG by counts per gain level.
+        graded = k is not None and not in_between and (metric == "dcg" or affordable(k, levels))
+        if metric in ("ndcg", "dcg") and not one_gain and not graded:
             return False
         if metric == "rbp" and policy.rbp_grades != "binary":
             return False
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]
+
+
+def _one_grade_per_group(truth: pl.DataFrame, keys: list[str], relevance: str) -> bool:
+    """Whether each group's items of positive grade share one grade."""
+    grade = pl.col(relevance)
+    grades = truth.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
+    return _largest(grades) <= 1
 
 
 def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
@@ -342,11 +360,22 @@ def expected_by_recursion(
     threshold = policy.relevance_threshold
     grade, p = pl.col(relevance), pl.col(probability)
     relevant = (grade >= threshold) & (p > 0)
+    possible = truth.filter(p > 0)
+    # Several relevant grades in a group: nDCG and DCG read each item's law over the gains.
+    levels = (
+        np.empty(0) if _one_grade_per_group(possible, keys, relevance)
+        else gain_levels(possible, relevance, policy)
+    )  # fmt: skip
+    per_level = [
+        p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
+        for j, level in enumerate(levels)
+    ]
     per_item = (
         truth.group_by(*keys, item)
         .agg(
             p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
             grade.filter(relevant).max().alias("_rk_grade"),
+            *per_level,
         )
         .filter(pl.col("_rk_q") > 0)
     )
@@ -360,8 +389,24 @@ def expected_by_recursion(
     # The ranks read, laid out once: to the largest K, and to the most items a group may
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, _largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
-    ranked_q, rest_q = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy)
+    level_columns = [f"_rk_q{j}" for j in range(len(levels))]
+    laid = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
+                     ["_rk_q", *level_columns])  # fmt: skip
+    (ranked_q, rest_q), by_level = laid[0], laid[1:]
     frames = []
+    graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
+    if graded:
+        listed = [cell for cell in listed if cell not in graded]
+        ranked_levels = np.stack([r for r, _ in by_level], axis=2)
+        rest_levels = np.stack([r for _, r in by_level], axis=2)
+        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
+        for metric, k in graded:
+            if metric == "dcg":
+                e1, e2 = dcg_moments(ranked_levels, levels, k)
+            else:
+                e1, e2, none = ndcg_moments(ranked_levels, rest_levels, levels, k)
+            mean_g, spread_g = _conditioned(e1, e2, none, policy)
+            frames.append(_cell_rows(groups, keys, metric, k, mean_g, spread_g))
     if listed:
         gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
@@ -389,17 +434,24 @@ def expected_by_recursion(
 
 
 def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
-              item: str, depth: int, policy: Policy) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """(groups x depth: the probability of the item at each rank up to `depth`; groups x m:
-    those of the others R counts: ranked deeper, or, under ``pool="all"``, not retrieved)."""
+              item: str, depth: int, policy: Policy,
+              columns: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Per column of `columns` (probabilities per item): (groups x depth, the item's at each
+    rank up to `depth`; groups x m, those of the others R counts: ranked deeper, or, under
+    ``pool="all"``, not retrieved), the others in the same order for every column."""
     top = ranked.filter(pl.col("rank") <= depth).select(*keys, item, "rank")
     placed = per_item.join(top, on=[*keys, item]).with_columns(pl.col("rank") - 1)
-    ranked_q = padded(placed, "_rk_group", "rank", "_rk_q", groups, depth)
     counted = _counted(per_item, ranked, keys, item, policy)
     rest = counted.join(top, on=[*keys, item], how="anti", maintain_order="left")
     rest = rest.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
     width = _largest(rest["_rk_position"]) + 1 if rest.height else 0
-    return ranked_q, padded(rest, "_rk_group", "_rk_position", "_rk_q", groups, width)
+    return [
+        (
+            padded(placed, "_rk_group", "rank", column, groups, depth),
+            padded(rest, "_rk_group", "_rk_position", column, groups, width),
+        )
+        for column in columns
+    ]
 
 
 def _largest(values: pl.Series) -> int:
