@@ -47,6 +47,10 @@ N_NONRELEVANT = "_rk_n_nonrelevant"
 # Public per-group columns.
 N_CANDIDATES = "n_candidates"
 N_RELEVANT = "n_relevant"
+#: Beside ``value`` in an evaluation over label probabilities: the value's standard deviation
+#: over the label outcomes, and the standard error of a Monte Carlo mean (0 when exact).
+LABEL_STD = "std"
+LABEL_STANDARD_ERROR = "standard_error"
 HAS_CANDIDATES = "has_candidates"
 HITS_AT_R = "hits_at_r"
 

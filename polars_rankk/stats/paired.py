@@ -302,7 +302,7 @@ def _intervals(
     (groups × columns), ``W @ d`` gains a normal label deviation of variance
     ``W @ label_variance``, drawn from its own generator (as `bootstrap(labels=True)` does):
     the group weights stay those without."""
-    from polars_rankk.stats.resampling import weight_blocks
+    from polars_rankk.stats.resampling import over_weight_blocks
 
     low = np.full(len(n), np.nan)
     high = np.full(len(n), np.nan)
@@ -320,20 +320,24 @@ def _intervals(
     rng = generator(options.seed, resample_key(stratum.key))
     label_rng = generator(options.seed, ("labels", *resample_key(stratum.key)))
     spread = None if label_variance is None else np.ascontiguousarray(label_variance[:, wanted].T)
-    parts = []
-    for weights in weight_blocks(rng, [stratum.compared.shape[0]], options.n_resamples):
+
+    def block_means(weights: FloatArray) -> FloatArray:
         if everywhere:  # every column compares every group: each resample draws them all
             drawn = np.float64(stratum.compared.shape[0])
         else:
             drawn = np.repeat((present @ weights.T).T, n_pairs, axis=1)[:, wanted]
         sums = (chosen @ weights.T).T
-        if spread is not None:
+        if spread is not None:  # blocks run one after another: the label draws in order
             deviation = np.sqrt((spread @ weights.T).T)
             sums = sums + deviation * label_rng.standard_normal(deviation.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(sums / drawn)
         if bar is not None:
             bar.update(len(weights))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means: FloatArray = sums / drawn
+        return means
+
+    groups = [stratum.compared.shape[0]]
+    parts = over_weight_blocks(rng, groups, options.n_resamples, block_means)
     resampled = np.concatenate(parts, axis=0)
     for position, column in enumerate(wanted):
         if options.method == "bca":

@@ -21,6 +21,7 @@ from polars_rankk.core import (
     metric_rank,
     to_lazy,
 )
+from polars_rankk.core.columns import LABEL_STANDARD_ERROR, LABEL_STD
 from polars_rankk.core.types import FrameLike
 
 PER_GROUP_COLUMNS: tuple[str, ...] = ("metric", "k", "value")
@@ -123,7 +124,9 @@ def per_group_input(
             f"{missing} among {schema.names()}"
         )
     if keys is None:
-        keys = [c for c in schema.names() if c not in PER_GROUP_COLUMNS]
+        # A label-probability evaluation's spread columns are values, not keys.
+        values = (*PER_GROUP_COLUMNS, LABEL_STD, LABEL_STANDARD_ERROR)
+        keys = [c for c in schema.names() if c not in values]
     absent = [c for c in keys if c not in schema]
     if absent or any(c in PER_GROUP_COLUMNS for c in keys):
         raise ValueError(

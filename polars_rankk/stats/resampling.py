@@ -393,17 +393,18 @@ def _resampled_means(
                 variance[index[0][present], index[1][present]] = spread**2
             rng = generator(seed, resample_key(stratum))
             label_rng = generator(seed, ("labels", *resample_key(stratum)))
-            parts = []
-            for weights in weight_blocks(rng, sizes, n_resamples):
+
+            def block(weights: FloatArray) -> FloatArray:
                 # Column by column: a row's numbers must not depend on which others are asked.
-                sums = np.column_stack([weights @ matrix[:, c] for c in range(chunk.height)])
-                if labels:
-                    deviation = np.sqrt(weights @ variance)
-                    sums = sums + deviation * label_rng.standard_normal(deviation.shape)
-                drawn = np.column_stack([weights @ valid[:, c] for c in range(chunk.height)])
+                sums = np.column_stack([weights @ matrix[:, c] for c in range(chunk.height)])  # noqa: B023
+                if labels:  # blocks run one after another: the label draws come in order
+                    deviation = np.sqrt(weights @ variance)  # noqa: B023
+                    sums = sums + deviation * label_rng.standard_normal(deviation.shape)  # noqa: B023
+                drawn = np.column_stack([weights @ valid[:, c] for c in range(chunk.height)])  # noqa: B023
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    parts.append(sums / drawn)
-            means = np.concatenate(parts, axis=0)
+                    return sums / drawn
+
+            means = np.concatenate(over_weight_blocks(rng, sizes, n_resamples, block), axis=0)
             for c, (metric, k) in enumerate(chunk.select("metric", "k").iter_rows()):
                 out[tuple(stratum) + (metric, k)] = means[:, c]  # noqa: RUF005
     return out

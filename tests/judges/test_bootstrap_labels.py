@@ -78,3 +78,18 @@ def test_a_k_curves_interval_resamples_the_labels_as_bootstrap_does() -> None:
     deterministic = rk.evaluate(candidates, truth.drop("p"), k=3, group_by="q")
     with pytest.raises(ValueError, match="labels=True resamples the label outcomes"):
         curve_of_evaluations({"run": deterministic}, labels=True)
+
+
+def test_a_label_evaluations_per_group_frame_keeps_its_spread_out_of_the_keys() -> None:
+    """``std`` and ``standard_error`` beside ``value`` are values, not group keys: the
+    per-group frame alone resamples as the evaluation does."""
+    rng = np.random.default_rng(2)
+    candidates = pl.DataFrame({"q": np.repeat(np.arange(20), 4), "item": np.tile(np.arange(4), 20),
+                               "score": rng.random(80)})  # fmt: skip
+    truth = candidates.select("q", "item", relevance=pl.lit(1.0),
+                              p=pl.Series(rng.uniform(0.2, 0.8, 80)))  # fmt: skip
+    evaluation = rk.evaluate(candidates, truth, k=[1, 3], metrics=["precision", "ndcg"],
+                             group_by="q", label_probability="p")  # fmt: skip
+    assert {"std", "standard_error"} <= set(evaluation.per_group.columns)
+    options = {"n_resamples": 200, "seed": 1, "labels": True}
+    assert rk.bootstrap(evaluation.per_group, **options).equals(rk.bootstrap(evaluation, **options))
