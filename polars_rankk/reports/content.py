@@ -24,7 +24,7 @@ from polars_rankk.core.progress import progress_bar
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.curves import curve_of_evaluations
 from polars_rankk.stats.per_group import as_list
-from polars_rankk.stats.systems import for_systems
+from polars_rankk.stats.systems import for_systems, over_labels
 
 __all__ = [
     "Comparison",
@@ -213,7 +213,7 @@ def build_content(
         zip(names, Evaluation.collect_together(list(evaluations.values())), strict=True)
     )
     first = next(iter(evaluations.values()))
-    labels = _over_labels(evaluations)
+    labels = over_labels(evaluations)
     # The tables' K of every system in one run; every section then reads these frames.
     chosen = pl.collect_all(
         [
@@ -272,20 +272,6 @@ def build_content(
         per_group=dict(zip(names, chosen, strict=True)),
         labels=labels,
     )
-
-
-def _over_labels(evaluations: Mapping[str, Evaluation]) -> bool:
-    """Whether the systems' values are expectations over uncertain labels (all of them, or
-    none: a ValueError names one of each otherwise)."""
-    over = {name: ev.label_methods is not None for name, ev in evaluations.items()}
-    if len(set(over.values())) > 1:
-        some = next(name for name, found in over.items() if found)
-        other = next(name for name, found in over.items() if not found)
-        raise ValueError(
-            f"the report compares systems under the same labels: {some!r} was evaluated over "
-            f"label probabilities (label_probability) and {other!r} was not"
-        )
-    return all(over.values())
 
 
 def _headline_k(ks: list[int], ui_k: int | None) -> int:

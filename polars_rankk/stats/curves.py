@@ -22,7 +22,7 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.core.progress import track
 from polars_rankk.core.types import FrameLike
 from polars_rankk.stats.per_group import as_list
-from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems
+from polars_rankk.stats.systems import Systems, evaluate_systems, lazy_systems, over_labels
 
 __all__ = ["CURVE_COLUMNS", "curve_of_evaluations", "k_curve"]
 
@@ -252,6 +252,9 @@ def k_curve(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | None = None,
+    label_probability: str | None = None,
+    label_draws: int = 1000,
+    label_seed: int = 0,
 ) -> pl.DataFrame:
     """Every metric at K = 1…`k_max` for each system: the K-sensitivity curve, as a tidy table.
 
@@ -287,6 +290,10 @@ def k_curve(
     progress
         Show a progress bar of the systems done (with their resamples); None (default) shows
         it in a notebook or on a terminal, not when stderr is piped.
+    label_probability, label_draws, label_seed
+        As in `polars_rankk.evaluate`: each point an expectation over the label outcomes (a
+        judge's probabilities), its interval resampling the labels too (``bootstrap(labels=
+        True)``); so are evaluations given over label probabilities (not a mix).
 
     Returns
     -------
@@ -340,7 +347,7 @@ def k_curve(
     # read off the same ranking's term rows. Any other metric reads per-group values at each K.
     named = DEFAULT_METRICS if chosen is None else chosen.metrics
     summed = all(REGISTRY[m].rank_summed for m in named if REGISTRY[m].has_k)
-    from_sums = summed and part.policy.ties != "expected"
+    from_sums = summed and part.policy.ties != "expected" and label_probability is None
 
     def evaluated(ks: list[int]) -> Mapping[str, Evaluation]:
         return evaluate_systems(
@@ -348,10 +355,9 @@ def k_curve(
             None if truth is None else to_lazy(truth, "truth"),
             metrics=plan.at(ks, every_k=True),  # a curve reads every metric at every K
             group_by=group_by,
-            item=item,
-            score=score,
-            relevance=relevance,
-        )
+            item=item, score=score, relevance=relevance,
+            label_probability=label_probability, label_draws=label_draws, label_seed=label_seed,
+        )  # fmt: skip
 
     from polars_rankk.stats.rank_sums import covers_every_k
 
@@ -369,6 +375,7 @@ def k_curve(
         confidence=confidence,
         seed=seed,
         progress=progress,
+        labels=over_labels(evaluations),
     )
 
 

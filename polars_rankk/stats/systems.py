@@ -253,3 +253,17 @@ def for_systems(
     if not parts:
         raise ValueError("no evaluations given")
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def over_labels(evaluations: Mapping[str, Evaluation]) -> bool:
+    """Whether the systems' values are expectations over uncertain labels (all of them, or
+    none: a ValueError names one of each otherwise)."""
+    over = {name: ev.label_methods is not None for name, ev in evaluations.items()}
+    if len(set(over.values())) > 1:
+        some = next(name for name, found in over.items() if found)
+        other = next(name for name, found in over.items() if not found)
+        raise ValueError(
+            f"systems are compared under the same labels: {some!r} was evaluated over label "
+            f"probabilities (label_probability) and {other!r} was not"
+        )
+    return all(over.values()) and bool(over)

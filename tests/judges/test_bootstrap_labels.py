@@ -93,3 +93,25 @@ def test_a_label_evaluations_per_group_frame_keeps_its_spread_out_of_the_keys() 
     assert {"std", "standard_error"} <= set(evaluation.per_group.columns)
     options = {"n_resamples": 200, "seed": 1, "labels": True}
     assert rk.bootstrap(evaluation.per_group, **options).equals(rk.bootstrap(evaluation, **options))
+
+
+def test_a_k_curve_over_label_probabilities_is_each_ks_expectation_and_interval() -> None:
+    rng = np.random.default_rng(8)
+    candidates = pl.DataFrame({"q": np.repeat(np.arange(15), 5), "item": np.tile(np.arange(5), 15),
+                               "score": rng.random(75)})  # fmt: skip
+    truth = candidates.select("q", "item", relevance=pl.lit(1.0),
+                              p=pl.Series(rng.uniform(0.1, 0.9, 75)))  # fmt: skip
+    options = {"n_resamples": 200, "seed": 4}
+    curve = rk.k_curve({"run": candidates}, truth, k_max=3, metrics=["P", "nDCG"], group_by="q",
+                       label_probability="p", **options)  # fmt: skip
+    # The curve reads ``nDCG`` (the whole list's name) at every K, as nDCG@K.
+    evaluation = rk.evaluate(candidates, truth, k=[1, 2, 3], metrics=["precision", "ndcg"],
+                             group_by="q", label_probability="p")  # fmt: skip
+    expected = rk.bootstrap(evaluation, labels=True, **options)
+    joined = curve.join(expected, on=["metric", "k"], suffix="_expected")
+    assert joined.height == curve.height == 6
+    for column in ("value", "ci_low", "ci_high"):
+        assert (joined[column] - joined[f"{column}_expected"]).abs().max() < 1e-12
+    plain = rk.evaluate(candidates, truth.drop("p"), k=3, group_by="q")
+    with pytest.raises(ValueError, match="'a' was evaluated over label probabilities"):
+        rk.k_curve({"a": evaluation, "b": plain}, k_max=3)

@@ -204,13 +204,18 @@ def evaluate(
     )  # fmt: skip
     if label_probability is not None:
         draws = LabelDraws(label_probability, label_draws, label_seed)
-        plan = Plan.of(metrics, k, policy)  # planned once, for every outcome
-        found: Evaluation = evaluated_over_labels(evaluate_plan, plan, inputs, draws)
-        found.label_source = LabelSource(plan, inputs, draws, evaluate_plan)
-        return found
+        return _over_labels(Plan.of(metrics, k, policy), inputs, draws)
     if not _eager(inputs):
         return evaluate_plan(Plan.of(metrics, k, policy), inputs)
     return _evaluated_and_said(metrics, k, policy, inputs)
+
+
+def _over_labels(plan: Plan, inputs: Inputs, draws: LabelDraws) -> Evaluation:
+    """`plan` evaluated over the label outcomes (planned once, for every outcome), with
+    what it was computed from (for several systems on shared outcomes)."""
+    found: Evaluation = evaluated_over_labels(evaluate_plan, plan, inputs, draws)
+    found.label_source = LabelSource(plan, inputs, draws, evaluate_plan)
+    return found
 
 
 def _eager(inputs: Inputs) -> bool:

@@ -75,7 +75,8 @@ def _cutoffs_of(name: str, spec: Spec) -> list[int | None]:
     if name in REGISTRY and not REGISTRY[name].has_k:
         found: list[int | None] = [None]
     else:
-        found = [] if name in spec.whole_list_only else list(spec.ks)
+        # A name of the whole list alone has no K, unless the cells read it at some (a curve).
+        found = [] if name in spec.whole_list_only and spec.cells is None else list(spec.ks)
         found = [*found, None] if name in spec.whole_list else found
     return reported(name, found, spec)
 

@@ -66,7 +66,8 @@ class Label(NamedTuple):
 
 def _cells_of_measure(measure: MetricRequest, ks: tuple[int, ...], every_k: bool) -> Iterator[Cell]:
     entry = REGISTRY[measure.metric]
-    if not entry.has_k or measure.whole_list:
+    # A K-curve reads every measure with a K at every K, whole-list names too (``nDCG``).
+    if not entry.has_k or (measure.whole_list and not every_k):
         yield Cell(measure.metric, None)
     elif measure.k is not None and not every_k:
         yield Cell(measure.metric, measure.k)
