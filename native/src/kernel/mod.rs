@@ -10,6 +10,8 @@
 use crate::config::{Config, Label, N_LABELS};
 
 mod context;
+mod document_ids;
+pub mod documents;
 mod gather;
 mod group_ids;
 mod hashing;

@@ -1,0 +1,532 @@
+//! MaxP by a delimiter (`to_documents(run, document="#")`): each group's passages read where
+//! they lie, each passage's document its id up to the delimiter (hashed in place, never
+//! copied), each document's best passage score standing for it; each group's documents then
+//! ranked by score and the tie order, and cut at the depth. The run's values are checked in
+//! the same scan (a null key or id, an id starting with the delimiter, an invalid score).
+//!
+//! Rows that come grouped (one run of rows per group, as a retriever writes a run) are read
+//! run by run on every thread: no candidate record is gathered. Rows in any other order are
+//! grouped first (`group_ids`), then checked in a scan of their own. Groups come out in the
+//! order of their keys (as the reference path sorts them).
+
+use std::cmp::Ordering;
+use std::ops::Range;
+use std::time::Instant;
+
+use crate::columns::{Column, FloatCursor, HandleCursor, Values};
+use crate::config::{Config, Kind};
+use crate::policy::{Invalid, Ties};
+
+use super::context::{count, threads, timing, Inputs};
+use super::group_ids::grouped;
+use super::document_ids::{self, Id};
+use super::hashing::KeyColumns;
+use super::rank::{Candidate, Items};
+
+/// Rows read before judging whether the runs are long enough to be groups (as `runs`).
+const PROBE_ROWS: usize = 4096;
+/// Rows per run below which the rows are grouped by hashing instead (rows in random order).
+const MIN_RUN: usize = 4;
+
+/// What the call asks beyond the ranking's configuration.
+#[derive(Clone, Copy)]
+pub struct Asked {
+    /// The best `depth` documents of each group are kept.
+    pub depth: usize,
+    /// The values are checked (`Refused` lists what fails).
+    pub check_values: bool,
+}
+
+/// How many rows fail one check, and the first of them.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Tally {
+    pub count: usize,
+    pub first: usize,
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, row: usize) {
+        if self.count == 0 || row < self.first {
+            self.first = row;
+        }
+        self.count += 1;
+    }
+
+    fn merge(&mut self, other: Tally) {
+        if other.count > 0 && (self.count == 0 || other.first < self.first) {
+            self.first = other.first;
+        }
+        self.count += other.count;
+    }
+}
+
+/// The rows each value check refuses, in the order the checks are worded.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// A null in key column j.
+    pub null_keys: Vec<Tally>,
+    pub null_items: Tally,
+    /// An id starting with the delimiter (its document id would be empty).
+    pub empty_documents: Tally,
+    /// A null, NaN or infinite score under `invalid_scores="error"`.
+    pub invalid_scores: Tally,
+}
+
+impl Refused {
+    fn merge(&mut self, other: &Refused) {
+        self.null_keys.resize(other.null_keys.len().max(self.null_keys.len()), Tally::default());
+        for (mine, theirs) in self.null_keys.iter_mut().zip(&other.null_keys) {
+            mine.merge(*theirs);
+        }
+        self.null_items.merge(other.null_items);
+        self.empty_documents.merge(other.empty_documents);
+        self.invalid_scores.merge(other.invalid_scores);
+    }
+
+    /// Whether any row is refused.
+    pub fn any(&self) -> bool {
+        self.null_keys.iter().chain([&self.null_items, &self.empty_documents, &self.invalid_scores]).any(|t| t.count > 0)
+    }
+}
+
+/// The documents of every group, as each thread ranked its share of the groups.
+pub struct Documents {
+    /// The groups in output order: `keys[j][g]` the handle of key column j.
+    pub keys: Vec<Vec<u64>>,
+    /// Each thread's share: its groups (a range of the output order) and their documents.
+    pub parts: Vec<Part>,
+}
+
+/// One thread's documents, group after group (in output order).
+#[derive(Default)]
+pub struct Part {
+    pub groups: Range<usize>,
+    /// Each group's number of documents.
+    pub sizes: Vec<usize>,
+    /// Each document's best passage (its handle) and the length of its document id (the
+    /// passage id's first bytes).
+    pub items: Vec<u64>,
+    pub lengths: Vec<u32>,
+    pub scores: Vec<f64>,
+    /// The bytes of its documents' ids, all told.
+    pub bytes: usize,
+    refused: Refused,
+}
+
+/// A document of the group being read: its id (as read), its best passage so far.
+#[derive(Clone, Copy)]
+struct Document {
+    id: Id,
+    item: u64,
+    score: f64,
+}
+
+/// One thread's scratch: the group's documents and the open-addressing table over their ids.
+#[derive(Default)]
+struct Scratch {
+    /// slot -> document index + 1 (0: empty).
+    table: Vec<u32>,
+    documents: Vec<Document>,
+    order: Vec<u128>,
+}
+
+/// The reading of one call: the item column, the delimiter and the policy.
+struct Reading<'a> {
+    items: Items<'a>,
+    ties: Ties,
+    invalid: Invalid,
+    asked: Asked,
+}
+
+impl Reading<'_> {
+    /// The score the ranking reads (None: the row is dropped); -0.0 folded into 0.0 (as the
+    /// reference does), an invalid score the lowest unless dropped.
+    #[inline]
+    fn score(&self, score: f64) -> Option<f64> {
+        let score = score + 0.0;
+        if score.is_finite() {
+            Some(score)
+        } else if self.invalid == Invalid::Drop {
+            None
+        } else {
+            Some(f64::NEG_INFINITY)
+        }
+    }
+}
+
+impl Scratch {
+    fn begin(&mut self, rows: usize) {
+        let size = (rows * 2).next_power_of_two().max(16);
+        self.table.clear();
+        self.table.resize(size, 0);
+        self.documents.clear();
+    }
+
+    /// A passage of the group: its document's id (`text`'s first bytes, as read), its score.
+    #[inline]
+    fn add(&mut self, items: &Items<'_>, item: u64, text: &[u8], id: &Id, score: f64) {
+        let mask = self.table.len() - 1;
+        let mut slot = (id.hash as usize) & mask;
+        loop {
+            let at = self.table[slot] as usize;
+            if at == 0 {
+                self.table[slot] = (self.documents.len() + 1) as u32;
+                self.documents.push(Document { id: *id, item, score });
+                return;
+            }
+            let document = &mut self.documents[at - 1];
+            if same_id(items, document, text, id) {
+                // MaxP: the best passage's score; on a tie the first passage stays.
+                if score.total_cmp(&document.score) == Ordering::Greater {
+                    document.score = score;
+                    document.item = item;
+                }
+                return;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// The group's documents ranked (score, then the tie order) and cut at the depth, into
+    /// `part`.
+    fn rank_into(&mut self, reading: &Reading<'_>, part: &mut Part) {
+        let documents = &self.documents;
+        self.order.clear();
+        self.order.extend(documents.iter().enumerate().map(|(i, d)| (u128::from(!score_order(d.score)) << 64) | i as u128));
+        self.order.sort_unstable();
+        let items = &reading.items;
+        let by_id = |a: &u128, b: &u128| {
+            let (a, b) = (&documents[(*a as u64) as usize], &documents[(*b as u64) as usize]);
+            match reading.ties {
+                // trec_eval: docno descending.
+                Ties::TrecEval => document_id(items, b).cmp(document_id(items, a)),
+                _ => document_id(items, a).cmp(document_id(items, b)),
+            }
+        };
+        let kept = self.order.len().min(reading.asked.depth);
+        let mut start = 0usize;
+        while start < kept {
+            let score = self.order[start] >> 64;
+            let mut end = start + 1;
+            while end < self.order.len() && self.order[end] >> 64 == score {
+                end += 1;
+            }
+            if end - start > 1 {
+                self.order[start..end].sort_unstable_by(by_id);
+            }
+            start = end;
+        }
+        part.sizes.push(kept);
+        for key in &self.order[..kept] {
+            let document = &documents[(*key as u64) as usize];
+            part.items.push(document.item);
+            part.lengths.push(document.id.length as u32);
+            part.scores.push(document.score);
+            part.bytes += document.id.length;
+        }
+    }
+}
+
+/// The document id of `document`: its passage's first bytes.
+#[inline]
+fn document_id<'t>(items: &'t Items<'_>, document: &Document) -> &'t [u8] {
+    &items.column.text_of(document.item)[..document.id.length]
+}
+
+/// Whether `document`'s id is `id` (read from `text`): by their words where they hold it.
+#[inline]
+fn same_id(items: &Items<'_>, document: &Document, text: &[u8], id: &Id) -> bool {
+    let (mine, theirs) = (&document.id, id);
+    mine.hash == theirs.hash
+        && mine.length == theirs.length
+        && mine.head == theirs.head
+        && (theirs.in_head() || document_id(items, document) == &text[..theirs.length])
+}
+
+/// A score as an unsigned number in the same order (higher score, larger number).
+#[inline]
+fn score_order(score: f64) -> u64 {
+    let bits = score.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// The rows of `column` that are null.
+fn nulls(column: &Column<'_>) -> Tally {
+    let mut tally = Tally::default();
+    let mut start = 0usize;
+    for chunk in &column.chunks {
+        if chunk.validity.is_some() {
+            (0..chunk.len).filter(|i| !chunk.is_valid(*i)).for_each(|i| tally.add(start + i));
+        }
+        start += chunk.len;
+    }
+    tally
+}
+
+/// The runs of equal keys, when each group's rows are one run (None: they are not).
+fn runs(keys: &KeyColumns<'_>) -> Option<Vec<Range<usize>>> {
+    let n = keys.columns.first().map_or(0, |c| c.len());
+    let mut starts: Vec<usize> = Vec::new();
+    let plain = match keys.columns {
+        [column] if keys.kinds == [Kind::Integer] => integer_values(column),
+        _ => None,
+    };
+    if let Some(chunks) = plain {
+        // One integer key without nulls: compared where it lies.
+        let mut previous: Option<i64> = None;
+        let mut row = 0usize;
+        for values in chunks {
+            for value in values {
+                if previous != Some(*value) {
+                    starts.push(row);
+                    previous = Some(*value);
+                    if row >= PROBE_ROWS && starts.len() * MIN_RUN > row {
+                        return None;
+                    }
+                }
+                row += 1;
+            }
+        }
+    } else {
+        let mut cursors: Vec<HandleCursor<'_>> = keys.columns.iter().map(|c| HandleCursor::new(c)).collect();
+        let (mut previous, mut current) = (vec![0u64; cursors.len()], vec![0u64; cursors.len()]);
+        for row in 0..n {
+            for (slot, cursor) in current.iter_mut().zip(cursors.iter_mut()) {
+                *slot = cursor.get(row);
+            }
+            if row == 0 || !keys.equal(&previous, &current) {
+                starts.push(row);
+                if row >= PROBE_ROWS && starts.len() * MIN_RUN > row {
+                    return None;
+                }
+            }
+            std::mem::swap(&mut previous, &mut current);
+        }
+    }
+    let ends = starts.iter().skip(1).copied().chain(std::iter::once(n));
+    Some(starts.iter().copied().zip(ends).map(|(s, e)| s..e).collect())
+}
+
+/// The values of an integer column without nulls, chunk by chunk (None: it has nulls or is
+/// not Int64, as the kernel's inputs are).
+fn integer_values<'a>(column: &'a Column<'a>) -> Option<Vec<&'a [i64]>> {
+    column
+        .chunks
+        .iter()
+        .map(|chunk| match chunk.values {
+            Values::I64(values) if chunk.validity.is_none() => Some(&values[..chunk.len]),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Key handles in the order of the keys' values: integers by value, text by bytes, column
+/// after column (as Polars sorts them, nulls first).
+fn key_order(keys: &KeyColumns<'_>, a: &[u64], b: &[u64]) -> Ordering {
+    for (j, kind) in keys.kinds.iter().enumerate() {
+        let order = match kind {
+            Kind::Integer => (a[j] as i64).cmp(&(b[j] as i64)),
+            Kind::Text => keys.columns[j].text_of(a[j]).cmp(keys.columns[j].text_of(b[j])),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    Ordering::Equal
+}
+
+/// The groups (each by its key handles, `keys[g * n_keys..]`) in the order of their keys;
+/// None when two groups have equal keys (one group in two runs).
+fn sorted_groups(keys: &KeyColumns<'_>, handles: &[u64]) -> Option<Vec<usize>> {
+    let n_keys = keys.kinds.len();
+    let of = |g: usize| &handles[g * n_keys..(g + 1) * n_keys];
+    let n_groups = handles.len() / n_keys.max(1);
+    let mut order: Vec<usize> = (0..n_groups).collect();
+    let in_order = order.windows(2).all(|w| key_order(keys, of(w[0]), of(w[1])) == Ordering::Less);
+    if !in_order {
+        order.sort_by(|a, b| key_order(keys, of(*a), of(*b)));
+    }
+    if order.windows(2).any(|w| key_order(keys, of(w[0]), of(w[1])) == Ordering::Equal) {
+        return None;
+    }
+    Some(order)
+}
+
+/// Each thread's share of the groups in output order: contiguous, about equal in rows.
+fn shares(rows: &[usize], threads: usize) -> Vec<Range<usize>> {
+    let total: usize = rows.iter().sum();
+    let threads = threads.clamp(1, rows.len().max(1));
+    let mut bounds = vec![0usize];
+    let mut so_far = 0usize;
+    for (g, r) in rows.iter().enumerate() {
+        so_far += r;
+        if bounds.len() < threads && so_far * threads >= total * bounds.len() {
+            bounds.push(g + 1);
+        }
+    }
+    bounds.push(rows.len());
+    bounds.dedup();
+    bounds.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Run `work` on each share, a thread each (in this thread when there is one share).
+fn on_threads<T: Send>(shares: Vec<Range<usize>>, work: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
+    if shares.len() <= 1 {
+        return shares.into_iter().map(work).collect();
+    }
+    std::thread::scope(|scope| {
+        let work = &work;
+        let handles: Vec<_> = shares.into_iter().map(|share| scope.spawn(move || work(share))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    })
+}
+
+/// One row's values checked: its id's first bytes (`starts`: the delimiter starts it) and
+/// its score as read.
+#[inline]
+fn check_row(refused: &mut Refused, reading: &Reading<'_>, row: usize, starts: bool, score: f64) {
+    if starts {
+        refused.empty_documents.add(row);
+    }
+    if reading.invalid == Invalid::Error && !score.is_finite() {
+        refused.invalid_scores.add(row);
+    }
+}
+
+/// MaxP of every group: the documents of each, in rank order, groups in key order; or the
+/// rows the value checks refuse.
+pub fn documents(config: &Config, inputs: &Inputs<'_>, asked: Asked) -> Result<Documents, Refused> {
+    let started = Instant::now();
+    let keys = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    let reading = Reading { items, ties: config.policy.ties, invalid: config.policy.invalid_scores, asked };
+    let mut refused = Refused::default();
+    if asked.check_values {
+        refused.null_keys = inputs.keys.iter().map(|c| nulls(c)).collect();
+        refused.null_items = nulls(inputs.item);
+    }
+    let found = match runs(&keys) {
+        Some(found) => in_runs(&keys, inputs, &reading, found),
+        None => None,
+    };
+    let (documents, scanned) = match found {
+        Some(found) => found,
+        None => hashed(config, &keys, inputs, &reading),
+    };
+    refused.merge(&scanned);
+    timing("documents ranked", started);
+    if refused.any() {
+        return Err(refused);
+    }
+    Ok(documents)
+}
+
+/// `documents` of rows in runs: each run read where it lies.
+fn in_runs(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>, found: Vec<Range<usize>>) -> Option<(Documents, Refused)> {
+    let n_keys = keys.kinds.len();
+    let mut cursors: Vec<HandleCursor<'_>> = keys.columns.iter().map(|c| HandleCursor::new(c)).collect();
+    let mut handles = Vec::with_capacity(found.len() * n_keys);
+    for run in &found {
+        handles.extend(cursors.iter_mut().map(|c| c.get(run.start)));
+    }
+    let order = sorted_groups(keys, &handles)?;
+    count("rows taken as grouped", format!("{} in {} groups", inputs.score.len(), found.len()));
+    let runs: Vec<Range<usize>> = order.iter().map(|g| found[*g].clone()).collect();
+    let rows: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+    let parts = on_threads(shares(&rows, threads()), |share| {
+        let mut part = Part { groups: share.clone(), ..Part::default() };
+        let mut scratch = Scratch::default();
+        let (mut item, mut score) = (HandleCursor::new(inputs.item), FloatCursor::new(inputs.score));
+        for run in &runs[share] {
+            scratch.begin(run.len());
+            for row in run.clone() {
+                let handle = item.get(row);
+                let text = reading.items.column.text_of(handle);
+                let id = document_ids::read(text, reading.items.cut);
+                let value = score.get(row);
+                if reading.asked.check_values {
+                    check_row(&mut part.refused, reading, row, id.starts, value);
+                }
+                if let Some(value) = reading.score(value) {
+                    scratch.add(&reading.items, handle, text, &id, value);
+                }
+            }
+            scratch.rank_into(reading, &mut part);
+        }
+        part
+    });
+    Some(finish(keys, order.iter().map(|g| &handles[g * n_keys..(g + 1) * n_keys]), parts))
+}
+
+/// `documents` of rows in any order: grouped by the keys' hash and gathered first, their
+/// values checked in a scan of their own.
+fn hashed(config: &Config, keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>) -> (Documents, Refused) {
+    let n = inputs.score.len();
+    let scanned = if reading.asked.check_values {
+        let threads = threads().clamp(1, n.max(1));
+        let bounds = (0..threads).map(|t| n * t / threads..n * (t + 1) / threads).collect();
+        let found = on_threads(bounds, |rows| {
+            let mut refused = Refused::default();
+            let (mut item, mut score) = (HandleCursor::new(inputs.item), FloatCursor::new(inputs.score));
+            for row in rows {
+                let id = document_ids::read(inputs.item.text_of(item.get(row)), reading.items.cut);
+                check_row(&mut refused, reading, row, id.starts, score.get(row));
+            }
+            refused
+        });
+        found.iter().fold(Refused::default(), |mut all, one| {
+            all.merge(one);
+            all
+        })
+    } else {
+        Refused::default()
+    };
+    // The grouping reads invalid scores as the ranking does (lowest unless dropped).
+    let mut ranking = config.clone();
+    if ranking.policy.invalid_scores == Invalid::Error {
+        ranking.policy.invalid_scores = Invalid::Lowest;
+    }
+    let mut grouped = grouped(&ranking, inputs);
+    let n_keys = keys.kinds.len();
+    let handles: Vec<u64> = (0..grouped.starts.len()).flat_map(|g| grouped.keys.iter().map(move |k| k[g])).collect();
+    let order = sorted_groups(keys, &handles).unwrap_or_else(|| (0..grouped.starts.len()).collect());
+    let slices = grouped.slices();
+    let groups: Vec<&[Candidate]> = order.iter().map(|g| &*slices[*g]).collect();
+    let rows: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+    let parts = on_threads(shares(&rows, threads()), |share| {
+        let mut part = Part { groups: share.clone(), ..Part::default() };
+        let mut scratch = Scratch::default();
+        for group in &groups[share] {
+            scratch.begin(group.len());
+            for candidate in group.iter() {
+                let text = reading.items.column.text_of(candidate.item);
+                let id = document_ids::read(text, reading.items.cut);
+                scratch.add(&reading.items, candidate.item, text, &id, candidate.score);
+            }
+            scratch.rank_into(reading, &mut part);
+        }
+        part
+    });
+    let (documents, _) = finish(keys, order.iter().map(|g| &handles[g * n_keys..(g + 1) * n_keys]), parts);
+    (documents, scanned)
+}
+
+/// The documents and the refused rows of the threads' parts, the groups' keys in output order.
+fn finish<'h>(keys: &KeyColumns<'_>, ordered: impl Iterator<Item = &'h [u64]>, mut parts: Vec<Part>) -> (Documents, Refused) {
+    let mut group_keys = vec![Vec::new(); keys.kinds.len()];
+    for handles in ordered {
+        for (column, handle) in group_keys.iter_mut().zip(handles) {
+            column.push(*handle);
+        }
+    }
+    let mut refused = Refused::default();
+    for part in &mut parts {
+        refused.merge(&std::mem::take(&mut part.refused));
+    }
+    (Documents { keys: group_keys, parts }, refused)
+}
