@@ -159,7 +159,7 @@ def documents_of(
     rows = passage_rows(frame, rule, keys=keys, item=item, score=score, policy=policy)
     lazy = isinstance(run, pl.LazyFrame)
     # In memory the kernel checks the values in its own scan; a LazyFrame's are checked now.
-    ranked = kernel_documents(rows, rule, keys=keys, item=item, score=score, policy=policy,
+    ranked = kernel_documents(frame, rule, keys=keys, item=item, score=score, policy=policy,
                               check_values=check_values and not lazy)  # fmt: skip
     if ranked is not None:
         # The kernel reads each passage's document in place: no document column is made.
@@ -356,7 +356,7 @@ def ranked_documents(
 
 
 def kernel_documents(
-    rows: pl.LazyFrame,
+    run: pl.LazyFrame,
     rule: DocumentRule,
     *,
     keys: list[str],
@@ -369,8 +369,9 @@ def kernel_documents(
     document named by its passages' ids up to the delimiter, its best passage's score
     standing for it — `ranked_documents`' rows, without cutting every id or grouping by
     document; with `check_values`, the values checked in the kernel's scan (`value_checks`'
-    names). None where the kernel does not apply (another rule or policy, a dtype it does
-    not read, not loaded)."""
+    names). `run` is the run as given, its columns checked (`passage_rows`): its scores are
+    read as they are (the kernel folds -0.0 into 0.0 itself). None where the kernel does not
+    apply (another rule or policy, a dtype it does not read, not loaded)."""
     if (
         rule.aggregate != "max"
         or not isinstance(rule.document, str)
@@ -383,7 +384,7 @@ def kernel_documents(
     from polars_rankk.core.kernel.documents import maxp_documents
 
     ranked = maxp_documents(
-        rows, keys, item, pl.col(SCORE), policy,
+        run, keys, item, pl.col(score), policy,
         delimiter=rule.document, depth=rule.depth, check_values=check_values,
     )  # fmt: skip
     if ranked is None:

@@ -291,8 +291,8 @@ def test_the_kernels_maxp_equals_the_polars_collapse(
     rule = rk.DocumentRule("#", depth=depth)
     rows = collapse.passage_rows(run.lazy(), rule, keys=["query"], item="item", score="score",
                                  policy=policy)  # fmt: skip
-    assert collapse.kernel_documents(rows, rule, keys=["query"], item="item", score="score",
-                                     policy=policy) is not None  # fmt: skip
+    named = {"keys": ["query"], "item": "item", "score": "score"}
+    assert collapse.kernel_documents(run.lazy(), rule, **named, policy=policy) is not None  # type: ignore[arg-type]
     on_kernel = rk.to_documents(run, **options)
     pure = collapse.ranked_documents(rows, rule, keys=["query"], item="item", score="score",
                                      policy=policy).collect()  # fmt: skip
@@ -388,6 +388,17 @@ def test_bad_values_are_refused_by_the_kernels_own_scan_naming_the_first_row(
     shown = str(refused.value).split("e.g. ", 1)[1]
     assert f"'item': {first['item']!r}" in shown
     assert f"'query': {first['query']!r}" in shown
+
+
+def test_negative_zero_ties_zero_on_the_kernel_as_in_the_polars_collapse() -> None:
+    run = pl.DataFrame(
+        {"query": [1] * 4, "item": ["b#0", "a#0", "c#0", "b#1"], "score": [-0.0, 0.0, -0.0, 0.0]}
+    )
+    for ties in ("trec_eval", "item_asc"):
+        policy = rk.Policy(ties=ties)  # type: ignore[arg-type]
+        found = rk.to_documents(run, group_by="query", document="#", policy=policy)
+        assert found.equals(_polars_collapse(run, None, policy))
+        assert str(found["score"].to_list()) == "[0.0, 0.0, 0.0]"
 
 
 def _not_called(*_: object) -> None:

@@ -114,6 +114,16 @@ pub struct Part {
     refused: Refused,
 }
 
+impl Part {
+    /// A part for `groups` of `rows` rows in all: room for a document per row, reserved (not
+    /// touched: the memory a part does not fill is never used) so that it never grows by copy.
+    fn reserved(groups: Range<usize>, rows: usize) -> Part {
+        let sizes = Vec::with_capacity(groups.len());
+        let (items, lengths, scores) = (Vec::with_capacity(rows), Vec::with_capacity(rows), Vec::with_capacity(rows));
+        Part { groups, sizes, items, lengths, scores, bytes: 0, refused: Refused::default() }
+    }
+}
+
 /// A document of the group being read: its id (as read), its best passage so far.
 #[derive(Clone, Copy)]
 struct Document {
@@ -439,7 +449,7 @@ fn in_runs(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>, fo
     let runs: Vec<Range<usize>> = order.iter().map(|g| found[*g].clone()).collect();
     let rows: Vec<usize> = runs.iter().map(|r| r.len()).collect();
     let parts = on_threads(shares(&rows, threads()), |share| {
-        let mut part = Part { groups: share.clone(), ..Part::default() };
+        let mut part = Part::reserved(share.clone(), rows[share.clone()].iter().sum());
         let mut scratch = Scratch::default();
         let (mut item, mut score) = (HandleCursor::new(inputs.item), FloatCursor::new(inputs.score));
         for run in &runs[share] {
@@ -499,7 +509,7 @@ fn hashed(config: &Config, keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: 
     let groups: Vec<&[Candidate]> = order.iter().map(|g| &*slices[*g]).collect();
     let rows: Vec<usize> = groups.iter().map(|g| g.len()).collect();
     let parts = on_threads(shares(&rows, threads()), |share| {
-        let mut part = Part { groups: share.clone(), ..Part::default() };
+        let mut part = Part::reserved(share.clone(), rows[share.clone()].iter().sum());
         let mut scratch = Scratch::default();
         for group in &groups[share] {
             scratch.begin(group.len());
