@@ -21,7 +21,7 @@ use super::context::{count, threads, timing, Inputs};
 use super::group_ids::grouped;
 use super::document_ids::{self, Id};
 use super::hashing::KeyColumns;
-use super::rank::{Candidate, Items};
+use super::rank::{score_order, Candidate, Items};
 
 /// Rows read before judging whether the runs are long enough to be groups (as `runs`).
 const PROBE_ROWS: usize = 4096;
@@ -252,17 +252,6 @@ fn same_id(items: &Items<'_>, document: &Document, text: &[u8], id: &Id) -> bool
         && mine.length == theirs.length
         && mine.head == theirs.head
         && (theirs.in_head() || document_id(items, document) == &text[..theirs.length])
-}
-
-/// A score as an unsigned number in the same order (higher score, larger number).
-#[inline]
-fn score_order(score: f64) -> u64 {
-    let bits = score.to_bits();
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
 }
 
 /// The rows of `column` that are null.
@@ -539,4 +528,104 @@ fn finish<'h>(keys: &KeyColumns<'_>, ordered: impl Iterator<Item = &'h [u64]>, m
         refused.merge(&std::mem::take(&mut part.refused));
     }
     (Documents { keys: group_keys, parts }, refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::{Chunk, Values};
+    use crate::config::{from_call, Call};
+    use crate::policy::Policy;
+    use crate::testing::{chunked, column};
+
+    /// (key, passage id, score) rows.
+    type Row = (i64, &'static str, f64);
+
+    fn text_chunk(ids: &[Row]) -> (Vec<i64>, Vec<u8>) {
+        let mut offsets = vec![0i64];
+        let mut bytes = Vec::new();
+        for (_, id, _) in ids {
+            bytes.extend_from_slice(id.as_bytes());
+            offsets.push(bytes.len() as i64);
+        }
+        (offsets, bytes)
+    }
+
+    /// MaxP of `rows` (the item column in two chunks, cut at `split`): each document as
+    /// (key, id, score), in output order.
+    fn collapsed(rows: &[Row], split: usize, policy: Policy) -> Result<Vec<(i64, String, f64)>, Refused> {
+        let keys: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        let scores: Vec<f64> = rows.iter().map(|r| r.2).collect();
+        let (first, second) = (text_chunk(&rows[..split]), text_chunk(&rows[split..]));
+        let item = chunked(
+            "item",
+            vec![
+                Values::LargeText { offsets: &first.0, data: &first.1 },
+                Values::LargeText { offsets: &second.0, data: &second.1 },
+            ],
+        );
+        let (key, score) = (column("q", Values::I64(&keys)), column("score", Values::F64(&scores)));
+        let call = Call { keys: vec![Kind::Integer], item: Kind::Text, item_prefix: "#".to_string(), ..Call::default() };
+        let config = from_call(&call, policy).unwrap();
+        let inputs = Inputs::new(vec![&key], &item, &score, &score);
+        let found = documents(&config, &inputs, Asked { depth: usize::MAX, check_values: true })?;
+        let mut out = Vec::new();
+        let mut groups = found.keys[0].iter();
+        for part in &found.parts {
+            let mut at = 0usize;
+            for size in &part.sizes {
+                let key = *groups.next().unwrap() as i64;
+                for i in at..at + size {
+                    let text = &item.text_of(part.items[i])[..part.lengths[i] as usize];
+                    out.push((key, String::from_utf8(text.to_vec()).unwrap(), part.scores[i]));
+                }
+                at += size;
+            }
+        }
+        Ok(out)
+    }
+
+    const RUN: [Row; 7] =
+        [(2, "b#1", 0.5), (2, "a#0", 0.5), (2, "b#0", 0.9), (1, "c", 0.1), (1, "c#2", 0.3), (1, "dd#0", 0.3), (3, "e#0", -0.0)];
+
+    #[test]
+    fn groups_in_key_order_documents_by_best_passage_then_docno_descending() {
+        let expected = vec![
+            (1, "dd".to_string(), 0.3),
+            (1, "c".to_string(), 0.3),
+            (2, "b".to_string(), 0.9),
+            (2, "a".to_string(), 0.5),
+            (3, "e".to_string(), 0.0),
+        ];
+        for split in [0, 3, 7] {
+            assert_eq!(collapsed(&RUN, split, Policy::default()).unwrap(), expected);
+        }
+        // Rows in another order (a group's rows cut by another's) are grouped first.
+        let mut shuffled = RUN;
+        shuffled.swap(0, 4);
+        assert_eq!(collapsed(&shuffled, 2, Policy::default()).unwrap(), expected);
+    }
+
+    #[test]
+    fn refused_rows_are_counted_with_the_first_of_them() {
+        let mut run = RUN;
+        run[5] = (1, "#0", f64::NAN);
+        run[1] = (2, "#1", 0.5);
+        let refused = collapsed(&run, 3, Policy::default()).unwrap_err();
+        assert_eq!(refused.empty_documents, Tally { count: 2, first: 1 });
+        assert_eq!(refused.invalid_scores, Tally { count: 1, first: 5 });
+        let dropped = Policy { invalid_scores: Invalid::Drop, ..Policy::default() };
+        assert_eq!(collapsed(&run, 3, dropped).unwrap_err().invalid_scores, Tally::default());
+    }
+
+    #[test]
+    fn nulls_are_found_by_their_validity() {
+        let bits = [0b1111_1011u8];
+        let values = [1i64, 2, 3, 4, 5, 6, 7];
+        let column = Column {
+            name: "q".to_string(),
+            chunks: vec![Chunk { len: 7, values: Values::I64(&values), validity: Some(crate::columns::Bitmap::new(&bits, 0)) }],
+        };
+        assert_eq!(nulls(&column), Tally { count: 1, first: 2 });
+    }
 }
