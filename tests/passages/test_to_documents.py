@@ -327,14 +327,18 @@ def _polars_collapse(run: pl.DataFrame, depth: int | None, policy: rk.Policy) ->
 
 
 @pytest.mark.parametrize("shuffled", [False, True])
-def test_a_long_run_grouped_or_in_random_order_equals_the_polars_collapse(shuffled: bool) -> None:
+@pytest.mark.parametrize("name", ["d", "msmarco_v2.1_doc_with_a_long_name_"])
+def test_a_long_run_grouped_or_in_random_order_equals_the_polars_collapse(
+    shuffled: bool, name: str
+) -> None:
     """Thousands of rows: grouped rows are read run by run, rows in random order grouped
-    first (a run per row, past the first few thousand rows); both give the reference."""
+    first (a run per row, past the first few thousand rows); both give the reference, on
+    document ids held inline and on ids longer than the kernel keeps beside their hash."""
     queries, per_query = 40, 250
     row = pl.int_range(queries * per_query)
     run = pl.select(
         query=(row // per_query).cast(pl.Int32),
-        item=pl.format("d{}#{}", (row * 7919) % 997 % (per_query // 3), row % 5),
+        item=pl.format(name + "{}#{}", (row * 7919) % 997 % (per_query // 3), row % 5),
         score=((row * 104729) % 89).cast(pl.Float64) / 8,
     )
     if shuffled:
