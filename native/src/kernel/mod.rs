@@ -16,6 +16,7 @@ mod gather;
 mod group_ids;
 mod hashing;
 mod partition;
+mod passage_groups;
 pub(crate) mod rank;
 mod runs;
 pub(crate) mod terms;
