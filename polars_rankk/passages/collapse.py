@@ -243,12 +243,12 @@ def check_passages(
     policy: Policy,
 ) -> None:
     """Every value check in one scan of `rows`, refused naming the column and a row."""
-    named = value_checks(rows, rule, keys=keys, item=item, score=score, policy=policy)
+    named = _value_checks(rows, rule, keys=keys, item=item, score=score, policy=policy)
     checks = [(condition, message) for _, condition, message in named]
     refuse_first(rows, "run", checks, _shown(keys, item, score, rule.passage_index))
 
 
-def value_checks(
+def _value_checks(
     rows: pl.LazyFrame,
     rule: DocumentRule,
     *,
@@ -312,7 +312,7 @@ def _kernel_collected(
         refused, failure = refusal_of(error), error
     if refused is None:
         raise failure
-    for name, _, message in value_checks(rows, rule, keys=keys, item=item, score=score,
+    for name, _, message in _value_checks(rows, rule, keys=keys, item=item, score=score,
                                          policy=policy):  # fmt: skip
         if name in refused.rows:
             count, first = refused.rows[name]
@@ -368,7 +368,7 @@ def kernel_documents(
     """MaxP by a delimiter on the compiled kernel: each group's passages read in place, a
     document named by its passages' ids up to the delimiter, its best passage's score
     standing for it — `ranked_documents`' rows, without cutting every id or grouping by
-    document; with `check_values`, the values checked in the kernel's scan (`value_checks`'
+    document; with `check_values`, the values checked in the kernel's scan (`_value_checks`'
     names). `run` is the run as given, its columns checked (`passage_rows`): its scores are
     read as they are (the kernel folds -0.0 into 0.0 itself). None where the kernel does not
     apply (another rule or policy, a dtype it does not read, not loaded)."""

@@ -70,6 +70,16 @@ def maxp_documents(
     ``item_asc``) and ``invalid_scores`` (``drop``: dropped; ``error``: refused when
     `check_values`, else ranked last). With `check_values`, collecting a refused run raises
     a ``polars.exceptions.ComputeError`` that `refusal_of` reads.
+
+    Examples
+    --------
+    >>> import polars as pl, polars_rankk as rk
+    >>> run = pl.LazyFrame({"q": [1, 1, 1], "item": ["d1#0", "d2#0", "d1#1"],
+    ...                     "score": [0.5, 0.9, 0.7]})
+    >>> found = maxp_documents(run, ["q"], "item", pl.col("score"), rk.Policy(),
+    ...                        delimiter="#", depth=None, check_values=True)
+    >>> found is None or found.collect().rows() == [(1, "d2", 0.9), (1, "d1", 0.7)]
+    True
     """
     schema = rows.collect_schema()
     if (
