@@ -19,7 +19,7 @@ order), written as Parquet and as a TREC run file. In one process, alternating, 
   (query, document), a sort), what runs without the compiled kernel.
 
     python benchmarks/bench_passages.py generate 50000 1000 DIR [--shuffle]
-    python benchmarks/bench_passages.py time DIR [--skip-trec]
+    python benchmarks/bench_passages.py time DIR [--skip-trec] [--skip-polars]
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _polars_collapse(run: pl.DataFrame) -> pl.DataFrame:
     return collapse.ranked_documents(rows, rule, **columns).collect()  # type: ignore[arg-type]
 
 
-def measure(folder: Path, repeats: int, trec: bool) -> None:
+def measure(folder: Path, repeats: int, trec: bool, polars: bool = True) -> None:
     path = folder / RUN
     run = pl.read_parquet(path)
     options = {"group_by": "query", "document": "#"}
@@ -123,10 +123,11 @@ def measure(folder: Path, repeats: int, trec: bool) -> None:
         "collapse": lambda: rk.to_documents(run, **options),  # type: ignore[arg-type]
         "collapse_unchecked": lambda: rk.to_documents(run, check_values=False, **options),  # type: ignore[arg-type]
         "guard": lambda: _silent(warn_passage_ids, run.lazy(), truth.lazy(), "item"),
+    }
+    if polars:
         # The pure-Polars collapse (cut every id, group by document, sort), the reference
         # the kernel's MaxP is tested against, in the same run.
-        "collapse_polars": lambda: _polars_collapse(run),
-    }
+        phases["collapse_polars"] = lambda: _polars_collapse(run)
     if trec:
         phases = {"read_trec": lambda: rk.read_trec_run(folder / TREC).collect(), **phases}
     times = dict(zip(phases, median_of(repeats, *phases.values()), strict=True))
@@ -154,11 +155,12 @@ def main() -> None:
     timed.add_argument("folder", type=Path)
     timed.add_argument("--repeats", type=int, default=3)
     timed.add_argument("--skip-trec", action="store_true")
+    timed.add_argument("--skip-polars", action="store_true")
     args = parser.parse_args()
     if args.command == "generate":
         generate(args.queries, args.per_query, args.folder, args.shuffle)
     else:
-        measure(args.folder, args.repeats, not args.skip_trec)
+        measure(args.folder, args.repeats, not args.skip_trec, not args.skip_polars)
 
 
 if __name__ == "__main__":

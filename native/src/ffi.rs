@@ -234,6 +234,7 @@ field_entry_points! {
     _polars_plugin_field_grouped_metric_sums => crate::plugin::grouped_fields,
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
     _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
+    _polars_plugin_field_documents => crate::documents::fields,
 }
 
 compute_entry_points! {
@@ -244,6 +245,7 @@ compute_entry_points! {
     _polars_plugin_ranked_items => crate::plugin::ranked_items,
     _polars_plugin_configuration => crate::plugin::configuration_text,
     _polars_plugin_truth_sums => crate::plugin::truth_compute,
+    _polars_plugin_documents => crate::documents::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

@@ -5,13 +5,14 @@
 //! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
 //! `grouped` the rows of many groups in one call (the metric expressions');
-//! `plugin` checks inputs and lays out outputs. Imports run one way: `plugin` -> `group` ->
-//! `kernel` -> `config` / `columns`.
+//! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run).
+//! Imports run one way: `plugin` / `documents` -> `group` -> `kernel` -> `config` / `columns`.
 
 #![deny(unsafe_code)]
 
 pub mod columns;
 pub mod config;
+pub mod documents;
 pub mod group;
 pub mod grouped;
 #[allow(unsafe_code)]

@@ -30,5 +30,10 @@ def refuse_first(
     for index, (condition, message) in enumerate(checks):
         count = counts.item(0, index)
         if count:
-            rows = frame.filter(condition).select(shown).head(1).collect().to_dicts()
-            raise ValueError(f"{table}: {message}; {count} row(s), e.g. {rows[0]}")
+            refuse(table, message, count, frame.filter(condition).select(shown).head(1))
+
+
+def refuse(table: str, message: str, count: int, example: pl.LazyFrame) -> None:
+    """Raise the ValueError of a check that `count` rows fail, `example` showing the first."""
+    row = example.collect().to_dicts()[0]
+    raise ValueError(f"{table}: {message}; {count} row(s), e.g. {row}")

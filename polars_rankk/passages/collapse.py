@@ -26,7 +26,7 @@ from polars_rankk.core.inputs.normalize import column_name
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.order import RELEVANCE_AWARE_TIES
 from polars_rankk.core.types import PassageAggregate
-from polars_rankk.passages.checks import INVALID_SCORE, REPEATED, refuse_first
+from polars_rankk.passages.checks import INVALID_SCORE, REPEATED, refuse, refuse_first
 from polars_rankk.passages.ids import DOCUMENT, document_checks, shown_document, with_document
 from polars_rankk.passages.rule import DocumentRule
 
@@ -158,12 +158,18 @@ def documents_of(
     frame = to_lazy(run, "run")
     rows = passage_rows(frame, rule, keys=keys, item=item, score=score, policy=policy)
     lazy = isinstance(run, pl.LazyFrame)
-    ranked = kernel_documents(rows, rule, keys=keys, item=item, score=score, policy=policy)
+    # In memory the kernel checks the values in its own scan; a LazyFrame's are checked now.
+    ranked = kernel_documents(frame, rule, keys=keys, item=item, score=score, policy=policy,
+                              check_values=check_values and not lazy)  # fmt: skip
     if ranked is not None:
         # The kernel reads each passage's document in place: no document column is made.
+        if not lazy:
+            return _kernel_collected(
+                ranked, rows, rule, keys=keys, item=item, score=score, policy=policy
+            )
         if check_values:
             check_passages(rows, rule, keys=keys, item=item, score=score, policy=policy)
-        return ranked if lazy else ranked.collect()
+        return ranked
     if check_values and not lazy:
         # In memory, each row's document id is cut once, for the checks and the collapse.
         rows = rows.collect().lazy()
@@ -237,30 +243,82 @@ def check_passages(
     policy: Policy,
 ) -> None:
     """Every value check in one scan of `rows`, refused naming the column and a row."""
-    checks = [(pl.col(key).is_null(), f"column {key!r} (a group key) must not be null")
-              for key in keys]  # fmt: skip
+    named = _value_checks(rows, rule, keys=keys, item=item, score=score, policy=policy)
+    checks = [(condition, message) for _, condition, message in named]
+    refuse_first(rows, "run", checks, _shown(keys, item, score, rule.passage_index))
+
+
+def _value_checks(
+    rows: pl.LazyFrame,
+    rule: DocumentRule,
+    *,
+    keys: list[str],
+    item: str,
+    score: str,
+    policy: Policy,
+) -> list[tuple[str, pl.Expr, str]]:
+    """(name, bad-row condition, what it means) of every value check, in the order they are
+    refused; the names of those the kernel makes in its scan are its own (`KernelRefusal`)."""
+    checks = [
+        (f"null_key:{j}", pl.col(key).is_null(), f"column {key!r} (a group key) must not be null")
+        for j, key in enumerate(keys)
+    ]
+    names = ("null_item", "empty_document") if isinstance(rule.document, str) else ("", "")
     checks += [
-        (condition, f"column {item!r} {meaning}")
-        for condition, meaning in document_checks(rows, rule.document, item=item)
+        (name, condition, f"column {item!r} {meaning}")
+        for name, (condition, meaning) in zip(
+            names, document_checks(rows, rule.document, item=item), strict=True
+        )
     ]
     if policy.invalid_scores == "error":
-        checks.append((~ranking.is_valid_score(pl.col(SCORE)), INVALID_SCORE.format(score=score)))
+        is_invalid = ~ranking.is_valid_score(pl.col(SCORE))
+        checks.append(("invalid_score", is_invalid, INVALID_SCORE.format(score=score)))
     if policy.duplicates == "error":
-        checks.append((pl.len().over([*keys, item]) > 1, REPEATED.format(item=item)))
+        checks.append(("", pl.len().over([*keys, item]) > 1, REPEATED.format(item=item)))
     if rule.passage_index is not None:
         index = rule.passage_index
         at_one_position = [*keys, DOCUMENT, INDEX]
         # Copies of one passage kept under duplicates="keep" share its position: which is first?
         shared = pl.len() if policy.duplicates == "keep" else pl.col(item).n_unique()
         checks += [
-            (pl.col(INDEX).is_null(), f"column {index!r} must not be null"),
+            ("", pl.col(INDEX).is_null(), f"column {index!r} must not be null"),
             (
+                "",
                 pl.col(INDEX).is_not_null() & (shared.over(at_one_position) > 1),
                 f"column {index!r} must tell a document's passages apart (aggregate='first' "
                 f"takes the one at the lowest position), but two of one document share one",
             ),
         ]
-    refuse_first(rows, "run", checks, _shown(keys, item, score, rule.passage_index))
+    return checks
+
+
+def _kernel_collected(
+    ranked: pl.LazyFrame,
+    rows: pl.LazyFrame,
+    rule: DocumentRule,
+    *,
+    keys: list[str],
+    item: str,
+    score: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """The kernel's documents collected; the rows its value checks refused worded as
+    `check_passages` words them (the first check that fails, its count and first row)."""
+    from polars_rankk.core.kernel.documents import refusal_of
+
+    try:
+        return ranked.collect()
+    except pl.exceptions.ComputeError as error:
+        refused, failure = refusal_of(error), error
+    if refused is None:
+        raise failure
+    for name, _, message in _value_checks(rows, rule, keys=keys, item=item, score=score,
+                                         policy=policy):  # fmt: skip
+        if name in refused.rows:
+            count, first = refused.rows[name]
+            shown = _shown(keys, item, score, rule.passage_index)
+            refuse("run", message, count, rows.slice(first, 1).select(shown))
+    raise failure
 
 
 def _shown(keys: list[str], item: str, score: str, index: str | None) -> list[pl.Expr]:
@@ -298,19 +356,22 @@ def ranked_documents(
 
 
 def kernel_documents(
-    rows: pl.LazyFrame,
+    run: pl.LazyFrame,
     rule: DocumentRule,
     *,
     keys: list[str],
     item: str,
     score: str,
     policy: Policy,
+    check_values: bool = False,
 ) -> pl.LazyFrame | None:
-    """MaxP by a delimiter on the compiled kernel: each group's passages ranked once, a
-    document named by its passages' ids up to the delimiter, its best-ranked passage standing
-    for it (the highest score: MaxP) — `ranked_documents`' rows, without cutting every id or
-    grouping by document. None where the kernel does not apply (another rule or policy, a
-    dtype it does not read, not loaded)."""
+    """MaxP by a delimiter on the compiled kernel: each group's passages read in place, a
+    document named by its passages' ids up to the delimiter, its best passage's score
+    standing for it — `ranked_documents`' rows, without cutting every id or grouping by
+    document; with `check_values`, the values checked in the kernel's scan (`_value_checks`'
+    names). `run` is the run as given, its columns checked (`passage_rows`): its scores are
+    read as they are (the kernel folds -0.0 into 0.0 itself). None where the kernel does not
+    apply (another rule or policy, a dtype it does not read, not loaded)."""
     if (
         rule.aggregate != "max"
         or not isinstance(rule.document, str)
@@ -318,23 +379,17 @@ def kernel_documents(
         or policy.invalid_scores not in ("drop", "error")
         or policy.ties == "input_order"
         or policy.ties in RELEVANCE_AWARE_TIES
-        or rows.collect_schema()[item] != pl.String
     ):
         return None
-    from polars_rankk.core.kernel.ranking import ranked_top
+    from polars_rankk.core.kernel.documents import maxp_documents
 
-    valid = valid_scores(rows.select(*keys, item, SCORE), policy)
-    depth = rule.depth if rule.depth is not None else _WHOLE_LIST
-    ranked = ranked_top(
-        valid, keys, item, pl.col(SCORE), policy, depth, item_prefix=rule.document, with_score=True
-    )
+    ranked = maxp_documents(
+        run, keys, item, pl.col(score), policy,
+        delimiter=rule.document, depth=rule.depth, check_values=check_values,
+    )  # fmt: skip
     if ranked is None:
         return None
     return ranked.select(*keys, item, pl.col("score").alias(score))
-
-
-#: The cut-off that reads every rank of a list.
-_WHOLE_LIST = 2**31 - 1
 
 
 def valid_scores(rows: pl.LazyFrame, policy: Policy) -> pl.LazyFrame:

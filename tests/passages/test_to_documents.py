@@ -291,9 +291,119 @@ def test_the_kernels_maxp_equals_the_polars_collapse(
     rule = rk.DocumentRule("#", depth=depth)
     rows = collapse.passage_rows(run.lazy(), rule, keys=["query"], item="item", score="score",
                                  policy=policy)  # fmt: skip
-    assert collapse.kernel_documents(rows, rule, keys=["query"], item="item", score="score",
-                                     policy=policy) is not None  # fmt: skip
+    named = {"keys": ["query"], "item": "item", "score": "score"}
+    assert collapse.kernel_documents(run.lazy(), rule, **named, policy=policy) is not None  # type: ignore[arg-type]
     on_kernel = rk.to_documents(run, **options)
     pure = collapse.ranked_documents(rows, rule, keys=["query"], item="item", score="score",
                                      policy=policy).collect()  # fmt: skip
     assert on_kernel.equals(pure)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    run=passage_runs(),
+    seed=st.integers(0, 2**16),
+    depth=st.sampled_from([None, 1, 3]),
+    ties=st.sampled_from(["trec_eval", "item_asc"]),
+)
+def test_the_kernels_maxp_of_rows_in_random_order_equals_the_polars_collapse(
+    run: pl.DataFrame, seed: int, depth: int | None, ties: str
+) -> None:
+    """Rows in random order (a group's rows cut by another's) are grouped before the kernel
+    reads them; the documents, their order and the groups' order are the reference's."""
+    shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+    policy = rk.Policy(ties=ties)  # type: ignore[arg-type]
+    options = {"group_by": "query", "document": "#", "depth": depth, "policy": policy}
+    assert rk.to_documents(shuffled, **options).equals(_polars_collapse(shuffled, depth, policy))
+
+
+def _polars_collapse(run: pl.DataFrame, depth: int | None, policy: rk.Policy) -> pl.DataFrame:
+    from polars_rankk.passages import collapse
+
+    rule = rk.DocumentRule("#", depth=depth)
+    named = {"keys": ["query"], "item": "item", "score": "score"}
+    rows = collapse.passage_rows(run.lazy(), rule, **named, policy=policy)  # type: ignore[arg-type]
+    return collapse.ranked_documents(rows, rule, **named, policy=policy).collect()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize("name", ["d", "msmarco_v2.1_doc_with_a_long_name_"])
+def test_a_long_run_grouped_or_in_random_order_equals_the_polars_collapse(
+    shuffled: bool, name: str
+) -> None:
+    """Thousands of rows: grouped rows are read run by run, rows in random order grouped
+    first (a run per row, past the first few thousand rows); both give the reference, on
+    document ids held inline and on ids longer than the kernel keeps beside their hash."""
+    queries, per_query = 40, 250
+    row = pl.int_range(queries * per_query)
+    run = pl.select(
+        query=(row // per_query).cast(pl.Int32),
+        item=pl.format(name + "{}#{}", (row * 7919) % 997 % (per_query // 3), row % 5),
+        score=((row * 104729) % 89).cast(pl.Float64) / 8,
+    )
+    if shuffled:
+        run = run.sample(fraction=1.0, shuffle=True, seed=7)
+    for ties in ("trec_eval", "item_asc"):
+        policy = rk.Policy(ties=ties)  # type: ignore[arg-type]
+        found = rk.to_documents(run, group_by="query", document="#", policy=policy)
+        assert found.equals(_polars_collapse(run, None, policy))
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize(
+    ("column", "bad", "said"),
+    [
+        ("query", None, r"column 'query' \(a group key\) must not be null"),
+        ("item", None, r"column 'item' has a null passage id"),
+        ("item", "#9", r"column 'item' gives an empty document id \(its passage id starts with"),
+        ("score", None, r"column 'score' must hold finite numbers"),
+        ("score", math.nan, r"column 'score' must hold finite numbers"),
+        ("score", -math.inf, r"column 'score' must hold finite numbers"),
+    ],
+)
+def test_bad_values_are_refused_by_the_kernels_own_scan_naming_the_first_row(
+    column: str, bad: object, said: str, shuffled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In memory the kernel checks the values in its scan (the separate Polars scan never
+    runs): the error names the table, the column, the expectation, how many rows fail and
+    the first of them, as the Polars scan words it."""
+    from polars_rankk.core.kernel import loader
+    from polars_rankk.passages import collapse
+
+    if not loader.status().loaded:
+        pytest.skip("the compiled kernel is not loaded")
+    monkeypatch.setattr(collapse, "refuse_first", _not_called)
+    run = pl.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 2, 3],
+            "item": ["a#0", "b#0", "a#1", "c#0", "d#0", "e#0"],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+            "n": [0, 1, 2, 3, 4, 5],
+        }
+    )
+    spoilt = pl.when(pl.col("n").is_in([2, 4])).then(pl.lit(bad)).otherwise(pl.col(column))
+    run = run.with_columns(spoilt.cast(run.schema[column]).alias(column))
+    first = run.row(2, named=True)
+    if shuffled:
+        run = run.sample(fraction=1.0, shuffle=True, seed=3)
+        first = run.filter(pl.col("n").is_in([2, 4])).row(0, named=True)
+    with pytest.raises(ValueError, match=rf"^run: {said}.*; 2 row\(s\), e\.g\. \{{") as refused:
+        rk.to_documents(run.drop("n"), group_by="query", document="#")
+    shown = str(refused.value).split("e.g. ", 1)[1]
+    assert f"'item': {first['item']!r}" in shown
+    assert f"'query': {first['query']!r}" in shown
+
+
+def test_negative_zero_ties_zero_on_the_kernel_as_in_the_polars_collapse() -> None:
+    run = pl.DataFrame(
+        {"query": [1] * 4, "item": ["b#0", "a#0", "c#0", "b#1"], "score": [-0.0, 0.0, -0.0, 0.0]}
+    )
+    for ties in ("trec_eval", "item_asc"):
+        policy = rk.Policy(ties=ties)  # type: ignore[arg-type]
+        found = rk.to_documents(run, group_by="query", document="#", policy=policy)
+        assert found.equals(_polars_collapse(run, None, policy))
+        assert str(found["score"].to_list()) == "[0.0, 0.0, 0.0]"
+
+
+def _not_called(*_: object) -> None:
+    raise AssertionError("the Polars scan of the values ran")

@@ -10,10 +10,13 @@
 use crate::config::{Config, Label, N_LABELS};
 
 mod context;
+mod document_ids;
+pub mod documents;
 mod gather;
 mod group_ids;
 mod hashing;
 mod partition;
+mod passage_groups;
 pub(crate) mod rank;
 mod runs;
 pub(crate) mod terms;

@@ -199,7 +199,7 @@ fn may_repeat(items: &Items<'_>, group: &[Candidate], scratch: &mut Vec<u64>) ->
 
 /// A score as an unsigned number in the same order (higher score, larger number).
 #[inline]
-fn score_order(score: f64) -> u64 {
+pub(crate) fn score_order(score: f64) -> u64 {
     let bits = score.to_bits();
     if bits >> 63 == 1 {
         !bits

@@ -22,7 +22,7 @@ from polars_rankk.core.policy import Policy
 _TOP = "_rk_top"
 _EVERY_RANK = LinearTerm("_rk_every_rank", (KernelPiece("one", False, ()),))
 #: The key and item dtypes the kernel reads and gives back as they were.
-_READ = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.String)
+READ = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.String)
 
 
 def ranked_top(
@@ -51,7 +51,7 @@ def ranked_top(
     if (
         not native.status().loaded
         or policy.ties in ("pessimistic", "optimistic", "expected")
-        or any(not isinstance(schema[name], _READ) for name in (*keys, item))
+        or any(not isinstance(schema[name], READ) for name in (*keys, item))
     ):
         return None
     ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
