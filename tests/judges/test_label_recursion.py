@@ -26,6 +26,18 @@ POLICIES = [
 ]
 
 
+def _tables(
+    candidates: list[tuple[int, int, float]], truth: list[tuple[int, int, float, float]]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The drawn rows as candidates (q, item, score) and truth (q, item, relevance, p)."""
+    return (
+        pl.DataFrame(candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64},
+                     orient="row"),
+        pl.DataFrame(truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
+                                    "p": pl.Float64}, orient="row"),
+    )  # fmt: skip
+
+
 @st.composite
 def binary_groups(draw: st.DrawFn, max_items: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Candidates with tied scores, repeated items and short or empty lists; truth of one
@@ -39,12 +51,7 @@ def binary_groups(draw: st.DrawFn, max_items: int = 7) -> tuple[pl.DataFrame, pl
         for item in draw(st.lists(st.integers(0, max_items + 2), max_size=6, unique=True)):
             p = draw(st.sampled_from([0.0, 0.1, 0.5, 0.75, 1.0]))
             truth.append((group, item, grade, p))
-    return (
-        pl.DataFrame(candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64},
-                     orient="row"),
-        pl.DataFrame(truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
-                                    "p": pl.Float64}, orient="row"),
-    )  # fmt: skip
+    return _tables(candidates, truth)
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
@@ -118,12 +125,7 @@ def graded_groups(draw: st.DrawFn, lowest: int) -> tuple[pl.DataFrame, pl.DataFr
             for grade in grades:
                 p = draw(st.sampled_from([0.0, 0.1, 0.2, 0.3]))
                 truth.append((group, item, float(grade), p))
-    return (
-        pl.DataFrame(candidates, schema={"q": pl.Int64, "item": pl.Int64, "score": pl.Float64},
-                     orient="row"),
-        pl.DataFrame(truth, schema={"q": pl.Int64, "item": pl.Int64, "relevance": pl.Float64,
-                                    "p": pl.Float64}, orient="row"),
-    )  # fmt: skip
+    return _tables(candidates, truth)
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
