@@ -68,6 +68,11 @@ def dcg_moments(ranked: np.ndarray, gains: np.ndarray, k: int) -> tuple[np.ndarr
     return e1, variance + e1 * e1
 
 
+#: The numbers (states x groups) one block of groups carries through the walk: a few MB per
+#: array, so that a walk step's gathers and sums stay in the cache.
+_BLOCK_NUMBERS = 1 << 18
+
+
 def ndcg_moments(
     ranked: np.ndarray, rest: np.ndarray, gains: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,34 +85,63 @@ def ndcg_moments(
     states = _states(k, levels)
     index = {state: position for position, state in enumerate(states)}
     moves = [_moves(states, index, level, k) for level in range(levels)]
-    ideal = _ideal(states, gains, k)
+    scale = _ideal(states, gains, k)
+    scale = np.where(scale > 0, 1.0 / np.where(scale > 0, scale, 1.0), 0.0)
+    # Each rank's log discount within k (infinite past it: the sum no longer grows).
+    logs = np.array([_log_discount(r + 1) if r < k else np.inf for r in range(ranked.shape[1])])
+    logs = np.concatenate([logs, np.full(rest.shape[1], np.inf)])
+    every = np.concatenate([ranked, rest], axis=1)
+    # An item that cannot be relevant moves no state: each group walks only the others, in
+    # rank order (a group with fewer walks items of no mass at the end).
+    possible = every.sum(axis=2) > 0
+    walked = int(possible.sum(axis=1).max(initial=0))
+    order = np.argsort(~possible, axis=1, kind="stable")[:, :walked]
+    items = np.take_along_axis(every, order[:, :, None], axis=1)
+    item_logs = logs[order]
     groups = ranked.shape[0]
-    law = np.zeros((groups, len(states)))
-    law[:, 0] = 1.0
+    found = (np.empty(groups), np.empty(groups), np.empty(groups))
+    block = max(1, _BLOCK_NUMBERS // len(states))
+    for start in range(0, groups, block):
+        chunk = slice(start, start + block)
+        moments = _walk(items[chunk], item_logs[chunk], gains, moves, len(states), scale)
+        for out, values in zip(found, moments, strict=True):
+            out[chunk] = values
+    return found
+
+
+def _walk(
+    items: np.ndarray,
+    item_logs: np.ndarray,
+    gains: np.ndarray,
+    moves: list[tuple[np.ndarray, np.ndarray]],
+    n_states: int,
+    scale: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`ndcg_moments` of one block of groups: the walk over their items (groups x items x
+    levels, with each item's log discount), the state laws carried as states x groups."""
+    groups = items.shape[0]
+    # States x groups: a state's row of every group is contiguous, for the gathers and sums.
+    law = np.zeros((n_states, groups))
+    law[0] = 1.0
     total = np.zeros_like(law)
     square = np.zeros_like(law)
-    # Each rank's log discount within k (None past it: the sum no longer grows).
-    walk: list[tuple[np.ndarray, float | None]] = [
-        (ranked[:, rank, :], _log_discount(rank + 1) if rank < k else None)
-        for rank in range(ranked.shape[1])
-    ]
-    walk += [(rest[:, j, :], None) for j in range(rest.shape[1])]
-    for p, log in walk:
-        stay = 1 - p.sum(axis=1, keepdims=True)
+    for j in range(items.shape[1]):
+        p = items[:, j, :].T  # levels x groups
+        log = item_logs[None, :, j]
+        stay = 1 - p.sum(axis=0, keepdims=True)
         new_law, new_total, new_square = law * stay, total * stay, square * stay
         for level, (sources, targets) in enumerate(moves):
-            q = p[:, level : level + 1]
-            a = 0.0 if log is None else gains[level] / log
-            from_law = law[:, sources] * q
-            from_total = total[:, sources] * q
+            q = p[level : level + 1]
+            a = gains[level] / log  # per group: 0 past k
+            from_law = law[sources] * q
+            from_total = total[sources] * q
             up_total = from_total + a * from_law
-            up_square = square[:, sources] * q + a * (2 * from_total + a * from_law)
+            up_square = square[sources] * q + a * (2 * from_total + a * from_law)
             _scatter(new_law, targets, from_law)
             _scatter(new_total, targets, up_total)
             _scatter(new_square, targets, up_square)
         law, total, square = new_law, new_total, new_square
-    scale = np.where(ideal > 0, 1.0 / np.where(ideal > 0, ideal, 1.0), 0.0)
-    return total @ scale, square @ (scale * scale), law[:, 0]
+    return scale @ total, (scale * scale) @ square, law[0]
 
 
 def _states(k: int, levels: int) -> list[tuple[int, ...]]:
@@ -131,9 +165,9 @@ def _moves(
 
 
 def _scatter(out: np.ndarray, targets: np.ndarray, values: np.ndarray) -> None:
-    """``out[:, t] += sum of values[:, i] where targets[i] == t`` (`targets` sorted)."""
+    """``out[t] += sum of values[i] where targets[i] == t`` (`targets` sorted)."""
     starts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
-    out[:, targets[starts]] += np.add.reduceat(values, starts, axis=1)
+    out[targets[starts]] += np.add.reduceat(values, starts, axis=0)
 
 
 def _ideal(states: list[tuple[int, ...]], gains: np.ndarray, k: int) -> np.ndarray:
