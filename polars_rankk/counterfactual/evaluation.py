@@ -174,7 +174,7 @@ def evaluate_counterfactual(
         placements = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
-    placements = placements.collect(engine=engine).lazy()
+    placements = plan.numbered_slots(placements.collect(engine=engine), keys).lazy()
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)

@@ -33,6 +33,13 @@ def _run(log: pl.DataFrame, new: pl.DataFrame = NEW, **options: object) -> rk.Co
     return rk.evaluate_counterfactual(log, new, group_by="query", **settings)  # type: ignore[arg-type]
 
 
+def test_an_examination_table_listing_a_position_twice_is_refused() -> None:
+    # Joined per logged row, a repeated position would count the row twice.
+    table = pl.DataFrame({"position": [1, 2, 2], "examination": [1.0, 0.5, 0.4]})
+    with pytest.raises(ValueError, match=r"each position once; position 2 is listed more"):
+        _run(LOG, examination=table)
+
+
 def test_a_position_below_one_names_the_table_column_and_row() -> None:
     with pytest.raises(ValueError, match=r"the log's column 'position' must be .*'position': 0"):
         _run(LOG.with_columns(pl.Series("position", [1, 0, 1])))
