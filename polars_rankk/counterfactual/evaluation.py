@@ -198,8 +198,10 @@ def evaluate_counterfactual(
     interval_over = "groups"
     resampled: np.ndarray | None = group_matrix
     if group_matrix.shape[0] == 1 and n_bootstrap > 0:
+        # The one group the estimate reads (the log may hold groups without candidates).
+        one = counts.join(logged_sums.select(keys).unique(), on=keys, how="semi")
         resampled, interval_over = _impression_matrix(
-            logged, rows, placements, columns, click_model, k, counts, engine
+            logged, rows, placements, columns, click_model, k, one, engine
         )
     resampled = _resampled_means(resampled, [base for _, base in wanted], k, n_bootstrap, seed)
     overall = pl.DataFrame(
@@ -283,7 +285,8 @@ def _impression_matrix(
     engine: EngineType,
 ) -> tuple[np.ndarray | None, str]:
     """The bootstrap matrix over the one group's impressions (the impressions that inform no
-    rank as rows of zeros), or None with a warning when the group is one logged list."""
+    rank as rows of zeros), or None with a warning when the group is one logged list.
+    `counts` is that group's row of `_impression_counts`."""
     impressions = int(counts[IMPRESSIONS][0])
     if columns.impression is None or impressions < 2:
         checks.warn(
