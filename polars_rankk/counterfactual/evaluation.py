@@ -218,7 +218,12 @@ def evaluate_counterfactual(
     weights = plan.weight_summary(sums)
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
     return CounterfactualResult(
-        overall, _per_group(logged_sums, keys, wanted), per_position, theta, diagnostics, k
+        overall,
+        _per_group(logged_sums, group_matrix, keys, wanted, k),
+        per_position,
+        theta,
+        diagnostics,
+        k,
     )
 
 
@@ -314,18 +319,22 @@ def _resampled_means(
     return estimators.resampled_means(matrix, bases, k, n_bootstrap, seed)
 
 
-def _per_group(sums: pl.DataFrame, keys: list[str], wanted: list[tuple[str, str]]) -> pl.DataFrame:
-    groups = sums.select(pl.struct(keys).n_unique()).item() if sums.height else 0
-    normaliser = estimators.snips_normaliser(groups)
+def _per_group(
+    sums: pl.DataFrame,
+    group_matrix: np.ndarray,
+    keys: list[str],
+    wanted: list[tuple[str, str]],
+    k: int,
+) -> pl.DataFrame:
+    """Each group's reward@K by each estimator, read off the rows of the group matrix."""
+    groups = sums.select(*keys, IMPRESSIONS, estimators.row_index(keys))
+    groups = groups.unique("__row").sort("__row")
     return pl.concat(
         [
-            sums.with_columns(estimators.per_rank_estimates(base, normaliser).alias("__value"))
-            .group_by(keys)
-            .agg(pl.col("__value").sum().alias("reward_at_k"), pl.col(IMPRESSIONS).first())
-            .select(
+            groups.select(
                 pl.lit(name).alias("estimator"),
                 *keys,
-                "reward_at_k",
+                pl.Series("reward_at_k", estimators.per_group_rewards(group_matrix, base, k)),
                 pl.col(IMPRESSIONS).alias("impressions"),
             )
             for name, base in wanted
