@@ -106,7 +106,8 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
         blocks["reward"] = blocks["reward"] / sums[LISTS].to_numpy()
     for block, name in enumerate(MATRIX_BLOCKS):
         values = blocks[name] if name in ("informing", "reward") else blocks[name] / divisor
-        np.add.at(out, (index, block * k + ranks), values)
+        # One row of the sums per (row, rank): each cell is written once.
+        out[index, block * k + ranks] = values
     if per_group:
         # A group informs every rank of the mean over groups: IPS, DR and the naive estimate
         # are means of the groups' values (0 where no impression shows the rank).
