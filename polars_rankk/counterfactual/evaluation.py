@@ -169,12 +169,13 @@ def evaluate_counterfactual(
             else examination_table(examination, _deepest(log_frame, position, k))
         )
         _check_examined(log_frame, columns, theta, k)
-    placements = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    if any(base == "dr" for _, base in wanted) and reward_model is None:
-        placements = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
-    placements = plan.numbered_slots(placements.collect(engine=engine), keys).lazy()
+    placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
+    placements = plan.numbered_slots(placed.collect(engine=engine), keys).lazy()
+    if any(base == "dr" for _, base in wanted) and reward_model is None:
+        fitted = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
+        placements = fitted.collect(engine=engine).lazy()
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
@@ -374,12 +375,16 @@ def _fitted_reward_model(
     model: ClickModel,
     theta: pl.DataFrame | None,
 ) -> pl.LazyFrame:
-    """The placements with the reward model fitted on the log, per item and rank, pooled over
-    groups: under the position-based model theta_r * sum(reward) / sum(theta of the logged
-    positions); otherwise the item's mean reward where it was shown at that position (0 where
-    never)."""
+    """The placements (held in memory) with the reward model fitted on the log, per item and
+    rank, pooled over groups: under the position-based model theta_r * sum(reward) / sum(theta
+    of the logged positions); otherwise the item's mean reward where it was shown at that
+    position (0 where never)."""
     reward = pl.col(columns.reward).cast(pl.Float64)
-    rows = log.with_columns(pl.col(columns.position).cast(pl.Int64))
+    # Only the placed items' rows are read: an item's model pools its rows over groups.
+    items = placements.select(pl.col(columns.item).unique()).collect().to_series()
+    rows = log.filter(pl.col(columns.item).is_in(items.implode())).with_columns(
+        pl.col(columns.position).cast(pl.Int64)
+    )
     if model == "pbm":
         assert theta is not None
         attraction = (
