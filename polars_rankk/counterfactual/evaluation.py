@@ -180,17 +180,23 @@ def evaluate_counterfactual(
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(logged, columns, click_model, k, by_impression=columns.per_impression)
-    sums, orphans, counts = pl.collect_all(
+    sums, counts = pl.collect_all(
         [
             plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
                            by_impression=False),
-            log_frame.select(keys).unique().join(
-                new_frame.select(keys).unique(), on=keys, how="anti"
-            ),
             groups,
         ],
         engine=engine,
     )  # fmt: skip
+    # The log's groups the candidates do not list: every listed group has a placement at
+    # rank 1, except under marginals (whose probabilities may all be 0 within K).
+    listed = new_frame if columns.form == "probability" else placements
+    orphans = (
+        counts.lazy()
+        .select(keys)
+        .join(listed.select(keys).unique(), on=keys, how="anti")
+        .collect(engine=engine)
+    )
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
