@@ -188,15 +188,7 @@ def evaluate_counterfactual(
         ],
         engine=engine,
     )  # fmt: skip
-    # The log's groups the candidates do not list: every listed group has a placement at
-    # rank 1, except under marginals (whose probabilities may all be 0 within K).
-    listed = new_frame if columns.form == "probability" else placements
-    orphans = (
-        counts.lazy()
-        .select(keys)
-        .join(listed.select(keys).unique(), on=keys, how="anti")
-        .collect(engine=engine)
-    )
+    orphans = _unlisted(counts, new_frame, placements, columns, engine)
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
@@ -224,14 +216,8 @@ def evaluate_counterfactual(
     missing = sums.filter(pl.col(plan.INFORMING).is_null())
     weights = plan.weight_summary(sums)
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
-    return CounterfactualResult(
-        overall,
-        _per_group(logged_sums, group_matrix, keys, wanted, k),
-        per_position,
-        theta,
-        diagnostics,
-        k,
-    )
+    per_group = _per_group(logged_sums, group_matrix, keys, wanted, k)
+    return CounterfactualResult(overall, per_group, per_position, theta, diagnostics, k)
 
 
 def _propensity(propensity: str | None, pscore: str | None) -> str | None:
@@ -278,6 +264,22 @@ def _check_options(
             "it, which per-position marginals (probability=) do not give; pass draws of the "
             "policy as sample= instead (rk.plackett_luce_samples draws them)"
         )
+
+
+def _unlisted(
+    counts: pl.DataFrame,
+    candidates: pl.LazyFrame,
+    placements: pl.LazyFrame,
+    columns: Columns,
+    engine: EngineType,
+) -> pl.DataFrame:
+    """The log's groups (`counts`) the candidates do not list: every listed group has a
+    placement at rank 1, except under marginals (whose probabilities may all be 0 within
+    K), read from the candidates."""
+    listed = candidates if columns.form == "probability" else placements
+    keys = columns.keys
+    unlisted = counts.lazy().select(keys).join(listed.select(keys).unique(), on=keys, how="anti")
+    return unlisted.collect(engine=engine)
 
 
 def _impression_counts(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
