@@ -179,7 +179,9 @@ def evaluate_counterfactual(
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
-    informed = plan.informing(logged, columns, click_model, k, by_impression=columns.per_impression)
+    informed = plan.informing(
+        logged, columns, click_model, k, by_impression=columns.per_impression, counts=groups
+    )
     sums, counts = pl.collect_all(
         [
             plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
@@ -209,10 +211,7 @@ def evaluate_counterfactual(
             for name, base in wanted
         ]
     )
-    deepest = int(logged_sums[RANK].max() or 0) if logged_sums.height else 0  # type: ignore[arg-type]
-    per_position = pl.concat(
-        [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
-    ).filter(pl.col("position") <= deepest)
+    per_position = _per_position(logged_sums, group_matrix, wanted, k)
     missing = sums.filter(pl.col(plan.INFORMING).is_null())
     weights = plan.weight_summary(sums)
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
@@ -326,6 +325,16 @@ def _resampled_means(
     if matrix is None or not len(matrix) or n_bootstrap <= 0:
         return None
     return estimators.resampled_means(matrix, bases, k, n_bootstrap, seed)
+
+
+def _per_position(
+    sums: pl.DataFrame, group_matrix: np.ndarray, wanted: list[tuple[str, str]], k: int
+) -> pl.DataFrame:
+    """Each estimator's expected reward at each rank down to the deepest the log informs."""
+    deepest = int(sums[RANK].max() or 0) if sums.height else 0  # type: ignore[arg-type]
+    return pl.concat(
+        [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
+    ).filter(pl.col("position") <= deepest)
 
 
 def _per_group(

@@ -122,18 +122,28 @@ def weighted_rows(
 
 
 def informing(
-    logged: pl.LazyFrame, columns: Columns, model: ClickModel, k: int, *, by_impression: bool
+    logged: pl.LazyFrame,
+    columns: Columns,
+    model: ClickModel,
+    k: int,
+    *,
+    by_impression: bool,
+    counts: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The impressions that inform each rank 1..`k`: per (group, rank) their count
     (`INFORMING`), or with `by_impression` one row per (group, impression, rank) informed.
 
-    Position-based: every impression informs every rank. Item-position: the impressions that
-    show position r. Cascade: those that show positions 1..r. Without an impression column a
-    group is one logged list.
+    Position-based: every impression informs every rank (per group, its `LISTS` of `counts`
+    where given: the log is not read again). Item-position: the impressions that show
+    position r. Cascade: those that show positions 1..r. Without an impression column a group
+    is one logged list.
     """
     lists = columns.lists
     ranks = pl.LazyFrame({RANK: range(1, k + 1)}, schema={RANK: pl.Int64})
     position = pl.col(columns.position)
+    if model == "pbm" and counts is not None and not by_impression:
+        every = counts.join(ranks, how="cross")
+        return every.select(*columns.keys, RANK, pl.col(LISTS).alias(INFORMING))
     if model == "pbm":
         shown = logged.select(lists).unique().join(ranks, how="cross")
     elif model == "item_position":
