@@ -76,6 +76,12 @@ def reward_at_k(means: np.ndarray, estimator: str, k: int) -> np.ndarray:
     return np.asarray(per_rank_from_means(means, estimator, k).sum(axis=-1), dtype=np.float64)
 
 
+def row_index(by: list[str]) -> pl.Expr:
+    """The row of `matrix` a row of the sums adds to (``__row``): its value of `by`
+    numbered from 0 in sorted order."""
+    return (pl.struct(by).rank("dense").cast(pl.Int64) - 1).alias("__row")
+
+
 def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.ndarray:
     """The bootstrap matrix: one row per value of `by` (a group, or an impression of the one
     group), the `MATRIX_BLOCKS` per rank. Per group, each block is divided by N_r (0 where no
@@ -83,7 +89,7 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
     informing block is 1."""
     if sums.height == 0:
         return np.zeros((0, len(MATRIX_BLOCKS) * k))
-    index = sums.select(pl.struct(by).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    index = sums.select(row_index(by)).to_series().to_numpy()
     rows = int(index.max()) + 1
     ranks = sums[RANK].to_numpy() - 1
     informing = sums[INFORMING].fill_null(0.0).to_numpy()
@@ -100,7 +106,8 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
         blocks["reward"] = blocks["reward"] / sums[LISTS].to_numpy()
     for block, name in enumerate(MATRIX_BLOCKS):
         values = blocks[name] if name in ("informing", "reward") else blocks[name] / divisor
-        np.add.at(out, (index, block * k + ranks), values)
+        # One row of the sums per (row, rank): each cell is written once.
+        out[index, block * k + ranks] = values
     if per_group:
         # A group informs every rank of the mean over groups: IPS, DR and the naive estimate
         # are means of the groups' values (0 where no impression shows the rank).
@@ -166,29 +173,15 @@ def overall_row(
     }
 
 
-def per_rank_estimates(estimator: str, normaliser: pl.Expr) -> pl.Expr:
-    """The expected reward at each (group, rank) by `estimator` (its base name);
-    `normaliser` is SNIPS's mean of U / N_r over groups at the rank."""
-    n = pl.col(INFORMING)
-
-    def over_n(value: pl.Expr) -> pl.Expr:
-        return pl.when(n > 0).then(value / n).otherwise(0.0)
-
-    weighted = pl.col("weighted_reward")
-    if estimator == "ips":
-        return over_n(weighted)
-    if estimator == "snips":
-        return pl.when(normaliser > 0).then(over_n(weighted) / normaliser).otherwise(0.0)
-    if estimator == "dr":
-        return over_n(pl.col("direct") + weighted - pl.col("predicted_control"))
-    return pl.col("reward") / pl.col(LISTS)
-
-
-def snips_normaliser(groups: int) -> pl.Expr:
-    """The mean over groups of U / N_r at each rank (a window over the rank)."""
-    n = pl.col(INFORMING)
-    share = pl.when(n > 0).then(pl.col("control") / n).otherwise(0.0)
-    return share.sum().over(RANK) / max(groups, 1)
+def per_group_rewards(group_matrix: np.ndarray, estimator: str, k: int) -> np.ndarray:
+    """Each group's reward@K (a row of the group matrix): its ranks' estimates, SNIPS's
+    divided by the mean over groups of U / N_r at the rank (so that the groups' values
+    average to the overall estimate)."""
+    if estimator != "snips" or not group_matrix.shape[0]:
+        return reward_at_k(group_matrix, estimator, k)
+    control = group_matrix[:, k : 2 * k].mean(axis=0)
+    weighted = group_matrix[:, :k]
+    return np.asarray(_ratio(weighted, np.broadcast_to(control, weighted.shape)).sum(axis=-1))
 
 
 def per_position(group_matrix: np.ndarray, estimator: str, name: str, k: int) -> pl.DataFrame:

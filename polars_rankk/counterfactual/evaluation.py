@@ -169,27 +169,28 @@ def evaluate_counterfactual(
             else examination_table(examination, _deepest(log_frame, position, k))
         )
         _check_examined(log_frame, columns, theta, k)
-    placements = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    if any(base == "dr" for _, base in wanted) and reward_model is None:
-        placements = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
-    placements = placements.collect(engine=engine).lazy()
+    placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
+    placements = plan.numbered_slots(placed.collect(engine=engine), keys).lazy()
+    if any(base == "dr" for _, base in wanted) and reward_model is None:
+        fitted = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
+        placements = fitted.collect(engine=engine).lazy()
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
-    informed = plan.informing(logged, columns, click_model, k, by_impression=columns.per_impression)
-    sums, orphans, counts = pl.collect_all(
+    informed = plan.informing(
+        logged, columns, click_model, k, by_impression=columns.per_impression, counts=groups
+    )
+    sums, counts = pl.collect_all(
         [
             plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
                            by_impression=False),
-            log_frame.select(keys).unique().join(
-                new_frame.select(keys).unique(), on=keys, how="anti"
-            ),
             groups,
         ],
         engine=engine,
     )  # fmt: skip
+    orphans = _unlisted(counts, new_frame, placements, columns, engine)
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
     sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
@@ -198,8 +199,10 @@ def evaluate_counterfactual(
     interval_over = "groups"
     resampled: np.ndarray | None = group_matrix
     if group_matrix.shape[0] == 1 and n_bootstrap > 0:
+        # The one group the estimate reads (the log may hold groups without candidates).
+        one = counts.join(logged_sums.select(keys).unique(), on=keys, how="semi")
         resampled, interval_over = _impression_matrix(
-            logged, rows, placements, columns, click_model, k, counts, engine
+            logged, rows, placements, columns, click_model, k, one, engine
         )
     resampled = _resampled_means(resampled, [base for _, base in wanted], k, n_bootstrap, seed)
     overall = pl.DataFrame(
@@ -208,16 +211,12 @@ def evaluate_counterfactual(
             for name, base in wanted
         ]
     )
-    deepest = int(logged_sums[RANK].max() or 0) if logged_sums.height else 0  # type: ignore[arg-type]
-    per_position = pl.concat(
-        [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
-    ).filter(pl.col("position") <= deepest)
+    per_position = _per_position(logged_sums, group_matrix, wanted, k)
     missing = sums.filter(pl.col(plan.INFORMING).is_null())
     weights = plan.weight_summary(sums)
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
-    return CounterfactualResult(
-        overall, _per_group(logged_sums, keys, wanted), per_position, theta, diagnostics, k
-    )
+    per_group = _per_group(logged_sums, group_matrix, keys, wanted, k)
+    return CounterfactualResult(overall, per_group, per_position, theta, diagnostics, k)
 
 
 def _propensity(propensity: str | None, pscore: str | None) -> str | None:
@@ -266,6 +265,22 @@ def _check_options(
         )
 
 
+def _unlisted(
+    counts: pl.DataFrame,
+    candidates: pl.LazyFrame,
+    placements: pl.LazyFrame,
+    columns: Columns,
+    engine: EngineType,
+) -> pl.DataFrame:
+    """The log's groups (`counts`) the candidates do not list: every listed group has a
+    placement at rank 1, except under marginals (whose probabilities may all be 0 within
+    K), read from the candidates."""
+    listed = candidates if columns.form == "probability" else placements
+    keys = columns.keys
+    unlisted = counts.lazy().select(keys).join(listed.select(keys).unique(), on=keys, how="anti")
+    return unlisted.collect(engine=engine)
+
+
 def _impression_counts(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
     """Each group of the log and its number of logged lists (`IMPRESSIONS`)."""
     count = pl.col(columns.impression).n_unique() if columns.impression else pl.lit(1)
@@ -283,7 +298,8 @@ def _impression_matrix(
     engine: EngineType,
 ) -> tuple[np.ndarray | None, str]:
     """The bootstrap matrix over the one group's impressions (the impressions that inform no
-    rank as rows of zeros), or None with a warning when the group is one logged list."""
+    rank as rows of zeros), or None with a warning when the group is one logged list.
+    `counts` is that group's row of `_impression_counts`."""
     impressions = int(counts[IMPRESSIONS][0])
     if columns.impression is None or impressions < 2:
         checks.warn(
@@ -311,18 +327,32 @@ def _resampled_means(
     return estimators.resampled_means(matrix, bases, k, n_bootstrap, seed)
 
 
-def _per_group(sums: pl.DataFrame, keys: list[str], wanted: list[tuple[str, str]]) -> pl.DataFrame:
-    groups = sums.select(pl.struct(keys).n_unique()).item() if sums.height else 0
-    normaliser = estimators.snips_normaliser(groups)
+def _per_position(
+    sums: pl.DataFrame, group_matrix: np.ndarray, wanted: list[tuple[str, str]], k: int
+) -> pl.DataFrame:
+    """Each estimator's expected reward at each rank down to the deepest the log informs."""
+    deepest = int(sums[RANK].max() or 0) if sums.height else 0  # type: ignore[arg-type]
+    return pl.concat(
+        [estimators.per_position(group_matrix, base, name, k) for name, base in wanted]
+    ).filter(pl.col("position") <= deepest)
+
+
+def _per_group(
+    sums: pl.DataFrame,
+    group_matrix: np.ndarray,
+    keys: list[str],
+    wanted: list[tuple[str, str]],
+    k: int,
+) -> pl.DataFrame:
+    """Each group's reward@K by each estimator, read off the rows of the group matrix."""
+    groups = sums.select(*keys, IMPRESSIONS, estimators.row_index(keys))
+    groups = groups.unique("__row").sort("__row")
     return pl.concat(
         [
-            sums.with_columns(estimators.per_rank_estimates(base, normaliser).alias("__value"))
-            .group_by(keys)
-            .agg(pl.col("__value").sum().alias("reward_at_k"), pl.col(IMPRESSIONS).first())
-            .select(
+            groups.select(
                 pl.lit(name).alias("estimator"),
                 *keys,
-                "reward_at_k",
+                pl.Series("reward_at_k", estimators.per_group_rewards(group_matrix, base, k)),
                 pl.col(IMPRESSIONS).alias("impressions"),
             )
             for name, base in wanted
@@ -362,12 +392,16 @@ def _fitted_reward_model(
     model: ClickModel,
     theta: pl.DataFrame | None,
 ) -> pl.LazyFrame:
-    """The placements with the reward model fitted on the log, per item and rank, pooled over
-    groups: under the position-based model theta_r * sum(reward) / sum(theta of the logged
-    positions); otherwise the item's mean reward where it was shown at that position (0 where
-    never)."""
+    """The placements (held in memory) with the reward model fitted on the log, per item and
+    rank, pooled over groups: under the position-based model theta_r * sum(reward) / sum(theta
+    of the logged positions); otherwise the item's mean reward where it was shown at that
+    position (0 where never)."""
     reward = pl.col(columns.reward).cast(pl.Float64)
-    rows = log.with_columns(pl.col(columns.position).cast(pl.Int64))
+    # Only the placed items' rows are read: an item's model pools its rows over groups.
+    items = placements.select(pl.col(columns.item).unique()).collect().to_series()
+    rows = log.filter(pl.col(columns.item).is_in(items.implode())).with_columns(
+        pl.col(columns.position).cast(pl.Int64)
+    )
     if model == "pbm":
         assert theta is not None
         attraction = (

@@ -48,6 +48,12 @@ def examination_table(given: ExaminationInput, positions: int) -> pl.DataFrame:
             "the examination table's column 'examination' must be in (0, 1]; "
             f"got row {bad.row(0, named=True)}"
         )
+    repeated = table.filter(pl.col(POSITION).is_duplicated()).head(1)
+    if repeated.height:
+        raise ValueError(
+            "the examination table must list each position once; position "
+            f"{repeated[POSITION][0]} is listed more than once"
+        )
     return table.sort(POSITION)
 
 

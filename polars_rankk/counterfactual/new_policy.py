@@ -112,15 +112,14 @@ def ranked_top(
     and a repeated item keeps its best rank. Only the rows that can reach the top `k` are
     ordered: those scoring at least the (k + repeated rows)-th best score of their group.
     """
-    score = ranking.lowest_if_invalid(ranking.score_value(pl.col(columns.score)))
+    value = ranking.score_value(pl.col(columns.score))
     if predicted is None:
         # The kernel ranks as `evaluate` ranks; below, the same ranking in Polars (the
         # reference, and the path of a reward model's column, which rides with its row).
-        by_row = policy.ties == "input_order"
-        indexed = candidates.with_row_index("__row") if by_row else candidates
-        top = kernel_ranking.ranked_top(indexed, keys, columns.item, score, policy, k, "__row")
+        top = kernel_ranking.ranked_top(candidates, keys, columns.item, value, policy, k)
         if top is not None:
             return top.rename({"rank": RANK})
+    score = ranking.lowest_if_invalid(value)
     by = [pl.col(key) for key in keys]
     frame = candidates.with_row_index("__row").with_columns(score.alias("__score"))
     try:

@@ -37,12 +37,29 @@ WEIGHT = "__weight"
 CONTROL = "__control"
 DISPLAY = "__display"
 INFORMING = "impressions"
+#: A placement's slot: one number per (group, rank), so that the per-slot tables join on one
+#: integer column (a join on the keys and the rank costs several times more).
+SLOT = "__slot"
+#: A placement's group, numbered from 0 (`numbered_slots`).
+GROUP = "__group"
 #: A group's number of logged lists (its impressions, or 1 without an impression column).
 LISTS = "__log_impressions"
 #: The sums every estimator reads, per (group, rank) or per (group, impression, rank).
 SUMS = ("weighted_reward", "control", "predicted_control", "direct", "reward")
 #: The weights' statistics per slot, for the diagnostics.
 WEIGHTS = ("__largest_weight", "__weight_sum", "__weight_squares", "__weighted_rows")
+
+
+def numbered_slots(placements: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The placements with their group's number (`GROUP`, from 0) and slot (`SLOT`)."""
+    numbers = placements.select(keys).unique().with_row_index(GROUP)
+    return placements.join(numbers, on=keys, how="left").with_columns(_slot())
+
+
+def _slot() -> pl.Expr:
+    """`SLOT` of a row with `GROUP` and `RANK`: the group's number in the high 32 bits, the
+    rank in the low (a rank is below 2^31: the cut-off is an int32 in the kernel)."""
+    return (pl.col(GROUP).cast(pl.Int64) * 2**32 + pl.col(RANK)).alias(SLOT)
 
 
 def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
@@ -105,18 +122,28 @@ def weighted_rows(
 
 
 def informing(
-    logged: pl.LazyFrame, columns: Columns, model: ClickModel, k: int, *, by_impression: bool
+    logged: pl.LazyFrame,
+    columns: Columns,
+    model: ClickModel,
+    k: int,
+    *,
+    by_impression: bool,
+    counts: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The impressions that inform each rank 1..`k`: per (group, rank) their count
     (`INFORMING`), or with `by_impression` one row per (group, impression, rank) informed.
 
-    Position-based: every impression informs every rank. Item-position: the impressions that
-    show position r. Cascade: those that show positions 1..r. Without an impression column a
-    group is one logged list.
+    Position-based: every impression informs every rank (per group, its `LISTS` of `counts`
+    where given: the log is not read again). Item-position: the impressions that show
+    position r. Cascade: those that show positions 1..r. Without an impression column a group
+    is one logged list.
     """
     lists = columns.lists
     ranks = pl.LazyFrame({RANK: range(1, k + 1)}, schema={RANK: pl.Int64})
     position = pl.col(columns.position)
+    if model == "pbm" and counts is not None and not by_impression:
+        every = counts.join(ranks, how="cross")
+        return every.select(*columns.keys, RANK, pl.col(LISTS).alias(INFORMING))
     if model == "pbm":
         shown = logged.select(lists).unique().join(ranks, how="cross")
     elif model == "item_position":
@@ -156,6 +183,9 @@ def rank_sums(
     """
     per_slot = [*columns.keys, RANK]
     by = [*columns.lists, RANK] if by_impression else per_slot
+    numbered = not (by_impression or columns.per_impression)
+    # The slots' own tables join on their number; per impression, on the names.
+    on = [SLOT] if numbered else by
     reward, probability = pl.col(columns.reward), pl.col(PROBABILITY)
     predicted = (
         pl.col(PREDICTED).fill_null(0.0)
@@ -167,7 +197,7 @@ def rank_sums(
     distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
     distinct = [name for name in distinct if name in rows.collect_schema()]
     shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
-    sums = rows.group_by(by).agg(
+    sums = rows.group_by(on).agg(
         (pl.len() > shown.n_unique()).alias("__repeated"),
         (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
         pl.col(CONTROL).sum().alias("control"),
@@ -179,11 +209,25 @@ def rank_sums(
         (positive**2).sum().alias("__weight_squares"),
         positive.len().alias("__weighted_rows"),
     )
-    # The reward model's value of each slot: per impression where the marginals are.
-    value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
-    values = placements.group_by(value_keys).agg((probability * predicted).sum().alias("__value"))
     logged = groups.with_columns(pl.lit(True).alias("__logged"))
-    if by_impression or columns.per_impression:
+    if numbered:
+        # One row per slot: the reward model's value of the slot, and the informing
+        # impressions and the direct term (the slot's value times their number).
+        values = placements.group_by(SLOT).agg(
+            *(pl.col(name).first() for name in (*per_slot, GROUP)),
+            (probability * predicted).sum().alias("__value"),
+        )
+        numbers = placements.select(*columns.keys, GROUP).unique()
+        informing = informed.join(numbers, on=columns.keys, how="inner").select(_slot(), INFORMING)
+        slots = values.join(informing, on=SLOT, how="left").select(
+            SLOT, *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
+        )
+    else:
+        # The reward model's value of each slot: per impression where the marginals are.
+        value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
+        values = placements.group_by(value_keys).agg(
+            (probability * predicted).sum().alias("__value")
+        )
         direct = (
             informed.join(values, on=value_keys, how="inner")
             .group_by(by)
@@ -197,19 +241,13 @@ def rank_sums(
             listed = pl.concat([informed.select(by), sums.select(by)]).unique()
             slots = slots.join(listed, on=per_slot, how="inner")
         slots = slots.join(direct, on=by, how="left").join(counts, on=by, how="left")
-    else:
-        # One row per slot already (the values' keys): the informing impressions and the
-        # direct term, the slot's value times their number, joined once.
-        slots = values.join(informed, on=per_slot, how="left").select(
-            *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
-        )
     return (
-        slots.join(sums, on=by, how="left")
+        slots.join(sums, on=on, how="left")
         .join(logged, on=columns.keys, how="left")
         .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
-        .drop("__logged")
+        .drop("__logged", *([SLOT] if numbered else []))
     )
 
 

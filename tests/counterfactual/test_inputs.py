@@ -33,6 +33,38 @@ def _run(log: pl.DataFrame, new: pl.DataFrame = NEW, **options: object) -> rk.Co
     return rk.evaluate_counterfactual(log, new, group_by="query", **settings)  # type: ignore[arg-type]
 
 
+def test_an_examination_table_listing_a_position_twice_is_refused() -> None:
+    # Joined per logged row, a repeated position would count the row twice.
+    table = pl.DataFrame({"position": [1, 2, 2], "examination": [1.0, 0.5, 0.4]})
+    with pytest.raises(ValueError, match=r"each position once; position 2 is listed more"):
+        _run(LOG, examination=table)
+
+
+def test_a_logged_group_without_candidates_leaves_the_one_groups_interval_alone() -> None:
+    # One group informs the estimate: the interval resamples its impressions, not those of
+    # a logged group the new policy does not rank.
+    log = pl.DataFrame(
+        {
+            "query": ["q"] * 6,
+            "session": [1, 1, 2, 2, 3, 3],
+            "item": ["a", "b", "b", "a", "a", "b"],
+            "position": [1, 2, 1, 2, 1, 2],
+            "click": [1, 0, 1, 1, 0, 1],
+        }
+    )
+    new = NEW.filter(pl.col("query") == "q")
+    orphan = pl.DataFrame(
+        {"query": ["z"], "session": [1], "item": ["a"], "position": [1], "click": [1]}
+    )
+    settings = {"impression": "session", "n_bootstrap": 50}
+    alone = _run(log, new, **settings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.CounterfactualWarning)
+        beside = _run(pl.concat([orphan, log]), new, **settings)
+    assert_frame_equal(beside.summary(), alone.summary())
+    assert beside.diagnostics.interval_over == "impressions"
+
+
 def test_a_position_below_one_names_the_table_column_and_row() -> None:
     with pytest.raises(ValueError, match=r"the log's column 'position' must be .*'position': 0"):
         _run(LOG.with_columns(pl.Series("position", [1, 0, 1])))

@@ -20,7 +20,6 @@ from polars_rankk.core.columns import (
     PRECISION_SUM,
     RANK,
     RECIPROCAL_RANK,
-    ROW,
     SCORE,
 )
 from polars_rankk.core.evaluation import aggregate
@@ -149,10 +148,7 @@ def _kernel_top(spec: Spec, top: int) -> pl.LazyFrame | None:
     score = ranking.score_value(pl.col(spec.score), lower_is_better=spec.lower_is_better)
     if policy.invalid_scores == "drop":
         frame = frame.filter(ranking.is_valid_score(score))
-    by_row = policy.ties == "input_order"
-    indexed = frame.with_row_index(ROW) if by_row else frame
-    best = ranking.lowest_if_invalid(score)
-    return kernel_ranking.ranked_top(indexed, keys, spec.item, best, policy, top, ROW)
+    return kernel_ranking.ranked_top(frame, keys, spec.item, score, policy, top)
 
 
 def chosen_metrics(

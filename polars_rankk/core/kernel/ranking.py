@@ -4,9 +4,10 @@
 (the counterfactual estimates read the new ranking's top K) takes them from the same ranking
 here: the kernel's ``ranked_items`` returns, per group, the items at ranks 1..K in rank order,
 ranked under the policy's tie order exactly as `evaluate` ranks them (its ranking pass, with a
-term that is 1 at every rank and read at K). Invalid scores are expected to be ranked last
-(``Policy(invalid_scores="lowest")``); the pure-Polars ranking stays the reference the tests
-hold it to.
+term that is 1 at every rank and read at K). Invalid scores rank last
+(``Policy(invalid_scores="lowest")``) and ``ties="input_order"`` reads the rows' input order,
+both done here for every caller; the pure-Polars ranking stays the reference the tests hold
+it to.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import polars as pl
 
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.kernel.call import Call, KernelPiece, LinearTerm, Output
+from polars_rankk.core.metrics.order import lowest_if_invalid
 from polars_rankk.core.policy import Policy
 
 _TOP = "_rk_top"
@@ -32,35 +34,30 @@ def ranked_top(
     score: pl.Expr,
     policy: Policy,
     k: int,
-    row: str | None = None,
-    *,
-    item_prefix: str = "",
-    with_score: bool = False,
 ) -> pl.LazyFrame | None:
     """Each group's items at ranks 1..`k`: `keys`, `item` and ``rank`` (Int64, from 1), each
     item once (its best-ranked copy); None where the kernel cannot rank them (not loaded, a
     key or item dtype it does not read, a tie order that reads grades).
 
-    `score` is the Float64 score, higher first, invalid scores already made the lowest;
-    `row`, an input-order column, is read under ``ties="input_order"``. With `item_prefix`
-    a text item is named by its text up to the first occurrence of that text (a passage by
-    its document: its best-ranked passage stands for it, its id the document's); with
-    `with_score` each row's ``score`` follows.
+    `score` is the Float64 score, higher first (`order.score_value`); invalid scores are
+    made the lowest here, and under ``ties="input_order"`` the candidates' row order breaks
+    ties.
     """
     schema = candidates.collect_schema()
+    ids = (*keys, item)
     if (
         not native.status().loaded
         or policy.ties in ("pessimistic", "optimistic", "expected")
-        or any(not isinstance(schema[name], READ) for name in (*keys, item))
+        or any(not isinstance(schema[name], READ) for name in ids)
     ):
         return None
     ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
-    by_row = ranking.ties == "input_order" and row is not None
+    by_row = ranking.ties == "input_order"
     frame = candidates.select(
-        *(native.kernel_input(name, schema[name]).alias(name) for name in (*keys, item)),
-        score.cast(pl.Float64).alias("__score"),
+        *(native.kernel_input(name, schema[name]).alias(name) for name in ids),
+        lowest_if_invalid(score.cast(pl.Float64)).alias("__score"),
         pl.lit(float("nan"), pl.Float64).alias("__grade"),
-        *([pl.col(row).cast(pl.Int64).alias("__row")] if by_row and row else []),
+        *([pl.int_range(pl.len(), dtype=pl.Int64).alias("__row")] if by_row else []),
     )
     call = Call.under(
         ranking,
@@ -68,7 +65,6 @@ def ranked_top(
         keys=tuple(native.kernel_kind(schema[name]) or "" for name in keys),
         item=native.kernel_kind(schema[item]) or "",
         row=by_row,
-        item_prefix=item_prefix,
         outputs=(
             *(Output(name, "key", index) for index, name in enumerate(keys)),
             Output("_rk_cut", "sum", k, _EVERY_RANK.name),
@@ -84,7 +80,5 @@ def ranked_top(
         is_elementwise=False,
         changes_length=True,
     ).alias(_TOP)
-    ranked = frame.select(top).unnest(_TOP)
-    if not with_score:
-        ranked = ranked.drop("score")
-    return ranked.with_columns(pl.col(name).cast(schema[name]) for name in (*keys, item))
+    ranked = frame.select(top).unnest(_TOP).drop("score")
+    return ranked.with_columns(pl.col(name).cast(schema[name]) for name in ids)
