@@ -26,13 +26,23 @@ use super::passage_groups::{on_threads, shares, sorted_groups};
 /// Partitions are chosen by this many bits of the key's hash.
 const BITS: u32 = 6;
 
-/// One passage row as the grouping reads it.
+/// One passage row as the grouping reads it: its document id's hash, first words and length
+/// kept (72 bytes: the records are most of the memory this path touches).
 #[derive(Clone, Copy)]
 struct Passage {
     key: u64,
     item: u64,
     score: f64,
-    id: Id,
+    hash: u64,
+    head: [u64; document_ids::HEAD],
+    length: u32,
+}
+
+impl Passage {
+    #[inline]
+    fn id(&self) -> Id {
+        Id { length: self.length as usize, starts: false, hash: self.hash, head: self.head }
+    }
 }
 
 /// One partition's groups: their keys and their documents, ranked, in the partition's order.
@@ -101,8 +111,14 @@ fn read_rows(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>) 
     let bounds = (0..threads).map(|t| n * t / threads..n * (t + 1) / threads).collect();
     let found = on_threads(bounds, |rows: Range<usize>| {
         let mut refused = Refused::default();
-        let expected = rows.len() >> BITS;
-        let mut partitions: Vec<Vec<Passage>> = (0..1usize << BITS).map(|_| Vec::with_capacity(expected + expected / 4)).collect();
+        // Each partition's rows counted first (the key column alone), so that no list grows
+        // by copy.
+        let mut sizes = vec![0usize; 1 << BITS];
+        let mut key = HandleCursor::new(keys.columns[0]);
+        for row in rows.clone() {
+            sizes[partition_of(keys.hash_one(0, key.get(row)), BITS)] += 1;
+        }
+        let mut partitions: Vec<Vec<Passage>> = sizes.iter().map(|size| Vec::with_capacity(*size)).collect();
         let mut key = HandleCursor::new(keys.columns[0]);
         let (mut item, mut score) = (HandleCursor::new(inputs.item), FloatCursor::new(inputs.score));
         for row in rows {
@@ -115,7 +131,8 @@ fn read_rows(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>) 
             if let Some(value) = reading.score(value) {
                 let key = key.get(row);
                 let p = partition_of(keys.hash_one(0, key), BITS);
-                partitions[p].push(Passage { key, item: handle, score: value, id });
+                let (hash, head, length) = (id.hash, id.head, id.length as u32);
+                partitions[p].push(Passage { key, item: handle, score: value, hash, head, length });
             }
         }
         (partitions, refused)
@@ -182,7 +199,7 @@ fn collapse_partition<'p>(
         let group = &ordered[starts[g]..starts[g + 1]];
         scratch.begin(group.len());
         for passage in group {
-            scratch.add(&reading.items, passage.item, &passage.id, passage.score);
+            scratch.add(&reading.items, passage.item, &passage.id(), passage.score);
         }
         scratch.rank_into(reading, &mut part);
         at.push(part.items.len());
@@ -191,4 +208,4 @@ fn collapse_partition<'p>(
 }
 
 /// A placeholder record, every place overwritten before it is read.
-static EMPTY: Passage = Passage { key: 0, item: 0, score: 0.0, id: Id { length: 0, starts: false, hash: 0, head: [0; document_ids::HEAD] } };
+static EMPTY: Passage = Passage { key: 0, item: 0, score: 0.0, hash: 0, head: [0; document_ids::HEAD], length: 0 };
