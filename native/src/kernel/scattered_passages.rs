@@ -6,9 +6,10 @@
 //!    and the row kept as a compact record (key, passage handle, score, document id) in the
 //!    partition its key's hash chooses, in input order.
 //! 2. Each partition on its own, the threads sharing them: its groups found in a small table
-//!    over the key, its records ordered by group (stably: input order within a group), and
-//!    each group's best passage per document kept by the records' document ids (the bytes
-//!    read only for ids longer than the words kept, on a hash match), ranked and cut.
+//!    over the key, then its records read again in input order, each group's best passage
+//!    per document kept in the group's own table by the records' document ids (the bytes read
+//!    only for ids longer than the words kept, on a hash match); each group then ranked and
+//!    cut.
 //! 3. The groups put in key order, each thread copying its share of their documents.
 
 use std::ops::Range;
@@ -178,34 +179,20 @@ fn collapse_partition<'p>(
         of_row.push(g as u32);
     }
     drop(table);
-    // The rows ordered by group, stably.
-    let mut starts = Vec::with_capacity(counts.len() + 1);
-    starts.push(0usize);
-    for c in &counts {
-        starts.push(starts.last().unwrap_or(&0) + c);
+    // Every group's documents kept at once, the records read in input order.
+    let mut groups: Vec<Scratch> = counts.iter().map(|_| Scratch::default()).collect();
+    for (scratch, rows) in groups.iter_mut().zip(&counts) {
+        scratch.begin(*rows);
     }
-    let mut next = starts.clone();
-    let mut ordered: Vec<&Passage> = vec![&EMPTY; rows];
     for (passage, g) in lists.flatten().zip(&of_row) {
-        let at = &mut next[*g as usize];
-        ordered[*at] = passage;
-        *at += 1;
+        groups[*g as usize].add(&reading.items, passage.item, &passage.id(), passage.score);
     }
     let mut part = Part::reserved(0..group_keys.len(), rows);
     let mut at = Vec::with_capacity(group_keys.len() + 1);
     at.push(0usize);
-    let mut scratch = Scratch::default();
-    for g in 0..group_keys.len() {
-        let group = &ordered[starts[g]..starts[g + 1]];
-        scratch.begin(group.len());
-        for passage in group {
-            scratch.add(&reading.items, passage.item, &passage.id(), passage.score);
-        }
+    for scratch in &mut groups {
         scratch.rank_into(reading, &mut part);
         at.push(part.items.len());
     }
     Collapsed { keys: group_keys, at, part }
 }
-
-/// A placeholder record, every place overwritten before it is read.
-static EMPTY: Passage = Passage { key: 0, item: 0, score: 0.0, hash: 0, head: [0; document_ids::HEAD], length: 0 };
