@@ -79,11 +79,19 @@ pub(super) fn scattered(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Re
     drop(passages);
     timing("partitions collapsed", started);
     let started = Instant::now();
+    let n_groups: usize = collapsed.iter().map(|c| c.keys.len()).sum();
+    count("rows grouped by their records", format!("{} in {n_groups} groups", inputs.score.len()));
+    let documents = in_key_order(keys, &collapsed)?;
+    timing("groups put in key order", started);
+    Some((documents, refused))
+}
+
+/// The partitions' groups put in key order, each thread copying its share of their documents
+/// (None: two groups with one key, which equal keys lying in one partition rule out).
+fn in_key_order(keys: &KeyColumns<'_>, collapsed: &[Collapsed]) -> Option<Documents> {
     let groups: Vec<(usize, usize)> =
         collapsed.iter().enumerate().flat_map(|(p, c)| (0..c.keys.len()).map(move |g| (p, g))).collect();
     let handles: Vec<u64> = groups.iter().map(|(p, g)| collapsed[*p].keys[*g]).collect();
-    count("rows grouped by their records", format!("{} in {} groups", inputs.score.len(), groups.len()));
-    // Equal keys lie in one partition and are one group there: no two groups share a key.
     let order = sorted_groups(keys, &handles)?;
     let sizes: Vec<usize> = order.iter().map(|i| collapsed[groups[*i].0].part.sizes[groups[*i].1]).collect();
     let parts = on_threads(shares(&sizes, threads()), |share| {
@@ -99,13 +107,11 @@ pub(super) fn scattered(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Re
         }
         part
     });
-    timing("groups put in key order", started);
-    let group_keys = vec![order.iter().map(|i| handles[*i]).collect()];
-    Some((Documents { keys: group_keys, parts }, refused))
+    Some(Documents { keys: vec![order.iter().map(|i| handles[*i]).collect()], parts })
 }
 
 /// Every row read once in input order, each thread its share: its values checked and its
-/// record kept in its key's partition (None: a dropped score). Per thread, per partition.
+/// record kept in its key's partition (none for a dropped score); per thread, per partition.
 fn read_rows(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>) -> (Vec<Vec<Vec<Passage>>>, Refused) {
     let n = inputs.score.len();
     let threads = threads().clamp(1, n.max(1));
