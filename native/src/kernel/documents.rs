@@ -170,6 +170,8 @@ impl Scratch {
         self.table.clear();
         self.table.resize(size, 0);
         self.documents.clear();
+        // Room for a document per row, reserved (not touched): the list never grows by copy.
+        self.documents.reserve(rows);
     }
 
     /// A passage of the group (`item`): its document's id (its first bytes, as read), its
