@@ -349,6 +349,25 @@ def test_a_long_run_grouped_or_in_random_order_equals_the_polars_collapse(
         assert found.equals(_polars_collapse(run, None, policy))
 
 
+def test_rows_in_random_order_under_two_group_keys_equal_the_polars_collapse() -> None:
+    """Rows in random order under two key columns take the kernel's general grouping (one
+    key column takes the compact records); both give the reference."""
+    from polars_rankk.passages import collapse
+
+    row = pl.int_range(6000)
+    run = pl.select(
+        query=(row // 300).cast(pl.Int64),
+        day=(row // 150 % 2).cast(pl.Int64),
+        item=pl.format("d{}#{}", (row * 7919) % 997 % 60, row % 5),
+        score=((row * 104729) % 89).cast(pl.Float64) / 8,
+    ).sample(fraction=1.0, shuffle=True, seed=11)
+    rule, policy = rk.DocumentRule("#"), rk.Policy()
+    named = {"keys": ["query", "day"], "item": "item", "score": "score", "policy": policy}
+    rows = collapse.passage_rows(run.lazy(), rule, **named)  # type: ignore[arg-type]
+    expected = collapse.ranked_documents(rows, rule, **named).collect()  # type: ignore[arg-type]
+    assert rk.to_documents(run, group_by=["query", "day"], document="#").equals(expected)
+
+
 @pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize(
     ("column", "bad", "said"),

@@ -5,9 +5,11 @@
 //! the same scan (a null key or id, an id starting with the delimiter, an invalid score).
 //!
 //! Rows that come grouped (one run of rows per group, as a retriever writes a run) are read
-//! run by run on every thread: no candidate record is gathered. Rows in any other order are
-//! grouped first (`group_ids`), then checked in a scan of their own. Groups come out in the
-//! order of their keys (as the reference path sorts them).
+//! run by run on every thread: no candidate record is gathered. Rows in any other order with
+//! one key column are read once in input order into compact records partitioned by the key
+//! (`scattered_passages`); otherwise they are grouped first (`group_ids`), then checked in a
+//! scan of their own. Groups come out in the order of their keys (as the reference path sorts
+//! them).
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -23,6 +25,7 @@ use super::group_ids::grouped;
 use super::hashing::KeyColumns;
 use super::passage_groups::{on_threads, runs, shares, sorted_groups};
 use super::rank::{score_order, Candidate, Items};
+use super::scattered_passages::scattered;
 
 /// What the call asks beyond the ranking's configuration.
 #[derive(Clone, Copy)]
@@ -70,7 +73,7 @@ pub struct Refused {
 }
 
 impl Refused {
-    fn merge(&mut self, other: &Refused) {
+    pub(super) fn merge(&mut self, other: &Refused) {
         self.null_keys.resize(other.null_keys.len().max(self.null_keys.len()), Tally::default());
         for (mine, theirs) in self.null_keys.iter_mut().zip(&other.null_keys) {
             mine.merge(*theirs);
@@ -113,7 +116,7 @@ pub struct Part {
 impl Part {
     /// A part for `groups` of `rows` rows in all: room for a document per row, reserved (not
     /// touched: the memory a part does not fill is never used) so that it never grows by copy.
-    fn reserved(groups: Range<usize>, rows: usize) -> Part {
+    pub(super) fn reserved(groups: Range<usize>, rows: usize) -> Part {
         let sizes = Vec::with_capacity(groups.len());
         let (items, lengths, scores) = (Vec::with_capacity(rows), Vec::with_capacity(rows), Vec::with_capacity(rows));
         Part { groups, sizes, items, lengths, scores, bytes: 0, refused: Refused::default() }
@@ -130,7 +133,7 @@ struct Document {
 
 /// One thread's scratch: the group's documents and the open-addressing table over their ids.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     /// slot -> document index + 1 (0: empty).
     table: Vec<u32>,
     documents: Vec<Document>,
@@ -138,18 +141,18 @@ struct Scratch {
 }
 
 /// The reading of one call: the item column, the delimiter and the policy.
-struct Reading<'a> {
-    items: Items<'a>,
+pub(super) struct Reading<'a> {
+    pub items: Items<'a>,
     ties: Ties,
     invalid: Invalid,
-    asked: Asked,
+    pub asked: Asked,
 }
 
 impl Reading<'_> {
     /// The score the ranking reads (None: the row is dropped); -0.0 folded into 0.0 (as the
     /// reference does), an invalid score the lowest unless dropped.
     #[inline]
-    fn score(&self, score: f64) -> Option<f64> {
+    pub(super) fn score(&self, score: f64) -> Option<f64> {
         let score = score + 0.0;
         if score.is_finite() {
             Some(score)
@@ -162,16 +165,19 @@ impl Reading<'_> {
 }
 
 impl Scratch {
-    fn begin(&mut self, rows: usize) {
+    pub(super) fn begin(&mut self, rows: usize) {
         let size = (rows * 2).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, 0);
         self.documents.clear();
+        // Room for a document per row, reserved (not touched): the list never grows by copy.
+        self.documents.reserve(rows);
     }
 
-    /// A passage of the group: its document's id (`text`'s first bytes, as read), its score.
+    /// A passage of the group (`item`): its document's id (its first bytes, as read), its
+    /// score.
     #[inline]
-    fn add(&mut self, items: &Items<'_>, item: u64, text: &[u8], id: &Id, score: f64) {
+    pub(super) fn add(&mut self, items: &Items<'_>, item: u64, id: &Id, score: f64) {
         let mask = self.table.len() - 1;
         let mut slot = (id.hash as usize) & mask;
         loop {
@@ -182,7 +188,7 @@ impl Scratch {
                 return;
             }
             let document = &mut self.documents[at - 1];
-            if same_id(items, document, text, id) {
+            if same_id(items, document, item, id) {
                 // MaxP: the best passage's score; on a tie the first passage stays.
                 if score.total_cmp(&document.score) == Ordering::Greater {
                     document.score = score;
@@ -196,7 +202,7 @@ impl Scratch {
 
     /// The group's documents ranked (score, then the tie order) and cut at the depth, into
     /// `part`.
-    fn rank_into(&mut self, reading: &Reading<'_>, part: &mut Part) {
+    pub(super) fn rank_into(&mut self, reading: &Reading<'_>, part: &mut Part) {
         let documents = &self.documents;
         self.order.clear();
         self.order.extend(documents.iter().enumerate().map(|(i, d)| (u128::from(!score_order(d.score)) << 64) | i as u128));
@@ -240,14 +246,15 @@ fn document_id<'t>(items: &'t Items<'_>, document: &Document) -> &'t [u8] {
     &items.column.text_of(document.item)[..document.id.length]
 }
 
-/// Whether `document`'s id is `id` (read from `text`): by their words where they hold it.
+/// Whether `document`'s id is `id` (read from passage `item`): by their words where they hold
+/// it, by the bytes of both passages otherwise.
 #[inline]
-fn same_id(items: &Items<'_>, document: &Document, text: &[u8], id: &Id) -> bool {
+fn same_id(items: &Items<'_>, document: &Document, item: u64, id: &Id) -> bool {
     let (mine, theirs) = (&document.id, id);
     mine.hash == theirs.hash
         && mine.length == theirs.length
         && mine.head == theirs.head
-        && (theirs.in_head() || document_id(items, document) == &text[..theirs.length])
+        && (theirs.in_head() || document_id(items, document) == &items.column.text_of(item)[..theirs.length])
 }
 
 /// The rows of `column` that are null.
@@ -266,7 +273,7 @@ fn nulls(column: &Column<'_>) -> Tally {
 /// One row's values checked: its id's first bytes (`starts`: the delimiter starts it) and
 /// its score as read.
 #[inline]
-fn check_row(refused: &mut Refused, reading: &Reading<'_>, row: usize, starts: bool, score: f64) {
+pub(super) fn check_row(refused: &mut Refused, reading: &Reading<'_>, row: usize, starts: bool, score: f64) {
     if starts {
         refused.empty_documents.add(row);
     }
@@ -293,7 +300,7 @@ pub fn documents(config: &Config, inputs: &Inputs<'_>, asked: Asked) -> Result<D
     };
     let (documents, scanned) = match found {
         Some(found) => found,
-        None => hashed(config, &keys, inputs, &reading),
+        None => scattered(&keys, inputs, &reading).unwrap_or_else(|| hashed(config, &keys, inputs, &reading)),
     };
     refused.merge(&scanned);
     timing("documents ranked", started);
@@ -330,7 +337,7 @@ fn in_runs(keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: &Reading<'_>, fo
                     check_row(&mut part.refused, reading, row, id.starts, value);
                 }
                 if let Some(value) = reading.score(value) {
-                    scratch.add(&reading.items, handle, text, &id, value);
+                    scratch.add(&reading.items, handle, &id, value);
                 }
             }
             scratch.rank_into(reading, &mut part);
@@ -383,7 +390,7 @@ fn hashed(config: &Config, keys: &KeyColumns<'_>, inputs: &Inputs<'_>, reading: 
             for candidate in group.iter() {
                 let text = reading.items.column.text_of(candidate.item);
                 let id = document_ids::read(text, reading.items.cut);
-                scratch.add(&reading.items, candidate.item, text, &id, candidate.score);
+                scratch.add(&reading.items, candidate.item, &id, candidate.score);
             }
             scratch.rank_into(reading, &mut part);
         }

@@ -19,6 +19,7 @@ mod partition;
 mod passage_groups;
 pub(crate) mod rank;
 mod runs;
+mod scattered_passages;
 pub(crate) mod terms;
 #[cfg(test)]
 mod tests;
