@@ -273,7 +273,8 @@ def weighted_from(joined: pl.DataFrame, weight: str) -> pl.DataFrame:
     )
     keys = [c for c in joined.columns if c not in ("metric", "k", "value", "_weight")]
     if bad.height:
-        groups = bad.unique(keys, maintain_order=True)
+        # The first in key order: the same example on every call (the join keeps no order).
+        groups = bad.unique(keys).sort(keys, nulls_last=True)
         first = groups.row(0, named=True)
         group = {key: first[key] for key in keys}
         found = "absent from the weights" if first["_weight"] is None else f"{first['_weight']}"

@@ -68,7 +68,10 @@ def _known(
     missed = grades.join(frame.select(*keys, item), on=[*keys, item], how="anti")
     known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
     known = known.join(
-        missed.group_by(keys).agg(pl.col(relevance).cast(pl.Float64).alias(unretrieved)),
+        # Highest grade first: the same list on every call (the joins keep no row order).
+        missed.group_by(keys).agg(
+            pl.col(relevance).cast(pl.Float64).sort(descending=True).alias(unretrieved)
+        ),
         on=keys,
         how="left",
     )
