@@ -65,10 +65,10 @@ def difference_variances(
 
     Every source must read the same truth, names and policy (`shared_source` says which
     differ)."""
-    first = shared_source(sources)
+    first, checked = shared_source(sources)
     inputs, labels = first.inputs, first.labels
     keys, item = inputs.keys, inputs.item
-    truth = first.checked_truth().lazy()
+    truth = checked.lazy()
     stacked = pl.concat(
         [
             _candidate_columns(source.inputs).with_columns(pl.lit(name).alias(SYSTEM))
@@ -85,8 +85,7 @@ def difference_variances(
     candidates, outcome_table, weight_table = pl.collect_all([replicated, outcome_truth, weights])
     joint = replace(
         inputs, candidates=candidates, truth=outcome_table, group_by=[*keys, OUTCOME],
-        system=SYSTEM, engine=inputs.engine, popularity=None, catalogue=None,
-        item_features=None,
+        system=SYSTEM, popularity=None, catalogue=None, item_features=None,
     )  # fmt: skip
     per_outcome = first.evaluate(first.plan, joint).per_group
     values = per_outcome.lazy().select(SYSTEM, *keys, OUTCOME, "metric", "k", "value")
@@ -106,9 +105,9 @@ def difference_variances(
     return pl.concat(pl.collect_all(found), how="vertical_relaxed")
 
 
-def shared_source(sources: Mapping[str, LabelSource]) -> LabelSource:
-    """The first source, once every other reads the same truth, labels, keys, names and
-    policy; a ValueError naming the first system that does not."""
+def shared_source(sources: Mapping[str, LabelSource]) -> tuple[LabelSource, pl.DataFrame]:
+    """The first source and its checked truth, once every other reads the same truth,
+    labels, keys, names and policy; a ValueError naming the first system that does not."""
     names = list(sources)
     first = sources[names[0]]
     truth = first.checked_truth()
@@ -133,7 +132,7 @@ def shared_source(sources: Mapping[str, LabelSource]) -> LabelSource:
                 f"over the same labels ({', '.join(differs)} differ): the label noise of "
                 "their difference needs both on the same label outcomes"
             )
-    return first
+    return first, truth
 
 
 def _candidate_columns(inputs: Inputs) -> pl.LazyFrame:
