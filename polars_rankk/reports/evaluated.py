@@ -54,14 +54,12 @@ def evaluate_for_report(
     # The tables' K and the largest: the curves come from sums over ranks at every K up to
     # it; only a policy that needs per-group values at every K evaluates them all. Every
     # metric is read at every K of the report.
-    chosen = sorted({*ks, top})
     # Expectations over label outcomes have no sums over ranks: evaluated at every K at once.
     over_labels = rest.get("label_probability") is not None
-    if not over_labels:
-        found = plan.at(chosen, every_k=True)
-        evaluations = evaluate_systems(systems, truth, metrics=found, **rest)
-    every_k = not over_labels and all(covers_every_k(ev) for ev in evaluations.values())
-    if not every_k:
+    chosen = range(1, top + 1) if over_labels else sorted({*ks, top})
+    evaluations = evaluate_systems(systems, truth, metrics=plan.at(chosen, every_k=True), **rest)
+    every_k = all(covers_every_k(ev) for ev in evaluations.values())
+    if not every_k and not over_labels:
         every = plan.at(range(1, top + 1), every_k=True)
         evaluations = evaluate_systems(systems, truth, metrics=every, **rest)
     if not evaluations:

@@ -159,11 +159,9 @@ def evaluate_systems(
         "k": k, "metrics": plan, "group_by": group_by, "item": item, "score": score,
         "relevance": relevance, "policy": policy, "engine": engine, "popularity": popularity,
         "item_features": item_features, "head_share": head_share,
+        "label_probability": label_probability, "label_draws": label_draws,
+        "label_seed": label_seed,
     }  # fmt: skip
-    if label_probability is not None:
-        options.update(
-            label_probability=label_probability, label_draws=label_draws, label_seed=label_seed
-        )
     whole = isinstance(systems, (pl.DataFrame, pl.LazyFrame)) and system is not None
     if whole and group_by is None:
         raise ValueError("group_by is required to evaluate the candidates")
