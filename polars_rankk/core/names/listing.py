@@ -3,6 +3,7 @@ tests: what each means and how its cut-off is evaluated."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -74,14 +75,7 @@ def metric_rank(column: str = "metric") -> pl.Expr:
     >>> frame.sort(metric_rank(), maintain_order=True)["metric"].to_list()
     ['precision', 'P(rel=2)', 'P_10', 'ndcg', 'mine']
     """
-    index = {name: position for position, name in enumerate(REGISTRY)}
-    exact, cut = dict(index), {}
-    for row in accepted_names():
-        if row.metric in index:
-            if _CUTOFF.search(row.spelling):
-                cut[_CUTOFF.sub("", row.spelling)] = index[row.metric]
-            else:
-                exact.setdefault(row.spelling, index[row.metric])
+    exact, cut = _rank_tables(tuple((name, id(entry)) for name, entry in REGISTRY.items()))
     name = pl.col(column).str.replace(r"\(.*$", "")
     return pl.coalesce(
         name.replace_strict(exact, default=None, return_dtype=pl.Int64),
@@ -89,5 +83,21 @@ def metric_rank(column: str = "metric") -> pl.Expr:
         name.str.replace(r"[@_.][0-9]+$", "").replace_strict(
             cut, default=None, return_dtype=pl.Int64
         ),
-        pl.lit(len(index), pl.Int64),
+        pl.lit(len(REGISTRY), pl.Int64),
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _rank_tables(registry: tuple[tuple[str, int], ...]) -> tuple[dict[str, int], dict[str, int]]:
+    """(spelling -> position, spelling without its cut-off -> position) of the registry
+    `registry` snapshots: listed once per registry, not on every sort (a metric registered or
+    removed at run time makes another snapshot)."""
+    index = {name: position for position, (name, _) in enumerate(registry)}
+    exact, cut = dict(index), {}
+    for row in accepted_names():
+        if row.metric in index:
+            if _CUTOFF.search(row.spelling):
+                cut[_CUTOFF.sub("", row.spelling)] = index[row.metric]
+            else:
+                exact.setdefault(row.spelling, index[row.metric])
+    return exact, cut

@@ -11,11 +11,13 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
-from polars_rankk.core.inputs.labels.recursion import (
-    expected_by_recursion,
+from polars_rankk.core.inputs.labels.cells import (
+    RelevantGains,
     possibly_relevant,
     recursive_cells,
+    relevant_gains,
 )
+from polars_rankk.core.inputs.labels.recursion import expected_by_recursion
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.plan import Plan
@@ -62,12 +64,13 @@ def exact_cells(
     None where it computes none."""
     policy = plan.parts[0].policy
     judged = truth.collect()  # small beside the candidates; its checks have read it already
-    chosen = _chosen_metrics(plan, policy, judged, inputs, probability)
+    gains = relevant_gains(judged, inputs.keys, inputs.relevance, probability, policy)
+    chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains)
     if not chosen:
         return None
     complete = chosen == _metrics_of(plan)
-
-    rows, methods, groups = _computed(base, judged, chosen, policy, inputs, probability, draws)
+    computed = _computed(base, judged, chosen, policy, inputs, probability, gains)
+    rows, methods, groups = _methods_named(*computed, draws)
     if inputs.eager:
         return ExactCells(rows, methods, groups, complete)
     # Computed now for lazy inputs too (the recursion is NumPy over collected rows; inside a
@@ -83,7 +86,12 @@ def _metrics_of(plan: Plan) -> frozenset[str]:
 
 
 def _chosen_metrics(
-    plan: Plan, policy: Policy, truth: pl.DataFrame, inputs: Inputs, probability: str
+    plan: Plan,
+    policy: Policy,
+    truth: pl.DataFrame,
+    inputs: Inputs,
+    probability: str,
+    gains: RelevantGains,
 ) -> frozenset[str]:
     """The metrics the recursion computes at every cut-off of the plan: read at a K (or
     R-precision, which has none), under a policy and labels it reads (`recursive_cells`)."""
@@ -95,8 +103,7 @@ def _chosen_metrics(
         for metric in _metrics_of(plan)
         if metric not in whole
     ]
-    keys, relevance = inputs.keys, inputs.relevance
-    chosen = recursive_cells(asked, policy, truth, keys, relevance, probability)
+    chosen = recursive_cells(asked, policy, truth, inputs.relevance, probability, gains)
     return frozenset(metric for metric, _ in chosen)
 
 
@@ -107,9 +114,9 @@ def _computed(
     policy: Policy,
     inputs: Inputs,
     probability: str,
-    draws: int,
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """(rows, label_methods, groups) of the `chosen` metrics' cells, by the recursion."""
+    gains: RelevantGains,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows, groups) of the `chosen` metrics' cells, by the recursion."""
     keys, relevance = inputs.keys, inputs.relevance
     per_group, groups = (
         pl.collect_all([base.per_group.lazy(), base.groups.lazy()])
@@ -126,9 +133,15 @@ def _computed(
     ranked = base.ranked_items(top=depth if policy.pool == "all" else None)
     rows, expected_groups = expected_by_recursion(
         ranked.collect(), truth, groups, asked, keys=keys, item=inputs.item,
-        relevance=relevance, probability=probability, policy=policy,
+        relevance=relevance, probability=probability, policy=policy, gains=gains,
     )  # fmt: skip
-    rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
+    return rows.sort(*keys, metric_rank(), "k", nulls_last=True), expected_groups
+
+
+def _methods_named(
+    rows: pl.DataFrame, groups: pl.DataFrame, draws: int
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(rows, label_methods, groups): the recursion named as the method of each of its cells."""
     methods = rows.group_by("metric", "k", maintain_order=True).agg(
         method=pl.lit("recursion"),
         n_enumerated=pl.lit(0, dtype=pl.UInt32),
@@ -137,4 +150,4 @@ def _computed(
         n_recursion=pl.len().cast(pl.UInt32),
         draws=pl.lit(draws, dtype=pl.Int32),
     )
-    return rows, methods, expected_groups
+    return rows, methods, groups

@@ -20,7 +20,7 @@ The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclu
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
 ``"nan"``, as in the enumeration. Several relevant gains in a group: nDCG and DCG come from
 `graded` (counts per gain level). Where a policy or a metric has no recursion (ties that read
-the grades or average over orders, duplicates kept, condensed lists), `recursive_cells`
+the grades or average over orders, duplicates kept, condensed lists), `cells.recursive_cells`
 leaves it out and the outcomes are enumerated.
 """
 
@@ -32,90 +32,9 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.graded import (
-    affordable,
-    dcg_moments,
-    gain_levels,
-    ndcg_moments,
-)
+from polars_rankk.core.inputs.labels.cells import RelevantGains, largest
+from polars_rankk.core.inputs.labels.graded import dcg_moments, ndcg_moments
 from polars_rankk.core.policy import Policy
-
-#: The metrics the recursion computes (each value a sum over the ranks times h(R)).
-RECURSIVE_METRICS = frozenset(
-    {
-        "precision",
-        "recall",
-        "hit_rate",
-        "mrr",
-        "average_precision",
-        "ndcg",
-        "dcg",
-        "rbp",
-        "r_precision",
-    }
-)
-#: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
-_FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
-#: A cut-off past which the recursion's K^2 work is not worth it.
-_LARGEST_K = 1000
-
-
-def recursive_cells(
-    cells: Sequence[tuple[str, int | None]],
-    policy: Policy,
-    truth: pl.DataFrame,
-    keys: list[str],
-    relevance: str,
-    probability: str,
-) -> list[tuple[str, int | None]]:
-    """The (metric, cut-off) pairs of `cells` the recursion computes under `policy` on these
-    probabilistic labels: every one of its metrics that reads only whether an item is
-    relevant, and nDCG and DCG where no possible grade lies between 0 and the threshold (by
-    the relevant count where each group's relevant items share one gain, else by `graded`,
-    nDCG where its states are few enough); none under a policy whose ranking or lists depend
-    on the labels, or with negative grades."""
-    fixed = (
-        policy.ties in _FIXED_ORDER_TIES
-        and policy.duplicates != "keep"
-        and policy.unjudged == "keep"
-        and policy.gains is None
-        and policy.relevance_threshold > 0
-    )
-    grade = pl.col(relevance)
-    possible = truth.filter(pl.col(probability) > 0)
-    if not fixed or possible.filter(grade < 0).height:
-        return []
-    in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
-    one_gain = in_between == 0 and _one_grade_per_group(possible, keys, relevance)
-    levels = len(gain_levels(possible, relevance, policy))
-
-    def computed(metric: str, k: int | None) -> bool:
-        if metric not in RECURSIVE_METRICS:
-            return False
-        # Graded: DCG by its independent terms, nDCG by counts per gain level.
-        graded = k is not None and not in_between and (metric == "dcg" or affordable(k, levels))
-        if metric in ("ndcg", "dcg") and not one_gain and not graded:
-            return False
-        if metric == "rbp" and policy.rbp_grades != "binary":
-            return False
-        return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
-
-    return [(metric, k) for metric, k in cells if computed(metric, k)]
-
-
-def _one_grade_per_group(truth: pl.DataFrame, keys: list[str], relevance: str) -> bool:
-    """Whether each group's items of positive grade share one grade."""
-    grade = pl.col(relevance)
-    grades = truth.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
-    return _largest(grades) <= 1
-
-
-def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
-                      policy: Policy) -> int:  # fmt: skip
-    """The most items one group may find relevant (a relevant grade of positive probability)."""
-    relevant = (pl.col(relevance) >= policy.relevance_threshold) & (pl.col(probability) > 0)
-    counts = truth.filter(relevant).group_by(keys).agg(pl.col(relevance).len().alias("n"))
-    return _largest(counts["n"])
 
 
 def _poisson_binomial(q: np.ndarray) -> np.ndarray:
@@ -350,22 +269,20 @@ def expected_by_recursion(
     relevance: str,
     probability: str,
     policy: Policy,
+    gains: RelevantGains,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(per-group rows: keys, metric, k, value, std, standard_error; groups: keys,
     n_candidates, n_relevant) of the `cells` (keys, metric, k: those the evaluation reports)
     by the recursion, from the evaluation's ranking (`ranked`: keys, item, rank), the checked
-    probabilistic `truth` and the groups it evaluated (`evaluated`: keys, n_candidates)."""
+    probabilistic `truth` (its `gains`) and the groups it evaluated (`evaluated`: keys,
+    n_candidates)."""
     from polars_rankk.core.metrics.order import gain_of
 
     threshold = policy.relevance_threshold
     grade, p = pl.col(relevance), pl.col(probability)
     relevant = (grade >= threshold) & (p > 0)
-    possible = truth.filter(p > 0)
     # Several relevant grades in a group: nDCG and DCG read each item's law over the gains.
-    levels = (
-        np.empty(0) if _one_grade_per_group(possible, keys, relevance)
-        else gain_levels(possible, relevance, policy)
-    )  # fmt: skip
+    levels = gains.graded_levels
     per_level = [
         p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
         for j, level in enumerate(levels)
@@ -388,12 +305,12 @@ def expected_by_recursion(
     largest_k = max((k for _, k in listed), default=0)
     # The ranks read, laid out once: to the largest K, and to the most items a group may
     # find relevant where R-precision reads hits@R.
-    depth = max(largest_k, _largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
+    depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
     laid = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
                      ["_rk_q", *level_columns])  # fmt: skip
     (ranked_q, rest_q), by_level = laid[0], laid[1:]
-    frames = []
+    frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
     graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
     if graded:
         listed = [cell for cell in listed if cell not in graded]
@@ -406,30 +323,31 @@ def expected_by_recursion(
             else:
                 e1, e2, none = ndcg_moments(ranked_levels, rest_levels, levels, k)
             mean_g, spread_g = _conditioned(e1, e2, none, policy)
-            frames.append(_cell_rows(groups, keys, metric, k, mean_g, spread_g))
+            frames.append((metric, k, mean_g, spread_g))
     if listed:
-        gains = per_item.group_by("_rk_group").agg(
+        top_gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
         )
         gain = np.zeros(groups.height)
-        gain[gains["_rk_group"].to_numpy()] = gains["_rk_gain"].to_numpy()
+        gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
         n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
         # Past the largest K, the ranked items count in R as the unranked ones do.
         past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
         mean, spread = moments(ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy)
         frames += [
-            _cell_rows(groups, keys, metric, k, mean[:, index], spread[:, index])
+            (metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)
         ]
     if by_r:
         mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
-        frames.append(_cell_rows(groups, keys, "r_precision", None, mean_r, spread_r))
+        frames.append(("r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]
     expected_r = _expected_relevant(per_item, ranked, groups, keys, item, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
         return cells.select(*cell, value=empty, std=empty, standard_error=empty), expected_r
-    rows = cells.select(cell).join(pl.concat(frames), on=cell, how="left", nulls_equal=True)
+    computed = _cell_rows(groups, keys, frames)
+    rows = cells.select(cell).join(computed, on=cell, how="left", nulls_equal=True)
     return rows, expected_r
 
 
@@ -444,7 +362,7 @@ def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: l
     counted = _counted(per_item, ranked, keys, item, policy)
     rest = counted.join(top, on=[*keys, item], how="anti", maintain_order="left")
     rest = rest.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
-    width = _largest(rest["_rk_position"]) + 1 if rest.height else 0
+    width = largest(rest["_rk_position"]) + 1 if rest.height else 0
     return [
         (
             padded(placed, "_rk_group", "rank", column, groups, depth),
@@ -452,12 +370,6 @@ def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: l
         )
         for column in columns
     ]
-
-
-def _largest(values: pl.Series) -> int:
-    """The largest of integer `values` (0 when there are none)."""
-    largest = values.max()
-    return int(largest) if isinstance(largest, int) else 0
 
 
 def _counted(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item: str,
@@ -470,14 +382,21 @@ def _counted(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item
     return per_item.join(listed, on=[*keys, item], how="semi", maintain_order="left")
 
 
-def _cell_rows(groups: pl.DataFrame, keys: list[str], metric: str, k: int | None,
-               mean: np.ndarray, spread: np.ndarray) -> pl.DataFrame:  # fmt: skip
-    """One (metric, k)'s per-group rows."""
-    return groups.select(*keys).with_columns(
-        metric=pl.lit(metric),
-        k=pl.lit(k, dtype=pl.Int64),
-        value=pl.Series(mean, dtype=pl.Float64),
-        std=pl.Series(spread, dtype=pl.Float64),
+def _cell_rows(
+    groups: pl.DataFrame,
+    keys: list[str],
+    cells: Sequence[tuple[str, int | None, np.ndarray, np.ndarray]],
+) -> pl.DataFrame:
+    """The per-group rows of every (metric, k, mean, spread) of `cells`, built at once: each
+    cell's groups in the order of `groups`."""
+    index = pl.Series(np.repeat(np.arange(len(cells)), groups.height))
+    names = pl.Series("metric", [metric for metric, *_ in cells], dtype=pl.String)
+    cuts = pl.Series("k", [k for _, k, *_ in cells], dtype=pl.Int64)
+    return pl.concat([groups.select(*keys)] * len(cells)).with_columns(
+        names.gather(index),
+        cuts.gather(index),
+        value=pl.Series(np.concatenate([mean for *_, mean, _ in cells]), dtype=pl.Float64),
+        std=pl.Series(np.concatenate([spread for *_, spread in cells]), dtype=pl.Float64),
         standard_error=pl.lit(0.0),
     )
 
