@@ -281,7 +281,7 @@ def compare_stratum(
     frame = pl.concat([heads, labels, numbers], how="horizontal")
     return frame.filter(pl.Series(kept)).with_columns(
         *[pl.when(pl.col("n_groups") == 0).then(None).otherwise(pl.col(c)).alias(c)
-          for c in _NULL_WITHOUT_GROUPS],
+          for c in (*_NULL_WITHOUT_GROUPS, *(name for name in _LABEL if name in out))],
         *[pl.when(pl.col("n_groups") < 2).then(None).otherwise(pl.col(c)).alias(c)
           for c in ("ci_low", "ci_high")],
     )  # fmt: skip

@@ -118,6 +118,21 @@ def test_the_label_standard_error_is_the_summed_variance_over_the_groups() -> No
     assert np.allclose(joined["label_std_error"], expected, rtol=0, atol=1e-12)
 
 
+def test_a_cell_without_a_group_has_no_label_standard_error() -> None:
+    """Every group's value NaN (``empty_truth="nan"``, an outcome without a relevant item):
+    no group compares, and the label standard error is null like the difference, not NaN."""
+    a = pl.DataFrame({"q": [0, 0, 1, 1], "item": [1, 2, 1, 2], "score": [2.0, 1.0, 2.0, 1.0]})
+    b = a.with_columns(score=-pl.col("score"))
+    truth = pl.DataFrame({"q": [0, 1], "item": [1, 2], "relevance": 1.0, "p": [0.5, 0.7]})
+    options = {"group_by": "q", "k": 1, "metrics": ["precision"], "label_probability": "p",
+               "policy": rk.Policy(empty_truth="nan")}  # fmt: skip
+    ea, eb = rk.evaluate(a, truth, **options), rk.evaluate(b, truth, **options)
+    out = rk.compare({"a": ea, "b": eb}, baseline="a", labels=True, seed=0)
+    assert out["n_groups"].to_list() == [0]
+    assert out["diff"].to_list() == [None]
+    assert out["label_std_error"].to_list() == [None]
+
+
 def test_labels_widen_only_the_interval() -> None:
     a, b, truth = _data(3, groups=8)
     ea, eb = _label_evaluations(a, b, truth)
