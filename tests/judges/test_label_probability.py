@@ -133,23 +133,23 @@ def test_expectation_and_std_equal_the_enumeration(
 
 def test_monte_carlo_within_four_standard_errors() -> None:
     """13 uncertain items of two relevant grades (8192 outcomes, past the enumeration limit;
-    ERR has no recursion over ranks): drawn, and the means lie within 4 standard errors of
-    the enumeration; graded nDCG, precision and AP exact by the recursion."""
+    bpref has no recursion over ranks): drawn, and the means lie within 4 standard errors of
+    the enumeration; graded nDCG, ERR, precision and AP exact by the recursion."""
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": [float(n - i) for i in range(n)]})
     truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
                           "p": [0.1 + 0.06 * i for i in range(n)]})  # fmt: skip
-    options = {"k": 10, "metrics": ["err", "ndcg", "average_precision", "precision"]}
+    options = {"k": 10, "metrics": ["bpref", "err", "ndcg", "average_precision", "precision"]}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
                          label_draws=400, **options)  # fmt: skip
     methods = dict(zip(result.label_methods["metric"], result.label_methods["method"],
                        strict=True))  # fmt: skip
-    assert methods == {"err": "monte_carlo", "ndcg": "recursion",
+    assert methods == {"bpref": "monte_carlo", "err": "recursion", "ndcg": "recursion",
                        "average_precision": "recursion", "precision": "recursion"}  # fmt: skip
     for row in result.per_group.iter_rows(named=True):
         mean, std = expected[(0, row["metric"], row["k"])]
-        if row["metric"] != "err":
+        if row["metric"] != "bpref":
             assert row["value"] == pytest.approx(mean, abs=1e-12)
             assert row["std"] == pytest.approx(std, abs=1e-12)
             assert row["standard_error"] == 0.0

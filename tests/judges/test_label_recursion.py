@@ -16,13 +16,14 @@ from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-             "rbp", "r_precision"]  # fmt: skip
+             "rbp", "r_precision", "err"]  # fmt: skip
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),
     rk.Policy(empty_truth="zero", ap_denominator="min_k_relevant", short_lists="skip"),
     rk.Policy(empty_truth="nan", short_lists="observed", pool="restrict", rbp_persistence=0.5),
     rk.Policy(ties="input_order", invalid_scores="drop", duplicates="first"),
+    rk.Policy(err_max_grade=3, gain="exponential"),
 ]
 
 
@@ -131,11 +132,11 @@ def graded_groups(draw: st.DrawFn, lowest: int) -> tuple[pl.DataFrame, pl.DataFr
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 @settings(max_examples=40, deadline=None)
 @given(policy=st.sampled_from(POLICIES), data=st.data())
-def test_graded_ndcg_and_dcg_by_counts_per_gain_equal_the_enumeration(
+def test_graded_ndcg_dcg_and_err_by_counts_per_gain_equal_the_enumeration(
     policy: rk.Policy, data: st.DataObject
 ) -> None:
     candidates, truth = data.draw(graded_groups(int(policy.relevance_threshold)))
-    options = {"k": [1, 3, 5], "metrics": ["ndcg", "dcg"], "policy": policy}
+    options = {"k": [1, 3, 5], "metrics": ["ndcg", "dcg", "err"], "policy": policy}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     if expected:
@@ -157,3 +158,18 @@ def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerat
     binary = graded.with_columns(relevance=pl.lit(1.0))
     result = rk.evaluate(candidates, binary, **options, policy=rk.Policy(ties="optimistic"))
     assert set(result.label_methods["method"]) == {"enumeration"}
+
+
+@pytest.mark.parametrize("threshold", [1, 2])
+def test_fractional_grades_truncated_as_the_evaluation_reads_them(threshold: int) -> None:
+    """Under ``fractional_grades="truncate"`` the recursion reads the truncated grades (2.7 is
+    2), as every enumerated outcome's evaluation does: graded nDCG, DCG, ERR exact."""
+    candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3, 4], "score": [4.0, 3.0, 2.0, 1.0]})
+    truth = pl.DataFrame({"q": 0, "item": [1, 2, 2, 3, 4], "relevance": [1.5, 2.7, 1.2, 3.9, 1.0],
+                          "p": [0.5, 0.4, 0.3, 0.6, 0.5]})  # fmt: skip
+    policy = rk.Policy(fractional_grades="truncate", relevance_threshold=threshold)
+    options = {"k": [2, 4], "metrics": RECURSIVE, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert "recursion" in set(result.label_methods["method"])
+    assert_equal_to_enumeration(result, expected)

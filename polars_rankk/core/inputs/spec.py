@@ -265,6 +265,12 @@ def check_inputs(
     return spec
 
 
+def truncated_grade(grade: pl.Expr) -> pl.Expr:
+    """`grade` truncated toward zero, as trec_eval reads a grade (``atol``) and
+    ``Policy(fractional_grades="truncate")`` asks."""
+    return grade.cast(pl.Int64, strict=False)
+
+
 def _truncated_grades(tables: _Tables) -> pl.LazyFrame:
     """Truncate the grades given (the truth's, or labelled candidates') toward zero, as
     trec_eval reads a grade (``atol``: 0.5 is 0, -1.5 is -1), in `tables`; the count of
@@ -278,7 +284,7 @@ def _truncated_grades(tables: _Tables) -> pl.LazyFrame:
         if frame is None or not graded or not frame.collect_schema()[tables.relevance].is_float():
             continue
         counts.append(frame.select(fractional.alias("fractional_grades")))
-        setattr(tables, role, frame.with_columns(grade.cast(pl.Int64, strict=False)))
+        setattr(tables, role, frame.with_columns(truncated_grade(grade)))
     if not counts:
         return pl.LazyFrame({"fractional_grades": [0]}, schema={"fractional_grades": pl.Int64})
     total: pl.LazyFrame = pl.concat(counts).select(pl.col("fractional_grades").sum())

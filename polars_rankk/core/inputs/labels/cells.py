@@ -25,6 +25,7 @@ RECURSIVE_METRICS = frozenset(
         "dcg",
         "rbp",
         "r_precision",
+        "err",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
@@ -102,6 +103,10 @@ def recursive_cells(
             and (metric == "dcg" or affordable(k, len(gains.levels)))
         )
         if metric in ("ndcg", "dcg") and not one_gain and not graded:
+            return False
+        # ERR reads each ranked item's grade: exact when every possible positive grade is
+        # relevant (a grade that stops the user is then one that makes R > 0).
+        if metric == "err" and gains.in_between:
             return False
         if metric == "rbp" and policy.rbp_grades != "binary":
             return False

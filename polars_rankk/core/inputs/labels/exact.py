@@ -18,6 +18,7 @@ from polars_rankk.core.inputs.labels.cells import (
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.recursion import expected_by_recursion
+from polars_rankk.core.inputs.spec import truncated_grade
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.plan import Plan
@@ -64,6 +65,10 @@ def exact_cells(
     None where it computes none."""
     policy = plan.parts[0].policy
     judged = truth.collect()  # small beside the candidates; its checks have read it already
+    if policy.fractional_grades == "truncate":
+        # The grades the evaluation reads (its outcomes are truncated as it evaluates them).
+        grade = pl.col(inputs.relevance)
+        judged = judged.with_columns(truncated_grade(grade).cast(pl.Float64))
     gains = relevant_gains(judged, inputs.keys, inputs.relevance, probability, policy)
     chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains)
     if not chosen:

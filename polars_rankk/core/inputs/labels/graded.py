@@ -183,3 +183,26 @@ def _ideal(states: list[tuple[int, ...]], gains: np.ndarray, k: int) -> np.ndarr
     for position in range(k):
         ideal = ideal + held[:, position] / logs[position]
     return ideal
+
+
+def err_moments(
+    stop: np.ndarray, stop_squared: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[ERR@k] and E[ERR@k^2] per group: `stop` and `stop_squared` are groups x ranks, the
+    expectations of s and s^2 at each rank, s = (2^g - 1) / 2^g_max the chance that the user
+    stops there. ERR = sum over ranks j of (1/j) s_j S_{j-1}, S the chance of reaching rank
+    j + 1 (the product of the 1 - s above); the items are independent, so a walk down the
+    ranks carries E[X], E[X^2], E[X S], E[S] and E[S^2] (X the sum so far): exact."""
+    groups = stop.shape[0]
+    total, square, joint = np.zeros(groups), np.zeros(groups), np.zeros(groups)
+    reach, reach_squared = np.ones(groups), np.ones(groups)
+    for rank in range(1, min(k, stop.shape[1]) + 1):
+        s1, s2 = stop[:, rank - 1], stop_squared[:, rank - 1]
+        a = 1.0 / rank
+        # X' = X + a s S and S' = S (1 - s), s independent of (X, S).
+        square = square + 2 * a * s1 * joint + a * a * s2 * reach_squared
+        joint = joint * (1 - s1) + a * (s1 - s2) * reach_squared
+        total = total + a * s1 * reach
+        reach = reach * (1 - s1)
+        reach_squared = reach_squared * (1 - 2 * s1 + s2)
+    return total, square

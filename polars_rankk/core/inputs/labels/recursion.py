@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains, largest
-from polars_rankk.core.inputs.labels.graded import dcg_moments, ndcg_moments
+from polars_rankk.core.inputs.labels.graded import dcg_moments, err_moments, ndcg_moments
 from polars_rankk.core.policy import Policy
 
 
@@ -277,6 +277,7 @@ def expected_by_recursion(
     probabilistic `truth` (its `gains`) and the groups it evaluated (`evaluated`: keys,
     n_candidates)."""
     from polars_rankk.core.metrics.order import gain_of
+    from polars_rankk.core.metrics.terms import err_stop
 
     threshold = policy.relevance_threshold
     grade, p = pl.col(relevance), pl.col(probability)
@@ -287,12 +288,16 @@ def expected_by_recursion(
         p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
         for j, level in enumerate(levels)
     ]
+    stop = err_stop(grade, policy)
     per_item = (
         truth.group_by(*keys, item)
         .agg(
             p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
             grade.filter(relevant).max().alias("_rk_grade"),
             *per_level,
+            # ERR's chance of stopping at the item, and its square, over the item's grades.
+            (p * stop).filter(p > 0).sum().alias("_rk_s1"),
+            (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
         )
         .filter(pl.col("_rk_q") > 0)
     )
@@ -308,8 +313,8 @@ def expected_by_recursion(
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
     laid = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
-                     ["_rk_q", *level_columns])  # fmt: skip
-    (ranked_q, rest_q), by_level = laid[0], laid[1:]
+                     ["_rk_q", "_rk_s1", "_rk_s2", *level_columns])  # fmt: skip
+    (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
     frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
     graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
     if graded:
@@ -324,6 +329,13 @@ def expected_by_recursion(
                 e1, e2, none = ndcg_moments(ranked_levels, rest_levels, levels, k)
             mean_g, spread_g = _conditioned(e1, e2, none, policy)
             frames.append((metric, k, mean_g, spread_g))
+    erred = [(m, k) for m, k in listed if m == "err"]
+    if erred:
+        listed = [cell for cell in listed if cell not in erred]
+        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
+        for metric, k in erred:
+            e1, e2 = err_moments(stop_1, stop_2, k)
+            frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
     if listed:
         top_gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
