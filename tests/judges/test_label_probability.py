@@ -247,12 +247,14 @@ def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
 def test_a_tie_order_by_grade_is_not_read_by_linearity(ties: str) -> None:
-    """13 tied items of p=0.5 (8192 outcomes): under a tie order that ranks by grade an
-    item's term depends on the others' labels, so precision is drawn (with its standard
-    error), never an impossible "exact" 1.3 or 0.0."""
+    """13 tied items of p=0.5 (8192 outcomes) of two relevant grades: under a tie order that
+    ranks by grade an item's term depends on the others' labels, and the block recursion
+    needs one relevant grade per group, so precision is drawn (with its standard error),
+    never an impossible "exact" 1.3 or 0.0."""
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": 1.0})
-    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": 1.0, "p": 0.5})
+    truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
+                          "p": 0.5})  # fmt: skip
     options = {"k": [1, 5], "metrics": ["precision"], "policy": rk.Policy(ties=ties)}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",

@@ -122,20 +122,26 @@ def ranking_rows(
     return prepared.term_rows(columns), ideal
 
 
-def ranked_items(spec: Spec, prepared: Prepared, top: int | None = None) -> pl.LazyFrame:
+def ranked_items(
+    spec: Spec, prepared: Prepared, top: int | None = None, tie_blocks: bool = False
+) -> pl.LazyFrame:
     """The candidates as ranked: group keys, item and ``rank`` (`Evaluation.ranked_items`);
     with `top`, ranks 1..top only, from the compiled kernel's ranking where it can rank them
-    (the same order: `kernel_ranking.ranked_top`)."""
-    if top is not None:
+    (the same order: `kernel_ranking.ranked_top`); with `tie_blocks`, each row's ``block``."""
+    if top is not None and not tie_blocks:
         fast = _kernel_top(spec, top)
         return (
             fast if fast is not None else ranked_items(spec, prepared).filter(pl.col("rank") <= top)
         )
     keys = list(spec.keys)
     rank = pl.col(RANK).cast(pl.Int64)
+    block = rank.min().over([*keys, SCORE])  # the rank of the first row of equal scores
     if spec.policy.ties == "expected":
-        rank = rank.min().over([*keys, SCORE])
-    return prepared.ranked.select(*keys, spec.item, rank.alias("rank"))
+        rank = block
+    ranked = prepared.ranked.select(
+        *keys, spec.item, rank.alias("rank"), *([block.alias("block")] if tie_blocks else [])
+    )
+    return ranked if top is None else ranked.filter(pl.col("rank") <= top)
 
 
 def _kernel_top(spec: Spec, top: int) -> pl.LazyFrame | None:
@@ -367,13 +373,17 @@ class EvaluationTables:
             return None
         return ranking_rows(self._spec, self._prepared, columns)
 
-    def ranked_items(self, top: int | None = None) -> pl.LazyFrame | None:
+    def ranked_items(
+        self, top: int | None = None, *, tie_blocks: bool = False
+    ) -> pl.LazyFrame | None:
         """The candidates as this evaluation ranked them (lazy): group keys, item and ``rank``
         (Int64, from 1), after invalid scores, duplicates and (``unjudged="condense"``)
         unjudged rows were handled. Under ``ties="expected"`` a row's ``rank`` is that of the
         first row of its tie block, so every item that may reach rank r has ``rank <= r``.
         With `top`, only ranks 1..`top` (from the compiled kernel where it is loaded: the
-        same ranking, without ordering the whole list in Polars).
+        same ranking, without ordering the whole list in Polars). With `tie_blocks`, a
+        ``block`` column: the rank of the first row of the row's tie block (its equal scores),
+        what a tie order that reads the labels reorders.
         None for one system of several (`by_system`: its rows would be ranked again).
 
         Examples
@@ -385,4 +395,6 @@ class EvaluationTables:
         >>> ranked.sort("rank").collect()["item"].to_list()
         [8, 9, 7]
         """
-        return None if self._sliced else ranked_items(self._spec, self._prepared, top)
+        if self._sliced:
+            return None
+        return ranked_items(self._spec, self._prepared, top, tie_blocks)

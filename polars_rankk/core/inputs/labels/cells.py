@@ -11,6 +11,8 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
+from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_METRICS, GRADE_READING_TIES
 from polars_rankk.core.policy import Policy
 
 #: The metrics the recursion computes (each value a sum over the ranks times h(R)).
@@ -81,8 +83,11 @@ def recursive_cells(
     threshold (by the relevant count where each group's relevant items share one gain, else
     by `graded`, nDCG where its states are few enough); none under a policy whose ranking or
     lists depend on the labels, or with negative grades."""
+    # Ties ordered by the labels: the ranking within a block of equal scores follows them,
+    # which the block recursion reads where each group's relevant items share one grade.
+    by_blocks = policy.ties in GRADE_READING_TIES and gains.one_grade and not gains.in_between
     fixed = (
-        policy.ties in _FIXED_ORDER_TIES
+        (policy.ties in _FIXED_ORDER_TIES or by_blocks)
         and policy.duplicates != "keep"
         and policy.unjudged == "keep"
         and policy.gains is None
@@ -94,7 +99,7 @@ def recursive_cells(
     one_gain = not gains.in_between and gains.one_grade
 
     def computed(metric: str, k: int | None) -> bool:
-        if metric not in RECURSIVE_METRICS:
+        if metric not in (BLOCK_METRICS if by_blocks else RECURSIVE_METRICS):
             return False
         # Graded: DCG by its independent terms, nDCG by counts per gain level.
         graded = (
@@ -121,9 +126,3 @@ def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, prob
     relevant = (pl.col(relevance) >= policy.relevance_threshold) & (pl.col(probability) > 0)
     counts = truth.filter(relevant).group_by(keys).agg(pl.col(relevance).len().alias("n"))
     return largest(counts["n"])
-
-
-def largest(values: pl.Series) -> int:
-    """The largest of integer `values` (0 when there are none)."""
-    largest = values.max()
-    return int(largest) if isinstance(largest, int) else 0

@@ -32,22 +32,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.cells import RelevantGains, largest
+from polars_rankk.core.inputs.labels.cells import RelevantGains
 from polars_rankk.core.inputs.labels.graded import dcg_moments, err_moments, ndcg_moments
+from polars_rankk.core.inputs.labels.laws import h_of_relevant, largest, poisson_binomial
+from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES, block_expectations
 from polars_rankk.core.policy import Policy
-
-
-def _poisson_binomial(q: np.ndarray) -> np.ndarray:
-    """Per row of `q` (groups x items, 0 where a group has fewer items): the law of the
-    number of successes, groups x (items + 1)."""
-    groups, items = q.shape
-    law = np.zeros((groups, items + 1))
-    law[:, 0] = 1.0
-    for j in range(items):
-        p = q[:, j : j + 1]
-        law[:, 1 : j + 2] = law[:, 1 : j + 2] * (1 - p) + law[:, : j + 1] * p
-        law[:, :1] *= 1 - p
-    return law
 
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
@@ -84,23 +73,6 @@ def _per_group(metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray,
     return np.where(denominator > 0, 1.0 / np.maximum(denominator, 1.0), 0.0)
 
 
-def _h(metric: str, k: int, largest_r: int, policy: Policy) -> np.ndarray:
-    """h(R) for R = 0..largest_r: what the sum over ranks is multiplied by (0 at R = 0)."""
-    r = np.arange(largest_r + 1, dtype=np.float64)
-    safe = np.maximum(r, 1.0)
-    if metric == "recall" or (
-        metric == "average_precision" and policy.ap_denominator == "relevant"
-    ):
-        return np.where(r > 0, 1.0 / safe, 0.0)
-    if metric == "average_precision":
-        return np.where(r > 0, 1.0 / np.minimum(safe, k), 0.0)
-    if metric == "ndcg":
-        ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
-        idcg = ideal[np.minimum(r, k).astype(np.int64)]
-        return np.where(r > 0, 1.0 / np.maximum(idcg, 1e-300), 0.0)
-    return np.ones_like(r)
-
-
 def moments(
     ranked_q: np.ndarray,
     rest_q: np.ndarray,
@@ -117,7 +89,7 @@ def moments(
     of its relevant grade (for DCG); `cells`: (metric, K) pairs."""
     groups, largest_k = ranked_q.shape
     counts = largest_k + 1
-    rest = _poisson_binomial(rest_q)  # groups x (m + 1)
+    rest = poisson_binomial(rest_q)  # groups x (m + 1)
     none_relevant = np.prod(1 - ranked_q, axis=1) * rest[:, 0]
     mean = np.empty((groups, len(cells)))
     spread = np.empty((groups, len(cells)))
@@ -159,7 +131,7 @@ def moments(
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
     for index, (metric, k), total, square in zip(by_count, recursive, first, second, strict=True):
-        h = _h(metric, k, counts + rest.shape[1], policy)
+        h = h_of_relevant(metric, k, counts + rest.shape[1], policy)
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1 = np.zeros((groups, counts))
         h2 = np.zeros((groups, counts))
@@ -204,7 +176,7 @@ def r_precision_moments(
     at least every group's count of items that may be relevant); `rest_q`: the others'."""
     groups, width = ranked_q.shape
     # Suffix laws, from the last rank back: the count past rank r, r = width .. 0.
-    suffix = [_poisson_binomial(rest_q)]
+    suffix = [poisson_binomial(rest_q)]
     for rank in range(width, 0, -1):
         law = suffix[-1]
         q = ranked_q[:, rank - 1 : rank]
@@ -343,9 +315,19 @@ def expected_by_recursion(
         gain = np.zeros(groups.height)
         gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
         n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-        # Past the largest K, the ranked items count in R as the unranked ones do.
-        past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
-        mean, spread = moments(ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy)
+        if policy.ties in GRADE_READING_TIES:
+            reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
+            counted = _counted(per_item, ranked, keys, item, policy)
+            e1, e2, none = block_expectations(
+                ranked, per_item, counted, keys, item, groups, listed, reads, policy
+            )
+            mean, spread = _conditioned(e1, e2, none[:, None], policy)
+        else:
+            # Past the largest K, the ranked items count in R as the unranked ones do.
+            past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
+            mean, spread = moments(
+                ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy
+            )
         frames += [
             (metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)

@@ -1,0 +1,225 @@
+"""Exact expectations over label outcomes where the tie order reads the labels: under
+``ties="optimistic"`` the relevant items of a block of equal scores take its first places,
+under ``"pessimistic"`` its last, so the ranking differs between outcomes.
+
+Where each group's possibly relevant items share one grade, what a block adds to a metric's
+running sum depends only on how many of its items turn out relevant (x, a Poisson-binomial
+count over the block) and on how many were found above it (c): the relevant ones fill places
+first .. first + x - 1 of the block (first = its start, or start + size - x). So the recursion
+over ranks of `recursion.moments` runs over blocks instead: for each c it carries P(c), E[S; c]
+and E[S^2; c], and a block moves c to c + x, adding inc(c, x) — recall's count of those places
+within K, AP's (c + i) / place, nDCG's discounts, precision's count over its denominator, DCG's
+gain times discounts, RBP's weights, and for hit rate and RR the first place where c = 0.
+Sums over places are differences of prefix sums over positions, so a block of any size costs
+one step per possible x. The relevant items of the later blocks and those never ranked add an
+independent count y: R = c + y, and recall, AP and nDCG are S h(R) as in `recursion`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from polars_rankk.core.inputs.labels.laws import h_of_relevant, largest, poisson_binomial
+from polars_rankk.core.policy import Policy
+
+#: Tie orders that read the labels, and the metrics this recursion computes under them.
+GRADE_READING_TIES = frozenset({"optimistic", "pessimistic"})
+BLOCK_METRICS = frozenset(
+    {"precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"}
+)
+#: The metrics whose sum is divided by what R decides (the others read R > 0 only).
+_DIVIDED = frozenset({"recall", "average_precision", "ndcg"})
+
+
+def block_layout(
+    ranked: pl.DataFrame,
+    per_item: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    groups: int,
+    largest_k: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q: groups x blocks x width, the relevance probability of each item of each block that
+    starts within `largest_k`; start and size: groups x blocks, each block's first rank and
+    its number of items; 0-sized past a group's last block). `ranked` holds keys, item, rank
+    and ``block`` (`Evaluation.ranked_items(tie_blocks=True)`) of the evaluated groups with
+    their ``_rk_group``; `per_item` each possibly relevant item's ``_rk_q``."""
+    within = ranked.filter(pl.col("block") <= largest_k).join(
+        per_item.select(*keys, item, "_rk_q"), on=[*keys, item], how="left"
+    )
+    laid = within.select(
+        pl.col("_rk_group"),
+        (pl.col("block").rank("dense").over("_rk_group") - 1).cast(pl.Int64).alias("_rk_j"),
+        (pl.col("rank") - pl.col("block")).alias("_rk_t"),
+        pl.col("block"),
+        pl.col("_rk_q").fill_null(0.0),
+    )
+    blocks = largest(laid["_rk_j"]) + 1 if laid.height else 0
+    width = largest(laid["_rk_t"]) + 1 if laid.height else 0
+    q = np.zeros((groups, blocks, width))
+    start = np.zeros((groups, blocks))
+    size = np.zeros((groups, blocks))
+    if laid.height:
+        g, j, t = (laid[c].to_numpy() for c in ("_rk_group", "_rk_j", "_rk_t"))
+        q[g, j, t] = laid["_rk_q"].to_numpy()
+        start[g, j] = laid["block"].to_numpy()
+        np.add.at(size, (g, j), 1.0)
+    return q, start, size
+
+
+def block_moments(
+    q: np.ndarray,
+    start: np.ndarray,
+    size: np.ndarray,
+    rest_law: np.ndarray,
+    read: Sequence[np.ndarray],
+    cells: Sequence[tuple[str, int]],
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E[V], E[V^2], P(R = 0)) per group (groups x cells; V = 0 where R = 0) of `cells`
+    under the policy's tie order. `q`, `start`, `size` from `block_layout`; `rest_law`: the
+    law of the relevant count outside the blocks (groups x (m + 1)); `read`: per cell, what
+    its increments read of each group (precision's 1 / denominator, DCG's gain)."""
+    groups, blocks, width = q.shape
+    counts = blocks * width + 1
+    law = np.zeros((groups, counts))
+    law[:, 0] = 1.0
+    total = np.zeros((len(cells), groups, counts))
+    square = np.zeros((len(cells), groups, counts))
+    prefixes = [_prefix(metric, k, int(start.max(initial=0) + width + 1), policy)
+                for metric, k in cells]  # fmt: skip
+    found = np.arange(counts, dtype=np.float64)[None, :]
+    for j in range(blocks):
+        relevant = poisson_binomial(q[:, j, :])  # groups x (width + 1)
+        reached = j * width + 1  # counts 0 .. j * width are reachable before block j
+        law_before = law[:, :reached]
+        new_law = np.zeros_like(law)
+        new_total, new_square = np.zeros_like(total), np.zeros_like(square)
+        for x in range(width + 1):
+            weight = relevant[:, x : x + 1]
+            if not weight.any():
+                continue
+            first = _first_place(start[:, j], size[:, j], x, policy)
+            new_law[:, x : x + reached] += law_before * weight
+            for index, (metric, k) in enumerate(cells):
+                gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
+                gained = gained * read[index][:, None]
+                sum_before = total[index][:, :reached]
+                new_total[index][:, x : x + reached] += (sum_before + gained * law_before) * weight
+                new_square[index][:, x : x + reached] += (
+                    square[index][:, :reached] + gained * (2 * sum_before + gained * law_before)
+                ) * weight
+        law, total, square = new_law, new_total, new_square
+    none_relevant = law[:, 0] * rest_law[:, 0]
+    first_moment = np.empty((groups, len(cells)))
+    second_moment = np.empty((groups, len(cells)))
+    for index, (metric, k) in enumerate(cells):
+        h1, h2 = _over_rest(metric, k, rest_law, counts, policy)
+        first_moment[:, index] = (total[index] * h1).sum(axis=1)
+        second_moment[:, index] = (square[index] * h2).sum(axis=1)
+    return first_moment, second_moment, none_relevant
+
+
+def _first_place(start: np.ndarray, size: np.ndarray, x: int, policy: Policy) -> np.ndarray:
+    """The place of the first of x relevant items of each group's block (groups x 1)."""
+    first = start if policy.ties == "optimistic" else start + size - x
+    placed: np.ndarray = np.maximum(first, 1.0)[:, None]
+    return placed
+
+
+def _prefix(metric: str, k: int, positions: int, policy: Policy) -> tuple[np.ndarray, ...]:
+    """Prefix sums over positions 0..`positions` of a metric's per-place weights within K:
+    (count, sum of weights, sum of weights / place) — a block's places p .. p + x - 1 then sum
+    as differences."""
+    place = np.arange(1, positions + 1, dtype=np.float64)
+    within = (place <= k).astype(np.float64)
+    if metric in ("ndcg", "dcg"):
+        weight = within / np.log2(place + 1)
+    elif metric == "rbp":
+        p = policy.rbp_persistence
+        weight = within * (1 - p) * p ** (place - 1)
+    elif metric == "mrr":
+        weight = within / place
+    else:
+        weight = within
+    zero = np.zeros(1)
+    return (
+        np.concatenate([zero, np.cumsum(within)]),
+        np.concatenate([zero, np.cumsum(weight)]),
+        np.concatenate([zero, np.cumsum(within / place)]),
+    )
+
+
+def _gained(
+    metric: str,
+    k: int,
+    prefix: tuple[np.ndarray, ...],
+    first: np.ndarray,
+    x: int,
+    found: np.ndarray,
+) -> np.ndarray:
+    """inc(c, x) per group and count c found above the block (groups x counts): what x
+    relevant items at places first .. first + x - 1 add to the metric's sum."""
+    if x == 0:
+        return np.zeros((first.shape[0], found.shape[1]))
+    counted, weights, inverse = prefix
+    low = np.minimum(first - 1, len(counted) - 1).astype(np.int64)
+    high = np.minimum(first + x - 1, len(counted) - 1).astype(np.int64)
+    if metric in ("hit_rate", "mrr"):
+        # The first relevant item of the list, if it is this block's and within K.
+        at_first = weights[np.minimum(first, len(weights) - 1).astype(np.int64)] - weights[low]
+        first_found: np.ndarray = np.where(found == 0, at_first, 0.0)
+        return first_found
+    if metric == "average_precision":
+        # sum over i of (c + i) / place_i, place_i = first + i - 1: i = place - first + 1.
+        over_place = inverse[high] - inverse[low]
+        within = counted[high] - counted[low]
+        by_count: np.ndarray = found * over_place + within - (first - 1) * over_place
+        return by_count
+    return np.broadcast_to(weights[high] - weights[low], (first.shape[0], found.shape[1]))
+
+
+def _over_rest(
+    metric: str, k: int, rest_law: np.ndarray, counts: int, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """(H1, H2) per group and count c: E[h(c + y)] and E[h(c + y)^2] over the count y of
+    the relevant items outside the blocks; 1 for the metrics not divided by R."""
+    groups = rest_law.shape[0]
+    if metric not in _DIVIDED:
+        return np.ones((groups, counts)), np.ones((groups, counts))
+    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy)
+    h1 = np.zeros((groups, counts))
+    h2 = np.zeros((groups, counts))
+    for y in range(rest_law.shape[1]):
+        h1 += rest_law[:, y : y + 1] * h[None, y : y + counts]
+        h2 += rest_law[:, y : y + 1] * (h * h)[None, y : y + counts]
+    return h1, h2
+
+
+def block_expectations(
+    ranked: pl.DataFrame,
+    per_item: pl.DataFrame,
+    counted: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    groups: pl.DataFrame,
+    cells: Sequence[tuple[str, int]],
+    read: Sequence[np.ndarray],
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`block_moments` of `cells` from the evaluation's ranking with its tie blocks
+    (`ranked`: keys, item, rank, block), the possibly relevant items (`per_item`: keys, item,
+    ``_rk_group``, ``_rk_q``), those that count in R (`counted`) and the evaluated `groups`
+    (keys, ``_rk_group``)."""
+    largest_k = max(k for _, k in cells)
+    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
+    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, largest_k)
+    within = ranked.filter(pl.col("block") <= largest_k).select(*keys, item)
+    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
+    place = rest.select(pl.int_range(pl.len()).over("_rk_group")).to_series().to_numpy()
+    rest_q = np.zeros((groups.height, int(place.max(initial=-1)) + 1))
+    rest_q[rest["_rk_group"].to_numpy(), place] = rest["_rk_q"].to_numpy()
+    return block_moments(q, start, size, poisson_binomial(rest_q), read, cells, policy)
