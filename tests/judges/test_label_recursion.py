@@ -16,12 +16,14 @@ from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-             "rbp", "r_precision", "err"]  # fmt: skip
+             "rbp", "r_precision", "err", "f1"]  # fmt: skip
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),
     rk.Policy(empty_truth="zero", ap_denominator="min_k_relevant", short_lists="skip"),
-    rk.Policy(empty_truth="nan", short_lists="observed", pool="restrict", rbp_persistence=0.5),
+    rk.Policy(
+        empty_truth="nan", short_lists="observed", pool="restrict", rbp_persistence=0.5, f_beta=2.0
+    ),
     rk.Policy(ties="input_order", invalid_scores="drop", duplicates="first"),
     rk.Policy(err_max_grade=3, gain="exponential"),
 ]
@@ -178,14 +180,14 @@ def test_fractional_grades_truncated_as_the_evaluation_reads_them(threshold: int
 
 
 BLOCK_METRICS = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-                 "rbp"]  # fmt: skip
+                 "rbp", "f1"]  # fmt: skip
 GRADE_READING = [
     rk.Policy(ties="optimistic"),
     rk.Policy(ties="pessimistic"),
     rk.Policy(ties="optimistic", empty_truth="zero", ap_denominator="min_k_relevant",
               short_lists="skip", gain="exponential"),
     rk.Policy(ties="pessimistic", empty_truth="nan", short_lists="observed", pool="restrict",
-              rbp_persistence=0.5, relevance_threshold=2),
+              rbp_persistence=0.5, relevance_threshold=2, f_beta=0.5),
     rk.Policy(ties="optimistic", invalid_scores="drop", duplicates="first", pool="restrict"),
 ]  # fmt: skip
 

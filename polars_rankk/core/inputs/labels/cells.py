@@ -28,6 +28,7 @@ RECURSIVE_METRICS = frozenset(
         "rbp",
         "r_precision",
         "err",
+        "f1",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).

@@ -206,3 +206,32 @@ def err_moments(
         reach = reach * (1 - s1)
         reach_squared = reach_squared * (1 - 2 * s1 + s2)
     return total, square
+
+
+def f_beta_moments(
+    within: np.ndarray, beyond: np.ndarray, denominator: np.ndarray, beta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[F@k] and E[F@k^2] per group: hits@k (the Poisson-binomial count of `within`, the
+    relevance probabilities of ranks 1..k) and the relevant items beyond k (`beyond`: ranked
+    deeper or never) are independent, and F reads only them and the precision `denominator`
+    (K or min(K, n), per group). Each (hits, R) pair's F is computed as the evaluation
+    computes it, so certain labels give its number exactly."""
+    from polars_rankk.core.inputs.labels.laws import poisson_binomial
+
+    hits_law, beyond_law = poisson_binomial(within), poisson_binomial(beyond)
+    weight = beta * beta
+    hits = np.arange(hits_law.shape[1], dtype=np.float64)[None, :]
+    below = denominator[:, None]
+    precision = np.where(below > 0, hits / np.where(below > 0, below, 1.0), 0.0)
+    first = np.zeros(within.shape[0])
+    second = np.zeros(within.shape[0])
+    for y in range(beyond_law.shape[1]):
+        relevant = hits + y
+        recall = np.where(relevant > 0, hits / np.maximum(relevant, 1.0), 0.0)
+        numerator = (1.0 + weight) * precision * recall
+        sum_of = weight * precision + recall
+        value = np.where(sum_of > 0, numerator / np.where(sum_of > 0, sum_of, 1.0), 0.0)
+        chance = hits_law * beyond_law[:, y : y + 1]
+        first += (chance * value).sum(axis=1)
+        second += (chance * value * value).sum(axis=1)
+    return first, second

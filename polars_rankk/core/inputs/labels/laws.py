@@ -22,9 +22,13 @@ def poisson_binomial(q: np.ndarray) -> np.ndarray:
     return law
 
 
-def h_of_relevant(metric: str, k: int, largest_r: int, policy: Policy) -> np.ndarray:
-    """h(R) for R = 0..largest_r: what the sum over ranks is multiplied by (0 at R = 0)."""
-    r = np.arange(largest_r + 1, dtype=np.float64)
+def h_of_relevant(
+    metric: str, k: int, largest_r: int, policy: Policy, n_candidates: np.ndarray
+) -> np.ndarray:
+    """h(R) for R = 0..largest_r, 1 x (largest_r + 1) or, where it reads the group's list
+    (F-beta's precision denominator under ``short_lists="observed"``), groups x (largest_r
+    + 1): what the sum over ranks is multiplied by (0 at R = 0)."""
+    r = np.arange(largest_r + 1, dtype=np.float64)[None, :]
     safe = np.maximum(r, 1.0)
     if metric == "recall" or (
         metric == "average_precision" and policy.ap_denominator == "relevant"
@@ -36,6 +40,11 @@ def h_of_relevant(metric: str, k: int, largest_r: int, policy: Policy) -> np.nda
         ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
         idcg = ideal[np.minimum(r, k).astype(np.int64)]
         return np.where(r > 0, 1.0 / np.maximum(idcg, 1e-300), 0.0)
+    if metric == "f1":
+        # F-beta of hits/D and hits/R is hits (1 + b^2) / (b^2 R + D), D = K or min(K, n).
+        weight = float(policy.f_beta) ** 2
+        below = weight * r + precision_denominator(k, n_candidates, policy)[:, None]
+        return np.where(r > 0, (1.0 + weight) / np.maximum(below, 1e-300), 0.0)
     return np.ones_like(r)
 
 
@@ -43,3 +52,11 @@ def largest(values: pl.Series) -> int:
     """The largest of integer `values` (0 when there are none)."""
     largest = values.max()
     return int(largest) if isinstance(largest, int) else 0
+
+
+def precision_denominator(k: int, n_candidates: np.ndarray, policy: Policy) -> np.ndarray:
+    """Precision@K's denominator per group: K, or min(K, n) under ``short_lists="observed"``."""
+    denominator = np.full_like(n_candidates, float(k), dtype=np.float64)
+    if policy.short_lists == "observed":
+        denominator = np.minimum(denominator, n_candidates)
+    return denominator

@@ -14,7 +14,10 @@ Poisson-binomial law, independent of S: R = c + y, and the metric is S h(R) with
 whose relevant items share one gain: the ideal DCG is then a function of R). So E[value] =
 sum over c, y of E[S; c] P(y) h(c + y), and E[value^2] the same with E[S^2; c] and h^2: exact,
 in O(groups x K^2) work, whatever the number of outcomes (2^64 as cheaply as 2). R-precision
-reads hits@R from the prefix and suffix laws of each R.
+reads hits@R from the prefix and suffix laws of each R; F-beta@K reads hits@K and the count
+past K, independent (`graded.f_beta_moments`); ERR walks the ranks with the stopping chances'
+moments (`graded.err_moments`). Ties ordered by the labels run over tie blocks
+(`tie_blocks`).
 
 The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
@@ -33,16 +36,26 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains
-from polars_rankk.core.inputs.labels.graded import dcg_moments, err_moments, ndcg_moments
-from polars_rankk.core.inputs.labels.laws import h_of_relevant, largest, poisson_binomial
+from polars_rankk.core.inputs.labels.graded import (
+    dcg_moments,
+    err_moments,
+    f_beta_moments,
+    ndcg_moments,
+)
+from polars_rankk.core.inputs.labels.laws import (
+    h_of_relevant,
+    largest,
+    poisson_binomial,
+    precision_denominator,
+)
 from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES, block_expectations
 from polars_rankk.core.policy import Policy
 
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
     """a(j, c) at rank j = `rank` (within K) for the counts c = `counts` (those including the
-    item at j), 1 x counts: recall's 1, AP's c/j, nDCG's discount."""
-    if metric == "recall":
+    item at j), 1 x counts: recall's and F-beta's 1, AP's c/j, nDCG's discount."""
+    if metric in ("recall", "f1"):
         return np.ones((1, counts.size))
     if metric == "average_precision":
         return counts[None, :] / rank
@@ -67,9 +80,7 @@ def _per_group(metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray,
         return gain
     if metric != "precision":
         return np.ones_like(n_candidates)
-    denominator = np.full_like(n_candidates, float(k))
-    if policy.short_lists == "observed":
-        denominator = np.minimum(denominator, n_candidates)
+    denominator = precision_denominator(k, n_candidates, policy)
     return np.where(denominator > 0, 1.0 / np.maximum(denominator, 1.0), 0.0)
 
 
@@ -131,13 +142,13 @@ def moments(
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
     for index, (metric, k), total, square in zip(by_count, recursive, first, second, strict=True):
-        h = h_of_relevant(metric, k, counts + rest.shape[1], policy)
+        h = h_of_relevant(metric, k, counts + rest.shape[1], policy, n_candidates)
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1 = np.zeros((groups, counts))
         h2 = np.zeros((groups, counts))
         for y in range(rest.shape[1]):
-            h1 += rest[:, y : y + 1] * h[None, y : y + counts]
-            h2 += rest[:, y : y + 1] * (h * h)[None, y : y + counts]
+            h1 += rest[:, y : y + 1] * h[:, y : y + counts]
+            h2 += rest[:, y : y + 1] * (h * h)[:, y : y + counts]
         e1, e2 = (total * h1).sum(axis=1), (square * h2).sum(axis=1)
         mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     return mean, spread
@@ -308,6 +319,16 @@ def expected_by_recursion(
         for metric, k in erred:
             e1, e2 = err_moments(stop_1, stop_2, k)
             frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
+    f_cells = [(m, k) for m, k in listed if m == "f1"]
+    if f_cells and policy.ties not in GRADE_READING_TIES:
+        listed = [cell for cell in listed if cell not in f_cells]
+        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
+        n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
+        for metric, k in f_cells:
+            denominator = precision_denominator(k, n_list, policy)
+            beyond = np.hstack([ranked_q[:, k:], rest_q])
+            e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))
+            frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
     if listed:
         top_gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
@@ -319,7 +340,7 @@ def expected_by_recursion(
             reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
             counted = _counted(per_item, ranked, keys, item, policy)
             e1, e2, none = block_expectations(
-                ranked, per_item, counted, keys, item, groups, listed, reads, policy
+                ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
             )
             mean, spread = _conditioned(e1, e2, none[:, None], policy)
         else:

@@ -28,10 +28,10 @@ from polars_rankk.core.policy import Policy
 #: Tie orders that read the labels, and the metrics this recursion computes under them.
 GRADE_READING_TIES = frozenset({"optimistic", "pessimistic"})
 BLOCK_METRICS = frozenset(
-    {"precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"}
+    {"precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp", "f1"}
 )
 #: The metrics whose sum is divided by what R decides (the others read R > 0 only).
-_DIVIDED = frozenset({"recall", "average_precision", "ndcg"})
+_DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1"})
 
 
 def block_layout(
@@ -78,11 +78,13 @@ def block_moments(
     read: Sequence[np.ndarray],
     cells: Sequence[tuple[str, int]],
     policy: Policy,
+    n_candidates: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(E[V], E[V^2], P(R = 0)) per group (groups x cells; V = 0 where R = 0) of `cells`
     under the policy's tie order. `q`, `start`, `size` from `block_layout`; `rest_law`: the
     law of the relevant count outside the blocks (groups x (m + 1)); `read`: per cell, what
-    its increments read of each group (precision's 1 / denominator, DCG's gain)."""
+    its increments read of each group (precision's 1 / denominator, DCG's gain); `n_candidates`:
+    each list's length."""
     groups, blocks, width = q.shape
     counts = blocks * width + 1
     law = np.zeros((groups, counts))
@@ -117,7 +119,7 @@ def block_moments(
     first_moment = np.empty((groups, len(cells)))
     second_moment = np.empty((groups, len(cells)))
     for index, (metric, k) in enumerate(cells):
-        h1, h2 = _over_rest(metric, k, rest_law, counts, policy)
+        h1, h2 = _over_rest(metric, k, rest_law, counts, policy, n_candidates)
         first_moment[:, index] = (total[index] * h1).sum(axis=1)
         second_moment[:, index] = (square[index] * h2).sum(axis=1)
     return first_moment, second_moment, none_relevant
@@ -183,19 +185,19 @@ def _gained(
 
 
 def _over_rest(
-    metric: str, k: int, rest_law: np.ndarray, counts: int, policy: Policy
+    metric: str, k: int, rest_law: np.ndarray, counts: int, policy: Policy, n_candidates: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(H1, H2) per group and count c: E[h(c + y)] and E[h(c + y)^2] over the count y of
     the relevant items outside the blocks; 1 for the metrics not divided by R."""
     groups = rest_law.shape[0]
     if metric not in _DIVIDED:
         return np.ones((groups, counts)), np.ones((groups, counts))
-    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy)
+    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy, n_candidates)
     h1 = np.zeros((groups, counts))
     h2 = np.zeros((groups, counts))
     for y in range(rest_law.shape[1]):
-        h1 += rest_law[:, y : y + 1] * h[None, y : y + counts]
-        h2 += rest_law[:, y : y + 1] * (h * h)[None, y : y + counts]
+        h1 += rest_law[:, y : y + 1] * h[:, y : y + counts]
+        h2 += rest_law[:, y : y + 1] * (h * h)[:, y : y + counts]
     return h1, h2
 
 
@@ -209,6 +211,7 @@ def block_expectations(
     cells: Sequence[tuple[str, int]],
     read: Sequence[np.ndarray],
     policy: Policy,
+    n_candidates: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`block_moments` of `cells` from the evaluation's ranking with its tie blocks
     (`ranked`: keys, item, rank, block), the possibly relevant items (`per_item`: keys, item,
@@ -222,4 +225,5 @@ def block_expectations(
     place = rest.select(pl.int_range(pl.len()).over("_rk_group")).to_series().to_numpy()
     rest_q = np.zeros((groups.height, int(place.max(initial=-1)) + 1))
     rest_q[rest["_rk_group"].to_numpy(), place] = rest["_rk_q"].to_numpy()
-    return block_moments(q, start, size, poisson_binomial(rest_q), read, cells, policy)
+    law = poisson_binomial(rest_q)
+    return block_moments(q, start, size, law, read, cells, policy, n_candidates)
