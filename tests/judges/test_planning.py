@@ -45,10 +45,17 @@ def test_equals_ppi_mean_power(
     target = {"effective_n": 400} if mode == "effective_n" else {"budget": 250.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        want = ppi.ppi_mean_power(y, yhat, 1.0, cost_judge, n_max=n_max, **target)
         row = rk.judge_labelling_plan(
             judged, human, cost_judge=cost_judge, n_max=n_max, **target
         ).row(0, named=True)
+        try:
+            want = ppi.ppi_mean_power(y, yhat, 1.0, cost_judge, n_max=n_max, **target)
+        except ValueError:
+            # A correlation within rounding of 0 (not exactly 0) makes ppi_py divide 0 by 0;
+            # the judge is then worth nothing: people only.
+            assert abs(np.corrcoef(y, yhat)[0, 1]) < 1e-12
+            assert row["n_judge_only"] == 0
+            return
     assert row["ppi_corr"] == pytest.approx(want["ppi_corr"], abs=1e-12)
     got = (row["n_labelled"], row["n_judge_only"], row["effective_n"])
     assert got == (want["n"], want["N"], want["effective_n"])

@@ -111,7 +111,7 @@ def diagnostics_by_system(
         ]
         return pl.concat(parts, how="vertical_relaxed")
 
-    counts: dict[str, int] = {}
+    counts: dict[str, float] = {}
     for one in systems.values():
         for name, value in one.counts.items():
             counts[name] = counts.get(name, 0) + value

@@ -6,15 +6,18 @@ See docs/definitions.md for what each count means.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 import polars as pl
 
 from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, SCORE
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.views import apply_group_policies
-from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.inputs.labels.diagnostics import expected_counts
+from polars_rankk.core.inputs.normalize import align_ids
+from polars_rankk.core.inputs.spec import Spec, truncated_grade
+from polars_rankk.core.policy import Policy
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class Diagnostics:
     └─────┴───────────────────────┴─────────────────────────┘
     """
 
-    counts: dict[str, int]
+    counts: dict[str, float]
     per_k: pl.DataFrame
     relevance_grades: pl.DataFrame
     policy: dict[str, Any] = field(default_factory=dict)
@@ -260,7 +263,7 @@ def _listed_per_group(listed: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
 
 
-def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, int]:
+def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, float]:
     """The scalar counts, in the order `Diagnostics.counts` lists them."""
     raw, listed, ranked, sums = found["raw"], found["listed"], found["ranked"], found["sums"]
     n_raw = raw.item(0, "candidate_rows")
@@ -353,3 +356,47 @@ def _recall_ceiling(
         .otherwise(0.0)
     )
     return rows.group_by("k").agg(recall.sort().mean().alias("recall_ceiling"))
+
+
+class LabelledEvaluation(Protocol):
+    """What the expected diagnostics read of a label-probability evaluation."""
+
+    label_source: Any  # `core.inputs.labels.joint.LabelSource`
+    policy: Policy
+    ks: list[int]
+
+    @property
+    def groups(self) -> pl.DataFrame | pl.LazyFrame | None: ...
+
+    def ranked_items(self) -> pl.LazyFrame | None: ...
+
+
+def expected_label_diagnostics(found: Diagnostics, evaluation: LabelledEvaluation) -> Diagnostics:
+    """`found` (the diagnostics of each item at its highest grade of positive probability)
+    with the relevant counts, the groups without a relevant item, the rows per grade and the
+    recall ceiling as expectations over `evaluation`'s label outcomes (its label source, ranked
+    items and evaluated groups)."""
+    source, policy, ranked = evaluation.label_source, evaluation.policy, evaluation.ranked_items()
+    assert ranked is not None
+    assert evaluation.groups is not None
+    inputs = source.inputs
+    keys, item, relevance = inputs.keys, inputs.item, inputs.relevance
+    truth = source.checked_truth()
+    if policy.fractional_grades == "truncate":
+        truth = truth.with_columns(truncated_grade(pl.col(relevance)).cast(pl.Float64))
+    listed, aligned = align_ids(ranked.select(*keys, item), truth.lazy(), [*keys, item])
+    listed_table, truth_table, group_table = pl.collect_all(
+        [listed, aligned, evaluation.groups.lazy()]
+    )
+    expected = expected_counts(
+        truth_table, listed_table, group_table, keys=keys, item=item, relevance=relevance,
+        probability=source.labels.probability, policy=policy, ks=evaluation.ks,
+        no_relevant_for_certain=found.counts["groups_with_no_relevant"],
+    )  # fmt: skip
+    per_k = found.per_k.drop("recall_ceiling").join(expected.recall_ceiling, on="k", how="left")
+    return replace(
+        found,
+        counts={**found.counts, **expected.counts},
+        per_k=per_k.select(found.per_k.columns),
+        relevance_grades=expected.grades,
+    )

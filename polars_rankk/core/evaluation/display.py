@@ -205,7 +205,7 @@ def _qualifiers(evaluation: Shown) -> list[str]:
     return found
 
 
-def shared_catalogue_line(counts: dict[str, int]) -> str | None:
+def shared_catalogue_line(counts: dict[str, float]) -> str | None:
     """The rule of systems compared on their catalogue metrics, from the diagnostics' counts:
     one catalogue shared by every system; None when the evaluation measured its own.
 

@@ -312,7 +312,7 @@ class Evaluation(Displayed, EvaluationTables):
     @cached_property
     def diagnostics(self) -> Diagnostics:
         """Counts that qualify the numbers (docs/definitions.md §7); computed on first access."""
-        from polars_rankk.core.evaluation.diagnostics import compute_diagnostics
+        from polars_rankk.core.evaluation import diagnostics as counted
 
         if "_primary" in self.__dict__:
             # The first part's counts, and each other part's by the names it carries.
@@ -327,9 +327,11 @@ class Evaluation(Displayed, EvaluationTables):
 
             return diagnostics_by_system(self._spec, self._prepared, self._all_group_sums)
         sums = self._all_group_sums
-        found = compute_diagnostics(
+        found = counted.compute_diagnostics(
             self._spec, self._prepared, sums if isinstance(sums, pl.DataFrame) else None
         )
+        if self.label_source is not None:
+            found = counted.expected_label_diagnostics(found, self)
         return found if self.shared_catalogue is None else self.shared_catalogue.added_to(found)
 
     def collect(self, engine: EngineType = "auto", *, diagnostics: bool = True) -> Evaluation:

@@ -76,8 +76,9 @@ class Grid:
         return f"[{low}, {high}]"
 
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 row``, ``2 rows``, ``1,000 rows``: a number and its noun, singular when one.
+def counted(n: float, noun: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,000 rows``: a number and its noun, singular when one (an
+    expected count that is not whole, ``1.50 rows``, with two decimals).
 
     Examples
     --------
@@ -85,7 +86,8 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     >>> counted(1, "group"), counted(12000, "row"), counted(2, "query", "queries")
     ('1 group', '12,000 rows', '2 queries')
     """
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+    shown = f"{n:,}" if float(n).is_integer() else f"{n:,.2f}"
+    return f"{shown.removesuffix('.0')} {noun if n == 1 else plural or noun + 's'}"
 
 
 def number(value: object, digits: int = 4, missing: str = "") -> str:

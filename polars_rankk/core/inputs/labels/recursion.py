@@ -312,23 +312,8 @@ def expected_by_recursion(
                 e1, e2, none = ndcg_moments(ranked_levels, rest_levels, levels, k)
             mean_g, spread_g = _conditioned(e1, e2, none, policy)
             frames.append((metric, k, mean_g, spread_g))
-    erred = [(m, k) for m, k in listed if m == "err"]
-    if erred:
-        listed = [cell for cell in listed if cell not in erred]
-        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
-        for metric, k in erred:
-            e1, e2 = err_moments(stop_1, stop_2, k)
-            frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
-    f_cells = [(m, k) for m, k in listed if m == "f1"]
-    if f_cells and policy.ties not in GRADE_READING_TIES:
-        listed = [cell for cell in listed if cell not in f_cells]
-        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
-        n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
-        for metric, k in f_cells:
-            denominator = precision_denominator(k, n_list, policy)
-            beyond = np.hstack([ranked_q[:, k:], rest_q])
-            e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))
-            frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
+    listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), groups, policy)
+    frames += closed
     if listed:
         top_gains = per_item.group_by("_rk_group").agg(
             gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
@@ -364,6 +349,35 @@ def expected_by_recursion(
     computed = _cell_rows(groups, keys, frames)
     rows = cells.select(cell).join(computed, on=cell, how="left", nulls_equal=True)
     return rows, expected_r
+
+
+def _closed_forms(
+    listed: list[tuple[str, int]],
+    ranked_q: np.ndarray,
+    rest_q: np.ndarray,
+    stops: tuple[np.ndarray, np.ndarray],
+    groups: pl.DataFrame,
+    policy: Policy,
+) -> tuple[list[tuple[str, int]], list[tuple[str, int | None, np.ndarray, np.ndarray]]]:
+    """The cells of `listed` with a closed form of their own — ERR (its stopping chances'
+    moments `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), and
+    the cells left for the recursion."""
+    frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
+    none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
+    n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
+    left = []
+    for metric, k in listed:
+        if metric == "err":
+            e1, e2 = err_moments(*stops, k)
+        elif metric == "f1" and policy.ties not in GRADE_READING_TIES:
+            denominator = precision_denominator(k, n_list, policy)
+            beyond = np.hstack([ranked_q[:, k:], rest_q])
+            e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))
+        else:
+            left.append((metric, k))
+            continue
+        frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
+    return left, frames
 
 
 def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
