@@ -50,10 +50,15 @@ def _outcomes(truth: pl.DataFrame) -> list[tuple[float, pl.DataFrame]]:
     rows = truth.rows()
     found = []
     for kept in itertools.product([True, False], repeat=len(rows)):
-        weight = float(np.prod([p if keep else 1 - p for (*_, p), keep in zip(rows, kept)]))
+        weight = float(
+            np.prod([p if keep else 1 - p for (*_, p), keep in zip(rows, kept, strict=True)])
+        )
         if weight == 0:
             continue
-        table = [(q, item, grade if keep else 0.0) for (q, item, grade, _), keep in zip(rows, kept)]
+        table = [
+            (q, item, grade if keep else 0.0)
+            for (q, item, grade, _), keep in zip(rows, kept, strict=True)
+        ]
         found.append((weight, pl.DataFrame(table, schema=["q", "item", "relevance"], orient="row")))
     return found
 
