@@ -53,20 +53,26 @@ def block_layout(
     laid = within.select(
         pl.col("_rk_group"),
         (pl.col("block").rank("dense").over("_rk_group") - 1).cast(pl.Int64).alias("_rk_j"),
-        (pl.col("rank") - pl.col("block")).alias("_rk_t"),
         pl.col("block"),
         pl.col("_rk_q").fill_null(0.0),
     )
+    # Only the items that may be relevant enter a block's count (its law is theirs alone);
+    # the others still take places, which the block's size keeps.
+    possible = laid.filter(pl.col("_rk_q") > 0).with_columns(
+        pl.int_range(pl.len()).over("_rk_group", "_rk_j").alias("_rk_t")
+    )
     blocks = largest(laid["_rk_j"]) + 1 if laid.height else 0
-    width = largest(laid["_rk_t"]) + 1 if laid.height else 0
+    width = largest(possible["_rk_t"]) + 1 if possible.height else 0
     q = np.zeros((groups, blocks, width))
     start = np.zeros((groups, blocks))
     size = np.zeros((groups, blocks))
     if laid.height:
-        g, j, t = (laid[c].to_numpy() for c in ("_rk_group", "_rk_j", "_rk_t"))
-        q[g, j, t] = laid["_rk_q"].to_numpy()
+        g, j = laid["_rk_group"].to_numpy(), laid["_rk_j"].to_numpy()
         start[g, j] = laid["block"].to_numpy()
         np.add.at(size, (g, j), 1.0)
+    if possible.height:
+        g, j, t = (possible[c].to_numpy() for c in ("_rk_group", "_rk_j", "_rk_t"))
+        q[g, j, t] = possible["_rk_q"].to_numpy()
     return q, start, size
 
 
@@ -86,7 +92,11 @@ def block_moments(
     its increments read of each group (precision's 1 / denominator, DCG's gain); `n_candidates`:
     each list's length."""
     groups, blocks, width = q.shape
-    counts = blocks * width + 1
+    # Block j adds at most `most[j]` relevant items (its items that may be relevant, in the
+    # group with most): the counts reachable before it are 0 .. the sum of those above.
+    most = (q > 0).sum(axis=2).max(axis=0, initial=0).astype(np.int64)
+    reachable = np.concatenate([[1], np.cumsum(most) + 1])
+    counts = int(reachable[-1])
     law = np.zeros((groups, counts))
     law[:, 0] = 1.0
     total = np.zeros((len(cells), groups, counts))
@@ -96,11 +106,11 @@ def block_moments(
     found = np.arange(counts, dtype=np.float64)[None, :]
     for j in range(blocks):
         relevant = poisson_binomial(q[:, j, :])  # groups x (width + 1)
-        reached = j * width + 1  # counts 0 .. j * width are reachable before block j
+        reached = int(reachable[j])  # the counts 0 .. reached - 1 before block j
         law_before = law[:, :reached]
         new_law = np.zeros_like(law)
         new_total, new_square = np.zeros_like(total), np.zeros_like(square)
-        for x in range(width + 1):
+        for x in range(int(most[j]) + 1):
             weight = relevant[:, x : x + 1]
             if not weight.any():
                 continue
