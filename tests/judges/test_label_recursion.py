@@ -41,6 +41,17 @@ def _tables(
     )  # fmt: skip
 
 
+def _recursion_equals_enumeration(
+    candidates: pl.DataFrame, truth: pl.DataFrame, options: dict[str, object]
+) -> None:
+    """Every cell computed by the recursion, equal to the enumeration of every outcome."""
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+    assert_equal_to_enumeration(result, expected)
+
+
 @st.composite
 def binary_groups(draw: st.DrawFn, max_items: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Candidates with tied scores, repeated items and short or empty lists; truth of one
@@ -65,11 +76,7 @@ def test_the_recursion_equals_the_enumeration(
 ) -> None:
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    if expected:
-        assert set(result.label_methods["method"]) == {"recursion"}
-    assert_equal_to_enumeration(result, expected)
+    _recursion_equals_enumeration(candidates, truth, options)
 
 
 def test_sixteen_uncertain_items_are_exact() -> None:
@@ -139,11 +146,7 @@ def test_graded_ndcg_dcg_and_err_by_counts_per_gain_equal_the_enumeration(
 ) -> None:
     candidates, truth = data.draw(graded_groups(int(policy.relevance_threshold)))
     options = {"k": [1, 3, 5], "metrics": ["ndcg", "dcg", "err"], "policy": policy}
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    if expected:
-        assert set(result.label_methods["method"]) == {"recursion"}
-    assert_equal_to_enumeration(result, expected)
+    _recursion_equals_enumeration(candidates, truth, options)
 
 
 def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerated() -> None:
@@ -202,11 +205,7 @@ def test_ties_ordered_by_the_labels_equal_the_enumeration(
     between outcomes, and the recursion over blocks still equals every outcome evaluated."""
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": BLOCK_METRICS, "policy": policy}
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    if expected:
-        assert set(result.label_methods["method"]) == {"recursion"}
-    assert_equal_to_enumeration(result, expected)
+    _recursion_equals_enumeration(candidates, truth, options)
 
 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])

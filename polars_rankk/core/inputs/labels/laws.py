@@ -60,3 +60,18 @@ def precision_denominator(k: int, n_candidates: np.ndarray, policy: Policy) -> n
     if policy.short_lists == "observed":
         denominator = np.minimum(denominator, n_candidates)
     return denominator
+
+
+def h_over_rest(
+    metric: str, k: int, rest_law: np.ndarray, counts: int, policy: Policy, n_candidates: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(H1, H2), groups x counts: E[h(c + y)] and E[h(c + y)^2] for each count c found so
+    far, over the law of the count y of the other relevant items (`rest_law`)."""
+    groups = rest_law.shape[0]
+    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy, n_candidates)
+    h1 = np.zeros((groups, counts))
+    h2 = np.zeros((groups, counts))
+    for y in range(rest_law.shape[1]):
+        h1 += rest_law[:, y : y + 1] * h[:, y : y + counts]
+        h2 += rest_law[:, y : y + 1] * (h * h)[:, y : y + counts]
+    return h1, h2

@@ -43,7 +43,7 @@ from polars_rankk.core.inputs.labels.graded import (
     ndcg_moments,
 )
 from polars_rankk.core.inputs.labels.laws import (
-    h_of_relevant,
+    h_over_rest,
     largest,
     poisson_binomial,
     precision_denominator,
@@ -142,13 +142,8 @@ def moments(
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
     for index, (metric, k), total, square in zip(by_count, recursive, first, second, strict=True):
-        h = h_of_relevant(metric, k, counts + rest.shape[1], policy, n_candidates)
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
-        h1 = np.zeros((groups, counts))
-        h2 = np.zeros((groups, counts))
-        for y in range(rest.shape[1]):
-            h1 += rest[:, y : y + 1] * h[:, y : y + counts]
-            h2 += rest[:, y : y + 1] * (h * h)[:, y : y + counts]
+        h1, h2 = h_over_rest(metric, k, rest, counts, policy, n_candidates)
         e1, e2 = (total * h1).sum(axis=1), (square * h2).sum(axis=1)
         mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     return mean, spread

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.laws import h_of_relevant, largest, poisson_binomial
+from polars_rankk.core.inputs.labels.laws import h_over_rest, largest, poisson_binomial
 from polars_rankk.core.policy import Policy
 
 #: Tie orders that read the labels, and the metrics this recursion computes under them.
@@ -202,13 +202,7 @@ def _over_rest(
     groups = rest_law.shape[0]
     if metric not in _DIVIDED:
         return np.ones((groups, counts)), np.ones((groups, counts))
-    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy, n_candidates)
-    h1 = np.zeros((groups, counts))
-    h2 = np.zeros((groups, counts))
-    for y in range(rest_law.shape[1]):
-        h1 += rest_law[:, y : y + 1] * h[:, y : y + counts]
-        h2 += rest_law[:, y : y + 1] * (h * h)[:, y : y + counts]
-    return h1, h2
+    return h_over_rest(metric, k, rest_law, counts, policy, n_candidates)
 
 
 def block_expectations(
