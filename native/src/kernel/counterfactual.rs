@@ -1,0 +1,355 @@
+//! A counterfactual estimate's sums per slot of the new ranking, read off the log in one pass:
+//! no join of the log with the placements runs in Polars.
+//!
+//! The call's rows are the placements (each group's top K: keys, item, rank; one row per
+//! slot) and then the log's rows (keys, item, logged position, reward, logging propensity
+//! and, if given, the logged list). A small table over the placements' groups names each
+//! group's slots (at most K items, compared one by one); each log row finds its group (the
+//! previous row's group reused while the keys repeat, as in a log grouped by its keys) and its
+//! item among the group's slots, and its weight and control are added to the slot's sums.
+//! Each thread reads its own contiguous share of the log rows into its own sums, which are
+//! added in thread order afterwards. An item shown twice in one logged list is flagged per
+//! slot (the estimate refuses it, naming the list).
+
+use crate::columns::Column;
+use crate::config::Kind;
+
+use super::hashing::{hash_bytes, mix, KeyColumns};
+
+/// The click model that weighs a logged row (the ones this pass covers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// w = theta_r / (theta_k p), u = 1 / p (`polars_rankk/counterfactual/plan.py`).
+    PositionBased,
+    /// w = u = [k = r] / p.
+    ItemPosition,
+}
+
+/// What the pass reads besides the columns.
+pub(crate) struct Asked<'t> {
+    pub model: Model,
+    /// Examination by position (`theta[k - 1]`), under the position-based model.
+    pub theta: &'t [f64],
+    /// The cap on each row's weight and control.
+    pub clip: Option<f64>,
+    /// The number of placement rows, which come first.
+    pub placed: usize,
+}
+
+/// The call's columns: keys, item and the list as handles of their kinds (`Column::handles`).
+pub(crate) struct Logged<'a> {
+    pub keys: KeyColumns<'a>,
+    pub item: &'a Column<'a>,
+    pub item_kind: Kind,
+    /// The placement's rank (placement rows) and the logged position (log rows).
+    pub rank: &'a Column<'a>,
+    pub position: &'a Column<'a>,
+    pub reward: &'a Column<'a>,
+    pub display: &'a Column<'a>,
+    /// The logged list's id within its group (None: each group is one logged list).
+    pub list: Option<(&'a Column<'a>, Kind)>,
+}
+
+/// One slot's sums: the fields of `plan.rank_sums`' per-slot aggregation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlotSums {
+    pub weighted_reward: f64,
+    pub control: f64,
+    pub reward: f64,
+    pub largest_weight: f64,
+    pub weight_sum: f64,
+    pub weight_squares: f64,
+    pub weighted_rows: u32,
+    pub rows: u32,
+}
+
+impl SlotSums {
+    fn add(&mut self, other: &SlotSums) {
+        self.weighted_reward += other.weighted_reward;
+        self.control += other.control;
+        self.reward += other.reward;
+        self.largest_weight = if self.rows == 0 {
+            other.largest_weight
+        } else if other.rows == 0 {
+            self.largest_weight
+        } else {
+            self.largest_weight.max(other.largest_weight)
+        };
+        self.weight_sum += other.weight_sum;
+        self.weight_squares += other.weight_squares;
+        self.weighted_rows += other.weighted_rows;
+        self.rows += other.rows;
+    }
+}
+
+/// Per placement row (in its input order): its sums and whether a logged list shows its item
+/// twice.
+pub struct Sums {
+    pub slots: Vec<SlotSums>,
+    pub repeated: Vec<bool>,
+}
+
+/// The placements' groups: each group's key handles (`n_keys` per group, side by side) and
+/// its slots' placement rows, and an open-addressed table from a key hash to the group.
+struct Groups {
+    keys: Vec<u64>,
+    n_keys: usize,
+    slots: Vec<Vec<u32>>,
+    hashes: Vec<u64>,
+    table: Vec<u32>,
+    mask: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Groups {
+    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], placed: usize) -> Groups {
+        let capacity = (placed * 2).max(16).next_power_of_two();
+        let n_keys = handles.len();
+        let mut groups =
+            Groups { keys: Vec::new(), n_keys, slots: Vec::new(), hashes: Vec::new(), table: vec![EMPTY; capacity], mask: capacity - 1 };
+        let mut row_keys = vec![0u64; n_keys];
+        for row in 0..placed {
+            for (j, column) in handles.iter().enumerate() {
+                row_keys[j] = column[row];
+            }
+            let hash = keys.hash(&row_keys);
+            let g = match groups.find(keys, &row_keys, hash) {
+                Some(g) => g,
+                None => groups.insert(&row_keys, hash),
+            };
+            groups.slots[g].push(row as u32);
+        }
+        groups
+    }
+
+    fn find(&self, keys: &KeyColumns<'_>, row_keys: &[u64], hash: u64) -> Option<usize> {
+        let mut at = hash as usize & self.mask;
+        loop {
+            let g = self.table[at];
+            if g == EMPTY {
+                return None;
+            }
+            let g = g as usize;
+            if self.hashes[g] == hash && keys.equal(&self.keys[g * self.n_keys..(g + 1) * self.n_keys], row_keys) {
+                return Some(g);
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    fn insert(&mut self, row_keys: &[u64], hash: u64) -> usize {
+        let g = self.slots.len();
+        self.keys.extend_from_slice(row_keys);
+        self.slots.push(Vec::new());
+        self.hashes.push(hash);
+        let mut at = hash as usize & self.mask;
+        while self.table[at] != EMPTY {
+            at = (at + 1) & self.mask;
+        }
+        self.table[at] = g as u32;
+        g
+    }
+}
+
+/// A column's handles (`Column::handles`) in one vector, chunk by chunk.
+fn handles_of(column: &Column<'_>) -> Vec<u64> {
+    if column.is_integer() {
+        return column.integers_vec().into_iter().map(|value| value as u64).collect();
+    }
+    let mut out = Vec::with_capacity(column.len());
+    for (c, chunk) in column.chunks.iter().enumerate() {
+        out.extend((0..chunk.len as u64).map(|i| ((c as u64) << 32) | i));
+    }
+    out
+}
+
+/// An item's hash, for the text items' comparisons (integers compare by value).
+fn item_hash(column: &Column<'_>, kind: Kind, handle: u64) -> u64 {
+    match kind {
+        Kind::Integer => mix(handle),
+        Kind::Text => hash_bytes(column.text_of(handle)),
+    }
+}
+
+/// The slot sums of every placement row, and the repeated items' flags.
+pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
+    let started = std::time::Instant::now();
+    let n = logged.rank.len();
+    let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| handles_of(column)).collect();
+    let items = handles_of(logged.item);
+    let groups = Groups::new(&logged.keys, &handles, asked.placed);
+    let item_hashes: Vec<u64> = (0..asked.placed).map(|row| item_hash(logged.item, logged.item_kind, items[row])).collect();
+    super::timing("counterfactual: placements' groups", started);
+    let started = std::time::Instant::now();
+    let ranks = logged.rank.integers_vec();
+    let positions = logged.position.integers_vec();
+    let rewards = logged.reward.floats_vec();
+    let displays = logged.display.floats_vec();
+    let columns = Columns { handles: &handles, items: &items, item_hashes: &item_hashes, ranks: &ranks, positions: &positions, rewards: &rewards, displays: &displays };
+    // A thread per 100,000 log rows at most: a small call is not worth a thread.
+    let threads = super::threads().min((n - asked.placed) / 100_000).max(1);
+    let share = (n - asked.placed).div_ceil(threads).max(1);
+    let bounds: Vec<(usize, usize)> = (0..threads)
+        .map(|t| (asked.placed + t * share, (asked.placed + (t + 1) * share).min(n)))
+        .filter(|(start, end)| start < end)
+        .collect();
+    let parts: Vec<(Vec<SlotSums>, Vec<u32>)> = std::thread::scope(|scope| {
+        let running: Vec<_> = bounds
+            .iter()
+            .map(|&(start, end)| {
+                let (columns, groups) = (&columns, &groups);
+                scope.spawn(move || read_rows(logged, asked, columns, groups, start, end))
+            })
+            .collect();
+        running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
+    });
+    super::timing("counterfactual: log rows read", started);
+    let started = std::time::Instant::now();
+    let mut slots = vec![SlotSums::default(); asked.placed];
+    for (part, _) in &parts {
+        for (total, mine) in slots.iter_mut().zip(part) {
+            total.add(mine);
+        }
+    }
+    let repeated = match logged.list {
+        None => slots.iter().map(|slot| slot.rows > 1).collect(),
+        Some((column, kind)) => repeated_in_lists(&slots, &parts, column, kind, asked.placed),
+    };
+    super::timing("counterfactual: sums added", started);
+    Sums { slots, repeated }
+}
+
+/// The columns as one thread reads them.
+struct Columns<'c> {
+    handles: &'c [Vec<u64>],
+    items: &'c [u64],
+    item_hashes: &'c [u64],
+    ranks: &'c [i64],
+    positions: &'c [i64],
+    rewards: &'c [f64],
+    displays: &'c [f64],
+}
+
+/// One thread's share of the log rows: its sums per slot, and each row's slot (`EMPTY`: the
+/// row's item is not placed) for the repeated items' check.
+fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, columns: &Columns<'_>, groups: &Groups, start: usize, end: usize) -> (Vec<SlotSums>, Vec<u32>) {
+    let mut slots = vec![SlotSums::default(); asked.placed];
+    let mut found = if logged.list.is_some() { vec![EMPTY; end - start] } else { Vec::new() };
+    let n_keys = columns.handles.len();
+    let mut row_keys = vec![0u64; n_keys];
+    let mut last_keys = vec![0u64; n_keys];
+    let mut last: Option<usize> = None;
+    let mut known = false;
+    for row in start..end {
+        for (j, column) in columns.handles.iter().enumerate() {
+            row_keys[j] = column[row];
+        }
+        if !(known && logged.keys.equal(&row_keys, &last_keys)) {
+            last = groups.find(&logged.keys, &row_keys, logged.keys.hash(&row_keys));
+            last_keys.copy_from_slice(&row_keys);
+            known = true;
+        }
+        let Some(g) = last else { continue };
+        let item = columns.items[row];
+        let slot = match logged.item_kind {
+            Kind::Integer => groups.slots[g].iter().find(|&&p| columns.items[p as usize] == item),
+            Kind::Text => {
+                let hash = item_hash(logged.item, Kind::Text, item);
+                let text = logged.item.text_of(item);
+                groups.slots[g].iter().find(|&&p| {
+                    let p = p as usize;
+                    columns.item_hashes[p] == hash && logged.item.text_of(columns.items[p]) == text
+                })
+            }
+        };
+        let Some(&p) = slot else { continue };
+        if logged.list.is_some() {
+            found[row - start] = p;
+        }
+        let (weight, control) = weighed(asked, columns.ranks[p as usize], columns.positions[row], columns.displays[row]);
+        let sums = &mut slots[p as usize];
+        let reward = columns.rewards[row];
+        sums.weighted_reward += reward * weight;
+        sums.control += control;
+        // The reward times the placement's probability, 1 for a ranking.
+        sums.reward += reward;
+        sums.largest_weight = if sums.rows == 0 { weight } else { sums.largest_weight.max(weight) };
+        sums.rows += 1;
+        if weight > 0.0 {
+            sums.weight_sum += weight;
+            sums.weight_squares += weight * weight;
+            sums.weighted_rows += 1;
+        }
+    }
+    (slots, found)
+}
+
+/// A logged row's weight and control for the slot at `rank` (probability 1: a ranking), in
+/// the order `plan.weighted_rows` computes them.
+#[inline]
+fn weighed(asked: &Asked<'_>, rank: i64, position: i64, display: f64) -> (f64, f64) {
+    let (weight, control) = match asked.model {
+        Model::PositionBased => {
+            let control = 1.0 / display;
+            let theta = |at: i64| asked.theta.get((at - 1) as usize).copied().unwrap_or(f64::NAN);
+            (control * theta(rank) / theta(position), control)
+        }
+        Model::ItemPosition => {
+            let weight = 1.0 * f64::from(u8::from(rank == position)) / display;
+            (weight, weight)
+        }
+    };
+    match asked.clip {
+        Some(clip) => (weight.min(clip), control.min(clip)),
+        None => (weight, control),
+    }
+}
+
+/// Whether a logged list shows a slot's item twice: each slot's rows' lists, compared by
+/// hash and then by value.
+fn repeated_in_lists(slots: &[SlotSums], parts: &[(Vec<SlotSums>, Vec<u32>)], column: &Column<'_>, kind: Kind, placed: usize) -> Vec<bool> {
+    let lists = handles_of(column);
+    let mut starts = Vec::with_capacity(slots.len() + 1);
+    let mut at = 0usize;
+    for slot in slots {
+        starts.push(at);
+        at += slot.rows as usize;
+    }
+    starts.push(at);
+    let mut filled = starts.clone();
+    let mut shown = vec![(0u64, 0u64); at];
+    let mut row = placed;
+    for (_, found) in parts {
+        for &p in found {
+            if p != EMPTY {
+                let list = lists[row];
+                let hash = match kind {
+                    Kind::Integer => mix(list),
+                    Kind::Text => hash_bytes(column.text_of(list)),
+                };
+                shown[filled[p as usize]] = (hash, list);
+                filled[p as usize] += 1;
+            }
+            row += 1;
+        }
+    }
+    let same = |a: u64, b: u64| a == b || (kind == Kind::Text && column.text_of(a) == column.text_of(b));
+    (0..slots.len())
+        .map(|p| {
+            let mine = &mut shown[starts[p]..starts[p + 1]];
+            mine.sort_unstable();
+            // Lists of one hash side by side: each pair of them compared (a collision is rare).
+            let mut run = 0usize;
+            while run < mine.len() {
+                let end = run + mine[run..].iter().take_while(|(hash, _)| *hash == mine[run].0).count();
+                let lists = &mine[run..end];
+                if lists.iter().enumerate().any(|(i, a)| lists[i + 1..].iter().any(|b| same(a.1, b.1))) {
+                    return true;
+                }
+                run = end;
+            }
+            false
+        })
+        .collect()
+}
