@@ -353,3 +353,7 @@ fn repeated_in_lists(slots: &[SlotSums], parts: &[(Vec<SlotSums>, Vec<u32>)], co
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "counterfactual_tests.rs"]
+mod tests;
