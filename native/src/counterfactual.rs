@@ -20,6 +20,8 @@ struct Kwargs {
     theta: Vec<f64>,
     clip: Option<f64>,
     placed: usize,
+    /// Whether the log has a logging-propensity column (without one it is 1).
+    display: bool,
 }
 
 /// The output columns, in order, after the two the position-based and item-position sums share.
@@ -32,7 +34,7 @@ fn parse(kwargs: &[u8]) -> Result<Kwargs, String> {
 }
 
 fn n_inputs(asked: &Kwargs) -> usize {
-    asked.keys.len() + 5 + usize::from(asked.list.is_some())
+    asked.keys.len() + 3 + usize::from(asked.display) + usize::from(asked.list.is_some())
 }
 
 /// The output fields: the sums as Float64, the counts and the flag as Int64.
@@ -61,6 +63,8 @@ fn expect_kind(column: &Column<'_>, kind: Kind) -> Result<(), String> {
 }
 
 /// `logged_sums`: per placement row, its slot's sums over the log rows that show its item.
+/// The columns: the keys, the item, the rank (placements) or position (log), the reward and,
+/// where the kwargs say so, the logging propensity and the logged list.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let asked = parse(kwargs)?;
     if columns.len() != n_inputs(&asked) {
@@ -70,26 +74,27 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     for (column, kind) in keys.iter().zip(&asked.keys) {
         expect_kind(column, *kind)?;
     }
-    let (item, rank, position, reward, display) = (&rest[0], &rest[1], &rest[2], &rest[3], &rest[4]);
+    let (item, at, reward) = (&rest[0], &rest[1], &rest[2]);
     expect_kind(item, asked.item)?;
-    for column in [rank, position] {
-        expect(column, column.is_integer(), "Int64")?;
-    }
-    for column in [reward, display] {
+    expect(at, at.is_integer(), "Int64")?;
+    expect(reward, reward.is_float(), "Float64")?;
+    let display = asked.display.then(|| &rest[3]);
+    if let Some(column) = display {
         expect(column, column.is_float(), "Float64")?;
     }
+    let next = 3 + usize::from(asked.display);
     let list = match asked.list {
         Some(kind) => {
-            expect_kind(&rest[5], kind)?;
-            Some((&rest[5], kind))
+            expect_kind(&rest[next], kind)?;
+            Some((&rest[next], kind))
         }
         None => None,
     };
-    if let Some(column) = columns.iter().find(|c| c.len() != rank.len()) {
-        return Err(format!("column {:?} has {} rows where the ranks have {}", column.name, column.len(), rank.len()));
+    if let Some(column) = columns.iter().find(|c| c.len() != at.len()) {
+        return Err(format!("column {:?} has {} rows where the ranks have {}", column.name, column.len(), at.len()));
     }
-    if asked.placed > rank.len() {
-        return Err(format!("{} placements asked of {} rows", asked.placed, rank.len()));
+    if asked.placed > at.len() {
+        return Err(format!("{} placements asked of {} rows", asked.placed, at.len()));
     }
     let model = match asked.model.as_str() {
         "pbm" => Model::PositionBased,
@@ -101,8 +106,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         keys: KeyColumns { columns: &key_columns, kinds: &asked.keys },
         item,
         item_kind: asked.item,
-        rank,
-        position,
+        at,
         reward,
         display,
         list,

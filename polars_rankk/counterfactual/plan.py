@@ -274,8 +274,10 @@ def kernel_slot_sums(
     """
     if columns.form != "ranking" or model == "cascade":
         return None
+    # Without a propensity column the kernel reads 1 itself (no column of ones is built).
+    display = DISPLAY if columns.propensity else None
     read = kernel_logged.LogColumns(
-        columns.keys, columns.item, RANK, columns.position, columns.reward, DISPLAY,
+        columns.keys, columns.item, RANK, columns.position, columns.reward, display,
         columns.impression,
     )  # fmt: skip
     sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)

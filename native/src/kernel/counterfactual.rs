@@ -3,7 +3,8 @@
 //!
 //! The call's rows are the placements (each group's top K: keys, item, rank; one row per
 //! slot) and then the log's rows (keys, item, logged position, reward, logging propensity
-//! and, if given, the logged list). A small table over the placements' groups names each
+//! and, if given, the logged list); the rank and the position share a column. The log's
+//! columns are read where they lie (cursors over their chunks), never copied. A small table over the placements' groups names each
 //! group's slots (at most K items, compared one by one); each log row finds its group (the
 //! previous row's group reused while the keys repeat, as in a log grouped by its keys) and its
 //! item among the group's slots, and its weight and control are added to the slot's sums.
@@ -11,7 +12,7 @@
 //! added in thread order afterwards. An item shown twice in one logged list is flagged per
 //! slot (the estimate refuses it, naming the list).
 
-use crate::columns::Column;
+use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
 
 use super::hashing::{hash_bytes, mix, KeyColumns};
@@ -42,10 +43,10 @@ pub(crate) struct Logged<'a> {
     pub item: &'a Column<'a>,
     pub item_kind: Kind,
     /// The placement's rank (placement rows) and the logged position (log rows).
-    pub rank: &'a Column<'a>,
-    pub position: &'a Column<'a>,
+    pub at: &'a Column<'a>,
     pub reward: &'a Column<'a>,
-    pub display: &'a Column<'a>,
+    /// The logging propensity (None: 1).
+    pub display: Option<&'a Column<'a>>,
     /// The logged list's id within its group (None: each group is one logged list).
     pub list: Option<(&'a Column<'a>, Kind)>,
 }
@@ -152,16 +153,10 @@ impl Groups {
     }
 }
 
-/// A column's handles (`Column::handles`) in one vector, chunk by chunk.
-fn handles_of(column: &Column<'_>) -> Vec<u64> {
-    if column.is_integer() {
-        return column.integers_vec().into_iter().map(|value| value as u64).collect();
-    }
-    let mut out = Vec::with_capacity(column.len());
-    for (c, chunk) in column.chunks.iter().enumerate() {
-        out.extend((0..chunk.len as u64).map(|i| ((c as u64) << 32) | i));
-    }
-    out
+/// The first `rows` handles of a column (`Column::handles`).
+fn first_handles(column: &Column<'_>, rows: usize) -> Vec<u64> {
+    let mut cursor = HandleCursor::new(column);
+    (0..rows).map(|row| cursor.get(row)).collect()
 }
 
 /// An item's hash, for the text items' comparisons (integers compare by value).
@@ -175,75 +170,85 @@ fn item_hash(column: &Column<'_>, kind: Kind, handle: u64) -> u64 {
 /// The slot sums of every placement row, and the repeated items' flags.
 pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     let started = std::time::Instant::now();
-    let n = logged.rank.len();
-    let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| handles_of(column)).collect();
-    let items = handles_of(logged.item);
-    let groups = Groups::new(&logged.keys, &handles, asked.placed);
-    let item_hashes: Vec<u64> = (0..asked.placed).map(|row| item_hash(logged.item, logged.item_kind, items[row])).collect();
+    let (n, placed) = (logged.at.len(), asked.placed);
+    let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| first_handles(column, placed)).collect();
+    let items = first_handles(logged.item, placed);
+    let groups = Groups::new(&logged.keys, &handles, placed);
+    let item_hashes: Vec<u64> = items.iter().map(|item| item_hash(logged.item, logged.item_kind, *item)).collect();
+    let ranks: Vec<i64> = first_handles(logged.at, placed).into_iter().map(|rank| rank as i64).collect();
+    let placements = Placements { items: &items, item_hashes: &item_hashes, ranks: &ranks };
     super::timing("counterfactual: placements' groups", started);
     let started = std::time::Instant::now();
-    let ranks = logged.rank.integers_vec();
-    let positions = logged.position.integers_vec();
-    let rewards = logged.reward.floats_vec();
-    let displays = logged.display.floats_vec();
-    let columns = Columns { handles: &handles, items: &items, item_hashes: &item_hashes, ranks: &ranks, positions: &positions, rewards: &rewards, displays: &displays };
     // A thread per 100,000 log rows at most: a small call is not worth a thread.
-    let threads = super::threads().min((n - asked.placed) / 100_000).max(1);
-    let share = (n - asked.placed).div_ceil(threads).max(1);
-    let bounds: Vec<(usize, usize)> = (0..threads)
-        .map(|t| (asked.placed + t * share, (asked.placed + (t + 1) * share).min(n)))
-        .filter(|(start, end)| start < end)
-        .collect();
-    let parts: Vec<(Vec<SlotSums>, Vec<u32>)> = std::thread::scope(|scope| {
+    let threads = super::threads().min((n - placed) / 100_000).max(1);
+    let share = (n - placed).div_ceil(threads).max(1);
+    let bounds: Vec<(usize, usize)> =
+        (0..threads).map(|t| (placed + t * share, (placed + (t + 1) * share).min(n))).filter(|(start, end)| start < end).collect();
+    let parts: Vec<Part> = std::thread::scope(|scope| {
         let running: Vec<_> = bounds
             .iter()
             .map(|&(start, end)| {
-                let (columns, groups) = (&columns, &groups);
-                scope.spawn(move || read_rows(logged, asked, columns, groups, start, end))
+                let (placements, groups) = (&placements, &groups);
+                scope.spawn(move || read_rows(logged, asked, placements, groups, start, end))
             })
             .collect();
         running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
     });
     super::timing("counterfactual: log rows read", started);
     let started = std::time::Instant::now();
-    let mut slots = vec![SlotSums::default(); asked.placed];
-    for (part, _) in &parts {
-        for (total, mine) in slots.iter_mut().zip(part) {
+    let mut parts = parts.into_iter();
+    let mut first = parts.next().unwrap_or_default();
+    let mut slots = std::mem::take(&mut first.slots);
+    slots.resize(placed, SlotSums::default());
+    let rest: Vec<Part> = parts.collect();
+    for part in &rest {
+        for (total, mine) in slots.iter_mut().zip(&part.slots) {
             total.add(mine);
         }
     }
     let repeated = match logged.list {
         None => slots.iter().map(|slot| slot.rows > 1).collect(),
-        Some((column, kind)) => repeated_in_lists(&slots, &parts, column, kind, asked.placed),
+        Some((column, kind)) => {
+            let found: Vec<&Part> = std::iter::once(&first).chain(&rest).collect();
+            repeated_in_lists(&slots, &found, column, kind)
+        }
     };
     super::timing("counterfactual: sums added", started);
     Sums { slots, repeated }
 }
 
-/// The columns as one thread reads them.
-struct Columns<'c> {
-    handles: &'c [Vec<u64>],
+/// The placements as the log's rows read them: each one's item, its hash and its rank.
+struct Placements<'c> {
     items: &'c [u64],
     item_hashes: &'c [u64],
     ranks: &'c [i64],
-    positions: &'c [i64],
-    rewards: &'c [f64],
-    displays: &'c [f64],
 }
 
-/// One thread's share of the log rows: its sums per slot, and each row's slot (`EMPTY`: the
-/// row's item is not placed) for the repeated items' check.
-fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, columns: &Columns<'_>, groups: &Groups, start: usize, end: usize) -> (Vec<SlotSums>, Vec<u32>) {
+/// One thread's share of the log rows: its sums per slot and, for the repeated items' check,
+/// the rows whose item its group places (row and placement, in row order).
+#[derive(Default)]
+struct Part {
+    slots: Vec<SlotSums>,
+    found: Vec<(u32, u32)>,
+}
+
+/// One thread's share of the log rows, `start..end`, read in order.
+fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, placements: &Placements<'_>, groups: &Groups, start: usize, end: usize) -> Part {
     let mut slots = vec![SlotSums::default(); asked.placed];
-    let mut found = if logged.list.is_some() { vec![EMPTY; end - start] } else { Vec::new() };
-    let n_keys = columns.handles.len();
+    let mut found = Vec::new();
+    let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
+    let mut items = HandleCursor::new(logged.item);
+    let mut positions = HandleCursor::new(logged.at);
+    let mut rewards = FloatCursor::new(logged.reward);
+    let mut displays = logged.display.map(FloatCursor::new);
+    let n_keys = keys.len();
     let mut row_keys = vec![0u64; n_keys];
     let mut last_keys = vec![0u64; n_keys];
     let mut last: Option<usize> = None;
     let mut known = false;
     for row in start..end {
-        for (j, column) in columns.handles.iter().enumerate() {
-            row_keys[j] = column[row];
+        for (j, cursor) in keys.iter_mut().enumerate() {
+            row_keys[j] = cursor.get(row);
         }
         if !(known && logged.keys.equal(&row_keys, &last_keys)) {
             last = groups.find(&logged.keys, &row_keys, logged.keys.hash(&row_keys));
@@ -251,25 +256,15 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, columns: &Columns<'_>, grou
             known = true;
         }
         let Some(g) = last else { continue };
-        let item = columns.items[row];
-        let slot = match logged.item_kind {
-            Kind::Integer => groups.slots[g].iter().find(|&&p| columns.items[p as usize] == item),
-            Kind::Text => {
-                let hash = item_hash(logged.item, Kind::Text, item);
-                let text = logged.item.text_of(item);
-                groups.slots[g].iter().find(|&&p| {
-                    let p = p as usize;
-                    columns.item_hashes[p] == hash && logged.item.text_of(columns.items[p]) == text
-                })
-            }
-        };
-        let Some(&p) = slot else { continue };
+        let item = items.get(row);
+        let Some(p) = slot_of(logged, placements, &groups.slots[g], item) else { continue };
         if logged.list.is_some() {
-            found[row - start] = p;
+            found.push((row as u32, p));
         }
-        let (weight, control) = weighed(asked, columns.ranks[p as usize], columns.positions[row], columns.displays[row]);
+        let display = displays.as_mut().map_or(1.0, |cursor| cursor.get(row));
+        let (weight, control) = weighed(asked, placements.ranks[p as usize], positions.get(row) as i64, display);
         let sums = &mut slots[p as usize];
-        let reward = columns.rewards[row];
+        let reward = rewards.get(row);
         sums.weighted_reward += reward * weight;
         sums.control += control;
         // The reward times the placement's probability, 1 for a ranking.
@@ -282,7 +277,24 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, columns: &Columns<'_>, grou
             sums.weighted_rows += 1;
         }
     }
-    (slots, found)
+    Part { slots, found }
+}
+
+/// The placement row among a group's `slots` that places `item`.
+#[inline]
+fn slot_of(logged: &Logged<'_>, placements: &Placements<'_>, slots: &[u32], item: u64) -> Option<u32> {
+    let found = match logged.item_kind {
+        Kind::Integer => slots.iter().find(|&&p| placements.items[p as usize] == item),
+        Kind::Text => {
+            let text = logged.item.text_of(item);
+            let hash = hash_bytes(text);
+            slots.iter().find(|&&p| {
+                let p = p as usize;
+                placements.item_hashes[p] == hash && logged.item.text_of(placements.items[p]) == text
+            })
+        }
+    };
+    found.copied()
 }
 
 /// A logged row's weight and control for the slot at `rank` (probability 1: a ranking), in
@@ -308,8 +320,7 @@ fn weighed(asked: &Asked<'_>, rank: i64, position: i64, display: f64) -> (f64, f
 
 /// Whether a logged list shows a slot's item twice: each slot's rows' lists, compared by
 /// hash and then by value.
-fn repeated_in_lists(slots: &[SlotSums], parts: &[(Vec<SlotSums>, Vec<u32>)], column: &Column<'_>, kind: Kind, placed: usize) -> Vec<bool> {
-    let lists = handles_of(column);
+fn repeated_in_lists(slots: &[SlotSums], parts: &[&Part], column: &Column<'_>, kind: Kind) -> Vec<bool> {
     let mut starts = Vec::with_capacity(slots.len() + 1);
     let mut at = 0usize;
     for slot in slots {
@@ -319,19 +330,16 @@ fn repeated_in_lists(slots: &[SlotSums], parts: &[(Vec<SlotSums>, Vec<u32>)], co
     starts.push(at);
     let mut filled = starts.clone();
     let mut shown = vec![(0u64, 0u64); at];
-    let mut row = placed;
-    for (_, found) in parts {
-        for &p in found {
-            if p != EMPTY {
-                let list = lists[row];
-                let hash = match kind {
-                    Kind::Integer => mix(list),
-                    Kind::Text => hash_bytes(column.text_of(list)),
-                };
-                shown[filled[p as usize]] = (hash, list);
-                filled[p as usize] += 1;
-            }
-            row += 1;
+    let mut lists = HandleCursor::new(column);
+    for part in parts {
+        for &(row, p) in &part.found {
+            let list = lists.get(row as usize);
+            let hash = match kind {
+                Kind::Integer => mix(list),
+                Kind::Text => hash_bytes(column.text_of(list)),
+            };
+            shown[filled[p as usize]] = (hash, list);
+            filled[p as usize] += 1;
         }
     }
     let same = |a: u64, b: u64| a == b || (kind == Kind::Text && column.text_of(a) == column.text_of(b));

@@ -143,8 +143,10 @@ fn run(c: &Case, asked: &Asked<'_>, by_list: bool) -> Sums {
     let keys = [column("g", Values::I64(&c.groups))];
     let key_refs: Vec<&Column<'_>> = keys.iter().collect();
     let item = column("item", Values::I64(&c.items));
-    let rank = column("rank", Values::I64(&c.ranks));
-    let position = column("position", Values::I64(&c.positions));
+    // The ranks of the placements, then the positions of the log rows, in one column, in two
+    // chunks (as a concatenation gives them).
+    let (ranks, positions) = (&c.ranks[..c.placed], &c.positions[c.placed..]);
+    let at = chunked("at", vec![Values::I64(ranks), Values::I64(positions)]);
     let reward = column("reward", Values::F64(&c.rewards));
     let display = column("display", Values::F64(&c.displays));
     let lists = column("list", Values::I64(&c.lists));
@@ -152,10 +154,9 @@ fn run(c: &Case, asked: &Asked<'_>, by_list: bool) -> Sums {
         keys: KeyColumns { columns: &key_refs, kinds: &[Kind::Integer] },
         item: &item,
         item_kind: Kind::Integer,
-        rank: &rank,
-        position: &position,
+        at: &at,
         reward: &reward,
-        display: &display,
+        display: Some(&display),
         list: by_list.then_some((&lists, Kind::Integer)),
     };
     logged_sums(&logged, asked)
@@ -232,7 +233,7 @@ fn text_keys_and_items_in_two_chunks_are_compared_by_their_bytes() {
             Values::LargeText { offsets: &[0, 1, 2, 3], data: b"yxz" },
         ],
     );
-    let (rank, position) = (column("rank", Values::I64(&[1, 1, 0, 0, 0])), column("position", Values::I64(&[0, 0, 1, 1, 2])));
+    let at = column("at", Values::I64(&[1, 1, 1, 1, 2]));
     let reward = column("reward", Values::F64(&[0.0, 0.0, 1.0, 1.0, 1.0]));
     let display = column("display", Values::F64(&[0.0, 0.0, 0.5, 1.0, 1.0]));
     let key_refs = [&keys];
@@ -240,10 +241,9 @@ fn text_keys_and_items_in_two_chunks_are_compared_by_their_bytes() {
         keys: KeyColumns { columns: &key_refs, kinds: &[Kind::Text] },
         item: &items,
         item_kind: Kind::Text,
-        rank: &rank,
-        position: &position,
+        at: &at,
         reward: &reward,
-        display: &display,
+        display: Some(&display),
         list: None,
     };
     let asked = Asked { model: Model::ItemPosition, theta: &[], clip: None, placed: 2 };

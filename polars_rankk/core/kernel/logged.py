@@ -18,6 +18,7 @@ import polars as pl
 from polars_rankk.core.kernel import loader as native
 
 _SUMS = "_rk_logged"
+_AT, _REWARD, _DISPLAY = "__at", "__reward", "__display"
 #: The largest logged position the examination is sent for, as a list from position 1.
 _DEEPEST = 1_000_000
 
@@ -27,15 +28,15 @@ LoggedModel = Literal["pbm", "item_position"]
 @dataclass(frozen=True)
 class LogColumns:
     """The columns the pass reads: of both tables the keys and the item; of the placements
-    the rank; of the log the position (Int64), reward and logging propensity (Float64) and,
-    if given, the logged list's id within its group."""
+    the rank; of the log the position (Int64), reward and, if given, logging propensity
+    (Float64; None: 1) and the logged list's id within its group."""
 
     keys: list[str]
     item: str
     rank: str
     position: str
     reward: str
-    display: str
+    display: str | None
     list: str | None
 
 
@@ -82,22 +83,23 @@ def logged_sums(
         return None
     sent = [native.kernel_input(name, schema[name]).alias(name) for name in ids]
     got = [native.kernel_input(name, log_schema[name]).alias(name) for name in [*ids, *listed]]
+    # The placements' rank and the log's position share a column; the placements' reward,
+    # propensity and list are never read.
+    displayed = [columns.display] if columns.display else []
     no_list = [pl.lit(None, pl.String if kinds[name] == "text" else pl.Int64).alias(name)
                for name in listed]  # fmt: skip
     placed = placements.lazy().select(
         *sent,
-        pl.col(columns.rank).cast(pl.Int64).alias("__rank"),
-        pl.lit(None, pl.Int64).alias("__position"),
-        pl.lit(None, pl.Float64).alias("__reward"),
-        pl.lit(None, pl.Float64).alias("__display"),
+        pl.col(columns.rank).cast(pl.Int64).alias(_AT),
+        pl.lit(0.0, pl.Float64).alias(_REWARD),
+        *(pl.lit(1.0, pl.Float64).alias(_DISPLAY) for _ in displayed),
         *no_list,
     )
     logged = log.select(
         *got[: len(ids)],
-        pl.lit(None, pl.Int64).alias("__rank"),
-        pl.col(columns.position).cast(pl.Int64).alias("__position"),
-        pl.col(columns.reward).cast(pl.Float64).alias("__reward"),
-        pl.col(columns.display).cast(pl.Float64).alias("__display"),
+        pl.col(columns.position).cast(pl.Int64).alias(_AT),
+        pl.col(columns.reward).cast(pl.Float64).alias(_REWARD),
+        *(pl.col(name).cast(pl.Float64).alias(_DISPLAY) for name in displayed),
         *got[len(ids) :],
     )
     frame = pl.concat([placed, logged], how="vertical")
@@ -109,6 +111,7 @@ def logged_sums(
         "theta": theta,
         "clip": clip,
         "placed": placements.height,
+        "display": columns.display is not None,
     }
     sums = pl.plugins.register_plugin_function(
         plugin_path=native.library(),
