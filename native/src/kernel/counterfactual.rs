@@ -4,13 +4,14 @@
 //! The call's rows are the placements (each group's top K: keys, item, rank; one row per
 //! slot) and then the log's rows (keys, item, logged position, reward, logging propensity
 //! and, if given, the logged list); the rank and the position share a column. The log's
-//! columns are read where they lie (cursors over their chunks), never copied. A small table over the placements' groups names each
-//! group's slots (at most K items, compared one by one); each log row finds its group (the
-//! previous row's group reused while the keys repeat, as in a log grouped by its keys) and its
-//! item among the group's slots, and its weight and control are added to the slot's sums.
-//! Each thread reads its own contiguous share of the log rows into its own sums, which are
-//! added in thread order afterwards. An item shown twice in one logged list is flagged per
-//! slot (the estimate refuses it, naming the list).
+//! columns are read where they lie (cursors over their chunks), never copied.
+//!
+//! A small table over the placements' groups (`Groups`) holds each group's at most K items
+//! side by side; each log row finds its group (the previous row's group reused while the keys
+//! repeat, as in a log grouped by its keys) and its item among the group's, and its weight and
+//! control are added to the slot's sums. Each thread reads its own contiguous share of the
+//! log rows into its own sums, which are added in thread order afterwards. An item shown
+//! twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
 
 use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
@@ -65,6 +66,22 @@ pub struct SlotSums {
 }
 
 impl SlotSums {
+    /// A logged row of the slot's item: its reward, weight and control.
+    #[inline]
+    pub(crate) fn add_row(&mut self, reward: f64, weight: f64, control: f64) {
+        self.weighted_reward += reward * weight;
+        self.control += control;
+        // The reward times the placement's probability, 1 for a ranking.
+        self.reward += reward;
+        self.largest_weight = if self.rows == 0 { weight } else { self.largest_weight.max(weight) };
+        self.rows += 1;
+        if weight > 0.0 {
+            self.weight_sum += weight;
+            self.weight_squares += weight * weight;
+            self.weighted_rows += 1;
+        }
+    }
+
     fn add(&mut self, other: &SlotSums) {
         self.weighted_reward += other.weighted_reward;
         self.control += other.control;
@@ -90,27 +107,45 @@ pub struct Sums {
     pub repeated: Vec<bool>,
 }
 
-/// The placements' groups: each group's key handles (`n_keys` per group, side by side) and
-/// its slots' placement rows, and an open-addressed table from a key hash to the group.
+/// The placements' groups, laid out for the log rows' look-ups: an open-addressed table of
+/// (key hash, group); group g's keys at `keys[g * n_keys..]`; its slots' placement rows at
+/// `members[starts[g]..starts[g + 1]]`, their items side by side in `items` (and their hashes
+/// in `item_hashes`, for text items), so that a log row reads one short contiguous range.
 struct Groups {
     keys: Vec<u64>,
     n_keys: usize,
-    slots: Vec<Vec<u32>>,
+    /// One integer key: its hash (`mix`, a bijection) names the group, no key is compared.
+    hash_is_key: bool,
     hashes: Vec<u64>,
-    table: Vec<u32>,
+    table: Vec<(u64, u32)>,
     mask: usize,
+    starts: Vec<u32>,
+    members: Vec<u32>,
+    items: Vec<u64>,
+    item_hashes: Vec<u64>,
 }
 
 const EMPTY: u32 = u32::MAX;
 
 impl Groups {
-    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], placed: usize) -> Groups {
-        let capacity = (placed * 2).max(16).next_power_of_two();
+    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], items: &[u64], item_hashes: &[u64]) -> Groups {
         let n_keys = handles.len();
-        let mut groups =
-            Groups { keys: Vec::new(), n_keys, slots: Vec::new(), hashes: Vec::new(), table: vec![EMPTY; capacity], mask: capacity - 1 };
+        let hash_is_key = n_keys == 1 && keys.kinds[0] == Kind::Integer;
+        let mut groups = Groups {
+            keys: Vec::new(),
+            n_keys,
+            hash_is_key,
+            hashes: Vec::new(),
+            table: vec![(0, EMPTY); 1024],
+            mask: 1023,
+            starts: Vec::new(),
+            members: Vec::new(),
+            items: Vec::new(),
+            item_hashes: Vec::new(),
+        };
         let mut row_keys = vec![0u64; n_keys];
-        for row in 0..placed {
+        let mut group_of = Vec::with_capacity(items.len());
+        for row in 0..items.len() {
             for (j, column) in handles.iter().enumerate() {
                 row_keys[j] = column[row];
             }
@@ -119,20 +154,41 @@ impl Groups {
                 Some(g) => g,
                 None => groups.insert(&row_keys, hash),
             };
-            groups.slots[g].push(row as u32);
+            group_of.push(g as u32);
         }
+        groups.lay_out(&group_of, items, item_hashes);
         groups
     }
 
+    /// Each group's slots side by side, in placement row order within a group.
+    fn lay_out(&mut self, group_of: &[u32], items: &[u64], item_hashes: &[u64]) {
+        let mut starts = vec![0u32; self.hashes.len() + 1];
+        for &g in group_of {
+            starts[g as usize + 1] += 1;
+        }
+        for g in 0..self.hashes.len() {
+            starts[g + 1] += starts[g];
+        }
+        let mut next = starts.clone();
+        let (mut members, mut laid, mut laid_hashes) = (vec![0u32; group_of.len()], vec![0u64; group_of.len()], vec![0u64; group_of.len()]);
+        for (row, &g) in group_of.iter().enumerate() {
+            let at = next[g as usize] as usize;
+            next[g as usize] += 1;
+            (members[at], laid[at], laid_hashes[at]) = (row as u32, items[row], item_hashes[row]);
+        }
+        (self.starts, self.members, self.items, self.item_hashes) = (starts, members, laid, laid_hashes);
+    }
+
+    #[inline]
     fn find(&self, keys: &KeyColumns<'_>, row_keys: &[u64], hash: u64) -> Option<usize> {
         let mut at = hash as usize & self.mask;
         loop {
-            let g = self.table[at];
+            let (theirs, g) = self.table[at];
             if g == EMPTY {
                 return None;
             }
             let g = g as usize;
-            if self.hashes[g] == hash && keys.equal(&self.keys[g * self.n_keys..(g + 1) * self.n_keys], row_keys) {
+            if theirs == hash && (self.hash_is_key || keys.equal(&self.keys[g * self.n_keys..(g + 1) * self.n_keys], row_keys)) {
                 return Some(g);
             }
             at = (at + 1) & self.mask;
@@ -140,17 +196,47 @@ impl Groups {
     }
 
     fn insert(&mut self, row_keys: &[u64], hash: u64) -> usize {
-        let g = self.slots.len();
+        let g = self.hashes.len();
         self.keys.extend_from_slice(row_keys);
-        self.slots.push(Vec::new());
         self.hashes.push(hash);
-        let mut at = hash as usize & self.mask;
-        while self.table[at] != EMPTY {
-            at = (at + 1) & self.mask;
+        if self.hashes.len() * 2 > self.table.len() {
+            // Half full: twice the room, every group placed again.
+            let capacity = self.table.len() * 2;
+            (self.table, self.mask) = (vec![(0, EMPTY); capacity], capacity - 1);
+            for (number, &theirs) in self.hashes.iter().enumerate() {
+                place(&mut self.table, self.mask, theirs, number as u32);
+            }
+        } else {
+            place(&mut self.table, self.mask, hash, g as u32);
         }
-        self.table[at] = g as u32;
         g
     }
+
+    /// The placement row among group `g`'s slots that places `item`.
+    #[inline]
+    fn slot_of(&self, logged: &Logged<'_>, g: usize, item: u64) -> Option<u32> {
+        let (start, end) = (self.starts[g] as usize, self.starts[g + 1] as usize);
+        let items = &self.items[start..end];
+        let found = match logged.item_kind {
+            Kind::Integer => items.iter().position(|&theirs| theirs == item),
+            Kind::Text => {
+                let text = logged.item.text_of(item);
+                let hash = hash_bytes(text);
+                let hashes = &self.item_hashes[start..end];
+                (0..items.len()).find(|&i| hashes[i] == hash && logged.item.text_of(items[i]) == text)
+            }
+        };
+        found.map(|i| self.members[start + i])
+    }
+}
+
+/// Group `g` at the first free place from `hash`'s.
+fn place(table: &mut [(u64, u32)], mask: usize, hash: u64, g: u32) {
+    let mut at = hash as usize & mask;
+    while table[at].1 != EMPTY {
+        at = (at + 1) & mask;
+    }
+    table[at] = (hash, g);
 }
 
 /// The first `rows` handles of a column (`Column::handles`).
@@ -173,10 +259,9 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     let (n, placed) = (logged.at.len(), asked.placed);
     let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| first_handles(column, placed)).collect();
     let items = first_handles(logged.item, placed);
-    let groups = Groups::new(&logged.keys, &handles, placed);
     let item_hashes: Vec<u64> = items.iter().map(|item| item_hash(logged.item, logged.item_kind, *item)).collect();
+    let groups = Groups::new(&logged.keys, &handles, &items, &item_hashes);
     let ranks: Vec<i64> = first_handles(logged.at, placed).into_iter().map(|rank| rank as i64).collect();
-    let placements = Placements { items: &items, item_hashes: &item_hashes, ranks: &ranks };
     super::timing("counterfactual: placements' groups", started);
     let started = std::time::Instant::now();
     // A thread per 100,000 log rows at most: a small call is not worth a thread.
@@ -188,8 +273,8 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
         let running: Vec<_> = bounds
             .iter()
             .map(|&(start, end)| {
-                let (placements, groups) = (&placements, &groups);
-                scope.spawn(move || read_rows(logged, asked, placements, groups, start, end))
+                let (ranks, groups) = (&ranks, &groups);
+                scope.spawn(move || read_rows(logged, asked, ranks, groups, start, end))
             })
             .collect();
         running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
@@ -217,13 +302,6 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     Sums { slots, repeated }
 }
 
-/// The placements as the log's rows read them: each one's item, its hash and its rank.
-struct Placements<'c> {
-    items: &'c [u64],
-    item_hashes: &'c [u64],
-    ranks: &'c [i64],
-}
-
 /// One thread's share of the log rows: its sums per slot and, for the repeated items' check,
 /// the rows whose item its group places (row and placement, in row order).
 #[derive(Default)]
@@ -233,7 +311,7 @@ struct Part {
 }
 
 /// One thread's share of the log rows, `start..end`, read in order.
-fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, placements: &Placements<'_>, groups: &Groups, start: usize, end: usize) -> Part {
+fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, start: usize, end: usize) -> Part {
     let mut slots = vec![SlotSums::default(); asked.placed];
     let mut found = Vec::new();
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
@@ -257,44 +335,15 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, placements: &Placements<'_>
         }
         let Some(g) = last else { continue };
         let item = items.get(row);
-        let Some(p) = slot_of(logged, placements, &groups.slots[g], item) else { continue };
+        let Some(p) = groups.slot_of(logged, g, item) else { continue };
         if logged.list.is_some() {
             found.push((row as u32, p));
         }
         let display = displays.as_mut().map_or(1.0, |cursor| cursor.get(row));
-        let (weight, control) = weighed(asked, placements.ranks[p as usize], positions.get(row) as i64, display);
-        let sums = &mut slots[p as usize];
-        let reward = rewards.get(row);
-        sums.weighted_reward += reward * weight;
-        sums.control += control;
-        // The reward times the placement's probability, 1 for a ranking.
-        sums.reward += reward;
-        sums.largest_weight = if sums.rows == 0 { weight } else { sums.largest_weight.max(weight) };
-        sums.rows += 1;
-        if weight > 0.0 {
-            sums.weight_sum += weight;
-            sums.weight_squares += weight * weight;
-            sums.weighted_rows += 1;
-        }
+        let (weight, control) = weighed(asked, ranks[p as usize], positions.get(row) as i64, display);
+        slots[p as usize].add_row(rewards.get(row), weight, control);
     }
     Part { slots, found }
-}
-
-/// The placement row among a group's `slots` that places `item`.
-#[inline]
-fn slot_of(logged: &Logged<'_>, placements: &Placements<'_>, slots: &[u32], item: u64) -> Option<u32> {
-    let found = match logged.item_kind {
-        Kind::Integer => slots.iter().find(|&&p| placements.items[p as usize] == item),
-        Kind::Text => {
-            let text = logged.item.text_of(item);
-            let hash = hash_bytes(text);
-            slots.iter().find(|&&p| {
-                let p = p as usize;
-                placements.item_hashes[p] == hash && logged.item.text_of(placements.items[p]) == text
-            })
-        }
-    };
-    found.copied()
 }
 
 /// A logged row's weight and control for the slot at `rank` (probability 1: a ranking), in

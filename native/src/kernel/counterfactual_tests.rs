@@ -98,17 +98,7 @@ fn direct(c: &Case, asked: &Asked<'_>, by_list: bool) -> Sums {
         let mut seen: Vec<i64> = Vec::new();
         for &row in shown.get(&(c.groups[p], c.items[p])).map_or(&[][..], Vec::as_slice) {
             let (weight, control) = weighed(asked, c.ranks[p], c.positions[row], c.displays[row]);
-            let s = &mut slots[p];
-            s.weighted_reward += c.rewards[row] * weight;
-            s.control += control;
-            s.reward += c.rewards[row];
-            s.largest_weight = if s.rows == 0 { weight } else { s.largest_weight.max(weight) };
-            s.rows += 1;
-            if weight > 0.0 {
-                s.weight_sum += weight;
-                s.weight_squares += weight * weight;
-                s.weighted_rows += 1;
-            }
+            slots[p].add_row(c.rewards[row], weight, control);
             let list = if by_list { c.lists[row] } else { 0 };
             repeated[p] |= seen.contains(&list);
             seen.push(list);
