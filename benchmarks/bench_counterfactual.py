@@ -7,8 +7,8 @@ rising with the score). Both paths read lazy Parquet
 scans. `evaluate` computes its default metrics at K = 10 (its summary, the default path);
 `evaluate_counterfactual` computes IPS, SNIPS and DR at K = 10 under the position-based model
 with the examination given, and a 200-resample bootstrap over users, its plan collected by
-`--engine`: as it runs (the new ranking ranked by the kernel where it is loaded) and with the
-ranking in pure Polars.
+`--engine`: as it runs (the new ranking ranked, and the log's per-slot sums read, by the
+kernel where it is loaded) and in pure Polars.
 
     python benchmarks/bench_counterfactual.py --scale 5M [--engine streaming] [--order random]
 """
@@ -92,8 +92,8 @@ def main() -> None:
         assert result.overall.height == 3
 
     def ranked_in_polars() -> None:
-        # The same estimate with the new ranking ranked in pure Polars (the reference path):
-        # the kernel's switch is read at each call.
+        # The same estimate in pure Polars (the reference path: the ranking and the log's
+        # per-slot sums): the kernel's switch is read at each call.
         os.environ["POLARS_RANKK_NATIVE"] = "0"
         try:
             counterfactual()
@@ -107,7 +107,7 @@ def main() -> None:
     print(
         f"{rows:,} log rows ({args.order}), K={K}: evaluate {base:.2f}s, evaluate_counterfactual "
         f"(ips, snips, dr, 200 resamples, engine {args.engine}) {estimate:.2f}s, "
-        f"ratio {estimate / base:.2f}; its ranking in pure Polars {in_polars:.2f}s, "
+        f"ratio {estimate / base:.2f}; in pure Polars {in_polars:.2f}s, "
         f"ratio {in_polars / base:.2f} (medians of {args.repeats}); "
         f"load average {os.getloadavg()[0]:.2f}"
     )

@@ -235,6 +235,7 @@ field_entry_points! {
     _polars_plugin_field_configuration => crate::plugin::configuration_fields,
     _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
     _polars_plugin_field_documents => crate::documents::fields,
+    _polars_plugin_field_logged_sums => crate::counterfactual::fields,
 }
 
 compute_entry_points! {
@@ -246,6 +247,7 @@ compute_entry_points! {
     _polars_plugin_configuration => crate::plugin::configuration_text,
     _polars_plugin_truth_sums => crate::plugin::truth_compute,
     _polars_plugin_documents => crate::documents::compute,
+    _polars_plugin_logged_sums => crate::counterfactual::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

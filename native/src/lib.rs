@@ -12,6 +12,7 @@
 
 pub mod columns;
 pub mod config;
+pub mod counterfactual;
 pub mod documents;
 pub mod group;
 pub mod grouped;

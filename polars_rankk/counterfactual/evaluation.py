@@ -172,12 +172,14 @@ def evaluate_counterfactual(
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
     placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    placements = plan.numbered_slots(placed.collect(engine=engine), keys).lazy()
+    held = plan.numbered_slots(placed.collect(engine=engine), keys)
     if any(base == "dr" for _, base in wanted) and reward_model is None:
-        fitted = _fitted_reward_model(log_frame, placements, columns, click_model, theta)
-        placements = fitted.collect(engine=engine).lazy()
+        fitted = _fitted_reward_model(log_frame, held.lazy(), columns, click_model, theta)
+        held = fitted.collect(engine=engine)
+    placements = held.lazy()
     logged = plan.logged_rows(log_frame, columns)
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
+    read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(
         logged, columns, click_model, k, by_impression=columns.per_impression, counts=groups
@@ -185,7 +187,7 @@ def evaluate_counterfactual(
     sums, counts = pl.collect_all(
         [
             plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
-                           by_impression=False),
+                           by_impression=False, read=read),
             groups,
         ],
         engine=engine,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rankk.core.kernel import logged as kernel_logged
 from polars_rankk.counterfactual.new_policy import (
     PREDICTED,
     PROBABILITY,
@@ -171,6 +172,7 @@ def rank_sums(
     columns: Columns,
     *,
     by_impression: bool,
+    read: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One row per slot of the new policy (group, or with `by_impression` (group,
     impression), and rank): the sums every estimator reads, and the informing impressions
@@ -179,7 +181,8 @@ def rank_sums(
     `groups` are the log's groups. `informed` is `informing`'s table, by impression when
     `by_impression` or when the marginals are given per impression. ``direct`` is the reward
     model's value of the slot summed over its informing impressions (per impression: the
-    placements' probability times prediction, summed).
+    placements' probability times prediction, summed). `read`: the per-slot sums as the
+    kernel reads them off the log (`kernel_slot_sums`), in place of summing `rows` here.
     """
     per_slot = [*columns.keys, RANK]
     by = [*columns.lists, RANK] if by_impression else per_slot
@@ -197,18 +200,21 @@ def rank_sums(
     distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
     distinct = [name for name in distinct if name in rows.collect_schema()]
     shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
-    sums = rows.group_by(on).agg(
-        (pl.len() > shown.n_unique()).alias("__repeated"),
-        (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
-        pl.col(CONTROL).sum().alias("control"),
-        (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
-        (reward * probability).sum().alias("reward"),
-        # What the diagnostics read of the weights, reduced over slots afterwards.
-        pl.col(WEIGHT).max().alias("__largest_weight"),
-        positive.sum().alias("__weight_sum"),
-        (positive**2).sum().alias("__weight_squares"),
-        positive.len().alias("__weighted_rows"),
-    )
+    if read is not None and numbered:
+        sums = read
+    else:
+        sums = rows.group_by(on).agg(
+            (pl.len() > shown.n_unique()).alias("__repeated"),
+            (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
+            pl.col(CONTROL).sum().alias("control"),
+            (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
+            (reward * probability).sum().alias("reward"),
+            # What the diagnostics read of the weights, reduced over slots afterwards.
+            pl.col(WEIGHT).max().alias("__largest_weight"),
+            positive.sum().alias("__weight_sum"),
+            (positive**2).sum().alias("__weight_squares"),
+            positive.len().alias("__weighted_rows"),
+        )
     logged = groups.with_columns(pl.lit(True).alias("__logged"))
     if numbered:
         # One row per slot: the reward model's value of the slot, and the informing
@@ -248,6 +254,45 @@ def rank_sums(
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
         .drop("__logged", *([SLOT] if numbered else []))
+    )
+
+
+def kernel_slot_sums(
+    logged: pl.LazyFrame,
+    placements: pl.DataFrame,
+    columns: Columns,
+    model: ClickModel,
+    examination: pl.DataFrame | None,
+    clip: float | None,
+) -> pl.LazyFrame | None:
+    """`rank_sums`' per-slot sums of a ranking (`SLOT` and the sums `rows.group_by` gives),
+    read off `logged` (`logged_rows`) by the kernel in one pass: no join of the log with the
+    placements. None where the kernel does not read them: marginals and draws (a slot's
+    placements are several, each with its probability), the cascade model (its weight reads
+    each logged list's whole prefix in position order), or what `logged.logged_sums` refuses;
+    those take `weighted_rows` and `rank_sums`' sums in Polars.
+    """
+    if columns.form != "ranking" or model == "cascade":
+        return None
+    # Without a propensity column the kernel reads 1 itself (no column of ones is built).
+    display = DISPLAY if columns.propensity else None
+    read = kernel_logged.LogColumns(
+        columns.keys, columns.item, RANK, columns.position, columns.reward, display,
+        columns.impression,
+    )  # fmt: skip
+    sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)
+    if sums is None:
+        return None
+    predicted = pl.col(PREDICTED).fill_null(0.0) if PREDICTED in placements.columns else pl.lit(0.0)
+    slots = placements.lazy().select(SLOT, predicted.alias("__predicted"))
+    return pl.concat([slots, sums], how="horizontal").select(
+        SLOT,
+        "__repeated",
+        "weighted_reward",
+        "control",
+        (pl.col("control") * pl.col("__predicted")).alias("predicted_control"),
+        "reward",
+        *WEIGHTS,
     )
 
 

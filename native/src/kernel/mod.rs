@@ -10,11 +10,12 @@
 use crate::config::{Config, Label, N_LABELS};
 
 mod context;
+pub(crate) mod counterfactual;
 mod document_ids;
 pub mod documents;
 mod gather;
 mod group_ids;
-mod hashing;
+pub(crate) mod hashing;
 mod partition;
 mod passage_groups;
 pub(crate) mod rank;

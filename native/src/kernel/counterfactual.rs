@@ -1,0 +1,416 @@
+//! A counterfactual estimate's sums per slot of the new ranking, read off the log in one pass:
+//! no join of the log with the placements runs in Polars.
+//!
+//! The call's rows are the placements (each group's top K: keys, item, rank; one row per
+//! slot) and then the log's rows (keys, item, logged position, reward, logging propensity
+//! and, if given, the logged list); the rank and the position share a column. The log's
+//! columns are read where they lie (cursors over their chunks), never copied.
+//!
+//! A small table over the placements' groups (`Groups`) holds each group's at most K items
+//! side by side; each log row finds its group (the previous row's group reused while the keys
+//! repeat, as in a log grouped by its keys) and its item among the group's, and its weight and
+//! control are added to the slot's sums. Each thread reads its own contiguous share of the
+//! log rows into its own sums, which are added in thread order afterwards. An item shown
+//! twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
+
+use crate::columns::{Column, FloatCursor, HandleCursor};
+use crate::config::Kind;
+
+use super::hashing::{hash_bytes, mix, KeyColumns};
+
+/// The click model that weighs a logged row (the ones this pass covers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// w = theta_r / (theta_k p), u = 1 / p (`polars_rankk/counterfactual/plan.py`).
+    PositionBased,
+    /// w = u = [k = r] / p.
+    ItemPosition,
+}
+
+/// What the pass reads besides the columns.
+pub(crate) struct Asked<'t> {
+    pub model: Model,
+    /// Examination by position (`theta[k - 1]`), under the position-based model.
+    pub theta: &'t [f64],
+    /// The cap on each row's weight and control.
+    pub clip: Option<f64>,
+    /// The number of placement rows, which come first.
+    pub placed: usize,
+}
+
+/// The call's columns: keys, item and the list as handles of their kinds (`Column::handles`).
+pub(crate) struct Logged<'a> {
+    pub keys: KeyColumns<'a>,
+    pub item: &'a Column<'a>,
+    pub item_kind: Kind,
+    /// The placement's rank (placement rows) and the logged position (log rows).
+    pub at: &'a Column<'a>,
+    pub reward: &'a Column<'a>,
+    /// The logging propensity (None: 1).
+    pub display: Option<&'a Column<'a>>,
+    /// The logged list's id within its group (None: each group is one logged list).
+    pub list: Option<(&'a Column<'a>, Kind)>,
+}
+
+/// One slot's sums: the fields of `plan.rank_sums`' per-slot aggregation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlotSums {
+    pub weighted_reward: f64,
+    pub control: f64,
+    pub reward: f64,
+    pub largest_weight: f64,
+    pub weight_sum: f64,
+    pub weight_squares: f64,
+    pub weighted_rows: u32,
+    pub rows: u32,
+}
+
+impl SlotSums {
+    /// A logged row of the slot's item: its reward, weight and control.
+    #[inline]
+    pub(crate) fn add_row(&mut self, reward: f64, weight: f64, control: f64) {
+        self.weighted_reward += reward * weight;
+        self.control += control;
+        // The reward times the placement's probability, 1 for a ranking.
+        self.reward += reward;
+        self.largest_weight = if self.rows == 0 { weight } else { self.largest_weight.max(weight) };
+        self.rows += 1;
+        if weight > 0.0 {
+            self.weight_sum += weight;
+            self.weight_squares += weight * weight;
+            self.weighted_rows += 1;
+        }
+    }
+
+    fn add(&mut self, other: &SlotSums) {
+        self.weighted_reward += other.weighted_reward;
+        self.control += other.control;
+        self.reward += other.reward;
+        self.largest_weight = if self.rows == 0 {
+            other.largest_weight
+        } else if other.rows == 0 {
+            self.largest_weight
+        } else {
+            self.largest_weight.max(other.largest_weight)
+        };
+        self.weight_sum += other.weight_sum;
+        self.weight_squares += other.weight_squares;
+        self.weighted_rows += other.weighted_rows;
+        self.rows += other.rows;
+    }
+}
+
+/// Per placement row (in its input order): its sums and whether a logged list shows its item
+/// twice.
+pub struct Sums {
+    pub slots: Vec<SlotSums>,
+    pub repeated: Vec<bool>,
+}
+
+/// The placements' groups, laid out for the log rows' look-ups: an open-addressed table of
+/// (key hash, group); group g's keys at `keys[g * n_keys..]`; its slots' placement rows at
+/// `members[starts[g]..starts[g + 1]]`, their items side by side in `items` (and their hashes
+/// in `item_hashes`, for text items), so that a log row reads one short contiguous range.
+struct Groups {
+    keys: Vec<u64>,
+    n_keys: usize,
+    /// One integer key: its hash (`mix`, a bijection) names the group, no key is compared.
+    hash_is_key: bool,
+    hashes: Vec<u64>,
+    table: Vec<(u64, u32)>,
+    mask: usize,
+    starts: Vec<u32>,
+    members: Vec<u32>,
+    items: Vec<u64>,
+    item_hashes: Vec<u64>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Groups {
+    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], items: &[u64], item_hashes: &[u64]) -> Groups {
+        let n_keys = handles.len();
+        let hash_is_key = n_keys == 1 && keys.kinds[0] == Kind::Integer;
+        let mut groups = Groups {
+            keys: Vec::new(),
+            n_keys,
+            hash_is_key,
+            hashes: Vec::new(),
+            table: vec![(0, EMPTY); 1024],
+            mask: 1023,
+            starts: Vec::new(),
+            members: Vec::new(),
+            items: Vec::new(),
+            item_hashes: Vec::new(),
+        };
+        let mut row_keys = vec![0u64; n_keys];
+        let mut group_of = Vec::with_capacity(items.len());
+        for row in 0..items.len() {
+            for (j, column) in handles.iter().enumerate() {
+                row_keys[j] = column[row];
+            }
+            let hash = keys.hash(&row_keys);
+            let g = match groups.find(keys, &row_keys, hash) {
+                Some(g) => g,
+                None => groups.insert(&row_keys, hash),
+            };
+            group_of.push(g as u32);
+        }
+        groups.lay_out(&group_of, items, item_hashes);
+        groups
+    }
+
+    /// Each group's slots side by side, in placement row order within a group.
+    fn lay_out(&mut self, group_of: &[u32], items: &[u64], item_hashes: &[u64]) {
+        let mut starts = vec![0u32; self.hashes.len() + 1];
+        for &g in group_of {
+            starts[g as usize + 1] += 1;
+        }
+        for g in 0..self.hashes.len() {
+            starts[g + 1] += starts[g];
+        }
+        let mut next = starts.clone();
+        let (mut members, mut laid, mut laid_hashes) = (vec![0u32; group_of.len()], vec![0u64; group_of.len()], vec![0u64; group_of.len()]);
+        for (row, &g) in group_of.iter().enumerate() {
+            let at = next[g as usize] as usize;
+            next[g as usize] += 1;
+            (members[at], laid[at], laid_hashes[at]) = (row as u32, items[row], item_hashes[row]);
+        }
+        (self.starts, self.members, self.items, self.item_hashes) = (starts, members, laid, laid_hashes);
+    }
+
+    #[inline]
+    fn find(&self, keys: &KeyColumns<'_>, row_keys: &[u64], hash: u64) -> Option<usize> {
+        let mut at = hash as usize & self.mask;
+        loop {
+            let (theirs, g) = self.table[at];
+            if g == EMPTY {
+                return None;
+            }
+            let g = g as usize;
+            if theirs == hash && (self.hash_is_key || keys.equal(&self.keys[g * self.n_keys..(g + 1) * self.n_keys], row_keys)) {
+                return Some(g);
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    fn insert(&mut self, row_keys: &[u64], hash: u64) -> usize {
+        let g = self.hashes.len();
+        self.keys.extend_from_slice(row_keys);
+        self.hashes.push(hash);
+        if self.hashes.len() * 2 > self.table.len() {
+            // Half full: twice the room, every group placed again.
+            let capacity = self.table.len() * 2;
+            (self.table, self.mask) = (vec![(0, EMPTY); capacity], capacity - 1);
+            for (number, &theirs) in self.hashes.iter().enumerate() {
+                place(&mut self.table, self.mask, theirs, number as u32);
+            }
+        } else {
+            place(&mut self.table, self.mask, hash, g as u32);
+        }
+        g
+    }
+
+    /// The placement row among group `g`'s slots that places `item`.
+    #[inline]
+    fn slot_of(&self, logged: &Logged<'_>, g: usize, item: u64) -> Option<u32> {
+        let (start, end) = (self.starts[g] as usize, self.starts[g + 1] as usize);
+        let items = &self.items[start..end];
+        let found = match logged.item_kind {
+            Kind::Integer => items.iter().position(|&theirs| theirs == item),
+            Kind::Text => {
+                let text = logged.item.text_of(item);
+                let hash = hash_bytes(text);
+                let hashes = &self.item_hashes[start..end];
+                (0..items.len()).find(|&i| hashes[i] == hash && logged.item.text_of(items[i]) == text)
+            }
+        };
+        found.map(|i| self.members[start + i])
+    }
+}
+
+/// Group `g` at the first free place from `hash`'s.
+fn place(table: &mut [(u64, u32)], mask: usize, hash: u64, g: u32) {
+    let mut at = hash as usize & mask;
+    while table[at].1 != EMPTY {
+        at = (at + 1) & mask;
+    }
+    table[at] = (hash, g);
+}
+
+/// The first `rows` handles of a column (`Column::handles`).
+fn first_handles(column: &Column<'_>, rows: usize) -> Vec<u64> {
+    let mut cursor = HandleCursor::new(column);
+    (0..rows).map(|row| cursor.get(row)).collect()
+}
+
+/// An item's hash, for the text items' comparisons (integers compare by value).
+fn item_hash(column: &Column<'_>, kind: Kind, handle: u64) -> u64 {
+    match kind {
+        Kind::Integer => mix(handle),
+        Kind::Text => hash_bytes(column.text_of(handle)),
+    }
+}
+
+/// The slot sums of every placement row, and the repeated items' flags.
+pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
+    let started = std::time::Instant::now();
+    let (n, placed) = (logged.at.len(), asked.placed);
+    let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| first_handles(column, placed)).collect();
+    let items = first_handles(logged.item, placed);
+    let item_hashes: Vec<u64> = items.iter().map(|item| item_hash(logged.item, logged.item_kind, *item)).collect();
+    let groups = Groups::new(&logged.keys, &handles, &items, &item_hashes);
+    let ranks: Vec<i64> = first_handles(logged.at, placed).into_iter().map(|rank| rank as i64).collect();
+    super::timing("counterfactual: placements' groups", started);
+    let started = std::time::Instant::now();
+    // A thread per 100,000 log rows at most: a small call is not worth a thread.
+    let threads = super::threads().min((n - placed) / 100_000).max(1);
+    let share = (n - placed).div_ceil(threads).max(1);
+    let bounds: Vec<(usize, usize)> =
+        (0..threads).map(|t| (placed + t * share, (placed + (t + 1) * share).min(n))).filter(|(start, end)| start < end).collect();
+    let parts: Vec<Part> = std::thread::scope(|scope| {
+        let running: Vec<_> = bounds
+            .iter()
+            .map(|&(start, end)| {
+                let (ranks, groups) = (&ranks, &groups);
+                scope.spawn(move || read_rows(logged, asked, ranks, groups, start, end))
+            })
+            .collect();
+        running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
+    });
+    super::timing("counterfactual: log rows read", started);
+    let started = std::time::Instant::now();
+    let mut parts = parts.into_iter();
+    let mut first = parts.next().unwrap_or_default();
+    let mut slots = std::mem::take(&mut first.slots);
+    slots.resize(placed, SlotSums::default());
+    let rest: Vec<Part> = parts.collect();
+    for part in &rest {
+        for (total, mine) in slots.iter_mut().zip(&part.slots) {
+            total.add(mine);
+        }
+    }
+    let repeated = match logged.list {
+        None => slots.iter().map(|slot| slot.rows > 1).collect(),
+        Some((column, kind)) => {
+            let found: Vec<&Part> = std::iter::once(&first).chain(&rest).collect();
+            repeated_in_lists(&slots, &found, column, kind)
+        }
+    };
+    super::timing("counterfactual: sums added", started);
+    Sums { slots, repeated }
+}
+
+/// One thread's share of the log rows: its sums per slot and, for the repeated items' check,
+/// the rows whose item its group places (row and placement, in row order).
+#[derive(Default)]
+struct Part {
+    slots: Vec<SlotSums>,
+    found: Vec<(u32, u32)>,
+}
+
+/// One thread's share of the log rows, `start..end`, read in order.
+fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, start: usize, end: usize) -> Part {
+    let mut slots = vec![SlotSums::default(); asked.placed];
+    let mut found = Vec::new();
+    let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
+    let mut items = HandleCursor::new(logged.item);
+    let mut positions = HandleCursor::new(logged.at);
+    let mut rewards = FloatCursor::new(logged.reward);
+    let mut displays = logged.display.map(FloatCursor::new);
+    let n_keys = keys.len();
+    let mut row_keys = vec![0u64; n_keys];
+    let mut last_keys = vec![0u64; n_keys];
+    let mut last: Option<usize> = None;
+    let mut known = false;
+    for row in start..end {
+        for (j, cursor) in keys.iter_mut().enumerate() {
+            row_keys[j] = cursor.get(row);
+        }
+        if !(known && logged.keys.equal(&row_keys, &last_keys)) {
+            last = groups.find(&logged.keys, &row_keys, logged.keys.hash(&row_keys));
+            last_keys.copy_from_slice(&row_keys);
+            known = true;
+        }
+        let Some(g) = last else { continue };
+        let item = items.get(row);
+        let Some(p) = groups.slot_of(logged, g, item) else { continue };
+        if logged.list.is_some() {
+            found.push((row as u32, p));
+        }
+        let display = displays.as_mut().map_or(1.0, |cursor| cursor.get(row));
+        let (weight, control) = weighed(asked, ranks[p as usize], positions.get(row) as i64, display);
+        slots[p as usize].add_row(rewards.get(row), weight, control);
+    }
+    Part { slots, found }
+}
+
+/// A logged row's weight and control for the slot at `rank` (probability 1: a ranking), in
+/// the order `plan.weighted_rows` computes them.
+#[inline]
+fn weighed(asked: &Asked<'_>, rank: i64, position: i64, display: f64) -> (f64, f64) {
+    let (weight, control) = match asked.model {
+        Model::PositionBased => {
+            let control = 1.0 / display;
+            let theta = |at: i64| asked.theta.get((at - 1) as usize).copied().unwrap_or(f64::NAN);
+            (control * theta(rank) / theta(position), control)
+        }
+        Model::ItemPosition => {
+            let weight = 1.0 * f64::from(u8::from(rank == position)) / display;
+            (weight, weight)
+        }
+    };
+    match asked.clip {
+        Some(clip) => (weight.min(clip), control.min(clip)),
+        None => (weight, control),
+    }
+}
+
+/// Whether a logged list shows a slot's item twice: each slot's rows' lists, compared by
+/// hash and then by value.
+fn repeated_in_lists(slots: &[SlotSums], parts: &[&Part], column: &Column<'_>, kind: Kind) -> Vec<bool> {
+    let mut starts = Vec::with_capacity(slots.len() + 1);
+    let mut at = 0usize;
+    for slot in slots {
+        starts.push(at);
+        at += slot.rows as usize;
+    }
+    starts.push(at);
+    let mut filled = starts.clone();
+    let mut shown = vec![(0u64, 0u64); at];
+    let mut lists = HandleCursor::new(column);
+    for part in parts {
+        for &(row, p) in &part.found {
+            let list = lists.get(row as usize);
+            let hash = match kind {
+                Kind::Integer => mix(list),
+                Kind::Text => hash_bytes(column.text_of(list)),
+            };
+            shown[filled[p as usize]] = (hash, list);
+            filled[p as usize] += 1;
+        }
+    }
+    let same = |a: u64, b: u64| a == b || (kind == Kind::Text && column.text_of(a) == column.text_of(b));
+    (0..slots.len())
+        .map(|p| {
+            let mine = &mut shown[starts[p]..starts[p + 1]];
+            mine.sort_unstable();
+            // Lists of one hash side by side: each pair of them compared (a collision is rare).
+            let mut run = 0usize;
+            while run < mine.len() {
+                let end = run + mine[run..].iter().take_while(|(hash, _)| *hash == mine[run].0).count();
+                let lists = &mine[run..end];
+                if lists.iter().enumerate().any(|(i, a)| lists[i + 1..].iter().any(|b| same(a.1, b.1))) {
+                    return true;
+                }
+                run = end;
+            }
+            false
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "counterfactual_tests.rs"]
+mod tests;
