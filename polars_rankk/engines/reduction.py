@@ -1,5 +1,6 @@
-"""What the Spark and Dask back ends share on the way out: the exact reduction, on the driver,
-of the value histograms the partitions build.
+"""What the Spark and Dask back ends and `evaluate_in_partitions` share on the way out: the
+exact reduction, on the driver, of the value histograms the partitions build (held in memory,
+or staged as files and read one cell at a time: `summarize_files`).
 
 Aggregates are reduced from value histograms — (metric, k, value) -> count — with the
 single-machine summariser (`polars_rankk.core.summarize_histogram`), so they are bit-identical
