@@ -54,7 +54,7 @@ def _child(
 
         def save_then_die(run: staging.StagedRun, partition: int, result: object) -> None:
             save(run, partition, result)  # type: ignore[arg-type]
-            if len(run.done()) >= partitions // 2:
+            if len(run.done()) >= max(1, run.partitions // 2):  # key ranges: not --partitions
                 os.kill(os.getpid(), signal.SIGKILL)
 
         staging.StagedRun.save = save_then_die  # type: ignore[method-assign]

@@ -35,8 +35,9 @@ from polars_rankk.engines import staging
 from polars_rankk.engines.partition_evaluation import evaluate_frames
 
 #: Bytes of the budget per candidate row of a partition (measured on the 1B benchmark: with
-#: 30M-row partitions the run peaked at 4.65 GiB, the partition evaluated, the next one read
-#: beside it and the value histograms merged so far; 5M rows evaluated alone peak at ~470 MiB).
+#: 20M-row partitions, a 4 GiB budget, the run peaked at 2.1 GiB, a partition evaluated and the
+#: next one read beside it; 5M rows evaluated alone peak at ~470 MiB). The margin is for more
+#: metrics or cut-offs than its 8 x 6, which give more per-group rows per candidate row.
 BYTES_PER_ROW = 200
 #: The memory budget when none is given.
 DEFAULT_MEMORY = 4 * 2**30

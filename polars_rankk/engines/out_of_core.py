@@ -74,7 +74,9 @@ class PartitionedEvaluation:
     partitions: int
     catalogue: pl.DataFrame | None
     resumed_partitions: int
-    _histogram: pl.DataFrame = field(repr=False)
+    #: The macro means of every (metric, K) cell (`reduction.summarize_files`), without the
+    #: skipped cells, drop counts and catalogue that `summary` adds.
+    _means: pl.DataFrame = field(repr=False)
     _dropped: pl.DataFrame = field(repr=False)
     documents: str | None = None
     #: The (metric, K) rows of the summary (`aggregate.summary_cells`).
@@ -101,11 +103,10 @@ class PartitionedEvaluation:
         return self.resumed_partitions
 
     def summary(self) -> pl.DataFrame:
-        """Macro means over every partition, as `Evaluation.summary()` gives them."""
-        merged = self._histogram.group_by(["metric", "k", "value"]).agg(pl.col("count").sum())
-        result = aggregate.summarize_histogram(merged)
+        """Macro means over every partition, as `Evaluation.summary()` gives them (the
+        means summarised from the staged value histograms when the run committed)."""
         dropped = self._dropped.group_by("k").agg(pl.all().sum())
-        result = aggregate.with_skipped_cells(result, self._cells, dropped)
+        result = aggregate.with_skipped_cells(self._means, self._cells, dropped)
         result = result.join(dropped, on="k", how="left", nulls_equal=True)
         return with_catalogue(result, self.catalogue, None, None)
 
@@ -236,8 +237,12 @@ def evaluate_in_partitions(
     memory_limit
         The memory budget of an input split by key already (bytes, or a size like ``"4GiB"``;
         default 4 GiB): each partition holds at most as many candidate rows as the budget
-        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least. The exact
-        summary's merged value histograms come on top of it.
+        allows (`key_ranges.BYTES_PER_ROW` bytes a row), one file at least. The budget
+        bounds the run's peak: one partition evaluated while the next is read, then the exact
+        summary, computed one (metric, K) cell at a time from the value histograms the
+        partitions staged (`reduction.summarize_files`), which holds one cell's distinct
+        values, at most one per group (about 130 bytes each: under 4 GiB up to some 30M
+        groups). A billion candidate rows of 10M groups peak at about 2.1 GiB under 4 GiB.
     workdir
         Where the partitioned inputs are staged (in a subfolder named by the run's
         fingerprint), kept when given; by default in the staging folder beside `output`,
@@ -355,18 +360,9 @@ def _committed(
     """The run's parts moved into its output, and the evaluation read from them and from the
     summary pieces every partition staged."""
     keys = list(spec.keys)
-    # The partitions' value histograms merged as they are read (a streaming group-by), not
-    # held side by side: a billion rows' partitions hold gigabytes of them.
-    histogram_schema = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
-    histogram_files = run.piece_files("histogram")
-    histogram = pl.DataFrame(schema=histogram_schema)
-    if histogram_files:
-        histogram = (
-            pl.scan_parquet(histogram_files)
-            .group_by(["metric", "k", "value"])
-            .agg(pl.col("count").sum())
-            .collect(engine="streaming")
-        )
+    # Summarised before the commit removes the staged histograms, one cell at a time: merged
+    # whole, a billion rows' histograms alone would take gigabytes.
+    means = reduction.summarize_files(run.piece_files("histogram"))
     dropped = run.pieces("dropped")
     exposures = [
         (exposure.lazy(), n_lists.lazy())
@@ -381,7 +377,7 @@ def _committed(
         partitions=run.partitions,
         catalogue=catalogue_table,
         resumed_partitions=resumed,
-        _histogram=histogram,
+        _means=means,
         _dropped=pl.concat(dropped) if dropped else _none_dropped(spec.ks),
         _cells=cells,
     )

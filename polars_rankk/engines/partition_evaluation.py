@@ -60,7 +60,9 @@ def evaluate_frames(
     exposures = result.exposures
     return staging.PartitionResult(
         rows=rows,
-        histogram=aggregate.value_histogram(rows).collect(),
+        # In (metric, K) order, so that the summary reading one cell at a time skips the
+        # staged file's row groups of the others (`reduction.summarize_files`).
+        histogram=aggregate.value_histogram(rows).sort("metric", "k").collect(),
         dropped=result.dropped,
         exposure=None if exposures is None else exposures.exposure.lazy().collect(),
         n_lists=None if exposures is None else exposures.n_lists.lazy().collect(),

@@ -1,5 +1,6 @@
-"""What the Spark and Dask back ends share on the way out: the exact reduction, on the driver,
-of the value histograms the partitions build.
+"""What the Spark and Dask back ends and `evaluate_in_partitions` share on the way out: the
+exact reduction, on the driver, of the value histograms the partitions build (held in memory,
+or staged as files and read one cell at a time: `summarize_files`).
 
 Aggregates are reduced from value histograms — (metric, k, value) -> count — with the
 single-machine summariser (`polars_rankk.core.summarize_histogram`), so they are bit-identical
@@ -14,6 +15,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from decimal import Context, Decimal
+from pathlib import Path
 
 import polars as pl
 
@@ -140,6 +142,50 @@ def summarize(
             pl.col("dropped_short").fill_null(0)
         )
     return summary.select(*MACRO_COLUMNS, *DROPPED_COLUMNS, *(quantile_name(q) for q in quantiles))
+
+
+def summarize_files(files: Sequence[Path]) -> pl.DataFrame:
+    """Macro means (metric, k, value, n_groups, n_nan) from value histograms staged as Parquet
+    files (metric, k, value, count; one file per partition, a value in several), one
+    (metric, K) cell at a time.
+
+    A histogram holds a row per distinct value of each metric and K (nDCG and AP at a large K:
+    nearly one per group): a billion candidate rows of 10M groups staged 30M rows, which
+    merged and summarised whole took some 4 GiB. Read cell by cell (each file's row groups of
+    other cells skipped by their statistics: the files are written sorted by metric and K),
+    only one cell's values — at most one per group — are in memory at once. Each cell is
+    summarised by `summarize_histogram`, as every other path summarises it.
+
+    Examples
+    --------
+    >>> import tempfile, polars as pl
+    >>> from pathlib import Path
+    >>> from polars_rankk.engines.reduction import summarize_files
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"metric": ["ndcg", "ndcg"], "k": [5, 5], "value": [0.5, 1.0],
+    ...               "count": [1, 1]}).write_parquet(folder / "a.parquet")
+    >>> pl.DataFrame({"metric": ["ndcg"], "k": [5], "value": [0.5],
+    ...               "count": [2]}).write_parquet(folder / "b.parquet")
+    >>> summarize_files(sorted(folder.glob("*.parquet"))).rows()
+    [('ndcg', 5, 0.625, 4, 0)]
+    """
+    summaries = [summarize_histogram(pl.DataFrame(schema=HISTOGRAM_SCHEMA))]
+    if not files:
+        return summaries[0]
+    staged = pl.scan_parquet(list(files))
+    cells = staged.select("metric", "k").unique().collect(engine="streaming")
+    for metric, k in cells.iter_rows():
+        at_k = pl.col("k").is_null() if k is None else pl.col("k") == k
+        cell = (
+            staged.filter((pl.col("metric") == metric) & at_k)
+            .group_by(pl.col("value").cast(pl.Float64))
+            .agg(pl.col("count").cast(pl.Int64).sum())
+            .select(
+                pl.lit(metric).alias("metric"), pl.lit(k, pl.Int64).alias("k"), "value", "count"
+            )
+        )
+        summaries.append(summarize_histogram(cell.collect(engine="streaming")))
+    return order_metrics(pl.concat(summaries))
 
 
 def decimal_mean(total: Decimal | None, count: int) -> float:

@@ -214,9 +214,14 @@ def unresumable_key() -> str:
     return f"once-{uuid.uuid4().hex[:16]}"
 
 
-def _write_atomically(frame: pl.DataFrame, path: Path) -> None:
+#: Rows of a summary piece's row group: small enough that a reader of one (metric, K) cell of a
+#: partition's value histogram (sorted by them) skips the other cells' groups by their statistics.
+PIECE_ROW_GROUP = 65_536
+
+
+def _write_atomically(frame: pl.DataFrame, path: Path, row_group_size: int | None = None) -> None:
     partial = path.with_name(path.name + ".partial")
-    frame.write_parquet(partial)
+    frame.write_parquet(partial, row_group_size=row_group_size)
     os.replace(partial, path)
 
 
@@ -311,7 +316,7 @@ class StagedRun:
             for kind in PIECES:
                 piece = getattr(result, kind)
                 if piece is not None:
-                    _write_atomically(piece, self._path(kind, partition))
+                    _write_atomically(piece, self._path(kind, partition), PIECE_ROW_GROUP)
         self._path(_DONE, partition).write_text("empty" if result is None else "part")
 
     def has_part(self, partition: int) -> bool:
