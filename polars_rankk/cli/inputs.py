@@ -335,6 +335,8 @@ def warn_unmatched(candidates: Source, truth: Source, columns: Columns) -> None:
         left, right = (_ids(source.frame, names) for source in (candidates, truth))
         if left.schema != right.schema:
             return  # evaluate raises on the mismatched types
+        if left.is_empty() or right.is_empty():
+            return  # no row to match: an empty table is said where it is read
         # A probe of the candidates' ids into the truth's: the first rows settle it as a rule.
         if not _any_in(left, right, names):
             warn(

@@ -311,3 +311,18 @@ def test_the_report_of_passages_is_the_report_of_their_documents_with_the_rule()
     )
     assert row in passages
     assert passages.replace(row, "") == plain
+
+
+def test_a_run_left_empty_by_its_invalid_scores_is_evaluated_without_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One passage of NaN score, dropped: the collapsed run is empty, and the command says
+    what it did (no raw error from probing an empty table for matching ids)."""
+    run = pl.DataFrame({"query": ["q0"], "item": ["a#0"], "score": [float("nan")]})
+    truth = pl.DataFrame({"query": ["q0"], "item": ["a"], "relevance": [1]})
+    rule = rk.DocumentRule(document="#", aggregate="max")
+    code, _, _ = cli_per_group(run, truth, rule, rk.Policy(invalid_scores="drop"), tmp_path)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "rankk: error" not in err
+    assert "collapsed to 0 document rows" in err
