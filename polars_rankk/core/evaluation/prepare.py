@@ -414,11 +414,11 @@ def prepare_groups(
     per_group, path, term_rows = kernel_or_pure_sums(
         spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
+    per_group, facts = kernel_facts.facts_of(spec, per_group)
     groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
     )
     groups = filled(spec, with_presence(spec, groups, ranking.condensed, path), needs)
-    on_kernel = path.startswith("native kernel: loaded") and kernel_facts.reads_facts(spec) is None
     return Prepared(
         group_sums=groups,
         ranked=ranked,
@@ -428,7 +428,7 @@ def prepare_groups(
         path=path,
         term_rows=term_rows,
         judged=judged,
-        facts=kernel_facts.group_facts(spec, selected, truth, truth_stats) if on_kernel else None,
+        facts=facts,
     )
 
 

@@ -7,15 +7,11 @@ aggregation of the ranked candidates in `polars_rankk.core.evaluation.diagnostic
 
 from __future__ import annotations
 
-import dataclasses
-
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES
 from polars_rankk.core.inputs.spec import Spec
-from polars_rankk.core.kernel import loader
 from polars_rankk.core.kernel.call import Output
-from polars_rankk.core.metrics.terms import TermNeeds
 
 #: A ranked group's rows (de-duplicated; unjudged rows condensed where the policy says so).
 ROWS = "_rows"
@@ -46,38 +42,37 @@ def reads_facts(spec: Spec) -> str | None:
     return None
 
 
-def group_facts(
-    spec: Spec, selected: pl.LazyFrame, truth: pl.LazyFrame, truth_stats: pl.LazyFrame
-) -> pl.LazyFrame:
-    """One row per group with ranked candidates: keys, `ROWS` and `LISTED`, `CONSTANT`,
-    `POOLED`, `MATCHED` and `tie_column` at every K, from one kernel call over `selected`
-    (the candidates as `prepare` selects them) and the normalised `truth`, ranked under the
-    same policy as the sums (no term is summed).
-
-    `LISTED` equals `ROWS`: under ``unjudged="condense"`` the diagnostics count the list
-    before condensing in Polars, the kernel condensing as it reads the rows.
-    """
-    inputs = loader._inputs(spec, selected, truth, truth_stats, TermNeeds(columns=()))
-    outputs = (
-        Output(N_CANDIDATES, "n_candidates"),
+def outputs(spec: Spec) -> tuple[Output, ...]:
+    """The facts as outputs of the kernel's sums call under `spec` (none where they do not
+    stand for the diagnostics' query: `reads_facts`)."""
+    if reads_facts(spec) is not None:
+        return ()
+    return (
         Output(CONSTANT, "constant_scores"),
         Output(POOLED, "relevant_rows"),
         Output(MATCHED, "matched_relevant"),
         *(Output(tie_column(k), "tie_at", k) for k in spec.ks),
     )
-    call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs))
-    plugin = loader._call(loader.library(), inputs.arguments, loader.kwargs(spec.policy, call))
-    found = inputs.frame.select(plugin)
+
+
+def facts_of(spec: Spec, sums: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """The kernel's per-group `sums` without the facts, and the facts (None: the call read
+    none): one row per group with ranked candidates, keys, `ROWS` and `LISTED`, `CONSTANT`,
+    `POOLED`, `MATCHED` and `tie_column` at every K.
+
+    `LISTED` equals `ROWS`: under ``unjudged="condense"`` the diagnostics count the list
+    before condensing in Polars, the kernel condensing as it reads the rows. Both frames
+    read the one call: collected together, it ranks once.
+    """
+    names = [output.column for output in outputs(spec)]
+    if not names or not set(names) <= set(sums.collect_schema().names()):
+        return sums, None
     counts = [pl.col(N_CANDIDATES).cast(pl.Int64).alias(name) for name in (ROWS, LISTED)]
     flags = [pl.col(name).cast(pl.Boolean) for name in (CONSTANT, *map(tie_column, spec.ks))]
-    return (
-        found.unnest(loader._SUMS)
-        .filter(pl.col(N_CANDIDATES) > 0)
-        .select(
-            *inputs.keys,
-            *counts,
-            *flags,
-            *(pl.col(name).cast(pl.Int64) for name in (POOLED, MATCHED)),
-        )
-        .with_columns(pl.col(key).cast(dtype) for key, dtype in inputs.key_schema.items())
+    facts = sums.filter(pl.col(N_CANDIDATES) > 0).select(
+        *spec.keys,
+        *counts,
+        *flags,
+        *(pl.col(name).cast(pl.Int64) for name in (POOLED, MATCHED)),
     )
+    return sums.drop(names), facts
