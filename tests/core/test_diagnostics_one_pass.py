@@ -146,3 +146,20 @@ def test_the_kernels_facts_give_the_pure_polars_diagnostics(
     assert found.counts == expected.counts
     assert_frame_equal(found.per_k, expected.per_k)
     assert_frame_equal(found.relevance_grades, expected.relevance_grades)
+
+
+@pytest.mark.skipif(not loader.status().loaded, reason="the native kernel is not built")
+def test_an_eager_evaluation_collects_the_kernels_facts_with_its_sums() -> None:
+    """The facts come out of the call that computed the sums: an eager evaluation holds them
+    collected (its diagnostics call no kernel again); a lazy one plans them on that call."""
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, 0.5, 0.1]})
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [2, 9, 1]})
+    eager = rk.evaluate(candidates, truth, k=[1, 2], group_by="q")
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 2], group_by="q")
+    assert eager._prepared.facts is not None
+    assert lazy._prepared.facts is not None
+    assert "group_sums" not in eager._prepared.facts.explain()
+    assert "group_sums" in lazy._prepared.facts.explain()
+    assert eager.diagnostics.counts["constant_score_groups"] == 1
+    tie_at_1 = eager.diagnostics.per_k.filter(pl.col("k") == 1)["tie_blocks_straddling_k"]
+    assert tie_at_1.item() == 1
