@@ -80,6 +80,10 @@ pub enum OutputValue {
     NNonrelevant,
     IdealDcg,
     Sum,
+    ConstantScores,
+    RelevantRows,
+    MatchedRelevant,
+    TieAt,
 }
 
 /// One output column (`call.Output`): `k` is the key column's index (`Key`) or the cut-off
@@ -242,6 +246,12 @@ pub enum Output {
     /// Running sum `stat` (an index into `Config::stats`) read at cut-off `k` (`k == 0`: over
     /// the whole list).
     At(usize, usize),
+    /// The diagnostics' facts of a ranked group (`kernel::facts`): 1 where its scores are all
+    /// equal, its relevant rows, its distinct relevant items, 1 where ranks k and k + 1 tie.
+    ConstantScores,
+    RelevantRows,
+    MatchedRelevant,
+    TieAt(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -335,12 +345,19 @@ impl Config {
         self.outputs.iter().any(|(_, o)| matches!(o, Output::HitsAtR))
     }
 
+    /// Whether a diagnostics fact of the ranked groups is read (`kernel::facts`).
+    pub fn reads_facts(&self) -> bool {
+        self.outputs.iter().any(|(_, o)| {
+            matches!(o, Output::ConstantScores | Output::RelevantRows | Output::MatchedRelevant | Output::TieAt(_))
+        })
+    }
+
     /// The largest cut-off read.
     pub fn k_max(&self) -> usize {
         self.outputs
             .iter()
             .filter_map(|(_, o)| match o {
-                Output::At(_, k) => Some(*k),
+                Output::At(_, k) | Output::TieAt(k) => Some(*k),
                 _ => None,
             })
             .max()
@@ -496,6 +513,11 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
             OutputValue::NRelevant => Output::NRelevant,
             OutputValue::NNonrelevant => Output::NNonrelevant,
             OutputValue::IdealDcg => Output::IdealDcg(spec.k),
+            OutputValue::ConstantScores => Output::ConstantScores,
+            OutputValue::RelevantRows => Output::RelevantRows,
+            OutputValue::MatchedRelevant => Output::MatchedRelevant,
+            OutputValue::TieAt if spec.k == 0 => return Err(format!("output {:?}: a tie at rank 0", spec.column)),
+            OutputValue::TieAt => Output::TieAt(spec.k),
             OutputValue::Sum => {
                 let term = spec.term.as_deref().ok_or_else(|| format!("output {:?}: no term", spec.column))?;
                 Output::At(config.stat_index(term)?, spec.k)

@@ -3,16 +3,19 @@ count they derive so equals its definition on the ranked rows (docs/definitions.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from polars_rankk.core.columns import GRADE, RANK, SCORE
 from polars_rankk.core.evaluation import diagnostics
+from polars_rankk.core.kernel import loader
 from tests.core.test_native import _policies, tables
 
 
@@ -80,3 +83,83 @@ def test_an_eager_evaluation_counts_from_its_collected_groups(
     assert counts["groups_without_candidates"] == 1
     assert counts["relevant_outside_pool"] == 2
     assert evaluation.diagnostics.per_k["tie_blocks_straddling_k"].to_list() == [1, 0]
+
+
+def _diagnostics(
+    candidates: pl.DataFrame,
+    truth: pl.DataFrame | None,
+    ks: list[int],
+    policy: rk.Policy,
+    lazy: bool,
+) -> tuple[rk.Diagnostics, bool]:
+    """The evaluation's diagnostics, and whether the kernel's per-group facts made them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if lazy:
+            evaluation = rk.evaluate(
+                candidates.lazy(),
+                None if truth is None else truth.lazy(),
+                k=ks,
+                group_by="user",
+                policy=policy,
+            ).collect()
+        else:
+            evaluation = rk.evaluate(candidates, truth, k=ks, group_by="user", policy=policy)
+        return evaluation.diagnostics, evaluation._prepared.facts is not None
+
+
+@pytest.mark.skipif(not loader.status().loaded, reason="the native kernel is not built")
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    data=tables(),
+    policy=_policies(),
+    ks=st.sampled_from([[1], [1, 3, 10], [2, 5]]),
+    lazy=st.booleans(),
+)
+def test_the_kernels_facts_give_the_pure_polars_diagnostics(
+    data: tuple[pl.DataFrame, pl.DataFrame, bool], policy: rk.Policy, ks: list[int], lazy: bool
+) -> None:
+    """Read off the kernel's ranking or aggregated in Polars, the diagnostics are the same:
+    ties, copies, invalid scores, short lists, groups only in the candidates (the last) or
+    only in the truth, under each policy."""
+    candidates, truth, labelled = data
+    if policy.duplicates == "error":
+        policy = policy.replace(duplicates="first")
+    outsider = "u-only" if candidates.schema["user"] == pl.String else 1000
+    only_in_candidates = candidates.head(3).with_columns(user=pl.lit(outsider))
+    candidates = pl.concat([candidates, only_in_candidates.cast(candidates.schema)])
+    if labelled:
+        candidates, truth = candidates.rename({"label": "relevance"}), None
+        policy = policy.replace(unjudged="keep")
+    else:
+        candidates = candidates.drop("label")
+    try:
+        found, from_kernel = _diagnostics(candidates, truth, ks, policy, lazy)
+    except ValueError:  # a policy refusing the input (invalid_scores="error" …)
+        assume(False)
+    assert from_kernel == (not labelled and policy.relevance_threshold > 0)
+    os.environ[loader.SWITCH] = "0"
+    try:
+        expected, _ = _diagnostics(candidates, truth, ks, policy, lazy)
+    finally:
+        del os.environ[loader.SWITCH]
+    assert found.counts == expected.counts
+    assert_frame_equal(found.per_k, expected.per_k)
+    assert_frame_equal(found.relevance_grades, expected.relevance_grades)
+
+
+@pytest.mark.skipif(not loader.status().loaded, reason="the native kernel is not built")
+def test_an_eager_evaluation_collects_the_kernels_facts_with_its_sums() -> None:
+    """The facts come out of the call that computed the sums: an eager evaluation holds them
+    collected (its diagnostics call no kernel again); a lazy one plans them on that call."""
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, 0.5, 0.1]})
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [2, 9, 1]})
+    eager = rk.evaluate(candidates, truth, k=[1, 2], group_by="q")
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), k=[1, 2], group_by="q")
+    assert eager._prepared.facts is not None
+    assert lazy._prepared.facts is not None
+    assert "group_sums" not in eager._prepared.facts.explain()
+    assert "group_sums" in lazy._prepared.facts.explain()
+    assert eager.diagnostics.counts["constant_score_groups"] == 1
+    tie_at_1 = eager.diagnostics.per_k.filter(pl.col("k") == 1)["tie_blocks_straddling_k"]
+    assert tie_at_1.item() == 1

@@ -13,6 +13,7 @@ mod context;
 pub(crate) mod counterfactual;
 mod document_ids;
 pub mod documents;
+mod facts;
 mod gather;
 mod group_ids;
 pub(crate) mod hashing;
@@ -33,6 +34,7 @@ use runs::{grouped_in_runs, in_runs};
 pub use truth_sums::{truth_sums, TruthSums};
 pub(crate) use rank::{item_key, rank_group, Candidate, Items, RankScratch};
 pub(crate) use terms::{gain_of, GroupResult, Reader, Terms};
+use facts::GroupFacts;
 use rank::effective_grade;
 
 /// The result: one entry per group.
@@ -57,12 +59,15 @@ struct GroupSums<'a> {
     items: &'a Items<'a>,
     scratch: RankScratch,
     results: Vec<GroupResult>,
+    /// The diagnostics' facts of the group, where an output reads them.
+    facts: Option<GroupFacts>,
 }
 
 impl<'a> GroupSums<'a> {
     fn new(readers: &'a [Reader<'a>], items: &'a Items<'a>) -> Self {
         let results = readers.iter().map(|r| GroupResult::new(r.ks.len(), r.config.stats.len())).collect();
-        GroupSums { readers, items, scratch: RankScratch::default(), results }
+        let facts = readers[0].config.reads_facts().then(GroupFacts::default);
+        GroupSums { readers, items, scratch: RankScratch::default(), results, facts }
     }
 
     /// Rank `group` (R and N its counts for each reader's count set, `counts` reading them;
@@ -80,13 +85,17 @@ impl<'a> GroupSums<'a> {
         }
         let config = self.readers[0].config;
         let (len, sorted) = rank_group(config, self.items, group, &mut self.scratch, top);
+        if let Some(facts) = &mut self.facts {
+            facts.read(config, self.items, &group[..len]);
+        }
         let mut slots = out.iter_mut();
         for (set, (reader, result)) in self.readers.iter().zip(self.results.iter_mut()).enumerate() {
             let (relevant, nonrelevant) = counts(set);
             reader.read(&group[..sorted], len, known(relevant), known(nonrelevant), result);
             // The reader's outputs first: a slot is taken only for an output.
             for ((_, output), slot) in reader.config.outputs.iter().zip(&mut slots) {
-                *slot = result.output(output, &reader.ks);
+                let fact = self.facts.as_ref().and_then(|facts| facts.output(output, &group[..sorted]));
+                *slot = fact.unwrap_or_else(|| result.output(output, &reader.ks));
             }
         }
         sorted

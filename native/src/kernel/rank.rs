@@ -82,7 +82,7 @@ impl Items<'_> {
 
     /// The item's own order: integers by value, strings by bytes.
     #[inline]
-    fn cmp(&self, a: u64, b: u64) -> Ordering {
+    pub(crate) fn cmp(&self, a: u64, b: u64) -> Ordering {
         match self.kind {
             Kind::Integer => (a as i64).cmp(&(b as i64)),
             Kind::Text => {

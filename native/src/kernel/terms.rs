@@ -218,7 +218,14 @@ impl GroupResult {
                 let i = ks.binary_search(k).unwrap_or(0);
                 self.at_k[i * n_stats + *stat]
             }
-            Output::Key(_) | Output::NRelevant | Output::NNonrelevant | Output::IdealDcg(_) => 0.0,
+            Output::Key(_)
+            | Output::NRelevant
+            | Output::NNonrelevant
+            | Output::IdealDcg(_)
+            | Output::ConstantScores
+            | Output::RelevantRows
+            | Output::MatchedRelevant
+            | Output::TieAt(_) => 0.0,
         }
     }
 

@@ -17,6 +17,7 @@ from polars_rankk.core.evaluation.views import apply_group_policies
 from polars_rankk.core.inputs.labels.diagnostics import expected_counts
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.inputs.spec import Spec, truncated_grade
+from polars_rankk.core.kernel import facts
 from polars_rankk.core.policy import Policy
 
 
@@ -157,12 +158,14 @@ def diagnostics_plan(
     """The queries behind `compute_diagnostics` (to collect with others in one
     ``collect_all``), and what turns their results, in order, into the diagnostics.
 
-    The candidates are read by one per-group aggregation of the ranked list (with its
-    relevant truth flagged and its top scores; a second of the de-duplicated list when
-    unjudged rows are condensed), and never ranked: a tie at K is read off the K-th and
-    (K+1)-th highest scores. The per-group sums are the evaluation's: given collected
-    (`group_sums`), given to the assembler with `sums_later` (collected in the same
-    ``collect_all``, so that the pipeline is not planned twice), else a query of the plan.
+    The ranked list's per-group facts are the kernel's, read in the pass that ranked it
+    (`Prepared.facts`), where it ranked; else one per-group aggregation of the ranked list
+    (with its relevant truth flagged and its top scores), which never ranks: a tie at K is
+    read off the K-th and (K+1)-th highest scores. A second aggregation, of the
+    de-duplicated list, counts it before unjudged rows are condensed away. The per-group sums
+    are the evaluation's: given collected (`group_sums`), given to the assembler with
+    `sums_later` (collected in the same ``collect_all``, so that the pipeline is not planned
+    twice), else a query of the plan.
     Every count and per-K table is then computed from these one-row-per-group results.
     """
     keys = list(spec.keys)
@@ -175,7 +178,9 @@ def diagnostics_plan(
             (score.is_null() | ~score.is_finite()).sum().cast(pl.Int64).alias("invalid_scores"),
         ),
         "valid": _count(prepared.candidates, "valid_rows"),
-        "ranked": _ranked_per_group(spec, prepared, relevant_truth),
+        "ranked": _ranked_per_group(spec, prepared, relevant_truth)
+        if prepared.facts is None
+        else prepared.facts,
         "relevant": _count(relevant_truth, "relevant_in_truth"),
         "grades": prepared.truth.group_by(pl.col(GRADE).alias("grade")).agg(
             pl.len().cast(pl.Int64).alias("rows")
@@ -204,7 +209,7 @@ def diagnostics_plan(
             .collect()
         )
         if "listed" not in found:
-            found["listed"] = found["ranked"].select(*keys, "_n", "_constant")
+            found["listed"] = found["ranked"].select(*keys, facts.LISTED, facts.CONSTANT)
         return Diagnostics(
             counts=_counts(found, keys),
             per_k=_per_k_table(spec, found),
@@ -226,13 +231,15 @@ def _count(frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
 
 
 _IN_TRUTH = "_rk_relevant_in_truth"
+_TOP = "_rk_top_scores"
 
 
 def _ranked_per_group(spec: Spec, prepared: Prepared, relevant_truth: pl.LazyFrame) -> pl.LazyFrame:
-    """Per group of the ranked list (its rank is not read, so not computed): its rows (twice:
-    ``_n`` stands for the listed rows when nothing is condensed), whether they share one
-    score, its relevant rows (under duplicates="keep" every relevant copy counts, as in
-    recall), the relevant truth items among them, and its max K + 1 highest scores."""
+    """The kernel's facts (`polars_rankk.core.kernel.facts`) from the ranked list in Polars,
+    per group (its rank is not read, so not computed): its rows (twice: the listed rows when
+    nothing is condensed), whether they share one score, its relevant rows (under
+    duplicates="keep" every relevant copy counts, as in recall), the relevant truth items
+    among them, and whether its K-th and (K+1)-th highest scores are equal."""
     keys = list(spec.keys)
     ranked = prepared.ranked
     flags = relevant_truth.select(*keys, spec.item, pl.lit(True).alias(_IN_TRUTH))
@@ -244,13 +251,26 @@ def _ranked_per_group(spec: Spec, prepared: Prepared, relevant_truth: pl.LazyFra
     matched = pl.col(_IN_TRUTH).sum()  # de-duplicated: each item once
     if spec.policy.duplicates == "keep":
         matched = pl.col(spec.item).filter(pl.col(_IN_TRUTH)).n_unique()
-    return flagged.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("_rows"),
-        pl.len().cast(pl.Int64).alias("_n"),
-        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
-        relevant.sum().cast(pl.Int64).alias("_pooled"),
-        matched.cast(pl.Int64).alias("_matched"),
-        pl.col(SCORE).top_k(spec.k_max + 1).alias("_top"),
+    # The items at ranks K and K+1 share a score when the K-th and (K+1)-th highest do.
+    top = pl.col(_TOP).list.sort(descending=True)
+    ties = [
+        (top.list.get(k - 1, null_on_oob=True) == top.list.get(k, null_on_oob=True))
+        .fill_null(False)
+        .alias(facts.tie_column(k))
+        for k in spec.ks
+    ]
+    return (
+        flagged.group_by(keys)
+        .agg(
+            pl.len().cast(pl.Int64).alias(facts.ROWS),
+            pl.len().cast(pl.Int64).alias(facts.LISTED),
+            (pl.col(SCORE).min() == pl.col(SCORE).max()).alias(facts.CONSTANT),
+            relevant.sum().cast(pl.Int64).alias(facts.POOLED),
+            matched.cast(pl.Int64).alias(facts.MATCHED),
+            pl.col(SCORE).top_k(spec.k_max + 1).alias(_TOP),
+        )
+        .with_columns(ties)
+        .drop(_TOP)
     )
 
 
@@ -258,8 +278,8 @@ def _listed_per_group(listed: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per group of the de-duplicated list before condensing: its rows, and whether they all
     share one score."""
     return listed.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("_n"),
-        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias("_constant"),
+        pl.len().cast(pl.Int64).alias(facts.LISTED),
+        (pl.col(SCORE).min() == pl.col(SCORE).max()).alias(facts.CONSTANT),
     )
 
 
@@ -268,8 +288,8 @@ def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, float]
     raw, listed, ranked, sums = found["raw"], found["listed"], found["ranked"], found["sums"]
     n_raw = raw.item(0, "candidate_rows")
     valid = found["valid"].item()
-    n_listed = int(listed.get_column("_n").sum())
-    n_ranked = int(ranked.get_column("_rows").sum())
+    n_listed = int(listed.get_column(facts.LISTED).sum())
+    n_ranked = int(ranked.get_column(facts.ROWS).sum())
     counts = {
         "candidate_rows": n_raw,
         "invalid_scores": raw.item(0, "invalid_scores"),
@@ -282,7 +302,7 @@ def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, float]
         "relevant_in_truth": found["relevant"].item(),
         "groups_in_candidates": listed.height,
         "constant_score_groups": listed.select(
-            ((pl.col("_n") > 1) & pl.col("_constant")).sum()
+            ((pl.col(facts.LISTED) > 1) & pl.col(facts.CONSTANT)).sum()
         ).item(),
         "groups_only_in_candidates": listed.join(sums, on=keys, how="anti").height,
         "groups_evaluated": found["evaluated"].height,
@@ -290,7 +310,7 @@ def _counts(found: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, float]
     if "fractional" in found:  # fractional_grades="truncate": the grades read otherwise
         counts["fractional_grades_truncated"] = found["fractional"].item()
     counts["relevant_outside_pool"] = counts["relevant_in_truth"] - int(
-        ranked.get_column("_matched").sum()
+        ranked.get_column(facts.MATCHED).sum()
     )
     return {name: int(value or 0) for name, value in counts.items()}
 
@@ -306,19 +326,11 @@ def _per_k_table(spec: Spec, found: dict[str, pl.DataFrame]) -> pl.DataFrame:
             (pl.col(N_CANDIDATES) < pl.col("k")).sum().cast(pl.Int64).alias("groups_shorter_than_k")
         )
     )
-    # The items at ranks K and K+1 share a score when the K-th and (K+1)-th highest do.
-    top = ranked.select(pl.col("_top").list.sort(descending=True))
     straddling = pl.DataFrame(
         {
             "k": list(spec.ks),
             "tie_blocks_straddling_k": [
-                top.select(
-                    (
-                        pl.col("_top").list.get(k - 1, null_on_oob=True)
-                        == pl.col("_top").list.get(k, null_on_oob=True)
-                    ).sum()
-                ).item()
-                for k in spec.ks
+                int(ranked.get_column(facts.tie_column(k)).sum()) for k in spec.ks
             ],
         },
         schema={"k": pl.Int64, "tie_blocks_straddling_k": pl.Int64},
@@ -342,14 +354,14 @@ def _recall_ceiling(
     ordering of the group's ranked candidates reaches, min(k, relevant candidates) / R_g."""
     keys = list(spec.keys)
     policy = spec.policy
-    rows = evaluated.join(ranked.select(*keys, "_pooled"), on=keys, how="left").join(
+    rows = evaluated.join(ranked.select(*keys, facts.POOLED), on=keys, how="left").join(
         ks, how="cross"
     )
     if policy.short_lists == "skip":
         rows = rows.filter(pl.col(N_CANDIDATES) >= pl.col("k"))
     if policy.empty_truth == "nan":
         rows = rows.filter(pl.col(N_RELEVANT) > 0)  # NaN values are left out of the mean
-    best = pl.min_horizontal(pl.col("k"), pl.col("_pooled").fill_null(0)).cast(pl.Float64)
+    best = pl.min_horizontal(pl.col("k"), pl.col(facts.POOLED).fill_null(0)).cast(pl.Float64)
     recall = (
         pl.when(pl.col(N_RELEVANT) > 0)
         .then(best / pl.col(N_RELEVANT).cast(pl.Float64))

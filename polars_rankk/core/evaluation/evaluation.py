@@ -340,9 +340,10 @@ class Evaluation(Displayed, EvaluationTables):
         ``per_group``, ``groups``, the tables behind ``summary()`` and ``wide()``, and
         ``diagnostics`` come from one ``pl.collect_all``: the pipeline (ranking, joins,
         cumulated sums) runs once, and every view is derived from its one row per group.
-        ``diagnostics=False`` leaves the diagnostics out of that pass (they read every
-        candidate row again, about twice the pipeline's cost; they are then computed on first
-        access). An eager evaluation returns itself.
+        ``diagnostics=False`` leaves the diagnostics out of that pass (they are then computed
+        on first access: the kernel's ranking again where it ranked, else a pure-Polars
+        aggregation of every candidate row, about twice the pipeline's cost). An eager
+        evaluation returns itself.
 
         Examples
         --------

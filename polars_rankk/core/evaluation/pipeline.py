@@ -295,8 +295,12 @@ def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
     collected = _one_pass(started, prepared, inputs.engine)
     return combined(
         [
-            label(_evaluate_part(one, ready, sums), one.part.labels, plan)
-            for one, ready, sums in zip(started, prepared, collected, strict=True)
+            label(
+                _evaluate_part(one, replace(ready, facts=facts), (table, top)),
+                one.part.labels,
+                plan,
+            )
+            for one, ready, (table, top, facts) in zip(started, prepared, collected, strict=True)
         ]
     )
 
@@ -408,25 +412,30 @@ def _checked_spec(
 
 def _one_pass(
     started: Sequence[_Started], prepared: Sequence[Prepared], engine: EngineType
-) -> list[tuple[FrameLike, pl.LazyFrame]]:
-    """Each part's per-group table and top rows (for the beyond-accuracy metrics): collected
-    in one heavy pass for eager inputs, every part's together (Polars computes a ranking the
-    parts share once), everything after working on one row per group (and on the top K
-    rows); lazy otherwise."""
+) -> list[tuple[FrameLike, pl.LazyFrame, pl.LazyFrame | None]]:
+    """Each part's per-group table, top rows (for the beyond-accuracy metrics) and the
+    kernel's per-group facts for its diagnostics (`Prepared.facts`): collected in one heavy
+    pass for eager inputs, every part's together (Polars computes a ranking the parts share
+    once, and the facts with the sums they come with), everything after working on one row
+    per group (and on the top K rows); lazy otherwise."""
     tops: list[pl.LazyFrame] = [
         top_rows(one.spec, ready.ranked) for one, ready in zip(started, prepared, strict=True)
     ]
     if started[0].spec.is_lazy:
-        return [(ready.group_sums, top) for ready, top in zip(prepared, tops, strict=True)]
+        return [
+            (ready.group_sums, top, ready.facts) for ready, top in zip(prepared, tops, strict=True)
+        ]
     beyond = [bool(one.part.beyond) for one in started]
     wanted = [ready.group_sums for ready in prepared]
     wanted += [top for top, needed in zip(tops, beyond, strict=True) if needed]
+    wanted += [ready.facts for ready in prepared if ready.facts is not None]
     frames = iter(pl.collect_all(wanted, engine=engine))
     sums = [next(frames) for _ in prepared]
-    return [
-        (table, next(frames).lazy() if needed else top)
-        for table, top, needed in zip(sums, tops, beyond, strict=True)
+    tops = [
+        next(frames).lazy() if needed else top for top, needed in zip(tops, beyond, strict=True)
     ]
+    facts = [None if ready.facts is None else next(frames).lazy() for ready in prepared]
+    return list(zip(sums, tops, facts, strict=True))
 
 
 def _ranking_only(

@@ -42,6 +42,7 @@ from polars_rankk.core.evaluation.group_table import (
     with_presence,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel import facts as kernel_facts
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.kernel.shared import SumsAsked, shared_group_sums
 from polars_rankk.core.metrics import order as ranking
@@ -77,6 +78,9 @@ class Prepared:
     #: The judged truth rows (keys, item, grade): the pool, negative grades and padding
     #: applied as `group_sums` reads them.
     judged: pl.LazyFrame | None = None
+    #: The diagnostics' per-group facts from the kernel's ranking (`kernel.facts`), where the
+    #: kernel ranks and its facts stand for the diagnostics' own query.
+    facts: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -410,6 +414,7 @@ def prepare_groups(
     per_group, path, term_rows = kernel_or_pure_sums(
         spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
+    per_group, facts = kernel_facts.facts_of(spec, per_group)
     groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
     )
@@ -423,6 +428,7 @@ def prepare_groups(
         path=path,
         term_rows=term_rows,
         judged=judged,
+        facts=facts,
     )
 
 

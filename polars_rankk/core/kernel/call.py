@@ -47,10 +47,22 @@ class LinearTerm:
 
 
 #: What an output column holds: a key column (``k`` its index), the list's length, hits
-#: within R, R and N, the ideal DCG at ``k``, or a term's running sum at ``k`` (0: over the
-#: whole list).
+#: within R, R and N, the ideal DCG at ``k``, a term's running sum at ``k`` (0: over the
+#: whole list), or a fact of the ranked list the diagnostics read: 1 where its scores are all
+#: equal, its relevant rows, its distinct relevant items, 1 where ranks ``k`` and ``k`` + 1
+#: share a score.
 OutputValue = Literal[
-    "key", "n_candidates", "hits_at_r", "n_relevant", "n_nonrelevant", "ideal_dcg", "sum"
+    "key",
+    "n_candidates",
+    "hits_at_r",
+    "n_relevant",
+    "n_nonrelevant",
+    "ideal_dcg",
+    "sum",
+    "constant_scores",
+    "relevant_rows",
+    "matched_relevant",
+    "tie_at",
 ]
 
 

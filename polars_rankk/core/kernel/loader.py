@@ -32,6 +32,7 @@ from polars_rankk.core.columns import (
     stat_column,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel import facts as kernel_facts
 from polars_rankk.core.kernel.call import (
     Call,
     KernelPiece,
@@ -392,7 +393,9 @@ def group_sums(
     the truth's rows itself, after the candidates' (`_with_truth_rows`): no join runs before
     it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
-    inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
+    inputs, outputs, call = _sums_call(
+        spec, selected, truth, truth_stats, needs, kernel_facts.outputs(spec)
+    )
     sums = inputs.frame.select(_call(library(), inputs.arguments, call))
     names = [*inputs.keys, *(output.column for output in outputs)]
     return sums.unnest(_SUMS).with_columns(pl.col(name).cast(schema[name]) for name in names)
@@ -404,14 +407,16 @@ def _sums_call(
     truth: pl.LazyFrame,
     truth_stats: pl.LazyFrame,
     needs: TermNeeds,
+    facts: tuple[Output, ...] = (),
 ) -> tuple[_Inputs, list[Output], dict[str, object]]:
-    """`group_sums`' inputs, its outputs besides the keys, and the call's kwargs."""
+    """`group_sums`' inputs, its outputs besides the keys and the diagnostics' `facts` (their
+    columns follow, as the kernel computes them), and the call's kwargs."""
     inputs = _inputs(spec, selected, truth, truth_stats, needs)
     outputs = [Output(N_CANDIDATES, "n_candidates")]
     if needs.hits_at_r:
         outputs.append(Output(HITS_AT_R, "hits_at_r"))
     outputs += sum_outputs(needs, spec.read_ks)
-    call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs))
+    call = dataclasses.replace(inputs.call, outputs=(*inputs.call.outputs, *outputs, *facts))
     return inputs, outputs, kwargs(spec.policy, call)
 
 
