@@ -14,7 +14,6 @@ import polars as pl
 from polars_rankk.core.columns import GRADE, HAS_CANDIDATES, N_CANDIDATES, N_RELEVANT, SCORE
 from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.views import apply_group_policies
-from polars_rankk.core.inputs.labels.diagnostics import expected_counts
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.inputs.spec import Spec, truncated_grade
 from polars_rankk.core.kernel import facts
@@ -388,6 +387,9 @@ def expected_label_diagnostics(found: Diagnostics, evaluation: LabelledEvaluatio
     with the relevant counts, the groups without a relevant item, the rows per grade and the
     recall ceiling as expectations over `evaluation`'s label outcomes (its label source, ranked
     items and evaluated groups)."""
+    # Imported here: the expectations are NumPy, which the command's start-up does not load.
+    from polars_rankk.core.inputs.labels.diagnostics import expected_counts
+
     source, policy, ranked = evaluation.label_source, evaluation.policy, evaluation.ranked_items()
     assert ranked is not None
     assert evaluation.groups is not None
