@@ -13,6 +13,7 @@ import polars as pl
 from polars_rankk.core import EngineType, evaluate
 from polars_rankk.core.evaluation import aggregate
 from polars_rankk.core.inputs.spec import EmptyResultWarning, Spec
+from polars_rankk.core.kernel import facts as kernel_facts
 from polars_rankk.engines import staging
 from polars_rankk.engines.ranked_lists import with_empty_lists
 
@@ -51,7 +52,8 @@ def evaluate_frames(
     options = {key: value for key, value in options.items() if key != "subtopic_truth"}
     if "subtopics" in frames:
         truth = frames["subtopics"]  # the judgements by subtopic, in long form
-    with warnings.catch_warnings():
+    # A partition's diagnostics are never read: its kernel pass leaves their facts out.
+    with warnings.catch_warnings(), kernel_facts.without_facts():
         # A partition whose groups a policy drops is no news: the whole run's summary says it.
         warnings.simplefilter("ignore", EmptyResultWarning)
         result = evaluate(candidates, truth, check_values=check_values, engine=engine, **options)

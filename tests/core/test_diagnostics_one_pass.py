@@ -163,3 +163,19 @@ def test_an_eager_evaluation_collects_the_kernels_facts_with_its_sums() -> None:
     assert eager.diagnostics.counts["constant_score_groups"] == 1
     tie_at_1 = eager.diagnostics.per_k.filter(pl.col("k") == 1)["tie_blocks_straddling_k"]
     assert tie_at_1.item() == 1
+
+
+def test_evaluations_whose_diagnostics_are_never_read_leave_the_facts_out() -> None:
+    """Inside `without_facts` (an out-of-core run's partitions) the kernel's call reads no
+    facts; diagnostics asked for all the same come from the Polars aggregation, equal."""
+    from polars_rankk.core.kernel import facts
+
+    candidates = pl.DataFrame({"q": [1, 1, 2], "item": [1, 2, 1], "score": [0.5, 0.5, 0.1]})
+    truth = pl.DataFrame({"q": [1, 2, 3], "item": [2, 9, 1]})
+    with facts.without_facts():
+        inside = rk.evaluate(candidates, truth, k=[1, 2], group_by="q")
+    outside = rk.evaluate(candidates, truth, k=[1, 2], group_by="q")
+    assert inside._prepared.facts is None
+    assert inside.per_group.equals(outside.per_group)
+    assert inside.diagnostics.counts == outside.diagnostics.counts
+    assert_frame_equal(inside.diagnostics.per_k, outside.diagnostics.per_k)

@@ -7,6 +7,10 @@ aggregation of the ranked candidates in `polars_rankk.core.evaluation.diagnostic
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES
@@ -23,6 +27,22 @@ CONSTANT = "_constant"
 POOLED = "_pooled"
 #: The relevant truth items among its rows, each once.
 MATCHED = "_matched"
+
+
+#: Whether the evaluations made here will have their diagnostics read (`without_facts`).
+_WANTED: ContextVar[bool] = ContextVar("polars_rankk_facts_wanted", default=True)
+
+
+@contextmanager
+def without_facts() -> Iterator[None]:
+    """Evaluations made inside leave the facts out of the kernel's call: for callers that never
+    read the diagnostics (an out-of-core run's partitions), which would otherwise pay for them
+    in every partition's pass."""
+    token = _WANTED.set(False)
+    try:
+        yield
+    finally:
+        _WANTED.reset(token)
 
 
 def tie_column(k: int) -> str:
@@ -44,8 +64,8 @@ def reads_facts(spec: Spec) -> str | None:
 
 def outputs(spec: Spec) -> tuple[Output, ...]:
     """The facts as outputs of the kernel's sums call under `spec` (none where they do not
-    stand for the diagnostics' query: `reads_facts`)."""
-    if reads_facts(spec) is not None:
+    stand for the diagnostics' query, `reads_facts`, or are not wanted, `without_facts`)."""
+    if reads_facts(spec) is not None or not _WANTED.get():
         return ()
     return (
         Output(CONSTANT, "constant_scores"),
