@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.laws import poisson_binomial
+from polars_rankk.core.inputs.labels.laws import poisson_binomial, side_by_side
 from polars_rankk.core.policy import Policy
 
 
@@ -105,14 +105,11 @@ def _recall_ceiling(
     item in an outcome (left out, 0, or NaN: the group left out of the mean)."""
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
     placed = counted.filter(pl.col("_rk_q") > 0).join(groups, on=keys, maintain_order="left")
-    laws = []
-    for pooled in (True, False):
-        part = placed.filter(pl.col("_rk_pooled") == pooled)
-        at = part.select(pl.int_range(pl.len()).over("_rk_group")).to_series().to_numpy()
-        q = np.zeros((groups.height, int(at.max(initial=-1)) + 1))
-        q[part["_rk_group"].to_numpy(), at] = part["_rk_q"].to_numpy()
-        laws.append(poisson_binomial(q))
-    inside, outside = laws
+    inside, outside = (
+        poisson_binomial(side_by_side(placed.filter(pl.col("_rk_pooled") == pooled), "_rk_q",
+                                      groups.height))
+        for pooled in (True, False)
+    )  # fmt: skip
     none = inside[:, 0] * outside[:, 0]
     c = np.arange(inside.shape[1], dtype=np.float64)[None, :]
     n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()

@@ -75,3 +75,12 @@ def h_over_rest(
         h1 += rest_law[:, y : y + 1] * h[:, y : y + counts]
         h2 += rest_law[:, y : y + 1] * (h * h)[:, y : y + counts]
     return h1, h2
+
+
+def side_by_side(frame: pl.DataFrame, value: str, groups: int) -> np.ndarray:
+    """`value` of each group's rows of `frame` (``_rk_group``: its row in the groups) side by
+    side in their order, groups x (the most rows one group has), 0-padded."""
+    place = frame.select(pl.int_range(pl.len()).over("_rk_group")).to_series().to_numpy()
+    laid = np.zeros((groups, int(place.max(initial=-1)) + 1))
+    laid[frame["_rk_group"].to_numpy(), place] = frame[value].to_numpy()
+    return laid

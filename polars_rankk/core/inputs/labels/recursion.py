@@ -293,21 +293,23 @@ def expected_by_recursion(
     laid = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
                      ["_rk_q", "_rk_s1", "_rk_s2", *level_columns])  # fmt: skip
     (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
+    # P(R = 0): every item that may be relevant turns out not.
+    none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
     graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
     if graded:
         listed = [cell for cell in listed if cell not in graded]
         ranked_levels = np.stack([r for r, _ in by_level], axis=2)
         rest_levels = np.stack([r for _, r in by_level], axis=2)
-        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
         for metric, k in graded:
+            none_g = none
             if metric == "dcg":
                 e1, e2 = dcg_moments(ranked_levels, levels, k)
             else:
-                e1, e2, none = ndcg_moments(ranked_levels, rest_levels, levels, k)
-            mean_g, spread_g = _conditioned(e1, e2, none, policy)
+                e1, e2, none_g = ndcg_moments(ranked_levels, rest_levels, levels, k)
+            mean_g, spread_g = _conditioned(e1, e2, none_g, policy)
             frames.append((metric, k, mean_g, spread_g))
-    listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), groups, policy)
+    listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), none, groups, policy)
     frames += closed
     if listed:
         top_gains = per_item.group_by("_rk_group").agg(
@@ -351,14 +353,14 @@ def _closed_forms(
     ranked_q: np.ndarray,
     rest_q: np.ndarray,
     stops: tuple[np.ndarray, np.ndarray],
+    none: np.ndarray,
     groups: pl.DataFrame,
     policy: Policy,
 ) -> tuple[list[tuple[str, int]], list[tuple[str, int | None, np.ndarray, np.ndarray]]]:
     """The cells of `listed` with a closed form of their own — ERR (its stopping chances'
-    moments `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), and
-    the cells left for the recursion."""
+    moments `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read
+    as the empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion."""
     frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
-    none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
     left = []
     for metric, k in listed:

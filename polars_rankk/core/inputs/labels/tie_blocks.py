@@ -22,7 +22,12 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.laws import h_over_rest, largest, poisson_binomial
+from polars_rankk.core.inputs.labels.laws import (
+    h_over_rest,
+    largest,
+    poisson_binomial,
+    side_by_side,
+)
 from polars_rankk.core.policy import Policy
 
 #: Tie orders that read the labels, and the metrics this recursion computes under them.
@@ -226,8 +231,5 @@ def block_expectations(
     q, start, size = block_layout(ranked, per_item, keys, item, groups.height, largest_k)
     within = ranked.filter(pl.col("block") <= largest_k).select(*keys, item)
     rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
-    place = rest.select(pl.int_range(pl.len()).over("_rk_group")).to_series().to_numpy()
-    rest_q = np.zeros((groups.height, int(place.max(initial=-1)) + 1))
-    rest_q[rest["_rk_group"].to_numpy(), place] = rest["_rk_q"].to_numpy()
-    law = poisson_binomial(rest_q)
+    law = poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
     return block_moments(q, start, size, law, read, cells, policy, n_candidates)
