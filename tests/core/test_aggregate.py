@@ -9,9 +9,12 @@ import math
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
+from polars_rankk.core.evaluation import aggregate
 from tests.core.test_invariance import _tables
 
 K = [1, 5, 10]
@@ -149,3 +152,44 @@ def test_wide_is_per_group_pivoted(lazy: bool) -> None:
     assert wide.null_count().sum_horizontal()[0] + per_group.height == wide.height * (
         wide.width - 1
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    lazy=st.booleans(),
+    policy=st.sampled_from(
+        [
+            rk.Policy(),
+            rk.Policy(short_lists="skip", empty_truth="nan"),
+            rk.Policy(ties="pessimistic", duplicates="keep"),
+            rk.Policy(empty_truth="exclude", short_lists="observed"),
+        ]
+    ),
+    metrics=st.sampled_from([None, ["ndcg", "recall"], ["r_precision", "mrr"]]),
+)
+def test_the_macro_mean_counted_in_the_wide_table_equals_the_per_group_rows_bit_for_bit(
+    seed: int, lazy: bool, policy: rk.Policy, metrics: list[str] | None
+) -> None:
+    """The summary counts each cell's values in the wide metric table where they lie; the
+    reference is the histogram of the per-group rows, summed in sorted order."""
+    candidates, truth = _tables(seed=seed, n_groups=30)
+    given = (candidates.lazy(), truth.lazy()) if lazy else (candidates, truth)
+    res = rk.evaluate(*given, k=K, group_by="user", policy=policy, metrics=metrics)
+    per_group = res.per_group.lazy().collect()
+    columns = ["metric", "k", "value", "n_groups", "n_nan"]
+    want = aggregate.macro(per_group).select(columns)
+    assert_frame_equal(res.summary().select(columns), want, check_exact=True)
+
+
+def test_an_eager_summary_leaves_the_per_group_rows_until_they_are_read() -> None:
+    """A macro summary counts the metric table's values: the per-group rows (one per group,
+    metric and K) are built only when read, then equal to the lazy evaluation's."""
+    candidates, truth = _tables(seed=3, n_groups=40)
+    eager = rk.evaluate(candidates, truth, k=K, group_by="user")
+    summary = eager.summary()
+    assert eager._per_group is None
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), k=K, group_by="user")
+    assert_frame_equal(summary, lazy.summary())
+    assert_frame_equal(eager.per_group, lazy.collect().per_group)
+    assert eager.summary("weighted", weights="n_relevant").height == summary.height

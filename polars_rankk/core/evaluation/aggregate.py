@@ -14,7 +14,7 @@ from dataclasses import replace
 import polars as pl
 
 from polars_rankk.core.columns import N_CANDIDATES, N_RELEVANT
-from polars_rankk.core.evaluation.views import metric_cutoffs, reported
+from polars_rankk.core.evaluation.views import metric_column, metric_cutoffs, reported
 from polars_rankk.core.inputs.spec import (
     Spec,
     align_ids,
@@ -77,11 +77,67 @@ def value_histogram(per_group: FrameLike, by: Sequence[str] = ()) -> pl.LazyFram
     )
 
 
-def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.DataFrame:
+def wide_value_histogram(wide: FrameLike, cells: Sequence[tuple[str, int | None]]) -> pl.LazyFrame:
+    """`value_histogram` of the rows `views.long_table` unpivots from `wide` (one column per
+    (metric, K) of `cells`), counted in each column where it lies: the same counts without
+    unpivoting one row per group and cell and joining the names back (a tenth of a summary's
+    time at 6 metrics × 6 K), each cell's values in ascending order (`summarize_histogram`'s
+    ``ordered``). Null values (a group ``short_lists="skip"`` dropped at that K)
+    are left out, NaN counted apart (value null), as there.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.evaluation.aggregate import wide_value_histogram
+    >>> wide = pl.DataFrame({"q": [1, 2, 3], "ndcg@5": [0.5, 0.5, float("nan")]})
+    >>> wide_value_histogram(wide, [("ndcg", 5)]).collect().sort("value").rows()
+    [('ndcg', 5, None, 1), ('ndcg', 5, 0.5, 2)]
+    """
+    if not cells:
+        return pl.LazyFrame(
+            schema={"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
+        )
+    names = [metric_column(metric, k) for metric, k in cells]
+    counted = [
+        pl.col(name)
+        .cast(pl.Float64)
+        .drop_nulls()
+        .fill_nan(None)
+        .alias("value")
+        .value_counts(name="count")
+        # Ascending values within the cell: the order `summarize_histogram` sums them in.
+        .sort()
+        .implode()
+        .alias(name)
+        for name in names
+    ]
+    name = pl.col("_name")
+    return (
+        wide.lazy()
+        .select(counted)
+        .unpivot(variable_name="_name", value_name="_counts")
+        .explode("_counts")
+        # An empty column explodes to one null row.
+        .filter(pl.col("_counts").is_not_null())
+        .unnest("_counts")
+        # Element-wise (a join would not keep each cell's values in their order).
+        .select(
+            name.replace_strict(names, [metric for metric, _ in cells]).alias("metric"),
+            name.replace_strict(names, [k for _, k in cells], return_dtype=pl.Int64).alias("k"),
+            "value",
+            pl.col("count").cast(pl.Int64),
+        )
+    )
+
+
+def summarize_histogram(
+    histogram: FrameLike, by: Sequence[str] = (), *, ordered: bool = False
+) -> pl.DataFrame:
     """Macro means from a value histogram: by…, metric, k, value, n_groups, n_nan.
 
     Distinct values are summed in ascending order, so the mean does not depend on how the
-    histogram was built.
+    histogram was built. `ordered`: each (by…, metric, k)'s rows are together, its values
+    ascending already (`wide_value_histogram`), so the whole histogram is not sorted again.
 
     Examples
     --------
@@ -101,11 +157,9 @@ def summarize_histogram(histogram: FrameLike, by: Sequence[str] = ()) -> pl.Data
     """
     # An evaluation of catalogue-level metrics only has no per-group value: its empty column
     # may come typed Null, which has no logarithm.
-    hist = (
-        _collect(histogram)
-        .with_columns(pl.col("value").cast(pl.Float64))
-        .sort([*by, "metric", "k", "value"], nulls_last=True)
-    )
+    hist = _collect(histogram).with_columns(pl.col("value").cast(pl.Float64))
+    if not ordered:
+        hist = hist.sort([*by, "metric", "k", "value"], nulls_last=True)
     valid = pl.col("value").is_not_null()
     geometric = pl.col("metric").is_in(_geometric())
     # A geometric mean is exp of the mean of the floored logs (Metric.aggregate).

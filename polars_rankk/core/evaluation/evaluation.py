@@ -18,7 +18,6 @@ from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.readouts import (
     EvaluationTables,
     chosen_metrics,
-    per_group_rows,
     summarize,
 )
 from polars_rankk.core.evaluation.variants import (
@@ -172,10 +171,11 @@ class Evaluation(Displayed, EvaluationTables):
         if self.system is not None:
             return self._per_system(lambda one: one._summary_of_part(chosen, how, cells))
         picked = chosen_metrics(self.metrics, chosen, average)
-        rows = unlabelled(self.per_group, self.labels)  # the registry's names, as read below
+        rows = unlabelled(self._per_group_query(), self.labels)  # the registry's names
         tables = (rows, self.groups, self._evaluated_group_sums)
         dropped = self._dropped_queries()
-        found = summarize(tables, self._spec, dropped, picked, how, cells)
+        wide = self._metric_table if self.label_methods is None else None  # not expectations
+        found = summarize(tables, self._spec, dropped, picked, how, cells, wide)
         return relabelled(found, self.labels, canonical_only=names != "canonical")
 
     def wide(self) -> FrameLike:
@@ -489,11 +489,8 @@ def assemble(
         groups = kept.select(*spec.keys, N_CANDIDATES, N_RELEVANT)
         if isinstance(groups, pl.DataFrame):
             groups = groups.sort(list(spec.keys))
-    if per_group is None:
-        if isinstance(wide, pl.DataFrame):
-            per_group = per_group_rows(wide, spec)
-        else:
-            per_group = long_table(wide, spec)
+    if per_group is None and not isinstance(wide, pl.DataFrame):
+        per_group = long_table(wide, spec)
     return Evaluation(
         spec, prepared, per_group, groups, kept, all_group_sums, wide, catalogue, exposures
     )

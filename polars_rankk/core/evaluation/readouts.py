@@ -29,6 +29,7 @@ from polars_rankk.core.evaluation.prepare import Prepared
 from polars_rankk.core.evaluation.views import (
     apply_group_policies,
     dropped_table,
+    long_table,
     metric_column,
     metric_cutoffs,
 )
@@ -193,16 +194,21 @@ def summarize(
     chosen: list[str],
     how: tuple[Average, str | FrameLike | None, NameStyle],
     cells: set[tuple[str, int | None]] | None = None,
+    wide: FrameLike | None = None,
 ) -> pl.DataFrame:
     """`Evaluation.summary` of one system: from its per-group rows, groups table and evaluated
     groups' sums, the `dropped` queries, the `chosen` metrics and (average, weights, names),
-    at `cells` only where given."""
+    at `cells` only where given. `wide`, where given, is the metric table the per-group rows
+    unpivot (one column per metric@k): a macro mean counts its values there."""
     per_group_table, groups, evaluated_sums = tables
     average, weights, names = how
     group_keys = list(spec.group_keys)
     per_group = per_group_table.lazy().filter(pl.col("metric").is_in(chosen))
     weight = None
-    if average == "macro":
+    if average == "macro" and wide is not None:
+        read = [(metric, k) for metric, k in metric_cutoffs(spec) if metric in chosen]
+        query = aggregate.wide_value_histogram(wide, read)
+    elif average == "macro":
         query = aggregate.value_histogram(per_group)
     elif average == "weighted":
         table, weight = aggregate.weights_table(weights, groups, group_keys)
@@ -217,7 +223,7 @@ def summarize(
     # One collect, so that a lazy evaluation runs its pipeline once for both.
     rows, counts, short = pl.collect_all([query, *dropped])
     if average == "macro":
-        result = aggregate.summarize_histogram(rows)
+        result = aggregate.summarize_histogram(rows, ordered=wide is not None)
     elif average == "weighted":
         result = aggregate.weighted_from(rows, weight or "")
     else:
@@ -242,7 +248,7 @@ class EvaluationTables:
         self,
         spec: Spec,
         prepared: Prepared,
-        per_group: FrameLike,
+        per_group: FrameLike | None,
         groups: FrameLike,
         evaluated_group_sums: FrameLike,
         all_group_sums: FrameLike,
@@ -258,7 +264,9 @@ class EvaluationTables:
         self._all_group_sums = all_group_sums
         # One row per evaluated group, one column per metric@k: what per_group unpivots.
         self._metric_table = metric_table
-        self.per_group = per_group
+        # None: an eager evaluation's per-group rows, built from the metric table when first
+        # read (a summary counts the metric table's values and never needs them).
+        self._per_group = per_group
         self.groups = groups
         self.group_keys: list[str] = list(spec.group_keys)
         self.system: str | None = spec.system
@@ -283,6 +291,25 @@ class EvaluationTables:
         # The catalogue shared by every system compared, when the catalogue metrics were
         # measured against it (`share_catalogue`); None: against the evaluation's own.
         self.shared_catalogue: SharedCatalogue | None = None
+
+    @property
+    def per_group(self) -> FrameLike:
+        """One row per (group, metric, k): the group keys, ``metric``, ``k``, ``value``."""
+        if self._per_group is None:
+            assert isinstance(self._metric_table, pl.DataFrame)
+            self._per_group = per_group_rows(self._metric_table, self._spec)
+        return self._per_group
+
+    @per_group.setter
+    def per_group(self, rows: FrameLike) -> None:
+        self._per_group = rows
+
+    def _per_group_query(self) -> pl.LazyFrame:
+        """The per-group rows as a query, not built where they were not yet (their order is
+        then not `per_group`'s)."""
+        if self._per_group is not None:
+            return self._per_group.lazy()
+        return long_table(self._metric_table.lazy(), self._spec)
 
     def share_catalogue(self, shared: SharedCatalogue | None) -> None:
         """Record that the catalogue metrics were measured against `shared`, one catalogue of

@@ -98,10 +98,12 @@ def label(evaluation: P, labels: tuple[Label, ...], plan: Plan | None) -> P:
     the evaluation's policy (`Part.labels`): its ``per_group`` rows now, its ``summary()``
     when it is asked."""
     evaluation.labels, evaluation.plan = labels, plan
+    if not labels:  # (an eager evaluation's rows are then built when first read)
+        return evaluation
     rows = evaluation.per_group
-    if labels and isinstance(rows, pl.DataFrame):
+    if isinstance(rows, pl.DataFrame):
         evaluation.per_group = relabelled(rows, labels, canonical_only=False)
-    elif labels:
+    else:
         evaluation.per_group = relabelled(rows.lazy(), labels, canonical_only=False)
     return evaluation
 
