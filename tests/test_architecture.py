@@ -32,7 +32,7 @@ ALIASES = {"spark": "engines", "dask": "engines"}
 #: Which parts each part may import. The core imports none; every other part builds on it.
 ALLOWED: dict[str, frozenset[str]] = {
     "core": frozenset(),
-    "io": frozenset(),
+    "io": frozenset({"core"}),
     "stats": frozenset({"core"}),
     "time": frozenset({"core"}),
     "passages": frozenset({"core"}),

@@ -408,6 +408,10 @@ pub enum OutData {
     I64(Vec<i64>),
     /// Arrow LargeUtf8.
     Text { offsets: Vec<i64>, bytes: Vec<u8> },
+    /// Arrow Utf8View (Polars' own layout, taken without a copy): 16-byte views, a string of
+    /// up to 12 bytes inline, a longer one in a data buffer; `sizes` holds their lengths (on
+    /// the heap: the exported pointers must outlive the move of this value).
+    TextView { views: Vec<[u8; 16]>, data: Vec<Vec<u8>>, sizes: Vec<i64> },
 }
 
 impl OutData {
@@ -416,6 +420,7 @@ impl OutData {
             OutData::F64(_) => "g",
             OutData::I64(_) => "l",
             OutData::Text { .. } => "U",
+            OutData::TextView { .. } => "vu",
         }
     }
 }
@@ -431,6 +436,7 @@ impl OutColumn {
             OutData::F64(v) => v.len(),
             OutData::I64(v) => v.len(),
             OutData::Text { offsets, .. } => offsets.len().saturating_sub(1),
+            OutData::TextView { views, .. } => views.len(),
         }
     }
 }

@@ -236,6 +236,7 @@ field_entry_points! {
     _polars_plugin_field_truth_sums => crate::plugin::truth_fields,
     _polars_plugin_field_documents => crate::documents::fields,
     _polars_plugin_field_logged_sums => crate::counterfactual::fields,
+    _polars_plugin_field_text_fields => crate::text_fields::fields,
 }
 
 compute_entry_points! {
@@ -248,6 +249,7 @@ compute_entry_points! {
     _polars_plugin_truth_sums => crate::plugin::truth_compute,
     _polars_plugin_documents => crate::documents::compute,
     _polars_plugin_logged_sums => crate::counterfactual::compute,
+    _polars_plugin_text_fields => crate::text_fields::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {
@@ -405,6 +407,13 @@ fn array(length: usize, owner: Option<OutData>, children: Vec<*mut ArrowArray>) 
         Some(OutData::Text { offsets, bytes }) => {
             buffers.push(offsets.as_ptr() as *const c_void);
             buffers.push(bytes.as_ptr() as *const c_void);
+        }
+        Some(OutData::TextView { views, data, sizes }) => {
+            // The views, the data buffers, then their lengths (the C data interface's variadic
+            // buffer sizes).
+            buffers.push(views.as_ptr() as *const c_void);
+            buffers.extend(data.iter().map(|bytes| bytes.as_ptr() as *const c_void));
+            buffers.push(sizes.as_ptr() as *const c_void);
         }
         None => {}
     }

@@ -21,6 +21,7 @@ mod ffi;
 pub mod kernel;
 pub mod plugin;
 pub mod policy;
+pub mod text_fields;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -17,11 +17,14 @@ Polars string expressions, no Python loop over lines) and validated eagerly, so 
 file fails at read time with the file name, the 1-based line number (comments and blank
 lines count, as in an editor) and the offending line.
 
-Most TREC files separate their fields by one space. Those are read by Polars' CSV reader
-(``separator=" "``, every field as text), several times faster than splitting each line; a
-file it cannot read exactly so — a tab, a run of spaces, a line starting with a blank, a
-short or malformed line — is read by the general line splitter instead, which also words
-the errors. Both give the same table.
+Where the compiled kernel is loaded, it reads a UTF-8 file itself and splits its lines by
+these rules on every core (`polars_rankk.core.kernel.text_file`; the fields it reads stay
+text, parsed below as everywhere). Without it, a file whose fields are separated by one space
+is read by Polars' CSV reader (``separator=" "``, every field as text), several times faster
+than splitting each line. A file neither reads exactly — one that is not UTF-8, or a short or
+otherwise malformed line (and, for the CSV reader, a tab, a run of spaces or a line starting
+with a blank) — is read by the general line splitter instead, which also words the errors.
+All three give the same table.
 
 trec_eval reads bytes: a UTF-8 byte order mark at the start of a file stays in the first id,
 and an id may hold bytes that are not UTF-8. Both are read so (the mark kept; each byte that is
@@ -66,6 +69,22 @@ _ASCII_SPACE = " \t\n\x0b\x0c\r"
 _SPACE_RUN = r"[ \t\n\x0B\x0C\r]+"
 #: The ASCII whitespace other than the space, which a single-space-separated file lacks.
 _OTHER_SPACE = r"[\t\n\x0B\x0C\r]"
+
+
+def _fields_read(
+    path: PathLike, n_fields: int, *, trailing: bool, wanted: list[int]
+) -> pl.DataFrame | None:
+    """At least the `wanted` fields of every line, as text (columns ``0``, ``1`` …), split by
+    the compiled kernel on every core where it reads the file, else by the CSV reader where
+    the file is single-space separated; None: the general reader reads it (and words its
+    errors)."""
+    if not starts_with_bom(path):  # (which trec_eval keeps in the first id, said there)
+        from polars_rankk.core.kernel.text_file import text_fields
+
+        found = text_fields(path, n_fields, trailing=trailing, wanted=wanted)
+        if found is not None:
+            return found
+    return _single_spaced(path, n_fields, trailing=trailing)
 
 
 def _single_spaced(path: PathLike, n_fields: int, *, trailing: bool) -> pl.DataFrame | None:
@@ -206,14 +225,14 @@ def read_trec_run(path: PathLike, *, rank: bool = False) -> pl.LazyFrame:
     ValueError: ... line 2: expected at least 6 whitespace-separated fields ..., got 'foo bar'
     """
     warn_if_an_id_spells_a_byte_escape(path)
-    fields = _single_spaced(path, 6, trailing=True)
+    fields = _fields_read(path, 6, trailing=True, wanted=[0, 2, 3, 4] if rank else [0, 2, 4])
     kept = ["rank"] if rank else []
     if fields is not None:
         score = pl.col("4").cast(pl.Float64, strict=False)
         found = fields.select(
             pl.col("0").alias("query"),
             pl.col("2").alias("item"),
-            pl.col("3").cast(pl.Int64, strict=False).alias("rank"),
+            *[pl.col("3").cast(pl.Int64, strict=False).alias("rank")] if rank else [],
             score.alias("score"),
         )
         if not found.select(pl.any_horizontal(pl.col("score", *kept).has_nulls())).item():
@@ -299,7 +318,7 @@ def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pl.LazyFrame:
     [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
     warn_if_an_id_spells_a_byte_escape(path)
-    fields = _single_spaced(path, 4, trailing=False)
+    fields = _fields_read(path, 4, trailing=False, wanted=[0, 1, 2, 3])
     if fields is not None:
         extra = [pl.col("1").alias("subtopic")] if subtopics else []
         parsed = _grades(fields, pl.col("0"), pl.col("2"), pl.col("3"), *extra)

@@ -38,9 +38,10 @@ def _write(tmp_path: Path, name: str, lines: list[str]) -> Path:
 
 
 def _general(reader: str, path: Path) -> pl.DataFrame:
-    """The table the general line splitter reads, with the fast path switched off."""
+    """The table the general line splitter reads, with the fast paths (the kernel's and the
+    CSV reader's) switched off."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rkio, "_single_spaced", lambda *_args, **_kwargs: None)
+        patch.setattr(rkio, "_fields_read", lambda *_args, **_kwargs: None)
         return getattr(rkio, reader)(path).collect()
 
 
