@@ -5,7 +5,8 @@
 //! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
 //! `grouped` the rows of many groups in one call (the metric expressions');
-//! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run).
+//! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run;
+//! `text_fields`: the fields of a text file's lines, read and split here).
 //! Imports run one way: `plugin` / `documents` -> `group` -> `kernel` -> `config` / `columns`.
 
 #![deny(unsafe_code)]
