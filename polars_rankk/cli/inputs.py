@@ -332,30 +332,32 @@ def _ids(frame: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
 def warn_unmatched(candidates: Source, truth: Source, columns: Columns) -> None:
     """Warn when no group, or no item, of the candidates appears in the truth."""
     for names, what in ((columns.keys, "group"), ([columns.item], "item")):
-        left, right = (_ids(source.frame, names) for source in (candidates, truth))
-        if left.schema != right.schema:
+        # The candidates' first rows settle it as a rule: only they are read (and widened)
+        # unless none of them matches.
+        head, right = _ids(candidates.frame.head(_PROBED), names), _ids(truth.frame, names)
+        if head.schema != right.schema:
             return  # evaluate raises on the mismatched types
-        if left.is_empty() or right.is_empty():
+        if head.is_empty() or right.is_empty():
             return  # no row to match: an empty table is said where it is read
-        # A probe of the candidates' ids into the truth's: the first rows settle it as a rule.
-        if not _any_in(left, right, names):
+        if not _any_in(head, right, names) and (
+            candidates.frame.height == head.height
+            or not _any_in(_ids(candidates.frame, names), right, names)
+        ):
             warn(
                 f"no {what} of {candidates.label} is in {truth.label} (e.g. "
-                f"{left.row(0, named=True)} vs {right.row(0, named=True)}): every metric will "
+                f"{head.row(0, named=True)} vs {right.row(0, named=True)}): every metric will "
                 f"be 0. Check that both files hold the same ids in {', '.join(names)}"
             )
             return
 
 
+#: The candidates' rows probed first for an id the truth holds.
+_PROBED = 10_000
+
+
 def _any_in(left: pl.DataFrame, right: pl.DataFrame, names: list[str]) -> bool:
-    """Whether some row of `left` has its `names` in `right`: looked for in the first 10,000
-    rows, then (only when none matches there) in all of them."""
-    for rows in (left.head(10_000), left):
-        if rows.join(right, on=names, how="semi").height:
-            return True
-        if rows.height == left.height:
-            break
-    return False
+    """Whether some row of `left` has its `names` in `right`."""
+    return left.join(right, on=names, how="semi").height > 0
 
 
 def read_attributes(path: Path | None, columns: Columns) -> Source | None:

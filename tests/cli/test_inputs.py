@@ -247,3 +247,21 @@ def test_an_unnamed_numeric_truth_column_warns_once(rankk: Rankk, files: dict[st
     assert code == 0, err
     assert err.count("rankk: warning:") == 1
     assert "pass --relevance rating" in err
+
+
+def test_a_group_matched_only_past_the_first_rows_probed_is_no_warning(
+    rankk: Rankk, tmp_path: Path
+) -> None:
+    """The candidates' first 10,000 rows are probed for an id the truth holds; a match only
+    past them is found in a probe of every row, so nothing is said."""
+    n = 10_005
+    candidates = pl.DataFrame({"user": list(range(n)), "item": [1] * n, "score": [1.0] * n})
+    candidates.write_parquet(tmp_path / "cand.parquet")
+    pl.DataFrame({"user": [n - 1], "item": [1]}).write_parquet(tmp_path / "truth.parquet")
+    code, out, err = rankk(
+        "evaluate", tmp_path / "cand.parquet", tmp_path / "truth.parquet", "--group-by", "user",
+        "--k", "1", "--metrics", "precision", "-f", "csv",
+    )  # fmt: skip
+    assert code == 0
+    assert "no group of" not in err
+    assert pl.read_csv(io.StringIO(out))["value"].to_list() == [1.0]
