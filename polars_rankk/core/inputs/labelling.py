@@ -51,21 +51,23 @@ def _pool(
 
 
 def _known(
-    frame: pl.LazyFrame,
     truth_frame: pl.LazyFrame,
     grades: pl.LazyFrame,
+    matched: pl.LazyFrame,
     keys: list[str],
     item: str,
     columns: tuple[str, str, str],
     policy: Policy,
 ) -> pl.LazyFrame:
     """One row per group the truth knows: its R_g and the grades of its judged items the
-    candidates miss (`grades`: the truth's, one per item, restricted to the pool), under
-    the names `columns` gives (relevance, n_relevant, unretrieved)."""
+    candidates miss (`grades`: the truth's, one per item, restricted to the pool; `matched`:
+    the (group, item) pairs of the candidates the truth judges), under the names `columns`
+    gives (relevance, n_relevant, unretrieved)."""
     relevance, n_relevant, unretrieved = columns
     relevant = pl.col(relevance) >= policy.relevance_threshold
-    # An anti join reads each (group, item) once however often the candidates repeat it.
-    missed = grades.join(frame.select(*keys, item), on=[*keys, item], how="anti")
+    # Against the candidates the truth judges (as many rows as the truth at most), not all of
+    # them: the anti join's table is the truth's size, not the candidates'.
+    missed = grades.join(matched, on=[*keys, item], how="anti")
     known = grades.group_by(keys).agg(relevant.sum().cast(pl.Int64).alias(n_relevant))
     known = known.join(
         # Highest grade first: the same list on every call (the joins keep no row order).
@@ -208,19 +210,32 @@ def label(
     # so that a group_by reads each group as a slice, cost label more than it saved five
     # expressions: measured, benchmarks/README.md.)
     row = _unused_name("__rankk_row", schema)
-    frame = frame.with_row_index(row)
+    first = _unused_name("__rankk_first", schema)
+    judged = _unused_name("__rankk_judged", schema)
+    # Each group's first row, marked in the candidates' order: it alone gets the missed grades
+    # (a list on every row cost more than the joins, to build, to sort and for every
+    # expression to gather again).
+    group = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    frame = frame.with_row_index(row).with_columns(group.is_first_distinct().alias(first))
     # Unjudged rows keep a null grade: they are not judged non-relevant.
-    labelled = frame.join(grades, on=[*keys, item], how="left", nulls_equal=True)
+    labelled = frame.join(
+        grades.with_columns(pl.lit(True).alias(judged)),
+        on=[*keys, item],
+        how="left",
+        nulls_equal=True,
+    )
+    matched = labelled.filter(pl.col(judged).is_not_null()).select(*keys, item)
     written = (relevance, n_relevant, unretrieved)
-    known = _known(frame, truth_frame, grades, keys, item, written, policy)
-    # The missed grades on each group's first row only: a list on every row cost more than the
-    # joins (to build, to sort and for every expression to gather again).
-    firsts = frame.group_by(keys).agg(pl.col(row).min())
-    first_lists = firsts.join(known.drop(n_relevant), on=keys, how="inner", nulls_equal=True)
+    known = _known(truth_frame, grades, matched, keys, item, written, policy)
     out = (
         labelled.join(known.drop(unretrieved), on=keys, how="left", nulls_equal=True)
-        .join(first_lists.drop(keys), on=row, how="left")
+        .join(
+            known.select(*keys, pl.lit(True).alias(first), unretrieved),
+            on=[*keys, first],
+            how="left",
+            nulls_equal=True,
+        )
         .sort(row)
-        .drop(row)
+        .select(*schema, *written)
     )
     return out if is_lazy else out.collect()
