@@ -4,13 +4,13 @@ Each metric's macro mean at K is a sum over groups of a per-group value v_g(K), 
 number of groups that count at K. Which sums give it is derived from the metric's formula
 (`polars_rankk.core.metrics.summed`), never written here:
 
-* an *event-valued* formula (recall, nDCG, MRR, AP over R...) changes only at the ranks where a
+* an *event-valued* formula (nDCG, MRR, AP over R, recall...) changes only at the ranks where a
   term it reads, or the ideal DCG, changes: the formula is evaluated there, per group, on the
   running sums of its terms, and each change is an *event* ``(column, K, delta)``;
-* a *linear* formula (precision, F-beta, AP over min(K, R), an SDCG...) is ``a + Σ c_t S_t``
-  with coefficients of K, R_g and n: each class of groups with the same (R_g, n) sums its
-  terms' row values as events, and the formula, evaluated once per (class, K) on unit sums,
-  weighs the class's running sums.
+* a *linear* formula (precision, F-beta, AP over min(K, R), an SDCG; recall beside precision)
+  is ``a + Σ c_t S_t`` with coefficients of K, R_g and n: each class of groups with the same
+  (R_g, n) sums its terms' row values as events, and the formula, evaluated once per (class,
+  K) on unit sums, weighs the class's running sums.
 
 A column's sum at K is the running sum of its deltas up to K; ``short_lists="skip"`` removes a
 group at K = n + 1 (its deltas so far taken back). The same sparse events give every resample
@@ -126,13 +126,13 @@ def sums_over_ranks(
     if skip:
         pieces.append(_event(valid, COUNT, pl.col("n") + 1, pl.lit(-1.0)))
     sums = RankSums(group_table.drop("_g"), list(strata), *_empty_events(), k_max, 1)
-    valued = [m for m in chosen if _is_events(forms[m])]
+    linear = _in_class_block(chosen, forms)
+    valued = [m for m in chosen if m not in linear]
     if valued:
         sums.columns.update({m: column for column, m in enumerate(valued, 1)})
         events = _value_events(sums.columns, policy, rows_g, ideal_g, valid, k_max)
         pieces.append(_truncated(events, sizes, skip))
     sums.block = 1 + len(sums.columns)
-    linear = [m for m in chosen if not _is_events(forms[m])]
     if linear:
         pieces.extend(_linear_events(sums, linear, forms, policy, rows_g, valid, skip))
     sums.n_columns = max(sums.n_columns, sums.block)
@@ -156,9 +156,14 @@ def _form(name: str, policy: Policy) -> SummedForm | None:
     return summed_form(metric.formula, metric.terms, policy)
 
 
-def _is_events(form: SummedForm | None) -> bool:
-    """Read at event ranks when it can be: the same formula on the same sums as `evaluate`."""
-    return form is not None and form.events
+def _in_class_block(chosen: list[str], forms: dict[str, SummedForm | None]) -> list[str]:
+    """The metrics the class block sums: the linear formulas that are not event-valued, and
+    those that are whose terms it sums anyway (recall beside precision): no event of their own."""
+    shapes = {m: form for m, form in forms.items() if form is not None}
+    linear = {m for m, form in shapes.items() if not form.events}
+    summed = {term for m in linear for term in REGISTRY[m].terms}
+    shares = {m for m, f in shapes.items() if f.linear and set(REGISTRY[m].terms) <= summed}
+    return [m for m in chosen if m in linear | shares]
 
 
 def _empty_events() -> tuple[IntArray, IntArray, FloatArray]:
@@ -271,9 +276,7 @@ def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.Data
         column = np.full(int(kept.sum()), int(name), np.int64)
         parts.append((group[kept], column, k[kept], delta[kept]))
     if not parts:
-        return _frame(
-            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        )
+        return _frame(np.zeros(0, np.int64), *_empty_events())
     deltas = [np.concatenate(arrays) for arrays in zip(*parts, strict=True)]
     if skip:
         # Each (group, column)'s deltas so far, taken back at K = n + 1.

@@ -77,3 +77,34 @@ def test_resample_weights_count_each_layers_draws(layers: list[int]) -> None:
                     assert np.array_equal(row[offset : offset + m], expected)
             offset += m
     assert sum(w.shape[0] for w in blocks) == 60
+
+
+def test_recall_beside_precision_is_summed_in_the_class_block() -> None:
+    """Recall is event-valued and linear: beside precision (whose hits the class block sums
+    anyway) it is weighed there and adds no event; alone it is read at its event ranks."""
+    import polars_rankk as rk
+
+    candidates = pl.DataFrame(
+        {
+            "q": [1, 1, 1, 2, 2, 3],
+            "item": [1, 2, 3, 1, 4, 5],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0],
+        }
+    )
+    truth = pl.DataFrame({"q": [1, 1, 2, 3], "item": [2, 3, 9, 5]})
+    res = rk.evaluate(candidates, truth, k=[1, 3], metrics=["precision", "recall"], group_by="q")
+    both = rank_sums.sums_over_ranks(res, metrics=["precision", "recall"])
+    precision = rank_sums.sums_over_ranks(res, metrics=["precision"])
+    recall = rank_sums.sums_over_ranks(res, metrics=["recall"])
+    assert both is not None
+    assert precision is not None
+    assert recall is not None
+    assert set(both.weights) == {"precision", "recall"}
+    assert not both.columns
+    assert both.delta.size == precision.delta.size
+    assert set(recall.columns) == {"recall"}
+    assert not recall.weights
+    for sums in (both, recall):
+        [(_, numerators, counts)] = rank_sums.means(sums, ["recall"])
+        # R = 2, 1, 1; hits at ranks 2 and 3, none, at rank 1.
+        assert np.allclose(numerators[0] / counts, [1 / 3, 1.5 / 3, 2 / 3])
