@@ -35,6 +35,9 @@ struct Kwargs {
 pub const MALFORMED: &str = "rankk text fields: a malformed line";
 /// Pieces per thread: enough for the threads' shares to even out.
 const PIECES_PER_THREAD: usize = 4;
+/// The largest piece: a view reads its field at a 32-bit offset in its piece's data buffer,
+/// which holds at most the piece's bytes.
+const LARGEST_PIECE: usize = 1 << 30;
 
 fn parse(kwargs: &[u8]) -> Result<Kwargs, String> {
     let asked: Kwargs = serde_pickle::from_slice(kwargs, serde_pickle::DeOptions::new())
@@ -172,7 +175,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let bytes = std::fs::read(path).map_err(|_| MALFORMED.to_string())?;
     std::str::from_utf8(&bytes).map_err(|_| MALFORMED.to_string())?;
     let threads = threads().max(1);
-    let pieces = pieces(&bytes, threads * PIECES_PER_THREAD);
+    let pieces = pieces(&bytes, (threads * PIECES_PER_THREAD).max(bytes.len().div_ceil(LARGEST_PIECE)));
     let lines: Vec<usize> = pieces.iter().map(|piece| line_count(piece)).collect();
     let total: usize = lines.iter().sum();
     let mut views: Vec<Vec<[u8; 16]>> = asked.wanted.iter().map(|_| vec![[0u8; 16]; total]).collect();
