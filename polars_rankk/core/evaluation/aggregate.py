@@ -82,8 +82,8 @@ def wide_value_histogram(wide: FrameLike, cells: Sequence[tuple[str, int | None]
     (metric, K) of `cells`), counted in each column where it lies: the same counts without
     unpivoting one row per group and cell and joining the names back (a tenth of a summary's
     time at 6 metrics × 6 K), each cell's values in ascending order (`summarize_histogram`'s
-    ``ordered``). Null values (a group ``short_lists="skip"`` dropped at that K)
-    are left out, NaN counted apart (value null), as there.
+    ``ordered``). Null values (a group ``short_lists="skip"`` dropped at that K) are left
+    out, NaN counted apart (value null), as there.
 
     Examples
     --------

@@ -3,10 +3,10 @@
 A TREC run or qrels file is read by splitting each line on runs of ASCII whitespace (C's
 ``isspace``, as trec_eval splits it), skipping blank lines and lines whose first field starts
 with ``#`` (``native/src/text_fields.rs``); the kernel reads the file and every core splits
-its own pieces of it. The
-fields stay text: the callers parse them as before. The reference is the general reader of
-`polars_rankk.io.trec`, which also words a malformed line's error: this one declines any
-file it does not read exactly (not UTF-8, a malformed line) and the caller reads it there.
+its own pieces of it. The fields stay text: the callers parse them as before. The reference
+is the general reader of `polars_rankk.io.trec`, which also words a malformed line's error:
+this one declines any file it does not read exactly (not a regular file, not UTF-8, a
+malformed line) and the caller reads it there.
 """
 
 from __future__ import annotations
