@@ -124,9 +124,10 @@ def _computed(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(rows, groups) of the `chosen` metrics' cells, by the recursion."""
     keys, relevance = inputs.keys, inputs.relevance
+    lazy = isinstance(base.per_group, pl.LazyFrame)
     per_group, groups = (
         pl.collect_all([base.per_group.lazy(), base.groups.lazy()])
-        if isinstance(base.per_group, pl.LazyFrame)
+        if lazy
         else (base.per_group, base.groups)
     )
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
@@ -145,7 +146,9 @@ def _computed(
         ranked.collect(), truth, groups, asked, keys=keys, item=inputs.item,
         relevance=relevance, probability=probability, policy=policy, gains=gains,
     )  # fmt: skip
-    return rows.sort(*keys, metric_rank(), "k", nulls_last=True), expected_groups
+    if lazy:  # an eager evaluation's per-group rows are sorted already; the join keeps them
+        rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
+    return rows, expected_groups
 
 
 def _methods_named(

@@ -67,8 +67,13 @@ def h_over_rest(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(H1, H2), groups x counts: E[h(c + y)] and E[h(c + y)^2] for each count c found so
     far, over the law of the count y of the other relevant items (`rest_law`)."""
-    groups = rest_law.shape[0]
-    h = h_of_relevant(metric, k, counts + rest_law.shape[1], policy, n_candidates)
+    groups, width = rest_law.shape
+    h = h_of_relevant(metric, k, counts + width, policy, n_candidates)
+    if h.shape[0] == 1:
+        # h is the groups' own: H[c] = sum over y of P(y) h(c + y), one product with the
+        # windows h[y : y + counts] (a one-hot law, a certain count, reads h exactly).
+        windows = np.lib.stride_tricks.sliding_window_view(h[0], counts)[:width]
+        return rest_law @ windows, rest_law @ (windows * windows)
     h1 = np.zeros((groups, counts))
     h2 = np.zeros((groups, counts))
     for y in range(rest_law.shape[1]):

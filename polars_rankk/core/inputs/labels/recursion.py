@@ -117,6 +117,7 @@ def moments(
     above = np.arange(1, counts, dtype=np.float64)  # the count after a relevant item
     law = np.zeros((groups, counts))
     law[:, 0] = 1.0
+    # Every metric at once (metrics x groups x counts): one set of array operations per rank.
     first = np.zeros((len(recursive), groups, counts))
     second = np.zeros((len(recursive), groups, counts))
     for rank in range(1, largest_k + 1):
@@ -124,20 +125,22 @@ def moments(
         q = ranked_q[:, rank - 1 : rank]
         stay = 1 - q
         below = law[:, :rank]
-        for (metric, k), total, square in zip(recursive, first, second, strict=True):
-            # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c) (0 past K).
-            if rank <= k:
-                a = _increment(metric, rank, above[:rank])
-                up_square = (square[:, :rank] + a * (2 * total[:, :rank] + a * below)) * q
-                up_total = (total[:, :rank] + a * below) * q
-            else:
-                up_square, up_total = square[:, :rank] * q, total[:, :rank] * q
-            square[:, 1 : rank + 1] *= stay
-            square[:, 1 : rank + 1] += up_square
-            square[:, :1] *= stay
-            total[:, 1 : rank + 1] *= stay
-            total[:, 1 : rank + 1] += up_total
-            total[:, :1] *= stay
+        # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c) (0 past K).
+        a = np.stack(
+            [
+                _increment(metric, rank, above[:rank]) if rank <= k else np.zeros((1, rank))
+                for metric, k in recursive
+            ]
+        )
+        total, square = first[:, :, :rank], second[:, :, :rank]
+        up_square = (square + a * (2 * total + a * below)) * q
+        up_total = (total + a * below) * q
+        second[:, :, 1 : rank + 1] *= stay
+        second[:, :, 1 : rank + 1] += up_square
+        second[:, :, :1] *= stay
+        first[:, :, 1 : rank + 1] *= stay
+        first[:, :, 1 : rank + 1] += up_total
+        first[:, :, :1] *= stay
         moved = below * q
         law[:, : rank + 1] *= stay
         law[:, 1 : rank + 1] += moved
@@ -312,11 +315,12 @@ def expected_by_recursion(
     listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), none, groups, policy)
     frames += closed
     if listed:
-        top_gains = per_item.group_by("_rk_group").agg(
-            gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
-        )
         gain = np.zeros(groups.height)
-        gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
+        if any(metric == "dcg" for metric, _ in listed):  # the one metric reading the gain
+            top_gains = per_item.group_by("_rk_group").agg(
+                gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
+            )
+            gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
         n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
         if policy.ties in GRADE_READING_TIES:
             reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
@@ -339,12 +343,14 @@ def expected_by_recursion(
         mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
         frames.append(("r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]
-    expected_r = _expected_relevant(per_item, ranked, groups, keys, item, policy)
+    expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
         return cells.select(*cell, value=empty, std=empty, standard_error=empty), expected_r
     computed = _cell_rows(groups, keys, frames)
-    rows = cells.select(cell).join(computed, on=cell, how="left", nulls_equal=True)
+    rows = cells.select(cell).join(
+        computed, on=cell, how="left", nulls_equal=True, maintain_order="left"
+    )
     return rows, expected_r
 
 
@@ -427,19 +433,16 @@ def _cell_rows(
     )
 
 
-def _expected_relevant(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: pl.DataFrame,
-                       keys: list[str], item: str, policy: Policy) -> pl.DataFrame:  # fmt: skip
+def _expected_relevant(groups: pl.DataFrame, keys: list[str], ranked_q: np.ndarray,
+                       rest_q: np.ndarray, policy: Policy) -> pl.DataFrame:  # fmt: skip
     """keys, n_candidates, n_relevant: R_g's expectation over the outcomes in which the group
-    is evaluated (under ``empty_truth="exclude"``, those with a relevant item)."""
-    q = pl.col("_rk_q")
-    counted = (
-        _counted(per_item, ranked, keys, item, policy)
-        .group_by("_rk_group", maintain_order=True)
-        .agg(q.sum().alias("_rk_r"), (1 - q).product().alias("_rk_none"))
-    )
-    kept = 1 - pl.col("_rk_none").fill_null(1.0) if policy.empty_truth == "exclude" else 1.0
-    return (
-        groups.join(counted, on="_rk_group", how="left")
-        .select(*keys, "n_candidates", (pl.col("_rk_r").fill_null(0.0) / kept).alias("n_relevant"))
-        .sort(keys)
-    )
+    is evaluated (under ``empty_truth="exclude"``, those with a relevant item), from the laid
+    out probabilities: the items ranked within the depth and the others R counts."""
+    expected = ranked_q.sum(axis=1) + rest_q.sum(axis=1)
+    if policy.empty_truth == "exclude":
+        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0 / 0: no outcome counts
+            expected = expected / (1 - none)
+    return groups.select(
+        *keys, "n_candidates", pl.Series("n_relevant", expected, dtype=pl.Float64)
+    ).sort(keys)
