@@ -192,6 +192,12 @@ GRADE_READING = [
     rk.Policy(ties="pessimistic", empty_truth="nan", short_lists="observed", pool="restrict",
               rbp_persistence=0.5, relevance_threshold=2, f_beta=0.5),
     rk.Policy(ties="optimistic", invalid_scores="drop", duplicates="first", pool="restrict"),
+    rk.Policy(ties="expected"),
+    rk.Policy(ties="expected", empty_truth="zero", ap_denominator="min_k_relevant",
+              short_lists="skip", gain="exponential"),
+    rk.Policy(ties="expected", empty_truth="nan", short_lists="observed", pool="restrict",
+              rbp_persistence=0.5, relevance_threshold=2, f_beta=0.5),
+    rk.Policy(ties="expected", invalid_scores="drop", duplicates="first"),
 ]  # fmt: skip
 
 
@@ -201,17 +207,20 @@ GRADE_READING = [
 def test_ties_ordered_by_the_labels_equal_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """Relevant first (or last) within each block of equal scores: the ranking differs
-    between outcomes, and the recursion over blocks still equals every outcome evaluated."""
+    """Relevant first (or last) within each block of equal scores, or the mean over every
+    order of each block: the ranking differs between outcomes (or is averaged), and the
+    recursion over blocks still equals every outcome evaluated."""
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": BLOCK_METRICS, "policy": policy}
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "expected"])
 def test_thirteen_tied_items_are_exact_under_ties_that_read_the_labels(ties: str) -> None:
     """13 tied items of p = 0.5 (8,192 outcomes, past the enumeration): precision@5 is the
-    exact 0.9615 / 0.0385 under the tie order that reads the labels, by the recursion."""
+    exact 0.9615 / 0.0385 under the tie order that reads the labels, and E[R] / 13 over the
+    outcomes with a relevant item (6.5 / 13 / (1 - 2^-13)) as the mean over every order,
+    by the recursion."""
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": 1.0})
     truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": 1.0, "p": 0.5})
@@ -221,4 +230,17 @@ def test_thirteen_tied_items_are_exact_under_ties_that_read_the_labels(ties: str
     assert set(result.label_methods["method"]) == {"recursion"}
     assert_equal_to_enumeration(result, expected)
     precision = result.per_group.filter(metric="precision", k=5)["value"].item()
-    assert precision == pytest.approx(0.9615 if ties == "optimistic" else 0.0385, abs=1e-4)
+    exact = {"optimistic": 0.9615, "pessimistic": 0.0385, "expected": 0.5 / (1 - 2**-13)}
+    assert precision == pytest.approx(exact[ties], abs=1e-4)
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "expected"])
+def test_a_block_reaching_k_from_the_top_counts_its_last_places(ties: str) -> None:
+    """Five tied items, one of them possibly relevant, at K = 5: the relevant item's places
+    reach K (the last place under "pessimistic"), and each is counted as the enumeration
+    counts it (the places' sums once stopped short of K)."""
+    candidates = pl.DataFrame({"q": 0, "item": range(5), "score": 1.0})
+    truth = pl.DataFrame({"q": [0], "item": [0], "relevance": [1.0], "p": [0.5]})
+    policy = rk.Policy(ties=ties, empty_truth="zero")
+    options = {"k": [5], "metrics": BLOCK_METRICS, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)

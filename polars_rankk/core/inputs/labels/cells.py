@@ -12,7 +12,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
 from polars_rankk.core.inputs.labels.laws import largest
-from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_METRICS, GRADE_READING_TIES
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_METRICS, BLOCK_TIES
 from polars_rankk.core.policy import Policy
 
 #: The metrics the recursion computes (each value a sum over the ranks times h(R)).
@@ -86,7 +86,7 @@ def recursive_cells(
     lists depend on the labels, or with negative grades."""
     # Ties ordered by the labels: the ranking within a block of equal scores follows them,
     # which the block recursion reads where each group's relevant items share one grade.
-    by_blocks = policy.ties in GRADE_READING_TIES and gains.one_grade and not gains.in_between
+    by_blocks = policy.ties in BLOCK_TIES and gains.one_grade and not gains.in_between
     fixed = (
         (policy.ties in _FIXED_ORDER_TIES or by_blocks)
         and policy.duplicates != "keep"

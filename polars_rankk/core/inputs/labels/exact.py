@@ -18,7 +18,7 @@ from polars_rankk.core.inputs.labels.cells import (
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.recursion import expected_by_recursion
-from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.listing import metric_rank
@@ -137,7 +137,7 @@ def _computed(
     depth = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
     if "r_precision" in chosen:
         depth = max(depth, possibly_relevant(truth, keys, relevance, probability, policy))
-    if policy.ties in GRADE_READING_TIES:
+    if policy.ties in BLOCK_TIES:
         # The ranking's tie blocks, whose order the labels decide in each outcome.
         ranked = base.ranked_items(tie_blocks=True)
     else:

@@ -48,7 +48,7 @@ from polars_rankk.core.inputs.labels.laws import (
     poisson_binomial,
     precision_denominator,
 )
-from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES, block_expectations
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, block_expectations
 from polars_rankk.core.policy import Policy
 
 
@@ -322,7 +322,7 @@ def expected_by_recursion(
             )
             gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
         n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-        if policy.ties in GRADE_READING_TIES:
+        if policy.ties in BLOCK_TIES:
             reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
             counted = _counted(per_item, ranked, keys, item, policy)
             e1, e2, none = block_expectations(
@@ -372,7 +372,7 @@ def _closed_forms(
     for metric, k in listed:
         if metric == "err":
             e1, e2 = err_moments(*stops, k)
-        elif metric == "f1" and policy.ties not in GRADE_READING_TIES:
+        elif metric == "f1" and policy.ties not in BLOCK_TIES:
             denominator = precision_denominator(k, n_list, policy)
             beyond = np.hstack([ranked_q[:, k:], rest_q])
             e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))

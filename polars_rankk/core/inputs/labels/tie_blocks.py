@@ -1,6 +1,8 @@
 """Exact expectations over label outcomes where the tie order reads the labels: under
 ``ties="optimistic"`` the relevant items of a block of equal scores take its first places,
-under ``"pessimistic"`` its last, so the ranking differs between outcomes.
+under ``"pessimistic"`` its last, so the ranking differs between outcomes; under
+``"expected"`` each outcome's value is the mean over every order of each block, which reads
+only how many of the block's items are relevant (`_gained_spread`).
 
 Where each group's possibly relevant items share one grade, what a block adds to a metric's
 running sum depends only on how many of its items turn out relevant (x, a Poisson-binomial
@@ -32,6 +34,9 @@ from polars_rankk.core.policy import Policy
 
 #: Tie orders that read the labels, and the metrics this recursion computes under them.
 GRADE_READING_TIES = frozenset({"optimistic", "pessimistic"})
+#: The tie orders this recursion runs over blocks for: those that read the labels, and the
+#: mean over every order of a block (whose value reads how many of its items are relevant).
+BLOCK_TIES = GRADE_READING_TIES | {"expected"}
 BLOCK_METRICS = frozenset(
     {"precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp", "f1"}
 )
@@ -96,7 +101,7 @@ def block_moments(
     law of the relevant count outside the blocks (groups x (m + 1)); `read`: per cell, what
     its increments read of each group (precision's 1 / denominator, DCG's gain); `n_candidates`:
     each list's length."""
-    groups, blocks, width = q.shape
+    groups, blocks, _ = q.shape
     # Block j adds at most `most[j]` relevant items (its items that may be relevant, in the
     # group with most): the counts reachable before it are 0 .. the sum of those above.
     most = (q > 0).sum(axis=2).max(axis=0, initial=0).astype(np.int64)
@@ -106,8 +111,9 @@ def block_moments(
     law[:, 0] = 1.0
     total = np.zeros((len(cells), groups, counts))
     square = np.zeros((len(cells), groups, counts))
-    prefixes = [_prefix(metric, k, int(start.max(initial=0) + width + 1), policy)
-                for metric, k in cells]  # fmt: skip
+    # Places 1..K: past K every weight is 0, so the prefix sums stay what they are at K (a
+    # block reaching past K reads them there).
+    prefixes = [_prefix(metric, k, k + 1, policy) for metric, k in cells]
     found = np.arange(counts, dtype=np.float64)[None, :]
     for j in range(blocks):
         relevant = poisson_binomial(q[:, j, :])  # groups x (width + 1)
@@ -119,10 +125,15 @@ def block_moments(
             weight = relevant[:, x : x + 1]
             if not weight.any():
                 continue
-            first = _first_place(start[:, j], size[:, j], x, policy)
             new_law[:, x : x + reached] += law_before * weight
             for index, (metric, k) in enumerate(cells):
-                gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
+                if policy.ties == "expected":
+                    gained = _gained_spread(
+                        metric, prefixes[index], start[:, j], size[:, j], x, found[:, :reached]
+                    )
+                else:
+                    first = _first_place(start[:, j], size[:, j], x, policy)
+                    gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
                 gained = gained * read[index][:, None]
                 sum_before = total[index][:, :reached]
                 new_total[index][:, x : x + reached] += (sum_before + gained * law_before) * weight
@@ -197,6 +208,51 @@ def _gained(
         by_count: np.ndarray = found * over_place + within - (first - 1) * over_place
         return by_count
     return np.broadcast_to(weights[high] - weights[low], (first.shape[0], found.shape[1]))
+
+
+def _gained_spread(
+    metric: str,
+    prefix: tuple[np.ndarray, ...],
+    start: np.ndarray,
+    size: np.ndarray,
+    x: int,
+    found: np.ndarray,
+) -> np.ndarray:
+    """inc(c, x) under ``ties="expected"`` (groups x counts): what x relevant items add to the
+    metric's sum on average over every order of the block (places start .. start + size - 1),
+    each x-subset of its places equally likely. A place holds a relevant item with chance
+    x / size; AP's item at the i-th place (from 0) has c + 1 + i (x - 1) / (size - 1)
+    relevant items at or above it on average; hit rate and RR read where the first relevant
+    item falls, P(first place >= start + m) = C(size - m, x) / C(size, x), when c = 0."""
+    groups = start.shape[0]
+    if x == 0:
+        return np.zeros((groups, found.shape[1]))
+    counted, weights, inverse = prefix
+    last = len(counted) - 1
+    low = np.minimum(np.maximum(start, 1.0) - 1, last).astype(np.int64)
+    high = np.minimum(start + size - 1, last).astype(np.int64)
+    share = (x / np.maximum(size, 1.0))[:, None]
+    if metric in ("hit_rate", "mrr"):
+        expected = np.zeros(groups)
+        survive = np.ones(groups)  # P(the first relevant place is at or after start + m)
+        for m in range(int(size.max(initial=0))):
+            later = survive * np.maximum(size - m - x, 0.0) / np.maximum(size - m, 1.0)
+            place = np.minimum(start + m, last).astype(np.int64)
+            at = weights[place] - weights[np.minimum(start + m - 1, last).astype(np.int64)]
+            expected += (survive - later) * at
+            survive = later
+        spread: np.ndarray = np.where(found == 0, expected[:, None], 0.0)
+        return spread
+    if metric == "average_precision":
+        over_place = (inverse[high] - inverse[low])[:, None]
+        within = (counted[high] - counted[low])[:, None]
+        # The other x - 1 relevant items over the other size - 1 places (none: size 1).
+        pair = ((x - 1) / np.maximum(size - 1, 1.0))[:, None]
+        above = within - start[:, None] * over_place  # the sum of i / place over the places
+        by_count: np.ndarray = share * ((found + 1) * over_place + pair * above)
+        return by_count
+    placed = share * (weights[high] - weights[low])[:, None]
+    return np.broadcast_to(placed, (groups, found.shape[1]))
 
 
 def _over_rest(
