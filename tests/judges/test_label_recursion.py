@@ -150,9 +150,10 @@ def test_graded_ndcg_dcg_and_err_by_counts_per_gain_equal_the_enumeration(
 
 
 def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerated() -> None:
-    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant)
-    and ties ranked by several grades: the outcomes are enumerated; several relevant grades
-    alone are not, nor ties ranked by one relevant grade (the recursion over tie blocks)."""
+    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant),
+    and nDCG with ties ranked by several grades: the outcomes are enumerated; several relevant
+    grades alone are not, nor ties ranked by one relevant grade (the recursion over tie
+    blocks), nor the metrics that read only relevance under ties ranked by several grades."""
     candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3], "score": [2.0, 1.0, 1.0]})
     graded = pl.DataFrame({"q": 0, "item": [1, 2], "relevance": [1.0, 2.0], "p": [0.5, 0.5]})
     options = {"group_by": "q", "k": 2, "metrics": ["ndcg"], "label_probability": "p"}
@@ -164,6 +165,9 @@ def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerat
     assert set(result.label_methods["method"]) == {"enumeration"}
     binary = graded.with_columns(relevance=pl.lit(1.0))  # one grade: the block recursion
     result = rk.evaluate(candidates, binary, **options, policy=rk.Policy(ties="optimistic"))
+    assert set(result.label_methods["method"]) == {"recursion"}
+    relevance_only = {**options, "metrics": ["recall", "average_precision", "mrr"]}
+    result = rk.evaluate(candidates, graded, **relevance_only, policy=rk.Policy(ties="optimistic"))
     assert set(result.label_methods["method"]) == {"recursion"}
 
 
@@ -212,6 +216,23 @@ def test_ties_ordered_by_the_labels_equal_the_enumeration(
     recursion over blocks still equals every outcome evaluated."""
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": BLOCK_METRICS, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "mrr", "average_precision", "rbp", "f1"]
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(policy=st.sampled_from(GRADE_READING), data=st.data())
+def test_several_relevant_grades_under_block_tie_orders_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """Several relevant grades in a block of equal scores: the relevant items still fill its
+    first (or last) places whatever their grades, so the metrics that read only relevance
+    stay exact by the recursion over blocks."""
+    candidates, truth = data.draw(graded_groups(int(policy.relevance_threshold)))
+    options = {"k": [1, 3, 5], "metrics": RELEVANCE_ONLY, "policy": policy}
     _recursion_equals_enumeration(candidates, truth, options)
 
 

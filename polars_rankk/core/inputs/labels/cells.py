@@ -85,8 +85,10 @@ def recursive_cells(
     by `graded`, nDCG where its states are few enough); none under a policy whose ranking or
     lists depend on the labels, or with negative grades."""
     # Ties ordered by the labels: the ranking within a block of equal scores follows them,
-    # which the block recursion reads where each group's relevant items share one grade.
-    by_blocks = policy.ties in BLOCK_TIES and gains.one_grade and not gains.in_between
+    # which the block recursion reads where every possible positive grade is relevant (the
+    # relevant items then come first, or last, whatever their grades); for the gains of nDCG
+    # and DCG, where each group's relevant items share one grade.
+    by_blocks = policy.ties in BLOCK_TIES and not gains.in_between
     fixed = (
         (policy.ties in _FIXED_ORDER_TIES or by_blocks)
         and policy.duplicates != "keep"
@@ -101,6 +103,8 @@ def recursive_cells(
 
     def computed(metric: str, k: int | None) -> bool:
         if metric not in (BLOCK_METRICS if by_blocks else RECURSIVE_METRICS):
+            return False
+        if by_blocks and metric in ("ndcg", "dcg") and not gains.one_grade:
             return False
         # Graded: DCG by its independent terms, nDCG by counts per gain level.
         graded = (
