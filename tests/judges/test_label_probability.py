@@ -249,23 +249,28 @@ def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) 
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
 def test_a_tie_order_by_grade_is_not_read_by_linearity(ties: str) -> None:
     """13 tied items of p=0.5 (8192 outcomes) of two relevant grades: under a tie order that
-    ranks by grade an item's term depends on the others' labels, and the block recursion
-    needs one relevant grade per group, so precision is drawn (with its standard error),
-    never an impossible "exact" 1.3 or 0.0."""
+    ranks by grade an item's term depends on the others' labels. Precision reads only
+    relevance (the relevant items fill the block's first or last places, whatever their
+    grades): exact by the recursion over blocks. DCG reads the grades, which the block
+    recursion needs to be one per group: drawn (with its standard error), never an
+    impossible "exact" number by linearity."""
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": 1.0})
     truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
                           "p": 0.5})  # fmt: skip
-    options = {"k": [1, 5], "metrics": ["precision"], "policy": rk.Policy(ties=ties)}
+    options = {"k": [1, 5], "metrics": ["precision", "dcg"], "policy": rk.Policy(ties=ties)}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
                          label_draws=400, **options)  # fmt: skip
-    assert set(result.label_methods["method"]) == {"monte_carlo"}
+    methods = dict(result.label_methods.select("metric", "method").iter_rows())
+    assert methods == {"precision": "recursion", "dcg": "monte_carlo"}
     for row in result.per_group.iter_rows(named=True):
         mean, _ = expected[(0, row["metric"], row["k"])]
-        assert 0.0 <= row["value"] <= 1.0
+        if row["metric"] == "precision":
+            assert row["value"] == pytest.approx(mean, abs=1e-12)
+            continue
         # Draws that all agree have no spread; the truth is then within a draw's weight.
-        assert abs(row["value"] - mean) <= 4 * row["standard_error"] + 1 / 400
+        assert abs(row["value"] - mean) <= 4 * row["standard_error"] + 3 / 400
 
 
 def test_linearity_gives_the_same_numbers_on_every_call() -> None:

@@ -187,7 +187,7 @@ def test_fractional_grades_truncated_as_the_evaluation_reads_them(threshold: int
 
 
 BLOCK_METRICS = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-                 "rbp", "f1"]  # fmt: skip
+                 "rbp", "f1", "r_precision"]  # fmt: skip
 GRADE_READING = [
     rk.Policy(ties="optimistic"),
     rk.Policy(ties="pessimistic"),
@@ -219,7 +219,8 @@ def test_ties_ordered_by_the_labels_equal_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "mrr", "average_precision", "rbp", "f1"]
+RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "mrr", "average_precision", "rbp", "f1",
+                  "r_precision"]  # fmt: skip
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")

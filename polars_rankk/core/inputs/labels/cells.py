@@ -102,7 +102,7 @@ def recursive_cells(
     one_gain = not gains.in_between and gains.one_grade
 
     def computed(metric: str, k: int | None) -> bool:
-        if metric not in (BLOCK_METRICS if by_blocks else RECURSIVE_METRICS):
+        if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         if by_blocks and metric in ("ndcg", "dcg") and not gains.one_grade:
             return False

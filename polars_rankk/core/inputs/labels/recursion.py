@@ -48,7 +48,11 @@ from polars_rankk.core.inputs.labels.laws import (
     poisson_binomial,
     precision_denominator,
 )
-from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, block_expectations
+from polars_rankk.core.inputs.labels.tie_blocks import (
+    BLOCK_TIES,
+    block_expectations,
+    block_r_precision_of,
+)
 from polars_rankk.core.policy import Policy
 
 
@@ -339,7 +343,14 @@ def expected_by_recursion(
             (metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)
         ]
-    if by_r:
+    if by_r and policy.ties in BLOCK_TIES:
+        counted = _counted(per_item, ranked, keys, item, policy)
+        e1, e2, none_r = block_r_precision_of(
+            ranked, per_item, counted, keys, item, groups, depth, policy
+        )
+        mean_r, spread_r = _conditioned(e1, e2, none_r, policy)
+        frames.append(("r_precision", None, mean_r, spread_r))
+    elif by_r:
         mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
         frames.append(("r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]

@@ -289,3 +289,97 @@ def block_expectations(
     rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
     law = poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
     return block_moments(q, start, size, law, read, cells, policy, n_candidates)
+
+
+def _convolved(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The law of the sum of two independent counts, per group (groups x counts each)."""
+    out = np.zeros((a.shape[0], a.shape[1] + b.shape[1] - 1))
+    for value in range(b.shape[1]):
+        out[:, value : value + a.shape[1]] += a * b[:, value : value + 1]
+    return out
+
+
+def _hits_in_first(x: int, t: int, size: np.ndarray, policy: Policy) -> np.ndarray:
+    """How many of a block's x relevant items lie in its first t places (per group): all
+    that fit under ``"optimistic"``, those past its other places under ``"pessimistic"``,
+    on average x t / size over every order under ``"expected"``."""
+    hits: np.ndarray
+    if policy.ties == "optimistic":
+        hits = np.full(size.shape, float(min(x, t)))
+    elif policy.ties == "pessimistic":
+        hits = np.maximum(x - (size - t), 0.0)
+    else:
+        hits = x * t / np.maximum(size, 1.0)
+    return hits
+
+
+def block_r_precision(
+    q: np.ndarray, start: np.ndarray, size: np.ndarray, rest_law: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E[V], E[V^2], P(R = 0)) per group of R-precision, hits@R / R, under the policy's tie
+    order. `q`, `start`, `size` from `block_layout` (every block starting at or above the
+    most items a group may find relevant); `rest_law` the law of the relevant count outside
+    them. Where rank R falls in block j, at its t-th place: R = c + x + y (c relevant above
+    the block, x in it, y below or unranked: independent laws) and hits@R = c plus the block's
+    relevant items in its first t places; where R is past the list, hits@R is every relevant
+    ranked item."""
+    groups, blocks, _ = q.shape
+    laws = [poisson_binomial(q[:, j, :]) for j in range(blocks)]
+    above = [np.ones((groups, 1))]  # above[j]: the count in the blocks before block j
+    for law in laws:
+        above.append(_convolved(above[-1], law))
+    below = [rest_law] * blocks  # below[j]: the count past block j, the unranked included
+    for j in range(blocks - 2, -1, -1):
+        below[j] = _convolved(below[j + 1], laws[j + 1])
+    first, second = np.zeros(groups), np.zeros(groups)
+
+    def add(weight: np.ndarray, value: np.ndarray) -> None:
+        nonlocal first, second
+        first = first + (weight * value).sum(axis=1)
+        second = second + (weight * value * value).sum(axis=1)
+
+    for j in range(blocks):
+        found = np.arange(above[j].shape[1], dtype=np.float64)[None, :]  # c
+        rest = below[j]
+        for t in range(1, int(size[:, j].max(initial=0)) + 1):
+            r = start[:, j] + t - 1  # the rank R would be, where the block has a t-th place
+            inside = (size[:, j] >= t)[:, None]
+            for x in range(laws[j].shape[1]):
+                y = r[:, None] - found - x
+                kept = inside & (y >= 0) & (y < rest.shape[1])
+                ways = np.take_along_axis(
+                    rest, np.clip(y, 0, rest.shape[1] - 1).astype(np.int64), 1
+                )
+                weight = np.where(kept, above[j] * laws[j][:, x : x + 1] * ways, 0.0)
+                hits = found + _hits_in_first(x, t, size[:, j], policy)[:, None]
+                add(weight, hits / np.maximum(r, 1.0)[:, None])
+    # R past the list's end: every ranked relevant item is a hit.
+    listed = size.sum(axis=1)[:, None]
+    ranked_law, count = above[-1], np.arange(above[-1].shape[1], dtype=np.float64)[None, :]
+    for unranked in range(rest_law.shape[1]):
+        relevant = count + unranked
+        chance = ranked_law * rest_law[:, unranked : unranked + 1]
+        weight = np.where(relevant > listed, chance, 0.0)
+        add(weight, count / np.maximum(relevant, 1.0))
+    return first, second, ranked_law[:, 0] * rest_law[:, 0]
+
+
+def block_r_precision_of(
+    ranked: pl.DataFrame,
+    per_item: pl.DataFrame,
+    counted: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    groups: pl.DataFrame,
+    depth: int,
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`block_r_precision` from the evaluation's ranking with its tie blocks, as
+    `block_expectations` reads it, over the blocks starting within `depth` (at least the most
+    items a group may find relevant)."""
+    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
+    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, depth)
+    within = ranked.filter(pl.col("block") <= depth).select(*keys, item)
+    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
+    law = poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
+    return block_r_precision(q, start, size, law, policy)
