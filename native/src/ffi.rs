@@ -237,6 +237,7 @@ field_entry_points! {
     _polars_plugin_field_documents => crate::documents::fields,
     _polars_plugin_field_logged_sums => crate::counterfactual::fields,
     _polars_plugin_field_text_fields => crate::text_fields::fields,
+    _polars_plugin_field_label_moments => crate::label_moments::fields,
 }
 
 compute_entry_points! {
@@ -250,6 +251,7 @@ compute_entry_points! {
     _polars_plugin_documents => crate::documents::compute,
     _polars_plugin_logged_sums => crate::counterfactual::compute,
     _polars_plugin_text_fields => crate::text_fields::compute,
+    _polars_plugin_label_moments => crate::label_moments::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

@@ -6,10 +6,13 @@ metric, several (an item's mass spread over them) for nDCG and DCG."""
 
 from __future__ import annotations
 
+import os
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from polars_rankk.core.inputs.labels import exact as label_exact
@@ -77,6 +80,30 @@ def test_the_recursion_equals_the_enumeration(
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
     _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(data=binary_groups(), policy=st.sampled_from(POLICIES))
+def test_the_kernel_and_numpy_recursions_give_the_same_numbers_bit_for_bit(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    """The recursion in compiled code and its NumPy statement (``POLARS_RANKK_NATIVE=0``) add
+    the same terms in the same order: the same frame, bit for bit."""
+    candidates, truth = data
+    options = {"k": [1, 3, 12], "metrics": RECURSIVE, "policy": policy, "group_by": "q",
+               "label_probability": "p"}  # fmt: skip
+    with_kernel = rk.evaluate(candidates, truth, **options).per_group
+    previous = os.environ.get("POLARS_RANKK_NATIVE")
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    try:
+        pure = rk.evaluate(candidates, truth, **options).per_group
+    finally:
+        if previous is None:
+            del os.environ["POLARS_RANKK_NATIVE"]
+        else:
+            os.environ["POLARS_RANKK_NATIVE"] = previous
+    assert_frame_equal(with_kernel, pure, check_exact=True)
 
 
 def test_sixteen_uncertain_items_are_exact() -> None:

@@ -30,6 +30,7 @@ from polars_rankk.core.inputs.labels.joint import LabelSource
 from polars_rankk.core.inputs.labels.probability import LabelDraws, evaluated_over_labels
 from polars_rankk.core.inputs.normalize import column_name, require_group_by
 from polars_rankk.core.inputs.spec import Spec, check_inputs
+from polars_rankk.core.kernel.label_moments import fixed_order_moments
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.conventions import ToolNameWarning
 from polars_rankk.core.names.plan import Part, Plan
@@ -203,7 +204,7 @@ def evaluate(
         head_share=head_share, system=system, subtopic=subtopic,
     )  # fmt: skip
     if label_probability is not None:
-        draws = LabelDraws(label_probability, label_draws, label_seed)
+        draws = LabelDraws(label_probability, label_draws, label_seed, fixed_order_moments)
         return _over_labels(Plan.of(metrics, k, policy), inputs, draws)
     if not _eager(inputs):
         return evaluate_plan(Plan.of(metrics, k, policy), inputs)

@@ -17,7 +17,7 @@ from polars_rankk.core.inputs.labels.cells import (
     recursive_cells,
     relevant_gains,
 )
-from polars_rankk.core.inputs.labels.recursion import expected_by_recursion
+from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
@@ -59,7 +59,13 @@ class ExactCells:
 
 
 def exact_cells(
-    base: Any, truth: pl.LazyFrame, plan: Plan, inputs: Inputs, probability: str, draws: int
+    base: Any,
+    truth: pl.LazyFrame,
+    plan: Plan,
+    inputs: Inputs,
+    probability: str,
+    draws: int,
+    compiled: CompiledMoments | None = None,
 ) -> ExactCells | None:
     """The cells of `plan` the recursion computes on `truth` (checked probabilities; `base`
     the evaluation under each item's highest grade, whose groups and ranking it reads), or
@@ -75,7 +81,7 @@ def exact_cells(
     if not chosen:
         return None
     complete = chosen == _metrics_of(plan)
-    computed = _computed(base, judged, chosen, policy, inputs, probability, gains)
+    computed = _computed(base, judged, chosen, policy, inputs, probability, gains, compiled)
     rows, methods, groups = _methods_named(*computed, draws)
     if inputs.eager:
         return ExactCells(rows, methods, groups, complete)
@@ -121,8 +127,10 @@ def _computed(
     inputs: Inputs,
     probability: str,
     gains: RelevantGains,
+    compiled: CompiledMoments | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(rows, groups) of the `chosen` metrics' cells, by the recursion."""
+    """(rows, groups) of the `chosen` metrics' cells, by the recursion (`compiled`: in the
+    kernel, where it computes them)."""
     keys, relevance = inputs.keys, inputs.relevance
     lazy = isinstance(base.per_group, pl.LazyFrame)
     per_group, groups = (
@@ -145,6 +153,7 @@ def _computed(
     rows, expected_groups = expected_by_recursion(
         ranked.collect(), truth, groups, asked, keys=keys, item=inputs.item,
         relevance=relevance, probability=probability, policy=policy, gains=gains,
+        compiled=compiled,
     )  # fmt: skip
     if lazy:  # an eager evaluation's per-group rows are sorted already; the join keeps them
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)

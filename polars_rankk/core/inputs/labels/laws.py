@@ -3,6 +3,8 @@ items, and h(R), what a metric's sum over ranks is multiplied by once R is known
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
@@ -37,7 +39,9 @@ def h_of_relevant(
     if metric == "average_precision":
         return np.where(r > 0, 1.0 / np.minimum(safe, k), 0.0)
     if metric == "ndcg":
-        ideal = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
+        # Discounts by math.log2 (C's log2), as the compiled kernel takes them.
+        discounts = np.array([1.0 / math.log2(rank + 1) for rank in range(1, k + 1)])
+        ideal = np.concatenate([[0.0], np.cumsum(discounts)])
         idcg = ideal[np.minimum(r, k).astype(np.int64)]
         return np.where(r > 0, 1.0 / np.maximum(idcg, 1e-300), 0.0)
     if metric == "f1":
@@ -69,17 +73,31 @@ def h_over_rest(
     far, over the law of the count y of the other relevant items (`rest_law`)."""
     groups, width = rest_law.shape
     h = h_of_relevant(metric, k, counts + width, policy, n_candidates)
-    if h.shape[0] == 1:
-        # h is the groups' own: H[c] = sum over y of P(y) h(c + y), one product with the
-        # windows h[y : y + counts] (a one-hot law, a certain count, reads h exactly).
-        windows = np.lib.stride_tricks.sliding_window_view(h[0], counts)[:width]
-        return rest_law @ windows, rest_law @ (windows * windows)
+    # y by y, as the compiled kernel adds them (`native/src/label_moments.rs`).
     h1 = np.zeros((groups, counts))
     h2 = np.zeros((groups, counts))
     for y in range(rest_law.shape[1]):
         h1 += rest_law[:, y : y + 1] * h[:, y : y + counts]
         h2 += rest_law[:, y : y + 1] * (h * h)[:, y : y + counts]
     return h1, h2
+
+
+def summed_in_order(terms: np.ndarray) -> np.ndarray:
+    """Each row's sum, its columns added one after another: the order the compiled kernel
+    adds them in (`native/src/label_moments.rs`), so that both give the same numbers bit for
+    bit (NumPy's sums add pairwise, its products in BLAS's order)."""
+    total = np.zeros(terms.shape[0])
+    for column in range(terms.shape[1]):
+        total = total + terms[:, column]
+    return total
+
+
+def product_in_order(factors: np.ndarray) -> np.ndarray:
+    """Each row's product, its columns multiplied one after another (as `summed_in_order`)."""
+    product = np.ones(factors.shape[0])
+    for column in range(factors.shape[1]):
+        product = product * factors[:, column]
+    return product
 
 
 def side_by_side(frame: pl.DataFrame, value: str, groups: int) -> np.ndarray:

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -29,6 +29,9 @@ from polars_rankk.core.inputs.labels.linearity import LINEAR_METRICS, linear_mom
 from polars_rankk.core.inputs.normalize import align_ids
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.types import FrameLike
+
+if TYPE_CHECKING:  # the recursion is NumPy, which the command's start-up does not load
+    from polars_rankk.core.inputs.labels.recursion import CompiledMoments
 
 #: The outcome column added beside the group keys while the outcomes are evaluated.
 OUTCOME = "__label_outcome"
@@ -174,6 +177,9 @@ class LabelDraws:
     probability: str
     draws: int = 1000
     seed: int = 0
+    #: The recursion over ranks in compiled code, where the kernel is loaded
+    #: (`polars_rankk.core.kernel.label_moments.fixed_order_moments`).
+    compiled: CompiledMoments | None = None
 
 
 #: `evaluate_plan`: a plan evaluated on tables (passed in: the evaluation builds on this module).
@@ -216,7 +222,7 @@ def evaluated_over_labels(
     # Imported here: the recursion is NumPy, which the command's start-up does not load.
     from polars_rankk.core.inputs.labels.exact import exact_cells
 
-    exact = exact_cells(base, truth, plan, inputs, labels.probability, draws)
+    exact = exact_cells(base, truth, plan, inputs, probability, draws, labels.compiled)
     if exact is not None and exact.complete:
         base.per_group, base.groups, base.label_methods = exact.rows, exact.groups, exact.methods
         return base

@@ -30,7 +30,7 @@ leaves it out and the outcomes are enumerated.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import polars as pl
@@ -47,13 +47,26 @@ from polars_rankk.core.inputs.labels.laws import (
     largest,
     poisson_binomial,
     precision_denominator,
+    product_in_order,
+    summed_in_order,
 )
+from polars_rankk.core.inputs.labels.layout import counted_items, laid_out, possible_items
 from polars_rankk.core.inputs.labels.tie_blocks import (
     BLOCK_TIES,
     block_expectations,
     block_r_precision_of,
 )
 from polars_rankk.core.policy import Policy
+
+#: (mean, std) per group and cell, and R-precision's or None: what `_fixed_order` returns.
+Moments = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]
+#: The same recursion in compiled code (`polars_rankk.core.kernel.label_moments`, passed in:
+#: the kernel builds on this folder), with `_fixed_order`'s arguments; None where it does not
+#: compute the cells.
+CompiledMoments = Callable[
+    [np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[str, int]], int, bool, Policy],
+    Moments | None,
+]
 
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
@@ -105,7 +118,7 @@ def moments(
     groups, largest_k = ranked_q.shape
     counts = largest_k + 1
     rest = poisson_binomial(rest_q)  # groups x (m + 1)
-    none_relevant = np.prod(1 - ranked_q, axis=1) * rest[:, 0]
+    none_relevant = product_in_order(1 - ranked_q) * rest[:, 0]
     mean = np.empty((groups, len(cells)))
     spread = np.empty((groups, len(cells)))
     # The metrics not divided by R need no count: a closed form over the ranks.
@@ -151,7 +164,7 @@ def moments(
     for index, (metric, k), total, square in zip(by_count, recursive, first, second, strict=True):
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1, h2 = h_over_rest(metric, k, rest, counts, policy, n_candidates)
-        e1, e2 = (total * h1).sum(axis=1), (square * h2).sum(axis=1)
+        e1, e2 = summed_in_order(total * h1), summed_in_order(square * h2)
         mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
     return mean, spread
 
@@ -172,11 +185,11 @@ def _undivided(
         before = np.cumprod(np.concatenate([np.ones((q.shape[0], 1)), 1 - q[:, :-1]], axis=1), 1)
         first = q * before
         value = np.ones_like(rank) if metric == "hit_rate" else 1.0 / rank
-        return first @ value, first @ (value * value)
+        return summed_in_order(first * value), summed_in_order(first * (value * value))
     terms = [_linear_weight(metric, int(j), read, policy) for j in rank]
     a = np.broadcast_to(np.stack(terms).T, q.shape)  # groups x ranks
-    e1 = (a * q).sum(axis=1)
-    variance = (a * a * q * (1 - q)).sum(axis=1)
+    e1 = summed_in_order(a * q)
+    variance = summed_in_order(a * a * q * (1 - q))
     return e1, variance + e1 * e1
 
 
@@ -211,8 +224,8 @@ def r_precision_moments(
         hits = np.arange(max(0, rank - law.shape[1] + 1), rank + 1)
         weight = prefix[:, hits] * law[:, rank - hits]
         share = hits / rank
-        first += weight @ share
-        second += weight @ (share * share)
+        first += summed_in_order(weight * share)
+        second += summed_in_order(weight * (share * share))
     none_relevant = suffix[0][:, 0]
     return _conditioned(first, second, none_relevant, policy)
 
@@ -234,15 +247,6 @@ def _conditioned(
     return first, np.sqrt(variance)
 
 
-def padded(frame: pl.DataFrame, index: str, position: str, value: str, rows: int,
-           width: int) -> np.ndarray:  # fmt: skip
-    """`value` laid out at (`index`, `position`) in a rows x width array of zeros."""
-    out = np.zeros((rows, max(width, 0)))
-    if frame.height and width > 0:
-        out[frame[index].to_numpy(), frame[position].to_numpy()] = frame[value].to_numpy()
-    return out
-
-
 def expected_by_recursion(
     ranked: pl.DataFrame,
     truth: pl.DataFrame,
@@ -255,6 +259,7 @@ def expected_by_recursion(
     probability: str,
     policy: Policy,
     gains: RelevantGains,
+    compiled: CompiledMoments | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(per-group rows: keys, metric, k, value, std, standard_error; groups: keys,
     n_candidates, n_relevant) of the `cells` (keys, metric, k: those the evaluation reports)
@@ -262,33 +267,10 @@ def expected_by_recursion(
     probabilistic `truth` (its `gains`) and the groups it evaluated (`evaluated`: keys,
     n_candidates)."""
     from polars_rankk.core.metrics.order import gain_of
-    from polars_rankk.core.metrics.terms import err_stop
 
-    threshold = policy.relevance_threshold
-    grade, p = pl.col(relevance), pl.col(probability)
-    relevant = (grade >= threshold) & (p > 0)
-    # Several relevant grades in a group: nDCG and DCG read each item's law over the gains.
     levels = gains.graded_levels
-    per_level = [
-        p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
-        for j, level in enumerate(levels)
-    ]
-    stop = err_stop(grade, policy)
-    per_item = (
-        truth.group_by(*keys, item)
-        .agg(
-            p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
-            grade.filter(relevant).max().alias("_rk_grade"),
-            *per_level,
-            # ERR's chance of stopping at the item, and its square, over the item's grades.
-            (p * stop).filter(p > 0).sum().alias("_rk_s1"),
-            (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
-        )
-        .filter(pl.col("_rk_q") > 0)
-    )
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
-    # In a fixed order: the sums below are then the same on every call, bit for bit.
-    per_item = per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)
+    per_item = possible_items(truth, groups, keys, item, relevance, probability, policy, levels)
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
@@ -297,7 +279,7 @@ def expected_by_recursion(
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
-    laid = _laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
+    laid = laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
                      ["_rk_q", "_rk_s1", "_rk_s2", *level_columns])  # fmt: skip
     (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
     # P(R = 0): every item that may be relevant turns out not.
@@ -318,40 +300,41 @@ def expected_by_recursion(
             frames.append((metric, k, mean_g, spread_g))
     listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), none, groups, policy)
     frames += closed
-    if listed:
-        gain = np.zeros(groups.height)
-        if any(metric == "dcg" for metric, _ in listed):  # the one metric reading the gain
-            top_gains = per_item.group_by("_rk_group").agg(
-                gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
-            )
-            gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
-        n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-        if policy.ties in BLOCK_TIES:
-            reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
-            counted = _counted(per_item, ranked, keys, item, policy)
-            e1, e2, none = block_expectations(
-                ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
-            )
-            mean, spread = _conditioned(e1, e2, none[:, None], policy)
-        else:
-            # Past the largest K, the ranked items count in R as the unranked ones do.
-            past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
-            mean, spread = moments(
-                ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy
-            )
+    n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
+    gain = np.zeros(groups.height)
+    if any(metric == "dcg" for metric, _ in listed):  # the one metric reading the gain
+        top_gains = per_item.group_by("_rk_group").agg(
+            gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
+        )
+        gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
+    by_ranks = policy.ties not in BLOCK_TIES
+    if by_ranks and (listed or by_r):
+        mean, spread, r_moments = _fixed_order(
+            ranked_q, rest_q, n_candidates, gain, listed, largest_k, by_r, policy, compiled
+        )
         frames += [
             (metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)
         ]
-    if by_r and policy.ties in BLOCK_TIES:
-        counted = _counted(per_item, ranked, keys, item, policy)
+        if r_moments is not None:
+            frames.append(("r_precision", None, *r_moments))
+    elif listed:  # ties ordered by the labels, or averaged over orders: over tie blocks
+        reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
+        counted = counted_items(per_item, ranked, keys, item, policy)
+        e1, e2, none = block_expectations(
+            ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
+        )
+        mean, spread = _conditioned(e1, e2, none[:, None], policy)
+        frames += [
+            (metric, k, mean[:, index], spread[:, index])
+            for index, (metric, k) in enumerate(listed)
+        ]
+    if by_r and not by_ranks:
+        counted = counted_items(per_item, ranked, keys, item, policy)
         e1, e2, none_r = block_r_precision_of(
             ranked, per_item, counted, keys, item, groups, depth, policy
         )
         mean_r, spread_r = _conditioned(e1, e2, none_r, policy)
-        frames.append(("r_precision", None, mean_r, spread_r))
-    elif by_r:
-        mean_r, spread_r = r_precision_moments(ranked_q, rest_q, policy)
         frames.append(("r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]
     expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, policy)
@@ -363,6 +346,32 @@ def expected_by_recursion(
         computed, on=cell, how="left", nulls_equal=True, maintain_order="left"
     )
     return rows, expected_r
+
+
+def _fixed_order(
+    ranked_q: np.ndarray,
+    rest_q: np.ndarray,
+    n_candidates: np.ndarray,
+    gain: np.ndarray,
+    listed: list[tuple[str, int]],
+    largest_k: int,
+    by_r: bool,
+    policy: Policy,
+    compiled: CompiledMoments | None,
+) -> Moments:
+    """(mean, std) of the `listed` cells walked down a fixed ranking, and R-precision's where
+    `by_r` (else None): by `compiled` where it computes them, else in NumPy (`moments`,
+    `r_precision_moments`): the same recursion, the same sums in the same order."""
+    arguments = (ranked_q, rest_q, n_candidates, gain, listed, largest_k, by_r, policy)
+    found = None if compiled is None else compiled(*arguments)
+    if found is not None:
+        return found
+    mean = spread = np.empty((ranked_q.shape[0], 0))
+    if listed:
+        # Past the largest K, the ranked items count in R as the unranked ones do.
+        past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
+        mean, spread = moments(ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy)
+    return mean, spread, r_precision_moments(ranked_q, rest_q, policy) if by_r else None
 
 
 def _closed_forms(
@@ -392,37 +401,6 @@ def _closed_forms(
             continue
         frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
     return left, frames
-
-
-def _laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
-              item: str, depth: int, policy: Policy,
-              columns: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
-    """Per column of `columns` (probabilities per item): (groups x depth, the item's at each
-    rank up to `depth`; groups x m, those of the others R counts: ranked deeper, or, under
-    ``pool="all"``, not retrieved), the others in the same order for every column."""
-    top = ranked.filter(pl.col("rank") <= depth).select(*keys, item, "rank")
-    placed = per_item.join(top, on=[*keys, item]).with_columns(pl.col("rank") - 1)
-    counted = _counted(per_item, ranked, keys, item, policy)
-    rest = counted.join(top, on=[*keys, item], how="anti", maintain_order="left")
-    rest = rest.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
-    width = largest(rest["_rk_position"]) + 1 if rest.height else 0
-    return [
-        (
-            padded(placed, "_rk_group", "rank", column, groups, depth),
-            padded(rest, "_rk_group", "_rk_position", column, groups, width),
-        )
-        for column in columns
-    ]
-
-
-def _counted(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item: str,
-             policy: Policy) -> pl.DataFrame:  # fmt: skip
-    """The items that may be relevant and count in R: every one, or (``pool="restrict"``)
-    those among the candidates."""
-    if policy.pool == "all":
-        return per_item
-    listed = ranked.select(*keys, item)
-    return per_item.join(listed, on=[*keys, item], how="semi", maintain_order="left")
 
 
 def _cell_rows(

@@ -1,0 +1,92 @@
+"""The label recursion's inputs laid out per group: each item that may be relevant with its
+chance of being so (`possible_items`), and those chances side by side by rank, with the others
+that count in R after them (`laid_out`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.policy import Policy
+
+
+def padded(frame: pl.DataFrame, index: str, position: str, value: str, rows: int,
+           width: int) -> np.ndarray:  # fmt: skip
+    """`value` laid out at (`index`, `position`) in a rows x width array of zeros."""
+    out = np.zeros((rows, max(width, 0)))
+    if frame.height and width > 0:
+        out[frame[index].to_numpy(), frame[position].to_numpy()] = frame[value].to_numpy()
+    return out
+
+
+def possible_items(
+    truth: pl.DataFrame,
+    groups: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+    levels: np.ndarray,
+) -> pl.DataFrame:
+    """One row per item that may be relevant, in its group's order (``_rk_group``, a row of
+    `groups`): its chance of being relevant (``_rk_q``), its highest relevant grade, its
+    chance at each gain of `levels` (nDCG and DCG of several relevant grades read each
+    item's law over the gains) and ERR's chance of stopping at it and its square."""
+    from polars_rankk.core.metrics.order import gain_of
+    from polars_rankk.core.metrics.terms import err_stop
+
+    grade, p = pl.col(relevance), pl.col(probability)
+    relevant = (grade >= policy.relevance_threshold) & (p > 0)
+    per_level = [
+        p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
+        for j, level in enumerate(levels)
+    ]
+    stop = err_stop(grade, policy)
+    per_item = (
+        truth.group_by(*keys, item)
+        .agg(
+            p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
+            grade.filter(relevant).max().alias("_rk_grade"),
+            *per_level,
+            (p * stop).filter(p > 0).sum().alias("_rk_s1"),
+            (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
+        )
+        .filter(pl.col("_rk_q") > 0)
+    )
+    # In a fixed order: the sums below are then the same on every call, bit for bit.
+    return per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)
+
+
+def laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: list[str],
+             item: str, depth: int, policy: Policy,
+             columns: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Per column of `columns` (probabilities per item): (groups x depth, the item's at each
+    rank up to `depth`; groups x m, those of the others R counts: ranked deeper, or, under
+    ``pool="all"``, not retrieved), the others in the same order for every column."""
+    top = ranked.filter(pl.col("rank") <= depth).select(*keys, item, "rank")
+    placed = per_item.join(top, on=[*keys, item]).with_columns(pl.col("rank") - 1)
+    counted = counted_items(per_item, ranked, keys, item, policy)
+    rest = counted.join(top, on=[*keys, item], how="anti", maintain_order="left")
+    rest = rest.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
+    width = largest(rest["_rk_position"]) + 1 if rest.height else 0
+    return [
+        (
+            padded(placed, "_rk_group", "rank", column, groups, depth),
+            padded(rest, "_rk_group", "_rk_position", column, groups, width),
+        )
+        for column in columns
+    ]
+
+
+def counted_items(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item: str,
+                  policy: Policy) -> pl.DataFrame:  # fmt: skip
+    """The items that may be relevant and count in R: every one, or (``pool="restrict"``)
+    those among the candidates."""
+    if policy.pool == "all":
+        return per_item
+    listed = ranked.select(*keys, item)
+    return per_item.join(listed, on=[*keys, item], how="semi", maintain_order="left")
