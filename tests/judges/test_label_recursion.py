@@ -7,6 +7,7 @@ metric, several (an item's mass spread over them) for nDCG and DCG."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -243,6 +244,24 @@ def test_ties_ordered_by_the_labels_equal_the_enumeration(
     recursion over blocks still equals every outcome evaluated."""
     candidates, truth = data
     options = {"k": [1, 3, 5], "metrics": BLOCK_METRICS, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(
+    data=binary_groups(),
+    policy=st.sampled_from([p for p in GRADE_READING if p.ties != "expected"]),
+    top=st.sampled_from([2, 3, 4]),
+)
+def test_err_under_ties_ordered_by_the_labels_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, top: int
+) -> None:
+    """ERR with relevant items first (or last) in each block: every relevant item of a group
+    shares one grade, so the (c + i)-th relevant one is reached with chance (1 - s)^(c + i)
+    wherever the labels put it: exact by the recursion over blocks."""
+    candidates, truth = data
+    options = {"k": [1, 3, 5], "metrics": ["err"], "policy": replace(policy, err_max_grade=top)}
     _recursion_equals_enumeration(candidates, truth, options)
 
 

@@ -104,7 +104,7 @@ def recursive_cells(
     def computed(metric: str, k: int | None) -> bool:
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
-        if by_blocks and metric in ("ndcg", "dcg") and not gains.one_grade:
+        if by_blocks and metric in ("ndcg", "dcg", "err") and not gains.one_grade:
             return False
         # Graded: DCG by its independent terms, nDCG by counts per gain level.
         graded = (

@@ -267,6 +267,7 @@ def expected_by_recursion(
     probabilistic `truth` (its `gains`) and the groups it evaluated (`evaluated`: keys,
     n_candidates)."""
     from polars_rankk.core.metrics.order import gain_of
+    from polars_rankk.core.metrics.terms import err_stop
 
     levels = gains.graded_levels
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
@@ -298,15 +299,20 @@ def expected_by_recursion(
                 e1, e2, none_g = ndcg_moments(ranked_levels, rest_levels, levels, k)
             mean_g, spread_g = _conditioned(e1, e2, none_g, policy)
             frames.append((metric, k, mean_g, spread_g))
-    listed, closed = _closed_forms(listed, ranked_q, rest_q, (stop_1, stop_2), none, groups, policy)
+    stops = (stop_1, stop_2)
+    listed, closed = _closed_forms(listed, ranked_q, rest_q, stops, none, groups, policy)
     frames += closed
     n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-    gain = np.zeros(groups.height)
-    if any(metric == "dcg" for metric, _ in listed):  # the one metric reading the gain
-        top_gains = per_item.group_by("_rk_group").agg(
-            gain_of(pl.col("_rk_grade").max(), policy).alias("_rk_gain")
+    gain, stop = np.zeros(groups.height), np.zeros(groups.height)
+    # DCG reads the gain of each group's relevant grade, ERR (over tie blocks) its chance of
+    # stopping the user.
+    if any(metric in ("dcg", "err") for metric, _ in listed):
+        top = pl.col("_rk_grade").max()
+        tops = per_item.group_by("_rk_group").agg(
+            gain_of(top, policy).alias("_rk_gain"), err_stop(top, policy).alias("_rk_stop")
         )
-        gain[top_gains["_rk_group"].to_numpy()] = top_gains["_rk_gain"].to_numpy()
+        gain[tops["_rk_group"].to_numpy()] = tops["_rk_gain"].to_numpy()
+        stop[tops["_rk_group"].to_numpy()] = tops["_rk_stop"].to_numpy()
     by_ranks = policy.ties not in BLOCK_TIES
     if by_ranks and (listed or by_r):
         mean, spread, r_moments = _fixed_order(
@@ -319,7 +325,10 @@ def expected_by_recursion(
         if r_moments is not None:
             frames.append(("r_precision", None, *r_moments))
     elif listed:  # ties ordered by the labels, or averaged over orders: over tie blocks
-        reads = [_per_group(metric, k, n_candidates, gain, policy) for metric, k in listed]
+        reads = [
+            stop if metric == "err" else _per_group(metric, k, n_candidates, gain, policy)
+            for metric, k in listed
+        ]
         counted = counted_items(per_item, ranked, keys, item, policy)
         e1, e2, none = block_expectations(
             ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
@@ -390,7 +399,7 @@ def _closed_forms(
     n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
     left = []
     for metric, k in listed:
-        if metric == "err":
+        if metric == "err" and policy.ties not in BLOCK_TIES:
             e1, e2 = err_moments(*stops, k)
         elif metric == "f1" and policy.ties not in BLOCK_TIES:
             denominator = precision_denominator(k, n_list, policy)

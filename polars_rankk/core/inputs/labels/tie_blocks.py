@@ -38,7 +38,10 @@ GRADE_READING_TIES = frozenset({"optimistic", "pessimistic"})
 #: mean over every order of a block (whose value reads how many of its items are relevant).
 BLOCK_TIES = GRADE_READING_TIES | {"expected"}
 BLOCK_METRICS = frozenset(
-    {"precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp", "f1"}
+    {
+        *("precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"),
+        *("f1", "err"),
+    }
 )
 #: The metrics whose sum is divided by what R decides (the others read R > 0 only).
 _DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1"})
@@ -134,6 +137,8 @@ def block_moments(
                 else:
                     first = _first_place(start[:, j], size[:, j], x, policy)
                     gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
+                    if metric == "err":
+                        gained = _err_gained(k, first, x, found[:, :reached], read[index])
                 gained = gained * read[index][:, None]
                 sum_before = total[index][:, :reached]
                 new_total[index][:, x : x + reached] += (sum_before + gained * law_before) * weight
@@ -208,6 +213,21 @@ def _gained(
         by_count: np.ndarray = found * over_place + within - (first - 1) * over_place
         return by_count
     return np.broadcast_to(weights[high] - weights[low], (first.shape[0], found.shape[1]))
+
+
+def _err_gained(
+    k: int, first: np.ndarray, x: int, found: np.ndarray, stop: np.ndarray
+) -> np.ndarray:
+    """ERR's inc(c, x) over its stopping chance s (groups x counts): the x relevant items at
+    places first .. first + x - 1 (within K), the (c + i)-th relevant item reached with
+    chance (1 - s)^(c + i) (every relevant item of a group stops the user with chance s, the
+    others never), each counting 1 / place."""
+    go_on = (1 - stop)[:, None]
+    total = np.zeros((first.shape[0], found.shape[1]))
+    for i in range(x):
+        place = first + i
+        total = total + np.where(place <= k, go_on ** (found + i) / place, 0.0)
+    return total
 
 
 def _gained_spread(
