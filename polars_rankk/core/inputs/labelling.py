@@ -85,6 +85,14 @@ def _known(
     )
 
 
+def flag_sorted(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """`frame`, its rows in ascending order of its one key column, with that column's sorted
+    flag set (a `group_by` on it then reads each group as a slice); several keys: as it is."""
+    if len(keys) != 1:
+        return frame
+    return frame.with_columns(pl.col(keys[0]).set_sorted())
+
+
 def label(
     candidates: FrameLike,
     truth: FrameLike,
@@ -134,8 +142,11 @@ def label(
     Returns
     -------
     DataFrame or LazyFrame
-        The candidates with `relevance`, `n_relevant` and `unretrieved` added, in their
-        order; lazy for a lazy input.
+        The candidates with `relevance`, `n_relevant` and `unretrieved` added; lazy for a
+        lazy input. The rows are grouped by key, the groups in ascending key order (of the key
+        tuple for several keys; null keys last), each group's rows in the candidates' order;
+        a single key column carries Polars' sorted flag, so that a ``group_by`` on it reads
+        each group as a slice.
 
     Notes
     -----
@@ -155,12 +166,14 @@ def label(
     Examples
     --------
     >>> import polars as pl, polars_rankk as rk
-    >>> candidates = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"],
-    ...                            "score": [0.9, 0.5, 0.8]})
+    >>> candidates = pl.DataFrame({"user": [2, 1, 1], "item": ["a", "a", "b"],
+    ...                            "score": [0.8, 0.9, 0.5]})
     >>> truth = pl.DataFrame({"user": [1, 1, 2], "item": ["b", "c", "d"]})
     >>> labelled = rk.label(candidates, truth, group_by="user")
     >>> labelled.rows()
     [(1, 'a', 0.9, None, 2, [1.0]), (1, 'b', 0.5, 1, 2, None), (2, 'a', 0.8, None, 1, [1.0])]
+    >>> labelled["user"].flags["SORTED_ASC"]  # the groups in key order, each a slice
+    True
     >>> labelled.group_by("user").agg(
     ...     rk.recall_at_k("relevance", by="score", k=2, item="item", unretrieved="unretrieved")
     ... ).sort("user")["recall@2"].to_list()
@@ -204,11 +217,10 @@ def label(
     if policy.pool == "restrict":
         # The truth restricted to the candidates' items, as `evaluate` restricts it.
         grades = grades.join(_pool(frame, score, schema, policy), on=[*keys, item], how="semi")
-    # The candidates' row order is kept by a row number sorted on at the end: a join asked to
-    # keep the left order (maintain_order="left") costs several times more on the streaming
-    # engine than the joins and one sort of the numbers. (Sorting the rows by key as well,
-    # so that a group_by reads each group as a slice, cost label more than it saved five
-    # expressions: measured, benchmarks/README.md.)
+    # The rows come out grouped by key, the groups in ascending key order (nulls last), each
+    # group's rows in the candidates' order: one sort on (keys, row number) at the end (a join
+    # asked to keep the left order costs several times more on the streaming engine). With the
+    # key sorted and flagged so, a `group_by` reads each group as a slice.
     row = _unused_name("__rankk_row", schema)
     first = _unused_name("__rankk_first", schema)
     judged = _unused_name("__rankk_judged", schema)
@@ -235,7 +247,8 @@ def label(
             how="left",
             nulls_equal=True,
         )
-        .sort(row)
+        .sort([*keys, row], nulls_last=True)
         .select(*schema, *written)
     )
+    out = flag_sorted(out, keys)
     return out if is_lazy else out.collect()
