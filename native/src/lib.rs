@@ -6,6 +6,7 @@
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
 //! `grouped` the rows of many groups in one call (the metric expressions');
 //! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run;
+//! `labelling`: `label`'s rows;
 //! `text_fields`: the fields of a text file's lines, read and split here).
 //! Imports run one way: `plugin` / `documents` -> `group` -> `kernel` -> `config` / `columns`.
 
@@ -20,6 +21,7 @@ pub mod grouped;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod kernel;
+pub mod labelling;
 pub mod plugin;
 pub mod policy;
 pub mod text_fields;
