@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
-use crate::columns::{Column, FloatCursor, HandleCursor};
+use crate::columns::{Column, FloatCursor, HandleCursor, Values};
 use crate::config::Kind;
 
 use super::context::{threads, timing};
@@ -59,34 +59,64 @@ pub struct Labels {
     pub missed_graded: Vec<bool>,
 }
 
-/// One column's values as compared here: handles (an integer's value, a string's place) and,
-/// where the column has nulls, which rows are valid.
+/// One column's values as compared here, read where they lie: handles (an integer's value, a
+/// string's chunk and place) and, where the column has nulls, validity.
 struct Cells<'a> {
     column: &'a Column<'a>,
     kind: Kind,
-    handles: Vec<u64>,
-    valid: Option<Vec<bool>>,
+    /// Each chunk's first row.
+    starts: Vec<usize>,
+    nulls: bool,
 }
 
 impl<'a> Cells<'a> {
     fn new(column: &'a Column<'a>, kind: Kind) -> Self {
-        let mut cursor = HandleCursor::new(column);
-        let handles: Vec<u64> = (0..column.len()).map(|row| cursor.get(row)).collect();
-        let valid: Option<Vec<bool>> = column.chunks.iter().any(|chunk| chunk.validity.is_some()).then(|| {
-            column.chunks.iter().flat_map(|chunk| (0..chunk.len).map(move |i| chunk.is_valid(i))).collect()
+        let starts = column.chunks.iter().scan(0usize, |at, chunk| {
+            let start = *at;
+            *at += chunk.len;
+            Some(start)
         });
-        let valid = valid.filter(|valid| valid.contains(&false));
-        Cells { column, kind, handles, valid }
+        let nulls = column.chunks.iter().any(|chunk| (0..chunk.len).any(|i| !chunk.is_valid(i)));
+        Cells { column, kind, starts: starts.collect(), nulls }
     }
 
     /// Whether equal hashes mean equal values: integers without nulls (`mix` is a bijection).
     fn exact(&self) -> bool {
-        self.kind == Kind::Integer && self.valid.is_none()
+        self.kind == Kind::Integer && !self.nulls
+    }
+
+    /// The chunk of `row` and its place there.
+    #[inline(always)]
+    fn at(&self, row: usize) -> (usize, usize) {
+        if self.starts.len() == 1 {
+            return (0, row);
+        }
+        let c = self.starts.partition_point(|&start| start <= row) - 1;
+        (c, row - self.starts[c])
+    }
+
+    #[inline]
+    fn handle(&self, row: usize) -> u64 {
+        let (c, i) = self.at(row);
+        let value = match self.column.chunks[c].values {
+            Values::I64(v) => v[i],
+            Values::I32(v) => i64::from(v[i]),
+            Values::U32(v) => i64::from(v[i]),
+            Values::I16(v) => i64::from(v[i]),
+            Values::U16(v) => i64::from(v[i]),
+            Values::I8(v) => i64::from(v[i]),
+            Values::U8(v) => i64::from(v[i]),
+            _ => return ((c as u64) << 32) | i as u64,
+        };
+        value as u64
     }
 
     #[inline]
     fn is_null(&self, row: usize) -> bool {
-        self.valid.as_ref().is_some_and(|valid| !valid[row])
+        self.nulls && {
+            let (c, i) = self.at(row);
+            !self.column.chunks[c].is_valid(i)
+        }
     }
 
     #[inline]
@@ -95,8 +125,8 @@ impl<'a> Cells<'a> {
             return NULL_HASH;
         }
         match self.kind {
-            Kind::Integer => mix(self.handles[row]),
-            Kind::Text => hash_bytes(self.column.text_of(self.handles[row])),
+            Kind::Integer => mix(self.handle(row)),
+            Kind::Text => hash_bytes(self.column.text_of(self.handle(row))),
         }
     }
 
@@ -105,7 +135,7 @@ impl<'a> Cells<'a> {
         match (self.is_null(a), self.is_null(b)) {
             (true, true) => true,
             (false, false) => {
-                let (x, y) = (self.handles[a], self.handles[b]);
+                let (x, y) = (self.handle(a), self.handle(b));
                 match self.kind {
                     Kind::Integer => x == y,
                     Kind::Text => x == y || self.column.text_of(x) == self.column.text_of(y),
@@ -123,8 +153,8 @@ impl<'a> Cells<'a> {
             (true, false) => Ordering::Greater,
             (false, true) => Ordering::Less,
             (false, false) => match self.kind {
-                Kind::Integer => (self.handles[a] as i64).cmp(&(self.handles[b] as i64)),
-                Kind::Text => self.column.text_of(self.handles[a]).cmp(self.column.text_of(self.handles[b])),
+                Kind::Integer => (self.handle(a) as i64).cmp(&(self.handle(b) as i64)),
+                Kind::Text => self.column.text_of(self.handle(a)).cmp(self.column.text_of(self.handle(b))),
             },
         }
     }
@@ -465,7 +495,7 @@ fn write(table: &Table<'_>, parts: &[(usize, PartOut)]) -> Labels {
         .collect();
     let first = |&(p, g): &(u32, u32)| parts[p as usize].1.groups[g as usize].first as usize;
     if table.exact_keys {
-        order.sort_unstable_by_key(|at| table.keys[0].handles[first(at)] as i64);
+        order.sort_unstable_by_key(|at| table.keys[0].handle(first(at)) as i64);
     } else {
         order.sort_unstable_by(|a, b| table.compare_keys(first(a), first(b)));
     }
@@ -551,6 +581,18 @@ mod tests {
         let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false });
         assert_eq!(labels.rows, vec![2, 0, 3, 1]);
         assert_eq!(labels.known, vec![false; 4]);
+    }
+
+    #[test]
+    fn rows_of_several_chunks_are_read_where_they_lie() {
+        let (first, second) = ([3i64, 1], [3i64, 2, 1]);
+        let k = crate::testing::chunked("k", vec![Values::I64(&first), Values::I64(&second)]);
+        let i = column("item", Values::I64(&[1, 1, 2, 1, 1]));
+        let s = column("side", Values::I64(&[0, 0, 0, 0, 2]));
+        let g = column("grade", Values::F64(&[0.0, 0.0, 0.0, 0.0, 1.0]));
+        let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false });
+        assert_eq!(labels.rows, vec![1, 3, 0, 2]);
+        assert_eq!(labels.graded, vec![true, false, false, false]);
     }
 
     #[test]
