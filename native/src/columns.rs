@@ -45,6 +45,21 @@ pub struct Chunk<'a> {
 }
 
 impl Chunk<'_> {
+    /// Value `i` of an integer chunk, as Int64 (None: not an integer chunk).
+    #[inline]
+    pub fn integer(&self, i: usize) -> Option<i64> {
+        match self.values {
+            Values::I64(v) => Some(v[i]),
+            Values::I32(v) => Some(i64::from(v[i])),
+            Values::U32(v) => Some(i64::from(v[i])),
+            Values::I16(v) => Some(i64::from(v[i])),
+            Values::U16(v) => Some(i64::from(v[i])),
+            Values::I8(v) => Some(i64::from(v[i])),
+            Values::U8(v) => Some(i64::from(v[i])),
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn is_valid(&self, i: usize) -> bool {
         self.validity.map_or(true, |v| v.get(i))
@@ -134,16 +149,7 @@ impl Column<'_> {
                         return i64::MIN;
                     }
                 }
-                match chunk.values {
-                    Values::I64(v) => v[i],
-                    Values::I32(v) => i64::from(v[i]),
-                    Values::U32(v) => i64::from(v[i]),
-                    Values::I16(v) => i64::from(v[i]),
-                    Values::U16(v) => i64::from(v[i]),
-                    Values::I8(v) => i64::from(v[i]),
-                    Values::U8(v) => i64::from(v[i]),
-                    _ => 0,
-                }
+                chunk.integer(i).unwrap_or(0)
             })
         })
     }

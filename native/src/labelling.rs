@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::columns::{validity, Column, OutColumn, OutData};
 use crate::config::Kind;
 use crate::kernel::labels::{self, Asked};
+use crate::plugin::check_kind;
 
 /// What Python sends beyond the columns: their kinds, the relevance threshold, the pool, and
 /// the output columns' names (row, grade, n_relevant, unretrieved).
@@ -39,19 +40,9 @@ pub fn fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String,
     Ok(asked.names.iter().zip(formats).map(|(name, format)| (name.clone(), format.to_string())).collect())
 }
 
-fn check(column: &Column<'_>, fits: bool, expected: &str) -> Result<(), String> {
-    if fits {
-        Ok(())
-    } else {
-        Err(format!("column {:?}: the rankk kernel expected {expected} values", column.name))
-    }
-}
-
-fn check_kind(column: &Column<'_>, kind: Kind) -> Result<(), String> {
-    match kind {
-        Kind::Integer => check(column, column.is_integer(), "Int64"),
-        Kind::Text => check(column, column.is_text(), "String"),
-    }
+/// A column's dtype other than the kernel reads it.
+fn refused(column: &Column<'_>, expected: &str) -> String {
+    format!("column {:?}: the rankk kernel expected {expected} values", column.name)
 }
 
 /// `label_rows`: the candidates labelled from the truth rows after them.
@@ -66,8 +57,12 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     }
     let (item, side, grade) = (&columns[n_keys], &columns[n_keys + 1], &columns[n_keys + 2]);
     check_kind(item, asked.item)?;
-    check(side, side.is_integer(), "Int64")?;
-    check(grade, grade.is_float(), "Float64")?;
+    if !side.is_integer() {
+        return Err(refused(side, "Int64"));
+    }
+    if !grade.is_float() {
+        return Err(refused(grade, "Float64"));
+    }
     let keys: Vec<(&Column<'_>, Kind)> = columns.iter().zip(asked.keys.iter().copied()).collect();
     let call = Asked { threshold: asked.threshold, restrict: asked.restrict };
     let labels = labels::label(&keys, (item, asked.item), side, grade, &call);

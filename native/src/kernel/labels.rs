@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
-use crate::columns::{Column, FloatCursor, HandleCursor, Values};
+use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
 
 use super::context::{threads, timing};
@@ -98,17 +98,10 @@ impl<'a> Cells<'a> {
     #[inline]
     fn handle(&self, row: usize) -> u64 {
         let (c, i) = self.at(row);
-        let value = match self.column.chunks[c].values {
-            Values::I64(v) => v[i],
-            Values::I32(v) => i64::from(v[i]),
-            Values::U32(v) => i64::from(v[i]),
-            Values::I16(v) => i64::from(v[i]),
-            Values::U16(v) => i64::from(v[i]),
-            Values::I8(v) => i64::from(v[i]),
-            Values::U8(v) => i64::from(v[i]),
-            _ => return ((c as u64) << 32) | i as u64,
-        };
-        value as u64
+        match self.column.chunks[c].integer(i) {
+            Some(value) => value as u64,
+            None => ((c as u64) << 32) | i as u64,
+        }
     }
 
     #[inline]

@@ -1,15 +1,7 @@
 """`label`'s inputs and its reference path: candidates labelled from a truth table, ready
-for the expression API (`polars_rankk.core.expressions.labelled.label` runs it, or the
-compiled kernel's `polars_rankk.core.kernel.labels`, which gives the identical frame).
-
-On candidates left-joined with the truth, the expressions (``rk.ndcg_at_k`` ...) see only the
-labelled rows, so R_g would count only the relevant items the model happened to retrieve, and
-a group with no hit would look like a group with nothing to find. `label` attaches what the
-expressions need to give `evaluate`'s numbers: each row's grade (null when the truth does not
-judge the item), the group's ``n_relevant`` counted from the whole truth, and the grades of
-the judged items the candidates missed (``unretrieved``, a list on the group's first row), for
-the ideal DCG of graded truth and bpref; both null for a group the truth does not know, which
-`evaluate` leaves out.
+for the expression API (`polars_rankk.core.expressions.labelled.label` says what it attaches
+and why; it runs this path or the compiled kernel's, `polars_rankk.core.kernel.labels`, which
+gives the identical frame).
 """
 
 from __future__ import annotations
