@@ -469,6 +469,10 @@ impl OutData {
             OutData::TextView { views, .. } => views.len(),
         }
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl OutColumn {

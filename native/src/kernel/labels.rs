@@ -593,7 +593,7 @@ mod tests {
         assert_eq!(highest([None, Some(1.0), Some(f64::NAN)].into_iter()), Some(1.0));
         assert!(highest([None, Some(f64::NAN)].into_iter()).is_some_and(f64::is_nan));
         assert_eq!(highest([None, None].into_iter()), None);
-        let mut values = vec![Some(1.0), None, Some(3.0), Some(f64::NAN)];
+        let mut values = [Some(1.0), None, Some(3.0), Some(f64::NAN)];
         values.sort_by(descending);
         assert_eq!(values[0], None);
         assert!(values[1].is_some_and(f64::is_nan));
