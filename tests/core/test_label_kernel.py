@@ -152,3 +152,32 @@ def test_keys_the_kernel_does_not_read_are_labelled_in_polars_in_key_order() -> 
     assert labelled.select("user", "item").rows() == [(1.0, 3), (2.5, 1), (2.5, 4), (None, 2)]
     assert labelled["user"].flags["SORTED_ASC"]
     assert labelled["unretrieved"].to_list() == [[1.0], [], None, None]
+
+
+@needs_kernel
+@pytest.mark.parametrize(
+    ("keys", "dtype"),
+    [
+        ([None, 3, 1, 3, 2], pl.Date),
+        ([True, None, False, True, False], pl.Boolean),
+        ([7, 200, None, 7, 0], pl.UInt8),
+        ([5, None, -5, 5, 0], pl.Duration("ms")),
+    ],
+)
+def test_temporal_boolean_and_narrow_keys_with_text_items_label_as_the_reference(
+    keys: list[object], dtype: pl.DataType
+) -> None:
+    """Keys the kernel reads through their physical integers, string items, a Float32 grade."""
+    candidates = pl.DataFrame(
+        {"user": pl.Series(keys).cast(dtype), "item": ["a", "b", "a", None, "c"],
+         "score": [1.0, 2.0, 3.0, 4.0, 5.0]}
+    )  # fmt: skip
+    truth = pl.DataFrame(
+        {"user": pl.Series([keys[3], keys[3], keys[1], keys[4]]).cast(dtype),
+         "item": [None, "z", "b", "c"],
+         "relevance": pl.Series([2.0, 1.0, None, 3.0], dtype=pl.Float32)}
+    )  # fmt: skip
+    read = _read(candidates, truth, ["user"], rk.Policy())
+    kernel = kernel_label(read)
+    assert kernel is not None
+    assert_frame_equal(kernel.collect(), polars_label(read).collect())
