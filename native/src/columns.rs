@@ -45,6 +45,21 @@ pub struct Chunk<'a> {
 }
 
 impl Chunk<'_> {
+    /// Value `i` of an integer chunk, as Int64 (None: not an integer chunk).
+    #[inline]
+    pub fn integer(&self, i: usize) -> Option<i64> {
+        match self.values {
+            Values::I64(v) => Some(v[i]),
+            Values::I32(v) => Some(i64::from(v[i])),
+            Values::U32(v) => Some(i64::from(v[i])),
+            Values::I16(v) => Some(i64::from(v[i])),
+            Values::U16(v) => Some(i64::from(v[i])),
+            Values::I8(v) => Some(i64::from(v[i])),
+            Values::U8(v) => Some(i64::from(v[i])),
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn is_valid(&self, i: usize) -> bool {
         self.validity.map_or(true, |v| v.get(i))
@@ -134,16 +149,7 @@ impl Column<'_> {
                         return i64::MIN;
                     }
                 }
-                match chunk.values {
-                    Values::I64(v) => v[i],
-                    Values::I32(v) => i64::from(v[i]),
-                    Values::U32(v) => i64::from(v[i]),
-                    Values::I16(v) => i64::from(v[i]),
-                    Values::U16(v) => i64::from(v[i]),
-                    Values::I8(v) => i64::from(v[i]),
-                    Values::U8(v) => i64::from(v[i]),
-                    _ => 0,
-                }
+                chunk.integer(i).unwrap_or(0)
             })
         })
     }
@@ -412,6 +418,27 @@ pub enum OutData {
     /// up to 12 bytes inline, a longer one in a data buffer; `sizes` holds their lengths (on
     /// the heap: the exported pointers must outlive the move of this value).
     TextView { views: Vec<[u8; 16]>, data: Vec<Vec<u8>>, sizes: Vec<i64> },
+    /// Float64 with nulls: `valid` is the Arrow validity bitmap (bit i: row i is valid).
+    NullableF64 { values: Vec<f64>, valid: Vec<u8>, nulls: usize },
+    /// Int64 with nulls.
+    NullableI64 { values: Vec<i64>, valid: Vec<u8>, nulls: usize },
+    /// Arrow LargeList of Float64 with nulls: list i is `values[offsets[i]..offsets[i + 1]]`
+    /// (a `NullableF64`).
+    FloatLists { offsets: Vec<i64>, valid: Vec<u8>, nulls: usize, values: Box<OutData> },
+}
+
+/// An Arrow validity bitmap of `flags`, and how many are false (null).
+pub fn validity(flags: impl ExactSizeIterator<Item = bool>) -> (Vec<u8>, usize) {
+    let mut bits = vec![0u8; flags.len().div_ceil(8)];
+    let mut nulls = 0usize;
+    for (i, valid) in flags.enumerate() {
+        if valid {
+            bits[i >> 3] |= 1 << (i & 7);
+        } else {
+            nulls += 1;
+        }
+    }
+    (bits, nulls)
 }
 
 impl OutData {
@@ -421,6 +448,9 @@ impl OutData {
             OutData::I64(_) => "l",
             OutData::Text { .. } => "U",
             OutData::TextView { .. } => "vu",
+            OutData::NullableF64 { .. } => "g",
+            OutData::NullableI64 { .. } => "l",
+            OutData::FloatLists { .. } => "+L",
         }
     }
 }
@@ -430,13 +460,23 @@ pub struct OutColumn {
     pub data: OutData,
 }
 
-impl OutColumn {
+impl OutData {
     pub fn len(&self) -> usize {
-        match &self.data {
-            OutData::F64(v) => v.len(),
-            OutData::I64(v) => v.len(),
-            OutData::Text { offsets, .. } => offsets.len().saturating_sub(1),
+        match self {
+            OutData::F64(v) | OutData::NullableF64 { values: v, .. } => v.len(),
+            OutData::I64(v) | OutData::NullableI64 { values: v, .. } => v.len(),
+            OutData::Text { offsets, .. } | OutData::FloatLists { offsets, .. } => offsets.len().saturating_sub(1),
             OutData::TextView { views, .. } => views.len(),
         }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl OutColumn {
+    pub fn len(&self) -> usize {
+        self.data.len()
     }
 }

@@ -158,7 +158,15 @@ fn schema(name: &str, format: &str, children: Vec<*mut ArrowSchema>) -> ArrowSch
 fn struct_schema(fields: &[(String, String)]) -> ArrowSchema {
     let children = fields
         .iter()
-        .map(|(name, format)| Box::into_raw(Box::new(schema(name, format, Vec::new()))))
+        .map(|(name, format)| {
+            // A list's values are its one child (`OutData::FloatLists`: Float64).
+            let values = if format == "+L" {
+                vec![Box::into_raw(Box::new(schema("item", "g", Vec::new())))]
+            } else {
+                Vec::new()
+            };
+            Box::into_raw(Box::new(schema(name, format, values)))
+        })
         .collect();
     schema("group_sums", "+s", children)
 }
@@ -238,6 +246,7 @@ field_entry_points! {
     _polars_plugin_field_logged_sums => crate::counterfactual::fields,
     _polars_plugin_field_text_fields => crate::text_fields::fields,
     _polars_plugin_field_label_moments => crate::label_moments::fields,
+    _polars_plugin_field_label_rows => crate::labelling::fields,
 }
 
 compute_entry_points! {
@@ -252,6 +261,7 @@ compute_entry_points! {
     _polars_plugin_logged_sums => crate::counterfactual::compute,
     _polars_plugin_text_fields => crate::text_fields::compute,
     _polars_plugin_label_moments => crate::label_moments::compute,
+    _polars_plugin_label_rows => crate::labelling::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {
@@ -401,9 +411,30 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
     (*array).release = None;
 }
 
-fn array(length: usize, owner: Option<OutData>, children: Vec<*mut ArrowArray>) -> ArrowArray {
-    let mut buffers: Vec<*const c_void> = vec![ptr::null()]; // no nulls
+fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArray>) -> ArrowArray {
+    // A list's values are its child array.
+    let owner = match owner {
+        Some(OutData::FloatLists { offsets, valid, nulls, values }) => {
+            children.push(Box::into_raw(Box::new(array(values.len(), Some(*values), Vec::new()))));
+            Some(OutData::FloatLists { offsets, valid, nulls, values: Box::new(OutData::F64(Vec::new())) })
+        }
+        other => other,
+    };
+    let mut buffers: Vec<*const c_void> = vec![ptr::null()]; // no nulls, unless a bitmap follows
+    let mut null_count = 0usize;
     match &owner {
+        Some(OutData::NullableF64 { values, valid, nulls }) => {
+            (buffers[0], null_count) = (valid.as_ptr() as *const c_void, *nulls);
+            buffers.push(values.as_ptr() as *const c_void);
+        }
+        Some(OutData::NullableI64 { values, valid, nulls }) => {
+            (buffers[0], null_count) = (valid.as_ptr() as *const c_void, *nulls);
+            buffers.push(values.as_ptr() as *const c_void);
+        }
+        Some(OutData::FloatLists { offsets, valid, nulls, .. }) => {
+            (buffers[0], null_count) = (valid.as_ptr() as *const c_void, *nulls);
+            buffers.push(offsets.as_ptr() as *const c_void);
+        }
         Some(OutData::F64(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::I64(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::Text { offsets, bytes }) => {
@@ -426,7 +457,7 @@ fn array(length: usize, owner: Option<OutData>, children: Vec<*mut ArrowArray>) 
     });
     let out = ArrowArray {
         length: length as i64,
-        null_count: 0,
+        null_count: null_count as i64,
         offset: 0,
         n_buffers: private.buffers.len() as i64,
         n_children: private.children.len() as i64,

@@ -6,8 +6,8 @@
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
 //! `grouped` the rows of many groups in one call (the metric expressions');
 //! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run;
-//! `text_fields`: the fields of a text file's lines, read and split here; `label_moments`:
-//! metrics' expectations over independent relevance labels).
+//! `labelling`: `label`'s rows; `text_fields`: the fields of a text file's lines, read and
+//! split here; `label_moments`: metrics' expectations over independent relevance labels).
 //! Imports run one way: `plugin` / `documents` -> `group` -> `kernel` -> `config` / `columns`.
 
 #![deny(unsafe_code)]
@@ -22,6 +22,7 @@ pub mod grouped;
 mod ffi;
 pub mod kernel;
 pub mod label_moments;
+pub mod labelling;
 pub mod plugin;
 pub mod policy;
 pub mod text_fields;

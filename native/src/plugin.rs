@@ -68,7 +68,7 @@ pub fn output_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
         .collect())
 }
 
-fn check_kind(column: &Column<'_>, kind: Kind) -> Result<(), String> {
+pub(crate) fn check_kind(column: &Column<'_>, kind: Kind) -> Result<(), String> {
     let fits = match kind {
         Kind::Integer => column.is_integer(),
         Kind::Text => column.is_text(),

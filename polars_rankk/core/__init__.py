@@ -23,9 +23,9 @@ from polars_rankk.core.expressions import (
 from polars_rankk.core.expressions.deprecated import metric_expression
 from polars_rankk.core.expressions.expressions import metrics_expression
 from polars_rankk.core.expressions.generated import *  # noqa: F403
+from polars_rankk.core.expressions.labelled import label
 from polars_rankk.core.expressions.text import relstring
 from polars_rankk.core.inputs.frames import is_table
-from polars_rankk.core.inputs.labelling import label
 from polars_rankk.core.inputs.passage_guard import PassageIdWarning
 from polars_rankk.core.inputs.spec import (
     EmptyResultWarning,

@@ -98,19 +98,21 @@ def test_label_refuses_to_overwrite() -> None:
         rk.label(candidates, pl.DataFrame({"user": [1], "item": [1]}), group_by="user")
 
 
-def test_labelled_rows_keep_the_candidates_order_and_a_groups_list_on_its_first_row() -> None:
-    """The candidates' order (ties="input_order" reads it), and each group's missed grades
-    on its first row only (null on its other rows and on every row of a group the truth
-    does not know)."""
+def test_labelled_rows_in_key_order_and_a_groups_list_on_its_first_row() -> None:
+    """The groups in ascending key order, each group's rows in the candidates' order
+    (ties="input_order" reads it), the key flagged sorted, and each group's missed grades on
+    its first row only (null on its other rows and on every row of a group the truth does
+    not know)."""
     candidates = pl.DataFrame(
         {"user": [2, 1, 2, 1, 3], "item": [5, 1, 4, 2, 7], "score": [1.0, 1.0, 1.0, 1.0, 0.5]}
     )
     truth = pl.DataFrame({"user": [1, 1, 2], "item": [2, 9, 6], "relevance": [1, 2, 3]})
     labelled = rk.label(candidates, truth, group_by="user")
     assert isinstance(labelled, pl.DataFrame)
-    assert labelled.select("user", "item").rows() == candidates.select("user", "item").rows()
-    assert labelled["unretrieved"].to_list() == [[3.0], [2.0], None, None, None]
-    assert labelled["n_relevant"].to_list() == [1, 2, 1, 2, None]
+    assert labelled.select("user", "item").rows() == [(1, 1), (1, 2), (2, 5), (2, 4), (3, 7)]
+    assert labelled["user"].flags["SORTED_ASC"]
+    assert labelled["unretrieved"].to_list() == [[2.0], None, [3.0], None, None]
+    assert labelled["n_relevant"].to_list() == [2, 2, 1, 1, None]
     # Candidates' order within a group: the first item ranks first on tied scores.
     policy = rk.Policy(ties="input_order")
     first = rk.hit_rate_at_k(

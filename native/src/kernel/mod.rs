@@ -17,6 +17,7 @@ mod facts;
 mod gather;
 mod group_ids;
 pub(crate) mod hashing;
+pub mod labels;
 mod partition;
 mod passage_groups;
 pub(crate) mod rank;
