@@ -303,12 +303,26 @@ def block_expectations(
     ``_rk_group``, ``_rk_q``), those that count in R (`counted`) and the evaluated `groups`
     (keys, ``_rk_group``)."""
     largest_k = max(k for _, k in cells)
-    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
-    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, largest_k)
-    within = ranked.filter(pl.col("block") <= largest_k).select(*keys, item)
-    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
-    law = poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
+    q, start, size, law = _blocks_and_rest(ranked, per_item, counted, keys, item, groups, largest_k)
     return block_moments(q, start, size, law, read, cells, policy, n_candidates)
+
+
+def _blocks_and_rest(
+    ranked: pl.DataFrame,
+    per_item: pl.DataFrame,
+    counted: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    groups: pl.DataFrame,
+    depth: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`block_layout` of the blocks starting within `depth`, and the law of the relevant
+    count of the items that count in R outside them."""
+    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
+    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, depth)
+    within = ranked.filter(pl.col("block") <= depth).select(*keys, item)
+    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
+    return q, start, size, poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
 
 
 def _convolved(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -397,9 +411,5 @@ def block_r_precision_of(
     """`block_r_precision` from the evaluation's ranking with its tie blocks, as
     `block_expectations` reads it, over the blocks starting within `depth` (at least the most
     items a group may find relevant)."""
-    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
-    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, depth)
-    within = ranked.filter(pl.col("block") <= depth).select(*keys, item)
-    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
-    law = poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
+    q, start, size, law = _blocks_and_rest(ranked, per_item, counted, keys, item, groups, depth)
     return block_r_precision(q, start, size, law, policy)
