@@ -36,6 +36,8 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
+from polars_rankk.core.kernel.rows import GROUP, own_value
+from polars_rankk.core.kernel.rows import IDEAL as KERNEL_IDEAL
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
@@ -103,9 +105,9 @@ def sums_over_ranks(
     table = table.select(*strata, *own, "n_candidates", "n_relevant").sort(
         [*strata, *own], nulls_last=True
     )
-    group_table, graded_rows, ideal_rows = pl.collect_all([table, graded, ideal])
-    group_table = group_table.with_row_index("_g")
-    index = group_table.select(*keys, "_g")
+    from_kernel = evaluation.ranking_events(terms)
+    collected = pl.collect_all([table, *(from_kernel or (graded, ideal))])
+    group_table = collected[0].with_row_index("_g")
     k_max = max(evaluation.ks)
     nan_empty = policy.empty_truth == "nan"
     sizes = group_table.select(
@@ -115,12 +117,28 @@ def sums_over_ranks(
         (~(pl.col("n_relevant") == 0) | pl.lit(not nan_empty)).alias("valid"),
     )
     valid = sizes.filter("valid")
-    rows_g = graded_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
-        valid.select("_g"), on="_g"
-    )
-    ideal_g = ideal_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
-        valid.select("_g"), on="_g"
-    )
+    index = group_table.select(*keys, "_g")
+
+    def with_index(frame: pl.DataFrame, among: pl.DataFrame = valid) -> pl.DataFrame:
+        joined = frame.join(index, on=keys, how="inner", nulls_equal=True)
+        return joined.join(among.select("_g"), on="_g").drop(keys)
+
+    if from_kernel is None:
+        rows_g = with_index(collected[1])
+        running = _running_of_rows(terms, rows_g, with_index(collected[2]), valid, k_max)
+    else:
+        running, rows_g = _kernel_running(
+            terms, index.join(valid.select("_g"), on="_g"), *collected[1:]
+        )
+        # A group without a candidate row has no event rows: rank 1 and its ideal ranks.
+        missing = valid.join(running.select("_g").unique(), on="_g", how="anti")
+        if missing.height:
+            keyed = index.join(missing.select("_g"), on="_g").lazy()
+            ideal_rows = ideal.join(keyed, on=keys, how="semi", nulls_equal=True).collect()
+            extra = _running_of_rows(
+                terms, rows_g.clear(), with_index(ideal_rows, missing), missing, k_max
+            )
+            running = pl.concat([running, extra])
     skip = policy.short_lists == "skip"
     pieces = [_event(valid, COUNT, pl.lit(1), pl.lit(1.0))]
     if skip:
@@ -130,7 +148,7 @@ def sums_over_ranks(
     valued = [m for m in chosen if m not in linear]
     if valued:
         sums.columns.update({m: column for column, m in enumerate(valued, 1)})
-        events = _value_events(sums.columns, policy, rows_g, ideal_g, valid, k_max)
+        events = _value_events(sums.columns, policy, running, valid, k_max)
         pieces.append(_truncated(events, sizes, skip))
     sums.block = 1 + len(sums.columns)
     if linear:
@@ -179,43 +197,74 @@ def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Exp
     )  # fmt: skip
 
 
-def _value_events(
-    columns: dict[str, int],
-    policy: Policy,
-    rows: pl.DataFrame,
-    ideal: pl.DataFrame,
-    valid: pl.DataFrame,
-    k_max: int,
+def _running_of_rows(
+    terms: list[str], rows: pl.DataFrame, ideal: pl.DataFrame, valid: pl.DataFrame, k_max: int
 ) -> pl.DataFrame:
-    """The event-valued metrics' values per group at every rank where a term one of them
-    reads (or the ideal DCG) changes, from rank 1 on: ``_g, k, n`` and one column per metric
-    (named by its column number), sorted by group and K. A metric's value at a rank where
-    none of its own terms changed is the same formula on the same sums: its delta there is 0.
-    """
-    terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
-    forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
+    """The event rows of the `valid` groups from their term rows (``_g, rank``, each term's
+    own value) and their ideal gain rows (``_g, rank, gain``): per group, each rank where a
+    term or the ideal DCG changes, from rank 1 on (``_g, k``, each term's running sum, the
+    ideal DCG), sorted by group and K — what the kernel's event rows hold."""
     stride = k_max + 1
     # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
     at_rows = _group_ranks(rows, stride)
     at_first = _group_ranks(valid.select("_g", rank=pl.lit(1)), stride)
-    ideal_dcg = None
-    if any(form is not None and form.reads_ideal for form in forms):
-        ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
-    at_ideal = _group_ranks(ideal, stride) if ideal_dcg is not None else np.zeros(0, np.int64)
+    at_ideal = _group_ranks(ideal, stride)
     keys, at = np.unique(np.concatenate([at_rows, at_first, at_ideal]), return_inverse=True)
     sums = np.zeros((keys.size, len(terms) + 1))  # the terms, then the ideal DCG
     # No (group, rank) is a term row twice or an ideal rank twice: each value lands alone.
-    term_values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
-    sums[at[: at_rows.size], : len(terms)] = term_values
-    if ideal_dcg is not None:
-        sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
+    values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
+    sums[at[: at_rows.size], : len(terms)] = values
+    ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
+    sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
     group = keys // stride
     _cumulate_by_group(sums, group)
-    frame = pl.DataFrame(
+    return pl.DataFrame(
         {"_g": group, "k": keys % stride}
-        | {name: _per_group(valid, name)[group] for name in ("n", "r")}
         | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
     )
+
+
+def _kernel_running(
+    terms: list[str], index: pl.DataFrame, numbers: pl.DataFrame, events: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`_running_of_rows` and the term rows, from the kernel's event rows of the groups of
+    `index` (keys, ``_g``; `Evaluation.ranking_events`): a group's number is its place among
+    `numbers`' keys."""
+    keys = [c for c in index.columns if c != "_g"]
+    place = (
+        numbers.with_row_index("_k")
+        .join(index, on=keys, how="left", nulls_equal=True)
+        .sort("_k")
+        .get_column("_g")
+        .fill_null(-1)
+        .to_numpy()
+        .astype(np.int64)
+    )
+    group = place[events.get_column(GROUP).to_numpy()]
+    inside = group >= 0
+    kept = events.filter(pl.Series(inside)).with_columns(_g=pl.Series(group[inside]))
+    running = kept.select(
+        "_g", pl.col("rank").alias("k"), *terms, pl.col(KERNEL_IDEAL).alias(IDEAL)
+    )
+    # The term rows: the class block keeps each term's rows where it is not zero.
+    return running, kept.select("_g", "rank", *(pl.col(own_value(t)).alias(t) for t in terms))
+
+
+def _value_events(
+    columns: dict[str, int],
+    policy: Policy,
+    running: pl.DataFrame,
+    valid: pl.DataFrame,
+    k_max: int,
+) -> pl.DataFrame:
+    """The event-valued metrics' values per group at every event row of `running` (each rank
+    where a term one of them reads, or the ideal DCG, changes, from rank 1 on): ``_g, k, n``
+    and one column per metric (named by its column number), sorted by group and K. A metric's
+    value at a rank where none of its own terms changed is the same formula on the same sums:
+    its delta there is 0.
+    """
+    group = running.get_column("_g").to_numpy()
+    frame = running.with_columns(**{name: _per_group(valid, name)[group] for name in ("n", "r")})
 
     def at_k(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
