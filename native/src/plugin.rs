@@ -265,15 +265,14 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     Ok(out)
 }
 
-/// The name of `group_rows`' column of a term's running sums (its own values: the term's name).
-pub const RUNNING: &str = "_rk_running:";
 /// `group_rows`' column of each row's group number (its sums row's place among them).
 pub const GROUP: &str = "_rk_group";
 /// `group_rows`' column of the ideal DCG at each event row's rank.
 pub const IDEAL: &str = "_rk_ideal";
 
 /// `group_rows`' fields: the keys, `rank`, the group's number, every other configured output
-/// (a group's sums), each configured term (by its name), its running sum and the ideal DCG.
+/// (a group's sums), each configured term's running sum (by the term's name) and the ideal
+/// DCG.
 pub fn group_rows_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let parsed = configuration(kwargs)?;
     let config = &parsed.0;
@@ -285,9 +284,7 @@ pub fn group_rows_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<V
             fields.push((name.clone(), "g".to_string()));
         }
     }
-    let running: Vec<(String, String)> = terms.iter().map(|(name, f)| (format!("{RUNNING}{name}"), f.clone())).collect();
     fields.extend(terms);
-    fields.extend(running);
     fields.push((IDEAL.to_string(), "g".to_string()));
     Ok(fields)
 }
@@ -333,11 +330,9 @@ pub fn group_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn
         out.push(OutColumn { name: name.clone(), data: OutData::F64(data.collect()) });
     }
     let n_stats = config.stats.len();
-    for (prefix, source) in [("", &events.values), (RUNNING, &events.running)] {
-        for (slot, (name, _)) in config.stats.iter().enumerate() {
-            let data = at.iter().map(|row| row.map_or(0.0, |r| source[r * n_stats + slot]));
-            out.push(OutColumn { name: format!("{prefix}{name}"), data: OutData::F64(data.collect()) });
-        }
+    for (slot, (name, _)) in config.stats.iter().enumerate() {
+        let data = at.iter().map(|row| row.map_or(0.0, |r| events.running[r * n_stats + slot]));
+        out.push(OutColumn { name: name.clone(), data: OutData::F64(data.collect()) });
     }
     let ideal = at.iter().map(|row| row.map_or(0.0, |r| events.ideal[r]));
     out.push(OutColumn { name: IDEAL.to_string(), data: OutData::F64(ideal.collect()) });

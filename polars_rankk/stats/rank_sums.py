@@ -36,7 +36,7 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
-from polars_rankk.core.kernel.rows import GROUP, own_value
+from polars_rankk.core.kernel.rows import GROUP
 from polars_rankk.core.kernel.rows import IDEAL as KERNEL_IDEAL
 from polars_rankk.core.metrics.order import discount
 from polars_rankk.core.metrics.registry import REGISTRY
@@ -53,6 +53,8 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.stats.resampling import over_weight_blocks
 
 FloatArray = npt.NDArray[np.float64]
+#: The kernel's ideal DCG column of its event rows, as the formulas read it.
+IDEAL_OF = pl.col(KERNEL_IDEAL).alias(IDEAL)
 IntArray = npt.NDArray[np.int64]
 
 #: Column 0 counts the groups that count at K; the event-valued metrics' columns follow, then
@@ -131,7 +133,9 @@ def sums_over_ranks(
             terms, index.join(valid.select("_g"), on="_g"), *collected[1:]
         )
         # A group without a candidate row has no event rows: rank 1 and its ideal ranks.
-        missing = valid.join(running.select("_g").unique(), on="_g", how="anti")
+        seen = np.zeros(group_table.height, bool)
+        seen[running.get_column("_g").to_numpy()] = True
+        missing = valid.filter(~pl.Series(seen[valid.get_column("_g").to_numpy()]))
         if missing.height:
             keyed = index.join(missing.select("_g"), on="_g").lazy()
             ideal_rows = ideal.join(keyed, on=keys, how="semi", nulls_equal=True).collect()
@@ -229,7 +233,7 @@ def _kernel_running(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """`_running_of_rows` and the term rows, from the kernel's event rows of the groups of
     `index` (keys, ``_g``; `Evaluation.ranking_events`): a group's number is its place among
-    `numbers`' keys."""
+    `numbers`' keys, a row's own terms the steps of their running sums."""
     keys = [c for c in index.columns if c != "_g"]
     place = (
         numbers.with_row_index("_k")
@@ -242,12 +246,14 @@ def _kernel_running(
     )
     group = place[events.get_column(GROUP).to_numpy()]
     inside = group >= 0
-    kept = events.filter(pl.Series(inside)).with_columns(_g=pl.Series(group[inside]))
-    running = kept.select(
-        "_g", pl.col("rank").alias("k"), *terms, pl.col(KERNEL_IDEAL).alias(IDEAL)
-    )
-    # The term rows: the class block keeps each term's rows where it is not zero.
-    return running, kept.select("_g", "rank", *(pl.col(own_value(t)).alias(t) for t in terms))
+    kept = events if inside.all() else events.filter(pl.Series(inside))
+    kept = kept.select(pl.Series("_g", group[inside]), pl.col("rank").alias("k"), *terms, IDEAL_OF)
+    same = pl.col("_g") == pl.col("_g").shift(1)
+    steps = [pl.when(same).then(pl.col(t) - pl.col(t).shift(1)).otherwise(pl.col(t)) for t in terms]
+    rows = kept.select("_g", pl.col("k").alias("rank"), *steps)
+    if terms:
+        rows = rows.filter(pl.any_horizontal(pl.col(t) != 0 for t in terms))
+    return kept, rows
 
 
 def _value_events(

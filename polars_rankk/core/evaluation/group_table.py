@@ -33,7 +33,7 @@ from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 #: Each ranked row within max K where a term of the columns asked is not zero.
 TermRows = Callable[[tuple[str, ...]], pl.LazyFrame]
 
-#: A K-curve's event rows from the kernel (`kernel_rows.RowsOf.events`).
+#: A K-curve's event rows from the kernel (`kernel_rows.group_rows`).
 TermEvents = Callable[[tuple[str, ...]], kernel_rows.Events | None]
 
 #: The kernel's per-group sums of one part (`loader.group_sums`' arguments and result).
@@ -75,18 +75,21 @@ def kernel_or_pure_sums(
 
     kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
     if spec.term_rows and spec.is_lazy and term_rows_read(spec) and not rest:
-        # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
-        per_group, ranking = kernel_rows.group_rows(
+        # Sums and event rows from one ranking (an eager evaluation collects its sums alone).
+        per_group, events_of = kernel_rows.group_rows(
             spec, selected, truth, truth_stats, kernel_needs, schema
         )
-        rows_of, events_of = ranking.rows, ranking.events
     else:
         per_group = group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
-        rows_of, events_of = _no_rows, _no_events
+        events_of = _no_events
+        if spec.term_rows and term_rows_read(spec) and not rest:
+            # Collected apart from the sums: the kernel ranks again for the events.
+            events_of = kernel_rows.group_rows(
+                spec, selected, truth, truth_stats, kernel_needs, schema
+            )[1]
 
     def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
-        rows = rows_of(columns)
-        return kernel_rows.term_rows(spec, selected, truth, columns) if rows is None else rows
+        return kernel_rows.term_rows(spec, selected, truth, columns)
 
     if rest:
         names = ", ".join(TERMS[column].name for column in rest)
@@ -102,11 +105,6 @@ def kernel_or_pure_sums(
 
 def _no_events(columns: tuple[str, ...]) -> kernel_rows.Events | None:
     """No event rows came with the sums: a K-curve sums the term rows itself."""
-    return None
-
-
-def _no_rows(columns: tuple[str, ...]) -> pl.LazyFrame | None:
-    """No term rows came with the sums: `native.term_rows` ranks for them."""
     return None
 
 

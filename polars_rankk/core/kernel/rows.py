@@ -1,6 +1,6 @@
-"""Per-rank term rows from the compiled kernel: each ranked row's own terms within max K
-(what a K-curve sums over ranks), alone (`term_rows`) or with the per-group sums from one
-ranking of each group (`group_rows`)."""
+"""What a K-curve sums over ranks, from the compiled kernel: each ranked row's own terms
+within max K (`term_rows`), or each group's event rows with running sums beside its sums from
+one ranking of each group (`group_rows`)."""
 
 from __future__ import annotations
 
@@ -21,26 +21,13 @@ from polars_rankk.core.kernel.loader import (
 )
 from polars_rankk.core.metrics.terms import TermNeeds
 
-
 #: Each group's keys, in the order of its number (the sums rows' order), and its event rows:
 #: the group's number (``_rk_group``), ``rank``, each term's running sum under its column's
-#: name, its own value at the row (`own_value`) and the ideal DCG (``_rk_ideal``), in group
-#: then rank order (`RowsOf.events`).
+#: name and the ideal DCG (``_rk_ideal``), in group then rank order (`group_rows`).
 Events = tuple[pl.LazyFrame, pl.LazyFrame]
 
 #: The kernel's columns of `Events`: the group's number, and the ideal DCG at the rank.
 GROUP, IDEAL = "_rk_group", "_rk_ideal"
-_RUNNING, _OWN = "_rk_running:", "_rk_own:"
-
-
-@dataclasses.dataclass(frozen=True)
-class RowsOf:
-    """What one ranking of each group gives besides its sums (the kernel's ``group_rows``):
-    a term's own values at each ranked row (`rows`) and the event rows with running sums
-    (`events`); None for what the call did not compute."""
-
-    rows: Callable[[tuple[str, ...]], pl.LazyFrame | None]
-    events: Callable[[tuple[str, ...]], Events | None]
 
 
 def group_rows(
@@ -50,16 +37,16 @@ def group_rows(
     truth_stats: pl.LazyFrame,
     needs: TermNeeds,
     schema: pl.Schema,
-) -> tuple[pl.LazyFrame, RowsOf]:
+) -> tuple[pl.LazyFrame, Callable[[tuple[str, ...]], Events | None]]:
     """`group_sums` and, from the same ranking of each group (the kernel's ``group_rows``: a
-    K-curve reads both), the per-rank term rows of `term_rows` and the event rows: each
-    group's ranks where a term or the ideal DCG changes (rank 1, a row with a non-zero term,
-    an ideal rank of a positive gain, all within max K) with each term's running sum there,
-    summed in rank order as `evaluate` sums them, and the ideal DCG.
+    K-curve reads both), ``events(columns)``: each group's ranks where a term or the ideal
+    DCG may change (rank 1, a row with a non-zero term, the rank of a positive ideal gain, all
+    within max K) with each term's running sum there, summed in rank order as `evaluate` sums
+    it, and the ideal DCG.
 
-    Everything reads one cached plan: collected together, the kernel runs once. The event
-    rows are None for a column the call does not compute, and where the kernel does not read
-    the ideal DCG's truth (its rows are not in the call, or the pool is restricted).
+    Both read one cached plan: collected together, the kernel runs once. The events are None
+    for a column the call does not compute, and where the kernel does not read the ideal
+    DCG's truth (its rows are not in the call, or the pool is restricted).
     """
     inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
     rows = (
@@ -72,40 +59,19 @@ def group_rows(
     sums = first.select(pl.col(name).cast(schema[name]) for name in names)
     ideal_read = inputs.call.truth and spec.policy.pool != "restrict"
 
-    def computed(columns: tuple[str, ...]) -> bool:
-        return all(column in needs.columns for column in columns)
-
-    def term_rows_of(columns: tuple[str, ...]) -> pl.LazyFrame | None:
-        if not computed(columns):
-            return None
-        terms = [pl.col(kernel_name(column)) for column in columns]
-        graded = rows.filter(pl.col("rank") > 0, pl.any_horizontal(term != 0 for term in terms))
-        return graded.select(
-            *(pl.col(key).cast(schema[key]) for key in inputs.keys),
-            "rank",
-            *(term.alias(column) for term, column in zip(terms, columns, strict=True)),
-        )
-
     def events_of(columns: tuple[str, ...]) -> Events | None:
-        if not (ideal_read and computed(columns)):
+        if not ideal_read or any(column not in needs.columns for column in columns):
             return None
         order = first.select(pl.col(key).cast(schema[key]) for key in inputs.keys)
         events = rows.filter(pl.col("rank") > 0).select(
             GROUP,
             "rank",
-            *(pl.col(_RUNNING + kernel_name(column)).alias(column) for column in columns),
-            *(pl.col(kernel_name(column)).alias(own_value(column)) for column in columns),
+            *(pl.col(kernel_name(column)).alias(column) for column in columns),
             IDEAL,
         )
         return order, events
 
-    return sums, RowsOf(term_rows_of, events_of)
-
-
-def own_value(column: str) -> str:
-    """The name of a term's own value at an event row (`RowsOf.events`), beside its running
-    sum under the column's name."""
-    return _OWN + column
+    return sums, events_of
 
 
 def term_rows(
