@@ -25,8 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,14 +35,12 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
-from polars_rankk.core.kernel.rows import GROUP
-from polars_rankk.core.kernel.rows import IDEAL as KERNEL_IDEAL
-from polars_rankk.core.metrics.order import discount
+from polars_rankk.core.metrics.rank_events import event_rows
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
     IDEAL,
-    PROBE_K,
     SummedForm,
+    linear_weights,
     probe_stats,
     summed_form,
 )
@@ -53,8 +50,6 @@ from polars_rankk.core.policy import Policy
 from polars_rankk.stats.resampling import over_weight_blocks
 
 FloatArray = npt.NDArray[np.float64]
-#: The kernel's ideal DCG column of its event rows, as the formulas read it.
-IDEAL_OF = pl.col(KERNEL_IDEAL).alias(IDEAL)
 IntArray = npt.NDArray[np.int64]
 
 #: Column 0 counts the groups that count at K; the event-valued metrics' columns follow, then
@@ -120,29 +115,7 @@ def sums_over_ranks(
     )
     valid = sizes.filter("valid")
     index = group_table.select(*keys, "_g")
-
-    def with_index(frame: pl.DataFrame, among: pl.DataFrame = valid) -> pl.DataFrame:
-        joined = frame.join(index, on=keys, how="inner", nulls_equal=True)
-        return joined.join(among.select("_g"), on="_g").drop(keys)
-
-    if from_kernel is None:
-        rows_g = with_index(collected[1])
-        running = _running_of_rows(terms, rows_g, with_index(collected[2]), valid, k_max)
-    else:
-        running, rows_g = _kernel_running(
-            terms, index.join(valid.select("_g"), on="_g"), *collected[1:]
-        )
-        # A group without a candidate row has no event rows: rank 1 and its ideal ranks.
-        seen = np.zeros(group_table.height, bool)
-        seen[running.get_column("_g").to_numpy()] = True
-        missing = valid.filter(~pl.Series(seen[valid.get_column("_g").to_numpy()]))
-        if missing.height:
-            keyed = index.join(missing.select("_g"), on="_g").lazy()
-            ideal_rows = ideal.join(keyed, on=keys, how="semi", nulls_equal=True).collect()
-            extra = _running_of_rows(
-                terms, rows_g.clear(), with_index(ideal_rows, missing), missing, k_max
-            )
-            running = pl.concat([running, extra])
+    running, rows_g = event_rows(terms, index, collected[1:], from_kernel is None, valid, ideal)
     skip = policy.short_lists == "skip"
     pieces = [_event(valid, COUNT, pl.lit(1), pl.lit(1.0))]
     if skip:
@@ -201,61 +174,6 @@ def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Exp
     )  # fmt: skip
 
 
-def _running_of_rows(
-    terms: list[str], rows: pl.DataFrame, ideal: pl.DataFrame, valid: pl.DataFrame, k_max: int
-) -> pl.DataFrame:
-    """The event rows of the `valid` groups from their term rows (``_g, rank``, each term's
-    own value) and their ideal gain rows (``_g, rank, gain``): per group, each rank where a
-    term or the ideal DCG changes, from rank 1 on (``_g, k``, each term's running sum, the
-    ideal DCG), sorted by group and K — what the kernel's event rows hold."""
-    stride = k_max + 1
-    # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
-    at_rows = _group_ranks(rows, stride)
-    at_first = _group_ranks(valid.select("_g", rank=pl.lit(1)), stride)
-    at_ideal = _group_ranks(ideal, stride)
-    keys, at = np.unique(np.concatenate([at_rows, at_first, at_ideal]), return_inverse=True)
-    sums = np.zeros((keys.size, len(terms) + 1))  # the terms, then the ideal DCG
-    # No (group, rank) is a term row twice or an ideal rank twice: each value lands alone.
-    values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
-    sums[at[: at_rows.size], : len(terms)] = values
-    ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
-    sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
-    group = keys // stride
-    _cumulate_by_group(sums, group)
-    return pl.DataFrame(
-        {"_g": group, "k": keys % stride}
-        | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
-    )
-
-
-def _kernel_running(
-    terms: list[str], index: pl.DataFrame, numbers: pl.DataFrame, events: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """`_running_of_rows` and the term rows, from the kernel's event rows of the groups of
-    `index` (keys, ``_g``; `Evaluation.ranking_events`): a group's number is its place among
-    `numbers`' keys, a row's own terms the steps of their running sums."""
-    keys = [c for c in index.columns if c != "_g"]
-    place = (
-        numbers.with_row_index("_k")
-        .join(index, on=keys, how="left", nulls_equal=True)
-        .sort("_k")
-        .get_column("_g")
-        .fill_null(-1)
-        .to_numpy()
-        .astype(np.int64)
-    )
-    group = place[events.get_column(GROUP).to_numpy()]
-    inside = group >= 0
-    kept = events if inside.all() else events.filter(pl.Series(inside))
-    kept = kept.select(pl.Series("_g", group[inside]), pl.col("rank").alias("k"), *terms, IDEAL_OF)
-    same = pl.col("_g") == pl.col("_g").shift(1)
-    steps = [pl.when(same).then(pl.col(t) - pl.col(t).shift(1)).otherwise(pl.col(t)) for t in terms]
-    rows = kept.select("_g", pl.col("k").alias("rank"), *steps)
-    if terms:
-        rows = rows.filter(pl.any_horizontal(pl.col(t) != 0 for t in terms))
-    return kept, rows
-
-
 def _value_events(
     columns: dict[str, int],
     policy: Policy,
@@ -284,31 +202,11 @@ def _value_events(
     return frame.select("_g", "k", "n", *values)
 
 
-def _group_ranks(frame: pl.DataFrame, stride: int) -> IntArray:
-    """Each row's (group, rank) as one integer, in group then rank order."""
-    ids = pl.col("_g").cast(pl.Int64) * stride + pl.col("rank").cast(pl.Int64)
-    return frame.select(ids).to_series().to_numpy()
-
-
 def _per_group(groups: pl.DataFrame, column: str) -> IntArray:
     """`column` of `groups` at each group index (``_g``)."""
     values = np.zeros(int(groups.height and groups["_g"].cast(pl.Int64).max()) + 1, np.int64)
     values[groups["_g"].to_numpy()] = groups[column].to_numpy()
     return values
-
-
-def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
-    """Running sums of `sums`' rows within each group (rows sorted by group), in place: each
-    row adds the one before it in its group, in order, as a sequential cumulative sum does."""
-    if not group.size:
-        return
-    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    position = np.arange(group.size) - np.repeat(first, np.diff(np.r_[first, group.size]))
-    order = np.argsort(position, kind="stable")
-    bounds = np.searchsorted(position[order], np.arange(1, position.max() + 2))
-    for start, stop in itertools.pairwise(bounds):
-        rows = order[start:stop]
-        sums[rows] += sums[rows - 1]
 
 
 def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
@@ -394,66 +292,12 @@ def _linear_events(
         n=pl.col("n_class").cast(pl.Float64) if "n_class" in by else pl.lit(sums.k_max + 1.0),
     )
     for name in names:
-        form = forms[name]
+        form, formula = forms[name], REGISTRY[name].formula
         assert form is not None
-        weigh = _weights_of_k_column if form.k_column else _weights
-        sums.weights[name] = weigh(name, policy, frame, terms, sums.k_max)
+        assert formula is not None
+        sums.weights[name] = linear_weights(formula, form, policy, frame, terms, sums.k_max)
     sums.n_columns = sums.block + classes.height * width
     return pieces
-
-
-def _unit_sums(probe: str | None) -> Callable[[str, int], pl.Expr]:
-    """Term sums that are 1 for `probe`, 0 for every other term (all 0 for None)."""
-
-    def at(stat: str, k: int) -> pl.Expr:
-        return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
-
-    return at
-
-
-def _from_unit_sums(values: FloatArray) -> FloatArray:
-    """Values on unit sums (classes × (constant, terms…) × K) -> the terms' coefficients."""
-    values[:, 1:, :] -= values[:, :1, :]
-    return np.ascontiguousarray(values)
-
-
-def _weights_of_k_column(
-    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
-) -> FloatArray:
-    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
-    block column (the constant, then each term) and per K: the formula on unit sums, once per
-    probe, on (class, K) rows with K as a column (`SummedForm.k_column`)."""
-    metric = REGISTRY[name]
-    assert metric.formula is not None
-    frame = classes.join(pl.DataFrame({PROBE_K: np.arange(1, k_max + 1)}), how="cross")
-    frame = frame.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = [
-        metric.formula(policy, k_max, probe_stats(_unit_sums(probe), cutoff=PROBE_K))
-        .cast(pl.Float64)
-        .alias(str(probe))
-        for probe in [None, *terms]
-    ]
-    values = frame.select(expressions).to_numpy(writable=True)  # (class, K) × probe
-    shaped = values.reshape(classes.height, k_max, 1 + len(terms)).transpose(0, 2, 1)
-    return _from_unit_sums(np.array(shaped, dtype=np.float64))
-
-
-def _weights(
-    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
-) -> FloatArray:
-    """As `_weights_of_k_column` for a formula that reads K otherwise (an SDCG's normaliser
-    is a Python sum over the ranks up to K): one expression per probe and K."""
-    metric = REGISTRY[name]
-    assert metric.formula is not None
-    frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = [
-        metric.formula(policy, k, probe_stats(_unit_sums(probe))).cast(pl.Float64)
-        .alias(f"{probe}@{k}")
-        for probe in [None, *terms]
-        for k in range(1, k_max + 1)
-    ]  # fmt: skip
-    values = frame.select(expressions).to_numpy(writable=True)
-    return _from_unit_sums(values.reshape(classes.height, 1 + len(terms), k_max))
 
 
 def _transform(

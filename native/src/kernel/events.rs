@@ -68,6 +68,10 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
             handles.push(scope.spawn(move || {
                 let mut sums = GroupSums::new(readers, items);
                 let mut out = EventRows::new();
+                // About a dozen events a group: rank 1, a few hits, a few ideal ranks.
+                out.rows.reserve(groups.len() * 12);
+                out.running.reserve(groups.len() * 12 * readers[0].terms.n_stats);
+                out.ideal.reserve(groups.len() * 12);
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;

@@ -28,18 +28,21 @@ impl IdealRuns {
 }
 
 /// The ideal DCG runs of the groups whose key handles are `keys` (`keys[j][g]`), read from
-/// the truth's rows of `inputs`; a truth row of a group not among them is skipped.
+/// the truth's rows of `inputs` (after its candidates); a truth row of a group not among them
+/// is skipped.
 pub(crate) fn ideal_runs(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>], k_max: usize) -> IdealRuns {
     let n_groups = keys.first().map_or(0, Vec::len);
     let n_keys = keys.len();
     let key_columns = KeyColumns { columns: &inputs.keys, kinds: &config.key_kinds };
-    let handles = |g: usize| -> Vec<u64> { keys.iter().map(|column| column[g]).collect() };
+    // `flat[g * n_keys..(g + 1) * n_keys]`: group g's key handles.
+    let flat: Vec<u64> = (0..n_groups).flat_map(|g| keys.iter().map(move |column| column[g])).collect();
+    let handles = |g: usize| &flat[g * n_keys..(g + 1) * n_keys];
     // The groups by their keys' hash: an open-addressing table.
     let mut slots = vec![u32::MAX; (2 * n_groups).next_power_of_two().max(64)];
     let mask = slots.len() - 1;
     let mut hashes = Vec::with_capacity(n_groups);
     for g in 0..n_groups {
-        let hash = key_columns.hash(&handles(g));
+        let hash = key_columns.hash(handles(g));
         hashes.push(hash);
         let mut slot = (hash as usize) & mask;
         while slots[slot] != u32::MAX {
@@ -51,11 +54,11 @@ pub(crate) fn ideal_runs(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]
     let mut cursors: Vec<HandleCursor<'_>> = inputs.keys.iter().map(|c| HandleCursor::new(c)).collect();
     let mut current = vec![0u64; n_keys];
     let mut rows: Vec<(u32, f64)> = Vec::new();
-    for row in 0..inputs.grade.len() {
+    // The truth's rows follow the candidates' (which have no grade): the last rows with one.
+    let n = inputs.grade.len();
+    let first = (0..n).rev().find(|row| grades.get(*row).is_nan()).map_or(0, |row| row + 1);
+    for row in first..n {
         let grade = grades.get(row);
-        if grade.is_nan() {
-            continue; // a candidate row
-        }
         let gain = gain_of(grade, config);
         if !(gain > 0.0) {
             continue; // ranked after every positive gain: no rank of an ideal event
@@ -67,7 +70,7 @@ pub(crate) fn ideal_runs(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]
         let mut slot = (hash as usize) & mask;
         while slots[slot] != u32::MAX {
             let g = slots[slot] as usize;
-            if hashes[g] == hash && key_columns.equal(&current, &handles(g)) {
+            if hashes[g] == hash && key_columns.equal(&current, handles(g)) {
                 rows.push((g as u32, gain));
                 break;
             }

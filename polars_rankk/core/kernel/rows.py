@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from polars_rankk.core.columns import EVENT_GROUP, EVENT_IDEAL
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel.call import Output, kernel_name
 from polars_rankk.core.kernel.loader import (
@@ -25,9 +26,6 @@ from polars_rankk.core.metrics.terms import TermNeeds
 #: the group's number (``_rk_group``), ``rank``, each term's running sum under its column's
 #: name and the ideal DCG (``_rk_ideal``), in group then rank order (`group_rows`).
 Events = tuple[pl.LazyFrame, pl.LazyFrame]
-
-#: The kernel's columns of `Events`: the group's number, and the ideal DCG at the rank.
-GROUP, IDEAL = "_rk_group", "_rk_ideal"
 
 
 def group_rows(
@@ -64,10 +62,10 @@ def group_rows(
             return None
         order = first.select(pl.col(key).cast(schema[key]) for key in inputs.keys)
         events = rows.filter(pl.col("rank") > 0).select(
-            GROUP,
+            EVENT_GROUP,
             "rank",
             *(pl.col(kernel_name(column)).alias(column) for column in columns),
-            IDEAL,
+            EVENT_IDEAL,
         )
         return order, events
 
