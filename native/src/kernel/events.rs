@@ -8,7 +8,6 @@
 use crate::config::{Config, Label, N_LABELS};
 
 use super::ideal::{ideal_runs, IdealRuns};
-use super::rank::effective_grade;
 use super::{counts_of, grouped, grouped_in_runs, parts, readers_of, timing, Candidate, GroupSums, Groups, Inputs, Items, Reader};
 
 /// Each group's event rows, group by group (groups in `Groups`' order), then rank order.
@@ -94,7 +93,6 @@ impl Reader<'_> {
     /// The event rows of one ranked group (`ranked`: its first candidates in rank order, at
     /// least min(n, K_max) of them; `ideal`: its ideal DCG at ranks 1, 2, …), appended to `out`.
     fn event_rows(&self, g: u32, ranked: &[Candidate], ideal: &[f64], weights: &mut Vec<Vec<f64>>, out: &mut EventRows) {
-        let config = self.config;
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
         terms.extend(weights, limit);
@@ -109,19 +107,7 @@ impl Reader<'_> {
         for rank in 1..=limit.max(ideal.len()).max(1) {
             let mut event = rank == 1;
             if let Some(candidate) = ranked[..limit].get(rank - 1) {
-                let grade = effective_grade(candidate.grade, config);
-                let relevant = grade >= config.policy.relevance_threshold;
-                if relevant {
-                    hits += 1;
-                }
-                terms.label_row(&mut labels, grade, relevant && hits == 1, candidate.judged(), config);
-                values.iter_mut().for_each(|v| *v = 0.0);
-                terms.add(&mut values, &labels, rank, weights);
-                if let Some(slot) = terms.precision {
-                    if relevant {
-                        values[slot] = hits as f64 / rank as f64;
-                    }
-                }
+                let relevant = self.row_values(candidate, rank, &mut hits, &mut labels, weights, &mut values);
                 let adds = values.iter().any(|v| *v != 0.0);
                 event |= adds;
                 // The running sums as `Reader::read` adds them: each piece in turn.
@@ -224,7 +210,7 @@ mod tests {
             let truth_g = ideal.keys[0].iter().position(|k| *k == groups.keys[0][g]);
             for k in 1..=K_MAX {
                 // The last event at or before K holds the sums `evaluate` reads at K.
-                let last = *mine.iter().filter(|r| events.rows[**r].1 as usize <= k).next_back().unwrap();
+                let last = *mine.iter().rfind(|r| events.rows[**r].1 as usize <= k).unwrap();
                 for (slot, name) in TERMS.iter().enumerate() {
                     let stat = config.stats.iter().position(|(n, _)| n == name).unwrap();
                     let at = 2 + (k - 1) * TERMS.len() + slot;

@@ -13,6 +13,7 @@ use crate::config::Config;
 use super::context::Inputs;
 use super::hashing::KeyColumns;
 use super::terms::gain_of;
+use super::truth_sums::group_offsets;
 
 /// `values[offsets[g]..offsets[g + 1]]`: group g's ideal DCG at ranks 1, 2, … (one per
 /// positive gain, at most K_max).
@@ -60,7 +61,7 @@ pub(crate) fn ideal_runs(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]
     for row in first..n {
         let grade = grades.get(row);
         let gain = gain_of(grade, config);
-        if !(gain > 0.0) {
+        if gain.is_nan() || gain <= 0.0 {
             continue; // ranked after every positive gain: no rank of an ideal event
         }
         for (slot, cursor) in current.iter_mut().zip(cursors.iter_mut()) {
@@ -78,13 +79,7 @@ pub(crate) fn ideal_runs(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]
         }
     }
     // Each group's gains side by side (a counting sort by group), best first.
-    let mut offsets = vec![0usize; n_groups + 1];
-    for (g, _) in &rows {
-        offsets[*g as usize + 1] += 1;
-    }
-    for g in 0..n_groups {
-        offsets[g + 1] += offsets[g];
-    }
+    let offsets = group_offsets(rows.iter().map(|(g, _)| *g), n_groups);
     let mut next = offsets[..n_groups].to_vec();
     let mut gains = vec![0.0f64; rows.len()];
     for (g, gain) in &rows {

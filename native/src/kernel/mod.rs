@@ -267,9 +267,26 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
 }
 
 impl Reader<'_> {
+    /// The terms of the row `candidate` at `rank` into `values` (`hits` so far counted, its
+    /// `labels` read); whether the row is relevant.
+    fn row_values(&self, candidate: &Candidate, rank: usize, hits: &mut i64, labels: &mut [f64; N_LABELS], weights: &[Vec<f64>], values: &mut [f64]) -> bool {
+        let config = self.config;
+        let grade = effective_grade(candidate.grade, config);
+        let relevant = grade >= config.policy.relevance_threshold;
+        if relevant {
+            *hits += 1;
+        }
+        self.terms.label_row(labels, grade, relevant && *hits == 1, candidate.judged(), config);
+        values.iter_mut().for_each(|v| *v = 0.0);
+        self.terms.add(values, labels, rank, weights);
+        if let (Some(slot), true) = (self.terms.precision, relevant) {
+            values[slot] = *hits as f64 / rank as f64;
+        }
+        relevant
+    }
+
     /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
     fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, with_items: bool, out: &mut Found) {
-        let config = self.config;
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
         terms.extend(weights, limit);
@@ -279,19 +296,7 @@ impl Reader<'_> {
         let mut values = vec![0.0f64; terms.n_stats];
         for (index, candidate) in ranked[..limit].iter().enumerate() {
             let rank = index + 1;
-            let grade = effective_grade(candidate.grade, config);
-            let relevant = grade >= config.policy.relevance_threshold;
-            if relevant {
-                hits += 1;
-            }
-            terms.label_row(&mut labels, grade, relevant && hits == 1, candidate.judged(), config);
-            values.iter_mut().for_each(|v| *v = 0.0);
-            terms.add(&mut values, &labels, rank, weights);
-            if let Some(slot) = terms.precision {
-                if relevant {
-                    values[slot] = hits as f64 / rank as f64;
-                }
-            }
+            self.row_values(candidate, rank, &mut hits, &mut labels, weights, &mut values);
             if values.iter().any(|v| *v != 0.0) {
                 out.0.push((g, rank as u32));
                 if with_items {
