@@ -74,19 +74,15 @@ def kernel_or_pure_sums(
     path = native.status().line()
 
     kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-    if spec.term_rows and spec.is_lazy and term_rows_read(spec) and not rest:
-        # Sums and event rows from one ranking (an eager evaluation collects its sums alone).
-        per_group, events_of = kernel_rows.group_rows(
-            spec, selected, truth, truth_stats, kernel_needs, schema
-        )
+    arguments = (spec, selected, truth, truth_stats, kernel_needs, schema)
+    events_of: TermEvents = _no_events
+    if spec.term_rows and term_rows_read(spec) and not rest:
+        # Sums and event rows from one ranking; an eager evaluation collects its sums alone
+        # (the kernel ranks again for its events).
+        ranked, events_of = kernel_rows.group_rows(*arguments)
+        per_group = ranked if spec.is_lazy else group_sums(*arguments)
     else:
-        per_group = group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
-        events_of = _no_events
-        if spec.term_rows and term_rows_read(spec) and not rest:
-            # Collected apart from the sums: the kernel ranks again for the events.
-            events_of = kernel_rows.group_rows(
-                spec, selected, truth, truth_stats, kernel_needs, schema
-            )[1]
+        per_group = group_sums(*arguments)
 
     def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
         return kernel_rows.term_rows(spec, selected, truth, columns)
