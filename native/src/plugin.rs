@@ -265,49 +265,59 @@ pub fn graded_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColum
     Ok(out)
 }
 
-/// `group_rows`' fields: the keys, `rank`, every other configured output (a group's sums)
-/// and each configured term (by its name).
+/// `group_rows`' column of each row's group number (its sums row's place among them).
+pub const GROUP: &str = "_rk_group";
+/// `group_rows`' column of the ideal DCG at each event row's rank.
+pub const IDEAL: &str = "_rk_ideal";
+
+/// `group_rows`' fields: the keys, `rank`, the group's number, every other configured output
+/// (a group's sums), each configured term's running sum (by the term's name) and the ideal
+/// DCG.
 pub fn group_rows_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let parsed = configuration(kwargs)?;
     let config = &parsed.0;
     let mut fields = graded_fields(kwargs, inputs)?;
     let terms = fields.split_off(fields.len() - config.stats.len());
+    fields.push((GROUP.to_string(), "l".to_string()));
     for (name, output) in &config.outputs {
         if !matches!(output, Output::Key(_)) {
             fields.push((name.clone(), "g".to_string()));
         }
     }
     fields.extend(terms);
+    fields.push((IDEAL.to_string(), "g".to_string()));
     Ok(fields)
 }
 
-/// `group_rows`: `group_sums` and `graded_rows` from one ranking of each group, as one table:
-/// per group, a row at rank 0 with its sums (its terms 0), then its graded rows (their sums 0).
+/// `group_rows`: `group_sums` and the event rows (`kernel::group_and_event_rows`) from one
+/// ranking of each group, as one table: per group, a row at rank 0 with its sums (its terms
+/// 0), then its event rows (their sums 0), each with the group's number.
 pub fn group_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let (groups, graded) = kernel::group_and_term_rows(config, &inputs);
+    let (groups, events) = kernel::group_and_event_rows(config, &inputs);
     let n_groups = groups.keys.first().map_or(0, Vec::len);
-    // Each group's row, then its graded rows; `at[r]`: the graded row of row r (None: sums).
-    let mut rows = Vec::with_capacity(n_groups + graded.rows.len());
+    // Each group's row, then its event rows; `at[r]`: the event row of row r (None: sums).
+    let mut rows = Vec::with_capacity(n_groups + events.rows.len());
     let mut at: Vec<Option<usize>> = Vec::with_capacity(rows.capacity());
     let mut next = 0usize;
     for g in 0..n_groups as u32 {
         rows.push((g, 0u32));
         at.push(None);
-        while next < graded.rows.len() && graded.rows[next].0 == g {
-            rows.push(graded.rows[next]);
+        while next < events.rows.len() && events.rows[next].0 == g {
+            rows.push(events.rows[next]);
             at.push(Some(next));
             next += 1;
         }
     }
-    let table = kernel::TermRows { keys: graded.keys, rows, items: Vec::new(), values: Vec::new(), scores: Vec::new() };
+    let table = kernel::TermRows { keys: groups.keys, rows, items: Vec::new(), values: Vec::new(), scores: Vec::new() };
     let mut out = row_keys(config, &inputs, &table);
     out.push(OutColumn {
         name: "rank".to_string(),
         data: OutData::I64(table.rows.iter().map(|(_, rank)| i64::from(*rank)).collect()),
     });
+    out.push(OutColumn { name: GROUP.to_string(), data: OutData::I64(table.rows.iter().map(|(g, _)| i64::from(*g)).collect()) });
     let n_outputs = config.outputs.len();
     for (j, (name, output)) in config.outputs.iter().enumerate() {
         if matches!(output, Output::Key(_)) {
@@ -321,9 +331,11 @@ pub fn group_rows(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn
     }
     let n_stats = config.stats.len();
     for (slot, (name, _)) in config.stats.iter().enumerate() {
-        let data = at.iter().map(|row| row.map_or(0.0, |r| graded.values[r * n_stats + slot]));
+        let data = at.iter().map(|row| row.map_or(0.0, |r| events.running[r * n_stats + slot]));
         out.push(OutColumn { name: name.clone(), data: OutData::F64(data.collect()) });
     }
+    let ideal = at.iter().map(|row| row.map_or(0.0, |r| events.ideal[r]));
+    out.push(OutColumn { name: IDEAL.to_string(), data: OutData::F64(ideal.collect()) });
     Ok(out)
 }
 

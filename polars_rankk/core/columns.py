@@ -63,3 +63,9 @@ WHOLE_LIST = 2**62
 def stat_column(stat: str, k: int) -> str:
     """Name of the per-group column holding cumulated `stat` at cut-off `k`."""
     return f"{stat}@all" if k == WHOLE_LIST else f"{stat}@{k}"
+
+
+#: The kernel's event rows (`Evaluation.ranking_events`): each row's group number (its sums
+#: row's place among them), and the ideal DCG at the row's rank.
+EVENT_GROUP = "_rk_group"
+EVENT_IDEAL = "_rk_ideal"

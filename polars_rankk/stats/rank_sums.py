@@ -25,8 +25,7 @@ group counts) and to 1e-12 elsewhere.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,12 +35,12 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
-from polars_rankk.core.metrics.order import discount
+from polars_rankk.core.metrics.rank_events import event_rows
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
     IDEAL,
-    PROBE_K,
     SummedForm,
+    linear_weights,
     probe_stats,
     summed_form,
 )
@@ -103,9 +102,9 @@ def sums_over_ranks(
     table = table.select(*strata, *own, "n_candidates", "n_relevant").sort(
         [*strata, *own], nulls_last=True
     )
-    group_table, graded_rows, ideal_rows = pl.collect_all([table, graded, ideal])
-    group_table = group_table.with_row_index("_g")
-    index = group_table.select(*keys, "_g")
+    from_kernel = evaluation.ranking_events(terms)
+    collected = pl.collect_all([table, *(from_kernel or (graded, ideal))])
+    group_table = collected[0].with_row_index("_g")
     k_max = max(evaluation.ks)
     nan_empty = policy.empty_truth == "nan"
     sizes = group_table.select(
@@ -115,12 +114,8 @@ def sums_over_ranks(
         (~(pl.col("n_relevant") == 0) | pl.lit(not nan_empty)).alias("valid"),
     )
     valid = sizes.filter("valid")
-    rows_g = graded_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
-        valid.select("_g"), on="_g"
-    )
-    ideal_g = ideal_rows.join(index, on=keys, how="inner", nulls_equal=True).join(
-        valid.select("_g"), on="_g"
-    )
+    index = group_table.select(*keys, "_g")
+    running, rows_g = event_rows(terms, index, collected[1:], from_kernel is None, valid, ideal)
     skip = policy.short_lists == "skip"
     pieces = [_event(valid, COUNT, pl.lit(1), pl.lit(1.0))]
     if skip:
@@ -130,7 +125,7 @@ def sums_over_ranks(
     valued = [m for m in chosen if m not in linear]
     if valued:
         sums.columns.update({m: column for column, m in enumerate(valued, 1)})
-        events = _value_events(sums.columns, policy, rows_g, ideal_g, valid, k_max)
+        events = _value_events(sums.columns, policy, running, valid, k_max)
         pieces.append(_truncated(events, sizes, skip))
     sums.block = 1 + len(sums.columns)
     if linear:
@@ -182,40 +177,18 @@ def _event(frame: pl.DataFrame, column: int | pl.Expr, k: pl.Expr, delta: pl.Exp
 def _value_events(
     columns: dict[str, int],
     policy: Policy,
-    rows: pl.DataFrame,
-    ideal: pl.DataFrame,
+    running: pl.DataFrame,
     valid: pl.DataFrame,
     k_max: int,
 ) -> pl.DataFrame:
-    """The event-valued metrics' values per group at every rank where a term one of them
-    reads (or the ideal DCG) changes, from rank 1 on: ``_g, k, n`` and one column per metric
-    (named by its column number), sorted by group and K. A metric's value at a rank where
-    none of its own terms changed is the same formula on the same sums: its delta there is 0.
+    """The event-valued metrics' values per group at every event row of `running` (each rank
+    where a term one of them reads, or the ideal DCG, changes, from rank 1 on): ``_g, k, n``
+    and one column per metric (named by its column number), sorted by group and K. A metric's
+    value at a rank where none of its own terms changed is the same formula on the same sums:
+    its delta there is 0.
     """
-    terms = list(ordered({term for m in columns for term in REGISTRY[m].terms}))
-    forms = [summed_form(REGISTRY[m].formula, REGISTRY[m].terms, policy) for m in columns]
-    stride = k_max + 1
-    # Each (group, rank) once: a term row, a group's first rank, an ideal gain's rank.
-    at_rows = _group_ranks(rows, stride)
-    at_first = _group_ranks(valid.select("_g", rank=pl.lit(1)), stride)
-    ideal_dcg = None
-    if any(form is not None and form.reads_ideal for form in forms):
-        ideal_dcg = ideal.select(pl.col("gain") / discount(pl.col("rank"))).to_series()
-    at_ideal = _group_ranks(ideal, stride) if ideal_dcg is not None else np.zeros(0, np.int64)
-    keys, at = np.unique(np.concatenate([at_rows, at_first, at_ideal]), return_inverse=True)
-    sums = np.zeros((keys.size, len(terms) + 1))  # the terms, then the ideal DCG
-    # No (group, rank) is a term row twice or an ideal rank twice: each value lands alone.
-    term_values = rows.select(pl.col(t).cast(pl.Float64) for t in terms).to_numpy()
-    sums[at[: at_rows.size], : len(terms)] = term_values
-    if ideal_dcg is not None:
-        sums[at[at_rows.size + at_first.size :], len(terms)] = ideal_dcg.cast(pl.Float64).to_numpy()
-    group = keys // stride
-    _cumulate_by_group(sums, group)
-    frame = pl.DataFrame(
-        {"_g": group, "k": keys % stride}
-        | {name: _per_group(valid, name)[group] for name in ("n", "r")}
-        | {name: sums[:, j] for j, name in enumerate([*terms, IDEAL])}
-    )
+    group = running.get_column("_g").to_numpy()
+    frame = running.with_columns(**{name: _per_group(valid, name)[group] for name in ("n", "r")})
 
     def at_k(stat: str, k: int) -> pl.Expr:
         return pl.col(IDEAL) if stat == IDEAL_DCG else pl.col(stat)
@@ -229,31 +202,11 @@ def _value_events(
     return frame.select("_g", "k", "n", *values)
 
 
-def _group_ranks(frame: pl.DataFrame, stride: int) -> IntArray:
-    """Each row's (group, rank) as one integer, in group then rank order."""
-    ids = pl.col("_g").cast(pl.Int64) * stride + pl.col("rank").cast(pl.Int64)
-    return frame.select(ids).to_series().to_numpy()
-
-
 def _per_group(groups: pl.DataFrame, column: str) -> IntArray:
     """`column` of `groups` at each group index (``_g``)."""
     values = np.zeros(int(groups.height and groups["_g"].cast(pl.Int64).max()) + 1, np.int64)
     values[groups["_g"].to_numpy()] = groups[column].to_numpy()
     return values
-
-
-def _cumulate_by_group(sums: FloatArray, group: IntArray) -> None:
-    """Running sums of `sums`' rows within each group (rows sorted by group), in place: each
-    row adds the one before it in its group, in order, as a sequential cumulative sum does."""
-    if not group.size:
-        return
-    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    position = np.arange(group.size) - np.repeat(first, np.diff(np.r_[first, group.size]))
-    order = np.argsort(position, kind="stable")
-    bounds = np.searchsorted(position[order], np.arange(1, position.max() + 2))
-    for start, stop in itertools.pairwise(bounds):
-        rows = order[start:stop]
-        sums[rows] += sums[rows - 1]
 
 
 def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.DataFrame:
@@ -339,66 +292,12 @@ def _linear_events(
         n=pl.col("n_class").cast(pl.Float64) if "n_class" in by else pl.lit(sums.k_max + 1.0),
     )
     for name in names:
-        form = forms[name]
+        form, formula = forms[name], REGISTRY[name].formula
         assert form is not None
-        weigh = _weights_of_k_column if form.k_column else _weights
-        sums.weights[name] = weigh(name, policy, frame, terms, sums.k_max)
+        assert formula is not None
+        sums.weights[name] = linear_weights(formula, form, policy, frame, terms, sums.k_max)
     sums.n_columns = sums.block + classes.height * width
     return pieces
-
-
-def _unit_sums(probe: str | None) -> Callable[[str, int], pl.Expr]:
-    """Term sums that are 1 for `probe`, 0 for every other term (all 0 for None)."""
-
-    def at(stat: str, k: int) -> pl.Expr:
-        return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
-
-    return at
-
-
-def _from_unit_sums(values: FloatArray) -> FloatArray:
-    """Values on unit sums (classes × (constant, terms…) × K) -> the terms' coefficients."""
-    values[:, 1:, :] -= values[:, :1, :]
-    return np.ascontiguousarray(values)
-
-
-def _weights_of_k_column(
-    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
-) -> FloatArray:
-    """A linear formula's weights per class (rows of `classes`: its ``r`` and ``n``), per
-    block column (the constant, then each term) and per K: the formula on unit sums, once per
-    probe, on (class, K) rows with K as a column (`SummedForm.k_column`)."""
-    metric = REGISTRY[name]
-    assert metric.formula is not None
-    frame = classes.join(pl.DataFrame({PROBE_K: np.arange(1, k_max + 1)}), how="cross")
-    frame = frame.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = [
-        metric.formula(policy, k_max, probe_stats(_unit_sums(probe), cutoff=PROBE_K))
-        .cast(pl.Float64)
-        .alias(str(probe))
-        for probe in [None, *terms]
-    ]
-    values = frame.select(expressions).to_numpy(writable=True)  # (class, K) × probe
-    shaped = values.reshape(classes.height, k_max, 1 + len(terms)).transpose(0, 2, 1)
-    return _from_unit_sums(np.array(shaped, dtype=np.float64))
-
-
-def _weights(
-    name: str, policy: Policy, classes: pl.DataFrame, terms: list[str], k_max: int
-) -> FloatArray:
-    """As `_weights_of_k_column` for a formula that reads K otherwise (an SDCG's normaliser
-    is a Python sum over the ranks up to K): one expression per probe and K."""
-    metric = REGISTRY[name]
-    assert metric.formula is not None
-    frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
-    expressions = [
-        metric.formula(policy, k, probe_stats(_unit_sums(probe))).cast(pl.Float64)
-        .alias(f"{probe}@{k}")
-        for probe in [None, *terms]
-        for k in range(1, k_max + 1)
-    ]  # fmt: skip
-    values = frame.select(expressions).to_numpy(writable=True)
-    return _from_unit_sums(values.reshape(classes.height, 1 + len(terms), k_max))
 
 
 def _transform(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import polars as pl
 import pytest
 
 from polars_rankk.core.metrics.registry import REGISTRY
-from polars_rankk.core.metrics.summed import summed_form
+from polars_rankk.core.metrics.summed import linear_weights, summed_form
 from polars_rankk.core.policy import Policy
 from polars_rankk.stats import rank_sums, resampling
 
@@ -50,9 +52,14 @@ def test_weights_of_k_as_a_column_equal_the_formula_at_each_k(policy: Policy) ->
     for name, column in _linear(policy).items():
         if not column:
             continue
-        terms = list(REGISTRY[name].terms)
-        per_k = rank_sums._weights(name, policy, classes, terms, k_max)
-        once = rank_sums._weights_of_k_column(name, policy, classes, terms, k_max)
+        metric = REGISTRY[name]
+        form = summed_form(metric.formula, metric.terms, policy)
+        assert metric.formula is not None
+        assert form is not None
+        terms = list(metric.terms)
+        step = dataclasses.replace(form, k_column=False)
+        per_k = linear_weights(metric.formula, step, policy, classes, terms, k_max)
+        once = linear_weights(metric.formula, form, policy, classes, terms, k_max)
         assert once.shape == per_k.shape == (classes.height, 1 + len(terms), k_max)
         assert np.array_equal(once, per_k, equal_nan=True), name
         checked += 1

@@ -13,10 +13,12 @@ mod context;
 pub(crate) mod counterfactual;
 mod document_ids;
 pub mod documents;
+mod events;
 mod facts;
 mod gather;
 mod group_ids;
 pub(crate) mod hashing;
+mod ideal;
 pub mod labels;
 mod partition;
 mod passage_groups;
@@ -30,6 +32,7 @@ mod truth;
 mod truth_sums;
 
 pub use context::{count, threads, timing, Inputs};
+pub use events::{group_and_event_rows, EventRows};
 use group_ids::grouped;
 use runs::{grouped_in_runs, in_runs};
 pub use truth_sums::{truth_sums, TruthSums};
@@ -264,62 +267,27 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
     TermRows { keys, rows, items, values, scores }
 }
 
-/// `compute` and `term_rows` from one ranking of each group: every group's sums (its outputs,
-/// as `compute` writes them) and each row's own terms within the first K_max ranks (the largest
-/// cut-off of the outputs), for a caller that reads both (a K-curve beside its evaluation).
-/// Deterministic tie policies only (`term_rows`' rows).
-pub fn group_and_term_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, TermRows) {
-    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
-    let (n_relevant, n_nonrelevant) =
-        (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
-    let keys = std::mem::take(&mut grouped.keys);
-    let mut slices = grouped.slices();
-    let n_groups = slices.len();
-    let (readers, n_outputs) = readers_of(config);
-    let sets = config.count_thresholds().len();
-    let mut values = vec![0.0f64; n_groups * n_outputs];
-    let (_, per_thread) = parts(n_groups);
-    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
-    let started = std::time::Instant::now();
-    let mut found: Vec<Found> = Vec::new();
-    std::thread::scope(|scope| {
-        let mut values_rest: &mut [f64] = &mut values;
-        let mut handles = Vec::new();
-        for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
-            let first = part * per_thread;
-            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
-            values_rest = tail;
-            let (readers, items) = (&readers, &items);
-            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
-            handles.push(scope.spawn(move || {
-                let mut sums = GroupSums::new(readers, items);
-                let mut out: Found = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                let mut weights: Vec<Vec<f64>> = Vec::new();
-                for (local, group) in groups.iter_mut().enumerate() {
-                    let g = first + local;
-                    let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
-                    let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
-                    readers[0].row_terms(g as u32, &group[..sorted], &mut weights, false, &mut out);
-                }
-                out
-            }));
-        }
-        found = handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect();
-    });
-    timing("rank, sum and read rows", started);
-    let (mut rows, mut row_values) = (Vec::new(), Vec::new());
-    for (r, _, v, _) in found {
-        rows.extend(r);
-        row_values.extend(v);
-    }
-    let groups = Groups { keys: keys.clone(), values };
-    (groups, TermRows { keys, rows, items: Vec::new(), values: row_values, scores: Vec::new() })
-}
-
 impl Reader<'_> {
+    /// The terms of the row `candidate` at `rank` into `values` (`hits` so far counted, its
+    /// `labels` read); whether the row is relevant.
+    fn row_values(&self, candidate: &Candidate, rank: usize, hits: &mut i64, labels: &mut [f64; N_LABELS], weights: &[Vec<f64>], values: &mut [f64]) -> bool {
+        let config = self.config;
+        let grade = effective_grade(candidate.grade, config);
+        let relevant = grade >= config.policy.relevance_threshold;
+        if relevant {
+            *hits += 1;
+        }
+        self.terms.label_row(labels, grade, relevant && *hits == 1, candidate.judged(), config);
+        values.iter_mut().for_each(|v| *v = 0.0);
+        self.terms.add(values, labels, rank, weights);
+        if let (Some(slot), true) = (self.terms.precision, relevant) {
+            values[slot] = *hits as f64 / rank as f64;
+        }
+        relevant
+    }
+
     /// The row terms of one ranked group (deterministic tie policies), appended to `out`.
     fn row_terms(&self, g: u32, ranked: &[Candidate], weights: &mut Vec<Vec<f64>>, with_items: bool, out: &mut Found) {
-        let config = self.config;
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
         terms.extend(weights, limit);
@@ -329,19 +297,7 @@ impl Reader<'_> {
         let mut values = vec![0.0f64; terms.n_stats];
         for (index, candidate) in ranked[..limit].iter().enumerate() {
             let rank = index + 1;
-            let grade = effective_grade(candidate.grade, config);
-            let relevant = grade >= config.policy.relevance_threshold;
-            if relevant {
-                hits += 1;
-            }
-            terms.label_row(&mut labels, grade, relevant && hits == 1, candidate.judged(), config);
-            values.iter_mut().for_each(|v| *v = 0.0);
-            terms.add(&mut values, &labels, rank, weights);
-            if let Some(slot) = terms.precision {
-                if relevant {
-                    values[slot] = hits as f64 / rank as f64;
-                }
-            }
+            self.row_values(candidate, rank, &mut hits, &mut labels, weights, &mut values);
             if values.iter().any(|v| *v != 0.0) {
                 out.0.push((g, rank as u32));
                 if with_items {

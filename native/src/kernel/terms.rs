@@ -136,6 +136,16 @@ impl Terms {
         terms
     }
 
+    /// Whether each term is one piece (or the precision sum): a row's value of a term is then
+    /// exactly what its running sum adds.
+    pub(super) fn one_piece_per_term(&self) -> bool {
+        let mut slots: Vec<usize> = self.pieces.iter().map(|p| p.0).collect();
+        let n = slots.len();
+        slots.sort_unstable();
+        slots.dedup();
+        slots.len() == n && self.err.is_none() && self.bpref.is_none()
+    }
+
     /// Each weight at ranks 1..=n (`table[w][rank - 1]`), grown on demand.
     pub(super) fn extend(&self, table: &mut Vec<Vec<f64>>, n: usize) {
         if table.len() != self.weights.len() {

@@ -68,13 +68,7 @@ pub fn truth_sums(config: &Config, keys: &[&Column<'_>], grade: &Column<'_>) -> 
     }
     let n_groups = hashes.len();
     // Each group's gains side by side (a counting sort by group).
-    let mut offsets = vec![0usize; n_groups + 1];
-    for (g, _) in &rows {
-        offsets[*g as usize + 1] += 1;
-    }
-    for g in 0..n_groups {
-        offsets[g + 1] += offsets[g];
-    }
+    let offsets = group_offsets(rows.iter().map(|(g, _)| *g), n_groups);
     let mut next = offsets[..n_groups].to_vec();
     let threshold = config.policy.relevance_threshold;
     let mut gains = vec![0.0f64; n];
@@ -117,4 +111,17 @@ pub fn truth_sums(config: &Config, keys: &[&Column<'_>], grade: &Column<'_>) -> 
     }
     let keys = (0..n_keys).map(|j| (0..n_groups).map(|g| group_keys[g * n_keys + j]).collect()).collect();
     TruthSums { keys, values }
+}
+
+/// Where each group's rows start when rows are laid out group by group (`offsets[g]`; the
+/// last, `offsets[n_groups]`, is the number of rows): a counting sort's offsets.
+pub(super) fn group_offsets(groups: impl Iterator<Item = u32>, n_groups: usize) -> Vec<usize> {
+    let mut offsets = vec![0usize; n_groups + 1];
+    for g in groups {
+        offsets[g as usize + 1] += 1;
+    }
+    for g in 0..n_groups {
+        offsets[g + 1] += offsets[g];
+    }
+    offsets
 }

@@ -33,6 +33,9 @@ from polars_rankk.core.metrics.terms import TERMS, TermNeeds
 #: Each ranked row within max K where a term of the columns asked is not zero.
 TermRows = Callable[[tuple[str, ...]], pl.LazyFrame]
 
+#: A K-curve's event rows from the kernel (`kernel_rows.group_rows`).
+TermEvents = Callable[[tuple[str, ...]], kernel_rows.Events | None]
+
 #: The kernel's per-group sums of one part (`loader.group_sums`' arguments and result).
 KernelSums = Callable[
     [Spec, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, TermNeeds, pl.Schema], pl.LazyFrame
@@ -54,34 +57,35 @@ def kernel_or_pure_sums(
     truth: pl.LazyFrame,
     truth_stats: pl.LazyFrame,
     group_sums: KernelSums = native.group_sums,
-) -> tuple[pl.LazyFrame, str, TermRows]:
-    """Each group's sums, which path computed them, and its term rows: from the compiled
-    kernel when it is there (`group_sums`: its call, or a part's columns of a call shared with
-    other parts) — every term it computes; the others (a user's term that is not linear) from
-    pure Polars, joined — else from `pure` (its sums and its term rows)."""
+) -> tuple[pl.LazyFrame, str, TermRows, TermEvents]:
+    """Each group's sums, which path computed them, its term rows and its event rows: from
+    the compiled kernel when it is there (`group_sums`: its call, or a part's columns of a
+    call shared with other parts) — every term it computes; the others (a user's term that is
+    not linear) from pure Polars, joined — else from `pure` (its sums and its term rows; no
+    event rows: a K-curve sums the term rows itself)."""
     pure_sums, pure_rows = pure
     per_group = pure_sums(needs)
     path = native.unsupported(spec)
     if path is not None:
-        return per_group, path, pure_rows
+        return per_group, path, pure_rows, _no_events
     on_kernel = tuple(column for column in needs.columns if native.computes(TERMS[column]))
     rest = tuple(column for column in needs.columns if column not in on_kernel)
     schema = per_group.collect_schema()
     path = native.status().line()
 
     kernel_needs = TermNeeds(columns=on_kernel, hits_at_r=needs.hits_at_r)
-    if spec.term_rows and spec.is_lazy and term_rows_read(spec) and not rest:
-        # Sums and term rows from one ranking (an eager evaluation collects its sums alone).
-        per_group, rows_of = kernel_rows.group_rows(
-            spec, selected, truth, truth_stats, kernel_needs, schema
-        )
+    arguments = (spec, selected, truth, truth_stats, kernel_needs, schema)
+    events_of: TermEvents = _no_events
+    if spec.term_rows and term_rows_read(spec) and not rest:
+        # Sums and event rows from one ranking; an eager evaluation collects its sums alone
+        # (the kernel ranks again for its events).
+        ranked, events_of = kernel_rows.group_rows(*arguments)
+        per_group = ranked if spec.is_lazy else group_sums(*arguments)
     else:
-        per_group = group_sums(spec, selected, truth, truth_stats, kernel_needs, schema)
-        rows_of = _no_rows
+        per_group = group_sums(*arguments)
 
     def term_rows(columns: tuple[str, ...]) -> pl.LazyFrame:
-        rows = rows_of(columns)
-        return kernel_rows.term_rows(spec, selected, truth, columns) if rows is None else rows
+        return kernel_rows.term_rows(spec, selected, truth, columns)
 
     if rest:
         names = ", ".join(TERMS[column].name for column in rest)
@@ -92,11 +96,11 @@ def kernel_or_pure_sums(
         extra = pure_sums(TermNeeds(columns=rest)).drop(N_CANDIDATES, HITS_AT_R, strict=False)
         # In the pure path's column order: one schema whichever path computed a term.
         per_group = per_group.join(extra, on=list(spec.keys), how="left").select(schema.names())
-    return per_group, path, term_rows
+    return per_group, path, term_rows, events_of
 
 
-def _no_rows(columns: tuple[str, ...]) -> pl.LazyFrame | None:
-    """No term rows came with the sums: `native.term_rows` ranks for them."""
+def _no_events(columns: tuple[str, ...]) -> kernel_rows.Events | None:
+    """No event rows came with the sums: a K-curve sums the term rows itself."""
     return None
 
 

@@ -75,6 +75,9 @@ class Prepared:
     #: zero (keys, ``rank``, each term's own value under its column's name), from the same
     #: ranking and term declarations as `group_sums` (the kernel's when it computed them).
     term_rows: Callable[[tuple[str, ...]], pl.LazyFrame] | None = None
+    #: ``term_events(columns)``: each group's event rows with running sums, from the same
+    #: ranking as `group_sums` (`kernel_rows.RowsOf.events`), or None where none came with them.
+    term_events: Callable[[tuple[str, ...]], tuple[pl.LazyFrame, pl.LazyFrame] | None] | None = None
     #: The judged truth rows (keys, item, grade): the pool, negative grades and padding
     #: applied as `group_sums` reads them.
     judged: pl.LazyFrame | None = None
@@ -411,7 +414,7 @@ def prepare_groups(
     truth_stats = truth_statistics(spec, selected, truth, judged, needs)
     joined_truth = _joined_truth(spec, needs.judged, judged)
     pure = _PureSums(spec, ranked, judged, joined_truth, truth_stats, truth)
-    per_group, path, term_rows = kernel_or_pure_sums(
+    per_group, path, term_rows, term_events = kernel_or_pure_sums(
         spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
     per_group, facts = kernel_facts.facts_of(spec, per_group)
@@ -427,6 +430,7 @@ def prepare_groups(
         deduplicated=ranking.deduplicated,
         path=path,
         term_rows=term_rows,
+        term_events=term_events,
         judged=judged,
         facts=facts,
     )

@@ -123,6 +123,16 @@ def ranking_rows(
     return prepared.term_rows(columns), ideal
 
 
+def ranking_events(
+    spec: Spec, prepared: Prepared, columns: tuple[str, ...]
+) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+    """Each group's event rows with running sums, where the kernel gave them
+    (`Evaluation.ranking_events`)."""
+    if not term_rows_read(spec) or prepared.term_events is None:
+        return None
+    return prepared.term_events(columns)
+
+
 def ranked_items(
     spec: Spec, prepared: Prepared, top: int | None = None, tie_blocks: bool = False
 ) -> pl.LazyFrame:
@@ -399,6 +409,19 @@ class EvaluationTables:
         if self._sliced or self.label_methods is not None:
             return None
         return ranking_rows(self._spec, self._prepared, columns)
+
+    def ranking_events(self, columns: tuple[str, ...]) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """`ranking_rows` as the kernel sums them: ``(order, events)``, ``order`` the group
+        keys in the order of each group's number, ``events`` one row per group and rank where
+        a term of `columns` or the ideal DCG changes (rank 1 included) — the group's number
+        ``_rk_group``, ``rank``, each term's running sum under its column's name (summed in
+        rank order, as `evaluate` sums it) and its own value, and the ideal DCG
+        ``_rk_ideal``. None where the kernel did not rank this evaluation's groups with them
+        (then `ranking_rows` gives what to sum). Groups without a candidate row have none.
+        """
+        if self._sliced or self.label_methods is not None:
+            return None
+        return ranking_events(self._spec, self._prepared, columns)
 
     def ranked_items(
         self, top: int | None = None, *, tie_blocks: bool = False

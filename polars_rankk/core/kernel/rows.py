@@ -1,6 +1,6 @@
-"""Per-rank term rows from the compiled kernel: each ranked row's own terms within max K
-(what a K-curve sums over ranks), alone (`term_rows`) or with the per-group sums from one
-ranking of each group (`group_rows`)."""
+"""What a K-curve sums over ranks, from the compiled kernel: each ranked row's own terms
+within max K (`term_rows`), or each group's event rows with running sums beside its sums from
+one ranking of each group (`group_rows`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from polars_rankk.core.columns import EVENT_GROUP, EVENT_IDEAL
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel.call import Output, kernel_name
 from polars_rankk.core.kernel.loader import (
@@ -21,6 +22,11 @@ from polars_rankk.core.kernel.loader import (
 )
 from polars_rankk.core.metrics.terms import TermNeeds
 
+#: Each group's keys, in the order of its number (the sums rows' order), and its event rows:
+#: the group's number (``_rk_group``), ``rank``, each term's running sum under its column's
+#: name and the ideal DCG (``_rk_ideal``), in group then rank order (`group_rows`).
+Events = tuple[pl.LazyFrame, pl.LazyFrame]
+
 
 def group_rows(
     spec: Spec,
@@ -29,12 +35,16 @@ def group_rows(
     truth_stats: pl.LazyFrame,
     needs: TermNeeds,
     schema: pl.Schema,
-) -> tuple[pl.LazyFrame, Callable[[tuple[str, ...]], pl.LazyFrame | None]]:
-    """`group_sums` and the per-rank term rows of `term_rows` from one ranking of each group
-    (the kernel's ``group_rows``: a K-curve reads both): the sums, and ``rows(columns)``, the
-    rows of `columns` (None for a column the call does not compute: `term_rows` ranks for it).
+) -> tuple[pl.LazyFrame, Callable[[tuple[str, ...]], Events | None]]:
+    """`group_sums` and, from the same ranking of each group (the kernel's ``group_rows``: a
+    K-curve reads both), ``events(columns)``: each group's ranks where a term or the ideal
+    DCG may change (rank 1, a row with a non-zero term, the rank of a positive ideal gain, all
+    within max K) with each term's running sum there, summed in rank order as `evaluate` sums
+    it, and the ideal DCG.
 
-    Both read one cached plan: collected together, the kernel runs once.
+    Both read one cached plan: collected together, the kernel runs once. The events are None
+    for a column the call does not compute, and where the kernel does not read the ideal
+    DCG's truth (its rows are not in the call, or the pool is restricted).
     """
     inputs, outputs, call = _sums_call(spec, selected, truth, truth_stats, needs)
     rows = (
@@ -43,22 +53,23 @@ def group_rows(
         .cache()
     )
     names = [*inputs.keys, *(output.column for output in outputs)]
-    sums = rows.filter(pl.col("rank") == 0).select(
-        pl.col(name).cast(schema[name]) for name in names
-    )
+    first = rows.filter(pl.col("rank") == 0)
+    sums = first.select(pl.col(name).cast(schema[name]) for name in names)
+    ideal_read = inputs.call.truth and spec.policy.pool != "restrict"
 
-    def term_rows_of(columns: tuple[str, ...]) -> pl.LazyFrame | None:
-        if any(column not in needs.columns for column in columns):
+    def events_of(columns: tuple[str, ...]) -> Events | None:
+        if not ideal_read or any(column not in needs.columns for column in columns):
             return None
-        terms = [pl.col(kernel_name(column)) for column in columns]
-        graded = rows.filter(pl.col("rank") > 0, pl.any_horizontal(term != 0 for term in terms))
-        return graded.select(
-            *(pl.col(key).cast(schema[key]) for key in inputs.keys),
+        order = first.select(pl.col(key).cast(schema[key]) for key in inputs.keys)
+        events = rows.filter(pl.col("rank") > 0).select(
+            EVENT_GROUP,
             "rank",
-            *(term.alias(column) for term, column in zip(terms, columns, strict=True)),
+            *(pl.col(kernel_name(column)).alias(column) for column in columns),
+            EVENT_IDEAL,
         )
+        return order, events
 
-    return sums, term_rows_of
+    return sums, events_of
 
 
 def term_rows(

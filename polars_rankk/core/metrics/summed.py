@@ -35,7 +35,15 @@ from polars_rankk.core.policy import Policy
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["IDEAL", "PROBE_K", "SummedForm", "carried", "probe_stats", "summed_form"]
+__all__ = [
+    "IDEAL",
+    "PROBE_K",
+    "SummedForm",
+    "carried",
+    "linear_weights",
+    "probe_stats",
+    "summed_form",
+]
 
 #: ``formula(policy, k, stats)``, as `polars_rankk.core.metrics.declaration.Formula`.
 FormulaOf = Callable[[Policy, int | None, GroupStats], pl.Expr]
@@ -221,3 +229,50 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
     import numpy as np
 
     return bool(np.allclose(a, np.broadcast_to(b, a.shape), rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def _unit_sums(probe: str | None) -> Callable[[str, int], pl.Expr]:
+    """Term sums that are 1 for `probe`, 0 for every other term (all 0 for None)."""
+
+    def at(stat: str, k: int) -> pl.Expr:
+        return pl.col("_rk_one") if stat == probe else pl.col("_rk_zero")
+
+    return at
+
+
+def linear_weights(
+    formula: FormulaOf, form: SummedForm, policy: Policy, classes: pl.DataFrame,
+    terms: Sequence[str], k_max: int,
+) -> np.ndarray:  # fmt: skip
+    """A linear formula's weights per class of groups (rows of `classes`: their ``r`` and
+    ``n``), per column of a K-curve's class block (the constant, then each of `terms`) and per
+    K = 1…`k_max`: the formula on unit sums, once per probe — on (class, K) rows with K as a
+    column where it reads K so (`SummedForm.k_column`), else one expression per probe and K
+    (an SDCG's normaliser is a Python sum over the ranks up to K)."""
+    import numpy as np
+
+    probes = [None, *terms]
+    if form.k_column:
+        frame = classes.join(pl.DataFrame({PROBE_K: np.arange(1, k_max + 1)}), how="cross")
+        frame = frame.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
+        expressions = [
+            formula(policy, k_max, probe_stats(_unit_sums(probe), cutoff=PROBE_K))
+            .cast(pl.Float64)
+            .alias(str(probe))
+            for probe in probes
+        ]
+        values = frame.select(expressions).to_numpy()  # (class, K) × probe
+        shaped = values.reshape(classes.height, k_max, len(probes)).transpose(0, 2, 1)
+    else:
+        frame = classes.with_columns(_rk_zero=pl.lit(0.0), _rk_one=pl.lit(1.0))
+        expressions = [
+            formula(policy, k, probe_stats(_unit_sums(probe))).cast(pl.Float64)
+            .alias(f"{probe}@{k}")
+            for probe in probes
+            for k in range(1, k_max + 1)
+        ]  # fmt: skip
+        values = frame.select(expressions).to_numpy()
+        shaped = values.reshape(classes.height, len(probes), k_max)
+    weights = np.array(shaped, dtype=np.float64)
+    weights[:, 1:, :] -= weights[:, :1, :]  # values on unit sums -> the terms' coefficients
+    return np.ascontiguousarray(weights)

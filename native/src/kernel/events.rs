@@ -1,0 +1,230 @@
+//! One ranking of each group read twice: its sums (as `compute` writes them) and its *event
+//! rows*, what a K-curve sums over ranks. A group's events are its ranks where a sum it reads
+//! may change: rank 1, each rank within K_max whose row adds a non-zero term, and each rank of
+//! a positive ideal gain within K_max (the truth's rows in the call). Each event row carries
+//! the running sums of every term up to its rank (added in rank order, as `Reader::read` adds
+//! them: what `evaluate` reads at K) and the running ideal DCG.
+
+use crate::config::{Config, Label, N_LABELS};
+
+use super::ideal::{ideal_runs, IdealRuns};
+use super::{counts_of, grouped, grouped_in_runs, parts, readers_of, timing, Candidate, GroupSums, Groups, Inputs, Items, Reader};
+
+/// Each group's event rows, group by group (groups in `Groups`' order), then rank order.
+pub struct EventRows {
+    /// (group, rank) of each row.
+    pub rows: Vec<(u32, u32)>,
+    /// `running[row * n_stats + stat]`: each term's running sum up to the row's rank.
+    pub running: Vec<f64>,
+    /// The ideal DCG at the row's rank (0 where the truth is not in the call).
+    pub ideal: Vec<f64>,
+}
+
+impl EventRows {
+    fn new() -> EventRows {
+        EventRows { rows: Vec::new(), running: Vec::new(), ideal: Vec::new() }
+    }
+
+    fn extend(&mut self, other: EventRows) {
+        self.rows.extend(other.rows);
+        self.running.extend(other.running);
+        self.ideal.extend(other.ideal);
+    }
+}
+
+/// `compute` and the event rows of every group from one ranking of each (deterministic tie
+/// policies: one order's rows). The ideal DCG is read where the truth's rows are in the call.
+pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, EventRows) {
+    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    let (n_relevant, n_nonrelevant) =
+        (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
+    let keys = std::mem::take(&mut grouped.keys);
+    let started = std::time::Instant::now();
+    let ideal = if config.truth {
+        ideal_runs(config, inputs, &keys, config.k_max())
+    } else {
+        IdealRuns { offsets: Vec::new(), values: Vec::new() }
+    };
+    timing("ideal DCG runs", started);
+    let mut slices = grouped.slices();
+    let n_groups = slices.len();
+    let (readers, n_outputs) = readers_of(config);
+    let sets = config.count_thresholds().len();
+    let mut values = vec![0.0f64; n_groups * n_outputs];
+    let (_, per_thread) = parts(n_groups);
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    let started = std::time::Instant::now();
+    let mut events = EventRows::new();
+    std::thread::scope(|scope| {
+        let mut values_rest: &mut [f64] = &mut values;
+        let mut handles = Vec::new();
+        for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
+            let first = part * per_thread;
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
+            values_rest = tail;
+            let (readers, items, ideal) = (&readers, &items, &ideal);
+            let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
+            handles.push(scope.spawn(move || {
+                let mut sums = GroupSums::new(readers, items);
+                let mut out = EventRows::new();
+                // About a dozen events a group: rank 1, a few hits, a few ideal ranks.
+                out.rows.reserve(groups.len() * 12);
+                out.running.reserve(groups.len() * 12 * readers[0].terms.n_stats);
+                out.ideal.reserve(groups.len() * 12);
+                let mut weights: Vec<Vec<f64>> = Vec::new();
+                for (local, group) in groups.iter_mut().enumerate() {
+                    let g = first + local;
+                    let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
+                    let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    readers[0].event_rows(g as u32, &group[..sorted], ideal.of(g), &mut weights, &mut out);
+                }
+                out
+            }));
+        }
+        for handle in handles {
+            events.extend(handle.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+    });
+    timing("rank, sum and read event rows", started);
+    (Groups { keys, values }, events)
+}
+
+impl Reader<'_> {
+    /// The event rows of one ranked group (`ranked`: its first candidates in rank order, at
+    /// least min(n, K_max) of them; `ideal`: its ideal DCG at ranks 1, 2, …), appended to `out`.
+    fn event_rows(&self, g: u32, ranked: &[Candidate], ideal: &[f64], weights: &mut Vec<Vec<f64>>, out: &mut EventRows) {
+        let terms = &self.terms;
+        let limit = ranked.len().min(self.k_max);
+        terms.extend(weights, limit);
+        let mut hits = 0i64;
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
+        let mut values = vec![0.0f64; terms.n_stats];
+        let mut sums = vec![0.0f64; terms.n_stats];
+        // With one piece per term a row's value is what the running sum adds.
+        let one_piece = terms.one_piece_per_term();
+        let mut ideal_dcg = 0.0f64;
+        for rank in 1..=limit.max(ideal.len()).max(1) {
+            let mut event = rank == 1;
+            if let Some(candidate) = ranked[..limit].get(rank - 1) {
+                let relevant = self.row_values(candidate, rank, &mut hits, &mut labels, weights, &mut values);
+                let adds = values.iter().any(|v| *v != 0.0);
+                event |= adds;
+                // The running sums as `Reader::read` adds them: each piece in turn.
+                if !one_piece {
+                    terms.add(&mut sums, &labels, rank, weights);
+                    if let (Some(slot), true) = (terms.precision, relevant) {
+                        sums[slot] += hits as f64 / rank as f64;
+                    }
+                } else if adds {
+                    sums.iter_mut().zip(&values).for_each(|(sum, value)| *sum += value);
+                }
+            }
+            if let Some(value) = ideal.get(rank - 1) {
+                ideal_dcg = *value;
+                event = true;
+            }
+            if event {
+                out.rows.push((g, rank as u32));
+                out.running.extend_from_slice(&sums);
+                out.ideal.push(ideal_dcg);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::columns::Values;
+    use crate::config::{from_call, Call, Kind, OutputSpec, OutputValue, Policy};
+    use crate::kernel::{compute, truth_sums, Inputs};
+    use crate::testing::{column, default_terms, key, sum, value};
+
+    const K_MAX: usize = 12;
+    const TERMS: [&str; 5] = ["hits", "dcg", "precision_sum", "reciprocal_rank", "first_hit"];
+
+    /// 40 users, user u with u % 9 candidates (tied scores, repeated items), then the truth's
+    /// rows of every user (one with none, a few with more relevant items than K_MAX, users
+    /// 40..43 in the truth only).
+    fn rows() -> (Vec<i64>, Vec<i64>, Vec<f64>, Vec<f64>) {
+        let (mut user, mut item, mut score, mut grade) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for u in 0..40i64 {
+            for i in 0..u % 9 {
+                user.push(u);
+                item.push((i * 5 + u) % 11);
+                score.push(((i * 7 + u) % 4) as f64);
+                grade.push(f64::NAN);
+            }
+        }
+        for u in 0..43i64 {
+            for i in 0..(u * 3) % 16 {
+                if u % 5 == 0 {
+                    continue;
+                }
+                user.push(u);
+                item.push(i);
+                score.push(f64::NAN);
+                grade.push(((i + u) % 4) as f64);
+            }
+        }
+        (user, item, score, grade)
+    }
+
+    fn call(outputs: Vec<OutputSpec>) -> Call {
+        Call { keys: vec![Kind::Integer], truth: true, terms: default_terms(), outputs, ..Call::default() }
+    }
+
+    #[test]
+    fn event_rows_carry_the_sums_and_ideal_dcg_read_at_every_cut_off() {
+        let (users, items, scores, grades) = rows();
+        let (user, item) = (column("user", Values::I64(&users)), column("item", Values::I64(&items)));
+        let (score, grade) = (column("score", Values::F64(&scores)), column("grade", Values::F64(&grades)));
+        let inputs = Inputs::new(vec![&user], &item, &score, &grade);
+        let mut outputs = vec![key("user", 0), value("n_candidates", OutputValue::NCandidates)];
+        for k in 1..=K_MAX {
+            outputs.extend(TERMS.iter().map(|name| sum(&format!("{name}@{k}"), name, k)));
+        }
+        let config = from_call(&call(outputs.clone()), Policy::default()).unwrap();
+        let (groups, events) = super::group_and_event_rows(&config, &inputs);
+        let expected = compute(&config, &inputs);
+        assert_eq!((&groups.keys, &groups.values), (&expected.keys, &expected.values));
+        let mut ideal_outputs = vec![key("user", 0)];
+        ideal_outputs.extend((1..=K_MAX).map(|k| OutputSpec {
+            column: format!("ideal@{k}"),
+            value: OutputValue::IdealDcg,
+            k,
+            term: None,
+        }));
+        let ideal_config = from_call(&call(ideal_outputs), Policy::default()).unwrap();
+        let (truth_user, truth_grade): (Vec<i64>, Vec<f64>) =
+            users.iter().zip(&grades).filter(|(_, g)| !g.is_nan()).map(|(u, g)| (*u, *g)).unzip();
+        let (truth_user, truth_grade) = (column("user", Values::I64(&truth_user)), column("grade", Values::F64(&truth_grade)));
+        let ideal = truth_sums(&ideal_config, &[&truth_user], &truth_grade);
+        let n_stats = config.stats.len();
+        let n_outputs = config.outputs.len();
+        let n_groups = groups.keys[0].len();
+        assert_eq!(n_groups, (0..40).filter(|u| u % 9 != 0).count(), "groups with candidates only");
+        for g in 0..n_groups {
+            let mine: Vec<usize> = (0..events.rows.len()).filter(|r| events.rows[*r].0 == g as u32).collect();
+            assert_eq!(events.rows[mine[0]].1, 1, "rank 1 is an event of every group");
+            let truth_g = ideal.keys[0].iter().position(|k| *k == groups.keys[0][g]);
+            for k in 1..=K_MAX {
+                // The last event at or before K holds the sums `evaluate` reads at K.
+                let last = *mine.iter().rfind(|r| events.rows[**r].1 as usize <= k).unwrap();
+                for (slot, name) in TERMS.iter().enumerate() {
+                    let stat = config.stats.iter().position(|(n, _)| n == name).unwrap();
+                    let at = 2 + (k - 1) * TERMS.len() + slot;
+                    assert_eq!(events.running[last * n_stats + stat].to_bits(), groups.values[g * n_outputs + at].to_bits());
+                }
+                let read = truth_g.map_or(0.0, |t| ideal.values[t * (K_MAX + 1) + k]);
+                assert_eq!(events.ideal[last].to_bits(), read.to_bits(), "group {g} K {k}");
+            }
+            // Every event but rank 1 changes a running sum or the ideal DCG.
+            for pair in mine.windows(2) {
+                let (before, after) = (pair[0], pair[1]);
+                let moved = (0..n_stats).any(|s| events.running[after * n_stats + s] != events.running[before * n_stats + s]);
+                assert!(moved || events.ideal[after] != events.ideal[before]);
+            }
+        }
+    }
+}
