@@ -397,8 +397,9 @@ class EvaluationTables:
 
         Returns ``(terms, ideal)``: ``terms`` holds one row per ranked candidate at rank <= max
         K where a per-rank term of `columns` is not zero (group keys, ``rank``, and each term's
-        own value under its column's name: what `evaluate` cumulates, from the same ranking
-        pass and term declarations, on the kernel when it ran there); ``ideal`` one row per
+        own value under its column's name: what `evaluate` cumulates, under the same ranking
+        and term declarations, on the kernel when it ran there; the kernel ranks for these rows
+        in a call of its own, `ranking_events` reading the evaluation's pass); ``ideal`` one row per
         judged truth item with a positive gain at ideal rank <= max K (group keys, ``rank``,
         ``gain``). Both are lazy and share this evaluation's plan. None when the policy needs
         more than these rows (``ties="expected"``, or an ``n_relevant`` column), for one
