@@ -151,6 +151,33 @@ def test_negative_grades_in_the_expression_api_follow_the_policy() -> None:
 # --- gain maps, F-beta ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_negative_gain_lowers_dcg_where_it_is_ranked(
+    native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judged non-relevant item that ``gains`` maps to -1 at rank 2: DCG@2 and DCG@3 are
+    -1 / log2(3) and nDCG divides by the ideal of the grade-3 item (5): the running sum fell,
+    and is read where it stands at K, not at its peak (0 at rank 1), on both paths and in
+    the expression API."""
+    monkeypatch.setenv("POLARS_RANKK_NATIVE", native)
+    candidates = pl.DataFrame({"user": 1, "item": [1, 2, 3], "score": [3.0, 2.0, 1.0]})
+    truth = pl.DataFrame({"user": 1, "item": [2, 9], "relevance": [0, 3]})
+    policy = rk.Policy(gains={0: -1.0, 3: 5.0}, nonrelevant_gain="grade")
+    dcg = -1.0 / math.log2(3)
+    result = rk.evaluate(candidates, truth, k=[1, 2, 3], metrics=["dcg", "ndcg"],
+                         group_by="user", policy=policy)  # fmt: skip
+    values = {(m, k): v for _, m, k, v in result.per_group.rows()}
+    assert values[("dcg", 1)] == 0.0
+    assert values[("dcg", 2)] == pytest.approx(dcg, abs=1e-15)
+    assert values[("dcg", 3)] == pytest.approx(dcg, abs=1e-15)
+    assert values[("ndcg", 3)] == pytest.approx(dcg / 5.0, abs=1e-15)
+    labelled = rk.label(candidates, truth, group_by="user")
+    options = {"by": "score", "k": 3, "item": "item", "unretrieved": "unretrieved",
+               "policy": policy}  # fmt: skip
+    expressed = labelled.group_by("user").agg(rk.dcg_at_k("relevance", **options))
+    assert expressed["dcg@3"].item() == pytest.approx(dcg, abs=1e-15)
+
+
 @SETTINGS
 @given(
     case=cases(grades=NEGATIVE),

@@ -232,9 +232,23 @@ class _PureSums:
                 .cast(pl.Float64)
                 .alias(HITS_AT_R)
             )
-        aggregations += [pl.col(stat).max().fill_null(0.0).alias(stat) for stat in needs.whole_list]
+        # A sum of negative gains falls: read where it stands at K (the whole list: at its
+        # last rank), not at its peak.
+        fall = ranking.falls(spec.policy)
         aggregations += [
-            ranking.read_at(pl.col(stat), pl.col(RANK), k).alias(stat_column(stat, k))
+            (
+                ranking.read_at(pl.col(stat), pl.col(RANK), pl.col(RANK).max(), may_fall=True)
+                if fall
+                else pl.col(stat).max()
+            )
+            .fill_null(0.0)
+            .alias(stat)
+            for stat in needs.whole_list
+        ]
+        aggregations += [
+            ranking.read_at(pl.col(stat), pl.col(RANK), k, may_fall=fall).alias(
+                stat_column(stat, k)
+            )
             for k in spec.read_ks
             for stat in needs.by_k
         ]

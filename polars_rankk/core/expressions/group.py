@@ -311,10 +311,12 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
     ideal = ranking.ideal_cumulative(ideal_gains)
     ideal_rank = pl.int_range(1, ideal.len() + 1, dtype=pl.Int64)
 
+    fall = ranking.falls(policy)
+
     def at(stat: str, k: int) -> pl.Expr:
         if stat == IDEAL_DCG:
             return ranking.read_at(ideal, ideal_rank, k)
-        return ranking.read_at(cumulated[stat], window.rank, k)
+        return ranking.read_at(cumulated[stat], window.rank, k, may_fall=fall)
 
     hits_at_r = (
         ranking.read_at(cumulated[HITS], window.rank, n_relevant).cast(pl.Float64)
@@ -326,7 +328,11 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         n_candidates=score.len().cast(pl.Int64),
         n_relevant=n_relevant,
         hits_at_r=hits_at_r,
-        whole=lambda stat: cumulated[stat].max().fill_null(0.0),
+        whole=lambda stat: (
+            ranking.read_at(cumulated[stat], window.rank, window.rank.max(), may_fall=True)
+            if fall
+            else cumulated[stat].max()
+        ).fill_null(0.0),
     )
     void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
     fields, sums = _read_once(stats, metric, k, policy, ranked)

@@ -266,9 +266,22 @@ def cumulative(term: pl.Expr, partition: list[pl.Expr], rank: pl.Expr) -> pl.Exp
     return term.cum_sum().over(partition, order_by=rank)
 
 
-def read_at(cumulated: pl.Expr, rank: pl.Expr, k: int | pl.Expr) -> pl.Expr:
-    """A cumulated (non-decreasing) sum read at cut-off `k`: 0 for an empty ranking."""
-    return pl.when(rank <= k).then(cumulated).max().fill_null(0)
+def read_at(
+    cumulated: pl.Expr, rank: pl.Expr, k: int | pl.Expr, *, may_fall: bool = False
+) -> pl.Expr:
+    """A running sum read at cut-off `k`: 0 for an empty ranking. A non-decreasing sum is its
+    largest value within `k`; one that `may_fall` (a gain below 0: `falls`) is read at its
+    last rank within `k`, not at its peak."""
+    within = pl.when(rank <= k).then(cumulated)
+    if may_fall:
+        return within.sort_by(rank).drop_nulls().last().fill_null(0)
+    return within.max().fill_null(0)
+
+
+def falls(policy: Policy) -> bool:
+    """Whether a running sum of gains may fall down the ranking: ``Policy.gains`` gives some
+    grade a negative gain."""
+    return any(gain < 0 for gain in policy.gain_map().values())
 
 
 def ideal_cumulative(gains: pl.Expr) -> pl.Expr:
