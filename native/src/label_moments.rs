@@ -103,7 +103,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         return Ok(names(&asked).into_iter().map(|name| OutColumn { name, data: OutData::F64(Vec::new()) }).collect());
     }
     let mut out = vec![0.0; g * width];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(g.max(1));
+    let threads = crate::kernel::threads().min(g).max(1);
     let per_thread = g.div_ceil(threads).max(1);
     let asked_ref = &asked;
     let ideals = ideals(&asked);

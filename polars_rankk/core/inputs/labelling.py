@@ -18,13 +18,20 @@ from polars_rankk.core.inputs.spec import align_ids, normalize_keys, require_col
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
-__all__ = ["LabelInputs", "flag_sorted", "label_inputs", "polars_label", "pool_scores"]
+__all__ = [
+    "LabelInputs",
+    "flag_sorted",
+    "label_inputs",
+    "polars_label",
+    "pool_scores",
+    "unused_name",
+]
 
 _NO_GRADES = pl.lit([], dtype=pl.List(pl.Float64))
 F = TypeVar("F", pl.DataFrame, pl.LazyFrame)
 
 
-def _unused_name(name: str, schema: Mapping[str, object]) -> str:
+def unused_name(name: str, schema: Mapping[str, object]) -> str:
     """`name`, lengthened with underscores until no column of `schema` has it."""
     while name in schema:
         name += "_"
@@ -197,9 +204,9 @@ def polars_label(read: LabelInputs) -> pl.LazyFrame:
     # group's rows in the candidates' order: one sort on (keys, row number) at the end (a join
     # asked to keep the left order costs several times more on the streaming engine). With the
     # key sorted and flagged so, a `group_by` reads each group as a slice.
-    row = _unused_name("__rankk_row", schema)
-    first = _unused_name("__rankk_first", schema)
-    judged = _unused_name("__rankk_judged", schema)
+    row = unused_name("__rankk_row", schema)
+    first = unused_name("__rankk_first", schema)
+    judged = unused_name("__rankk_judged", schema)
     # Each group's first row, marked in the candidates' order: it alone gets the missed grades
     # (a list on every row cost more than the joins, to build, to sort and for every
     # expression to gather again).

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rankk.core.inputs.labelling import LabelInputs, flag_sorted, pool_scores
+from polars_rankk.core.inputs.labelling import (
+    LabelInputs,
+    flag_sorted,
+    pool_scores,
+    unused_name,
+)
 from polars_rankk.core.kernel.loader import kernel_input, kernel_kind, library, status
 
 __all__ = ["kernel_label"]
@@ -18,12 +23,6 @@ __all__ = ["kernel_label"]
 #: it, a truth row with a grade, one whose grade is null.
 _CANDIDATE, _OUT_OF_POOL, _TRUTH, _TRUTH_NULL = 0, 1, 2, 3
 _GRADES = (pl.Float64, pl.Float32, pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16)
-
-
-def _unused(name: str, taken: pl.Schema) -> str:
-    while name in taken:
-        name += "_"
-    return name
 
 
 def _readable(read: LabelInputs) -> pl.DataType | None:
@@ -47,8 +46,8 @@ def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
     if grade_dtype is None:
         return None
     keys, item, schema = read.keys, read.item, read.schema
-    side = _unused("__rankk_side", schema)
-    grade = _unused("__rankk_grade", schema)
+    side = unused_name("__rankk_side", schema)
+    grade = unused_name("__rankk_grade", schema)
     pool = pool_scores(read.score, schema, read.policy) if read.policy.pool == "restrict" else None
     candidate_side = (
         pl.lit(_CANDIDATE, pl.Int64)
@@ -77,7 +76,7 @@ def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
         ],
         how="vertical",
     )
-    row = _unused("__rankk_row", schema)
+    row = unused_name("__rankk_row", schema)
     names = [row, read.relevance, read.n_relevant, read.unretrieved]
     call = pl.plugins.register_plugin_function(
         plugin_path=library(),

@@ -330,10 +330,10 @@ def expected_by_recursion(
             for metric, k in listed
         ]
         counted = counted_items(per_item, ranked, keys, item, policy)
-        e1, e2, none = block_expectations(
+        e1, e2, none_in_blocks = block_expectations(
             ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
         )
-        mean, spread = _conditioned(e1, e2, none[:, None], policy)
+        mean, spread = _conditioned(e1, e2, none_in_blocks[:, None], policy)
         frames += [
             (metric, k, mean[:, index], spread[:, index])
             for index, (metric, k) in enumerate(listed)
@@ -346,7 +346,7 @@ def expected_by_recursion(
         mean_r, spread_r = _conditioned(e1, e2, none_r, policy)
         frames.append(("r_precision", None, mean_r, spread_r))
     cell = [*keys, "metric", "k"]
-    expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, policy)
+    expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, none, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
         return cells.select(*cell, value=empty, std=empty, standard_error=empty), expected_r
@@ -432,13 +432,14 @@ def _cell_rows(
 
 
 def _expected_relevant(groups: pl.DataFrame, keys: list[str], ranked_q: np.ndarray,
-                       rest_q: np.ndarray, policy: Policy) -> pl.DataFrame:  # fmt: skip
+                       rest_q: np.ndarray, none: np.ndarray,
+                       policy: Policy) -> pl.DataFrame:  # fmt: skip
     """keys, n_candidates, n_relevant: R_g's expectation over the outcomes in which the group
-    is evaluated (under ``empty_truth="exclude"``, those with a relevant item), from the laid
-    out probabilities: the items ranked within the depth and the others R counts."""
+    is evaluated (under ``empty_truth="exclude"``, those with a relevant item: `none` is
+    P(R = 0)), from the laid out probabilities: the items ranked within the depth and the
+    others R counts."""
     expected = ranked_q.sum(axis=1) + rest_q.sum(axis=1)
     if policy.empty_truth == "exclude":
-        none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):  # 0 / 0: no outcome counts
             expected = expected / (1 - none)
     return groups.select(
