@@ -236,13 +236,7 @@ class _PureSums:
         # last rank), not at its peak.
         fall = ranking.falls(spec.policy)
         aggregations += [
-            (
-                ranking.read_at(pl.col(stat), pl.col(RANK), pl.col(RANK).max(), may_fall=True)
-                if fall
-                else pl.col(stat).max()
-            )
-            .fill_null(0.0)
-            .alias(stat)
+            ranking.read_whole(pl.col(stat), pl.col(RANK), may_fall=fall).alias(stat)
             for stat in needs.whole_list
         ]
         aggregations += [

@@ -328,11 +328,7 @@ def ranked_group(inputs: Inputs, metric: str, k: int | None = None) -> Group:
         n_candidates=score.len().cast(pl.Int64),
         n_relevant=n_relevant,
         hits_at_r=hits_at_r,
-        whole=lambda stat: (
-            ranking.read_at(cumulated[stat], window.rank, window.rank.max(), may_fall=True)
-            if fall
-            else cumulated[stat].max()
-        ).fill_null(0.0),
+        whole=lambda stat: ranking.read_whole(cumulated[stat], window.rank, may_fall=fall),
     )
     void = (n_relevant == 0) if policy.empty_truth == "exclude" else pl.lit(False)
     fields, sums = _read_once(stats, metric, k, policy, ranked)

@@ -278,6 +278,13 @@ def read_at(
     return within.max().fill_null(0)
 
 
+def read_whole(cumulated: pl.Expr, rank: pl.Expr, *, may_fall: bool = False) -> pl.Expr:
+    """A running sum read at the list's end (`read_at` at its last rank): 0.0 for an empty
+    ranking."""
+    whole = read_at(cumulated, rank, rank.max(), may_fall=True) if may_fall else cumulated.max()
+    return whole.fill_null(0.0)
+
+
 def falls(policy: Policy) -> bool:
     """Whether a running sum of gains may fall down the ranking: ``Policy.gains`` gives some
     grade a negative gain."""
