@@ -134,11 +134,12 @@ def block_moments(
                     gained = _gained_spread(
                         metric, prefixes[index], start[:, j], size[:, j], x, found[:, :reached]
                     )
+                elif metric == "err":
+                    first = _first_place(start[:, j], size[:, j], x, policy)
+                    gained = _err_gained(k, first, x, found[:, :reached], read[index])
                 else:
                     first = _first_place(start[:, j], size[:, j], x, policy)
                     gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
-                    if metric == "err":
-                        gained = _err_gained(k, first, x, found[:, :reached], read[index])
                 gained = gained * read[index][:, None]
                 sum_before = total[index][:, :reached]
                 new_total[index][:, x : x + reached] += (sum_before + gained * law_before) * weight
