@@ -11,7 +11,9 @@ STAMP  := $(VENV)/.installed-dev
 # this machine reuses it instead of compiling from scratch.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/polars-rankk/target
 
-# The fresh venvs of `make dist-test` and `make test-oldest-polars` (build/ is git-ignored).
+# The fresh venvs of `make dist-test` and `make test-oldest-polars` (build/ is git-ignored). Each
+# is made anew on every run and removed once its checks pass: together they take ~2 GB, which a
+# CI disk need not hold beside the dev venv.
 DIST_VENV   := build/venv-dist
 OLDEST_VENV := build/venv-oldest-polars
 # The oldest Polars polars-rankk supports: the lower bound of its requirement in pyproject.toml.
@@ -120,7 +122,7 @@ dist-test: dist
 		--find-links $(NO_WHEEL_DIST) "$$(ls $(NO_WHEEL_DIST)/polars_rankk-*.whl)[native]"
 	cd $(NO_WHEEL_VENV) && PATH="$(NO_CARGO_PATH)" bin/python $(CURDIR)/scripts/dist_check.py \
 		--pure $(CURDIR)/data
-	rm -rf $(NO_WHEEL_DIST)
+	rm -rf $(NO_WHEEL_DIST) $(DIST_VENV) $(NO_WHEEL_VENV)
 
 ## test-oldest-polars: the core tests (the kernel's included) on the oldest supported Polars,
 ## in a venv of its own with the wheels of `make dist`
@@ -131,6 +133,7 @@ test-oldest-polars: dist
 		"$$(ls dist/polars_rankk-*.whl)[native,test]" dist/polars_rankk_native-*.whl
 	$(OLDEST_VENV)/bin/python -c "import polars_rankk as rk; rk.show_versions()"
 	$(OLDEST_VENV)/bin/python -m pytest $(OLDEST_XDIST) tests/core
+	rm -rf $(OLDEST_VENV)
 
 ## docs: build the documentation site into site/ (strict: a warning fails it; works offline)
 docs: $(STAMP)
