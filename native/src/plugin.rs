@@ -374,6 +374,26 @@ pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColu
     Ok(out)
 }
 
+/// `item_ranks`' one field: each truth row's place (Int64).
+pub fn item_ranks_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let parsed = configuration(kwargs)?;
+    if inputs.len() != parsed.0.n_inputs() {
+        return Err(format!("the rankk kernel expects {} input columns, got {}", parsed.0.n_inputs(), inputs.len()));
+    }
+    Ok(vec![("rank".to_string(), "l".to_string())])
+}
+
+/// `item_ranks`: each truth row's place in its group's ranking (`kernel::item_ranks`), the
+/// truth rows' grades their numbers from 1, ranked to the configured K_max.
+pub fn item_ranks(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let inputs = read_inputs(config, score_name, columns)?;
+    let n_pairs = inputs.grade.floats().filter(|grade| !grade.is_nan()).count();
+    let ranks = kernel::item_ranks(config, &inputs, config.k_max(), n_pairs);
+    Ok(vec![OutColumn { name: "rank".to_string(), data: OutData::I64(ranks) }])
+}
+
 /// The ranked items as the kernel names them (text up to `Call.item_prefix`).
 fn item_column(name: &str, items: &kernel::Items<'_>, handles: &[u64]) -> OutColumn {
     if items.kind == Kind::Integer {

@@ -19,6 +19,7 @@ mod gather;
 mod group_ids;
 pub(crate) mod hashing;
 mod ideal;
+mod item_ranks;
 pub mod labels;
 mod partition;
 mod passage_groups;
@@ -33,6 +34,7 @@ mod truth_sums;
 
 pub use context::{count, threads, timing, Inputs};
 pub use events::{group_and_event_rows, EventRows};
+pub use item_ranks::item_ranks;
 use group_ids::grouped;
 use runs::{grouped_in_runs, in_runs};
 pub use truth_sums::{truth_sums, TruthSums};

@@ -157,15 +157,37 @@ def ranked_items(
 
 def _kernel_top(spec: Spec, top: int) -> pl.LazyFrame | None:
     """Each group's ranks 1..`top` ranked by the kernel, or None where the list it ranks is
-    not the evaluation's (unjudged rows condensed away, copies kept, a labelled list)."""
+    not the evaluation's (`_kernel_ranked`)."""
+    found = _kernel_ranked(spec)
+    if found is None:
+        return None
+    frame, score = found
+    return kernel_ranking.ranked_top(frame, list(spec.keys), spec.item, score, spec.policy, top)
+
+
+def item_ranks(spec: Spec, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+    """Each of `pairs`' (keys, item) place in the evaluation's ranking, from the kernel
+    (`Evaluation.item_ranks`), or None where it does not rank the evaluation's list."""
+    found = _kernel_ranked(spec)
+    if found is None:
+        return None
+    frame, score = found
+    keys, item = list(spec.keys), spec.item
+    return kernel_ranking.item_ranks(frame, keys, item, score, spec.policy, pairs, depth)
+
+
+def _kernel_ranked(spec: Spec) -> tuple[pl.LazyFrame, pl.Expr] | None:
+    """The candidates and score the kernel ranks as the evaluation does, or None where the
+    list it would rank is not the evaluation's (unjudged rows condensed away, copies kept, a
+    labelled list)."""
     policy = spec.policy
     if policy.unjudged == "condense" or policy.duplicates == "keep" or spec.labelled:
         return None
-    keys, frame = list(spec.keys), spec.candidates
+    frame = spec.candidates
     score = ranking.score_value(pl.col(spec.score), lower_is_better=spec.lower_is_better)
     if policy.invalid_scores == "drop":
         frame = frame.filter(ranking.is_valid_score(score))
-    return kernel_ranking.ranked_top(frame, keys, spec.item, score, policy, top)
+    return frame, score
 
 
 def chosen_metrics(
@@ -449,3 +471,25 @@ class EvaluationTables:
         if self._sliced:
             return None
         return ranked_items(self._spec, self._prepared, top, tie_blocks)
+
+    def item_ranks(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        """The place of each row of `pairs` (group keys and item, in the candidates' dtypes)
+        in this evaluation's ranking, from the compiled kernel's one ranking to `depth`: 0
+        where the item is not among its group's candidates, its rank where that is at most
+        `depth`, ``depth + 1`` where deeper (Int64, in `pairs`' order). None where the kernel
+        is not loaded or does not rank this evaluation's list (then `ranked_items` gives
+        the ranks), and for one system of several.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_rankk as rk
+        >>> c = pl.DataFrame({"q": [1, 1, 1], "item": [7, 8, 9], "score": [0.2, 0.9, 0.5]})
+        >>> t = pl.DataFrame({"q": [1], "item": [8]})
+        >>> res = rk.evaluate(c, t, k=2, group_by="q")
+        >>> found = res.item_ranks(pl.DataFrame({"q": [1, 1, 1], "item": [7, 8, 5]}), 2)
+        >>> found is None or found.to_list() == [3, 1, 0]
+        True
+        """
+        if self._sliced:
+            return None
+        return item_ranks(self._spec, pairs, depth)

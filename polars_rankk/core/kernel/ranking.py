@@ -82,3 +82,68 @@ def ranked_top(
     ).alias(_TOP)
     ranked = frame.select(top).unnest(_TOP).drop("score")
     return ranked.with_columns(pl.col(name).cast(schema[name]) for name in ids)
+
+
+def item_ranks(
+    candidates: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    score: pl.Expr,
+    policy: Policy,
+    pairs: pl.DataFrame,
+    depth: int,
+) -> pl.Series | None:
+    """The place of each row of `pairs` (`keys` and `item`) in its group's ranking of
+    `candidates`, ranked as `ranked_top` ranks them: 0 where the item is not among the
+    group's candidates, its rank where that is at most `depth`, ``depth + 1`` where it is
+    ranked deeper (Int64, one per row of `pairs`, in their order); None where the kernel
+    cannot rank them (as `ranked_top`). One ranking, to `depth`: no ranked list comes back.
+
+    `pairs` has one row per (group, item) and the dtypes of `candidates`' keys and item.
+    """
+    schema = candidates.collect_schema()
+    ids = (*keys, item)
+    if (
+        not native.status().loaded
+        or policy.ties in ("pessimistic", "optimistic", "expected")
+        or any(not isinstance(schema[name], READ) for name in ids)
+        or any(pairs.schema[name] != schema[name] for name in ids)
+    ):
+        return None
+    ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
+    by_row = ranking.ties == "input_order"
+    row = [pl.int_range(pl.len(), dtype=pl.Int64).alias("__row")] if by_row else []
+    listed = candidates.select(
+        *(native.kernel_input(name, schema[name]).alias(name) for name in ids),
+        lowest_if_invalid(score.cast(pl.Float64)).alias("__score"),
+        pl.lit(None, pl.Float64).alias("__grade"),
+        *row,
+    )
+    # The pairs follow as truth rows, each graded with its number from 1: the kernel's truth
+    # join hands each candidate the number of its pair.
+    numbered = pairs.lazy().select(
+        *(native.kernel_input(name, schema[name]).alias(name) for name in ids),
+        pl.lit(None, pl.Float64).alias("__score"),
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).cast(pl.Float64).alias("__grade"),
+        *([pl.lit(None, pl.Int64).alias("__row")] if by_row else []),
+    )
+    frame = pl.concat([listed, numbered], how="vertical")
+    call = Call.under(
+        ranking,
+        (),
+        keys=tuple(native.kernel_kind(schema[name]) or "" for name in keys),
+        item=native.kernel_kind(schema[item]) or "",
+        row=by_row,
+        truth=True,
+        outputs=(Output("_rk_cut", "sum", depth, _EVERY_RANK.name),),
+    )
+    call = dataclasses.replace(call, terms=(_EVERY_RANK,))
+    ranks = pl.plugins.register_plugin_function(
+        plugin_path=native.library(),
+        function_name="item_ranks",
+        args=[pl.col(name) for name in frame.collect_schema().names()],
+        kwargs=native.kwargs(ranking, call),
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_TOP)
+    return frame.select(ranks).collect().to_series().struct.field("rank")

@@ -145,19 +145,38 @@ def _computed(
     depth = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
     if "r_precision" in chosen:
         depth = max(depth, possibly_relevant(truth, keys, relevance, probability, policy))
-    if policy.ties in BLOCK_TIES:
-        # The ranking's tie blocks, whose order the labels decide in each outcome.
-        ranked = base.ranked_items(tie_blocks=True)
-    else:
-        ranked = base.ranked_items(top=depth if policy.pool == "all" else None)
     rows, expected_groups = expected_by_recursion(
-        ranked.collect(), truth, groups, asked, keys=keys, item=inputs.item,
+        _BaseRanking(base, policy, depth), truth, groups, asked, keys=keys, item=inputs.item,
         relevance=relevance, probability=probability, policy=policy, gains=gains,
         compiled=compiled,
     )  # fmt: skip
     if lazy:  # an eager evaluation's per-group rows are sorted already; the join keeps them
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
+
+
+class _BaseRanking:
+    """The ranking of `base` (the evaluation at each item's highest grade), read to `depth`:
+    each item's place from the kernel's one ranking, or the ranked list (collected once)."""
+
+    def __init__(self, base: Any, policy: Policy, depth: int) -> None:
+        self._base, self._policy, self._depth = base, policy, depth
+        self._listed: pl.DataFrame | None = None
+
+    def listed(self) -> pl.DataFrame:
+        if self._listed is None:
+            if self._policy.ties in BLOCK_TIES:
+                # The ranking's tie blocks, whose order the labels decide in each outcome.
+                ranked = self._base.ranked_items(tie_blocks=True)
+            else:
+                pool_all = self._policy.pool == "all"
+                ranked = self._base.ranked_items(top=self._depth if pool_all else None)
+            self._listed = ranked.collect()
+        return self._listed
+
+    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        found: pl.Series | None = self._base.item_ranks(pairs, depth)
+        return found
 
 
 def _methods_named(

@@ -82,6 +82,39 @@ def laid_out(per_item: pl.DataFrame, ranked: pl.DataFrame, groups: int, keys: li
     ]
 
 
+def laid_out_by_places(
+    per_item: pl.DataFrame,
+    places: pl.Series,
+    groups: int,
+    depth: int,
+    policy: Policy,
+    columns: Sequence[str],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`laid_out` from each item's place in its group's ranking (`places`, one per row of
+    `per_item`: 0 not among the candidates, its rank up to `depth`, ``depth + 1`` deeper):
+    the same arrays, without the ranked list. `per_item` is in its groups' order."""
+    place = places.to_numpy()
+    group = per_item["_rk_group"].to_numpy()
+    ranked = (place >= 1) & (place <= depth)
+    # The others R counts, in `per_item`'s order: every one, or those among the candidates.
+    counted = np.ones(place.shape, dtype=bool) if policy.pool == "all" else place > 0
+    rest = np.flatnonzero(counted & ~ranked)
+    rest_group = group[rest]
+    # Each one's position among its group's others (the rows come group by group).
+    position = np.arange(rest.size) - np.searchsorted(rest_group, rest_group, side="left")
+    width = int(position.max()) + 1 if rest.size else 0
+    at_rank = np.flatnonzero(ranked)
+    laid = []
+    for column in columns:
+        values = per_item[column].to_numpy()
+        top = np.zeros((groups, max(depth, 0)))
+        top[group[at_rank], place[at_rank] - 1] = values[at_rank]
+        others = np.zeros((groups, width))
+        others[rest_group, position] = values[rest]
+        laid.append((top, others))
+    return laid
+
+
 def counted_items(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str], item: str,
                   policy: Policy) -> pl.DataFrame:  # fmt: skip
     """The items that may be relevant and count in R: every one, or (``pool="restrict"``)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -50,7 +51,12 @@ from polars_rankk.core.inputs.labels.laws import (
     product_in_order,
     summed_in_order,
 )
-from polars_rankk.core.inputs.labels.layout import counted_items, laid_out, possible_items
+from polars_rankk.core.inputs.labels.layout import (
+    counted_items,
+    laid_out,
+    laid_out_by_places,
+    possible_items,
+)
 from polars_rankk.core.inputs.labels.tie_blocks import (
     BLOCK_TIES,
     block_expectations,
@@ -67,6 +73,20 @@ CompiledMoments = Callable[
     [np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[str, int]], int, bool, Policy],
     Moments | None,
 ]
+
+
+class Ranking(Protocol):
+    """The evaluation's ranking as the recursion reads it."""
+
+    def listed(self) -> pl.DataFrame:
+        """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
+        read the labels)."""
+        ...
+
+    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
+        to `depth`, ``depth + 1`` deeper), or None where only `listed` gives it."""
+        ...
 
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
@@ -248,7 +268,7 @@ def _conditioned(
 
 
 def expected_by_recursion(
-    ranked: pl.DataFrame,
+    ranking: Ranking,
     truth: pl.DataFrame,
     evaluated: pl.DataFrame,
     cells: pl.DataFrame,
@@ -263,7 +283,7 @@ def expected_by_recursion(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(per-group rows: keys, metric, k, value, std, standard_error; groups: keys,
     n_candidates, n_relevant) of the `cells` (keys, metric, k: those the evaluation reports)
-    by the recursion, from the evaluation's ranking (`ranked`: keys, item, rank), the checked
+    by the recursion, from the evaluation's `ranking`, the checked
     probabilistic `truth` (its `gains`) and the groups it evaluated (`evaluated`: keys,
     n_candidates)."""
     from polars_rankk.core.metrics.order import gain_of
@@ -280,8 +300,15 @@ def expected_by_recursion(
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
-    laid = laid_out(per_item, ranked, groups.height, keys, item, depth, policy,
-                     ["_rk_q", "_rk_s1", "_rk_s2", *level_columns])  # fmt: skip
+    columns = ["_rk_q", "_rk_s1", "_rk_s2", *level_columns]
+    by_ranks = policy.ties not in BLOCK_TIES
+    # Each item's place from the kernel's ranking where it gives them, else the ranked list.
+    places = ranking.places(per_item.select(*keys, item), depth) if by_ranks else None
+    if places is not None:
+        laid = laid_out_by_places(per_item, places, groups.height, depth, policy, columns)
+    else:
+        laid = laid_out(per_item, ranking.listed(), groups.height, keys, item, depth, policy,
+                        columns)  # fmt: skip
     (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
     # P(R = 0): every item that may be relevant turns out not.
     none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
@@ -313,7 +340,6 @@ def expected_by_recursion(
         )
         gain[tops["_rk_group"].to_numpy()] = tops["_rk_gain"].to_numpy()
         stop[tops["_rk_group"].to_numpy()] = tops["_rk_stop"].to_numpy()
-    by_ranks = policy.ties not in BLOCK_TIES
     if by_ranks and (listed or by_r):
         mean, spread, r_moments = _fixed_order(
             ranked_q, rest_q, n_candidates, gain, listed, largest_k, by_r, policy, compiled
@@ -329,6 +355,7 @@ def expected_by_recursion(
             stop if metric == "err" else _per_group(metric, k, n_candidates, gain, policy)
             for metric, k in listed
         ]
+        ranked = ranking.listed()
         counted = counted_items(per_item, ranked, keys, item, policy)
         e1, e2, none_in_blocks = block_expectations(
             ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
@@ -339,6 +366,7 @@ def expected_by_recursion(
             for index, (metric, k) in enumerate(listed)
         ]
     if by_r and not by_ranks:
+        ranked = ranking.listed()
         counted = counted_items(per_item, ranked, keys, item, policy)
         e1, e2, none_r = block_r_precision_of(
             ranked, per_item, counted, keys, item, groups, depth, policy
