@@ -45,11 +45,7 @@ def ranked_top(
     """
     schema = candidates.collect_schema()
     ids = (*keys, item)
-    if (
-        not native.status().loaded
-        or policy.ties in ("pessimistic", "optimistic", "expected")
-        or any(not isinstance(schema[name], READ) for name in ids)
-    ):
+    if not _ranks(schema, ids, policy):
         return None
     ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
     by_row = ranking.ties == "input_order"
@@ -70,17 +66,7 @@ def ranked_top(
             Output("_rk_cut", "sum", k, _EVERY_RANK.name),
         ),
     )
-    # The one term read: 1 at every rank, so that every ranked row within K is returned.
-    call = dataclasses.replace(call, terms=(_EVERY_RANK,))
-    top = pl.plugins.register_plugin_function(
-        plugin_path=native.library(),
-        function_name="ranked_items",
-        args=[pl.col(name) for name in frame.collect_schema().names()],
-        kwargs=native.kwargs(ranking, call),
-        is_elementwise=False,
-        changes_length=True,
-    ).alias(_TOP)
-    ranked = frame.select(top).unnest(_TOP).drop("score")
+    ranked = frame.select(_ranked(frame, "ranked_items", ranking, call)).unnest(_TOP).drop("score")
     return ranked.with_columns(pl.col(name).cast(schema[name]) for name in ids)
 
 
@@ -103,12 +89,7 @@ def item_ranks(
     """
     schema = candidates.collect_schema()
     ids = (*keys, item)
-    if (
-        not native.status().loaded
-        or policy.ties in ("pessimistic", "optimistic", "expected")
-        or any(not isinstance(schema[name], READ) for name in ids)
-        or any(pairs.schema[name] != schema[name] for name in ids)
-    ):
+    if not _ranks(schema, ids, policy) or any(pairs.schema[name] != schema[name] for name in ids):
         return None
     ranking = dataclasses.replace(policy, duplicates="first", invalid_scores="lowest")
     by_row = ranking.ties == "input_order"
@@ -137,13 +118,29 @@ def item_ranks(
         truth=True,
         outputs=(Output("_rk_cut", "sum", depth, _EVERY_RANK.name),),
     )
+    ranks = _ranked(frame, "item_ranks", ranking, call)
+    return frame.select(ranks).collect().to_series().struct.field("rank")
+
+
+def _ranks(schema: pl.Schema, ids: tuple[str, ...], policy: Policy) -> bool:
+    """Whether the kernel ranks these candidates: loaded, a tie order that does not read the
+    grades, key and item dtypes it reads."""
+    return (
+        native.status().loaded
+        and policy.ties not in ("pessimistic", "optimistic", "expected")
+        and all(isinstance(schema[name], READ) for name in ids)
+    )
+
+
+def _ranked(frame: pl.LazyFrame, function: str, ranking: Policy, call: Call) -> pl.Expr:
+    """The kernel's `function` over every column of `frame`, ranking to the call's cut-off."""
+    # The one term read: 1 at every rank, so that every ranked row within K is ranked.
     call = dataclasses.replace(call, terms=(_EVERY_RANK,))
-    ranks = pl.plugins.register_plugin_function(
+    return pl.plugins.register_plugin_function(
         plugin_path=native.library(),
-        function_name="item_ranks",
+        function_name=function,
         args=[pl.col(name) for name in frame.collect_schema().names()],
         kwargs=native.kwargs(ranking, call),
         is_elementwise=False,
         changes_length=True,
     ).alias(_TOP)
-    return frame.select(ranks).collect().to_series().struct.field("rank")
