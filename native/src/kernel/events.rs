@@ -72,11 +72,15 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
                 out.running.reserve(groups.len() * 12 * readers[0].terms.n_stats);
                 out.ideal.reserve(groups.len() * 12);
                 let mut weights: Vec<Vec<f64>> = Vec::new();
+                let reader = &readers[0];
+                reader.terms.extend(&mut weights, reader.k_max);
+                // Whether an unjudged row (not judged, judged) adds to no term: then it is skipped.
+                let silent = [false, true].map(|judged| reader.terms.adds_nothing_unjudged(config, judged, &weights, reader.k_max));
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
                     let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
                     let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
-                    readers[0].event_rows(g as u32, &group[..sorted], ideal.of(g), &mut weights, &mut out);
+                    reader.event_rows(g as u32, &group[..sorted], ideal.of(g), &mut weights, silent, &mut out);
                 }
                 out
             }));
@@ -92,7 +96,10 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
 impl Reader<'_> {
     /// The event rows of one ranked group (`ranked`: its first candidates in rank order, at
     /// least min(n, K_max) of them; `ideal`: its ideal DCG at ranks 1, 2, …), appended to `out`.
-    fn event_rows(&self, g: u32, ranked: &[Candidate], ideal: &[f64], weights: &mut Vec<Vec<f64>>, out: &mut EventRows) {
+    /// An unjudged row whose `silent` flag (by its judged flag) says it adds to no term is
+    /// passed over: most of a long list, whose few judged rows make the events.
+    #[allow(clippy::too_many_arguments)]
+    fn event_rows(&self, g: u32, ranked: &[Candidate], ideal: &[f64], weights: &mut Vec<Vec<f64>>, silent: [bool; 2], out: &mut EventRows) {
         let terms = &self.terms;
         let limit = ranked.len().min(self.k_max);
         terms.extend(weights, limit);
@@ -106,7 +113,7 @@ impl Reader<'_> {
         let mut ideal_dcg = 0.0f64;
         for rank in 1..=limit.max(ideal.len()).max(1) {
             let mut event = rank == 1;
-            if let Some(candidate) = ranked[..limit].get(rank - 1) {
+            if let Some(candidate) = ranked[..limit].get(rank - 1).filter(|c| !(c.grade.is_nan() && silent[usize::from(c.judged())])) {
                 let relevant = self.row_values(candidate, rank, &mut hits, &mut labels, weights, &mut values);
                 let adds = values.iter().any(|v| *v != 0.0);
                 event |= adds;

@@ -146,6 +146,24 @@ impl Terms {
         slots.len() == n && self.err.is_none() && self.bpref.is_none()
     }
 
+    /// Whether a row without a grade (unjudged; `judged` as flagged) adds nothing to any
+    /// term at ranks 1..=n (`table` grown to n): not relevant, every piece's label 0 for it
+    /// and its weight finite (and not 0 where it divides), so each piece adds a signed zero,
+    /// which leaves a running sum (never -0.0: it starts at +0.0) as it was, bit for bit.
+    pub(super) fn adds_nothing_unjudged(&self, config: &Config, judged: bool, table: &[Vec<f64>], n: usize) -> bool {
+        let grade = effective_grade(f64::NAN, config);
+        if grade >= config.policy.relevance_threshold {
+            return false;
+        }
+        let mut labels = [0.0f64; N_LABELS];
+        labels[Label::One as usize] = 1.0;
+        self.label_row(&mut labels, grade, false, judged, config);
+        self.pieces.iter().all(|&(_, label, divide, weight)| {
+            labels[label as usize] == 0.0
+                && weight.is_none_or(|w| table[w][..n].iter().all(|v| v.is_finite() && (!divide || *v != 0.0)))
+        })
+    }
+
     /// Each weight at ranks 1..=n (`table[w][rank - 1]`), grown on demand.
     pub(super) fn extend(&self, table: &mut Vec<Vec<f64>>, n: usize) {
         if table.len() != self.weights.len() {
