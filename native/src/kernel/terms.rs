@@ -160,7 +160,7 @@ impl Terms {
         self.label_row(&mut labels, grade, false, judged, config);
         self.pieces.iter().all(|&(_, label, divide, weight)| {
             labels[label as usize] == 0.0
-                && weight.is_none_or(|w| table[w][..n].iter().all(|v| v.is_finite() && (!divide || *v != 0.0)))
+                && weight.map_or(true, |w| table[w][..n].iter().all(|v| v.is_finite() && (!divide || *v != 0.0)))
         })
     }
 
