@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -52,6 +51,7 @@ from polars_rankk.core.inputs.labels.laws import (
     summed_in_order,
 )
 from polars_rankk.core.inputs.labels.layout import (
+    Ranking,
     counted_items,
     laid_out,
     laid_out_by_places,
@@ -64,6 +64,8 @@ from polars_rankk.core.inputs.labels.tie_blocks import (
 )
 from polars_rankk.core.policy import Policy
 
+#: One cell's (metric, k, mean, std): its mean and standard deviation per group.
+CellMoments = tuple[str, int | None, np.ndarray, np.ndarray]
 #: (mean, std) per group and cell, and R-precision's or None: what `_fixed_order` returns.
 Moments = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]
 #: The same recursion in compiled code (`polars_rankk.core.kernel.label_moments`, passed in:
@@ -73,20 +75,6 @@ CompiledMoments = Callable[
     [np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[str, int]], int, bool, Policy],
     Moments | None,
 ]
-
-
-class Ranking(Protocol):
-    """The evaluation's ranking as the recursion reads it."""
-
-    def listed(self) -> pl.DataFrame:
-        """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
-        read the labels)."""
-        ...
-
-    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
-        """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
-        to `depth`, ``depth + 1`` deeper), or None where only `listed` gives it."""
-        ...
 
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
@@ -304,15 +292,16 @@ def expected_by_recursion(
     by_ranks = policy.ties not in BLOCK_TIES
     # Each item's place from the kernel's ranking where it gives them, else the ranked list.
     places = ranking.places(per_item.select(*keys, item), depth) if by_ranks else None
-    if places is not None:
-        laid = laid_out_by_places(per_item, places, groups.height, depth, policy, columns)
-    else:
-        laid = laid_out(per_item, ranking.listed(), groups.height, keys, item, depth, policy,
-                        columns)  # fmt: skip
+    laid = (
+        laid_out_by_places(per_item, places, groups.height, depth, policy, columns)
+        if places is not None
+        else laid_out(per_item, ranking.listed(), groups.height, keys, item, depth, policy,
+                      columns)
+    )  # fmt: skip
     (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
     # P(R = 0): every item that may be relevant turns out not.
     none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
-    frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
+    frames: list[CellMoments] = []
     graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
     if graded:
         listed = [cell for cell in listed if cell not in graded]
@@ -350,29 +339,13 @@ def expected_by_recursion(
         ]
         if r_moments is not None:
             frames.append(("r_precision", None, *r_moments))
-    elif listed:  # ties ordered by the labels, or averaged over orders: over tie blocks
+    elif listed or by_r:  # ties ordered by the labels, or averaged over orders
         reads = [
             stop if metric == "err" else _per_group(metric, k, n_candidates, gain, policy)
             for metric, k in listed
         ]
-        ranked = ranking.listed()
-        counted = counted_items(per_item, ranked, keys, item, policy)
-        e1, e2, none_in_blocks = block_expectations(
-            ranked, per_item, counted, keys, item, groups, listed, reads, policy, n_candidates
-        )
-        mean, spread = _conditioned(e1, e2, none_in_blocks[:, None], policy)
-        frames += [
-            (metric, k, mean[:, index], spread[:, index])
-            for index, (metric, k) in enumerate(listed)
-        ]
-    if by_r and not by_ranks:
-        ranked = ranking.listed()
-        counted = counted_items(per_item, ranked, keys, item, policy)
-        e1, e2, none_r = block_r_precision_of(
-            ranked, per_item, counted, keys, item, groups, depth, policy
-        )
-        mean_r, spread_r = _conditioned(e1, e2, none_r, policy)
-        frames.append(("r_precision", None, mean_r, spread_r))
+        blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
+        frames += blocks.frames(listed, reads, n_candidates, depth if by_r else None)
     cell = [*keys, "metric", "k"]
     expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, none, policy)
     if not frames:  # no cell to compute (no group evaluated)
@@ -383,6 +356,45 @@ def expected_by_recursion(
         computed, on=cell, how="left", nulls_equal=True, maintain_order="left"
     )
     return rows, expected_r
+
+
+class _TieBlocks:
+    """The cells over a ranking's tie blocks, whose order the labels decide (or that are
+    averaged over their orders): the ranked list's blocks, the items that may be relevant
+    and those of them that count in R."""
+
+    def __init__(
+        self,
+        ranked: pl.DataFrame,
+        per_item: pl.DataFrame,
+        keys: list[str],
+        item: str,
+        groups: pl.DataFrame,
+        policy: Policy,
+    ) -> None:
+        self.ranked, self.per_item, self.keys, self.item = ranked, per_item, keys, item
+        self.groups, self.policy = groups, policy
+        self.counted = counted_items(per_item, ranked, keys, item, policy)
+
+    def frames(
+        self,
+        listed: list[tuple[str, int]],
+        reads: list[np.ndarray],
+        n_candidates: np.ndarray,
+        r_depth: int | None,
+    ) -> list[CellMoments]:
+        """(metric, k, mean, std) of the `listed` cells (each reading `reads`) and, where
+        `r_depth` is given, R-precision's (read to that depth)."""
+        found: list[CellMoments] = []
+        common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
+        if listed:
+            e1, e2, none = block_expectations(*common, listed, reads, self.policy, n_candidates)
+            mean, spread = _conditioned(e1, e2, none[:, None], self.policy)
+            found += [(m, k, mean[:, i], spread[:, i]) for i, (m, k) in enumerate(listed)]
+        if r_depth is not None:
+            e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
+            found.append(("r_precision", None, *_conditioned(e1, e2, none_r, self.policy)))
+        return found
 
 
 def _fixed_order(
@@ -419,11 +431,11 @@ def _closed_forms(
     none: np.ndarray,
     groups: pl.DataFrame,
     policy: Policy,
-) -> tuple[list[tuple[str, int]], list[tuple[str, int | None, np.ndarray, np.ndarray]]]:
+) -> tuple[list[tuple[str, int]], list[CellMoments]]:
     """The cells of `listed` with a closed form of their own — ERR (its stopping chances'
     moments `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read
     as the empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion."""
-    frames: list[tuple[str, int | None, np.ndarray, np.ndarray]] = []
+    frames: list[CellMoments] = []
     n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
     left = []
     for metric, k in listed:
