@@ -182,7 +182,9 @@ def rank_sums(
     `by_impression` or when the marginals are given per impression. ``direct`` is the reward
     model's value of the slot summed over its informing impressions (per impression: the
     placements' probability times prediction, summed). `read`: the per-slot sums as the
-    kernel reads them off the log (`kernel_slot_sums`), in place of summing `rows` here.
+    kernel reads them off the log (`kernel_slot_sums`), in place of summing `rows` here: row
+    for row beside `placements` (a ranking's, one per slot), so that no slot is grouped or
+    joined by its number.
     """
     per_slot = [*columns.keys, RANK]
     by = [*columns.lists, RANK] if by_impression else per_slot
@@ -201,21 +203,24 @@ def rank_sums(
     distinct = [name for name in distinct if name in rows.collect_schema()]
     shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
     if read is not None and numbered:
-        sums = read
-    else:
-        sums = rows.group_by(on).agg(
-            (pl.len() > shown.n_unique()).alias("__repeated"),
-            (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
-            pl.col(CONTROL).sum().alias("control"),
-            (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
-            (reward * probability).sum().alias("reward"),
-            # What the diagnostics read of the weights, reduced over slots afterwards.
-            pl.col(WEIGHT).max().alias("__largest_weight"),
-            positive.sum().alias("__weight_sum"),
-            (positive**2).sum().alias("__weight_squares"),
-            positive.len().alias("__weighted_rows"),
+        # A ranking read by the kernel: one placement per slot, its sums on its row.
+        value = (probability * predicted).alias("__value")
+        slots = pl.concat([placements.select(*per_slot, value), read], how="horizontal").join(
+            informed.select(*per_slot, INFORMING), on=per_slot, how="left", maintain_order="left"
         )
-    logged = groups.with_columns(pl.lit(True).alias("__logged"))
+        return _slot_rows(slots.with_columns(_direct()), groups, columns, numbered)
+    sums = rows.group_by(on).agg(
+        (pl.len() > shown.n_unique()).alias("__repeated"),
+        (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
+        pl.col(CONTROL).sum().alias("control"),
+        (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
+        (reward * probability).sum().alias("reward"),
+        # What the diagnostics read of the weights, reduced over slots afterwards.
+        pl.col(WEIGHT).max().alias("__largest_weight"),
+        positive.sum().alias("__weight_sum"),
+        (positive**2).sum().alias("__weight_squares"),
+        positive.len().alias("__weighted_rows"),
+    )
     if numbered:
         # One row per slot: the reward model's value of the slot, and the informing
         # impressions and the direct term (the slot's value times their number).
@@ -226,7 +231,7 @@ def rank_sums(
         numbers = placements.select(*columns.keys, GROUP).unique()
         informing = informed.join(numbers, on=columns.keys, how="inner").select(_slot(), INFORMING)
         slots = values.join(informing, on=SLOT, how="left").select(
-            SLOT, *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
+            SLOT, *per_slot, _direct(), INFORMING
         )
     else:
         # The reward model's value of each slot: per impression where the marginals are.
@@ -247,13 +252,27 @@ def rank_sums(
             listed = pl.concat([informed.select(by), sums.select(by)]).unique()
             slots = slots.join(listed, on=per_slot, how="inner")
         slots = slots.join(direct, on=by, how="left").join(counts, on=by, how="left")
+    return _slot_rows(slots.join(sums, on=on, how="left"), groups, columns, numbered)
+
+
+def _direct() -> pl.Expr:
+    """A slot's direct term: the reward model's value of the slot (``__value``) times its
+    informing impressions."""
+    return (pl.col("__value") * pl.col(INFORMING)).alias("direct")
+
+
+def _slot_rows(
+    slots: pl.LazyFrame, groups: pl.LazyFrame, columns: Columns, numbered: bool
+) -> pl.LazyFrame:
+    """`rank_sums`' rows from the slots with their sums: a slot no logged row informs sums to
+    0, and its informing impressions are null where the log lacks its group."""
+    logged = groups.with_columns(pl.lit(True).alias("__logged"))
     return (
-        slots.join(sums, on=on, how="left")
-        .join(logged, on=columns.keys, how="left")
+        slots.join(logged, on=columns.keys, how="left")
         .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
-        .drop("__logged", *([SLOT] if numbered else []))
+        .drop("__logged", *([SLOT] if numbered else []), "__value", strict=False)
     )
 
 
