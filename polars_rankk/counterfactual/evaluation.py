@@ -186,7 +186,7 @@ def evaluate_counterfactual(
     )
     sums, counts = pl.collect_all(
         [
-            plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
+            plan.rank_sums(rows, placements, informed, groups, columns,
                            by_impression=False, read=read),
             groups,
         ],
@@ -195,8 +195,10 @@ def evaluate_counterfactual(
     orphans = _unlisted(counts, new_frame, placements, columns, engine)
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
-    sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
-    logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
+    sums = sums.sort([*keys, RANK])
+    logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null()).with_columns(
+        estimators.sorted_row_index(keys)
+    )
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
     interval_over = "groups"
     resampled: np.ndarray | None = group_matrix
@@ -346,9 +348,11 @@ def _per_group(
     wanted: list[tuple[str, str]],
     k: int,
 ) -> pl.DataFrame:
-    """Each group's reward@K by each estimator, read off the rows of the group matrix."""
-    groups = sums.select(*keys, IMPRESSIONS, estimators.row_index(keys))
-    groups = groups.unique("__row").sort("__row")
+    """Each group's reward@K by each estimator, read off the rows of the group matrix,
+    sorted by estimator and keys. `sums` are sorted by the keys and numbered by
+    `estimators.sorted_row_index`."""
+    # Each group's first row, in the matrix's row order (the keys' order).
+    groups = sums.filter(pl.col("__row").is_first_distinct()).select(*keys, IMPRESSIONS)
     return pl.concat(
         [
             groups.select(
@@ -357,9 +361,9 @@ def _per_group(
                 pl.Series("reward_at_k", estimators.per_group_rewards(group_matrix, base, k)),
                 pl.col(IMPRESSIONS).alias("impressions"),
             )
-            for name, base in wanted
+            for name, base in sorted(wanted)
         ]
-    ).sort(["estimator", *keys])
+    )
 
 
 def _deepest(log: pl.LazyFrame, position: str, k: int) -> int:
