@@ -172,14 +172,17 @@ def evaluate_counterfactual(
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
     placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    held = plan.numbered_slots(placed.collect(engine=engine), keys)
+    held = placed.collect(engine=engine)
     if any(base == "dr" for _, base in wanted) and reward_model is None:
         fitted = _fitted_reward_model(log_frame, held.lazy(), columns, click_model, theta)
         held = fitted.collect(engine=engine)
-    placements = held.lazy()
     logged = plan.logged_rows(log_frame, columns)
-    rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
+    if read is None:
+        # Summed in Polars, the slots join on their numbers.
+        held = plan.numbered_slots(held, keys)
+    placements = held.lazy()
+    rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(
         logged, columns, click_model, k, by_impression=columns.per_impression, counts=groups

@@ -284,12 +284,12 @@ def kernel_slot_sums(
     examination: pl.DataFrame | None,
     clip: float | None,
 ) -> pl.LazyFrame | None:
-    """`rank_sums`' per-slot sums of a ranking (`SLOT` and the sums `rows.group_by` gives),
-    read off `logged` (`logged_rows`) by the kernel in one pass: no join of the log with the
-    placements. None where the kernel does not read them: marginals and draws (a slot's
-    placements are several, each with its probability), the cascade model (its weight reads
-    each logged list's whole prefix in position order), or what `logged.logged_sums` refuses;
-    those take `weighted_rows` and `rank_sums`' sums in Polars.
+    """`rank_sums`' per-slot sums of a ranking (the sums `rows.group_by` gives, row for
+    row beside `placements`), read off `logged` (`logged_rows`) by the kernel in one pass: no
+    join of the log with the placements. None where the kernel does not read them: marginals
+    and draws (a slot's placements are several, each with its probability), the cascade model
+    (its weight reads each logged list's whole prefix in position order), or what
+    `logged.logged_sums` refuses; those take `weighted_rows` and `rank_sums`' sums in Polars.
     """
     if columns.form != "ranking" or model == "cascade":
         return None
@@ -302,10 +302,12 @@ def kernel_slot_sums(
     sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)
     if sums is None:
         return None
-    predicted = pl.col(PREDICTED).fill_null(0.0) if PREDICTED in placements.columns else pl.lit(0.0)
-    slots = placements.lazy().select(SLOT, predicted.alias("__predicted"))
-    return pl.concat([slots, sums], how="horizontal").select(
-        SLOT,
+    if PREDICTED in placements.columns:
+        predicted = placements.lazy().select(pl.col(PREDICTED).fill_null(0.0).alias("__predicted"))
+        sums = pl.concat([predicted, sums], how="horizontal")
+    else:
+        sums = sums.with_columns(pl.lit(0.0).alias("__predicted"))
+    return sums.select(
         "__repeated",
         "weighted_reward",
         "control",
