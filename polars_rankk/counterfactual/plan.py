@@ -135,16 +135,16 @@ def informing(
     (`INFORMING`), or with `by_impression` one row per (group, impression, rank) informed.
 
     Position-based: every impression informs every rank (per group, its `LISTS` of `counts`
-    where given: the log is not read again). Item-position: the impressions that show
-    position r. Cascade: those that show positions 1..r. Without an impression column a group
-    is one logged list.
+    where given, one row per group without the rank: the log is not read again).
+    Item-position: the impressions that show position r. Cascade: those that show positions
+    1..r. Without an impression column a group is one logged list.
     """
     lists = columns.lists
     ranks = pl.LazyFrame({RANK: range(1, k + 1)}, schema={RANK: pl.Int64})
     position = pl.col(columns.position)
     if model == "pbm" and counts is not None and not by_impression:
-        every = counts.join(ranks, how="cross")
-        return every.select(*columns.keys, RANK, pl.col(LISTS).alias(INFORMING))
+        # Every rank of a group alike: one row per group.
+        return counts.select(*columns.keys, pl.col(LISTS).alias(INFORMING))
     if model == "pbm":
         shown = logged.select(lists).unique().join(ranks, how="cross")
     elif model == "item_position":
@@ -202,11 +202,13 @@ def rank_sums(
     distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
     distinct = [name for name in distinct if name in rows.collect_schema()]
     shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
+    # The informing impressions per slot, or per group where every rank is informed alike.
+    informs = [name for name in per_slot if name in informed.collect_schema()]
     if read is not None and numbered:
         # A ranking read by the kernel: one placement per slot, its sums on its row.
         value = (probability * predicted).alias("__value")
         slots = pl.concat([placements.select(*per_slot, value), read], how="horizontal").join(
-            informed.select(*per_slot, INFORMING), on=per_slot, how="left", maintain_order="left"
+            informed.select(*informs, INFORMING), on=informs, how="left", maintain_order="left"
         )
         return _slot_rows(slots.with_columns(_direct()), groups, columns, numbered)
     sums = rows.group_by(on).agg(
@@ -228,11 +230,8 @@ def rank_sums(
             *(pl.col(name).first() for name in (*per_slot, GROUP)),
             (probability * predicted).sum().alias("__value"),
         )
-        numbers = placements.select(*columns.keys, GROUP).unique()
-        informing = informed.join(numbers, on=columns.keys, how="inner").select(_slot(), INFORMING)
-        slots = values.join(informing, on=SLOT, how="left").select(
-            SLOT, *per_slot, _direct(), INFORMING
-        )
+        slots = values.join(informed.select(*informs, INFORMING), on=informs, how="left")
+        slots = slots.select(SLOT, *per_slot, _direct(), INFORMING)
     else:
         # The reward model's value of each slot: per impression where the marginals are.
         value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
