@@ -95,8 +95,8 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
     if sums.height == 0:
         return np.zeros((0, len(MATRIX_BLOCKS) * k))
     # The rows' index where the caller numbered them (`sorted_row_index`).
-    index = sums["__row"] if "__row" in sums.columns else sums.select(row_index(by)).to_series()
-    index = index.to_numpy()
+    numbered = sums["__row"] if "__row" in sums.columns else sums.select(row_index(by)).to_series()
+    index = numbered.to_numpy()
     rows = int(index.max()) + 1
     ranks = sums[RANK].to_numpy() - 1
     informing = sums[INFORMING].fill_null(0.0).to_numpy()
