@@ -178,10 +178,8 @@ def evaluate_counterfactual(
         held = fitted.collect(engine=engine)
     logged = plan.logged_rows(log_frame, columns)
     read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
-    if read is None:
-        # Summed in Polars, the slots join on their numbers.
-        held = plan.numbered_slots(held, keys)
-    placements = held.lazy()
+    # Summed in Polars (not read by the kernel), the slots join on their numbers.
+    placements = (held if read is not None else plan.numbered_slots(held, keys)).lazy()
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(
@@ -198,10 +196,7 @@ def evaluate_counterfactual(
     orphans = _unlisted(counts, new_frame, placements, columns, engine)
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
-    sums = sums.sort([*keys, RANK])
-    logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null()).with_columns(
-        estimators.sorted_row_index(keys)
-    )
+    sums, logged_sums = _sorted_sums(sums, keys)
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
     interval_over = "groups"
     resampled: np.ndarray | None = group_matrix
@@ -224,6 +219,14 @@ def evaluate_counterfactual(
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
     per_group = _per_group(logged_sums, group_matrix, keys, wanted, k)
     return CounterfactualResult(overall, per_group, per_position, theta, diagnostics, k)
+
+
+def _sorted_sums(sums: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The slots' sums sorted by (keys, rank), and those of the groups the log holds, their
+    rows numbered by group (`estimators.sorted_row_index`)."""
+    sums = sums.sort([*keys, RANK])
+    logged = sums.filter(pl.col(plan.INFORMING).is_not_null())
+    return sums, logged.with_columns(estimators.sorted_row_index(keys))
 
 
 def _propensity(propensity: str | None, pscore: str | None) -> str | None:
