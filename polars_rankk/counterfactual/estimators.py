@@ -82,6 +82,11 @@ def row_index(by: list[str]) -> pl.Expr:
     return (pl.struct(by).rank("dense").cast(pl.Int64) - 1).alias("__row")
 
 
+def sorted_row_index(by: list[str]) -> pl.Expr:
+    """`row_index` read off rows sorted by `by`: the runs of equal values, numbered."""
+    return pl.struct(by).rle_id().cast(pl.Int64).alias("__row")
+
+
 def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.ndarray:
     """The bootstrap matrix: one row per value of `by` (a group, or an impression of the one
     group), the `MATRIX_BLOCKS` per rank. Per group, each block is divided by N_r (0 where no
@@ -89,7 +94,9 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
     informing block is 1."""
     if sums.height == 0:
         return np.zeros((0, len(MATRIX_BLOCKS) * k))
-    index = sums.select(row_index(by)).to_series().to_numpy()
+    # The rows' index where the caller numbered them (`sorted_row_index`).
+    numbered = sums["__row"] if "__row" in sums.columns else sums.select(row_index(by)).to_series()
+    index = numbered.to_numpy()
     rows = int(index.max()) + 1
     ranks = sums[RANK].to_numpy() - 1
     informing = sums[INFORMING].fill_null(0.0).to_numpy()

@@ -172,21 +172,22 @@ def evaluate_counterfactual(
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
     placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    held = plan.numbered_slots(placed.collect(engine=engine), keys)
+    held = placed.collect(engine=engine)
     if any(base == "dr" for _, base in wanted) and reward_model is None:
         fitted = _fitted_reward_model(log_frame, held.lazy(), columns, click_model, theta)
         held = fitted.collect(engine=engine)
-    placements = held.lazy()
     logged = plan.logged_rows(log_frame, columns)
-    rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
+    # Summed in Polars (not read by the kernel), the slots join on their numbers.
+    placements = (held if read is not None else plan.numbered_slots(held, keys)).lazy()
+    rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)
     groups = _impression_counts(log_frame, columns)
     informed = plan.informing(
         logged, columns, click_model, k, by_impression=columns.per_impression, counts=groups
     )
     sums, counts = pl.collect_all(
         [
-            plan.rank_sums(rows, placements, informed, groups.select(keys), columns,
+            plan.rank_sums(rows, placements, informed, groups, columns,
                            by_impression=False, read=read),
             groups,
         ],
@@ -195,8 +196,7 @@ def evaluate_counterfactual(
     orphans = _unlisted(counts, new_frame, placements, columns, engine)
     if sums["__repeated"].any():
         inputs.refuse_repeated(plan.repeated_items(rows, columns).collect(engine=engine), columns)
-    sums = sums.join(counts, on=keys, how="left").sort([*keys, RANK])
-    logged_sums = sums.filter(pl.col(plan.INFORMING).is_not_null())
+    sums, logged_sums = _sorted_sums(sums, keys)
     group_matrix = estimators.matrix(logged_sums, keys, k, per_group=True)
     interval_over = "groups"
     resampled: np.ndarray | None = group_matrix
@@ -219,6 +219,14 @@ def evaluate_counterfactual(
     diagnostics = diagnose(logged_sums, missing, weights, orphans, keys, clip, interval_over)
     per_group = _per_group(logged_sums, group_matrix, keys, wanted, k)
     return CounterfactualResult(overall, per_group, per_position, theta, diagnostics, k)
+
+
+def _sorted_sums(sums: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The slots' sums sorted by (keys, rank), and those of the groups the log holds, their
+    rows numbered by group (`estimators.sorted_row_index`)."""
+    sums = sums.sort([*keys, RANK])
+    logged = sums.filter(pl.col(plan.INFORMING).is_not_null())
+    return sums, logged.with_columns(estimators.sorted_row_index(keys))
 
 
 def _propensity(propensity: str | None, pscore: str | None) -> str | None:
@@ -346,9 +354,11 @@ def _per_group(
     wanted: list[tuple[str, str]],
     k: int,
 ) -> pl.DataFrame:
-    """Each group's reward@K by each estimator, read off the rows of the group matrix."""
-    groups = sums.select(*keys, IMPRESSIONS, estimators.row_index(keys))
-    groups = groups.unique("__row").sort("__row")
+    """Each group's reward@K by each estimator, read off the rows of the group matrix,
+    sorted by estimator and keys. `sums` are sorted by the keys and numbered by
+    `estimators.sorted_row_index`."""
+    # Each group's first row, in the matrix's row order (the keys' order).
+    groups = sums.filter(pl.col("__row").is_first_distinct()).select(*keys, IMPRESSIONS)
     return pl.concat(
         [
             groups.select(
@@ -357,9 +367,9 @@ def _per_group(
                 pl.Series("reward_at_k", estimators.per_group_rewards(group_matrix, base, k)),
                 pl.col(IMPRESSIONS).alias("impressions"),
             )
-            for name, base in wanted
+            for name, base in sorted(wanted)
         ]
-    ).sort(["estimator", *keys])
+    )
 
 
 def _deepest(log: pl.LazyFrame, position: str, k: int) -> int:

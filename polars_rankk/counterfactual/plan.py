@@ -135,16 +135,16 @@ def informing(
     (`INFORMING`), or with `by_impression` one row per (group, impression, rank) informed.
 
     Position-based: every impression informs every rank (per group, its `LISTS` of `counts`
-    where given: the log is not read again). Item-position: the impressions that show
-    position r. Cascade: those that show positions 1..r. Without an impression column a group
-    is one logged list.
+    where given, one row per group without the rank: the log is not read again).
+    Item-position: the impressions that show position r. Cascade: those that show positions
+    1..r. Without an impression column a group is one logged list.
     """
     lists = columns.lists
     ranks = pl.LazyFrame({RANK: range(1, k + 1)}, schema={RANK: pl.Int64})
     position = pl.col(columns.position)
     if model == "pbm" and counts is not None and not by_impression:
-        every = counts.join(ranks, how="cross")
-        return every.select(*columns.keys, RANK, pl.col(LISTS).alias(INFORMING))
+        # Every rank of a group alike: one row per group.
+        return counts.select(*columns.keys, pl.col(LISTS).alias(INFORMING))
     if model == "pbm":
         shown = logged.select(lists).unique().join(ranks, how="cross")
     elif model == "item_position":
@@ -182,7 +182,9 @@ def rank_sums(
     `by_impression` or when the marginals are given per impression. ``direct`` is the reward
     model's value of the slot summed over its informing impressions (per impression: the
     placements' probability times prediction, summed). `read`: the per-slot sums as the
-    kernel reads them off the log (`kernel_slot_sums`), in place of summing `rows` here.
+    kernel reads them off the log (`kernel_slot_sums`), in place of summing `rows` here: row
+    for row beside `placements` (a ranking's, one per slot), so that no slot is grouped or
+    joined by its number.
     """
     per_slot = [*columns.keys, RANK]
     by = [*columns.lists, RANK] if by_impression else per_slot
@@ -200,22 +202,27 @@ def rank_sums(
     distinct = [name for name in (*columns.lists, SAMPLE, columns.item) if name not in by]
     distinct = [name for name in distinct if name in rows.collect_schema()]
     shown = pl.struct(distinct) if len(distinct) > 1 else pl.col(distinct[0])
+    # The informing impressions per slot, or per group where every rank is informed alike.
+    informs = [name for name in per_slot if name in informed.collect_schema()]
     if read is not None and numbered:
-        sums = read
-    else:
-        sums = rows.group_by(on).agg(
-            (pl.len() > shown.n_unique()).alias("__repeated"),
-            (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
-            pl.col(CONTROL).sum().alias("control"),
-            (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
-            (reward * probability).sum().alias("reward"),
-            # What the diagnostics read of the weights, reduced over slots afterwards.
-            pl.col(WEIGHT).max().alias("__largest_weight"),
-            positive.sum().alias("__weight_sum"),
-            (positive**2).sum().alias("__weight_squares"),
-            positive.len().alias("__weighted_rows"),
+        # A ranking read by the kernel: one placement per slot, its sums on its row.
+        value = (probability * predicted).alias("__value")
+        slots = pl.concat([placements.select(*per_slot, value), read], how="horizontal").join(
+            informed.select(*informs, INFORMING), on=informs, how="left", maintain_order="left"
         )
-    logged = groups.with_columns(pl.lit(True).alias("__logged"))
+        return _slot_rows(slots.with_columns(_direct()), groups, columns, numbered)
+    sums = rows.group_by(on).agg(
+        (pl.len() > shown.n_unique()).alias("__repeated"),
+        (reward * pl.col(WEIGHT)).sum().alias("weighted_reward"),
+        pl.col(CONTROL).sum().alias("control"),
+        (pl.col(CONTROL) * predicted).sum().alias("predicted_control"),
+        (reward * probability).sum().alias("reward"),
+        # What the diagnostics read of the weights, reduced over slots afterwards.
+        pl.col(WEIGHT).max().alias("__largest_weight"),
+        positive.sum().alias("__weight_sum"),
+        (positive**2).sum().alias("__weight_squares"),
+        positive.len().alias("__weighted_rows"),
+    )
     if numbered:
         # One row per slot: the reward model's value of the slot, and the informing
         # impressions and the direct term (the slot's value times their number).
@@ -223,11 +230,8 @@ def rank_sums(
             *(pl.col(name).first() for name in (*per_slot, GROUP)),
             (probability * predicted).sum().alias("__value"),
         )
-        numbers = placements.select(*columns.keys, GROUP).unique()
-        informing = informed.join(numbers, on=columns.keys, how="inner").select(_slot(), INFORMING)
-        slots = values.join(informing, on=SLOT, how="left").select(
-            SLOT, *per_slot, (pl.col("__value") * pl.col(INFORMING)).alias("direct"), INFORMING
-        )
+        slots = values.join(informed.select(*informs, INFORMING), on=informs, how="left")
+        slots = slots.select(SLOT, *per_slot, _direct(), INFORMING)
     else:
         # The reward model's value of each slot: per impression where the marginals are.
         value_keys = [name for name in (*columns.policy_keys, RANK) if name != SAMPLE]
@@ -247,13 +251,27 @@ def rank_sums(
             listed = pl.concat([informed.select(by), sums.select(by)]).unique()
             slots = slots.join(listed, on=per_slot, how="inner")
         slots = slots.join(direct, on=by, how="left").join(counts, on=by, how="left")
+    return _slot_rows(slots.join(sums, on=on, how="left"), groups, columns, numbered)
+
+
+def _direct() -> pl.Expr:
+    """A slot's direct term: the reward model's value of the slot (``__value``) times its
+    informing impressions."""
+    return (pl.col("__value") * pl.col(INFORMING)).alias("direct")
+
+
+def _slot_rows(
+    slots: pl.LazyFrame, groups: pl.LazyFrame, columns: Columns, numbered: bool
+) -> pl.LazyFrame:
+    """`rank_sums`' rows from the slots with their sums: a slot no logged row informs sums to
+    0, and its informing impressions are null where the log lacks its group."""
+    logged = groups.with_columns(pl.lit(True).alias("__logged"))
     return (
-        slots.join(sums, on=on, how="left")
-        .join(logged, on=columns.keys, how="left")
+        slots.join(logged, on=columns.keys, how="left")
         .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
-        .drop("__logged", *([SLOT] if numbered else []))
+        .drop("__logged", *([SLOT] if numbered else []), "__value", strict=False)
     )
 
 
@@ -265,12 +283,12 @@ def kernel_slot_sums(
     examination: pl.DataFrame | None,
     clip: float | None,
 ) -> pl.LazyFrame | None:
-    """`rank_sums`' per-slot sums of a ranking (`SLOT` and the sums `rows.group_by` gives),
-    read off `logged` (`logged_rows`) by the kernel in one pass: no join of the log with the
-    placements. None where the kernel does not read them: marginals and draws (a slot's
-    placements are several, each with its probability), the cascade model (its weight reads
-    each logged list's whole prefix in position order), or what `logged.logged_sums` refuses;
-    those take `weighted_rows` and `rank_sums`' sums in Polars.
+    """`rank_sums`' per-slot sums of a ranking (the sums `rows.group_by` gives, row for
+    row beside `placements`), read off `logged` (`logged_rows`) by the kernel in one pass: no
+    join of the log with the placements. None where the kernel does not read them: marginals
+    and draws (a slot's placements are several, each with its probability), the cascade model
+    (its weight reads each logged list's whole prefix in position order), or what
+    `logged.logged_sums` refuses; those take `weighted_rows` and `rank_sums`' sums in Polars.
     """
     if columns.form != "ranking" or model == "cascade":
         return None
@@ -283,10 +301,12 @@ def kernel_slot_sums(
     sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)
     if sums is None:
         return None
-    predicted = pl.col(PREDICTED).fill_null(0.0) if PREDICTED in placements.columns else pl.lit(0.0)
-    slots = placements.lazy().select(SLOT, predicted.alias("__predicted"))
-    return pl.concat([slots, sums], how="horizontal").select(
-        SLOT,
+    if PREDICTED in placements.columns:
+        predicted = placements.lazy().select(pl.col(PREDICTED).fill_null(0.0).alias("__predicted"))
+        sums = pl.concat([predicted, sums], how="horizontal")
+    else:
+        sums = sums.with_columns(pl.lit(0.0).alias("__predicted"))
+    return sums.select(
         "__repeated",
         "weighted_reward",
         "control",

@@ -4,8 +4,8 @@
 //! its candidates gathered group by group into the partition's own array, in input order
 //! within each group. Groups come out in order of their first candidate row.
 //!
-//! With one key column and the truth's rows in the call (what `evaluate` sends), the rows
-//! themselves are partitioned (`partition::records`) and each partition is read sequentially;
+//! With one key column and the truth's rows in the call (what `evaluate` sends), or no grade
+//! at all (a ranking alone), the rows themselves are partitioned (`partition::records`) and each partition is read sequentially;
 //! otherwise row numbers are partitioned and each partition's columns gathered by row.
 
 use std::time::Instant;
@@ -412,10 +412,11 @@ fn shares(rows: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// Whether the rows themselves are partitioned (one key column, the truth's rows in the call,
-/// nothing else per row but the item, score and grade).
+/// Whether the rows themselves are partitioned (one key column, nothing else per row but the
+/// item, score and grade; the grades the truth's rows in the call, or none: a record carries
+/// no candidate's grade).
 fn partitions_records(config: &Config, inputs: &Inputs<'_>) -> bool {
-    config.truth
+    (config.truth || (!config.labelled && inputs.grade.floats().all(f64::is_nan)))
         && inputs.keys.len() == 1
         && inputs.row.is_none()
         && inputs.judged.is_none()

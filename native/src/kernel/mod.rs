@@ -231,14 +231,17 @@ type Found = (Vec<(u32, u32)>, Vec<u64>, Vec<f64>, Vec<f64>);
 /// Rank every group and return each row's own terms within the first `k_max` ranks (the
 /// K-curves' sums over ranks read them) and, `with_items`, each row's item.
 pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items: bool) -> TermRows {
-    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
+    if let Some(found) = in_runs(config, inputs) {
+        return term_rows_in_runs(config, inputs, &found, &reader, with_items);
+    }
+    let mut grouped = grouped(config, inputs);
     let started = std::time::Instant::now();
     let keys = std::mem::take(&mut grouped.keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();
     let (_, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
-    let reader = Reader { config, terms: Terms::new(config), ks: Vec::new(), limit_whole: false, hits_at_r: false, k_max };
     let mut found: Vec<Found> = Vec::new();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -250,7 +253,7 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
                 let mut keys_scratch = RankScratch::default();
                 let mut weights: Vec<Vec<f64>> = Vec::new();
                 for (local, group) in groups.iter_mut().enumerate() {
-                    let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(k_max));
+                    let (_, sorted) = rank_group(config, items, group, &mut keys_scratch, Some(reader.k_max));
                     reader.row_terms((first + local) as u32, &group[..sorted], &mut weights, with_items, &mut out);
                 }
                 out
@@ -259,6 +262,41 @@ pub fn term_rows(config: &Config, inputs: &Inputs<'_>, k_max: usize, with_items:
         found = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
     });
     timing("rank and read the term rows", started);
+    joined(keys, found)
+}
+
+/// `term_rows` on rows already grouped: each thread reads its groups' rows into one small
+/// buffer, group after group, and ranks and reads it there (as `compute_in_runs`).
+fn term_rows_in_runs(config: &Config, inputs: &Inputs<'_>, runs: &runs::InRuns<'_>, reader: &Reader<'_>, with_items: bool) -> TermRows {
+    let started = std::time::Instant::now();
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    let work = |share: std::ops::Range<usize>| {
+        let mut out: Found = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut scratch, mut weights) = (RankScratch::default(), Vec::new());
+        let mut cursors = runs::RowCursors::new(inputs);
+        let mut group = Vec::new();
+        for g in share {
+            runs.fill(config, g, &mut cursors, &mut group);
+            let (_, sorted) = rank_group(config, &items, &mut group, &mut scratch, Some(reader.k_max));
+            reader.row_terms(g as u32, &group[..sorted], &mut weights, with_items, &mut out);
+        }
+        out
+    };
+    let shares = runs.shares(threads());
+    let found: Vec<Found> = if shares.len() <= 1 {
+        shares.into_iter().map(work).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = shares.into_iter().map(|share| scope.spawn(move || work(share))).collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    };
+    timing("gather, rank and read the term rows (grouped rows)", started);
+    joined(runs.keys(config.key_kinds.len()), found)
+}
+
+/// The threads' `Found`, in thread order, as one `TermRows`.
+fn joined(keys: Vec<Vec<u64>>, found: Vec<Found>) -> TermRows {
     let (mut rows, mut items, mut values, mut scores) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (r, i, v, s) in found {
         rows.extend(r);
