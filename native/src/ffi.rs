@@ -392,7 +392,7 @@ unsafe fn import_arrays<'a>(field: &'a ArrowSchema, arrays: &[&'a ArrowArray]) -
 }
 
 struct ArrayPrivate {
-    _owners: Vec<OutData>,
+    owners: Vec<OutData>,
     buffers: Vec<*const c_void>,
     children: Vec<*mut ArrowArray>,
 }
@@ -409,6 +409,8 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
         drop(Box::from_raw(*child));
     }
     (*array).release = None;
+    // Polars is done with the buffers: a large one serves a later call's output.
+    private.owners.into_iter().for_each(crate::columns::recycle);
 }
 
 fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArray>) -> ArrowArray {
@@ -451,7 +453,7 @@ fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArra
         None => {}
     }
     let mut private = Box::new(ArrayPrivate {
-        _owners: owner.into_iter().collect(),
+        owners: owner.into_iter().collect(),
         buffers,
         children,
     });
