@@ -419,6 +419,8 @@ impl<'a> HandleCursor<'a> {
 pub enum OutData {
     F64(Vec<f64>),
     I64(Vec<i64>),
+    /// UInt32: row numbers, which Polars gathers by without a conversion (its index type).
+    U32(Vec<u32>),
     /// Arrow LargeUtf8.
     Text { offsets: Vec<i64>, bytes: Vec<u8> },
     /// Arrow Utf8View (Polars' own layout, taken without a copy): 16-byte views, a string of
@@ -498,6 +500,7 @@ impl OutData {
         match self {
             OutData::F64(_) => "g",
             OutData::I64(_) => "l",
+            OutData::U32(_) => "I",
             OutData::Text { .. } => "U",
             OutData::TextView { .. } => "vu",
             OutData::NullableF64 { .. } => "g",
@@ -517,6 +520,7 @@ impl OutData {
         match self {
             OutData::F64(v) | OutData::NullableF64 { values: v, .. } => v.len(),
             OutData::I64(v) | OutData::NullableI64 { values: v, .. } => v.len(),
+            OutData::U32(v) => v.len(),
             OutData::Text { offsets, .. } | OutData::FloatLists { offsets, .. } => offsets.len().saturating_sub(1),
             OutData::TextView { views, .. } => views.len(),
         }

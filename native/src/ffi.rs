@@ -439,6 +439,7 @@ fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArra
         }
         Some(OutData::F64(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::I64(values)) => buffers.push(values.as_ptr() as *const c_void),
+        Some(OutData::U32(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::Text { offsets, bytes }) => {
             buffers.push(offsets.as_ptr() as *const c_void);
             buffers.push(bytes.as_ptr() as *const c_void);
