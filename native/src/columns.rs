@@ -1,6 +1,8 @@
 //! Safe views of the input columns (borrowed Arrow buffers, one per chunk) and the owned
 //! output columns.
 
+use std::sync::Mutex;
+
 /// A validity bitmap: bit `offset + i` says whether row `i` is valid.
 #[derive(Clone, Copy)]
 pub struct Bitmap<'a> {
@@ -218,25 +220,30 @@ impl Column<'_> {
         let n_groups = bounds.len().saturating_sub(1);
         let mut values = Vec::new();
         let mut spans: Vec<Option<(usize, usize)>> = vec![None; n_groups];
-        let (mut group, mut row) = (0usize, 0usize);
-        for chunk in &self.chunks {
-            let Values::LargeList { offsets, child } = &chunk.values else {
-                row += chunk.len;
-                continue;
-            };
-            let mut child_values: Option<Vec<f64>> = None;
-            for i in 0..chunk.len {
-                while group < n_groups && row >= bounds[group + 1] {
-                    group += 1;
+        let mut children: Vec<Option<Vec<f64>>> = self.chunks.iter().map(|_| None).collect();
+        // The chunk holding the group's rows, and its first row (the groups only move forward).
+        let (mut c, mut chunk_start) = (0usize, 0usize);
+        for (g, span) in spans.iter_mut().enumerate() {
+            let (mut row, last) = (bounds[g], bounds[g + 1]);
+            // Each chunk the group's rows lie in, until a valid list: most groups' first row.
+            while row < last {
+                while c < self.chunks.len() && row >= chunk_start + self.chunks[c].len {
+                    chunk_start += self.chunks[c].len;
+                    c += 1;
                 }
-                if group < n_groups && spans[group].is_none() && chunk.is_valid(i) {
-                    let child = child_values.get_or_insert_with(|| child.floats_vec());
-                    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    let start_at = values.len();
-                    values.extend_from_slice(&child[start.min(child.len())..end.min(child.len())]);
-                    spans[group] = Some((start_at, values.len()));
+                let Some(chunk) = self.chunks.get(c) else { break };
+                let end = last.min(chunk_start + chunk.len);
+                if let Values::LargeList { offsets, child } = &chunk.values {
+                    if let Some(i) = (row - chunk_start..end - chunk_start).find(|&i| chunk.is_valid(i)) {
+                        let child = children[c].get_or_insert_with(|| child.floats_vec());
+                        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                        let start_at = values.len();
+                        values.extend_from_slice(&child[start.min(child.len())..end.min(child.len())]);
+                        *span = Some((start_at, values.len()));
+                        break;
+                    }
                 }
-                row += 1;
+                row = end;
             }
         }
         (values, spans)
@@ -412,6 +419,8 @@ impl<'a> HandleCursor<'a> {
 pub enum OutData {
     F64(Vec<f64>),
     I64(Vec<i64>),
+    /// UInt32: row numbers, which Polars gathers by without a conversion (its index type).
+    U32(Vec<u32>),
     /// Arrow LargeUtf8.
     Text { offsets: Vec<i64>, bytes: Vec<u8> },
     /// Arrow Utf8View (Polars' own layout, taken without a copy): 16-byte views, a string of
@@ -425,6 +434,51 @@ pub enum OutData {
     /// Arrow LargeList of Float64 with nulls: list i is `values[offsets[i]..offsets[i + 1]]`
     /// (a `NullableF64`).
     FloatLists { offsets: Vec<i64>, valid: Vec<u8>, nulls: usize, values: Box<OutData> },
+}
+
+/// Float64 output buffers whose arrays Polars released, kept for later calls' outputs: the
+/// first touch of a fresh buffer's pages costs more than the call that fills it (a metric
+/// expression that reads kept sums writes a million-row column per statistic, each value but
+/// a group's first a 0), a spare buffer a memset.
+static SPARE: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
+
+/// The most bytes of spare buffers kept (after the query too), and the fewest values a buffer
+/// is kept for.
+const SPARE_BYTES: usize = 64 << 20;
+const SPARE_SMALLEST: usize = 1 << 16;
+
+fn spare() -> std::sync::MutexGuard<'static, Vec<Vec<f64>>> {
+    SPARE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `n` zeros: a spare buffer of about that size (`recycle`) where one is kept, else a new one.
+pub fn zeroed_floats(n: usize) -> Vec<f64> {
+    if n >= SPARE_SMALLEST {
+        let mut kept = spare();
+        // Not a buffer of more than twice the size, which a small call would hold on to.
+        if let Some(at) = kept.iter().position(|v| v.capacity() >= n && v.capacity() <= 2 * n) {
+            let mut values = kept.swap_remove(at);
+            drop(kept);
+            values.clear();
+            values.resize(n, 0.0);
+            return values;
+        }
+    }
+    vec![0.0; n]
+}
+
+/// An output's data once Polars released it: a large Float64 buffer is kept for
+/// `zeroed_floats` while the spares stay under `SPARE_BYTES`, anything else is freed.
+pub fn recycle(data: OutData) {
+    let OutData::F64(values) = data else { return };
+    let bytes = values.capacity() * std::mem::size_of::<f64>();
+    if values.capacity() >= SPARE_SMALLEST {
+        let mut kept = spare();
+        let held: usize = kept.iter().map(|v| v.capacity() * std::mem::size_of::<f64>()).sum();
+        if held + bytes <= SPARE_BYTES {
+            kept.push(values);
+        }
+    }
 }
 
 /// An Arrow validity bitmap of `flags`, and how many are false (null).
@@ -446,6 +500,7 @@ impl OutData {
         match self {
             OutData::F64(_) => "g",
             OutData::I64(_) => "l",
+            OutData::U32(_) => "I",
             OutData::Text { .. } => "U",
             OutData::TextView { .. } => "vu",
             OutData::NullableF64 { .. } => "g",
@@ -465,6 +520,7 @@ impl OutData {
         match self {
             OutData::F64(v) | OutData::NullableF64 { values: v, .. } => v.len(),
             OutData::I64(v) | OutData::NullableI64 { values: v, .. } => v.len(),
+            OutData::U32(v) => v.len(),
             OutData::Text { offsets, .. } | OutData::FloatLists { offsets, .. } => offsets.len().saturating_sub(1),
             OutData::TextView { views, .. } => views.len(),
         }

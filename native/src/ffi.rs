@@ -394,7 +394,7 @@ unsafe fn import_arrays<'a>(field: &'a ArrowSchema, arrays: &[&'a ArrowArray]) -
 }
 
 struct ArrayPrivate {
-    _owners: Vec<OutData>,
+    owners: Vec<OutData>,
     buffers: Vec<*const c_void>,
     children: Vec<*mut ArrowArray>,
 }
@@ -411,6 +411,8 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
         drop(Box::from_raw(*child));
     }
     (*array).release = None;
+    // Polars is done with the buffers: a large one serves a later call's output.
+    private.owners.into_iter().for_each(crate::columns::recycle);
 }
 
 fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArray>) -> ArrowArray {
@@ -439,6 +441,7 @@ fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArra
         }
         Some(OutData::F64(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::I64(values)) => buffers.push(values.as_ptr() as *const c_void),
+        Some(OutData::U32(values)) => buffers.push(values.as_ptr() as *const c_void),
         Some(OutData::Text { offsets, bytes }) => {
             buffers.push(offsets.as_ptr() as *const c_void);
             buffers.push(bytes.as_ptr() as *const c_void);
@@ -453,7 +456,7 @@ fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArra
         None => {}
     }
     let mut private = Box::new(ArrayPrivate {
-        _owners: owner.into_iter().collect(),
+        owners: owner.into_iter().collect(),
         buffers,
         children,
     });

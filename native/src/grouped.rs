@@ -12,11 +12,12 @@
 //! only calls of up to `KEEP_AT_MOST` rows are kept.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use crate::columns::Column;
+use crate::columns::{Bitmap, Column, Values};
 use crate::config::Config;
 use crate::group::{check_scores, is_null, rows_sums, GroupInputs, GroupRows};
-use crate::kernel::{count, threads, Items, RankScratch, Reader};
+use crate::kernel::{count, threads, timing, Items, RankScratch, Reader};
 
 /// The inputs of one call: each row's position in its group, then one group's columns.
 pub struct GroupedInputs<'a> {
@@ -24,68 +25,55 @@ pub struct GroupedInputs<'a> {
     pub group: GroupInputs<'a>,
 }
 
-/// The rows of every group, read out of their columns once: what a group's sums depend on.
-#[derive(Default)]
-struct Rows {
-    /// Where each group starts, and the number of rows last.
-    bounds: Vec<usize>,
-    scores: Vec<f64>,
-    given: Vec<f64>,
-    handles: Vec<u64>,
-    /// Each group's missed items' grades (its first non-null list), one group after another,
-    /// and each group's span of them (None: every list of the group is null).
-    extra: Option<(Vec<f64>, Vec<Option<(usize, usize)>>)>,
-    /// Each group's declared R_g: the largest non-null value of its rows (NaN: none).
-    declared: Option<Vec<f64>>,
-}
-
 fn same_floats(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
-impl Rows {
-    fn read(inputs: &GroupedInputs<'_>) -> Rows {
+/// What a call's groups are, read without copying its rows: where each group starts (the
+/// number of rows last), each group's missed items' grades (its first non-null list), one group
+/// after another, with each group's span of them (None: every list of the group is null), and
+/// each group's declared R_g (the largest non-null value of its rows; NaN: none).
+struct Shape {
+    bounds: Vec<usize>,
+    extra: Option<(Vec<f64>, Vec<Option<(usize, usize)>>)>,
+    declared: Option<Vec<f64>>,
+}
+
+impl Shape {
+    fn read(inputs: &GroupedInputs<'_>) -> Shape {
         let group = &inputs.group;
-        let n = group.score.len();
         let mut bounds: Vec<usize> = Vec::new();
-        for (row, at) in inputs.starts.integers_vec().into_iter().enumerate() {
-            if at == 0 || row == 0 {
-                bounds.push(row);
+        let mut row = 0usize;
+        for chunk in &inputs.starts.chunks {
+            match (&chunk.values, chunk.validity) {
+                // What Python sends (`pl.int_range(pl.len(), dtype=pl.UInt32)`): a group
+                // starts at each 0.
+                (Values::U32(values), None) => {
+                    bounds.extend(values[..chunk.len].iter().enumerate().filter(|(_, at)| **at == 0).map(|(i, _)| row + i));
+                }
+                _ => bounds.extend((0..chunk.len).filter(|&i| chunk.is_valid(i) && chunk.integer(i) == Some(0)).map(|i| row + i)),
             }
+            row += chunk.len;
         }
-        bounds.push(n);
-        let mut scores = group.score.floats_vec();
-        for score in &mut scores {
-            *score += 0.0; // -0.0 ranks as 0.0
+        if bounds.first() != Some(&0) && row > 0 {
+            bounds.insert(0, 0);
         }
-        let handles = match group.item {
-            Some(column) if column.is_integer() => column.integers_vec().into_iter().map(|v| v as u64).collect(),
-            Some(column) => column.handles().collect(),
-            None => (0..n as u64).collect(),
-        };
+        bounds.push(group.score.len());
         let declared = group.n_relevant.map(|column| {
-            let values = column.floats_vec();
-            bounds
-                .windows(2)
-                .map(|w| values[w[0]..w[1]].iter().copied().filter(|v| !v.is_nan()).fold(f64::NAN, f64::max))
-                .collect()
+            let mut values = column.floats();
+            let largest = bounds.windows(2).map(|w| {
+                let rows = values.by_ref().take(w[1] - w[0]);
+                rows.filter(|v| !v.is_nan()).fold(f64::NAN, f64::max)
+            });
+            largest.collect()
         });
-        Rows {
-            extra: group.extra.map(|column| column.first_float_lists(&bounds)),
-            bounds,
-            scores,
-            given: group.grade.floats_vec(),
-            handles,
-            declared,
-        }
+        let extra = group.extra.map(|column| column.first_float_lists(&bounds));
+        Shape { bounds, extra, declared }
     }
 
-    /// The same rows, value for value (NaN and null as the same bits).
-    fn same(&self, other: &Rows) -> bool {
+    /// The same groups, value for value (NaN and null as the same bits).
+    fn same(&self, other: &Shape) -> bool {
         self.bounds == other.bounds
-            && same_floats(&self.scores, &other.scores)
-            && same_floats(&self.given, &other.given)
-            && self.handles == other.handles
             && match (&self.extra, &other.extra) {
                 (Some((a, sa)), Some((b, sb))) => sa == sb && same_floats(a, b),
                 (None, None) => true,
@@ -97,6 +85,127 @@ impl Rows {
                 _ => false,
             }
     }
+
+    /// Group `g`'s missed items' grades (None: no list given; Some(None): every list null).
+    fn extra(&self, g: usize) -> Option<Option<&[f64]>> {
+        self.extra.as_ref().map(|(values, spans)| spans[g].map(|(a, b)| &values[a..b]))
+    }
+
+    fn declared(&self, g: usize) -> Option<f64> {
+        self.declared.as_ref().map(|d| d[g])
+    }
+}
+
+/// The rows of every group, read out of their columns: what a group's sums depend on beyond
+/// its `Shape`. Each value is kept as `Column::floats_vec` reads it (null as NaN), a score
+/// with -0.0 as 0.0 (`score_of`): `holds` compares a later call's columns to them in place.
+struct Rows {
+    scores: Vec<f64>,
+    given: Vec<f64>,
+    handles: Vec<u64>,
+}
+
+/// A score as the kernel ranks it: -0.0 ranks as 0.0.
+#[inline]
+fn score_of(value: f64) -> f64 {
+    value + 0.0
+}
+
+#[inline]
+fn grade_of(value: f64) -> f64 {
+    value
+}
+
+impl Rows {
+    fn read(inputs: &GroupedInputs<'_>) -> Rows {
+        let group = &inputs.group;
+        let n = group.score.len();
+        let mut scores = group.score.floats_vec();
+        for score in &mut scores {
+            *score = score_of(*score);
+        }
+        let handles = match group.item {
+            Some(column) if column.is_integer() => column.integers_vec().into_iter().map(|v| v as u64).collect(),
+            Some(column) => column.handles().collect(),
+            None => (0..n as u64).collect(),
+        };
+        Rows { scores, given: group.grade.floats_vec(), handles }
+    }
+
+    /// Whether the call's columns hold these rows, value for value (NaN and null as the same
+    /// bits), read where they lie: what `read` would make of them is `self`, bit for bit.
+    fn holds(&self, inputs: &GroupedInputs<'_>) -> bool {
+        let group = &inputs.group;
+        let handles = match group.item {
+            Some(column) if column.is_integer() => integers_are(column, &self.handles),
+            Some(_) => false,
+            None => self.handles.iter().enumerate().all(|(i, h)| *h == i as u64),
+        };
+        handles && floats_are(group.score, &self.scores, score_of) && floats_are(group.grade, &self.given, grade_of)
+    }
+}
+
+/// Whether every pair of `values` and `kept` is `same`: a block at a time, without a branch
+/// per value (the comparison vectorizes; a difference stops at its block's end).
+#[inline(always)]
+fn all_pairs<T: Copy, K: Copy>(values: &[T], kept: &[K], same: impl Fn(usize, T, K) -> bool) -> bool {
+    const BLOCK: usize = 512;
+    values.len() == kept.len()
+        && (0..values.len()).step_by(BLOCK).all(|start| {
+            let end = (start + BLOCK).min(values.len());
+            (start..end).fold(true, |all, i| all & same(i, values[i], kept[i]))
+        })
+}
+
+/// Whether `column`'s values, read as `Column::floats_vec` reads them and passed through
+/// `read`, are `kept`, bit for bit.
+fn floats_are(column: &Column<'_>, kept: &[f64], read: impl Fn(f64) -> f64) -> bool {
+    if column.len() != kept.len() {
+        return false;
+    }
+    let same = |value: f64, kept: f64| read(value).to_bits() == kept.to_bits();
+    let mut at = 0;
+    column.chunks.iter().all(|chunk| {
+        let kept = &kept[at..at + chunk.len];
+        at += chunk.len;
+        match (&chunk.values, chunk.validity) {
+            (Values::F64(values), None) => all_pairs(&values[..chunk.len], kept, |_, v, k| same(v, k)),
+            (Values::F64(values), Some(bits)) => {
+                all_pairs(&values[..chunk.len], kept, |i, v, k| same(if bits.get(i) { v } else { f64::NAN }, k))
+            }
+            _ => kept.iter().all(|k| same(f64::NAN, *k)),
+        }
+    })
+}
+
+/// Whether an integer `column`'s values, read as `Column::integers_vec` reads them, are
+/// `kept`.
+fn integers_are(column: &Column<'_>, kept: &[u64]) -> bool {
+    fn are<T: Copy + Into<i64>>(values: &[T], validity: Option<Bitmap<'_>>, kept: &[u64]) -> bool {
+        match validity {
+            None => all_pairs(values, kept, |_, v, k| v.into() as u64 == k),
+            Some(bits) => all_pairs(values, kept, |i, v, k| (if bits.get(i) { v.into() } else { i64::MIN }) as u64 == k),
+        }
+    }
+    if column.len() != kept.len() {
+        return false;
+    }
+    let mut at = 0;
+    column.chunks.iter().all(|chunk| {
+        let (n, validity) = (chunk.len, chunk.validity);
+        let kept = &kept[at..at + n];
+        at += n;
+        match chunk.values {
+            Values::I64(v) => are(&v[..n], validity, kept),
+            Values::I32(v) => are(&v[..n], validity, kept),
+            Values::U32(v) => are(&v[..n], validity, kept),
+            Values::I16(v) => are(&v[..n], validity, kept),
+            Values::U16(v) => are(&v[..n], validity, kept),
+            Values::I8(v) => are(&v[..n], validity, kept),
+            Values::U8(v) => are(&v[..n], validity, kept),
+            _ => kept.iter().all(|k| *k == 0),
+        }
+    })
 }
 
 /// Every group's outputs (`n_groups * outputs`, in the configured order) and whether the
@@ -106,9 +215,11 @@ struct Sums {
     known: Vec<f64>,
 }
 
-/// The last call's configuration (its `Debug` text, `returned` left out), rows and sums.
+/// The last call's configuration (its `Debug` text, `returned` left out), groups, rows and
+/// sums.
 struct Kept {
     config: String,
+    shape: Shape,
     rows: Rows,
     sums: Arc<Sums>,
 }
@@ -129,38 +240,52 @@ pub fn grouped_sums(
     score_name: &str,
     inputs: &GroupedInputs<'_>,
 ) -> Result<(Vec<(String, Vec<f64>)>, Vec<f64>), String> {
-    let rows = Rows::read(inputs);
-    let bounds = rows.bounds.clone();
+    let since = Instant::now();
+    let shape = Shape::read(inputs);
+    let bounds = shape.bounds.clone();
     let key = {
         let mut keyed = config.clone();
         keyed.returned.clear();
         format!("{keyed:?}")
     };
-    let sums = if inputs.group.item.map_or(true, Column::is_integer) && rows.scores.len() <= KEEP_AT_MOST {
+    let sums = if inputs.group.item.map_or(true, Column::is_integer) && inputs.group.score.len() <= KEEP_AT_MOST {
         let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match kept.as_ref() {
-            Some(last) if last.config == key && last.rows.same(&rows) => {
+            // The rows are compared where they lie, not read again: a call that reads the
+            // kept sums copies nothing.
+            Some(last) if last.config == key && last.shape.same(&shape) && last.rows.holds(inputs) => {
                 count("groups read from the last call's sums", bounds.len() - 1);
                 Arc::clone(&last.sums)
             }
             _ => {
-                let sums = Arc::new(compute(config, score_name, inputs, &rows)?);
-                *kept = Some(Kept { config: key, rows, sums: Arc::clone(&sums) });
+                let rows = Rows::read(inputs);
+                let sums = Arc::new(compute(config, score_name, inputs, &shape, &rows)?);
+                *kept = Some(Kept { config: key, shape, rows, sums: Arc::clone(&sums) });
                 sums
             }
         }
     } else {
         // Not kept: nor is an earlier call's rows, which this one would not read.
         *KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
-        Arc::new(compute(config, score_name, inputs, &rows)?)
+        Arc::new(compute(config, score_name, inputs, &shape, &Rows::read(inputs))?)
     };
-    Ok(laid_out(config, &bounds, &sums))
+    timing("grouped: groups read, rows compared or ranked", since);
+    let since = Instant::now();
+    let out = laid_out(config, &bounds, &sums);
+    timing("grouped: sums laid out", since);
+    Ok(out)
 }
 
 /// Each group ranked and read (`rows_sums`), the groups split across the threads.
-fn compute(config: &Config, score_name: &str, inputs: &GroupedInputs<'_>, rows: &Rows) -> Result<Sums, String> {
+fn compute(
+    config: &Config,
+    score_name: &str,
+    inputs: &GroupedInputs<'_>,
+    shape: &Shape,
+    rows: &Rows,
+) -> Result<Sums, String> {
     let group = &inputs.group;
-    let bounds = &rows.bounds;
+    let bounds = &shape.bounds;
     let n_groups = bounds.len() - 1;
     let n_outputs = config.outputs.len();
     let items = Items { column: group.item.unwrap_or(group.score), kind: group.item_kind, cut: &[] };
@@ -169,8 +294,8 @@ fn compute(config: &Config, score_name: &str, inputs: &GroupedInputs<'_>, rows: 
     let one = |g: usize, out: &mut [f64], scratch: &mut RankScratch, reader: &Reader<'_>| -> Result<f64, String> {
         let (start, end) = (bounds[g], bounds[g + 1]);
         // The group's missed items: its first non-null list (None: every list is null).
-        let extra = rows.extra.as_ref().map(|(values, spans)| spans[g].map(|(a, b)| &values[a..b]));
-        let declared = rows.declared.as_ref().map(|d| d[g]);
+        let extra = shape.extra(g);
+        let declared = shape.declared(g);
         let is_known = match (extra, declared) {
             (Some(list), _) => list.is_some(),
             (None, Some(value)) => !value.is_nan(),
@@ -223,7 +348,7 @@ fn laid_out(config: &Config, bounds: &[usize], sums: &Sums) -> (Vec<(String, Vec
     let n_outputs = config.outputs.len();
     let firsts = &bounds[..bounds.len() - 1];
     let column = |read: &dyn Fn(usize) -> f64| {
-        let mut out = vec![0.0f64; n];
+        let mut out = crate::columns::zeroed_floats(n);
         for (g, &row) in firsts.iter().enumerate() {
             if row < n {
                 out[row] = read(g);
@@ -239,4 +364,55 @@ fn laid_out(config: &Config, bounds: &[usize], sums: &Sums) -> (Vec<(String, Vec
         .map(|(j, (name, _))| (name.clone(), column(&|g| sums.values[g * n_outputs + j])))
         .collect();
     (outputs, column(&|g| sums.known[g]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::Chunk;
+    use crate::config::Kind;
+    use crate::testing::{chunked, column};
+
+    fn inputs<'a>(starts: &'a Column<'a>, item: &'a Column<'a>, score: &'a Column<'a>, grade: &'a Column<'a>) -> GroupedInputs<'a> {
+        let group = GroupInputs { item: Some(item), item_kind: Kind::Integer, score, grade, extra: None, n_relevant: None };
+        GroupedInputs { starts, group }
+    }
+
+    #[test]
+    fn rows_compared_in_place_are_the_rows_read() {
+        let starts = column("starts", Values::U32(&[0, 1, 2, 0, 1]));
+        let item = column("item", Values::I64(&[4, 5, 6, 4, 7]));
+        let grade = column("grade", Values::F64(&[1.0, 0.0, 2.0, 1.0, 0.0]));
+        let score = column("score", Values::F64(&[0.5, -0.0, 0.25, 0.5, 0.1]));
+        let first = inputs(&starts, &item, &score, &grade);
+        let shape = Shape::read(&first);
+        assert_eq!(shape.bounds, vec![0, 3, 5]);
+        let rows = Rows::read(&first);
+        assert!(rows.holds(&first));
+        // The same values in two chunks, -0.0 as 0.0: the same rows.
+        let (a, b) = ([0.5, 0.0], [0.25, 0.5, 0.1]);
+        let split = chunked("score", vec![Values::F64(&a), Values::F64(&b)]);
+        assert!(rows.holds(&inputs(&starts, &item, &split, &grade)));
+        // One grade, one item or one score differs, or a score is null: other rows.
+        let other_grade = column("grade", Values::F64(&[1.0, 0.0, 2.0, 1.0, 1.0]));
+        assert!(!rows.holds(&inputs(&starts, &item, &score, &other_grade)));
+        let other_item = column("item", Values::I32(&[4, 5, 6, 4, 8]));
+        assert!(!rows.holds(&inputs(&starts, &other_item, &score, &grade)));
+        let valid = [0b1110_1111u8];
+        let values = [0.5, 0.0, 0.25, 0.5, 0.1];
+        let chunk = Chunk { len: 5, values: Values::F64(&values), validity: Some(Bitmap::new(&valid, 0)) };
+        let nulled = Column { name: "score".to_string(), chunks: vec![chunk] };
+        assert!(!rows.holds(&inputs(&starts, &item, &nulled, &grade)));
+        let fewer = column("score", Values::F64(&[0.5, 0.0, 0.25, 0.5]));
+        assert!(!rows.holds(&inputs(&starts, &item, &fewer, &grade)));
+    }
+
+    #[test]
+    fn a_group_starts_at_each_zero_and_at_the_first_row() {
+        let (a, b) = ([3u32, 0, 1], [0u32, 0]);
+        let starts = chunked("starts", vec![Values::U32(&a), Values::U32(&b)]);
+        let item = column("item", Values::I64(&[1, 2, 3, 4, 5]));
+        let floats = column("x", Values::F64(&[0.0; 5]));
+        assert_eq!(Shape::read(&inputs(&starts, &item, &floats, &floats)).bounds, vec![0, 1, 3, 4, 5]);
+    }
 }

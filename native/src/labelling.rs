@@ -12,8 +12,10 @@ use crate::config::Kind;
 use crate::kernel::labels::{self, Asked};
 use crate::plugin::check_kind;
 
-/// What Python sends beyond the columns: their kinds, the relevance threshold, the pool, and
-/// the output columns' names (row, grade, n_relevant, unretrieved).
+/// What Python sends beyond the columns: their kinds, the relevance threshold, the pool,
+/// whether the truth's grades are integers (the grade is then written as Int64, which the
+/// frame's integer dtype is cast from without a float conversion), and the output columns'
+/// names (row, grade, n_relevant, unretrieved).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Kwargs {
@@ -21,6 +23,7 @@ struct Kwargs {
     item: Kind,
     threshold: f64,
     restrict: bool,
+    integer_grades: bool,
     names: [String; 4],
 }
 
@@ -29,14 +32,14 @@ fn parse(kwargs: &[u8]) -> Result<Kwargs, String> {
         .map_err(|error| format!("the rankk kernel's label keyword arguments: {error}"))
 }
 
-/// The output fields: the input row (Int64), the grade (Float64), R (Int64), the missed
-/// grades (a list of Float64).
+/// The output fields: the input row (UInt32), the grade (Int64 for integer grades, else
+/// Float64), R (Int64), the missed grades (a list of Float64).
 pub fn fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let asked = parse(kwargs)?;
     if inputs.len() != asked.keys.len() + 3 {
         return Err(format!("the rankk kernel's label expects {} input columns, got {}", asked.keys.len() + 3, inputs.len()));
     }
-    let formats = ["l", "g", "l", "+L"];
+    let formats = ["I", if asked.integer_grades { "l" } else { "g" }, "l", "+L"];
     Ok(asked.names.iter().zip(formats).map(|(name, format)| (name.clone(), format.to_string())).collect())
 }
 
@@ -68,7 +71,12 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let labels = labels::label(&keys, (item, asked.item), side, grade, &call);
     let [row, grade_name, n_relevant, unretrieved] = asked.names;
     let (valid, nulls) = validity(labels.graded.into_iter());
-    let grades = OutData::NullableF64 { values: labels.grades, valid, nulls };
+    let grades = if asked.integer_grades {
+        // Integer grades, read as Float64 (exact up to 2^53), written back as integers.
+        OutData::NullableI64 { values: labels.grades.iter().map(|g| *g as i64).collect(), valid, nulls }
+    } else {
+        OutData::NullableF64 { values: labels.grades, valid, nulls }
+    };
     let (valid, nulls) = validity(labels.known.into_iter());
     let counts = OutData::NullableI64 { values: labels.n_relevant, valid, nulls };
     let (valid, nulls) = validity(labels.missed_graded.into_iter());
@@ -76,7 +84,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let (valid, nulls) = validity(labels.listed.into_iter());
     let lists = OutData::FloatLists { offsets: labels.offsets, valid, nulls, values: Box::new(missed) };
     Ok(vec![
-        OutColumn { name: row, data: OutData::I64(labels.rows) },
+        OutColumn { name: row, data: OutData::U32(labels.rows) },
         OutColumn { name: grade_name, data: grades },
         OutColumn { name: n_relevant, data: counts },
         OutColumn { name: unretrieved, data: lists },

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
-use crate::columns::{Column, FloatCursor, HandleCursor};
+use crate::columns::{Column, FloatCursor, HandleCursor, Values};
 use crate::config::Kind;
 
 use super::context::{threads, timing};
@@ -43,7 +43,7 @@ pub struct Asked {
 #[derive(Debug, Default, PartialEq)]
 pub struct Labels {
     /// The input row at each output position.
-    pub rows: Vec<i64>,
+    pub rows: Vec<u32>,
     /// The row's grade; null when the truth does not judge its item (or judges it null).
     pub grades: Vec<f64>,
     pub graded: Vec<bool>,
@@ -76,7 +76,7 @@ impl<'a> Cells<'a> {
             *at += chunk.len;
             Some(start)
         });
-        let nulls = column.chunks.iter().any(|chunk| (0..chunk.len).any(|i| !chunk.is_valid(i)));
+        let nulls = column.chunks.iter().any(|chunk| chunk.validity.is_some() && (0..chunk.len).any(|i| !chunk.is_valid(i)));
         Cells { column, kind, starts: starts.collect(), nulls }
     }
 
@@ -123,6 +123,22 @@ impl<'a> Cells<'a> {
         }
     }
 
+    /// `hash` of rows `first..last`, in order, each passed to `each`: an Int64 chunk without
+    /// nulls read as a slice (most keys and items).
+    fn each_hash(&self, first: usize, last: usize, mut each: impl FnMut(usize, u64)) {
+        for (c, chunk) in self.column.chunks.iter().enumerate() {
+            let start = self.starts[c];
+            let (from, to) = (first.max(start), last.min(start + chunk.len));
+            match &chunk.values {
+                Values::I64(values) if !self.nulls && from < to => {
+                    let values = &values[from - start..to - start];
+                    values.iter().enumerate().for_each(|(i, v)| each(from + i, mix(*v as u64)));
+                }
+                _ => (from..to).for_each(|row| each(row, self.hash(row))),
+            }
+        }
+    }
+
     #[inline]
     fn equal(&self, a: usize, b: usize) -> bool {
         match (self.is_null(a), self.is_null(b)) {
@@ -165,14 +181,17 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
-    #[inline]
-    fn key_hash(&self, row: usize) -> u64 {
-        let mut h = 0u64;
+    /// The hash of each row's keys, rows `first..last`: the first key's hash, each further
+    /// one mixed in.
+    fn key_hashes(&self, first: usize, last: usize) -> Vec<u64> {
+        let mut hashes = vec![0u64; last - first];
         for (j, cells) in self.keys.iter().enumerate() {
-            let part = cells.hash(row);
-            h = if j == 0 { part } else { mix(h.rotate_left(5) ^ part) };
+            cells.each_hash(first, last, |row, part| {
+                let h = &mut hashes[row - first];
+                *h = if j == 0 { part } else { mix(h.rotate_left(5) ^ part) };
+            });
         }
-        h
+        hashes
     }
 
     #[inline]
@@ -416,19 +435,22 @@ fn partitions(table: &Table<'_>, n: usize, threads: usize, bits: u32) -> Vec<Vec
     let work = |t: usize| {
         let (first, last) = (bounds[t], bounds[t + 1]);
         let (mut sides, mut grades) = (HandleCursor::new(table.sides), FloatCursor::new(table.grades));
-        // Each row's partition first, so that every list is allocated at its exact size.
-        let parts: Vec<u8> = (first..last).map(|row| partition_of(table.key_hash(row), bits) as u8).collect();
+        // Each row's key hash (and so its partition) first, so that every list is allocated at
+        // its exact size.
+        let keys = table.key_hashes(first, last);
+        let mut items = vec![0u64; last - first];
+        table.item.each_hash(first, last, |row, hash| items[row - first] = hash);
         let mut sizes = vec![0usize; 1 << bits];
-        for p in &parts {
-            sizes[*p as usize] += 1;
+        for key in &keys {
+            sizes[partition_of(*key, bits)] += 1;
         }
         let mut lists: Vec<Vec<Record>> = sizes.iter().map(|size| Vec::with_capacity(*size)).collect();
-        for (row, p) in (first..last).zip(&parts) {
-            lists[*p as usize].push(Record {
+        for ((row, key), item) in (first..last).zip(&keys).zip(&items) {
+            lists[partition_of(*key, bits)].push(Record {
                 row: row as u32,
                 side: sides.get(row) as u32,
-                key: table.key_hash(row),
-                item: table.item.hash(row),
+                key: *key,
+                item: *item,
                 grade: grades.get(row),
             });
         }
@@ -510,7 +532,7 @@ fn write(table: &Table<'_>, parts: &[(usize, PartOut)]) -> Labels {
         let part = &parts[p as usize].1;
         let group = &part.groups[g as usize];
         let range = group.start..group.start + group.len;
-        labels.rows.extend(part.rows[range.clone()].iter().map(|&r| i64::from(r)));
+        labels.rows.extend_from_slice(&part.rows[range.clone()]);
         labels.grades.extend(part.grades[range.clone()].iter().map(|g| g.unwrap_or(0.0)));
         labels.graded.extend(part.grades[range].iter().map(Option::is_some));
         let n_relevant = group.known.map(|(n, _, _)| n);

@@ -87,6 +87,7 @@ def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
             "item": kernel_kind(schema[item]),
             "threshold": float(read.policy.relevance_threshold),
             "restrict": read.policy.pool == "restrict",
+            "integer_grades": grade_dtype.is_integer(),
             "names": names,
         },
         is_elementwise=False,
