@@ -11,12 +11,14 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
+from polars_rankk.core.inputs.labels.bpref import BPREF_METRICS, bpref_by_recursion, bpref_is_exact
 from polars_rankk.core.inputs.labels.cells import (
     RelevantGains,
     possibly_relevant,
     recursive_cells,
     relevant_gains,
 )
+from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
@@ -106,17 +108,25 @@ def _chosen_metrics(
     gains: RelevantGains,
 ) -> frozenset[str]:
     """The metrics the recursion computes at every cut-off of the plan: read at a K (or
-    R-precision, which has none), under a policy and labels it reads (`recursive_cells`)."""
+    R-precision, which has none), under a policy and labels it reads (`recursive_cells`),
+    and bpref by its walk down the ranked judged items (`bpref.bpref_is_exact`)."""
     request = plan.parts[0].request
     whole = {m.metric for m in request.measures if m.whole_list and m.metric != "r_precision"}
-    largest = max(plan.ks, default=0)
+    deepest = max(plan.ks, default=0)
+    metrics = _metrics_of(plan)
     asked = [
-        (metric, None if metric == "r_precision" else largest)
-        for metric in _metrics_of(plan)
+        (metric, None if metric == "r_precision" else deepest)
+        for metric in metrics
         if metric not in whole
     ]
     chosen = recursive_cells(asked, policy, truth, inputs.relevance, probability, gains)
-    return frozenset(metric for metric, _ in chosen)
+    found = {metric for metric, _ in chosen}
+    declared = inputs.n_relevant is not None
+    if metrics & BPREF_METRICS and bpref_is_exact(
+        policy, truth, inputs.keys, inputs.item, inputs.relevance, probability, declared
+    ):
+        found |= metrics & BPREF_METRICS
+    return frozenset(found)
 
 
 def _computed(
@@ -139,6 +149,8 @@ def _computed(
         else (base.per_group, base.groups)
     )
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
+    by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
+    asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls()
     # The ranks read: to the largest K, and to the most items a group may find relevant
     # (R-precision reads hits@R); all of them where items outside the list do not count.
@@ -150,7 +162,13 @@ def _computed(
         relevance=relevance, probability=probability, policy=policy, gains=gains,
         compiled=compiled,
     )  # fmt: skip
-    if lazy:  # an eager evaluation's per-group rows are sorted already; the join keeps them
+    if walked.height:  # bpref reads every ranked judged item: the whole list
+        whole = largest(groups["n_candidates"])
+        rows = pl.concat([rows, bpref_by_recursion(
+            _BaseRanking(base, policy, whole), truth, groups, walked, keys=keys,
+            item=inputs.item, relevance=relevance, probability=probability, policy=policy,
+        )])  # fmt: skip
+    if lazy or walked.height:  # eager rows of one method are sorted already (the join keeps them)
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 

@@ -107,3 +107,20 @@ def side_by_side(frame: pl.DataFrame, value: str, groups: int) -> np.ndarray:
     laid = np.zeros((groups, int(place.max(initial=-1)) + 1))
     laid[frame["_rk_group"].to_numpy(), place] = frame[value].to_numpy()
     return laid
+
+
+def conditioned(
+    first: np.ndarray, second: np.ndarray, none_relevant: np.ndarray, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, std) from E[V] and E[V^2] (V = 0 where R = 0) as the empty-truth policy reads
+    the outcome without a relevant item: left out, a 0, or a NaN."""
+    if policy.empty_truth == "exclude":
+        kept = np.where(none_relevant < 1, 1 - none_relevant, np.nan)
+        first, second = first / kept, second / kept
+    elif policy.empty_truth == "nan":
+        first = np.where(none_relevant > 0, np.nan, first)
+    variance = second - first * first
+    # E[V^2] - E[V]^2 cancels: a variance within rounding of E[V^2] (64 ulps) is 0, not the
+    # square root of a rounding error (~1e-9 where every outcome gives one value).
+    variance = np.where(variance <= 64 * np.finfo(np.float64).eps * second, 0.0, variance)
+    return first, np.sqrt(variance)

@@ -43,6 +43,7 @@ from polars_rankk.core.inputs.labels.graded import (
     ndcg_moments,
 )
 from polars_rankk.core.inputs.labels.laws import (
+    conditioned,
     h_over_rest,
     largest,
     poisson_binomial,
@@ -135,7 +136,7 @@ def moments(
         if metric in _UNDIVIDED:
             read = _per_group(metric, k, n_candidates, gain, policy)
             e1, e2 = _undivided(metric, k, ranked_q, read, policy)
-            mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
+            mean[:, index], spread[:, index] = conditioned(e1, e2, none_relevant, policy)
     if not by_count:
         return mean, spread
     recursive = [cells[index] for index in by_count]
@@ -173,7 +174,7 @@ def moments(
         # H[c] = sum over y of P(y) h(c + y), and the same with h^2.
         h1, h2 = h_over_rest(metric, k, rest, counts, policy, n_candidates)
         e1, e2 = summed_in_order(total * h1), summed_in_order(square * h2)
-        mean[:, index], spread[:, index] = _conditioned(e1, e2, none_relevant, policy)
+        mean[:, index], spread[:, index] = conditioned(e1, e2, none_relevant, policy)
     return mean, spread
 
 
@@ -235,24 +236,7 @@ def r_precision_moments(
         first += summed_in_order(weight * share)
         second += summed_in_order(weight * (share * share))
     none_relevant = suffix[0][:, 0]
-    return _conditioned(first, second, none_relevant, policy)
-
-
-def _conditioned(
-    first: np.ndarray, second: np.ndarray, none_relevant: np.ndarray, policy: Policy
-) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, std) from E[V] and E[V^2] (V = 0 where R = 0) as the empty-truth policy reads
-    the outcome without a relevant item: left out, a 0, or a NaN."""
-    if policy.empty_truth == "exclude":
-        kept = np.where(none_relevant < 1, 1 - none_relevant, np.nan)
-        first, second = first / kept, second / kept
-    elif policy.empty_truth == "nan":
-        first = np.where(none_relevant > 0, np.nan, first)
-    variance = second - first * first
-    # E[V^2] - E[V]^2 cancels: a variance within rounding of E[V^2] (64 ulps) is 0, not the
-    # square root of a rounding error (~1e-9 where every outcome gives one value).
-    variance = np.where(variance <= 64 * np.finfo(np.float64).eps * second, 0.0, variance)
-    return first, np.sqrt(variance)
+    return conditioned(first, second, none_relevant, policy)
 
 
 def expected_by_recursion(
@@ -313,7 +297,7 @@ def expected_by_recursion(
                 e1, e2 = dcg_moments(ranked_levels, levels, k)
             else:
                 e1, e2, none_g = ndcg_moments(ranked_levels, rest_levels, levels, k)
-            mean_g, spread_g = _conditioned(e1, e2, none_g, policy)
+            mean_g, spread_g = conditioned(e1, e2, none_g, policy)
             frames.append((metric, k, mean_g, spread_g))
     stops = (stop_1, stop_2)
     listed, closed = _closed_forms(listed, ranked_q, rest_q, stops, none, groups, policy)
@@ -389,11 +373,11 @@ class _TieBlocks:
         common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
         if listed:
             e1, e2, none = block_expectations(*common, listed, reads, self.policy, n_candidates)
-            mean, spread = _conditioned(e1, e2, none[:, None], self.policy)
+            mean, spread = conditioned(e1, e2, none[:, None], self.policy)
             found += [(m, k, mean[:, i], spread[:, i]) for i, (m, k) in enumerate(listed)]
         if r_depth is not None:
             e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
-            found.append(("r_precision", None, *_conditioned(e1, e2, none_r, self.policy)))
+            found.append(("r_precision", None, *conditioned(e1, e2, none_r, self.policy)))
         return found
 
 
@@ -448,7 +432,7 @@ def _closed_forms(
         else:
             left.append((metric, k))
             continue
-        frames.append((metric, k, *_conditioned(e1, e2, none, policy)))
+        frames.append((metric, k, *conditioned(e1, e2, none, policy)))
     return left, frames
 
 

@@ -1,0 +1,205 @@
+"""bpref's expectation and standard deviation over label outcomes, exactly, by a walk down the
+ranked judged items (no outcome enumerated), every group at once.
+
+Every truth item is judged in every outcome: relevant with probability ``q`` (its mass on
+grades at or above the threshold), else judged non-relevant (``q = 0`` included: a sure
+non-relevant item raises the count above the relevant items after it, and N). With T a
+group's truth items, R = the relevant ones and N = T - R; bpref is S_R / R, S_r the sum over
+the relevant ranked items of g_r(b) = 1 if b = 0 else 1 - min(b, r) / min(T - r, r), b the
+judged non-relevant items ranked above. The i-th ranked judged item, when it is the c-th
+relevant one, has b = i - c: the walk keeps, for each count c of relevant items seen, P(c)
+and, for each possible R = r, E[S_r; c] and E[S_r^2; c]. The relevant truth items not among
+the candidates add a count y of their own Poisson-binomial law, independent: R = c + y, and
+E[bpref] = sum over r, c of E[S_r; c] P(y = r - c) / r (E[bpref^2] with E[S_r^2; c] / r^2).
+R ranges from the sure relevant items to the possible ones, so the work is groups x ranked
+judged items^2 x (uncertain items + 1).
+
+The ranking must be the same in every outcome and every truth item judged in each: fixed tie
+orders, one row per item, unjudged rows kept, ``pool="all"`` (under ``"restrict"`` only the
+listed truth items count in R and N), no negative grade, no declared ``n_relevant``
+(`bpref_is_exact`); elsewhere bpref keeps the enumeration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from polars_rankk.core.inputs.labels.laws import conditioned, largest, poisson_binomial
+from polars_rankk.core.inputs.labels.layout import Ranking, padded
+from polars_rankk.core.policy import Policy
+
+#: The metrics whose per-group value is bpref (GM-bpref differs only in its summary).
+BPREF_METRICS = frozenset({"bpref", "gm_bpref"})
+#: Tie orders fixed before the labels are read.
+_FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
+#: The most (truth items + 1) x (uncertain items + 1) states one group's walk may keep.
+_LARGEST_STATES = 250_000
+#: The most states of all groups walked at once (chunks of groups bound the memory).
+_STATES_AT_ONCE = 1 << 22
+
+
+def bpref_is_exact(
+    policy: Policy, truth: pl.DataFrame, keys: list[str], item: str, relevance: str,
+    probability: str, declared_relevant: bool,
+) -> bool:  # fmt: skip
+    """Whether the walk computes bpref under `policy` on the probabilistic `truth` (and no
+    declared relevant count, `declared_relevant`): a ranking fixed before the labels are
+    read, every truth item judged in every outcome and counted in R or N, and few enough
+    states in each group."""
+    fixed = (
+        policy.ties in _FIXED_ORDER_TIES
+        and policy.duplicates != "keep"
+        and policy.unjudged == "keep"
+        and policy.pool == "all"
+        and policy.relevance_threshold > 0
+        and not declared_relevant
+    )
+    if not fixed or truth.filter((pl.col(probability) > 0) & (pl.col(relevance) < 0)).height:
+        return False
+    q = pl.col("_rk_q")
+    states = (
+        truth.group_by(*keys, item)
+        .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
+        .group_by(keys)
+        .agg(((pl.len() + 1) * (((q > 0) & (q < 1)).sum() + 1)).alias("_rk_states"))
+    )
+    return largest(states["_rk_states"]) <= _LARGEST_STATES
+
+
+def _relevance_chance(relevance: str, probability: str, policy: Policy) -> pl.Expr:
+    """An item's chance of being relevant: its mass on grades at or above the threshold."""
+    grade, p = pl.col(relevance), pl.col(probability)
+    return p.filter((grade >= policy.relevance_threshold) & (p > 0)).sum().clip(0.0, 1.0)
+
+
+def bpref_moments(
+    ranked_q: np.ndarray, rest_q: np.ndarray, total: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E[bpref], E[bpref^2], P(R = 0)) per group, bpref taken as 0 where R = 0.
+
+    `ranked_q`: groups x M, the relevance chance of each group's i-th ranked judged item
+    (0-padded: an item sure not relevant changes nothing past the last); `rest_q`: groups x
+    m, those of the truth items not among the candidates (0-padded); `total`: each group's
+    truth items T."""
+    groups = ranked_q.shape[0]
+    every = np.hstack([ranked_q, rest_q])
+    lowest = (every >= 1).sum(axis=1)  # the sure relevant items: the least R
+    width = int(((every > 0) & (every < 1)).sum(axis=1).max(initial=0)) + 1
+    ranked = ranked_q.shape[1]
+    chunk = max(1, _STATES_AT_ONCE // (width * (ranked + 1)))
+    first, second, none = np.zeros(groups), np.zeros(groups), np.zeros(groups)
+    for start in range(0, groups, chunk):  # chunks of groups, each walked at once
+        part = slice(start, start + chunk)
+        found = _walked(ranked_q[part], rest_q[part], total[part], lowest[part], width)
+        first[part], second[part], none[part] = found
+    return first, second, none
+
+
+def _walked(
+    ranked_q: np.ndarray, rest_q: np.ndarray, total: np.ndarray, lowest: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`bpref_moments` of some groups, R = `lowest` + j for j < `width` (R's possible values)."""
+    groups, ranked = ranked_q.shape
+    r = (lowest[:, None] + np.arange(width)[None, :]).astype(np.float64)  # groups x width
+    # min(N, R) with N = T - R: where it is 0 no judged non-relevant item can be above.
+    below = np.minimum(total[:, None] - r, r)[:, :, None]
+    safe = np.where(below > 0, below, 1.0)
+    law = np.zeros((groups, ranked + 1))
+    law[:, 0] = 1.0
+    first = np.zeros((groups, width, ranked + 1))  # E[S_r; c]
+    second = np.zeros((groups, width, ranked + 1))  # E[S_r^2; c]
+    for i in range(1, ranked + 1):
+        q = ranked_q[:, i - 1, None, None]
+        stay = 1 - q
+        # The i-th ranked judged item as the c-th relevant one (c = 1..i): b = i - c above it.
+        b = (i - np.arange(1, i + 1, dtype=np.float64))[None, None, :]
+        g = np.where(b == 0, 1.0, np.where(below > 0, 1 - np.minimum(b, r[:, :, None]) / safe, 0.0))
+        seen = law[:, None, :i]
+        total_so_far, square = first[:, :, :i], second[:, :, :i]
+        up_square = (square + g * (2 * total_so_far + g * seen)) * q
+        up_total = (total_so_far + g * seen) * q
+        second[:, :, 1 : i + 1] *= stay
+        second[:, :, 1 : i + 1] += up_square
+        second[:, :, :1] *= stay
+        first[:, :, 1 : i + 1] *= stay
+        first[:, :, 1 : i + 1] += up_total
+        first[:, :, :1] *= stay
+        moved = law[:, :i] * q[:, :, 0]
+        law[:, : i + 1] *= stay[:, :, 0]
+        law[:, 1 : i + 1] += moved
+    rest = poisson_binomial(rest_q)  # the count y of relevant items not among the candidates
+    counts = np.arange(ranked + 1)
+    e1, e2 = np.zeros(groups), np.zeros(groups)
+    for j in range(width):
+        # R = r: c relevant items ranked and y = r - c not.
+        y = r[:, j : j + 1].astype(np.int64) - counts[None, :]
+        possible = (y >= 0) & (y < rest.shape[1])
+        read = np.take_along_axis(rest, np.clip(y, 0, rest.shape[1] - 1), axis=1)
+        chance = np.where(possible, read, 0.0)
+        share = np.where(r[:, j] > 0, 1.0 / np.maximum(r[:, j], 1.0), 0.0)
+        e1 += (first[:, j, :] * chance).sum(axis=1) * share
+        e2 += (second[:, j, :] * chance).sum(axis=1) * share * share
+    return e1, e2, law[:, 0] * rest[:, 0]
+
+
+def bpref_by_recursion(
+    ranking: Ranking,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """Per-group rows (keys, metric, k, value, std, standard_error) of the bpref `cells`
+    (keys, metric, k), from the evaluation's `ranking` (read to the end of every list), the
+    checked probabilistic `truth` and the groups it evaluated (`evaluated`: keys,
+    n_candidates)."""
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    items = (
+        truth.group_by(*keys, item)
+        .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
+        .join(groups.select(*keys, "_rk_group"), on=keys)
+        .sort("_rk_group", item)
+    )
+    ranks = _ranks(ranking, items, keys, item, largest(groups["n_candidates"]))
+    items = items.with_columns(ranks.alias("_rk_rank"))
+    ranked = items.filter(pl.col("_rk_rank") > 0).sort("_rk_group", "_rk_rank")
+    rest = items.filter(pl.col("_rk_rank") == 0)
+    n = groups.height
+    ranked_q, rest_q = _side_by_side(ranked, n), _side_by_side(rest, n)
+    total = np.zeros(n)
+    counted = items.group_by("_rk_group").len()
+    total[counted["_rk_group"].to_numpy()] = counted["len"].to_numpy()
+    mean, spread = conditioned(*bpref_moments(ranked_q, rest_q, total), policy)
+    values = groups.select(
+        *keys, pl.Series("value", mean), pl.Series("std", spread), standard_error=pl.lit(0.0)
+    )
+    return cells.select(*keys, "metric", "k").join(
+        values, on=keys, how="left", nulls_equal=True, maintain_order="left"
+    )
+
+
+def _side_by_side(items: pl.DataFrame, groups: int) -> np.ndarray:
+    """`items`' relevance chances, each group's in their order, groups x its most, 0-padded."""
+    placed = items.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
+    width = largest(placed["_rk_position"]) + 1 if placed.height else 0
+    return padded(placed, "_rk_group", "_rk_position", "_rk_q", groups, width)
+
+
+def _ranks(
+    ranking: Ranking, items: pl.DataFrame, keys: list[str], item: str, depth: int
+) -> pl.Series:
+    """Each of `items`' rank in its group's ranking (0 where it is not a candidate): from
+    the kernel's places where it gives them, else from the ranked list."""
+    places = ranking.places(items.select(*keys, item), depth)
+    if places is not None and not (places > depth).any():
+        return places.cast(pl.Int64)
+    listed = ranking.listed().select(*keys, item, pl.col("rank").cast(pl.Int64))
+    found = items.select(*keys, item).join(listed, on=[*keys, item], how="left",
+                                           maintain_order="left")  # fmt: skip
+    return found["rank"].fill_null(0)
