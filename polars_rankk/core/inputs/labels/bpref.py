@@ -25,14 +25,13 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.cells import FIXED_ORDER_TIES
 from polars_rankk.core.inputs.labels.laws import conditioned, largest, poisson_binomial
 from polars_rankk.core.inputs.labels.layout import Ranking, padded
 from polars_rankk.core.policy import Policy
 
 #: The metrics whose per-group value is bpref (GM-bpref differs only in its summary).
 BPREF_METRICS = frozenset({"bpref", "gm_bpref"})
-#: Tie orders fixed before the labels are read.
-_FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
 #: The most (truth items + 1) x (uncertain items + 1) states one group's walk may keep.
 _LARGEST_STATES = 250_000
 #: The most states of all groups walked at once (chunks of groups bound the memory).
@@ -48,7 +47,7 @@ def bpref_is_exact(
     read, every truth item judged in every outcome and counted in R or N, and few enough
     states in each group."""
     fixed = (
-        policy.ties in _FIXED_ORDER_TIES
+        policy.ties in FIXED_ORDER_TIES
         and policy.duplicates != "keep"
         and policy.unjudged == "keep"
         and policy.pool == "all"
@@ -62,7 +61,11 @@ def bpref_is_exact(
         truth.group_by(*keys, item)
         .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
         .group_by(keys)
-        .agg(((pl.len() + 1) * (((q > 0) & (q < 1)).sum() + 1)).alias("_rk_states"))
+        .agg(
+            ((pl.len().cast(pl.Int64) + 1) * (((q > 0) & (q < 1)).sum().cast(pl.Int64) + 1)).alias(
+                "_rk_states"
+            )
+        )
     )
     return largest(states["_rk_states"]) <= _LARGEST_STATES
 
@@ -197,9 +200,10 @@ def _ranks(
     """Each of `items`' rank in its group's ranking (0 where it is not a candidate): from
     the kernel's places where it gives them, else from the ranked list."""
     places = ranking.places(items.select(*keys, item), depth)
-    if places is not None and not (places > depth).any():
-        return places.cast(pl.Int64)
+    if places is not None and largest(places) <= depth:  # every list read to its end
+        found: pl.Series = places.cast(pl.Int64)
+        return found
     listed = ranking.listed().select(*keys, item, pl.col("rank").cast(pl.Int64))
-    found = items.select(*keys, item).join(listed, on=[*keys, item], how="left",
+    ranks = items.select(*keys, item).join(listed, on=[*keys, item], how="left",
                                            maintain_order="left")  # fmt: skip
-    return found["rank"].fill_null(0)
+    return ranks["rank"].fill_null(0)

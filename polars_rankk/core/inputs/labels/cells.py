@@ -32,7 +32,7 @@ RECURSIVE_METRICS = frozenset(
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
-_FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
+FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
 #: A cut-off past which the recursion's K^2 work is not worth it.
 _LARGEST_K = 1000
 
@@ -90,7 +90,7 @@ def recursive_cells(
     # and DCG, where each group's relevant items share one grade.
     by_blocks = policy.ties in BLOCK_TIES and not gains.in_between
     fixed = (
-        (policy.ties in _FIXED_ORDER_TIES or by_blocks)
+        (policy.ties in FIXED_ORDER_TIES or by_blocks)
         and policy.duplicates != "keep"
         and policy.unjudged == "keep"
         and policy.gains is None

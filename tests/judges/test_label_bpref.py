@@ -1,0 +1,138 @@
+"""evaluate(..., label_probability=...) of bpref by its walk down the ranked judged items:
+under fixed tie orders each per-group expectation and standard deviation equals an
+enumeration of every label outcome (each outcome an ordinary deterministic evaluation) to
+1e-12, with 2**16 outcomes too, and no outcome is evaluated; where the pool or a tie order
+that reads the grades changes what bpref counts, the outcomes are still enumerated."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
+from tests.judges.test_label_recursion import _tables
+
+METRICS = ["bpref", "gm_bpref", "recall"]
+POLICIES = [
+    rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties)
+    for empty, threshold, ties in itertools.product(
+        ["exclude", "zero", "nan"], [1, 2], ["trec_eval", "item_asc", "input_order"]
+    )
+]
+
+
+@st.composite
+def judged_groups(draw: st.DrawFn, max_items: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidates with tied scores, repeated items and empty lists; truth items inside and
+    outside the candidates, of grades 1 to 3 (an item's mass spread over up to two, the rest
+    grade 0), some of probability 0 (sure non-relevant, yet judged)."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(0, max_items))):
+            item = draw(st.integers(0, max_items))
+            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+        for item in draw(st.lists(st.integers(0, max_items + 2), max_size=6, unique=True)):
+            grades = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=1, max_size=2,
+                                   unique=True))  # fmt: skip
+            total = 0.0
+            for grade in grades:
+                p = min(draw(st.sampled_from([0.0, 0.2, 0.5, 1.0])), 1 - total)
+                total += p
+                truth.append((group, item, grade, p))
+    return _tables(candidates, truth)
+
+
+def _bpref_methods(result: rk.Evaluation) -> set[str]:
+    """The methods `label_methods` names for bpref and GM-bpref."""
+    methods = result.label_methods.filter(pl.col("metric").is_in(["bpref", "gm_bpref"]))
+    return set(methods["method"])
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=60, deadline=None)
+@given(data=judged_groups(), policy=st.sampled_from(POLICIES))
+def test_bpref_by_its_walk_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    candidates, truth = data
+    options = {"k": [2], "metrics": METRICS, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert _bpref_methods(result) == {"recursion"}
+    assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=20, deadline=None)
+@given(
+    data=judged_groups(),
+    policy=st.sampled_from([rk.Policy(pool="restrict"), rk.Policy(ties="optimistic"),
+                            rk.Policy(duplicates="keep"), rk.Policy(unjudged="condense")]),
+)  # fmt: skip
+def test_policies_that_change_what_bpref_counts_keep_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    """Only the listed truth items count in R and N (``pool="restrict"``), a tie order reads
+    the grades, copies or condensed lists: bpref is enumerated, as before."""
+    candidates, truth = data
+    options = {"metrics": ["bpref"], "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert _bpref_methods(result) == {"enumeration"}
+    assert_equal_to_enumeration(result, expected)
+
+
+def _bpref(ranked: list[bool | None], relevant: int, nonrelevant: int) -> float:
+    """trec_eval's bpref of one list (True relevant, False judged non-relevant, None
+    unjudged) with `relevant` and `nonrelevant` judged truth items (m_bpref.c)."""
+    if relevant == 0:
+        return 0.0
+    total, above = 0.0, 0
+    for judgement in ranked:
+        if judgement is True:
+            penalty = min(above, relevant) / min(nonrelevant, relevant) if above else 0.0
+            total += 1.0 - penalty
+        elif judgement is False:
+            above += 1
+    return total / relevant
+
+
+def test_sixteen_uncertain_items_are_exact() -> None:
+    """2**16 outcomes (16 times the enumeration's limit), enumerated here by trec_eval's
+    definition: bpref by the walk equals their mean and standard deviation to 1e-12."""
+    n = 16
+    scores = [float(n + 4 - i) for i in range(n + 4)]
+    candidates = pl.DataFrame({"q": 0, "item": range(n + 4), "score": scores})
+    # Items 2..17 uncertain, 18 and 19 sure non-relevant (probability 0), 30 relevant for
+    # sure outside the list, 31 uncertain outside it; 0 and 1 are not judged.
+    items = [*range(2, n + 2), 18, 19, 30, 31]
+    chances = [0.05 + 0.055 * i for i in range(n)] + [0.0, 0.0, 1.0, 0.4]
+    truth = pl.DataFrame({"q": 0, "item": items, "relevance": 1.0, "p": chances})
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         metrics=["bpref"])  # fmt: skip
+    assert _bpref_methods(result) == {"recursion"}
+    ranked_items = list(range(n + 4))  # the scores fall with the item
+    chance = dict(zip(items, chances, strict=True))
+    uncertain = [item for item in items if 0 < chance[item] < 1]
+    first = second = 0.0
+    for outcome in itertools.product([False, True], repeat=len(uncertain)):
+        relevant = {item for item in items if chance[item] == 1.0}
+        relevant |= {item for item, hit in zip(uncertain, outcome, strict=True) if hit}
+        weight = math.prod(chance[i] if hit else 1 - chance[i]
+                           for i, hit in zip(uncertain, outcome, strict=True))  # fmt: skip
+        judged = [(i in relevant) if i in chance else None for i in ranked_items]
+        value = _bpref(judged, len(relevant), len(items) - len(relevant))
+        first += weight * value
+        second += weight * value * value
+    row = result.per_group.row(0, named=True)
+    assert row["value"] == pytest.approx(first, abs=1e-12)
+    assert row["std"] == pytest.approx(math.sqrt(second - first * first), abs=1e-12)
+    assert row["standard_error"] == 0.0
