@@ -1,5 +1,5 @@
 """The cells of a label-probability evaluation the recursion over ranks computes exactly
-(`recursion`), chosen once from the plan, the policy and the labels, and computed when
+(`recursion`, and bpref's walk down the ranked judged items, `bpref`), chosen once from the plan, the policy and the labels, and computed when
 `evaluate` is called, on eager and lazy inputs alike, so that both give the same numbers and
 name the same methods."""
 
