@@ -1,7 +1,7 @@
-"""The cells of a label-probability evaluation the recursion over ranks computes exactly
-(`recursion`, and bpref's walk down the ranked judged items, `bpref`), chosen once from the plan, the policy and the labels, and computed when
-`evaluate` is called, on eager and lazy inputs alike, so that both give the same numbers and
-name the same methods."""
+"""The cells of a label-probability evaluation computed exactly — by the recursion over
+ranks (`recursion`) and by bpref's walk down the ranked judged items (`bpref`) — chosen once
+from the plan, the policy and the labels, and computed when `evaluate` is called, on eager
+and lazy inputs alike, so that both give the same numbers and name the same methods."""
 
 from __future__ import annotations
 
