@@ -13,8 +13,10 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
+from polars_rankk.core.inputs.labels import bpref as label_bpref
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 from tests.judges.test_label_recursion import _tables
 
@@ -136,3 +138,24 @@ def test_sixteen_uncertain_items_are_exact() -> None:
     assert row["value"] == pytest.approx(first, abs=1e-12)
     assert row["std"] == pytest.approx(math.sqrt(second - first * first), abs=1e-12)
     assert row["standard_error"] == 0.0
+
+
+def test_chunks_of_groups_give_the_same_numbers_and_large_groups_are_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The groups walked one chunk at a time give the same frame bit for bit; a group with
+    more states than the walk keeps leaves bpref to the enumeration."""
+    candidates = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2, 2, 2], "item": [1, 2, 3, 1, 2, 1, 4, 5],
+                               "score": [3.0, 2.0, 2.0, 1.0, 0.5, 1.0, 1.0, 0.0]})  # fmt: skip
+    chances = [0.5, 0.25, 0.8, 1.0, 0.3, 0.6, 0.0, 0.9]
+    truth = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2, 2, 2], "item": [1, 3, 9, 2, 7, 5, 4, 8],
+                          "relevance": 2.0, "p": chances})  # fmt: skip
+    options = {"metrics": ["bpref"], "group_by": "q", "label_probability": "p"}
+    at_once = rk.evaluate(candidates, truth, **options)
+    monkeypatch.setattr(label_bpref, "_STATES_AT_ONCE", 1)
+    one_by_one = rk.evaluate(candidates, truth, **options)
+    assert_frame_equal(at_once.per_group, one_by_one.per_group, check_exact=True)
+    monkeypatch.setattr(label_bpref, "_LARGEST_STATES", 3)
+    enumerated = rk.evaluate(candidates, truth, **options)
+    assert _bpref_methods(enumerated) == {"enumeration"}
+    assert_equal_to_enumeration(enumerated, _enumerated(candidates, truth, metrics=["bpref"]))

@@ -35,7 +35,7 @@ BPREF_METRICS = frozenset({"bpref", "gm_bpref"})
 #: The most (truth items + 1) x (uncertain items + 1) states one group's walk may keep.
 _LARGEST_STATES = 250_000
 #: The most states of all groups walked at once (chunks of groups bound the memory).
-_STATES_AT_ONCE = 1 << 22
+_STATES_AT_ONCE = 1 << 21
 
 
 def bpref_is_exact(
