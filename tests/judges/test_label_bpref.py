@@ -1,8 +1,9 @@
 """evaluate(..., label_probability=...) of bpref by its walk down the ranked judged items:
 under fixed tie orders each per-group expectation and standard deviation equals an
 enumeration of every label outcome (each outcome an ordinary deterministic evaluation) to
-1e-12, with 2**16 outcomes too, and no outcome is evaluated; where the pool or a tie order
-that reads the grades changes what bpref counts, the outcomes are still enumerated."""
+1e-12, with 2**16 outcomes too, and no outcome is evaluated; where a tie order that reads
+the grades, copies or a condensed list change the ranking, the outcomes are still
+enumerated."""
 
 from __future__ import annotations
 
@@ -21,24 +22,28 @@ from tests.judges.test_label_probability import _enumerated, assert_equal_to_enu
 from tests.judges.test_label_recursion import _tables
 
 METRICS = ["bpref", "gm_bpref", "recall"]
+# Invalid scores dropped: a dropped row's truth item is not listed (under pool="restrict",
+# not judged either).
 POLICIES = [
-    rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties)
-    for empty, threshold, ties in itertools.product(
-        ["exclude", "zero", "nan"], [1, 2], ["trec_eval", "item_asc", "input_order"]
+    rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,
+              invalid_scores="drop")
+    for empty, threshold, ties, pool in itertools.product(
+        ["exclude", "zero", "nan"], [1, 2], ["trec_eval", "item_asc", "input_order"],
+        ["all", "restrict"],
     )
-]
+]  # fmt: skip
 
 
 @st.composite
 def judged_groups(draw: st.DrawFn, max_items: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Candidates with tied scores, repeated items and empty lists; truth items inside and
-    outside the candidates, of grades 1 to 3 (an item's mass spread over up to two, the rest
-    grade 0), some of probability 0 (sure non-relevant, yet judged)."""
+    """Candidates with tied and invalid scores, repeated items and empty lists; truth items
+    inside and outside the candidates, of grades 1 to 3 (an item's mass spread over up to
+    two, the rest grade 0), some of probability 0 (sure non-relevant, yet judged)."""
     candidates, truth = [], []
     for group in range(draw(st.integers(1, 3))):
         for _ in range(draw(st.integers(0, max_items))):
             item = draw(st.integers(0, max_items))
-            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+            candidates.append((group, item, draw(st.sampled_from([0.0, 1.0, 2.0, 3.0, math.nan]))))
         for item in draw(st.lists(st.integers(0, max_items + 2), max_size=6, unique=True)):
             grades = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=1, max_size=2,
                                    unique=True))  # fmt: skip
@@ -75,14 +80,16 @@ def test_bpref_by_its_walk_equals_the_enumeration(
 @settings(max_examples=20, deadline=None)
 @given(
     data=judged_groups(),
-    policy=st.sampled_from([rk.Policy(pool="restrict"), rk.Policy(ties="optimistic"),
-                            rk.Policy(duplicates="keep"), rk.Policy(unjudged="condense")]),
+    policy=st.sampled_from([rk.Policy(ties="optimistic", invalid_scores="drop"),
+                            rk.Policy(ties="pessimistic", invalid_scores="lowest"),
+                            rk.Policy(duplicates="keep", invalid_scores="drop"),
+                            rk.Policy(unjudged="condense", invalid_scores="drop")]),
 )  # fmt: skip
 def test_policies_that_change_what_bpref_counts_keep_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """Only the listed truth items count in R and N (``pool="restrict"``), a tie order reads
-    the grades, copies or condensed lists: bpref is enumerated, as before."""
+    """A tie order that reads the grades, copies, condensed lists: bpref is enumerated, as
+    before."""
     candidates, truth = data
     options = {"metrics": ["bpref"], "policy": policy}
     expected = _enumerated(candidates, truth, **options)

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from polars_rankk.core.inputs.labels import bpref as label_bpref
 
 METRICS = [
     "precision", "recall", "hit_rate", "dcg", "ndcg", "average_precision", "r_precision",
@@ -132,17 +133,17 @@ def test_expectation_and_std_equal_the_enumeration(
     assert_equal_to_enumeration(result, expected)
 
 
-def test_monte_carlo_within_four_standard_errors() -> None:
+def test_monte_carlo_within_four_standard_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     """13 uncertain items of two relevant grades (8192 outcomes, past the enumeration limit;
-    bpref has no exact form under ``pool="restrict"``): drawn, and the means lie within 4
+    bpref's exact walk held below the group's states): drawn, and the means lie within 4
     standard errors of the enumeration; graded nDCG, ERR, precision and AP exact by the
     recursion."""
+    monkeypatch.setattr(label_bpref, "_LARGEST_STATES", 0)
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": [float(n - i) for i in range(n)]})
     truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [1.0 + i % 2 for i in range(n)],
                           "p": [0.1 + 0.06 * i for i in range(n)]})  # fmt: skip
-    options = {"k": 10, "metrics": ["bpref", "err", "ndcg", "average_precision", "precision"],
-               "policy": rk.Policy(pool="restrict")}  # fmt: skip
+    options = {"k": 10, "metrics": ["bpref", "err", "ndcg", "average_precision", "precision"]}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
                          label_draws=400, **options)  # fmt: skip
@@ -346,16 +347,19 @@ def test_group_keys_are_aligned_as_evaluate_aligns_them(dtype: pl.DataType) -> N
 
 
 @pytest.mark.slow
-def test_monte_carlo_error_bars_cover_the_truth_at_their_nominal_rate() -> None:
-    """bpref (no exact form under ``pool="restrict"``) over 13 uncertain items of two
+def test_monte_carlo_error_bars_cover_the_truth_at_their_nominal_rate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """bpref (its exact walk held below the group's states) over 13 uncertain items of two
     grades, drawn under 200 seeds: the mean ± 1.96 standard errors holds the enumerated
     expectation about 95% of the time (a binomial 95% band around 0.95 for 200 trials), and
     the standard error shrinks as one over the square root of the draws."""
+    monkeypatch.setattr(label_bpref, "_LARGEST_STATES", 0)
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": [float(n - i) for i in range(n)]})
     truth = pl.DataFrame({"q": 0, "item": range(n), "relevance": [float(i % 2) for i in range(n)],
                           "p": [0.15 + 0.05 * i for i in range(n)]})  # fmt: skip
-    options = {"k": 10, "metrics": ["bpref"], "policy": rk.Policy(pool="restrict")}
+    options = {"k": 10, "metrics": ["bpref"]}
     ((mean, _),) = _enumerated(candidates, truth, **options).values()
     covered, errors = 0, []
     for seed in range(200):

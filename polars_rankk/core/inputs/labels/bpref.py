@@ -14,10 +14,11 @@ E[bpref] = sum over r, c of E[S_r; c] P(y = r - c) / r (E[bpref^2] with E[S_r^2;
 R ranges from the sure relevant items to the possible ones, so the work is groups x ranked
 judged items^2 x (uncertain items + 1).
 
-The ranking must be the same in every outcome and every truth item judged in each: fixed tie
-orders, one row per item, unjudged rows kept, ``pool="all"`` (under ``"restrict"`` only the
-listed truth items count in R and N), no negative grade, no declared ``n_relevant``
-(`bpref_is_exact`); elsewhere bpref keeps the enumeration.
+Under ``pool="restrict"`` only the listed truth items are judged: the others leave R and N
+(T counts the listed ones, y is 0). The ranking must be the same in every outcome and each
+judged item judged in all: fixed tie orders, one row per item, unjudged rows kept, no
+negative grade, no declared ``n_relevant`` (`bpref_is_exact`); elsewhere bpref keeps the
+enumeration.
 """
 
 from __future__ import annotations
@@ -44,13 +45,12 @@ def bpref_is_exact(
 ) -> bool:  # fmt: skip
     """Whether the walk computes bpref under `policy` on the probabilistic `truth` (and no
     declared relevant count, `declared_relevant`): a ranking fixed before the labels are
-    read, every truth item judged in every outcome and counted in R or N, and few enough
+    read, each judged item judged in every outcome and counted in R or N, and few enough
     states in each group."""
     fixed = (
         policy.ties in FIXED_ORDER_TIES
         and policy.duplicates != "keep"
         and policy.unjudged == "keep"
-        and policy.pool == "all"
         and policy.relevance_threshold > 0
         and not declared_relevant
     )
@@ -171,6 +171,8 @@ def bpref_by_recursion(
     )
     ranks = _ranks(ranking, items, keys, item, largest(groups["n_candidates"]))
     items = items.with_columns(ranks.alias("_rk_rank"))
+    if policy.pool == "restrict":  # only the listed truth items are judged (R and N)
+        items = items.filter(pl.col("_rk_rank") > 0)
     ranked = items.filter(pl.col("_rk_rank") > 0).sort("_rk_group", "_rk_rank")
     rest = items.filter(pl.col("_rk_rank") == 0)
     n = groups.height
