@@ -18,6 +18,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from polars_rankk.core.inputs.labels import bpref as label_bpref
+from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 from tests.judges.test_label_recursion import _tables
 
@@ -166,3 +167,32 @@ def test_chunks_of_groups_give_the_same_numbers_and_large_groups_are_left_out(
     enumerated = rk.evaluate(candidates, truth, **options)
     assert _bpref_methods(enumerated) == {"enumeration"}
     assert_equal_to_enumeration(enumerated, _enumerated(candidates, truth, metrics=["bpref"]))
+
+
+@pytest.mark.parametrize("empty_truth", ["exclude", "zero", "nan"])
+def test_groups_and_summary_equal_the_enumerations(empty_truth: str) -> None:
+    """R_g's expectation (``groups``) and the summary (GM-bpref's geometric mean included)
+    read the same numbers by the walk as by the enumeration; lazy inputs give the same."""
+    candidates = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2], "item": [1, 2, 3, 1, 2, 1],
+                               "score": [3.0, 2.0, 2.0, 1.0, 0.5, 1.0]})  # fmt: skip
+    truth = pl.DataFrame({"q": [0, 0, 0, 0, 1, 1, 2], "item": [1, 3, 9, 2, 2, 7, 5],
+                          "relevance": 2.0, "p": [0.5, 0.25, 0.8, 0.0, 1.0, 0.3, 0.6]})  # fmt: skip
+    options = {"metrics": ["bpref", "gm_bpref"], "group_by": "q", "label_probability": "p",
+               "policy": rk.Policy(empty_truth=empty_truth)}  # fmt: skip
+    walked = rk.evaluate(candidates, truth, **options)
+    assert _bpref_methods(walked) == {"recursion"}
+    lazy = rk.evaluate(candidates.lazy(), truth.lazy(), **options).collect()
+    assert_frame_equal(lazy.per_group, walked.per_group, check_exact=True)
+    original = label_exact.exact_cells
+    try:
+        label_exact.exact_cells = lambda *arguments: None  # type: ignore[assignment]
+        enumerated = rk.evaluate(candidates, truth, **options)
+    finally:
+        label_exact.exact_cells = original
+    assert _bpref_methods(enumerated) == {"enumeration"}
+    assert_frame_equal(
+        walked.groups, enumerated.groups, check_exact=False, rel_tol=0, abs_tol=1e-12
+    )
+    assert_frame_equal(
+        walked.summary(), enumerated.summary(), check_exact=False, rel_tol=0, abs_tol=1e-12
+    )
