@@ -27,8 +27,13 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import FIXED_ORDER_TIES
-from polars_rankk.core.inputs.labels.laws import conditioned, largest, poisson_binomial
-from polars_rankk.core.inputs.labels.layout import Ranking, padded
+from polars_rankk.core.inputs.labels.laws import (
+    conditioned,
+    largest,
+    poisson_binomial,
+    side_by_side,
+)
+from polars_rankk.core.inputs.labels.layout import Ranking
 from polars_rankk.core.policy import Policy
 
 #: The metrics whose per-group value is bpref (GM-bpref differs only in its summary).
@@ -57,15 +62,12 @@ def bpref_is_exact(
     if not fixed or truth.filter((pl.col(probability) > 0) & (pl.col(relevance) < 0)).height:
         return False
     q = pl.col("_rk_q")
+    uncertain = ((q > 0) & (q < 1)).sum().cast(pl.Int64)
     states = (
         truth.group_by(*keys, item)
         .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
         .group_by(keys)
-        .agg(
-            ((pl.len().cast(pl.Int64) + 1) * (((q > 0) & (q < 1)).sum().cast(pl.Int64) + 1)).alias(
-                "_rk_states"
-            )
-        )
+        .agg(((pl.len().cast(pl.Int64) + 1) * (uncertain + 1)).alias("_rk_states"))
     )
     return largest(states["_rk_states"]) <= _LARGEST_STATES
 
@@ -83,8 +85,8 @@ def bpref_moments(
 
     `ranked_q`: groups x M, the relevance chance of each group's i-th ranked judged item
     (0-padded: an item sure not relevant changes nothing past the last); `rest_q`: groups x
-    m, those of the truth items not among the candidates (0-padded); `total`: each group's
-    truth items T."""
+    m, those of the judged truth items not among the candidates (0-padded); `total`: each
+    group's judged truth items T."""
     groups = ranked_q.shape[0]
     every = np.hstack([ranked_q, rest_q])
     lowest = (every >= 1).sum(axis=1)  # the sure relevant items: the least R
@@ -176,7 +178,7 @@ def bpref_by_recursion(
     ranked = items.filter(pl.col("_rk_rank") > 0).sort("_rk_group", "_rk_rank")
     rest = items.filter(pl.col("_rk_rank") == 0)
     n = groups.height
-    ranked_q, rest_q = _side_by_side(ranked, n), _side_by_side(rest, n)
+    ranked_q, rest_q = side_by_side(ranked, "_rk_q", n), side_by_side(rest, "_rk_q", n)
     total = np.zeros(n)
     counted = items.group_by("_rk_group").len()
     total[counted["_rk_group"].to_numpy()] = counted["len"].to_numpy()
@@ -187,13 +189,6 @@ def bpref_by_recursion(
     return cells.select(*keys, "metric", "k").join(
         values, on=keys, how="left", nulls_equal=True, maintain_order="left"
     )
-
-
-def _side_by_side(items: pl.DataFrame, groups: int) -> np.ndarray:
-    """`items`' relevance chances, each group's in their order, groups x its most, 0-padded."""
-    placed = items.with_columns(pl.int_range(pl.len()).over("_rk_group").alias("_rk_position"))
-    width = largest(placed["_rk_position"]) + 1 if placed.height else 0
-    return padded(placed, "_rk_group", "_rk_position", "_rk_q", groups, width)
 
 
 def _ranks(
