@@ -33,7 +33,7 @@ from polars_rankk.core.inputs.labels.laws import (
     poisson_binomial,
     side_by_side,
 )
-from polars_rankk.core.inputs.labels.layout import Ranking
+from polars_rankk.core.inputs.labels.layout import Ranking, relevance_chance
 from polars_rankk.core.policy import Policy
 
 #: The metrics whose per-group value is bpref (GM-bpref differs only in its summary).
@@ -65,17 +65,11 @@ def bpref_is_exact(
     uncertain = ((q > 0) & (q < 1)).sum().cast(pl.Int64)
     states = (
         truth.group_by(*keys, item)
-        .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
+        .agg(relevance_chance(relevance, probability, policy).alias("_rk_q"))
         .group_by(keys)
         .agg(((pl.len().cast(pl.Int64) + 1) * (uncertain + 1)).alias("_rk_states"))
     )
     return largest(states["_rk_states"]) <= _LARGEST_STATES
-
-
-def _relevance_chance(relevance: str, probability: str, policy: Policy) -> pl.Expr:
-    """An item's chance of being relevant: its mass on grades at or above the threshold."""
-    grade, p = pl.col(relevance), pl.col(probability)
-    return p.filter((grade >= policy.relevance_threshold) & (p > 0)).sum().clip(0.0, 1.0)
 
 
 def bpref_moments(
@@ -167,7 +161,7 @@ def bpref_by_recursion(
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
     items = (
         truth.group_by(*keys, item)
-        .agg(_relevance_chance(relevance, probability, policy).alias("_rk_q"))
+        .agg(relevance_chance(relevance, probability, policy).alias("_rk_q"))
         .join(groups.select(*keys, "_rk_group"), on=keys)
         .sort("_rk_group", item)
     )

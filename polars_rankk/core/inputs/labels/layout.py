@@ -38,6 +38,13 @@ def padded(frame: pl.DataFrame, index: str, position: str, value: str, rows: int
     return out
 
 
+def relevance_chance(relevance: str, probability: str, policy: Policy) -> pl.Expr:
+    """An item's chance of being relevant (aggregated over its truth rows): its mass on
+    grades at or above the threshold."""
+    grade, p = pl.col(relevance), pl.col(probability)
+    return p.filter((grade >= policy.relevance_threshold) & (p > 0)).sum().clip(0.0, 1.0)
+
+
 def possible_items(
     truth: pl.DataFrame,
     groups: pl.DataFrame,
@@ -65,7 +72,7 @@ def possible_items(
     per_item = (
         truth.group_by(*keys, item)
         .agg(
-            p.filter(relevant).sum().clip(0.0, 1.0).alias("_rk_q"),
+            relevance_chance(relevance, probability, policy).alias("_rk_q"),
             grade.filter(relevant).max().alias("_rk_grade"),
             *per_level,
             (p * stop).filter(p > 0).sum().alias("_rk_s1"),
