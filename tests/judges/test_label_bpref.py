@@ -1,9 +1,9 @@
 """evaluate(..., label_probability=...) of bpref by its walk down the ranked judged items:
 under fixed tie orders each per-group expectation and standard deviation equals an
 enumeration of every label outcome (each outcome an ordinary deterministic evaluation) to
-1e-12, with 2**16 outcomes too, and no outcome is evaluated; where a tie order that reads
-the grades, copies or a condensed list change the ranking, the outcomes are still
-enumerated."""
+1e-12, with 2**16 outcomes too, and no outcome is evaluated (lists condensed to their judged
+items too: every truth item is judged in every outcome); where a tie order that reads the
+grades or copies change the ranking, the outcomes are still enumerated."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ METRICS = ["bpref", "gm_bpref", "recall"]
 # not judged either).
 POLICIES = [
     rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,
-              invalid_scores="drop")
-    for empty, threshold, ties, pool in itertools.product(
+              invalid_scores="drop", unjudged=unjudged)
+    for empty, threshold, ties, pool, unjudged in itertools.product(
         ["exclude", "zero", "nan"], [1, 2], ["trec_eval", "item_asc", "input_order"],
-        ["all", "restrict"],
+        ["all", "restrict"], ["keep", "condense"],
     )
 ]  # fmt: skip
 
@@ -83,14 +83,12 @@ def test_bpref_by_its_walk_equals_the_enumeration(
     data=judged_groups(),
     policy=st.sampled_from([rk.Policy(ties="optimistic", invalid_scores="drop"),
                             rk.Policy(ties="pessimistic", invalid_scores="lowest"),
-                            rk.Policy(duplicates="keep", invalid_scores="drop"),
-                            rk.Policy(unjudged="condense", invalid_scores="drop")]),
+                            rk.Policy(duplicates="keep", invalid_scores="drop")]),
 )  # fmt: skip
 def test_policies_that_change_what_bpref_counts_keep_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """A tie order that reads the grades, copies, condensed lists: bpref is enumerated, as
-    before."""
+    """A tie order that reads the grades, copies: bpref is enumerated, as before."""
     candidates, truth = data
     options = {"metrics": ["bpref"], "policy": policy}
     expected = _enumerated(candidates, truth, **options)

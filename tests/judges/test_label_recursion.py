@@ -177,11 +177,11 @@ def test_graded_ndcg_dcg_and_err_by_counts_per_gain_equal_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerated() -> None:
-    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant),
-    and nDCG with ties ranked by several grades: the outcomes are enumerated; several relevant
-    grades alone are not, nor ties ranked by one relevant grade (the recursion over tie
-    blocks), nor the metrics that read only relevance under ties ranked by several grades."""
+def test_grades_below_the_threshold_are_enumerated_and_several_grades_are_not() -> None:
+    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant):
+    the outcomes are enumerated; several relevant grades are not, under a fixed tie order or
+    ties ranked by the grades (the blocks' counts per grade), nor ties ranked by one relevant
+    grade (the recursion over tie blocks), nor the metrics that read only relevance."""
     candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3], "score": [2.0, 1.0, 1.0]})
     graded = pl.DataFrame({"q": 0, "item": [1, 2], "relevance": [1.0, 2.0], "p": [0.5, 0.5]})
     options = {"group_by": "q", "k": 2, "metrics": ["ndcg"], "label_probability": "p"}
@@ -190,7 +190,7 @@ def test_grades_below_the_threshold_and_tie_orders_that_read_grades_are_enumerat
     result = rk.evaluate(candidates, graded, **options, policy=rk.Policy(relevance_threshold=2))
     assert set(result.label_methods["method"]) == {"enumeration"}
     result = rk.evaluate(candidates, graded, **options, policy=rk.Policy(ties="optimistic"))
-    assert set(result.label_methods["method"]) == {"enumeration"}
+    assert set(result.label_methods["method"]) == {"recursion"}  # the blocks' counts per grade
     binary = graded.with_columns(relevance=pl.lit(1.0))  # one grade: the block recursion
     result = rk.evaluate(candidates, binary, **options, policy=rk.Policy(ties="optimistic"))
     assert set(result.label_methods["method"]) == {"recursion"}
@@ -311,4 +311,181 @@ def test_a_block_reaching_k_from_the_top_counts_its_last_places(ties: str) -> No
     truth = pl.DataFrame({"q": [0], "item": [0], "relevance": [1.0], "p": [0.5]})
     policy = rk.Policy(ties=ties, empty_truth="zero")
     options = {"k": [5], "metrics": BLOCK_METRICS, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=60, deadline=None)
+@given(policy=st.sampled_from(GRADE_READING), data=st.data(), top=st.sampled_from([3, 4]))
+def test_graded_ndcg_dcg_and_err_over_blocks_ordered_by_grade_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject, top: int
+) -> None:
+    """Several relevant grades in a block of equal scores, ordered by grade (highest first, or
+    last) or averaged over every order: nDCG, DCG, ERR and RBP weighing ranks by grade read
+    how many of the block's items turn out at or above each grade, and equal every outcome
+    evaluated."""
+    candidates, truth = data.draw(graded_groups(int(policy.relevance_threshold)))
+    metrics = ["ndcg", "dcg", "rbp"] + ([] if policy.ties == "expected" else ["err"])
+    read = replace(policy, err_max_grade=top, rbp_grades="graded")
+    options = {"k": [1, 3, 5], "metrics": metrics, "policy": read}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "expected"])
+def test_fourteen_tied_items_of_three_grades_are_exact(ties: str) -> None:
+    """14 tied items, each of grade 1, 2 or 3 or none (4^7 x 2^7 = 2,097,152 outcomes, far
+    past the enumeration): nDCG, DCG and ERR by the blocks' counts per grade, equal to a
+    brute force over the block's grade counts written out here."""
+    n = 14
+    grades = [1.0, 2.0, 3.0]
+    candidates = pl.DataFrame({"q": 0, "item": range(n + 2), "score": [2.0] + [1.0] * n + [0.0]})
+    rows = [(0, item, g, 0.2) for item in range(1, 8) for g in grades]
+    rows += [(0, item, 2.0, 0.5) for item in range(8, n + 1)]
+    truth = pl.DataFrame(rows, schema=["q", "item", "relevance", "p"], orient="row")
+    metrics = ["ndcg", "dcg"] if ties == "expected" else ["ndcg", "dcg", "err"]
+    options = {"k": [5, 20], "metrics": metrics, "policy": rk.Policy(ties=ties)}
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
+    expected = _block_brute_force(ties, n, options["k"])
+    for (metric, k), (mean, std) in expected.items():
+        row = result.per_group.filter(metric=metric, k=k).row(0, named=True)
+        assert row["value"] == pytest.approx(mean, abs=1e-12), (metric, k)
+        assert row["std"] == pytest.approx(std, abs=1e-12), (metric, k)
+
+
+def _block_brute_force(ties: str, n: int, ks: list[int]) -> dict:
+    """{(metric, k): (mean, std)} of `test_fourteen_tied_items_of_three_grades_are_exact`'s
+    list (rank 1 unjudged, ranks 2..n + 1 one tie block, the last rank unjudged): every
+    count of the block's items per grade, its chance a product of multinomial and binomial
+    laws, the block listed by grade as the tie order lists it, DCG and ERR summed over it
+    and nDCG divided by the ideal list of the same grades."""
+    import itertools
+    import math
+
+    uniform, halves = 7, n - 7  # items of grade 1, 2, 3 at 0.2 each; items of grade 2 at 0.5
+    found: dict = {}
+    for a, b, c in itertools.product(range(uniform + 1), repeat=3):
+        if a + b + c > uniform:
+            continue
+        none = uniform - a - b - c
+        chance = (
+            math.factorial(uniform)
+            / (math.factorial(a) * math.factorial(b) * math.factorial(c) * math.factorial(none))
+            * 0.2 ** (a + b + c)
+            * 0.4**none
+        )
+        for twos in range(halves + 1):
+            weight = chance * math.comb(halves, twos) * 0.5**halves
+            block = [3.0] * c + [2.0] * (b + twos) + [1.0] * a
+            block += [0.0] * (n - len(block))
+            if ties == "pessimistic":
+                block.reverse()
+            ranked = [0.0, *block, 0.0]
+            for k in ks:
+                for metric, value in _graded_values(ranked, k, ties).items():
+                    first, second = found.get((metric, k), (0.0, 0.0))
+                    found[(metric, k)] = (first + weight * value, second + weight * value**2)
+    # The outcome without a relevant item is left out (empty_truth="exclude").
+    none_relevant = 0.4**uniform * 0.5**halves
+    return {
+        key: (first / (1 - none_relevant),
+              math.sqrt(max(second / (1 - none_relevant) - (first / (1 - none_relevant)) ** 2,
+                            0.0)))
+        for key, (first, second) in found.items()
+    }  # fmt: skip
+
+
+def _graded_values(ranked: list[float], k: int, ties: str) -> dict:
+    """nDCG@k, DCG@k and ERR@k of one listed outcome as the default policy reads its grades:
+    the grade is the gain, ERR's chance of stopping (2^g - 1) / 2^4."""
+    import math
+
+    def gain(g: float) -> float:
+        return g
+
+    discount = [1.0 / math.log2(r + 1) for r in range(1, k + 1)]
+    if ties == "expected":  # each place of the block at the block's mean discount
+        inside = [1.0 / math.log2(r + 1) if r <= k else 0.0 for r in range(2, len(ranked))]
+        mean = sum(inside) / len(inside)
+        dcg = sum(gain(g) for g in ranked[1:-1]) * mean
+    else:
+        dcg = sum(gain(g) * d for g, d in zip(ranked[:k], discount, strict=False))
+    ideal = sorted(ranked, reverse=True)
+    idcg = sum(gain(g) * d for g, d in zip(ideal[:k], discount, strict=False))
+    values = {"dcg": dcg, "ndcg": dcg / idcg if idcg > 0 else 0.0}
+    if ties != "expected":
+        err, reach = 0.0, 1.0
+        for rank, g in enumerate(ranked[:k], start=1):
+            stop = (2.0**g - 1.0) / 2.0**4
+            err += reach * stop / rank
+            reach *= 1 - stop
+        values["err"] = err
+    return values
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(
+    policy=st.sampled_from([p for p in GRADE_READING if p.relevance_threshold == 2]),
+    data=st.data(),
+)
+def test_a_grade_below_the_threshold_leaves_the_block_recursion_exact(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """Grades 1 to 3 under a relevance threshold of 2: grade 1 is not relevant, and a block
+    lists it below the relevant items (above them under "pessimistic"), so the metrics that
+    read only relevance stay exact by the recursion over blocks."""
+    candidates, truth = data.draw(graded_groups(1))
+    options = {"k": [1, 3, 5], "metrics": RELEVANCE_ONLY, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+#: Gains maps, and whether nDCG and DCG read them by the recursion: under a fixed tie order any
+#: positive gains of the relevant grades; not where grade 0 gains (a non-relevant item would
+#: score); over tie blocks ordered by grade, only gains that do not fall as the grade rises.
+GAIN_MAPS = [
+    (rk.Policy(gains={1: 4.0, 2: 1.0, 3: 0.5}), True),
+    (rk.Policy(gains={0: 1.0}, ties="item_asc"), False),
+    (rk.Policy(ties="optimistic", gains={2: 5.0, 3: 9.0}, gain="exponential"), True),
+    (rk.Policy(ties="pessimistic", gains={2: 9.0, 3: 1.0}), False),
+    (rk.Policy(ties="expected", gains={1: 0.5, 3: 4.0}), True),
+]
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=50, deadline=None)
+@given(case=st.sampled_from(GAIN_MAPS), data=st.data())
+def test_a_gains_map_is_read_as_the_evaluation_reads_it(
+    case: tuple[rk.Policy, bool], data: st.DataObject
+) -> None:
+    """A `gains` map changes only what nDCG and DCG add: every other metric stays exact by the
+    recursion, and nDCG and DCG too where the recursion reads the map as the evaluation does
+    (else the outcomes are enumerated); every number equals the enumeration."""
+    policy, read = case
+    candidates, truth = data.draw(graded_groups(1))
+    metrics = RECURSIVE if policy.ties != "expected" else [m for m in RECURSIVE if m != "err"]
+    options = {"k": [1, 3, 5], "metrics": metrics, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert_equal_to_enumeration(result, expected)
+    if not expected:
+        return
+    for metric, method in result.label_methods.select("metric", "method").iter_rows():
+        by_recursion = read or metric not in ("ndcg", "dcg")
+        assert method == ("recursion" if by_recursion else "enumeration"), metric
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=50, deadline=None)
+@given(policy=st.sampled_from(POLICIES + GRADE_READING), data=st.data())
+def test_lists_condensed_to_their_judged_items_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """``unjudged="condense"``: every truth item is judged in every outcome (grade 0 where
+    its grades leave it), so the condensed list is the same in every outcome and the
+    recursion reads it as it reads any fixed list, under every tie order."""
+    read = replace(policy, unjudged="condense")
+    candidates, truth = data.draw(graded_groups(int(read.relevance_threshold)))
+    metrics = RECURSIVE if read.ties != "expected" else [m for m in RECURSIVE if m != "err"]
+    options = {"k": [1, 3, 5], "metrics": metrics, "policy": read}
     _recursion_equals_enumeration(candidates, truth, options)

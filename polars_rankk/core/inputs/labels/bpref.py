@@ -52,10 +52,11 @@ def bpref_is_exact(
     declared relevant count, `declared_relevant`): a ranking fixed before the labels are
     read, each judged item judged in every outcome and counted in R or N, and few enough
     states in each group."""
+    # Each truth item is judged in every outcome: a list condensed to its judged items is
+    # the same in every outcome, its judged items in the same order.
     fixed = (
         policy.ties in FIXED_ORDER_TIES
         and policy.duplicates != "keep"
-        and policy.unjudged == "keep"
         and policy.relevance_threshold > 0
         and not declared_relevant
     )

@@ -11,6 +11,8 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
+from polars_rankk.core.inputs.labels.graded_blocks import affordable as block_affordable
+from polars_rankk.core.inputs.labels.graded_blocks import by_grade_counts
 from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_METRICS, BLOCK_TIES
 from polars_rankk.core.policy import Policy
@@ -48,6 +50,14 @@ class RelevantGains:
     one_grade: bool
     in_between: bool
     levels: np.ndarray
+    #: The distinct relevant grades, highest first, and the most items one group may find
+    #: relevant: what the tie blocks of several grades read (`graded_blocks`).
+    grades: np.ndarray
+    most_possible: int
+    #: Whether nDCG and DCG read the gains as the recursion does: no `gains` map, or one that
+    #: gives no grade below the threshold (0 included) a gain, every relevant grade a positive
+    #: one and, where the labels order tie blocks by grade, higher grades no smaller gains.
+    gains_read: bool
 
     @property
     def graded_levels(self) -> np.ndarray:
@@ -56,18 +66,45 @@ class RelevantGains:
 
 
 def relevant_gains(
-    truth: pl.DataFrame, keys: list[str], relevance: str, probability: str, policy: Policy
+    truth: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
 ) -> RelevantGains:
     """The `RelevantGains` of the labels of positive probability in `truth`."""
     grade = pl.col(relevance)
     possible = truth.filter(pl.col(probability) > 0)
     grades = possible.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
     in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
+    relevant = possible.filter(grade >= policy.relevance_threshold)
+    # The tie blocks' states read how many items a block may hold (only they read it).
+    most = (
+        relevant.group_by(keys).agg(pl.col(item).n_unique()) if policy.ties in BLOCK_TIES else None
+    )
     return RelevantGains(
         one_grade=largest(grades) <= 1,
         in_between=in_between > 0,
         levels=gain_levels(possible, relevance, policy),
+        grades=relevant[relevance].unique().sort(descending=True).to_numpy().astype(np.float64),
+        most_possible=largest(most[item]) if most is not None else 0,
+        gains_read=_gains_read(possible[relevance], policy),
     )
+
+
+def _gains_read(grades: pl.Series, policy: Policy) -> bool:
+    """`RelevantGains.gains_read` of the possible `grades`."""
+    if policy.gains is None:
+        return True
+    from polars_rankk.core.metrics.order import gain_of
+
+    distinct = pl.concat([grades.cast(pl.Float64), pl.Series([0.0])]).unique().sort()
+    read = pl.DataFrame({"grade": distinct}).with_columns(gain=gain_of(pl.col("grade"), policy))
+    relevant = pl.col("grade") >= policy.relevance_threshold
+    below, above = read.filter(~relevant)["gain"], read.filter(relevant)["gain"]
+    ordered = policy.ties not in BLOCK_TIES or above.is_sorted()
+    return bool((below == 0).all() and (above > 0).all() and ordered)
 
 
 def recursive_cells(
@@ -80,20 +117,21 @@ def recursive_cells(
 ) -> list[tuple[str, int | None]]:
     """The (metric, cut-off) pairs of `cells` the recursion computes under `policy` on these
     probabilistic labels (their `gains`): every one of its metrics that reads only whether
-    an item is relevant, and nDCG and DCG where no possible grade lies between 0 and the
+    an item is relevant, and nDCG, DCG and ERR where no possible grade lies between 0 and the
     threshold (by the relevant count where each group's relevant items share one gain, else
-    by `graded`, nDCG where its states are few enough); none under a policy whose ranking or
-    lists depend on the labels, or with negative grades."""
+    by `graded` or, over tie blocks ordered by the grades, `graded_blocks`, where their states
+    are few enough, and a `gains` map they read as the recursion does); none where copies of
+    an item are kept (they share its label), or with negative grades."""
     # Ties ordered by the labels: the ranking within a block of equal scores follows them,
-    # which the block recursion reads where every possible positive grade is relevant (the
-    # relevant items then come first, or last, whatever their grades); for the gains of nDCG
-    # and DCG, where each group's relevant items share one grade.
-    by_blocks = policy.ties in BLOCK_TIES and not gains.in_between
+    # which the block recursion reads (the relevant items come first, or last, whatever their
+    # grades); nDCG, DCG and ERR of several grades by the blocks' counts per grade
+    # (`graded_blocks`).
+    by_blocks = policy.ties in BLOCK_TIES
+    # Every truth item is judged in every outcome (what its grades leave is grade 0), so a
+    # list condensed to its judged items (unjudged="condense") is the same in every outcome.
     fixed = (
         (policy.ties in FIXED_ORDER_TIES or by_blocks)
         and policy.duplicates != "keep"
-        and policy.unjudged == "keep"
-        and policy.gains is None
         and policy.relevance_threshold > 0
     )
     possible = truth.filter(pl.col(probability) > 0)
@@ -104,21 +142,23 @@ def recursive_cells(
     def computed(metric: str, k: int | None) -> bool:
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
-        if by_blocks and metric in ("ndcg", "dcg", "err") and not gains.one_grade:
+        # A grade between 0 and the threshold gains (and may stop the user) without being
+        # relevant: nDCG, DCG and ERR would read it; the others do not, wherever it ranks
+        # (a block lists it below the relevant items, or above them under "pessimistic").
+        if metric in ("ndcg", "dcg", "err") and gains.in_between:
             return False
-        # Graded: DCG by its independent terms, nDCG by counts per gain level.
-        graded = (
-            k is not None
-            and not gains.in_between
-            and (metric == "dcg" or affordable(k, len(gains.levels)))
-        )
-        if metric in ("ndcg", "dcg") and not one_gain and not graded:
+        if metric in ("ndcg", "dcg") and not gains.gains_read:
             return False
-        # ERR reads each ranked item's grade: exact when every possible positive grade is
-        # relevant (a grade that stops the user is then one that makes R > 0).
-        if metric == "err" and gains.in_between:
-            return False
-        if metric == "rbp" and policy.rbp_grades != "binary":
+        if by_blocks and by_grade_counts(metric, gains.one_grade, policy):
+            # Several grades in a group: by the blocks' counts per grade (`graded_blocks`).
+            counted = (len(gains.grades), gains.most_possible, policy.ties)
+            if k is None or not block_affordable(metric, k, *counted):
+                return False
+        elif metric in ("ndcg", "dcg") and not one_gain:
+            # Graded: DCG by its independent terms, nDCG by counts per gain level.
+            if k is None or (metric == "ndcg" and not affordable(k, len(gains.levels))):
+                return False
+        elif metric == "rbp" and policy.rbp_grades != "binary":
             return False
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 

@@ -78,7 +78,7 @@ def exact_cells(
         # The grades the evaluation reads (its outcomes are truncated as it evaluates them).
         grade = pl.col(inputs.relevance)
         judged = judged.with_columns(truncated_grade(grade).cast(pl.Float64))
-    gains = relevant_gains(judged, inputs.keys, inputs.relevance, probability, policy)
+    gains = relevant_gains(judged, inputs.keys, inputs.item, inputs.relevance, probability, policy)
     chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains)
     if not chosen:
         return None

@@ -34,7 +34,7 @@ def affordable(k: int, levels: int) -> bool:
     return states <= MAX_STATES and states * k <= 20 * MAX_STATES
 
 
-def _log_discount(rank: int) -> float:
+def log_discount(rank: int) -> float:
     """log2(rank + 1) as the evaluation computes it (ln over ln 2): certain labels then give
     its numbers bit for bit."""
     return math.log(rank + 1) / math.log(2)
@@ -61,7 +61,7 @@ def dcg_moments(ranked: np.ndarray, gains: np.ndarray, k: int) -> tuple[np.ndarr
     variance = np.zeros(p.shape[0])
     # Rank by rank, as the evaluation sums them: certain labels give its numbers bit for bit.
     for rank in range(p.shape[1]):
-        log = _log_discount(rank + 1)
+        log = log_discount(rank + 1)
         e1 += mean_gain[:, rank] / log
         spread = mean_square[:, rank] - mean_gain[:, rank] * mean_gain[:, rank]
         variance += spread / (log * log)
@@ -82,13 +82,13 @@ def ndcg_moments(
     least, 0 past a list's end) has each positive gain of `gains` (descending); `rest`:
     groups x m x levels, the same for the items that count in R outside the first k ranks."""
     levels = len(gains)
-    states = _states(k, levels)
+    states = nested_states(k, levels)
     index = {state: position for position, state in enumerate(states)}
-    moves = [_moves(states, index, level, k) for level in range(levels)]
-    scale = _ideal(states, gains, k)
+    moves = [level_moves(states, index, level, k) for level in range(levels)]
+    scale = ideal_dcg(states, gains, k)
     scale = np.where(scale > 0, 1.0 / np.where(scale > 0, scale, 1.0), 0.0)
     # Each rank's log discount within k (infinite past it: the sum no longer grows).
-    logs = np.array([_log_discount(r + 1) if r < k else np.inf for r in range(ranked.shape[1])])
+    logs = np.array([log_discount(r + 1) if r < k else np.inf for r in range(ranked.shape[1])])
     logs = np.concatenate([logs, np.full(rest.shape[1], np.inf)])
     every = np.concatenate([ranked, rest], axis=1)
     # An item that cannot be relevant moves no state: each group walks only the others, in
@@ -137,23 +137,23 @@ def _walk(
             from_total = total[sources] * q
             up_total = from_total + a * from_law
             up_square = square[sources] * q + a * (2 * from_total + a * from_law)
-            _scatter(new_law, targets, from_law)
-            _scatter(new_total, targets, up_total)
-            _scatter(new_square, targets, up_square)
+            scatter_sorted(new_law, targets, from_law)
+            scatter_sorted(new_total, targets, up_total)
+            scatter_sorted(new_square, targets, up_square)
         law, total, square = new_law, new_total, new_square
     return scale @ total, (scale * scale) @ square, law[0]
 
 
-def _states(k: int, levels: int) -> list[tuple[int, ...]]:
+def nested_states(k: int, levels: int) -> list[tuple[int, ...]]:
     """Every ``m_1 <= ... <= m_levels`` in 0..k, the empty state (all 0) first."""
     return list(itertools.combinations_with_replacement(range(k + 1), levels))
 
 
-def _moves(
+def level_moves(
     states: list[tuple[int, ...]], index: dict[tuple[int, ...], int], level: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """(sources, targets): an item of gain level `level` moves each state to the one with
-    m_j + 1 (capped at k) for every j >= level; ``targets`` sorted, for `_scatter`."""
+    m_j + 1 (capped at k) for every j >= level; ``targets`` sorted, for `scatter_sorted`."""
     targets = np.array(
         [
             index[tuple(m if j < level else min(k, m + 1) for j, m in enumerate(state))]
@@ -164,13 +164,13 @@ def _moves(
     return order, targets[order]
 
 
-def _scatter(out: np.ndarray, targets: np.ndarray, values: np.ndarray) -> None:
+def scatter_sorted(out: np.ndarray, targets: np.ndarray, values: np.ndarray) -> None:
     """``out[t] += sum of values[i] where targets[i] == t`` (`targets` sorted)."""
     starts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
     out[targets[starts]] += np.add.reduceat(values, starts, axis=0)
 
 
-def _ideal(states: list[tuple[int, ...]], gains: np.ndarray, k: int) -> np.ndarray:
+def ideal_dcg(states: list[tuple[int, ...]], gains: np.ndarray, k: int) -> np.ndarray:
     """IDCG@k of each state: ranks m_{j-1} + 1 .. m_j hold gain level j, summed rank by rank
     as the evaluation sums them."""
     bounds = np.array(states, dtype=np.int64).reshape(len(states), -1)
@@ -178,7 +178,7 @@ def _ideal(states: list[tuple[int, ...]], gains: np.ndarray, k: int) -> np.ndarr
     # The level at each rank: how many bounds lie below it (past the last bound, no gain).
     level = (bounds[:, :, None] < rank[None, None, :]).sum(axis=1)
     held = np.append(gains, 0.0)[level]  # states x k
-    logs = np.array([_log_discount(int(r)) for r in rank])
+    logs = np.array([log_discount(int(r)) for r in rank])
     ideal: np.ndarray = np.zeros(len(states))
     for position in range(k):
         ideal = ideal + held[:, position] / logs[position]

@@ -54,11 +54,13 @@ def possible_items(
     probability: str,
     policy: Policy,
     levels: np.ndarray,
+    grades: Sequence[float] = (),
 ) -> pl.DataFrame:
     """One row per item that may be relevant, in its group's order (``_rk_group``, a row of
     `groups`): its chance of being relevant (``_rk_q``), its highest relevant grade, its
     chance at each gain of `levels` (nDCG and DCG of several relevant grades read each
-    item's law over the gains) and ERR's chance of stopping at it and its square."""
+    item's law over the gains; ``_rk_q{j}``), at each of `grades` (``_rk_r{j}``: where the
+    labels order tie blocks) and ERR's chance of stopping at it and its square."""
     from polars_rankk.core.metrics.order import gain_of
     from polars_rankk.core.metrics.terms import err_stop
 
@@ -68,6 +70,10 @@ def possible_items(
         p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
         for j, level in enumerate(levels)
     ]
+    per_grade = [
+        p.filter(relevant & (grade == level)).sum().alias(f"_rk_r{j}")
+        for j, level in enumerate(grades)
+    ]
     stop = err_stop(grade, policy)
     per_item = (
         truth.group_by(*keys, item)
@@ -75,6 +81,7 @@ def possible_items(
             relevance_chance(relevance, probability, policy).alias("_rk_q"),
             grade.filter(relevant).max().alias("_rk_grade"),
             *per_level,
+            *per_grade,
             (p * stop).filter(p > 0).sum().alias("_rk_s1"),
             (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
         )

@@ -29,6 +29,9 @@ LINEAR_METRICS = frozenset({"precision", "dcg", "rbp", "num_relevant_retrieved"}
 #: Tie orders that rank tied items by their grades ("expected" averages over every order of
 #: a tie block, which keeps each item's term a function of its own grade).
 GRADE_ORDERED_TIES = frozenset({"optimistic", "pessimistic"})
+#: The linear metrics whose terms do not read the rank (a count over the whole list): an
+#: item's term stays a function of its own grade whatever order the ties take.
+ORDER_FREE_METRICS = frozenset({"num_relevant_retrieved"})
 
 
 def linear_moments(
@@ -50,10 +53,9 @@ def linear_moments(
     keys, item, relevance, eager = inputs.keys, inputs.item, inputs.relevance, inputs.eager
     if policy.gains is not None or policy.pool != "all" or inputs.n_relevant is not None:
         return None
-    if policy.ties in GRADE_ORDERED_TIES:
-        # The tie order reads the grades: an item's rank, and so its term, depends on the
-        # other items' labels (13 tied items of p=0.5 gave precision@5 = 1.3).
-        return None
+    # A tie order that reads the grades makes an item's rank, and so a term that reads it,
+    # depend on the other items' labels (13 tied items of p=0.5 gave precision@5 = 1.3).
+    linear = ORDER_FREE_METRICS if policy.ties in GRADE_ORDERED_TIES else LINEAR_METRICS
     threshold = policy.relevance_threshold
     grade = pl.col(relevance)
     eligible = (
@@ -86,7 +88,7 @@ def linear_moments(
         evaluation = evaluate_outcomes(replicated, truth)
     else:
         evaluation = evaluate_outcomes(*pl.collect_all([replicated, truth]))
-    values = evaluation.per_group.lazy().filter(pl.col("metric").is_in(list(LINEAR_METRICS)))
+    values = evaluation.per_group.lazy().filter(pl.col("metric").is_in(list(linear)))
     cells = values.select("metric", "k").unique()
     per_item = (
         single.join(cells, how="cross")

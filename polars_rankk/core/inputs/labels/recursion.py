@@ -42,6 +42,11 @@ from polars_rankk.core.inputs.labels.graded import (
     f_beta_moments,
     ndcg_moments,
 )
+from polars_rankk.core.inputs.labels.graded_blocks import (
+    by_grade_counts,
+    graded_block_moments,
+    grades_of,
+)
 from polars_rankk.core.inputs.labels.laws import (
     conditioned,
     h_over_rest,
@@ -62,6 +67,7 @@ from polars_rankk.core.inputs.labels.tie_blocks import (
     BLOCK_TIES,
     block_expectations,
     block_r_precision_of,
+    blocks_and_rest,
 )
 from polars_rankk.core.policy import Policy
 
@@ -262,8 +268,13 @@ def expected_by_recursion(
     from polars_rankk.core.metrics.terms import err_stop
 
     levels = gains.graded_levels
+    by_ranks = policy.ties not in BLOCK_TIES
+    # Tie blocks whose cells read the grades read each item's chance of each grade.
+    grades = () if by_ranks else tuple(gains.grades)
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
-    per_item = possible_items(truth, groups, keys, item, relevance, probability, policy, levels)
+    per_item = possible_items(
+        truth, groups, keys, item, relevance, probability, policy, levels, grades
+    )
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
@@ -273,7 +284,6 @@ def expected_by_recursion(
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
     columns = ["_rk_q", "_rk_s1", "_rk_s2", *level_columns]
-    by_ranks = policy.ties not in BLOCK_TIES
     # Each item's place from the kernel's ranking where it gives them, else the ranked list.
     places = ranking.places(per_item.select(*keys, item), depth) if by_ranks else None
     laid = (
@@ -286,7 +296,7 @@ def expected_by_recursion(
     # P(R = 0): every item that may be relevant turns out not.
     none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     frames: list[CellMoments] = []
-    graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) else []
+    graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) and by_ranks else []
     if graded:
         listed = [cell for cell in listed if cell not in graded]
         ranked_levels = np.stack([r for r, _ in by_level], axis=2)
@@ -324,11 +334,14 @@ def expected_by_recursion(
         if r_moments is not None:
             frames.append(("r_precision", None, *r_moments))
     elif listed or by_r:  # ties ordered by the labels, or averaged over orders
+        blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
+        several = [cell for cell in listed if by_grade_counts(cell[0], gains.one_grade, policy)]
+        listed = [cell for cell in listed if cell not in several]
+        frames += blocks.graded_frames(several, grades)
         reads = [
             stop if metric == "err" else _per_group(metric, k, n_candidates, gain, policy)
             for metric, k in listed
         ]
-        blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
         frames += blocks.frames(listed, reads, n_candidates, depth if by_r else None)
     cell = [*keys, "metric", "k"]
     expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, none, policy)
@@ -379,6 +392,19 @@ class _TieBlocks:
             e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
             found.append(("r_precision", None, *conditioned(e1, e2, none_r, self.policy)))
         return found
+
+    def graded_frames(
+        self, cells: list[tuple[str, int]], grades: Sequence[float]
+    ) -> list[CellMoments]:
+        """(metric, k, mean, std) of `cells` (nDCG, DCG, ERR) where a group's relevant items
+        may differ in grade (`grades`, highest first): by the blocks' counts per grade."""
+        if not cells:
+            return []
+        columns = [f"_rk_r{j}" for j in range(len(grades))]
+        common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
+        laid = blocks_and_rest(*common, max(k for _, k in cells), columns)
+        found = graded_block_moments(*laid, cells, grades_of(grades, self.policy), self.policy)
+        return [(m, k, *conditioned(e1, e2, none, self.policy)) for m, k, e1, e2, none in found]
 
 
 def _fixed_order(

@@ -54,20 +54,23 @@ def block_layout(
     item: str,
     groups: int,
     largest_k: int,
+    columns: Sequence[str] = ("_rk_q",),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q: groups x blocks x width, the relevance probability of each item of each block that
-    starts within `largest_k`; start and size: groups x blocks, each block's first rank and
-    its number of items; 0-sized past a group's last block). `ranked` holds keys, item, rank
-    and ``block`` (`Evaluation.ranked_items(tie_blocks=True)`) of the evaluated groups with
-    their ``_rk_group``; `per_item` each possibly relevant item's ``_rk_q``."""
+    """(q: groups x blocks x width x columns, each of `columns` (probabilities) of each item
+    that may be relevant of each block that starts within `largest_k`; start and size:
+    groups x blocks, each block's first rank and its number of items; 0-sized past a group's
+    last block). `ranked` holds keys, item, rank and ``block``
+    (`Evaluation.ranked_items(tie_blocks=True)`) of the evaluated groups with their
+    ``_rk_group``; `per_item` each possibly relevant item's ``_rk_q`` and `columns`."""
+    read = list(dict.fromkeys(["_rk_q", *columns]))
     within = ranked.filter(pl.col("block") <= largest_k).join(
-        per_item.select(*keys, item, "_rk_q"), on=[*keys, item], how="left"
+        per_item.select(*keys, item, *read), on=[*keys, item], how="left"
     )
     laid = within.select(
         pl.col("_rk_group"),
         (pl.col("block").rank("dense").over("_rk_group") - 1).cast(pl.Int64).alias("_rk_j"),
         pl.col("block"),
-        pl.col("_rk_q").fill_null(0.0),
+        *(pl.col(column).fill_null(0.0) for column in read),
     )
     # Only the items that may be relevant enter a block's count (its law is theirs alone);
     # the others still take places, which the block's size keeps.
@@ -76,7 +79,7 @@ def block_layout(
     )
     blocks = largest(laid["_rk_j"]) + 1 if laid.height else 0
     width = largest(possible["_rk_t"]) + 1 if possible.height else 0
-    q = np.zeros((groups, blocks, width))
+    q = np.zeros((groups, blocks, width, len(columns)))
     start = np.zeros((groups, blocks))
     size = np.zeros((groups, blocks))
     if laid.height:
@@ -85,7 +88,8 @@ def block_layout(
         np.add.at(size, (g, j), 1.0)
     if possible.height:
         g, j, t = (possible[c].to_numpy() for c in ("_rk_group", "_rk_j", "_rk_t"))
-        q[g, j, t] = possible["_rk_q"].to_numpy()
+        for index, column in enumerate(columns):
+            q[g, j, t, index] = possible[column].to_numpy()
     return q, start, size
 
 
@@ -308,6 +312,27 @@ def block_expectations(
     return block_moments(q, start, size, law, read, cells, policy, n_candidates)
 
 
+def blocks_and_rest(
+    ranked: pl.DataFrame,
+    per_item: pl.DataFrame,
+    counted: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    groups: pl.DataFrame,
+    depth: int,
+    columns: Sequence[str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`block_layout` of `columns` over the blocks starting within `depth`, and the same
+    columns of the items that count in R outside them (groups x m x columns, side by side)."""
+    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
+    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, depth, columns)
+    within = ranked.filter(pl.col("block") <= depth).select(*keys, item)
+    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
+    laid = [side_by_side(rest, column, groups.height) for column in columns]
+    others = np.stack(laid, axis=2) if laid else np.zeros((groups.height, 0, 0))
+    return q, start, size, others
+
+
 def _blocks_and_rest(
     ranked: pl.DataFrame,
     per_item: pl.DataFrame,
@@ -317,13 +342,11 @@ def _blocks_and_rest(
     groups: pl.DataFrame,
     depth: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`block_layout` of the blocks starting within `depth`, and the law of the relevant
-    count of the items that count in R outside them."""
-    ranked = ranked.join(groups.select(*keys, "_rk_group"), on=keys)
-    q, start, size = block_layout(ranked, per_item, keys, item, groups.height, depth)
-    within = ranked.filter(pl.col("block") <= depth).select(*keys, item)
-    rest = counted.join(within, on=[*keys, item], how="anti", maintain_order="left")
-    return q, start, size, poisson_binomial(side_by_side(rest, "_rk_q", groups.height))
+    """`blocks_and_rest` of the relevance probabilities, the others as the law of their
+    relevant count."""
+    common = (ranked, per_item, counted, keys, item, groups, depth, ["_rk_q"])
+    q, start, size, others = blocks_and_rest(*common)
+    return q[..., 0], start, size, poisson_binomial(others[..., 0])
 
 
 def _convolved(a: np.ndarray, b: np.ndarray) -> np.ndarray:
