@@ -224,9 +224,10 @@ def test_lazy_inputs_give_the_same_numbers() -> None:
 def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) -> None:
     """13 uncertain items of grades 0-2 in tied blocks (8192 and more outcomes: sampled), yet
     precision, DCG, RBP and the relevant retrieved count equal the enumeration to 1e-12 by
-    linearity, under every policy. Where a grade below the threshold would score, DCG and the
-    count are sampled; precision and RBP, which read only relevance, stay exact by the
-    recursion (over the tie blocks under "optimistic")."""
+    linearity, under every policy. Where a grade below the threshold would score, the count
+    is sampled; precision and RBP, which read only relevance, and DCG, which reads the grade
+    below the threshold as one more of the blocks' grades, stay exact by the recursion over
+    the tie blocks ("optimistic")."""
     n = 13
     candidates = pl.DataFrame({"q": 0, "item": range(n),
                                "score": [float((n - i) // 3) for i in range(n)]})  # fmt: skip
@@ -242,8 +243,8 @@ def test_linear_metrics_past_the_enumeration_limit_are_exact(policy: rk.Policy) 
     if linear:
         assert set(methods.values()) <= {"linearity", "recursion"}
     else:
-        reading_grades = {"dcg": "monte_carlo", "num_relevant_retrieved": "monte_carlo"}
-        assert methods == {"precision": "recursion", "rbp": "recursion", **reading_grades}
+        by_blocks = {"precision": "recursion", "rbp": "recursion", "dcg": "recursion"}
+        assert methods == {**by_blocks, "num_relevant_retrieved": "monte_carlo"}
     for row in result.per_group.iter_rows(named=True):
         if methods[row["metric"]] == "monte_carlo":
             continue

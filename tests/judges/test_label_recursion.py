@@ -6,6 +6,7 @@ metric, several (an item's mass spread over them) for nDCG and DCG."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import replace
 
@@ -177,26 +178,57 @@ def test_graded_ndcg_dcg_and_err_by_counts_per_gain_equal_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-def test_grades_below_the_threshold_are_enumerated_and_several_grades_are_not() -> None:
-    """A possible grade between 0 and the relevance threshold (it gains, yet is not relevant):
-    the outcomes are enumerated; several relevant grades are not, under a fixed tie order or
-    ties ranked by the grades (the blocks' counts per grade), nor ties ranked by one relevant
-    grade (the recursion over tie blocks), nor the metrics that read only relevance."""
+def test_which_graded_cells_the_recursion_reads() -> None:
+    """A possible grade between 0 and the relevance threshold gains without being relevant:
+    nDCG reads it by the recursion, along a fixed order and over tie blocks ordered by the
+    grades (where it takes the places after the relevant items); and so are several relevant
+    grades, ties ranked by one relevant grade and the metrics that read only relevance;
+    where a gains map makes a non-relevant grade gain as much as a relevant one, nDCG is
+    enumerated."""
     candidates = pl.DataFrame({"q": 0, "item": [1, 2, 3], "score": [2.0, 1.0, 1.0]})
     graded = pl.DataFrame({"q": 0, "item": [1, 2], "relevance": [1.0, 2.0], "p": [0.5, 0.5]})
     options = {"group_by": "q", "k": 2, "metrics": ["ndcg"], "label_probability": "p"}
-    result = rk.evaluate(candidates, graded, **options)
-    assert set(result.label_methods["method"]) == {"recursion"}
-    result = rk.evaluate(candidates, graded, **options, policy=rk.Policy(relevance_threshold=2))
-    assert set(result.label_methods["method"]) == {"enumeration"}
-    result = rk.evaluate(candidates, graded, **options, policy=rk.Policy(ties="optimistic"))
-    assert set(result.label_methods["method"]) == {"recursion"}  # the blocks' counts per grade
+
+    def methods(truth: pl.DataFrame, **changes: object) -> set[str]:
+        result = rk.evaluate(candidates, truth, **{**options, **changes})  # type: ignore[arg-type]
+        return set(result.label_methods["method"])
+
+    assert methods(graded) == {"recursion"}
+    assert methods(graded, policy=rk.Policy(relevance_threshold=2)) == {"recursion"}
+    below_in_blocks = rk.Policy(relevance_threshold=2, ties="optimistic")
+    assert methods(graded, policy=below_in_blocks) == {"recursion"}
+    shared = rk.Policy(relevance_threshold=2, gains={1: 2.0})  # grades 1 and 2 both gain 2
+    assert methods(graded, policy=shared) == {"enumeration"}
+    assert methods(graded, policy=rk.Policy(ties="optimistic")) == {"recursion"}
     binary = graded.with_columns(relevance=pl.lit(1.0))  # one grade: the block recursion
-    result = rk.evaluate(candidates, binary, **options, policy=rk.Policy(ties="optimistic"))
-    assert set(result.label_methods["method"]) == {"recursion"}
-    relevance_only = {**options, "metrics": ["recall", "average_precision", "mrr"]}
-    result = rk.evaluate(candidates, graded, **relevance_only, policy=rk.Policy(ties="optimistic"))
-    assert set(result.label_methods["method"]) == {"recursion"}
+    assert methods(binary, policy=rk.Policy(ties="optimistic")) == {"recursion"}
+    relevance_only = ["recall", "average_precision", "mrr"]
+    assert methods(graded, metrics=relevance_only, policy=below_in_blocks) == {"recursion"}
+
+
+BELOW_THRESHOLD = [
+    rk.Policy(relevance_threshold=2, gain="exponential"),
+    rk.Policy(relevance_threshold=3, nonrelevant_gain="zero", err_max_grade=3),
+    rk.Policy(relevance_threshold=2, empty_truth="zero", ties="item_asc"),
+    rk.Policy(relevance_threshold=2, empty_truth="nan", pool="restrict"),
+    rk.Policy(relevance_threshold=3, ties="input_order", invalid_scores="drop",
+              short_lists="observed", ap_denominator="min_k_relevant"),
+]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=60, deadline=None)
+@given(policy=st.sampled_from(BELOW_THRESHOLD), data=st.data())
+def test_grades_below_the_threshold_along_a_fixed_order_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """Grades 1 to 3 under a threshold of 2 or 3: the grades below it gain in nDCG and DCG
+    and may stop the user in ERR without making R > 0. Where the outcomes without a relevant
+    item are left out, each such metric is E[M] - P(R = 0) E[M | R = 0] (the items given
+    R = 0 still independent); kept, they score M. Every metric equals the enumeration."""
+    candidates, truth = data.draw(graded_groups(1))
+    options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
+    _recursion_equals_enumeration(candidates, truth, options)
 
 
 @pytest.mark.parametrize("threshold", [1, 2])
@@ -441,14 +473,17 @@ def test_a_grade_below_the_threshold_leaves_the_block_recursion_exact(
 
 
 #: Gains maps, and whether nDCG and DCG read them by the recursion: under a fixed tie order any
-#: positive gains of the relevant grades; not where grade 0 gains (a non-relevant item would
-#: score); over tie blocks ordered by grade, only gains that do not fall as the grade rises.
+#: positive gains of the relevant grades (and gains of the grades below the threshold that are
+#: not negative); not where grade 0 gains (every item's remaining mass would score) or a grade
+#: loses; over tie blocks ordered by grade, only gains that do not fall as the grade rises.
 GAIN_MAPS = [
     (rk.Policy(gains={1: 4.0, 2: 1.0, 3: 0.5}), True),
     (rk.Policy(gains={0: 1.0}, ties="item_asc"), False),
     (rk.Policy(ties="optimistic", gains={2: 5.0, 3: 9.0}, gain="exponential"), True),
     (rk.Policy(ties="pessimistic", gains={2: 9.0, 3: 1.0}), False),
     (rk.Policy(ties="expected", gains={1: 0.5, 3: 4.0}), True),
+    (rk.Policy(relevance_threshold=2, gains={1: 0.5, 3: 7.0}), True),
+    (rk.Policy(relevance_threshold=2, gains={1: -1.0}), False),
 ]
 
 
@@ -460,7 +495,8 @@ def test_a_gains_map_is_read_as_the_evaluation_reads_it(
 ) -> None:
     """A `gains` map changes only what nDCG and DCG add: every other metric stays exact by the
     recursion, and nDCG and DCG too where the recursion reads the map as the evaluation does
-    (else the outcomes are enumerated); every number equals the enumeration."""
+    (else, on the grades that defeat it, the outcomes are enumerated); every number equals
+    the enumeration."""
     policy, read = case
     candidates, truth = data.draw(graded_groups(1))
     metrics = RECURSIVE if policy.ties != "expected" else [m for m in RECURSIVE if m != "err"]
@@ -470,9 +506,11 @@ def test_a_gains_map_is_read_as_the_evaluation_reads_it(
     assert_equal_to_enumeration(result, expected)
     if not expected:
         return
+    # Where the map is not read, nDCG and DCG are enumerated unless the group's possible
+    # grades avoid what the recursion cannot read (a drawn truth of one grade, say).
     for metric, method in result.label_methods.select("metric", "method").iter_rows():
-        by_recursion = read or metric not in ("ndcg", "dcg")
-        assert method == ("recursion" if by_recursion else "enumeration"), metric
+        if read or metric not in ("ndcg", "dcg"):
+            assert method == "recursion", metric
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
@@ -489,3 +527,65 @@ def test_lists_condensed_to_their_judged_items_equal_the_enumeration(
     metrics = RECURSIVE if read.ties != "expected" else [m for m in RECURSIVE if m != "err"]
     options = {"k": [1, 3, 5], "metrics": metrics, "policy": read}
     _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=60, deadline=None)
+@given(
+    policy=st.sampled_from([replace(p, relevance_threshold=2) for p in GRADE_READING]),
+    data=st.data(),
+)
+def test_grades_below_the_threshold_over_blocks_ordered_by_grade_equal_the_enumeration(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """Grades 1 to 3 under a threshold of 2 over tie blocks: grade 1 takes the places after
+    the relevant items (before them under "pessimistic"), gains in nDCG and DCG and may stop
+    the user in ERR; every metric equals the enumeration."""
+    candidates, truth = data.draw(graded_groups(1))
+    metrics = [m for m in RECURSIVE if policy.ties != "expected" or m != "err"]
+    options = {"k": [1, 3, 5], "metrics": metrics, "policy": replace(policy, rbp_grades="graded")}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+@st.composite
+def groups_with_negative_grades(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """As `graded_groups`, each judged item's mass spread over grades -2 to 3 (0 excluded:
+    what the grades leave is grade 0)."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 2))):
+        for _ in range(draw(st.integers(0, 6))):
+            item = draw(st.integers(0, 6))
+            candidates.append((group, item, float(draw(st.integers(0, 3)))))
+        for item in draw(st.lists(st.integers(0, 8), max_size=5, unique=True)):
+            grades = draw(st.lists(st.sampled_from([-2, -1, 1, 2, 3]), min_size=1, max_size=2,
+                                   unique=True))  # fmt: skip
+            for grade in grades:
+                truth.append((group, item, float(grade), draw(st.sampled_from([0.1, 0.3, 0.4]))))
+    return _tables(candidates, truth)
+
+
+NEGATIVE = [
+    rk.Policy(negative_grades=negative, unjudged=unjudged, ties=ties)
+    for negative, unjudged, ties in itertools.product(
+        ["nonrelevant", "unjudged"], ["keep", "condense"], ["trec_eval", "optimistic"]
+    )
+]
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=60, deadline=None)
+@given(policy=st.sampled_from(NEGATIVE), data=st.data())
+def test_negative_grades_add_nothing_as_grade_0_does(
+    policy: rk.Policy, data: st.DataObject
+) -> None:
+    """A negative grade is a judged non-relevant item, or (``negative_grades="unjudged"``)
+    an unjudged one: either way it adds to no metric, as grade 0, so the recursion reads it
+    so; only a list condensed to its judged items changes with it (enumerated)."""
+    candidates, truth = data.draw(groups_with_negative_grades())
+    options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert_equal_to_enumeration(result, expected)
+    varies = policy.unjudged == "condense" and policy.negative_grades == "unjudged"
+    if expected and not (varies and (truth["relevance"] < 0).any()):
+        assert set(result.label_methods["method"]) == {"recursion"}

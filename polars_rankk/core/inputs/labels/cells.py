@@ -50,19 +50,43 @@ class RelevantGains:
     one_grade: bool
     in_between: bool
     levels: np.ndarray
-    #: The distinct relevant grades, highest first, and the most items one group may find
-    #: relevant: what the tie blocks of several grades read (`graded_blocks`).
+    #: The distinct positive grades, highest first, and the most items of a positive grade
+    #: one group may hold: what the tie blocks of several grades read (`graded_blocks`).
     grades: np.ndarray
     most_possible: int
     #: Whether nDCG and DCG read the gains as the recursion does: no `gains` map, or one that
-    #: gives no grade below the threshold (0 included) a gain, every relevant grade a positive
-    #: one and, where the labels order tie blocks by grade, higher grades no smaller gains.
+    #: gives grade 0 and below no gain, no grade a negative one, every relevant grade a
+    #: positive one and, where the labels order tie blocks by grade, higher grades no smaller
+    #: gains.
     gains_read: bool
+    #: The distinct positive gains of the possible grades between 0 and the threshold (they
+    #: gain, and may stop the user, without being relevant), largest first.
+    below: np.ndarray
 
     @property
     def graded_levels(self) -> np.ndarray:
-        """The levels the graded recursion walks: none where each group has one grade."""
-        return np.empty(0) if self.one_grade else self.levels
+        """The levels the graded recursion walks, largest first: none where each group has
+        one relevant grade and no grade lies below the threshold."""
+        if self.one_grade and not self.in_between:
+            return np.empty(0)
+        levels: np.ndarray = np.sort(np.concatenate([self.levels, self.below]))[::-1]
+        return levels
+
+    @property
+    def one_positive(self) -> bool:
+        """Whether each group's positive grades are one relevant grade."""
+        return self.one_grade and not self.in_between
+
+    @property
+    def relevant_levels(self) -> np.ndarray:
+        """Which of `graded_levels` are relevant grades' gains."""
+        return np.isin(self.graded_levels, self.levels)
+
+    @property
+    def below_apart(self) -> bool:
+        """Whether no gain is both a relevant grade's and one below the threshold: each
+        level then says whether its item is relevant."""
+        return not np.isin(self.below, self.levels).any()
 
 
 def relevant_gains(
@@ -78,18 +102,19 @@ def relevant_gains(
     possible = truth.filter(pl.col(probability) > 0)
     grades = possible.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
     in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
-    relevant = possible.filter(grade >= policy.relevance_threshold)
+    positive = possible.filter(grade > 0)
     # The tie blocks' states read how many items a block may hold (only they read it).
     most = (
-        relevant.group_by(keys).agg(pl.col(item).n_unique()) if policy.ties in BLOCK_TIES else None
+        positive.group_by(keys).agg(pl.col(item).n_unique()) if policy.ties in BLOCK_TIES else None
     )
     return RelevantGains(
         one_grade=largest(grades) <= 1,
         in_between=in_between > 0,
         levels=gain_levels(possible, relevance, policy),
-        grades=relevant[relevance].unique().sort(descending=True).to_numpy().astype(np.float64),
+        grades=positive[relevance].unique().sort(descending=True).to_numpy().astype(np.float64),
         most_possible=largest(most[item]) if most is not None else 0,
         gains_read=_gains_read(possible[relevance], policy),
+        below=gain_levels(possible, relevance, policy, below=True),
     )
 
 
@@ -102,9 +127,11 @@ def _gains_read(grades: pl.Series, policy: Policy) -> bool:
     distinct = pl.concat([grades.cast(pl.Float64), pl.Series([0.0])]).unique().sort()
     read = pl.DataFrame({"grade": distinct}).with_columns(gain=gain_of(pl.col("grade"), policy))
     relevant = pl.col("grade") >= policy.relevance_threshold
-    below, above = read.filter(~relevant)["gain"], read.filter(relevant)["gain"]
-    ordered = policy.ties not in BLOCK_TIES or above.is_sorted()
-    return bool((below == 0).all() and (above > 0).all() and ordered)
+    zero, below = read.filter(pl.col("grade") <= 0)["gain"], read.filter(~relevant)["gain"]
+    above = read.filter(relevant)["gain"]
+    # Over tie blocks listed by grade, nDCG's ideal list reads the grades' gains in that order.
+    ordered = policy.ties not in BLOCK_TIES or read.filter(pl.col("grade") > 0)["gain"].is_sorted()
+    return bool((zero == 0).all() and (below >= 0).all() and (above > 0).all() and ordered)
 
 
 def recursive_cells(
@@ -134,29 +161,35 @@ def recursive_cells(
         and policy.duplicates != "keep"
         and policy.relevance_threshold > 0
     )
+    # A negative grade is a judged non-relevant item (or an unjudged one: either way it adds
+    # nothing, as grade 0), unless it leaves a list condensed to its judged items.
     possible = truth.filter(pl.col(probability) > 0)
-    if not fixed or possible.filter(pl.col(relevance) < 0).height:
+    unjudged = policy.unjudged == "condense" and policy.negative_grades == "unjudged"
+    if not fixed or (unjudged and possible.filter(pl.col(relevance) < 0).height):
         return []
-    one_gain = not gains.in_between and gains.one_grade
+    one_gain = gains.one_positive
 
     def computed(metric: str, k: int | None) -> bool:
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being
-        # relevant: nDCG, DCG and ERR would read it; the others do not, wherever it ranks
-        # (a block lists it below the relevant items, or above them under "pessimistic").
-        if metric in ("ndcg", "dcg", "err") and gains.in_between:
+        # relevant: nDCG, DCG and ERR read it, by the laws given that no item is relevant,
+        # along a fixed order (over tie blocks it takes places among the others); the other
+        # metrics do not read it, wherever it ranks (a block lists it below the relevant
+        # items, or above them under "pessimistic").
+        reads_below = metric in ("ndcg", "dcg", "err") and gains.in_between
+        if reads_below and not by_blocks and not gains.below_apart:
             return False
         if metric in ("ndcg", "dcg") and not gains.gains_read:
             return False
-        if by_blocks and by_grade_counts(metric, gains.one_grade, policy):
+        if by_blocks and by_grade_counts(metric, gains.one_positive, policy):
             # Several grades in a group: by the blocks' counts per grade (`graded_blocks`).
             counted = (len(gains.grades), gains.most_possible, policy.ties)
             if k is None or not block_affordable(metric, k, *counted):
                 return False
         elif metric in ("ndcg", "dcg") and not one_gain:
             # Graded: DCG by its independent terms, nDCG by counts per gain level.
-            if k is None or (metric == "ndcg" and not affordable(k, len(gains.levels))):
+            if k is None or (metric == "ndcg" and not affordable(k, len(gains.graded_levels))):
                 return False
         elif metric == "rbp" and policy.rbp_grades != "binary":
             return False

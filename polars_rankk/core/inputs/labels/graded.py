@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.laws import conditioned, precision_denominator
 from polars_rankk.core.policy import Policy
 
 #: The most states (capped counts per gain level) a recursion carries for one nDCG cut-off.
@@ -40,11 +43,15 @@ def log_discount(rank: int) -> float:
     return math.log(rank + 1) / math.log(2)
 
 
-def gain_levels(truth: pl.DataFrame, relevance: str, policy: Policy) -> np.ndarray:
-    """The distinct positive gains of the relevant grades in `truth`, largest first."""
+def gain_levels(
+    truth: pl.DataFrame, relevance: str, policy: Policy, below: bool = False
+) -> np.ndarray:
+    """The distinct positive gains of the relevant grades in `truth` (of the positive grades
+    below the threshold where `below`), largest first."""
     from polars_rankk.core.metrics.order import gain_of
 
-    relevant = truth.filter(pl.col(relevance) >= policy.relevance_threshold)
+    grade, threshold = pl.col(relevance), policy.relevance_threshold
+    relevant = truth.filter((grade > 0) & (grade < threshold) if below else grade >= threshold)
     found = relevant.select(gain_of(pl.col(relevance), policy).unique().alias("gain"))
     gains = found.filter(pl.col("gain") > 0)["gain"].sort(descending=True)
     found_gains: np.ndarray = gains.to_numpy().astype(np.float64)
@@ -235,3 +242,108 @@ def f_beta_moments(
         first += (chance * value).sum(axis=1)
         second += (chance * value * value).sum(axis=1)
     return first, second
+
+
+#: One cell's (metric, k, mean, std) per group.
+Cell = tuple[str, int | None, np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Gains:
+    """The items' laws over the gain levels, laid out as the recursion reads them: `levels`
+    (largest first), which are relevant grades' (`relevant`), each level's chances (ranked,
+    others) and the relevance chances (ranked, others) in the same layout."""
+
+    levels: np.ndarray
+    relevant: np.ndarray
+    by_level: Sequence[tuple[np.ndarray, np.ndarray]]
+    q: tuple[np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Stops:
+    """ERR's stopping chances at each rank: the moments of s (mean, square) and their parts
+    from the grades below the threshold (`below`), with the ranks' relevance chances `q`."""
+
+    moments: tuple[np.ndarray, np.ndarray]
+    below: tuple[np.ndarray, np.ndarray]
+    q: np.ndarray
+
+
+def given_none(chances: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """An item's chances (items x ... , last axis or not) given that no item is relevant:
+    its mass below the threshold over 1 - q (0 where it is surely relevant: then no outcome
+    has none)."""
+    scale = np.where(q < 1, 1.0 / np.where(q < 1, 1 - q, 1.0), 0.0)
+    given: np.ndarray = chances * (scale[..., None] if chances.ndim > q.ndim else scale)
+    return given
+
+
+def graded_cells(
+    cells: Sequence[tuple[str, int]], gains: Gains, none: np.ndarray, policy: Policy
+) -> list[Cell]:
+    """(metric, k, mean, std) of nDCG and DCG `cells` over graded labels. A grade below the
+    threshold gains without being relevant, so an outcome without a relevant item may still
+    gain: where such outcomes are left out (``empty_truth="exclude"``), V = M 1(R > 0) has
+    E[V] = E[M] - P(R = 0) E[M | R = 0] (the same for M^2), the items given R = 0 still
+    independent, each at its grades below the threshold; kept (``"zero"``), they score M."""
+    ranked = np.stack([r for r, _ in gains.by_level], axis=2)
+    rest = np.stack([r for _, r in gains.by_level], axis=2)
+    below = not gains.relevant.all() and policy.empty_truth == "exclude"
+    if below:  # each item's law given that none is relevant
+        keep = np.where(gains.relevant, 0.0, 1.0)
+        ranked_none = given_none(ranked * keep, gains.q[0])
+        rest_none = given_none(rest * keep, gains.q[1])
+    found: list[Cell] = []
+    for metric, k in cells:
+        none_g = none
+        if metric == "dcg":
+            e1, e2 = dcg_moments(ranked, gains.levels, k)
+            if below:
+                n1, n2 = dcg_moments(ranked_none, gains.levels, k)
+                e1, e2 = e1 - none * n1, e2 - none * n2
+        else:
+            e1, e2, none_g = ndcg_moments(ranked, rest, gains.levels, k)
+            if not gains.relevant.all():  # P(no item gains) is not P(R = 0)
+                none_g = none
+            if below:
+                n1, n2, _ = ndcg_moments(ranked_none, rest_none, gains.levels, k)
+                e1, e2 = e1 - none * n1, e2 - none * n2
+        found.append((metric, k, *conditioned(e1, e2, none_g, policy)))
+    return found
+
+
+def closed_forms(
+    listed: list[tuple[str, int]],
+    ranked_q: np.ndarray,
+    rest_q: np.ndarray,
+    stops: Stops,
+    none: np.ndarray,
+    n_list: np.ndarray,
+    policy: Policy,
+) -> tuple[list[tuple[str, int]], list[Cell]]:
+    """The cells of `listed` with a closed form of their own — ERR (its stopping chances
+    `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read as the
+    empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion. ERR
+    given R = 0 reads the stopping chances below the threshold alone (`graded_cells`)."""
+    from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
+
+    frames: list[Cell] = []
+    left = []
+    below = bool(stops.below[0].any()) and policy.empty_truth == "exclude"
+    for metric, k in listed:
+        if metric == "err" and policy.ties not in BLOCK_TIES:
+            e1, e2 = err_moments(*stops.moments, k)
+            if below:
+                given = (given_none(stops.below[0], stops.q), given_none(stops.below[1], stops.q))
+                n1, n2 = err_moments(*given, k)
+                e1, e2 = e1 - none * n1, e2 - none * n2
+        elif metric == "f1" and policy.ties not in BLOCK_TIES:
+            denominator = precision_denominator(k, n_list, policy)
+            beyond = np.hstack([ranked_q[:, k:], rest_q])
+            e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))
+        else:
+            left.append((metric, k))
+            continue
+        frames.append((metric, k, *conditioned(e1, e2, none, policy)))
+    return left, frames

@@ -37,6 +37,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.labels.graded import (
     MAX_STATES,
+    given_none,
     ideal_dcg,
     level_moves,
     log_discount,
@@ -56,12 +57,14 @@ BlockMoments = tuple[str, int, np.ndarray, np.ndarray, np.ndarray]
 
 @dataclass(frozen=True)
 class Grades:
-    """The relevant grades the labels may take, highest first: each one's gain (DCG, nDCG),
-    ERR's chance of stopping at an item of that grade and what RBP counts for it."""
+    """The positive grades the labels may take, highest first: each one's gain (DCG, nDCG),
+    ERR's chance of stopping at an item of that grade, what RBP counts for it and whether it
+    is relevant (a grade below the threshold gains without being so)."""
 
     gains: np.ndarray
     stops: np.ndarray
     rbp: np.ndarray
+    relevant: np.ndarray
 
 
 def grades_of(grades: Sequence[float], policy: Policy) -> Grades:
@@ -75,12 +78,15 @@ def grades_of(grades: Sequence[float], policy: Policy) -> Grades:
         err_stop(grade, policy).alias("stop"),
         rbp_gain(grade, policy).alias("rbp"),
     )
-    return Grades(*(read[column].to_numpy() for column in ("gain", "stop", "rbp")))
+    relevant = np.asarray(grades, dtype=np.float64) >= policy.relevance_threshold
+    gains, stops, rbp = (read[column].to_numpy() for column in ("gain", "stop", "rbp"))
+    return Grades(gains, stops, rbp, relevant)
 
 
 def by_grade_counts(metric: str, one_grade: bool, policy: Policy) -> bool:
     """Whether a cell over tie blocks reads the blocks' counts per grade: nDCG, DCG and ERR
-    where a group's relevant items may differ in grade, RBP where it weighs ranks by grade."""
+    where a group's positive grades may differ (`one_grade` False: several relevant grades,
+    or one below the threshold), RBP where it weighs ranks by grade."""
     if metric == "rbp":
         return policy.rbp_grades == "graded"
     return metric in GRADED_BLOCK_METRICS and not one_grade
@@ -113,41 +119,72 @@ def graded_block_moments(
     """(metric, k, E[V], E[V^2], P(no item relevant)) per cell of `cells` (DCG, nDCG, ERR,
     RBP).
 
-    `q`: groups x blocks x width x grades, each item's chance of each relevant grade, block by
-    block (those starting within the largest K; `tie_blocks.blocks_and_rest`); `start`,
-    `size`: groups x blocks; `rest`: groups x m x grades, the same for the items that count in
-    R outside those blocks."""
+    `q`: groups x blocks x width x grades, each item's chance of each grade, block by block
+    (those starting within the largest K; `tie_blocks.blocks_and_rest`); `start`, `size`:
+    groups x blocks; `rest`: groups x m x grades, the same for the items that count in R
+    outside those blocks. A grade below the threshold gains (and may stop the user) without
+    making R > 0: where the outcomes without a relevant item are left out, V = M 1(R > 0) is
+    read as E[M] - P(R = 0) E[M | R = 0], the items given R = 0 at their grades below it."""
     groups = q.shape[0]
+    relevant = np.where(grades.relevant, 1.0, 0.0)
+    q_relevant, rest_relevant = (q * relevant).sum(axis=3), (rest * relevant).sum(axis=2)
+    none = np.prod(1 - q_relevant, axis=(1, 2)) * np.prod(1 - rest_relevant, axis=1)
+    given = None
+    if not grades.relevant.all() and policy.empty_truth == "exclude":
+        given = (
+            given_none(q * (1 - relevant), q_relevant),
+            given_none(rest * (1 - relevant), rest_relevant),
+        )
     largest_k = max(k for _, k in cells)
     widths = [int((q[:, j].sum(axis=2) > 0).sum(axis=1).max(initial=0)) for j in range(q.shape[1])]
     most = max([math.comb(_cap(w, largest_k, policy.ties) + q.shape[3], q.shape[3]) for w in widths]
                + [math.comb(k + q.shape[3], q.shape[3]) for _, k in cells])  # fmt: skip
     chunk = max(1, (1 << 18) // most)
-    found = [(m, k, np.empty(groups), np.empty(groups), np.empty(groups)) for m, k in cells]
+    found = [(m, k, np.empty(groups), np.empty(groups), none) for m, k in cells]
     for first in range(0, groups, chunk):
         part = slice(first, first + chunk)
+        between = (start[part], size[part])
+        read = _Blocks(between, widths, largest_k, grades, policy)
+        moments = read.moments(q[part], rest[part], cells)
+        if given is not None:
+            without = read.moments(given[0][part], given[1][part], cells)
+            moments = [(e1 - none[part] * n1, e2 - none[part] * n2)
+                       for (e1, e2), (n1, n2) in zip(moments, without, strict=True)]  # fmt: skip
+        for (_, _, e1, e2, _), (m1, m2) in zip(found, moments, strict=True):
+            e1[part], e2[part] = m1, m2
+    return found
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """One chunk of groups' tie blocks (`between`: start and size), read to the largest K."""
+
+    between: tuple[np.ndarray, np.ndarray]
+    widths: list[int]
+    largest_k: int
+    grades: Grades
+    policy: Policy
+
+    def moments(
+        self, q: np.ndarray, rest: np.ndarray, cells: Sequence[tuple[str, int]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """E[M] and E[M^2] per cell, the items at the grades' chances `q` (and `rest`)."""
+        ties = self.policy.ties
         laws = [
-            _block_law(q[part, j, : widths[j]], _cap(widths[j], largest_k, policy.ties))
+            _block_law(q[:, j, : self.widths[j]], _cap(self.widths[j], self.largest_k, ties))
             for j in range(q.shape[1])
         ]
-        none = np.ones(q[part].shape[0])
-        for _, law in laws:
-            none = none * law[0]
-        none = none * np.prod(1 - rest[part].sum(axis=2), axis=1)
-        for metric, k, e1, e2, nothing in found:
-            between = (start[part], size[part])
+        found = []
+        for metric, k in cells:
+            weighed = _Weighed.of(metric, self.grades, k, self.policy)
             if metric in ("dcg", "rbp"):
-                weighed = _Weighed.of(metric, grades, k, policy)
-                e1[part], e2[part] = _dcg(laws, between, weighed)
-                nothing[part] = none
+                found.append(_dcg(laws, self.between, weighed))
             elif metric == "err":
-                e1[part], e2[part] = _err(laws, between, grades, k, policy.ties)
-                nothing[part] = none
+                found.append(_err(laws, self.between, self.grades, k, ties))
             else:
-                weighed = _Weighed.of(metric, grades, k, policy)
-                moments = _ndcg(laws, between, rest[part], grades, weighed)
-                e1[part], e2[part], nothing[part] = moments
-    return found
+                e1, e2, _ = _ndcg(laws, self.between, rest, self.grades, weighed)
+                found.append((e1, e2))
+        return found
 
 
 def _block_law(q: np.ndarray, cap: int) -> tuple[np.ndarray, np.ndarray]:

@@ -60,18 +60,21 @@ def possible_items(
     `groups`): its chance of being relevant (``_rk_q``), its highest relevant grade, its
     chance at each gain of `levels` (nDCG and DCG of several relevant grades read each
     item's law over the gains; ``_rk_q{j}``), at each of `grades` (``_rk_r{j}``: where the
-    labels order tie blocks) and ERR's chance of stopping at it and its square."""
+    labels order tie blocks), ERR's chance of stopping at it and its square (``_rk_s1``,
+    ``_rk_s2``; ``_rk_b1``, ``_rk_b2`` from its grades below the threshold). An item that may
+    gain below the threshold without being relevant has a row too (``_rk_q`` 0)."""
     from polars_rankk.core.metrics.order import gain_of
     from polars_rankk.core.metrics.terms import err_stop
 
     grade, p = pl.col(relevance), pl.col(probability)
     relevant = (grade >= policy.relevance_threshold) & (p > 0)
+    below = (grade > 0) & (grade < policy.relevance_threshold) & (p > 0)
     per_level = [
-        p.filter(relevant & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
+        p.filter((grade > 0) & (p > 0) & (gain_of(grade, policy) == level)).sum().alias(f"_rk_q{j}")
         for j, level in enumerate(levels)
     ]
     per_grade = [
-        p.filter(relevant & (grade == level)).sum().alias(f"_rk_r{j}")
+        p.filter((p > 0) & (grade == level)).sum().alias(f"_rk_r{j}")
         for j, level in enumerate(grades)
     ]
     stop = err_stop(grade, policy)
@@ -84,8 +87,13 @@ def possible_items(
             *per_grade,
             (p * stop).filter(p > 0).sum().alias("_rk_s1"),
             (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
+            # What a grade below the threshold adds to ERR's stopping chance (nDCG and DCG
+            # read its gain among the levels): read where no item is relevant.
+            (p * stop).filter(below).sum().alias("_rk_b1"),
+            (p * stop * stop).filter(below).sum().alias("_rk_b2"),
         )
-        .filter(pl.col("_rk_q") > 0)
+        # The items that may be relevant, and those that may gain below the threshold.
+        .filter((pl.col("_rk_q") > 0) | (pl.col("_rk_b1") > 0))
     )
     # In a fixed order: the sums below are then the same on every call, bit for bit.
     return per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)

@@ -36,12 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains
-from polars_rankk.core.inputs.labels.graded import (
-    dcg_moments,
-    err_moments,
-    f_beta_moments,
-    ndcg_moments,
-)
+from polars_rankk.core.inputs.labels.graded import Gains, Stops, closed_forms, graded_cells
 from polars_rankk.core.inputs.labels.graded_blocks import (
     by_grade_counts,
     graded_block_moments,
@@ -283,7 +278,7 @@ def expected_by_recursion(
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
-    columns = ["_rk_q", "_rk_s1", "_rk_s2", *level_columns]
+    columns = ["_rk_q", "_rk_s1", "_rk_s2", "_rk_b1", "_rk_b2", *level_columns]
     # Each item's place from the kernel's ranking where it gives them, else the ranked list.
     places = ranking.places(per_item.select(*keys, item), depth) if by_ranks else None
     laid = (
@@ -292,25 +287,18 @@ def expected_by_recursion(
         else laid_out(per_item, ranking.listed(), groups.height, keys, item, depth, policy,
                       columns)
     )  # fmt: skip
-    (ranked_q, rest_q), (stop_1, _), (stop_2, _), *by_level = laid
+    (ranked_q, rest_q), (stop_1, _), (stop_2, _), (below_1, _), (below_2, _), *by_level = laid
     # P(R = 0): every item that may be relevant turns out not.
     none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     frames: list[CellMoments] = []
     graded = [(m, k) for m, k in listed if m in ("ndcg", "dcg")] if len(levels) and by_ranks else []
     if graded:
         listed = [cell for cell in listed if cell not in graded]
-        ranked_levels = np.stack([r for r, _ in by_level], axis=2)
-        rest_levels = np.stack([r for _, r in by_level], axis=2)
-        for metric, k in graded:
-            none_g = none
-            if metric == "dcg":
-                e1, e2 = dcg_moments(ranked_levels, levels, k)
-            else:
-                e1, e2, none_g = ndcg_moments(ranked_levels, rest_levels, levels, k)
-            mean_g, spread_g = conditioned(e1, e2, none_g, policy)
-            frames.append((metric, k, mean_g, spread_g))
-    stops = (stop_1, stop_2)
-    listed, closed = _closed_forms(listed, ranked_q, rest_q, stops, none, groups, policy)
+        by_gain = Gains(levels, gains.relevant_levels, by_level, (ranked_q, rest_q))
+        frames += graded_cells(graded, by_gain, none, policy)
+    stops = Stops((stop_1, stop_2), (below_1, below_2), ranked_q)
+    n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
+    listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_list, policy)
     frames += closed
     n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
     gain, stop = np.zeros(groups.height), np.zeros(groups.height)
@@ -335,7 +323,7 @@ def expected_by_recursion(
             frames.append(("r_precision", None, *r_moments))
     elif listed or by_r:  # ties ordered by the labels, or averaged over orders
         blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
-        several = [cell for cell in listed if by_grade_counts(cell[0], gains.one_grade, policy)]
+        several = [c for c in listed if by_grade_counts(c[0], gains.one_positive, policy)]
         listed = [cell for cell in listed if cell not in several]
         frames += blocks.graded_frames(several, grades)
         reads = [
@@ -431,35 +419,6 @@ def _fixed_order(
         past_k = np.hstack([ranked_q[:, largest_k:], rest_q])
         mean, spread = moments(ranked_q[:, :largest_k], past_k, n_candidates, gain, listed, policy)
     return mean, spread, r_precision_moments(ranked_q, rest_q, policy) if by_r else None
-
-
-def _closed_forms(
-    listed: list[tuple[str, int]],
-    ranked_q: np.ndarray,
-    rest_q: np.ndarray,
-    stops: tuple[np.ndarray, np.ndarray],
-    none: np.ndarray,
-    groups: pl.DataFrame,
-    policy: Policy,
-) -> tuple[list[tuple[str, int]], list[CellMoments]]:
-    """The cells of `listed` with a closed form of their own — ERR (its stopping chances'
-    moments `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read
-    as the empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion."""
-    frames: list[CellMoments] = []
-    n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
-    left = []
-    for metric, k in listed:
-        if metric == "err" and policy.ties not in BLOCK_TIES:
-            e1, e2 = err_moments(*stops, k)
-        elif metric == "f1" and policy.ties not in BLOCK_TIES:
-            denominator = precision_denominator(k, n_list, policy)
-            beyond = np.hstack([ranked_q[:, k:], rest_q])
-            e1, e2 = f_beta_moments(ranked_q[:, :k], beyond, denominator, float(policy.f_beta))
-        else:
-            left.append((metric, k))
-            continue
-        frames.append((metric, k, *conditioned(e1, e2, none, policy)))
-    return left, frames
 
 
 def _cell_rows(

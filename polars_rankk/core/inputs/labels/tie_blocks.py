@@ -72,9 +72,11 @@ def block_layout(
         pl.col("block"),
         *(pl.col(column).fill_null(0.0) for column in read),
     )
-    # Only the items that may be relevant enter a block's count (its law is theirs alone);
-    # the others still take places, which the block's size keeps.
-    possible = laid.filter(pl.col("_rk_q") > 0).with_columns(
+    # Only the items with a chance in `columns` (that may be relevant, or gain) enter a
+    # block's count (its law is theirs alone); the others still take places, which the
+    # block's size keeps.
+    chance = pl.sum_horizontal(columns) > 0 if columns else pl.lit(False)
+    possible = laid.filter(chance).with_columns(
         pl.int_range(pl.len()).over("_rk_group", "_rk_j").alias("_rk_t")
     )
     blocks = largest(laid["_rk_j"]) + 1 if laid.height else 0
