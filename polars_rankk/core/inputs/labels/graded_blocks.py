@@ -329,11 +329,34 @@ def _ndcg(laws: list[tuple[np.ndarray, np.ndarray]], between: tuple[np.ndarray, 
     for j, (counts, block_law) in enumerate(laws):
         added = weighed.added(counts, (between[0][:, j], between[1][:, j]))
         carried = _moved(carried, bounds, counts, block_law, added, k, codes[order], order)
-    outside = _block_law(rest, min(rest.shape[1], k))
-    nothing = np.zeros((outside[0].shape[0], groups))
-    carried = _moved(carried, bounds, *outside, nothing, k, codes[order], order)
-    law, total, square = carried
+    law, total, square = _outside(carried, rest, states, k)
     return scale @ total, (scale * scale) @ square, law[0]
+
+
+def _outside(
+    carried: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rest: np.ndarray,
+    states: list[tuple[int, ...]],
+    k: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The walk's laws after the items that count in R outside the blocks (`rest`: groups x m
+    x grades), one item at a time: each moves the state alone, the sums gaining nothing."""
+    index = {state: position for position, state in enumerate(states)}
+    moves = [level_moves(states, index, level, k) for level in range(rest.shape[2])]
+    law, total, square = carried
+    for t in range(rest.shape[1]):
+        p = rest[:, t, :].T  # grades x groups
+        if not p.any():
+            continue
+        stay = 1 - p.sum(axis=0, keepdims=True)
+        new_law, new_total, new_square = law * stay, total * stay, square * stay
+        for level, (sources, targets) in enumerate(moves):
+            chance = p[level : level + 1]
+            scatter_sorted(new_law, targets, law[sources] * chance)
+            scatter_sorted(new_total, targets, total[sources] * chance)
+            scatter_sorted(new_square, targets, square[sources] * chance)
+        law, total, square = new_law, new_total, new_square
+    return law, total, square
 
 
 def _coded(counts: np.ndarray, k: int) -> np.ndarray:
@@ -349,8 +372,15 @@ def _moved(carried: tuple[np.ndarray, np.ndarray, np.ndarray], bounds: np.ndarra
     """(P(m), E[S; m], E[S^2; m]) after one block: each state m moves to min(k, m + x) with
     the block's chance of x, its sum gaining C(x) (`added`)."""
     before, total, square = carried
-    new_law, new_total, new_square = (np.zeros_like(before) for _ in range(3))
-    for x in range(counts.shape[0]):
+    # x = 0 (none of the block's items at a positive grade) moves no state: no gather.
+    weight = law[0]
+    new_law, new_total = before * weight, total * weight
+    new_square = square * weight
+    if added[0].any():
+        gained = added[0]
+        new_square = new_square + gained * (2 * new_total + gained * new_law)
+        new_total = new_total + gained * new_law
+    for x in range(1, counts.shape[0]):
         weight = law[x]
         if not weight.any():
             continue
