@@ -100,21 +100,22 @@ def relevant_gains(
     """The `RelevantGains` of the labels of positive probability in `truth`."""
     grade = pl.col(relevance)
     possible = truth.filter(pl.col(probability) > 0)
-    grades = possible.filter(grade > 0).group_by(keys).agg(grade.n_unique().alias("n"))["n"]
-    in_between = possible.filter((grade > 0) & (grade < policy.relevance_threshold)).height
     positive = possible.filter(grade > 0)
-    # The tie blocks' states read how many items a block may hold (only they read it).
-    most = (
-        positive.group_by(keys).agg(pl.col(item).n_unique()) if policy.ties in BLOCK_TIES else None
-    )
+    grades = positive.group_by(keys).agg(grade.n_unique().alias("n"))["n"]
+    in_between = bool(positive.filter(grade < policy.relevance_threshold).height)
+    # Only the tie blocks read each positive grade and how many items a block may hold, and
+    # only a grade below the threshold has gains below it: not computed where not read.
+    blocks = policy.ties in BLOCK_TIES
+    most = positive.group_by(keys).agg(pl.col(item).n_unique())[item] if blocks else None
+    distinct = positive[relevance].unique().sort(descending=True) if blocks else pl.Series([])
     return RelevantGains(
         one_grade=largest(grades) <= 1,
-        in_between=in_between > 0,
+        in_between=in_between,
         levels=gain_levels(possible, relevance, policy),
-        grades=positive[relevance].unique().sort(descending=True).to_numpy().astype(np.float64),
-        most_possible=largest(most[item]) if most is not None else 0,
+        grades=distinct.to_numpy().astype(np.float64),
+        most_possible=largest(most) if most is not None else 0,
         gains_read=_gains_read(possible[relevance], policy),
-        below=gain_levels(possible, relevance, policy, below=True),
+        below=gain_levels(possible, relevance, policy, below=True) if in_between else np.empty(0),
     )
 
 

@@ -55,14 +55,15 @@ def possible_items(
     policy: Policy,
     levels: np.ndarray,
     grades: Sequence[float] = (),
+    below_threshold: bool = False,
 ) -> pl.DataFrame:
     """One row per item that may be relevant, in its group's order (``_rk_group``, a row of
     `groups`): its chance of being relevant (``_rk_q``), its highest relevant grade, its
     chance at each gain of `levels` (nDCG and DCG of several relevant grades read each
     item's law over the gains; ``_rk_q{j}``), at each of `grades` (``_rk_r{j}``: where the
     labels order tie blocks), ERR's chance of stopping at it and its square (``_rk_s1``,
-    ``_rk_s2``; ``_rk_b1``, ``_rk_b2`` from its grades below the threshold). An item that may
-    gain below the threshold without being relevant has a row too (``_rk_q`` 0)."""
+    ``_rk_s2``; where `below_threshold`, ``_rk_b1`` and ``_rk_b2`` from its grades below the
+    threshold, and an item that may gain there without being relevant has a row too)."""
     from polars_rankk.core.metrics.order import gain_of
     from polars_rankk.core.metrics.terms import err_stop
 
@@ -78,23 +79,25 @@ def possible_items(
         for j, level in enumerate(grades)
     ]
     stop = err_stop(grade, policy)
-    per_item = (
-        truth.group_by(*keys, item)
-        .agg(
-            relevance_chance(relevance, probability, policy).alias("_rk_q"),
-            grade.filter(relevant).max().alias("_rk_grade"),
-            *per_level,
-            *per_grade,
-            (p * stop).filter(p > 0).sum().alias("_rk_s1"),
-            (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
-            # What a grade below the threshold adds to ERR's stopping chance (nDCG and DCG
-            # read its gain among the levels): read where no item is relevant.
+    read = [
+        relevance_chance(relevance, probability, policy).alias("_rk_q"),
+        grade.filter(relevant).max().alias("_rk_grade"),
+        *per_level,
+        *per_grade,
+        (p * stop).filter(p > 0).sum().alias("_rk_s1"),
+        (p * stop * stop).filter(p > 0).sum().alias("_rk_s2"),
+    ]
+    kept = pl.col("_rk_q") > 0
+    if below_threshold:
+        # What a grade below the threshold adds to ERR's stopping chance (nDCG and DCG read
+        # its gain among the levels), read where no item is relevant; such an item has a row
+        # even where it cannot be relevant.
+        read += [
             (p * stop).filter(below).sum().alias("_rk_b1"),
             (p * stop * stop).filter(below).sum().alias("_rk_b2"),
-        )
-        # The items that may be relevant, and those that may gain below the threshold.
-        .filter((pl.col("_rk_q") > 0) | (pl.col("_rk_b1") > 0))
-    )
+        ]
+        kept = kept | (pl.col("_rk_b1") > 0)
+    per_item = truth.group_by(*keys, item).agg(read).filter(kept)
     # In a fixed order: the sums below are then the same on every call, bit for bit.
     return per_item.join(groups.select(*keys, "_rk_group"), on=keys).sort("_rk_group", item)
 

@@ -268,8 +268,9 @@ def expected_by_recursion(
     grades = () if by_ranks else tuple(gains.grades)
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
     per_item = possible_items(
-        truth, groups, keys, item, relevance, probability, policy, levels, grades
-    )
+        truth, groups, keys, item, relevance, probability, policy, levels, grades,
+        gains.in_between,
+    )  # fmt: skip
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
@@ -278,7 +279,8 @@ def expected_by_recursion(
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
-    columns = ["_rk_q", "_rk_s1", "_rk_s2", "_rk_b1", "_rk_b2", *level_columns]
+    below = ["_rk_b1", "_rk_b2"] if gains.in_between else []
+    columns = ["_rk_q", "_rk_s1", "_rk_s2", *below, *level_columns]
     # Each item's place from the kernel's ranking where it gives them, else the ranked list.
     places = ranking.places(per_item.select(*keys, item), depth) if by_ranks else None
     laid = (
@@ -287,7 +289,10 @@ def expected_by_recursion(
         else laid_out(per_item, ranking.listed(), groups.height, keys, item, depth, policy,
                       columns)
     )  # fmt: skip
-    (ranked_q, rest_q), (stop_1, _), (stop_2, _), (below_1, _), (below_2, _), *by_level = laid
+    (ranked_q, rest_q), (stop_1, _), (stop_2, _), *more = laid
+    by_level = more[len(below) :]
+    # What grades below the threshold add to ERR's stopping chances (none where there are none).
+    below_stops = (more[0][0], more[1][0]) if below else (np.zeros_like(stop_1),) * 2
     # P(R = 0): every item that may be relevant turns out not.
     none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     frames: list[CellMoments] = []
@@ -296,7 +301,7 @@ def expected_by_recursion(
         listed = [cell for cell in listed if cell not in graded]
         by_gain = Gains(levels, gains.relevant_levels, by_level, (ranked_q, rest_q))
         frames += graded_cells(graded, by_gain, none, policy)
-    stops = Stops((stop_1, stop_2), (below_1, below_2), ranked_q)
+    stops = Stops((stop_1, stop_2), below_stops, ranked_q)
     n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
     listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_list, policy)
     frames += closed
