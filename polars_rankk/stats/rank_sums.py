@@ -35,6 +35,7 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
+from polars_rankk.core.kernel.resample import resampled_event_sums
 from polars_rankk.core.metrics.rank_events import event_rows
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
@@ -381,19 +382,25 @@ def resampled_means(
     sums: RankSums, metrics: Sequence[str], rows: slice, rng: np.random.Generator, n_resamples: int
 ) -> FloatArray:
     """Resampled means (B × metrics × K) of the stratum whose groups are `rows`."""
-    sparse = optional_module("scipy.sparse", "K-curve intervals")
-
     inside = (sums.group >= rows.start) & (sums.group < rows.stop)
     size = rows.stop - rows.start
-    matrix = sparse.csr_matrix(
-        (sums.delta[inside], (sums.group[inside] - rows.start, sums.column[inside])),
-        shape=(size, sums.n_columns * sums.k_max),
-    )
+    group, column, delta = sums.group[inside] - rows.start, sums.column[inside], sums.delta[inside]
 
-    def block_means(weights: FloatArray) -> FloatArray:
-        flat = np.asarray(weights @ matrix)  # resamples × columns: each event once per resample
+    def of_sums(flat: FloatArray) -> FloatArray:
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts[:, None, :] > 0.5, numerators / counts[:, None, :], np.nan)
+
+    # The kernel draws the same weights and adds the same products, with no array of weights.
+    width = sums.n_columns * sums.k_max
+    drawn = resampled_event_sums(rng, size, group, column, delta, width, n_resamples)
+    if drawn is not None:
+        return of_sums(drawn)
+    sparse = optional_module("scipy.sparse", "K-curve intervals")
+    matrix = sparse.csr_matrix((delta, (group, column)), shape=(size, width))
+
+    def block_means(weights: FloatArray) -> FloatArray:
+        # resamples × columns: each event once per resample
+        return of_sums(np.asarray(weights @ matrix))
 
     return np.concatenate(over_weight_blocks(rng, [size], n_resamples, block_means), axis=0)
