@@ -229,32 +229,9 @@ fn draw(rng: &mut Pcg64, counts: &mut [u32], groups: usize) {
 }
 
 /// The sums of a block of resamples (`counts`: their rows of counts) into `out` (their rows
-/// of sums), the rows split over the threads (each row's sums add the same products in the
-/// same order, whichever thread adds them).
+/// of sums): per group in order, each event adds its delta times the group's count in each
+/// resample, into a column-major block (each event's sums side by side), then transposed.
 fn multiply(events: &Events, counts: &[u32], out: &mut [f64]) {
-    let (groups, width) = (events.groups, events.width);
-    let rows = counts.len() / groups;
-    let parts = threads().min(rows / 8).max(1);
-    if parts == 1 {
-        return multiply_rows(events, counts, out);
-    }
-    let per_part = rows.div_ceil(parts);
-    std::thread::scope(|scope| {
-        let mut pieces = counts.chunks(per_part * groups).zip(out.chunks_mut(per_part * width));
-        let first = pieces.next();
-        for (counts, out) in pieces {
-            scope.spawn(move || multiply_rows(events, counts, out));
-        }
-        if let Some((counts, out)) = first {
-            multiply_rows(events, counts, out);
-        }
-    });
-}
-
-/// `multiply` on one thread: per group in order, each event adds its delta times the group's
-/// count in each resample, into a column-major block (each event's sums side by side), then
-/// transposed into `out`.
-fn multiply_rows(events: &Events, counts: &[u32], out: &mut [f64]) {
     let (groups, width) = (events.groups, events.width);
     let rows = counts.len() / groups;
     let mut block = vec![0.0f64; width * rows];
