@@ -15,7 +15,9 @@ number of groups that count at K. Which sums give it is derived from the metric'
 A column's sum at K is the running sum of its deltas up to K; ``short_lists="skip"`` removes a
 group at K = n + 1 (its deltas so far taken back). The same sparse events give every resample
 at once: with resample weights ``W`` (resamples × groups), the resampled sums are ``W @ D``
-(D: groups × events), then the same running sums and the same weighing.
+(D: groups × events), then the same running sums and the same weighing. The compiled kernel
+draws the same ``W`` and adds the same products without an array of draws or weights
+(`polars_rankk.core.kernel.resample`).
 
 Order of summation: an event-valued group value uses the same cumulated terms and formula as
 `evaluate`; the sum over groups adds the deltas in (group, column, K) order, then runs over K.
