@@ -248,6 +248,7 @@ field_entry_points! {
     _polars_plugin_field_text_fields => crate::text_fields::fields,
     _polars_plugin_field_label_moments => crate::label_moments::fields,
     _polars_plugin_field_label_rows => crate::labelling::fields,
+    _polars_plugin_field_resampled_sums => crate::resample::fields,
 }
 
 compute_entry_points! {
@@ -264,6 +265,7 @@ compute_entry_points! {
     _polars_plugin_text_fields => crate::text_fields::compute,
     _polars_plugin_label_moments => crate::label_moments::compute,
     _polars_plugin_label_rows => crate::labelling::compute,
+    _polars_plugin_resampled_sums => crate::resample::compute,
 }
 
 unsafe fn release_input(export: *mut SeriesExport) {

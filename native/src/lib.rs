@@ -7,7 +7,8 @@
 //! `grouped` the rows of many groups in one call (the metric expressions');
 //! `plugin` checks inputs and lays out outputs (`documents`: those of MaxP over a passage run;
 //! `labelling`: `label`'s rows; `text_fields`: the fields of a text file's lines, read and
-//! split here; `label_moments`: metrics' expectations over independent relevance labels).
+//! split here; `label_moments`: metrics' expectations over independent relevance labels;
+//! `resample`: a bootstrap's draws and resampled sums of sparse events).
 //! Imports run one way: `plugin` / `documents` -> `group` -> `kernel` -> `config` / `columns`.
 
 #![deny(unsafe_code)]
@@ -25,6 +26,7 @@ pub mod label_moments;
 pub mod labelling;
 pub mod plugin;
 pub mod policy;
+pub mod resample;
 pub mod text_fields;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -15,7 +15,9 @@ number of groups that count at K. Which sums give it is derived from the metric'
 A column's sum at K is the running sum of its deltas up to K; ``short_lists="skip"`` removes a
 group at K = n + 1 (its deltas so far taken back). The same sparse events give every resample
 at once: with resample weights ``W`` (resamples × groups), the resampled sums are ``W @ D``
-(D: groups × events), then the same running sums and the same weighing.
+(D: groups × events), then the same running sums and the same weighing. The compiled kernel
+draws the same ``W`` and adds the same products without an array of draws or weights
+(`polars_rankk.core.kernel.resample`).
 
 Order of summation: an event-valued group value uses the same cumulated terms and formula as
 `evaluate`; the sum over groups adds the deltas in (group, column, K) order, then runs over K.
@@ -35,6 +37,7 @@ import polars as pl
 from polars_rankk.core import Evaluation
 from polars_rankk.core.columns import IDEAL_DCG
 from polars_rankk.core.inputs.spec import normalize_metrics
+from polars_rankk.core.kernel.resample import resampled_event_sums
 from polars_rankk.core.metrics.rank_events import event_rows
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import (
@@ -381,19 +384,25 @@ def resampled_means(
     sums: RankSums, metrics: Sequence[str], rows: slice, rng: np.random.Generator, n_resamples: int
 ) -> FloatArray:
     """Resampled means (B × metrics × K) of the stratum whose groups are `rows`."""
-    sparse = optional_module("scipy.sparse", "K-curve intervals")
-
     inside = (sums.group >= rows.start) & (sums.group < rows.stop)
     size = rows.stop - rows.start
-    matrix = sparse.csr_matrix(
-        (sums.delta[inside], (sums.group[inside] - rows.start, sums.column[inside])),
-        shape=(size, sums.n_columns * sums.k_max),
-    )
+    group, column, delta = sums.group[inside] - rows.start, sums.column[inside], sums.delta[inside]
 
-    def block_means(weights: FloatArray) -> FloatArray:
-        flat = np.asarray(weights @ matrix)  # resamples × columns: each event once per resample
+    def of_sums(flat: FloatArray) -> FloatArray:
         numerators, counts = _transform(_running(flat, sums), sums, metrics)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts[:, None, :] > 0.5, numerators / counts[:, None, :], np.nan)
+
+    # The kernel draws the same weights and adds the same products, with no array of weights.
+    width = sums.n_columns * sums.k_max
+    drawn = resampled_event_sums(rng, size, group, column, delta, width, n_resamples)
+    if drawn is not None:
+        return of_sums(drawn)
+    sparse = optional_module("scipy.sparse", "K-curve intervals")
+    matrix = sparse.csr_matrix((delta, (group, column)), shape=(size, width))
+
+    def block_means(weights: FloatArray) -> FloatArray:
+        # resamples × columns: each event once per resample
+        return of_sums(np.asarray(weights @ matrix))
 
     return np.concatenate(over_weight_blocks(rng, [size], n_resamples, block_means), axis=0)

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from polars_rankk.core.kernel.loader import status as kernel_status
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.summed import linear_weights, summed_form
 from polars_rankk.core.policy import Policy
@@ -115,3 +116,30 @@ def test_recall_beside_precision_is_summed_in_the_class_block() -> None:
         [(_, numerators, counts)] = rank_sums.means(sums, ["recall"])
         # R = 2, 1, 1; hits at ranks 2 and 3, none, at rank 1.
         assert np.allclose(numerators[0] / counts, [1 / 3, 1.5 / 3, 2 / 3])
+
+
+@pytest.mark.skipif(not kernel_status().loaded, reason="the native kernel is not loaded")
+@pytest.mark.parametrize(("groups", "n_resamples"), [(1, 3), (7, 40), (3000, 101)])
+def test_kernel_resampled_sums_are_numpys_draws_times_the_events(
+    groups: int, n_resamples: int
+) -> None:
+    """The kernel's draws are `weight_blocks`' (NumPy's generator, drawn as NumPy draws) and
+    its sums the sparse product's, bit for bit; the generator is left where NumPy leaves it."""
+    import scipy.sparse as sp
+
+    from polars_rankk.core.kernel.resample import resampled_event_sums
+
+    values = np.random.default_rng(3)
+    width = 50
+    cells = np.unique(values.integers(0, groups * width, size=4 * groups))
+    group, column = cells // width, cells % width
+    delta = values.standard_normal(cells.size)
+    mine, numpy_rng = np.random.default_rng([5, 9]), np.random.default_rng([5, 9])
+    sums = resampled_event_sums(mine, groups, group, column, delta, width, n_resamples)
+    matrix = sp.csr_matrix((delta, (group, column)), shape=(groups, width))
+    blocks = resampling.weight_blocks(numpy_rng, [groups], n_resamples)
+    expected = np.concatenate([np.asarray(weights @ matrix) for weights in blocks])
+    assert sums is not None
+    assert np.array_equal(sums, expected)
+    assert mine.bit_generator.state == numpy_rng.bit_generator.state
+    assert np.array_equal(mine.integers(0, 1000, 9), numpy_rng.integers(0, 1000, 9))

@@ -8,7 +8,8 @@
 use crate::config::{Config, Label, N_LABELS};
 
 use super::ideal::{ideal_runs, IdealRuns};
-use super::{counts_of, grouped, grouped_in_runs, parts, readers_of, timing, Candidate, GroupSums, Groups, Inputs, Items, Reader};
+use super::runs::{in_runs, InRuns, RowCursors};
+use super::{counts_of, grouped, parts, readers_of, threads, timing, Candidate, GroupSums, Groups, Inputs, Items, Reader};
 
 /// Each group's event rows, group by group (groups in `Groups`' order), then rank order.
 pub struct EventRows {
@@ -35,17 +36,14 @@ impl EventRows {
 /// `compute` and the event rows of every group from one ranking of each (deterministic tie
 /// policies: one order's rows). The ideal DCG is read where the truth's rows are in the call.
 pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, EventRows) {
-    let mut grouped = grouped_in_runs(config, inputs).unwrap_or_else(|| grouped(config, inputs));
+    if let Some(found) = in_runs(config, inputs) {
+        return in_runs_event_rows(config, inputs, &found);
+    }
+    let mut grouped = grouped(config, inputs);
     let (n_relevant, n_nonrelevant) =
         (std::mem::take(&mut grouped.n_relevant), std::mem::take(&mut grouped.n_nonrelevant));
     let keys = std::mem::take(&mut grouped.keys);
-    let started = std::time::Instant::now();
-    let ideal = if config.truth {
-        ideal_runs(config, inputs, &keys, config.k_max())
-    } else {
-        IdealRuns { offsets: Vec::new(), values: Vec::new() }
-    };
-    timing("ideal DCG runs", started);
+    let ideal = ideal_of(config, inputs, &keys);
     let mut slices = grouped.slices();
     let n_groups = slices.len();
     let (readers, n_outputs) = readers_of(config);
@@ -66,23 +64,14 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
             let (n_relevant, n_nonrelevant) = (&n_relevant, &n_nonrelevant);
             handles.push(scope.spawn(move || {
                 let mut sums = GroupSums::new(readers, items);
-                let mut out = EventRows::new();
-                // About a dozen events a group: rank 1, a few hits, a few ideal ranks.
-                out.rows.reserve(groups.len() * 12);
-                out.running.reserve(groups.len() * 12 * readers[0].terms.n_stats);
-                out.ideal.reserve(groups.len() * 12);
-                let mut weights: Vec<Vec<f64>> = Vec::new();
-                let reader = &readers[0];
-                reader.terms.extend(&mut weights, reader.k_max);
-                // Whether an unjudged row (not judged, judged) adds to no term: then it is skipped.
-                let silent = [false, true].map(|judged| reader.terms.adds_nothing_unjudged(config, judged, &weights, reader.k_max));
+                let mut walk = EventWalk::new(config, &readers[0], groups.len());
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
                     let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
                     let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
-                    reader.event_rows(g as u32, &group[..sorted], ideal.of(g), &mut weights, silent, &mut out);
+                    walk.read(g, &group[..sorted], ideal.of(g));
                 }
-                out
+                walk.out
             }));
         }
         for handle in handles {
@@ -91,6 +80,96 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
     });
     timing("rank, sum and read event rows", started);
     (Groups { keys, values }, events)
+}
+
+/// `group_and_event_rows` on rows already grouped: each thread reads its groups' rows into one
+/// small buffer, group after group, and ranks, sums and reads it there (as `compute_in_runs`:
+/// no array of every candidate, which costs more to write than the ranking does).
+fn in_runs_event_rows(config: &Config, inputs: &Inputs<'_>, found: &InRuns<'_>) -> (Groups, EventRows) {
+    let keys = found.keys(config.key_kinds.len());
+    let ideal = ideal_of(config, inputs, &keys);
+    let started = std::time::Instant::now();
+    let (readers, n_outputs) = readers_of(config);
+    let sets = config.count_thresholds().len();
+    let mut values = vec![0.0f64; found.n_groups() * n_outputs];
+    let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
+    let mut events = EventRows::new();
+    std::thread::scope(|scope| {
+        let mut values_rest: &mut [f64] = &mut values;
+        let mut handles = Vec::new();
+        for share in found.shares(threads()) {
+            let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(share.len() * n_outputs);
+            values_rest = tail;
+            let (readers, items, ideal) = (&readers, &items, &ideal);
+            handles.push(scope.spawn(move || {
+                let mut sums = GroupSums::new(readers, items);
+                let mut walk = EventWalk::new(config, &readers[0], share.len());
+                let mut cursors = RowCursors::new(inputs);
+                let mut group = Vec::new();
+                let first = share.start;
+                for g in share {
+                    let declared = found.fill(config, g, &mut cursors, &mut group);
+                    // The truth's counts of each set where the kernel counts them, else the
+                    // group's declared ones (as `compute_in_runs`).
+                    let counts = |set: usize| {
+                        let at = g * sets + set;
+                        let relevant = found.n_relevant.get(at).copied().unwrap_or(declared.0);
+                        (relevant, found.n_nonrelevant.get(at).copied().unwrap_or(declared.1))
+                    };
+                    let local = g - first;
+                    let sorted = sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    walk.read(g, &group[..sorted], ideal.of(g));
+                }
+                walk.out
+            }));
+        }
+        for handle in handles {
+            events.extend(handle.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+    });
+    timing("gather, rank, sum and read event rows (grouped rows)", started);
+    (Groups { keys, values }, events)
+}
+
+/// The ideal DCG runs of the groups of `keys` (none without the truth's rows in the call).
+fn ideal_of(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]) -> IdealRuns {
+    let started = std::time::Instant::now();
+    let ideal = if config.truth {
+        ideal_runs(config, inputs, keys, config.k_max())
+    } else {
+        IdealRuns { offsets: Vec::new(), values: Vec::new() }
+    };
+    timing("ideal DCG runs", started);
+    ideal
+}
+
+/// One thread's event rows and what reading them reuses from group to group.
+struct EventWalk<'r> {
+    reader: &'r Reader<'r>,
+    weights: Vec<Vec<f64>>,
+    /// Whether an unjudged row (not judged, judged) adds to no term: then it is skipped.
+    silent: [bool; 2],
+    out: EventRows,
+}
+
+impl<'r> EventWalk<'r> {
+    fn new(config: &Config, reader: &'r Reader<'r>, n_groups: usize) -> Self {
+        let mut out = EventRows::new();
+        // About a dozen events a group: rank 1, a few hits, a few ideal ranks.
+        out.rows.reserve(n_groups * 12);
+        out.running.reserve(n_groups * 12 * reader.terms.n_stats);
+        out.ideal.reserve(n_groups * 12);
+        let mut weights: Vec<Vec<f64>> = Vec::new();
+        reader.terms.extend(&mut weights, reader.k_max);
+        let silent = [false, true].map(|judged| reader.terms.adds_nothing_unjudged(config, judged, &weights, reader.k_max));
+        EventWalk { reader, weights, silent, out }
+    }
+
+    /// Group `g`'s event rows (`ranked`: its candidates in rank order, as `GroupSums::write`
+    /// leaves them; `ideal`: its ideal DCG at ranks 1, 2, …).
+    fn read(&mut self, g: usize, ranked: &[Candidate], ideal: &[f64]) {
+        self.reader.event_rows(g as u32, ranked, ideal, &mut self.weights, self.silent, &mut self.out);
+    }
 }
 
 impl Reader<'_> {
@@ -152,16 +231,19 @@ mod tests {
 
     /// 40 users, user u with u % 9 candidates (tied scores, repeated items), then the truth's
     /// rows of every user (one with none, a few with more relevant items than K_MAX, users
-    /// 40..43 in the truth only).
-    fn rows() -> (Vec<i64>, Vec<i64>, Vec<f64>, Vec<f64>) {
+    /// 40..43 in the truth only). `grouped`: each user's candidates side by side (the kernel
+    /// takes them as they come), else interleaved, user after user (it partitions them).
+    fn rows(grouped: bool) -> (Vec<i64>, Vec<i64>, Vec<f64>, Vec<f64>) {
         let (mut user, mut item, mut score, mut grade) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for u in 0..40i64 {
-            for i in 0..u % 9 {
-                user.push(u);
-                item.push((i * 5 + u) % 11);
-                score.push(((i * 7 + u) % 4) as f64);
-                grade.push(f64::NAN);
-            }
+        let mut pairs: Vec<(i64, i64)> = (0..40i64).flat_map(|u| (0..u % 9).map(move |i| (u, i))).collect();
+        if !grouped {
+            pairs.sort_by_key(|(u, i)| (*i, *u));
+        }
+        for (u, i) in pairs {
+            user.push(u);
+            item.push((i * 5 + u) % 11);
+            score.push(((i * 7 + u) % 4) as f64);
+            grade.push(f64::NAN);
         }
         for u in 0..43i64 {
             for i in 0..(u * 3) % 16 {
@@ -183,7 +265,16 @@ mod tests {
 
     #[test]
     fn event_rows_carry_the_sums_and_ideal_dcg_read_at_every_cut_off() {
-        let (users, items, scores, grades) = rows();
+        event_rows_hold_the_sums_at_every_cut_off(true);
+    }
+
+    #[test]
+    fn event_rows_of_partitioned_rows_carry_the_sums_and_ideal_dcg_read_at_every_cut_off() {
+        event_rows_hold_the_sums_at_every_cut_off(false);
+    }
+
+    fn event_rows_hold_the_sums_at_every_cut_off(grouped: bool) {
+        let (users, items, scores, grades) = rows(grouped);
         let (user, item) = (column("user", Values::I64(&users)), column("item", Values::I64(&items)));
         let (score, grade) = (column("score", Values::F64(&scores)), column("grade", Values::F64(&grades)));
         let inputs = Inputs::new(vec![&user], &item, &score, &grade);

@@ -232,6 +232,9 @@ pub(crate) struct GroupResult {
     /// Scratch: the running sums, and the weights by rank.
     sums: Vec<f64>,
     weights: Vec<Vec<f64>>,
+    /// Ranks checked, and whether an unjudged row (not judged, judged) adds to no sum within
+    /// them (`Reader::silent_rows`).
+    silent: (usize, [bool; 2]),
 }
 
 impl GroupResult {
@@ -265,6 +268,7 @@ impl GroupResult {
             whole: vec![0.0; n_stats],
             sums: vec![0.0; n_stats],
             weights: Vec::new(),
+            silent: (0, [false; 2]),
         }
     }
 }
@@ -344,7 +348,8 @@ impl<'a> Reader<'a> {
         let hits = if config.policy.ties == Ties::Expected {
             self.expected(ranked, limit, &mut sums, &weights, &mut recorder, out)
         } else {
-            self.deterministic(ranked, limit, n_relevant, n_nonrelevant, &mut sums, &weights, &mut recorder, out)
+            let silent = self.silent_rows(&mut out.silent, &weights, limit);
+            self.deterministic(ranked, limit, n_relevant, n_nonrelevant, silent, &mut sums, &weights, &mut recorder, out)
         };
         // Cut-offs past the list read its last running sums.
         while recorder.next_k < self.ks.len() {
@@ -360,6 +365,22 @@ impl<'a> Reader<'a> {
         out.weights = weights;
     }
 
+    /// Whether an unjudged row (not judged, judged) adds to no sum within the first `limit`
+    /// ranks, so that `deterministic` passes it over (most rows of a long list): its terms'
+    /// labels are 0 and their weights finite (non-zero where divided by), and no ERR or bpref
+    /// walk reads it. Checked once per thread for the longest list so far (`known`): what
+    /// holds within more ranks holds within fewer.
+    fn silent_rows(&self, known: &mut (usize, [bool; 2]), weights: &[Vec<f64>], limit: usize) -> [bool; 2] {
+        if self.terms.err.is_some() || self.terms.bpref.is_some() {
+            return [false; 2];
+        }
+        if limit > known.0 {
+            let silent = [false, true].map(|judged| self.terms.adds_nothing_unjudged(self.config, judged, weights, limit));
+            *known = (limit, silent);
+        }
+        known.1
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn deterministic(
         &self,
@@ -367,6 +388,7 @@ impl<'a> Reader<'a> {
         limit: usize,
         n_relevant: f64,
         n_nonrelevant: f64,
+        silent: [bool; 2],
         sums: &mut [f64],
         weights: &[Vec<f64>],
         recorder: &mut Recorder<'_>,
@@ -383,9 +405,14 @@ impl<'a> Reader<'a> {
         labels[Label::One as usize] = 1.0;
         for (index, candidate) in ranked[..limit].iter().enumerate() {
             let rank = index + 1;
+            let judged = candidate.judged();
+            if candidate.grade.is_nan() && silent[usize::from(judged)] {
+                // Adds 0 to every sum (the sums read as if it had added them): only its rank.
+                recorder.record(rank, sums, hits as f64, &mut out.at_k, &mut out.hits_at_r);
+                continue;
+            }
             let grade = effective_grade(candidate.grade, config);
             let relevant = grade >= config.policy.relevance_threshold;
-            let judged = candidate.judged();
             if relevant {
                 hits += 1;
             }
