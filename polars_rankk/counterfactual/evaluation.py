@@ -167,7 +167,10 @@ def evaluate_counterfactual(
         theta = (
             estimate_examination(log_frame, keys, item, position, reward)
             if examination is None
-            else examination_table(examination, _deepest(log_frame, position, k))
+            # Only a function of the position is asked down to the deepest logged position.
+            else examination_table(
+                examination, _deepest(log_frame, position, k) if callable(examination) else k
+            )
         )
         _check_examined(log_frame, columns, theta, k)
     log_frame = _read_once(log_frame, columns, engine)
