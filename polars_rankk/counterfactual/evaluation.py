@@ -400,7 +400,7 @@ def _per_group(
     sorted by estimator and keys. `sums` are sorted by the keys and numbered by
     `estimators.sorted_row_index`."""
     # Each group's first row, in the matrix's row order (the keys' order).
-    groups = sums.filter(pl.col("__row").is_first_distinct()).select(*keys, IMPRESSIONS)
+    groups = sums.filter(estimators.first_of_each_row()).select(*keys, IMPRESSIONS)
     return pl.concat(
         [
             groups.select(
