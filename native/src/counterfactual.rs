@@ -1,12 +1,14 @@
 //! The plugin function `logged_sums`: a counterfactual estimate's sums per slot of the new
 //! ranking (`kernel::counterfactual`), its inputs checked and its output laid out, one row per
-//! placement row in input order.
+//! placement row in input order; and `item_model`, the doubly robust estimate's reward model
+//! read per placement (`kernel::item_model`).
 
 use serde::Deserialize;
 
-use crate::columns::{Column, OutColumn, OutData};
+use crate::columns::{validity, Column, OutColumn, OutData};
 use crate::config::Kind;
 use crate::kernel::counterfactual::{logged_sums, Asked, Logged, Model};
+use crate::kernel::item_model::{item_model, ItemModelInput};
 use crate::kernel::hashing::KeyColumns;
 
 /// What `polars_rankk/core/kernel/logged.py` sends.
@@ -132,4 +134,51 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     });
     out.push(OutColumn { name: COUNTS[1].to_string(), data: OutData::I64(sums.repeated.iter().map(|r| i64::from(*r)).collect()) });
     Ok(out)
+}
+
+/// What `polars_rankk/core/kernel/logged.py`'s `item_model` sends.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ItemModelKwargs {
+    item: Kind,
+    theta: Vec<f64>,
+    placed: usize,
+}
+
+fn parse_item_model(kwargs: &[u8]) -> Result<ItemModelKwargs, String> {
+    serde_pickle::from_slice(kwargs, serde_pickle::DeOptions::new())
+        .map_err(|error| format!("the rankk kernel's keyword arguments: {error}"))
+}
+
+/// The reward model's output field: the prediction as Float64.
+pub fn item_model_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    parse_item_model(kwargs)?;
+    if inputs.len() != 3 {
+        return Err(format!("the rankk kernel's reward model expects 3 input columns, got {}", inputs.len()));
+    }
+    Ok(vec![("predicted_reward".to_string(), "g".to_string())])
+}
+
+/// `item_model`: per placement row, the doubly robust estimate's reward model under the
+/// position-based model (`kernel::item_model`), null where the log never shows its item. The
+/// columns: the item, the rank (placements) or position (log), and the reward.
+pub fn item_model_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let asked = parse_item_model(kwargs)?;
+    let [item, at, reward] = columns else {
+        return Err(format!("the rankk kernel's reward model expects 3 input columns, got {}", columns.len()));
+    };
+    expect_kind(item, asked.item)?;
+    expect(at, at.is_integer(), "Int64")?;
+    expect(reward, reward.is_float(), "Float64")?;
+    if let Some(column) = columns.iter().find(|c| c.len() != at.len()) {
+        return Err(format!("column {:?} has {} rows where the ranks have {}", column.name, column.len(), at.len()));
+    }
+    if asked.placed > at.len() {
+        return Err(format!("{} placements asked of {} rows", asked.placed, at.len()));
+    }
+    let input = ItemModelInput { item, item_kind: asked.item, at, reward, theta: &asked.theta, placed: asked.placed };
+    let predicted = item_model(&input);
+    let (valid, nulls) = validity(predicted.iter().map(Option::is_some));
+    let values = predicted.iter().map(|value| value.unwrap_or(0.0)).collect();
+    Ok(vec![OutColumn { name: "predicted_reward".to_string(), data: OutData::NullableF64 { values, valid, nulls } }])
 }

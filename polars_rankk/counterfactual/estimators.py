@@ -87,6 +87,13 @@ def sorted_row_index(by: list[str]) -> pl.Expr:
     return pl.struct(by).rle_id().cast(pl.Int64).alias("__row")
 
 
+def first_of_each_row() -> pl.Expr:
+    """True on the first of each run of ``__row`` (`sorted_row_index`): each group's first
+    row of sums sorted by the keys, without a hash of the rows."""
+    row = pl.col("__row")
+    return row != row.shift(1).fill_null(-1)
+
+
 def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.ndarray:
     """The bootstrap matrix: one row per value of `by` (a group, or an impression of the one
     group), the `MATRIX_BLOCKS` per rank. Per group, each block is divided by N_r (0 where no

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -166,16 +167,18 @@ def evaluate_counterfactual(
         theta = (
             estimate_examination(log_frame, keys, item, position, reward)
             if examination is None
-            else examination_table(examination, _deepest(log_frame, position, k))
+            # Only a function of the position is asked down to the deepest logged position.
+            else examination_table(
+                examination, _deepest(log_frame, position, k) if callable(examination) else k
+            )
         )
         _check_examined(log_frame, columns, theta, k)
+    log_frame = _read_once(log_frame, columns, engine)
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
     placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
-    held = placed.collect(engine=engine)
-    if any(base == "dr" for _, base in wanted) and reward_model is None:
-        fitted = _fitted_reward_model(log_frame, held.lazy(), columns, click_model, theta)
-        held = fitted.collect(engine=engine)
+    fit = any(base == "dr" for _, base in wanted) and reward_model is None
+    held = _held(placed, log_frame, columns, click_model, theta, fit, engine)
     logged = plan.logged_rows(log_frame, columns)
     read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
     # Summed in Polars (not read by the kernel), the slots join on their numbers.
@@ -224,9 +227,48 @@ def evaluate_counterfactual(
 def _sorted_sums(sums: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The slots' sums sorted by (keys, rank), and those of the groups the log holds, their
     rows numbered by group (`estimators.sorted_row_index`)."""
-    sums = sums.sort([*keys, RANK])
+    if plan.slot_ordered(sums, keys):
+        # As `sort` leaves them: one chunk, the first key flagged sorted (which the
+        # diagnostics' distinct counts read).
+        sums = sums.rechunk().with_columns(pl.col(keys[0]).set_sorted())
+    else:
+        sums = sums.sort([*keys, RANK])
     logged = sums.filter(pl.col(plan.INFORMING).is_not_null())
     return sums, logged.with_columns(estimators.sorted_row_index(keys))
+
+
+def _read_once(log: pl.LazyFrame, columns: Columns, engine: EngineType) -> pl.LazyFrame:
+    """The log's columns the estimate reads, read into memory once (the reward model, the
+    per-slot sums and the group counts each read them; a Parquet scan decodes them again
+    for each), after the checks (which the scan answers from its statistics). Under the
+    streaming engine, for logs larger than memory, the scan is kept."""
+    if engine == "streaming":
+        return log
+    read = [*columns.lists, columns.item, columns.position, columns.reward]
+    read += [columns.propensity] if columns.propensity else []
+    return log.select(list(dict.fromkeys(read))).collect(engine=engine).lazy()
+
+
+def _held(
+    placed: pl.LazyFrame,
+    log: pl.LazyFrame,
+    columns: Columns,
+    click_model: ClickModel,
+    theta: pl.DataFrame | None,
+    fit: bool,
+    engine: EngineType,
+) -> pl.DataFrame:
+    """The new policy's placements collected, with DR's reward model fitted on `log` where
+    `fit`. Where the kernel reads the per-slot sums, the plan keeps the placements' order:
+    put in (keys, rank) order here, the sums come out sorted (`_sorted_sums`)."""
+    held = placed.collect(engine=engine)
+    ordered = plan.kernel_reads(columns, click_model)
+    held = plan.in_slot_order(held, columns.keys) if ordered else held
+    if fit:
+        held = _fitted_reward_model(log, held, columns, click_model, theta, ordered).collect(
+            engine=engine
+        )
+    return held
 
 
 def _propensity(propensity: str | None, pscore: str | None) -> str | None:
@@ -358,7 +400,7 @@ def _per_group(
     sorted by estimator and keys. `sums` are sorted by the keys and numbered by
     `estimators.sorted_row_index`."""
     # Each group's first row, in the matrix's row order (the keys' order).
-    groups = sums.filter(pl.col("__row").is_first_distinct()).select(*keys, IMPRESSIONS)
+    groups = sums.filter(estimators.first_of_each_row()).select(*keys, IMPRESSIONS)
     return pl.concat(
         [
             groups.select(
@@ -399,15 +441,24 @@ def _check_examined(log: pl.LazyFrame, columns: Columns, theta: pl.DataFrame, k:
 
 def _fitted_reward_model(
     log: pl.LazyFrame,
-    placements: pl.LazyFrame,
+    held: pl.DataFrame,
     columns: Columns,
     model: ClickModel,
     theta: pl.DataFrame | None,
+    ordered: bool,
 ) -> pl.LazyFrame:
     """The placements (held in memory) with the reward model fitted on the log, per item and
     rank, pooled over groups: under the position-based model theta_r * sum(reward) / sum(theta
     of the logged positions); otherwise the item's mean reward where it was shown at that
-    position (0 where never)."""
+    position (0 where never). Under the position-based model the kernel reads it where it
+    is loaded (`plan.kernel_reward_model`); the Polars below is the reference. `ordered`:
+    the placements' row order is kept."""
+    if model == "pbm" and theta is not None:
+        fitted = plan.kernel_reward_model(log, held, columns, theta)
+        if fitted is not None:
+            return fitted
+    placements = held.lazy()
+    kept: Literal["left", "none"] = "left" if ordered else "none"
     reward = pl.col(columns.reward).cast(pl.Float64)
     # Only the placed items' rows are read: an item's model pools its rows over groups.
     items = placements.select(pl.col(columns.item).unique()).collect().to_series()
@@ -422,12 +473,15 @@ def _fitted_reward_model(
             .agg((reward.sum() / pl.col("examination").sum()).alias("__attraction"))
         )
         return (
-            placements.join(attraction, on=columns.item, how="left")
-            .join(theta.lazy().rename({"position": RANK}), on=RANK, how="left")
+            placements.join(attraction, on=columns.item, how="left", maintain_order=kept)
+            .join(theta.lazy().rename({"position": RANK}), on=RANK, how="left", maintain_order=kept)
             .with_columns((pl.col("__attraction") * pl.col("examination")).alias(PREDICTED))
             .drop("__attraction", "examination")
         )
     means = rows.group_by(columns.item, columns.position).agg(reward.mean().alias(PREDICTED))
     return placements.join(
-        means.rename({columns.position: RANK}), on=[columns.item, RANK], how="left"
+        means.rename({columns.position: RANK}),
+        on=[columns.item, RANK],
+        how="left",
+        maintain_order=kept,
     )

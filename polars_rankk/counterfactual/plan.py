@@ -63,6 +63,30 @@ def _slot() -> pl.Expr:
     return (pl.col(GROUP).cast(pl.Int64) * 2**32 + pl.col(RANK)).alias(SLOT)
 
 
+def in_slot_order(placements: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The placements sorted by (keys, rank), unless they already are (the kernel ranks
+    grouped rows group by group, in the keys' order)."""
+    if slot_ordered(placements, keys):
+        return placements
+    return placements.sort([*keys, RANK])
+
+
+def slot_ordered(frame: pl.DataFrame, keys: list[str]) -> bool:
+    """Whether `frame`'s rows are in strictly increasing (keys, rank) order: each row's
+    (keys, rank) compared with the row before's, key by key. Keys whose comparison may
+    disagree with `sort`'s order (floats: NaN, -0.0) or nulls read as not sorted."""
+    by = [*keys, RANK]
+    if frame.height < 2:
+        return True
+    if any(not (dtype.is_integer() or dtype == pl.String) for dtype in frame.select(by).dtypes):
+        return False
+    later: pl.Expr = pl.lit(False)
+    for name in reversed(by):
+        column, before = pl.col(name), pl.col(name).shift(1)
+        later = (column > before) | ((column == before) & later)
+    return bool(frame.select(later.slice(1).fill_null(False).all()).item())
+
+
 def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
     """The log's columns the estimate reads, typed: position Int64, reward and the logging
     propensity (`DISPLAY`, 1 when not given) Float64."""
@@ -267,12 +291,20 @@ def _slot_rows(
     0, and its informing impressions are null where the log lacks its group."""
     logged = groups.with_columns(pl.lit(True).alias("__logged"))
     return (
-        slots.join(logged, on=columns.keys, how="left")
+        # In the slots' order: a ranking's placements come sorted by (keys, rank), and so
+        # then do the sums (`evaluation._sorted_sums` sorts only what is not).
+        slots.join(logged, on=columns.keys, how="left", maintain_order="left")
         .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
         .drop("__logged", *([SLOT] if numbered else []), "__value", strict=False)
     )
+
+
+def kernel_reads(columns: Columns, model: ClickModel) -> bool:
+    """Whether the kernel is to read the per-slot sums (`kernel_slot_sums`; it may still
+    refuse a dtype)."""
+    return columns.form == "ranking" and model != "cascade" and kernel_logged.loaded()
 
 
 def kernel_slot_sums(
@@ -314,6 +346,22 @@ def kernel_slot_sums(
         "reward",
         *WEIGHTS,
     )
+
+
+def kernel_reward_model(
+    log: pl.LazyFrame, placements: pl.DataFrame, columns: Columns, examination: pl.DataFrame
+) -> pl.LazyFrame | None:
+    """The placements with DR's reward model fitted under the position-based model
+    (`PREDICTED`), read by the kernel in one pass over `log` and set row for row beside
+    them; None where the kernel does not read it (`logged.item_model`)."""
+    read = kernel_logged.LogColumns(
+        columns.keys, columns.item, RANK, columns.position, columns.reward, None, None
+    )
+    model = kernel_logged.item_model(placements, log, read, examination)
+    if model is None:
+        return None
+    return pl.concat([placements.lazy(), model.rename({"predicted_reward": PREDICTED})],
+                     how="horizontal")  # fmt: skip
 
 
 def weight_summary(sums: pl.DataFrame) -> dict[str, float]:

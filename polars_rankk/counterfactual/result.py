@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from polars_rankk.counterfactual import checks
+from polars_rankk.counterfactual import checks, estimators
 
 #: Below this share of the weighted rows, the effective sample size says the weights explode.
 LOW_EFFECTIVE_SHARE = 0.1
@@ -71,10 +71,14 @@ def diagnose(
     clip: float | None,
     interval_over: str,
 ) -> CounterfactualDiagnostics:
-    """The diagnostics of the per-(group, rank) sums, each worth a warning said."""
+    """The diagnostics of the per-(group, rank) sums, each worth a warning said. `logged`
+    are the sums of the groups the log holds, sorted by the keys, their rows numbered by
+    group (``__row``, `estimators.sorted_row_index`)."""
     unsupported = logged.filter(pl.col("control") == 0)
-    groups = logged.select(pl.struct(keys).n_unique()).item() if logged.height else 0
-    impressions = logged.unique(keys)["__log_impressions"].sum() if logged.height else 0.0
+    # The groups counted off their numbers, not by a hash of their keys.
+    groups = int(logged["__row"].max()) + 1 if logged.height else 0  # type: ignore[arg-type]
+    firsts = logged.filter(estimators.first_of_each_row())
+    impressions = firsts["__log_impressions"].sum() if logged.height else 0.0
     result = CounterfactualDiagnostics(
         largest_weight=float(weights["largest_weight"]),
         effective_sample_size=float(weights["effective_sample_size"]),

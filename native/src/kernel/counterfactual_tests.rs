@@ -242,3 +242,26 @@ fn text_keys_and_items_in_two_chunks_are_compared_by_their_bytes() {
     assert_eq!((sums.slots[0].control, sums.slots[0].rows), (1.0, 1));
     assert_eq!((sums.slots[1].control, sums.slots[1].weighted_reward), (2.0, 2.0));
 }
+
+#[test]
+fn a_grouped_log_is_read_in_runs_and_a_shuffled_one_through_the_pairs() {
+    // Both readings are held to the definition above; here, that each case takes its own.
+    for (shuffled, runs) in [(false, true), (true, false)] {
+        let c = case(200, 5, 5_000, shuffled, 7);
+        let keys = [column("g", Values::I64(&c.groups))];
+        let key_refs: Vec<&Column<'_>> = keys.iter().collect();
+        let item = column("item", Values::I64(&c.items));
+        let at = column("at", Values::I64(&c.positions));
+        let reward = column("reward", Values::F64(&c.rewards));
+        let logged = Logged {
+            keys: KeyColumns { columns: &key_refs, kinds: &[Kind::Integer] },
+            item: &item,
+            item_kind: Kind::Integer,
+            at: &at,
+            reward: &reward,
+            display: None,
+            list: None,
+        };
+        assert_eq!(in_runs(&logged, c.placed), runs);
+    }
+}

@@ -19,6 +19,7 @@ mod gather;
 mod group_ids;
 pub(crate) mod hashing;
 mod ideal;
+pub(crate) mod item_model;
 mod item_ranks;
 pub mod labels;
 mod partition;

@@ -40,6 +40,11 @@ class LogColumns:
     list: str | None
 
 
+def loaded() -> bool:
+    """Whether the kernel is loaded (and not switched off): `logged_sums` may read."""
+    return native.status().loaded
+
+
 def logged_sums(
     placements: pl.DataFrame,
     log: pl.LazyFrame,
@@ -146,3 +151,61 @@ def _theta(examination: pl.DataFrame | None) -> list[float] | None:
     theta = every.join(table, on="position", how="left")["examination"]
     values: list[float] = theta.cast(pl.Float64).fill_null(float("nan")).to_list()
     return values
+
+
+def item_model(
+    placements: pl.DataFrame,
+    log: pl.LazyFrame,
+    columns: LogColumns,
+    examination: pl.DataFrame,
+) -> pl.LazyFrame | None:
+    """The doubly robust estimate's reward model under the position-based model, per row of
+    `placements` in its order (one column, ``predicted_reward``): theta_r times the item's
+    sum(reward) / sum(theta_k) over every log row of the item (at position k, pooled over
+    groups), null where the log never shows the item; the model `_fitted_reward_model` fits
+    in Polars (`polars_rankk/counterfactual/evaluation.py`), without its group-by of the log
+    by item and its joins back to the placements. None where the kernel cannot read it (as
+    `logged_sums`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_rankk.core.kernel.logged import LogColumns, item_model
+    >>> placed = pl.DataFrame({"q": [1, 1], "item": [7, 8], "rank": [1, 2]})
+    >>> log = pl.LazyFrame({"q": [2, 1], "item": [7, 9], "position": [2, 1], "click": [1.0, 0.0]})
+    >>> theta = pl.DataFrame({"position": [1, 2], "examination": [1.0, 0.5]})
+    >>> read = LogColumns(["q"], "item", "rank", "position", "click", None, None)
+    >>> model = item_model(placed, log, read, theta)
+    >>> model is None or model.collect()["predicted_reward"].to_list() == [2.0, None]
+    True
+    """
+    schema, log_schema = placements.schema, log.collect_schema()
+    kind = native.kernel_kind(schema[columns.item])
+    theta = _theta(examination)
+    if (
+        not native.status().loaded
+        or theta is None
+        or kind is None
+        or native.kernel_kind(log_schema[columns.item]) != kind
+    ):
+        return None
+    placed = placements.lazy().select(
+        native.kernel_input(columns.item, schema[columns.item]).alias(columns.item),
+        pl.col(columns.rank).cast(pl.Int64).alias(_AT),
+        pl.lit(0.0, pl.Float64).alias(_REWARD),
+    )
+    logged = log.select(
+        native.kernel_input(columns.item, log_schema[columns.item]).alias(columns.item),
+        pl.col(columns.position).cast(pl.Int64).alias(_AT),
+        pl.col(columns.reward).cast(pl.Float64).alias(_REWARD),
+    )
+    frame = pl.concat([placed, logged], how="vertical")
+    model = pl.plugins.register_plugin_function(
+        plugin_path=native.library(),
+        function_name="item_model",
+        args=[pl.col(columns.item), pl.col(_AT), pl.col(_REWARD)],
+        kwargs={"item": kind, "theta": theta, "placed": placements.height},
+        is_elementwise=False,
+        changes_length=True,
+    ).alias(_SUMS)
+    return frame.select(model).unnest(_SUMS)
