@@ -109,13 +109,7 @@ fn in_runs_event_rows(config: &Config, inputs: &Inputs<'_>, found: &InRuns<'_>) 
                 let first = share.start;
                 for g in share {
                     let declared = found.fill(config, g, &mut cursors, &mut group);
-                    // The truth's counts of each set where the kernel counts them, else the
-                    // group's declared ones (as `compute_in_runs`).
-                    let counts = |set: usize| {
-                        let at = g * sets + set;
-                        let relevant = found.n_relevant.get(at).copied().unwrap_or(declared.0);
-                        (relevant, found.n_nonrelevant.get(at).copied().unwrap_or(declared.1))
-                    };
+                    let counts = |set: usize| found.counts(sets, g, set, declared);
                     let local = g - first;
                     let sorted = sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                     walk.read(g, &group[..sorted], ideal.of(g));

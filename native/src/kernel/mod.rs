@@ -189,13 +189,7 @@ fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_
                 let first = share.start;
                 for g in share {
                     let declared = found.fill(config, g, &mut cursors, &mut group);
-                    // The truth's counts of each set where the kernel counts them, else the
-                    // group's declared ones.
-                    let counts = |set: usize| {
-                        let at = g * sets + set;
-                        let relevant = found.n_relevant.get(at).copied().unwrap_or(declared.0);
-                        (relevant, found.n_nonrelevant.get(at).copied().unwrap_or(declared.1))
-                    };
+                    let counts = |set: usize| found.counts(sets, g, set, declared);
                     let local = g - first;
                     sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }

@@ -251,6 +251,14 @@ impl InRuns<'_> {
         bounds.windows(2).map(|w| w[0]..w[1]).collect()
     }
 
+    /// Group g's relevant and judged non-relevant counts of count set `set`: the truth's where
+    /// the kernel counts them, else the group's `declared` ones (what `fill` returned).
+    pub(super) fn counts(&self, sets: usize, g: usize, set: usize, declared: (f64, f64)) -> (f64, f64) {
+        let at = g * sets + set;
+        let relevant = self.n_relevant.get(at).copied().unwrap_or(declared.0);
+        (relevant, self.n_nonrelevant.get(at).copied().unwrap_or(declared.1))
+    }
+
     /// Group g's candidates, in input order, into `out` (cleared first); the largest R and N
     /// its rows declare (NaN: none).
     pub(super) fn fill(&self, config: &Config, g: usize, cursors: &mut RowCursors<'_>, out: &mut Vec<Candidate>) -> (f64, f64) {
