@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import polars as pl
-
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.policy import Policy
 
@@ -73,15 +71,7 @@ def fixed_order_moments(
         "f_beta": float(policy.f_beta),
         "rbp_persistence": float(policy.rbp_persistence),
     }
-    call = pl.plugins.register_plugin_function(
-        plugin_path=native.library(),
-        function_name="label_moments",
-        args=[pl.lit(pl.Series("values", values, dtype=pl.Float64))],
-        kwargs=kwargs,
-        is_elementwise=False,
-        changes_length=True,
-    ).alias("_rk_moments")
-    out = pl.select(call).unnest("_rk_moments")
+    out = native.on_values("label_moments", values, kwargs)
     mean = spread = np.empty((groups, 0))
     if cells:
         mean = np.column_stack([out[f"mean_{i}"].to_numpy() for i in range(len(cells))])

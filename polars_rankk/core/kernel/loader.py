@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -172,6 +173,13 @@ def _call(
         is_elementwise=False,
         changes_length=True,
     ).alias(_SUMS)
+
+
+def on_values(function: str, values: Iterable[float], kwargs: dict[str, object]) -> pl.DataFrame:
+    """The kernel's `function` over one Float64 column of `values` (an array the caller laid
+    out), its result's fields as a frame: how the NumPy-side readers call the kernel."""
+    column = pl.lit(pl.Series("values", values, dtype=pl.Float64))
+    return pl.select(_call(library(), [column], kwargs, function)).unnest(_SUMS)
 
 
 def kernel_kind(dtype: pl.DataType) -> str | None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import polars as pl
-
 from polars_rankk.core.kernel import loader as native
 
 if TYPE_CHECKING:  # NumPy is imported where the sums are drawn (not at start-up)
@@ -58,15 +56,7 @@ def resampled_event_sums(
         "has_uint32": bool(state["has_uint32"]),
         "uinteger": int(state["uinteger"]),
     }
-    call = pl.plugins.register_plugin_function(
-        plugin_path=native.library(),
-        function_name="resampled_sums",
-        args=[pl.lit(pl.Series("values", values, dtype=pl.Float64))],
-        kwargs=kwargs,
-        is_elementwise=False,
-        changes_length=True,
-    ).alias("_rk_resampled")
-    out = pl.select(call).unnest("_rk_resampled")["sums"].to_numpy()
+    out = native.on_values("resampled_sums", values, kwargs)["sums"].to_numpy()
     words = [int(word) for word in out[-_STATE_WORDS:]]
     after = 0
     for word in words[:4]:
