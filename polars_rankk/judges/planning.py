@@ -210,7 +210,10 @@ def _optimal_pair(
     """The pair with the standard error of a human-only mean over `n0` groups, at least cost."""
     rho_sq = rho**2
     n = n0 * (1 - rho_sq + math.sqrt(gamma * rho_sq * (1 - rho_sq)))
-    big_n = n * (n0 - n) / (n - (1 - rho_sq) * n0) if rho != 0 else 0.0
+    # n - (1 - rho^2) n0 is n0 sqrt(gamma rho^2 (1 - rho^2)): 0 for a judge uncorrelated with
+    # the people, and for one whose correlation is a rounding error (|rho| ~ 1e-17) as well.
+    gain = n - (1 - rho_sq) * n0
+    big_n = n * (n0 - n) / gain if gain > 0 else 0.0
     n, big_n = round(n), round(big_n)
     return {
         "n": n,
