@@ -176,11 +176,12 @@ class _Blocks:
         ]
         found = []
         for metric, k in cells:
+            if metric == "err":
+                found.append(_err(laws, self.between, self.grades, k, ties))
+                continue
             weighed = _Weighed.of(metric, self.grades, k, self.policy)
             if metric in ("dcg", "rbp"):
                 found.append(_dcg(laws, self.between, weighed))
-            elif metric == "err":
-                found.append(_err(laws, self.between, self.grades, k, ties))
             else:
                 e1, e2, _ = _ndcg(laws, self.between, rest, self.grades, weighed)
                 found.append((e1, e2))

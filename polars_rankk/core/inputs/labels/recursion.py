@@ -302,10 +302,9 @@ def expected_by_recursion(
         by_gain = Gains(levels, gains.relevant_levels, by_level, (ranked_q, rest_q))
         frames += graded_cells(graded, by_gain, none, policy)
     stops = Stops((stop_1, stop_2), below_stops, ranked_q)
-    n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
-    listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_list, policy)
-    frames += closed
     n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
+    listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_candidates, policy)
+    frames += closed
     gain, stop = np.zeros(groups.height), np.zeros(groups.height)
     # DCG reads the gain of each group's relevant grade, ERR (over tie blocks) its chance of
     # stopping the user.
@@ -389,8 +388,9 @@ class _TieBlocks:
     def graded_frames(
         self, cells: list[tuple[str, int]], grades: Sequence[float]
     ) -> list[CellMoments]:
-        """(metric, k, mean, std) of `cells` (nDCG, DCG, ERR) where a group's relevant items
-        may differ in grade (`grades`, highest first): by the blocks' counts per grade."""
+        """(metric, k, mean, std) of `cells` (nDCG, DCG, ERR, RBP weighing ranks by grade)
+        where a group's positive grades may differ (`grades`, highest first, those below the
+        threshold included): by the blocks' counts per grade."""
         if not cells:
             return []
         columns = [f"_rk_r{j}" for j in range(len(grades))]

@@ -61,16 +61,15 @@ def block_layout(
     groups x blocks, each block's first rank and its number of items; 0-sized past a group's
     last block). `ranked` holds keys, item, rank and ``block``
     (`Evaluation.ranked_items(tie_blocks=True)`) of the evaluated groups with their
-    ``_rk_group``; `per_item` each possibly relevant item's ``_rk_q`` and `columns`."""
-    read = list(dict.fromkeys(["_rk_q", *columns]))
+    ``_rk_group``; `per_item` each possibly relevant item's `columns`."""
     within = ranked.filter(pl.col("block") <= largest_k).join(
-        per_item.select(*keys, item, *read), on=[*keys, item], how="left"
+        per_item.select(*keys, item, *columns), on=[*keys, item], how="left"
     )
     laid = within.select(
         pl.col("_rk_group"),
         (pl.col("block").rank("dense").over("_rk_group") - 1).cast(pl.Int64).alias("_rk_j"),
         pl.col("block"),
-        *(pl.col(column).fill_null(0.0) for column in read),
+        *(pl.col(column).fill_null(0.0) for column in columns),
     )
     # Only the items with a chance in `columns` (that may be relevant, or gain) enter a
     # block's count (its law is theirs alone); the others still take places, which the
