@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
 .PHONY: demo test lint typecheck bench docs docs-notebooks notebook clean native dist dist-test \
-	test-oldest-polars
+	test-oldest-polars oldest-polars-run
 
 # The compiled kernel's build cache lives outside the clone, so that a fresh clone (CI) on
 # this machine reuses it instead of compiling from scratch.
@@ -102,7 +102,7 @@ endif
 	rm -rf native/build build/lib build/bdist.* build/native-dist
 
 ## dist-test: the wheels' tags (scripts/dist_check.py --tags); install them into a fresh venv
-## without cargo on PATH, evaluate the bundled data on the kernel, `pip check`; then
+## without cargo on PATH, evaluate the bundled data on the kernel (equal to pure Polars), `pip check`; then
 ## `polars-rankk[native]` where no kernel wheel matches (dist/ without it, no cargo): it
 ## installs (on Linux x86_64 from the kernel's sdist, built without the library) and runs in
 ## pure Polars
@@ -125,8 +125,18 @@ dist-test: dist
 	rm -rf $(NO_WHEEL_DIST) $(DIST_VENV) $(NO_WHEEL_VENV)
 
 ## test-oldest-polars: the core tests (the kernel's included) on the oldest supported Polars,
-## in a venv of its own with the wheels of `make dist`
+## in a venv of its own with the wheels of `make dist` — unless the dev venv already runs that
+## Polars, where the run would repeat the one above (`make oldest-polars-run` forces it)
 test-oldest-polars: dist
+	@if $(BIN)/python -c "import sys, polars; from packaging.version import Version; \
+		sys.exit(Version(polars.__version__) != Version('$(POLARS_OLDEST)'))"; then \
+		echo "test-oldest-polars: the dev venv runs Polars $(POLARS_OLDEST), the oldest supported:" \
+			"tests/core ran on it above, and dist-test checked the wheels' kernel; not run again"; \
+	else \
+		$(MAKE) --no-print-directory oldest-polars-run; \
+	fi
+
+oldest-polars-run:
 	rm -rf $(OLDEST_VENV)
 	$(PYTHON) -m venv $(OLDEST_VENV)
 	$(OLDEST_VENV)/bin/python -m pip install --quiet "polars==$(POLARS_OLDEST)" \

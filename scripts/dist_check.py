@@ -2,7 +2,8 @@
 
 ``dist_check.py DATA`` runs with a fresh venv's Python, outside the repository, without cargo:
 it evaluates the bundled demo data (the folder DATA) and fails unless the package comes from
-that venv (not the repository), the kernel is loaded and the evaluation ran on it.
+that venv (not the repository), the kernel is loaded, the evaluation ran on it and gave pure
+Polars' numbers group by group.
 ``--pure DATA``: the same where `polars-rankk[native]` was installed with no kernel wheel to
 match and no cargo (on Linux x86_64 from the kernel's sdist, elsewhere the extra asks for
 nothing): ``rk.show_versions()`` must say why the kernel is absent, and the evaluation run
@@ -18,12 +19,17 @@ Windows, Linux aarch64) it asks for nothing, so the install is the pure package.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import zipfile
 from contextlib import redirect_stdout
 from email.parser import Parser
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: PEP 508 environments of the platforms checked (what pip evaluates the markers with there).
 PLATFORMS = {
@@ -78,7 +84,27 @@ def _installed(data: Path, *, kernel: bool) -> int:
             where = "kernel" if kernel else "pure path"
             print(f"the evaluation of {system} did not run on the {where}")
             return 1
+        if kernel and not _equals_pure_polars(res.per_group, one, truth):
+            print(f"the wheel's kernel and pure Polars give {system} different numbers")
+            return 1
     return 0 if len(systems) else 1
+
+
+def _equals_pure_polars(
+    per_group: pl.DataFrame | pl.LazyFrame, candidates: pl.LazyFrame, truth: pl.LazyFrame
+) -> bool:
+    """Whether pure Polars gives the kernel's per-group numbers: the wheel's library is linked
+    apart from the dev build (zig, the oldest glibc), so its numbers are checked here too."""
+    import polars_rankk as rk
+
+    os.environ["POLARS_RANKK_NATIVE"] = "0"
+    try:
+        pure = rk.evaluate(candidates, truth, k=[5, 10], group_by="user").per_group
+    finally:
+        del os.environ["POLARS_RANKK_NATIVE"]
+    kernel_rows, pure_rows = (rows.lazy().collect() for rows in (per_group, pure))
+    columns = kernel_rows.columns
+    return kernel_rows.sort(columns).equals(pure_rows.sort(columns))
 
 
 def _native_requirement(wheel: Path) -> str:

@@ -31,4 +31,10 @@ def kernel_loaded() -> bool:
         return native.status().loaded
 
 
-needs_kernel = pytest.mark.skipif(not kernel_loaded(), reason="the native kernel is not loaded")
+#: A test that needs the kernel: skipped where it does not load, and in the run that switches it
+#: off (``POLARS_RANKK_NATIVE=0``), which exists to put the other tests on pure Polars; these
+#: choose their path themselves, so that run would repeat what the kernel's run already ran.
+needs_kernel = pytest.mark.skipif(
+    not kernel_loaded() or os.environ.get(native.SWITCH) == "0",
+    reason="the native kernel is not loaded, or this run switches it off",
+)
