@@ -483,3 +483,23 @@ def test_progress_reports_resamples(capsys: pytest.CaptureFixture[str]) -> None:
     assert "resamples" in capsys.readouterr().err
     compare({"A": a, "B": b}, baseline="A", n_resamples=120, progress=False)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_the_kernel_draws_the_intervals_numpys_weights_give(method: str) -> None:
+    """Where the kernel is loaded it draws the paired bootstrap's groups and sums the
+    differences itself (no array of weights): the same draws as NumPy's weights, so the same
+    intervals up to the order of the additions."""
+    from tests.support.kernel_path import needs_kernel, path
+
+    if needs_kernel.args[0]:
+        pytest.skip(needs_kernel.kwargs["reason"])
+    rng = np.random.default_rng(11)
+    systems = {name: system_frame(rng.random(400).round(1)) for name in ("a", "b", "c")}
+    found = {}
+    for kernel in (True, False):
+        with path(kernel):
+            found[kernel] = compare(systems, method=method, n_resamples=300, seed=4)
+    for column in ("ci_low", "ci_high"):
+        assert np.allclose(found[True][column], found[False][column], rtol=1e-12, atol=1e-15)
+    assert found[True].drop("ci_low", "ci_high").equals(found[False].drop("ci_low", "ci_high"))
