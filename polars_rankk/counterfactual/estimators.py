@@ -32,6 +32,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.kernel.resample import resampled_column_sums
 from polars_rankk.counterfactual.new_policy import RANK
 from polars_rankk.counterfactual.plan import INFORMING, LISTS
 from polars_rankk.stats import resampling
@@ -151,7 +152,17 @@ def resampled_means(
     varying = columns[matrix[:, columns].min(axis=0) != matrix[:, columns].max(axis=0)]
     if varying.size:
         rng = resampling.generator(seed, ("counterfactual",))
-        sums = resampling.resampled_column_sums(matrix[:, varying], n_bootstrap, rng)
+        chosen = np.ascontiguousarray(matrix[:, varying].T)
+        # The library's one resampling of groups (`weight_blocks`' draws): by the kernel, or
+        # NumPy's weights times the columns (an einsum: a threaded BLAS product stalls on busy
+        # cores, and these products are small).
+        sums = resampled_column_sums(rng, chosen, n_bootstrap)
+        if sums is None:
+            sums = np.concatenate(
+                resampling.over_weight_blocks(
+                    rng, [rows], n_bootstrap, lambda w: np.einsum("bg,cg->bc", w, chosen)
+                )
+            )
         means[:, varying] = sums / rows
     return means
 

@@ -302,6 +302,7 @@ def _intervals(
     (groups × columns), ``W @ d`` gains a normal label deviation of variance
     ``W @ label_variance``, drawn from its own generator (as `bootstrap(labels=True)` does):
     the group weights stay those without."""
+    from polars_rankk.core.kernel.resample import resampled_column_sums
     from polars_rankk.stats.resampling import over_weight_blocks
 
     low = np.full(len(n), np.nan)
@@ -339,7 +340,7 @@ def _intervals(
     groups = [stratum.compared.shape[0]]
     # Every column over every group, no label noise: the kernel draws and sums in one call.
     plain = everywhere and spread is None
-    resampled = _drawn_by_the_kernel(rng, chosen, options.n_resamples) if plain else None
+    resampled = resampled_column_sums(rng, chosen, options.n_resamples) if plain else None
     if resampled is not None:
         resampled = resampled / np.float64(groups[0])
         if bar is not None:
@@ -358,23 +359,6 @@ def _intervals(
             values, counts.astype(np.int64),
         )  # fmt: skip
     return low, high
-
-
-def _drawn_by_the_kernel(
-    rng: np.random.Generator, chosen: FloatArray, n_resamples: int
-) -> FloatArray | None:
-    """The resampled sums ``W @ chosen.T`` (resamples × columns) for the weights
-    `weight_blocks` draws from `rng`, by the kernel: it draws and counts the same groups with
-    no array of weights (None where it is not loaded; `rng` then untouched)."""
-    from polars_rankk.core.kernel.resample import resampled_event_sums
-
-    column, group = np.nonzero(chosen)  # groups in order within each column
-    order = np.lexsort((column, group))  # the events group by group, as the kernel adds them
-    column, group = column[order], group[order]
-    delta = chosen[column, group]
-    return resampled_event_sums(
-        rng, chosen.shape[1], group, column, delta, chosen.shape[0], n_resamples
-    )
 
 
 def _tests(

@@ -40,11 +40,8 @@ IntervalMethod = Literal["percentile", "bca"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Up to this many distinct values (or while they are at most half the groups), a resample is a
-#: multinomial draw over the value histogram; beyond, group indices are drawn.
-HISTOGRAM_LIMIT = 50_000
+#: Cells (metric × K) × groups laid out at a time by `bootstrap`, to bound its memory.
 _CELLS_PER_CHUNK = 4_000_000
-_BLOCK = 65_536  # indices inside a block are raw uint16 words
 
 
 def generator(seed: int | None, key: Hashable) -> np.random.Generator:
@@ -65,71 +62,6 @@ def check_options(n_resamples: int, confidence: float, method: str, seed: int | 
         raise ValueError(f"method must be 'percentile' or 'bca'; got {method!r}")
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None; got {seed!r}")
-
-
-def uses_histogram(distinct: int, n: int) -> bool:
-    """Whether resampling ``n`` groups with ``distinct`` values draws from the histogram."""
-    return distinct <= HISTOGRAM_LIMIT or 2 * distinct <= n
-
-
-def resampled_sums(
-    values: FloatArray, counts: IntArray, n_resamples: int, rng: np.random.Generator
-) -> FloatArray:
-    """Sums of ``n = counts.sum()`` groups drawn with replacement, ``n_resamples`` times.
-
-    ``values`` are the distinct values and ``counts`` how many groups have each.
-    """
-    n = int(counts.sum())
-    if len(values) == 1:
-        return np.full(n_resamples, n * float(values[0]))
-    if uses_histogram(len(values), n):
-        probabilities = counts / n
-        sums = np.empty(n_resamples)
-        step = max(1, _CELLS_PER_CHUNK // len(values))
-        for start in range(0, n_resamples, step):
-            draws = rng.multinomial(n, probabilities, size=min(step, n_resamples - start))
-            sums[start : start + len(draws)] = draws.astype(np.float64) @ values
-        return sums
-    return resampled_column_sums(np.repeat(values, counts)[:, None], n_resamples, rng)[:, 0]
-
-
-def resampled_column_sums(
-    matrix: FloatArray, n_resamples: int, rng: np.random.Generator
-) -> FloatArray:
-    """Column sums of ``matrix`` (groups × columns) over groups drawn with replacement.
-
-    All columns share each resample of groups. Shape ``(n_resamples, columns)``. The groups
-    are cut in blocks of 65,536: a resample first draws how many of its ``n`` groups come from
-    each block (a multinomial over block sizes), then indices inside each block from raw
-    16-bit random words — exactly uniform and cheap to draw — and counts them in a block
-    that fits in cache. The same distribution as ``n`` uniform indices, about twice as fast.
-    """
-    columns = np.ascontiguousarray(matrix.T)
-    n = columns.shape[1]
-    full, rest = divmod(n, _BLOCK)
-    sizes = np.array([_BLOCK] * full + ([rest] if rest else []), dtype=np.float64)
-    share = sizes / n
-    sums = np.empty((n_resamples, columns.shape[0]))
-    for b in range(n_resamples):
-        drawn = rng.multinomial(n, share)
-        local = np.frombuffer(rng.bytes(2 * int(drawn[:full].sum())), dtype=np.uint16)
-        total = np.zeros(columns.shape[0])
-        offset = 0
-        for j in range(full):
-            weights = np.bincount(local[offset : offset + drawn[j]], minlength=_BLOCK)
-            total += _weighted(columns[:, j * _BLOCK : (j + 1) * _BLOCK], weights)
-            offset += drawn[j]
-        if rest:
-            weights = np.bincount(rng.integers(0, rest, size=drawn[full]), minlength=rest)
-            total += _weighted(columns[:, full * _BLOCK :], weights)
-        sums[b] = total
-    return sums
-
-
-def _weighted(block: FloatArray, weights: IntArray) -> FloatArray:
-    """``block @ weights`` (columns × groups, groups) without BLAS: called thousands of times
-    on 65,536 groups, a multi-threaded BLAS product stalls whenever the cores are busy."""
-    return np.asarray(np.einsum("ji,i->j", block, weights.astype(np.float64)), dtype=np.float64)
 
 
 def acceleration(values: FloatArray, counts: IntArray) -> float:

@@ -1,4 +1,4 @@
-"""`bootstrap`: the histogram shortcut and the blocked index draws resample exactly like naive
+"""`bootstrap`: the resampling of groups (by the kernel or NumPy's weights) draws like naive
 resampling of groups; intervals cover a known mean about as often as they should; strata,
 NaN, one-group and empty inputs; reproducibility."""
 
@@ -10,14 +10,10 @@ import pytest
 from scipy import stats
 
 import polars_rankk as rk
+from polars_rankk.core.kernel.resample import resampled_column_sums
 from polars_rankk.stats.distributions import distribution
-from polars_rankk.stats.resampling import (
-    acceleration,
-    bootstrap,
-    resampled_column_sums,
-    resampled_sums,
-    uses_histogram,
-)
+from polars_rankk.stats.resampling import acceleration, bootstrap, weight_blocks
+from tests.support.kernel_path import path
 
 
 def naive_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -27,41 +23,37 @@ def naive_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     return np.asarray(drawn.mean(axis=1), dtype=np.float64)
 
 
-def test_histogram_shortcut_has_the_naive_distribution() -> None:
-    rng = np.random.default_rng(1)
-    values = rng.binomial(10, 0.3, size=40) / 10  # hits/10 over 40 groups: 11 possible values
-    distinct, counts = np.unique(values, return_counts=True)
-    assert uses_histogram(len(distinct), len(values))
-    shortcut = resampled_sums(distinct, counts, 4000, np.random.default_rng(2)) / len(values)
-    naive = naive_means(values, 4000, seed=3)
-    # same distribution: a two-sample Kolmogorov-Smirnov test does not tell them apart ...
-    assert stats.ks_2samp(shortcut, naive).pvalue > 0.01
-    # ... and both have the bootstrap's known mean and variance (population variance / n)
-    expected_sd = values.std() / np.sqrt(len(values))
-    for sample in (shortcut, naive):
-        assert abs(sample.mean() - values.mean()) < 4 * expected_sd / np.sqrt(len(sample))
-        assert sample.std(ddof=1) == pytest.approx(expected_sd, rel=0.06)
-
-
-@pytest.mark.parametrize("n", [70_000, 300])  # whole 65,536-blocks plus a rest; a rest only
-def test_blocked_index_draws_have_the_naive_distribution(n: int) -> None:
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize("n", [70_000, 300])
+def test_resampled_column_sums_have_the_naive_distribution(kernel: bool, n: int) -> None:
+    """The counterfactual's resampling of groups (by the kernel, or NumPy's weights) draws as
+    the textbook bootstrap does, every column sharing each resample."""
     values = np.random.default_rng(4).beta(2, 5, size=n)  # continuous: every value distinct
-    # `bootstrap` sends 70,000 distinct values here; 300 exercise the partial block alone
-    assert uses_histogram(n, n) == (n == 300)
-    blocked = resampled_column_sums(values[:, None], 400, np.random.default_rng(5))[:, 0] / n
-    naive = naive_means(values, 400, seed=6)
-    assert stats.ks_2samp(blocked, naive).pvalue > 0.01
-    expected_sd = values.std() / np.sqrt(n)
-    assert blocked.std(ddof=1) == pytest.approx(expected_sd, rel=0.2)
-    assert abs(blocked.mean() - values.mean()) < 4 * expected_sd / np.sqrt(400)
-
-
-def test_columns_share_each_resample_of_groups() -> None:
-    values = np.random.default_rng(7).random(1000)
-    sums = resampled_column_sums(
-        np.column_stack([values, 2 * values]), 50, np.random.default_rng(8)
-    )
+    columns = np.vstack([values, 2 * values])
+    with path(kernel):
+        sums = resampled_column_sums(np.random.default_rng(5), columns, 400)
+    if kernel and sums is None:
+        pytest.skip("the kernel is not loaded")
+    if sums is None:
+        weights = np.concatenate(list(weight_blocks(np.random.default_rng(5), [n], 400)))
+        sums = weights @ columns.T
     np.testing.assert_allclose(sums[:, 1], 2 * sums[:, 0], rtol=1e-12)
+    drawn = sums[:, 0] / n
+    naive = naive_means(values, 400, seed=6)
+    assert stats.ks_2samp(drawn, naive).pvalue > 0.01
+    expected_sd = values.std() / np.sqrt(n)
+    assert drawn.std(ddof=1) == pytest.approx(expected_sd, rel=0.2)
+    assert abs(drawn.mean() - values.mean()) < 4 * expected_sd / np.sqrt(400)
+
+
+def test_the_kernel_sums_the_weights_numpy_draws() -> None:
+    columns = np.random.default_rng(7).random((3, 1000)).round(2)
+    with path(True):
+        sums = resampled_column_sums(np.random.default_rng(8), columns, 120)
+    if sums is None:
+        pytest.skip("the kernel is not loaded")
+    weights = np.concatenate(list(weight_blocks(np.random.default_rng(8), [1000], 120)))
+    np.testing.assert_allclose(sums, weights @ columns.T, rtol=1e-13)
 
 
 def replicate_frame(replicates: int, n: int, seed: int) -> pl.DataFrame:

@@ -65,3 +65,20 @@ def resampled_event_sums(
     state["has_uint32"], state["uinteger"] = words[4], words[5]
     bit_generator.state = state
     return out[: n_resamples * width].reshape(n_resamples, width)
+
+
+def resampled_column_sums(
+    rng: np.random.Generator, columns: np.ndarray, n_resamples: int
+) -> np.ndarray | None:
+    """Each resample's sums (``n_resamples × columns``) of the rows of `columns` (columns ×
+    groups) over groups drawn with replacement by `rng`: ``W @ columns.T`` for the weights
+    `weight_blocks` draws, with no array of weights; None where the kernel is not loaded
+    (`rng` then untouched)."""
+    import numpy as np
+
+    column, group = np.nonzero(columns)
+    order = np.lexsort((column, group))  # the events group by group, as the kernel adds them
+    column, group = column[order], group[order]
+    return resampled_event_sums(
+        rng, columns.shape[1], group, column, columns[column, group], columns.shape[0], n_resamples
+    )
