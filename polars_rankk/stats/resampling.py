@@ -1,16 +1,14 @@
 """Bootstrap confidence intervals for mean metric values, resampling groups.
 
 `bootstrap` draws the resample weights over groups once per stratum and applies them to every
-(metric, K): a resampled mean is ``(W @ values) / (W @ present)``. The helpers below (value
-histograms, block draws) serve `compare`.
+(metric, K): a resampled mean is ``(W @ values) / (W @ present)``.
 
-Groups — never rows — are the resampling unit. A bootstrap mean only depends on how many times
-each distinct value is drawn, so when a metric takes few distinct values (``hits/K``, a 0/1
-hit rate, ``1/rank``) a resample is a single multinomial draw over the value histogram:
-``rng.multinomial(n, counts / n)``. This has exactly the distribution of ``n`` groups drawn
-with replacement, at a cost that does not grow with ``n``. Metrics with many distinct values
-(a continuous nDCG over a million groups) fall back to drawing group indices, one resample at
-a time so that memory stays at a few arrays of ``n``.
+Groups — never rows — are the resampling unit, and every interval of the library draws them
+the one way `weight_blocks` does (``Generator.integers`` per resample, counted into weights,
+a block of resamples at a time so that memory stays at a few arrays of ``n``): `bootstrap`,
+`compare`, the K-curves' bands and the counterfactual's intervals. Where the compiled kernel
+is loaded it makes the same draws itself and adds the products without an array of weights
+(`polars_rankk.core.kernel.resample`).
 """
 
 from __future__ import annotations
