@@ -323,6 +323,9 @@ def _resampled_means(
                 variance[index[0][present], index[1][present]] = spread**2
             rng = generator(seed, resample_key(stratum))
             label_rng = generator(seed, ("labels", *resample_key(stratum)))
+            # A column present in every group draws `size` groups in each resample: the
+            # integer weights add up to it exactly, so it need not be multiplied out.
+            everywhere = valid.min(axis=0) == 1.0
 
             def block(weights: FloatArray) -> FloatArray:
                 # Column by column: a row's numbers must not depend on which others are asked.
@@ -330,7 +333,9 @@ def _resampled_means(
                 if labels:  # blocks run one after another: the label draws come in order
                     deviation = np.sqrt(weights @ variance)  # noqa: B023
                     sums = sums + deviation * label_rng.standard_normal(deviation.shape)  # noqa: B023
-                drawn = np.column_stack([weights @ valid[:, c] for c in range(chunk.height)])  # noqa: B023
+                drawn = np.full((len(weights), chunk.height), float(size))  # noqa: B023
+                for c in np.flatnonzero(~everywhere):  # noqa: B023
+                    drawn[:, c] = weights @ valid[:, c]  # noqa: B023
                 with np.errstate(invalid="ignore", divide="ignore"):
                     return sums / drawn
 
