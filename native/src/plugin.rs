@@ -61,6 +61,8 @@ pub fn output_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
         .map(|(name, output)| {
             let format = match output {
                 Output::Key(i) => key_format(config.key_kinds[*i]),
+                // A list of item handles: integer items (`places_column`).
+                Output::Places(_) => "+Ll",
                 _ => "g",
             };
             (name.clone(), format.to_string())
@@ -179,20 +181,33 @@ fn text_data<'t>(handles: &[u64], text: impl Fn(u64) -> &'t [u8]) -> OutData {
     OutData::Text { offsets, bytes }
 }
 
+/// Each group's items at its first ranks (`kernel::Places`) as a list column of integer items.
+fn places_column(name: &str, places: kernel::Places) -> OutColumn {
+    let n_groups = places.offsets.len().saturating_sub(1);
+    let (valid, nulls) = crate::columns::validity((0..n_groups).map(|_| true));
+    let items = OutData::I64(places.items.iter().map(|handle| *handle as i64).collect());
+    OutColumn { name: name.to_string(), data: OutData::FloatLists { offsets: places.offsets, valid, nulls, values: Box::new(items) } }
+}
+
 /// `group_sums`: one row per group, the configured outputs.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
     let keys = &inputs.keys;
-    let groups = kernel::compute(config, &inputs);
+    if config.places_depth().is_some() && config.item_kind != Kind::Integer {
+        return Err("the places of the ranked items are listed for integer items only".to_string());
+    }
+    let mut groups = kernel::compute(config, &inputs);
     let n_groups = groups.keys[0].len();
     let n_outputs = config.all_outputs().count();
+    let mut places = Some(std::mem::take(&mut groups.places));
     Ok(config
         .all_outputs()
         .enumerate()
         .map(|(j, (name, output))| match output {
             Output::Key(i) => key_column(name, config.key_kinds[*i], keys[*i], &groups.keys[*i]),
+            Output::Places(_) => places_column(name, places.take().unwrap_or_default()),
             _ => OutColumn {
                 name: name.clone(),
                 data: OutData::F64((0..n_groups).map(|g| groups.values[g * n_outputs + j]).collect()),

@@ -193,7 +193,13 @@ class _BaseRanking:
         return self._listed
 
     def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
-        found: pl.Series | None = self._base.item_ranks(pairs, depth)
+        found: pl.Series | None = None
+        if self._policy.pool == "all":
+            # An item past the depth counts in R as one not retrieved does: the places the
+            # evaluation's own ranking pass listed serve (0 for both), without ranking again.
+            found = self._base.ranked_places(pairs, depth)
+        if found is None:
+            found = self._base.item_ranks(pairs, depth)
         return found
 
 
