@@ -133,12 +133,20 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
 }
 
 /// The law of the number of successes of independent trials of chances `q`, into `law`.
+/// A trial of chance 0 leaves every entry as it is (x (1 - 0) + y 0 is x, the entries being
+/// finite and not below +0): it is passed over, and the entries past the successes reached
+/// stay +0.
 fn poisson_binomial(q: &[f64], law: &mut Vec<f64>) {
     law.clear();
     law.resize(q.len() + 1, 0.0);
     law[0] = 1.0;
-    for (j, &p) in q.iter().enumerate() {
-        for c in (1..=j + 1).rev() {
+    let mut reached = 0;
+    for &p in q {
+        if p == 0.0 {
+            continue;
+        }
+        reached += 1;
+        for c in (1..=reached).rev() {
             law[c] = law[c] * (1.0 - p) + law[c - 1] * p;
         }
         law[0] *= 1.0 - p;
@@ -349,6 +357,10 @@ fn walk(cells: &Cells<'_>, walked: &[f64], rest_law: &[f64], group: &Group<'_>, 
         buffer.resize(n_cells * counts, 0.0);
     }
     for (j, &q) in walked.iter().enumerate() {
+        // An item that cannot be relevant changes no sum nor law (x (1 - 0) + (finite) 0 is x).
+        if q == 0.0 {
+            continue;
+        }
         let rank = j + 1;
         let stay = 1.0 - q;
         for (index, &(_, step, k, _)) in cells.divided.iter().enumerate() {
@@ -382,17 +394,21 @@ fn walk(cells: &Cells<'_>, walked: &[f64], rest_law: &[f64], group: &Group<'_>, 
     }
     h.clear();
     h.resize(counts + rest_law.len(), 0.0);
+    // The counts of the others past the last one of positive chance add +0 where h^2 is finite.
+    let reached = rest_law.iter().rposition(|&chance| chance != 0.0).map_or(0, |last| last + 1);
     for (index, &(cell, _, k, ideal)) in cells.divided.iter().enumerate() {
         let metric = &asked.cells[cell].0;
         for (r, value) in h.iter_mut().enumerate() {
             *value = h_of(asked, metric, k, r, group.n_candidates, ideal);
         }
+        let finite = h.iter().all(|value| (value * value).is_finite());
+        let law = if finite { &rest_law[..reached] } else { rest_law };
         let (sum, sum_square) = (&total[index * counts..(index + 1) * counts], &square[index * counts..(index + 1) * counts]);
         let (mut e1, mut e2) = (0.0, 0.0);
         for c in 0..counts {
             // H[c] = sum over y of P(y) h(c + y), and the same with h^2.
             let (mut h1, mut h2) = (0.0, 0.0);
-            for (y, &chance) in rest_law.iter().enumerate() {
+            for (y, &chance) in law.iter().enumerate() {
                 let value = h[c + y];
                 h1 += chance * value;
                 h2 += chance * (value * value);
@@ -441,11 +457,14 @@ fn r_precision(ranked: &[f64], rest: &[f64], scratch: &mut Scratch) -> (f64, f64
     let (mut first, mut second) = (0.0, 0.0);
     for rank in 1..=width {
         let q = ranked[rank - 1];
-        // Counts past `rank` hold 0 and keep it (0 (1 - q) + 0 q): only the reachable ones.
-        for c in (1..=rank).rev() {
-            prefix[c] = prefix[c] * (1.0 - q) + prefix[c - 1] * q;
+        // Counts past `rank` hold 0 and keep it (0 (1 - q) + 0 q): only the reachable ones;
+        // an item that cannot be relevant leaves them as they are.
+        if q != 0.0 {
+            for c in (1..=rank).rev() {
+                prefix[c] = prefix[c] * (1.0 - q) + prefix[c - 1] * q;
+            }
+            prefix[0] *= 1.0 - q;
         }
-        prefix[0] *= 1.0 - q;
         let law = &suffix[start(rank)..start(rank) + base + width - rank];
         let lowest = (rank + 1).saturating_sub(law.len());
         // Each rank's terms summed first, then added (as the NumPy statement adds them).

@@ -219,8 +219,10 @@ def evaluated_over_labels(
     highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
     if eager:
-        # Its ranking pass lists the items at the ranks the recursion reads: no second one.
-        judged = possible.collect()
+        # The checked truth read once for both (the recursion reads its rows); the ranking pass
+        # lists the items at the ranks the recursion reads: no second one.
+        checked, judged = pl.collect_all([truth, possible])
+        truth = checked.lazy()
         listed = replace(inputs, truth=judged, places=_ranks_read(judged, plan, keys, relevance))
         base = evaluate_plan(plan, listed)
     else:
