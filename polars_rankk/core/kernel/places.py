@@ -5,8 +5,8 @@ lays out each item that may be relevant at its rank) asks the evaluation for the
 reads (`Spec.places`): the kernel's sums call then lists each group's items at ranks
 1..depth beside its sums, and the reader finds its items there instead of ranking the
 candidates a second time (`polars_rankk.core.kernel.ranking.item_ranks`). Where the kernel
-would not rank the evaluation's list as `item_ranks` ranks it, or names items other than by
-an integer, no list is asked for and the reader ranks them itself.
+would not rank the evaluation's list as `item_ranks` ranks it, or does not read its items and
+keys as they are (integers, text), no list is asked for and the reader ranks them itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import polars as pl
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel.call import Output
 
-#: The list column of each group's items at ranks 1..depth (item values, Int64).
+#: The list column of each group's items at ranks 1..depth (Int64 or String items).
 PLACES = "_rk_places"
 #: The integer dtypes the kernel reads as they are (its item handles are their values).
 INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
@@ -26,7 +26,7 @@ def outputs(spec: Spec) -> tuple[Output, ...]:
     """The list of places as an output of the kernel's sums call under `spec`: none where it
     asks for none, or where the kernel's ranking is not the one `item_ranks` reads (unjudged
     rows condensed, copies kept, pre-labelled lists, ties ordered by the grades) or its items
-    or keys are not integers (the items) or text (the keys) it reads as they are."""
+    and keys are not integers or text it reads as they are."""
     policy = spec.policy
     if (
         spec.places <= 0
@@ -37,7 +37,7 @@ def outputs(spec: Spec) -> tuple[Output, ...]:
     ):
         return ()
     schema = spec.candidates.collect_schema()
-    if not isinstance(schema[spec.item], INTEGERS) or not all(
+    if not isinstance(schema[spec.item], (*INTEGERS, pl.String)) or not all(
         isinstance(schema[key], (*INTEGERS, pl.String)) for key in spec.keys
     ):
         return ()
