@@ -431,8 +431,8 @@ pub enum OutData {
     NullableF64 { values: Vec<f64>, valid: Vec<u8>, nulls: usize },
     /// Int64 with nulls.
     NullableI64 { values: Vec<i64>, valid: Vec<u8>, nulls: usize },
-    /// Arrow LargeList of Float64 with nulls: list i is `values[offsets[i]..offsets[i + 1]]`
-    /// (a `NullableF64`).
+    /// Arrow LargeList with nulls: list i is `values[offsets[i]..offsets[i + 1]]` (a
+    /// `NullableF64`, or `I64` or `Text`: the lists of a group's ranked items).
     FloatLists { offsets: Vec<i64>, valid: Vec<u8>, nulls: usize, values: Box<OutData> },
 }
 
@@ -505,6 +505,9 @@ impl OutData {
             OutData::TextView { .. } => "vu",
             OutData::NullableF64 { .. } => "g",
             OutData::NullableI64 { .. } => "l",
+            // "+L" and the values' format: `ffi::struct_schema` gives the list its child.
+            OutData::FloatLists { values, .. } if matches!(**values, OutData::I64(_)) => "+Ll",
+            OutData::FloatLists { values, .. } if matches!(**values, OutData::Text { .. }) => "+LU",
             OutData::FloatLists { .. } => "+L",
         }
     }

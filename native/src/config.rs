@@ -84,6 +84,7 @@ pub enum OutputValue {
     RelevantRows,
     MatchedRelevant,
     TieAt,
+    Places,
 }
 
 /// One output column (`call.Output`): `k` is the key column's index (`Key`) or the cut-off
@@ -252,6 +253,9 @@ pub enum Output {
     RelevantRows,
     MatchedRelevant,
     TieAt(usize),
+    /// The items at ranks 1..=k of each group, a list per group (`group_sums` only): where a
+    /// reader takes its items' places from the evaluation's own ranking.
+    Places(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -349,6 +353,14 @@ impl Config {
     pub fn reads_facts(&self) -> bool {
         self.outputs.iter().any(|(_, o)| {
             matches!(o, Output::ConstantScores | Output::RelevantRows | Output::MatchedRelevant | Output::TieAt(_))
+        })
+    }
+
+    /// The ranks whose items `Output::Places` lists, where it is asked.
+    pub fn places_depth(&self) -> Option<usize> {
+        self.outputs.iter().find_map(|(_, o)| match o {
+            Output::Places(depth) => Some(*depth),
+            _ => None,
         })
     }
 
@@ -518,6 +530,10 @@ pub fn from_call(call: &Call, policy: Policy) -> Result<Config, String> {
             OutputValue::MatchedRelevant => Output::MatchedRelevant,
             OutputValue::TieAt if spec.k == 0 => return Err(format!("output {:?}: a tie at rank 0", spec.column)),
             OutputValue::TieAt => Output::TieAt(spec.k),
+            OutputValue::Places if config.places_depth().is_some() => {
+                return Err(format!("output {:?}: a second list of places", spec.column))
+            }
+            OutputValue::Places => Output::Places(spec.k),
             OutputValue::Sum => {
                 let term = spec.term.as_deref().ok_or_else(|| format!("output {:?}: no term", spec.column))?;
                 Output::At(config.stat_index(term)?, spec.k)

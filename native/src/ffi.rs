@@ -159,11 +159,14 @@ fn struct_schema(fields: &[(String, String)]) -> ArrowSchema {
     let children = fields
         .iter()
         .map(|(name, format)| {
-            // A list's values are its one child (`OutData::FloatLists`: Float64).
-            let values = if format == "+L" {
-                vec![Box::into_raw(Box::new(schema("item", "g", Vec::new())))]
-            } else {
-                Vec::new()
+            // A list's values are its one child (`OutData::FloatLists`): "+L" is Float64,
+            // "+L" and a format those of that format.
+            let (format, values) = match format.strip_prefix("+L") {
+                Some(child) => {
+                    let child = if child.is_empty() { "g" } else { child };
+                    ("+L", vec![Box::into_raw(Box::new(schema("item", child, Vec::new())))])
+                }
+                None => (format.as_str(), Vec::new()),
             };
             Box::into_raw(Box::new(schema(name, format, values)))
         })

@@ -105,12 +105,13 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let mut out = vec![0.0; g * width];
     let threads = crate::kernel::threads().min(g).max(1);
     let per_thread = g.div_ceil(threads).max(1);
-    let asked_ref = &asked;
     let ideals = ideals(&asked);
-    let ideals_ref = &ideals;
+    let cells = Cells::of(&asked, &ideals);
+    let cells_ref = &cells;
     std::thread::scope(|scope| {
         for (part, share) in out.chunks_mut(per_thread * width).enumerate() {
             scope.spawn(move || {
+                let mut scratch = Scratch::default();
                 for (i, row) in share.chunks_mut(width).enumerate() {
                     let index = part * per_thread + i;
                     let group = Group {
@@ -119,7 +120,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
                         n_candidates: lengths[index],
                         gain: gains[index],
                     };
-                    group_moments(asked_ref, ideals_ref, &group, row);
+                    group_moments(cells_ref, &group, row, &mut scratch);
                 }
             });
         }
@@ -131,17 +132,77 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         .collect())
 }
 
-/// The law of the number of successes of independent trials of chances `q`.
-fn poisson_binomial(q: &[f64]) -> Vec<f64> {
-    let mut law = vec![0.0; q.len() + 1];
+/// The law of the number of successes of independent trials of chances `q`, into `law`.
+/// A trial of chance 0 leaves every entry as it is (x (1 - 0) + y 0 is x, the entries being
+/// finite and not below +0): it is passed over, and the entries past the successes reached
+/// stay +0.
+fn poisson_binomial(q: &[f64], law: &mut Vec<f64>) {
+    law.clear();
+    law.resize(q.len() + 1, 0.0);
     law[0] = 1.0;
-    for (j, &p) in q.iter().enumerate() {
-        for c in (1..=j + 1).rev() {
+    let mut reached = 0;
+    for &p in q {
+        if p == 0.0 {
+            continue;
+        }
+        reached += 1;
+        for c in (1..=reached).rev() {
             law[c] = law[c] * (1.0 - p) + law[c - 1] * p;
         }
         law[0] *= 1.0 - p;
     }
-    law
+}
+
+/// A thread's buffers, reused from group to group.
+#[derive(Default)]
+struct Scratch {
+    others: Vec<f64>,
+    rest_law: Vec<f64>,
+    law: Vec<f64>,
+    /// E[S; c] and E[S^2; c] of each walked cell, one after another (cells x counts).
+    total: Vec<f64>,
+    square: Vec<f64>,
+    up_total: Vec<f64>,
+    up_square: Vec<f64>,
+    h: Vec<f64>,
+    /// The suffix laws of R-precision, one after another (`r_precision`).
+    suffix: Vec<f64>,
+    prefix: Vec<f64>,
+}
+
+/// What a divided metric adds when the item at a rank within K is relevant (`walk`'s a(j, c)).
+#[derive(Clone, Copy)]
+enum Step {
+    /// AP's c / j.
+    Precision,
+    /// nDCG's discount.
+    Discount,
+    /// Recall's and F-beta's 1.
+    One,
+}
+
+/// The call's cells read once: the kwargs, each divided cell's index, step and K and ideal
+/// DCG (nDCG's h), in the order of `asked.cells`.
+struct Cells<'a> {
+    asked: &'a Kwargs,
+    divided: Vec<(usize, Step, usize, &'a [f64])>,
+}
+
+impl<'a> Cells<'a> {
+    fn of(asked: &'a Kwargs, ideals: &'a [Vec<f64>]) -> Cells<'a> {
+        let divided = (0..asked.cells.len())
+            .filter(|&i| divided(&asked.cells[i].0))
+            .map(|i| {
+                let step = match asked.cells[i].0.as_str() {
+                    "average_precision" => Step::Precision,
+                    "ndcg" => Step::Discount,
+                    _ => Step::One,
+                };
+                (i, step, asked.cells[i].1, ideals[i].as_slice())
+            })
+            .collect();
+        Cells { asked, divided }
+    }
 }
 
 /// Precision@K's denominator: K, or min(K, n) under ``short_lists="observed"``.
@@ -191,14 +252,17 @@ fn h_of(asked: &Kwargs, metric: &str, k: usize, r: usize, n: f64, ideal: &[f64])
     }
 }
 
-fn group_moments(asked: &Kwargs, ideals: &[Vec<f64>], group: &Group<'_>, row: &mut [f64]) {
+fn group_moments(cells: &Cells<'_>, group: &Group<'_>, row: &mut [f64], scratch: &mut Scratch) {
+    let asked = cells.asked;
     let k_max = asked.largest_k;
     let (walked, deeper) = group.ranked.split_at(k_max);
     // The count of the relevant items past the walked ranks, and the chance that none is.
-    let others: Vec<f64> = deeper.iter().chain(group.rest).copied().collect();
-    let rest_law = poisson_binomial(&others);
+    let mut others = std::mem::take(&mut scratch.others);
+    others.clear();
+    others.extend(deeper.iter().chain(group.rest).copied());
+    let mut rest_law = std::mem::take(&mut scratch.rest_law);
+    poisson_binomial(&others, &mut rest_law);
     let none = walked.iter().fold(1.0, |product, q| product * (1.0 - q)) * rest_law[0];
-    let divided_cells: Vec<usize> = (0..asked.cells.len()).filter(|&i| divided(&asked.cells[i].0)).collect();
     for (i, (metric, k)) in asked.cells.iter().enumerate() {
         if !divided(metric) {
             let (e1, e2) = undivided(asked, metric, *k, walked, group);
@@ -207,11 +271,12 @@ fn group_moments(asked: &Kwargs, ideals: &[Vec<f64>], group: &Group<'_>, row: &m
             row[2 * i + 1] = std;
         }
     }
-    if !divided_cells.is_empty() {
-        walk(asked, ideals, &divided_cells, walked, &rest_law, group, none, row);
+    if !cells.divided.is_empty() {
+        walk(cells, walked, &rest_law, group, none, row, scratch);
     }
+    (scratch.others, scratch.rest_law) = (others, rest_law);
     if asked.r_precision {
-        let (e1, e2, none_r) = r_precision(group.ranked, group.rest);
+        let (e1, e2, none_r) = r_precision(group.ranked, group.rest, scratch);
         let (mean, std) = conditioned(asked, e1, e2, none_r);
         let at = 2 * asked.cells.len();
         row[at] = mean;
@@ -277,30 +342,39 @@ fn ideals(asked: &Kwargs) -> Vec<Vec<f64>> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk(asked: &Kwargs, ideals: &[Vec<f64>], cells: &[usize], walked: &[f64], rest_law: &[f64], group: &Group<'_>, none: f64, row: &mut [f64]) {
+fn walk(cells: &Cells<'_>, walked: &[f64], rest_law: &[f64], group: &Group<'_>, none: f64, row: &mut [f64], scratch: &mut Scratch) {
+    let asked = cells.asked;
     let counts = walked.len() + 1;
-    let mut law = vec![0.0; counts];
+    let n_cells = cells.divided.len();
+    let Scratch { law, total, square, up_total, up_square, h, .. } = scratch;
+    for buffer in [&mut *law, &mut *up_total, &mut *up_square] {
+        buffer.clear();
+        buffer.resize(counts, 0.0);
+    }
     law[0] = 1.0;
-    let mut total = vec![vec![0.0; counts]; cells.len()];
-    let mut square = vec![vec![0.0; counts]; cells.len()];
-    let mut up_total = vec![0.0; counts];
-    let mut up_square = vec![0.0; counts];
+    for buffer in [&mut *total, &mut *square] {
+        buffer.clear();
+        buffer.resize(n_cells * counts, 0.0);
+    }
     for (j, &q) in walked.iter().enumerate() {
+        // An item that cannot be relevant changes no sum nor law (x (1 - 0) + (finite) 0 is x).
+        if q == 0.0 {
+            continue;
+        }
         let rank = j + 1;
         let stay = 1.0 - q;
-        for (index, &cell) in cells.iter().enumerate() {
-            let (metric, k) = (&asked.cells[cell].0, asked.cells[cell].1);
-            let (sum, sum_square) = (&mut total[index], &mut square[index]);
+        for (index, &(_, step, k, _)) in cells.divided.iter().enumerate() {
+            let sum = &mut total[index * counts..(index + 1) * counts];
+            let sum_square = &mut square[index * counts..(index + 1) * counts];
             // Relevant at this rank: from count c - 1 to c (c = 1..rank), the sum gaining a(j, c).
             for c in 0..rank {
                 let a = if rank > k {
                     0.0
                 } else {
-                    match metric.as_str() {
-                        "average_precision" => (c + 1) as f64 / rank as f64,
-                        "ndcg" => 1.0 / ((rank + 1) as f64).log2(),
-                        _ => 1.0,
+                    match step {
+                        Step::Precision => (c + 1) as f64 / rank as f64,
+                        Step::Discount => 1.0 / ((rank + 1) as f64).log2(),
+                        Step::One => 1.0,
                     }
                 };
                 up_square[c] = (sum_square[c] + a * (2.0 * sum[c] + a * law[c])) * q;
@@ -318,24 +392,29 @@ fn walk(asked: &Kwargs, ideals: &[Vec<f64>], cells: &[usize], walked: &[f64], re
         }
         law[0] *= stay;
     }
-    let mut h = vec![0.0; counts + rest_law.len()];
-    for (index, &cell) in cells.iter().enumerate() {
-        let (metric, k) = (&asked.cells[cell].0, asked.cells[cell].1);
-        let ideal = &ideals[cell];
+    h.clear();
+    h.resize(counts + rest_law.len(), 0.0);
+    // The counts of the others past the last one of positive chance add +0 where h^2 is finite.
+    let reached = rest_law.iter().rposition(|&chance| chance != 0.0).map_or(0, |last| last + 1);
+    for (index, &(cell, _, k, ideal)) in cells.divided.iter().enumerate() {
+        let metric = &asked.cells[cell].0;
         for (r, value) in h.iter_mut().enumerate() {
             *value = h_of(asked, metric, k, r, group.n_candidates, ideal);
         }
+        let finite = h.iter().all(|value| (value * value).is_finite());
+        let law = if finite { &rest_law[..reached] } else { rest_law };
+        let (sum, sum_square) = (&total[index * counts..(index + 1) * counts], &square[index * counts..(index + 1) * counts]);
         let (mut e1, mut e2) = (0.0, 0.0);
         for c in 0..counts {
             // H[c] = sum over y of P(y) h(c + y), and the same with h^2.
             let (mut h1, mut h2) = (0.0, 0.0);
-            for (y, &chance) in rest_law.iter().enumerate() {
+            for (y, &chance) in law.iter().enumerate() {
                 let value = h[c + y];
                 h1 += chance * value;
                 h2 += chance * (value * value);
             }
-            e1 += total[index][c] * h1;
-            e2 += square[index][c] * h2;
+            e1 += sum[c] * h1;
+            e2 += sum_square[c] * h2;
         }
         let (mean, std) = conditioned(asked, e1, e2, none);
         row[2 * cell] = mean;
@@ -345,31 +424,48 @@ fn walk(asked: &Kwargs, ideals: &[Vec<f64>], cells: &[usize], walked: &[f64], re
 
 /// E[V], E[V^2] and P(R = 0) of R-precision, hits@R / R: R = r with the first r ranks holding
 /// x relevant items and the items past them r - x (the prefix's and the suffix's laws).
-fn r_precision(ranked: &[f64], rest: &[f64]) -> (f64, f64, f64) {
+fn r_precision(ranked: &[f64], rest: &[f64], scratch: &mut Scratch) -> (f64, f64, f64) {
     let width = ranked.len();
-    // suffix[r]: the law of the count past rank r, r = width .. 0.
-    let mut suffix = vec![poisson_binomial(rest)];
+    // The law of the count past rank r (r = width .. 0) has rest.len() + 1 + width - r
+    // entries; laid one after another from r = width down, the law past rank r starts at
+    // `start(r)`.
+    let base = rest.len() + 1;
+    let start = |r: usize| {
+        let laws = width - r; // the laws before it, of base, base + 1, ... entries
+        laws * base + laws * laws.saturating_sub(1) / 2
+    };
+    let Scratch { suffix, prefix, rest_law, .. } = scratch;
+    poisson_binomial(rest, rest_law);
+    suffix.clear();
+    suffix.resize(start(0) + base + width, 0.0);
+    suffix[..base].copy_from_slice(rest_law);
     for rank in (1..=width).rev() {
-        let law = suffix.last().map_or(&[][..], |law| law.as_slice());
+        let (from, to) = (start(rank), start(rank - 1));
+        let length = to - from;
+        let (done, grown) = suffix.split_at_mut(to);
+        let law = &done[from..];
         let q = ranked[rank - 1];
-        let mut grown = vec![0.0; law.len() + 1];
+        let grown = &mut grown[..length + 1];
         for (c, &chance) in law.iter().enumerate() {
             grown[c] += chance * (1.0 - q);
             grown[c + 1] += chance * q;
         }
-        suffix.push(grown);
     }
-    suffix.reverse();
-    let mut prefix = vec![0.0; width + 1];
+    prefix.clear();
+    prefix.resize(width + 1, 0.0);
     prefix[0] = 1.0;
     let (mut first, mut second) = (0.0, 0.0);
     for rank in 1..=width {
         let q = ranked[rank - 1];
-        for c in (1..=width).rev() {
-            prefix[c] = prefix[c] * (1.0 - q) + prefix[c - 1] * q;
+        // Counts past `rank` hold 0 and keep it (0 (1 - q) + 0 q): only the reachable ones;
+        // an item that cannot be relevant leaves them as they are.
+        if q != 0.0 {
+            for c in (1..=rank).rev() {
+                prefix[c] = prefix[c] * (1.0 - q) + prefix[c - 1] * q;
+            }
+            prefix[0] *= 1.0 - q;
         }
-        prefix[0] *= 1.0 - q;
-        let law = &suffix[rank];
+        let law = &suffix[start(rank)..start(rank) + base + width - rank];
         let lowest = (rank + 1).saturating_sub(law.len());
         // Each rank's terms summed first, then added (as the NumPy statement adds them).
         let (mut first_at, mut second_at) = (0.0, 0.0);
@@ -382,7 +478,7 @@ fn r_precision(ranked: &[f64], rest: &[f64]) -> (f64, f64, f64) {
         first += first_at;
         second += second_at;
     }
-    (first, second, suffix[0][0])
+    (first, second, suffix[start(0)])
 }
 
 #[cfg(test)]
@@ -415,7 +511,8 @@ mod tests {
         let ranked = [q[0], q[1], 0.0];
         let group = Group { ranked: &ranked, rest: &q[2..], n_candidates: 2.0, gain: 1.0 };
         let mut row = vec![0.0; 2 * cells.len() + 2];
-        group_moments(&kwargs, &ideals(&kwargs), &group, &mut row);
+        let ideals = ideals(&kwargs);
+        group_moments(&Cells::of(&kwargs, &ideals), &group, &mut row, &mut Scratch::default());
         let discount = |rank: usize| 1.0 / ((rank + 1) as f64).log2();
         let mut sums = vec![(0.0, 0.0); cells.len() + 1];
         for outcome in 0..8usize {

@@ -61,6 +61,9 @@ pub fn output_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
         .map(|(name, output)| {
             let format = match output {
                 Output::Key(i) => key_format(config.key_kinds[*i]),
+                // A list of the ranked items, as the item column holds them (`places_column`).
+                Output::Places(_) if config.item_kind == Kind::Text => "+LU",
+                Output::Places(_) => "+Ll",
                 _ => "g",
             };
             (name.clone(), format.to_string())
@@ -179,20 +182,32 @@ fn text_data<'t>(handles: &[u64], text: impl Fn(u64) -> &'t [u8]) -> OutData {
     OutData::Text { offsets, bytes }
 }
 
+/// Each group's items at its first ranks (`kernel::Places`) as a list column of the items,
+/// integers or text as `item_column` names them.
+fn places_column(name: &str, places: kernel::Places, items: &kernel::Items<'_>) -> OutColumn {
+    let n_groups = places.offsets.len().saturating_sub(1);
+    let (valid, nulls) = crate::columns::validity((0..n_groups).map(|_| true));
+    let values = item_column(name, items, &places.items).data;
+    OutColumn { name: name.to_string(), data: OutData::FloatLists { offsets: places.offsets, valid, nulls, values: Box::new(values) } }
+}
+
 /// `group_sums`: one row per group, the configured outputs.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
     let keys = &inputs.keys;
-    let groups = kernel::compute(config, &inputs);
+    let mut groups = kernel::compute(config, &inputs);
     let n_groups = groups.keys[0].len();
     let n_outputs = config.all_outputs().count();
+    let mut places = Some(std::mem::take(&mut groups.places));
+    let named = kernel::Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     Ok(config
         .all_outputs()
         .enumerate()
         .map(|(j, (name, output))| match output {
             Output::Key(i) => key_column(name, config.key_kinds[*i], keys[*i], &groups.keys[*i]),
+            Output::Places(_) => places_column(name, places.take().unwrap_or_default(), &named),
             _ => OutColumn {
                 name: name.clone(),
                 data: OutData::F64((0..n_groups).map(|g| groups.values[g * n_outputs + j]).collect()),

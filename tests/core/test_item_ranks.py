@@ -112,3 +112,46 @@ def test_items_the_kernel_cannot_place_are_said_with_none() -> None:
     plain = rk.evaluate(candidates, truth, k=1, group_by="g")
     assert plain.item_ranks(pairs.cast({"item": pl.Int32}), 1) is None
     assert plain.item_ranks(pairs, 1) is not None
+
+
+@needs_kernel
+@given(
+    found=tables(),
+    ties=st.sampled_from(["trec_eval", "item_asc", "input_order"]),
+    invalid=st.sampled_from(["drop", "lowest"]),
+    depth=st.integers(1, 6),
+    listed=st.integers(1, 6),
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_evaluations_own_pass_lists_the_places_the_kernel_ranks_again(
+    found: tuple[pl.DataFrame, pl.DataFrame, list[str]],
+    ties: str,
+    invalid: str,
+    depth: int,
+    listed: int,
+) -> None:
+    """`ranked_places` (the evaluation's own ranking pass listing each group's first ranks)
+    gives `item_ranks`' places, an item past the depth 0 as one not listed, for integer and
+    text items; None where fewer ranks were listed than asked."""
+    from polars_rankk.core.evaluation.pipeline import evaluate_plan
+    from polars_rankk.core.inputs.evaluation_inputs import Inputs
+    from polars_rankk.core.names.plan import Plan
+
+    candidates, pairs, keys = found
+    policy = rk.Policy(ties=ties, invalid_scores=invalid)  # type: ignore[arg-type]
+    truth = pairs.select(*keys, "item").with_columns(relevance=pl.lit(1))
+    plan = Plan.of(["precision", "r_precision"], [depth], policy)
+    inputs = Inputs(candidates, truth, group_by=keys, places=listed)
+    evaluation = evaluate_plan(plan, inputs)
+    asked = pairs.select(*keys, "item")
+    places = evaluation.ranked_places(asked, depth)
+    if depth > listed:
+        assert places is None
+        return
+    again = evaluation.item_ranks(asked, depth)
+    assert places is not None
+    assert again is not None
+    assert places.to_list() == [0 if rank > depth else rank for rank in again.to_list()]
+    # The sums are those of the evaluation that lists nothing.
+    plain = rk.evaluate(candidates, truth, k=depth, group_by=keys, policy=policy)
+    assert evaluation.summary().equals(plain.summary(metrics=["precision", "r_precision"]))

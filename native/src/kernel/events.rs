@@ -79,7 +79,7 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
         }
     });
     timing("rank, sum and read event rows", started);
-    (Groups { keys, values }, events)
+    (Groups { keys, values, places: Default::default() }, events)
 }
 
 /// `group_and_event_rows` on rows already grouped: each thread reads its groups' rows into one
@@ -122,7 +122,7 @@ fn in_runs_event_rows(config: &Config, inputs: &Inputs<'_>, found: &InRuns<'_>) 
         }
     });
     timing("gather, rank, sum and read event rows (grouped rows)", started);
-    (Groups { keys, values }, events)
+    (Groups { keys, values, places: Default::default() }, events)
 }
 
 /// The ideal DCG runs of the groups of `keys` (none without the truth's rows in the call).

@@ -50,6 +50,31 @@ pub struct Groups {
     pub keys: Vec<Vec<u64>>,
     /// `values[g * n_outputs + j]`: output `j` of group `g` (keys excluded: 0).
     pub values: Vec<f64>,
+    /// The items at each group's first ranks, where `Output::Places` asks for them.
+    pub places: Places,
+}
+
+/// Each group's items at ranks 1..=depth (`Output::Places`; fewer in a shorter list), group
+/// after group: list g is `items[offsets[g]..offsets[g + 1]]`, each item's handle.
+#[derive(Default)]
+pub struct Places {
+    pub offsets: Vec<i64>,
+    pub items: Vec<u64>,
+}
+
+impl Places {
+    /// The threads' lists (each its groups' items and their lengths), in thread order.
+    fn joined(found: Vec<(Vec<u64>, Vec<i64>)>) -> Places {
+        let mut places = Places { offsets: vec![0], items: Vec::new() };
+        for (items, lengths) in found {
+            places.items.extend(items);
+            for length in lengths {
+                let end = places.offsets[places.offsets.len() - 1] + length;
+                places.offsets.push(end);
+            }
+        }
+        places
+    }
 }
 
 /// Each group's thread-sized share: (first group, number of groups) per part.
@@ -68,13 +93,17 @@ struct GroupSums<'a> {
     results: Vec<GroupResult>,
     /// The diagnostics' facts of the group, where an output reads them.
     facts: Option<GroupFacts>,
+    /// The ranks whose items `Output::Places` lists, and the items and list lengths so far.
+    places_depth: Option<usize>,
+    placed: (Vec<u64>, Vec<i64>),
 }
 
 impl<'a> GroupSums<'a> {
     fn new(readers: &'a [Reader<'a>], items: &'a Items<'a>) -> Self {
         let results = readers.iter().map(|r| GroupResult::new(r.ks.len(), r.config.stats.len())).collect();
         let facts = readers[0].config.reads_facts().then(GroupFacts::default);
-        GroupSums { readers, items, scratch: RankScratch::default(), results, facts }
+        let places_depth = readers[0].config.places_depth();
+        GroupSums { readers, items, scratch: RankScratch::default(), results, facts, places_depth, placed: Default::default() }
     }
 
     /// Rank `group` (R and N its counts for each reader's count set, `counts` reading them;
@@ -90,8 +119,16 @@ impl<'a> GroupSums<'a> {
                 _ => None,
             };
         }
+        if let Some(depth) = self.places_depth {
+            top = top.map(|top| top.max(depth));
+        }
         let config = self.readers[0].config;
         let (len, sorted) = rank_group(config, self.items, group, &mut self.scratch, top);
+        if let Some(depth) = self.places_depth {
+            let listed = &group[..sorted.min(depth)];
+            self.placed.0.extend(listed.iter().map(|candidate| candidate.item));
+            self.placed.1.push(listed.len() as i64);
+        }
         if let Some(facts) = &mut self.facts {
             facts.read(config, self.items, &group[..len]);
         }
@@ -139,8 +176,10 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
     let (threads, per_thread) = parts(n_groups);
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let started = std::time::Instant::now();
+    let mut placed = Vec::new();
     std::thread::scope(|scope| {
         let mut values_rest: &mut [f64] = &mut values;
+        let mut handles = Vec::new();
         for (part, groups) in slices.chunks_mut(per_thread).enumerate() {
             let first = part * per_thread;
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(groups.len() * n_outputs);
@@ -154,16 +193,18 @@ pub fn compute(config: &Config, inputs: &Inputs<'_>) -> Groups {
                     let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
                     sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
+                sums.placed
             };
             if threads == 1 {
-                work();
+                placed.push(work());
             } else {
-                scope.spawn(work);
+                handles.push(scope.spawn(work));
             }
         }
+        placed.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
     });
     timing("rank and sum", started);
-    Groups { keys: group_keys, values }
+    Groups { keys: group_keys, values, places: Places::joined(placed) }
 }
 
 /// `compute` on rows already grouped: each thread reads its groups' rows into one small
@@ -176,8 +217,10 @@ fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_
     let items = Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };
     let shares = found.shares(threads());
     let one_thread = shares.len() <= 1;
+    let mut placed = Vec::new();
     std::thread::scope(|scope| {
         let mut values_rest: &mut [f64] = &mut values;
+        let mut handles = Vec::new();
         for share in shares {
             let (block, tail) = std::mem::take(&mut values_rest).split_at_mut(share.len() * n_outputs);
             values_rest = tail;
@@ -193,16 +236,18 @@ fn compute_in_runs(config: &Config, inputs: &Inputs<'_>, found: &runs::InRuns<'_
                     let local = g - first;
                     sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
                 }
+                sums.placed
             };
             if one_thread {
-                work();
+                placed.push(work());
             } else {
-                scope.spawn(work);
+                handles.push(scope.spawn(work));
             }
         }
+        placed.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
     });
     timing("gather, rank and sum (grouped rows)", started);
-    Groups { keys: found.keys(config.key_kinds.len()), values }
+    Groups { keys: found.keys(config.key_kinds.len()), values, places: Places::joined(placed) }
 }
 
 /// Each ranked row's own terms (not cumulated) within the first `k_max` ranks, for the rows

@@ -256,7 +256,8 @@ impl GroupResult {
             | Output::ConstantScores
             | Output::RelevantRows
             | Output::MatchedRelevant
-            | Output::TieAt(_) => 0.0,
+            | Output::TieAt(_)
+            | Output::Places(_) => 0.0,
         }
     }
 

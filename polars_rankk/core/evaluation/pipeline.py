@@ -297,11 +297,13 @@ def evaluate_plan(plan: Plan, inputs: Inputs) -> Evaluation:
     return combined(
         [
             label(
-                _evaluate_part(one, replace(ready, facts=facts), (table, top)),
+                _evaluate_part(one, replace(ready, facts=facts, places=places), (table, top)),
                 one.part.labels,
                 plan,
             )
-            for one, ready, (table, top, facts) in zip(started, prepared, collected, strict=True)
+            for one, ready, (table, top, facts, places) in zip(
+                started, prepared, collected, strict=True
+            )
         ]
     )
 
@@ -399,7 +401,9 @@ def _checked_spec(
         system=inputs.system,
         cells=part.cells,
     )
-    spec = replace(spec, term_rows=plan.every_k, values_checked=inputs.check_values)
+    spec = replace(
+        spec, term_rows=plan.every_k, values_checked=inputs.check_values, places=inputs.places
+    )
     if inputs.system is not None and part.beyond_catalogue:
         raise ValueError(
             f"catalogue-level metrics {list(part.beyond_catalogue)} describe one system's lists "
@@ -413,30 +417,34 @@ def _checked_spec(
 
 def _one_pass(
     started: Sequence[_Started], prepared: Sequence[Prepared], engine: EngineType
-) -> list[tuple[FrameLike, pl.LazyFrame, pl.LazyFrame | None]]:
-    """Each part's per-group table, top rows (for the beyond-accuracy metrics) and the
-    kernel's per-group facts for its diagnostics (`Prepared.facts`): collected in one heavy
-    pass for eager inputs, every part's together (Polars computes a ranking the parts share
-    once, and the facts with the sums they come with), everything after working on one row
-    per group (and on the top K rows); lazy otherwise."""
+) -> list[tuple[FrameLike, pl.LazyFrame, pl.LazyFrame | None, pl.LazyFrame | None]]:
+    """Each part's per-group table, top rows (for the beyond-accuracy metrics), the kernel's
+    per-group facts for its diagnostics (`Prepared.facts`) and its list of places
+    (`Prepared.places`): collected in one heavy pass for eager inputs, every part's together
+    (Polars computes a ranking the parts share once, and the facts and places with the sums
+    they come with), everything after working on one row per group (and on the top K rows);
+    lazy otherwise."""
     tops: list[pl.LazyFrame] = [
         top_rows(one.spec, ready.ranked) for one, ready in zip(started, prepared, strict=True)
     ]
     if started[0].spec.is_lazy:
         return [
-            (ready.group_sums, top, ready.facts) for ready, top in zip(prepared, tops, strict=True)
+            (ready.group_sums, top, ready.facts, ready.places)
+            for ready, top in zip(prepared, tops, strict=True)
         ]
     beyond = [bool(one.part.beyond) for one in started]
     wanted = [ready.group_sums for ready in prepared]
     wanted += [top for top, needed in zip(tops, beyond, strict=True) if needed]
     wanted += [ready.facts for ready in prepared if ready.facts is not None]
+    wanted += [ready.places for ready in prepared if ready.places is not None]
     frames = iter(pl.collect_all(wanted, engine=engine))
     sums = [next(frames) for _ in prepared]
     tops = [
         next(frames).lazy() if needed else top for top, needed in zip(tops, beyond, strict=True)
     ]
     facts = [None if ready.facts is None else next(frames).lazy() for ready in prepared]
-    return list(zip(sums, tops, facts, strict=True))
+    places = [None if ready.places is None else next(frames).lazy() for ready in prepared]
+    return list(zip(sums, tops, facts, places, strict=True))
 
 
 def _ranking_only(

@@ -44,6 +44,7 @@ from polars_rankk.core.evaluation.group_table import (
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import facts as kernel_facts
 from polars_rankk.core.kernel import loader as native
+from polars_rankk.core.kernel import places as kernel_places
 from polars_rankk.core.kernel.shared import SumsAsked, shared_group_sums
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.families import compat_q
@@ -84,6 +85,9 @@ class Prepared:
     #: The diagnostics' per-group facts from the kernel's ranking (`kernel.facts`), where the
     #: kernel ranks and its facts stand for the diagnostics' own query.
     facts: pl.LazyFrame | None = None
+    #: Each group's items at its first ranks from the kernel's ranking (`kernel.places`),
+    #: where the spec asks for them (`Spec.places`) and the kernel lists them.
+    places: pl.LazyFrame | None = None
 
 
 def _needs_row(spec: Spec) -> bool:
@@ -425,7 +429,9 @@ def prepare_groups(
     per_group, path, term_rows, term_events = kernel_or_pure_sums(
         spec, needs, (pure.sums, pure.rows), selected, truth, truth_stats, group_sums
     )
-    per_group, facts = kernel_facts.facts_of(spec, per_group)
+    kernel_sums = per_group
+    per_group, facts = kernel_facts.facts_of(spec, kernel_sums)
+    per_group, places = kernel_places.places_of(spec, per_group, kernel_sums)
     groups = universe(spec, truth, judged, truth_stats).join(
         per_group, on=list(spec.keys), how="left"
     )
@@ -441,6 +447,7 @@ def prepare_groups(
         term_events=term_events,
         judged=judged,
         facts=facts,
+        places=places,
     )
 
 

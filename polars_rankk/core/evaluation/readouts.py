@@ -32,52 +32,19 @@ from polars_rankk.core.evaluation.views import (
     long_table,
     metric_column,
     metric_cutoffs,
+    per_group_rows,
 )
 from polars_rankk.core.inputs.spec import Spec
+from polars_rankk.core.kernel import places as kernel_places
 from polars_rankk.core.kernel import ranking as kernel_ranking
 from polars_rankk.core.metrics import order as ranking
 from polars_rankk.core.metrics.order import gain_of
 from polars_rankk.core.metrics.registry import MICRO_METRICS, REGISTRY
 from polars_rankk.core.names.cells import Label, at_cutoff
-from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.parse import NameStyle, parse_metric_name
 from polars_rankk.core.names.write import written_summary
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import Average, FrameLike, MetricName
-
-
-def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
-    """The eager ``per_group`` from the wide metric table, built in its sorted order
-    (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
-    that costs about what the output weighs instead of several copies of it. Polars only (no
-    NumPy: the command line's evaluation never imports it)."""
-    keys = list(spec.keys)
-    pairs = metric_cutoffs(spec)
-    cells = pl.DataFrame(
-        {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
-        schema={"metric": pl.String, "k": pl.Int64},
-    ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
-    names = [metric_column(m, k) for m, k in cells.iter_rows()]
-    ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
-    n_groups, n_cells = ordered.height, len(names)
-    if not names:  # only catalogue-level metrics were asked for
-        return pl.concat(
-            [ordered.select(keys).clear(), cells, pl.DataFrame(schema={"value": pl.Float64})],
-            how="horizontal",
-        )
-    # Row-major values (a group's cells in a row), one temporary at a time: the peak stays
-    # near the output's own size.
-    cells_of_groups = ordered.select(pl.concat_arr(pl.col(names).cast(pl.Float64)))
-    values = cells_of_groups.to_series().reshape((-1,)).alias("value").to_frame()
-    del cells_of_groups
-    row = pl.int_range(n_groups * n_cells, dtype=pl.Int64)
-    heads = ordered.select(pl.col(keys).gather(row // n_cells))
-    labels = cells.select(pl.all().gather(row % n_cells))
-    rows = pl.concat([heads, labels, values], how="horizontal")
-    if values.get_column("value").null_count():
-        # Null: short_lists="skip" dropped the group at that k (NaN values stay).
-        rows = rows.filter(pl.col("value").is_not_null())
-    return rows
 
 
 def dropped_queries(
@@ -493,3 +460,14 @@ class EvaluationTables:
         if self._sliced:
             return None
         return item_ranks(self._spec, pairs, depth)
+
+    def ranked_places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        """Each row of `pairs`' (group keys and item) rank in this evaluation's ranking where
+        it is at most `depth`, else 0 (not among the candidates, or ranked deeper): Int64, in
+        `pairs`' order, read from the items its own ranking pass listed at each group's first
+        ranks (where `evaluate` was asked for ``places`` of at least `depth`: no second
+        ranking). None where the pass listed none or fewer (then `item_ranks` ranks again)."""
+        places = None if self._sliced else self._prepared.places
+        if places is None:
+            return None
+        return kernel_places.item_places(places.collect(), self._spec, pairs, depth)

@@ -119,3 +119,37 @@ def long_table(wide: pl.LazyFrame, spec: Spec) -> pl.LazyFrame:
 
 def sorted_per_group(per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     return per_group.sort([*keys, metric_rank(), "k"], nulls_last=True)
+
+
+def per_group_rows(wide: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+    """The eager ``per_group`` from the wide metric table, built in its sorted order
+    (group, canonical metric, k) rather than unpivoted, joined and sorted: at K = 1..100
+    that costs about what the output weighs instead of several copies of it. Polars only (no
+    NumPy: the command line's evaluation never imports it)."""
+    keys = list(spec.keys)
+    pairs = metric_cutoffs(spec)
+    cells = pl.DataFrame(
+        {"metric": [m for m, _ in pairs], "k": [k for _, k in pairs]},
+        schema={"metric": pl.String, "k": pl.Int64},
+    ).sort(metric_rank(), "k", nulls_last=True, maintain_order=True)
+    names = [metric_column(m, k) for m, k in cells.iter_rows()]
+    ordered = wide.select(*keys, *names).sort(keys, nulls_last=True)
+    n_groups, n_cells = ordered.height, len(names)
+    if not names:  # only catalogue-level metrics were asked for
+        return pl.concat(
+            [ordered.select(keys).clear(), cells, pl.DataFrame(schema={"value": pl.Float64})],
+            how="horizontal",
+        )
+    # Row-major values (a group's cells in a row), one temporary at a time: the peak stays
+    # near the output's own size.
+    cells_of_groups = ordered.select(pl.concat_arr(pl.col(names).cast(pl.Float64)))
+    values = cells_of_groups.to_series().reshape((-1,)).alias("value").to_frame()
+    del cells_of_groups
+    row = pl.int_range(n_groups * n_cells, dtype=pl.Int64)
+    heads = ordered.select(pl.col(keys).gather(row // n_cells))
+    labels = cells.select(pl.all().gather(row % n_cells))
+    rows = pl.concat([heads, labels, values], how="horizontal")
+    if values.get_column("value").null_count():
+        # Null: short_lists="skip" dropped the group at that k (NaN values stay).
+        rows = rows.filter(pl.col("value").is_not_null())
+    return rows

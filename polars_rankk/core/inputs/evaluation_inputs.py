@@ -32,6 +32,8 @@ class Inputs:
     head_share: float = 0.2
     system: str | None = None
     subtopic: str | None = None
+    #: The ranks whose items the ranking pass lists per group (`Spec.places`); 0: none.
+    places: int = 0
 
     @property
     def keys(self) -> list[str]:

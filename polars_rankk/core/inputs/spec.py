@@ -113,6 +113,9 @@ class Spec:
     #: The per-rank term rows are read beside the sums (a K-curve, planned at every K): a
     #: lazy evaluation on the kernel takes both from one ranking of each group.
     term_rows: bool = False
+    #: The ranks whose items the kernel's ranking pass lists per group beside the sums
+    #: (`polars_rankk.core.kernel.places`), for a reader of the items' places; 0: none.
+    places: int = 0
 
     @property
     def group_keys(self) -> tuple[str, ...]:

@@ -50,7 +50,7 @@ class LinearTerm:
 #: within R, R and N, the ideal DCG at ``k``, a term's running sum at ``k`` (0: over the
 #: whole list), or a fact of the ranked list the diagnostics read: 1 where its scores are all
 #: equal, its relevant rows, its distinct relevant items, 1 where ranks ``k`` and ``k`` + 1
-#: share a score.
+#: share a score; or (``places``) the list of its items at ranks 1..``k``.
 OutputValue = Literal[
     "key",
     "n_candidates",
@@ -63,6 +63,7 @@ OutputValue = Literal[
     "relevant_rows",
     "matched_relevant",
     "tie_at",
+    "places",
 ]
 
 

@@ -34,6 +34,7 @@ from polars_rankk.core.columns import (
 )
 from polars_rankk.core.inputs.spec import Spec
 from polars_rankk.core.kernel import facts as kernel_facts
+from polars_rankk.core.kernel import places as kernel_places
 from polars_rankk.core.kernel.call import (
     Call,
     KernelPiece,
@@ -402,7 +403,12 @@ def group_sums(
     it, and it counts R and N itself unless padding or ``pool="restrict"`` change them.
     """
     inputs, outputs, call = _sums_call(
-        spec, selected, truth, truth_stats, needs, kernel_facts.outputs(spec)
+        spec,
+        selected,
+        truth,
+        truth_stats,
+        needs,
+        (*kernel_facts.outputs(spec), *kernel_places.outputs(spec)),
     )
     sums = inputs.frame.select(_call(library(), inputs.arguments, call))
     names = [*inputs.keys, *(output.column for output in outputs)]

@@ -101,7 +101,11 @@ def relevant_gains(
     grade = pl.col(relevance)
     possible = truth.filter(pl.col(probability) > 0)
     positive = possible.filter(grade > 0)
-    grades = positive.group_by(keys).agg(grade.n_unique().alias("n"))["n"]
+    # One positive grade in the whole truth is one in each group: no grouping needed.
+    one_grade = (
+        positive.get_column(relevance).n_unique() <= 1
+        or largest(positive.group_by(keys).agg(grade.n_unique().alias("n"))["n"]) <= 1
+    )
     in_between = bool(positive.filter(grade < policy.relevance_threshold).height)
     # Only the tie blocks read each positive grade and how many items a block may hold, and
     # only a grade below the threshold has gains below it: not computed where not read.
@@ -109,7 +113,7 @@ def relevant_gains(
     most = positive.group_by(keys).agg(pl.col(item).n_unique())[item] if blocks else None
     distinct = positive[relevance].unique().sort(descending=True) if blocks else pl.Series([])
     return RelevantGains(
-        one_grade=largest(grades) <= 1,
+        one_grade=one_grade,
         in_between=in_between,
         levels=gain_levels(possible, relevance, policy),
         grades=distinct.to_numpy().astype(np.float64),

@@ -5,6 +5,7 @@ and lazy inputs alike, so that both give the same numbers and name the same meth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,11 +153,16 @@ def _computed(
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls()
-    # The ranks read: to the largest K, and to the most items a group may find relevant
-    # (R-precision reads hits@R); all of them where items outside the list do not count.
-    depth = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
-    if "r_precision" in chosen:
-        depth = max(depth, possibly_relevant(truth, keys, relevance, probability, policy))
+
+    def depth() -> int:
+        """The ranks the ranked list is read to (where the recursion reads the list, not the
+        places): to the largest K, and to the most items a group may find relevant
+        (R-precision reads hits@R); all of them where items outside the list do not count."""
+        read = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
+        if "r_precision" in chosen:
+            read = max(read, possibly_relevant(truth, keys, relevance, probability, policy))
+        return read
+
     rows, expected_groups = expected_by_recursion(
         _BaseRanking(base, policy, depth), truth, groups, asked, keys=keys, item=inputs.item,
         relevance=relevance, probability=probability, policy=policy, gains=gains,
@@ -165,7 +171,7 @@ def _computed(
     if walked.height:  # bpref reads every ranked judged item: the whole list
         whole = largest(groups["n_candidates"])
         rows = pl.concat([rows, bpref_by_recursion(
-            _BaseRanking(base, policy, whole), truth, groups, walked, keys=keys,
+            _BaseRanking(base, policy, lambda: whole), truth, groups, walked, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
     if lazy or walked.height:  # eager rows of one method are sorted already (the join keeps them)
@@ -174,10 +180,10 @@ def _computed(
 
 
 class _BaseRanking:
-    """The ranking of `base` (the evaluation at each item's highest grade), read to `depth`:
+    """The ranking of `base` (the evaluation at each item's highest grade), read to `depth()`:
     each item's place from the kernel's one ranking, or the ranked list (collected once)."""
 
-    def __init__(self, base: Any, policy: Policy, depth: int) -> None:
+    def __init__(self, base: Any, policy: Policy, depth: Callable[[], int]) -> None:
         self._base, self._policy, self._depth = base, policy, depth
         self._listed: pl.DataFrame | None = None
 
@@ -188,12 +194,18 @@ class _BaseRanking:
                 ranked = self._base.ranked_items(tie_blocks=True)
             else:
                 pool_all = self._policy.pool == "all"
-                ranked = self._base.ranked_items(top=self._depth if pool_all else None)
+                ranked = self._base.ranked_items(top=self._depth() if pool_all else None)
             self._listed = ranked.collect()
         return self._listed
 
     def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
-        found: pl.Series | None = self._base.item_ranks(pairs, depth)
+        found: pl.Series | None = None
+        if self._policy.pool == "all":
+            # An item past the depth counts in R as one not retrieved does: the places the
+            # evaluation's own ranking pass listed serve (0 for both), without ranking again.
+            found = self._base.ranked_places(pairs, depth)
+        if found is None:
+            found = self._base.item_ranks(pairs, depth)
         return found
 
 

@@ -25,7 +25,8 @@ class Ranking(Protocol):
 
     def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
         """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
-        to `depth`, ``depth + 1`` deeper), or None where only `listed` gives it."""
+        to `depth`, ``depth + 1`` deeper; under ``pool="all"``, where the two count alike,
+        0 for either), or None where only `listed` gives it."""
         ...
 
 

@@ -218,7 +218,15 @@ def evaluated_over_labels(
     # probability. Its per-group values are replaced by the expectations below.
     highest = pl.col(relevance).filter(pl.col(probability) > 0).max().fill_null(0.0)
     possible = truth.group_by(*keys, item).agg(highest)  # every judged item stays judged
-    base = evaluate_plan(plan, replace(inputs, truth=possible.collect() if eager else possible))
+    if eager:
+        # The checked truth read once for both (the recursion reads its rows); the ranking pass
+        # lists the items at the ranks the recursion reads: no second one.
+        checked, judged = pl.collect_all([truth, possible])
+        truth = checked.lazy()
+        listed = replace(inputs, truth=judged, places=_ranks_read(judged, plan, keys, relevance))
+        base = evaluate_plan(plan, listed)
+    else:
+        base = evaluate_plan(plan, replace(inputs, truth=possible))
     # Imported here: the recursion is NumPy, which the command's start-up does not load.
     from polars_rankk.core.inputs.labels.exact import exact_cells
 
@@ -286,6 +294,16 @@ def evaluated_over_labels(
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
     return base
+
+
+def _ranks_read(possible: pl.DataFrame, plan: Plan, keys: list[str], relevance: str) -> int:
+    """The ranks of the evaluation's ranking the recursion reads, at most: to the largest K,
+    and to the most items a group may find relevant (`possible`: each item at its highest
+    grade of positive probability), where R-precision reads hits@R."""
+    threshold = plan.parts[0].policy.relevance_threshold
+    counts = possible.filter(pl.col(relevance) >= threshold).group_by(keys).len()
+    most = int(counts.get_column("len").max() or 0) if counts.height else 0  # type: ignore[arg-type]
+    return max(max(plan.ks, default=0), most)
 
 
 def _on_outcome_tables(
