@@ -20,6 +20,23 @@ impl<'a> Bitmap<'a> {
         let bit = self.offset + i;
         self.bytes[bit >> 3] & (1 << (bit & 7)) != 0
     }
+
+    /// Bits `i .. i + 64` as one word, row `i` in the lowest bit (bits past the bitmap's end
+    /// read as 0): a block of rows' validity read at once, without a branch per row.
+    #[inline]
+    pub fn word(&self, i: usize) -> u64 {
+        let bit = self.offset + i;
+        let (byte, shift) = (bit >> 3, bit & 7);
+        let mut window = [0u8; 16];
+        let available = self.bytes.len().saturating_sub(byte).min(9);
+        window[..available].copy_from_slice(&self.bytes[byte..byte + available]);
+        let low = u64::from_le_bytes([
+            window[0], window[1], window[2], window[3], window[4], window[5], window[6], window[7],
+        ]);
+        // The ninth byte's low bits complete the word when the bitmap is not byte-aligned.
+        let high = if shift == 0 { 0 } else { u64::from(window[8]) << (64 - shift) };
+        (low >> shift) | high
+    }
 }
 
 pub enum Values<'a> {
@@ -534,5 +551,23 @@ impl OutData {
 impl OutColumn {
     pub fn len(&self) -> usize {
         self.data.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bitmap;
+
+    #[test]
+    fn a_word_is_the_bits_one_at_a_time() {
+        let bytes: Vec<u8> = (0..20u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+        for offset in 0..11 {
+            let bits = Bitmap::new(&bytes, offset);
+            let n = bytes.len() * 8 - offset;
+            for start in [0, 1, 7, 8, 13, 64, 70, n - 64, n - 3] {
+                let expected = (0..64).filter(|&j| start + j < n && bits.get(start + j)).fold(0u64, |w, j| w | 1 << j);
+                assert_eq!(bits.word(start), expected, "offset {offset}, start {start}");
+            }
+        }
     }
 }

@@ -157,6 +157,19 @@ fn all_pairs<T: Copy, K: Copy>(values: &[T], kept: &[K], same: impl Fn(usize, T,
         })
 }
 
+/// Whether every pair of `values` and `kept` is `same`, given each value's validity bit (1:
+/// valid): 64 rows a time, their validity read as one word, so that the nulls (which fall
+/// anywhere) cost no mispredicted branch.
+#[inline(always)]
+fn valid_pairs<T: Copy, K: Copy>(values: &[T], kept: &[K], bits: Bitmap<'_>, same: impl Fn(T, u64, K) -> bool) -> bool {
+    const BLOCK: usize = 64;
+    values.len() == kept.len()
+        && values.chunks(BLOCK).zip(kept.chunks(BLOCK)).enumerate().all(|(block, (values, kept))| {
+            let word = bits.word(block * BLOCK);
+            values.iter().zip(kept).enumerate().fold(true, |all, (j, (v, k))| all & same(*v, (word >> j) & 1, *k))
+        })
+}
+
 /// Whether `column`'s values, read as `Column::floats_vec` reads them and passed through
 /// `read`, are `kept`, bit for bit.
 fn floats_are(column: &Column<'_>, kept: &[f64], read: impl Fn(f64) -> f64) -> bool {
@@ -170,9 +183,11 @@ fn floats_are(column: &Column<'_>, kept: &[f64], read: impl Fn(f64) -> f64) -> b
         at += chunk.len;
         match (&chunk.values, chunk.validity) {
             (Values::F64(values), None) => all_pairs(&values[..chunk.len], kept, |_, v, k| same(v, k)),
-            (Values::F64(values), Some(bits)) => {
-                all_pairs(&values[..chunk.len], kept, |i, v, k| same(if bits.get(i) { v } else { f64::NAN }, k))
-            }
+            (Values::F64(values), Some(bits)) => valid_pairs(&values[..chunk.len], kept, bits, |v, valid, k| {
+                // A null reads as NaN: its value's bits chosen by mask, without a branch.
+                let mask = 0u64.wrapping_sub(valid);
+                same(f64::from_bits((v.to_bits() & mask) | (f64::NAN.to_bits() & !mask)), k)
+            }),
             _ => kept.iter().all(|k| same(f64::NAN, *k)),
         }
     })
@@ -184,7 +199,11 @@ fn integers_are(column: &Column<'_>, kept: &[u64]) -> bool {
     fn are<T: Copy + Into<i64>>(values: &[T], validity: Option<Bitmap<'_>>, kept: &[u64]) -> bool {
         match validity {
             None => all_pairs(values, kept, |_, v, k| v.into() as u64 == k),
-            Some(bits) => all_pairs(values, kept, |i, v, k| (if bits.get(i) { v.into() } else { i64::MIN }) as u64 == k),
+            Some(bits) => valid_pairs(values, kept, bits, |v, valid, k| {
+                // A null reads as i64::MIN, chosen by mask without a branch.
+                let mask = 0u64.wrapping_sub(valid);
+                ((v.into() as u64) & mask) | ((i64::MIN as u64) & !mask) == k
+            }),
         }
     }
     if column.len() != kept.len() {
@@ -253,7 +272,7 @@ pub fn grouped_sums(
         match kept.as_ref() {
             // The rows are compared where they lie, not read again: a call that reads the
             // kept sums copies nothing.
-            Some(last) if last.config == key && last.shape.same(&shape) && last.rows.holds(inputs) => {
+            Some(last) if last.config == key && last.shape.same(&shape) && timed("grouped: rows compared", || last.rows.holds(inputs)) => {
                 count("groups read from the last call's sums", bounds.len() - 1);
                 Arc::clone(&last.sums)
             }
@@ -274,6 +293,14 @@ pub fn grouped_sums(
     let out = laid_out(config, &bounds, &sums);
     timing("grouped: sums laid out", since);
     Ok(out)
+}
+
+/// `run`'s answer, its time on stderr when timing is on.
+fn timed<T>(label: &str, run: impl FnOnce() -> T) -> T {
+    let since = Instant::now();
+    let answer = run();
+    timing(label, since);
+    answer
 }
 
 /// Each group ranked and read (`rows_sums`), the groups split across the threads.
@@ -403,6 +430,32 @@ mod tests {
         let chunk = Chunk { len: 5, values: Values::F64(&values), validity: Some(Bitmap::new(&valid, 0)) };
         let nulled = Column { name: "score".to_string(), chunks: vec![chunk] };
         assert!(!rows.holds(&inputs(&starts, &item, &nulled, &grade)));
+        // Nulls read as NaN, at any bit offset and across a block of 64 rows.
+        let n: usize = 150;
+        let grades: Vec<f64> = (0..n).map(|i| (i % 4) as f64).collect();
+        let valid: Vec<u8> = (0..(n + 3).div_ceil(8)).map(|b| (b as u8).wrapping_mul(73) | 1).collect();
+        let long = |values| column("x", values);
+        let (zeros, ids, halves) = (vec![0u32; n], (0..n as i64).collect::<Vec<_>>(), vec![0.5; n]);
+        let (starts, items, scores) = (long(Values::U32(&zeros)), long(Values::I64(&ids)), long(Values::F64(&halves)));
+        for offset in [0, 3] {
+            let chunk = Chunk { len: n, values: Values::F64(&grades), validity: Some(Bitmap::new(&valid, offset)) };
+            let nullable = Column { name: "grade".to_string(), chunks: vec![chunk] };
+            let given = inputs(&starts, &items, &scores, &nullable);
+            let rows = Rows::read(&given);
+            assert!(rows.holds(&given));
+            for at in [0, 63, 64, 149] {
+                let mut other = rows.given.clone();
+                other[at] = if other[at].is_nan() { 1.0 } else { f64::NAN };
+                let moved = Rows { given: other, scores: rows.scores.clone(), handles: rows.handles.clone() };
+                assert!(!moved.holds(&given), "offset {offset}, row {at}");
+            }
+            let chunk = Chunk { len: n, values: Values::I64(&ids), validity: Some(Bitmap::new(&valid, offset)) };
+            let nullable_items = Column { name: "item".to_string(), chunks: vec![chunk] };
+            let given = inputs(&starts, &nullable_items, &scores, &nullable);
+            let rows = Rows::read(&given);
+            assert!(rows.holds(&given));
+            assert!(!rows.holds(&inputs(&starts, &items, &scores, &nullable)) || valid.iter().all(|b| *b == 0xff));
+        }
         let fewer = column("score", Values::F64(&[0.5, 0.0, 0.25, 0.5]));
         assert!(!rows.holds(&inputs(&starts, &item, &fewer, &grade)));
     }
