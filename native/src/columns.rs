@@ -21,6 +21,11 @@ impl<'a> Bitmap<'a> {
         self.bytes[bit >> 3] & (1 << (bit & 7)) != 0
     }
 
+    /// The same bits from row `start` on.
+    pub fn from_row(&self, start: usize) -> Self {
+        Self { bytes: self.bytes, offset: self.offset + start }
+    }
+
     /// Bits `i .. i + 64` as one word, row `i` in the lowest bit (bits past the bitmap's end
     /// read as 0): a block of rows' validity read at once, without a branch per row.
     #[inline]
@@ -39,6 +44,7 @@ impl<'a> Bitmap<'a> {
     }
 }
 
+#[derive(Clone)]
 pub enum Values<'a> {
     F64(&'a [f64]),
     I64(&'a [i64]),
@@ -57,6 +63,7 @@ pub enum Values<'a> {
     LargeList { offsets: &'a [i64], child: Box<Column<'a>> },
 }
 
+#[derive(Clone)]
 pub struct Chunk<'a> {
     pub len: usize,
     pub values: Values<'a>,
@@ -107,9 +114,58 @@ impl Chunk<'_> {
     }
 }
 
+#[derive(Clone)]
 pub struct Column<'a> {
     pub name: String,
     pub chunks: Vec<Chunk<'a>>,
+}
+
+impl<'a> Chunk<'a> {
+    /// Rows `start..end` of the chunk, borrowing the same buffers.
+    pub fn slice(&self, start: usize, end: usize) -> Chunk<'a> {
+        let values = match &self.values {
+            Values::F64(v) => Values::F64(&v[start..end]),
+            Values::I64(v) => Values::I64(&v[start..end]),
+            Values::I32(v) => Values::I32(&v[start..end]),
+            Values::U32(v) => Values::U32(&v[start..end]),
+            Values::I16(v) => Values::I16(&v[start..end]),
+            Values::U16(v) => Values::U16(&v[start..end]),
+            Values::I8(v) => Values::I8(&v[start..end]),
+            Values::U8(v) => Values::U8(&v[start..end]),
+            Values::LargeText { offsets, data } => Values::LargeText { offsets: &offsets[start..=end], data },
+            Values::ViewText { views, data } => Values::ViewText { views: &views[start..end], data: data.clone() },
+            Values::LargeList { offsets, child } => {
+                Values::LargeList { offsets: &offsets[start..=end], child: child.clone() }
+            }
+        };
+        Chunk { len: end - start, values, validity: self.validity.map(|bits| bits.from_row(start)) }
+    }
+}
+
+impl<'a> Column<'a> {
+    /// A list column's values, one list after another, and where each list starts (the
+    /// number of values last): the rows of each group, as ``implode()`` hands them over
+    /// inside ``group_by().agg()``. None: not a list column.
+    pub fn list_values(&self) -> Option<(Vec<usize>, Column<'a>)> {
+        let mut bounds = vec![0usize];
+        let mut chunks = Vec::new();
+        for chunk in &self.chunks {
+            let Values::LargeList { offsets, child } = &chunk.values else { return None };
+            let (first, last) = (offsets[0] as usize, offsets[chunk.len] as usize);
+            let base = bounds[bounds.len() - 1];
+            bounds.extend(offsets[1..=chunk.len].iter().map(|&at| base + (at as usize - first)));
+            // The child's rows first..last, across its chunks.
+            let mut at = 0usize;
+            for part in &child.chunks {
+                let (start, end) = (first.max(at), last.min(at + part.len));
+                if start < end {
+                    chunks.push(part.slice(start - at, end - at));
+                }
+                at += part.len;
+            }
+        }
+        Some((bounds, Column { name: self.name.clone(), chunks }))
+    }
 }
 
 impl Column<'_> {
