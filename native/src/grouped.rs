@@ -20,7 +20,8 @@ use crate::group::{check_scores, is_null, rows_sums, GroupInputs, GroupRows};
 use crate::kernel::{count, threads, timing, Items, RankScratch, Reader};
 
 /// The inputs of one call: where each group's rows start (the number of rows last), then
-/// the rows' columns, one group after another.
+/// the rows' columns, one group after another; the missed items' grades and the declared R_g
+/// (`extra`, `n_relevant`) one row per group.
 pub struct GroupedInputs<'a> {
     pub bounds: Vec<usize>,
     pub group: GroupInputs<'a>,
@@ -31,9 +32,9 @@ fn same_floats(a: &[f64], b: &[f64]) -> bool {
 }
 
 /// What a call's groups are, read without copying its rows: where each group starts (the
-/// number of rows last; a group may have none), each group's missed items' grades (its first non-null list), one group
-/// after another, with each group's span of them (None: every list of the group is null), and
-/// each group's declared R_g (the largest non-null value of its rows; NaN: none).
+/// number of rows last; a group may have none), each group's missed items' grades, one group
+/// after another, with each group's span of them (None: the group's list is null), and each
+/// group's declared R_g (NaN: none).
 struct Shape {
     bounds: Vec<usize>,
     extra: Option<(Vec<f64>, Vec<Option<(usize, usize)>>)>,
@@ -44,15 +45,11 @@ impl Shape {
     fn read(inputs: &GroupedInputs<'_>) -> Shape {
         let group = &inputs.group;
         let bounds = inputs.bounds.clone();
-        let declared = group.n_relevant.map(|column| {
-            let mut values = column.floats();
-            let largest = bounds.windows(2).map(|w| {
-                let rows = values.by_ref().take(w[1] - w[0]);
-                rows.filter(|v| !v.is_nan()).fold(f64::NAN, f64::max)
-            });
-            largest.collect()
-        });
-        let extra = group.extra.map(|column| column.first_float_lists(&bounds));
+        // The missed items' grades and the declared R_g come one row per group.
+        let n_groups = bounds.len() - 1;
+        let declared = group.n_relevant.map(|column| column.floats().take(n_groups).collect());
+        let one_row_each: Vec<usize> = (0..=n_groups).collect();
+        let extra = group.extra.map(|column| column.first_float_lists(&one_row_each));
         Shape { bounds, extra, declared }
     }
 

@@ -479,32 +479,41 @@ pub fn grouped_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<
 /// The field of `grouped_metric_sums` saying whether the truth knows the group.
 const KNOWN: &str = "_rk_known";
 
-/// `grouped_metric_sums`: each input a list per group (``implode()`` inside a group), every
-/// input's lists of the same lengths; one row of sums per group.
+/// `grouped_metric_sums`: every input a list per group (``implode()`` inside a group): the
+/// rows' columns (item, score, grade), each group's lists of one length; the missed items'
+/// grades and the declared R_g one value per group. One row of sums per group.
 pub fn grouped_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    let parsed = configuration(kwargs)?;
+    let (config, score_name) = (&parsed.0, parsed.1.as_str());
+    let n_lists = 2 + usize::from(config.has_item);
     let mut bounds: Option<Vec<usize>> = None;
     let mut rows = Vec::with_capacity(columns.len());
-    for column in columns {
+    for (at, column) in columns.iter().enumerate() {
         let Some((lists, values)) = column.list_values() else {
             return Err(format!("column {:?}: the rankk kernel expected one list per group (implode)", column.name));
         };
-        if bounds.as_ref().is_some_and(|first| *first != lists) {
-            return Err(format!("column {:?}: its groups' lengths differ from the first column's", column.name));
+        let matches = match &bounds {
+            None => true,
+            Some(first) if at < n_lists => *first == lists,
+            Some(first) => lists.len() == first.len() && lists.iter().enumerate().all(|(g, &end)| end == g),
+        };
+        if !matches {
+            return Err(format!("column {:?}: its groups' lengths differ from the rows'", column.name));
         }
-        bounds = Some(lists);
+        if at < n_lists {
+            bounds = Some(lists);
+        }
         rows.push(values);
     }
-    let parsed = configuration(kwargs)?;
-    let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let group = group_inputs(config, &rows)?;
+    let bounds = bounds.unwrap_or_else(|| vec![0]);
+    if bounds.last() != Some(&group.score.len()) {
+        return Err(format!("column {:?}: its lists hold fewer values than they say", group.score.name));
+    }
     if let Some(extra) = group.extra {
         if !extra.is_float_list() {
             return Err(format!("column {:?}: the rankk kernel expected a list of Float64 values", extra.name));
         }
-    }
-    let bounds = bounds.unwrap_or_else(|| vec![0]);
-    if bounds.last() != Some(&group.score.len()) {
-        return Err(format!("column {:?}: its lists hold fewer values than they say", group.score.name));
     }
     let inputs = crate::grouped::GroupedInputs { bounds, group };
     let (values, known) = crate::grouped::grouped_sums(config, score_name, &inputs)?;

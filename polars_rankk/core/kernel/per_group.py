@@ -1,17 +1,18 @@
 """The metric expressions on the compiled kernel: one plugin call over every group's rows.
 
-Each input is handed over as one list per group (``implode()``): inside ``group_by().agg()``
-or ``.over()`` Polars then calls the plugin once with every group's list, and in a plain
-``select`` the whole column is one list on every engine (the streaming engine does not hand it
-over in pieces). The kernel (`native/src/grouped.rs`) reads the groups' boundaries off the
-lists' lengths, splits the groups across its threads, ranks each (`native/src/group.rs`) under
-the `Policy` exactly as `evaluate` does, sums the metric's declared terms
-(`polars_rankk.core.metrics.terms`, sent as data) at its cut-off, and counts the group's truth
-from its own grades (R_g, the judged non-relevant items, the ideal DCG), with the judged items
-the rows miss (``unretrieved``, read once per group from its first non-null list) or a declared
-R_g (``n_relevant``). It hands back one row of sums per group; the registry's formula computes
-the metric from them in Polars — the same formula, over the same sums, as the pure-Polars
-expression (`polars_rankk.core.expressions.group`), which stays the reference.
+The rows' columns are handed over as one list per group (``implode()``): inside
+``group_by().agg()`` or ``.over()`` Polars then calls the plugin once with every group's list,
+and in a plain ``select`` the whole column is one list on every engine (the streaming engine
+does not hand it over in pieces); ``unretrieved`` (its first non-null list) and ``n_relevant``
+(its largest value) come one row per group. The kernel (`native/src/grouped.rs`) reads the
+groups' boundaries off the lists' lengths, splits the groups across its threads, ranks each
+(`native/src/group.rs`) under the `Policy` exactly as `evaluate` does, sums the metric's
+declared terms (`polars_rankk.core.metrics.terms`, sent as data) at its cut-off, and counts the
+group's truth from its own grades (R_g, the judged non-relevant items, the ideal DCG), with the
+judged items the rows miss (``unretrieved``) or a declared R_g (``n_relevant``). It hands back
+one row of sums per group; the registry's formula computes the metric from them in Polars —
+the same formula, over the same sums, as the pure-Polars expression
+(`polars_rankk.core.expressions.group`), which stays the reference.
 
 Choice, measured (`benchmarks/bench_every_path.py`): one call for all the groups rather than
 one per group, whose per-call cost (a Series per group and column, the call, a one-row struct)
@@ -85,14 +86,17 @@ def group_stats(
         # As given: the kernel reads integer ids by value and string ids by their bytes (and
         # compares both as text under trec_eval's ties).
         args.append(item)
-    args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
+    args.extend([score.cast(pl.Float64), grade.cast(pl.Float64)])
+    # What the kernel reads once per group, as one value per group: a list column gathered
+    # by group would cost each expression a copy of every row's list.
     if unretrieved is not None:
-        args.append(unretrieved.cast(pl.List(pl.Float64)))
+        args.append(unretrieved.cast(pl.List(pl.Float64)).first(ignore_nulls=True))
     if n_relevant is not None and unretrieved is None:
-        args.append(n_relevant.cast(pl.Float64))
+        args.append(n_relevant.cast(pl.Float64).max())
     # Each input as one list per group: inside a group_by Polars then calls the kernel once
-    # with every group's list (the lists' lengths are the groups' boundaries) and takes one
-    # row of sums per group; in a plain select the whole column is one list, on every engine.
+    # with every group's lists (the rows' lists' lengths are the groups' boundaries) and takes
+    # one row of sums per group; in a plain select the whole column is one list, on every
+    # engine.
     args = [arg.implode() for arg in args]
     counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
     outputs = [Output(value, value) for value in counts]
