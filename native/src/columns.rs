@@ -20,8 +20,31 @@ impl<'a> Bitmap<'a> {
         let bit = self.offset + i;
         self.bytes[bit >> 3] & (1 << (bit & 7)) != 0
     }
+
+    /// The same bits from row `start` on.
+    pub fn from_row(&self, start: usize) -> Self {
+        Self { bytes: self.bytes, offset: self.offset + start }
+    }
+
+    /// Bits `i .. i + 64` as one word, row `i` in the lowest bit (bits past the bitmap's end
+    /// read as 0): a block of rows' validity read at once, without a branch per row.
+    #[inline]
+    pub fn word(&self, i: usize) -> u64 {
+        let bit = self.offset + i;
+        let (byte, shift) = (bit >> 3, bit & 7);
+        let mut window = [0u8; 16];
+        let available = self.bytes.len().saturating_sub(byte).min(9);
+        window[..available].copy_from_slice(&self.bytes[byte..byte + available]);
+        let low = u64::from_le_bytes([
+            window[0], window[1], window[2], window[3], window[4], window[5], window[6], window[7],
+        ]);
+        // The ninth byte's low bits complete the word when the bitmap is not byte-aligned.
+        let high = if shift == 0 { 0 } else { u64::from(window[8]) << (64 - shift) };
+        (low >> shift) | high
+    }
 }
 
+#[derive(Clone)]
 pub enum Values<'a> {
     F64(&'a [f64]),
     I64(&'a [i64]),
@@ -40,6 +63,7 @@ pub enum Values<'a> {
     LargeList { offsets: &'a [i64], child: Box<Column<'a>> },
 }
 
+#[derive(Clone)]
 pub struct Chunk<'a> {
     pub len: usize,
     pub values: Values<'a>,
@@ -90,9 +114,58 @@ impl Chunk<'_> {
     }
 }
 
+#[derive(Clone)]
 pub struct Column<'a> {
     pub name: String,
     pub chunks: Vec<Chunk<'a>>,
+}
+
+impl<'a> Chunk<'a> {
+    /// Rows `start..end` of the chunk, borrowing the same buffers.
+    pub fn slice(&self, start: usize, end: usize) -> Chunk<'a> {
+        let values = match &self.values {
+            Values::F64(v) => Values::F64(&v[start..end]),
+            Values::I64(v) => Values::I64(&v[start..end]),
+            Values::I32(v) => Values::I32(&v[start..end]),
+            Values::U32(v) => Values::U32(&v[start..end]),
+            Values::I16(v) => Values::I16(&v[start..end]),
+            Values::U16(v) => Values::U16(&v[start..end]),
+            Values::I8(v) => Values::I8(&v[start..end]),
+            Values::U8(v) => Values::U8(&v[start..end]),
+            Values::LargeText { offsets, data } => Values::LargeText { offsets: &offsets[start..=end], data },
+            Values::ViewText { views, data } => Values::ViewText { views: &views[start..end], data: data.clone() },
+            Values::LargeList { offsets, child } => {
+                Values::LargeList { offsets: &offsets[start..=end], child: child.clone() }
+            }
+        };
+        Chunk { len: end - start, values, validity: self.validity.map(|bits| bits.from_row(start)) }
+    }
+}
+
+impl<'a> Column<'a> {
+    /// A list column's values, one list after another, and where each list starts (the
+    /// number of values last): the rows of each group, as ``implode()`` hands them over
+    /// inside ``group_by().agg()``. None: not a list column.
+    pub fn list_values(&self) -> Option<(Vec<usize>, Column<'a>)> {
+        let mut bounds = vec![0usize];
+        let mut chunks = Vec::new();
+        for chunk in &self.chunks {
+            let Values::LargeList { offsets, child } = &chunk.values else { return None };
+            let (first, last) = (offsets[0] as usize, offsets[chunk.len] as usize);
+            let base = bounds[bounds.len() - 1];
+            bounds.extend(offsets[1..=chunk.len].iter().map(|&at| base + (at as usize - first)));
+            // The child's rows first..last, across its chunks.
+            let mut at = 0usize;
+            for part in &child.chunks {
+                let (start, end) = (first.max(at), last.min(at + part.len));
+                if start < end {
+                    chunks.push(part.slice(start - at, end - at));
+                }
+                at += part.len;
+            }
+        }
+        Some((bounds, Column { name: self.name.clone(), chunks }))
+    }
 }
 
 impl Column<'_> {
@@ -537,5 +610,23 @@ impl OutData {
 impl OutColumn {
     pub fn len(&self) -> usize {
         self.data.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bitmap;
+
+    #[test]
+    fn a_word_is_the_bits_one_at_a_time() {
+        let bytes: Vec<u8> = (0..20u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+        for offset in 0..11 {
+            let bits = Bitmap::new(&bytes, offset);
+            let n = bytes.len() * 8 - offset;
+            for start in [0, 1, 7, 8, 13, 64, 70, n - 64, n - 3] {
+                let expected = (0..64).filter(|&j| start + j < n && bits.get(start + j)).fold(0u64, |w, j| w | 1 << j);
+                assert_eq!(bits.word(start), expected, "offset {offset}, start {start}");
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
-//! The rows of many groups in one call, one group after another, as an elementwise plugin sees
-//! them inside ``group_by().agg()`` or ``.over()`` (`grouped_metric_sums`): each row's position
-//! in its group marks where groups start; each group is one group's rows (`group`), the groups
-//! split across the threads.
+//! The rows of many groups in one call, as ``implode()`` hands them over inside
+//! ``group_by().agg()`` or ``.over()`` (`grouped_metric_sums`): each input a list per group,
+//! its values the group's rows; the groups split across the threads, each group one group's
+//! rows (`group`), and each group's sums handed back as one row.
 //!
 //! The metric expressions of one ``agg()`` are evaluated by Polars one by one, each gathering
 //! the same rows by group and calling the kernel with the same configuration (the statistics
@@ -19,9 +19,11 @@ use crate::config::Config;
 use crate::group::{check_scores, is_null, rows_sums, GroupInputs, GroupRows};
 use crate::kernel::{count, threads, timing, Items, RankScratch, Reader};
 
-/// The inputs of one call: each row's position in its group, then one group's columns.
+/// The inputs of one call: where each group's rows start (the number of rows last), then
+/// the rows' columns, one group after another; the missed items' grades and the declared R_g
+/// (`extra`, `n_relevant`) one row per group.
 pub struct GroupedInputs<'a> {
-    pub starts: &'a Column<'a>,
+    pub bounds: Vec<usize>,
     pub group: GroupInputs<'a>,
 }
 
@@ -30,9 +32,9 @@ fn same_floats(a: &[f64], b: &[f64]) -> bool {
 }
 
 /// What a call's groups are, read without copying its rows: where each group starts (the
-/// number of rows last), each group's missed items' grades (its first non-null list), one group
-/// after another, with each group's span of them (None: every list of the group is null), and
-/// each group's declared R_g (the largest non-null value of its rows; NaN: none).
+/// number of rows last; a group may have none), each group's missed items' grades, one group
+/// after another, with each group's span of them (None: the group's list is null), and each
+/// group's declared R_g (NaN: none).
 struct Shape {
     bounds: Vec<usize>,
     extra: Option<(Vec<f64>, Vec<Option<(usize, usize)>>)>,
@@ -42,32 +44,12 @@ struct Shape {
 impl Shape {
     fn read(inputs: &GroupedInputs<'_>) -> Shape {
         let group = &inputs.group;
-        let mut bounds: Vec<usize> = Vec::new();
-        let mut row = 0usize;
-        for chunk in &inputs.starts.chunks {
-            match (&chunk.values, chunk.validity) {
-                // What Python sends (`pl.int_range(pl.len(), dtype=pl.UInt32)`): a group
-                // starts at each 0.
-                (Values::U32(values), None) => {
-                    bounds.extend(values[..chunk.len].iter().enumerate().filter(|(_, at)| **at == 0).map(|(i, _)| row + i));
-                }
-                _ => bounds.extend((0..chunk.len).filter(|&i| chunk.is_valid(i) && chunk.integer(i) == Some(0)).map(|i| row + i)),
-            }
-            row += chunk.len;
-        }
-        if bounds.first() != Some(&0) && row > 0 {
-            bounds.insert(0, 0);
-        }
-        bounds.push(group.score.len());
-        let declared = group.n_relevant.map(|column| {
-            let mut values = column.floats();
-            let largest = bounds.windows(2).map(|w| {
-                let rows = values.by_ref().take(w[1] - w[0]);
-                rows.filter(|v| !v.is_nan()).fold(f64::NAN, f64::max)
-            });
-            largest.collect()
-        });
-        let extra = group.extra.map(|column| column.first_float_lists(&bounds));
+        let bounds = inputs.bounds.clone();
+        // The missed items' grades and the declared R_g come one row per group.
+        let n_groups = bounds.len() - 1;
+        let declared = group.n_relevant.map(|column| column.floats().take(n_groups).collect());
+        let one_row_each: Vec<usize> = (0..=n_groups).collect();
+        let extra = group.extra.map(|column| column.first_float_lists(&one_row_each));
         Shape { bounds, extra, declared }
     }
 
@@ -157,6 +139,19 @@ fn all_pairs<T: Copy, K: Copy>(values: &[T], kept: &[K], same: impl Fn(usize, T,
         })
 }
 
+/// Whether every pair of `values` and `kept` is `same`, given each value's validity bit (1:
+/// valid): 64 rows a time, their validity read as one word, so that the nulls (which fall
+/// anywhere) cost no mispredicted branch.
+#[inline(always)]
+fn valid_pairs<T: Copy, K: Copy>(values: &[T], kept: &[K], bits: Bitmap<'_>, same: impl Fn(T, u64, K) -> bool) -> bool {
+    const BLOCK: usize = 64;
+    values.len() == kept.len()
+        && values.chunks(BLOCK).zip(kept.chunks(BLOCK)).enumerate().all(|(block, (values, kept))| {
+            let word = bits.word(block * BLOCK);
+            values.iter().zip(kept).enumerate().fold(true, |all, (j, (v, k))| all & same(*v, (word >> j) & 1, *k))
+        })
+}
+
 /// Whether `column`'s values, read as `Column::floats_vec` reads them and passed through
 /// `read`, are `kept`, bit for bit.
 fn floats_are(column: &Column<'_>, kept: &[f64], read: impl Fn(f64) -> f64) -> bool {
@@ -170,9 +165,11 @@ fn floats_are(column: &Column<'_>, kept: &[f64], read: impl Fn(f64) -> f64) -> b
         at += chunk.len;
         match (&chunk.values, chunk.validity) {
             (Values::F64(values), None) => all_pairs(&values[..chunk.len], kept, |_, v, k| same(v, k)),
-            (Values::F64(values), Some(bits)) => {
-                all_pairs(&values[..chunk.len], kept, |i, v, k| same(if bits.get(i) { v } else { f64::NAN }, k))
-            }
+            (Values::F64(values), Some(bits)) => valid_pairs(&values[..chunk.len], kept, bits, |v, valid, k| {
+                // A null reads as NaN: its value's bits chosen by mask, without a branch.
+                let mask = 0u64.wrapping_sub(valid);
+                same(f64::from_bits((v.to_bits() & mask) | (f64::NAN.to_bits() & !mask)), k)
+            }),
             _ => kept.iter().all(|k| same(f64::NAN, *k)),
         }
     })
@@ -184,7 +181,11 @@ fn integers_are(column: &Column<'_>, kept: &[u64]) -> bool {
     fn are<T: Copy + Into<i64>>(values: &[T], validity: Option<Bitmap<'_>>, kept: &[u64]) -> bool {
         match validity {
             None => all_pairs(values, kept, |_, v, k| v.into() as u64 == k),
-            Some(bits) => all_pairs(values, kept, |i, v, k| (if bits.get(i) { v.into() } else { i64::MIN }) as u64 == k),
+            Some(bits) => valid_pairs(values, kept, bits, |v, valid, k| {
+                // A null reads as i64::MIN, chosen by mask without a branch.
+                let mask = 0u64.wrapping_sub(valid);
+                ((v.into() as u64) & mask) | ((i64::MIN as u64) & !mask) == k
+            }),
         }
     }
     if column.len() != kept.len() {
@@ -232,9 +233,9 @@ const KEEP_AT_MOST: usize = 4_000_000;
 /// Polars runs side by side wait for the first instead of ranking the same groups again.
 static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
 
-/// The call's outputs: those `returned` names (all, when it names none), each group's values on
-/// its group's first row (0 on its other rows, which ``.first()`` never reads), and the
-/// groups the truth knows, in the same layout. The first error, in row order, is the call's.
+/// The call's outputs: those `returned` names (all, when it names none), one value per group,
+/// and whether the truth knows each group (0 also for a group without rows, which has no
+/// value). The first error, in row order, is the call's.
 pub fn grouped_sums(
     config: &Config,
     score_name: &str,
@@ -242,7 +243,7 @@ pub fn grouped_sums(
 ) -> Result<(Vec<(String, Vec<f64>)>, Vec<f64>), String> {
     let since = Instant::now();
     let shape = Shape::read(inputs);
-    let bounds = shape.bounds.clone();
+    let n_groups = shape.bounds.len() - 1;
     let key = {
         let mut keyed = config.clone();
         keyed.returned.clear();
@@ -253,8 +254,8 @@ pub fn grouped_sums(
         match kept.as_ref() {
             // The rows are compared where they lie, not read again: a call that reads the
             // kept sums copies nothing.
-            Some(last) if last.config == key && last.shape.same(&shape) && last.rows.holds(inputs) => {
-                count("groups read from the last call's sums", bounds.len() - 1);
+            Some(last) if last.config == key && last.shape.same(&shape) && timed("grouped: rows compared", || last.rows.holds(inputs)) => {
+                count("groups read from the last call's sums", n_groups);
                 Arc::clone(&last.sums)
             }
             _ => {
@@ -270,10 +271,23 @@ pub fn grouped_sums(
         Arc::new(compute(config, score_name, inputs, &shape, &Rows::read(inputs))?)
     };
     timing("grouped: groups read, rows compared or ranked", since);
+    let n_outputs = config.outputs.len();
+    let outputs = config
+        .outputs
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, _))| config.returned.is_empty() || config.returned.contains(name))
+        .map(|(j, (name, _))| (name.clone(), (0..n_groups).map(|g| sums.values[g * n_outputs + j]).collect()))
+        .collect();
+    Ok((outputs, sums.known.clone()))
+}
+
+/// `run`'s answer, its time on stderr when timing is on.
+fn timed<T>(label: &str, run: impl FnOnce() -> T) -> T {
     let since = Instant::now();
-    let out = laid_out(config, &bounds, &sums);
-    timing("grouped: sums laid out", since);
-    Ok(out)
+    let answer = run();
+    timing(label, since);
+    answer
 }
 
 /// Each group ranked and read (`rows_sums`), the groups split across the threads.
@@ -296,11 +310,12 @@ fn compute(
         // The group's missed items: its first non-null list (None: every list is null).
         let extra = shape.extra(g);
         let declared = shape.declared(g);
-        let is_known = match (extra, declared) {
-            (Some(list), _) => list.is_some(),
-            (None, Some(value)) => !value.is_nan(),
-            (None, None) => true,
-        };
+        let is_known = start < end
+            && match (extra, declared) {
+                (Some(list), _) => list.is_some(),
+                (None, Some(value)) => !value.is_nan(),
+                (None, None) => true,
+            };
         let group_rows = GroupRows {
             scores: &rows.scores[start..end],
             given: &rows.given[start..end],
@@ -341,31 +356,6 @@ fn compute(
     Ok(Sums { values, known })
 }
 
-/// The outputs `config.returned` names (all, when it names none), each group's value on its
-/// first row, and the known flags laid out the same way.
-fn laid_out(config: &Config, bounds: &[usize], sums: &Sums) -> (Vec<(String, Vec<f64>)>, Vec<f64>) {
-    let n = bounds.last().copied().unwrap_or(0);
-    let n_outputs = config.outputs.len();
-    let firsts = &bounds[..bounds.len() - 1];
-    let column = |read: &dyn Fn(usize) -> f64| {
-        let mut out = crate::columns::zeroed_floats(n);
-        for (g, &row) in firsts.iter().enumerate() {
-            if row < n {
-                out[row] = read(g);
-            }
-        }
-        out
-    };
-    let outputs = config
-        .outputs
-        .iter()
-        .enumerate()
-        .filter(|(_, (name, _))| config.returned.is_empty() || config.returned.contains(name))
-        .map(|(j, (name, _))| (name.clone(), column(&|g| sums.values[g * n_outputs + j])))
-        .collect();
-    (outputs, column(&|g| sums.known[g]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,18 +363,18 @@ mod tests {
     use crate::config::Kind;
     use crate::testing::{chunked, column};
 
-    fn inputs<'a>(starts: &'a Column<'a>, item: &'a Column<'a>, score: &'a Column<'a>, grade: &'a Column<'a>) -> GroupedInputs<'a> {
+    fn inputs<'a>(bounds: &[usize], item: &'a Column<'a>, score: &'a Column<'a>, grade: &'a Column<'a>) -> GroupedInputs<'a> {
         let group = GroupInputs { item: Some(item), item_kind: Kind::Integer, score, grade, extra: None, n_relevant: None };
-        GroupedInputs { starts, group }
+        GroupedInputs { bounds: bounds.to_vec(), group }
     }
 
     #[test]
     fn rows_compared_in_place_are_the_rows_read() {
-        let starts = column("starts", Values::U32(&[0, 1, 2, 0, 1]));
+        let bounds = [0, 3, 5];
         let item = column("item", Values::I64(&[4, 5, 6, 4, 7]));
         let grade = column("grade", Values::F64(&[1.0, 0.0, 2.0, 1.0, 0.0]));
         let score = column("score", Values::F64(&[0.5, -0.0, 0.25, 0.5, 0.1]));
-        let first = inputs(&starts, &item, &score, &grade);
+        let first = inputs(&bounds, &item, &score, &grade);
         let shape = Shape::read(&first);
         assert_eq!(shape.bounds, vec![0, 3, 5]);
         let rows = Rows::read(&first);
@@ -392,27 +382,58 @@ mod tests {
         // The same values in two chunks, -0.0 as 0.0: the same rows.
         let (a, b) = ([0.5, 0.0], [0.25, 0.5, 0.1]);
         let split = chunked("score", vec![Values::F64(&a), Values::F64(&b)]);
-        assert!(rows.holds(&inputs(&starts, &item, &split, &grade)));
+        assert!(rows.holds(&inputs(&bounds, &item, &split, &grade)));
         // One grade, one item or one score differs, or a score is null: other rows.
         let other_grade = column("grade", Values::F64(&[1.0, 0.0, 2.0, 1.0, 1.0]));
-        assert!(!rows.holds(&inputs(&starts, &item, &score, &other_grade)));
+        assert!(!rows.holds(&inputs(&bounds, &item, &score, &other_grade)));
         let other_item = column("item", Values::I32(&[4, 5, 6, 4, 8]));
-        assert!(!rows.holds(&inputs(&starts, &other_item, &score, &grade)));
+        assert!(!rows.holds(&inputs(&bounds, &other_item, &score, &grade)));
         let valid = [0b1110_1111u8];
         let values = [0.5, 0.0, 0.25, 0.5, 0.1];
         let chunk = Chunk { len: 5, values: Values::F64(&values), validity: Some(Bitmap::new(&valid, 0)) };
         let nulled = Column { name: "score".to_string(), chunks: vec![chunk] };
-        assert!(!rows.holds(&inputs(&starts, &item, &nulled, &grade)));
+        assert!(!rows.holds(&inputs(&bounds, &item, &nulled, &grade)));
+        // Nulls read as NaN, at any bit offset and across a block of 64 rows.
+        let n: usize = 150;
+        let grades: Vec<f64> = (0..n).map(|i| (i % 4) as f64).collect();
+        let valid: Vec<u8> = (0..(n + 3).div_ceil(8)).map(|b| (b as u8).wrapping_mul(73) | 1).collect();
+        let long = |values| column("x", values);
+        let (ids, halves) = ((0..n as i64).collect::<Vec<_>>(), vec![0.5; n]);
+        let (bounds, items, scores) = ((0..=n).collect::<Vec<_>>(), long(Values::I64(&ids)), long(Values::F64(&halves)));
+        for offset in [0, 3] {
+            let chunk = Chunk { len: n, values: Values::F64(&grades), validity: Some(Bitmap::new(&valid, offset)) };
+            let nullable = Column { name: "grade".to_string(), chunks: vec![chunk] };
+            let given = inputs(&bounds, &items, &scores, &nullable);
+            let rows = Rows::read(&given);
+            assert!(rows.holds(&given));
+            for at in [0, 63, 64, 149] {
+                let mut other = rows.given.clone();
+                other[at] = if other[at].is_nan() { 1.0 } else { f64::NAN };
+                let moved = Rows { given: other, scores: rows.scores.clone(), handles: rows.handles.clone() };
+                assert!(!moved.holds(&given), "offset {offset}, row {at}");
+            }
+            let chunk = Chunk { len: n, values: Values::I64(&ids), validity: Some(Bitmap::new(&valid, offset)) };
+            let nullable_items = Column { name: "item".to_string(), chunks: vec![chunk] };
+            let given = inputs(&bounds, &nullable_items, &scores, &nullable);
+            let rows = Rows::read(&given);
+            assert!(rows.holds(&given));
+            assert!(!rows.holds(&inputs(&bounds, &items, &scores, &nullable)) || valid.iter().all(|b| *b == 0xff));
+        }
         let fewer = column("score", Values::F64(&[0.5, 0.0, 0.25, 0.5]));
-        assert!(!rows.holds(&inputs(&starts, &item, &fewer, &grade)));
+        assert!(!rows.holds(&inputs(&bounds, &item, &fewer, &grade)));
     }
 
     #[test]
-    fn a_group_starts_at_each_zero_and_at_the_first_row() {
-        let (a, b) = ([3u32, 0, 1], [0u32, 0]);
-        let starts = chunked("starts", vec![Values::U32(&a), Values::U32(&b)]);
-        let item = column("item", Values::I64(&[1, 2, 3, 4, 5]));
-        let floats = column("x", Values::F64(&[0.0; 5]));
-        assert_eq!(Shape::read(&inputs(&starts, &item, &floats, &floats)).bounds, vec![0, 1, 3, 4, 5]);
+    fn a_list_columns_values_are_its_groups_rows() {
+        // Two chunks of lists, the first's offsets not from 0 and its child longer than the
+        // lists: groups [1, 2], [], [3] then [4, 5].
+        let (values, more) = ([9i64, 1, 2, 3, 8], [4i64, 5]);
+        let (offsets, more_offsets) = ([1i64, 3, 3, 4], [0i64, 2]);
+        let list = |offsets, values| Values::LargeList { offsets, child: Box::new(column("x", Values::I64(values))) };
+        let lists = chunked("x", vec![list(&offsets[..], &values[..]), list(&more_offsets[..], &more[..])]);
+        let (bounds, rows) = lists.list_values().expect("a list column");
+        assert_eq!(bounds, vec![0, 2, 2, 3, 5]);
+        assert_eq!(rows.integers_vec(), vec![1, 2, 3, 4, 5]);
+        assert!(column("x", Values::I64(&values)).list_values().is_none());
     }
 }

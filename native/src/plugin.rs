@@ -485,7 +485,7 @@ fn group_inputs<'a>(config: &Config, columns: &'a [Column<'a>]) -> Result<crate:
 /// knows the group.
 pub fn grouped_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
     let returned = configuration(kwargs)?.0.returned.clone();
-    let mut fields = group_fields(kwargs, inputs.get(1..).unwrap_or(&[]))?;
+    let mut fields = group_fields(kwargs, inputs)?;
     fields.retain(|(name, _)| returned.is_empty() || returned.contains(name));
     fields.push((KNOWN.to_string(), "g".to_string()));
     Ok(fields)
@@ -494,27 +494,43 @@ pub fn grouped_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<
 /// The field of `grouped_metric_sums` saying whether the truth knows the group.
 const KNOWN: &str = "_rk_known";
 
-/// `grouped_metric_sums`: the rows of many groups one after another (`starts`, each row's
-/// position in its group, first), each group's sums on its first row.
+/// `grouped_metric_sums`: every input a list per group (``implode()`` inside a group): the
+/// rows' columns (item, score, grade), each group's lists of one length; the missed items'
+/// grades and the declared R_g one value per group. One row of sums per group.
 pub fn grouped_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
-    let Some((starts, rest)) = columns.split_first() else {
-        return Err("the rankk kernel expects the rows' positions in their groups first".to_string());
-    };
-    if !starts.is_integer() {
-        return Err(format!("column {:?}: the rankk kernel expected integer positions", starts.name));
-    }
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
-    let group = group_inputs(config, rest)?;
+    let n_lists = 2 + usize::from(config.has_item);
+    let mut bounds: Option<Vec<usize>> = None;
+    let mut rows = Vec::with_capacity(columns.len());
+    for (at, column) in columns.iter().enumerate() {
+        let Some((lists, values)) = column.list_values() else {
+            return Err(format!("column {:?}: the rankk kernel expected one list per group (implode)", column.name));
+        };
+        let matches = match &bounds {
+            None => true,
+            Some(first) if at < n_lists => *first == lists,
+            Some(first) => lists.len() == first.len() && lists.iter().enumerate().all(|(g, &end)| end == g),
+        };
+        if !matches {
+            return Err(format!("column {:?}: its groups' lengths differ from the rows'", column.name));
+        }
+        if at < n_lists {
+            bounds = Some(lists);
+        }
+        rows.push(values);
+    }
+    let group = group_inputs(config, &rows)?;
+    let bounds = bounds.unwrap_or_else(|| vec![0]);
+    if bounds.last() != Some(&group.score.len()) {
+        return Err(format!("column {:?}: its lists hold fewer values than they say", group.score.name));
+    }
     if let Some(extra) = group.extra {
         if !extra.is_float_list() {
             return Err(format!("column {:?}: the rankk kernel expected a list of Float64 values", extra.name));
         }
     }
-    if starts.len() != group.score.len() {
-        return Err(format!("column {:?}: its length differs from the scores'", starts.name));
-    }
-    let inputs = crate::grouped::GroupedInputs { starts, group };
+    let inputs = crate::grouped::GroupedInputs { bounds, group };
     let (values, known) = crate::grouped::grouped_sums(config, score_name, &inputs)?;
     let mut out: Vec<OutColumn> =
         values.into_iter().map(|(name, data)| OutColumn { name, data: OutData::F64(data) }).collect();

@@ -1,23 +1,27 @@
 """The metric expressions on the compiled kernel: one plugin call over every group's rows.
 
-Inside ``group_by().agg()`` or ``.over()``, Polars hands an elementwise plugin the rows of all
-the groups at once, one group after another, with each row's position in its group (the
-expression's ``pl.int_range(pl.len())``, 0 where a group starts); each input is gathered whole
-first (imploded and exploded), so that in a plain ``select`` the streaming engine hands over
-the whole column, not pieces of it. The kernel (`native/src/grouped.rs`) splits the groups
-across its threads, ranks each (`native/src/group.rs`) under the `Policy`
-exactly as `evaluate` does, sums the metric's declared terms (`polars_rankk.core.metrics.terms`,
-sent as data) at its cut-off, and counts the group's truth from its own grades (R_g, the judged
-non-relevant items, the ideal DCG), with the judged items the rows miss (``unretrieved``, read
-once per group from its first non-null list) or a declared R_g (``n_relevant``). Each group's
-sums land on its first row, which ``.first()`` takes; the registry's formula computes the
-metric from them in Polars — the same formula, over the same sums, as the pure-Polars
-expression (`polars_rankk.core.expressions.group`), which stays the reference.
+The rows' columns are handed over as one list per group (``implode()``): inside
+``group_by().agg()`` or ``.over()`` Polars then calls the plugin once with every group's list,
+and in a plain ``select`` the whole column is one list on every engine (the streaming engine
+does not hand it over in pieces); ``unretrieved`` (its first non-null list) and ``n_relevant``
+(its largest value) come one row per group. The kernel (`native/src/grouped.rs`) reads the
+groups' boundaries off the lists' lengths, splits the groups across its threads, ranks each
+(`native/src/group.rs`) under the `Policy` exactly as `evaluate` does, sums the metric's
+declared terms (`polars_rankk.core.metrics.terms`, sent as data) at its cut-off, and counts the
+group's truth from its own grades (R_g, the judged non-relevant items, the ideal DCG), with the
+judged items the rows miss (``unretrieved``) or a declared R_g (``n_relevant``). It hands back
+one row of sums per group; the registry's formula computes the metric from them in Polars —
+the same formula, over the same sums, as the pure-Polars expression
+(`polars_rankk.core.expressions.group`), which stays the reference.
 
 Choice, measured (`benchmarks/bench_every_path.py`): one call for all the groups rather than
 one per group, whose per-call cost (a Series per group and column, the call, a one-row struct)
-was most of an expression's time; the struct of sums is read by each metric's formula inside
-``struct.with_fields``, so that the plugin runs once per expression. Polars evaluates each
+was most of an expression's time; lists per group rather than the rows with each row's
+position in its group (``pl.int_range(pl.len())``) and the sums laid out on every row, which
+cost each expression a gathered column more and its outputs written on 1M rows (five
+expressions on 1M labelled rows: process CPU 0.16 -> 0.11 s). The struct of sums is read by
+each metric's formula inside ``struct.with_fields``, so that the plugin runs once per
+expression. Polars evaluates each
 expression of an ``agg()`` on its own (it finds no common subexpressions inside an
 aggregation), so the expressions of the default metrics at one K make the same call and the
 kernel, keeping the last call's rows and sums, ranks the groups once for all of them.
@@ -77,21 +81,23 @@ def group_stats(
     they return share one ranking (the kernel keeps the last call's sums,
     `native/src/grouped.rs`).
     """
-    # Each row's position in its group: the kernel's group boundaries.
-    args: list[pl.Expr] = [pl.int_range(pl.len(), dtype=pl.UInt32)]
+    args: list[pl.Expr] = []
     if item is not None:
         # As given: the kernel reads integer ids by value and string ids by their bytes (and
         # compares both as text under trec_eval's ties).
         args.append(item)
-    args += [score.cast(pl.Float64), grade.cast(pl.Float64)]
+    args.extend([score.cast(pl.Float64), grade.cast(pl.Float64)])
+    # What the kernel reads once per group, as one value per group: a list column gathered
+    # by group would cost each expression a copy of every row's list.
     if unretrieved is not None:
-        args.append(unretrieved.cast(pl.List(pl.Float64)))
+        args.append(unretrieved.cast(pl.List(pl.Float64)).first(ignore_nulls=True))
     if n_relevant is not None and unretrieved is None:
-        args.append(n_relevant.cast(pl.Float64))
-    # Each input gathered whole (implode) and handed over as rows again (explode): the plugin
-    # is elementwise, and Polars' streaming engine would otherwise hand a plain select's rows
-    # over in pieces; inside a group_by the rows arrive group after group either way.
-    args = [arg.implode().explode() for arg in args]
+        args.append(n_relevant.cast(pl.Float64).max())
+    # Each input as one list per group: inside a group_by Polars then calls the kernel once
+    # with every group's lists (the rows' lists' lengths are the groups' boundaries) and takes
+    # one row of sums per group; in a plain select the whole column is one list, on every
+    # engine.
+    args = [arg.implode() for arg in args]
     counts: list[OutputValue] = ["n_candidates", "n_relevant", "n_nonrelevant", "hits_at_r"]
     outputs = [Output(value, value) for value in counts]
     outputs += [Output(stat_column(IDEAL_DCG, cut), "ideal_dcg", cut) for cut in ks]
@@ -124,7 +130,7 @@ def group_stats(
         args=args,
         kwargs=native.kwargs(policy, call),
         is_elementwise=True,
-    ).first()
+    )
 
 
 #: The field of the kernel's struct that is 0 for a group the truth does not know (every
