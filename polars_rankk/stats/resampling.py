@@ -333,7 +333,7 @@ def _resampled_means(
                 if labels:  # blocks run one after another: the label draws come in order
                     deviation = np.sqrt(weights @ variance)  # noqa: B023
                     sums = sums + deviation * label_rng.standard_normal(deviation.shape)  # noqa: B023
-                drawn = np.full((len(weights), chunk.height), float(size))  # noqa: B023
+                drawn: FloatArray = np.full((len(weights), chunk.height), float(size))  # noqa: B023
                 for c in np.flatnonzero(~everywhere):  # noqa: B023
                     drawn[:, c] = weights @ valid[:, c]  # noqa: B023
                 with np.errstate(invalid="ignore", divide="ignore"):
