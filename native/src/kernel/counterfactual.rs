@@ -11,9 +11,11 @@
 //! repeat, as in a log grouped by its keys) and its item among the group's, and its weight and
 //! control are added to the slot's sums. Where the log's rows are not in runs of one group, a
 //! bitmap of the placements' (group, item) pairs (`Pairs`) first passes over the rows no
-//! placement can hold, without the group's look-up. Each thread reads its own contiguous share of the
-//! log rows into its own sums, which are added in thread order afterwards. An item shown
-//! twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
+//! placement can hold, without the group's look-up, and the rows that pass are kept by the
+//! partition of their keys' hash and read one partition at a time, in whose short ranges of
+//! the tables their look-ups stay in cache (`read_scattered`). Each thread reads its own
+//! contiguous share of the log rows into its own sums, which are added in thread order
+//! afterwards (a slot's rows are summed in row order either way). An item shown twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
 
 use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
@@ -113,6 +115,10 @@ pub struct Sums {
 /// (key hash, group); group g's keys at `keys[g * n_keys..]`; its slots' placement rows at
 /// `members[starts[g]..starts[g + 1]]`, their items side by side in `items` (and their hashes
 /// in `item_hashes`, for text items), so that a log row reads one short contiguous range.
+/// A slot is named by its place in that layout (`slot_of`). A group's place in the table
+/// starts from its hash's top bits and, for a log read by partition (`partition_of`), the
+/// groups are numbered in that order too, so that the groups of one partition lie in one
+/// short range of every table: the log rows of a partition, read together, stay in cache.
 struct Groups {
     keys: Vec<u64>,
     n_keys: usize,
@@ -121,6 +127,8 @@ struct Groups {
     hashes: Vec<u64>,
     table: Vec<(u64, u32)>,
     mask: usize,
+    /// A hash's first place in the table: its top bits (`64 - shift` of them).
+    shift: u32,
     starts: Vec<u32>,
     members: Vec<u32>,
     items: Vec<u64>,
@@ -130,7 +138,9 @@ struct Groups {
 const EMPTY: u32 = u32::MAX;
 
 impl Groups {
-    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], items: &[u64], item_hashes: &[u64]) -> Groups {
+    /// `by_partition`: the groups numbered by partition (`number_by_partition`), for a log
+    /// read by partition; otherwise in their first placement's order.
+    fn new(keys: &KeyColumns<'_>, handles: &[Vec<u64>], items: &[u64], item_hashes: &[u64], by_partition: bool) -> Groups {
         let n_keys = handles.len();
         let hash_is_key = n_keys == 1 && keys.kinds[0] == Kind::Integer;
         let mut groups = Groups {
@@ -140,6 +150,7 @@ impl Groups {
             hashes: Vec::new(),
             table: vec![(0, EMPTY); 1024],
             mask: 1023,
+            shift: 64 - 10,
             starts: Vec::new(),
             members: Vec::new(),
             items: Vec::new(),
@@ -158,8 +169,45 @@ impl Groups {
             };
             group_of.push(g as u32);
         }
+        if by_partition {
+            groups.number_by_partition(&mut group_of);
+        }
         groups.lay_out(&group_of, items, item_hashes);
         groups
+    }
+
+    /// The groups numbered anew in the order of their partitions (stable within one): the
+    /// table's places stay (they follow the hashes), its numbers change.
+    fn number_by_partition(&mut self, group_of: &mut [u32]) {
+        let mut next = vec![0u32; PARTITIONS + 1];
+        for &hash in &self.hashes {
+            next[partition_of(hash) + 1] += 1;
+        }
+        for q in 0..PARTITIONS {
+            next[q + 1] += next[q];
+        }
+        let renumbered: Vec<u32> = self
+            .hashes
+            .iter()
+            .map(|&hash| {
+                let number = next[partition_of(hash)];
+                next[partition_of(hash)] += 1;
+                number
+            })
+            .collect();
+        let (mut keys, mut hashes) = (vec![0u64; self.keys.len()], vec![0u64; self.hashes.len()]);
+        for (g, &number) in renumbered.iter().enumerate() {
+            let (from, to) = (g * self.n_keys, number as usize * self.n_keys);
+            keys[to..to + self.n_keys].copy_from_slice(&self.keys[from..from + self.n_keys]);
+            hashes[number as usize] = self.hashes[g];
+        }
+        (self.keys, self.hashes) = (keys, hashes);
+        for entry in self.table.iter_mut().filter(|entry| entry.1 != EMPTY) {
+            entry.1 = renumbered[entry.1 as usize];
+        }
+        for g in group_of.iter_mut() {
+            *g = renumbered[*g as usize];
+        }
     }
 
     /// Each group's slots side by side, in placement row order within a group.
@@ -183,7 +231,7 @@ impl Groups {
 
     #[inline]
     fn find(&self, keys: &KeyColumns<'_>, row_keys: &[u64], hash: u64) -> Option<usize> {
-        let mut at = hash as usize & self.mask;
+        let mut at = (hash >> self.shift) as usize;
         loop {
             let (theirs, g) = self.table[at];
             if g == EMPTY {
@@ -204,19 +252,20 @@ impl Groups {
         if self.hashes.len() * 2 > self.table.len() {
             // Half full: twice the room, every group placed again.
             let capacity = self.table.len() * 2;
-            (self.table, self.mask) = (vec![(0, EMPTY); capacity], capacity - 1);
+            (self.table, self.mask, self.shift) = (vec![(0, EMPTY); capacity], capacity - 1, self.shift - 1);
             for (number, &theirs) in self.hashes.iter().enumerate() {
-                place(&mut self.table, self.mask, theirs, number as u32);
+                place(&mut self.table, self.mask, self.shift, theirs, number as u32);
             }
         } else {
-            place(&mut self.table, self.mask, hash, g as u32);
+            place(&mut self.table, self.mask, self.shift, hash, g as u32);
         }
         g
     }
 
-    /// The placement row among group `g`'s slots that places `item`.
+    /// The slot among group `g`'s that places `item`: its place in the layout (its placement
+    /// row is `members[slot]`).
     #[inline]
-    fn slot_of(&self, logged: &Logged<'_>, g: usize, item: u64) -> Option<u32> {
+    fn slot_of(&self, logged: &Logged<'_>, g: usize, item: u64) -> Option<usize> {
         let (start, end) = (self.starts[g] as usize, self.starts[g + 1] as usize);
         let items = &self.items[start..end];
         let found = match logged.item_kind {
@@ -228,13 +277,23 @@ impl Groups {
                 (0..items.len()).find(|&i| hashes[i] == hash && logged.item.text_of(items[i]) == text)
             }
         };
-        found.map(|i| self.members[start + i])
+        found.map(|i| start + i)
     }
 }
 
-/// Group `g` at the first free place from `hash`'s.
-fn place(table: &mut [(u64, u32)], mask: usize, hash: u64, g: u32) {
-    let mut at = hash as usize & mask;
+/// The partitions the log rows of a shuffled log are split into, by the top bits of their
+/// keys' hash (`read_scattered`).
+const PARTITION_BITS: u32 = 8;
+const PARTITIONS: usize = 1 << PARTITION_BITS;
+
+#[inline]
+fn partition_of(hash: u64) -> usize {
+    (hash >> (64 - PARTITION_BITS)) as usize
+}
+
+/// Group `g` at the first free place from `hash`'s (its top bits).
+fn place(table: &mut [(u64, u32)], mask: usize, shift: u32, hash: u64, g: u32) {
+    let mut at = (hash >> shift) as usize;
     while table[at].1 != EMPTY {
         at = (at + 1) & mask;
     }
@@ -262,9 +321,12 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     let handles: Vec<Vec<u64>> = logged.keys.columns.iter().map(|column| first_handles(column, placed)).collect();
     let items = first_handles(logged.item, placed);
     let item_hashes: Vec<u64> = items.iter().map(|item| item_hash(logged.item, logged.item_kind, *item)).collect();
-    let groups = Groups::new(&logged.keys, &handles, &items, &item_hashes);
-    let pairs = (!in_runs(logged, placed)).then(|| Pairs::new(&logged.keys, &handles, &item_hashes));
+    let scattered = !in_runs(logged, placed);
+    let groups = Groups::new(&logged.keys, &handles, &items, &item_hashes, scattered);
+    let pairs = scattered.then(|| Pairs::new(&logged.keys, &handles, &item_hashes));
     let ranks: Vec<i64> = first_handles(logged.at, placed).into_iter().map(|rank| rank as i64).collect();
+    // Each slot's rank at its place in the layout, where the slot's sums are kept.
+    let ranks: Vec<i64> = groups.members.iter().map(|&row| ranks[row as usize]).collect();
     super::timing("counterfactual: placements' groups", started);
     let started = std::time::Instant::now();
     // A thread per 100,000 log rows at most: a small call is not worth a thread.
@@ -277,7 +339,10 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
             .iter()
             .map(|&(start, end)| {
                 let (ranks, groups, pairs) = (&ranks, &groups, pairs.as_ref());
-                scope.spawn(move || read_rows(logged, asked, ranks, groups, pairs, start, end))
+                scope.spawn(move || match pairs {
+                    Some(pairs) => read_scattered(logged, asked, ranks, groups, pairs, start, end),
+                    None => read_rows(logged, asked, ranks, groups, start, end),
+                })
             })
             .collect();
         running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
@@ -301,12 +366,23 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
             repeated_in_lists(&slots, &found, column, kind)
         }
     };
+    let sums = if groups.members.iter().enumerate().all(|(at, &row)| at == row as usize) {
+        // Placements in their groups' order (sorted by the keys): the layout is their order.
+        Sums { slots, repeated }
+    } else {
+        // From the layout's order back to the placement rows'.
+        let (mut by_row, mut repeated_by_row) = (vec![SlotSums::default(); placed], vec![false; placed]);
+        for ((&row, slot), flag) in groups.members.iter().zip(slots).zip(repeated) {
+            (by_row[row as usize], repeated_by_row[row as usize]) = (slot, flag);
+        }
+        Sums { slots: by_row, repeated: repeated_by_row }
+    };
     super::timing("counterfactual: sums added", started);
-    Sums { slots, repeated }
+    sums
 }
 
-/// One thread's share of the log rows: its sums per slot and, for the repeated items' check,
-/// the rows whose item its group places (row and placement, in row order).
+/// One thread's share of the log rows: its sums per slot (by place in the layout) and, for
+/// the repeated items' check, the rows whose item its group places (row and slot).
 #[derive(Default)]
 struct Part {
     slots: Vec<SlotSums>,
@@ -368,8 +444,9 @@ fn in_runs(logged: &Logged<'_>, placed: usize) -> bool {
     2 * repeated >= rows
 }
 
-/// One thread's share of the log rows, `start..end`, read in order.
-fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, pairs: Option<&Pairs>, start: usize, end: usize) -> Part {
+/// One thread's share of the log rows, `start..end`, read in order: a log in runs of one
+/// group looks each run's group up once.
+fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, start: usize, end: usize) -> Part {
     let mut slots = vec![SlotSums::default(); asked.placed];
     let mut found = Vec::new();
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
@@ -380,8 +457,6 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Gro
     let n_keys = keys.len();
     let mut row_keys = vec![0u64; n_keys];
     let mut last_keys = vec![0u64; n_keys];
-    // The keys of the row before (`last_keys` are those of the last group looked up).
-    let mut previous_keys = vec![0u64; n_keys];
     let mut last: Option<usize> = None;
     let mut known = false;
     for row in start..end {
@@ -389,32 +464,79 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Gro
             row_keys[j] = cursor.get(row);
         }
         if !(known && logged.keys.equal(&row_keys, &last_keys)) {
-            let key_hash = logged.keys.hash(&row_keys);
-            if let Some(pairs) = pairs {
-                // A row of another group than the row before's is first checked against the
-                // pairs; a run of one group still looks its group up once.
-                let scattered = !(row > start && logged.keys.equal(&row_keys, &previous_keys));
-                previous_keys.copy_from_slice(&row_keys);
-                if scattered && !pairs.may_hold(key_hash, item_hash(logged.item, logged.item_kind, items.get(row))) {
-                    // No placement holds the pair: the group is not looked up (nor kept).
-                    continue;
-                }
-            }
-            last = groups.find(&logged.keys, &row_keys, key_hash);
+            last = groups.find(&logged.keys, &row_keys, logged.keys.hash(&row_keys));
             last_keys.copy_from_slice(&row_keys);
             known = true;
-        } else if pairs.is_some() {
-            previous_keys.copy_from_slice(&row_keys);
         }
         let Some(g) = last else { continue };
-        let item = items.get(row);
-        let Some(p) = groups.slot_of(logged, g, item) else { continue };
+        let Some(slot) = groups.slot_of(logged, g, items.get(row)) else { continue };
         if logged.list.is_some() {
-            found.push((row as u32, p));
+            found.push((row as u32, slot as u32));
         }
         let display = displays.as_mut().map_or(1.0, |cursor| cursor.get(row));
-        let (weight, control) = weighed(asked, ranks[p as usize], positions.get(row) as i64, display);
-        slots[p as usize].add_row(rewards.get(row), weight, control);
+        let (weight, control) = weighed(asked, ranks[slot], positions.get(row) as i64, display);
+        slots[slot].add_row(rewards.get(row), weight, control);
+    }
+    Part { slots, found }
+}
+
+/// A log row whose (group, item) pair may be placed (`Pairs`), as `read_scattered` keeps it
+/// for its partition.
+#[derive(Clone, Copy)]
+struct Kept {
+    key_hash: u64,
+    item: u64,
+    position: i64,
+    reward: f64,
+    display: f64,
+    row: u32,
+}
+
+/// One thread's share of the log rows, `start..end`, in any order: each row is checked
+/// against the pairs (the placements' tables are not read), the rows that pass are kept in
+/// their group's partition (in row order), and then each partition's rows are read together,
+/// their groups, items, ranks and sums in one short range of each table. Read row by row,
+/// each row that passes costs a cache miss in each table.
+fn read_scattered(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, pairs: &Pairs, start: usize, end: usize) -> Part {
+    let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
+    let mut items = HandleCursor::new(logged.item);
+    let mut positions = HandleCursor::new(logged.at);
+    let mut rewards = FloatCursor::new(logged.reward);
+    let mut displays = logged.display.map(FloatCursor::new);
+    let mut row_keys = vec![0u64; keys.len()];
+    // Room for a quarter of the rows up front (pages are only touched as they fill): a list
+    // that grows copies itself. About one row in six passes where a tenth is placed.
+    let room = (end - start) / PARTITIONS / 4 + 16;
+    let mut lists: Vec<Vec<Kept>> = (0..PARTITIONS).map(|_| Vec::with_capacity(room)).collect();
+    for row in start..end {
+        for (j, cursor) in keys.iter_mut().enumerate() {
+            row_keys[j] = cursor.get(row);
+        }
+        let key_hash = logged.keys.hash(&row_keys);
+        let item = items.get(row);
+        if !pairs.may_hold(key_hash, item_hash(logged.item, logged.item_kind, item)) {
+            continue;
+        }
+        let display = displays.as_mut().map_or(1.0, |cursor| cursor.get(row));
+        let kept = Kept { key_hash, item, position: positions.get(row) as i64, reward: rewards.get(row), display, row: row as u32 };
+        lists[partition_of(key_hash)].push(kept);
+    }
+    let mut slots = vec![SlotSums::default(); asked.placed];
+    let mut found = Vec::new();
+    for kept in lists.iter().flatten() {
+        if !groups.hash_is_key {
+            // The keys are compared: read again where they lie.
+            for (j, cursor) in keys.iter_mut().enumerate() {
+                row_keys[j] = cursor.get(kept.row as usize);
+            }
+        }
+        let Some(g) = groups.find(&logged.keys, &row_keys, kept.key_hash) else { continue };
+        let Some(slot) = groups.slot_of(logged, g, kept.item) else { continue };
+        if logged.list.is_some() {
+            found.push((kept.row, slot as u32));
+        }
+        let (weight, control) = weighed(asked, ranks[slot], kept.position, kept.display);
+        slots[slot].add_row(kept.reward, weight, control);
     }
     Part { slots, found }
 }

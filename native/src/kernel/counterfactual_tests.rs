@@ -188,6 +188,31 @@ fn a_log_split_between_threads_gives_the_same_sums() {
 }
 
 #[test]
+fn two_key_columns_of_a_shuffled_log_are_compared_where_they_lie() {
+    // Group g as the keys (g / 3, g % 3): the same groups, their keys read again by row for
+    // each log row kept for its partition.
+    let c = case(300, 5, 20_000, true, 8);
+    let (high, low): (Vec<i64>, Vec<i64>) = c.groups.iter().map(|g| (g / 3, g % 3)).unzip();
+    let keys = [column("high", Values::I64(&high)), column("low", Values::I64(&low))];
+    let key_refs: Vec<&Column<'_>> = keys.iter().collect();
+    let item = column("item", Values::I64(&c.items));
+    let at = chunked("at", vec![Values::I64(&c.ranks[..c.placed]), Values::I64(&c.positions[c.placed..])]);
+    let (reward, display) = (column("reward", Values::F64(&c.rewards)), column("display", Values::F64(&c.displays)));
+    let logged = Logged {
+        keys: KeyColumns { columns: &key_refs, kinds: &[Kind::Integer, Kind::Integer] },
+        item: &item,
+        item_kind: Kind::Integer,
+        at: &at,
+        reward: &reward,
+        display: Some(&display),
+        list: None,
+    };
+    assert!(!in_runs(&logged, c.placed));
+    let asked = Asked { model: Model::PositionBased, theta: &THETA, clip: None, placed: c.placed };
+    assert_same(&logged_sums(&logged, &asked), &direct(&c, &asked, false));
+}
+
+#[test]
 fn an_item_twice_in_one_list_is_flagged_and_in_two_lists_is_not() {
     let c = Case {
         groups: vec![1, 1, 1, 1, 1, 1],
