@@ -407,6 +407,22 @@ impl<'a> FloatCursor<'a> {
             _ => self.values.get(i).copied().unwrap_or(f64::NAN),
         }
     }
+
+    /// The value at `row`, None where it is null (`get` reads a null as NaN).
+    #[inline(always)]
+    pub fn value(&mut self, row: usize) -> Option<f64> {
+        if row < self.at.start || row >= self.at.end {
+            if !self.at.seek(row) {
+                return None;
+            }
+            self.load();
+        }
+        let i = row - self.at.start;
+        match self.validity {
+            Some(bits) if !bits.get(i) => None,
+            _ => self.values.get(i).copied(),
+        }
+    }
 }
 
 /// The integer chunk a cursor reads (one match per row on a small enum: no dynamic call).

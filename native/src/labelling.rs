@@ -3,19 +3,25 @@
 //! row, its grade, its group's R and, on a known group's first row, the missed grades.
 //!
 //! Inputs: the key columns, the item, each row's side (`kernel::labels::CANDIDATE` ...), the
-//! truth rows' grades (Float64), as `polars_rankk/core/kernel/labels.py` sends them.
+//! truth rows' grades (Float64; a candidate row's score there where the score is written), as
+//! `polars_rankk/core/kernel/labels.py` sends them.
+//!
+//! Asked to, it also writes integer keys and item and a Float64 score in output order (after
+//! the row, named as their input columns and the `score` kwarg), which Polars would otherwise
+//! gather by row.
 
 use serde::Deserialize;
 
 use crate::columns::{validity, Column, OutColumn, OutData};
 use crate::config::Kind;
-use crate::kernel::labels::{self, Asked};
+use crate::kernel::labels::{self, Asked, Written};
 use crate::plugin::check_kind;
 
 /// What Python sends beyond the columns: their kinds, the relevance threshold, the pool,
 /// whether the truth's grades are integers (the grade is then written as Int64, which the
 /// frame's integer dtype is cast from without a float conversion), and the output columns'
-/// names (row, grade, n_relevant, unretrieved).
+/// names (row, grade, n_relevant, unretrieved); the columns written in output order: the keys
+/// (all integers), the item (an integer), the score (its name: the grades column carries it).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Kwargs {
@@ -25,6 +31,30 @@ struct Kwargs {
     restrict: bool,
     integer_grades: bool,
     names: [String; 4],
+    write_keys: bool,
+    write_item: bool,
+    score: Option<String>,
+}
+
+impl Kwargs {
+    /// The written columns' names and Arrow formats, in output order after the row.
+    fn written(&self, names: &[String]) -> Vec<(String, String)> {
+        let n_keys = self.keys.len();
+        let keys = names[..n_keys].iter().filter(|_| self.write_keys);
+        let item = names[n_keys..=n_keys].iter().filter(|_| self.write_item);
+        let integers = keys.chain(item).map(|name| (name.clone(), "l".to_string()));
+        integers.chain(self.score.iter().map(|name| (name.clone(), "g".to_string()))).collect()
+    }
+
+    /// Whether the written keys and item are integers.
+    fn check_written(&self) -> Result<(), String> {
+        let keys = !self.write_keys || self.keys.iter().all(|kind| *kind == Kind::Integer);
+        if keys && (!self.write_item || self.item == Kind::Integer) {
+            Ok(())
+        } else {
+            Err("the rankk kernel's label writes integer keys and items only".to_string())
+        }
+    }
 }
 
 fn parse(kwargs: &[u8]) -> Result<Kwargs, String> {
@@ -39,8 +69,13 @@ pub fn fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(String,
     if inputs.len() != asked.keys.len() + 3 {
         return Err(format!("the rankk kernel's label expects {} input columns, got {}", asked.keys.len() + 3, inputs.len()));
     }
+    asked.check_written()?;
     let formats = ["I", if asked.integer_grades { "l" } else { "g" }, "l", "+L"];
-    Ok(asked.names.iter().zip(formats).map(|(name, format)| (name.clone(), format.to_string())).collect())
+    let mut fields: Vec<(String, String)> =
+        asked.names.iter().zip(formats).map(|(name, format)| (name.clone(), format.to_string())).collect();
+    let names: Vec<String> = inputs.iter().map(|(name, _)| name.clone()).collect();
+    fields.splice(1..1, asked.written(&names));
+    Ok(fields)
 }
 
 /// A column's dtype other than the kernel reads it.
@@ -67,8 +102,22 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
         return Err(refused(grade, "Float64"));
     }
     let keys: Vec<(&Column<'_>, Kind)> = columns.iter().zip(asked.keys.iter().copied()).collect();
-    let call = Asked { threshold: asked.threshold, restrict: asked.restrict };
-    let labels = labels::label(&keys, (item, asked.item), side, grade, &call);
+    asked.check_written()?;
+    let write = Written { keys: asked.write_keys, item: asked.write_item, score: asked.score.is_some() };
+    let call = Asked { threshold: asked.threshold, restrict: asked.restrict, write };
+    let mut labels = labels::label(&keys, (item, asked.item), side, grade, &call);
+    let names: Vec<String> = columns.iter().map(|column| column.name.clone()).collect();
+    let written_names = asked.written(&names).into_iter().map(|(name, _)| name);
+    let mut written_data: Vec<OutData> = std::mem::take(&mut labels.keys).into_iter().map(|(values, valid)| integers(values, valid)).collect();
+    if asked.write_item {
+        let (values, valid) = std::mem::take(&mut labels.items);
+        written_data.push(integers(values, valid));
+    }
+    if asked.score.is_some() {
+        let (values, valid) = std::mem::take(&mut labels.scores);
+        written_data.push(floats(values, valid));
+    }
+    let written = written_names.zip(written_data).map(|(name, data)| OutColumn { name, data });
     let [row, grade_name, n_relevant, unretrieved] = asked.names;
     let (valid, nulls) = validity(labels.graded.into_iter());
     let grades = if asked.integer_grades {
@@ -83,10 +132,30 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let missed = OutData::NullableF64 { values: labels.missed, valid, nulls };
     let (valid, nulls) = validity(labels.listed.into_iter());
     let lists = OutData::FloatLists { offsets: labels.offsets, valid, nulls, values: Box::new(missed) };
-    Ok(vec![
-        OutColumn { name: row, data: OutData::U32(labels.rows) },
+    let mut out = vec![OutColumn { name: row, data: OutData::U32(labels.rows) }];
+    out.extend(written);
+    out.extend([
         OutColumn { name: grade_name, data: grades },
         OutColumn { name: n_relevant, data: counts },
         OutColumn { name: unretrieved, data: lists },
-    ])
+    ]);
+    Ok(out)
+}
+
+/// An Int64 column of `values`, null where `valid` is false (no bitmap where none is).
+fn integers(values: Vec<i64>, valid: Vec<bool>) -> OutData {
+    if valid.iter().all(|v| *v) {
+        return OutData::I64(values);
+    }
+    let (valid, nulls) = validity(valid.into_iter());
+    OutData::NullableI64 { values, valid, nulls }
+}
+
+/// A Float64 column of `values`, null where `valid` is false.
+fn floats(values: Vec<f64>, valid: Vec<bool>) -> OutData {
+    if valid.iter().all(|v| *v) {
+        return OutData::F64(values);
+    }
+    let (valid, nulls) = validity(valid.into_iter());
+    OutData::NullableF64 { values, valid, nulls }
 }

@@ -14,6 +14,32 @@ pub(crate) fn mix(mut x: u64) -> u64 {
     x ^ (x >> 33)
 }
 
+/// The inverse of an odd number modulo 2^64 (Newton's iteration: each step doubles the bits
+/// that are right, from the 3 an odd number is its own inverse to).
+const fn inverse(odd: u64) -> u64 {
+    let mut inv = odd;
+    let mut step = 0;
+    while step < 5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inv)));
+        step += 1;
+    }
+    inv
+}
+
+const FIRST_INVERSE: u64 = inverse(0xff51_afd7_ed55_8ccd);
+const SECOND_INVERSE: u64 = inverse(0xc4ce_b9fe_1a85_ec53);
+
+/// `mix`'s input from its output (`x ^ x >> 33` is its own inverse): an integer column's value
+/// read back from its hash, where the hash is all that was kept.
+#[inline]
+pub(crate) fn unmix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(SECOND_INVERSE);
+    x ^= x >> 33;
+    x = x.wrapping_mul(FIRST_INVERSE);
+    x ^ (x >> 33)
+}
+
 /// A hash of a byte string.
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {

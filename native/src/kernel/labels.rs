@@ -18,7 +18,7 @@ use crate::columns::{Column, FloatCursor, HandleCursor, Values};
 use crate::config::Kind;
 
 use super::context::{threads, timing};
-use super::hashing::{hash_bytes, mix};
+use super::hashing::{hash_bytes, mix, unmix};
 use super::partition::{partition_bits, partition_of};
 
 /// A candidate in the pool.
@@ -37,6 +37,18 @@ const NULL_HASH: u64 = 0x6a09_e667_f3bc_c908;
 pub struct Asked {
     pub threshold: f64,
     pub restrict: bool,
+    /// Which of the candidates' columns are written in output order here (integer keys and
+    /// item, the score a candidate row carries in the grades column) rather than gathered by
+    /// row afterwards: a write of values the labelling already reads costs less than a gather.
+    pub write: Written,
+}
+
+/// The columns `Asked::write` names.
+#[derive(Clone, Copy, Default)]
+pub struct Written {
+    pub keys: bool,
+    pub item: bool,
+    pub score: bool,
 }
 
 /// The labelled candidate rows, in output order, as Arrow lays them out (a false flag: null).
@@ -57,6 +69,10 @@ pub struct Labels {
     pub listed: Vec<bool>,
     pub missed: Vec<f64>,
     pub missed_graded: Vec<bool>,
+    /// The columns written (`Written`), each as values and validity; empty where not asked.
+    pub keys: Vec<(Vec<i64>, Vec<bool>)>,
+    pub items: (Vec<i64>, Vec<bool>),
+    pub scores: (Vec<f64>, Vec<bool>),
 }
 
 /// One column's values as compared here, read where they lie: handles (an integer's value, a
@@ -210,11 +226,13 @@ impl Table<'_> {
 }
 
 /// A row as a partition reads it, copied there so that a partition is read sequentially: its
-/// keys' hash, its item's hash, its side and (a truth row's) grade.
+/// keys' hash, its item's hash, its side and its value in the grades column (a truth row's
+/// grade; a candidate's score where the score is written), `valid` false where that is null.
 #[derive(Clone, Copy, Default)]
 struct Record {
     row: u32,
-    side: u32,
+    side: u16,
+    valid: bool,
     key: u64,
     item: u64,
     grade: f64,
@@ -224,7 +242,9 @@ struct Record {
 struct GroupOut {
     /// Its first candidate row (its keys).
     first: u32,
-    /// Its candidate rows' place in the partition's `rows` and `grades`.
+    /// Its candidate records' place in the partition's `records`, and their grades' in
+    /// `grades`.
+    records: usize,
     start: usize,
     len: usize,
     /// Its R, and its missed grades' place in the partition's `missed` (None: the truth
@@ -236,7 +256,9 @@ struct GroupOut {
 #[derive(Default)]
 struct PartOut {
     groups: Vec<GroupOut>,
-    rows: Vec<u32>,
+    /// The partition's records, each group's together (its rows, items and scores are
+    /// read from there as the groups are written: no copy of them per partition).
+    records: Vec<Record>,
     grades: Vec<Option<f64>>,
     missed: Vec<Option<f64>>,
 }
@@ -324,9 +346,23 @@ struct Scratch {
     missed: Vec<Option<f64>>,
 }
 
+/// A candidate's item (an integer): read back from its hash where that is exact, else from
+/// the column.
+#[inline]
+fn item_value(table: &Table<'_>, record: &Record) -> Option<i64> {
+    let row = record.row as usize;
+    if table.exact_items {
+        Some(unmix(record.item) as i64)
+    } else if table.item.is_null(row) {
+        None
+    } else {
+        Some(table.item.handle(row) as i64)
+    }
+}
+
 /// Label one group: its candidates' grades into `out`, its R and missed grades.
-fn label_group(table: &Table<'_>, asked: &Asked, candidates: &[Record], truth: &mut [Record], scratch: &mut Scratch, out: &mut PartOut) {
-    let start = out.rows.len();
+fn label_group(table: &Table<'_>, asked: &Asked, candidates: &[Record], truth: &mut [Record], scratch: &mut Scratch, out: &mut PartOut) -> GroupOut {
+    let start = out.grades.len();
     judged_items(table, truth, &mut scratch.items);
     let items = &mut scratch.items;
     scratch.found.clear();
@@ -340,7 +376,7 @@ fn label_group(table: &Table<'_>, asked: &Asked, candidates: &[Record], truth: &
     }
     // Under pool="restrict" the truth keeps only the items a candidate in the pool has.
     let kept = |j: &Judged| !asked.restrict || j.pooled;
-    for (c, t) in candidates.iter().zip(&scratch.found) {
+    for t in &scratch.found {
         let grade = match t {
             Some(t) if kept(&items[*t]) => {
                 items[*t].matched = true;
@@ -348,7 +384,6 @@ fn label_group(table: &Table<'_>, asked: &Asked, candidates: &[Record], truth: &
             }
             _ => None,
         };
-        out.rows.push(c.row);
         out.grades.push(grade);
     }
     let known = (!truth.is_empty()).then(|| {
@@ -361,7 +396,7 @@ fn label_group(table: &Table<'_>, asked: &Asked, candidates: &[Record], truth: &
         out.missed.extend_from_slice(&scratch.missed);
         (n_relevant, from, out.missed.len())
     });
-    out.groups.push(GroupOut { first: candidates[0].row, start, len: candidates.len(), known });
+    GroupOut { first: candidates[0].row, records: 0, start, len: candidates.len(), known }
 }
 
 /// Group one partition's records (in increasing row order) and label each group with
@@ -423,9 +458,11 @@ fn label_partition(table: &Table<'_>, asked: &Asked, lists: &[&[Record]]) -> Par
     for g in 0..n_groups {
         let (candidates, truth) = sorted[offsets[2 * g]..offsets[2 * g + 2]].split_at_mut(offsets[2 * g + 1] - offsets[2 * g]);
         if !candidates.is_empty() {
-            label_group(table, asked, candidates, truth, &mut scratch, &mut out);
+            let group = label_group(table, asked, candidates, truth, &mut scratch, &mut out);
+            out.groups.push(GroupOut { records: offsets[2 * g], ..group });
         }
     }
+    out.records = sorted;
     out
 }
 
@@ -446,12 +483,14 @@ fn partitions(table: &Table<'_>, n: usize, threads: usize, bits: u32) -> Vec<Vec
         }
         let mut lists: Vec<Vec<Record>> = sizes.iter().map(|size| Vec::with_capacity(*size)).collect();
         for ((row, key), item) in (first..last).zip(&keys).zip(&items) {
+            let grade = grades.value(row);
             lists[partition_of(*key, bits)].push(Record {
                 row: row as u32,
-                side: sides.get(row) as u32,
+                side: sides.get(row) as u16,
+                valid: grade.is_some(),
                 key: *key,
                 item: *item,
-                grade: grades.get(row),
+                grade: grade.unwrap_or(f64::NAN),
             });
         }
         lists
@@ -496,13 +535,13 @@ pub fn label(keys: &[(&Column<'_>, Kind)], item: (&Column<'_>, Kind), sides: &Co
     parts.sort_unstable_by_key(|(p, _)| *p);
     timing("label: partitions grouped and labelled", since);
     let since = Instant::now();
-    let labels = write(&table, &parts);
+    let labels = write(&table, asked, &parts);
     timing("label: groups ordered by key and written", since);
     labels
 }
 
 /// Every group's rows in output order: the groups in ascending key order.
-fn write(table: &Table<'_>, parts: &[(usize, PartOut)]) -> Labels {
+fn write(table: &Table<'_>, asked: &Asked, parts: &[(usize, PartOut)]) -> Labels {
     let mut order: Vec<(u32, u32)> = parts
         .iter()
         .enumerate()
@@ -514,7 +553,7 @@ fn write(table: &Table<'_>, parts: &[(usize, PartOut)]) -> Labels {
     } else {
         order.sort_unstable_by(|a, b| table.compare_keys(first(a), first(b)));
     }
-    let n_rows: usize = parts.iter().map(|(_, part)| part.rows.len()).sum();
+    let n_rows: usize = parts.iter().map(|(_, part)| part.grades.len()).sum();
     let n_missed: usize = parts.iter().map(|(_, part)| part.missed.len()).sum();
     let mut labels = Labels {
         rows: Vec::with_capacity(n_rows),
@@ -526,13 +565,37 @@ fn write(table: &Table<'_>, parts: &[(usize, PartOut)]) -> Labels {
         listed: Vec::with_capacity(n_rows),
         missed: Vec::with_capacity(n_missed),
         missed_graded: Vec::with_capacity(n_missed),
+        ..Labels::default()
     };
+    let write = |values: bool| if values { n_rows } else { 0 };
+    let keys_written = if asked.write.keys { table.keys.len() } else { 0 };
+    labels.keys = (0..keys_written).map(|_| (Vec::with_capacity(n_rows), Vec::with_capacity(n_rows))).collect();
+    labels.items = (Vec::with_capacity(write(asked.write.item)), Vec::with_capacity(write(asked.write.item)));
+    labels.scores = (Vec::with_capacity(write(asked.write.score)), Vec::with_capacity(write(asked.write.score)));
     labels.offsets.push(0);
     for (p, g) in order {
         let part = &parts[p as usize].1;
         let group = &part.groups[g as usize];
         let range = group.start..group.start + group.len;
-        labels.rows.extend_from_slice(&part.rows[range.clone()]);
+        let candidates = &part.records[group.records..group.records + group.len];
+        labels.rows.extend(candidates.iter().map(|c| c.row));
+        for ((values, valid), cells) in labels.keys.iter_mut().zip(&table.keys) {
+            let first = group.first as usize;
+            let null = cells.is_null(first);
+            values.extend(std::iter::repeat(if null { 0 } else { cells.handle(first) as i64 }).take(group.len));
+            valid.extend(std::iter::repeat(!null).take(group.len));
+        }
+        if asked.write.item {
+            for candidate in candidates {
+                let item = item_value(table, candidate);
+                labels.items.0.push(item.unwrap_or(0));
+                labels.items.1.push(item.is_some());
+            }
+        }
+        if asked.write.score {
+            labels.scores.0.extend(candidates.iter().map(|c| if c.valid { c.grade } else { 0.0 }));
+            labels.scores.1.extend(candidates.iter().map(|c| c.valid));
+        }
         labels.grades.extend(part.grades[range.clone()].iter().map(|g| g.unwrap_or(0.0)));
         labels.graded.extend(part.grades[range].iter().map(Option::is_some));
         let n_relevant = group.known.map(|(n, _, _)| n);
@@ -566,7 +629,7 @@ mod tests {
         let grades = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.5, 0.0];
         let (u, i) = (column("user", Values::I64(&users)), column("item", Values::I64(&items)));
         let (s, g) = (column("side", Values::I64(&sides)), column("grade", Values::F64(&grades)));
-        let asked = Asked { threshold: 1.0, restrict: false };
+        let asked = Asked { threshold: 1.0, restrict: false, write: Written::default() };
         let labels = label(&[(&u, Kind::Integer)], (&i, Kind::Integer), &s, &g, &asked);
         assert_eq!(labels.rows, vec![1, 3, 5, 0, 2, 4]);
         assert_eq!(labels.graded, vec![false, true, false, false, false, false]);
@@ -593,7 +656,7 @@ mod tests {
         let i = column("item", Values::I64(&items));
         let s = column("side", Values::I64(&[0, 0, 0, 0]));
         let g = column("grade", Values::F64(&[0.0; 4]));
-        let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false });
+        let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false, write: Written::default() });
         assert_eq!(labels.rows, vec![2, 0, 3, 1]);
         assert_eq!(labels.known, vec![false; 4]);
     }
@@ -605,9 +668,39 @@ mod tests {
         let i = column("item", Values::I64(&[1, 1, 2, 1, 1]));
         let s = column("side", Values::I64(&[0, 0, 0, 0, 2]));
         let g = column("grade", Values::F64(&[0.0, 0.0, 0.0, 0.0, 1.0]));
-        let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false });
+        let labels = label(&[(&k, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false, write: Written::default() });
         assert_eq!(labels.rows, vec![1, 3, 0, 2]);
         assert_eq!(labels.graded, vec![true, false, false, false]);
+    }
+
+    #[test]
+    fn keys_items_and_scores_are_written_in_output_order() {
+        // Candidates: user 2 (items 5, -4), user 1 (1, 2); the last row's score is null; a
+        // truth row of user 1.
+        let users = [2, 1, 2, 1, 1];
+        let items = [5, 1, -4, 2, 2];
+        let scores = [0.5, f64::NAN, 0.25, 0.0, 3.0];
+        let valid = [0b0001_0111u8]; // row 3's score is null
+        let (u, i) = (column("user", Values::I64(&users)), column("item", Values::I64(&items)));
+        let s = column("side", Values::I64(&[0, 0, 0, 0, 2]));
+        let chunk = Chunk { len: 5, values: Values::F64(&scores), validity: Some(Bitmap::new(&valid, 0)) };
+        let g = Column { name: "grade".to_string(), chunks: vec![chunk] };
+        let write = Written { keys: true, item: true, score: true };
+        let labels = label(&[(&u, Kind::Integer)], (&i, Kind::Integer), &s, &g, &Asked { threshold: 1.0, restrict: false, write });
+        assert_eq!(labels.rows, vec![1, 3, 0, 2]);
+        assert_eq!(labels.keys, vec![(vec![1, 1, 2, 2], vec![true; 4])]);
+        assert_eq!(labels.items, (vec![1, 2, 5, -4], vec![true; 4]));
+        assert!(labels.scores.0[0].is_nan());
+        assert_eq!(labels.scores.0[1..], [0.0, 0.5, 0.25]);
+        assert_eq!(labels.scores.1, vec![true, false, true, true]);
+        assert_eq!(labels.graded, vec![false, true, false, false]);
+    }
+
+    #[test]
+    fn an_integer_is_read_back_from_its_hash() {
+        for value in [0i64, 1, -1, 42, i64::MIN, i64::MAX, 0x1234_5678_9abc_def0] {
+            assert_eq!(unmix(mix(value as u64)) as i64, value);
+        }
     }
 
     #[test]

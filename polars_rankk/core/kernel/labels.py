@@ -1,9 +1,10 @@
 """`label` on the compiled kernel: one call (``label_rows``, ``native/src/labelling.rs``)
 reads the candidates and then the truth's rows in the same columns, joins the truth within
 each group, and returns each candidate's grade, its group's R and missed grades in output
-order, with the input row at each place; the candidates' columns are then gathered into that
-order. The frame is the reference path's (`polars_rankk.core.inputs.labelling.polars_label`),
-row order and dtypes included."""
+order, with the input row at each place, and the candidates' Int64 keys and item and Float64
+score already in that order (`_written`); their other columns are gathered by row. The frame
+is the reference path's (`polars_rankk.core.inputs.labelling.polars_label`), row order and
+dtypes included."""
 
 from __future__ import annotations
 
@@ -39,6 +40,19 @@ def _readable(read: LabelInputs) -> pl.DataType | None:
     return dtype if isinstance(dtype, _GRADES) else None
 
 
+def _written(read: LabelInputs) -> tuple[bool, bool, bool]:
+    """Whether the kernel writes the keys, the item and the score in output order: the keys
+    and item where they are Int64 (the dtype it writes them in), the score where it is
+    Float64 (it carries the score in the grade's column, Float64)."""
+    schema = read.schema
+    keys = all(schema[key] == pl.Int64 for key in read.keys)
+    score = read.score
+    writes_score = (
+        score in schema and schema[score] == pl.Float64 and score not in (*read.keys, read.item)
+    )
+    return keys, schema[read.item] == pl.Int64, writes_score
+
+
 def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
     """`label`'s frame from the kernel; None where it does not read the inputs (not loaded,
     keys or items of a dtype it does not read, a grade that is not an integer or float)."""
@@ -59,11 +73,12 @@ def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
         kernel_input(column, read.truth_schema[column]).alias(column) for column in (*keys, item)
     ]
     truth_grade = read.grade()
+    write_keys, write_item, write_score = _written(read)
+    # A candidate's grade is not read: where the score is written, it rides there.
+    carried = pl.col(read.score) if write_score else pl.lit(None, pl.Float64)
     rows = pl.concat(
         [
-            read.frame.select(
-                *inputs, candidate_side.alias(side), pl.lit(None, pl.Float64).alias(grade)
-            ),
+            read.frame.select(*inputs, candidate_side.alias(side), carried.alias(grade)),
             read.truth.select(
                 *truth_inputs,
                 pl.when(truth_grade.is_null())
@@ -89,13 +104,27 @@ def kernel_label(read: LabelInputs) -> pl.LazyFrame | None:
             "restrict": read.policy.pool == "restrict",
             "integer_grades": grade_dtype.is_integer(),
             "names": names,
+            "write_keys": write_keys,
+            "write_item": write_item,
+            "score": read.score if write_score else None,
         },
         is_elementwise=False,
         changes_length=True,
     ).alias(row)
     labels = rows.select(call).unnest(row)
-    out = pl.concat([read.frame, labels], how="horizontal").select(
-        pl.col(*schema.names()).gather(pl.col(row)),
+    written = {
+        *(keys if write_keys else ()),
+        *((item,) if write_item else ()),
+        *((read.score,) if write_score else ()),
+    }
+    gathered = [column for column in schema.names() if column not in written]
+    if gathered:
+        labels = pl.concat([read.frame.select(gathered), labels], how="horizontal")
+    out = labels.select(
+        *(
+            pl.col(column) if column in written else pl.col(column).gather(pl.col(row))
+            for column in schema.names()
+        ),
         pl.col(read.relevance).cast(grade_dtype),
         pl.col(read.n_relevant),
         pl.col(read.unretrieved),
