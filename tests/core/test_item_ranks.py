@@ -66,13 +66,17 @@ def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     return candidates.cast({"g": pl.Int64, "s": pl.Int64}), pairs.cast({"g": pl.Int64}), keys
 
 
+#: What both properties draw: the tables, the tie order, invalid scores, the depth asked.
+ASKED = {
+    "found": tables(),
+    "ties": st.sampled_from(["trec_eval", "item_asc", "input_order"]),
+    "invalid": st.sampled_from(["drop", "lowest"]),
+    "depth": st.integers(1, 6),
+}
+
+
 @needs_kernel
-@given(
-    found=tables(),
-    ties=st.sampled_from(["trec_eval", "item_asc", "input_order"]),
-    invalid=st.sampled_from(["drop", "lowest"]),
-    depth=st.integers(1, 6),
-)
+@given(**ASKED)
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_kernel_places_each_item_where_the_ranked_list_has_it(
     found: tuple[pl.DataFrame, pl.DataFrame, list[str]], ties: str, invalid: str, depth: int
@@ -115,13 +119,7 @@ def test_items_the_kernel_cannot_place_are_said_with_none() -> None:
 
 
 @needs_kernel
-@given(
-    found=tables(),
-    ties=st.sampled_from(["trec_eval", "item_asc", "input_order"]),
-    invalid=st.sampled_from(["drop", "lowest"]),
-    depth=st.integers(1, 6),
-    listed=st.integers(1, 6),
-)
+@given(**ASKED, listed=st.integers(1, 6))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_evaluations_own_pass_lists_the_places_the_kernel_ranks_again(
     found: tuple[pl.DataFrame, pl.DataFrame, list[str]],
