@@ -76,9 +76,9 @@ def resampled_column_sums(
     (`rng` then untouched)."""
     import numpy as np
 
-    column, group = np.nonzero(columns)
-    order = np.lexsort((column, group))  # the events group by group, as the kernel adds them
-    column, group = column[order], group[order]
+    # The events group by group (the columns in order within one), as the kernel adds them:
+    # the transpose's non-zero cells in its row order.
+    group, column = np.nonzero(columns.T)
     return resampled_event_sums(
         rng, columns.shape[1], group, column, columns[column, group], columns.shape[0], n_resamples
     )
