@@ -120,3 +120,17 @@ def test_labelled_rows_in_key_order_and_a_groups_list_on_its_first_row() -> None
     )
     got = labelled.group_by("user").agg(first).sort("user")["hit_rate@1"].to_list()
     assert got == [0.0, 0.0, None]
+
+
+def test_one_key_with_a_null_is_flagged_sorted_on_either_path() -> None:
+    """A null key sorts last; the key column (built of several chunks) still carries its
+    sorted flag, as for keys without nulls."""
+    from tests.support.kernel_path import path
+
+    candidates = pl.DataFrame({"user": [0, None], "item": [0, 0], "score": [0.0, 0.0]})
+    truth = pl.DataFrame(schema={"user": pl.Int64, "item": pl.Int64, "relevance": pl.Int64})
+    for kernel in (True, False):
+        with path(kernel):
+            labelled = rk.label(candidates, truth, group_by="user")
+        assert labelled["user"].to_list() == [0, None]
+        assert labelled["user"].flags["SORTED_ASC"]

@@ -186,6 +186,9 @@ def flag_sorted(frame: F, keys: list[str]) -> F:
     (Set again on the collected frame: the streaming engine may drop a flag set in a plan.)"""
     if len(keys) != 1:
         return frame
+    if isinstance(frame, pl.DataFrame):
+        # Polars keeps no sorted flag on a column of several chunks holding a null: one chunk.
+        return frame.with_columns(frame.get_column(keys[0]).rechunk().set_sorted())
     return frame.with_columns(pl.col(keys[0]).set_sorted())
 
 
