@@ -138,13 +138,28 @@ def sums_over_ranks(
         (pl.col("k") >= 1) & (pl.col("k") <= k_max) & (pl.col("d") != 0.0)
     )
     group = frame["_g"].to_numpy()
-    column = (frame["c"] * k_max + frame["k"] - 1).to_numpy()
-    # In (group, column, K) order: the order the sums over groups add them in.
-    order = np.argsort(group * (sums.n_columns * k_max) + column, kind="stable")
+    # In ascending group order, each group's events in the order they came: the order the sums
+    # over groups add them in (each column and K: its groups in ascending order).
+    order = _by_group(group)
     sums.group = group[order]
-    sums.column = column[order]
+    sums.column = (frame["c"].to_numpy() * k_max + frame["k"].to_numpy() - 1)[order]
     sums.delta = frame["d"].to_numpy()[order]
     return sums
+
+
+def _by_group(group: IntArray) -> IntArray:
+    """The stable order of `group`'s values, as ``np.argsort(group, kind="stable")`` gives it,
+    found by sorting its runs (each piece of events lists a group's events side by side), not
+    its elements: a few runs a group, against a dozen events."""
+    if not group.size:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, group.size])
+    by_group = np.argsort(group[starts], kind="stable")
+    starts, lengths = starts[by_group], lengths[by_group]
+    moved = starts - np.r_[0, np.cumsum(lengths)[:-1]]
+    order: IntArray = np.arange(group.size) + np.repeat(moved, lengths)
+    return order
 
 
 def _form(name: str, policy: Policy) -> SummedForm | None:
@@ -217,32 +232,37 @@ def _truncated(events: pl.DataFrame, sizes: pl.DataFrame, skip: bool) -> pl.Data
     the value leaves at K = n + 1. A null value has no delta, nor has the row after it."""
     if skip:
         events = events.filter(pl.col("k") <= pl.col("n"))
-    values = [c for c in events.columns if c not in ("_g", "k", "n")]
-    group = events["_g"].to_numpy().astype(np.int64)
-    k = events["k"].to_numpy().astype(np.int64)
+    names = [c for c in events.columns if c not in ("_g", "k", "n")]
     # Sorted by group: a group's first row follows another group's last (or none).
-    first = np.r_[True, group[1:] != group[:-1]] if group.size else np.zeros(0, bool)
-    parts = []
-    for name in values:
-        value = events[name].to_numpy().astype(np.float64)
-        null = events[name].is_null().to_numpy()
-        delta = value - np.where(first, 0.0, np.r_[0.0, value[:-1]])
+    same = pl.col("_g") == pl.col("_g").shift(1)
+    pieces = []
+    for name in names:
+        value = pl.col(name).cast(pl.Float64)
+        before = value.shift(1)
+        delta = value - pl.when(same).then(before).otherwise(0.0)
         # A zero delta adds nothing (the events keep none).
-        kept = ~(null | (np.r_[False, null[:-1]] & ~first)) & (delta != 0.0)
-        column = np.full(int(kept.sum()), int(name), np.int64)
-        parts.append((group[kept], column, k[kept], delta[kept]))
-    if not parts:
+        kept = value.is_not_null() & ~(same & before.is_null()).fill_null(False) & (delta != 0.0)
+        pieces.append(
+            events.lazy()
+            .select("_g", pl.lit(int(name), dtype=pl.Int64).alias("c"), "k", delta.alias("d"), kept)
+            .filter(pl.col(name))
+            .drop(name)
+        )
+    if not pieces:
         return _frame(np.zeros(0, np.int64), *_empty_events())
-    deltas = [np.concatenate(arrays) for arrays in zip(*parts, strict=True)]
-    if skip:
-        # Each (group, column)'s deltas so far, taken back at K = n + 1.
-        n_of = _per_group(sizes, "n")
-        pairs, at = np.unique(deltas[0] * (len(values) + 2) + deltas[1], return_inverse=True)
-        totals = np.bincount(at, weights=deltas[3], minlength=pairs.size)
-        removed_group = pairs // (len(values) + 2)
-        removals = (removed_group, pairs % (len(values) + 2), n_of[removed_group] + 1, -totals)
-        deltas = [np.concatenate(pair) for pair in zip(deltas, removals, strict=True)]
-    return _frame(*deltas)
+    frame = pl.concat(pl.collect_all(pieces)).cast({"_g": pl.Int64, "k": pl.Int64})
+    if not skip:
+        return frame
+    # Each (group, column)'s deltas so far (added in K order), taken back at K = n + 1.
+    pair = (frame["_g"] * (len(names) + 2) + frame["c"]).to_numpy()
+    n_of = _per_group(sizes, "n")
+    pairs, at = np.unique(pair, return_inverse=True)
+    totals: FloatArray = np.asarray(
+        np.bincount(at, weights=frame["d"].to_numpy(), minlength=pairs.size), dtype=np.float64
+    )
+    removed: IntArray = pairs // (len(names) + 2)
+    column: IntArray = pairs % (len(names) + 2)
+    return pl.concat([frame, _frame(removed, column, n_of[removed] + 1, -totals)])
 
 
 def _frame(group: IntArray, column: IntArray, k: IntArray, delta: FloatArray) -> pl.DataFrame:
@@ -278,12 +298,22 @@ def _linear_events(
         if by
         else pl.DataFrame({"_q": [0]}, schema={"_q": pl.UInt32})
     )
-    groups = groups.join(classes, on=by) if by else groups.with_columns(_q=pl.lit(0, pl.UInt32))
+    groups = (
+        groups.join(classes, on=by, maintain_order="left")
+        if by
+        else groups.with_columns(_q=pl.lit(0, pl.UInt32))
+    )
     start = pl.lit(sums.block, dtype=pl.Int64) + pl.col("_q").cast(pl.Int64) * width
     pieces = [_event(groups, start, pl.lit(1), pl.lit(1.0))]
     if skip:
         pieces.append(_event(groups, start, pl.col("n") + 1, pl.lit(-1.0)))
-    rows_q = rows.join(groups.select("_g", "_q", "n"), on="_g")
+    # Each row's class and length by its group's index (the rows' groups are all valid).
+    place = np.zeros(len(_per_group(groups, "n")), np.int64)
+    place[groups["_g"].to_numpy()] = np.arange(groups.height)
+    at = place[rows["_g"].to_numpy()]
+    rows_q = rows.with_columns(
+        pl.Series("_q", groups["_q"].to_numpy()[at]), pl.Series("n", groups["n"].to_numpy()[at])
+    )
     for offset, term in enumerate(terms, 1):
         with_term = rows_q.filter(pl.col(term) != 0)
         pieces.append(_event(with_term, start + offset, pl.col("rank"), pl.col(term)))
