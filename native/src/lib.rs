@@ -1,7 +1,8 @@
 //! polars-rankk's compiled kernel: a Polars expression plugin (`group_sums`) that ranks every
 //! group of a candidate table under a `Policy` and returns one row of running sums per group.
 //!
-//! `ffi` implements the plugin ABI and the Arrow C Data Interface (the only unsafe code);
+//! `ffi` implements the plugin ABI and the Arrow C Data Interface (the only unsafe code but
+//! `resample`'s call of its AVX2-compiled loop, made where the processor has AVX2);
 //! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
 //! `grouped` the rows of many groups in one call (the metric expressions');

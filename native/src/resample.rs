@@ -21,8 +21,9 @@ use crate::columns::{Column, OutColumn, OutData};
 use crate::kernel::threads;
 
 /// Resamples drawn, then multiplied, at a time: each event adds to a block's row of this
-/// many sums at once (a block's sums of every column stay in cache).
-const BLOCK: usize = 32;
+/// many sums at once (a block's sums of every column stay in cache: 16 × 3,500 columns of a
+/// K-curve to 100 take 448 KiB; 32 took longer, 8 too).
+const BLOCK: usize = 16;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -232,6 +233,26 @@ fn draw(rng: &mut Pcg64, counts: &mut [u32], groups: usize) {
 /// of sums): per group in order, each event adds its delta times the group's count in each
 /// resample, into a column-major block (each event's sums side by side), then transposed.
 fn multiply(events: &Events, counts: &[u32], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above).
+        #[allow(unsafe_code)]
+        return unsafe { multiply_avx2(events, counts, out) };
+    }
+    multiply_with(events, counts, out);
+}
+
+/// `multiply` compiled for AVX2: each event's row of a block's sums is added four numbers at
+/// a time instead of two (the same products and additions, in the same order: the same sums).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn multiply_avx2(events: &Events, counts: &[u32], out: &mut [f64]) {
+    multiply_with(events, counts, out);
+}
+
+#[inline(always)]
+fn multiply_with(events: &Events, counts: &[u32], out: &mut [f64]) {
     let (groups, width) = (events.groups, events.width);
     let rows = counts.len() / groups;
     let mut block = vec![0.0f64; width * rows];
