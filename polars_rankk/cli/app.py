@@ -67,8 +67,14 @@ class _Command(typer.core.TyperCommand):
     """Usage lines that name the arguments plainly: ``CANDIDATES TRUTH``, ``RUN...``."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's own click Context
-        pieces = super().collect_usage_pieces(ctx)
-        return [re.sub(r"^\{(.*)\}((?:\.\.\.)?)$", r"\1\2", piece) for piece in pieces]
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            for piece in param.get_usage_pieces(ctx):
+                plain = re.sub(r"^\{(.*)\}((?:\.\.\.)?)$", r"\1\2", piece)
+                # (Typer before 0.29 leaves the dots off an argument of several values.)
+                several = getattr(param, "nargs", 1) != 1 and not plain.endswith("...")
+                pieces.append(plain + "..." if several else plain)
+        return pieces
 
 
 application.command("evaluate", cls=_Command)(evaluate)
