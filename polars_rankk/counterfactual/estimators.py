@@ -119,10 +119,23 @@ def matrix(sums: pl.DataFrame, by: list[str], k: int, *, per_group: bool) -> np.
     out = np.zeros((rows, len(MATRIX_BLOCKS) * k))
     if per_group:
         blocks["reward"] = blocks["reward"] / sums[LISTS].to_numpy()
+    # Every row's K ranks in rank order, row after row (a ranking's slots, sorted): each block
+    # is its values laid out as rows x K, without scattering them cell by cell.
+    laid_out = len(index) == rows * k and bool(
+        (ranks.reshape(rows, k) == np.arange(k)).all()
+        and (index.reshape(rows, k) == np.arange(rows)[:, None]).all()
+    )
     for block, name in enumerate(MATRIX_BLOCKS):
-        values = blocks[name] if name in ("informing", "reward") else blocks[name] / divisor
-        # One row of the sums per (row, rank): each cell is written once.
-        out[index, block * k + ranks] = values
+        divided = name not in ("informing", "reward")
+        if laid_out:
+            cells = out[:, block * k : (block + 1) * k]
+            if divided:
+                np.divide(blocks[name].reshape(rows, k), divisor.reshape(rows, k), out=cells)
+            else:
+                cells[:] = blocks[name].reshape(rows, k)
+        else:
+            # One row of the sums per (row, rank): each cell is written once.
+            out[index, block * k + ranks] = blocks[name] / divisor if divided else blocks[name]
     if per_group:
         # A group informs every rank of the mean over groups: IPS, DR and the naive estimate
         # are means of the groups' values (0 where no impression shows the rank).

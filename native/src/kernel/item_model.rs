@@ -16,6 +16,13 @@
 //! partition. Then each partition is read on its own (the threads sharing them): a small
 //! table of its placed items, the threads' lists read in thread order (so each item's rows
 //! are summed in row order), and its placements' predictions written.
+//!
+//! Integer items whose placed values lie in a short range (`Dense`: as a catalogue's item ids
+//! usually do) are named by their offset in it instead: the bitmap holds the placed offsets
+//! exactly, so a row of an item placed nowhere is never copied (a hashed bitmap lets about one
+//! in sixteen through), and each partition is a range of offsets whose sums lie at their
+//! offset in one array, without a table to build and probe. The sums are the same, added in
+//! the same order.
 
 use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
@@ -40,7 +47,8 @@ const PARTITION_BITS: u32 = 8;
 const PARTITIONS: usize = 1 << PARTITION_BITS;
 
 /// A log row of an item that may be placed: its item (the hash of an integer, which names
-/// it; a text's handle), its reward and the examination at its position.
+/// it; a text's handle; under `Dense`, the integer's offset), its reward and the examination
+/// at its position.
 #[derive(Clone, Copy)]
 struct Record {
     item: u64,
@@ -48,14 +56,83 @@ struct Record {
     theta: f64,
 }
 
-/// What every thread reads: the columns, the bitmap of the placed items' hashes.
+/// What every thread reads: the columns, the bitmap of the placed items' hashes (under
+/// `Dense`, of their offsets).
 struct Shared<'a> {
     input: &'a ItemModelInput<'a>,
     filter: Vec<u64>,
     filter_mask: u64,
+    dense: Option<Dense>,
+}
+
+/// Integer items whose placed values lie in a short range (`span` at most `DENSE_SPAN`
+/// values per placement): each named by its offset from the least placed value. The bitmap
+/// then holds each placed offset exactly (no row of an unplaced item passes it), and the
+/// partitions are ranges of offsets, each item's sums at its offset in the partition's array
+/// (no hash table, no probe).
+#[derive(Clone, Copy)]
+struct Dense {
+    least: i64,
+    span: u64,
+    /// A partition's offsets: `1 << shift` of them, the partition `offset >> shift`.
+    shift: u32,
+}
+
+/// The widest range of placed values read densely, per placement: 8 values (a bit each in
+/// the bitmap, a megabyte for a million placements).
+const DENSE_SPAN: u64 = 8;
+
+impl Dense {
+    /// The placed items' range, where it is short enough; None for text items.
+    fn of(input: &ItemModelInput<'_>) -> Option<Dense> {
+        if input.item_kind != Kind::Integer || input.placed == 0 {
+            return None;
+        }
+        let mut handles = HandleCursor::new(input.item);
+        let (mut least, mut most) = (i64::MAX, i64::MIN);
+        for row in 0..input.placed {
+            let value = handles.get(row) as i64;
+            (least, most) = (least.min(value), most.max(value));
+        }
+        let span = u64::try_from(i128::from(most) - i128::from(least) + 1).ok()?;
+        if span > DENSE_SPAN * input.placed as u64 || span > 1 << 40 {
+            return None;
+        }
+        // Offsets below `1 << bits`; a partition holds `1 << (bits - PARTITION_BITS)` of them.
+        let bits = 64 - (span - 1).leading_zeros();
+        Some(Dense { least, span, shift: bits.saturating_sub(PARTITION_BITS) })
+    }
+
+    /// The integer's offset, None outside the range.
+    #[inline]
+    fn offset(&self, handle: u64) -> Option<u64> {
+        let offset = (handle as i64).wrapping_sub(self.least) as u64;
+        (offset < self.span).then_some(offset)
+    }
 }
 
 impl Shared<'_> {
+    /// A log row's item as a record names it and its partition, where it may be placed.
+    #[inline]
+    fn placed(&self, handle: u64) -> Option<(u64, usize)> {
+        match self.dense {
+            Some(dense) => {
+                let offset = dense.offset(handle)?;
+                self.bit_set(offset).then_some((offset, (offset >> dense.shift) as usize))
+            }
+            None => {
+                let hash = self.hash(handle);
+                let item = if self.input.item_kind == Kind::Integer { hash } else { handle };
+                self.may_hold(hash).then_some((item, partition_of(hash)))
+            }
+        }
+    }
+
+    #[inline]
+    fn bit_set(&self, bit: u64) -> bool {
+        self.filter[(bit >> 6) as usize] & (1 << (bit & 63)) != 0
+    }
+
     #[inline]
     fn hash(&self, handle: u64) -> u64 {
         match self.input.item_kind {
@@ -75,8 +152,7 @@ impl Shared<'_> {
 
     #[inline]
     fn may_hold(&self, hash: u64) -> bool {
-        let bit = hash & self.filter_mask;
-        self.filter[(bit >> 6) as usize] & (1 << (bit & 63)) != 0
+        self.bit_set(hash & self.filter_mask)
     }
 
     /// Whether two records' or placements' items are one (same hash given).
@@ -100,20 +176,32 @@ fn partition_of(hash: u64) -> usize {
 pub(crate) fn item_model(input: &ItemModelInput<'_>) -> Vec<Option<f64>> {
     let started = std::time::Instant::now();
     let (n, placed) = (input.at.len(), input.placed);
-    let mut shared = Shared { input, filter: Vec::new(), filter_mask: 0 };
-    let bits = (16 * placed).next_power_of_two().max(1 << 12);
-    (shared.filter, shared.filter_mask) = (vec![0u64; bits / 64], bits as u64 - 1);
-    // Each partition's placement rows: (row, its item as a record names it).
-    let mut placements: Vec<Vec<(u32, u64)>> = vec![Vec::new(); PARTITIONS];
-    let mut handles = HandleCursor::new(input.item);
-    for row in 0..placed {
-        let handle = handles.get(row);
-        let hash = shared.hash(handle);
-        let bit = hash & shared.filter_mask;
-        shared.filter[(bit >> 6) as usize] |= 1 << (bit & 63);
-        let item = if input.item_kind == Kind::Integer { hash } else { handle };
-        placements[partition_of(hash)].push((row as u32, item));
-    }
+    let dense = Dense::of(input);
+    let bits = match dense {
+        Some(dense) => (dense.span as usize).div_ceil(64) * 64,
+        None => (16 * placed).next_power_of_two().max(1 << 12),
+    };
+    let shared = {
+        let mut shared = Shared { input, filter: vec![0u64; bits / 64], filter_mask: bits as u64 - 1, dense };
+        // Each partition's placement rows: (row, its item as a record names it).
+        let mut placements: Vec<Vec<(u32, u64)>> = vec![Vec::new(); PARTITIONS];
+        let mut handles = HandleCursor::new(input.item);
+        for row in 0..placed {
+            let handle = handles.get(row);
+            let (bit, item, p) = match dense.and_then(|dense| Some((dense, dense.offset(handle)?))) {
+                Some((dense, offset)) => (offset, offset, (offset >> dense.shift) as usize),
+                None => {
+                    let hash = shared.hash(handle);
+                    let item = if input.item_kind == Kind::Integer { hash } else { handle };
+                    (hash & shared.filter_mask, item, partition_of(hash))
+                }
+            };
+            shared.filter[(bit >> 6) as usize] |= 1 << (bit & 63);
+            placements[p].push((row as u32, item));
+        }
+        (shared, placements)
+    };
+    let (shared, placements) = shared;
     super::timing("item model: placed items", started);
     let started = std::time::Instant::now();
     // A thread per 100,000 log rows at most: a small call is not worth a thread.
@@ -172,14 +260,9 @@ fn split_rows(shared: &Shared<'_>, start: usize, end: usize) -> Vec<Vec<Record>>
     let mut positions = HandleCursor::new(input.at);
     let mut rewards = FloatCursor::new(input.reward);
     for row in start..end {
-        let handle = handles.get(row);
-        let hash = shared.hash(handle);
-        if !shared.may_hold(hash) {
-            continue;
-        }
+        let Some((item, p)) = shared.placed(handles.get(row)) else { continue };
         let Some(theta) = examination(input.theta, positions.get(row) as i64) else { continue };
-        let item = if input.item_kind == Kind::Integer { hash } else { handle };
-        lists[partition_of(hash)].push(Record { item, reward: rewards.get(row), theta });
+        lists[p].push(Record { item, reward: rewards.get(row), theta });
     }
     lists
 }
@@ -201,6 +284,9 @@ fn read_partition(
     p: usize,
     rank_theta: &[Option<f64>],
 ) -> Vec<(u32, Option<f64>)> {
+    if let Some(dense) = shared.dense {
+        return read_dense_partition(dense, placements, lists, p, rank_theta);
+    }
     let capacity = (2 * placements.len()).next_power_of_two().max(16);
     let mask = capacity - 1;
     // (hash, item number) per place; the numbers' items and sums.
@@ -245,16 +331,39 @@ fn read_partition(
             }
         }
     }
-    placements
-        .iter()
-        .zip(numbers)
-        .map(|(&(row, _), number)| {
-            let item = sums[number as usize];
-            // As Polars computes it: the item's attraction, then times the rank's examination.
-            let value = rank_theta[row as usize].filter(|_| item.rows > 0).map(|theta| item.reward / item.examination * theta);
-            (row, value)
-        })
-        .collect()
+    placements.iter().zip(numbers).map(|(&(row, _), number)| (row, predicted(&sums[number as usize], rank_theta[row as usize]))).collect()
+}
+
+/// A placement's prediction from its item's sums, at its rank's examination.
+#[inline]
+fn predicted(item: &ItemSums, rank_theta: Option<f64>) -> Option<f64> {
+    // As Polars computes it: the item's attraction, then times the rank's examination.
+    rank_theta.filter(|_| item.rows > 0).map(|theta| item.reward / item.examination * theta)
+}
+
+/// Partition `p` of a `Dense` range: its items' sums at their offsets in the partition, its
+/// records read in thread order, and each of its placements' prediction (row, value).
+fn read_dense_partition(
+    dense: Dense,
+    placements: &[(u32, u64)],
+    lists: &[Vec<Vec<Record>>],
+    p: usize,
+    rank_theta: &[Option<f64>],
+) -> Vec<(u32, Option<f64>)> {
+    if placements.is_empty() {
+        return Vec::new();
+    }
+    let mask = (1usize << dense.shift) - 1;
+    let mut sums = vec![ItemSums::default(); mask + 1];
+    for thread in lists {
+        for record in &thread[p] {
+            let item = &mut sums[record.item as usize & mask];
+            item.reward += record.reward;
+            item.examination += record.theta;
+            item.rows += 1;
+        }
+    }
+    placements.iter().map(|&(row, offset)| (row, predicted(&sums[offset as usize & mask], rank_theta[row as usize]))).collect()
 }
 
 #[cfg(test)]

@@ -111,3 +111,25 @@ fn text_items_in_two_chunks_are_compared_by_their_bytes() {
     // x: its one row at position 1 (reward 1); y: at position 2 (reward 1), predicted at rank 2.
     assert_eq!(item_model(&input), vec![Some(1.0), Some(1.0 / 0.8 * 0.8)]);
 }
+
+#[test]
+fn items_in_a_short_range_and_spread_wide_give_the_same_model() {
+    // The same items as offsets from a negative value (a range read densely) and spread over
+    // a range 1,000,003 times wider (read through their hashes): the same predictions, equal
+    // to the definition.
+    let (items, at, rewards) = case(500, 20_000, 5);
+    let placed = 500;
+    let shifted: Vec<i64> = items.iter().map(|item| item - 1_000).collect();
+    let spread: Vec<i64> = items.iter().map(|item| item * 1_000_003 - 500_000_000).collect();
+    let range = |items: &[i64]| {
+        let item = column("item", Values::I64(items));
+        let input = ItemModelInput { item: &item, item_kind: Kind::Integer, at: &column("at", Values::I64(&at)), reward: &column("reward", Values::F64(&rewards)), theta: &THETA, placed };
+        Dense::of(&input).map(|dense| dense.span)
+    };
+    // The placed items are drawn from 0..500.
+    assert!(range(&shifted).is_some_and(|span| span <= 500));
+    assert_eq!(range(&spread), None);
+    let dense = run(&shifted, &at, &rewards, placed);
+    assert_close(&dense, &direct(&shifted, &at, &rewards, placed));
+    assert_eq!(dense, run(&spread, &at, &rewards, placed));
+}
