@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.cwl import CASCADE, CWL_EXACT
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
 from polars_rankk.core.inputs.labels.graded_blocks import affordable as block_affordable
 from polars_rankk.core.inputs.labels.graded_blocks import by_grade_counts
@@ -174,8 +175,18 @@ def recursive_cells(
     if not fixed or (unjudged and possible.filter(pl.col(relevance) < 0).height):
         return []
     one_gain = gains.one_positive
+    # The C/W/L measures along a fixed order where each relevant item gains one gain (`cwl`):
+    # the NERR measures where it ends the cascade (g = 1), BPM with a target to reach.
+    relevant = possible.filter(pl.col(relevance) >= policy.relevance_threshold)[relevance]
+    ends = bool((relevant >= policy.cwl_max_grade).all())
+    by_cwl = CWL_EXACT - (frozenset() if ends else CASCADE)
+    by_cwl = by_cwl if policy.cwl_target > 0 else frozenset(m for m in by_cwl if "bpm" not in m)
 
     def computed(metric: str, k: int | None) -> bool:
+        if metric in CWL_EXACT:
+            # Past cwl_eval's depth of 1000 ranks the evaluation refuses the cell.
+            fixed_gain = not by_blocks and one_gain
+            return fixed_gain and metric in by_cwl and k is not None and 0 < k <= _LARGEST_K
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being

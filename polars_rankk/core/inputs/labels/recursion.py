@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains
+from polars_rankk.core.inputs.labels.cwl import CWL_EXACT, cwl_gain, cwl_moments
 from polars_rankk.core.inputs.labels.graded import Gains, Stops, closed_forms, graded_cells
 from polars_rankk.core.inputs.labels.graded_blocks import (
     by_grade_counts,
@@ -306,6 +307,13 @@ def expected_by_recursion(
     listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_candidates, policy)
     frames += closed
     gain, stop = np.zeros(groups.height), np.zeros(groups.height)
+    by_cwl = [cell for cell in listed if cell[0] in CWL_EXACT]
+    if by_cwl:  # C/W/L along the fixed order, each group's relevant items of one gain
+        listed = [cell for cell in listed if cell not in by_cwl]
+        grade = per_item.group_by("_rk_group").agg(pl.col("_rk_grade").max())
+        cwl = np.zeros(groups.height)
+        cwl[grade["_rk_group"].to_numpy()] = cwl_gain(grade["_rk_grade"].to_numpy(), policy)
+        frames += cwl_moments(by_cwl, ranked_q, rest_q, n_candidates, cwl, policy)
     # DCG reads the gain of each group's relevant grade, ERR (over tie blocks) its chance of
     # stopping the user.
     if any(metric in ("dcg", "err") for metric, _ in listed):
