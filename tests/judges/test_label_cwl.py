@@ -1,7 +1,8 @@
 """evaluate(..., label_probability=...) for the C/W/L measures: along a fixed order, where each
 group's relevant items share one gain, SDCG, INSQ and BPM (and the NERR measures where that
-gain is 1) are computed over the atoms of their laws, equal to an enumeration of every label
-outcome to 1e-12 — with 2**16 outcomes too — and the others are named as enumerated."""
+gain is 1) are computed over the atoms of their laws, INST's and the NERR measures' total gain
+and depth by a walk over the count of relevant items, each equal to an enumeration of every
+label outcome to 1e-12 — with 2**16 outcomes too — and the others are named as enumerated."""
 
 from __future__ import annotations
 
@@ -75,11 +76,12 @@ def test_graded_gains_and_inst_are_enumerated_and_named() -> None:
     candidates = pl.DataFrame({"q": 0, "item": range(5), "score": [5.0, 4.0, 4.0, 2.0, 1.0]})
     truth = pl.DataFrame({"q": 0, "item": [0, 2, 3], "relevance": [1.0, 1.0, 1.0],
                           "p": [0.5, 0.25, 0.8]})  # fmt: skip
-    options = {"k": [2, 4], "metrics": ["inst", "nerr8", "bpm"],
+    options = {"k": [2, 4], "metrics": ["inst", "inst_depth", "nerr8", "nerr8_total_gain", "bpm"],
                "policy": rk.Policy(cwl_max_grade=2)}  # fmt: skip
     methods = _exact_cells_equal_the_enumeration(candidates, truth, options)
     named = dict(zip(methods["metric"], methods["method"], strict=False))
-    assert named == {"inst": "enumeration", "nerr8": "enumeration", "bpm": "recursion"}
+    assert named == {"inst": "enumeration", "nerr8": "enumeration", "bpm": "recursion",
+                     "inst_depth": "recursion", "nerr8_total_gain": "recursion"}  # fmt: skip
     graded = truth.with_columns(relevance=pl.Series([1.0, 2.0, 1.0]))
     methods = _exact_cells_equal_the_enumeration(candidates, graded, options)
     assert set(methods["method"]) == {"enumeration"}

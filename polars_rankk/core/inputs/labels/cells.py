@@ -180,7 +180,9 @@ def recursive_cells(
     relevant = possible.filter(pl.col(relevance) >= policy.relevance_threshold)[relevance]
     ends = bool((relevant >= policy.cwl_max_grade).all())
     by_cwl = CWL_EXACT - (frozenset() if ends else CASCADE)
-    by_cwl = by_cwl if policy.cwl_target > 0 else frozenset(m for m in by_cwl if "bpm" not in m)
+    # BPM's user stops where the gain reaches T > 0; INST's C(i) is a chance where T >= 1/4.
+    by_cwl -= frozenset(m for m in by_cwl if "bpm" in m and policy.cwl_target <= 0)
+    by_cwl -= frozenset(m for m in by_cwl if "inst" in m and policy.cwl_target < 0.25)
 
     def computed(metric: str, k: int | None) -> bool:
         if metric in CWL_EXACT:

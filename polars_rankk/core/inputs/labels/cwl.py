@@ -38,10 +38,18 @@ from polars_rankk.core.policy import Policy
 _DEPTH = 1000
 _MEASURES = ("sdcg", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")
 _OUTPUTS = ("", "_total_gain", "_depth")
-#: The C/W/L metrics computed here, each at a cut-off K <= cwl_eval's depth.
-CWL_EXACT = frozenset(measure + output for measure in _MEASURES for output in _OUTPUTS)
-#: Those that read each relevant item's gain as ending the cascade (g = 1 is needed).
-CASCADE = frozenset(name for name in CWL_EXACT if name.startswith("nerr"))
+#: The metrics whose expected total gain and depth the walk over the count computes
+#: (`path_moments`): INST's and, where a relevant item's gain is below 1, the NERR measures'.
+BY_COUNT = frozenset(
+    measure + output
+    for measure in ("inst", "nerr8", "nerr9", "nerr10", "nerr11")
+    for output in ("_total_gain", "_depth")
+)
+#: The C/W/L metrics computed here, each at a cut-off K <= cwl_eval's depth (INST's rate of
+#: gain, a ratio of two sums along the path, is not).
+CWL_EXACT = frozenset(m + o for m in _MEASURES for o in _OUTPUTS) | BY_COUNT
+#: Those read from the first relevant rank only where a relevant item ends the cascade (g = 1).
+CASCADE = frozenset({"nerr8", "nerr9", "nerr10", "nerr11"})
 
 #: One cell's atoms: per group, the chance of each atom with R > 0, its value, and the
 #: value of the outcome with no relevant item (groups x atoms, groups x atoms, groups).
@@ -78,6 +86,15 @@ def cwl_moments(
         output = metric[len(measure) :]
         if measure in ("sdcg", "insq"):
             mean, spread = _linear(measure, output, k, q, none_after, gain, policy)
+        elif measure == "inst" or (metric in BY_COUNT and (gain < 1).any()):
+            first, second = path_moments(measure, output, k, q, read, gain, policy)
+            # The count c = 0: no relevant item ranked, R = 0 unless one is past the ranks.
+            kept = np.hstack([none_after[:, None] * 0 + 1 - none_after[:, None],
+                              np.ones_like(first[:, 1:])])  # fmt: skip
+            e1, e2 = summed_in_order(first * kept), summed_in_order(second * kept)
+            zero1, zero2 = first[:, 0] * none_after, second[:, 0] * none_after
+            none = np.prod(1 - q, axis=1) * none_after
+            mean, spread = _finished(e1, e2, zero1, zero2, none, policy)
         else:
             atoms = (_bpm if measure == "bpm" else _cascade)(
                 measure, output, k, q, read, gain, policy
@@ -264,3 +281,105 @@ def _cascade(
         at_first = np.broadcast_to(rho[:k], (groups, k))
         empty = np.zeros(groups)
     return first, at_first, empty
+
+
+def path_moments(
+    measure: str, output: str, k: int, q: np.ndarray, read: np.ndarray, gain: np.ndarray,
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """E[V; c] and E[V^2; c] per group and count c of relevant items in the first K ranks (V
+    the total gain or the depth): a walk down the ranks with c as state, carrying for each c
+    the first two moments of the weight w of the next rank (Π C(j) before it: INST's C reads
+    the gain gathered, a function of c; the NERR measures' the cascade), of the gain read
+    A = Σ w_j g_j and of the weight read S = Σ w_j, and their products. Every update is
+    polynomial in them, so the moments stay exact; the value at the end is linear in A, S and
+    w given c (the gain gathered G, the tail past the list), so its moments follow."""
+    groups, ranks = q.shape
+    width = int((q > 0).sum(axis=1).max(initial=0)) + 1  # the counts reachable
+    running = np.cumsum(np.repeat(gain[:, None], width, axis=1), axis=1)
+    gathered = np.hstack([np.zeros((groups, 1)), running])[:, :width]  # G after c items
+    state = {name: np.zeros((groups, width)) for name in _CARRIED}
+    state["mass"][:, 0] = state["w1"][:, 0] = state["w2"][:, 0] = 1.0
+    rho = _rank_weights(measure, np.arange(1, ranks + 2, dtype=np.float64), policy)
+    for rank in range(1, ranks + 1):
+        p = q[:, rank - 1 : rank]
+        active = (read >= rank)[:, None]
+        if measure == "inst":
+            room = rank + 2.0 * float(policy.cwl_target) - gathered
+            # C(rank) at each count after it (room >= 2T > 0 at every count reachable by then).
+            reachable = np.maximum(room, 2.0 * float(policy.cwl_target))
+            go_on = ((reachable - 1.0) / reachable) ** 2
+            stay, up = go_on, np.hstack([go_on[:, 1:], go_on[:, -1:]])
+        else:
+            ratio = rho[rank] / rho[rank - 1] if rho[rank - 1] > 0 else 0.0
+            stay, up = np.full((groups, width), ratio), np.full((groups, width), ratio)
+            up = up * (1.0 - gain[:, None])
+        stay, up = np.where(active, stay, 1.0), np.where(active, up, 1.0)
+        state = _step(state, p, active * 1.0, gain[:, None], stay, up)
+    return _end_values(measure, output, k, state, read, gathered, policy)
+
+
+_CARRIED = ("mass", "w1", "w2", "a1", "a2", "aw", "s1", "s2", "sw")
+
+
+def _step(
+    state: dict[str, np.ndarray], p: np.ndarray, active: np.ndarray, gain: np.ndarray,
+    stay: np.ndarray, up: np.ndarray,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """The carried moments after one rank: its item is relevant with chance `p` (the count
+    moves up, A gains w g), or not; S gains w where the rank is in the list (`active`); w is
+    multiplied by C (`stay`, `up`: at the count after the rank)."""
+    mass, w1, w2 = state["mass"], state["w1"], state["w2"]
+    a1, a2, aw, s1, s2, sw = (state[name] for name in ("a1", "a2", "aw", "s1", "s2", "sw"))
+    branches = []
+    for chance, gained, factor in ((1 - p, 0.0, stay), (p, gain * active, up)):
+        moved = {
+            "mass": mass,
+            "w1": factor * w1,
+            "w2": factor * factor * w2,
+            "a1": a1 + gained * w1,
+            "a2": a2 + 2 * gained * aw + gained * gained * w2,
+            "aw": factor * (aw + gained * w2),
+            "s1": s1 + active * w1,
+            "s2": s2 + 2 * active * sw + active * active * w2,
+            "sw": factor * (sw + active * w2),
+        }
+        branches.append({name: value * chance for name, value in moved.items()})
+    stayed, rose = branches
+    return {name: stayed[name] + np.hstack([np.zeros_like(rose[name][:, :1]),
+                                            rose[name][:, :-1]])
+            for name in _CARRIED}  # fmt: skip
+
+
+def _end_values(
+    measure: str, output: str, k: int, state: dict[str, np.ndarray], read: np.ndarray,
+    gathered: np.ndarray, policy: Policy,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """E[V; c] and E[V^2; c] from the carried moments: the depth S + w tail, the total gain
+    A - w beyond G (`cwl.Parts`), tail and beyond per group and count as `cwl` reads them."""
+    from polars_rankk.core.metrics.families.cwl_math import inverse_square_tail
+
+    m, gathered_gain = pl.col("m"), pl.col("g")
+    twice = 2.0 * float(policy.cwl_target)
+    shape = gathered.shape
+    frame = pl.DataFrame({"m": np.repeat(read, shape[1]), "g": gathered.ravel()})
+    if measure == "inst":  # past the list, C(i) = ((i + a - 1) / (i + a))^2 with a = 2T - G
+        tail, beyond = inverse_square_tail(m + twice - gathered_gain, m, float(_DEPTH))
+    elif measure == "nerr11":
+        tail, beyond = inverse_square_tail(m + twice, m, float(_DEPTH))
+    else:  # nerr8 and nerr9 stop at K <= cwl_eval's depth: nothing is left beyond it
+        tail = pl.lit(0.0)
+        p = float(policy.rbp_persistence)
+        beyond = pl.lit(p).pow(float(_DEPTH) - m) if measure == "nerr10" else m * 0.0
+    read_out = frame.select(tail.alias("tail"), (beyond * gathered_gain).alias("lost"))
+    tails = read_out["tail"].to_numpy().reshape(shape)
+    if measure != "inst":
+        tails = np.repeat(_tail(measure, read, k, policy)[:, None], shape[1], axis=1)
+    lost = read_out["lost"].to_numpy().reshape(shape)
+    if output == "_depth":
+        first = state["s1"] + tails * state["w1"]
+        second = state["s2"] + 2 * tails * state["sw"] + tails * tails * state["w2"]
+    else:
+        first = state["a1"] - lost * state["w1"]
+        second = state["a2"] - 2 * lost * state["aw"] + lost * lost * state["w2"]
+    return first, second
