@@ -242,16 +242,35 @@ def _blocks_walked(
     )
     firsts = laid.filter(pl.col("_rk_place") == 0)
     n_blocks = largest(laid["_rk_block"]) + 1 if laid.height else 0
-    size = largest(laid["_rk_place"]) + 1 if laid.height else 0
-    laid = laid.with_columns(_rk_cell=pl.col("_rk_block") * size + pl.col("_rk_place"))
-    q = padded(laid, "_rk_group", "_rk_cell", "_rk_q", groups, n_blocks * size)
-    q = q.reshape(groups, n_blocks, size)
+    counts = largest(laid["_rk_above"].cast(pl.Int64)) + 2 if laid.height else 1  # c's range
+    # Each group's ranked judged items side by side (a block's are contiguous), and where
+    # each block starts and how many it holds.
+    laid = laid.with_columns(pl.col("_rk_above").cast(pl.Int64).alias("_rk_position"))
+    q = padded(laid, "_rk_group", "_rk_position", "_rk_q", groups, counts - 1)
     above = padded(firsts, "_rk_group", "_rk_block", "_rk_above", groups, n_blocks)
     sizes = padded(firsts, "_rk_group", "_rk_block", "_rk_size", groups, n_blocks)
-    every = np.hstack([q.reshape(groups, -1), rest_q])
+    every = np.hstack([q, rest_q])
+    width = int(((every > 0) & (every < 1)).sum(axis=1).max(initial=0)) + 1
+    chunk = max(1, _STATES_AT_ONCE // (width * counts))
+    first, second, none = np.zeros(groups), np.zeros(groups), np.zeros(groups)
+    for start in range(0, groups, chunk):  # chunks of groups, each walked at once
+        part = slice(start, start + chunk)
+        found = _block_walk(q[part], above[part], sizes[part], rest_q[part], total[part],
+                            counts, last)  # fmt: skip
+        first[part], second[part], none[part] = found
+    return first, second, none
+
+
+def _block_walk(
+    q: np.ndarray, above: np.ndarray, sizes: np.ndarray, rest_q: np.ndarray, total: np.ndarray,
+    counts: int, last: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """`_blocks_walked` of some groups: `q` groups x ranked judged items, `above` and `sizes`
+    (groups x blocks) the judged items above each block and in it, c < `counts`."""
+    groups, n_blocks = above.shape
+    every = np.hstack([q, rest_q])
     lowest = (every >= 1).sum(axis=1)
     width = int(((every > 0) & (every < 1)).sum(axis=1).max(initial=0)) + 1
-    counts = n_blocks * size + 1
     r = (lowest[:, None] + np.arange(width)[None, :]).astype(np.float64)
     below = np.minimum(total[:, None] - r, r)[:, :, None]
     safe = np.where(below > 0, below, 1.0)
@@ -261,10 +280,15 @@ def _blocks_walked(
     second = np.zeros((groups, width, counts))
     c = np.arange(counts, dtype=np.float64)[None, :]
     for j in range(n_blocks):
-        chances = poisson_binomial(q[:, j, :])  # groups x (size + 1)
+        size = int(sizes[:, j].max(initial=0))
+        # The block's items: from its start, as many as it holds (0 past them).
+        place = above[:, j : j + 1].astype(np.int64) + np.arange(size)[None, :]
+        inside = np.arange(size)[None, :] < sizes[:, j : j + 1]
+        read = np.take_along_axis(q, np.clip(place, 0, max(q.shape[1] - 1, 0)), axis=1)
+        chances = poisson_binomial(np.where(inside, read, 0.0))  # groups x (size + 1)
         new_law = np.zeros_like(law)
         new_first, new_second = np.zeros_like(first), np.zeros_like(second)
-        for x in range(size + 1):
+        for x in range(min(size, counts - 1) + 1):
             b = above[:, j : j + 1] - c + (sizes[:, j : j + 1] - x if last else 0.0)
             b = b[:, None, :]
             g = np.where(
