@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.copies import KEPT_COPIES
 from polars_rankk.core.inputs.labels.cwl import CASCADE, CWL_EXACT
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
 from polars_rankk.core.inputs.labels.graded_blocks import affordable as block_affordable
@@ -163,11 +164,12 @@ def recursive_cells(
     by_blocks = policy.ties in BLOCK_TIES
     # Every truth item is judged in every outcome (what its grades leave is grade 0), so a
     # list condensed to its judged items (unjudged="condense") is the same in every outcome.
-    fixed = (
-        (policy.ties in FIXED_ORDER_TIES or by_blocks)
-        and policy.duplicates != "keep"
-        and policy.relevance_threshold > 0
-    )
+    fixed = (policy.ties in FIXED_ORDER_TIES or by_blocks) and policy.relevance_threshold > 0
+    # Kept copies share their item's label: the sums of independent items' terms and the
+    # first relevant rank (`copies`), along a fixed order.
+    copies = policy.duplicates == "keep"
+    if copies and by_blocks:
+        return []
     # A negative grade is a judged non-relevant item (or an unjudged one: either way it adds
     # nothing, as grade 0), unless it leaves a list condensed to its judged items.
     possible = truth.filter(pl.col(probability) > 0)
@@ -185,6 +187,8 @@ def recursive_cells(
     by_cwl -= frozenset(m for m in by_cwl if "inst" in m and policy.cwl_target < 0.25)
 
     def computed(metric: str, k: int | None) -> bool:
+        if copies and (metric not in KEPT_COPIES or (metric == "dcg" and not one_gain)):
+            return False  # DCG with copies: each group's relevant items of one gain
         if metric in CWL_EXACT:
             # Past cwl_eval's depth of 1000 ranks the evaluation refuses the cell.
             fixed_gain = not by_blocks and one_gain

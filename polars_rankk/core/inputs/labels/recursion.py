@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains
+from polars_rankk.core.inputs.labels.copies import kept_copies_frames
 from polars_rankk.core.inputs.labels.cwl import CWL_EXACT, cwl_gain, cwl_moments
 from polars_rankk.core.inputs.labels.graded import Gains, Stops, closed_forms, graded_cells
 from polars_rankk.core.inputs.labels.graded_blocks import (
@@ -279,6 +280,12 @@ def expected_by_recursion(
     # The ranks read, laid out once: to the largest K, and to the most items a group may
     # find relevant where R-precision reads hits@R.
     depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
+    if policy.duplicates == "keep":  # copies share their item's label (`copies`)
+        found, counted_q = kept_copies_frames(
+            ranking.listed(), per_item, groups, keys, item, listed, depth, policy
+        )
+        empty = np.zeros((groups.height, 0))
+        return _rows_of(groups, keys, cells, found, counted_q, empty, policy)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
     below = ["_rk_b1", "_rk_b2"] if gains.in_between else []
     columns = ["_rk_q", "_rk_s1", "_rk_s2", *below, *level_columns]
@@ -343,7 +350,17 @@ def expected_by_recursion(
             for metric, k in listed
         ]
         frames += blocks.frames(listed, reads, n_candidates, depth if by_r else None)
+    return _rows_of(groups, keys, cells, frames, ranked_q, rest_q, policy)
+
+
+def _rows_of(
+    groups: pl.DataFrame, keys: list[str], cells: pl.DataFrame, frames: Sequence[CellMoments],
+    ranked_q: np.ndarray, rest_q: np.ndarray, policy: Policy,
+) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """`expected_by_recursion`'s (rows, groups) from the computed `frames` and the chances of
+    the items R counts (`ranked_q`, `rest_q`)."""
     cell = [*keys, "metric", "k"]
+    none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, none, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
