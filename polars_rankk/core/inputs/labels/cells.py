@@ -219,11 +219,3 @@ def recursive_cells(
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]
-
-
-def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
-                      policy: Policy) -> int:  # fmt: skip
-    """The most items one group may find relevant (a relevant grade of positive probability)."""
-    relevant = (pl.col(relevance) >= policy.relevance_threshold) & (pl.col(probability) > 0)
-    counts = truth.filter(relevant).group_by(keys).agg(pl.col(relevance).len().alias("n"))
-    return largest(counts["n"])

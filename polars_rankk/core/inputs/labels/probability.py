@@ -16,7 +16,7 @@ probability 1 give exactly the deterministic numbers (one outcome, weight 1).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.labels.linearity import LINEAR_METRICS, linear_moments
 from polars_rankk.core.inputs.normalize import align_ids
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.types import FrameLike
 
@@ -223,7 +224,10 @@ def evaluated_over_labels(
         # lists the items at the ranks the recursion reads: no second one.
         checked, judged = pl.collect_all([truth, possible])
         truth = checked.lazy()
-        listed = replace(inputs, truth=judged, places=_ranks_read(judged, plan, keys, relevance))
+        threshold = plan.parts[0].policy.relevance_threshold
+        reads_r = "r_precision" in plan_metrics(plan)
+        depth = ranks_read(plan.ks, reads_r, judged, keys, item, relevance, None, threshold)
+        listed = replace(inputs, truth=judged, places=depth)
         base = evaluate_plan(plan, listed)
     else:
         base = evaluate_plan(plan, replace(inputs, truth=possible))
@@ -296,14 +300,31 @@ def evaluated_over_labels(
     return base
 
 
-def _ranks_read(possible: pl.DataFrame, plan: Plan, keys: list[str], relevance: str) -> int:
-    """The ranks of the evaluation's ranking the recursion reads, at most: to the largest K,
-    and to the most items a group may find relevant (`possible`: each item at its highest
-    grade of positive probability), where R-precision reads hits@R."""
-    threshold = plan.parts[0].policy.relevance_threshold
-    counts = possible.filter(pl.col(relevance) >= threshold).group_by(keys).len()
-    most = int(counts.get_column("len").max() or 0) if counts.height else 0  # type: ignore[arg-type]
-    return max(max(plan.ks, default=0), most)
+def plan_metrics(plan: Plan) -> frozenset[str]:
+    """The canonical metrics of the plan's one part."""
+    request = plan.parts[0].request
+    return frozenset(DEFAULT_METRICS if request.default else request.metrics)
+
+
+def ranks_read(
+    ks: Iterable[int | None], reads_r: bool, truth: pl.DataFrame, keys: list[str], item: str,
+    relevance: str, probability: str | None, threshold: float,
+) -> int:  # fmt: skip
+    """The ranks of the ranking the label recursion reads: to the largest of `ks` and, where
+    R-precision is read (`reads_r`: it reads hits@R), to the most items one group of `truth`
+    may find relevant (a grade at or above `threshold`, of positive `probability` where it
+    is given). The one depth the evaluation's pass lists places to (`evaluated_over_labels`),
+    the recursion lays out and reads the ranked list to (`exact`, `recursion`): where the
+    pass lists fewer places than the recursion reads, the places come from a second ranking."""
+    deepest = max((k for k in ks if k is not None), default=0)
+    if not reads_r:
+        return deepest
+    relevant = pl.col(relevance) >= threshold
+    if probability is not None:
+        relevant = relevant & (pl.col(probability) > 0)
+    counts = truth.filter(relevant).group_by(keys).agg(pl.col(item).n_unique().alias("n"))
+    most = counts.get_column("n").max() if counts.height else 0
+    return max(deepest, int(most) if isinstance(most, int) else 0)
 
 
 def _on_outcome_tables(

@@ -47,7 +47,6 @@ from polars_rankk.core.inputs.labels.graded_blocks import (
 from polars_rankk.core.inputs.labels.laws import (
     conditioned,
     h_over_rest,
-    largest,
     poisson_binomial,
     precision_denominator,
     product_in_order,
@@ -60,6 +59,7 @@ from polars_rankk.core.inputs.labels.layout import (
     laid_out_by_places,
     possible_items,
 )
+from polars_rankk.core.inputs.labels.probability import ranks_read
 from polars_rankk.core.inputs.labels.tie_blocks import (
     BLOCK_TIES,
     block_expectations,
@@ -277,9 +277,9 @@ def expected_by_recursion(
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
     largest_k = max((k for _, k in listed), default=0)
-    # The ranks read, laid out once: to the largest K, and to the most items a group may
-    # find relevant where R-precision reads hits@R.
-    depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
+    # The ranks read, laid out once (`probability.ranks_read`).
+    depth = ranks_read([k for _, k in listed], by_r, truth, keys, item, relevance, probability,
+                       policy.relevance_threshold)  # fmt: skip
     if policy.duplicates == "keep":  # copies share their item's label (`copies`)
         found, counted_q = kept_copies_frames(
             ranking.listed(), per_item, groups, keys, item, listed, depth, policy
