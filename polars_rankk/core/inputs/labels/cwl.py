@@ -376,6 +376,10 @@ def _end_values(
     if measure != "inst":
         tails = np.repeat(_tail(measure, read, k, policy)[:, None], shape[1], axis=1)
     lost = read_out["lost"].to_numpy().reshape(shape)
+    # A count past the ranks read is never reached (its tail may not even be finite: INST's
+    # a = 2T - G would reach 0): it adds nothing.
+    reachable = np.arange(shape[1])[None, :] <= read[:, None]
+    tails, lost = np.where(reachable, tails, 0.0), np.where(reachable, lost, 0.0)
     if output == "_depth":
         first = state["s1"] + tails * state["w1"]
         second = state["s2"] + 2 * tails * state["sw"] + tails * tails * state["w2"]
