@@ -154,9 +154,10 @@ def recursive_cells(
     an item is relevant, and nDCG, DCG and ERR where no possible grade lies between 0 and the
     threshold (by the relevant count where each group's relevant items share one gain, else
     by `graded` or, over tie blocks ordered by the grades, `graded_blocks`, where their states
-    are few enough, and a `gains` map they read as the recursion does); none where copies of
-    an item are kept (they share its label), or where an unjudged negative grade would leave
-    a list condensed to its judged items."""
+    are few enough, and a `gains` map they read as the recursion does); the C/W/L measures
+    `cwl` computes; where copies of an item are kept (they share its label) only those
+    `copies` computes; none where an unjudged negative grade would leave a list condensed to
+    its judged items."""
     # Ties ordered by the labels: the ranking within a block of equal scores follows them,
     # which the block recursion reads (the relevant items come first, or last, whatever their
     # grades); nDCG, DCG and ERR of several grades by the blocks' counts per grade

@@ -175,8 +175,14 @@ class _BaseRanking:
     each item's place from the kernel's one ranking, or the ranked list (collected once)."""
 
     def __init__(self, base: Any, policy: Policy, depth: Callable[[], int]) -> None:
-        self._base, self._policy, self._depth = base, policy, depth
+        self._base, self._policy, self._read = base, policy, depth
         self._listed: pl.DataFrame | None = None
+        self._depth: int | None = None
+
+    def depth(self) -> int:
+        if self._depth is None:  # read once: the truth's relevant items counted once
+            self._depth = self._read()
+        return self._depth
 
     def listed(self) -> pl.DataFrame:
         if self._listed is None:
@@ -185,7 +191,7 @@ class _BaseRanking:
                 ranked = self._base.ranked_items(tie_blocks=True)
             else:
                 pool_all = self._policy.pool == "all"
-                ranked = self._base.ranked_items(top=self._depth() if pool_all else None)
+                ranked = self._base.ranked_items(top=self.depth() if pool_all else None)
             self._listed = ranked.collect()
         return self._listed
 

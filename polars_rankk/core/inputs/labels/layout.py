@@ -23,6 +23,10 @@ class Ranking(Protocol):
         read the labels)."""
         ...
 
+    def depth(self) -> int:
+        """The ranks the recursion reads (`probability.ranks_read`)."""
+        ...
+
     def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
         """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
         to `depth`, ``depth + 1`` deeper; under ``pool="all"``, where the two count alike,

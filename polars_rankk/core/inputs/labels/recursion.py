@@ -22,9 +22,10 @@ moments (`graded.err_moments`). Ties ordered by the labels run over tie blocks
 The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
 ``"nan"``, as in the enumeration. Several relevant gains in a group: nDCG and DCG come from
-`graded` (counts per gain level). Where a policy or a metric has no recursion (ties that read
-the grades or average over orders, duplicates kept, condensed lists), `cells.recursive_cells`
-leaves it out and the outcomes are enumerated.
+`graded` (counts per gain level). The C/W/L measures come from `cwl`, kept copies from
+`copies`. Where a policy or a metric has no recursion (copies kept for the metrics that read
+the relevant count as they go, an unjudged negative grade in a condensed list),
+`cells.recursive_cells` leaves it out and the outcomes are enumerated.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ from polars_rankk.core.inputs.labels.layout import (
     laid_out_by_places,
     possible_items,
 )
-from polars_rankk.core.inputs.labels.probability import ranks_read
 from polars_rankk.core.inputs.labels.tie_blocks import (
     BLOCK_TIES,
     block_expectations,
@@ -277,9 +277,7 @@ def expected_by_recursion(
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
     largest_k = max((k for _, k in listed), default=0)
-    # The ranks read, laid out once (`probability.ranks_read`).
-    depth = ranks_read([k for _, k in listed], by_r, truth, keys, item, relevance, probability,
-                       policy.relevance_threshold)  # fmt: skip
+    depth = ranking.depth()  # the ranks read, laid out once (`probability.ranks_read`)
     if policy.duplicates == "keep":  # copies share their item's label (`copies`)
         found, counted_q = kept_copies_frames(
             ranking.listed(), per_item, groups, keys, item, listed, depth, policy
