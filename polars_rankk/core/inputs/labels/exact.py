@@ -145,7 +145,7 @@ def _computed(
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
-    ks = asked["k"].drop_nulls().to_list()
+    ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
 
     def depth() -> int:
         """The ranks the ranked list is read to (where the recursion reads the list, not the
