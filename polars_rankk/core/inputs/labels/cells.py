@@ -180,8 +180,10 @@ def recursive_cells(
     one_gain = gains.one_positive
     # The C/W/L measures along a fixed order where each relevant item gains one gain (`cwl`):
     # the NERR measures where it ends the cascade (g = 1), BPM with a target to reach.
-    relevant = possible.filter(pl.col(relevance) >= policy.relevance_threshold)[relevance]
-    ends = bool((relevant >= policy.cwl_max_grade).all())
+    ends = any(metric in CASCADE for metric, _ in cells) and bool(
+        (possible.filter(pl.col(relevance) >= policy.relevance_threshold)[relevance]
+         >= policy.cwl_max_grade).all()
+    )  # fmt: skip
     by_cwl = CWL_EXACT - (frozenset() if ends else CASCADE)
     # BPM's user stops where the gain reaches T > 0; INST's C(i) is a chance where T >= 1/4.
     by_cwl -= frozenset(m for m in by_cwl if "bpm" in m and policy.cwl_target <= 0)
