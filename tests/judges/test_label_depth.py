@@ -1,4 +1,4 @@
-"""The ranks the label recursion reads: one depth (`probability.ranks_read`) for the places the
+"""The ranks the label recursion reads: one depth (`layout.ranks_read`) for the places the
 evaluation's own ranking pass lists, the ranked list the recursion reads and the ranks it lays
 out, so the recursion never ranks a second time."""
 
@@ -14,7 +14,7 @@ from tests.judges.test_label_copies import _methods
 def test_the_recursion_reads_the_places_of_the_evaluations_own_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The ranks the recursion reads (`probability.ranks_read`) are those the evaluation's pass
+    """The ranks the recursion reads (`layout.ranks_read`) are those the evaluation's pass
     lists places to: R-precision with items that may only gain below the threshold reads the
     places of that pass, never a second ranking."""
     from polars_rankk.core.evaluation.readouts import EvaluationTables

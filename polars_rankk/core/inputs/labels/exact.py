@@ -19,7 +19,7 @@ from polars_rankk.core.inputs.labels.cells import (
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.laws import largest
-from polars_rankk.core.inputs.labels.probability import plan_metrics, ranks_read
+from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
@@ -149,7 +149,7 @@ def _computed(
 
     def depth() -> int:
         """The ranks the ranked list is read to (where the recursion reads the list, not the
-        places): `probability.ranks_read`."""
+        places): `layout.ranks_read`."""
         reads_r = "r_precision" in chosen
         return ranks_read(ks, reads_r, truth, keys, inputs.item, relevance, probability,
                           policy.relevance_threshold)  # fmt: skip

@@ -16,7 +16,7 @@ probability 1 give exactly the deterministic numbers (one outcome, weight 1).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,6 @@ from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.frames import to_lazy
 from polars_rankk.core.inputs.labels.linearity import LINEAR_METRICS, linear_moments
 from polars_rankk.core.inputs.normalize import align_ids
-from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.types import FrameLike
 
@@ -224,6 +223,8 @@ def evaluated_over_labels(
         # lists the items at the ranks the recursion reads: no second one.
         checked, judged = pl.collect_all([truth, possible])
         truth = checked.lazy()
+        from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
+
         threshold = plan.parts[0].policy.relevance_threshold
         reads_r = "r_precision" in plan_metrics(plan)
         depth = ranks_read(plan.ks, reads_r, judged, keys, item, relevance, None, threshold)
@@ -298,33 +299,6 @@ def evaluated_over_labels(
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
     return base
-
-
-def plan_metrics(plan: Plan) -> frozenset[str]:
-    """The canonical metrics of the plan's one part."""
-    request = plan.parts[0].request
-    return frozenset(DEFAULT_METRICS if request.default else request.metrics)
-
-
-def ranks_read(
-    ks: Iterable[int | None], reads_r: bool, truth: pl.DataFrame, keys: list[str], item: str,
-    relevance: str, probability: str | None, threshold: float,
-) -> int:  # fmt: skip
-    """The ranks of the ranking the label recursion reads: to the largest of `ks` and, where
-    R-precision is read (`reads_r`: it reads hits@R), to the most items one group of `truth`
-    may find relevant (a grade at or above `threshold`, of positive `probability` where it
-    is given). The one depth the evaluation's pass lists places to (`evaluated_over_labels`),
-    the recursion lays out and reads the ranked list to (`exact`, `recursion`): where the
-    pass lists fewer places than the recursion reads, the places come from a second ranking."""
-    deepest = max((k for k in ks if k is not None), default=0)
-    if not reads_r:
-        return deepest
-    relevant = pl.col(relevance) >= threshold
-    if probability is not None:
-        relevant = relevant & (pl.col(probability) > 0)
-    counts = truth.filter(relevant).group_by(keys).agg(pl.col(item).n_unique().alias("n"))
-    most = counts.get_column("n").max() if counts.height else 0
-    return max(deepest, int(most) if isinstance(most, int) else 0)
 
 
 def _on_outcome_tables(

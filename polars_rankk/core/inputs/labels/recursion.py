@@ -277,7 +277,7 @@ def expected_by_recursion(
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
     largest_k = max((k for _, k in listed), default=0)
-    depth = ranking.depth()  # the ranks read, laid out once (`probability.ranks_read`)
+    depth = ranking.depth()  # the ranks read, laid out once (`layout.ranks_read`)
     if policy.duplicates == "keep":  # copies share their item's label (`copies`)
         found, counted_q = kept_copies_frames(
             ranking.listed(), per_item, groups, keys, item, listed, depth, policy
