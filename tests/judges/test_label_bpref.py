@@ -2,8 +2,9 @@
 under fixed tie orders each per-group expectation and standard deviation equals an
 enumeration of every label outcome (each outcome an ordinary deterministic evaluation) to
 1e-12, with 2**16 outcomes too, and no outcome is evaluated (lists condensed to their judged
-items too: every truth item is judged in every outcome); where a tie order that reads the
-grades or copies change the ranking, the outcomes are still enumerated."""
+items too: every truth item is judged in every outcome); a tie order that reads the grades
+walks the tie blocks, whose relevant items the labels put first (or last); where copies are
+kept, or a negative grade would be unjudged, the outcomes are still enumerated."""
 
 from __future__ import annotations
 
@@ -78,23 +79,76 @@ def test_bpref_by_its_walk_equals_the_enumeration(
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     data=judged_groups(),
-    policy=st.sampled_from([rk.Policy(ties="optimistic", invalid_scores="drop"),
-                            rk.Policy(ties="pessimistic", invalid_scores="lowest"),
-                            rk.Policy(duplicates="keep", invalid_scores="drop")]),
+    policy=st.sampled_from([
+        rk.Policy(ties="optimistic", invalid_scores="drop"),
+        rk.Policy(ties="pessimistic", invalid_scores="lowest", empty_truth="zero"),
+        rk.Policy(ties="optimistic", pool="restrict", relevance_threshold=2, empty_truth="nan",
+                  invalid_scores="drop"),
+        rk.Policy(ties="pessimistic", unjudged="condense", duplicates="first",
+                  invalid_scores="lowest"),
+    ]),
 )  # fmt: skip
-def test_policies_that_change_what_bpref_counts_keep_the_enumeration(
+def test_bpref_over_tie_blocks_ordered_by_the_labels_equals_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """A tie order that reads the grades, copies: bpref is enumerated, as before."""
+    """A tie order that reads the grades puts a block's relevant items first (or last): the
+    walk goes block by block, exact."""
     candidates, truth = data
-    options = {"metrics": ["bpref"], "policy": policy}
+    options = {"metrics": ["bpref", "gm_bpref"], "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert _bpref_methods(result) == {"recursion"}
+    assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=15, deadline=None)
+@given(data=judged_groups())
+def test_kept_copies_keep_the_enumeration(data: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    """Copies of an item share its label: bpref is enumerated, as before."""
+    candidates, truth = data
+    options = {"metrics": ["bpref"], "policy": rk.Policy(duplicates="keep", invalid_scores="drop")}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     if expected:
         assert _bpref_methods(result) == {"enumeration"}
+    assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_negative_grades_are_judged_non_relevant_for_bpref(ties: str) -> None:
+    """A negative grade is a judged non-relevant item (as grade 0): the walk reads it so;
+    under negative_grades="unjudged" the judged items change with the labels (enumerated)."""
+    candidates = pl.DataFrame({"q": 0, "item": range(6), "score": [3.0, 2.0, 2.0, 2.0, 1.0, 0.0]})
+    truth = pl.DataFrame({"q": 0, "item": [0, 1, 2, 3, 4, 4, 9],
+                          "relevance": [1.0, -1.0, 1.0, 2.0, -2.0, 1.0, 1.0],
+                          "p": [0.5, 0.6, 0.3, 0.9, 0.4, 0.5, 0.7]})  # fmt: skip
+    for negative, method in (("nonrelevant", "recursion"), ("unjudged", "enumeration")):
+        options = {"metrics": ["bpref"], "policy": rk.Policy(ties=ties, negative_grades=negative)}
+        expected = _enumerated(candidates, truth, **options)
+        result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+        assert _bpref_methods(result) == {method}
+        assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_fourteen_tied_uncertain_items_are_exact(ties: str) -> None:
+    """2**14 outcomes in blocks of tied scores, past the enumeration's limit: the walk over
+    the blocks equals the enumeration to 1e-12."""
+    n = 14
+    scores = [float((n + 4 - i) // 3) for i in range(n + 4)]
+    candidates = pl.DataFrame({"q": 0, "item": range(n + 4), "score": scores})
+    items = [*range(2, n + 2), 30]
+    chances = [0.05 + 0.06 * i for i in range(n)] + [0.4]
+    truth = pl.DataFrame({"q": 0, "item": items, "relevance": 1.0, "p": chances})
+    options = {"metrics": ["bpref"], "policy": rk.Policy(ties=ties)}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert _bpref_methods(result) == {"recursion"}
     assert_equal_to_enumeration(result, expected)
 
 

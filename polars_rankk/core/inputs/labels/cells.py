@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from polars_rankk.core.inputs.labels.copies import KEPT_COPIES
+from polars_rankk.core.inputs.labels.cwl import CASCADE, CWL_EXACT
 from polars_rankk.core.inputs.labels.graded import affordable, gain_levels
 from polars_rankk.core.inputs.labels.graded_blocks import affordable as block_affordable
 from polars_rankk.core.inputs.labels.graded_blocks import by_grade_counts
@@ -152,9 +154,10 @@ def recursive_cells(
     an item is relevant, and nDCG, DCG and ERR where no possible grade lies between 0 and the
     threshold (by the relevant count where each group's relevant items share one gain, else
     by `graded` or, over tie blocks ordered by the grades, `graded_blocks`, where their states
-    are few enough, and a `gains` map they read as the recursion does); none where copies of
-    an item are kept (they share its label), or where an unjudged negative grade would leave
-    a list condensed to its judged items."""
+    are few enough, and a `gains` map they read as the recursion does); the C/W/L measures
+    `cwl` computes; where copies of an item are kept (they share its label) only those
+    `copies` computes; none where an unjudged negative grade would leave a list condensed to
+    its judged items."""
     # Ties ordered by the labels: the ranking within a block of equal scores follows them,
     # which the block recursion reads (the relevant items come first, or last, whatever their
     # grades); nDCG, DCG and ERR of several grades by the blocks' counts per grade
@@ -162,11 +165,12 @@ def recursive_cells(
     by_blocks = policy.ties in BLOCK_TIES
     # Every truth item is judged in every outcome (what its grades leave is grade 0), so a
     # list condensed to its judged items (unjudged="condense") is the same in every outcome.
-    fixed = (
-        (policy.ties in FIXED_ORDER_TIES or by_blocks)
-        and policy.duplicates != "keep"
-        and policy.relevance_threshold > 0
-    )
+    fixed = (policy.ties in FIXED_ORDER_TIES or by_blocks) and policy.relevance_threshold > 0
+    # Kept copies share their item's label: the sums of independent items' terms and the
+    # first relevant rank (`copies`), along a fixed order.
+    copies = policy.duplicates == "keep"
+    if copies and by_blocks:
+        return []
     # A negative grade is a judged non-relevant item (or an unjudged one: either way it adds
     # nothing, as grade 0), unless it leaves a list condensed to its judged items.
     possible = truth.filter(pl.col(probability) > 0)
@@ -174,8 +178,24 @@ def recursive_cells(
     if not fixed or (unjudged and possible.filter(pl.col(relevance) < 0).height):
         return []
     one_gain = gains.one_positive
+    # The C/W/L measures along a fixed order where each relevant item gains one gain (`cwl`):
+    # the NERR measures where it ends the cascade (g = 1), BPM with a target to reach.
+    ends = any(metric in CASCADE for metric, _ in cells) and bool(
+        (possible.filter(pl.col(relevance) >= policy.relevance_threshold)[relevance]
+         >= policy.cwl_max_grade).all()
+    )  # fmt: skip
+    by_cwl = CWL_EXACT - (frozenset() if ends else CASCADE)
+    # BPM's user stops where the gain reaches T > 0; INST's C(i) is a chance where T >= 1/4.
+    by_cwl -= frozenset(m for m in by_cwl if "bpm" in m and policy.cwl_target <= 0)
+    by_cwl -= frozenset(m for m in by_cwl if "inst" in m and policy.cwl_target < 0.25)
 
     def computed(metric: str, k: int | None) -> bool:
+        if copies and (metric not in KEPT_COPIES or (metric == "dcg" and not one_gain)):
+            return False  # DCG with copies: each group's relevant items of one gain
+        if metric in CWL_EXACT:
+            # Past cwl_eval's depth of 1000 ranks the evaluation refuses the cell.
+            fixed_gain = not by_blocks and one_gain
+            return fixed_gain and metric in by_cwl and k is not None and 0 < k <= _LARGEST_K
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being
@@ -202,11 +222,3 @@ def recursive_cells(
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]
-
-
-def possibly_relevant(truth: pl.DataFrame, keys: list[str], relevance: str, probability: str,
-                      policy: Policy) -> int:  # fmt: skip
-    """The most items one group may find relevant (a relevant grade of positive probability)."""
-    relevant = (pl.col(relevance) >= policy.relevance_threshold) & (pl.col(probability) > 0)
-    counts = truth.filter(relevant).group_by(keys).agg(pl.col(relevance).len().alias("n"))
-    return largest(counts["n"])

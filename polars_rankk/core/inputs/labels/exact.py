@@ -15,15 +15,14 @@ from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.labels.bpref import BPREF_METRICS, bpref_by_recursion, bpref_is_exact
 from polars_rankk.core.inputs.labels.cells import (
     RelevantGains,
-    possibly_relevant,
     recursive_cells,
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
-from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
@@ -83,7 +82,7 @@ def exact_cells(
     chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains)
     if not chosen:
         return None
-    complete = chosen == _metrics_of(plan)
+    complete = chosen == plan_metrics(plan)
     computed = _computed(base, judged, chosen, policy, inputs, probability, gains, compiled)
     rows, methods, groups = _methods_named(*computed, draws)
     if inputs.eager:
@@ -92,12 +91,6 @@ def exact_cells(
     # deferred frame its own collects could wait on the engine's busy threads): the same
     # numbers and methods as eager tables, as lazy frames.
     return ExactCells(rows.lazy(), methods.lazy(), groups.lazy(), complete)
-
-
-def _metrics_of(plan: Plan) -> frozenset[str]:
-    """The canonical metrics of the plan's one part."""
-    request = plan.parts[0].request
-    return frozenset(DEFAULT_METRICS if request.default else request.metrics)
 
 
 def _chosen_metrics(
@@ -114,7 +107,7 @@ def _chosen_metrics(
     request = plan.parts[0].request
     whole = {m.metric for m in request.measures if m.whole_list and m.metric != "r_precision"}
     deepest = max(plan.ks, default=0)
-    metrics = _metrics_of(plan)
+    metrics = plan_metrics(plan)
     asked = [
         (metric, None if metric == "r_precision" else deepest)
         for metric in metrics
@@ -152,16 +145,14 @@ def _computed(
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
-    ks = asked["k"].drop_nulls()
+    ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
 
     def depth() -> int:
         """The ranks the ranked list is read to (where the recursion reads the list, not the
-        places): to the largest K, and to the most items a group may find relevant
-        (R-precision reads hits@R); all of them where items outside the list do not count."""
-        read = int(ks.max() or 0) if ks.len() else 0  # type: ignore[arg-type]
-        if "r_precision" in chosen:
-            read = max(read, possibly_relevant(truth, keys, relevance, probability, policy))
-        return read
+        places): `layout.ranks_read`."""
+        reads_r = "r_precision" in chosen
+        return ranks_read(ks, reads_r, truth, keys, inputs.item, relevance, probability,
+                          policy.relevance_threshold)  # fmt: skip
 
     rows, expected_groups = expected_by_recursion(
         _BaseRanking(base, policy, depth), truth, groups, asked, keys=keys, item=inputs.item,
@@ -184,8 +175,14 @@ class _BaseRanking:
     each item's place from the kernel's one ranking, or the ranked list (collected once)."""
 
     def __init__(self, base: Any, policy: Policy, depth: Callable[[], int]) -> None:
-        self._base, self._policy, self._depth = base, policy, depth
+        self._base, self._policy, self._read = base, policy, depth
         self._listed: pl.DataFrame | None = None
+        self._depth: int | None = None
+
+    def depth(self) -> int:
+        if self._depth is None:  # read once: the truth's relevant items counted once
+            self._depth = self._read()
+        return self._depth
 
     def listed(self) -> pl.DataFrame:
         if self._listed is None:
@@ -194,7 +191,7 @@ class _BaseRanking:
                 ranked = self._base.ranked_items(tie_blocks=True)
             else:
                 pool_all = self._policy.pool == "all"
-                ranked = self._base.ranked_items(top=self._depth() if pool_all else None)
+                ranked = self._base.ranked_items(top=self.depth() if pool_all else None)
             self._listed = ranked.collect()
         return self._listed
 

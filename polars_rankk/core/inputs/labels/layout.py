@@ -5,13 +5,15 @@ ranking: the `Ranking` the recursion reads)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.metrics.registry import DEFAULT_METRICS
+from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 
 
@@ -21,6 +23,10 @@ class Ranking(Protocol):
     def listed(self) -> pl.DataFrame:
         """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
         read the labels)."""
+        ...
+
+    def depth(self) -> int:
+        """The ranks the recursion reads (`layout.ranks_read`)."""
         ...
 
     def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
@@ -165,3 +171,30 @@ def counted_items(per_item: pl.DataFrame, ranked: pl.DataFrame, keys: list[str],
         return per_item
     listed = ranked.select(*keys, item)
     return per_item.join(listed, on=[*keys, item], how="semi", maintain_order="left")
+
+
+def plan_metrics(plan: Plan) -> frozenset[str]:
+    """The canonical metrics of the plan's one part."""
+    request = plan.parts[0].request
+    return frozenset(DEFAULT_METRICS if request.default else request.metrics)
+
+
+def ranks_read(
+    ks: Iterable[int | None], reads_r: bool, truth: pl.DataFrame, keys: list[str], item: str,
+    relevance: str, probability: str | None, threshold: float,
+) -> int:  # fmt: skip
+    """The ranks of the ranking the label recursion reads: to the largest of `ks` and, where
+    R-precision is read (`reads_r`: it reads hits@R), to the most items one group of `truth`
+    may find relevant (a grade at or above `threshold`, of positive `probability` where it
+    is given). The one depth the evaluation's pass lists places to (`evaluated_over_labels`),
+    the recursion lays out and reads the ranked list to (`exact`, `recursion`): where the
+    pass lists fewer places than the recursion reads, the places come from a second ranking."""
+    deepest = max((k for k in ks if k is not None), default=0)
+    if not reads_r:
+        return deepest
+    relevant = pl.col(relevance) >= threshold
+    if probability is not None:
+        relevant = relevant & (pl.col(probability) > 0)
+    counts = truth.filter(relevant).group_by(keys).agg(pl.col(item).n_unique().alias("n"))
+    most = counts.get_column("n").max() if counts.height else 0
+    return max(deepest, int(most) if isinstance(most, int) else 0)

@@ -223,7 +223,12 @@ def evaluated_over_labels(
         # lists the items at the ranks the recursion reads: no second one.
         checked, judged = pl.collect_all([truth, possible])
         truth = checked.lazy()
-        listed = replace(inputs, truth=judged, places=_ranks_read(judged, plan, keys, relevance))
+        from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
+
+        threshold = plan.parts[0].policy.relevance_threshold
+        reads_r = "r_precision" in plan_metrics(plan)
+        depth = ranks_read(plan.ks, reads_r, judged, keys, item, relevance, None, threshold)
+        listed = replace(inputs, truth=judged, places=depth)
         base = evaluate_plan(plan, listed)
     else:
         base = evaluate_plan(plan, replace(inputs, truth=possible))
@@ -294,16 +299,6 @@ def evaluated_over_labels(
     base.label_methods = methods.collect() if eager else methods
     base.groups = groups.collect() if eager else groups
     return base
-
-
-def _ranks_read(possible: pl.DataFrame, plan: Plan, keys: list[str], relevance: str) -> int:
-    """The ranks of the evaluation's ranking the recursion reads, at most: to the largest K,
-    and to the most items a group may find relevant (`possible`: each item at its highest
-    grade of positive probability), where R-precision reads hits@R."""
-    threshold = plan.parts[0].policy.relevance_threshold
-    counts = possible.filter(pl.col(relevance) >= threshold).group_by(keys).len()
-    most = int(counts.get_column("len").max() or 0) if counts.height else 0  # type: ignore[arg-type]
-    return max(max(plan.ks, default=0), most)
 
 
 def _on_outcome_tables(

@@ -22,9 +22,10 @@ moments (`graded.err_moments`). Ties ordered by the labels run over tie blocks
 The outcome with no relevant item (R = 0) is left out under ``empty_truth="exclude"`` (the
 moments are conditional on R > 0), scores 0 under ``"zero"`` and makes the value NaN under
 ``"nan"``, as in the enumeration. Several relevant gains in a group: nDCG and DCG come from
-`graded` (counts per gain level). Where a policy or a metric has no recursion (ties that read
-the grades or average over orders, duplicates kept, condensed lists), `cells.recursive_cells`
-leaves it out and the outcomes are enumerated.
+`graded` (counts per gain level). The C/W/L measures come from `cwl`, kept copies from
+`copies`. Where a policy or a metric has no recursion (copies kept for the metrics that read
+the relevant count as they go, an unjudged negative grade in a condensed list),
+`cells.recursive_cells` leaves it out and the outcomes are enumerated.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import RelevantGains
+from polars_rankk.core.inputs.labels.copies import kept_copies_frames
+from polars_rankk.core.inputs.labels.cwl import CWL_EXACT, cwl_gain, cwl_moments
 from polars_rankk.core.inputs.labels.graded import Gains, Stops, closed_forms, graded_cells
 from polars_rankk.core.inputs.labels.graded_blocks import (
     by_grade_counts,
@@ -45,7 +48,6 @@ from polars_rankk.core.inputs.labels.graded_blocks import (
 from polars_rankk.core.inputs.labels.laws import (
     conditioned,
     h_over_rest,
-    largest,
     poisson_binomial,
     precision_denominator,
     product_in_order,
@@ -275,9 +277,13 @@ def expected_by_recursion(
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
     largest_k = max((k for _, k in listed), default=0)
-    # The ranks read, laid out once: to the largest K, and to the most items a group may
-    # find relevant where R-precision reads hits@R.
-    depth = max(largest_k, largest(per_item.group_by("_rk_group").len()["len"]) if by_r else 0)
+    depth = ranking.depth()  # the ranks read, laid out once (`layout.ranks_read`)
+    if policy.duplicates == "keep":  # copies share their item's label (`copies`)
+        found, counted_q = kept_copies_frames(
+            ranking.listed(), per_item, groups, keys, item, listed, depth, policy
+        )
+        empty = np.zeros((groups.height, 0))
+        return _rows_of(groups, keys, cells, found, counted_q, empty, policy)
     level_columns = [f"_rk_q{j}" for j in range(len(levels))]
     below = ["_rk_b1", "_rk_b2"] if gains.in_between else []
     columns = ["_rk_q", "_rk_s1", "_rk_s2", *below, *level_columns]
@@ -306,6 +312,13 @@ def expected_by_recursion(
     listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_candidates, policy)
     frames += closed
     gain, stop = np.zeros(groups.height), np.zeros(groups.height)
+    by_cwl = [cell for cell in listed if cell[0] in CWL_EXACT]
+    if by_cwl:  # C/W/L along the fixed order, each group's relevant items of one gain
+        listed = [cell for cell in listed if cell not in by_cwl]
+        grade = per_item.group_by("_rk_group").agg(pl.col("_rk_grade").max())
+        cwl = np.zeros(groups.height)
+        cwl[grade["_rk_group"].to_numpy()] = cwl_gain(grade["_rk_grade"].to_numpy(), policy)
+        frames += cwl_moments(by_cwl, ranked_q, rest_q, n_candidates, cwl, policy)
     # DCG reads the gain of each group's relevant grade, ERR (over tie blocks) its chance of
     # stopping the user.
     if any(metric in ("dcg", "err") for metric, _ in listed):
@@ -335,7 +348,17 @@ def expected_by_recursion(
             for metric, k in listed
         ]
         frames += blocks.frames(listed, reads, n_candidates, depth if by_r else None)
+    return _rows_of(groups, keys, cells, frames, ranked_q, rest_q, policy)
+
+
+def _rows_of(
+    groups: pl.DataFrame, keys: list[str], cells: pl.DataFrame, frames: Sequence[CellMoments],
+    ranked_q: np.ndarray, rest_q: np.ndarray, policy: Policy,
+) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """`expected_by_recursion`'s (rows, groups) from the computed `frames` and the chances of
+    the items R counts (`ranked_q`, `rest_q`)."""
     cell = [*keys, "metric", "k"]
+    none = np.prod(1 - ranked_q, axis=1) * np.prod(1 - rest_q, axis=1)
     expected_r = _expected_relevant(groups, keys, ranked_q, rest_q, none, policy)
     if not frames:  # no cell to compute (no group evaluated)
         empty = pl.lit(None, dtype=pl.Float64)
