@@ -9,8 +9,10 @@ import pytest
 
 import polars_rankk as rk
 from tests.judges.test_label_copies import _methods
+from tests.support.kernel_path import needs_kernel
 
 
+@needs_kernel  # (the pure path's places are ranked again: only the kernel's pass lists them)
 def test_the_recursion_reads_the_places_of_the_evaluations_own_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
