@@ -21,13 +21,23 @@ from polars_rankk.core.inputs.labels.cells import (
 from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
-from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
 from polars_rankk.core.types import FrameLike
 
+#: The metrics that read no label, only which listed items the truth judges and the list
+#: itself: the same in every outcome wherever every truth item stays judged in each
+#: (`constant_is_exact`), so their value is the evaluation's at each item's highest grade.
+CONSTANT_METRICS = frozenset({"judged", "unjudged", "rbp_residual", "num_retrieved"})
+#: The whole list's counts and the set measures over them (trec_eval num_rel, num_rel_ret,
+#: set_P, set_recall, set_F): functions of the list's relevant count h and R = h + y alone,
+#: two independent Poisson-binomial counts whatever the order (`_count_cells`).
+COUNT_METRICS = frozenset(
+    {"num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"}
+)
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
 _METHODS = {
@@ -115,7 +125,15 @@ def _chosen_metrics(
     ]
     chosen = recursive_cells(asked, policy, truth, inputs.relevance, probability, gains)
     found = {metric for metric, _ in chosen}
+    if metrics & CONSTANT_METRICS and constant_is_exact(
+        policy, truth, inputs.relevance, probability
+    ):
+        found |= metrics & CONSTANT_METRICS
     declared = inputs.n_relevant is not None
+    if metrics & COUNT_METRICS and counts_are_exact(
+        policy, truth, inputs.relevance, probability, declared
+    ):
+        found |= metrics & COUNT_METRICS
     if metrics & BPREF_METRICS and bpref_is_exact(
         policy, truth, inputs.keys, inputs.item, inputs.relevance, probability, declared
     ):
@@ -143,6 +161,14 @@ def _computed(
         else (base.per_group, base.groups)
     )
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
+    # The same in every outcome, and the whole list's counts: apart from the recursion's.
+    fixed, counted = per_group.clear(), asked.clear()
+    if chosen & CONSTANT_METRICS:
+        by_constant = pl.col("metric").is_in(list(CONSTANT_METRICS))
+        fixed, asked = per_group.filter(by_constant), asked.filter(~by_constant)
+    if chosen & COUNT_METRICS:
+        by_counts = pl.col("metric").is_in(list(COUNT_METRICS))
+        counted, asked = asked.filter(by_counts), asked.filter(~by_counts)
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
@@ -165,7 +191,18 @@ def _computed(
             _BaseRanking(base, policy, lambda: whole), truth, groups, walked, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
-    if lazy or walked.height:  # eager rows of one method are sorted already (the join keeps them)
+    if counted.height:  # the whole list's relevant count: every ranked item's place
+        whole_list = largest(groups["n_candidates"])
+        rows = pl.concat([rows, _count_cells(
+            _BaseRanking(base, policy, lambda: whole_list), truth, groups, counted, keys=keys,
+            item=inputs.item, relevance=relevance, probability=probability, policy=policy,
+        )])  # fmt: skip
+    if fixed.height:  # the same in every outcome: no spread
+        zero = pl.lit(0.0, dtype=pl.Float64)
+        own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
+        rows = pl.concat([rows, own.cast(rows.schema)])
+    # Eager rows of one method are sorted already (the join keeps them).
+    if lazy or walked.height or fixed.height or counted.height:
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 
@@ -206,12 +243,128 @@ class _BaseRanking:
         return found
 
 
+def constant_is_exact(
+    policy: Policy, truth: pl.DataFrame, relevance: str, probability: str
+) -> bool:
+    """Whether `CONSTANT_METRICS` are the same in every label outcome: each truth item judged
+    in each (a grade of positive probability below 0 would be unjudged under
+    ``negative_grades="unjudged"``), the order fixed before the labels are read (the
+    orders by grade could move a judged item past K in place of an unjudged one), and no
+    outcome without a relevant item scored NaN (``empty_truth="nan"``: the expectation is NaN
+    wherever such an outcome has a chance; left to the outcomes)."""
+    if policy.ties in GRADE_READING_TIES or policy.empty_truth == "nan":
+        return False
+    if policy.negative_grades != "unjudged":
+        return True
+    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
+    return truth.filter(negative).height == 0
+
+
+def counts_are_exact(
+    policy: Policy, truth: pl.DataFrame, relevance: str, probability: str, declared: bool
+) -> bool:
+    """Whether `COUNT_METRICS` are read from the laws of h and y: R counted from the truth
+    (no declared R), each item once (kept copies would count a relevant item once per copy),
+    grade 0 not relevant, and the list the same in every outcome (an unjudged negative grade
+    would leave a list condensed to its judged items)."""
+    if declared or policy.duplicates == "keep" or policy.relevance_threshold <= 0:
+        return False
+    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
+        return True
+    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
+    return truth.filter(negative).height == 0
+
+
+def _count_cells(
+    ranking: _BaseRanking,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """The rows (keys, metric, k, value, std, standard_error) of the `cells` of
+    `COUNT_METRICS`: h, the relevant items in the list, and y, those R counts outside it, are
+    independent Poisson-binomial counts over the items that may be relevant (the work is
+    their number squared, not the list's length), and each (h, y) pair's value is computed as
+    the evaluation computes it (`laws.count_moments`; set_F by `graded.f_beta_moments`, the
+    F-beta@K of a K that holds the whole list)."""
+    import numpy as np
+
+    from polars_rankk.core.inputs.labels.graded import f_beta_moments
+    from polars_rankk.core.inputs.labels.laws import conditioned, count_moments, side_by_side
+    from polars_rankk.core.inputs.labels.layout import possible_items
+
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    per_item = possible_items(
+        truth, groups, keys, item, relevance, probability, policy, np.empty(0)
+    )
+    listed = _in_list(ranking, per_item, keys, item, policy)
+    within = side_by_side(per_item.filter(listed), "_rk_q", groups.height)
+    # The relevant items R counts outside the list: every other one, or none (pool="restrict").
+    others = per_item.filter(~listed) if policy.pool == "all" else per_item.clear()
+    beyond = side_by_side(others, "_rk_q", groups.height)
+    n_list = groups["n_candidates"].cast(pl.Float64).to_numpy()
+    shape = (groups.height, within.shape[1] + 1)
+
+    def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+        """As the evaluation's ratio_or_zero: 0 where the denominator is 0."""
+        safe = np.where(denominator > 0, denominator, 1.0)
+        return np.broadcast_to(np.where(denominator > 0, numerator / safe, 0.0), shape)
+
+    values = {
+        "num_relevant_retrieved": lambda hits, y: np.broadcast_to(hits, shape),
+        "num_relevant": lambda hits, y: np.broadcast_to(hits + y, shape),
+        "set_precision": lambda hits, y: ratio(hits, n_list[:, None]),
+        "set_recall": lambda hits, y: ratio(hits, hits + y),
+    }
+    none = np.prod(1 - within, axis=1) * np.prod(1 - beyond, axis=1)
+    frames = []
+    for metric in cells["metric"].unique(maintain_order=True):
+        moments = (
+            f_beta_moments(within, beyond, n_list, float(policy.f_beta))
+            if metric == "set_f"
+            else count_moments(within, beyond, values[metric])
+        )
+        mean, spread = conditioned(*moments, none, policy)
+        frames.append(groups.select(*keys, metric=pl.lit(metric), value=mean, std=spread))
+    return cells.join(
+        pl.concat(frames), on=[*keys, "metric"], how="left", nulls_equal=True,
+        maintain_order="left",
+    ).with_columns(standard_error=pl.lit(0.0))  # fmt: skip
+
+
+def _in_list(
+    ranking: _BaseRanking, per_item: pl.DataFrame, keys: list[str], item: str, policy: Policy
+) -> pl.Series:
+    """Whether each row of `per_item` is among its group's candidates: its place in the
+    evaluation's ranking (read to the whole list), or the ranked list itself (its tie blocks
+    under the orders that read the labels)."""
+    if policy.ties not in BLOCK_TIES:
+        place = ranking.places(per_item.select(*keys, item), ranking.depth())
+        if place is not None:
+            return place >= 1
+    found = ranking.listed().select(*keys, item).unique().with_columns(_rk_listed=pl.lit(True))
+    joined = per_item.join(found, on=[*keys, item], how="left", maintain_order="left")
+    return joined["_rk_listed"].fill_null(False)
+
+
 def _methods_named(
     rows: pl.DataFrame, groups: pl.DataFrame, draws: int
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(rows, label_methods, groups): the recursion named as the method of each of its cells."""
+    constant = pl.col("metric").first().is_in(list(CONSTANT_METRICS))
+    counts = pl.col("metric").first().is_in(list(COUNT_METRICS))
     methods = rows.group_by("metric", "k", maintain_order=True).agg(
-        method=pl.lit("recursion"),
+        method=pl.when(constant)
+        .then(pl.lit("constant"))
+        .when(counts)
+        .then(pl.lit("counts"))
+        .otherwise(pl.lit("recursion")),
         n_enumerated=pl.lit(0, dtype=pl.UInt32),
         n_linear=pl.lit(0, dtype=pl.UInt32),
         n_sampled=pl.lit(0, dtype=pl.UInt32),

@@ -234,25 +234,20 @@ def f_beta_moments(
     deeper or never) are independent, and F reads only them and the precision `denominator`
     (K or min(K, n), per group). Each (hits, R) pair's F is computed as the evaluation
     computes it, so certain labels give its number exactly."""
-    from polars_rankk.core.inputs.labels.laws import poisson_binomial
+    from polars_rankk.core.inputs.labels.laws import count_moments
 
-    hits_law, beyond_law = poisson_binomial(within), poisson_binomial(beyond)
     weight = beta * beta
-    hits = np.arange(hits_law.shape[1], dtype=np.float64)[None, :]
     below = denominator[:, None]
-    precision = np.where(below > 0, hits / np.where(below > 0, below, 1.0), 0.0)
-    first = np.zeros(within.shape[0])
-    second = np.zeros(within.shape[0])
-    for y in range(beyond_law.shape[1]):
+
+    def f_beta(hits: np.ndarray, y: int) -> np.ndarray:
+        precision = np.where(below > 0, hits / np.where(below > 0, below, 1.0), 0.0)
         relevant = hits + y
         recall = np.where(relevant > 0, hits / np.maximum(relevant, 1.0), 0.0)
         numerator = (1.0 + weight) * precision * recall
         sum_of = weight * precision + recall
-        value = np.where(sum_of > 0, numerator / np.where(sum_of > 0, sum_of, 1.0), 0.0)
-        chance = hits_law * beyond_law[:, y : y + 1]
-        first += (chance * value).sum(axis=1)
-        second += (chance * value * value).sum(axis=1)
-    return first, second
+        return np.where(sum_of > 0, numerator / np.where(sum_of > 0, sum_of, 1.0), 0.0)
+
+    return count_moments(within, beyond, f_beta)
 
 
 #: One cell's (metric, k, mean, std) per group.

@@ -4,6 +4,7 @@ items, and h(R), what a metric's sum over ranks is multiplied by once R is known
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -50,6 +51,25 @@ def h_of_relevant(
         below = weight * r + precision_denominator(k, n_candidates, policy)[:, None]
         return np.where(r > 0, (1.0 + weight) / np.maximum(below, 1e-300), 0.0)
     return np.ones_like(r)
+
+
+def count_moments(
+    within: np.ndarray, beyond: np.ndarray, value: Callable[[np.ndarray, int], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[V] and E[V^2] per group, V = value(hits, y) a function of two independent
+    Poisson-binomial counts: the relevant items among `within` (groups x items, their
+    relevance chances) and those among `beyond`; R = hits + y. `value` maps the row of hit
+    counts (1 x (items + 1)) and one y to each group's values, groups x (items + 1)."""
+    hits_law, beyond_law = poisson_binomial(within), poisson_binomial(beyond)
+    hits = np.arange(hits_law.shape[1], dtype=np.float64)[None, :]
+    first = np.zeros(within.shape[0])
+    second = np.zeros(within.shape[0])
+    for y in range(beyond_law.shape[1]):
+        given = value(hits, y)
+        chance = hits_law * beyond_law[:, y : y + 1]
+        first += (chance * given).sum(axis=1)
+        second += (chance * given * given).sum(axis=1)
+    return first, second
 
 
 def largest(values: pl.Series) -> int:

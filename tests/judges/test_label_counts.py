@@ -1,0 +1,127 @@
+"""evaluate(..., label_probability=...) of the metrics that read no label (judged, unjudged,
+rbp_residual, num_retrieved: the same in every outcome, method "constant") and of the whole
+list's counts and set measures (num_relevant, num_relevant_retrieved, set_precision,
+set_recall, set_F: functions of the list's relevant count and R, two independent
+Poisson-binomial counts, method "counts"): each per-group expectation and standard deviation
+equals an enumeration of every label outcome to 1e-12, past 4,096 outcomes too; where the
+labels could change them (an unjudged negative grade, kept copies, ties ordered by the
+grades, NaN for an empty truth) the outcomes are still enumerated."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
+from tests.judges.test_label_recursion import _tables
+
+# The trec_eval spellings' notes on how trec_eval would count: not what is tested here.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::polars_rankk.core.names.conventions.ToolNameWarning"
+)
+
+CONSTANT = ["judged", "unjudged", "rbp_residual", "num_retrieved"]
+COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"]
+# Invalid scores dropped: a dropped row's truth item is not listed.
+POLICIES = [
+    rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,
+              invalid_scores="drop", unjudged=unjudged, negative_grades=negative, f_beta=beta)
+    for empty, threshold, ties, pool, unjudged, negative, beta in itertools.product(
+        ["exclude", "zero", "nan"], [1, 2], ["trec_eval", "expected", "optimistic"],
+        ["all", "restrict"], ["keep", "condense"], ["nonrelevant", "unjudged"], [1.0, 0.5],
+    )
+]  # fmt: skip
+
+
+@st.composite
+def uncertain_groups(draw: st.DrawFn, max_items: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Candidates with tied and invalid scores, repeated items and empty lists; truth items
+    inside and outside the candidates, of grades -1 to 3 (an item's mass spread over up to
+    two, the rest grade 0), some of probability 0; groups with no truth at all."""
+    candidates, truth = [], []
+    for group in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(0, max_items))):
+            item = draw(st.integers(0, max_items))
+            candidates.append((group, item, draw(st.sampled_from([0.0, 1.0, 2.0, math.nan]))))
+        for item in draw(st.lists(st.integers(0, max_items + 2), max_size=5, unique=True)):
+            grades = draw(st.lists(st.sampled_from([-1.0, 1.0, 2.0, 3.0]), min_size=1,
+                                   max_size=2, unique=True))  # fmt: skip
+            total = 0.0
+            for grade in grades:
+                p = min(draw(st.sampled_from([0.0, 0.3, 0.5, 1.0])), 1 - total)
+                total += p
+                truth.append((group, item, grade, p))
+    return _tables(candidates, truth)
+
+
+def _methods(result: rk.Evaluation, metrics: list[str]) -> set[str]:
+    """The methods `label_methods` names for `metrics`."""
+    return set(result.label_methods.filter(pl.col("metric").is_in(metrics))["method"])
+
+
+def _negative_unjudged(policy: rk.Policy, truth: pl.DataFrame) -> bool:
+    """Whether a negative grade of positive chance would be unjudged in some outcome."""
+    negative = truth.filter((pl.col("relevance") < 0) & (pl.col("p") > 0)).height > 0
+    return negative and policy.negative_grades == "unjudged"
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=80, deadline=None)
+@given(data=uncertain_groups(), policy=st.sampled_from(POLICIES))
+def test_constants_and_counts_equal_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    candidates, truth = data
+    options = {"k": [1, 3], "metrics": CONSTANT + COUNTS, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert_equal_to_enumeration(result, expected)
+    if not expected:
+        return
+    unjudged = _negative_unjudged(policy, truth)
+    constant = not unjudged and policy.ties != "optimistic" and policy.empty_truth != "nan"
+    assert _methods(result, CONSTANT) == ({"constant"} if constant else {"enumeration"})
+    condensed = unjudged and policy.unjudged == "condense"
+    assert _methods(result, COUNTS) == ({"enumeration"} if condensed else {"counts"})
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "expected", "pessimistic"])
+@pytest.mark.parametrize("empty_truth", ["exclude", "zero"])
+def test_thirteen_uncertain_items_are_exact(ties: str, empty_truth: str) -> None:
+    """8,192 outcomes in one group (with ties, a repeated item and relevant items outside
+    the list), one more with none, each equal to the enumeration of every outcome."""
+    candidates = [(0, item, float(item // 3)) for item in range(10)] + [(0, 4, 9.0)]
+    truth = [(0, item, 1.0, 0.5) for item in range(3, 16)] + [(0, 1, 0.0, 1.0)]
+    truth += [(1, 20, 2.0, 0.25)]
+    candidates += [(1, 20, 1.0), (1, 21, 1.0)]
+    frames = _tables(candidates, truth)
+    policy = rk.Policy(ties=ties, empty_truth=empty_truth)  # type: ignore[arg-type]
+    metrics = [m for m in CONSTANT + COUNTS if ties != "pessimistic" or m in COUNTS]
+    options = {"k": [5], "metrics": metrics, "policy": policy}
+    expected = _enumerated(*frames, **options)
+    result = rk.evaluate(*frames, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == (
+        {"counts"} if ties == "pessimistic" else {"constant", "counts"}
+    )
+    assert_equal_to_enumeration(result, expected)
+
+
+def test_kept_copies_and_nan_are_left_to_the_outcomes() -> None:
+    """Kept copies count a relevant item once per copy; NaN for an outcome without a relevant
+    item makes the expectation NaN: both are still enumerated (and equal to it)."""
+    candidates, truth = _tables(
+        [(0, 1, 2.0), (0, 1, 1.0), (0, 2, 1.0)], [(0, 1, 1.0, 0.5), (0, 2, 1.0, 0.5)]
+    )
+    for policy in (rk.Policy(duplicates="keep"), rk.Policy(empty_truth="nan")):
+        options = {"k": [2], "metrics": CONSTANT + COUNTS, "policy": policy}
+        expected = _enumerated(candidates, truth, **options)
+        result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+        assert_equal_to_enumeration(result, expected)
+        left = CONSTANT if policy.empty_truth == "nan" else COUNTS
+        assert _methods(result, left) <= {"enumeration", "linearity"}
