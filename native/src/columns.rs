@@ -1,6 +1,8 @@
 //! Safe views of the input columns (borrowed Arrow buffers, one per chunk) and the owned
 //! output columns.
 
+use std::sync::Mutex;
+
 /// A validity bitmap: bit `offset + i` says whether row `i` is valid.
 #[derive(Clone, Copy)]
 pub struct Bitmap<'a> {
@@ -521,6 +523,51 @@ pub enum OutData {
     /// Arrow LargeList with nulls: list i is `values[offsets[i]..offsets[i + 1]]` (a
     /// `NullableF64`, or `I64` or `Text`: the lists of a group's ranked items).
     FloatLists { offsets: Vec<i64>, valid: Vec<u8>, nulls: usize, values: Box<OutData> },
+}
+
+/// Float64 output buffers whose arrays Polars released, kept for later calls' outputs: the
+/// first touch of a fresh buffer's pages costs more than the call that fills it (a metric
+/// expression that reads kept sums writes a million-row column per statistic, each value but
+/// a group's first a 0), a spare buffer a memset.
+static SPARE: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
+
+/// The most bytes of spare buffers kept (after the query too), and the fewest values a buffer
+/// is kept for.
+const SPARE_BYTES: usize = 64 << 20;
+const SPARE_SMALLEST: usize = 1 << 16;
+
+fn spare() -> std::sync::MutexGuard<'static, Vec<Vec<f64>>> {
+    SPARE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `n` zeros: a spare buffer of about that size (`recycle`) where one is kept, else a new one.
+pub fn zeroed_floats(n: usize) -> Vec<f64> {
+    if n >= SPARE_SMALLEST {
+        let mut kept = spare();
+        // Not a buffer of more than twice the size, which a small call would hold on to.
+        if let Some(at) = kept.iter().position(|v| v.capacity() >= n && v.capacity() <= 2 * n) {
+            let mut values = kept.swap_remove(at);
+            drop(kept);
+            values.clear();
+            values.resize(n, 0.0);
+            return values;
+        }
+    }
+    vec![0.0; n]
+}
+
+/// An output's data once Polars released it: a large Float64 buffer is kept for
+/// `zeroed_floats` while the spares stay under `SPARE_BYTES`, anything else is freed.
+pub fn recycle(data: OutData) {
+    let OutData::F64(values) = data else { return };
+    let bytes = values.capacity() * std::mem::size_of::<f64>();
+    if values.capacity() >= SPARE_SMALLEST {
+        let mut kept = spare();
+        let held: usize = kept.iter().map(|v| v.capacity() * std::mem::size_of::<f64>()).sum();
+        if held + bytes <= SPARE_BYTES {
+            kept.push(values);
+        }
+    }
 }
 
 /// An Arrow validity bitmap of `flags`, and how many are false (null).

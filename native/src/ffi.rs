@@ -418,8 +418,8 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
         drop(Box::from_raw(*child));
     }
     (*array).release = None;
-    // Polars is done with the buffers: their owners free them.
-    drop(private.owners);
+    // Polars is done with the buffers: a large one serves a later call's output.
+    private.owners.into_iter().for_each(crate::columns::recycle);
 }
 
 fn array(length: usize, owner: Option<OutData>, mut children: Vec<*mut ArrowArray>) -> ArrowArray {

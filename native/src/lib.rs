@@ -2,7 +2,6 @@
 //! group of a candidate table under a `Policy` and returns one row of running sums per group.
 //!
 //! `ffi` implements the plugin ABI and the Arrow C Data Interface (the only unsafe code but
-//! `allocation`, the allocator that keeps large freed blocks for the next call, and
 //! `resample`'s call of its AVX2-compiled loop, made where the processor has AVX2);
 //! `columns` gives safe views of the inputs; `config` and `policy` read what Python asks for
 //! (serde-pickle); `kernel` computes (grouping, ranking, terms); `group` is one group's rows,
@@ -15,7 +14,6 @@
 
 #![deny(unsafe_code)]
 
-mod allocation;
 pub mod columns;
 pub mod config;
 pub mod counterfactual;
@@ -33,8 +31,5 @@ pub mod resample;
 pub mod text_fields;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-
-#[global_allocator]
-static ALLOCATOR: allocation::Recycling = allocation::Recycling;
 
 pub use ffi::ABI_VERSION;
