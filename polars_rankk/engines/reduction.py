@@ -38,6 +38,11 @@ MACRO_COLUMNS = ("metric", "k", "value", "n_groups", "n_nan")
 HISTOGRAM_SCHEMA = {"metric": pl.String, "k": pl.Int64, "value": pl.Float64, "count": pl.Int64}
 
 
+#: Polars before 2.2 counted a column's nulls into its quantile's index (as values sorted
+#: first); 2.2 leaves them out. The histogram's quantile follows the Polars it runs on.
+NULLS_IN_QUANTILE_INDEX = tuple(int(part) for part in pl.__version__.split(".")[:2]) < (2, 2)
+
+
 def histogram_quantile(
     values: Sequence[float], counts: Sequence[int], n_nan: int, q: float
 ) -> float:
@@ -67,6 +72,7 @@ def histogram_quantiles(histogram: pl.DataFrame, quantiles: Sequence[float]) -> 
     ):
         valid = pair.filter(pl.col("value").is_not_null())
         n_nan = int(pair.filter(pl.col("value").is_null())["count"].sum())
+        n_nan = n_nan if NULLS_IN_QUANTILE_INDEX else 0
         values = valid["value"].to_list()
         counts = valid["count"].to_list()
         row: dict[str, object] = {"metric": metric, "k": k}
