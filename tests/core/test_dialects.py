@@ -232,7 +232,11 @@ def _ranx_arrays(
     import numpy as np
 
     rows = cand.filter(pl.col("g") == group)
-    docs = {str(i): s for i, s in rows.select("item", "score").rows()}
+    # A repeated item keeps its highest-scored copy, as Policy.duplicates="first" (and
+    # trec_dicts) do.
+    docs: dict[str, float] = {}
+    for item, score in rows.select("item", "score").rows():
+        docs[str(item)] = max(docs.get(str(item), -math.inf), float(score))
     order = _trec_order(docs)[:k] if k else _trec_order(docs)
     judged = truth.filter(pl.col("g") == group)
     ids = {item: index for index, item in enumerate({*order, *map(str, judged["item"])})}
