@@ -20,6 +20,8 @@ OLDEST_VENV := build/venv-oldest-polars
 POLARS_OLDEST := $(shell sed -n 's/^ *"polars>=\([0-9.]*\),.*/\1/p' pyproject.toml)
 # How test-oldest-polars spreads its tests (`make test-oldest-polars OLDEST_XDIST="-n 0"`).
 OLDEST_XDIST ?= -n 2 --dist loadfile
+# The share of their property tests' examples the runs repeating tests/core draw.
+REPEAT_SHARE ?= POLARS_RANKK_EXAMPLE_SHARE=0.25
 # PATH without cargo: the wheels must install and work where no Rust toolchain is.
 NO_CARGO_PATH := $(shell printf '%s' "$$PATH" | tr ':' '\n' | grep -v '/\.cargo/bin' | paste -sd: -)
 
@@ -51,7 +53,9 @@ demo: native
 
 ## test: lint, type-check and run the whole test suite (what CI runs): on the native kernel
 ## when it is built, and the core tests again on the pure-Polars path; where cargo is present,
-## then the wheels (dist-test) and the core tests on the oldest supported Polars
+## then the wheels (dist-test) and the core tests on the oldest supported Polars. The two runs
+## that repeat the core tests draw a quarter of their property tests' examples
+## (tests/support/examples.py): every test and strategy runs, the main run made the search
 test: native
 	$(BIN)/python -m ruff check polars_rankk tests benchmarks scripts docs/hooks.py
 	$(BIN)/python -m ruff format --check polars_rankk tests benchmarks scripts docs/hooks.py
@@ -59,7 +63,7 @@ test: native
 	$(BIN)/python scripts/mypy_without_engines.py
 	$(BIN)/python -c "import polars_rankk as rk; rk.show_versions()"
 	$(BIN)/python -m pytest -n 2 --dist loadfile
-	POLARS_RANKK_NATIVE=0 $(BIN)/python -m pytest -n 2 --dist loadfile tests/core
+	POLARS_RANKK_NATIVE=0 $(REPEAT_SHARE) $(BIN)/python -m pytest -n 2 --dist loadfile tests/core
 	@if command -v cargo >/dev/null 2>&1; then \
 		$(MAKE) dist-test test-oldest-polars; \
 	else \
@@ -142,7 +146,7 @@ oldest-polars-run:
 	$(OLDEST_VENV)/bin/python -m pip install --quiet "polars==$(POLARS_OLDEST)" \
 		"$$(ls dist/polars_rankk-*.whl)[native,test]" dist/polars_rankk_native-*.whl
 	$(OLDEST_VENV)/bin/python -c "import polars_rankk as rk; rk.show_versions()"
-	$(OLDEST_VENV)/bin/python -m pytest $(OLDEST_XDIST) tests/core
+	$(REPEAT_SHARE) $(OLDEST_VENV)/bin/python -m pytest $(OLDEST_XDIST) tests/core
 	rm -rf $(OLDEST_VENV)
 
 ## docs: build the documentation site into site/ (strict: a warning fails it; works offline)

@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import pytrec_eval_results, trec_dicts
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=80, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(80), derandomize=True, database=None)
 TOL = 1e-12
 
 ks_strategy = st.lists(st.integers(1, 10), min_size=1, max_size=4, unique=True)
@@ -210,7 +211,7 @@ def _compare_with_reference(
     ref.assert_results_equal(got, want, tol=TOL, context=f"{policy}\n{case!r}")
 
 
-@settings(deadline=None, max_examples=100, derandomize=True, database=None)
+@settings(deadline=None, max_examples=examples(100), derandomize=True, database=None)
 @given(data=st.data(), ks=ks_strategy, policy=policies, metrics=metric_subsets)
 def test_matches_reference_under_random_policies(
     data: st.DataObject, ks: list[int], policy: rk.Policy, metrics: list[str] | None

@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 import polars_rankk as rk
 from polars_rankk.core.evaluation import aggregate
 from tests.core.test_invariance import _tables
+from tests.support.examples import examples
 
 K = [1, 5, 10]
 
@@ -154,7 +155,7 @@ def test_wide_is_per_group_pivoted(lazy: bool) -> None:
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     lazy=st.booleans(),

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from tests.support.examples import examples
 
 ALL_GROUP = ["novelty", "arp", "long_tail_share", "intra_list_diversity"]
 ALL_CATALOGUE = ["coverage", "gini", "entropy", "personalization"]
@@ -368,7 +369,7 @@ def test_evidently_personalization_popularity_bias_and_coverage() -> None:
     assert values[("gini", K)] == pytest.approx((gini * (n - 1) + size - n) / size)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     st.lists(
         st.lists(st.integers(0, 9), min_size=4, max_size=4, unique=True), min_size=2, max_size=8

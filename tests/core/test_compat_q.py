@@ -25,9 +25,10 @@ from polars.testing import assert_frame_equal
 import polars_rankk as rk
 from tests.engines.test_spark import spark  # noqa: F401  (the module's Spark session)
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=40, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(40), derandomize=True, database=None)
 TOL = 1e-9
 
 

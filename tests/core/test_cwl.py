@@ -24,9 +24,10 @@ from polars.testing import assert_frame_equal
 
 import polars_rankk as rk
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=25, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(25), derandomize=True, database=None)
 TOL = 1e-9
 BASES = ("sdcg", "insq", "inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")
 OUTPUTS = ("", "_total_gain", "_depth")
@@ -429,7 +430,7 @@ def test_gains_past_cwl_evals_depth_count_nothing_at_the_whole_list_or_past_it()
         assert math.isclose(got[key], value, rel_tol=TOL, abs_tol=TOL), (key, got[key], value)
 
 
-@settings(deadline=None, max_examples=60, derandomize=True, database=None)
+@settings(deadline=None, max_examples=examples(60), derandomize=True, database=None)
 @given(x=st.floats(min_value=0.25, max_value=5000.0))
 def test_the_tails_digamma_and_trigamma_agree_with_scipy_to_the_last_digits(x: float) -> None:
     """The closed-form tails read ψ and ψ1 from asymptotic series; cut after B_6 (ψ) and B_8

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankk as rk
+from tests.support.examples import examples
 from tests.support.ranking_cases import cases, frames
 
 
@@ -94,7 +95,7 @@ policies = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=cases(), policy=policies)
 def test_recall_ceiling_is_the_recall_of_the_best_ordering(
     case: dict[str, Any], policy: rk.Policy

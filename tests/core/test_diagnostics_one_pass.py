@@ -17,6 +17,7 @@ from polars_rankk.core.columns import GRADE, RANK, SCORE
 from polars_rankk.core.evaluation import diagnostics
 from polars_rankk.core.kernel import loader
 from tests.core.test_native import _policies, tables
+from tests.support.examples import examples
 
 
 def _by_definition(evaluation: rk.Evaluation) -> dict[str, object]:
@@ -34,7 +35,7 @@ def _by_definition(evaluation: rk.Evaluation) -> dict[str, object]:
     return {"straddling": straddling, "outside": outside}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=tables(), policy=_policies(), ks=st.sampled_from([[1], [1, 3, 10], [2, 5]]))
 def test_diagnostics_equal_their_definitions_on_the_ranked_rows(
     data: tuple[pl.DataFrame, pl.DataFrame, bool], policy: rk.Policy, ks: list[int]
@@ -109,7 +110,7 @@ def _diagnostics(
 
 
 @pytest.mark.skipif(not loader.status().loaded, reason="the native kernel is not built")
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     data=tables(),
     policy=_policies(),

@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import _trec_order, trec_dicts
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=40, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(40), derandomize=True, database=None)
 TOL = 1e-12
 NEGATIVE = (-2, -1, 0, 1, 2, 3)
 
@@ -406,7 +407,7 @@ def _tool_values(
 
 
 @pytest.mark.parametrize("label", ROUND_TRIP_POLICIES)
-@settings(deadline=None, max_examples=15, derandomize=True, database=None)
+@settings(deadline=None, max_examples=examples(15), derandomize=True, database=None)
 @given(case=cases(grades=NEGATIVE, id_kinds=("str",)), ks=ks_strategy)
 def test_written_names_compute_the_same_numbers_in_the_named_tool(
     label: str, case: dict[str, Any], ks: list[int]

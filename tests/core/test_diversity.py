@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.core.names.parse import parse_metric_name, render_name
 from polars_rankk.io import read_trec_qrels, read_trec_run
+from tests.support.examples import examples
 
 pyndeval = pytest.importorskip("pyndeval")
 
-SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(60), derandomize=True, database=None)
 TOL = 1e-12
 DATA = Path(__file__).parent.parent / "support" / "data" / "diversity"
 POLICY = rk.Policy(ties="item_asc", empty_truth="zero")

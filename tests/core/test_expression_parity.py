@@ -36,6 +36,7 @@ from polars_rankk.core.types import (
     ShortListPolicy,
     TiePolicy,
 )
+from tests.support.examples import examples
 from tests.support.reference import per_group_dict
 
 K = [1, 2, 3, 5]
@@ -190,7 +191,7 @@ def _evaluation_error(frame: pl.DataFrame, policy: rk.Policy) -> pl.DataFrame:
 
 
 @settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.core.test_native import ALL_METRICS, _policies, both_paths, tables
+from tests.support.examples import examples
 from tests.support.kernel_path import needs_kernel, path
 
 pytestmark = needs_kernel
@@ -131,7 +132,7 @@ def test_rows_are_taken_as_grouped_or_partitioned_never_scattered_nor_probed_one
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

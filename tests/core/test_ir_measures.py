@@ -38,10 +38,11 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import trec_dicts
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(60), derandomize=True, database=None)
 TOL = 1e-12
 DATA = Path(__file__).parent.parent / "support" / "data" / "trec_eval"
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core.kernel import loader
+from tests.support.examples import examples
 
 needs_kernel = pytest.mark.skipif(not loader.status().loaded, reason="the kernel is not loaded")
 
@@ -77,7 +78,7 @@ ASKED = {
 
 @needs_kernel
 @given(**ASKED)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_kernel_places_each_item_where_the_ranked_list_has_it(
     found: tuple[pl.DataFrame, pl.DataFrame, list[str]], ties: str, invalid: str, depth: int
 ) -> None:
@@ -120,7 +121,7 @@ def test_items_the_kernel_cannot_place_are_said_with_none() -> None:
 
 @needs_kernel
 @given(**ASKED, listed=st.integers(1, 6))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_evaluations_own_pass_lists_the_places_the_kernel_ranks_again(
     found: tuple[pl.DataFrame, pl.DataFrame, list[str]],
     ties: str,

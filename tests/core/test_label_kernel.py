@@ -19,6 +19,7 @@ import polars_rankk as rk
 from polars_rankk.core.inputs.labelling import LabelInputs, label_inputs, polars_label
 from polars_rankk.core.kernel import loader
 from polars_rankk.core.kernel.labels import kernel_label
+from tests.support.examples import examples
 
 needs_kernel = pytest.mark.skipif(not loader.status().loaded, reason="the kernel is not loaded")
 
@@ -82,7 +83,7 @@ def _read(candidates: object, truth: object, keys: list[str], policy: rk.Policy)
 
 
 @needs_kernel
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.sampled_from(("int", "str", "multi")).flatmap(tables),
     pool=st.sampled_from(("all", "restrict")),

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.core.test_expression_parity import BUILDERS, NOT_EXPECTED, WHOLE_LIST, policies
+from tests.support.examples import examples
 
 K = [1, 2, 3, 5]
 PAIRS = [(name, k) for name in BUILDERS for k in K] + [(name, None) for name in WHOLE_LIST]
@@ -97,7 +98,7 @@ def drawn_cases(max_examples: int, max_pairs: int) -> Callable[[Case], Case]:
     return decorate
 
 
-@drawn_cases(max_examples=60, max_pairs=5)
+@drawn_cases(max_examples=examples(60), max_pairs=5)
 def test_label_then_every_expression_equals_evaluate(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
 ) -> None:
@@ -212,7 +213,7 @@ def test_the_bundled_graded_truth_gives_evaluate_ndcg_per_user() -> None:
     assert unseen["value"].to_list() == [0.0] * unseen.height
 
 
-@drawn_cases(max_examples=30, max_pairs=4)
+@drawn_cases(max_examples=examples(30), max_pairs=4)
 def test_rows_labelled_with_the_missed_grades_on_every_row_give_the_same_numbers(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, pairs: list[tuple[str, int | None]]
 ) -> None:

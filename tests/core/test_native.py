@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.core.kernel import loader as native
 from polars_rankk.core.metrics.registry import ACCURACY_METRICS, REGISTRY
+from tests.support.examples import examples
 from tests.support.kernel_path import needs_kernel, path
 
 pytestmark = pytest.mark.skipif(
@@ -156,7 +157,7 @@ ALL_METRICS = list(ACCURACY_METRICS)
 
 @needs_kernel
 @settings(
-    max_examples=400,
+    max_examples=examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

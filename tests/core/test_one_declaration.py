@@ -22,6 +22,7 @@ from polars_rankk.core.metrics.algebra import RANK, Linear, Piece, discount, tra
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.metrics.terms import IPREC_LEVELS, RPREC_MULTIPLES, TERMS
 from polars_rankk.core.policy import _CHOICES
+from tests.support.examples import examples
 from tests.support.kernel_path import needs_kernel
 from tests.support.kernel_path import path as kernel
 
@@ -311,7 +312,7 @@ def _curve_policies() -> st.SearchStrategy[rk.Policy]:
 
 
 @pytest.mark.parametrize("enabled", PATHS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=curve_tables(), policy=_curve_policies())
 def test_the_k_curve_at_every_k_equals_evaluate_at_that_k(
     enabled: bool, data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from polars_rankk.core.policy import _CHOICES
+from tests.support.examples import examples
 
 METRICS = [
     *("precision", "recall", "ndcg", "average_precision", "mrr", "hit_rate", "f1", "rbp", "err"),
@@ -115,7 +116,7 @@ def _equal(
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from polars_rankk.io import read_trec_qrels, read_trec_run
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import pytrec_eval_results
 from tests.support.ranking_cases import cases
 from tests.support.trec_eval_files import (
@@ -26,7 +27,7 @@ from tests.support.trec_eval_files import (
     top_m,
 )
 
-SETTINGS = settings(deadline=None, max_examples=80, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(80), derandomize=True, database=None)
 
 
 # --- trec_eval's own regression files -------------------------------------------------------

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.core.test_native import _policies, both_paths
+from tests.support.examples import examples
 from tests.support.kernel_path import needs_kernel, path
 
 pytestmark = needs_kernel
@@ -67,7 +68,7 @@ def _accepting() -> st.SearchStrategy[rk.Policy]:
 
 
 @settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

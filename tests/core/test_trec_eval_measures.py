@@ -27,11 +27,12 @@ from polars_rankk.core.metrics.families import trec_gain as gain_family
 from polars_rankk.core.metrics.terms import IPREC_LEVELS
 from polars_rankk.core.names.parse import render_name
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import _trec_order, trec_dicts
 from tests.support.kernel_path import needs_kernel, path
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(60), derandomize=True, database=None)
 TOL = 1e-12
 #: pytrec_eval's names of the measures it shares with trec_eval 10 unchanged.
 PYTREC_MEASURES = ("Rprec_mult", "infAP", "num_nonrel_judged_ret", "set_map")

@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 import polars_rankk as rk
 from polars_rankk.core.names.parse import parse_metric_name, render_name
 from tests.support import reference as ref
+from tests.support.examples import examples
 from tests.support.external_refs import _trec_order, trec_dicts
 from tests.support.kernel_path import needs_kernel, path
 from tests.support.ranking_cases import cases, frames
 
-SETTINGS = settings(deadline=None, max_examples=60, derandomize=True, database=None)
+SETTINGS = settings(deadline=None, max_examples=examples(60), derandomize=True, database=None)
 TOL = 1e-12
 #: trec_eval's name -> this library's.
 NAMES = {"G": "normalized_g", "ndcg_rel": "ndcg_over_relevant", "Rndcg": "ndcg_at_gain_levels"}
