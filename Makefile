@@ -129,8 +129,9 @@ dist-test: dist
 	rm -rf $(NO_WHEEL_DIST) $(DIST_VENV) $(NO_WHEEL_VENV)
 
 ## test-oldest-polars: the core tests (the kernel's included) on the oldest supported Polars,
-## in a venv of its own with the wheels of `make dist` — unless the dev venv already runs that
-## Polars, where the run would repeat the one above (`make oldest-polars-run` forces it)
+## in a venv of its own with the wheels of `make dist` (its other dependencies: the dev venv's)
+## — unless the dev venv already runs that Polars, where the run would repeat the one above
+## (`make oldest-polars-run` forces it)
 test-oldest-polars: dist
 	@if $(BIN)/python -c "import sys, polars; from packaging.version import Version; \
 		sys.exit(Version(polars.__version__) != Version('$(POLARS_OLDEST)'))"; then \
@@ -140,11 +141,17 @@ test-oldest-polars: dist
 		$(MAKE) --no-print-directory oldest-polars-run; \
 	fi
 
+# Its venv holds what the Polars version decides — that Polars and the wheels of `make dist` —
+# and reads every other dependency (the test references included) from the dev venv, through a
+# path file placed after its own packages: installing those again took ~100 s of each run.
 oldest-polars-run:
 	rm -rf $(OLDEST_VENV)
 	$(PYTHON) -m venv $(OLDEST_VENV)
-	$(OLDEST_VENV)/bin/python -m pip install --quiet "polars==$(POLARS_OLDEST)" \
-		"$$(ls dist/polars_rankk-*.whl)[native,test]" dist/polars_rankk_native-*.whl
+	$(OLDEST_VENV)/bin/python -m pip install --quiet "polars==$(POLARS_OLDEST)"
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps dist/polars_rankk-*.whl \
+		dist/polars_rankk_native-*.whl
+	$(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" > \
+		"$$($(OLDEST_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/zz-dev-venv.pth"
 	$(OLDEST_VENV)/bin/python -c "import polars_rankk as rk; rk.show_versions()"
 	$(REPEAT_SHARE) $(OLDEST_VENV)/bin/python -m pytest $(OLDEST_XDIST) tests/core
 	rm -rf $(OLDEST_VENV)
