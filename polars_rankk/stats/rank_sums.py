@@ -308,9 +308,7 @@ def _linear_events(
     if skip:
         pieces.append(_event(groups, start, pl.col("n") + 1, pl.lit(-1.0)))
     # Each row's class and length by its group's index (the rows' groups are all valid).
-    place = np.zeros(len(_per_group(groups, "n")), np.int64)
-    place[groups["_g"].to_numpy()] = np.arange(groups.height)
-    at = place[rows["_g"].to_numpy()]
+    at = _per_group(groups.with_row_index("_at"), "_at")[rows["_g"].to_numpy()]
     rows_q = rows.with_columns(
         pl.Series("_q", groups["_q"].to_numpy()[at]), pl.Series("n", groups["n"].to_numpy()[at])
     )
