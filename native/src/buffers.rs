@@ -10,7 +10,7 @@
 //!
 //! A buffer is handed out empty (length 0): its old values are never read.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// The fewest bytes a buffer is kept for (a smaller one is cheap to allocate anew).
@@ -24,6 +24,8 @@ const MOST_BUFFERS: usize = 1024;
 static CALLS: AtomicU64 = AtomicU64::new(0);
 /// The bytes kept by every pool.
 static KEPT: AtomicUsize = AtomicUsize::new(0);
+/// Whether the call under way keeps what it gives back (`begin`).
+static KEEPING: AtomicBool = AtomicBool::new(true);
 
 struct Kept<T> {
     /// The buffers and the call count when each came back.
@@ -89,7 +91,7 @@ impl<T> Pool<T> {
     /// Keep `buffer` for a later call while there is room; free it otherwise.
     pub fn give(&self, mut buffer: Vec<T>) {
         let bytes = Self::bytes(buffer.capacity());
-        if bytes < SMALLEST_BYTES {
+        if bytes < SMALLEST_BYTES || !KEEPING.load(Ordering::Relaxed) {
             return;
         }
         let mut kept = self.lock();
@@ -142,8 +144,13 @@ pub static BYTES: Pool<u8> = Pool::new();
 pub static FLAGS: Pool<bool> = Pool::new();
 pub static HASHES: Pool<u64> = Pool::new();
 
-/// A call that uses the pools begins: its number, for `settle`.
-pub fn begin() -> u64 {
+/// A call that uses the pools begins, using about `bytes` of buffers: its number, for
+/// `settle`. A call whose buffers would not fit in the pools keeps none: the ones it gave
+/// back early would sit unused through the rest of it, above what it holds without pools (a
+/// `label` of 5M rows: 866 -> 949 MiB at its peak), for no gain (the next call of its size
+/// would fault most of its pages in anyway).
+pub fn begin(bytes: usize) -> u64 {
+    KEEPING.store(bytes <= KEPT_BYTES, Ordering::Relaxed);
     CALLS.fetch_add(1, Ordering::Relaxed) + 1
 }
 
@@ -170,13 +177,13 @@ mod tests {
     #[test]
     fn a_buffer_serves_the_next_call_of_about_its_size_then_goes() {
         let pool: Pool<u64> = Pool::new();
-        let call = begin();
+        let call = begin(0);
         let mut first = pool.take(100_000);
         first.extend(0..100_000);
         let address = first.as_ptr();
         pool.give(first);
         settle_pool(&pool, call);
-        let next = begin();
+        let next = begin(0);
         // Kept through the call that gave it back; handed out again empty.
         let again = pool.take(90_000);
         assert_eq!((again.as_ptr(), again.len()), (address, 0));
@@ -186,7 +193,7 @@ mod tests {
         assert_ne!(small.as_ptr(), address);
         drop(small);
         settle_pool(&pool, next);
-        let later = begin();
+        let later = begin(0);
         settle_pool(&pool, later);
         // Not taken by a whole call: freed.
         assert!(pool.lock().buffers.is_empty());

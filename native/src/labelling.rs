@@ -84,11 +84,15 @@ fn refused(column: &Column<'_>, expected: &str) -> String {
     format!("column {:?}: the rankk kernel expected {expected} values", column.name)
 }
 
+/// About the bytes of buffers `label` uses per row (records 64, hashes 16, grades 16, the
+/// outputs and flags 60).
+const BYTES_PER_ROW: usize = 160;
+
 /// `label_rows`: the candidates labelled from the truth rows after them.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     // The call's buffers come from those the last call kept, where their sizes fit; what it
     // kept and this call did not need is freed at its end.
-    let call = buffers::begin();
+    let call = buffers::begin(columns.first().map_or(0, Column::len) * BYTES_PER_ROW);
     let out = labelled(kwargs, columns);
     buffers::settle(call);
     labels::settle(call);
