@@ -1,7 +1,7 @@
 //! Safe views of the input columns (borrowed Arrow buffers, one per chunk) and the owned
 //! output columns.
 
-use std::sync::Mutex;
+use crate::buffers;
 
 /// A validity bitmap: bit `offset + i` says whether row `i` is valid.
 #[derive(Clone, Copy)]
@@ -525,48 +525,27 @@ pub enum OutData {
     FloatLists { offsets: Vec<i64>, valid: Vec<u8>, nulls: usize, values: Box<OutData> },
 }
 
-/// Float64 output buffers whose arrays Polars released, kept for later calls' outputs: the
-/// first touch of a fresh buffer's pages costs more than the call that fills it (a metric
-/// expression that reads kept sums writes a million-row column per statistic, each value but
-/// a group's first a 0), a spare buffer a memset.
-static SPARE: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
-
-/// The most bytes of spare buffers kept (after the query too), and the fewest values a buffer
-/// is kept for.
-const SPARE_BYTES: usize = 64 << 20;
-const SPARE_SMALLEST: usize = 1 << 16;
-
-fn spare() -> std::sync::MutexGuard<'static, Vec<Vec<f64>>> {
-    SPARE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// `n` zeros: a spare buffer of about that size (`recycle`) where one is kept, else a new one.
-pub fn zeroed_floats(n: usize) -> Vec<f64> {
-    if n >= SPARE_SMALLEST {
-        let mut kept = spare();
-        // Not a buffer of more than twice the size, which a small call would hold on to.
-        if let Some(at) = kept.iter().position(|v| v.capacity() >= n && v.capacity() <= 2 * n) {
-            let mut values = kept.swap_remove(at);
-            drop(kept);
-            values.clear();
-            values.resize(n, 0.0);
-            return values;
-        }
-    }
-    vec![0.0; n]
-}
-
-/// An output's data once Polars released it: a large Float64 buffer is kept for
-/// `zeroed_floats` while the spares stay under `SPARE_BYTES`, anything else is freed.
+/// An output's data once Polars released it: a buffer a pool issued (`buffers`) goes back to
+/// it, anything else is freed.
 pub fn recycle(data: OutData) {
-    let OutData::F64(values) = data else { return };
-    let bytes = values.capacity() * std::mem::size_of::<f64>();
-    if values.capacity() >= SPARE_SMALLEST {
-        let mut kept = spare();
-        let held: usize = kept.iter().map(|v| v.capacity() * std::mem::size_of::<f64>()).sum();
-        if held + bytes <= SPARE_BYTES {
-            kept.push(values);
+    match data {
+        OutData::F64(values) => buffers::FLOATS.recycle(values),
+        OutData::I64(values) => buffers::INTEGERS.recycle(values),
+        OutData::U32(values) => buffers::ROWS.recycle(values),
+        OutData::NullableF64 { values, valid, .. } => {
+            buffers::FLOATS.recycle(values);
+            buffers::BYTES.recycle(valid);
         }
+        OutData::NullableI64 { values, valid, .. } => {
+            buffers::INTEGERS.recycle(values);
+            buffers::BYTES.recycle(valid);
+        }
+        OutData::FloatLists { offsets, valid, values, .. } => {
+            buffers::INTEGERS.recycle(offsets);
+            buffers::BYTES.recycle(valid);
+            recycle(*values);
+        }
+        OutData::Text { .. } | OutData::TextView { .. } => {}
     }
 }
 
@@ -581,6 +560,23 @@ pub fn validity(flags: impl ExactSizeIterator<Item = bool>) -> (Vec<u8>, usize) 
             nulls += 1;
         }
     }
+    (bits, nulls)
+}
+
+/// `validity` of `flags`, the bitmap in a buffer the pools kept (`buffers`; it is an output),
+/// `flags` kept for the next call.
+pub fn pooled_validity(flags: Vec<bool>) -> (Vec<u8>, usize) {
+    let mut bits = buffers::BYTES.take_output(flags.len().div_ceil(8));
+    bits.resize(flags.len().div_ceil(8), 0);
+    let mut nulls = 0usize;
+    for (i, valid) in flags.iter().enumerate() {
+        if *valid {
+            bits[i >> 3] |= 1 << (i & 7);
+        } else {
+            nulls += 1;
+        }
+    }
+    buffers::FLAGS.give(flags);
     (bits, nulls)
 }
 

@@ -12,7 +12,8 @@
 
 use serde::Deserialize;
 
-use crate::columns::{validity, Column, OutColumn, OutData};
+use crate::buffers;
+use crate::columns::{pooled_validity as validity, Column, OutColumn, OutData};
 use crate::config::Kind;
 use crate::kernel::labels::{self, Asked, Written};
 use crate::plugin::check_kind;
@@ -83,8 +84,22 @@ fn refused(column: &Column<'_>, expected: &str) -> String {
     format!("column {:?}: the rankk kernel expected {expected} values", column.name)
 }
 
+/// About the bytes of buffers `label` uses per row (records 64, hashes 16, grades 16, the
+/// outputs and flags 60).
+const BYTES_PER_ROW: usize = 160;
+
 /// `label_rows`: the candidates labelled from the truth rows after them.
 pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
+    // The call's buffers come from those the last call kept, where their sizes fit; what it
+    // kept and this call did not need is freed at its end.
+    let call = buffers::begin(columns.first().map_or(0, Column::len) * BYTES_PER_ROW);
+    let out = labelled(kwargs, columns);
+    buffers::settle(call);
+    labels::settle(call);
+    out
+}
+
+fn labelled(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let asked = parse(kwargs)?;
     let n_keys = asked.keys.len();
     if columns.len() != n_keys + 3 {
@@ -119,18 +134,21 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     }
     let written = written_names.zip(written_data).map(|(name, data)| OutColumn { name, data });
     let [row, grade_name, n_relevant, unretrieved] = asked.names;
-    let (valid, nulls) = validity(labels.graded.into_iter());
+    let (valid, nulls) = validity(labels.graded);
     let grades = if asked.integer_grades {
         // Integer grades, read as Float64 (exact up to 2^53), written back as integers.
-        OutData::NullableI64 { values: labels.grades.iter().map(|g| *g as i64).collect(), valid, nulls }
+        let mut values = buffers::INTEGERS.take_output(labels.grades.len());
+        values.extend(labels.grades.iter().map(|g| *g as i64));
+        buffers::FLOATS.give(labels.grades);
+        OutData::NullableI64 { values, valid, nulls }
     } else {
         OutData::NullableF64 { values: labels.grades, valid, nulls }
     };
-    let (valid, nulls) = validity(labels.known.into_iter());
+    let (valid, nulls) = validity(labels.known);
     let counts = OutData::NullableI64 { values: labels.n_relevant, valid, nulls };
-    let (valid, nulls) = validity(labels.missed_graded.into_iter());
+    let (valid, nulls) = validity(labels.missed_graded);
     let missed = OutData::NullableF64 { values: labels.missed, valid, nulls };
-    let (valid, nulls) = validity(labels.listed.into_iter());
+    let (valid, nulls) = validity(labels.listed);
     let lists = OutData::FloatLists { offsets: labels.offsets, valid, nulls, values: Box::new(missed) };
     let mut out = vec![OutColumn { name: row, data: OutData::U32(labels.rows) }];
     out.extend(written);
@@ -145,17 +163,19 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
 /// An Int64 column of `values`, null where `valid` is false (no bitmap where none is).
 fn integers(values: Vec<i64>, valid: Vec<bool>) -> OutData {
     if valid.iter().all(|v| *v) {
+        buffers::FLAGS.give(valid);
         return OutData::I64(values);
     }
-    let (valid, nulls) = validity(valid.into_iter());
+    let (valid, nulls) = validity(valid);
     OutData::NullableI64 { values, valid, nulls }
 }
 
 /// A Float64 column of `values`, null where `valid` is false.
 fn floats(values: Vec<f64>, valid: Vec<bool>) -> OutData {
     if valid.iter().all(|v| *v) {
+        buffers::FLAGS.give(valid);
         return OutData::F64(values);
     }
-    let (valid, nulls) = validity(valid.into_iter());
+    let (valid, nulls) = validity(valid);
     OutData::NullableF64 { values, valid, nulls }
 }

@@ -14,6 +14,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod buffers;
 pub mod columns;
 pub mod config;
 pub mod counterfactual;

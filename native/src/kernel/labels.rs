@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
+use crate::buffers::{self, Pool};
 use crate::columns::{Column, FloatCursor, HandleCursor, Values};
 use crate::config::Kind;
 
@@ -200,7 +201,8 @@ impl Table<'_> {
     /// The hash of each row's keys, rows `first..last`: the first key's hash, each further
     /// one mixed in.
     fn key_hashes(&self, first: usize, last: usize) -> Vec<u64> {
-        let mut hashes = vec![0u64; last - first];
+        let mut hashes = buffers::HASHES.take(last - first);
+        hashes.resize(last - first, 0);
         for (j, cells) in self.keys.iter().enumerate() {
             cells.each_hash(first, last, |row, part| {
                 let h = &mut hashes[row - first];
@@ -236,6 +238,17 @@ struct Record {
     key: u64,
     item: u64,
     grade: f64,
+}
+
+/// The records of a call (each thread's, partitioned; each partition's, grouped) and the
+/// partitions' grades, kept for the next call (`buffers`): a million rows' records are 64 MB.
+static RECORDS: Pool<Record> = Pool::new();
+static GRADES: Pool<Option<f64>> = Pool::new();
+
+/// Call `call` of `label` ends: what its own pools kept and it did not need is freed.
+pub fn settle(call: u64) {
+    buffers::settle_pool(&RECORDS, call);
+    buffers::settle_pool(&GRADES, call);
 }
 
 /// One group of a partition, with candidates.
@@ -405,7 +418,7 @@ fn label_partition(table: &Table<'_>, asked: &Asked, lists: &[&[Record]]) -> Par
     let size: usize = lists.iter().map(|l| l.len()).sum();
     let mut slots = vec![u32::MAX; (size / 8 + 16).next_power_of_two() * 2];
     let mut firsts: Vec<Record> = Vec::new();
-    let mut of_record: Vec<u32> = Vec::with_capacity(size);
+    let mut of_record: Vec<u32> = buffers::ROWS.take(size);
     for record in lists.iter().flat_map(|l| l.iter()) {
         let mut mask = slots.len() - 1;
         let mut slot = (record.key as usize) & mask;
@@ -447,13 +460,15 @@ fn label_partition(table: &Table<'_>, asked: &Asked, lists: &[&[Record]]) -> Par
         offsets[i + 1] += offsets[i];
     }
     let mut next = offsets.clone();
-    let mut sorted = vec![Record::default(); size];
+    let mut sorted = RECORDS.take(size);
+    sorted.resize(size, Record::default());
     for (record, &g) in lists.iter().flat_map(|l| l.iter()).zip(&of_record) {
         let at = &mut next[bucket(g, record)];
         sorted[*at] = *record;
         *at += 1;
     }
-    let mut out = PartOut::default();
+    buffers::ROWS.give(of_record);
+    let mut out = PartOut { grades: GRADES.take(offsets[2 * n_groups]), ..PartOut::default() };
     let mut scratch = Scratch::default();
     for g in 0..n_groups {
         let (candidates, truth) = sorted[offsets[2 * g]..offsets[2 * g + 2]].split_at_mut(offsets[2 * g + 1] - offsets[2 * g]);
@@ -466,8 +481,21 @@ fn label_partition(table: &Table<'_>, asked: &Asked, lists: &[&[Record]]) -> Par
     out
 }
 
-/// Each thread's records partitioned by key hash: `lists[t][p]`, increasing.
-fn partitions(table: &Table<'_>, n: usize, threads: usize, bits: u32) -> Vec<Vec<Vec<Record>>> {
+/// One thread's records, partition after partition: partition p's are
+/// `records[starts[p]..starts[p + 1]]`, increasing.
+struct ThreadRecords {
+    records: Vec<Record>,
+    starts: Vec<usize>,
+}
+
+impl ThreadRecords {
+    fn of(&self, p: usize) -> &[Record] {
+        &self.records[self.starts[p]..self.starts[p + 1]]
+    }
+}
+
+/// Each thread's records partitioned by key hash.
+fn partitions(table: &Table<'_>, n: usize, threads: usize, bits: u32) -> Vec<ThreadRecords> {
     let bounds: Vec<usize> = (0..=threads).map(|t| n * t / threads).collect();
     let work = |t: usize| {
         let (first, last) = (bounds[t], bounds[t + 1]);
@@ -475,25 +503,35 @@ fn partitions(table: &Table<'_>, n: usize, threads: usize, bits: u32) -> Vec<Vec
         // Each row's key hash (and so its partition) first, so that every list is allocated at
         // its exact size.
         let keys = table.key_hashes(first, last);
-        let mut items = vec![0u64; last - first];
+        let mut items = buffers::HASHES.take(last - first);
+        items.resize(last - first, 0);
         table.item.each_hash(first, last, |row, hash| items[row - first] = hash);
-        let mut sizes = vec![0usize; 1 << bits];
+        let mut starts = vec![0usize; (1 << bits) + 1];
         for key in &keys {
-            sizes[partition_of(*key, bits)] += 1;
+            starts[partition_of(*key, bits) + 1] += 1;
         }
-        let mut lists: Vec<Vec<Record>> = sizes.iter().map(|size| Vec::with_capacity(*size)).collect();
+        for p in 0..1 << bits {
+            starts[p + 1] += starts[p];
+        }
+        let mut next = starts.clone();
+        let mut records = RECORDS.take(last - first);
+        records.resize(last - first, Record::default());
         for ((row, key), item) in (first..last).zip(&keys).zip(&items) {
             let grade = grades.value(row);
-            lists[partition_of(*key, bits)].push(Record {
+            let at = &mut next[partition_of(*key, bits)];
+            records[*at] = Record {
                 row: row as u32,
                 side: sides.get(row) as u16,
                 valid: grade.is_some(),
                 key: *key,
                 item: *item,
                 grade: grade.unwrap_or(f64::NAN),
-            });
+            };
+            *at += 1;
         }
-        lists
+        buffers::HASHES.give(keys);
+        buffers::HASHES.give(items);
+        ThreadRecords { records, starts }
     };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || work(t))).collect();
@@ -523,7 +561,7 @@ pub fn label(keys: &[(&Column<'_>, Kind)], item: (&Column<'_>, Kind), sides: &Co
             if p >= 1 << bits {
                 return done;
             }
-            let mine: Vec<&[Record]> = lists.iter().map(|l| l[p].as_slice()).collect();
+            let mine: Vec<&[Record]> = lists.iter().map(|l| l.of(p)).collect();
             done.push((p, label_partition(&table, asked, &mine)));
         }
     };
@@ -531,11 +569,15 @@ pub fn label(keys: &[(&Column<'_>, Kind)], item: (&Column<'_>, Kind), sides: &Co
         let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     });
-    drop(lists);
+    lists.into_iter().for_each(|l| RECORDS.give(l.records));
     parts.sort_unstable_by_key(|(p, _)| *p);
     timing("label: partitions grouped and labelled", since);
     let since = Instant::now();
     let labels = write(&table, asked, &parts);
+    for (_, part) in parts {
+        RECORDS.give(part.records);
+        GRADES.give(part.grades);
+    }
     timing("label: groups ordered by key and written", since);
     labels
 }
@@ -555,23 +597,26 @@ fn write(table: &Table<'_>, asked: &Asked, parts: &[(usize, PartOut)]) -> Labels
     }
     let n_rows: usize = parts.iter().map(|(_, part)| part.grades.len()).sum();
     let n_missed: usize = parts.iter().map(|(_, part)| part.missed.len()).sum();
+    // The outputs Polars is handed (and the flags read into their validity) in buffers the
+    // pools kept from the last call (`buffers`).
+    let (floats, integers, flags) = (&buffers::FLOATS, &buffers::INTEGERS, &buffers::FLAGS);
     let mut labels = Labels {
-        rows: Vec::with_capacity(n_rows),
-        grades: Vec::with_capacity(n_rows),
-        graded: Vec::with_capacity(n_rows),
-        n_relevant: Vec::with_capacity(n_rows),
-        known: Vec::with_capacity(n_rows),
-        offsets: Vec::with_capacity(n_rows + 1),
-        listed: Vec::with_capacity(n_rows),
-        missed: Vec::with_capacity(n_missed),
-        missed_graded: Vec::with_capacity(n_missed),
+        rows: buffers::ROWS.take_output(n_rows),
+        grades: floats.take_output(n_rows),
+        graded: flags.take(n_rows),
+        n_relevant: integers.take_output(n_rows),
+        known: flags.take(n_rows),
+        offsets: integers.take_output(n_rows + 1),
+        listed: flags.take(n_rows),
+        missed: floats.take_output(n_missed),
+        missed_graded: flags.take(n_missed),
         ..Labels::default()
     };
     let write = |values: bool| if values { n_rows } else { 0 };
     let keys_written = if asked.write.keys { table.keys.len() } else { 0 };
-    labels.keys = (0..keys_written).map(|_| (Vec::with_capacity(n_rows), Vec::with_capacity(n_rows))).collect();
-    labels.items = (Vec::with_capacity(write(asked.write.item)), Vec::with_capacity(write(asked.write.item)));
-    labels.scores = (Vec::with_capacity(write(asked.write.score)), Vec::with_capacity(write(asked.write.score)));
+    labels.keys = (0..keys_written).map(|_| (integers.take_output(n_rows), flags.take(n_rows))).collect();
+    labels.items = (integers.take_output(write(asked.write.item)), flags.take(write(asked.write.item)));
+    labels.scores = (floats.take_output(write(asked.write.score)), flags.take(write(asked.write.score)));
     labels.offsets.push(0);
     for (p, g) in order {
         let part = &parts[p as usize].1;

@@ -150,6 +150,9 @@ class Inputs:
     unretrieved: pl.Expr | None = None
     #: Null, or the error refusing a grade column of text (`text_grade_refusal`).
     text_grade: pl.Expr | None = None
+    #: `score` as the compiled kernel reads it: -0.0 not folded into 0.0 here (the kernel
+    #: folds it as it reads), which spares each expression a pass and a copy of its rows.
+    kernel_score: pl.Expr | None = None
 
 
 def inputs_of(
@@ -193,10 +196,12 @@ def inputs_of(
     missed = None if unretrieved is None else as_expr(unretrieved).cast(pl.List(pl.Float64))
     if missed is not None and policy.fractional_grades == "truncate":
         missed = missed.list.eval(pl.element().cast(pl.Int64, strict=False).cast(pl.Float64))
+    kernel_score = given_score.cast(pl.Float64)
     return Inputs(
         grade=grade,
         order_grade=given,
         score=ranking.score_value(given_score, lower_is_better=rank is not None),
+        kernel_score=kernel_score if rank is None else -kernel_score,
         given_score=given_score,
         score_name=name_of(given_score, "by" if rank is None else "rank"),
         item=item_column,
@@ -429,7 +434,7 @@ def kernel_group(
     returning only those in `returned`, when given)."""
     sums = expression_kernel.group_stats(
         item=inputs.item,
-        score=inputs.score,
+        score=inputs.score if inputs.kernel_score is None else inputs.kernel_score,
         score_name=inputs.score_name,
         grade=inputs.order_grade,
         n_relevant=inputs.n_relevant,
