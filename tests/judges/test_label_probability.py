@@ -19,8 +19,8 @@ import polars_rankk as rk
 from polars_rankk.core.inputs.labels import bpref as label_bpref
 
 METRICS = [
-    "precision", "recall", "hit_rate", "dcg", "ndcg", "average_precision", "r_precision",
-    "mrr", "rbp", "err", "bpref", "f1", "judged",
+    "precision", "recall", "hit_rate", "hit_rank", "dcg", "ndcg", "average_precision",
+    "r_precision", "mrr", "rbp", "err", "bpref", "f1", "judged",
 ]  # fmt: skip
 LINEAR = {"precision", "dcg", "rbp", "num_relevant_retrieved"}
 POLICIES = [

@@ -20,8 +20,8 @@ import polars_rankk as rk
 from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
-RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-             "rbp", "r_precision", "err", "f1"]  # fmt: skip
+RECURSIVE = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision", "ndcg",
+             "dcg", "rbp", "r_precision", "err", "f1"]  # fmt: skip
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),
@@ -246,8 +246,8 @@ def test_fractional_grades_truncated_as_the_evaluation_reads_them(threshold: int
     assert_equal_to_enumeration(result, expected)
 
 
-BLOCK_METRICS = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-                 "rbp", "f1", "r_precision"]  # fmt: skip
+BLOCK_METRICS = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",
+                 "ndcg", "dcg", "rbp", "f1", "r_precision"]  # fmt: skip
 GRADE_READING = [
     rk.Policy(ties="optimistic"),
     rk.Policy(ties="pessimistic"),
@@ -297,8 +297,8 @@ def test_err_under_ties_ordered_by_the_labels_equals_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "mrr", "average_precision", "rbp", "f1",
-                  "r_precision"]  # fmt: skip
+RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",
+                  "rbp", "f1", "r_precision"]  # fmt: skip
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")

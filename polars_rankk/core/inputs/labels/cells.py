@@ -25,6 +25,7 @@ RECURSIVE_METRICS = frozenset(
         "precision",
         "recall",
         "hit_rate",
+        "hit_rank",
         "mrr",
         "average_precision",
         "ndcg",

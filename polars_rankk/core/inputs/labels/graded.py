@@ -23,7 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.laws import conditioned, precision_denominator
+from polars_rankk.core.inputs.labels.laws import (
+    conditioned,
+    first_relevant_moments,
+    hit_rank_of,
+    precision_denominator,
+)
 from polars_rankk.core.policy import Policy
 
 #: The most states (capped counts per gain level) a recursion carries for one nDCG cut-off.
@@ -329,7 +334,7 @@ def closed_forms(
     policy: Policy,
 ) -> tuple[list[tuple[str, int]], list[Cell]]:
     """The cells of `listed` with a closed form of their own — ERR (its stopping chances
-    `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read as the
+    `stops`), F-beta and HitRank where the ranking is fixed — as (metric, k, mean, std), read as the
     empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion. ERR
     given R = 0 reads the stopping chances below the threshold alone (`graded_cells`)."""
     from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
@@ -344,6 +349,14 @@ def closed_forms(
                 given = (given_none(stops.below[0], stops.q), given_none(stops.below[1], stops.q))
                 n1, n2 = err_moments(*given, k)
                 e1, e2 = e1 - none * n1, e2 - none * n2
+        elif metric == "hit_rank" and policy.ties not in BLOCK_TIES:
+            # K + 1 - W, W = K + 1 - the first relevant rank within K (0 where none is): the
+            # first relevant rank's law, as RR's; R = 0 scores K + 1 (W = 0) where it counts.
+            missed = (k + 1.0) - np.arange(1, min(k, ranked_q.shape[1]) + 1, dtype=np.float64)
+            w1, w2 = first_relevant_moments(ranked_q[:, :k], missed)
+            mean, spread = conditioned(w1, w2, none, policy)
+            frames.append((metric, k, hit_rank_of(k, mean), spread))
+            continue
         elif metric == "f1" and policy.ties not in BLOCK_TIES:
             denominator = precision_denominator(k, n_list, policy)
             beyond = np.hstack([ranked_q[:, k:], rest_q])

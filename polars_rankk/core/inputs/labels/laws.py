@@ -144,3 +144,18 @@ def conditioned(
     # square root of a rounding error (~1e-9 where every outcome gives one value).
     variance = np.where(variance <= 64 * np.finfo(np.float64).eps * second, 0.0, variance)
     return first, np.sqrt(variance)
+
+
+def first_relevant_moments(q: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """E[V] and E[V^2] per group of V = `value` at the first relevant rank (0 where none is
+    relevant within the ranks of `q`, groups x ranks): P(first at j) = q_j times the product
+    of 1 - q_i above it. `value`: one per rank."""
+    miss = np.concatenate([np.ones((q.shape[0], 1)), 1 - q[:, :-1]], axis=1)
+    first = q * np.cumprod(miss, axis=1)
+    return summed_in_order(first * value), summed_in_order(first * (value * value))
+
+
+def hit_rank_of(k: int, missed: np.ndarray) -> np.ndarray:
+    """HitRank@K from W = (K + 1 - the first relevant rank) where it is within K, else 0:
+    HitRank = K + 1 - W (K + 1 where no relevant item is within K, or none at all)."""
+    return (k + 1.0) - missed

@@ -48,6 +48,7 @@ from polars_rankk.core.inputs.labels.graded_blocks import (
 from polars_rankk.core.inputs.labels.laws import (
     conditioned,
     h_over_rest,
+    hit_rank_of,
     poisson_binomial,
     precision_denominator,
     product_in_order,
@@ -402,7 +403,10 @@ class _TieBlocks:
         if listed:
             e1, e2, none = block_expectations(*common, listed, reads, self.policy, n_candidates)
             mean, spread = conditioned(e1, e2, none[:, None], self.policy)
-            found += [(m, k, mean[:, i], spread[:, i]) for i, (m, k) in enumerate(listed)]
+            found += [
+                (m, k, hit_rank_of(k, mean[:, i]) if m == "hit_rank" else mean[:, i], spread[:, i])
+                for i, (m, k) in enumerate(listed)
+            ]
         if r_depth is not None:
             e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
             found.append(("r_precision", None, *conditioned(e1, e2, none_r, self.policy)))
