@@ -34,6 +34,7 @@ RECURSIVE_METRICS = frozenset(
         "r_precision",
         "err",
         "f1",
+        "q_measure",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
@@ -220,6 +221,8 @@ def recursive_cells(
                 return False
         elif metric == "rbp" and policy.rbp_grades != "binary":
             return False
+        elif metric == "q_measure" and (by_blocks or copies or not one_gain):
+            return False  # cg and the ideal's cg* are the grade times counts: one grade
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]
