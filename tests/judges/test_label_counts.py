@@ -27,7 +27,8 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 CONSTANT = ["judged", "unjudged", "rbp_residual", "num_retrieved"]
-COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"]
+COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f",
+          "set_relative_precision", "set_average_precision", "utility"]  # fmt: skip
 # Invalid scores dropped: a dropped row's truth item is not listed.
 POLICIES = [
     rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,

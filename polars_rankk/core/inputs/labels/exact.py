@@ -33,10 +33,14 @@ from polars_rankk.core.types import FrameLike
 #: (`constant_is_exact`), so their value is the evaluation's at each item's highest grade.
 CONSTANT_METRICS = frozenset({"judged", "unjudged", "rbp_residual", "num_retrieved"})
 #: The whole list's counts and the set measures over them (trec_eval num_rel, num_rel_ret,
-#: set_P, set_recall, set_F): functions of the list's relevant count h and R = h + y alone,
-#: two independent Poisson-binomial counts whatever the order (`_count_cells`).
+#: set_P, set_recall, set_F, set_relative_P, set_map, utility): functions of the list's
+#: relevant count h and R = h + y alone, two independent Poisson-binomial counts whatever
+#: the order (`_count_cells`).
 COUNT_METRICS = frozenset(
-    {"num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"}
+    {
+        *("num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"),
+        *("set_relative_precision", "set_average_precision", "utility"),
+    }
 )
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
@@ -298,6 +302,7 @@ def _count_cells(
     from polars_rankk.core.inputs.labels.graded import f_beta_moments
     from polars_rankk.core.inputs.labels.laws import conditioned, count_moments, side_by_side
     from polars_rankk.core.inputs.labels.layout import possible_items
+    from polars_rankk.core.metrics.families.trec_eval import UTILITY_COEFFICIENTS
 
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
     per_item = possible_items(
@@ -316,11 +321,23 @@ def _count_cells(
         safe = np.where(denominator > 0, denominator, 1.0)
         return np.broadcast_to(np.where(denominator > 0, numerator / safe, 0.0), shape)
 
+    n = n_list[:, None]
+    a, b, c, d = UTILITY_COEFFICIENTS
+
+    def utility(hits: np.ndarray, y: int) -> np.ndarray:
+        """trec_eval's utility. Where R = 0 it is -n, kept under ``empty_truth="zero"`` (the
+        outcome scores it), else 0 (left out, or NaN: as `conditioned` reads it)."""
+        value = a * hits + b * (n - hits) + c * y + d * (hits - n - (hits + y))
+        return np.where((hits + y > 0) | (policy.empty_truth == "zero"), value, 0.0)
+
     values = {
         "num_relevant_retrieved": lambda hits, y: np.broadcast_to(hits, shape),
         "num_relevant": lambda hits, y: np.broadcast_to(hits + y, shape),
-        "set_precision": lambda hits, y: ratio(hits, n_list[:, None]),
+        "set_precision": lambda hits, y: ratio(hits, n),
         "set_recall": lambda hits, y: ratio(hits, hits + y),
+        "set_relative_precision": lambda hits, y: ratio(hits, np.minimum(n, hits + y)),
+        "set_average_precision": lambda hits, y: ratio(hits * hits, n * (hits + y)),
+        "utility": utility,
     }
     none = np.prod(1 - within, axis=1) * np.prod(1 - beyond, axis=1)
     frames = []
