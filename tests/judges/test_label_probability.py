@@ -20,7 +20,7 @@ from polars_rankk.core.inputs.labels import bpref as label_bpref
 
 METRICS = [
     "precision", "recall", "hit_rate", "hit_rank", "dcg", "ndcg", "average_precision",
-    "r_precision", "mrr", "rbp", "err", "bpref", "f1", "judged", "q_measure",
+    "r_precision", "mrr", "rbp", "err", "bpref", "f1", "judged", "q_measure", "relative_precision",
 ]  # fmt: skip
 LINEAR = {"precision", "dcg", "rbp", "num_relevant_retrieved"}
 POLICIES = [

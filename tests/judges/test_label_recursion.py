@@ -22,9 +22,9 @@ from tests.judges.test_label_probability import _enumerated, assert_equal_to_enu
 
 RECURSIVE = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision", "ndcg",
              "dcg", "rbp", "r_precision", "err", "f1"]  # fmt: skip
-# Q-measure's cg and cg* are the grade times counts: exact along a fixed order where each
-# group's relevant items share one grade (several grades, or tie blocks: enumerated).
-ONE_GRADE_FIXED = [*RECURSIVE, "q_measure"]
+# Exact along a fixed order only (over tie blocks: enumerated); Q-measure's cg and cg* are
+# the grade times counts, where each group's relevant items share one grade.
+ONE_GRADE_FIXED = [*RECURSIVE, "q_measure", "relative_precision"]
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),

@@ -35,6 +35,7 @@ RECURSIVE_METRICS = frozenset(
         "err",
         "f1",
         "q_measure",
+        "relative_precision",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).

@@ -19,12 +19,14 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.laws import (
     conditioned,
+    count_moments,
     first_relevant_moments,
     hit_rank_of,
     poisson_binomial,
@@ -336,8 +338,8 @@ def closed_forms(
     grade: np.ndarray | None = None,
 ) -> tuple[list[tuple[str, int]], list[Cell]]:
     """The cells of `listed` with a closed form of their own — ERR (its stopping chances
-    `stops`), F-beta, HitRank and Q-measure (each group's relevant `grade`) where the ranking
-    is fixed — as (metric, k, mean, std), read as the
+    `stops`), F-beta, HitRank, relative precision and Q-measure (each group's relevant
+    `grade`) where the ranking is fixed — as (metric, k, mean, std), read as the
     empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion. ERR
     given R = 0 reads the stopping chances below the threshold alone (`graded_cells`)."""
     from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
@@ -362,6 +364,10 @@ def closed_forms(
             continue
         elif metric == "q_measure" and policy.ties not in BLOCK_TIES and grade is not None:
             e1, e2 = q_measure_moments(ranked_q, rest_q, grade, k, policy)
+        elif metric == "relative_precision" and policy.ties not in BLOCK_TIES:
+            # hits@K / min(K, R): hits@K and the relevant items past K, independent counts.
+            beyond = np.hstack([ranked_q[:, k:], rest_q])
+            e1, e2 = count_moments(ranked_q[:, :k], beyond, partial(_relative, k))
         elif metric == "f1" and policy.ties not in BLOCK_TIES:
             denominator = precision_denominator(k, n_list, policy)
             beyond = np.hstack([ranked_q[:, k:], rest_q])
@@ -437,3 +443,11 @@ def _q_walk(
         e1 += (chance * total[:, r, found] * over).sum(axis=1)
         e2 += (chance * square[:, r, found] * (over * over)).sum(axis=1)
     return e1, e2
+
+
+def _relative(k: int, hits: np.ndarray, y: int) -> np.ndarray:
+    """Relative precision@k of hits@k and y relevant items past k: hits / min(k, R), 0 where
+    R = 0 (`count_moments`' value)."""
+    most = np.minimum(float(k), hits + y)
+    value: np.ndarray = np.where(most > 0, hits / np.maximum(most, 1.0), 0.0)
+    return value
