@@ -126,3 +126,47 @@ def test_kept_copies_and_nan_are_left_to_the_outcomes() -> None:
         assert_equal_to_enumeration(result, expected)
         left = CONSTANT if policy.empty_truth == "nan" else COUNTS
         assert _methods(result, left) <= {"enumeration", "linearity"}
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=80, deadline=None)
+@given(
+    data=uncertain_groups(),
+    policy=st.sampled_from([p for p in POLICIES if p.ties != "expected"]),
+    persistence=st.sampled_from([0.5, 0.8]),
+)
+def test_trec_rbp_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, persistence: float
+) -> None:
+    """trec RBP divides its sum by M = max(1, the group's largest grade): given M <= m the
+    items stay independent, so each level's moments are sums over the items (method
+    "recursion" along a fixed order; ties ordered by the grades are enumerated)."""
+    from dataclasses import replace
+
+    candidates, truth = data
+    policy = replace(policy, rbp_persistence=persistence)
+    options = {"metrics": ["trec_rbp"], "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert_equal_to_enumeration(result, expected)
+    if not expected:
+        return
+    condensed = _negative_unjudged(policy, truth) and policy.unjudged == "condense"
+    exact = policy.ties == "trec_eval" and not condensed
+    assert _methods(result, ["trec_rbp"]) == ({"recursion"} if exact else {"enumeration"})
+
+
+@pytest.mark.parametrize("empty_truth", ["exclude", "zero"])
+def test_trec_rbp_of_ten_uncertain_items_of_three_grades_is_exact(empty_truth: str) -> None:
+    """4,608 outcomes: grades 1 to 3, one below the threshold of 2, an item of four options,
+    items not listed: exact, against the enumeration."""
+    candidates = [(0, item, float(20 - item)) for item in range(8)]
+    truth = [(0, item, 1.0 + item % 3, 0.3 + 0.04 * item) for item in range(10)]
+    truth += [(0, item, 3.0, 0.2) for item in range(0, 10, 2) if item % 3 != 2]
+    truth += [(0, 4, 1.0, 0.1)]
+    frames = _tables(candidates, truth)
+    policy = rk.Policy(empty_truth=empty_truth, relevance_threshold=2)  # type: ignore[arg-type]
+    options = {"metrics": ["trec_rbp"], "policy": policy}
+    result = rk.evaluate(*frames, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
+    assert_equal_to_enumeration(result, _enumerated(*frames, **options))

@@ -14,6 +14,7 @@ import polars as pl
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.labels.bpref import BPREF_METRICS, bpref_by_recursion, bpref_is_exact
 from polars_rankk.core.inputs.labels.cells import (
+    FIXED_ORDER_TIES,
     RelevantGains,
     recursive_cells,
     relevant_gains,
@@ -138,6 +139,8 @@ def _chosen_metrics(
         policy, truth, inputs.relevance, probability, declared
     ):
         found |= metrics & COUNT_METRICS
+    if "trec_rbp" in metrics and scaled_rbp_is_exact(policy, truth, inputs.relevance, probability):
+        found.add("trec_rbp")
     if metrics & BPREF_METRICS and bpref_is_exact(
         policy, truth, inputs.keys, inputs.item, inputs.relevance, probability, declared
     ):
@@ -173,6 +176,8 @@ def _computed(
     if chosen & COUNT_METRICS:
         by_counts = pl.col("metric").is_in(list(COUNT_METRICS))
         counted, asked = asked.filter(by_counts), asked.filter(~by_counts)
+    scaled = asked.filter(pl.col("metric") == "trec_rbp")
+    asked = asked.filter(pl.col("metric") != "trec_rbp")
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
@@ -201,12 +206,18 @@ def _computed(
             _BaseRanking(base, policy, lambda: whole_list), truth, groups, counted, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
+    if scaled.height:  # trec RBP reads every ranked item's place: the whole list
+        whole_ranks = largest(groups["n_candidates"])
+        rows = pl.concat([rows, _scaled_rbp_cells(
+            _BaseRanking(base, policy, lambda: whole_ranks), truth, groups, scaled, keys=keys,
+            item=inputs.item, relevance=relevance, probability=probability, policy=policy,
+        )])  # fmt: skip
     if fixed.height:  # the same in every outcome: no spread
         zero = pl.lit(0.0, dtype=pl.Float64)
         own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
         rows = pl.concat([rows, own.cast(rows.schema)])
     # Eager rows of one method are sorted already (the join keeps them).
-    if lazy or walked.height or fixed.height or counted.height:
+    if lazy or walked.height or fixed.height or counted.height or scaled.height:
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 
@@ -353,6 +364,79 @@ def _count_cells(
         pl.concat(frames), on=[*keys, "metric"], how="left", nulls_equal=True,
         maintain_order="left",
     ).with_columns(standard_error=pl.lit(0.0))  # fmt: skip
+
+
+def scaled_rbp_is_exact(
+    policy: Policy, truth: pl.DataFrame, relevance: str, probability: str
+) -> bool:
+    """Whether trec RBP is read from the items' grade laws (`laws.scaled_sum_moments`): the
+    order fixed before the labels are read, each item listed once, a relevance threshold
+    above 0 (R = 0 is every item below it) and the list the same in every outcome."""
+    if policy.ties not in FIXED_ORDER_TIES or policy.duplicates == "keep":
+        return False
+    if policy.relevance_threshold <= 0:
+        return False
+    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
+        return True
+    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
+    return truth.filter(negative).height == 0
+
+
+def _scaled_rbp_cells(
+    ranking: _BaseRanking,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """The rows (keys, metric, k, value, std, standard_error) of trec RBP's `cells`: each
+    truth item's grades with their chances, weighed by its place in the evaluation's ranking
+    ((1 - p) p^(place - 1), 0 where it is not listed), read by `laws.scaled_sum_moments`."""
+    from polars_rankk.core.inputs.labels.laws import conditioned, scaled_sum_moments
+
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    items = truth.select(*keys, item).unique(maintain_order=True)
+    place = _places(ranking, items, keys, item)
+    persistence = float(policy.rbp_persistence)
+    weight = pl.when(place > 0).then(
+        (1.0 - persistence) * pl.lit(persistence, dtype=pl.Float64).pow(place - 1)
+    )
+    items = items.with_columns(_rk_w=weight.otherwise(0.0), _rk_item=pl.int_range(pl.len()))
+    if policy.pool == "restrict":  # M and R read the listed items alone
+        items = items.filter(place > 0)
+    rows = (
+        truth.filter(pl.col(probability) > 0)
+        .join(items, on=[*keys, item])
+        .join(groups.select(*keys, "_rk_group"), on=keys)
+        .select("_rk_group", "_rk_item", "_rk_w", _rk_g=pl.col(relevance),
+                _rk_p=pl.col(probability))
+    )  # fmt: skip
+    e1, e2, n1, n2, none = scaled_sum_moments(rows, groups.height, policy.relevance_threshold)
+    if policy.empty_truth == "exclude":  # E[V; R > 0]: `conditioned` divides by P(R > 0)
+        e1, e2 = e1 - n1, e2 - n2
+    mean, spread = conditioned(e1, e2, none, policy)
+    found = groups.select(*keys, metric=pl.lit("trec_rbp"), value=mean, std=spread)
+    return cells.join(
+        found, on=[*keys, "metric"], how="left", nulls_equal=True, maintain_order="left"
+    ).with_columns(standard_error=pl.lit(0.0))
+
+
+def _places(ranking: _BaseRanking, items: pl.DataFrame, keys: list[str], item: str) -> pl.Series:
+    """Each row of `items`' place in the evaluation's ranking (0 where not listed): from the
+    kernel's ranking read to the whole list, or the ranked list itself."""
+    place = ranking.places(items.select(*keys, item), ranking.depth())
+    if place is not None:
+        found: pl.Series = place.alias("_rk_place")
+        return found
+    ranked = ranking.listed().group_by(*keys, item).agg(_rk_place=pl.col("rank").min())
+    joined = items.join(ranked, on=[*keys, item], how="left", maintain_order="left")
+    listed: pl.Series = joined["_rk_place"].fill_null(0).cast(pl.Int64)
+    return listed
 
 
 def _in_list(

@@ -159,3 +159,55 @@ def hit_rank_of(k: int, missed: np.ndarray) -> np.ndarray:
     """HitRank@K from W = (K + 1 - the first relevant rank) where it is within K, else 0:
     HitRank = K + 1 - W (K + 1 where no relevant item is within K, or none at all)."""
     return (k + 1.0) - missed
+
+
+def scaled_sum_moments(
+    rows: pl.DataFrame, groups: int, threshold: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(E[V], E[V^2], E[V; R = 0], E[V^2; R = 0], P(R = 0)) per group of V = S / M, S the sum
+    over items of w max(g, 0) and M = max(1, the largest grade of the group's items): trec
+    RBP. `rows`: one per item and grade of positive chance (``_rk_group``, ``_rk_item``,
+    ``_rk_g``, ``_rk_p``, ``_rk_w`` the item's weight) of the items M and R read, the rest
+    of an item's mass grade 0. M <= m is every item's grade at most m: given that,
+    the items stay independent, so E[S; M <= m] = P(M <= m) E[S | M <= m] is a sum over
+    items and E[S^2; M <= m] adds their variances; M = m_l between the levels m_l (1 and the
+    grades past it), and R = 0 (every item below `threshold`) is one more bound."""
+    grades = rows.filter(pl.col("_rk_g") > 1)["_rk_g"].unique().sort().to_list()
+    levels = [1.0, *grades]
+    g, p, w = pl.col("_rk_g"), pl.col("_rk_p"), pl.col("_rk_w")
+    found = []
+    for empty in (False, True):
+        first, second = np.zeros(groups), np.zeros(groups)
+        below_first, below_second = np.zeros(groups), np.zeros(groups)
+        chance = np.zeros(groups)
+        for level in levels:
+            kept = g <= level
+            if empty:  # and every item below the threshold
+                kept = kept & (g < threshold)
+            items = rows.group_by("_rk_group", "_rk_item").agg(
+                within=1.0 - p.filter(~kept).sum(),
+                m1=(g * p).filter(kept & (g > 0)).sum(),
+                m2=(g * g * p).filter(kept & (g > 0)).sum(),
+                w=w.first(),
+            )
+            c1 = pl.when(pl.col("within") > 0).then(pl.col("m1") / pl.col("within")).otherwise(0.0)
+            c2 = pl.when(pl.col("within") > 0).then(pl.col("m2") / pl.col("within")).otherwise(0.0)
+            per_group = items.group_by("_rk_group").agg(
+                chance=pl.col("within").product(),
+                mean=(pl.col("w") * c1).sum(),
+                spread=(pl.col("w") ** 2 * (c2 - c1 * c1)).sum(),
+            )
+            at = per_group["_rk_group"].to_numpy()
+            bound = np.ones(groups)  # a group without rows: every bound holds
+            mean, spread = np.zeros(groups), np.zeros(groups)
+            bound[at] = per_group["chance"].to_numpy()
+            mean[at] = per_group["mean"].to_numpy()
+            spread[at] = per_group["spread"].to_numpy()
+            s1, s2 = bound * mean, bound * (spread + mean * mean)
+            # M = level: the bound at this level less the one below it.
+            first += (s1 - below_first) / level
+            second += (s2 - below_second) / (level * level)
+            below_first, below_second, chance = s1, s2, bound
+        found.append((first, second, chance))
+    (e1, e2, _), (n1, n2, none) = found
+    return e1, e2, n1, n2, none
