@@ -86,7 +86,7 @@ def test_constants_and_counts_equal_the_enumeration(
     if not expected:
         return
     unjudged = _negative_unjudged(policy, truth)
-    constant = not unjudged and policy.ties != "optimistic" and policy.empty_truth != "nan"
+    constant = not unjudged and policy.ties != "optimistic"
     assert _methods(result, CONSTANT) == ({"constant"} if constant else {"enumeration"})
     condensed = unjudged and policy.unjudged == "condense"
     assert _methods(result, COUNTS) == ({"enumeration"} if condensed else {"counts"})
@@ -113,19 +113,26 @@ def test_thirteen_uncertain_items_are_exact(ties: str, empty_truth: str) -> None
     assert_equal_to_enumeration(result, expected)
 
 
-def test_kept_copies_and_nan_are_left_to_the_outcomes() -> None:
-    """Kept copies count a relevant item once per copy; NaN for an outcome without a relevant
-    item makes the expectation NaN: both are still enumerated (and equal to it)."""
+def test_kept_copies_are_left_to_the_outcomes_and_nan_is_read() -> None:
+    """Kept copies count a relevant item once per copy: still enumerated (and equal to it).
+    NaN for an outcome without a relevant item makes a constant's expectation NaN where that
+    outcome has a chance (a group with a sure relevant item keeps its constant)."""
     candidates, truth = _tables(
-        [(0, 1, 2.0), (0, 1, 1.0), (0, 2, 1.0)], [(0, 1, 1.0, 0.5), (0, 2, 1.0, 0.5)]
+        [(0, 1, 2.0), (0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (1, 4, 0.0)],
+        [(0, 1, 1.0, 0.5), (0, 2, 1.0, 0.5), (1, 3, 1.0, 1.0), (1, 4, 1.0, 0.5)],
     )
     for policy in (rk.Policy(duplicates="keep"), rk.Policy(empty_truth="nan")):
         options = {"k": [2], "metrics": CONSTANT + COUNTS, "policy": policy}
         expected = _enumerated(candidates, truth, **options)
         result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
         assert_equal_to_enumeration(result, expected)
-        left = CONSTANT if policy.empty_truth == "nan" else COUNTS
-        assert _methods(result, left) <= {"enumeration", "linearity"}
+        if policy.empty_truth == "nan":
+            assert _methods(result, CONSTANT) == {"constant"}
+            judged = result.per_group.filter(metric="judged").sort("q")["value"].to_list()
+            assert math.isnan(judged[0])
+            assert judged[1] == 1.0
+        else:
+            assert _methods(result, COUNTS) <= {"enumeration", "linearity"}
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")

@@ -19,7 +19,7 @@ from polars_rankk.core.inputs.labels.cells import (
     recursive_cells,
     relevant_gains,
 )
-from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.inputs.labels.laws import largest, scaled_rbp_cells
 from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
@@ -208,13 +208,22 @@ def _computed(
         )])  # fmt: skip
     if scaled.height:  # trec RBP reads every ranked item's place: the whole list
         whole_ranks = largest(groups["n_candidates"])
-        rows = pl.concat([rows, _scaled_rbp_cells(
+        rows = pl.concat([rows, scaled_rbp_cells(
             _BaseRanking(base, policy, lambda: whole_ranks), truth, groups, scaled, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
     if fixed.height:  # the same in every outcome: no spread
         zero = pl.lit(0.0, dtype=pl.Float64)
         own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
+        if policy.empty_truth == "nan":  # NaN wherever an outcome without R has a chance
+            ranked = _BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
+            none = _empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
+                                 probability, policy)  # fmt: skip
+            nan = pl.when(pl.col("_rk_none") > 0).then(float("nan"))
+            own = own.join(none, on=keys, how="left", nulls_equal=True, maintain_order="left")
+            own = own.with_columns(value=nan.otherwise("value"), std=nan.otherwise("std")).drop(
+                "_rk_none"
+            )
         rows = pl.concat([rows, own.cast(rows.schema)])
     # Eager rows of one method are sorted already (the join keeps them).
     if lazy or walked.height or fixed.height or counted.height or scaled.height:
@@ -264,10 +273,10 @@ def constant_is_exact(
     """Whether `CONSTANT_METRICS` are the same in every label outcome: each truth item judged
     in each (a grade of positive probability below 0 would be unjudged under
     ``negative_grades="unjudged"``), the order fixed before the labels are read (the
-    orders by grade could move a judged item past K in place of an unjudged one), and no
-    outcome without a relevant item scored NaN (``empty_truth="nan"``: the expectation is NaN
-    wherever such an outcome has a chance; left to the outcomes)."""
-    if policy.ties in GRADE_READING_TIES or policy.empty_truth == "nan":
+    orders by grade could move a judged item past K in place of an unjudged one). Under
+    ``empty_truth="nan"`` the expectation is NaN wherever an outcome without a relevant item
+    has a chance (`_empty_chance`), the constant elsewhere."""
+    if policy.ties in GRADE_READING_TIES:
         return False
     if policy.negative_grades != "unjudged":
         return True
@@ -382,61 +391,28 @@ def scaled_rbp_is_exact(
     return truth.filter(negative).height == 0
 
 
-def _scaled_rbp_cells(
-    ranking: _BaseRanking,
-    truth: pl.DataFrame,
-    evaluated: pl.DataFrame,
-    cells: pl.DataFrame,
-    *,
-    keys: list[str],
-    item: str,
-    relevance: str,
-    probability: str,
-    policy: Policy,
-) -> pl.DataFrame:
-    """The rows (keys, metric, k, value, std, standard_error) of trec RBP's `cells`: each
-    truth item's grades with their chances, weighed by its place in the evaluation's ranking
-    ((1 - p) p^(place - 1), 0 where it is not listed), read by `laws.scaled_sum_moments`."""
-    from polars_rankk.core.inputs.labels.laws import conditioned, scaled_sum_moments
+def _empty_chance(
+    ranking: _BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
+    item: str, relevance: str, probability: str, policy: Policy,
+) -> pl.DataFrame:  # fmt: skip
+    """keys, ``_rk_none``: each evaluated group's chance that no item R counts is relevant
+    (those listed alone under ``pool="restrict"``)."""
+    import numpy as np
+
+    from polars_rankk.core.inputs.labels.layout import possible_items
 
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
-    items = truth.select(*keys, item).unique(maintain_order=True)
-    place = _places(ranking, items, keys, item)
-    persistence = float(policy.rbp_persistence)
-    weight = pl.when(place > 0).then(
-        (1.0 - persistence) * pl.lit(persistence, dtype=pl.Float64).pow(place - 1)
+    per_item = possible_items(
+        truth, groups, keys, item, relevance, probability, policy, np.empty(0)
     )
-    items = items.with_columns(_rk_w=weight.otherwise(0.0), _rk_item=pl.int_range(pl.len()))
-    if policy.pool == "restrict":  # M and R read the listed items alone
-        items = items.filter(place > 0)
-    rows = (
-        truth.filter(pl.col(probability) > 0)
-        .join(items, on=[*keys, item])
-        .join(groups.select(*keys, "_rk_group"), on=keys)
-        .select("_rk_group", "_rk_item", "_rk_w", _rk_g=pl.col(relevance),
-                _rk_p=pl.col(probability))
-    )  # fmt: skip
-    e1, e2, n1, n2, none = scaled_sum_moments(rows, groups.height, policy.relevance_threshold)
-    if policy.empty_truth == "exclude":  # E[V; R > 0]: `conditioned` divides by P(R > 0)
-        e1, e2 = e1 - n1, e2 - n2
-    mean, spread = conditioned(e1, e2, none, policy)
-    found = groups.select(*keys, metric=pl.lit("trec_rbp"), value=mean, std=spread)
-    return cells.join(
-        found, on=[*keys, "metric"], how="left", nulls_equal=True, maintain_order="left"
-    ).with_columns(standard_error=pl.lit(0.0))
-
-
-def _places(ranking: _BaseRanking, items: pl.DataFrame, keys: list[str], item: str) -> pl.Series:
-    """Each row of `items`' place in the evaluation's ranking (0 where not listed): from the
-    kernel's ranking read to the whole list, or the ranked list itself."""
-    place = ranking.places(items.select(*keys, item), ranking.depth())
-    if place is not None:
-        found: pl.Series = place.alias("_rk_place")
-        return found
-    ranked = ranking.listed().group_by(*keys, item).agg(_rk_place=pl.col("rank").min())
-    joined = items.join(ranked, on=[*keys, item], how="left", maintain_order="left")
-    listed: pl.Series = joined["_rk_place"].fill_null(0).cast(pl.Int64)
-    return listed
+    if policy.pool == "restrict":
+        per_item = per_item.filter(_in_list(ranking, per_item, keys, item, policy))
+    none = per_item.group_by(keys).agg(_rk_none=(1.0 - pl.col("_rk_q")).product())
+    return (
+        groups.select(keys)
+        .join(none, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col("_rk_none").fill_null(1.0))
+    )
 
 
 def _in_list(

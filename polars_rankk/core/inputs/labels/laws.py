@@ -5,11 +5,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 import polars as pl
 
 from polars_rankk.core.policy import Policy
+
+
+class Ranking(Protocol):
+    """The evaluation's ranking as the recursion reads it."""
+
+    def listed(self) -> pl.DataFrame:
+        """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
+        read the labels)."""
+        ...
+
+    def depth(self) -> int:
+        """The ranks the recursion reads (`layout.ranks_read`)."""
+        ...
+
+    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
+        to `depth`, ``depth + 1`` deeper; under ``pool="all"``, where the two count alike,
+        0 for either), or None where only `listed` gives it."""
+        ...
 
 
 def poisson_binomial(q: np.ndarray) -> np.ndarray:
@@ -211,3 +231,58 @@ def scaled_sum_moments(
         found.append((first, second, chance))
     (e1, e2, _), (n1, n2, none) = found
     return e1, e2, n1, n2, none
+
+
+def scaled_rbp_cells(
+    ranking: Ranking,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """The rows (keys, metric, k, value, std, standard_error) of trec RBP's `cells`: each
+    truth item's grades with their chances, weighed by its place in the evaluation's ranking
+    ((1 - p) p^(place - 1), 0 where it is not listed), read by `laws.scaled_sum_moments`."""
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    items = truth.select(*keys, item).unique(maintain_order=True)
+    place = _places(ranking, items, keys, item)
+    persistence = float(policy.rbp_persistence)
+    weight = pl.when(place > 0).then(
+        (1.0 - persistence) * pl.lit(persistence, dtype=pl.Float64).pow(place - 1)
+    )
+    items = items.with_columns(_rk_w=weight.otherwise(0.0), _rk_item=pl.int_range(pl.len()))
+    if policy.pool == "restrict":  # M and R read the listed items alone
+        items = items.filter(place > 0)
+    rows = (
+        truth.filter(pl.col(probability) > 0)
+        .join(items, on=[*keys, item])
+        .join(groups.select(*keys, "_rk_group"), on=keys)
+        .select("_rk_group", "_rk_item", "_rk_w", _rk_g=pl.col(relevance),
+                _rk_p=pl.col(probability))
+    )  # fmt: skip
+    e1, e2, n1, n2, none = scaled_sum_moments(rows, groups.height, policy.relevance_threshold)
+    if policy.empty_truth == "exclude":  # E[V; R > 0]: `conditioned` divides by P(R > 0)
+        e1, e2 = e1 - n1, e2 - n2
+    mean, spread = conditioned(e1, e2, none, policy)
+    found = groups.select(*keys, metric=pl.lit("trec_rbp"), value=mean, std=spread)
+    return cells.join(
+        found, on=[*keys, "metric"], how="left", nulls_equal=True, maintain_order="left"
+    ).with_columns(standard_error=pl.lit(0.0))
+
+
+def _places(ranking: Ranking, items: pl.DataFrame, keys: list[str], item: str) -> pl.Series:
+    """Each row of `items`' place in the evaluation's ranking (0 where not listed): from the
+    kernel's ranking read to the whole list, or the ranked list itself."""
+    place = ranking.places(items.select(*keys, item), ranking.depth())
+    if place is not None:
+        found: pl.Series = place.alias("_rk_place")
+        return found
+    ranked = ranking.listed().group_by(*keys, item).agg(_rk_place=pl.col("rank").min())
+    joined = items.join(ranked, on=[*keys, item], how="left", maintain_order="left")
+    listed: pl.Series = joined["_rk_place"].fill_null(0).cast(pl.Int64)
+    return listed

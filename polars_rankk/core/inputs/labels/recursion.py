@@ -46,6 +46,7 @@ from polars_rankk.core.inputs.labels.graded_blocks import (
     grades_of,
 )
 from polars_rankk.core.inputs.labels.laws import (
+    Ranking,
     conditioned,
     h_over_rest,
     hit_rank_of,
@@ -55,7 +56,6 @@ from polars_rankk.core.inputs.labels.laws import (
     summed_in_order,
 )
 from polars_rankk.core.inputs.labels.layout import (
-    Ranking,
     counted_items,
     laid_out,
     laid_out_by_places,
