@@ -28,7 +28,8 @@ pytestmark = pytest.mark.filterwarnings(
 
 CONSTANT = ["judged", "unjudged", "rbp_residual", "num_retrieved"]
 COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f",
-          "set_relative_precision", "set_average_precision", "utility"]  # fmt: skip
+          "set_relative_precision", "set_average_precision", "utility",
+          "num_nonrelevant_judged_retrieved"]  # fmt: skip
 # Invalid scores dropped: a dropped row's truth item is not listed.
 POLICIES = [
     rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,
@@ -89,7 +90,10 @@ def test_constants_and_counts_equal_the_enumeration(
     constant = not unjudged and policy.ties != "optimistic"
     assert _methods(result, CONSTANT) == ({"constant"} if constant else {"enumeration"})
     condensed = unjudged and policy.unjudged == "condense"
-    assert _methods(result, COUNTS) == ({"enumeration"} if condensed else {"counts"})
+    judged = ["num_nonrelevant_judged_retrieved"]
+    counted = [m for m in COUNTS if m not in judged]
+    assert _methods(result, counted) == ({"enumeration"} if condensed else {"counts"})
+    assert _methods(result, judged) == ({"enumeration"} if unjudged else {"counts"})
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "expected", "pessimistic"])

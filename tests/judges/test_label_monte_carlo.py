@@ -19,9 +19,9 @@ pytestmark = pytest.mark.filterwarnings(
 
 def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
     """200 groups of 13 uncertain items (8,192 outcomes each), 100 draws. GM-AP's per-group
-    value is AP's, exact by the recursion; the judged non-relevant items listed are the 13
-    judged ones less the relevant ones, exact by the counts: both truths at hand, the drawn
-    means lie within 1.96 standard errors of them in about 95% of the groups."""
+    value is AP's, and precision at 1.00 R (rank (long) (R + 0.9) = R) R-precision's, both
+    exact by the recursion: with the truths at hand, the drawn means lie within 1.96
+    standard errors of them in about 95% of the groups."""
     n, groups, draws = 13, 200, 100
     rng = np.random.default_rng(5)
     candidates = pl.DataFrame({
@@ -32,10 +32,10 @@ def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
         "q": np.repeat(np.arange(groups), n), "item": np.tile(np.arange(2, n + 2), groups),
         "relevance": 1.0, "p": rng.uniform(0.05, 0.6, groups * n),
     })  # fmt: skip
-    drawn = ["gm_average_precision", "num_nonrelevant_judged_retrieved"]
+    drawn = ["gm_average_precision", "r_precision_times_1_00"]
     result = rk.evaluate(
         candidates, truth, group_by="q", label_probability="p", label_draws=draws, k=[10],
-        metrics=["average_precision", "num_relevant_retrieved", *drawn],
+        metrics=["average_precision", "r_precision", *drawn],
     )  # fmt: skip
     methods = result.label_methods.filter(pl.col("metric").is_in(drawn))
     assert methods["method"].to_list() == ["monte_carlo"] * 2
@@ -46,7 +46,7 @@ def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
     )
     truths = {
         "gm_average_precision": wide["value_average_precision"],
-        "num_nonrelevant_judged_retrieved": n - wide["value_num_relevant_retrieved"],
+        "r_precision_times_1_00": wide["value_r_precision"],
     }
     for metric, exact in truths.items():
         error = wide[f"standard_error_{metric}"]

@@ -6,7 +6,7 @@ and lazy inputs alike, so that both give the same numbers and name the same meth
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -34,13 +34,14 @@ from polars_rankk.core.types import FrameLike
 #: (`constant_is_exact`), so their value is the evaluation's at each item's highest grade.
 CONSTANT_METRICS = frozenset({"judged", "unjudged", "rbp_residual", "num_retrieved"})
 #: The whole list's counts and the set measures over them (trec_eval num_rel, num_rel_ret,
-#: set_P, set_recall, set_F, set_relative_P, set_map, utility): functions of the list's
-#: relevant count h and R = h + y alone, two independent Poisson-binomial counts whatever
-#: the order (`_count_cells`).
+#: set_P, set_recall, set_F, set_relative_P, set_map, utility, num_nonrel_judged_ret):
+#: functions of the list's relevant count h and R = h + y alone, two independent
+#: Poisson-binomial counts whatever the order (`_count_cells`).
 COUNT_METRICS = frozenset(
     {
         *("num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"),
         *("set_relative_precision", "set_average_precision", "utility"),
+        "num_nonrelevant_judged_retrieved",
     }
 )
 _CELL = {"metric": pl.String, "k": pl.Int64}
@@ -139,6 +140,11 @@ def _chosen_metrics(
         policy, truth, inputs.relevance, probability, declared
     ):
         found |= metrics & COUNT_METRICS
+        # J - h where the judged items listed, J, are the same in every outcome (no negative
+        # grade of positive chance unjudged), whatever the order: it counts the whole list.
+        fixed_order = replace(policy, ties="trec_eval")
+        if not constant_is_exact(fixed_order, truth, inputs.relevance, probability):
+            found -= {"num_nonrelevant_judged_retrieved"}
     if "trec_rbp" in metrics and scaled_rbp_is_exact(policy, truth, inputs.relevance, probability):
         found.add("trec_rbp")
     if metrics & BPREF_METRICS and bpref_is_exact(
@@ -175,7 +181,9 @@ def _computed(
         fixed, asked = per_group.filter(by_constant), asked.filter(~by_constant)
     if chosen & COUNT_METRICS:
         by_counts = pl.col("metric").is_in(list(COUNT_METRICS))
-        counted, asked = asked.filter(by_counts), asked.filter(~by_counts)
+        # With the values at each item's highest grade: the judged items listed read there.
+        counted = per_group.filter(by_counts & pl.col("metric").is_in(list(chosen)))
+        asked = asked.filter(~by_counts)
     scaled = asked.filter(pl.col("metric") == "trec_rbp")
     asked = asked.filter(pl.col("metric") != "trec_rbp")
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
@@ -359,6 +367,14 @@ def _count_cells(
         "set_average_precision": lambda hits, y: ratio(hits * hits, n * (hits + y)),
         "utility": utility,
     }
+    # The judged items listed, J: the value at each item's highest grade, J less the items
+    # listed that may be relevant (each relevant there).
+    judged = cells.filter(metric="num_nonrelevant_judged_retrieved").select(*keys, "value")
+    listed_j = groups.join(judged, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    j = (listed_j["value"].fill_null(0.0).to_numpy() + (within > 0).sum(axis=1))[:, None]
+    values["num_nonrelevant_judged_retrieved"] = lambda hits, y: np.where(
+        (hits + y > 0) | (policy.empty_truth == "zero"), j - hits, 0.0
+    )  # J where R = 0: scored under "zero", else left out or NaN (as `conditioned` reads)
     none = np.prod(1 - within, axis=1) * np.prod(1 - beyond, axis=1)
     frames = []
     for metric in cells["metric"].unique(maintain_order=True):
@@ -369,7 +385,7 @@ def _count_cells(
         )
         mean, spread = conditioned(*moments, none, policy)
         frames.append(groups.select(*keys, metric=pl.lit(metric), value=mean, std=spread))
-    return cells.join(
+    return cells.select(*keys, "metric", "k").join(
         pl.concat(frames), on=[*keys, "metric"], how="left", nulls_equal=True,
         maintain_order="left",
     ).with_columns(standard_error=pl.lit(0.0))  # fmt: skip
