@@ -184,8 +184,10 @@ def _computed(
         # With the values at each item's highest grade: the judged items listed read there.
         counted = per_group.filter(by_counts & pl.col("metric").is_in(list(chosen)))
         asked = asked.filter(~by_counts)
-    scaled = asked.filter(pl.col("metric") == "trec_rbp")
-    asked = asked.filter(pl.col("metric") != "trec_rbp")
+    scaled = asked.clear()
+    if "trec_rbp" in chosen:  # read by its grade laws, apart from the recursion's
+        scaled = asked.filter(pl.col("metric") == "trec_rbp")
+        asked = asked.filter(pl.col("metric") != "trec_rbp")
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
