@@ -42,6 +42,8 @@ RECURSIVE_METRICS = frozenset(
 FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
 #: A cut-off past which the recursion's K^2 work is not worth it.
 _LARGEST_K = 1000
+#: Q-measure's: its walk's work is K^2 times the values R may take.
+_Q_LARGEST_K = 100
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,8 @@ def recursive_cells(
             return False
         elif metric == "q_measure" and (by_blocks or copies or not one_gain):
             return False  # cg and the ideal's cg* are the grade times counts: one grade
+        elif metric == "q_measure" and (k is None or k > _Q_LARGEST_K):
+            return False  # its walk carries K x (K + the items past K) numbers per group
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]
