@@ -27,7 +27,9 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 CONSTANT = ["judged", "unjudged", "rbp_residual", "num_retrieved"]
-COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"]
+COUNTS = ["num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f",
+          "set_relative_precision", "set_average_precision", "utility",
+          "num_nonrelevant_judged_retrieved"]  # fmt: skip
 # Invalid scores dropped: a dropped row's truth item is not listed.
 POLICIES = [
     rk.Policy(empty_truth=empty, relevance_threshold=threshold, ties=ties, pool=pool,
@@ -85,10 +87,13 @@ def test_constants_and_counts_equal_the_enumeration(
     if not expected:
         return
     unjudged = _negative_unjudged(policy, truth)
-    constant = not unjudged and policy.ties != "optimistic" and policy.empty_truth != "nan"
+    constant = not unjudged and policy.ties != "optimistic"
     assert _methods(result, CONSTANT) == ({"constant"} if constant else {"enumeration"})
     condensed = unjudged and policy.unjudged == "condense"
-    assert _methods(result, COUNTS) == ({"enumeration"} if condensed else {"counts"})
+    judged = ["num_nonrelevant_judged_retrieved"]
+    counted = [m for m in COUNTS if m not in judged]
+    assert _methods(result, counted) == ({"enumeration"} if condensed else {"counts"})
+    assert _methods(result, judged) == ({"enumeration"} if unjudged else {"counts"})
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "expected", "pessimistic"])
@@ -112,16 +117,67 @@ def test_thirteen_uncertain_items_are_exact(ties: str, empty_truth: str) -> None
     assert_equal_to_enumeration(result, expected)
 
 
-def test_kept_copies_and_nan_are_left_to_the_outcomes() -> None:
-    """Kept copies count a relevant item once per copy; NaN for an outcome without a relevant
-    item makes the expectation NaN: both are still enumerated (and equal to it)."""
+def test_kept_copies_are_left_to_the_outcomes_and_nan_is_read() -> None:
+    """Kept copies count a relevant item once per copy: still enumerated (and equal to it).
+    NaN for an outcome without a relevant item makes a constant's expectation NaN where that
+    outcome has a chance (a group with a sure relevant item keeps its constant)."""
     candidates, truth = _tables(
-        [(0, 1, 2.0), (0, 1, 1.0), (0, 2, 1.0)], [(0, 1, 1.0, 0.5), (0, 2, 1.0, 0.5)]
+        [(0, 1, 2.0), (0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (1, 4, 0.0)],
+        [(0, 1, 1.0, 0.5), (0, 2, 1.0, 0.5), (1, 3, 1.0, 1.0), (1, 4, 1.0, 0.5)],
     )
     for policy in (rk.Policy(duplicates="keep"), rk.Policy(empty_truth="nan")):
         options = {"k": [2], "metrics": CONSTANT + COUNTS, "policy": policy}
         expected = _enumerated(candidates, truth, **options)
         result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
         assert_equal_to_enumeration(result, expected)
-        left = CONSTANT if policy.empty_truth == "nan" else COUNTS
-        assert _methods(result, left) <= {"enumeration", "linearity"}
+        if policy.empty_truth == "nan":
+            assert _methods(result, CONSTANT) == {"constant"}
+            judged = result.per_group.filter(metric="judged").sort("q")["value"].to_list()
+            assert math.isnan(judged[0])
+            assert judged[1] == 1.0
+        else:
+            assert _methods(result, COUNTS) <= {"enumeration", "linearity"}
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=80, deadline=None)
+@given(
+    data=uncertain_groups(),
+    policy=st.sampled_from([p for p in POLICIES if p.ties != "expected"]),
+    persistence=st.sampled_from([0.5, 0.8]),
+)
+def test_trec_rbp_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, persistence: float
+) -> None:
+    """trec RBP divides its sum by M = max(1, the group's largest grade): given M <= m the
+    items stay independent, so each level's moments are sums over the items (method
+    "recursion" along a fixed order; ties ordered by the grades are enumerated)."""
+    from dataclasses import replace
+
+    candidates, truth = data
+    policy = replace(policy, rbp_persistence=persistence)
+    options = {"metrics": ["trec_rbp"], "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert_equal_to_enumeration(result, expected)
+    if not expected:
+        return
+    condensed = _negative_unjudged(policy, truth) and policy.unjudged == "condense"
+    exact = policy.ties == "trec_eval" and not condensed
+    assert _methods(result, ["trec_rbp"]) == ({"recursion"} if exact else {"enumeration"})
+
+
+@pytest.mark.parametrize("empty_truth", ["exclude", "zero"])
+def test_trec_rbp_of_ten_uncertain_items_of_three_grades_is_exact(empty_truth: str) -> None:
+    """4,608 outcomes: grades 1 to 3, one below the threshold of 2, an item of four options,
+    items not listed: exact, against the enumeration."""
+    candidates = [(0, item, float(20 - item)) for item in range(8)]
+    truth = [(0, item, 1.0 + item % 3, 0.3 + 0.04 * item) for item in range(10)]
+    truth += [(0, item, 3.0, 0.2) for item in range(0, 10, 2) if item % 3 != 2]
+    truth += [(0, 4, 1.0, 0.1)]
+    frames = _tables(candidates, truth)
+    policy = rk.Policy(empty_truth=empty_truth, relevance_threshold=2)  # type: ignore[arg-type]
+    options = {"metrics": ["trec_rbp"], "policy": policy}
+    result = rk.evaluate(*frames, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
+    assert_equal_to_enumeration(result, _enumerated(*frames, **options))

@@ -20,8 +20,11 @@ import polars_rankk as rk
 from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
-RECURSIVE = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-             "rbp", "r_precision", "err", "f1"]  # fmt: skip
+RECURSIVE = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision", "ndcg",
+             "dcg", "rbp", "r_precision", "err", "f1"]  # fmt: skip
+# Exact along a fixed order only (over tie blocks: enumerated); Q-measure's cg and cg* are
+# the grade times counts, where each group's relevant items share one grade.
+ONE_GRADE_FIXED = [*RECURSIVE, "q_measure", "relative_precision"]
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),
@@ -30,7 +33,7 @@ POLICIES = [
         empty_truth="nan", short_lists="observed", pool="restrict", rbp_persistence=0.5, f_beta=2.0
     ),
     rk.Policy(ties="input_order", invalid_scores="drop", duplicates="first"),
-    rk.Policy(err_max_grade=3, gain="exponential"),
+    rk.Policy(err_max_grade=3, gain="exponential", q_beta=2.5),
 ]
 
 
@@ -80,7 +83,7 @@ def test_the_recursion_equals_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
     candidates, truth = data
-    options = {"k": [1, 3, 5], "metrics": RECURSIVE, "policy": policy}
+    options = {"k": [1, 3, 5], "metrics": ONE_GRADE_FIXED, "policy": policy}
     _recursion_equals_enumeration(candidates, truth, options)
 
 
@@ -93,7 +96,7 @@ def test_the_kernel_and_numpy_recursions_give_the_same_numbers_bit_for_bit(
     """The recursion in compiled code and its NumPy statement (``POLARS_RANKK_NATIVE=0``) add
     the same terms in the same order: the same frame, bit for bit."""
     candidates, truth = data
-    options = {"k": [1, 3, 12], "metrics": RECURSIVE, "policy": policy, "group_by": "q",
+    options = {"k": [1, 3, 12], "metrics": ONE_GRADE_FIXED, "policy": policy, "group_by": "q",
                "label_probability": "p"}  # fmt: skip
     with_kernel = rk.evaluate(candidates, truth, **options).per_group
     previous = os.environ.get("POLARS_RANKK_NATIVE")
@@ -115,7 +118,7 @@ def test_sixteen_uncertain_items_are_exact() -> None:
     candidates = pl.DataFrame({"q": 0, "item": range(n + 2), "score": scores})
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.05 + 0.055 * i for i in range(n)]})  # fmt: skip
-    options = {"k": [3, 10], "metrics": RECURSIVE}
+    options = {"k": [3, 10], "metrics": ONE_GRADE_FIXED}
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     assert set(result.label_methods["method"]) == {"recursion"}
@@ -129,7 +132,7 @@ def test_groups_and_summary_equal_the_enumerations(policy: rk.Policy) -> None:
                                "score": [3.0, 2.0, 2.0, 1.0, 0.5, 1.0]})  # fmt: skip
     truth = pl.DataFrame({"q": [0, 0, 0, 1, 1, 2], "item": [1, 3, 9, 2, 7, 5],
                           "relevance": 2.0, "p": [0.5, 0.25, 0.8, 1.0, 0.3, 0.6]})  # fmt: skip
-    options = {"k": [1, 2], "metrics": RECURSIVE, "group_by": "q", "policy": policy,
+    options = {"k": [1, 2], "metrics": ONE_GRADE_FIXED, "group_by": "q", "policy": policy,
                "label_probability": "p"}  # fmt: skip
     recursive = rk.evaluate(candidates, truth, **options)
     assert set(recursive.label_methods["method"]) == {"recursion"}
@@ -246,8 +249,8 @@ def test_fractional_grades_truncated_as_the_evaluation_reads_them(threshold: int
     assert_equal_to_enumeration(result, expected)
 
 
-BLOCK_METRICS = ["precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg",
-                 "rbp", "f1", "r_precision"]  # fmt: skip
+BLOCK_METRICS = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",
+                 "ndcg", "dcg", "rbp", "f1", "r_precision"]  # fmt: skip
 GRADE_READING = [
     rk.Policy(ties="optimistic"),
     rk.Policy(ties="pessimistic"),
@@ -297,8 +300,8 @@ def test_err_under_ties_ordered_by_the_labels_equals_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "mrr", "average_precision", "rbp", "f1",
-                  "r_precision"]  # fmt: skip
+RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",
+                  "rbp", "f1", "r_precision"]  # fmt: skip
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")

@@ -28,12 +28,13 @@ import polars as pl
 
 from polars_rankk.core.inputs.labels.cells import FIXED_ORDER_TIES
 from polars_rankk.core.inputs.labels.laws import (
+    Ranking,
     conditioned,
     largest,
     poisson_binomial,
     side_by_side,
 )
-from polars_rankk.core.inputs.labels.layout import Ranking, padded, relevance_chance
+from polars_rankk.core.inputs.labels.layout import padded, relevance_chance
 from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES
 from polars_rankk.core.policy import Policy
 

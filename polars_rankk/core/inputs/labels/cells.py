@@ -25,6 +25,7 @@ RECURSIVE_METRICS = frozenset(
         "precision",
         "recall",
         "hit_rate",
+        "hit_rank",
         "mrr",
         "average_precision",
         "ndcg",
@@ -33,12 +34,16 @@ RECURSIVE_METRICS = frozenset(
         "r_precision",
         "err",
         "f1",
+        "q_measure",
+        "relative_precision",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).
 FIXED_ORDER_TIES = frozenset({"trec_eval", "item_asc", "input_order"})
 #: A cut-off past which the recursion's K^2 work is not worth it.
 _LARGEST_K = 1000
+#: Q-measure's: its walk's work is K^2 times the values R may take.
+_Q_LARGEST_K = 100
 
 
 @dataclass(frozen=True)
@@ -219,6 +224,10 @@ def recursive_cells(
                 return False
         elif metric == "rbp" and policy.rbp_grades != "binary":
             return False
+        elif metric == "q_measure" and (by_blocks or copies or not one_gain):
+            return False  # cg and the ideal's cg* are the grade times counts: one grade
+        elif metric == "q_measure" and (k is None or k > _Q_LARGEST_K):
+            return False  # its walk carries K x (K + the items past K) numbers per group
         return (k is None and metric == "r_precision") or (k is not None and 0 < k <= _LARGEST_K)
 
     return [(metric, k) for metric, k in cells if computed(metric, k)]

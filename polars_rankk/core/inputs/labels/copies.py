@@ -21,14 +21,19 @@ import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.cwl import cwl_gain
-from polars_rankk.core.inputs.labels.laws import conditioned, precision_denominator, side_by_side
+from polars_rankk.core.inputs.labels.laws import (
+    conditioned,
+    hit_rank_of,
+    precision_denominator,
+    side_by_side,
+)
 from polars_rankk.core.inputs.labels.layout import counted_items
 from polars_rankk.core.policy import Policy
 
 #: The metrics computed where copies are kept, each at a cut-off.
 KEPT_COPIES = frozenset(
     {
-        "precision", "dcg", "rbp", "hit_rate", "mrr",
+        "precision", "dcg", "rbp", "hit_rate", "mrr", "hit_rank",
         "sdcg", "sdcg_total_gain", "sdcg_depth", "insq", "insq_total_gain", "insq_depth",
     }
 )  # fmt: skip
@@ -93,8 +98,8 @@ def kept_copies_moments(
     found = []
     for metric, k in cells:
         within = rank <= k
-        if metric in ("hit_rate", "mrr"):
-            e1, e2 = _first_relevant(metric, group[within & first_copy],
+        if metric in ("hit_rate", "mrr", "hit_rank"):
+            e1, e2 = _first_relevant(metric, k, group[within & first_copy],
                                      rank[within & first_copy], q[within & first_copy],
                                      groups)  # fmt: skip
         elif metric.endswith("_depth"):
@@ -109,6 +114,8 @@ def kept_copies_moments(
             )
             e2 = variance + e1 * e1
         mean, spread = conditioned(e1, e2, none, policy)
+        if metric == "hit_rank":
+            mean = hit_rank_of(k, mean)
         if metric.endswith("_depth") and policy.empty_truth != "exclude":
             # A list without a relevant item still has its expected depth: the constant.
             mean = np.where(np.isnan(mean), mean, _cwl_depth(metric, k, policy))
@@ -118,16 +125,23 @@ def kept_copies_moments(
 
 
 def _first_relevant(
-    metric: str, group: np.ndarray, rank: np.ndarray, q: np.ndarray, groups: int
+    metric: str, k: int, group: np.ndarray, rank: np.ndarray, q: np.ndarray, groups: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """E[V], E[V^2] of hit rate or RR from the items at their first copies (rank order)."""
+    """E[V], E[V^2] of hit rate, RR or HitRank's K + 1 - rank (`laws.hit_rank_of`) from the
+    items at their first copies (rank order)."""
     order = np.lexsort((rank, group))
     group, rank, q = group[order], rank[order], q[order]
     # Π (1 - q) over the items above, within the group.
     frame = pl.DataFrame({"group": group, "q": q})
     miss = (1.0 - pl.col("q")).cum_prod().shift(1, fill_value=1.0).over("group")
     chance = q * frame.select(miss.alias("before"))["before"].to_numpy()
-    value = np.ones_like(rank) if metric == "hit_rate" else 1.0 / rank
+    value = (
+        np.ones_like(rank)
+        if metric == "hit_rate"
+        else (k + 1.0) - rank
+        if metric == "hit_rank"
+        else 1.0 / rank
+    )
     e1 = np.bincount(group, chance * value, minlength=groups)
     e2 = np.bincount(group, chance * value * value, minlength=groups)
     return e1, e2

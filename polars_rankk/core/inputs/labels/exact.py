@@ -6,7 +6,7 @@ and lazy inputs alike, so that both give the same numbers and name the same meth
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -14,11 +14,12 @@ import polars as pl
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
 from polars_rankk.core.inputs.labels.bpref import BPREF_METRICS, bpref_by_recursion, bpref_is_exact
 from polars_rankk.core.inputs.labels.cells import (
+    FIXED_ORDER_TIES,
     RelevantGains,
     recursive_cells,
     relevant_gains,
 )
-from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.inputs.labels.laws import largest, scaled_rbp_cells
 from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
@@ -33,10 +34,15 @@ from polars_rankk.core.types import FrameLike
 #: (`constant_is_exact`), so their value is the evaluation's at each item's highest grade.
 CONSTANT_METRICS = frozenset({"judged", "unjudged", "rbp_residual", "num_retrieved"})
 #: The whole list's counts and the set measures over them (trec_eval num_rel, num_rel_ret,
-#: set_P, set_recall, set_F): functions of the list's relevant count h and R = h + y alone,
-#: two independent Poisson-binomial counts whatever the order (`_count_cells`).
+#: set_P, set_recall, set_F, set_relative_P, set_map, utility, num_nonrel_judged_ret):
+#: functions of the list's relevant count h and R = h + y alone, two independent
+#: Poisson-binomial counts whatever the order (`_count_cells`).
 COUNT_METRICS = frozenset(
-    {"num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"}
+    {
+        *("num_relevant", "num_relevant_retrieved", "set_precision", "set_recall", "set_f"),
+        *("set_relative_precision", "set_average_precision", "utility"),
+        "num_nonrelevant_judged_retrieved",
+    }
 )
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
@@ -134,6 +140,13 @@ def _chosen_metrics(
         policy, truth, inputs.relevance, probability, declared
     ):
         found |= metrics & COUNT_METRICS
+        # J - h where the judged items listed, J, are the same in every outcome (no negative
+        # grade of positive chance unjudged), whatever the order: it counts the whole list.
+        fixed_order = replace(policy, ties="trec_eval")
+        if not constant_is_exact(fixed_order, truth, inputs.relevance, probability):
+            found -= {"num_nonrelevant_judged_retrieved"}
+    if "trec_rbp" in metrics and scaled_rbp_is_exact(policy, truth, inputs.relevance, probability):
+        found.add("trec_rbp")
     if metrics & BPREF_METRICS and bpref_is_exact(
         policy, truth, inputs.keys, inputs.item, inputs.relevance, probability, declared
     ):
@@ -168,7 +181,13 @@ def _computed(
         fixed, asked = per_group.filter(by_constant), asked.filter(~by_constant)
     if chosen & COUNT_METRICS:
         by_counts = pl.col("metric").is_in(list(COUNT_METRICS))
-        counted, asked = asked.filter(by_counts), asked.filter(~by_counts)
+        # With the values at each item's highest grade: the judged items listed read there.
+        counted = per_group.filter(by_counts & pl.col("metric").is_in(list(chosen)))
+        asked = asked.filter(~by_counts)
+    scaled = asked.clear()
+    if "trec_rbp" in chosen:  # read by its grade laws, apart from the recursion's
+        scaled = asked.filter(pl.col("metric") == "trec_rbp")
+        asked = asked.filter(pl.col("metric") != "trec_rbp")
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
@@ -197,12 +216,27 @@ def _computed(
             _BaseRanking(base, policy, lambda: whole_list), truth, groups, counted, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
+    if scaled.height:  # trec RBP reads every ranked item's place: the whole list
+        whole_ranks = largest(groups["n_candidates"])
+        rows = pl.concat([rows, scaled_rbp_cells(
+            _BaseRanking(base, policy, lambda: whole_ranks), truth, groups, scaled, keys=keys,
+            item=inputs.item, relevance=relevance, probability=probability, policy=policy,
+        )])  # fmt: skip
     if fixed.height:  # the same in every outcome: no spread
         zero = pl.lit(0.0, dtype=pl.Float64)
         own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
+        if policy.empty_truth == "nan":  # NaN wherever an outcome without R has a chance
+            ranked = _BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
+            none = _empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
+                                 probability, policy)  # fmt: skip
+            nan = pl.when(pl.col("_rk_none") > 0).then(float("nan"))
+            own = own.join(none, on=keys, how="left", nulls_equal=True, maintain_order="left")
+            own = own.with_columns(value=nan.otherwise("value"), std=nan.otherwise("std")).drop(
+                "_rk_none"
+            )
         rows = pl.concat([rows, own.cast(rows.schema)])
     # Eager rows of one method are sorted already (the join keeps them).
-    if lazy or walked.height or fixed.height or counted.height:
+    if lazy or walked.height or fixed.height or counted.height or scaled.height:
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 
@@ -249,10 +283,10 @@ def constant_is_exact(
     """Whether `CONSTANT_METRICS` are the same in every label outcome: each truth item judged
     in each (a grade of positive probability below 0 would be unjudged under
     ``negative_grades="unjudged"``), the order fixed before the labels are read (the
-    orders by grade could move a judged item past K in place of an unjudged one), and no
-    outcome without a relevant item scored NaN (``empty_truth="nan"``: the expectation is NaN
-    wherever such an outcome has a chance; left to the outcomes)."""
-    if policy.ties in GRADE_READING_TIES or policy.empty_truth == "nan":
+    orders by grade could move a judged item past K in place of an unjudged one). Under
+    ``empty_truth="nan"`` the expectation is NaN wherever an outcome without a relevant item
+    has a chance (`_empty_chance`), the constant elsewhere."""
+    if policy.ties in GRADE_READING_TIES:
         return False
     if policy.negative_grades != "unjudged":
         return True
@@ -298,6 +332,7 @@ def _count_cells(
     from polars_rankk.core.inputs.labels.graded import f_beta_moments
     from polars_rankk.core.inputs.labels.laws import conditioned, count_moments, side_by_side
     from polars_rankk.core.inputs.labels.layout import possible_items
+    from polars_rankk.core.metrics.families.trec_eval import UTILITY_COEFFICIENTS
 
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
     per_item = possible_items(
@@ -316,12 +351,32 @@ def _count_cells(
         safe = np.where(denominator > 0, denominator, 1.0)
         return np.broadcast_to(np.where(denominator > 0, numerator / safe, 0.0), shape)
 
+    n = n_list[:, None]
+    a, b, c, d = UTILITY_COEFFICIENTS
+
+    def utility(hits: np.ndarray, y: int) -> np.ndarray:
+        """trec_eval's utility. Where R = 0 it is -n, kept under ``empty_truth="zero"`` (the
+        outcome scores it), else 0 (left out, or NaN: as `conditioned` reads it)."""
+        value = a * hits + b * (n - hits) + c * y + d * (hits - n - (hits + y))
+        return np.where((hits + y > 0) | (policy.empty_truth == "zero"), value, 0.0)
+
     values = {
         "num_relevant_retrieved": lambda hits, y: np.broadcast_to(hits, shape),
         "num_relevant": lambda hits, y: np.broadcast_to(hits + y, shape),
-        "set_precision": lambda hits, y: ratio(hits, n_list[:, None]),
+        "set_precision": lambda hits, y: ratio(hits, n),
         "set_recall": lambda hits, y: ratio(hits, hits + y),
+        "set_relative_precision": lambda hits, y: ratio(hits, np.minimum(n, hits + y)),
+        "set_average_precision": lambda hits, y: ratio(hits * hits, n * (hits + y)),
+        "utility": utility,
     }
+    # The judged items listed, J: the value at each item's highest grade, J less the items
+    # listed that may be relevant (each relevant there).
+    judged = cells.filter(metric="num_nonrelevant_judged_retrieved").select(*keys, "value")
+    listed_j = groups.join(judged, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    j = (listed_j["value"].fill_null(0.0).to_numpy() + (within > 0).sum(axis=1))[:, None]
+    values["num_nonrelevant_judged_retrieved"] = lambda hits, y: np.where(
+        (hits + y > 0) | (policy.empty_truth == "zero"), j - hits, 0.0
+    )  # J where R = 0: scored under "zero", else left out or NaN (as `conditioned` reads)
     none = np.prod(1 - within, axis=1) * np.prod(1 - beyond, axis=1)
     frames = []
     for metric in cells["metric"].unique(maintain_order=True):
@@ -332,10 +387,50 @@ def _count_cells(
         )
         mean, spread = conditioned(*moments, none, policy)
         frames.append(groups.select(*keys, metric=pl.lit(metric), value=mean, std=spread))
-    return cells.join(
+    return cells.select(*keys, "metric", "k").join(
         pl.concat(frames), on=[*keys, "metric"], how="left", nulls_equal=True,
         maintain_order="left",
     ).with_columns(standard_error=pl.lit(0.0))  # fmt: skip
+
+
+def scaled_rbp_is_exact(
+    policy: Policy, truth: pl.DataFrame, relevance: str, probability: str
+) -> bool:
+    """Whether trec RBP is read from the items' grade laws (`laws.scaled_sum_moments`): the
+    order fixed before the labels are read, each item listed once, a relevance threshold
+    above 0 (R = 0 is every item below it) and the list the same in every outcome."""
+    if policy.ties not in FIXED_ORDER_TIES or policy.duplicates == "keep":
+        return False
+    if policy.relevance_threshold <= 0:
+        return False
+    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
+        return True
+    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
+    return truth.filter(negative).height == 0
+
+
+def _empty_chance(
+    ranking: _BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
+    item: str, relevance: str, probability: str, policy: Policy,
+) -> pl.DataFrame:  # fmt: skip
+    """keys, ``_rk_none``: each evaluated group's chance that no item R counts is relevant
+    (those listed alone under ``pool="restrict"``)."""
+    import numpy as np
+
+    from polars_rankk.core.inputs.labels.layout import possible_items
+
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    per_item = possible_items(
+        truth, groups, keys, item, relevance, probability, policy, np.empty(0)
+    )
+    if policy.pool == "restrict":
+        per_item = per_item.filter(_in_list(ranking, per_item, keys, item, policy))
+    none = per_item.group_by(keys).agg(_rk_none=(1.0 - pl.col("_rk_q")).product())
+    return (
+        groups.select(keys)
+        .join(none, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col("_rk_none").fill_null(1.0))
+    )
 
 
 def _in_list(

@@ -19,11 +19,19 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
 
-from polars_rankk.core.inputs.labels.laws import conditioned, precision_denominator
+from polars_rankk.core.inputs.labels.laws import (
+    conditioned,
+    count_moments,
+    first_relevant_moments,
+    hit_rank_of,
+    poisson_binomial,
+    precision_denominator,
+)
 from polars_rankk.core.policy import Policy
 
 #: The most states (capped counts per gain level) a recursion carries for one nDCG cut-off.
@@ -327,9 +335,11 @@ def closed_forms(
     none: np.ndarray,
     n_list: np.ndarray,
     policy: Policy,
+    grade: np.ndarray | None = None,
 ) -> tuple[list[tuple[str, int]], list[Cell]]:
     """The cells of `listed` with a closed form of their own — ERR (its stopping chances
-    `stops`) and F-beta where the ranking is fixed — as (metric, k, mean, std), read as the
+    `stops`), F-beta, HitRank, relative precision and Q-measure (each group's relevant
+    `grade`) where the ranking is fixed — as (metric, k, mean, std), read as the
     empty-truth policy reads P(R = 0) (`none`), and the cells left for the recursion. ERR
     given R = 0 reads the stopping chances below the threshold alone (`graded_cells`)."""
     from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
@@ -344,6 +354,20 @@ def closed_forms(
                 given = (given_none(stops.below[0], stops.q), given_none(stops.below[1], stops.q))
                 n1, n2 = err_moments(*given, k)
                 e1, e2 = e1 - none * n1, e2 - none * n2
+        elif metric == "hit_rank" and policy.ties not in BLOCK_TIES:
+            # K + 1 - W, W = K + 1 - the first relevant rank within K (0 where none is): the
+            # first relevant rank's law, as RR's; R = 0 scores K + 1 (W = 0) where it counts.
+            missed = (k + 1.0) - np.arange(1, min(k, ranked_q.shape[1]) + 1, dtype=np.float64)
+            w1, w2 = first_relevant_moments(ranked_q[:, :k], missed)
+            mean, spread = conditioned(w1, w2, none, policy)
+            frames.append((metric, k, hit_rank_of(k, mean), spread))
+            continue
+        elif metric == "q_measure" and policy.ties not in BLOCK_TIES and grade is not None:
+            e1, e2 = q_measure_moments(ranked_q, rest_q, grade, k, policy)
+        elif metric == "relative_precision" and policy.ties not in BLOCK_TIES:
+            # hits@K / min(K, R): hits@K and the relevant items past K, independent counts.
+            beyond = np.hstack([ranked_q[:, k:], rest_q])
+            e1, e2 = count_moments(ranked_q[:, :k], beyond, partial(_relative, k))
         elif metric == "f1" and policy.ties not in BLOCK_TIES:
             denominator = precision_denominator(k, n_list, policy)
             beyond = np.hstack([ranked_q[:, k:], rest_q])
@@ -353,3 +377,77 @@ def closed_forms(
             continue
         frames.append((metric, k, *conditioned(e1, e2, none, policy)))
     return left, frames
+
+
+#: The most numbers (groups x possible R x counts) one block of groups carries through
+#: Q-measure's walk.
+_Q_NUMBERS = 1 << 21
+
+
+def q_measure_moments(
+    ranked_q: np.ndarray, rest_q: np.ndarray, grade: np.ndarray, k: int, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[Q@k] and E[Q@k^2] per group (0 where R = 0), each group's relevant items of one grade
+    g (`grade`): the c-th relevant item at rank j <= k adds c (1 + b g) / (j + b g min(j, R))
+    (cg = g C, the ideal's cg* = g min(j, R)), so the sum reads R at every step. The walk down
+    the first k ranks carries, for each count c found and each value rho R may take, P(c),
+    E[S_rho; c] and E[S_rho^2; c]; the items past k add y, independent, and R = c + y reads
+    S_(c + y) / R (or / min(k, R): ``ap_denominator``)."""
+    top = ranked_q[:, :k]
+    beyond = poisson_binomial(np.hstack([ranked_q[:, k:], rest_q]))
+    groups, width = top.shape
+    values = width + beyond.shape[1]  # rho = 0 .. width + the most items past k
+    block = max(1, _Q_NUMBERS // (values * (width + 1)))
+    e1, e2 = np.zeros(groups), np.zeros(groups)
+    for at in range(0, groups, block):  # blocks of groups: the state stays a few MB
+        part = slice(at, at + block)
+        first, second = _q_walk(top[part], beyond[part], grade[part], k, values, policy)
+        e1[part], e2[part] = first, second
+    return e1, e2
+
+
+def _q_walk(
+    top: np.ndarray, beyond: np.ndarray, grade: np.ndarray, k: int, values: int, policy: Policy
+) -> tuple[np.ndarray, np.ndarray]:
+    """`q_measure_moments` of one block of groups."""
+    groups, width = top.shape
+    weight = (float(policy.q_beta) * np.maximum(grade, 0.0))[:, None, None]  # b g
+    rho = np.arange(values, dtype=np.float64)[None, :, None]
+    law = np.zeros((groups, 1, width + 1))
+    law[:, :, 0] = 1.0
+    total = np.zeros((groups, values, width + 1))
+    square = np.zeros((groups, values, width + 1))
+    for rank in range(1, width + 1):
+        q = top[:, rank - 1][:, None, None]
+        below = law[:, :, :rank]
+        counts = np.arange(1, rank + 1, dtype=np.float64)[None, None, :]
+        a = counts * (1 + weight) / (rank + weight * np.minimum(rank, rho))
+        total_before, square_before = total[:, :, :rank], square[:, :, :rank]
+        up_square = (square_before + a * (2 * total_before + a * below)) * q
+        up_total = (total_before + a * below) * q
+        moved = below * q  # before the law below is scaled (`below` is a view of it)
+        for state in (square, total):
+            state[:, :, 1 : rank + 1] *= 1 - q
+            state[:, :, :1] *= 1 - q
+        square[:, :, 1 : rank + 1] += up_square
+        total[:, :, 1 : rank + 1] += up_total
+        law[:, :, : rank + 1] *= 1 - q
+        law[:, :, 1 : rank + 1] += moved
+    found = np.arange(width + 1)
+    e1, e2 = np.zeros(groups), np.zeros(groups)
+    for y in range(beyond.shape[1]):
+        r = found + y  # R = c + y
+        over = np.where(r > 0, 1.0 / np.maximum(r if policy.ap_denominator == "relevant"
+                                                else np.minimum(r, k), 1), 0.0)  # fmt: skip
+        chance = beyond[:, y : y + 1]
+        e1 += (chance * total[:, r, found] * over).sum(axis=1)
+        e2 += (chance * square[:, r, found] * (over * over)).sum(axis=1)
+    return e1, e2
+
+
+def _relative(k: int, hits: np.ndarray, y: int) -> np.ndarray:
+    """Relative precision@k of hits@k and y relevant items past k: hits / min(k, R), 0 where
+    R = 0 (`count_moments`' value)."""
+    most = np.minimum(float(k), hits + y)
+    value: np.ndarray = np.where(most > 0, hits / np.maximum(most, 1.0), 0.0)
+    return value

@@ -5,11 +5,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 import polars as pl
 
 from polars_rankk.core.policy import Policy
+
+
+class Ranking(Protocol):
+    """The evaluation's ranking as the recursion reads it."""
+
+    def listed(self) -> pl.DataFrame:
+        """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
+        read the labels)."""
+        ...
+
+    def depth(self) -> int:
+        """The ranks the recursion reads (`layout.ranks_read`)."""
+        ...
+
+    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
+        to `depth`, ``depth + 1`` deeper; under ``pool="all"``, where the two count alike,
+        0 for either), or None where only `listed` gives it."""
+        ...
 
 
 def poisson_binomial(q: np.ndarray) -> np.ndarray:
@@ -144,3 +164,125 @@ def conditioned(
     # square root of a rounding error (~1e-9 where every outcome gives one value).
     variance = np.where(variance <= 64 * np.finfo(np.float64).eps * second, 0.0, variance)
     return first, np.sqrt(variance)
+
+
+def first_relevant_moments(q: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """E[V] and E[V^2] per group of V = `value` at the first relevant rank (0 where none is
+    relevant within the ranks of `q`, groups x ranks): P(first at j) = q_j times the product
+    of 1 - q_i above it. `value`: one per rank."""
+    miss = np.concatenate([np.ones((q.shape[0], 1)), 1 - q[:, :-1]], axis=1)
+    first = q * np.cumprod(miss, axis=1)
+    return summed_in_order(first * value), summed_in_order(first * (value * value))
+
+
+def hit_rank_of(k: int, missed: np.ndarray) -> np.ndarray:
+    """HitRank@K from W = (K + 1 - the first relevant rank) where it is within K, else 0:
+    HitRank = K + 1 - W (K + 1 where no relevant item is within K, or none at all)."""
+    return (k + 1.0) - missed
+
+
+def scaled_sum_moments(
+    rows: pl.DataFrame, groups: int, threshold: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(E[V], E[V^2], E[V; R = 0], E[V^2; R = 0], P(R = 0)) per group of V = S / M, S the sum
+    over items of w max(g, 0) and M = max(1, the largest grade of the group's items): trec
+    RBP. `rows`: one per item and grade of positive chance (``_rk_group``, ``_rk_item``,
+    ``_rk_g``, ``_rk_p``, ``_rk_w`` the item's weight) of the items M and R read, the rest
+    of an item's mass grade 0. M <= m is every item's grade at most m: given that,
+    the items stay independent, so E[S; M <= m] = P(M <= m) E[S | M <= m] is a sum over
+    items and E[S^2; M <= m] adds their variances; M = m_l between the levels m_l (1 and the
+    grades past it), and R = 0 (every item below `threshold`) is one more bound."""
+    grades = rows.filter(pl.col("_rk_g") > 1)["_rk_g"].unique().sort().to_list()
+    levels = [1.0, *grades]
+    g, p, w = pl.col("_rk_g"), pl.col("_rk_p"), pl.col("_rk_w")
+    found = []
+    for empty in (False, True):
+        first, second = np.zeros(groups), np.zeros(groups)
+        below_first, below_second = np.zeros(groups), np.zeros(groups)
+        chance = np.zeros(groups)
+        for level in levels:
+            kept = g <= level
+            if empty:  # and every item below the threshold
+                kept = kept & (g < threshold)
+            items = rows.group_by("_rk_group", "_rk_item").agg(
+                within=1.0 - p.filter(~kept).sum(),
+                m1=(g * p).filter(kept & (g > 0)).sum(),
+                m2=(g * g * p).filter(kept & (g > 0)).sum(),
+                w=w.first(),
+            )
+            c1 = pl.when(pl.col("within") > 0).then(pl.col("m1") / pl.col("within")).otherwise(0.0)
+            c2 = pl.when(pl.col("within") > 0).then(pl.col("m2") / pl.col("within")).otherwise(0.0)
+            per_group = items.group_by("_rk_group").agg(
+                chance=pl.col("within").product(),
+                mean=(pl.col("w") * c1).sum(),
+                spread=(pl.col("w") ** 2 * (c2 - c1 * c1)).sum(),
+            )
+            at = per_group["_rk_group"].to_numpy()
+            bound = np.ones(groups)  # a group without rows: every bound holds
+            mean, spread = np.zeros(groups), np.zeros(groups)
+            bound[at] = per_group["chance"].to_numpy()
+            mean[at] = per_group["mean"].to_numpy()
+            spread[at] = per_group["spread"].to_numpy()
+            s1, s2 = bound * mean, bound * (spread + mean * mean)
+            # M = level: the bound at this level less the one below it.
+            first += (s1 - below_first) / level
+            second += (s2 - below_second) / (level * level)
+            below_first, below_second, chance = s1, s2, bound
+        found.append((first, second, chance))
+    (e1, e2, _), (n1, n2, none) = found
+    return e1, e2, n1, n2, none
+
+
+def scaled_rbp_cells(
+    ranking: Ranking,
+    truth: pl.DataFrame,
+    evaluated: pl.DataFrame,
+    cells: pl.DataFrame,
+    *,
+    keys: list[str],
+    item: str,
+    relevance: str,
+    probability: str,
+    policy: Policy,
+) -> pl.DataFrame:
+    """The rows (keys, metric, k, value, std, standard_error) of trec RBP's `cells`: each
+    truth item's grades with their chances, weighed by its place in the evaluation's ranking
+    ((1 - p) p^(place - 1), 0 where it is not listed), read by `laws.scaled_sum_moments`."""
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    items = truth.select(*keys, item).unique(maintain_order=True)
+    place = _places(ranking, items, keys, item)
+    persistence = float(policy.rbp_persistence)
+    weight = pl.when(place > 0).then(
+        (1.0 - persistence) * pl.lit(persistence, dtype=pl.Float64).pow(place - 1)
+    )
+    items = items.with_columns(_rk_w=weight.otherwise(0.0), _rk_item=pl.int_range(pl.len()))
+    if policy.pool == "restrict":  # M and R read the listed items alone
+        items = items.filter(place > 0)
+    rows = (
+        truth.filter(pl.col(probability) > 0)
+        .join(items, on=[*keys, item])
+        .join(groups.select(*keys, "_rk_group"), on=keys)
+        .select("_rk_group", "_rk_item", "_rk_w", _rk_g=pl.col(relevance),
+                _rk_p=pl.col(probability))
+    )  # fmt: skip
+    e1, e2, n1, n2, none = scaled_sum_moments(rows, groups.height, policy.relevance_threshold)
+    if policy.empty_truth == "exclude":  # E[V; R > 0]: `conditioned` divides by P(R > 0)
+        e1, e2 = e1 - n1, e2 - n2
+    mean, spread = conditioned(e1, e2, none, policy)
+    found = groups.select(*keys, metric=pl.lit("trec_rbp"), value=mean, std=spread)
+    return cells.join(
+        found, on=[*keys, "metric"], how="left", nulls_equal=True, maintain_order="left"
+    ).with_columns(standard_error=pl.lit(0.0))
+
+
+def _places(ranking: Ranking, items: pl.DataFrame, keys: list[str], item: str) -> pl.Series:
+    """Each row of `items`' place in the evaluation's ranking (0 where not listed): from the
+    kernel's ranking read to the whole list, or the ranked list itself."""
+    place = ranking.places(items.select(*keys, item), ranking.depth())
+    if place is not None:
+        found: pl.Series = place.alias("_rk_place")
+        return found
+    ranked = ranking.listed().group_by(*keys, item).agg(_rk_place=pl.col("rank").min())
+    joined = items.join(ranked, on=[*keys, item], how="left", maintain_order="left")
+    listed: pl.Series = joined["_rk_place"].fill_null(0).cast(pl.Int64)
+    return listed

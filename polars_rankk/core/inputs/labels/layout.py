@@ -1,12 +1,11 @@
 """The label recursion's inputs laid out per group: each item that may be relevant with its
 chance of being so (`possible_items`), and those chances side by side by rank, with the others
 that count in R after them (`laid_out`, or `laid_out_by_places` from each item's place in the
-ranking: the `Ranking` the recursion reads)."""
+ranking: the `laws.Ranking` the recursion reads)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -15,25 +14,6 @@ from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
-
-
-class Ranking(Protocol):
-    """The evaluation's ranking as the recursion reads it."""
-
-    def listed(self) -> pl.DataFrame:
-        """The ranked candidates: keys, item, ``rank`` (and ``block`` under tie orders that
-        read the labels)."""
-        ...
-
-    def depth(self) -> int:
-        """The ranks the recursion reads (`layout.ranks_read`)."""
-        ...
-
-    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
-        """Each of `pairs`' (keys, item) place in its group's ranking (0 absent, its rank up
-        to `depth`, ``depth + 1`` deeper; under ``pool="all"``, where the two count alike,
-        0 for either), or None where only `listed` gives it."""
-        ...
 
 
 def padded(frame: pl.DataFrame, index: str, position: str, value: str, rows: int,

@@ -46,15 +46,16 @@ from polars_rankk.core.inputs.labels.graded_blocks import (
     grades_of,
 )
 from polars_rankk.core.inputs.labels.laws import (
+    Ranking,
     conditioned,
     h_over_rest,
+    hit_rank_of,
     poisson_binomial,
     precision_denominator,
     product_in_order,
     summed_in_order,
 )
 from polars_rankk.core.inputs.labels.layout import (
-    Ranking,
     counted_items,
     laid_out,
     laid_out_by_places,
@@ -309,15 +310,20 @@ def expected_by_recursion(
         frames += graded_cells(graded, by_gain, none, policy)
     stops = Stops((stop_1, stop_2), below_stops, ranked_q)
     n_candidates = groups["n_candidates"].cast(pl.Float64).to_numpy()
-    listed, closed = closed_forms(listed, ranked_q, rest_q, stops, none, n_candidates, policy)
+    # Each group's relevant grade (Q-measure's gain, C/W/L's), where a cell reads it.
+    grade = np.zeros(groups.height)
+    if any(metric == "q_measure" or metric in CWL_EXACT for metric, _ in listed):
+        highest = per_item.group_by("_rk_group").agg(pl.col("_rk_grade").max())
+        grade[highest["_rk_group"].to_numpy()] = highest["_rk_grade"].to_numpy()
+    listed, closed = closed_forms(
+        listed, ranked_q, rest_q, stops, none, n_candidates, policy, grade
+    )
     frames += closed
     gain, stop = np.zeros(groups.height), np.zeros(groups.height)
     by_cwl = [cell for cell in listed if cell[0] in CWL_EXACT]
     if by_cwl:  # C/W/L along the fixed order, each group's relevant items of one gain
         listed = [cell for cell in listed if cell not in by_cwl]
-        grade = per_item.group_by("_rk_group").agg(pl.col("_rk_grade").max())
-        cwl = np.zeros(groups.height)
-        cwl[grade["_rk_group"].to_numpy()] = cwl_gain(grade["_rk_grade"].to_numpy(), policy)
+        cwl = cwl_gain(grade, policy)
         frames += cwl_moments(by_cwl, ranked_q, rest_q, n_candidates, cwl, policy)
     # DCG reads the gain of each group's relevant grade, ERR (over tie blocks) its chance of
     # stopping the user.
@@ -402,7 +408,10 @@ class _TieBlocks:
         if listed:
             e1, e2, none = block_expectations(*common, listed, reads, self.policy, n_candidates)
             mean, spread = conditioned(e1, e2, none[:, None], self.policy)
-            found += [(m, k, mean[:, i], spread[:, i]) for i, (m, k) in enumerate(listed)]
+            found += [
+                (m, k, hit_rank_of(k, mean[:, i]) if m == "hit_rank" else mean[:, i], spread[:, i])
+                for i, (m, k) in enumerate(listed)
+            ]
         if r_depth is not None:
             e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
             found.append(("r_precision", None, *conditioned(e1, e2, none_r, self.policy)))

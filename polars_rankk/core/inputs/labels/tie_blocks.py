@@ -11,7 +11,8 @@ first .. first + x - 1 of the block (first = its start, or start + size - x). So
 over ranks of `recursion.moments` runs over blocks instead: for each c it carries P(c), E[S; c]
 and E[S^2; c], and a block moves c to c + x, adding inc(c, x) — recall's count of those places
 within K, AP's (c + i) / place, nDCG's discounts, precision's count over its denominator, DCG's
-gain times discounts, RBP's weights, and for hit rate and RR the first place where c = 0.
+gain times discounts, RBP's weights, and for hit rate, RR and HitRank (K + 1 less K + 1 - the
+place) the first place where c = 0.
 Sums over places are differences of prefix sums over positions, so a block of any size costs
 one step per possible x. The relevant items of the later blocks and those never ranked add an
 independent count y: R = c + y, and recall, AP and nDCG are S h(R) as in `recursion`.
@@ -40,9 +41,11 @@ BLOCK_TIES = GRADE_READING_TIES | {"expected"}
 BLOCK_METRICS = frozenset(
     {
         *("precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"),
-        *("f1", "err"),
+        *("f1", "err", "hit_rank"),
     }
 )
+#: The metrics that read the first relevant place (HitRank as K + 1 - its weight there).
+_FIRST_RELEVANT = frozenset({"hit_rate", "mrr", "hit_rank"})
 #: The metrics whose sum is divided by what R decides (the others read R > 0 only).
 _DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1"})
 
@@ -182,6 +185,8 @@ def _prefix(metric: str, k: int, positions: int, policy: Policy) -> tuple[np.nda
         weight = within * (1 - p) * p ** (place - 1)
     elif metric == "mrr":
         weight = within / place
+    elif metric == "hit_rank":  # W = K + 1 - the first relevant place (`laws.hit_rank_of`)
+        weight = within * (k + 1 - place)
     else:
         weight = within
     zero = np.zeros(1)
@@ -207,7 +212,7 @@ def _gained(
     counted, weights, inverse = prefix
     low = np.minimum(first - 1, len(counted) - 1).astype(np.int64)
     high = np.minimum(first + x - 1, len(counted) - 1).astype(np.int64)
-    if metric in ("hit_rate", "mrr"):
+    if metric in _FIRST_RELEVANT:
         # The first relevant item of the list, if it is this block's and within K.
         at_first = weights[np.minimum(first, len(weights) - 1).astype(np.int64)] - weights[low]
         first_found: np.ndarray = np.where(found == 0, at_first, 0.0)
@@ -258,7 +263,7 @@ def _gained_spread(
     low = np.minimum(np.maximum(start, 1.0) - 1, last).astype(np.int64)
     high = np.minimum(start + size - 1, last).astype(np.int64)
     share = (x / np.maximum(size, 1.0))[:, None]
-    if metric in ("hit_rate", "mrr"):
+    if metric in _FIRST_RELEVANT:
         expected = np.zeros(groups)
         survive = np.ones(groups)  # P(the first relevant place is at or after start + m)
         for m in range(int(size.max(initial=0))):
