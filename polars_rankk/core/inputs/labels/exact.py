@@ -303,10 +303,7 @@ def counts_are_exact(
     would leave a list condensed to its judged items)."""
     if declared or policy.duplicates == "keep" or policy.relevance_threshold <= 0:
         return False
-    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
-        return True
-    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
-    return truth.filter(negative).height == 0
+    return _one_list_in_every_outcome(policy, truth, relevance, probability)
 
 
 def _count_cells(
@@ -403,10 +400,7 @@ def scaled_rbp_is_exact(
         return False
     if policy.relevance_threshold <= 0:
         return False
-    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
-        return True
-    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
-    return truth.filter(negative).height == 0
+    return _one_list_in_every_outcome(policy, truth, relevance, probability)
 
 
 def _empty_chance(
@@ -467,3 +461,14 @@ def _methods_named(
         draws=pl.lit(draws, dtype=pl.Int32),
     )
     return rows, methods, groups
+
+
+def _one_list_in_every_outcome(
+    policy: Policy, truth: pl.DataFrame, relevance: str, probability: str
+) -> bool:
+    """Whether the evaluated list is the same in every outcome: only a list condensed to its
+    judged items under unjudged negative grades changes with a negative grade's chance."""
+    if policy.unjudged != "condense" or policy.negative_grades != "unjudged":
+        return True
+    negative = (pl.col(relevance) < 0) & (pl.col(probability) > 0)
+    return truth.filter(negative).height == 0
