@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 import polars as pl
@@ -44,6 +45,9 @@ COUNT_METRICS = frozenset(
         "num_nonrelevant_judged_retrieved",
     }
 )
+#: The whole-list metrics whose value is their value at any cut-off past the list and past the
+#: group's relevant count (trec_eval's map, recip_rank, ndcg): read by the recursion there.
+WHOLE_AS_DEEP = frozenset({"average_precision", "mrr", "recall", "ndcg"})
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
 _METHODS = {
@@ -95,11 +99,21 @@ def exact_cells(
         grade = pl.col(inputs.relevance)
         judged = judged.with_columns(truncated_grade(grade).cast(pl.Float64))
     gains = relevant_gains(judged, inputs.keys, inputs.item, inputs.relevance, probability, policy)
-    chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains)
+    threshold = policy.relevance_threshold
+
+    @cache
+    def whole_depth() -> int:  # whole-list cells' cut-off: past every list and R (read once)
+        groups = base.groups.lazy().collect()
+        return ranks_read([largest(groups["n_candidates"])], True, judged, inputs.keys,
+                          inputs.item, inputs.relevance, probability, threshold)  # fmt: skip
+
+    chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains, whole_depth)
     if not chosen:
         return None
     complete = chosen == plan_metrics(plan)
-    computed = _computed(base, judged, chosen, policy, inputs, probability, gains, compiled)
+    computed = _computed(
+        base, judged, chosen, policy, inputs, probability, gains, compiled, whole_depth
+    )
     rows, methods, groups = _methods_named(*computed, draws)
     if inputs.eager:
         return ExactCells(rows, methods, groups, complete)
@@ -116,6 +130,7 @@ def _chosen_metrics(
     inputs: Inputs,
     probability: str,
     gains: RelevantGains,
+    whole_depth: Callable[[], int],
 ) -> frozenset[str]:
     """The metrics the recursion computes at every cut-off of the plan: read at a K (or
     R-precision, which has none), under a policy and labels it reads (`recursive_cells`),
@@ -129,6 +144,7 @@ def _chosen_metrics(
         for metric in metrics
         if metric not in whole
     ]
+    asked += [(metric, max(deepest, whole_depth())) for metric in whole & WHOLE_AS_DEEP]
     chosen = recursive_cells(asked, policy, truth, inputs.relevance, probability, gains)
     found = {metric for metric, _ in chosen}
     if metrics & CONSTANT_METRICS and constant_is_exact(
@@ -163,6 +179,7 @@ def _computed(
     probability: str,
     gains: RelevantGains,
     compiled: CompiledMoments | None,
+    whole_depth: Callable[[], int],
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(rows, groups) of the `chosen` metrics' cells, by the recursion (`compiled`: in the
     kernel, where it computes them)."""
@@ -190,6 +207,8 @@ def _computed(
         asked = asked.filter(pl.col("metric") != "trec_rbp")
     by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
+    by_depth = pl.col("k").is_null() & pl.col("metric").is_in(list(WHOLE_AS_DEEP))
+    asked, deep = asked.filter(~by_depth), asked.filter(by_depth)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
 
     def depth() -> int:
@@ -204,6 +223,13 @@ def _computed(
         relevance=relevance, probability=probability, policy=policy, gains=gains,
         compiled=compiled,
     )  # fmt: skip
+    if deep.height:  # whole-list cells: their values at a cut-off past every list and R
+        cut = whole_depth()
+        found, _ = expected_by_recursion(
+            _BaseRanking(base, policy, lambda: cut), truth, groups, deep.with_columns(k=cut),
+            keys=keys, item=inputs.item, relevance=relevance, probability=probability,
+            policy=policy, gains=gains, compiled=compiled)  # fmt: skip
+        rows = pl.concat([rows, found.with_columns(k=pl.lit(None, rows.schema["k"]))])
     if walked.height:  # bpref reads every ranked judged item: the whole list
         whole = largest(groups["n_candidates"])
         rows = pl.concat([rows, bpref_by_recursion(
@@ -236,7 +262,7 @@ def _computed(
             )
         rows = pl.concat([rows, own.cast(rows.schema)])
     # Eager rows of one method are sorted already (the join keeps them).
-    if lazy or walked.height or fixed.height or counted.height or scaled.height:
+    if lazy or walked.height or fixed.height or counted.height or scaled.height or deep.height:
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 

@@ -1,0 +1,71 @@
+"""Whole-list measures under label probabilities (trec_eval's map and recip_rank, ir_measures'
+AP, RR and nDCG without a cut-off): their value is the value at any cut-off past the list and
+past the group's relevant count, so the recursion reads them there — equal to the enumeration
+of every outcome, including groups past the enumeration's limit."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_rankk as rk
+from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
+from tests.judges.test_label_recursion import POLICIES, binary_groups
+
+WHOLE = ["nDCG", "AP", "RR"]
+BLOCKS = [rk.Policy(ties="optimistic"), rk.Policy(ties="pessimistic", empty_truth="zero")]
+
+
+def _whole_cells_by_recursion(
+    candidates: pl.DataFrame, truth: pl.DataFrame, options: dict[str, object]
+) -> None:
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+        assert result.label_methods.filter(pl.col("k").is_null()).height == len(WHOLE)
+    assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
+@settings(max_examples=40, deadline=None)
+@given(data=binary_groups(), policy=st.sampled_from([*POLICIES, *BLOCKS]))
+def test_whole_list_measures_equal_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    """Ties, repeated items, short and empty lists, empty truth, relevant items the list
+    misses (R past the list's length), beside the same measures at a cut-off."""
+    candidates, truth = data
+    options = {"k": [2], "metrics": [*WHOLE, "ap@2", "ndcg@2"], "policy": policy}
+    _whole_cells_by_recursion(candidates, truth, options)
+
+
+@pytest.mark.parametrize("policy", [rk.Policy(ties="trec_eval"), rk.Policy(ties="optimistic")])
+def test_fourteen_uncertain_items_are_exact(policy: rk.Policy) -> None:
+    """2**14 outcomes (four times the enumeration's limit): tied scores, two unjudged items and
+    two relevant items never listed."""
+    n = 14
+    scores = [float((n - i) // 2) for i in range(n)]
+    candidates = pl.DataFrame({"q": 0, "item": range(n), "score": scores})
+    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
+                          "p": [0.05 + 0.065 * i for i in range(n)]})  # fmt: skip
+    _whole_cells_by_recursion(candidates, truth, {"metrics": WHOLE, "policy": policy})
+
+
+def test_trec_eval_names_read_by_the_recursion() -> None:
+    """map and recip_rank, trec_eval's whole-list names, by the recursion."""
+    candidates = pl.DataFrame({"q": 0, "item": range(6), "score": [6.0, 5, 5, 3, 2, 1]})
+    truth = pl.DataFrame({"q": 0, "item": [1, 2, 4, 9], "relevance": 1,
+                          "p": [0.3, 0.9, 0.5, 0.7]})  # fmt: skip
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p",
+                         metrics=["map", "recip_rank"], policy=rk.Policy.trec_eval())  # fmt: skip
+    assert result.label_methods.select("metric", "k", "method").rows() == [
+        ("average_precision", None, "recursion"),
+        ("mrr", None, "recursion"),
+    ]
+    expected = _enumerated(candidates, truth, metrics=["map", "recip_rank"],
+                           policy=rk.Policy.trec_eval())  # fmt: skip
+    assert_equal_to_enumeration(result, expected)
