@@ -21,7 +21,7 @@ from polars_rankk.core.inputs.labels.cells import (
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.laws import largest, scaled_rbp_cells
-from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
+from polars_rankk.core.inputs.labels.layout import BaseRanking, plan_metrics, ranks_read
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
@@ -219,40 +219,40 @@ def _computed(
                           policy.relevance_threshold)  # fmt: skip
 
     rows, expected_groups = expected_by_recursion(
-        _BaseRanking(base, policy, depth), truth, groups, asked, keys=keys, item=inputs.item,
+        BaseRanking(base, policy, depth), truth, groups, asked, keys=keys, item=inputs.item,
         relevance=relevance, probability=probability, policy=policy, gains=gains,
         compiled=compiled,
     )  # fmt: skip
     if deep.height:  # whole-list cells: their values at a cut-off past every list and R
         cut = whole_depth()
         found, _ = expected_by_recursion(
-            _BaseRanking(base, policy, lambda: cut), truth, groups, deep.with_columns(k=cut),
+            BaseRanking(base, policy, lambda: cut), truth, groups, deep.with_columns(k=cut),
             keys=keys, item=inputs.item, relevance=relevance, probability=probability,
             policy=policy, gains=gains, compiled=compiled)  # fmt: skip
         rows = pl.concat([rows, found.with_columns(k=pl.lit(None, rows.schema["k"]))])
     if walked.height:  # bpref reads every ranked judged item: the whole list
         whole = largest(groups["n_candidates"])
         rows = pl.concat([rows, bpref_by_recursion(
-            _BaseRanking(base, policy, lambda: whole), truth, groups, walked, keys=keys,
+            BaseRanking(base, policy, lambda: whole), truth, groups, walked, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
     if counted.height:  # the whole list's relevant count: every ranked item's place
         whole_list = largest(groups["n_candidates"])
         rows = pl.concat([rows, _count_cells(
-            _BaseRanking(base, policy, lambda: whole_list), truth, groups, counted, keys=keys,
+            BaseRanking(base, policy, lambda: whole_list), truth, groups, counted, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
     if scaled.height:  # trec RBP reads every ranked item's place: the whole list
         whole_ranks = largest(groups["n_candidates"])
         rows = pl.concat([rows, scaled_rbp_cells(
-            _BaseRanking(base, policy, lambda: whole_ranks), truth, groups, scaled, keys=keys,
+            BaseRanking(base, policy, lambda: whole_ranks), truth, groups, scaled, keys=keys,
             item=inputs.item, relevance=relevance, probability=probability, policy=policy,
         )])  # fmt: skip
     if fixed.height:  # the same in every outcome: no spread
         zero = pl.lit(0.0, dtype=pl.Float64)
         own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
         if policy.empty_truth == "nan":  # NaN wherever an outcome without R has a chance
-            ranked = _BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
+            ranked = BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
             none = _empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
                                  probability, policy)  # fmt: skip
             nan = pl.when(pl.col("_rk_none") > 0).then(float("nan"))
@@ -265,42 +265,6 @@ def _computed(
     if lazy or walked.height or fixed.height or counted.height or scaled.height or deep.height:
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
-
-
-class _BaseRanking:
-    """The ranking of `base` (the evaluation at each item's highest grade), read to `depth()`:
-    each item's place from the kernel's one ranking, or the ranked list (collected once)."""
-
-    def __init__(self, base: Any, policy: Policy, depth: Callable[[], int]) -> None:
-        self._base, self._policy, self._read = base, policy, depth
-        self._listed: pl.DataFrame | None = None
-        self._depth: int | None = None
-
-    def depth(self) -> int:
-        if self._depth is None:  # read once: the truth's relevant items counted once
-            self._depth = self._read()
-        return self._depth
-
-    def listed(self) -> pl.DataFrame:
-        if self._listed is None:
-            if self._policy.ties in BLOCK_TIES:
-                # The ranking's tie blocks, whose order the labels decide in each outcome.
-                ranked = self._base.ranked_items(tie_blocks=True)
-            else:
-                pool_all = self._policy.pool == "all"
-                ranked = self._base.ranked_items(top=self.depth() if pool_all else None)
-            self._listed = ranked.collect()
-        return self._listed
-
-    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
-        found: pl.Series | None = None
-        if self._policy.pool == "all":
-            # An item past the depth counts in R as one not retrieved does: the places the
-            # evaluation's own ranking pass listed serve (0 for both), without ranking again.
-            found = self._base.ranked_places(pairs, depth)
-        if found is None:
-            found = self._base.item_ranks(pairs, depth)
-        return found
 
 
 def constant_is_exact(
@@ -333,7 +297,7 @@ def counts_are_exact(
 
 
 def _count_cells(
-    ranking: _BaseRanking,
+    ranking: BaseRanking,
     truth: pl.DataFrame,
     evaluated: pl.DataFrame,
     cells: pl.DataFrame,
@@ -430,7 +394,7 @@ def scaled_rbp_is_exact(
 
 
 def _empty_chance(
-    ranking: _BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
+    ranking: BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
     item: str, relevance: str, probability: str, policy: Policy,
 ) -> pl.DataFrame:  # fmt: skip
     """keys, ``_rk_none``: each evaluated group's chance that no item R counts is relevant
@@ -454,7 +418,7 @@ def _empty_chance(
 
 
 def _in_list(
-    ranking: _BaseRanking, per_item: pl.DataFrame, keys: list[str], item: str, policy: Policy
+    ranking: BaseRanking, per_item: pl.DataFrame, keys: list[str], item: str, policy: Policy
 ) -> pl.Series:
     """Whether each row of `per_item` is among its group's candidates: its place in the
     evaluation's ranking (read to the whole list), or the ranked list itself (its tie blocks

@@ -5,12 +5,14 @@ ranking: the `laws.Ranking` the recursion reads)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from polars_rankk.core.inputs.labels.laws import largest
+from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
@@ -178,3 +180,39 @@ def ranks_read(
     counts = truth.filter(relevant).group_by(keys).agg(pl.col(item).n_unique().alias("n"))
     most = counts.get_column("n").max() if counts.height else 0
     return max(deepest, int(most) if isinstance(most, int) else 0)
+
+
+class BaseRanking:
+    """The ranking of `base` (the evaluation at each item's highest grade), read to `depth()`:
+    each item's place from the kernel's one ranking, or the ranked list (collected once)."""
+
+    def __init__(self, base: Any, policy: Policy, depth: Callable[[], int]) -> None:
+        self._base, self._policy, self._read = base, policy, depth
+        self._listed: pl.DataFrame | None = None
+        self._depth: int | None = None
+
+    def depth(self) -> int:
+        if self._depth is None:  # read once: the truth's relevant items counted once
+            self._depth = self._read()
+        return self._depth
+
+    def listed(self) -> pl.DataFrame:
+        if self._listed is None:
+            if self._policy.ties in BLOCK_TIES:
+                # The ranking's tie blocks, whose order the labels decide in each outcome.
+                ranked = self._base.ranked_items(tie_blocks=True)
+            else:
+                pool_all = self._policy.pool == "all"
+                ranked = self._base.ranked_items(top=self.depth() if pool_all else None)
+            self._listed = ranked.collect()
+        return self._listed
+
+    def places(self, pairs: pl.DataFrame, depth: int) -> pl.Series | None:
+        found: pl.Series | None = None
+        if self._policy.pool == "all":
+            # An item past the depth counts in R as one not retrieved does: the places the
+            # evaluation's own ranking pass listed serve (0 for both), without ranking again.
+            found = self._base.ranked_places(pairs, depth)
+        if found is None:
+            found = self._base.item_ranks(pairs, depth)
+        return found
