@@ -69,3 +69,26 @@ def test_trec_eval_names_read_by_the_recursion() -> None:
     expected = _enumerated(candidates, truth, metrics=["map", "recip_rank"],
                            policy=rk.Policy.trec_eval())  # fmt: skip
     assert_equal_to_enumeration(result, expected)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
+@settings(max_examples=25, deadline=None)
+@given(
+    data=binary_groups(),
+    policy=st.sampled_from([*POLICIES[:3], *BLOCKS]),
+    metrics=st.sampled_from([["gm_map"], ["map", "gm_map"], ["gm_map@3"], ["ap@3", "gm_map@3"]]),
+)
+def test_gm_ap_is_ap_per_group(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, metrics: list[str]
+) -> None:
+    """GM-AP's value per group is AP's (only its summary, a geometric mean, differs): by the
+    recursion, alone or beside AP, at a cut-off or over the whole list."""
+    candidates, truth = data
+    options = {"metrics": metrics, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+        assert "gm_average_precision" in set(result.label_methods["metric"])
+    assert_equal_to_enumeration(result, expected)

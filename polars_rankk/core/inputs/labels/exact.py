@@ -48,6 +48,9 @@ COUNT_METRICS = frozenset(
 #: The whole-list metrics whose value is their value at any cut-off past the list and past the
 #: group's relevant count (trec_eval's map, recip_rank, ndcg): read by the recursion there.
 WHOLE_AS_DEEP = frozenset({"average_precision", "mrr", "recall", "ndcg"})
+#: The metrics whose value per group is another's (their summaries differ: a geometric mean
+#: over groups), computed as that metric's cells.
+SAME_PER_GROUP = {"gm_average_precision": "average_precision"}
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
 _METHODS = {
@@ -144,9 +147,14 @@ def _chosen_metrics(
         for metric in metrics
         if metric not in whole
     ]
-    asked += [(metric, max(deepest, whole_depth())) for metric in whole & WHOLE_AS_DEEP]
-    chosen = recursive_cells(asked, policy, truth, inputs.relevance, probability, gains)
-    found = {metric for metric, _ in chosen}
+    asked += [
+        (metric, max(deepest, whole_depth()))
+        for metric in whole
+        if SAME_PER_GROUP.get(metric, metric) in WHOLE_AS_DEEP
+    ]
+    as_asked = [(SAME_PER_GROUP.get(metric, metric), k) for metric, k in asked]
+    chosen = set(recursive_cells(as_asked, policy, truth, inputs.relevance, probability, gains))
+    found = {metric for (metric, _), cell in zip(asked, as_asked, strict=True) if cell in chosen}
     if metrics & CONSTANT_METRICS and constant_is_exact(
         policy, truth, inputs.relevance, probability
     ):
@@ -191,6 +199,12 @@ def _computed(
         else (base.per_group, base.groups)
     )
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
+    # A twin's cells are its metric's (computed once where both are asked), renamed at the end.
+    is_twin = pl.col("metric").is_in(list(SAME_PER_GROUP))
+    twins = asked.filter(is_twin).with_columns(_rk_as=pl.col("metric").replace(SAME_PER_GROUP))
+    own = asked.filter(~is_twin)
+    as_twin = twins.select(*keys, metric="_rk_as", k="k")
+    asked = pl.concat([own, as_twin]).unique(maintain_order=True)
     # The same in every outcome, and the whole list's counts: apart from the recursion's.
     fixed, counted = per_group.clear(), asked.clear()
     if chosen & CONSTANT_METRICS:
@@ -261,8 +275,23 @@ def _computed(
                 "_rk_none"
             )
         rows = pl.concat([rows, own.cast(rows.schema)])
+    if twins.height:
+        cell = [*keys, "metric", "k"]
+        named = twins.select(*keys, metric="_rk_as", k="k", _rk_name="metric")
+        renamed = rows.join(named, on=cell, nulls_equal=True).with_columns(metric="_rk_name")
+        added = as_twin.join(own, on=cell, how="anti", nulls_equal=True)
+        rows = rows.join(added, on=cell, how="anti", nulls_equal=True)
+        rows = pl.concat([rows, renamed.drop("_rk_name")])
     # Eager rows of one method are sorted already (the join keeps them).
-    if lazy or walked.height or fixed.height or counted.height or scaled.height or deep.height:
+    if (
+        lazy
+        or walked.height
+        or fixed.height
+        or counted.height
+        or scaled.height
+        or deep.height
+        or twins.height
+    ):
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 
