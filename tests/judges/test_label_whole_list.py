@@ -1,7 +1,8 @@
-"""Whole-list measures under label probabilities (trec_eval's map and recip_rank, ir_measures'
-AP, RR and nDCG without a cut-off): their value is the value at any cut-off past the list and
-past the group's relevant count, so the recursion reads them there — equal to the enumeration
-of every outcome, including groups past the enumeration's limit."""
+"""Measures without a cut-off under label probabilities, equal to the enumeration of every
+outcome, including groups past the enumeration's limit: the whole list's (trec_eval's map and
+recip_rank, ir_measures' AP, RR and nDCG), whose value is the value at any cut-off past the
+list and past the group's relevant count, so the recursion reads them there; GM-AP's (AP's per
+group); and hits at a multiple of R (trec_eval's Rprec_mult), read as R-precision is."""
 
 from __future__ import annotations
 
@@ -91,4 +92,41 @@ def test_gm_ap_is_ap_per_group(
     if expected:
         assert set(result.label_methods["method"]) == {"recursion"}
         assert "gm_average_precision" in set(result.label_methods["metric"])
+    assert_equal_to_enumeration(result, expected)
+
+
+MULTIPLES = ["r_precision", "r_precision_times_0_20", "r_precision_times_1_40",
+             "r_precision_times_2_00"]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
+@settings(max_examples=30, deadline=None)
+@given(data=binary_groups(), policy=st.sampled_from(POLICIES))
+def test_hits_at_multiples_of_r_equal_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
+) -> None:
+    """Precision at (long) (m R + 0.9) along a fixed order, below R and past it (past the
+    list's end too), beside R-precision."""
+    candidates, truth = data
+    options = {"metrics": MULTIPLES, "policy": policy}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    if expected:
+        assert set(result.label_methods["method"]) == {"recursion"}
+    assert_equal_to_enumeration(result, expected)
+
+
+def test_multiples_of_r_past_the_enumeration_limit_are_exact() -> None:
+    """2**14 outcomes: twelve uncertain items listed, two never listed, tied scores."""
+    n = 14
+    candidates = pl.DataFrame(
+        {"q": 0, "item": range(n), "score": [float(i // 3) for i in range(n)]}
+    )
+    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
+                          "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
+    options = {"metrics": MULTIPLES, "policy": rk.Policy.trec_eval()}
+    expected = _enumerated(candidates, truth, **options)
+    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    assert set(result.label_methods["method"]) == {"recursion"}
     assert_equal_to_enumeration(result, expected)

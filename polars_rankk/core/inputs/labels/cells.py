@@ -17,6 +17,7 @@ from polars_rankk.core.inputs.labels.graded_blocks import affordable as block_af
 from polars_rankk.core.inputs.labels.graded_blocks import by_grade_counts
 from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_METRICS, BLOCK_TIES
+from polars_rankk.core.metrics.families.trec_eval import RPREC_MULTIPLE_OF
 from polars_rankk.core.policy import Policy
 
 #: The metrics the recursion computes (each value a sum over the ranks times h(R)).
@@ -201,6 +202,8 @@ def recursive_cells(
             # Past cwl_eval's depth of 1000 ranks the evaluation refuses the cell.
             fixed_gain = not by_blocks and one_gain
             return fixed_gain and metric in by_cwl and k is not None and 0 < k <= _LARGEST_K
+        if metric in RPREC_MULTIPLE_OF:  # hits at a multiple of R, along a fixed order
+            return k is None and not by_blocks
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being

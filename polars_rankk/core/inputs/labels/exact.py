@@ -21,7 +21,13 @@ from polars_rankk.core.inputs.labels.cells import (
     relevant_gains,
 )
 from polars_rankk.core.inputs.labels.laws import largest, scaled_rbp_cells
-from polars_rankk.core.inputs.labels.layout import BaseRanking, plan_metrics, ranks_read
+from polars_rankk.core.inputs.labels.layout import (
+    R_MULTIPLES,
+    BaseRanking,
+    plan_metrics,
+    r_multiple,
+    ranks_read,
+)
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
@@ -107,7 +113,7 @@ def exact_cells(
     @cache
     def whole_depth() -> int:  # whole-list cells' cut-off: past every list and R (read once)
         groups = base.groups.lazy().collect()
-        return ranks_read([largest(groups["n_candidates"])], True, judged, inputs.keys,
+        return ranks_read([largest(groups["n_candidates"])], 1.0, judged, inputs.keys,
                           inputs.item, inputs.relevance, probability, threshold)  # fmt: skip
 
     chosen = _chosen_metrics(plan, policy, judged, inputs, probability, gains, whole_depth)
@@ -143,7 +149,7 @@ def _chosen_metrics(
     deepest = max(plan.ks, default=0)
     metrics = plan_metrics(plan)
     asked = [
-        (metric, None if metric == "r_precision" else deepest)
+        (metric, None if metric in R_MULTIPLES else deepest)
         for metric in metrics
         if metric not in whole
     ]
@@ -228,7 +234,7 @@ def _computed(
     def depth() -> int:
         """The ranks the ranked list is read to (where the recursion reads the list, not the
         places): `layout.ranks_read`."""
-        reads_r = "r_precision" in chosen
+        reads_r = r_multiple(chosen)
         return ranks_read(ks, reads_r, truth, keys, inputs.item, relevance, probability,
                           policy.relevance_threshold)  # fmt: skip
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.labels.laws import largest
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES
+from polars_rankk.core.metrics.families.trec_eval import RPREC_MULTIPLE_OF
 from polars_rankk.core.metrics.registry import DEFAULT_METRICS
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
@@ -161,16 +162,27 @@ def plan_metrics(plan: Plan) -> frozenset[str]:
     return frozenset(DEFAULT_METRICS if request.default else request.metrics)
 
 
+#: The metrics that read hits at a multiple of R, and the multiple: R-precision and trec_eval's
+#: Rprec_mult, precision at (long) (multiple R + 0.9).
+R_MULTIPLES = {"r_precision": 1.0, **RPREC_MULTIPLE_OF}
+
+
+def r_multiple(metrics: Iterable[str]) -> float:
+    """The largest multiple of R the `metrics` read hits at (0: none reads R)."""
+    return max((R_MULTIPLES[metric] for metric in metrics if metric in R_MULTIPLES), default=0.0)
+
+
 def ranks_read(
-    ks: Iterable[int | None], reads_r: bool, truth: pl.DataFrame, keys: list[str], item: str,
+    ks: Iterable[int | None], reads_r: float, truth: pl.DataFrame, keys: list[str], item: str,
     relevance: str, probability: str | None, threshold: float,
 ) -> int:  # fmt: skip
     """The ranks of the ranking the label recursion reads: to the largest of `ks` and, where
-    R-precision is read (`reads_r`: it reads hits@R), to the most items one group of `truth`
-    may find relevant (a grade at or above `threshold`, of positive `probability` where it
-    is given). The one depth the evaluation's pass lists places to (`evaluated_over_labels`),
-    the recursion lays out and reads the ranked list to (`exact`, `recursion`): where the
-    pass lists fewer places than the recursion reads, the places come from a second ranking."""
+    hits at a multiple of R are read (`reads_r`, the largest multiple: `r_multiple`), to the
+    most items one group of `truth` may find relevant (a grade at or above `threshold`, of
+    positive `probability` where it is given) and to that multiple's rank. The one depth the
+    evaluation's pass lists places to (`evaluated_over_labels`), the recursion lays out and
+    reads the ranked list to (`exact`, `recursion`): where the pass lists fewer places than
+    the recursion reads, the places come from a second ranking."""
     deepest = max((k for k in ks if k is not None), default=0)
     if not reads_r:
         return deepest
@@ -179,7 +191,8 @@ def ranks_read(
         relevant = relevant & (pl.col(probability) > 0)
     counts = truth.filter(relevant).group_by(keys).agg(pl.col(item).n_unique().alias("n"))
     most = counts.get_column("n").max() if counts.height else 0
-    return max(deepest, int(most) if isinstance(most, int) else 0)
+    most = int(most) if isinstance(most, int) else 0
+    return max(deepest, most, int(reads_r * most + 0.9))
 
 
 class BaseRanking:

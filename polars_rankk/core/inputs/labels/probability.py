@@ -223,10 +223,10 @@ def evaluated_over_labels(
         # lists the items at the ranks the recursion reads: no second one.
         checked, judged = pl.collect_all([truth, possible])
         truth = checked.lazy()
-        from polars_rankk.core.inputs.labels.layout import plan_metrics, ranks_read
+        from polars_rankk.core.inputs.labels.layout import plan_metrics, r_multiple, ranks_read
 
         threshold = plan.parts[0].policy.relevance_threshold
-        reads_r = "r_precision" in plan_metrics(plan)
+        reads_r = r_multiple(plan_metrics(plan))
         depth = ranks_read(plan.ks, reads_r, judged, keys, item, relevance, None, threshold)
         listed = replace(inputs, truth=judged, places=depth)
         base = evaluate_plan(plan, listed)

@@ -67,6 +67,7 @@ from polars_rankk.core.inputs.labels.tie_blocks import (
     block_r_precision_of,
     blocks_and_rest,
 )
+from polars_rankk.core.metrics.families.trec_eval import RPREC_MULTIPLE_OF as R_OF
 from polars_rankk.core.policy import Policy
 
 #: One cell's (metric, k, mean, std): its mean and standard deviation per group.
@@ -207,12 +208,12 @@ def _undivided(
 
 
 def r_precision_moments(
-    ranked_q: np.ndarray, rest_q: np.ndarray, policy: Policy
+    ranked_q: np.ndarray, rest_q: np.ndarray, policy: Policy, multiple: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, std) per group of R-precision, hits@R / R: R = r with the first r ranks holding
-    x relevant items and the items past them r - x, independent laws (the prefix's and the
-    suffix's Poisson-binomial). `ranked_q`: groups x W, the first W ranks' probabilities (W
-    at least every group's count of items that may be relevant); `rest_q`: the others'."""
+    """(mean, std) per group of hits@c / c, c = (long) (`multiple` R + 0.9) (R-precision at 1,
+    trec_eval Rprec_mult; 0 at c = 0): R = r with the first c ranks holding x relevant items
+    and the items past them r - x, independent Poisson-binomial laws. `ranked_q`: the first W
+    ranks' probabilities (W at least every group's possible R and its c); `rest_q`: others'."""
     groups, width = ranked_q.shape
     # Suffix laws, from the last rank back: the count past rank r, r = width .. 0.
     suffix = [poisson_binomial(rest_q)]
@@ -226,17 +227,20 @@ def r_precision_moments(
     suffix.reverse()  # suffix[r]: the count past rank r
     prefix = np.zeros((groups, width + 1))
     prefix[:, 0] = 1.0
-    first = np.zeros(groups)
-    second = np.zeros(groups)
-    for rank in range(1, width + 1):
-        q = ranked_q[:, rank - 1 : rank]
-        prefix[:, 1:] = prefix[:, 1:] * (1 - q) + prefix[:, :-1] * q
-        prefix[:, :1] *= 1 - q
-        law = suffix[rank]
-        # R = rank: x hits in the first `rank` ranks and rank - x relevant items past them.
-        hits = np.arange(max(0, rank - law.shape[1] + 1), rank + 1)
-        weight = prefix[:, hits] * law[:, rank - hits]
-        share = hits / rank
+    first, second = np.zeros(groups), np.zeros(groups)
+    rank = 0  # the prefix's law reaches this rank (cut grows with r)
+    for r in range(1, width + 1):
+        cut = min(int(multiple * r + 0.9), width)  # past width no R has a chance
+        while rank < cut:
+            rank += 1
+            q = ranked_q[:, rank - 1 : rank]
+            prefix[:, 1:] = prefix[:, 1:] * (1 - q) + prefix[:, :-1] * q
+            prefix[:, :1] *= 1 - q
+        law = suffix[cut]
+        # R = r: x hits in the first `cut` ranks and r - x relevant items past them.
+        hits = np.arange(max(0, r - law.shape[1] + 1), min(r, cut) + 1)
+        weight = prefix[:, hits] * law[:, r - hits]
+        share = hits / cut if cut else np.zeros(hits.size)
         first += summed_in_order(weight * share)
         second += summed_in_order(weight * (share * share))
     none_relevant = suffix[0][:, 0]
@@ -276,7 +280,8 @@ def expected_by_recursion(
     )  # fmt: skip
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
-    by_r = pairs.filter(pl.col("k").is_null()).height > 0  # R-precision, which has no K
+    no_k = [str(m) for m, k in pairs.iter_rows() if k is None]  # R-precision, Rprec_mult
+    by_r, multiples = "r_precision" in no_k, [m for m in no_k if m != "r_precision"]
     largest_k = max((k for _, k in listed), default=0)
     depth = ranking.depth()  # the ranks read, laid out once (`layout.ranks_read`)
     if policy.duplicates == "keep":  # copies share their item's label (`copies`)
@@ -334,7 +339,7 @@ def expected_by_recursion(
         )
         gain[tops["_rk_group"].to_numpy()] = tops["_rk_gain"].to_numpy()
         stop[tops["_rk_group"].to_numpy()] = tops["_rk_stop"].to_numpy()
-    if by_ranks and (listed or by_r):
+    if by_ranks and (listed or by_r or multiples):
         mean, spread, r_moments = _fixed_order(
             ranked_q, rest_q, n_candidates, gain, listed, largest_k, by_r, policy, compiled
         )
@@ -344,6 +349,8 @@ def expected_by_recursion(
         ]
         if r_moments is not None:
             frames.append(("r_precision", None, *r_moments))
+        for name in multiples:  # hits at another multiple of R
+            frames.append((name, None, *r_precision_moments(ranked_q, rest_q, policy, R_OF[name])))
     elif listed or by_r:  # ties ordered by the labels, or averaged over orders
         blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
         several = [c for c in listed if by_grade_counts(c[0], gains.one_positive, policy)]

@@ -50,6 +50,12 @@ def _name(level: float) -> str:
     return level_text(level).replace(".", "_")
 
 
+#: Each R-precision multiple's metric name and its multiple of R (trec_eval Rprec_mult).
+RPREC_MULTIPLE_OF = {
+    f"r_precision_times_{_name(multiple)}": multiple for multiple in RPREC_MULTIPLES
+}
+
+
 def _relative_precision(policy: Policy, k: int, stats: GroupStats) -> pl.Expr:
     return ratio_or_zero(stats.at(HITS, k), pl.min_horizontal(cutoff(k, stats), stats.n_relevant))
 
@@ -139,7 +145,7 @@ def _rprec_mult(multiple: float) -> Metric:
         return ratio_or_zero(stats.whole(column), rprec_mult_cutoff(multiple, stats.n_relevant))
 
     return Metric(
-        name=f"r_precision_times_{_name(multiple)}",
+        name=next(name for name, of in RPREC_MULTIPLE_OF.items() if of == multiple),
         title=f"R-precision x {level_text(multiple)}",
         definition=f"precision at rank c = (long) ({level_text(multiple)} R + 0.9), hits "
         "within c / c; 0 when c is 0 (trec_eval Rprec_mult)",
