@@ -172,8 +172,9 @@ def evaluate_counterfactual(
                 examination, _deepest(log_frame, position, k) if callable(examination) else k
             )
         )
-        _check_examined(log_frame, columns, theta, k)
     log_frame = _read_once(log_frame, columns, engine)
+    # On the rows read once: a scan of rows in any order decodes the positions for it.
+    checks.examined(log_frame, columns.position, theta, k)
     # The new policy's placements (groups x K rows) are read by several parts of the plan:
     # computed once, held in memory.
     placed = policy_rows(new_frame, columns, k, policy or Policy(), reward_model)
@@ -241,8 +242,8 @@ def _sorted_sums(sums: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.
 def _read_once(log: pl.LazyFrame, columns: Columns, engine: EngineType) -> pl.LazyFrame:
     """The log's columns the estimate reads, read into memory once (the reward model, the
     per-slot sums and the group counts each read them; a Parquet scan decodes them again
-    for each), after the checks (which the scan answers from its statistics). Under the
-    streaming engine, for logs larger than memory, the scan is kept."""
+    for each), after the input checks (which the scan answers from its statistics). Under
+    the streaming engine, for logs larger than memory, the scan is kept."""
     if engine == "streaming":
         return log
     read = [*columns.lists, columns.item, columns.position, columns.reward]
@@ -419,25 +420,6 @@ def _deepest(log: pl.LazyFrame, position: str, k: int) -> int:
     """The positions a function of the position is asked for: 1 to the deepest logged (or k)."""
     deepest = log.select(pl.col(position).max()).collect().item()
     return max(k, int(deepest or 0))
-
-
-def _check_examined(log: pl.LazyFrame, columns: Columns, theta: pl.DataFrame, k: int) -> None:
-    """Every logged position and every rank 1..k needs an examination probability."""
-    known = theta["position"]
-    missing = [rank for rank in range(1, k + 1) if rank not in set(known.to_list())]
-    if missing:
-        raise ValueError(f"the examination table has no position {missing[0]} (it needs 1..{k})")
-    checks.check_values(
-        [
-            (
-                log,
-                "log",
-                columns.position,
-                ~pl.col(columns.position).is_in(known.implode()),
-                f"a position the examination table lists (1..{known.len()})",
-            )
-        ]
-    )
 
 
 def _fitted_reward_model(
