@@ -76,3 +76,25 @@ def check_values(checks: Sequence[tuple[pl.LazyFrame, str, str, pl.Expr, str]]) 
 def warn(message: str) -> None:
     """Warn with `CounterfactualWarning` at the caller of the public function."""
     warnings.warn(message, CounterfactualWarning, stacklevel=4)
+
+
+def examined(log: pl.LazyFrame, position: str, theta: pl.DataFrame | None, k: int) -> None:
+    """Every logged position and every rank 1..k needs an examination probability (under
+    the position-based model: `theta` is not None)."""
+    if theta is None:
+        return
+    known = theta["position"]
+    missing = [rank for rank in range(1, k + 1) if rank not in set(known.to_list())]
+    if missing:
+        raise ValueError(f"the examination table has no position {missing[0]} (it needs 1..{k})")
+    check_values(
+        [
+            (
+                log,
+                "log",
+                position,
+                ~pl.col(position).is_in(known.implode()),
+                f"a position the examination table lists (1..{known.len()})",
+            )
+        ]
+    )

@@ -231,7 +231,14 @@ def rank_sums(
     if read is not None and numbered:
         # A ranking read by the kernel: one placement per slot, its sums on its row.
         value = (probability * predicted).alias("__value")
-        slots = pl.concat([placements.select(*per_slot, value), read], how="horizontal").join(
+        slots = pl.concat([placements.select(*per_slot, value), read], how="horizontal")
+        if informs == columns.keys:
+            # Every rank of a group informed alike (the position-based model): the groups and
+            # their informing impressions are joined first (one row per group), so that the
+            # slots are joined once, not once for each.
+            listed = groups.join(informed.select(*informs, INFORMING), on=informs, how="left")
+            return _filled(_joined(slots, listed, columns).with_columns(_direct()), numbered)
+        slots = slots.join(
             informed.select(*informs, INFORMING), on=informs, how="left", maintain_order="left"
         )
         return _slot_rows(slots.with_columns(_direct()), groups, columns, numbered)
@@ -289,12 +296,21 @@ def _slot_rows(
 ) -> pl.LazyFrame:
     """`rank_sums`' rows from the slots with their sums: a slot no logged row informs sums to
     0, and its informing impressions are null where the log lacks its group."""
+    return _filled(_joined(slots, groups, columns), numbered)
+
+
+def _joined(slots: pl.LazyFrame, groups: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """The slots with their group's row of `groups` (the log's) and ``__logged``."""
     logged = groups.with_columns(pl.lit(True).alias("__logged"))
+    # In the slots' order: a ranking's placements come sorted by (keys, rank), and so then
+    # do the sums (`evaluation._sorted_sums` sorts only what is not).
+    return slots.join(logged, on=columns.keys, how="left", maintain_order="left")
+
+
+def _filled(slots: pl.LazyFrame, numbered: bool) -> pl.LazyFrame:
+    """`_slot_rows`' fills from the slots joined to the log's groups (`_joined`)."""
     return (
-        # In the slots' order: a ranking's placements come sorted by (keys, rank), and so
-        # then do the sums (`evaluation._sorted_sums` sorts only what is not).
-        slots.join(logged, on=columns.keys, how="left", maintain_order="left")
-        .with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
+        slots.with_columns(pl.col(name).fill_null(0.0) for name in (*SUMS, *WEIGHTS, INFORMING))
         .with_columns(pl.col("__repeated").fill_null(False))
         .with_columns(pl.when(pl.col("__logged")).then(pl.col(INFORMING)).alias(INFORMING))
         .drop("__logged", *([SLOT] if numbered else []), "__value", strict=False)
