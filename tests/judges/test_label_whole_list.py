@@ -78,7 +78,9 @@ def test_trec_eval_names_read_by_the_recursion() -> None:
 @given(
     data=binary_groups(),
     policy=st.sampled_from([*POLICIES[:3], *BLOCKS]),
-    metrics=st.sampled_from([["gm_map"], ["map", "gm_map"], ["gm_map@3"], ["ap@3", "gm_map@3"]]),
+    metrics=st.sampled_from(
+        [["gm_map"], ["map", "gm_map"], ["gm_map@3"], ["ap@3", "gm_map@3", "judged@3"]]
+    ),
 )
 def test_gm_ap_is_ap_per_group(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, metrics: list[str]

@@ -208,9 +208,9 @@ def _computed(
     # A twin's cells are its metric's (computed once where both are asked), renamed at the end.
     is_twin = pl.col("metric").is_in(list(SAME_PER_GROUP))
     twins = asked.filter(is_twin).with_columns(_rk_as=pl.col("metric").replace(SAME_PER_GROUP))
-    own = asked.filter(~is_twin)
+    not_twins = asked.filter(~is_twin)
     as_twin = twins.select(*keys, metric="_rk_as", k="k")
-    asked = pl.concat([own, as_twin]).unique(maintain_order=True)
+    asked = pl.concat([not_twins, as_twin]).unique(maintain_order=True)
     # The same in every outcome, and the whole list's counts: apart from the recursion's.
     fixed, counted = per_group.clear(), asked.clear()
     if chosen & CONSTANT_METRICS:
@@ -285,19 +285,11 @@ def _computed(
         cell = [*keys, "metric", "k"]
         named = twins.select(*keys, metric="_rk_as", k="k", _rk_name="metric")
         renamed = rows.join(named, on=cell, nulls_equal=True).with_columns(metric="_rk_name")
-        added = as_twin.join(own, on=cell, how="anti", nulls_equal=True)
+        added = as_twin.join(not_twins, on=cell, how="anti", nulls_equal=True)
         rows = rows.join(added, on=cell, how="anti", nulls_equal=True)
         rows = pl.concat([rows, renamed.drop("_rk_name")])
     # Eager rows of one method are sorted already (the join keeps them).
-    if (
-        lazy
-        or walked.height
-        or fixed.height
-        or counted.height
-        or scaled.height
-        or deep.height
-        or twins.height
-    ):
+    if lazy or any(part.height for part in (walked, fixed, counted, scaled, deep, twins)):
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
 

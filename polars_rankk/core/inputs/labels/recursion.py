@@ -274,10 +274,8 @@ def expected_by_recursion(
     # Tie blocks whose cells read the grades read each item's chance of each grade.
     grades = () if by_ranks else tuple(gains.grades)
     groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
-    per_item = possible_items(
-        truth, groups, keys, item, relevance, probability, policy, levels, grades,
-        gains.in_between,
-    )  # fmt: skip
+    per_item = possible_items(truth, groups, keys, item, relevance, probability, policy, levels,
+                              grades, gains.in_between)  # fmt: skip
     pairs = cells.select("metric", "k").unique().sort("metric", "k", nulls_last=True)
     listed = [(str(m), int(k)) for m, k in pairs.iter_rows() if k is not None]
     no_k = [str(m) for m, k in pairs.iter_rows() if k is None]  # R-precision, Rprec_mult
