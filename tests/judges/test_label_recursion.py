@@ -51,13 +51,14 @@ def _tables(
 
 def _recursion_equals_enumeration(
     candidates: pl.DataFrame, truth: pl.DataFrame, options: dict[str, object]
-) -> None:
+) -> rk.Evaluation:
     """Every cell computed by the recursion, equal to the enumeration of every outcome."""
     expected = _enumerated(candidates, truth, **options)
     result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
     if expected:
         assert set(result.label_methods["method"]) == {"recursion"}
     assert_equal_to_enumeration(result, expected)
+    return result
 
 
 @st.composite

@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 
 import polars_rankk as rk
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
-from tests.judges.test_label_recursion import POLICIES, binary_groups
+from tests.judges.test_label_recursion import (
+    POLICIES,
+    _recursion_equals_enumeration,
+    binary_groups,
+)
 
 WHOLE = ["nDCG", "AP", "RR"]
 BLOCKS = [rk.Policy(ties="optimistic"), rk.Policy(ties="pessimistic", empty_truth="zero")]
@@ -22,12 +26,9 @@ BLOCKS = [rk.Policy(ties="optimistic"), rk.Policy(ties="pessimistic", empty_trut
 def _whole_cells_by_recursion(
     candidates: pl.DataFrame, truth: pl.DataFrame, options: dict[str, object]
 ) -> None:
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    if expected:
-        assert set(result.label_methods["method"]) == {"recursion"}
+    result = _recursion_equals_enumeration(candidates, truth, options)
+    if result.label_methods.height:
         assert result.label_methods.filter(pl.col("k").is_null()).height == len(WHOLE)
-    assert_equal_to_enumeration(result, expected)
 
 
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
@@ -112,12 +113,7 @@ def test_hits_at_multiples_of_r_equal_the_enumeration(
     """Precision at (long) (m R + 0.9) along a fixed order, below R and past it (past the
     list's end too), beside R-precision."""
     candidates, truth = data
-    options = {"metrics": MULTIPLES, "policy": policy}
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
-    if expected:
-        assert set(result.label_methods["method"]) == {"recursion"}
-    assert_equal_to_enumeration(result, expected)
+    _recursion_equals_enumeration(candidates, truth, {"metrics": MULTIPLES, "policy": policy})
 
 
 def test_multiples_of_r_past_the_enumeration_limit_are_exact() -> None:
@@ -129,7 +125,5 @@ def test_multiples_of_r_past_the_enumeration_limit_are_exact() -> None:
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
     options = {"metrics": MULTIPLES, "policy": rk.Policy.trec_eval()}
-    expected = _enumerated(candidates, truth, **options)
-    result = rk.evaluate(candidates, truth, group_by="q", label_probability="p", **options)
+    result = _recursion_equals_enumeration(candidates, truth, options)
     assert set(result.label_methods["method"]) == {"recursion"}
-    assert_equal_to_enumeration(result, expected)
