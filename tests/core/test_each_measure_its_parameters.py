@@ -46,12 +46,7 @@ def _alone(candidates: pl.DataFrame, truth: pl.DataFrame, name: str, ks: list[in
 
 
 @pytest.mark.parametrize(("first", "second"), PAIRS, ids=["+".join(pair) for pair in PAIRS])
-@settings(
-    max_examples=2,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=True,
-)
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=tables(), policy=policies())
 def test_names_together_equal_each_alone(
     first: str, second: str, data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
@@ -131,12 +126,7 @@ def _assert_same_values(mine: pl.DataFrame, theirs: pl.DataFrame, by: list[str])
 
 
 @pytest.mark.parametrize(("first", "second"), PAIRS, ids=["+".join(pair) for pair in PAIRS])
-@settings(
-    max_examples=1,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=True,
-)
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=tables(), policy=policies())
 def test_every_view_of_names_together_equals_each_alone_and_reads_back(
     first: str, second: str, data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
