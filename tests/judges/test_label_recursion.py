@@ -21,10 +21,10 @@ from polars_rankk.core.inputs.labels import exact as label_exact
 from tests.judges.test_label_probability import _enumerated, assert_equal_to_enumeration
 
 RECURSIVE = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision", "ndcg",
-             "dcg", "rbp", "r_precision", "err", "f1"]  # fmt: skip
+             "dcg", "rbp", "r_precision", "err", "f1", "relative_precision"]  # fmt: skip
 # Exact along a fixed order only (over tie blocks: enumerated); Q-measure's cg and cg* are
 # the grade times counts, where each group's relevant items share one grade.
-ONE_GRADE_FIXED = [*RECURSIVE, "q_measure", "relative_precision"]
+ONE_GRADE_FIXED = [*RECURSIVE, "q_measure"]
 POLICIES = [
     rk.Policy(),
     rk.Policy(ties="item_asc", gain="exponential", relevance_threshold=2),

@@ -57,7 +57,7 @@ def h_of_relevant(
         metric == "average_precision" and policy.ap_denominator == "relevant"
     ):
         return np.where(r > 0, 1.0 / safe, 0.0)
-    if metric == "average_precision":
+    if metric in ("average_precision", "relative_precision"):
         return np.where(r > 0, 1.0 / np.minimum(safe, k), 0.0)
     if metric == "ndcg":
         # Discounts by math.log2 (C's log2), as the compiled kernel takes them.

@@ -41,13 +41,13 @@ BLOCK_TIES = GRADE_READING_TIES | {"expected"}
 BLOCK_METRICS = frozenset(
     {
         *("precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"),
-        *("f1", "err", "hit_rank"),
+        *("f1", "err", "hit_rank", "relative_precision"),
     }
 )
 #: The metrics that read the first relevant place (HitRank as K + 1 - its weight there).
 _FIRST_RELEVANT = frozenset({"hit_rate", "mrr", "hit_rank"})
 #: The metrics whose sum is divided by what R decides (the others read R > 0 only).
-_DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1"})
+_DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1", "relative_precision"})
 
 
 def block_layout(
