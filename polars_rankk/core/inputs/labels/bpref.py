@@ -38,8 +38,6 @@ from polars_rankk.core.inputs.labels.layout import padded, relevance_chance
 from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES
 from polars_rankk.core.policy import Policy
 
-#: The metrics whose per-group value is bpref (GM-bpref differs only in its summary).
-BPREF_METRICS = frozenset({"bpref", "gm_bpref"})
 #: The most (truth items + 1) x (uncertain items + 1) states one group's walk may keep.
 _LARGEST_STATES = 250_000
 #: The most states of all groups walked at once (chunks of groups bound the memory).

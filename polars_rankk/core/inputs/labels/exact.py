@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankk.core.inputs.evaluation_inputs import Inputs
-from polars_rankk.core.inputs.labels.bpref import BPREF_METRICS, bpref_by_recursion, bpref_is_exact
+from polars_rankk.core.inputs.labels.bpref import bpref_by_recursion, bpref_is_exact
 from polars_rankk.core.inputs.labels.cells import (
     FIXED_ORDER_TIES,
     RelevantGains,
@@ -56,7 +56,7 @@ COUNT_METRICS = frozenset(
 WHOLE_AS_DEEP = frozenset({"average_precision", "mrr", "recall", "ndcg"})
 #: The metrics whose value per group is another's (their summaries differ: a geometric mean
 #: over groups), computed as that metric's cells.
-SAME_PER_GROUP = {"gm_average_precision": "average_precision"}
+SAME_PER_GROUP = {"gm_average_precision": "average_precision", "gm_bpref": "bpref"}
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
 _METHODS = {
@@ -177,10 +177,11 @@ def _chosen_metrics(
             found -= {"num_nonrelevant_judged_retrieved"}
     if "trec_rbp" in metrics and scaled_rbp_is_exact(policy, truth, inputs.relevance, probability):
         found.add("trec_rbp")
-    if metrics & BPREF_METRICS and bpref_is_exact(
+    walked = {metric for metric in metrics if SAME_PER_GROUP.get(metric, metric) == "bpref"}
+    if walked and bpref_is_exact(
         policy, truth, inputs.keys, inputs.item, inputs.relevance, probability, declared
     ):
-        found |= metrics & BPREF_METRICS
+        found |= walked
     return frozenset(found)
 
 
@@ -225,7 +226,7 @@ def _computed(
     if "trec_rbp" in chosen:  # read by its grade laws, apart from the recursion's
         scaled = asked.filter(pl.col("metric") == "trec_rbp")
         asked = asked.filter(pl.col("metric") != "trec_rbp")
-    by_walk = pl.col("metric").is_in(list(BPREF_METRICS))
+    by_walk = pl.col("metric") == "bpref"  # GM-bpref's cells too, as its twin's
     asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
     by_depth = pl.col("k").is_null() & pl.col("metric").is_in(list(WHOLE_AS_DEEP))
     asked, deep = asked.filter(~by_depth), asked.filter(by_depth)
