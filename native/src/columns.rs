@@ -551,7 +551,22 @@ pub fn recycle(data: OutData) {
 
 /// An Arrow validity bitmap of `flags`, and how many are false (null).
 pub fn validity(flags: impl ExactSizeIterator<Item = bool>) -> (Vec<u8>, usize) {
-    let mut bits = vec![0u8; flags.len().div_ceil(8)];
+    let bits = Vec::with_capacity(flags.len().div_ceil(8));
+    validity_in(bits, flags)
+}
+
+/// `validity` of `flags`, the bitmap in a buffer the pools kept (`buffers`; it is an output),
+/// `flags` kept for the next call.
+pub fn pooled_validity(flags: Vec<bool>) -> (Vec<u8>, usize) {
+    let bits = buffers::BYTES.take_output(flags.len().div_ceil(8));
+    let found = validity_in(bits, flags.iter().copied());
+    buffers::FLAGS.give(flags);
+    found
+}
+
+/// `validity` written into `bits` (empty, with room for the bitmap).
+fn validity_in(mut bits: Vec<u8>, flags: impl ExactSizeIterator<Item = bool>) -> (Vec<u8>, usize) {
+    bits.resize(flags.len().div_ceil(8), 0);
     let mut nulls = 0usize;
     for (i, valid) in flags.enumerate() {
         if valid {
@@ -560,23 +575,6 @@ pub fn validity(flags: impl ExactSizeIterator<Item = bool>) -> (Vec<u8>, usize) 
             nulls += 1;
         }
     }
-    (bits, nulls)
-}
-
-/// `validity` of `flags`, the bitmap in a buffer the pools kept (`buffers`; it is an output),
-/// `flags` kept for the next call.
-pub fn pooled_validity(flags: Vec<bool>) -> (Vec<u8>, usize) {
-    let mut bits = buffers::BYTES.take_output(flags.len().div_ceil(8));
-    bits.resize(flags.len().div_ceil(8), 0);
-    let mut nulls = 0usize;
-    for (i, valid) in flags.iter().enumerate() {
-        if *valid {
-            bits[i >> 3] |= 1 << (i & 7);
-        } else {
-            nulls += 1;
-        }
-    }
-    buffers::FLAGS.give(flags);
     (bits, nulls)
 }
 

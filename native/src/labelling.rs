@@ -13,7 +13,7 @@
 use serde::Deserialize;
 
 use crate::buffers;
-use crate::columns::{pooled_validity as validity, Column, OutColumn, OutData};
+use crate::columns::{pooled_validity, Column, OutColumn, OutData};
 use crate::config::Kind;
 use crate::kernel::labels::{self, Asked, Written};
 use crate::plugin::check_kind;
@@ -134,7 +134,7 @@ fn labelled(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, Str
     }
     let written = written_names.zip(written_data).map(|(name, data)| OutColumn { name, data });
     let [row, grade_name, n_relevant, unretrieved] = asked.names;
-    let (valid, nulls) = validity(labels.graded);
+    let (valid, nulls) = pooled_validity(labels.graded);
     let grades = if asked.integer_grades {
         // Integer grades, read as Float64 (exact up to 2^53), written back as integers.
         let mut values = buffers::INTEGERS.take_output(labels.grades.len());
@@ -144,11 +144,11 @@ fn labelled(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, Str
     } else {
         OutData::NullableF64 { values: labels.grades, valid, nulls }
     };
-    let (valid, nulls) = validity(labels.known);
+    let (valid, nulls) = pooled_validity(labels.known);
     let counts = OutData::NullableI64 { values: labels.n_relevant, valid, nulls };
-    let (valid, nulls) = validity(labels.missed_graded);
+    let (valid, nulls) = pooled_validity(labels.missed_graded);
     let missed = OutData::NullableF64 { values: labels.missed, valid, nulls };
-    let (valid, nulls) = validity(labels.listed);
+    let (valid, nulls) = pooled_validity(labels.listed);
     let lists = OutData::FloatLists { offsets: labels.offsets, valid, nulls, values: Box::new(missed) };
     let mut out = vec![OutColumn { name: row, data: OutData::U32(labels.rows) }];
     out.extend(written);
@@ -166,7 +166,7 @@ fn integers(values: Vec<i64>, valid: Vec<bool>) -> OutData {
         buffers::FLAGS.give(valid);
         return OutData::I64(values);
     }
-    let (valid, nulls) = validity(valid);
+    let (valid, nulls) = pooled_validity(valid);
     OutData::NullableI64 { values, valid, nulls }
 }
 
@@ -176,6 +176,6 @@ fn floats(values: Vec<f64>, valid: Vec<bool>) -> OutData {
         buffers::FLAGS.give(valid);
         return OutData::F64(values);
     }
-    let (valid, nulls) = validity(valid);
+    let (valid, nulls) = pooled_validity(valid);
     OutData::NullableF64 { values, valid, nulls }
 }
