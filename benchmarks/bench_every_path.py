@@ -228,7 +228,8 @@ def trec(data: Path, binary: str | None) -> None:
 def cli(data: Path) -> None:
     """``rankk evaluate candidates.parquet truth.parquet`` (its defaults: every metric, K = 5,
     10, 20) end to end against the same read and `evaluate(...).summary()` from Python (after
-    ``import polars_rankk``), and the command's start-up (``rankk --version``)."""
+    ``import polars_rankk``) and as a Python process of its own (its start-up included), and
+    the command's start-up (``rankk --version``)."""
     candidates, truth = data / "candidates.parquet", data / "truth.parquet"
     command = _command(
         sys.executable, "-m", "polars_rankk.cli", "evaluate", str(candidates), str(truth),
@@ -241,6 +242,18 @@ def cli(data: Path) -> None:
         ).summary()
 
     _phase("rankk evaluate on Parquet vs the same call from Python", command, python)
+    # The same call as a process of its own (start-up, read, evaluate, summary): what the
+    # command adds besides the start-up both pay.
+    script = (
+        "import polars as pl, polars_rankk as rk; "
+        f"rk.evaluate(pl.read_parquet({str(candidates)!r}), pl.read_parquet({str(truth)!r}), "
+        "k=[5, 10, 20], group_by='user').summary()"
+    )
+    _phase(
+        "rankk evaluate on Parquet vs the same call as a Python process",
+        command,
+        _command(sys.executable, "-c", script),
+    )
     startup, polars_import = _medians(
         _command(sys.executable, "-m", "polars_rankk.cli", "--version"),
         _command(sys.executable, "-c", "import polars"),
