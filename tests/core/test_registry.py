@@ -86,3 +86,55 @@ def test_divides_by_relevant_is_what_empty_truth_zero_scores_zero() -> None:
     for name in base:
         if REGISTRY[name].divides_by_relevant:
             assert values[name] == 0.0, name
+
+
+def _values(result: rk.Evaluation) -> dict[tuple[int, str], float]:
+    return {(q, m): v for q, m, v in result.per_group.select("q", "metric", "value").iter_rows()}
+
+
+def test_a_metric_declared_per_group_as_another_has_its_values() -> None:
+    """`Metric.per_group_as`: GM-AP's per-group values are AP's, GM-bpref's bpref's (only
+    the summary, a geometric mean, differs)."""
+    candidates = pl.DataFrame(
+        {"q": [1, 1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 4, 1, 2, 3],
+         "score": [0.9, 0.7, 0.7, 0.1, 0.5, 0.4, 0.3]}
+    )  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 1, 1, 2, 2], "item": [2, 4, 9, 1, 5],
+                          "relevance": [1, 0, 2, 1, 0]})  # fmt: skip
+    twins = {name: m.per_group_as for name, m in REGISTRY.items() if m.per_group_as}
+    assert twins == {"gm_average_precision": "average_precision", "gm_bpref": "bpref"}
+    for twin, metric in twins.items():
+        has_k = REGISTRY[twin].has_k
+        found = rk.evaluate(
+            candidates, truth, group_by="q", k=3 if has_k else None, metrics=[twin, metric]
+        )
+        values = _values(found)
+        for q in (1, 2):
+            assert values[q, twin] == values[q, metric], (twin, q)
+
+
+@pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
+def test_a_deep_metric_over_the_whole_list_is_its_value_past_the_list_and_r() -> None:
+    """`Metric.deep`: a whole-list value is the sum over ranks at any cut-off past the list's
+    end and the group's relevant count; precision, which divides by K, is not deep."""
+    candidates = pl.DataFrame(
+        {"q": [1, 1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 4, 1, 2, 3],
+         "score": [0.9, 0.7, 0.7, 0.1, 0.5, 0.4, 0.3]}
+    )  # fmt: skip
+    truth = pl.DataFrame({"q": [1, 1, 1, 2, 2, 2], "item": [2, 4, 9, 1, 5, 6],
+                          "relevance": [1, 1, 2, 1, 1, 1]})  # fmt: skip
+    deep = sorted(name for name, m in REGISTRY.items() if m.deep)
+    assert deep == ["average_precision", "binary_g", "mrr", "ndcg", "recall"]
+    assert not REGISTRY["precision"].deep
+    whole = {"average_precision": "map", "mrr": "recip_rank", "ndcg": "nDCG"}
+    policy = rk.Policy.trec_eval()
+    for name in deep:
+        if not REGISTRY[name].has_k:  # no cut-off at all: its term summed over every rank
+            continue
+        spelled = [whole.get(name, f"{name}@1000")]
+        at_whole = _values(rk.evaluate(candidates, truth, group_by="q", metrics=spelled,
+                                       policy=policy))  # fmt: skip
+        at_deep = _values(rk.evaluate(candidates, truth, group_by="q", metrics=[name], k=50,
+                                      policy=policy))  # fmt: skip
+        for q in (1, 2):
+            assert at_whole[q, name] == pytest.approx(at_deep[q, name], abs=1e-15), (name, q)

@@ -140,6 +140,14 @@ class Metric:
         How ``summary()`` averages it over groups: ``"mean"`` (the macro mean), or
         ``"geometric"``: exp of the mean of log(max(value, `GEOMETRIC_FLOOR`)), trec_eval's
         geometric mean (``gm_map``, ``gm_bpref``; meas_avg.c ``te_calc_avg_meas_s_gm``).
+    per_group_as
+        The metric whose value per group this one's is, where its summary alone differs
+        (``gm_average_precision``: AP's, averaged geometrically); None for a value of its own.
+    deep
+        Whether its value over the whole list (a whole-list spelling such as trec_eval's
+        ``map``, or no cut-off at all) is the value its sum over ranks takes at any cut-off
+        past the list's end and past the group's relevant count: no term reads the cut-off
+        itself (AP, RR, recall, nDCG, binG; not precision, which divides by K).
     parameters
         Its own parameters (`polars_rankk.core.metrics.parameters`): the Policy fields it reads
         besides those every metric reads, each settable in its name (``RBP(p=0.9)``). An
@@ -167,6 +175,8 @@ class Metric:
     default: bool = False
     requires: tuple[str, ...] = ()
     aggregate: Aggregate = "mean"
+    per_group_as: str | None = None
+    deep: bool = False
     parameters: tuple[Parameter, ...] = ()
     #: Per-rank terms it brings into the term table (a metric declared at run time).
     own_terms: tuple[term_table.Term, ...] = ()

@@ -31,6 +31,7 @@ from polars_rankk.core.inputs.labels.layout import (
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
 from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
+from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.listing import metric_rank
 from polars_rankk.core.names.plan import Plan
 from polars_rankk.core.policy import Policy
@@ -51,12 +52,15 @@ COUNT_METRICS = frozenset(
         "num_nonrelevant_judged_retrieved",
     }
 )
-#: The whole-list metrics whose value is their value at any cut-off past the list and past the
-#: group's relevant count (trec_eval's map, recip_rank, ndcg): read by the recursion there.
-WHOLE_AS_DEEP = frozenset({"average_precision", "mrr", "recall", "ndcg"})
-#: The metrics whose value per group is another's (their summaries differ: a geometric mean
-#: over groups), computed as that metric's cells.
-SAME_PER_GROUP = {"gm_average_precision": "average_precision", "gm_bpref": "bpref"}
+#: The metrics whose value over the whole list is their value at any cut-off past the list and
+#: past the group's relevant count (`Metric.deep`: trec_eval's map, recip_rank, ndcg, binG):
+#: read by the recursion there.
+WHOLE_AS_DEEP = frozenset(metric.name for metric in REGISTRY.values() if metric.deep)
+#: The metrics whose value per group is another's (`Metric.per_group_as`: their summaries
+#: differ, a geometric mean over groups), computed as that metric's cells.
+SAME_PER_GROUP = {
+    metric.name: metric.per_group_as for metric in REGISTRY.values() if metric.per_group_as
+}
 _CELL = {"metric": pl.String, "k": pl.Int64}
 _VALUES = {"value": pl.Float64, "std": pl.Float64, "standard_error": pl.Float64}
 _METHODS = {
@@ -145,9 +149,11 @@ def _chosen_metrics(
     R-precision, which has none), under a policy and labels it reads (`recursive_cells`),
     and bpref by its walk down the ranked judged items (`bpref.bpref_is_exact`)."""
     request = plan.parts[0].request
-    whole = {m.metric for m in request.measures if m.whole_list and m.metric != "r_precision"}
-    deepest = max(plan.ks, default=0)
     metrics = plan_metrics(plan)
+    whole = {m.metric for m in request.measures if m.whole_list and m.metric != "r_precision"}
+    # A metric without a cut-off whose value is its sum's at a deep one (binG) is read there.
+    whole |= {metric for metric in metrics & WHOLE_AS_DEEP if not REGISTRY[metric].has_k}
+    deepest = max(plan.ks, default=0)
     asked = [
         (metric, None if metric in R_MULTIPLES else deepest)
         for metric in metrics

@@ -65,6 +65,7 @@ METRICS: tuple[Metric, ...] = (
         aliases=(ir("R"), trec("recall")),
         divides_by_relevant=True,
         default=True,
+        deep=True,
     ),
     Metric(
         name="f1",
@@ -121,6 +122,7 @@ METRICS: tuple[Metric, ...] = (
         ir_measures="nDCG@{k}",
         aliases=(ir("nDCG", whole_list=True), trec("ndcg_cut")),
         default=True,
+        deep=True,
     ),
     Metric(
         name="average_precision",
@@ -139,6 +141,7 @@ METRICS: tuple[Metric, ...] = (
         ),
         divides_by_relevant=True,
         default=True,
+        deep=True,
     ),
     Metric(
         name="hit_rank",
@@ -172,6 +175,7 @@ METRICS: tuple[Metric, ...] = (
             trec("recip_rank", cut=False, whole_list=True),
         ),
         default=True,
+        deep=True,
     ),
     Metric(
         name="r_precision",

@@ -227,6 +227,7 @@ METRICS: tuple[Metric, ...] = (
         trec_eval="binG",
         aliases=(trec("binG", cut=False),),
         divides_by_relevant=True,
+        deep=True,
     ),
     Metric(
         name="set_relative_precision",
@@ -293,6 +294,7 @@ METRICS: tuple[Metric, ...] = (
         aliases=(trec("gm_map", cut=False, whole_list=True),),
         divides_by_relevant=True,
         aggregate="geometric",
+        per_group_as="average_precision",
     ),
     Metric(
         name="gm_bpref",
@@ -307,6 +309,7 @@ METRICS: tuple[Metric, ...] = (
         aliases=(trec("gm_bpref", cut=False),),
         divides_by_relevant=True,
         aggregate="geometric",
+        per_group_as="bpref",
     ),
     Metric(
         name="trec_rbp_residual",
