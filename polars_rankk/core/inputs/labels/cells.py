@@ -37,6 +37,7 @@ RECURSIVE_METRICS = frozenset(
         "f1",
         "q_measure",
         "relative_precision",
+        "binary_g",
     }
 )
 #: Tie orders fixed before the labels are read (the ranking is the same in every outcome).

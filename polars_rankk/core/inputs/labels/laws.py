@@ -53,7 +53,7 @@ def h_of_relevant(
     + 1): what the sum over ranks is multiplied by (0 at R = 0)."""
     r = np.arange(largest_r + 1, dtype=np.float64)[None, :]
     safe = np.maximum(r, 1.0)
-    if metric == "recall" or (
+    if metric in ("recall", "binary_g") or (
         metric == "average_precision" and policy.ap_denominator == "relevant"
     ):
         return np.where(r > 0, 1.0 / safe, 0.0)

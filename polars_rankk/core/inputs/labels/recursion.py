@@ -85,11 +85,14 @@ CompiledMoments = Callable[
 
 def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
     """a(j, c) at rank j = `rank` (within K) for the counts c = `counts` (those including the
-    item at j), 1 x counts: recall's and F-beta's 1, AP's c/j, nDCG's discount."""
+    item at j), 1 x counts: recall's and F-beta's 1, AP's c/j, binG's 1 / log2(2 + j - c),
+    nDCG's discount."""
     if metric in ("recall", "f1"):
         return np.ones((1, counts.size))
     if metric == "average_precision":
         return counts[None, :] / rank
+    if metric == "binary_g":  # trec_eval binG: the rows above not relevant, j - c
+        return 1.0 / np.log2(2.0 + rank - counts[None, :])
     return np.full((1, counts.size), 1.0 / math.log2(rank + 1))  # ndcg
 
 
