@@ -171,6 +171,11 @@ def _chosen_metrics(
         policy, truth, inputs.relevance, probability
     ):
         found |= metrics & CONSTANT_METRICS
+    elif "num_retrieved" in metrics:
+        # The list's length: the same in every outcome whatever order the labels give it.
+        fixed_order = replace(policy, ties="trec_eval")
+        if constant_is_exact(fixed_order, truth, inputs.relevance, probability):
+            found.add("num_retrieved")
     declared = inputs.n_relevant is not None
     if metrics & COUNT_METRICS and counts_are_exact(
         policy, truth, inputs.relevance, probability, declared
@@ -221,7 +226,7 @@ def _computed(
     # The same in every outcome, and the whole list's counts: apart from the recursion's.
     fixed, counted = per_group.clear(), asked.clear()
     if chosen & CONSTANT_METRICS:
-        by_constant = pl.col("metric").is_in(list(CONSTANT_METRICS))
+        by_constant = pl.col("metric").is_in(list(chosen & CONSTANT_METRICS))
         fixed, asked = per_group.filter(by_constant), asked.filter(~by_constant)
     if chosen & COUNT_METRICS:
         by_counts = pl.col("metric").is_in(list(COUNT_METRICS))
