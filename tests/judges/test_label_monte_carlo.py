@@ -18,10 +18,11 @@ pytestmark = pytest.mark.filterwarnings(
 
 
 def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
-    """200 groups of 13 uncertain items (8,192 outcomes each), 100 draws. Precision at 1.00 R
-    (rank (long) (R + 0.9) = R) is R-precision per group, exact over tie blocks: with the
-    truth at hand, the drawn means lie within 1.96 standard errors of it in about 95% of the
-    groups. GM-AP's per-group value is AP's, computed as AP's cells (the same numbers)."""
+    """200 groups of 13 uncertain items (8,192 outcomes each), 100 draws. trec_eval's RBP of
+    binary grades (its gains divided by the largest, 1) is RBP over the whole list per group,
+    exact over tie blocks: with the truth at hand, the drawn means lie within 1.96 standard
+    errors of it in about 95% of the groups. GM-AP's per-group value is AP's, computed as
+    AP's cells (the same numbers)."""
     n, groups, draws = 13, 200, 100
     rng = np.random.default_rng(5)
     candidates = pl.DataFrame({
@@ -32,12 +33,12 @@ def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
         "q": np.repeat(np.arange(groups), n), "item": np.tile(np.arange(2, n + 2), groups),
         "relevance": 1.0, "p": rng.uniform(0.05, 0.6, groups * n),
     })  # fmt: skip
-    drawn = ["r_precision_times_1_00"]
+    drawn = ["trec_rbp"]
     result = rk.evaluate(
-        candidates, truth, group_by="q", label_probability="p", label_draws=draws, k=[10],
-        metrics=["average_precision", "gm_average_precision", "r_precision", *drawn],
-        # Over tie blocks ordered by the labels, the multiples of R are drawn (along a fixed
-        # order the recursion reads them); R-precision is exact there too.
+        candidates, truth, group_by="q", label_probability="p", label_draws=draws, k=[n + 2],
+        metrics=["average_precision", "gm_average_precision", "rbp", *drawn],
+        # Over tie blocks ordered by the labels, trec RBP is drawn (along a fixed order its
+        # grade laws read it); RBP at the list's length is exact there.
         policy=rk.Policy(ties="optimistic"),
     )  # fmt: skip
     methods = result.label_methods.filter(pl.col("metric").is_in(drawn))
@@ -48,7 +49,7 @@ def test_drawn_cells_are_named_and_their_error_bars_cover_the_truth() -> None:
         on="metric", index="q", values=["value", "standard_error"], aggregate_function="first"
     )
     assert wide["value_gm_average_precision"].equals(wide["value_average_precision"])
-    truths = {"r_precision_times_1_00": wide["value_r_precision"]}
+    truths = {"trec_rbp": wide["value_rbp"]}
     for metric, exact in truths.items():
         error = wide[f"standard_error_{metric}"]
         assert (error > 0).all(), metric

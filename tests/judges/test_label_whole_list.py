@@ -106,17 +106,18 @@ MULTIPLES = ["r_precision", "r_precision_times_0_20", "r_precision_times_1_40",
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 @pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
 @settings(max_examples=30, deadline=None)
-@given(data=binary_groups(), policy=st.sampled_from(POLICIES))
+@given(data=binary_groups(), policy=st.sampled_from([*POLICIES, *BLOCKS]))
 def test_hits_at_multiples_of_r_equal_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """Precision at (long) (m R + 0.9) along a fixed order, below R and past it (past the
-    list's end too), beside R-precision."""
+    """Precision at (long) (m R + 0.9) along a fixed order and over tie blocks the labels
+    order, below R and past it (past the list's end too), beside R-precision."""
     candidates, truth = data
     _recursion_equals_enumeration(candidates, truth, {"metrics": MULTIPLES, "policy": policy})
 
 
-def test_multiples_of_r_past_the_enumeration_limit_are_exact() -> None:
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_multiples_of_r_past_the_enumeration_limit_are_exact(ties: str) -> None:
     """2**14 outcomes: twelve uncertain items listed, two never listed, tied scores."""
     n = 14
     candidates = pl.DataFrame(
@@ -124,8 +125,10 @@ def test_multiples_of_r_past_the_enumeration_limit_are_exact() -> None:
     )
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
-    options = {"metrics": MULTIPLES, "policy": rk.Policy.trec_eval()}
-    result = _recursion_equals_enumeration(candidates, truth, options)
+    policy = rk.Policy.trec_eval().replace(ties=ties)
+    result = _recursion_equals_enumeration(
+        candidates, truth, {"metrics": MULTIPLES, "policy": policy}
+    )
     assert set(result.label_methods["method"]) == {"recursion"}
 
 

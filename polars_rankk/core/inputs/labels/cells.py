@@ -203,8 +203,8 @@ def recursive_cells(
             # Past cwl_eval's depth of 1000 ranks the evaluation refuses the cell.
             fixed_gain = not by_blocks and one_gain
             return fixed_gain and metric in by_cwl and k is not None and 0 < k <= _LARGEST_K
-        if metric in RPREC_MULTIPLE_OF:  # hits at a multiple of R, along a fixed order
-            return k is None and not by_blocks
+        if metric in RPREC_MULTIPLE_OF:  # hits at a multiple of R, as R-precision's
+            return k is None
         if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being

@@ -24,12 +24,14 @@ from polars_rankk.core.inputs.labels.laws import largest, scaled_rbp_cells
 from polars_rankk.core.inputs.labels.layout import (
     R_MULTIPLES,
     BaseRanking,
+    empty_chance,
+    in_list,
     plan_metrics,
     r_multiple,
     ranks_read,
 )
 from polars_rankk.core.inputs.labels.recursion import CompiledMoments, expected_by_recursion
-from polars_rankk.core.inputs.labels.tie_blocks import BLOCK_TIES, GRADE_READING_TIES
+from polars_rankk.core.inputs.labels.tie_blocks import GRADE_READING_TIES
 from polars_rankk.core.inputs.spec import truncated_grade
 from polars_rankk.core.metrics.registry import REGISTRY
 from polars_rankk.core.names.listing import metric_rank
@@ -285,7 +287,7 @@ def _computed(
         own = fixed.select(*keys, "metric", "k", "value", std=zero, standard_error=zero)
         if policy.empty_truth == "nan":  # NaN wherever an outcome without R has a chance
             ranked = BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
-            none = _empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
+            none = empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
                                  probability, policy)  # fmt: skip
             nan = pl.when(pl.col("_rk_none") > 0).then(float("nan"))
             own = own.join(none, on=keys, how="left", nulls_equal=True, maintain_order="left")
@@ -314,7 +316,7 @@ def constant_is_exact(
     ``negative_grades="unjudged"``), the order fixed before the labels are read (the
     orders by grade could move a judged item past K in place of an unjudged one). Under
     ``empty_truth="nan"`` the expectation is NaN wherever an outcome without a relevant item
-    has a chance (`_empty_chance`), the constant elsewhere."""
+    has a chance (`layout.empty_chance`), the constant elsewhere."""
     if policy.ties in GRADE_READING_TIES:
         return False
     if policy.negative_grades != "unjudged":
@@ -364,7 +366,7 @@ def _count_cells(
     per_item = possible_items(
         truth, groups, keys, item, relevance, probability, policy, np.empty(0)
     )
-    listed = _in_list(ranking, per_item, keys, item, policy)
+    listed = in_list(ranking, per_item, keys, item, policy)
     within = side_by_side(per_item.filter(listed), "_rk_q", groups.height)
     # The relevant items R counts outside the list: every other one, or none (pool="restrict").
     others = per_item.filter(~listed) if policy.pool == "all" else per_item.clear()
@@ -430,45 +432,6 @@ def scaled_rbp_is_exact(
     if policy.relevance_threshold <= 0:
         return False
     return _one_list_in_every_outcome(policy, truth, relevance, probability)
-
-
-def _empty_chance(
-    ranking: BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
-    item: str, relevance: str, probability: str, policy: Policy,
-) -> pl.DataFrame:  # fmt: skip
-    """keys, ``_rk_none``: each evaluated group's chance that no item R counts is relevant
-    (those listed alone under ``pool="restrict"``)."""
-    import numpy as np
-
-    from polars_rankk.core.inputs.labels.layout import possible_items
-
-    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
-    per_item = possible_items(
-        truth, groups, keys, item, relevance, probability, policy, np.empty(0)
-    )
-    if policy.pool == "restrict":
-        per_item = per_item.filter(_in_list(ranking, per_item, keys, item, policy))
-    none = per_item.group_by(keys).agg(_rk_none=(1.0 - pl.col("_rk_q")).product())
-    return (
-        groups.select(keys)
-        .join(none, on=keys, how="left", nulls_equal=True)
-        .with_columns(pl.col("_rk_none").fill_null(1.0))
-    )
-
-
-def _in_list(
-    ranking: BaseRanking, per_item: pl.DataFrame, keys: list[str], item: str, policy: Policy
-) -> pl.Series:
-    """Whether each row of `per_item` is among its group's candidates: its place in the
-    evaluation's ranking (read to the whole list), or the ranked list itself (its tie blocks
-    under the orders that read the labels)."""
-    if policy.ties not in BLOCK_TIES:
-        place = ranking.places(per_item.select(*keys, item), ranking.depth())
-        if place is not None:
-            return place >= 1
-    found = ranking.listed().select(*keys, item).unique().with_columns(_rk_listed=pl.lit(True))
-    joined = per_item.join(found, on=[*keys, item], how="left", maintain_order="left")
-    return joined["_rk_listed"].fill_null(False)
 
 
 def _methods_named(

@@ -45,6 +45,42 @@ def poisson_binomial(q: np.ndarray) -> np.ndarray:
     return law
 
 
+def increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
+    """a(j, c) at rank j = `rank` (within K) for the counts c = `counts` (those including the
+    item at j), 1 x counts: recall's and F-beta's 1, AP's c/j, binG's 1 / log2(2 + j - c),
+    nDCG's discount."""
+    if metric in ("recall", "f1"):
+        return np.ones((1, counts.size))
+    if metric == "average_precision":
+        return counts[None, :] / rank
+    if metric == "binary_g":  # trec_eval binG: the rows above not relevant, j - c
+        return 1.0 / np.log2(2.0 + rank - counts[None, :])
+    return np.full((1, counts.size), 1.0 / math.log2(rank + 1))  # ndcg
+
+
+def linear_weight(metric: str, rank: int, per_group: np.ndarray, policy: Policy) -> np.ndarray:
+    """The weight of a relevant item at rank j = `rank` (within K) in precision, DCG or RBP,
+    per group (`per_group`: 1 / precision's denominator, or the relevant grade's gain)."""
+    if metric == "precision":
+        return per_group
+    if metric == "dcg":
+        return per_group / math.log2(rank + 1)
+    return np.full(1, (1 - policy.rbp_persistence) * policy.rbp_persistence ** (rank - 1))
+
+
+def read_per_group(
+    metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray, policy: Policy
+) -> np.ndarray:
+    """What a metric's increments read of each group: 1 / precision's denominator (K, or
+    min(K, n) under ``short_lists="observed"``), DCG's gain, else nothing."""
+    if metric == "dcg":
+        return gain
+    if metric != "precision":
+        return np.ones_like(n_candidates)
+    denominator = precision_denominator(k, n_candidates, policy)
+    return np.where(denominator > 0, 1.0 / np.maximum(denominator, 1.0), 0.0)
+
+
 def h_of_relevant(
     metric: str, k: int, largest_r: int, policy: Policy, n_candidates: np.ndarray
 ) -> np.ndarray:

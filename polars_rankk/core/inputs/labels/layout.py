@@ -229,3 +229,38 @@ class BaseRanking:
         if found is None:
             found = self._base.item_ranks(pairs, depth)
         return found
+
+
+def empty_chance(
+    ranking: BaseRanking, truth: pl.DataFrame, evaluated: pl.DataFrame, keys: list[str],
+    item: str, relevance: str, probability: str, policy: Policy,
+) -> pl.DataFrame:  # fmt: skip
+    """keys, ``_rk_none``: each evaluated group's chance that no item R counts is relevant
+    (those listed alone under ``pool="restrict"``)."""
+    groups = evaluated.select(*keys, "n_candidates").with_row_index("_rk_group")
+    per_item = possible_items(
+        truth, groups, keys, item, relevance, probability, policy, np.empty(0)
+    )
+    if policy.pool == "restrict":
+        per_item = per_item.filter(in_list(ranking, per_item, keys, item, policy))
+    none = per_item.group_by(keys).agg(_rk_none=(1.0 - pl.col("_rk_q")).product())
+    return (
+        groups.select(keys)
+        .join(none, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col("_rk_none").fill_null(1.0))
+    )
+
+
+def in_list(
+    ranking: BaseRanking, per_item: pl.DataFrame, keys: list[str], item: str, policy: Policy
+) -> pl.Series:
+    """Whether each row of `per_item` is among its group's candidates: its place in the
+    evaluation's ranking (read to the whole list), or the ranked list itself (its tie blocks
+    under the orders that read the labels)."""
+    if policy.ties not in BLOCK_TIES:
+        place = ranking.places(per_item.select(*keys, item), ranking.depth())
+        if place is not None:
+            return place >= 1
+    found = ranking.listed().select(*keys, item).unique().with_columns(_rk_listed=pl.lit(True))
+    joined = per_item.join(found, on=[*keys, item], how="left", maintain_order="left")
+    return joined["_rk_listed"].fill_null(False)

@@ -30,7 +30,6 @@ the relevant count as they go, an unjudged negative grade in a condensed list),
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -50,9 +49,11 @@ from polars_rankk.core.inputs.labels.laws import (
     conditioned,
     h_over_rest,
     hit_rank_of,
+    increment,
+    linear_weight,
     poisson_binomial,
-    precision_denominator,
     product_in_order,
+    read_per_group,
     summed_in_order,
 )
 from polars_rankk.core.inputs.labels.layout import (
@@ -83,41 +84,6 @@ CompiledMoments = Callable[
 ]
 
 
-def _increment(metric: str, rank: int, counts: np.ndarray) -> np.ndarray:
-    """a(j, c) at rank j = `rank` (within K) for the counts c = `counts` (those including the
-    item at j), 1 x counts: recall's and F-beta's 1, AP's c/j, binG's 1 / log2(2 + j - c),
-    nDCG's discount."""
-    if metric in ("recall", "f1"):
-        return np.ones((1, counts.size))
-    if metric == "average_precision":
-        return counts[None, :] / rank
-    if metric == "binary_g":  # trec_eval binG: the rows above not relevant, j - c
-        return 1.0 / np.log2(2.0 + rank - counts[None, :])
-    return np.full((1, counts.size), 1.0 / math.log2(rank + 1))  # ndcg
-
-
-def _linear_weight(metric: str, rank: int, per_group: np.ndarray, policy: Policy) -> np.ndarray:
-    """The weight of a relevant item at rank j = `rank` (within K) in precision, DCG or RBP,
-    per group (`per_group`: 1 / precision's denominator, or the relevant grade's gain)."""
-    if metric == "precision":
-        return per_group
-    if metric == "dcg":
-        return per_group / math.log2(rank + 1)
-    return np.full(1, (1 - policy.rbp_persistence) * policy.rbp_persistence ** (rank - 1))
-
-
-def _per_group(metric: str, k: int, n_candidates: np.ndarray, gain: np.ndarray,
-               policy: Policy) -> np.ndarray:  # fmt: skip
-    """What a metric's increments read of each group: 1 / precision's denominator (K, or
-    min(K, n) under ``short_lists="observed"``), DCG's gain, else nothing."""
-    if metric == "dcg":
-        return gain
-    if metric != "precision":
-        return np.ones_like(n_candidates)
-    denominator = precision_denominator(k, n_candidates, policy)
-    return np.where(denominator > 0, 1.0 / np.maximum(denominator, 1.0), 0.0)
-
-
 def moments(
     ranked_q: np.ndarray,
     rest_q: np.ndarray,
@@ -142,7 +108,7 @@ def moments(
     by_count = [index for index, (metric, _) in enumerate(cells) if metric not in _UNDIVIDED]
     for index, (metric, k) in enumerate(cells):
         if metric in _UNDIVIDED:
-            read = _per_group(metric, k, n_candidates, gain, policy)
+            read = read_per_group(metric, k, n_candidates, gain, policy)
             e1, e2 = _undivided(metric, k, ranked_q, read, policy)
             mean[:, index], spread[:, index] = conditioned(e1, e2, none_relevant, policy)
     if not by_count:
@@ -162,7 +128,7 @@ def moments(
         # Relevant at this rank: from count c - 1 to c, the sum gaining a(j, c) (0 past K).
         a = np.stack(
             [
-                _increment(metric, rank, above[:rank]) if rank <= k else np.zeros((1, rank))
+                increment(metric, rank, above[:rank]) if rank <= k else np.zeros((1, rank))
                 for metric, k in recursive
             ]
         )
@@ -203,7 +169,7 @@ def _undivided(
         first = q * before
         value = np.ones_like(rank) if metric == "hit_rate" else 1.0 / rank
         return summed_in_order(first * value), summed_in_order(first * (value * value))
-    terms = [_linear_weight(metric, int(j), read, policy) for j in rank]
+    terms = [linear_weight(metric, int(j), read, policy) for j in rank]
     a = np.broadcast_to(np.stack(terms).T, q.shape)  # groups x ranks
     e1 = summed_in_order(a * q)
     variance = summed_in_order(a * a * q * (1 - q))
@@ -352,16 +318,16 @@ def expected_by_recursion(
             frames.append(("r_precision", None, *r_moments))
         for name in multiples:  # hits at another multiple of R
             frames.append((name, None, *r_precision_moments(ranked_q, rest_q, policy, R_OF[name])))
-    elif listed or by_r:  # ties ordered by the labels, or averaged over orders
+    elif listed or no_k:  # ties ordered by the labels, or averaged over orders
         blocks = _TieBlocks(ranking.listed(), per_item, keys, item, groups, policy)
         several = [c for c in listed if by_grade_counts(c[0], gains.one_positive, policy)]
         listed = [cell for cell in listed if cell not in several]
         frames += blocks.graded_frames(several, grades)
         reads = [
-            stop if metric == "err" else _per_group(metric, k, n_candidates, gain, policy)
+            stop if metric == "err" else read_per_group(metric, k, n_candidates, gain, policy)
             for metric, k in listed
         ]
-        frames += blocks.frames(listed, reads, n_candidates, depth if by_r else None)
+        frames += blocks.frames(listed, reads, n_candidates, depth, no_k)  # R-precision's too
     return _rows_of(groups, keys, cells, frames, ranked_q, rest_q, policy)
 
 
@@ -407,10 +373,11 @@ class _TieBlocks:
         listed: list[tuple[str, int]],
         reads: list[np.ndarray],
         n_candidates: np.ndarray,
-        r_depth: int | None,
+        r_depth: int,
+        by_r: Sequence[str],
     ) -> list[CellMoments]:
-        """(metric, k, mean, std) of the `listed` cells (each reading `reads`) and, where
-        `r_depth` is given, R-precision's (read to that depth)."""
+        """(metric, k, mean, std) of the `listed` cells (each reading `reads`) and those of
+        `by_r` (R-precision, hits at other multiples of R: read to `r_depth`)."""
         found: list[CellMoments] = []
         common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
         if listed:
@@ -420,9 +387,13 @@ class _TieBlocks:
                 (m, k, hit_rank_of(k, mean[:, i]) if m == "hit_rank" else mean[:, i], spread[:, i])
                 for i, (m, k) in enumerate(listed)
             ]
-        if r_depth is not None:
-            e1, e2, none_r = block_r_precision_of(*common, r_depth, self.policy)
-            found.append(("r_precision", None, *conditioned(e1, e2, none_r, self.policy)))
+        if by_r:
+            multiples = [R_OF.get(name, 1.0) for name in by_r]
+            laws = block_r_precision_of(*common, r_depth, self.policy, multiples)
+            found += [
+                (name, None, *conditioned(e1, e2, none_r, self.policy))
+                for name, (e1, e2, none_r) in zip(by_r, laws, strict=True)
+            ]
         return found
 
     def graded_frames(

@@ -20,6 +20,7 @@ independent count y: R = c + y, and recall, AP and nDCG are S h(R) as in `recurs
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -378,15 +379,21 @@ def _hits_in_first(x: int, t: int, size: np.ndarray, policy: Policy) -> np.ndarr
 
 
 def block_r_precision(
-    q: np.ndarray, start: np.ndarray, size: np.ndarray, rest_law: np.ndarray, policy: Policy
+    q: np.ndarray,
+    start: np.ndarray,
+    size: np.ndarray,
+    rest_law: np.ndarray,
+    policy: Policy,
+    multiple: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(E[V], E[V^2], P(R = 0)) per group of R-precision, hits@R / R, under the policy's tie
-    order. `q`, `start`, `size` from `block_layout` (every block starting at or above the
-    most items a group may find relevant); `rest_law` the law of the relevant count outside
-    them. Where rank R falls in block j, at its t-th place: R = c + x + y (c relevant above
-    the block, x in it, y below or unranked: independent laws) and hits@R = c plus the block's
-    relevant items in its first t places; where R is past the list, hits@R is every relevant
-    ranked item."""
+    """(E[V], E[V^2], P(R = 0)) per group of hits@c / c, c = (long) (`multiple` R + 0.9)
+    (R-precision at 1, trec_eval's Rprec_mult), under the policy's tie order. `q`, `start`,
+    `size` from `block_layout` (every block starting at or above the deepest cut a group's R
+    may give); `rest_law` the law of the relevant count outside them. Where the cut falls in
+    block j, at its t-th place, for each R whose cut it is: R = c + x + y (c relevant above
+    the block, x in it, y below or unranked: independent laws) and hits = c plus the block's
+    relevant items in its first t places; where the cut is past the list, hits is every
+    relevant ranked item."""
     groups, blocks, _ = q.shape
     laws = [poisson_binomial(q[:, j, :]) for j in range(blocks)]
     above = [np.ones((groups, 1))]  # above[j]: the count in the blocks before block j
@@ -402,29 +409,42 @@ def block_r_precision(
         first = first + (weight * value).sum(axis=1)
         second = second + (weight * value * value).sum(axis=1)
 
+    def cut(relevant: np.ndarray) -> np.ndarray:
+        """(long) (multiple R + 0.9), as the evaluation reads it."""
+        return np.trunc(multiple * relevant + 0.9)
+
+    # The values of R whose cut is one rank r: R from ceil((r - 0.9) / multiple) - 1 on,
+    # at most ceil(1 / multiple) + 1 of them (one where the multiple is 1).
+    spread = 1 if multiple == 1.0 else math.ceil(1.0 / multiple) + 2
     for j in range(blocks):
         found = np.arange(above[j].shape[1], dtype=np.float64)[None, :]  # c
         rest = below[j]
         for t in range(1, int(size[:, j].max(initial=0)) + 1):
-            r = start[:, j] + t - 1  # the rank R would be, where the block has a t-th place
-            inside = (size[:, j] >= t)[:, None]
-            for x in range(laws[j].shape[1]):
-                y = r[:, None] - found - x
-                kept = inside & (y >= 0) & (y < rest.shape[1])
-                ways = np.take_along_axis(
-                    rest, np.clip(y, 0, rest.shape[1] - 1).astype(np.int64), 1
-                )
-                weight = np.where(kept, above[j] * laws[j][:, x : x + 1] * ways, 0.0)
-                hits = found + _hits_in_first(x, t, size[:, j], policy)[:, None]
-                add(weight, hits / np.maximum(r, 1.0)[:, None])
-    # R past the list's end: every ranked relevant item is a hit.
+            r = start[:, j] + t - 1  # the rank the cut would be, where the block has a t-th place
+            inside = size[:, j] >= t
+            lowest = r if multiple == 1.0 else np.ceil((r - 0.9) / multiple) - 1
+            for offset in range(spread):
+                relevant = lowest + offset
+                # R = 0 has no cut (no relevant item): left to `conditioned`.
+                its_cut = ((relevant >= 1) & (cut(relevant) == r) & inside)[:, None]
+                for x in range(laws[j].shape[1]):
+                    y = relevant[:, None] - found - x
+                    kept = its_cut & (y >= 0) & (y < rest.shape[1])
+                    ways = np.take_along_axis(
+                        rest, np.clip(y, 0, rest.shape[1] - 1).astype(np.int64), 1
+                    )
+                    weight = np.where(kept, above[j] * laws[j][:, x : x + 1] * ways, 0.0)
+                    hits = found + _hits_in_first(x, t, size[:, j], policy)[:, None]
+                    add(weight, hits / np.maximum(r, 1.0)[:, None])
+    # The cut past the list's end: every ranked relevant item is a hit.
     listed = size.sum(axis=1)[:, None]
     ranked_law, count = above[-1], np.arange(above[-1].shape[1], dtype=np.float64)[None, :]
     for unranked in range(rest_law.shape[1]):
         relevant = count + unranked
+        past = cut(relevant) if multiple != 1.0 else relevant
         chance = ranked_law * rest_law[:, unranked : unranked + 1]
-        weight = np.where(relevant > listed, chance, 0.0)
-        add(weight, count / np.maximum(relevant, 1.0))
+        weight = np.where((relevant > 0) & (past > listed), chance, 0.0)
+        add(weight, count / np.maximum(past, 1.0))
     return first, second, ranked_law[:, 0] * rest_law[:, 0]
 
 
@@ -437,9 +457,10 @@ def block_r_precision_of(
     groups: pl.DataFrame,
     depth: int,
     policy: Policy,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`block_r_precision` from the evaluation's ranking with its tie blocks, as
-    `block_expectations` reads it, over the blocks starting within `depth` (at least the most
-    items a group may find relevant)."""
+    multiples: Sequence[float] = (1.0,),
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """`block_r_precision` at each of `multiples` from the evaluation's ranking with its tie
+    blocks, as `block_expectations` reads it, over the blocks starting within `depth` (at
+    least the deepest cut a group's R may give: `layout.ranks_read`)."""
     q, start, size, law = _blocks_and_rest(ranked, per_item, counted, keys, item, groups, depth)
-    return block_r_precision(q, start, size, law, policy)
+    return [block_r_precision(q, start, size, law, policy, multiple) for multiple in multiples]
