@@ -301,6 +301,38 @@ def test_err_under_ties_ordered_by_the_labels_equals_the_enumeration(
     _recursion_equals_enumeration(candidates, truth, options)
 
 
+@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
+@settings(max_examples=40, deadline=None)
+@given(
+    data=binary_groups(),
+    policy=st.sampled_from([p for p in GRADE_READING if p.ties != "expected"]),
+    beta=st.sampled_from([0.0, 1.0, 2.5]),
+)
+def test_q_measure_under_ties_ordered_by_the_labels_equals_the_enumeration(
+    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy, beta: float
+) -> None:
+    """Q-measure with relevant items first (or last) in each block, each group's relevant
+    items of one grade: a block's x relevant items take known places, so the walk over
+    blocks carries the count found and each value R may take, as along a fixed order."""
+    candidates, truth = data
+    options = {"k": [1, 3, 5], "metrics": ["q_measure", "average_precision"],
+               "policy": replace(policy, q_beta=beta)}  # fmt: skip
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_q_measure_of_fourteen_tied_uncertain_items_is_exact(ties: str) -> None:
+    """2**14 outcomes: blocks straddling K, two relevant items never listed."""
+    n = 14
+    candidates = pl.DataFrame(
+        {"q": 0, "item": range(n), "score": [float(i // 4) for i in range(n)]}
+    )
+    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 2.0,
+                          "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
+    options = {"k": [6], "metrics": ["q_measure"], "policy": rk.Policy(ties=ties)}
+    _recursion_equals_enumeration(candidates, truth, options)
+
+
 RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",
                   "rbp", "f1", "r_precision"]  # fmt: skip
 

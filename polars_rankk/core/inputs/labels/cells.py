@@ -205,7 +205,8 @@ def recursive_cells(
             return fixed_gain and metric in by_cwl and k is not None and 0 < k <= _LARGEST_K
         if metric in RPREC_MULTIPLE_OF:  # hits at a multiple of R, as R-precision's
             return k is None
-        if metric not in (BLOCK_METRICS | {"r_precision"} if by_blocks else RECURSIVE_METRICS):
+        over_blocks = BLOCK_METRICS | {"r_precision", "q_measure"}  # Q: `graded_blocks`' walk
+        if metric not in (over_blocks if by_blocks else RECURSIVE_METRICS):
             return False
         # A grade between 0 and the threshold gains (and may stop the user) without being
         # relevant: nDCG, DCG and ERR read it, by the laws given that no item is relevant,
@@ -228,7 +229,7 @@ def recursive_cells(
                 return False
         elif metric == "rbp" and policy.rbp_grades != "binary":
             return False
-        elif metric == "q_measure" and (by_blocks or copies or not one_gain):
+        elif metric == "q_measure" and (copies or not one_gain):
             return False  # cg and the ideal's cg* are the grade times counts: one grade
         elif metric == "q_measure" and (k is None or k > _Q_LARGEST_K):
             return False  # its walk carries K x (K + the items past K) numbers per group

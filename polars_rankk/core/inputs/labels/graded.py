@@ -381,7 +381,7 @@ def closed_forms(
 
 #: The most numbers (groups x possible R x counts) one block of groups carries through
 #: Q-measure's walk.
-_Q_NUMBERS = 1 << 21
+Q_NUMBERS = 1 << 21
 
 
 def q_measure_moments(
@@ -397,7 +397,7 @@ def q_measure_moments(
     beyond = poisson_binomial(np.hstack([ranked_q[:, k:], rest_q]))
     groups, width = top.shape
     values = width + beyond.shape[1]  # rho = 0 .. width + the most items past k
-    block = max(1, _Q_NUMBERS // (values * (width + 1)))
+    block = max(1, Q_NUMBERS // (values * (width + 1)))
     e1, e2 = np.zeros(groups), np.zeros(groups)
     for at in range(0, groups, block):  # blocks of groups: the state stays a few MB
         part = slice(at, at + block)

@@ -37,6 +37,7 @@ import polars as pl
 
 from polars_rankk.core.inputs.labels.graded import (
     MAX_STATES,
+    Q_NUMBERS,
     given_none,
     ideal_dcg,
     level_moves,
@@ -47,6 +48,7 @@ from polars_rankk.core.inputs.labels.graded import (
 from polars_rankk.core.inputs.labels.graded import (
     affordable as ndcg_affordable,
 )
+from polars_rankk.core.inputs.labels.laws import poisson_binomial
 from polars_rankk.core.policy import Policy
 
 #: The metrics this module computes where a group's relevant items may differ in grade.
@@ -400,3 +402,92 @@ def _moved(carried: tuple[np.ndarray, np.ndarray, np.ndarray], bounds: np.ndarra
             square[by_target] * weight + gained * (2 * from_total + gained * from_law),
         )
     return new_law, new_total, new_square
+
+
+def block_q_moments(
+    q: np.ndarray,
+    start: np.ndarray,
+    size: np.ndarray,
+    rest_law: np.ndarray,
+    grade: np.ndarray,
+    k: int,
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E[Q@k], E[Q@k^2], P(R = 0)) per group over tie blocks the labels order, each group's
+    relevant items of one grade g (`grade`): `graded.q_measure_moments`' walk, block by block.
+    A block's x relevant items take its first x places (``"optimistic"``) or its last x
+    (``"pessimistic"``), so from c found above it the i-th of them, at rank r_i <= k, adds
+    (c + i) (1 + b g) / (r_i + b g min(r_i, rho)) for each value rho R may take; the walk
+    carries P(c), E[S_rho; c] and E[S_rho^2; c] past the blocks, and R = c + y (y: the
+    relevant items outside them, `rest_law`) reads S_R / R (or / min(k, R))."""
+    groups = q.shape[0]
+    values = int(size.sum(axis=1).max(initial=0)) + rest_law.shape[1]  # rho, and c below it
+    chunk = max(1, Q_NUMBERS // (values * values))
+    e1, e2, none = np.zeros(groups), np.zeros(groups), np.zeros(groups)
+    for at in range(0, groups, chunk):  # chunks of groups: the state stays a few MB
+        part = slice(at, at + chunk)
+        found = _q_block_walk(q[part], start[part], size[part], grade[part], k, values, policy)
+        e1[part], e2[part], none[part] = _q_over_rest(*found, rest_law[part], k, policy)
+    return e1, e2, none
+
+
+def _q_block_walk(
+    q: np.ndarray, start: np.ndarray, size: np.ndarray, grade: np.ndarray, k: int,
+    values: int, policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(law, total, square): P(c), E[S_rho; c], E[S_rho^2; c] after every block (groups x
+    values x counts, the law groups x 1 x counts)."""
+    groups, blocks, _ = q.shape
+    weight = (float(policy.q_beta) * np.maximum(grade, 0.0))[:, None, None]  # b g
+    rho = np.arange(values, dtype=np.float64)[None, :, None]
+    found = np.arange(values, dtype=np.float64)[None, None, :]  # c, the count above
+    law = np.zeros((groups, 1, values))
+    law[:, :, 0] = 1.0
+    total, square = np.zeros((groups, values, values)), np.zeros((groups, values, values))
+    for j in range(blocks):
+        block_law = poisson_binomial(q[:, j, :])
+        new_law, new_total, new_square = (
+            np.zeros_like(law),
+            np.zeros_like(total),
+            np.zeros_like(square),
+        )
+        for x in range(block_law.shape[1]):
+            p = block_law[:, x][:, None, None]
+            first = start[:, j] + (0 if policy.ties == "optimistic" else size[:, j] - x)
+            added = np.zeros((groups, values, values))
+            for i in range(1, x + 1):
+                rank = (first + i - 1)[:, None, None]
+                # A block without x places (a padded one: rank 0) has no chance of x.
+                safe = np.maximum(rank, 1.0)
+                term = (found + i) * (1 + weight) / (safe + weight * np.minimum(safe, rho))
+                added += np.where((rank >= 1) & (rank <= k), term, 0.0)
+            keep = values - x  # the counts c that stay within the state after x more
+            a, before = added[:, :, :keep], law[:, :, :keep]
+            new_law[:, :, x:] += p * before
+            new_total[:, :, x:] += p * (total[:, :, :keep] + a * before)
+            new_square[:, :, x:] += p * (
+                square[:, :, :keep] + a * (2 * total[:, :, :keep] + a * before)
+            )
+        law, total, square = new_law, new_total, new_square
+    return law, total, square
+
+
+def _q_over_rest(
+    law: np.ndarray, total: np.ndarray, square: np.ndarray, rest_law: np.ndarray, k: int,
+    policy: Policy,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(E[Q], E[Q^2], P(R = 0)): R = c + y, the walk's sums at rho = R over R (or over
+    min(k, R): ``ap_denominator``), 0 where R = 0."""
+    groups, values, _ = total.shape
+    counts = np.arange(values)
+    e1, e2 = np.zeros(groups), np.zeros(groups)
+    for y in range(rest_law.shape[1]):
+        r = counts + y
+        inside = r < values
+        c, r = counts[inside], r[inside]
+        denominator = r if policy.ap_denominator == "relevant" else np.minimum(r, k)
+        over = np.where(r > 0, 1.0 / np.maximum(denominator, 1), 0.0)
+        chance = rest_law[:, y : y + 1]
+        e1 += (chance * total[:, r, c] * over).sum(axis=1)
+        e2 += (chance * square[:, r, c] * (over * over)).sum(axis=1)
+    return e1, e2, law[:, 0, 0] * rest_law[:, 0]

@@ -40,6 +40,7 @@ from polars_rankk.core.inputs.labels.copies import kept_copies_frames
 from polars_rankk.core.inputs.labels.cwl import CWL_EXACT, cwl_gain, cwl_moments
 from polars_rankk.core.inputs.labels.graded import Gains, Stops, closed_forms, graded_cells
 from polars_rankk.core.inputs.labels.graded_blocks import (
+    block_q_moments,
     by_grade_counts,
     graded_block_moments,
     grades_of,
@@ -323,10 +324,7 @@ def expected_by_recursion(
         several = [c for c in listed if by_grade_counts(c[0], gains.one_positive, policy)]
         listed = [cell for cell in listed if cell not in several]
         frames += blocks.graded_frames(several, grades)
-        reads = [
-            stop if metric == "err" else read_per_group(metric, k, n_candidates, gain, policy)
-            for metric, k in listed
-        ]
+        reads = _block_reads(listed, stop, grade, n_candidates, gain, policy)
         frames += blocks.frames(listed, reads, n_candidates, depth, no_k)  # R-precision's too
     return _rows_of(groups, keys, cells, frames, ranked_q, rest_q, policy)
 
@@ -348,6 +346,19 @@ def _rows_of(
         computed, on=cell, how="left", nulls_equal=True, maintain_order="left"
     )
     return rows, expected_r
+
+
+def _block_reads(
+    listed: Sequence[tuple[str, int]], stop: np.ndarray, grade: np.ndarray,
+    n_candidates: np.ndarray, gain: np.ndarray, policy: Policy,
+) -> list[np.ndarray]:  # fmt: skip
+    """What each cell over tie blocks reads of each group: ERR the relevant grade's chance of
+    stopping the user, Q-measure the grade, the others `laws.read_per_group`."""
+    return [
+        stop if metric == "err" else grade if metric == "q_measure"
+        else read_per_group(metric, k, n_candidates, gain, policy)
+        for metric, k in listed
+    ]  # fmt: skip
 
 
 class _TieBlocks:
@@ -380,6 +391,14 @@ class _TieBlocks:
         `by_r` (R-precision, hits at other multiples of R: read to `r_depth`)."""
         found: list[CellMoments] = []
         common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
+        for k in [k for metric, k in listed if metric == "q_measure"]:  # reads: the grade
+            grade = reads[listed.index(("q_measure", k))]
+            q, start, size, others = blocks_and_rest(*common, k, ["_rk_q"])
+            rest = poisson_binomial(others[..., 0])
+            e1, e2, none = block_q_moments(q[..., 0], start, size, rest, grade, k, self.policy)
+            found.append(("q_measure", k, *conditioned(e1, e2, none, self.policy)))
+        reads = [read for cell, read in zip(listed, reads, strict=True) if cell[0] != "q_measure"]
+        listed = [cell for cell in listed if cell[0] != "q_measure"]
         if listed:
             e1, e2, none = block_expectations(*common, listed, reads, self.policy, n_candidates)
             mean, spread = conditioned(e1, e2, none[:, None], self.policy)
