@@ -323,14 +323,21 @@ def test_q_measure_under_ties_ordered_by_the_labels_equals_the_enumeration(
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
 def test_q_measure_of_fourteen_tied_uncertain_items_is_exact(ties: str) -> None:
     """2**14 outcomes: blocks straddling K, two relevant items never listed."""
-    n = 14
-    candidates = pl.DataFrame(
-        {"q": 0, "item": range(n), "score": [float(i // 4) for i in range(n)]}
-    )
-    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 2.0,
-                          "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
+    candidates, truth = tied_uncertain_items(tie=4, grade=2.0)
     options = {"k": [6], "metrics": ["q_measure"], "policy": rk.Policy(ties=ties)}
     _recursion_equals_enumeration(candidates, truth, options)
+
+
+def tied_uncertain_items(tie: int, grade: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """2**14 outcomes in one group: 14 items scored in blocks of `tie` equal scores, two of
+    them unjudged, 14 truth items of `grade` and falling chances, two never listed."""
+    n = 14
+    candidates = pl.DataFrame(
+        {"q": 0, "item": range(n), "score": [float(i // tie) for i in range(n)]}
+    )
+    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": grade,
+                          "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
+    return candidates, truth
 
 
 RELEVANCE_ONLY = ["precision", "recall", "hit_rate", "hit_rank", "mrr", "average_precision",

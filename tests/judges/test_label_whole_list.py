@@ -17,6 +17,7 @@ from tests.judges.test_label_recursion import (
     POLICIES,
     _recursion_equals_enumeration,
     binary_groups,
+    tied_uncertain_items,
 )
 
 WHOLE = ["nDCG", "AP", "RR"]
@@ -119,12 +120,7 @@ def test_hits_at_multiples_of_r_equal_the_enumeration(
 @pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
 def test_multiples_of_r_past_the_enumeration_limit_are_exact(ties: str) -> None:
     """2**14 outcomes: twelve uncertain items listed, two never listed, tied scores."""
-    n = 14
-    candidates = pl.DataFrame(
-        {"q": 0, "item": range(n), "score": [float(i // 3) for i in range(n)]}
-    )
-    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
-                          "p": [0.9 - 0.06 * i for i in range(n)]})  # fmt: skip
+    candidates, truth = tied_uncertain_items(tie=3, grade=1.0)
     policy = rk.Policy.trec_eval().replace(ties=ties)
     result = _recursion_equals_enumeration(
         candidates, truth, {"metrics": MULTIPLES, "policy": policy}
