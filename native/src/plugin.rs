@@ -369,13 +369,15 @@ pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
 }
 
 /// `ranked_items`: each group's items at ranks 1..K_max, in rank order, ranked as
-/// `graded_rows` ranks them (every row: the call declares a term that is never zero).
+/// `graded_rows` ranks them (every row: the call declares a term that is never zero), the
+/// groups in the order of their keys (`TermRows::in_key_order`).
 pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let started = std::time::Instant::now();
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let found = kernel::term_rows(config, &inputs, config.k_max(), true);
+    let mut found = kernel::term_rows(config, &inputs, config.k_max(), true);
+    found.in_key_order(&config.key_kinds, &inputs.keys);
     let mut out = row_keys(config, &inputs, &found);
     let item = &columns[config.key_kinds.len()];
     let named = kernel::Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };

@@ -64,8 +64,8 @@ def _slot() -> pl.Expr:
 
 
 def in_slot_order(placements: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """The placements sorted by (keys, rank), unless they already are (the kernel ranks
-    grouped rows group by group, in the keys' order)."""
+    """The placements sorted by (keys, rank), unless they already are (the kernel's ranking
+    comes in that order, its rows in any order)."""
     if slot_ordered(placements, keys):
         return placements
     return placements.sort([*keys, RANK])

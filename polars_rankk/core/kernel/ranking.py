@@ -36,8 +36,10 @@ def ranked_top(
     k: int,
 ) -> pl.LazyFrame | None:
     """Each group's items at ranks 1..`k`: `keys`, `item` and ``rank`` (Int64, from 1), each
-    item once (its best-ranked copy); None where the kernel cannot rank them (not loaded, a
-    key or item dtype it does not read, a tie order that reads grades).
+    item once (its best-ranked copy), the rows in (keys, rank) order as `sort` orders them
+    (integer keys by value, text by its bytes; a null key first); None where the kernel
+    cannot rank them (not loaded, a key or item dtype it does not read, a tie order that
+    reads grades).
 
     `score` is the Float64 score, higher first (`order.score_value`); invalid scores are
     made the lowest here, and under ``ties="input_order"`` the candidates' row order breaks
