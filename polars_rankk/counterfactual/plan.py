@@ -87,14 +87,18 @@ def slot_ordered(frame: pl.DataFrame, keys: list[str]) -> bool:
     return bool(frame.select(later.slice(1).fill_null(False).all()).item())
 
 
-def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+def logged_rows(
+    log: pl.LazyFrame, columns: Columns, *, reward_as_read: bool = False
+) -> pl.LazyFrame:
     """The log's columns the estimate reads, typed: position Int64, reward and the logging
-    propensity (`DISPLAY`, 1 when not given) Float64."""
+    propensity (`DISPLAY`, 1 when not given) Float64; with `reward_as_read` the reward as the
+    log has it (the kernel reads integer rewards without a Float64 copy)."""
+    reward = pl.col(columns.reward)
     return log.select(
         *columns.lists,
         pl.col(columns.item),
         pl.col(columns.position).cast(pl.Int64),
-        pl.col(columns.reward).cast(pl.Float64),
+        reward if reward_as_read else reward.cast(pl.Float64),
         (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
         .cast(pl.Float64)
         .alias(DISPLAY),

@@ -307,6 +307,32 @@ fn first_handles(column: &Column<'_>, rows: usize) -> Vec<u64> {
     (0..rows).map(|row| cursor.get(row)).collect()
 }
 
+/// A reward column read by row as a float: Float64, or integers read as they are (a click
+/// column of Int8 needs no Float64 copy of the log's rows; an integer converts to the same
+/// float as Polars' cast makes of it). The estimate refuses a null reward before.
+pub(crate) enum Rewards<'a> {
+    Floats(FloatCursor<'a>),
+    Integers(HandleCursor<'a>),
+}
+
+impl<'a> Rewards<'a> {
+    pub(crate) fn new(column: &'a Column<'a>) -> Self {
+        if column.is_integer() {
+            Rewards::Integers(HandleCursor::new(column))
+        } else {
+            Rewards::Floats(FloatCursor::new(column))
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&mut self, row: usize) -> f64 {
+        match self {
+            Rewards::Floats(cursor) => cursor.get(row),
+            Rewards::Integers(cursor) => cursor.get(row) as i64 as f64,
+        }
+    }
+}
+
 /// An item's hash, for the text items' comparisons (integers compare by value).
 fn item_hash(column: &Column<'_>, kind: Kind, handle: u64) -> u64 {
     match kind {
@@ -459,7 +485,7 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Gro
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
     let mut items = HandleCursor::new(logged.item);
     let mut positions = HandleCursor::new(logged.at);
-    let mut rewards = FloatCursor::new(logged.reward);
+    let mut rewards = Rewards::new(logged.reward);
     let mut displays = logged.display.map(FloatCursor::new);
     let n_keys = keys.len();
     let mut row_keys = vec![0u64; n_keys];
@@ -553,7 +579,7 @@ fn kept_rows(logged: &Logged<'_>, pairs: &Pairs, start: usize, end: usize) -> Ve
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
     let mut items = HandleCursor::new(logged.item);
     let mut positions = HandleCursor::new(logged.at);
-    let mut rewards = FloatCursor::new(logged.reward);
+    let mut rewards = Rewards::new(logged.reward);
     let mut displays = logged.display.map(FloatCursor::new);
     let mut row_keys = vec![0u64; keys.len()];
     // Room for a quarter of the rows up front (pages are only touched as they fill): a list
