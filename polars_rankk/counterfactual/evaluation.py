@@ -181,8 +181,7 @@ def evaluate_counterfactual(
     fit = any(base == "dr" for _, base in wanted) and reward_model is None
     held = _held(placed, log_frame, columns, click_model, theta, fit, engine)
     logged = plan.logged_rows(log_frame, columns)
-    as_read = plan.logged_rows(log_frame, columns, reward_as_read=True)
-    read = plan.kernel_slot_sums(as_read, held, columns, click_model, theta, clip)
+    read = plan.kernel_slot_sums(log_frame, held, columns, click_model, theta, clip)
     # Summed in Polars (not read by the kernel), the slots join on their numbers.
     placements = (held if read is not None else plan.numbered_slots(held, keys)).lazy()
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)

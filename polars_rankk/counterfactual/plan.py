@@ -328,7 +328,7 @@ def kernel_reads(columns: Columns, model: ClickModel) -> bool:
 
 
 def kernel_slot_sums(
-    logged: pl.LazyFrame,
+    log: pl.LazyFrame,
     placements: pl.DataFrame,
     columns: Columns,
     model: ClickModel,
@@ -336,11 +336,12 @@ def kernel_slot_sums(
     clip: float | None,
 ) -> pl.LazyFrame | None:
     """`rank_sums`' per-slot sums of a ranking (the sums `rows.group_by` gives, row for
-    row beside `placements`), read off `logged` (`logged_rows`) by the kernel in one pass: no
-    join of the log with the placements. None where the kernel does not read them: marginals
-    and draws (a slot's placements are several, each with its probability), the cascade model
-    (its weight reads each logged list's whole prefix in position order), or what
-    `logged.logged_sums` refuses; those take `weighted_rows` and `rank_sums`' sums in Polars.
+    row beside `placements`), read off `log` (its `logged_rows`, the reward as the log has it)
+    by the kernel in one pass: no join of the log with the placements. None where the kernel
+    does not read them: marginals and draws (a slot's placements are several, each with its
+    probability), the cascade model (its weight reads each logged list's whole prefix in
+    position order), or what `logged.logged_sums` refuses; those take `weighted_rows` and
+    `rank_sums`' sums in Polars.
     """
     if columns.form != "ranking" or model == "cascade":
         return None
@@ -350,6 +351,7 @@ def kernel_slot_sums(
         columns.keys, columns.item, RANK, columns.position, columns.reward, display,
         columns.impression,
     )  # fmt: skip
+    logged = logged_rows(log, columns, reward_as_read=True)
     sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)
     if sums is None:
         return None
