@@ -79,7 +79,7 @@ pub fn compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, 
     let (item, at, reward) = (&rest[0], &rest[1], &rest[2]);
     expect_kind(item, asked.item)?;
     expect(at, at.is_integer(), "Int64")?;
-    expect(reward, reward.is_float(), "Float64")?;
+    expect(reward, reward.is_float() || reward.is_integer(), "Float64 or integer")?;
     let display = asked.display.then(|| &rest[3]);
     if let Some(column) = display {
         expect(column, column.is_float(), "Float64")?;
@@ -169,7 +169,7 @@ pub fn item_model_compute(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<O
     };
     expect_kind(item, asked.item)?;
     expect(at, at.is_integer(), "Int64")?;
-    expect(reward, reward.is_float(), "Float64")?;
+    expect(reward, reward.is_float() || reward.is_integer(), "Float64 or integer")?;
     if let Some(column) = columns.iter().find(|c| c.len() != at.len()) {
         return Err(format!("column {:?} has {} rows where the ranks have {}", column.name, column.len(), at.len()));
     }

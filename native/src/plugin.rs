@@ -101,14 +101,18 @@ fn read_inputs<'a>(
         ));
     }
     let n = columns[0].len();
-    if let Some(column) = columns.iter().find(|c| c.len() != n) {
+    let n_keys = config.key_kinds.len();
+    // A call without truth may send its grades as one row (NaN): no candidate has a grade, and
+    // a cursor reads NaN past a column's end, so that no column of NaN as long as the rows is
+    // built for the call (the counterfactual ranking's, of every candidate).
+    let no_grades = |at: usize, column: &Column<'_>| !config.truth && at == n_keys + 2 && column.len() == 1;
+    if let Some((_, column)) = columns.iter().enumerate().find(|(at, c)| c.len() != n && !no_grades(*at, c)) {
         return Err(format!(
             "column {:?} has {} rows where the group keys have {n}",
             column.name,
             column.len()
         ));
     }
-    let n_keys = config.key_kinds.len();
     let (keys, rest) = columns.split_at(n_keys);
     for (column, kind) in keys.iter().zip(&config.key_kinds) {
         check_kind(column, *kind)?;
@@ -142,7 +146,8 @@ fn read_inputs<'a>(
     if config.policy.invalid_scores == Invalid::Error && !config.scores_checked {
         // A truth row (with a grade, after the candidates) has no score.
         let candidate = |grade: f64| !config.truth || grade.is_nan();
-        let mut scores = rest[1].floats().zip(rest[2].floats()).enumerate();
+        let grades = rest[2].floats().chain(std::iter::repeat(f64::NAN));
+        let mut scores = rest[1].floats().zip(grades).enumerate();
         if let Some((at, (value, _))) = scores.find(|(_, (s, g))| candidate(*g) && !s.is_finite()) {
             return Err(format!(
                 "column {score_name:?} holds an invalid score ({value}) at row {at}: null, NaN \
@@ -369,13 +374,15 @@ pub fn ranked_fields(kwargs: &[u8], inputs: &[(String, String)]) -> Result<Vec<(
 }
 
 /// `ranked_items`: each group's items at ranks 1..K_max, in rank order, ranked as
-/// `graded_rows` ranks them (every row: the call declares a term that is never zero).
+/// `graded_rows` ranks them (every row: the call declares a term that is never zero), the
+/// groups in the order of their keys (`TermRows::in_key_order`).
 pub fn ranked_items(kwargs: &[u8], columns: &[Column<'_>]) -> Result<Vec<OutColumn>, String> {
     let started = std::time::Instant::now();
     let parsed = configuration(kwargs)?;
     let (config, score_name) = (&parsed.0, parsed.1.as_str());
     let inputs = read_inputs(config, score_name, columns)?;
-    let found = kernel::term_rows(config, &inputs, config.k_max(), true);
+    let mut found = kernel::term_rows(config, &inputs, config.k_max(), true);
+    found.in_key_order(&config.key_kinds, &inputs.keys);
     let mut out = row_keys(config, &inputs, &found);
     let item = &columns[config.key_kinds.len()];
     let named = kernel::Items { column: inputs.item, kind: config.item_kind, cut: &config.item_prefix };

@@ -181,7 +181,7 @@ def evaluate_counterfactual(
     fit = any(base == "dr" for _, base in wanted) and reward_model is None
     held = _held(placed, log_frame, columns, click_model, theta, fit, engine)
     logged = plan.logged_rows(log_frame, columns)
-    read = plan.kernel_slot_sums(logged, held, columns, click_model, theta, clip)
+    read = plan.kernel_slot_sums(log_frame, held, columns, click_model, theta, clip)
     # Summed in Polars (not read by the kernel), the slots join on their numbers.
     placements = (held if read is not None else plan.numbered_slots(held, keys)).lazy()
     rows = plan.weighted_rows(logged, placements, columns, click_model, theta, clip)

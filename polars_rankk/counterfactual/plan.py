@@ -64,8 +64,8 @@ def _slot() -> pl.Expr:
 
 
 def in_slot_order(placements: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """The placements sorted by (keys, rank), unless they already are (the kernel ranks
-    grouped rows group by group, in the keys' order)."""
+    """The placements sorted by (keys, rank), unless they already are (the kernel's ranking
+    comes in that order, its rows in any order)."""
     if slot_ordered(placements, keys):
         return placements
     return placements.sort([*keys, RANK])
@@ -87,14 +87,18 @@ def slot_ordered(frame: pl.DataFrame, keys: list[str]) -> bool:
     return bool(frame.select(later.slice(1).fill_null(False).all()).item())
 
 
-def logged_rows(log: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+def logged_rows(
+    log: pl.LazyFrame, columns: Columns, *, reward_as_read: bool = False
+) -> pl.LazyFrame:
     """The log's columns the estimate reads, typed: position Int64, reward and the logging
-    propensity (`DISPLAY`, 1 when not given) Float64."""
+    propensity (`DISPLAY`, 1 when not given) Float64; with `reward_as_read` the reward as the
+    log has it (the kernel reads integer rewards without a Float64 copy)."""
+    reward = pl.col(columns.reward)
     return log.select(
         *columns.lists,
         pl.col(columns.item),
         pl.col(columns.position).cast(pl.Int64),
-        pl.col(columns.reward).cast(pl.Float64),
+        reward if reward_as_read else reward.cast(pl.Float64),
         (pl.col(columns.propensity) if columns.propensity else pl.lit(1.0))
         .cast(pl.Float64)
         .alias(DISPLAY),
@@ -324,7 +328,7 @@ def kernel_reads(columns: Columns, model: ClickModel) -> bool:
 
 
 def kernel_slot_sums(
-    logged: pl.LazyFrame,
+    log: pl.LazyFrame,
     placements: pl.DataFrame,
     columns: Columns,
     model: ClickModel,
@@ -332,11 +336,12 @@ def kernel_slot_sums(
     clip: float | None,
 ) -> pl.LazyFrame | None:
     """`rank_sums`' per-slot sums of a ranking (the sums `rows.group_by` gives, row for
-    row beside `placements`), read off `logged` (`logged_rows`) by the kernel in one pass: no
-    join of the log with the placements. None where the kernel does not read them: marginals
-    and draws (a slot's placements are several, each with its probability), the cascade model
-    (its weight reads each logged list's whole prefix in position order), or what
-    `logged.logged_sums` refuses; those take `weighted_rows` and `rank_sums`' sums in Polars.
+    row beside `placements`), read off `log` (its `logged_rows`, the reward as the log has it)
+    by the kernel in one pass: no join of the log with the placements. None where the kernel
+    does not read them: marginals and draws (a slot's placements are several, each with its
+    probability), the cascade model (its weight reads each logged list's whole prefix in
+    position order), or what `logged.logged_sums` refuses; those take `weighted_rows` and
+    `rank_sums`' sums in Polars.
     """
     if columns.form != "ranking" or model == "cascade":
         return None
@@ -346,6 +351,7 @@ def kernel_slot_sums(
         columns.keys, columns.item, RANK, columns.position, columns.reward, display,
         columns.impression,
     )  # fmt: skip
+    logged = logged_rows(log, columns, reward_as_read=True)
     sums = kernel_logged.logged_sums(placements, logged, read, model, examination, clip)
     if sums is None:
         return None

@@ -13,9 +13,10 @@
 //! bitmap of the placements' (group, item) pairs (`Pairs`) first passes over the rows no
 //! placement can hold, without the group's look-up, and the rows that pass are kept by the
 //! partition of their keys' hash and read one partition at a time, in whose short ranges of
-//! the tables their look-ups stay in cache (`read_scattered`). Each thread reads its own
-//! contiguous share of the log rows into its own sums, which are added in thread order
-//! afterwards (a slot's rows are summed in row order either way). An item shown twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
+//! the tables their look-ups stay in cache (`read_scattered`: each thread then reads a range
+//! of the partitions, every share's rows of them, into those partitions' slots alone). Each
+//! thread reads its own contiguous share of the log rows, and the shares' sums of a slot are
+//! added in share order (a slot's rows are summed in row order either way). An item shown twice in one logged list is flagged per slot (the estimate refuses it, naming the list).
 
 use crate::columns::{Column, FloatCursor, HandleCursor};
 use crate::config::Kind;
@@ -306,6 +307,32 @@ fn first_handles(column: &Column<'_>, rows: usize) -> Vec<u64> {
     (0..rows).map(|row| cursor.get(row)).collect()
 }
 
+/// A reward column read by row as a float: Float64, or integers read as they are (a click
+/// column of Int8 needs no Float64 copy of the log's rows; an integer converts to the same
+/// float as Polars' cast makes of it). The estimate refuses a null reward before.
+pub(crate) enum Rewards<'a> {
+    Floats(FloatCursor<'a>),
+    Integers(HandleCursor<'a>),
+}
+
+impl<'a> Rewards<'a> {
+    pub(crate) fn new(column: &'a Column<'a>) -> Self {
+        if column.is_integer() {
+            Rewards::Integers(HandleCursor::new(column))
+        } else {
+            Rewards::Floats(FloatCursor::new(column))
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&mut self, row: usize) -> f64 {
+        match self {
+            Rewards::Floats(cursor) => cursor.get(row),
+            Rewards::Integers(cursor) => cursor.get(row) as i64 as f64,
+        }
+    }
+}
+
 /// An item's hash, for the text items' comparisons (integers compare by value).
 fn item_hash(column: &Column<'_>, kind: Kind, handle: u64) -> u64 {
     match kind {
@@ -334,35 +361,28 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     let share = (n - placed).div_ceil(threads).max(1);
     let bounds: Vec<(usize, usize)> =
         (0..threads).map(|t| (placed + t * share, (placed + (t + 1) * share).min(n))).filter(|(start, end)| start < end).collect();
-    let parts: Vec<Part> = std::thread::scope(|scope| {
-        let running: Vec<_> = bounds
-            .iter()
-            .map(|&(start, end)| {
-                let (ranks, groups, pairs) = (&ranks, &groups, pairs.as_ref());
-                scope.spawn(move || match pairs {
-                    Some(pairs) => read_scattered(logged, asked, ranks, groups, pairs, start, end),
-                    None => read_rows(logged, asked, ranks, groups, start, end),
-                })
-            })
-            .collect();
-        running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
-    });
+    let (slots, parts) = match pairs.as_ref() {
+        Some(pairs) => read_scattered(logged, asked, &ranks, &groups, pairs, &bounds),
+        None => {
+            let parts: Vec<Part> = std::thread::scope(|scope| {
+                let running: Vec<_> = bounds
+                    .iter()
+                    .map(|&(start, end)| {
+                        let (ranks, groups) = (&ranks, &groups);
+                        scope.spawn(move || read_rows(logged, asked, ranks, groups, start, end))
+                    })
+                    .collect();
+                running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
+            });
+            added(parts, placed)
+        }
+    };
     super::timing("counterfactual: log rows read", started);
     let started = std::time::Instant::now();
-    let mut parts = parts.into_iter();
-    let mut first = parts.next().unwrap_or_default();
-    let mut slots = std::mem::take(&mut first.slots);
-    slots.resize(placed, SlotSums::default());
-    let rest: Vec<Part> = parts.collect();
-    for part in &rest {
-        for (total, mine) in slots.iter_mut().zip(&part.slots) {
-            total.add(mine);
-        }
-    }
     let repeated = match logged.list {
         None => slots.iter().map(|slot| slot.rows > 1).collect(),
         Some((column, kind)) => {
-            let found: Vec<&Part> = std::iter::once(&first).chain(&rest).collect();
+            let found: Vec<&Part> = parts.iter().collect();
             repeated_in_lists(&slots, &found, column, kind)
         }
     };
@@ -379,6 +399,19 @@ pub(crate) fn logged_sums(logged: &Logged<'_>, asked: &Asked<'_>) -> Sums {
     };
     super::timing("counterfactual: sums added", started);
     sums
+}
+
+/// The threads' sums per slot added in thread order (each slot's rows summed in row order
+/// within a thread's share), and the parts, whose found rows the repeated items' check reads.
+fn added(mut parts: Vec<Part>, placed: usize) -> (Vec<SlotSums>, Vec<Part>) {
+    let mut slots = parts.first_mut().map(|first| std::mem::take(&mut first.slots)).unwrap_or_default();
+    slots.resize(placed, SlotSums::default());
+    for part in parts.iter().skip(1) {
+        for (total, mine) in slots.iter_mut().zip(&part.slots) {
+            total.add(mine);
+        }
+    }
+    (slots, parts)
 }
 
 /// One thread's share of the log rows: its sums per slot (by place in the layout) and, for
@@ -452,7 +485,7 @@ fn read_rows(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Gro
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
     let mut items = HandleCursor::new(logged.item);
     let mut positions = HandleCursor::new(logged.at);
-    let mut rewards = FloatCursor::new(logged.reward);
+    let mut rewards = Rewards::new(logged.reward);
     let mut displays = logged.display.map(FloatCursor::new);
     let n_keys = keys.len();
     let mut row_keys = vec![0u64; n_keys];
@@ -492,16 +525,61 @@ struct Kept {
     row: u32,
 }
 
-/// One thread's share of the log rows, `start..end`, in any order: each row is checked
-/// against the pairs (the placements' tables are not read), the rows that pass are kept in
-/// their group's partition (in row order), and then each partition's rows are read together,
-/// their groups, items, ranks and sums in one short range of each table. Read row by row,
-/// each row that passes costs a cache miss in each table.
-fn read_scattered(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups: &Groups, pairs: &Pairs, start: usize, end: usize) -> Part {
+/// The log's rows in any order, in two steps: each thread checks its contiguous share of the
+/// rows against the pairs (the placements' tables are not read) and keeps the rows that pass
+/// in their group's partition, in row order (`kept_rows`); then each thread reads a
+/// contiguous range of the partitions, each partition's kept rows share after share, their
+/// groups, items, ranks and sums in one short range of each table (the groups are numbered by
+/// partition, so a partition's slots are one range of the layout). Read row by row, each row
+/// that passes would cost a cache miss in each table; and no thread holds sums for every slot.
+/// A slot's rows are summed share by share in row order and the shares' sums added in share
+/// order, as `read_rows`' parts are (`added`).
+fn read_scattered(
+    logged: &Logged<'_>,
+    asked: &Asked<'_>,
+    ranks: &[i64],
+    groups: &Groups,
+    pairs: &Pairs,
+    bounds: &[(usize, usize)],
+) -> (Vec<SlotSums>, Vec<Part>) {
+    let shares: Vec<Vec<Vec<Kept>>> = std::thread::scope(|scope| {
+        let running: Vec<_> = bounds.iter().map(|&(start, end)| scope.spawn(move || kept_rows(logged, pairs, start, end))).collect();
+        running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
+    });
+    // Each partition's first slot in the layout (its first group's).
+    let n_groups = groups.hashes.len();
+    let mut first_slot = vec![0usize; PARTITIONS + 1];
+    let mut g = 0usize;
+    for (p, first) in first_slot.iter_mut().enumerate() {
+        *first = groups.starts[g] as usize;
+        while g < n_groups && partition_of(groups.hashes[g]) == p {
+            g += 1;
+        }
+    }
+    let mut slots = vec![SlotSums::default(); asked.placed];
+    let threads = bounds.len().clamp(1, PARTITIONS);
+    let parts: Vec<Part> = std::thread::scope(|scope| {
+        let mut rest: &mut [SlotSums] = &mut slots;
+        let mut running = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let partitions = PARTITIONS * t / threads..PARTITIONS * (t + 1) / threads;
+            let (mine, later) = rest.split_at_mut(first_slot[partitions.end] - first_slot[partitions.start]);
+            rest = later;
+            let (shares, first_slot) = (&shares, &first_slot);
+            running.push(scope.spawn(move || read_partitions(logged, asked, ranks, groups, shares, partitions, first_slot, mine)));
+        }
+        running.into_iter().map(|thread| thread.join().unwrap_or_default()).collect()
+    });
+    (slots, parts)
+}
+
+/// One thread's share of the log rows, `start..end`: the rows whose (group, item) pair may be
+/// placed (`Pairs`), by the partition of their keys' hash, in row order.
+fn kept_rows(logged: &Logged<'_>, pairs: &Pairs, start: usize, end: usize) -> Vec<Vec<Kept>> {
     let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
     let mut items = HandleCursor::new(logged.item);
     let mut positions = HandleCursor::new(logged.at);
-    let mut rewards = FloatCursor::new(logged.reward);
+    let mut rewards = Rewards::new(logged.reward);
     let mut displays = logged.display.map(FloatCursor::new);
     let mut row_keys = vec![0u64; keys.len()];
     // Room for a quarter of the rows up front (pages are only touched as they fill): a list
@@ -521,24 +599,62 @@ fn read_scattered(logged: &Logged<'_>, asked: &Asked<'_>, ranks: &[i64], groups:
         let kept = Kept { key_hash, item, position: positions.get(row) as i64, reward: rewards.get(row), display, row: row as u32 };
         lists[partition_of(key_hash)].push(kept);
     }
-    let mut slots = vec![SlotSums::default(); asked.placed];
+    lists
+}
+
+/// The partitions `partitions`' slots (`out`, from the first partition's first slot): each
+/// partition's kept rows of every share, share after share, each share's sums added to the
+/// earlier shares' (the first share's are the slots' own).
+#[allow(clippy::too_many_arguments)]
+fn read_partitions(
+    logged: &Logged<'_>,
+    asked: &Asked<'_>,
+    ranks: &[i64],
+    groups: &Groups,
+    shares: &[Vec<Vec<Kept>>],
+    partitions: std::ops::Range<usize>,
+    first_slot: &[usize],
+    out: &mut [SlotSums],
+) -> Part {
+    let base = first_slot[partitions.start];
+    let mut keys: Vec<HandleCursor<'_>> = logged.keys.columns.iter().map(|column| HandleCursor::new(column)).collect();
+    let mut row_keys = vec![0u64; keys.len()];
+    let mut scratch: Vec<SlotSums> = Vec::new();
     let mut found = Vec::new();
-    for kept in lists.iter().flatten() {
-        if !groups.hash_is_key {
-            // The keys are compared: read again where they lie.
-            for (j, cursor) in keys.iter_mut().enumerate() {
-                row_keys[j] = cursor.get(kept.row as usize);
+    for p in partitions {
+        let (first, end) = (first_slot[p], first_slot[p + 1]);
+        let mine = &mut out[first - base..end - base];
+        for (t, share) in shares.iter().enumerate() {
+            let sums: &mut [SlotSums] = if t == 0 {
+                mine
+            } else {
+                scratch.clear();
+                scratch.resize(end - first, SlotSums::default());
+                &mut scratch
+            };
+            for kept in &share[p] {
+                if !groups.hash_is_key {
+                    // The keys are compared: read again where they lie.
+                    for (j, cursor) in keys.iter_mut().enumerate() {
+                        row_keys[j] = cursor.get(kept.row as usize);
+                    }
+                }
+                let Some(g) = groups.find(&logged.keys, &row_keys, kept.key_hash) else { continue };
+                let Some(slot) = groups.slot_of(logged, g, kept.item) else { continue };
+                if logged.list.is_some() {
+                    found.push((kept.row, slot as u32));
+                }
+                let (weight, control) = weighed(asked, ranks[slot], kept.position, kept.display);
+                sums[slot - first].add_row(kept.reward, weight, control);
+            }
+            if t > 0 {
+                for (total, later) in mine.iter_mut().zip(&scratch) {
+                    total.add(later);
+                }
             }
         }
-        let Some(g) = groups.find(&logged.keys, &row_keys, kept.key_hash) else { continue };
-        let Some(slot) = groups.slot_of(logged, g, kept.item) else { continue };
-        if logged.list.is_some() {
-            found.push((kept.row, slot as u32));
-        }
-        let (weight, control) = weighed(asked, ranks[slot], kept.position, kept.display);
-        slots[slot].add_row(kept.reward, weight, control);
     }
-    Part { slots, found }
+    Part { slots: Vec::new(), found }
 }
 
 /// A logged row's weight and control for the slot at `rank` (probability 1: a ranking), in

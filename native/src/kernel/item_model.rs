@@ -24,7 +24,7 @@
 //! offset in one array, without a table to build and probe. The sums are the same, added in
 //! the same order.
 
-use crate::columns::{Column, FloatCursor, HandleCursor};
+use crate::columns::{Column, HandleCursor};
 use crate::config::Kind;
 
 use super::hashing::{hash_bytes, mix};
@@ -258,7 +258,7 @@ fn split_rows(shared: &Shared<'_>, start: usize, end: usize) -> Vec<Vec<Record>>
     let mut lists: Vec<Vec<Record>> = (0..PARTITIONS).map(|_| Vec::with_capacity(room)).collect();
     let mut handles = HandleCursor::new(input.item);
     let mut positions = HandleCursor::new(input.at);
-    let mut rewards = FloatCursor::new(input.reward);
+    let mut rewards = super::counterfactual::Rewards::new(input.reward);
     for row in start..end {
         let Some((item, p)) = shared.placed(handles.get(row)) else { continue };
         let Some(theta) = examination(input.theta, positions.get(row) as i64) else { continue };

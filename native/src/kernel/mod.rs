@@ -21,6 +21,7 @@ pub(crate) mod hashing;
 mod ideal;
 pub(crate) mod item_model;
 mod item_ranks;
+mod key_order;
 pub mod labels;
 mod partition;
 mod passage_groups;

@@ -23,13 +23,16 @@ _AT, _REWARD, _DISPLAY = "__at", "__reward", "__display"
 _DEEPEST = 1_000_000
 
 LoggedModel = Literal["pbm", "item_position"]
+#: Reward dtypes the kernel reads as they are (as floats, each to the value a cast to Float64
+#: gives): a click column needs no Float64 copy of the log's rows for each pass.
+_INTEGER_REWARDS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 
 
 @dataclass(frozen=True)
 class LogColumns:
     """The columns the pass reads: of both tables the keys and the item; of the placements
-    the rank; of the log the position (Int64), reward and, if given, logging propensity
-    (Float64; None: 1) and the logged list's id within its group."""
+    the rank; of the log the position (Int64), reward (Float64, or integers read as they are) and,
+    if given, logging propensity (Float64; None: 1) and the logged list's id within its group."""
 
     keys: list[str]
     item: str
@@ -93,17 +96,18 @@ def logged_sums(
     displayed = [columns.display] if columns.display else []
     no_list = [pl.lit(None, pl.String if kinds[name] == "text" else pl.Int64).alias(name)
                for name in listed]  # fmt: skip
+    reward, no_reward = _reward(log_schema, columns.reward)
     placed = placements.lazy().select(
         *sent,
         pl.col(columns.rank).cast(pl.Int64).alias(_AT),
-        pl.lit(0.0, pl.Float64).alias(_REWARD),
+        no_reward,
         *(pl.lit(1.0, pl.Float64).alias(_DISPLAY) for _ in displayed),
         *no_list,
     )
     logged = log.select(
         *got[: len(ids)],
         pl.col(columns.position).cast(pl.Int64).alias(_AT),
-        pl.col(columns.reward).cast(pl.Float64).alias(_REWARD),
+        reward,
         *(pl.col(name).cast(pl.Float64).alias(_DISPLAY) for name in displayed),
         *got[len(ids) :],
     )
@@ -133,6 +137,14 @@ def logged_sums(
             pl.col("__weighted_rows").cast(pl.UInt32), pl.col("__repeated").cast(pl.Boolean)
         )
     )
+
+
+def _reward(log_schema: pl.Schema, reward: str) -> tuple[pl.Expr, pl.Expr]:
+    """The log's reward as the kernel reads it, and the placements' (never read) of its dtype."""
+    dtype = log_schema[reward]
+    if isinstance(dtype, _INTEGER_REWARDS):
+        return pl.col(reward).alias(_REWARD), pl.lit(0, dtype).alias(_REWARD)
+    return pl.col(reward).cast(pl.Float64).alias(_REWARD), pl.lit(0.0, pl.Float64).alias(_REWARD)
 
 
 def _theta(examination: pl.DataFrame | None) -> list[float] | None:
@@ -189,15 +201,16 @@ def item_model(
         or native.kernel_kind(log_schema[columns.item]) != kind
     ):
         return None
+    reward, no_reward = _reward(log_schema, columns.reward)
     placed = placements.lazy().select(
         native.kernel_input(columns.item, schema[columns.item]).alias(columns.item),
         pl.col(columns.rank).cast(pl.Int64).alias(_AT),
-        pl.lit(0.0, pl.Float64).alias(_REWARD),
+        no_reward,
     )
     logged = log.select(
         native.kernel_input(columns.item, log_schema[columns.item]).alias(columns.item),
         pl.col(columns.position).cast(pl.Int64).alias(_AT),
-        pl.col(columns.reward).cast(pl.Float64).alias(_REWARD),
+        reward,
     )
     frame = pl.concat([placed, logged], how="vertical")
     model = pl.plugins.register_plugin_function(

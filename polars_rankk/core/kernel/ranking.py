@@ -36,8 +36,10 @@ def ranked_top(
     k: int,
 ) -> pl.LazyFrame | None:
     """Each group's items at ranks 1..`k`: `keys`, `item` and ``rank`` (Int64, from 1), each
-    item once (its best-ranked copy); None where the kernel cannot rank them (not loaded, a
-    key or item dtype it does not read, a tie order that reads grades).
+    item once (its best-ranked copy), the rows in (keys, rank) order as `sort` orders them
+    (integer keys by value, text by its bytes; a null key first); None where the kernel
+    cannot rank them (not loaded, a key or item dtype it does not read, a tie order that
+    reads grades).
 
     `score` is the Float64 score, higher first (`order.score_value`); invalid scores are
     made the lowest here, and under ``ties="input_order"`` the candidates' row order breaks
@@ -52,7 +54,6 @@ def ranked_top(
     frame = candidates.select(
         *(native.kernel_input(name, schema[name]).alias(name) for name in ids),
         lowest_if_invalid(score.cast(pl.Float64)).alias("__score"),
-        pl.lit(float("nan"), pl.Float64).alias("__grade"),
         *([pl.int_range(pl.len(), dtype=pl.Int64).alias("__row")] if by_row else []),
     )
     call = Call.under(
@@ -66,7 +67,11 @@ def ranked_top(
             Output("_rk_cut", "sum", k, _EVERY_RANK.name),
         ),
     )
-    ranked = frame.select(_ranked(frame, "ranked_items", ranking, call)).unnest(_TOP).drop("score")
+    # No grades: one NaN, not a column of them as long as the candidates (the kernel reads a
+    # one-row grade column of a call without truth as NaN at every row).
+    no_grades = pl.lit(float("nan"), pl.Float64).alias("__grade")
+    ranked = frame.select(_ranked(frame, "ranked_items", ranking, call, no_grades))
+    ranked = ranked.unnest(_TOP).drop("score")
     return ranked.with_columns(pl.col(name).cast(schema[name]) for name in ids)
 
 
@@ -132,14 +137,21 @@ def _ranks(schema: pl.Schema, ids: tuple[str, ...], policy: Policy) -> bool:
     )
 
 
-def _ranked(frame: pl.LazyFrame, function: str, ranking: Policy, call: Call) -> pl.Expr:
-    """The kernel's `function` over every column of `frame`, ranking to the call's cut-off."""
+def _ranked(
+    frame: pl.LazyFrame, function: str, ranking: Policy, call: Call, grade: pl.Expr | None = None
+) -> pl.Expr:
+    """The kernel's `function` over every column of `frame`, ranking to the call's cut-off;
+    `grade`, where given, is sent after the score (`frame` then has none)."""
     # The one term read: 1 at every rank, so that every ranked row within K is ranked.
     call = dataclasses.replace(call, terms=(_EVERY_RANK,))
+    names = frame.collect_schema().names()
+    args: list[pl.Expr] = [pl.col(name) for name in names]
+    if grade is not None:
+        args.insert(names.index("__score") + 1, grade)
     return pl.plugins.register_plugin_function(
         plugin_path=native.library(),
         function_name=function,
-        args=[pl.col(name) for name in frame.collect_schema().names()],
+        args=args,
         kwargs=native.kwargs(ranking, call),
         is_elementwise=False,
         changes_length=True,
