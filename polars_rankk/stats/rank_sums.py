@@ -155,10 +155,21 @@ def _by_group(group: IntArray) -> IntArray:
         return np.zeros(0, np.int64)
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     lengths = np.diff(np.r_[starts, group.size])
-    by_group = np.argsort(group[starts], kind="stable")
+    by_group = _stable_order(group[starts])
     starts, lengths = starts[by_group], lengths[by_group]
     moved = starts - np.r_[0, np.cumsum(lengths)[:-1]]
     order: IntArray = np.arange(group.size) + np.repeat(moved, lengths)
+    return order
+
+
+def _stable_order(keys: IntArray) -> IntArray:
+    """``np.argsort(keys, kind="stable")`` of group indices (0 <= key < 2**32) by NumPy's
+    radix sort, which it runs on 16-bit keys only: by the low half, then, where a key has a
+    high half, stably by it (a tenth of the time of its merge sort of 64-bit keys)."""
+    order: IntArray = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    if keys.size and int(keys.max()) >= 1 << 16:
+        high = (keys >> 16).astype(np.uint16)
+        order = order[np.argsort(high[order], kind="stable")]
     return order
 
 

@@ -5,11 +5,14 @@
 //! the running sums of every term up to its rank (added in rank order, as `Reader::read` adds
 //! them: what `evaluate` reads at K) and the running ideal DCG.
 
+use std::cmp::Ordering;
+
 use crate::config::{Config, Label, N_LABELS};
 
 use super::ideal::{ideal_runs, IdealRuns};
+use super::rank::{rank_order, score_order, sort_ranked};
 use super::runs::{in_runs, InRuns, RowCursors};
-use super::{counts_of, grouped, parts, readers_of, threads, timing, Candidate, GroupSums, Groups, Inputs, Items, Reader};
+use super::{counts_of, grouped, parts, rank_group, readers_of, threads, timing, Candidate, GroupSums, Groups, Inputs, Items, RankScratch, Reader};
 
 /// Each group's event rows, group by group (groups in `Groups`' order), then rank order.
 pub struct EventRows {
@@ -65,10 +68,12 @@ pub fn group_and_event_rows(config: &Config, inputs: &Inputs<'_>) -> (Groups, Ev
             handles.push(scope.spawn(move || {
                 let mut sums = GroupSums::new(readers, items);
                 let mut walk = EventWalk::new(config, &readers[0], groups.len());
+                let mut placing = Placing::new(&sums);
                 for (local, group) in groups.iter_mut().enumerate() {
                     let g = first + local;
                     let counts = |set| counts_of(n_relevant, n_nonrelevant, sets, g, set);
-                    let sorted = sums.write(group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
+                    let sorted = placing.write(&mut sums, group, counts, out);
                     walk.read(g, &group[..sorted], ideal.of(g));
                 }
                 walk.out
@@ -104,6 +109,7 @@ fn in_runs_event_rows(config: &Config, inputs: &Inputs<'_>, found: &InRuns<'_>) 
             handles.push(scope.spawn(move || {
                 let mut sums = GroupSums::new(readers, items);
                 let mut walk = EventWalk::new(config, &readers[0], share.len());
+                let mut placing = Placing::new(&sums);
                 let mut cursors = RowCursors::new(inputs);
                 let mut group = Vec::new();
                 let first = share.start;
@@ -111,7 +117,8 @@ fn in_runs_event_rows(config: &Config, inputs: &Inputs<'_>, found: &InRuns<'_>) 
                     let declared = found.fill(config, g, &mut cursors, &mut group);
                     let counts = |set: usize| found.counts(sets, g, set, declared);
                     let local = g - first;
-                    let sorted = sums.write(&mut group, counts, &mut block[local * n_outputs..(local + 1) * n_outputs]);
+                    let out = &mut block[local * n_outputs..(local + 1) * n_outputs];
+                    let sorted = placing.write(&mut sums, &mut group, counts, out);
                     walk.read(g, &group[..sorted], ideal.of(g));
                 }
                 walk.out
@@ -135,6 +142,122 @@ fn ideal_of(config: &Config, inputs: &Inputs<'_>, keys: &[Vec<u64>]) -> IdealRun
     };
     timing("ideal DCG runs", started);
     ideal
+}
+
+/// A group ranked for its sums and event rows without sorting the rows that add nothing:
+/// only the rows that may add to a term (judged rows, most often a few of a long list) are
+/// sorted, and each is placed at its rank (its place among them, plus the other rows of a
+/// higher score, counted by a search among the sorted few). The other rows fill the ranks
+/// between in any order: the reader and the event walk pass over them (each adds a signed
+/// zero to every sum), so the sums and event rows are those of the sorted list, bit for bit.
+/// The whole list is sorted as before where an output reads more than the sums (the facts,
+/// the places), where a reader walks every row (ERR, bpref), where a row that adds nothing
+/// ties with one that may add (the tie policy orders them), or where most rows may add.
+struct Placing {
+    /// Whether the group's readers read only the ranks of the rows that may add.
+    on: bool,
+    /// The ranks the silent flags hold within, and (not judged, judged): whether an ungraded
+    /// row so flagged adds nothing to any term there.
+    silent: (usize, [bool; 2]),
+    weights: Vec<Vec<f64>>,
+    adding: Vec<Candidate>,
+    others: Vec<Candidate>,
+    /// The adding rows' scores as ordered numbers, and the count of other rows above each.
+    scores: Vec<u64>,
+    above: Vec<usize>,
+}
+
+impl Placing {
+    fn new(sums: &GroupSums<'_>) -> Placing {
+        let reader = &sums.readers[0];
+        let on = sums.readers.len() == 1
+            && sums.facts.is_none()
+            && sums.places_depth.is_none()
+            && !reader.terms.walks_every_row();
+        Placing { on, silent: (0, [false; 2]), weights: Vec::new(), adding: Vec::new(), others: Vec::new(), scores: Vec::new(), above: Vec::new() }
+    }
+
+    /// `GroupSums::write`, ranking as the type says; returns how many of the group's first
+    /// candidates are at their ranks (or in rank order).
+    fn write(&mut self, sums: &mut GroupSums<'_>, group: &mut [Candidate], counts: impl Fn(usize) -> (f64, f64), out: &mut [f64]) -> usize {
+        if !self.on {
+            return sums.write(group, counts, out);
+        }
+        let reader = &sums.readers[0];
+        let config = reader.config;
+        let top = sums.ranks_read(&counts);
+        // De-duplicated, the highest score first (a selection of one rank, not a sort); a
+        // list too short to select from, or a tie order that is not total, comes sorted.
+        let (len, mut sorted) = rank_group(config, sums.items, group, &mut sums.scratch, Some(1));
+        if sorted < len {
+            let read = top.map_or(len, |top| top.min(len));
+            if read > self.silent.0 {
+                reader.terms.extend(&mut self.weights, read);
+                let flags = [false, true].map(|judged| reader.terms.adds_nothing_unjudged(config, judged, &self.weights, read));
+                self.silent = (read, flags);
+            }
+            if !self.place(config, sums.items, &mut sums.scratch, &mut group[..len]) {
+                sort_ranked(config, sums.items, &mut group[..len], &mut sums.scratch);
+            }
+            sorted = len;
+        }
+        sums.read_ranked(group, len, sorted, counts, out);
+        sorted
+    }
+
+    /// The rows of `group` that may add to a term sorted in rank order and placed at their
+    /// ranks, the others between them (in the order they came); false (`group` as it was)
+    /// where most rows may add (sorting them all is then as quick).
+    fn place(&mut self, config: &Config, items: &Items<'_>, scratch: &mut RankScratch, group: &mut [Candidate]) -> bool {
+        let silent = self.silent.1;
+        let adds = |candidate: &Candidate| !(candidate.grade.is_nan() && silent[usize::from(candidate.judged())]);
+        self.adding.clear();
+        self.adding.extend(group.iter().filter(|c| adds(c)));
+        if self.adding.len() * 4 > group.len() {
+            return false;
+        }
+        sort_ranked(config, items, &mut self.adding, scratch);
+        self.scores.clear();
+        self.scores.extend(self.adding.iter().map(|c| score_order(c.score)));
+        // above[i]: the other rows ranked between the (i-1)-th adding row and the i-th: those
+        // of a higher score than the i-th's, and of an equal score those the tie order puts
+        // first (scores as numbers, in descending order: a larger number, a higher score).
+        self.above.clear();
+        self.above.resize(self.adding.len() + 1, 0);
+        self.others.clear();
+        for other in group.iter().filter(|c| !adds(c)) {
+            let score = score_order(other.score);
+            let (mut below, mut tied) = (0usize, false);
+            for s in &self.scores {
+                below += usize::from(*s > score);
+                tied |= *s == score;
+            }
+            if tied {
+                while below < self.adding.len()
+                    && self.scores[below] == score
+                    && rank_order(config, items, &self.adding[below], other) == Ordering::Less
+                {
+                    below += 1;
+                }
+            }
+            self.above[below] += 1;
+            self.others.push(*other);
+        }
+        let mut rest = self.others.iter();
+        let mut at = 0usize;
+        for (adding, above) in self.adding.iter().zip(&self.above) {
+            for (slot, other) in group[at..at + above].iter_mut().zip(&mut rest) {
+                *slot = *other;
+            }
+            at += above;
+            group[at] = *adding;
+            at += 1;
+        }
+        for (slot, other) in group[at..].iter_mut().zip(rest) {
+            *slot = *other;
+        }
+        true
+    }
 }
 
 /// One thread's event rows and what reading them reuses from group to group.
@@ -217,6 +340,7 @@ impl Reader<'_> {
 mod tests {
     use crate::columns::Values;
     use crate::config::{from_call, Call, Kind, OutputSpec, OutputValue, Policy};
+    use crate::policy::Ties;
     use crate::kernel::{compute, truth_sums, Inputs};
     use crate::testing::{column, default_terms, key, sum, value};
 
@@ -255,6 +379,48 @@ mod tests {
 
     fn call(outputs: Vec<OutputSpec>) -> Call {
         Call { keys: vec![Kind::Integer], truth: true, terms: default_terms(), outputs, ..Call::default() }
+    }
+
+    /// Long lists of few judged rows and scores of few values (ties between judged and
+    /// unjudged rows in most groups), the truth's rows after them: the event rows rank the
+    /// rows that may add among the others without sorting them all, and read what `compute`
+    /// reads, bit for bit, under every tie order that ranks by items or rows.
+    #[test]
+    fn placed_rows_give_the_sums_of_the_sorted_list() {
+        let (mut user, mut item, mut score, mut grade) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for u in 0..30i64 {
+            for i in 0..(20 + u * 3) {
+                user.push(u);
+                item.push((i * 37 + u * 11) % 400);
+                score.push(((i * 13 + u) % 7) as f64 * 0.5);
+                grade.push(f64::NAN);
+            }
+        }
+        for u in 0..30i64 {
+            for i in 0..(u % 6) {
+                user.push(u);
+                item.push((i * 5 * 37 + u * 11) % 400);
+                score.push(f64::NAN);
+                grade.push(((i + u) % 4) as f64);
+            }
+        }
+        let (user, item) = (column("user", Values::I64(&user)), column("item", Values::I64(&item)));
+        let (score, grade) = (column("score", Values::F64(&score)), column("grade", Values::F64(&grade)));
+        let inputs = Inputs::new(vec![&user], &item, &score, &grade);
+        let mut outputs = vec![key("user", 0), value("n_candidates", OutputValue::NCandidates)];
+        for k in [1, 3, 10, 40, 90] {
+            outputs.extend(TERMS.iter().map(|name| sum(&format!("{name}@{k}"), name, k)));
+        }
+        for ties in [Ties::TrecEval, Ties::ItemAsc, Ties::Pessimistic, Ties::Optimistic] {
+            let config = from_call(&call(outputs.clone()), Policy { ties, ..Policy::default() }).unwrap();
+            let (groups, events) = super::group_and_event_rows(&config, &inputs);
+            let expected = compute(&config, &inputs);
+            assert_eq!(groups.keys, expected.keys, "{ties:?}");
+            let (found, wanted): (Vec<u64>, Vec<u64>) =
+                groups.values.iter().zip(&expected.values).map(|(a, b)| (a.to_bits(), b.to_bits())).unzip();
+            assert_eq!(found, wanted, "{ties:?}");
+            assert!(events.rows.len() > 30, "{ties:?}");
+        }
     }
 
     #[test]

@@ -111,8 +111,15 @@ impl<'a> GroupSums<'a> {
     /// NaN: none) and write every reader's outputs into `out`. Returns how many of the group's
     /// first candidates are in rank order.
     fn write(&mut self, group: &mut [Candidate], counts: impl Fn(usize) -> (f64, f64), out: &mut [f64]) -> usize {
-        let known = |value: f64| if value.is_nan() { 0.0 } else { value };
-        // The ranks every reader reads (None: the whole list).
+        let top = self.ranks_read(&counts);
+        let config = self.readers[0].config;
+        let (len, sorted) = rank_group(config, self.items, group, &mut self.scratch, top);
+        self.read_ranked(group, len, sorted, counts, out);
+        sorted
+    }
+
+    /// The ranks every reader reads (None: the whole list).
+    fn ranks_read(&self, counts: &impl Fn(usize) -> (f64, f64)) -> Option<usize> {
         let mut top = Some(0usize);
         for (set, reader) in self.readers.iter().enumerate() {
             top = match (top, reader.ranks_read(known(counts(set).0))) {
@@ -123,8 +130,13 @@ impl<'a> GroupSums<'a> {
         if let Some(depth) = self.places_depth {
             top = top.map(|top| top.max(depth));
         }
+        top
+    }
+
+    /// Read the ranked group (`len` candidates after de-duplication, the first `sorted` in
+    /// rank order) into every reader's outputs in `out`.
+    fn read_ranked(&mut self, group: &[Candidate], len: usize, sorted: usize, counts: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
         let config = self.readers[0].config;
-        let (len, sorted) = rank_group(config, self.items, group, &mut self.scratch, top);
         if let Some(depth) = self.places_depth {
             let listed = &group[..sorted.min(depth)];
             self.placed.0.extend(listed.iter().map(|candidate| candidate.item));
@@ -143,7 +155,15 @@ impl<'a> GroupSums<'a> {
                 *slot = fact.unwrap_or_else(|| result.output(output, &reader.ks));
             }
         }
-        sorted
+    }
+}
+
+/// A count as read (NaN: none, 0).
+fn known(value: f64) -> f64 {
+    if value.is_nan() {
+        0.0
+    } else {
+        value
     }
 }
 

@@ -137,7 +137,7 @@ fn order_grade(grade: f64, config: &Config) -> f64 {
     }
 }
 
-fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) -> Ordering {
+pub(crate) fn rank_order(config: &Config, items: &Items<'_>, a: &Candidate, b: &Candidate) -> Ordering {
     let by_score = b.score.total_cmp(&a.score);
     if by_score != Ordering::Equal {
         return by_score;
@@ -387,9 +387,15 @@ pub(crate) fn rank_group(
         }
         _ => len,
     };
-    // By score first (a sort on numbers), then each run of equal scores by the tie policy.
-    let ranked = &mut group[..sorted];
+    sort_ranked(config, items, &mut group[..sorted], scratch);
+    (len, sorted)
+}
+
+/// Sort `ranked` (de-duplicated) in rank order: by score first (a sort on numbers), then
+/// each run of equal scores by the tie policy.
+pub(crate) fn sort_ranked(config: &Config, items: &Items<'_>, ranked: &mut [Candidate], scratch: &mut RankScratch) {
     sort_by_score(ranked, scratch);
+    let sorted = ranked.len();
     let mut start = 0usize;
     while start < sorted {
         let mut end = start + 1;
@@ -401,7 +407,6 @@ pub(crate) fn rank_group(
         }
         start = end;
     }
-    (len, sorted)
 }
 
 #[cfg(test)]

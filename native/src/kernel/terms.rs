@@ -146,6 +146,12 @@ impl Terms {
         slots.len() == n && self.err.is_none() && self.bpref.is_none()
     }
 
+    /// Whether the reader walks every row whatever its terms (ERR's and bpref's walks): then
+    /// no row is passed over as silent.
+    pub(super) fn walks_every_row(&self) -> bool {
+        self.err.is_some() || self.bpref.is_some()
+    }
+
     /// Whether a row without a grade (unjudged; `judged` as flagged) adds nothing to any
     /// term at ranks 1..=n (`table` grown to n): not relevant, every piece's label 0 for it
     /// and its weight finite (and not 0 where it divides), so each piece adds a signed zero,
