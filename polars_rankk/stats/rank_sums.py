@@ -102,7 +102,9 @@ def sums_over_ranks(
     keys = list(evaluation.group_keys)
     table = evaluation.groups.lazy() if groups is None else groups
     own = [key for key in keys if key not in strata]  # a stratum may be a group key
-    table = table.select(*strata, *own, "n_candidates", "n_relevant").sort(
+    # The group's counts may be strata themselves (by="n_candidates"): each column once.
+    read = dict.fromkeys([*strata, *own, "n_candidates", "n_relevant"])
+    table = table.select(*read).sort(
         [*strata, *own], nulls_last=True
     )
     from_kernel = evaluation.ranking_events(terms)

@@ -122,6 +122,27 @@ def test_strata_from_attributes_and_from_group_keys() -> None:
     )
 
 
+@pytest.mark.parametrize("count", ["n_candidates", "n_relevant"])
+def test_the_groups_own_counts_as_strata_equal_the_per_group_means(count: str) -> None:
+    """A stratum may be a column of the groups table itself (its list's length, its relevant
+    count): each stratum's curve is the mean of evaluate's per-group values there."""
+    cand_a, _, truth, _ = _data()
+    curve = k_curve({"A": cand_a}, truth, k_max=3, metrics=["precision", "recall"],
+                    group_by="user", by=count, ci=False)  # fmt: skip
+    for k in (1, 2, 3):
+        result = rk.evaluate(cand_a, truth, k=k, metrics=["precision", "recall"], group_by="user")
+        expected = (
+            result.per_group.join(result.groups.select("user", count), on="user")
+            .group_by(count, "metric")
+            .agg(pl.col("value").mean(), pl.len().alias("n_groups"))
+        )
+        got = curve.filter(pl.col("k") == k).select(count, "metric", "value", "n_groups")
+        joined = expected.join(got, on=[count, "metric"], suffix="_curve")
+        assert joined.height == expected.height == got.height
+        assert (joined["value"] - joined["value_curve"]).abs().max() < 1e-12  # type: ignore[operator]
+        assert joined["n_groups"].cast(pl.Int64).equals(joined["n_groups_curve"])
+
+
 def test_system_column_split_and_evaluations_as_input() -> None:
     cand_a, cand_b, truth, _ = _data()
     both = pl.concat(
