@@ -104,9 +104,7 @@ def sums_over_ranks(
     own = [key for key in keys if key not in strata]  # a stratum may be a group key
     # The group's counts may be strata themselves (by="n_candidates"): each column once.
     read = dict.fromkeys([*strata, *own, "n_candidates", "n_relevant"])
-    table = table.select(*read).sort(
-        [*strata, *own], nulls_last=True
-    )
+    table = table.select(*read).sort([*strata, *own], nulls_last=True)
     from_kernel = evaluation.ranking_events(terms)
     collected = pl.collect_all([table, *(from_kernel or (graded, ideal))])
     group_table = collected[0].with_row_index("_g")
