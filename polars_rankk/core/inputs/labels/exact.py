@@ -220,11 +220,8 @@ def _computed(
     )
     asked = per_group.select(*keys, "metric", "k").filter(pl.col("metric").is_in(list(chosen)))
     # A twin's cells are its metric's (computed once where both are asked), renamed at the end.
-    is_twin = pl.col("metric").is_in(list(SAME_PER_GROUP))
-    twins = asked.filter(is_twin).with_columns(_rk_as=pl.col("metric").replace(SAME_PER_GROUP))
-    not_twins = asked.filter(~is_twin)
-    as_twin = twins.select(*keys, metric="_rk_as", k="k")
-    asked = pl.concat([not_twins, as_twin]).unique(maintain_order=True)
+    asked, twins = _twins_apart(asked, keys) if chosen & SAME_PER_GROUP.keys() else (asked, None)
+    resolved = {SAME_PER_GROUP.get(metric, metric) for metric in chosen}
     # The same in every outcome, and the whole list's counts: apart from the recursion's.
     fixed, counted = per_group.clear(), asked.clear()
     if chosen & CONSTANT_METRICS:
@@ -239,10 +236,13 @@ def _computed(
     if "trec_rbp" in chosen:  # read by its grade laws, apart from the recursion's
         scaled = asked.filter(pl.col("metric") == "trec_rbp")
         asked = asked.filter(pl.col("metric") != "trec_rbp")
-    by_walk = pl.col("metric") == "bpref"  # GM-bpref's cells too, as its twin's
-    asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
-    by_depth = pl.col("k").is_null() & pl.col("metric").is_in(list(WHOLE_AS_DEEP))
-    asked, deep = asked.filter(~by_depth), asked.filter(by_depth)
+    walked = deep = asked.clear()
+    if "bpref" in resolved:  # GM-bpref's cells too, as its twin's
+        by_walk = pl.col("metric") == "bpref"
+        asked, walked = asked.filter(~by_walk), asked.filter(by_walk)
+    if resolved & WHOLE_AS_DEEP:
+        by_depth = pl.col("k").is_null() & pl.col("metric").is_in(list(WHOLE_AS_DEEP))
+        asked, deep = asked.filter(~by_depth), asked.filter(by_depth)
     ks = asked["k"].drop_nulls().unique().to_list()  # the cut-offs, each once
 
     def depth() -> int:
@@ -295,17 +295,41 @@ def _computed(
                 "_rk_none"
             )
         rows = pl.concat([rows, own.cast(rows.schema)])
-    if twins.height:
-        cell = [*keys, "metric", "k"]
-        named = twins.select(*keys, metric="_rk_as", k="k", _rk_name="metric")
-        renamed = rows.join(named, on=cell, nulls_equal=True).with_columns(metric="_rk_name")
-        added = as_twin.join(not_twins, on=cell, how="anti", nulls_equal=True)
-        rows = rows.join(added, on=cell, how="anti", nulls_equal=True)
-        rows = pl.concat([rows, renamed.drop("_rk_name")])
+    if twins is not None:
+        rows = _twins_renamed(rows, *twins, keys)
     # Eager rows of one method are sorted already (the join keeps them).
-    if lazy or any(part.height for part in (walked, fixed, counted, scaled, deep, twins)):
+    if lazy or twins or any(part.height for part in (walked, fixed, counted, scaled, deep)):
         rows = rows.sort(*keys, metric_rank(), "k", nulls_last=True)
     return rows, expected_groups
+
+
+def _twins_apart(
+    asked: pl.DataFrame, keys: list[str]
+) -> tuple[pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame] | None]:
+    """(the cells to compute, each twin's as its metric's once; (the twins' cells with the
+    metric they read, ``_rk_as``; those cells as that metric's; the other cells asked), or
+    None where no twin is asked)."""
+    is_twin = pl.col("metric").is_in(list(SAME_PER_GROUP))
+    twins = asked.filter(is_twin).with_columns(_rk_as=pl.col("metric").replace(SAME_PER_GROUP))
+    if not twins.height:
+        return asked, None
+    not_twins = asked.filter(~is_twin)
+    as_twin = twins.select(*keys, metric="_rk_as", k="k")
+    return pl.concat([not_twins, as_twin]).unique(maintain_order=True), (twins, as_twin, not_twins)
+
+
+def _twins_renamed(
+    rows: pl.DataFrame, twins: pl.DataFrame, as_twin: pl.DataFrame, not_twins: pl.DataFrame,
+    keys: list[str],
+) -> pl.DataFrame:  # fmt: skip
+    """`rows` with each twin's cells under its own name (and its metric's left out where that
+    metric was not asked itself)."""
+    cell = [*keys, "metric", "k"]
+    named = twins.select(*keys, metric="_rk_as", k="k", _rk_name="metric")
+    renamed = rows.join(named, on=cell, nulls_equal=True).with_columns(metric="_rk_name")
+    added = as_twin.join(not_twins, on=cell, how="anti", nulls_equal=True)
+    rows = rows.join(added, on=cell, how="anti", nulls_equal=True)
+    return pl.concat([rows, renamed.drop("_rk_name")])
 
 
 def constant_is_exact(
