@@ -131,19 +131,22 @@ def test_multiples_of_r_past_the_enumeration_limit_are_exact(ties: str) -> None:
 @pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
 @pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
 @settings(max_examples=30, deadline=None)
-@given(data=binary_groups(), policy=st.sampled_from(POLICIES))
+@given(data=binary_groups(), policy=st.sampled_from([*POLICIES, *BLOCKS]))
 def test_bin_g_equals_the_enumeration(
     data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
 ) -> None:
-    """trec_eval's binG along a fixed order: each relevant row's 1 / log2(2 + the rows above
-    it that are not relevant), over R, read by the recursion past the list's end (a relevant
-    item at rank j, the c-th, has j - c such rows above), beside AP and a cut-off."""
+    """trec_eval's binG along a fixed order and over tie blocks the labels order: each
+    relevant row's 1 / log2(2 + the rows above it that are not relevant), over R, read by the
+    recursion past the list's end (a relevant item at rank j, the c-th, has j - c such rows
+    above; a block's relevant items, its first or last x places, as many each), beside AP and
+    a cut-off."""
     candidates, truth = data
     options = {"k": [2], "metrics": ["binG", "map", "P@2"], "policy": policy}
     _recursion_equals_enumeration(candidates, truth, options)
 
 
-def test_bin_g_past_the_enumeration_limit_is_exact() -> None:
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_bin_g_past_the_enumeration_limit_is_exact(ties: str) -> None:
     """2**14 outcomes: tied scores, two unjudged items listed and two relevant items never
     listed, by the recursion."""
     n = 14
@@ -152,6 +155,6 @@ def test_bin_g_past_the_enumeration_limit_is_exact() -> None:
     )
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.05 + 0.065 * i for i in range(n)]})  # fmt: skip
-    options = {"metrics": ["binG"], "policy": rk.Policy.trec_eval()}
+    options = {"metrics": ["binG"], "policy": rk.Policy.trec_eval().replace(ties=ties)}
     result = _recursion_equals_enumeration(candidates, truth, options)
     assert result.label_methods.select("metric", "method").rows() == [("binary_g", "recursion")]

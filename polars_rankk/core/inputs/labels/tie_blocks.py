@@ -42,13 +42,15 @@ BLOCK_TIES = GRADE_READING_TIES | {"expected"}
 BLOCK_METRICS = frozenset(
     {
         *("precision", "recall", "hit_rate", "mrr", "average_precision", "ndcg", "dcg", "rbp"),
-        *("f1", "err", "hit_rank", "relative_precision"),
+        *("f1", "err", "hit_rank", "relative_precision", "binary_g"),
     }
 )
 #: The metrics that read the first relevant place (HitRank as K + 1 - its weight there).
 _FIRST_RELEVANT = frozenset({"hit_rate", "mrr", "hit_rank"})
 #: The metrics whose sum is divided by what R decides (the others read R > 0 only).
-_DIVIDED = frozenset({"recall", "average_precision", "ndcg", "f1", "relative_precision"})
+_DIVIDED = frozenset(
+    {"recall", "average_precision", "ndcg", "f1", "relative_precision", "binary_g"}
+)
 
 
 def block_layout(
@@ -224,6 +226,13 @@ def _gained(
         within = counted[high] - counted[low]
         by_count: np.ndarray = found * over_place + within - (first - 1) * over_place
         return by_count
+    if metric == "binary_g":
+        # The (c + i)-th relevant item at place first + i - 1 has first - 1 - c rows above it
+        # not relevant, whatever i: each of the x within K adds 1 / log2(1 + first - c).
+        placed = np.clip(k - first + 1, 0, x)
+        above = np.maximum(first - found, 1.0)  # >= 1 where c has a chance
+        by_rows: np.ndarray = placed / np.log2(1.0 + above)
+        return by_rows
     return np.broadcast_to(weights[high] - weights[low], (first.shape[0], found.shape[1]))
 
 
