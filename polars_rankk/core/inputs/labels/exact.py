@@ -288,7 +288,7 @@ def _computed(
         if policy.empty_truth == "nan":  # NaN wherever an outcome without R has a chance
             ranked = BaseRanking(base, policy, lambda: largest(groups["n_candidates"]))
             none = empty_chance(ranked, truth, groups, keys, inputs.item, relevance,
-                                 probability, policy)  # fmt: skip
+                                probability, policy)  # fmt: skip
             nan = pl.when(pl.col("_rk_none") > 0).then(float("nan"))
             own = own.join(none, on=keys, how="left", nulls_equal=True, maintain_order="left")
             own = own.with_columns(value=nan.otherwise("value"), std=nan.otherwise("std")).drop(
