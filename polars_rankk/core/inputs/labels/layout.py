@@ -1,7 +1,8 @@
 """The label recursion's inputs laid out per group: each item that may be relevant with its
 chance of being so (`possible_items`), and those chances side by side by rank, with the others
 that count in R after them (`laid_out`, or `laid_out_by_places` from each item's place in the
-ranking: the `laws.Ranking` the recursion reads)."""
+ranking: the `laws.Ranking` the recursion reads), whether each is in its group's list
+(`in_list`) and each group's chance that none is relevant (`empty_chance`)."""
 
 from __future__ import annotations
 
