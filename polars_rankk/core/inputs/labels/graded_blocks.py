@@ -49,6 +49,7 @@ from polars_rankk.core.inputs.labels.graded import (
     affordable as ndcg_affordable,
 )
 from polars_rankk.core.inputs.labels.laws import poisson_binomial
+from polars_rankk.core.inputs.labels.tie_blocks import first_place
 from polars_rankk.core.policy import Policy
 
 #: The metrics this module computes where a group's relevant items may differ in grade.
@@ -453,14 +454,12 @@ def _q_block_walk(
         )
         for x in range(block_law.shape[1]):
             p = block_law[:, x][:, None, None]
-            first = start[:, j] + (0 if policy.ties == "optimistic" else size[:, j] - x)
+            first = first_place(start[:, j], size[:, j], x, policy)[:, :, None]
             added = np.zeros((groups, values, values))
             for i in range(1, x + 1):
-                rank = (first + i - 1)[:, None, None]
-                # A block without x places (a padded one: rank 0) has no chance of x.
-                safe = np.maximum(rank, 1.0)
-                term = (found + i) * (1 + weight) / (safe + weight * np.minimum(safe, rho))
-                added += np.where((rank >= 1) & (rank <= k), term, 0.0)
+                rank = first + i - 1
+                term = (found + i) * (1 + weight) / (rank + weight * np.minimum(rank, rho))
+                added += np.where(rank <= k, term, 0.0)
             keep = values - x  # the counts c that stay within the state after x more
             a, before = added[:, :, :keep], law[:, :, :keep]
             new_law[:, :, x:] += p * before

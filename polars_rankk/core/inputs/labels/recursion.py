@@ -68,6 +68,7 @@ from polars_rankk.core.inputs.labels.tie_blocks import (
     block_expectations,
     block_r_precision_of,
     blocks_and_rest,
+    relevance_blocks,
 )
 from polars_rankk.core.metrics.families.trec_eval import RPREC_MULTIPLE_OF as R_OF
 from polars_rankk.core.policy import Policy
@@ -391,12 +392,11 @@ class _TieBlocks:
         `by_r` (R-precision, hits at other multiples of R: read to `r_depth`)."""
         found: list[CellMoments] = []
         common = (self.ranked, self.per_item, self.counted, self.keys, self.item, self.groups)
-        for k in [k for metric, k in listed if metric == "q_measure"]:  # reads: the grade
-            grade = reads[listed.index(("q_measure", k))]
-            q, start, size, others = blocks_and_rest(*common, k, ["_rk_q"])
-            rest = poisson_binomial(others[..., 0])
-            e1, e2, none = block_q_moments(q[..., 0], start, size, rest, grade, k, self.policy)
-            found.append(("q_measure", k, *conditioned(e1, e2, none, self.policy)))
+        for (metric, k), grade in zip(listed, reads, strict=True):  # Q-measure reads the grade
+            if metric == "q_measure":
+                q, start, size, rest = relevance_blocks(*common, k)
+                e1, e2, none = block_q_moments(q, start, size, rest, grade, k, self.policy)
+                found.append(("q_measure", k, *conditioned(e1, e2, none, self.policy)))
         reads = [read for cell, read in zip(listed, reads, strict=True) if cell[0] != "q_measure"]
         listed = [cell for cell in listed if cell[0] != "q_measure"]
         if listed:

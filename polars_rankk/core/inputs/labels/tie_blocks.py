@@ -146,10 +146,10 @@ def block_moments(
                         metric, prefixes[index], start[:, j], size[:, j], x, found[:, :reached]
                     )
                 elif metric == "err":
-                    first = _first_place(start[:, j], size[:, j], x, policy)
+                    first = first_place(start[:, j], size[:, j], x, policy)
                     gained = _err_gained(k, first, x, found[:, :reached], read[index])
                 else:
-                    first = _first_place(start[:, j], size[:, j], x, policy)
+                    first = first_place(start[:, j], size[:, j], x, policy)
                     gained = _gained(metric, k, prefixes[index], first, x, found[:, :reached])
                 gained = gained * read[index][:, None]
                 sum_before = total[index][:, :reached]
@@ -168,7 +168,7 @@ def block_moments(
     return first_moment, second_moment, none_relevant
 
 
-def _first_place(start: np.ndarray, size: np.ndarray, x: int, policy: Policy) -> np.ndarray:
+def first_place(start: np.ndarray, size: np.ndarray, x: int, policy: Policy) -> np.ndarray:
     """The place of the first of x relevant items of each group's block (groups x 1)."""
     first = start if policy.ties == "optimistic" else start + size - x
     placed: np.ndarray = np.maximum(first, 1.0)[:, None]
@@ -324,7 +324,7 @@ def block_expectations(
     ``_rk_group``, ``_rk_q``), those that count in R (`counted`) and the evaluated `groups`
     (keys, ``_rk_group``)."""
     largest_k = max(k for _, k in cells)
-    q, start, size, law = _blocks_and_rest(ranked, per_item, counted, keys, item, groups, largest_k)
+    q, start, size, law = relevance_blocks(ranked, per_item, counted, keys, item, groups, largest_k)
     return block_moments(q, start, size, law, read, cells, policy, n_candidates)
 
 
@@ -349,7 +349,7 @@ def blocks_and_rest(
     return q, start, size, others
 
 
-def _blocks_and_rest(
+def relevance_blocks(
     ranked: pl.DataFrame,
     per_item: pl.DataFrame,
     counted: pl.DataFrame,
@@ -450,9 +450,9 @@ def block_r_precision(
     ranked_law, count = above[-1], np.arange(above[-1].shape[1], dtype=np.float64)[None, :]
     for unranked in range(rest_law.shape[1]):
         relevant = count + unranked
-        past = cut(relevant) if multiple != 1.0 else relevant
+        past = cut(relevant)  # R itself at a multiple of 1
         chance = ranked_law * rest_law[:, unranked : unranked + 1]
-        weight = np.where((relevant > 0) & (past > listed), chance, 0.0)
+        weight = np.where(past > listed, chance, 0.0)
         add(weight, count / np.maximum(past, 1.0))
     return first, second, ranked_law[:, 0] * rest_law[:, 0]
 
@@ -471,5 +471,5 @@ def block_r_precision_of(
     """`block_r_precision` at each of `multiples` from the evaluation's ranking with its tie
     blocks, as `block_expectations` reads it, over the blocks starting within `depth` (at
     least the deepest cut a group's R may give: `layout.ranks_read`)."""
-    q, start, size, law = _blocks_and_rest(ranked, per_item, counted, keys, item, groups, depth)
+    q, start, size, law = relevance_blocks(ranked, per_item, counted, keys, item, groups, depth)
     return [block_r_precision(q, start, size, law, policy, multiple) for multiple in multiples]
