@@ -1,8 +1,9 @@
 """Measures without a cut-off under label probabilities, equal to the enumeration of every
-outcome, including groups past the enumeration's limit: the whole list's (trec_eval's map and
-recip_rank, ir_measures' AP, RR and nDCG), whose value is the value at any cut-off past the
-list and past the group's relevant count, so the recursion reads them there; GM-AP's (AP's per
-group); and hits at a multiple of R (trec_eval's Rprec_mult), read as R-precision is."""
+outcome, including groups past the enumeration's limit: the whole list's (trec_eval's map,
+recip_rank and binG, ir_measures' AP, RR and nDCG), whose value is the value at any cut-off
+past the list and past the group's relevant count, so the recursion reads them there; GM-AP's
+(AP's per group); and hits at a multiple of R (trec_eval's Rprec_mult), read as R-precision
+is."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ from tests.judges.test_label_recursion import (
     tied_uncertain_items,
 )
 
-WHOLE = ["nDCG", "AP", "RR"]
+# ir_measures' whole-list AP, RR, nDCG and trec_eval's binG (each relevant row's
+# 1 / log2(2 + the rows above it not relevant), over R: the c-th relevant item at rank j has
+# j - c such rows above; a tie block's relevant items, its first or last x places, as many).
+WHOLE = ["nDCG", "AP", "RR", "binG"]
 BLOCKS = [rk.Policy(ties="optimistic"), rk.Policy(ties="pessimistic", empty_truth="zero")]
 
 
@@ -46,8 +50,8 @@ def test_whole_list_measures_equal_the_enumeration(
     _whole_cells_by_recursion(candidates, truth, options)
 
 
-@pytest.mark.parametrize("policy", [rk.Policy(ties="trec_eval"), rk.Policy(ties="optimistic")])
-def test_fourteen_uncertain_items_are_exact(policy: rk.Policy) -> None:
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_fourteen_uncertain_items_are_exact(ties: str) -> None:
     """2**14 outcomes (four times the enumeration's limit): tied scores, two unjudged items and
     two relevant items never listed."""
     n = 14
@@ -55,7 +59,8 @@ def test_fourteen_uncertain_items_are_exact(policy: rk.Policy) -> None:
     candidates = pl.DataFrame({"q": 0, "item": range(n), "score": scores})
     truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
                           "p": [0.05 + 0.065 * i for i in range(n)]})  # fmt: skip
-    _whole_cells_by_recursion(candidates, truth, {"metrics": WHOLE, "policy": policy})
+    options = {"metrics": WHOLE, "policy": rk.Policy(ties=ties)}  # type: ignore[arg-type]
+    _whole_cells_by_recursion(candidates, truth, options)
 
 
 def test_trec_eval_names_read_by_the_recursion() -> None:
@@ -126,35 +131,3 @@ def test_multiples_of_r_past_the_enumeration_limit_are_exact(ties: str) -> None:
         candidates, truth, {"metrics": MULTIPLES, "policy": policy}
     )
     assert set(result.label_methods["method"]) == {"recursion"}
-
-
-@pytest.mark.filterwarnings("ignore::polars_rankk.EmptyResultWarning")
-@pytest.mark.filterwarnings("ignore::polars_rankk.core.names.conventions.ToolNameWarning")
-@settings(max_examples=30, deadline=None)
-@given(data=binary_groups(), policy=st.sampled_from([*POLICIES, *BLOCKS]))
-def test_bin_g_equals_the_enumeration(
-    data: tuple[pl.DataFrame, pl.DataFrame], policy: rk.Policy
-) -> None:
-    """trec_eval's binG along a fixed order and over tie blocks the labels order: each
-    relevant row's 1 / log2(2 + the rows above it that are not relevant), over R, read by the
-    recursion past the list's end (a relevant item at rank j, the c-th, has j - c such rows
-    above; a block's relevant items, its first or last x places, as many each), beside AP and
-    a cut-off."""
-    candidates, truth = data
-    options = {"k": [2], "metrics": ["binG", "map", "P@2"], "policy": policy}
-    _recursion_equals_enumeration(candidates, truth, options)
-
-
-@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
-def test_bin_g_past_the_enumeration_limit_is_exact(ties: str) -> None:
-    """2**14 outcomes: tied scores, two unjudged items listed and two relevant items never
-    listed, by the recursion."""
-    n = 14
-    candidates = pl.DataFrame(
-        {"q": 0, "item": range(n), "score": [float((n - i) // 2) for i in range(n)]}
-    )
-    truth = pl.DataFrame({"q": 0, "item": range(2, n + 2), "relevance": 1.0,
-                          "p": [0.05 + 0.065 * i for i in range(n)]})  # fmt: skip
-    options = {"metrics": ["binG"], "policy": rk.Policy.trec_eval().replace(ties=ties)}
-    result = _recursion_equals_enumeration(candidates, truth, options)
-    assert result.label_methods.select("metric", "method").rows() == [("binary_g", "recursion")]
